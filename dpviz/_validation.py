@@ -1,0 +1,178 @@
+"""One validation helper, one message template, used at every public boundary of dpviz.
+
+Every check raises :class:`ValueError` whose message names the parameter, the value given and the
+allowed range, e.g. ``"epsilon = -1.0 is not allowed: must be a finite number > 0."``. Nothing in dpviz
+returns NaN silently: non-finite input is rejected here.
+
+>>> check_positive(0.5, "epsilon")
+0.5
+>>> check_positive(-1.0, "epsilon")
+Traceback (most recent call last):
+...
+ValueError: epsilon = -1.0 is not allowed: must be a finite number > 0.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "as_rng",
+    "check_array",
+    "check_in_range",
+    "check_integer",
+    "check_positive",
+    "check_probability",
+    "check_delta",
+    "check_choice",
+]
+
+
+def _fail(name: str, value: Any, allowed: str) -> ValueError:
+    return ValueError(f"{name} = {value!r} is not allowed: must be {allowed}.")
+
+
+def _as_float(value: Any, name: str, allowed: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.number)):
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            value = value.item()
+        else:
+            raise _fail(name, value, allowed)
+    x = float(value)
+    if not math.isfinite(x):
+        raise _fail(name, value, allowed)
+    return x
+
+
+def check_positive(value: Any, name: str, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
+    """Return ``float(value)`` if it is a finite number > 0 (or >= 0 with ``allow_zero``)."""
+    allowed = f"a {'non-negative' if allow_zero else 'finite'} number {'>= 0' if allow_zero else '> 0'}"
+    if allow_inf and isinstance(value, (numbers.Real, np.number)) and float(value) == math.inf:
+        return math.inf
+    x = _as_float(value, name, allowed)
+    if x < 0 or (x == 0 and not allow_zero):
+        raise _fail(name, value, allowed)
+    return x
+
+
+def check_in_range(
+    value: Any,
+    name: str,
+    low: float,
+    high: float,
+    *,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> float:
+    """Return ``float(value)`` if it lies in the interval between ``low`` and ``high``.
+
+    >>> check_in_range(1.5, "rate", 0, 1, low_inclusive=False)
+    Traceback (most recent call last):
+    ...
+    ValueError: rate = 1.5 is not allowed: must be a number in (0, 1].
+    """
+    lb = "[" if low_inclusive else "("
+    rb = "]" if high_inclusive else ")"
+    allowed = f"a number in {lb}{low:g}, {high:g}{rb}"
+    x = _as_float(value, name, allowed)
+    ok_low = x >= low if low_inclusive else x > low
+    ok_high = x <= high if high_inclusive else x < high
+    if not (ok_low and ok_high):
+        raise _fail(name, value, allowed)
+    return x
+
+
+def check_probability(value: Any, name: str, *, open_low: bool = False, open_high: bool = False) -> float:
+    """A probability in [0, 1] (ends optionally open)."""
+    return check_in_range(value, name, 0.0, 1.0, low_inclusive=not open_low, high_inclusive=not open_high)
+
+
+def check_delta(value: Any, name: str = "delta", *, allow_zero: bool = True) -> float:
+    """δ of an (ε, δ) guarantee: in [0, 1) (or (0, 1) with ``allow_zero=False``)."""
+    return check_in_range(value, name, 0.0, 1.0, low_inclusive=allow_zero, high_inclusive=False)
+
+
+def check_integer(value: Any, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``int(value)`` for an integral number within [minimum, maximum].
+
+    Floats with an integral value (``3.0``) are accepted; ``2.5``, ``True``, NaN are not.
+
+    >>> check_integer(2.5, "count", minimum=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: count = 2.5 is not allowed: must be an integer >= 1.
+    """
+    parts = []
+    if minimum is not None:
+        parts.append(f">= {minimum}")
+    if maximum is not None:
+        parts.append(f"<= {maximum}")
+    allowed = "an integer" + (" " + " and ".join(parts) if parts else "")
+    if isinstance(value, bool):
+        raise _fail(name, value, allowed)
+    if isinstance(value, (numbers.Integral, np.integer)):
+        k = int(value)
+    else:
+        x = _as_float(value, name, allowed)
+        if not x.is_integer():
+            raise _fail(name, value, allowed)
+        k = int(x)
+    if (minimum is not None and k < minimum) or (maximum is not None and k > maximum):
+        raise _fail(name, value, allowed)
+    return k
+
+
+def check_choice(value: Any, name: str, choices) -> Any:
+    """``value`` must be one of ``choices``."""
+    if value not in choices:
+        raise _fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+    return value
+
+
+def check_array(
+    value: Any,
+    name: str,
+    *,
+    ndim: int | tuple[int, ...] | None = None,
+    dtype=float,
+    allow_empty: bool = False,
+    finite: bool = True,
+) -> np.ndarray:
+    """Convert to a numpy array, rejecting NaN/inf, wrong dimensionality and (by default) empty input."""
+    try:
+        arr = np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} could not be read as a numeric array (got {type(value).__name__}).") from None
+    if ndim is not None:
+        allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
+        if arr.ndim not in allowed:
+            dims = " or ".join(str(d) for d in allowed)
+            raise ValueError(
+                f"{name} has shape {arr.shape} ({arr.ndim}-D) which is not allowed: must be {dims}-D."
+            )
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} is empty, which is not allowed: must hold at least one value.")
+    if finite and arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        bad = int(np.count_nonzero(~np.isfinite(arr)))
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s), which is not allowed: must be finite.")
+    return arr
+
+
+def as_rng(rng: Any = None) -> np.random.Generator:
+    """Normalise ``rng`` (None, an int seed, a SeedSequence or a Generator) to a numpy Generator.
+
+    ``None`` gives fresh OS entropy; there is no global random state anywhere in dpviz.
+    A legacy ``RandomState`` is refused so old code cannot silently share global state.
+    """
+    if isinstance(rng, np.random.RandomState):
+        raise ValueError("rng = RandomState(...) is not allowed: must be a numpy Generator, an int seed or None.")
+    if isinstance(rng, bool):
+        raise _fail("rng", rng, "a numpy Generator, an int seed or None")
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError):
+        raise _fail("rng", rng, "a numpy Generator, an int seed or None") from None

@@ -1,0 +1,147 @@
+"""Conversions between privacy representations, as plain functions.
+
+* pure ε-DP → ρ-zCDP: ρ = ε²/2 (Bun & Steinke 2016, Proposition 1.4).
+* ρ-zCDP → (ε, δ)-DP, two ways:
+  - ``"simple"``: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3);
+  - ``"cks"``: δ(ε) = inf_{α>1} exp((α−1)(αρ−ε)) · (1−1/α)^α / (α−1)
+    (Canonne, Kamath & Steinke 2020, "The Discrete Gaussian for Differential Privacy", Corollary 13), the tighter one.
+* Rényi DP (α, ε_α) → (ε, δ)-DP, two ways:
+  - ``"classic"``: ε = ε_α + ln(1/δ)/(α−1) (Mironov 2017, Proposition 3);
+  - ``"improved"``: ε = ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1)
+    (Balle et al. 2020, "Hypothesis testing interpretations and Rényi DP", Theorem 21; CKS 2020, Proposition 12).
+
+The infimum over α is a one-dimensional minimisation of a smooth function; it is solved numerically (a log-spaced
+grid, then a bounded Brent refinement), and the answer is an upper bound on the true ε whatever the optimiser's
+accuracy, because every α gives a valid bound.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import optimize
+
+from dpviz._validation import check_array, check_choice, check_delta, check_positive
+
+__all__ = [
+    "pure_to_zcdp",
+    "zcdp_to_approx_dp",
+    "zcdp_delta",
+    "rdp_to_approx_dp",
+    "rdp_delta",
+]
+
+
+def pure_to_zcdp(epsilon: float) -> float:
+    """ρ = ε²/2: ε-DP implies ρ-zCDP (Bun & Steinke 2016, Proposition 1.4).
+
+    >>> pure_to_zcdp(1.0)
+    0.5
+    """
+    eps = check_positive(epsilon, "epsilon", allow_zero=True)
+    return 0.5 * eps * eps
+
+
+def _log_delta_cks(alpha: float, rho: float, epsilon: float) -> float:
+    # ln δ_α = (α−1)(αρ−ε) + α ln(1−1/α) − ln(α−1)
+    return (alpha - 1.0) * (alpha * rho - epsilon) + alpha * math.log1p(-1.0 / alpha) - math.log(alpha - 1.0)
+
+
+def zcdp_delta(rho: float, epsilon: float, method: str = "cks") -> float:
+    """δ(ε) for a ρ-zCDP mechanism.
+
+    ``method="cks"``: δ = inf_{α>1} exp((α−1)(αρ−ε))·(1−1/α)^α/(α−1) (CKS 2020, Corollary 13).
+    ``method="simple"``: the inverse of ε = ρ + 2√(ρ ln(1/δ)), i.e. δ = exp(−(ε−ρ)²/(4ρ)) for ε ≥ ρ
+    (Bun & Steinke 2016, Proposition 1.3); 1 for ε < ρ.
+    """
+    rho = check_positive(rho, "rho", allow_zero=True)
+    epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
+    check_choice(method, "method", ("cks", "simple"))
+    if rho == 0:
+        return 0.0
+    if method == "simple":
+        return 1.0 if epsilon <= rho else float(math.exp(-((epsilon - rho) ** 2) / (4.0 * rho)))
+    f = lambda la: _log_delta_cks(1.0 + math.exp(la), rho, epsilon)  # noqa: E731  (α = 1 + e^{la} > 1)
+    grid = np.linspace(-12.0, 12.0, 241)
+    vals = np.array([f(g) for g in grid])
+    i = int(np.argmin(vals))
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    res = optimize.minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
+    best = min(vals[i], res.fun)
+    return float(min(1.0, math.exp(best)))
+
+
+def zcdp_to_approx_dp(rho: float, delta: float, method: str = "cks") -> float:
+    """ε such that ρ-zCDP implies (ε, δ)-DP.
+
+    ``"simple"``: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3).
+    ``"cks"``: the smallest ε with :func:`zcdp_delta` (ρ, ε) ≤ δ (CKS 2020, Corollary 13), found by bisection
+    on the monotone δ(ε); it is never larger than the simple one.
+
+    >>> round(zcdp_to_approx_dp(0.5, 1e-5, method="simple"), 6)
+    5.298317
+    """
+    rho = check_positive(rho, "rho", allow_zero=True)
+    delta = check_delta(delta, allow_zero=False)
+    check_choice(method, "method", ("cks", "simple"))
+    if rho == 0:
+        return 0.0
+    simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    if method == "simple":
+        return simple
+    if zcdp_delta(rho, 0.0) <= delta:
+        return 0.0
+    # δ(ε) is decreasing in ε; the simple ε is feasible, so bisect on [0, simple] (upper end stays feasible).
+    lo, hi = 0.0, simple
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if zcdp_delta(rho, mid) <= delta:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-12 * max(1.0, hi):
+            break
+    return hi
+
+
+def rdp_to_approx_dp(orders, rdp, delta: float, method: str = "improved") -> tuple[float, float]:
+    """Convert a Rényi DP curve (ε_α at the given orders α > 1) to (ε, δ)-DP; returns ``(epsilon, best_order)``.
+
+    ``"classic"``: ε = min_α ε_α + ln(1/δ)/(α−1) (Mironov 2017, Proposition 3).
+    ``"improved"``: ε = min_α ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1) (Balle et al. 2020, Theorem 21).
+    """
+    orders = check_array(orders, "orders", ndim=1)
+    rdp = check_array(rdp, "rdp", ndim=1, finite=False)
+    if orders.shape != rdp.shape:
+        raise ValueError(f"orders and rdp have shapes {orders.shape} and {rdp.shape}: must have the same length.")
+    if np.any(orders <= 1):
+        raise ValueError(f"orders = {orders[orders <= 1][0]!r} is not allowed: every order must be > 1.")
+    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
+        raise ValueError("rdp contains NaN or negative values, which is not allowed: must be >= 0 (inf allowed).")
+    delta = check_delta(delta, allow_zero=False)
+    check_choice(method, "method", ("classic", "improved"))
+    if method == "classic":
+        eps = rdp + math.log(1.0 / delta) / (orders - 1.0)
+    else:
+        eps = rdp + np.log1p(-1.0 / orders) - (math.log(delta) + np.log(orders)) / (orders - 1.0)
+    eps = np.maximum(eps, 0.0)
+    i = int(np.argmin(eps))
+    return float(eps[i]), float(orders[i])
+
+
+def rdp_delta(orders, rdp, epsilon: float) -> tuple[float, float]:
+    """δ(ε) from a Rényi DP curve by the improved conversion (the inverse form of Balle et al. 2020, Theorem 21):
+    δ = min_α exp((α−1)(ε_α−ε)) · (1−1/α)^α / (α−1). Returns ``(delta, best_order)``."""
+    orders = check_array(orders, "orders", ndim=1)
+    rdp = check_array(rdp, "rdp", ndim=1, finite=False)
+    if orders.shape != rdp.shape:
+        raise ValueError(f"orders and rdp have shapes {orders.shape} and {rdp.shape}: must have the same length.")
+    if np.any(orders <= 1):
+        raise ValueError(f"orders = {orders[orders <= 1][0]!r} is not allowed: every order must be > 1.")
+    epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        logd = (orders - 1.0) * (rdp - epsilon) + orders * np.log1p(-1.0 / orders) - np.log(orders - 1.0)
+    logd = np.where(np.isnan(logd), np.inf, logd)
+    i = int(np.argmin(logd))
+    return float(min(1.0, math.exp(min(logd[i], 0.0)))), float(orders[i])

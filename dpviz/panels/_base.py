@@ -1,0 +1,354 @@
+"""The panel pattern every lesson widget follows: controls + figures built once + one update path.
+
+A panel subclass declares
+
+* ``title`` (and optionally ``intro``, an HTML sentence shown above the controls);
+* ``_build_controls(self) -> dict[str, Widget]`` — the controls, by name (use :func:`slider`, :func:`log_slider`,
+  :func:`dropdown`, …, whose ranges come from :mod:`dpviz.panels.constants`);
+* ``_render(self, v: dict) -> View`` — given *all* control values ``v``, compute with the core numerics, build the
+  figures with :mod:`dpviz.plots`, and return them (plus an optional HTML readout).
+
+The base class wires every control to one :meth:`Panel.update`, syncs the returned figures into the
+``FigureWidget`` s built once at start-up (inside ``batch_update``, so the browser re-renders once), and catches
+``ValueError`` from the layers below: the message is shown in the panel's status line, never a traceback, and the
+panel keeps working. Anything else is a bug; it is still shown as a short message (and logged) so a lesson never
+breaks in front of a class.
+
+Panels are plain Python objects, so tests and ``make bench`` drive them without a browser::
+
+    p = PrivacyLossPanel()
+    p.controls["epsilon"].value = 2.0      # triggers p.update()
+    p.figures[0].data[0].y                 # the new curve
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Iterable, Sequence
+
+import ipywidgets as W
+import numpy as np
+import plotly.graph_objects as go
+
+import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
+
+__all__ = [
+    "Panel",
+    "View",
+    "PredictReveal",
+    "slider",
+    "int_slider",
+    "log_slider",
+    "dropdown",
+    "toggle",
+    "sync_figure",
+    "PANEL_REGISTRY",
+]
+
+log = logging.getLogger("dpviz.panels")
+
+#: Every concrete Panel subclass, by class name (filled by ``__init_subclass__``); ``make bench`` and the tests
+#: use it to find all panels without a hand-kept list.
+PANEL_REGISTRY: dict[str, type["Panel"]] = {}
+
+
+@dataclass
+class View:
+    """What one render produces: one plotly Figure per figure slot, and an optional HTML readout."""
+
+    figures: Sequence[go.Figure]
+    readout: str | None = None
+    hint: str | None = None  # soft guidance (legal but unusual values), shown next to the controls
+
+
+@dataclass
+class _Timing:
+    samples: list[float] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------- controls
+
+_STYLE = {"description_width": "initial"}
+_LAYOUT = W.Layout(width="420px")
+
+
+def slider(description: str, value: float, min: float, max: float, step: float, *, readout_format: str = ".2f",
+           continuous_update: bool = True) -> W.FloatSlider:
+    """A float slider with the house style."""
+    return W.FloatSlider(value=value, min=min, max=max, step=step, description=description,
+                         readout_format=readout_format, continuous_update=continuous_update,
+                         style=_STYLE, layout=_LAYOUT)
+
+
+def int_slider(description: str, value: int, min: int, max: int, step: int = 1, *,
+               continuous_update: bool = True) -> W.IntSlider:
+    return W.IntSlider(value=value, min=min, max=max, step=step, description=description,
+                       continuous_update=continuous_update, style=_STYLE, layout=_LAYOUT)
+
+
+def log_slider(description: str, value: float, min_exp: float, max_exp: float, *, step: float = 0.1,
+               readout_format: str = ".3g", continuous_update: bool = True) -> W.FloatLogSlider:
+    """A base-10 log slider for quantities spanning orders of magnitude (δ, n, m, k).
+
+    ``min_exp``/``max_exp`` are exponents: ``log_slider("δ", 1e-5, -10, -1)``. For integer quantities read the
+    value with ``round()`` in ``_render``.
+    """
+    return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
+                            readout_format=readout_format, continuous_update=continuous_update,
+                            style=_STYLE, layout=_LAYOUT)
+
+
+def dropdown(description: str, options, value=None) -> W.Dropdown:
+    return W.Dropdown(options=options, value=value if value is not None else _first(options),
+                      description=description, style=_STYLE, layout=_LAYOUT)
+
+
+def toggle(description: str, options, value=None) -> W.ToggleButtons:
+    return W.ToggleButtons(options=options, value=value if value is not None else _first(options),
+                           description=description, style=_STYLE)
+
+
+def _first(options):
+    opt = list(options.values())[0] if isinstance(options, dict) else list(options)[0]
+    return opt[1] if isinstance(opt, tuple) else opt
+
+
+# --------------------------------------------------------------------------------------------- figures
+
+def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
+    """Make ``target`` show ``source``: traces updated in place when their number and types match, else replaced.
+
+    Updating in place sends only the changed properties to the browser, which keeps slider updates smooth.
+    """
+    with target.batch_update():
+        same = len(target.data) == len(source.data) and all(
+            a.type == b.type for a, b in zip(target.data, source.data)
+        )
+        if same:
+            for t, s in zip(target.data, source.data):
+                t.update(s.to_plotly_json(), overwrite=True)
+        else:
+            target.data = ()
+            target.add_traces(list(source.data))
+        target.layout = source.layout
+
+
+# --------------------------------------------------------------------------------------------- panel
+
+
+class Panel:
+    """Base class of every lesson widget panel (see the module docstring for the contract)."""
+
+    title: ClassVar[str] = ""
+    intro: ClassVar[str] = ""
+    #: Heavy panels set this: controls then fire on release only, and a progress bar shows while rendering.
+    slow: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_"):
+            PANEL_REGISTRY[cls.__name__] = cls
+
+    def __init__(self, **overrides: Any):
+        self.controls: dict[str, W.Widget] = self._build_controls()
+        for name, value in overrides.items():
+            if name not in self.controls:
+                raise ValueError(
+                    f"{name} is not a control of {type(self).__name__}: must be one of {sorted(self.controls)}."
+                )
+            self.controls[name].value = value
+        self.status = W.HTML(value="", layout=W.Layout(min_height="1.6em"))
+        self.status.add_class("dpviz-status")
+        self.readout = W.HTML(value="")
+        self.readout.add_class("dpviz-readout")
+        self.hint = W.HTML(value="")
+        self.progress = W.FloatProgress(value=0, min=0, max=1, description="working…",
+                                        layout=W.Layout(visibility="hidden", width="420px"))
+        self.figures: list[go.FigureWidget] = []
+        self._figbox = W.Box()
+        self.last_error: str | None = None
+        self.timings = _Timing()
+        self._busy = False
+        if self.slow:
+            for c in self.controls.values():
+                if hasattr(c, "continuous_update"):
+                    c.continuous_update = False
+        self.update()
+        for c in self.controls.values():
+            c.observe(self.update, names="value")
+        self.widget = self._layout()
+
+    # -- subclass API ---------------------------------------------------------------------------------------
+    def _build_controls(self) -> dict[str, W.Widget]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _render(self, v: dict[str, Any]) -> View:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _extra_widgets(self) -> list[W.Widget]:
+        """Widgets shown under the figures (e.g. a :class:`PredictReveal`). Override to add."""
+        return []
+
+    def bench_values(self) -> dict[str, list[Any]]:
+        """Values ``make bench`` sets for each control; default: a sweep across each control's range."""
+        return {name: _sweep(c) for name, c in self.controls.items()}
+
+    # -- machinery -------------------------------------------------------------------------------------------
+    def values(self) -> dict[str, Any]:
+        return {name: c.value for name, c in self.controls.items()}
+
+    def report_progress(self, fraction: float) -> None:
+        """Call from a long ``_render`` to move the progress bar (0..1)."""
+        self.progress.value = max(0.0, min(1.0, float(fraction)))
+
+    def update(self, change: Any = None) -> None:
+        """The one update path: read all controls, render, sync figures; errors become a friendly message."""
+        if self._busy:
+            return
+        self._busy = True
+        t0 = time.perf_counter()
+        if self.slow:
+            self.progress.layout.visibility = "visible"
+            self.progress.value = 0
+        try:
+            view = self._render(self.values())
+        except ValueError as exc:
+            self._show_problem(str(exc))
+        except Exception as exc:  # a bug: keep the panel alive, tell the learner plainly, log for developers
+            log.exception("dpviz panel %s failed", type(self).__name__)
+            self._show_problem(f"Something went wrong while drawing this figure ({type(exc).__name__}). "
+                               "Try other settings; the rest of the panel still works.")
+        else:
+            self.last_error = None
+            self.status.value = ""
+            self._apply(view)
+        finally:
+            self._busy = False
+            if self.slow:
+                self.progress.layout.visibility = "hidden"
+            self.timings.samples.append(time.perf_counter() - t0)
+
+    def _apply(self, view: View) -> None:
+        figs = list(view.figures)
+        if not self.figures:
+            self.figures = [go.FigureWidget(f) for f in figs]
+            self._figbox.children = tuple(self.figures)
+            self._figbox.layout = W.Layout(display="flex", flex_flow="row wrap" if len(figs) == 2 else "column")
+        else:
+            for target, source in zip(self.figures, figs):
+                sync_figure(target, source)
+        self.readout.value = view.readout or ""
+        self.hint.value = f"<span class='dpviz-hint'>💡 {view.hint}</span>" if view.hint else ""
+
+    def _show_problem(self, message: str) -> None:
+        self.last_error = message
+        self.status.value = (
+            "<div class='dpviz-message' style='color:#8a4b00;background:#fff4e0;border-left:4px solid #E69F00;"
+            f"padding:4px 8px'>⚠ {html.escape(message)}</div>"
+        )
+
+    def _layout(self) -> W.Widget:
+        header = [W.HTML(f"<h3 style='margin:0.2em 0'>{html.escape(self.title)}</h3>")] if self.title else []
+        if self.intro:
+            header.append(W.HTML(f"<p style='margin:0.2em 0'>{self.intro}</p>"))
+        controls = W.VBox(list(self.controls.values()) + [self.hint, self.progress])
+        box = W.VBox(header + [controls, self.status, self._figbox, self.readout] + self._extra_widgets())
+        box.add_class("dpviz-panel")
+        return box
+
+    def _ipython_display_(self):  # shown when a notebook cell evaluates to the panel
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def _sweep(control: W.Widget, n: int = 12) -> list[Any]:
+    if isinstance(control, W.FloatLogSlider):
+        exps = np.linspace(control.min, control.max, n)
+        return [float(control.base ** e) for e in exps]
+    if isinstance(control, (W.FloatSlider, W.IntSlider)):
+        vals = np.linspace(control.min, control.max, n)
+        if isinstance(control, W.IntSlider):
+            return sorted({int(round(x)) for x in vals})
+        return [float(x) for x in vals]
+    if hasattr(control, "options") and control.options:
+        opts = list(control.options)
+        return [o[1] if isinstance(o, tuple) else o for o in opts]
+    if isinstance(control, (W.Checkbox, W.ToggleButton)):
+        return [True, False]
+    return []
+
+
+# --------------------------------------------------------------------------------------------- exercises
+
+
+class PredictReveal:
+    """A predict-then-reveal exercise: the learner commits to a number, then a button reveals the answer.
+
+    Parameters
+    ----------
+    question : str
+        HTML of the question.
+    answer : callable
+        ``answer() -> float``, evaluated at reveal time (so it can read the panel's current state).
+    explain : callable, optional
+        ``explain(answer) -> str`` HTML shown with the answer (the reasoning, with its citation).
+    rel_tol : float
+        Relative error counted as "close".
+    unit : str
+        Shown after numbers.
+    """
+
+    def __init__(self, question: str, answer: Callable[[], float], *, explain: Callable[[float], str] | None = None,
+                 rel_tol: float = 0.1, unit: str = "", guess_label: str = "Your guess:"):
+        self.answer = answer
+        self.explain = explain
+        self.rel_tol = rel_tol
+        self.unit = unit
+        self.question = W.HTML(f"<b>Predict, then reveal.</b> {question}")
+        self.guess = W.FloatText(value=0.0, description=guess_label, style=_STYLE, layout=W.Layout(width="260px"))
+        self.button = W.Button(description="Reveal", button_style="info", icon="eye")
+        self.feedback = W.HTML("")
+        self.feedback.add_class("dpviz-feedback")
+        self.button.on_click(self.reveal)
+        self.widget = W.VBox([self.question, W.HBox([self.guess, self.button]), self.feedback])
+        self.widget.add_class("dpviz-exercise")
+
+    def reveal(self, _button: Any = None) -> str:
+        truth = float(self.answer())
+        guess = float(self.guess.value)
+        if truth == 0:
+            close = abs(guess) <= self.rel_tol
+            rel = math.inf if guess else 0.0
+        else:
+            rel = abs(guess - truth) / abs(truth)
+            close = rel <= self.rel_tol
+        if close:
+            verdict = f"✅ Close: you said {guess:.4g}{self.unit}, the answer is {truth:.4g}{self.unit}."
+        else:
+            direction = "high" if guess > truth else "low"
+            pct = f" (off by {rel:.0%})" if math.isfinite(rel) else ""
+            verdict = (f"❌ Your guess {guess:.4g}{self.unit} is too {direction}{pct}; "
+                       f"the answer is {truth:.4g}{self.unit}.")
+        text = verdict + (" " + self.explain(truth) if self.explain else "")
+        self.feedback.value = f"<div style='padding:4px 8px;background:#eef6fb'>{text}</div>"
+        return text
+
+
+def registered_panels(modules: Iterable[str] | None = None) -> dict[str, type[Panel]]:
+    """Import every ``dpviz.panels`` submodule (so their panels register) and return the registry."""
+    import importlib
+    import pkgutil
+
+    import dpviz.panels as pkg
+
+    names = modules if modules is not None else [
+        m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and m.name != "constants"
+    ]
+    for name in names:
+        importlib.import_module(f"dpviz.panels.{name}")
+    return dict(PANEL_REGISTRY)

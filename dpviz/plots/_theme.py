@@ -1,0 +1,120 @@
+"""The one shared look of every dpviz figure.
+
+Importing this module registers a plotly template named ``"dpviz"``; builders take ``template=`` (default
+``"dpviz"``) instead of mutating ``plotly.io.templates.default``. Colours are the Okabe–Ito palette, which stays
+distinguishable for the common colour-vision deficiencies (Okabe & Ito 2008, "Color Universal Design").
+
+Helpers here are the only place where figure-wide conventions live:
+
+* :data:`PALETTE` / :data:`ROLE` — colours by meaning, so "M(x)" is the same blue in every lesson;
+* :func:`caption` — the source line under a figure ("Source: …"), so every formula shown cites its origin;
+* :func:`approx_note` — the visible note that a figure shows an approximation (grid, Monte Carlo, constant set to 1).
+"""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+import plotly.io as pio
+
+__all__ = ["PALETTE", "ROLE", "TEMPLATE", "caption", "approx_note", "base_layout", "DASHES"]
+
+#: Okabe–Ito colour-blind-safe palette.
+PALETTE = [
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#D55E00",  # vermillion
+    "#F0E442",  # yellow (use sparingly: low contrast on white)
+    "#000000",  # black
+]
+
+#: Colours by meaning, shared across lessons.
+ROLE = {
+    "x": PALETTE[0],  # output distribution on dataset x / first curve
+    "x_prime": PALETTE[1],  # output distribution on neighbour x'
+    "exact": PALETTE[0],
+    "approx": PALETTE[5],  # textbook approximation / loose bound
+    "bound": PALETTE[7],  # theoretical bound / reference line
+    "alt": PALETTE[2],
+    "alt2": PALETTE[3],
+    "alt3": PALETTE[4],
+    "shade": "rgba(213, 94, 0, 0.30)",  # area that delta measures
+    "region": "rgba(0, 114, 178, 0.12)",  # allowed region
+    "truth": PALETTE[7],
+    "private": PALETTE[0],
+    "nonprivate": PALETTE[7],
+    "naive": PALETTE[5],
+}
+
+#: Dash styles so lines stay distinguishable in greyscale print too.
+DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+
+TEMPLATE = "dpviz"
+
+_FONT = "Inter, 'Helvetica Neue', Arial, sans-serif"
+
+
+def _register() -> None:
+    base = pio.templates["plotly_white"]
+    tpl = go.layout.Template(base)
+    tpl.layout.update(
+        font=dict(family=_FONT, size=14, color="#222222"),
+        colorway=PALETTE,
+        title=dict(font=dict(size=17), x=0.0, xanchor="left"),
+        margin=dict(l=70, r=30, t=60, b=80),
+        legend=dict(bgcolor="rgba(255,255,255,0.85)", bordercolor="#cccccc", borderwidth=1),
+        hoverlabel=dict(font=dict(family=_FONT)),
+        xaxis=dict(showline=True, linecolor="#444444", ticks="outside", zeroline=False, title=dict(standoff=8)),
+        yaxis=dict(showline=True, linecolor="#444444", ticks="outside", zeroline=False, title=dict(standoff=8)),
+        height=420,
+    )
+    pio.templates[TEMPLATE] = tpl
+
+
+_register()
+
+
+def base_layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str = TEMPLATE, **kwargs) -> go.Layout:
+    """A layout with the shared template, a title and axis titles (write symbols and units in the titles)."""
+    return go.Layout(
+        template=template,
+        title=dict(text=title),
+        xaxis=dict(title=dict(text=xaxis_title)),
+        yaxis=dict(title=dict(text=yaxis_title)),
+        **kwargs,
+    )
+
+
+def caption(fig: go.Figure, text: str, *, y: float = -0.22) -> go.Figure:
+    """Add a source/citation line under the plot area (e.g. ``"Source: Balle & Wang 2018, Thm 8"``)."""
+    fig.add_annotation(
+        text=text,
+        xref="paper",
+        yref="paper",
+        x=0,
+        y=y,
+        xanchor="left",
+        yanchor="top",
+        showarrow=False,
+        font=dict(size=11, color="#555555"),
+        align="left",
+    )
+    return fig
+
+
+def approx_note(fig: go.Figure, text: str) -> go.Figure:
+    """Mark a figure as showing an approximation (grid, Monte Carlo, hidden constant set to 1)."""
+    fig.add_annotation(
+        text="≈ " + text,
+        xref="paper",
+        yref="paper",
+        x=1,
+        y=1.0,
+        xanchor="right",
+        yanchor="bottom",
+        showarrow=False,
+        font=dict(size=11, color=ROLE["approx"]),
+    )
+    return fig
