@@ -1,0 +1,176 @@
+"""Browser tests: every lesson served by Voila, opened in headless Chromium through Playwright.
+
+For the landing page and each lesson: the page renders, a plotly figure is drawn, moving the first slider with
+the keyboard changes the first figure, and no error text or traceback is on the page. The lesson-01 screenshot
+used in the README is written here too, so it always shows the current lesson.
+
+Without Chromium (``/usr/bin/chromium``) or Playwright these tests skip with the reason;
+``DPVIZ_REQUIRE_BROWSER=1`` (set by ``.ci/run``) turns that skip into a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dpviz.lessons import lessons
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+SCREENSHOT = ROOT / "docs" / "lesson01.png"
+ERROR_MARKERS = ("Traceback", "There was an error when executing cell", "Error:", "Something went wrong")
+
+
+def _unavailable_reason() -> str | None:
+    if not Path(CHROMIUM).exists():
+        return f"Chromium not found at {CHROMIUM} (apt-get install chromium; .ci/run does this)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright (Python package) is not installed"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser_available():
+    reason = _unavailable_reason()
+    if reason:
+        if os.environ.get("DPVIZ_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests required (DPVIZ_REQUIRE_BROWSER=1) but unavailable: {reason}")
+        pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def voila_url(browser_available, tmp_path_factory):
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("voila") / "voila.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1"],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            break
+        try:
+            urllib.request.urlopen(url + "/voila/tree", timeout=2)
+            break
+        except OSError:
+            time.sleep(0.5)
+    else:  # pragma: no cover - diagnostic path
+        proc.terminate()
+        pytest.fail("Voila did not start within 120 s:\n" + log_path.read_text()[-3000:])
+    if proc.poll() is not None:
+        pytest.fail("Voila exited:\n" + log_path.read_text()[-3000:])
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:  # pragma: no cover
+        proc.kill()
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(browser_available):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(240_000)
+    yield pg
+    context.close()
+
+
+# The data of the first plotly figure, as a string: changes whenever a trace changes.
+_FIGURE_SIGNATURE = """() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  if (!gd || !gd.data) return null;
+  const pick = (a) => a === undefined ? null : Array.from(a).slice(0, 4000);
+  return JSON.stringify(gd.data.map(t => [pick(t.x), pick(t.y), pick(t.z), t.name, t.visible]))
+       + JSON.stringify((gd.layout && gd.layout.shapes) || []) + JSON.stringify((gd.layout && gd.layout.annotations || []).map(a => a.text));
+}"""
+
+
+def _assert_no_errors(pg, where: str) -> None:
+    text = pg.inner_text("body")
+    for marker in ERROR_MARKERS:
+        assert marker not in text, f"{where}: page shows {marker!r}:\n{text[:2000]}"
+    assert pg.locator("[data-mime-type='application/vnd.jupyter.stderr']").count() == 0, f"{where}: stderr output"
+    assert pg.locator(".dpviz-message").count() == 0, f"{where}: a panel shows a problem message at defaults"
+
+
+def test_root_redirects_to_landing_page_listing_every_lesson(voila_url, page):
+    page.goto(voila_url + "/")
+    page.wait_for_selector(".dpviz-lesson-index a")
+    assert page.url.endswith("/voila/render/index.ipynb")
+    hrefs = page.eval_on_selector_all(".dpviz-lesson-index a", "els => els.map(e => e.getAttribute('href'))")
+    assert hrefs == [lesson.filename for lesson in lessons()]
+    _assert_no_errors(page, "landing page")
+    # A link opens the lesson in Voila.
+    if hrefs:
+        with page.expect_navigation():
+            page.click(".dpviz-lesson-index a >> nth=0")
+        assert page.url.endswith("/voila/render/" + hrefs[0])
+
+
+@pytest.mark.parametrize("name", [lesson.filename for lesson in lessons()])
+def test_lesson_renders_and_first_slider_changes_first_figure(voila_url, page, name):
+    page.goto(f"{voila_url}/voila/render/{name}")
+    page.wait_for_selector(".js-plotly-plot .main-svg")
+    page.wait_for_function(f"({_FIGURE_SIGNATURE})() !== null")
+    _assert_no_errors(page, name)
+    assert "from dpviz" not in page.content(), "sources must be stripped (notebooks/voila.json)"
+    before = page.evaluate(_FIGURE_SIGNATURE)
+
+    handle = page.locator(".widget-slider .noUi-handle").first
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        f"(before) => {{ const s = ({_FIGURE_SIGNATURE})(); return s !== null && s !== before; }}",
+        arg=before,
+        timeout=60_000,
+    )
+    # The update may take a moment to settle; then nothing on the page may report an error.
+    page.wait_for_timeout(500)
+    _assert_no_errors(page, name + " after moving the first slider")
+    if name.startswith("01_"):
+        SCREENSHOT.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=False)

@@ -1,0 +1,48 @@
+"""The lesson catalogue and landing page list every lesson notebook, in order, with working links."""
+
+import json
+
+import pytest
+
+from dpviz.lessons import NOTEBOOK_DIR, lessons, strip_outputs
+from dpviz.panels.landing import LessonIndex, lesson_index_html
+
+
+def _write(path, meta, outputs=()):
+    nb = {"cells": [{"cell_type": "code", "source": "1", "metadata": {}, "outputs": list(outputs),
+                     "execution_count": 3 if outputs else None}],
+          "metadata": {"dpviz": meta} if meta else {}, "nbformat": 4, "nbformat_minor": 5}
+    path.write_text(json.dumps(nb))
+
+
+def test_lessons_sorted_by_order_and_index_excluded(tmp_path):
+    _write(tmp_path / "b.ipynb", {"order": 2, "title": "Two", "summary": "second"})
+    _write(tmp_path / "a.ipynb", {"order": 10, "title": "Ten", "summary": "tenth"})
+    _write(tmp_path / "index.ipynb", None)
+    found = lessons(tmp_path)
+    assert [lesson.title for lesson in found] == ["Two", "Ten"]
+    html = lesson_index_html(tmp_path)
+    assert html.index("b.ipynb") < html.index("a.ipynb") and "index.ipynb" not in html
+
+
+def test_bad_metadata_is_reported(tmp_path):
+    _write(tmp_path / "x.ipynb", {"title": "no order"})
+    with pytest.raises(ValueError, match=r"x.ipynb has metadata.dpviz .* must hold 'order'"):
+        lessons(tmp_path)
+
+
+def test_strip_outputs(tmp_path):
+    p = tmp_path / "n.ipynb"
+    _write(p, None, outputs=[{"output_type": "stream", "name": "stdout", "text": "hi"}])
+    assert strip_outputs(p) is True
+    cell = json.loads(p.read_text())["cells"][0]
+    assert cell["outputs"] == [] and cell["execution_count"] is None
+    assert strip_outputs(p) is False
+
+
+def test_repository_landing_page_links_every_lesson():
+    widget = LessonIndex().widget
+    for lesson in lessons():
+        assert f"href='{lesson.filename}'" in widget.value
+    names = {p.name for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")}
+    assert names == {lesson.filename for lesson in lessons()}, "every NN_*.ipynb needs metadata.dpviz"

@@ -1,0 +1,90 @@
+"""The panel contract: one update path, figures synced in place, errors shown in the panel, never raised."""
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpviz.panels._base import PANEL_REGISTRY, Panel, PredictReveal, View, log_slider, slider, sync_figure
+
+
+class _Toy(Panel):
+    title = "toy"
+
+    def _build_controls(self):
+        return {"scale": slider("scale", 1.0, 0.5, 5.0, 0.5), "delta": log_slider("δ", 1e-5, -8, -1)}
+
+    def _render(self, v):
+        if v["scale"] > 4.0:
+            raise ValueError("scale = 4.5 is too large for this toy: must be <= 4.")
+        if v["scale"] == 3.5:
+            raise ZeroDivisionError("a bug")
+        x = np.linspace(-3, 3, 7)
+        fig = go.Figure([go.Scatter(x=x, y=np.exp(-np.abs(x) / v["scale"]), name="M(x)")],
+                        layout=dict(template="dpviz", shapes=[dict(type="line", x0=v["scale"], x1=v["scale"],
+                                                                   y0=0, y1=1)]))
+        return View([fig], readout=f"<b>scale</b> {v['scale']}", hint="large δ" if v["delta"] > 1e-3 else None)
+
+
+def test_panel_registers_and_renders_defaults():
+    assert "_Toy" not in PANEL_REGISTRY
+    p = _Toy()
+    assert p.last_error is None and len(p.figures) == 1
+    assert np.allclose(p.figures[0].data[0].y, np.exp(-np.abs(np.linspace(-3, 3, 7))))
+    assert "scale" in p.readout.value
+
+
+def test_control_change_updates_figure_in_place_and_layout():
+    p = _Toy()
+    fig = p.figures[0]
+    p.controls["scale"].value = 2.0
+    assert p.figures[0] is fig  # the same widget, updated
+    assert np.allclose(fig.data[0].y, np.exp(-np.abs(np.linspace(-3, 3, 7)) / 2.0))
+    assert fig.layout.shapes[0].x0 == 2.0
+    assert len(p.timings.samples) == 2
+
+
+def test_value_error_becomes_message_and_panel_keeps_working():
+    p = _Toy()
+    p.controls["scale"].value = 4.5
+    assert "too large" in p.last_error and "too large" in p.status.value
+    assert "Traceback" not in p.status.value
+    p.controls["scale"].value = 1.5
+    assert p.last_error is None and p.status.value == ""
+    assert np.allclose(p.figures[0].data[0].y, np.exp(-np.abs(np.linspace(-3, 3, 7)) / 1.5))
+
+
+def test_unexpected_error_is_contained(caplog):
+    p = _Toy()
+    p.controls["scale"].value = 3.5
+    assert "Something went wrong" in p.last_error and "ZeroDivisionError" in p.last_error
+    assert "dpviz panel _Toy failed" in caplog.text
+
+
+def test_hint_and_overrides():
+    p = _Toy(delta=1e-2)
+    assert "large δ" in p.hint.value
+    with pytest.raises(ValueError, match="nope is not a control of _Toy"):
+        _Toy(nope=1)
+
+
+def test_sync_figure_replaces_traces_when_structure_changes():
+    target = go.FigureWidget(go.Figure([go.Scatter(y=[1, 2])]))
+    sync_figure(target, go.Figure([go.Bar(y=[3]), go.Scatter(y=[4, 5])], layout=dict(title="new")))
+    assert [t.type for t in target.data] == ["bar", "scatter"]
+    assert target.layout.title.text == "new"
+
+
+def test_bench_values_sweep_log_sliders_in_log_space():
+    p = _Toy()
+    vals = p.bench_values()["delta"]
+    assert vals[0] == pytest.approx(1e-8) and vals[-1] == pytest.approx(1e-1)
+    ratios = np.diff(np.log10(vals))
+    assert np.allclose(ratios, ratios[0])
+
+
+@pytest.mark.parametrize("guess, verdict", [(10.0, "Close"), (10.5, "Close"), (20.0, "too high"), (1.0, "too low")])
+def test_predict_reveal_verdicts(guess, verdict):
+    ex = PredictReveal("How big?", lambda: 10.0, explain=lambda a: f"because {a:g}", rel_tol=0.1)
+    ex.guess.value = guess
+    text = ex.reveal()
+    assert verdict in text and "because 10" in text and verdict in ex.feedback.value

@@ -1,0 +1,109 @@
+"""The one validation helper: messages name the parameter, the value and the allowed range."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dpviz._validation import (
+    as_rng,
+    check_array,
+    check_choice,
+    check_delta,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_probability,
+)
+
+BAD_POSITIVE = [0.0, -1.0, math.nan, math.inf, -math.inf, "1", None, True, [1.0]]
+
+
+@pytest.mark.parametrize("value", BAD_POSITIVE)
+def test_check_positive_rejects_with_named_message(value):
+    with pytest.raises(ValueError, match=r"epsilon = .* is not allowed: must be a finite number > 0"):
+        check_positive(value, "epsilon")
+
+
+@given(st.floats(min_value=1e-300, max_value=1e300))
+def test_check_positive_accepts_every_positive_finite(x):
+    assert check_positive(x, "sigma") == x
+
+
+def test_check_positive_zero_and_inf_options():
+    assert check_positive(0, "rho", allow_zero=True) == 0.0
+    assert check_positive(math.inf, "eps", allow_inf=True) == math.inf
+    with pytest.raises(ValueError, match="rho = -0.1"):
+        check_positive(-0.1, "rho", allow_zero=True)
+
+
+@pytest.mark.parametrize("value", [-1e-12, 1.0, 1.5, math.nan])
+def test_check_delta_range_is_half_open(value):
+    with pytest.raises(ValueError, match=r"delta = .* must be a number in \[0, 1\)"):
+        check_delta(value)
+
+
+def test_check_delta_zero_excluded_on_request():
+    assert check_delta(0.0) == 0.0
+    with pytest.raises(ValueError, match=r"\(0, 1\)"):
+        check_delta(0.0, allow_zero=False)
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False, min_value=-10, max_value=10))
+def test_check_in_range_agrees_with_interval_membership(x):
+    inside = 0 < x <= 1
+    if inside:
+        assert check_in_range(x, "rate", 0, 1, low_inclusive=False) == x
+    else:
+        with pytest.raises(ValueError, match=r"rate = .* \(0, 1\]"):
+            check_in_range(x, "rate", 0, 1, low_inclusive=False)
+
+
+def test_check_probability_bounds():
+    assert check_probability(1.0, "p") == 1.0
+    with pytest.raises(ValueError, match=r"p = 1.0 .*\[0, 1\)"):
+        check_probability(1.0, "p", open_high=True)
+
+
+@pytest.mark.parametrize("value", [2.5, True, "3", math.nan, 0, -4])
+def test_check_integer_rejects(value):
+    with pytest.raises(ValueError, match=r"count = .* must be an integer >= 1"):
+        check_integer(value, "count", minimum=1)
+
+
+def test_check_integer_accepts_integral_floats_and_numpy_ints():
+    assert check_integer(3.0, "k") == 3
+    assert check_integer(np.int64(7), "k", minimum=0, maximum=7) == 7
+    with pytest.raises(ValueError, match="<= 7"):
+        check_integer(8, "k", maximum=7)
+
+
+def test_check_choice():
+    assert check_choice("pld", "accountant", ("pld", "rdp")) == "pld"
+    with pytest.raises(ValueError, match=r"accountant = 'x' .* one of 'pld', 'rdp'"):
+        check_choice("x", "accountant", ("pld", "rdp"))
+
+
+def test_check_array_rejects_nan_empty_and_wrong_ndim():
+    with pytest.raises(ValueError, match=r"values contains 1 NaN"):
+        check_array([1.0, np.nan], "values")
+    with pytest.raises(ValueError, match=r"values is empty"):
+        check_array([], "values")
+    with pytest.raises(ValueError, match=r"values has shape \(2, 2\) \(2-D\).*must be 1-D"):
+        check_array([[1, 2], [3, 4]], "values", ndim=1)
+    with pytest.raises(ValueError, match=r"values could not be read"):
+        check_array([[1, 2], [3]], "values")
+    assert check_array([1, 2], "values", ndim=1).dtype == float
+
+
+def test_as_rng_normalises_and_refuses_legacy_state():
+    g = np.random.default_rng(3)
+    assert as_rng(g) is g
+    assert as_rng(5).integers(1 << 30) == np.random.default_rng(5).integers(1 << 30)
+    assert isinstance(as_rng(None), np.random.Generator)
+    with pytest.raises(ValueError, match="rng = RandomState"):
+        as_rng(np.random.RandomState(0))
+    with pytest.raises(ValueError, match="rng = 'abc'"):
+        as_rng("abc")
