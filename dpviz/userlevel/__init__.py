@@ -1,0 +1,116 @@
+"""User-level differential privacy with few examples per user (Ghazi et al., NeurIPS 2023; paper 000 / 002).
+
+Core numerics only (numpy/scipy). Modules:
+
+* :mod:`dpviz.userlevel.data` — :class:`UserDataset`, item-level and user-level neighbours (Definitions 1–2).
+* :mod:`dpviz.userlevel.baselines` — contribution bounding and its bias, the group-privacy lift (Lemma 6).
+* :mod:`dpviz.userlevel.ptr` — κ, TDLap (Definition 8), hockey-stick / ≈_{ε,δ}, LDDP (Definition 16), DelStab
+  (Algorithm 1, Lemma 18) on an exact toy, subsampling (Theorem 7).
+* :mod:`dpviz.userlevel.bounds` — Theorems 4, 10, 11, Corollary 3, Observation 28, Tables 1–2, breakpoints, crossover.
+* :mod:`dpviz.userlevel.learners` — pure-DP learners ALG-8 … ALG-12 (Section 4, Appendix E).
+"""
+
+from .baselines import (
+    bounding_tradeoff,
+    contribution_bound,
+    group_privacy_item_budget,
+    group_privacy_lift,
+    truncation_bias,
+)
+from .bounds import (
+    TABLE1_ROWS,
+    TABLE2_ROWS,
+    BoundRow,
+    breakpoints,
+    conjectured_item_epsilon,
+    corollary3_users,
+    crossover_group_privacy,
+    group_privacy_users,
+    item_level_users,
+    observation28_bounds,
+    theorem4_users,
+    theorem10_item_delta,
+    theorem10_item_epsilon,
+    theorem10_users,
+    theorem11_users,
+)
+from .data import UserDataset
+from .learners import (
+    ClippedPairwiseEM,
+    Selection,
+    ThresholdClass,
+    agnostic_pac_learner,
+    discrete_cover,
+    learn_distribution_cover,
+    pac_scores,
+    realizable_pac_learner,
+    scheffe_selection,
+    simulate_threshold_learning,
+)
+from .ptr import (
+    BOTTOM,
+    DelStab,
+    DelStabParameters,
+    NoisySum,
+    approx_eq,
+    delstab_parameters,
+    hockey_stick,
+    is_lddp,
+    kappa,
+    subsample_users,
+    subsampling_amplification,
+    tdlap_pmf,
+    tdlap_sample,
+)
+
+__all__ = [
+    # data
+    "UserDataset",
+    # baselines
+    "contribution_bound",
+    "truncation_bias",
+    "bounding_tradeoff",
+    "group_privacy_lift",
+    "group_privacy_item_budget",
+    # ptr
+    "kappa",
+    "tdlap_pmf",
+    "tdlap_sample",
+    "DelStabParameters",
+    "delstab_parameters",
+    "hockey_stick",
+    "approx_eq",
+    "is_lddp",
+    "NoisySum",
+    "DelStab",
+    "BOTTOM",
+    "subsample_users",
+    "subsampling_amplification",
+    # bounds
+    "theorem10_item_epsilon",
+    "theorem10_item_delta",
+    "conjectured_item_epsilon",
+    "item_level_users",
+    "observation28_bounds",
+    "theorem10_users",
+    "theorem11_users",
+    "corollary3_users",
+    "group_privacy_users",
+    "theorem4_users",
+    "breakpoints",
+    "crossover_group_privacy",
+    "BoundRow",
+    "TABLE1_ROWS",
+    "TABLE2_ROWS",
+    # learners
+    "Selection",
+    "ThresholdClass",
+    "pac_scores",
+    "realizable_pac_learner",
+    "ClippedPairwiseEM",
+    "agnostic_pac_learner",
+    "scheffe_selection",
+    "discrete_cover",
+    "learn_distribution_cover",
+    "simulate_threshold_learning",
+]
