@@ -1,0 +1,202 @@
+"""Baselines every user-level mean comparison needs (digest 004 §2.12; not algorithms of the papers).
+
+* non-private mean of all n·m samples (MSE Var/(nm));
+* naive user-level mechanism: clip each user's average to [−B, B] (ℓ₂ ball in d-D), add Laplace (ℓ₁ sensitivity)
+  or Gaussian (ℓ₂ sensitivity 2B/n) noise — its noise does not fall with m;
+* an item-level Laplace mechanism lifted to user level by group privacy (a user = a group of m items).
+
+Neighbours are replace-one (n public), so the mean of n values in [−B, B] has sensitivity 2B/n.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpviz._validation import as_rng, check_array, check_choice, check_delta, check_integer, check_positive
+
+__all__ = [
+    "nonprivate_mean",
+    "naive_clipped_mean",
+    "classic_gaussian_sigma",
+    "group_privacy_item_budget",
+    "group_privacy_mean",
+    "nonprivate_mse",
+    "naive_laplace_mse",
+    "naive_gaussian_mse",
+    "wme_mse",
+    "item_level_mse",
+]
+
+
+def nonprivate_mean(data) -> np.ndarray | float:
+    """Mean of all samples (n users × m samples [× d]); not private. MSE = Var(P)/(nm) for iid data.
+
+    >>> nonprivate_mean([[0.0, 1.0], [1.0, 1.0]])
+    0.75
+    """
+    x = check_array(data, "data", ndim=(1, 2, 3))
+    if x.ndim == 3:
+        return x.reshape(-1, x.shape[-1]).mean(axis=0)
+    return float(x.mean())
+
+
+def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; valid for ε < 1).
+
+    >>> round(classic_gaussian_sigma(1.0, 1e-5), 4)
+    4.8448
+    """
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta, "delta", allow_zero=False)
+    s = check_positive(sensitivity, "sensitivity")
+    return s * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+
+
+def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str = "laplace",
+                       delta: float | None = None, rng=None) -> np.ndarray | float:
+    """Naive user-level DP mean: clip each user's value to [−B, B] (ℓ₂ ball of radius B in d-D), average, add noise.
+
+    * ``"laplace"``: ε-DP, Lap(Δ₁/ε) per coordinate with Δ₁ = 2B/n in 1-D (2B√d/n in d-D); 1-D variance
+      8B²/(n²ε²) (digest 004 §2.12);
+    * ``"gaussian"``: (ε, δ)-DP, N(0, σ²I) with σ = (2B/n)√(2 ln(1.25/δ))/ε (classic Gaussian mechanism,
+      Dwork & Roth 2014 Thm A.1, for ε < 1); noise MSE 8dB²ln(1.25/δ)/(n²ε²).
+
+    Parameters
+    ----------
+    user_values : array_like, shape (n,) or (n, d)
+        One value (e.g. the user's average) per user.
+
+    >>> naive_clipped_mean(np.zeros(10**6), 1.0, 1.0, rng=0) == 0.0
+    False
+    """
+    x = check_array(user_values, "user_values", ndim=(1, 2))
+    eps = check_positive(epsilon, "epsilon")
+    bound = check_positive(bound, "bound")
+    check_choice(noise, "noise", ("laplace", "gaussian"))
+    g = as_rng(rng)
+    n = x.shape[0]
+    if x.ndim == 1:
+        clipped = np.clip(x, -bound, bound)
+        d = 1
+    else:
+        norms = np.linalg.norm(x, axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            factor = np.where(norms > bound, bound / np.where(norms > 0, norms, 1.0), 1.0)
+        clipped = x * factor
+        d = x.shape[1]
+    mean = clipped.mean(axis=0)
+    if noise == "laplace":
+        scale = 2.0 * bound * math.sqrt(d) / (n * eps)
+        out = mean + g.laplace(0.0, scale, size=np.shape(mean))
+    else:
+        if delta is None:
+            raise ValueError("delta = None is not allowed: must be a number in (0, 1) for Gaussian noise.")
+        sigma = classic_gaussian_sigma(eps, delta, 2.0 * bound / n)
+        out = mean + g.normal(0.0, sigma, size=np.shape(mean))
+    return float(out) if x.ndim == 1 else out
+
+
+def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[float, float]:
+    """Item-level (ε₀, δ₀) whose group-privacy lift to groups of m items is (ε, δ).
+
+    An (ε₀, δ₀)-DP mechanism is (kε₀, k·e^{(k−1)ε₀}·δ₀)-DP for datasets differing in k records (group privacy;
+    Dwork & Roth 2014 Thm 2.2 for δ = 0, Vadhan 2017 Lemma 2.2 in general). With k = m:
+    ε₀ = ε/m, δ₀ = δ/(m·e^{(m−1)ε/m}) (digest 004 §2.12 quotes ≈ δ/(m e^ε)).
+
+    >>> group_privacy_item_budget(1.0, 0.0, 4)
+    (0.25, 0.0)
+    """
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta, "delta")
+    m = check_integer(m, "m", minimum=1)
+    e0 = eps / m
+    return e0, delta / (m * math.exp((m - 1) * e0))
+
+
+def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float:
+    """Item-level Laplace mean of all n·m samples, lifted to user level by group privacy (1-D).
+
+    Item-level sensitivity of the mean of nm values in [−B, B] is 2B/(nm); run at ε₀ = ε/m the noise scale is
+    2B/(nm)/(ε/m) = 2B/(nε): exactly the naive user-level noise, independent of m (004 §1: "using the group
+    property with item-level DP estimators" gives error independent of m).
+
+    Parameters
+    ----------
+    data : array_like, shape (n, m)
+    """
+    x = check_array(data, "data", ndim=2)
+    bound = check_positive(bound, "bound")
+    n, m = x.shape
+    e0, _ = group_privacy_item_budget(epsilon, 0.0, m)
+    g = as_rng(rng)
+    return float(np.clip(x, -bound, bound).mean() + g.laplace(0.0, 2.0 * bound / (n * m * e0)))
+
+
+# ---------------------------------------------------------------------------------------- closed-form MSEs
+
+
+def _nm(n, m):
+    return check_integer(n, "n", minimum=1), check_integer(m, "m", minimum=1)
+
+
+def nonprivate_mse(variance: float, n: int, m: int) -> float:
+    """Var(P)/(nm): the mean of all samples, iid users (Cor 1 of 004, first term).
+
+    >>> nonprivate_mse(1.0, 100, 10)
+    0.001
+    """
+    n, m = _nm(n, m)
+    return check_positive(variance, "variance", allow_zero=True) / (n * m)
+
+
+def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
+    """Var/(nm) + 8B²/(n²ε²): naive Laplace on user means in [−B, B] (digest 004 §2.12); flat in m.
+
+    >>> naive_laplace_mse(0.0, 100, 10, 1.0, 1.0)
+    0.0008
+    """
+    n, m = _nm(n, m)
+    eps = check_positive(epsilon, "epsilon")
+    bound = check_positive(bound, "bound")
+    return nonprivate_mse(variance, n, m) + 8.0 * bound ** 2 / (n * eps) ** 2
+
+
+def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: float, bound: float,
+                       d: int = 1) -> float:
+    """Var/(nm) + 8dB²ln(1.25/δ)/(n²ε²): naive Gaussian on user means (digest 004 §2.12).
+
+    >>> round(naive_gaussian_mse(0.0, 10_000, 10, 1.0, 1e-6, 1.0, d=16), 8)  # Appendix Z: 1.80e−5
+    1.797e-05
+    """
+    n, m = _nm(n, m)
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta, "delta", allow_zero=False)
+    bound = check_positive(bound, "bound")
+    d = check_integer(d, "d", minimum=1)
+    return nonprivate_mse(variance, n, m) + 8.0 * d * bound ** 2 * math.log(1.25 / delta) / (n * eps) ** 2
+
+
+def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> float:
+    """Var/(nm) + 128τ²/(n²ε²): MSE of the ideal estimator of Theorem 1 (004) — β-close to Algorithm 1's output.
+
+    >>> wme_mse(0.0, 100, 10, 1.0, 0.5)
+    0.0032
+    """
+    n, m = _nm(n, m)
+    eps = check_positive(epsilon, "epsilon")
+    tau = check_positive(tau, "tau")
+    return nonprivate_mse(variance, n, m) + 128.0 * tau ** 2 / (n * eps) ** 2
+
+
+def item_level_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
+    """Var/(nm) + 8B²/((nm)²ε²): Laplace if each of the nm samples were a different person (item-level reference).
+
+    >>> item_level_mse(0.0, 100, 10, 1.0, 1.0)
+    8e-06
+    """
+    n, m = _nm(n, m)
+    eps = check_positive(epsilon, "epsilon")
+    bound = check_positive(bound, "bound")
+    return nonprivate_mse(variance, n, m) + 8.0 * bound ** 2 / (n * m * eps) ** 2
