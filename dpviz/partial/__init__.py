@@ -1,0 +1,19 @@
+"""Per-attribute (partial) differential privacy: accounting, algorithms and interpretation.
+
+Paper: Ghazi, Kumar, Manurangsi & Steinke, "Algorithms with More Granular Differential Privacy Guarantees"
+(``/work/shared/papers/001_e814ae77e8708d40.txt``; implementation digest ``spec/partial-dp.md``). ``eps0`` is
+always the per-attribute parameter and ``eps`` the per-person one (the paper writes ε for ε0 in Sections 5–6).
+
+Submodules: :mod:`.accounting` (Proposition 8, Lemmas 7, 9, 10, the Census ledger), :mod:`.interpretation`
+(Propositions 26–27, bit recovery), :mod:`.histograms` (Algorithm 2, Theorems 15–16, the canonical histogram),
+:mod:`.marginals` (projection mechanism, partial MWEM), :mod:`.learners` (Theorems 18, 20, 31, 33).
+"""
+
+from dpviz.partial.accounting import *  # noqa: F401,F403
+from dpviz.partial.accounting import __all__ as _acc_all
+from dpviz.partial.histograms import *  # noqa: F401,F403
+from dpviz.partial.histograms import __all__ as _hist_all
+from dpviz.partial.interpretation import *  # noqa: F401,F403
+from dpviz.partial.interpretation import __all__ as _int_all
+
+__all__ = list(_acc_all) + list(_hist_all) + list(_int_all)
