@@ -168,7 +168,7 @@ def whole_record_approx_dp(eps0: float, d: int, delta: float, method: str = "cks
     ``"simple"`` ε̃ = ρ + 2√(ρ ln(1/δ)) or ``"cks"`` (Canonne, Kamath & Steinke 2020, Corollary 13).
 
     >>> round(whole_record_approx_dp(0.5, 10, 1e-6, method="simple"), 4)
-    30.9853
+    38.7826
     """
     rho = whole_record_rho(eps0, d)
     delta = check_delta(delta, allow_zero=False)
@@ -360,7 +360,7 @@ def graph_metric(weights) -> np.ndarray:
     edge {u, v} of weight w satisfies D∞ ≤ w (or D* ≤ ½w²), the mechanism is ε-∇DP (ε-∇CDP) for this metric.
     ``weights[u, v] = 0`` means no edge; unreachable pairs get ∞ (no guarantee).
 
-    >>> graph_metric([[0, 1, 0], [1, 0, 2], [0, 2, 0]])[0, 2]
+    >>> float(graph_metric([[0, 1, 0], [1, 0, 2], [0, 2, 0]])[0, 2])
     3.0
     """
     W = check_array(weights, "weights", ndim=2)
