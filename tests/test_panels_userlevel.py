@@ -1,0 +1,94 @@
+"""Headless tests of the lesson 03/04 panels: build, move controls, check figures/readouts change, errors are shown."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpviz.panels import items_to_users as L3
+
+
+def _ys(panel, fig=0, trace=0):
+    return np.asarray(panel.figures[fig].data[trace].y, dtype=float)
+
+
+def _first_slider_changes_first_figure(panel):
+    """The browser test moves the FIRST control with the keyboard: it must be a slider that changes figure 0."""
+    name, ctrl = next(iter(panel.controls.items()))
+    assert hasattr(ctrl, "min") and hasattr(ctrl, "max"), f"first control {name} is not a slider"
+    before = panel.figures[0].to_plotly_json()
+    step = getattr(ctrl, "step", 1)
+    if type(ctrl).__name__ == "FloatLogSlider":
+        ctrl.value = ctrl.base ** (np.log10(ctrl.value) + step)
+    else:
+        ctrl.value = min(ctrl.value + step, ctrl.max)
+    assert panel.last_error is None
+    assert panel.figures[0].to_plotly_json() != before
+    # and back down (keyboard "left")
+    before = panel.figures[0].to_plotly_json()
+    if type(ctrl).__name__ == "FloatLogSlider":
+        ctrl.value = ctrl.base ** (np.log10(ctrl.value) - 2 * step)
+    else:
+        ctrl.value = max(ctrl.value - 2 * step, ctrl.min)
+    assert panel.last_error is None
+    assert panel.figures[0].to_plotly_json() != before
+
+
+# ------------------------------------------------------------------------------------------------ lesson 03
+
+
+@pytest.mark.parametrize("cls", [L3.NeighboursPanel, L3.GroupPrivacyCostPanel, L3.BoundingExplorerPanel])
+def test_lesson03_panels_build_and_first_slider_works(cls):
+    p = cls()
+    assert p.last_error is None and p.figures
+    _first_slider_changes_first_figure(p)
+
+
+def test_neighbours_panel_switches_between_item_and_user():
+    p = L3.NeighboursPanel()
+    a0, b0 = np.asarray(p.figures[0].data[0].z), np.asarray(p.figures[0].data[1].z)
+    assert (a0 != b0).sum() == 5  # user-level: the whole row of m = 5
+    p.controls["kind"].value = "item"
+    a1, b1 = np.asarray(p.figures[0].data[0].z), np.asarray(p.figures[0].data[1].z)
+    assert (a1 != b1).sum() == 1
+    assert "Item-level" in p.readout.value
+    # a user beyond n is clamped with a hint, not an error
+    p.controls["n_users"].value = 3
+    p.controls["user"].value = 10
+    assert p.last_error is None and "only n = 3" in p.hint.value
+
+
+def test_group_privacy_panel_readout_tracks_m():
+    p = L3.GroupPrivacyCostPanel()
+    p.controls["epsilon"].value = 1.0
+    p.controls["m"].value = 10
+    assert "10" in p.readout.value and "meaningful" in p.readout.value
+    p.controls["m"].value = 100
+    assert "vacuous" in p.readout.value  # δ′ = 1e-6·(e^100−1)/(e−1) ≫ 1
+    assert len(p.figures) == 2
+
+
+def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
+    p = L3.BoundingExplorerPanel()
+    y0 = _ys(p, 0, 2)  # total RMSE user-level
+    p.controls["epsilon"].value = 0.3
+    y1 = _ys(p, 0, 2)
+    assert np.all(y1 > y0 * 0.999) and not np.allclose(y0, y1)  # less ε ⇒ more error everywhere
+    p.controls["tail"].value = 1.2
+    assert p.last_error is None
+    k_star = p._last.k_user
+    p.exercise.guess.value = k_star
+    assert "✅" in p.exercise.reveal()
+    p.exercise.guess.value = max(1, k_star // 10)
+    assert "❌" in p.exercise.reveal()
+    p.controls["mechanism"].value = "gaussian"
+    assert p.last_error is None and len(p.figures[0].data) == 7  # + the group-privacy lift curve
+    assert "group privacy" in p.readout.value
+
+
+def test_bounding_explorer_extreme_settings_do_not_error():
+    p = L3.BoundingExplorerPanel()
+    for name, vals in p.bench_values().items():
+        for v in (vals[0], vals[-1]):
+            p.controls[name].value = v
+            assert p.last_error is None, (name, v, p.last_error)
