@@ -461,7 +461,7 @@ def bounding_curves(
     Examples
     --------
     >>> t = bounding_curves(100, 3.0, 1.5, 1.0, seed=1)
-    >>> int(t.k[0]), t.bias[-1] == 0, t.k_user <= t.k_item
+    >>> int(t.k[0]), bool(t.bias[-1] == 0), t.k_user <= t.k_item
     (1, True, True)
     """
     n_users = check_integer(n_users, "n_users", minimum=1, maximum=10**6)
