@@ -1,0 +1,1026 @@
+"""Core DP mechanisms with exact privacy profiles, exact privacy-loss distributions and exact samplers.
+
+Neighbouring inputs: the query value moves by ``sensitivity`` (x versus x′ = x + sensitivity). The privacy profile of
+a mechanism M is the hockey-stick divergence
+
+    δ(ε) = max{ H_ε(M(x) ‖ M(x′)), H_ε(M(x′) ‖ M(x)) },   H_ε(P ‖ Q) = ∫ (p − e^ε q)_+
+
+(Dwork & Roth 2014, Def. 2.4 rewritten as in Balle & Wang 2018, Thm 5 / Balle, Barthe & Gaboardi 2018). Every
+mechanism here is symmetric under reflection, so both directions give the same value; the code computes one and the
+tests check the other by brute force.
+
+Each mechanism is a frozen dataclass validated in ``__post_init__`` with
+
+* ``release(value, rng=None)`` and ``sample_noise(size=None, rng=None)``;
+* ``delta(epsilon)`` (exact, vectorised) and ``epsilon(delta)`` (its exact inverse: the smallest ε ≥ 0 with
+  δ(ε) ≤ delta; 0 if δ(0) ≤ delta; ``math.inf`` if none);
+* ``pure_epsilon`` (``math.inf`` when there is no finite pure ε);
+* ``pdf``/``pmf``, ``privacy_loss()`` (a :class:`PrivacyLossDistribution`) and ``tradeoff(alpha)`` (the exact
+  type-II error of the optimal test at type-I error α; Dong, Roth & Su 2022, Def. 2.1).
+
+>>> round(Gaussian(sigma=1.0).epsilon(1e-5), 6)
+4.377178
+>>> round(Laplace(scale=1.0).delta(0.5), 6)
+0.221199
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable
+
+import numpy as np
+from scipy import optimize, special
+
+from dpviz._validation import as_rng, check_array, check_delta, check_integer, check_positive
+
+__all__ = [
+    "Laplace",
+    "Gaussian",
+    "RandomizedResponse",
+    "DiscreteLaplace",
+    "DiscreteGaussian",
+    "TruncatedDiscreteLaplace",
+    "PrivacyLossDistribution",
+    "exponential_mechanism",
+    "exponential_mechanism_probabilities",
+    "classic_gaussian_sigma",
+    "gaussian_delta",
+    "bernoulli_exp_neg",
+    "sample_discrete_laplace",
+    "sample_discrete_gaussian",
+    "tdlap_kappa",
+]
+
+_SQRT2 = math.sqrt(2.0)
+_MAX_DG_TERMS = 2_000_000  # per ε: beyond this the exact discrete-Gaussian sum is refused (σ ≳ 1.7e5)
+
+
+# ============================================================================================ argument helpers
+
+
+def _eps_arg(epsilon: Any) -> tuple[np.ndarray, bool]:
+    """ε ≥ 0 (finite), scalar or array; returns (float array, was_scalar)."""
+    if np.ndim(epsilon) == 0:
+        e = check_positive(epsilon, "epsilon", allow_zero=True)
+        return np.array([e]), True
+    arr = check_array(epsilon, "epsilon")
+    if np.any(arr < 0):
+        bad = float(arr[arr < 0][0])
+        raise ValueError(f"epsilon = {bad!r} is not allowed: must be a non-negative number >= 0.")
+    return arr.astype(float), False
+
+
+def _alpha_arg(alpha: Any) -> tuple[np.ndarray, bool]:
+    if np.ndim(alpha) == 0:
+        from dpviz._validation import check_probability
+
+        return np.array([check_probability(alpha, "alpha")]), True
+    arr = check_array(alpha, "alpha")
+    if np.any((arr < 0) | (arr > 1)):
+        bad = float(arr[(arr < 0) | (arr > 1)][0])
+        raise ValueError(f"alpha = {bad!r} is not allowed: must be a number in [0, 1].")
+    return arr.astype(float), False
+
+
+def _nonneg(x: np.ndarray) -> np.ndarray:
+    """max(x, 0) without negative zeros."""
+    return np.where(x > 0, x, 0.0)
+
+
+def _clip01(x, lo=0.0, hi=1.0):
+    """Clip to [lo, hi] without negative zeros."""
+    return np.where(x > lo, np.minimum(x, hi), lo) + 0.0
+
+
+def _out(arr: np.ndarray, scalar: bool):
+    return float(arr[0]) if scalar else arr
+
+
+def _size_arg(size: Any) -> tuple[tuple[int, ...], bool]:
+    if size is None:
+        return (1,), True
+    if np.ndim(size) == 0:
+        return (check_integer(size, "size", minimum=0),), False
+    shape = tuple(check_integer(s, "size", minimum=0) for s in size)
+    return shape, False
+
+
+def _values_arg(value: Any, *, integer: bool) -> tuple[np.ndarray, bool]:
+    name = "value"
+    if np.ndim(value) == 0:
+        if integer:
+            return np.array([check_integer(value, name)], dtype=np.int64), True
+        from dpviz._validation import _as_float  # the same message template
+
+        return np.array([_as_float(value, name, "a finite number")]), True
+    arr = check_array(value, name)
+    if integer:
+        if not np.all(np.equal(np.mod(arr, 1), 0)):
+            bad = arr[np.mod(arr, 1) != 0].flat[0]
+            raise ValueError(f"value = {bad!r} is not allowed: must be an integer (discrete mechanism).")
+        return arr.astype(np.int64), False
+    return arr.astype(float), False
+
+
+def _inverse_profile(profile: Callable[[np.ndarray], np.ndarray], delta: float, lo: float, hi: float) -> float:
+    """Smallest ε in [lo, hi] with profile(ε) ≤ delta, for a continuous non-increasing profile with
+    profile(lo) > delta ≥ profile(hi): Brent's method to full double precision (xtol 1e-300, rtol 4·2⁻⁵²), then
+    a few ulp steps so that the returned ε is feasible and its predecessor is not."""
+    f = lambda e: float(profile(np.array([e]))[0]) - delta  # noqa: E731
+    root = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    steps = 0
+    while f(root) > 0 and root < hi and steps < 64:
+        root = float(np.nextafter(root, math.inf))
+        steps += 1
+    if f(root) > 0:
+        root = hi
+    while root > lo and steps < 128:
+        prev = float(np.nextafter(root, -math.inf))
+        if f(prev) > 0:
+            break
+        root = prev
+        steps += 1
+    return root
+
+
+class _CallableFloat(float):
+    """A float parameter that is also callable.
+
+    The API contract names both a parameter and a method ``epsilon`` (``RandomizedResponse(epsilon).epsilon`` and
+    ``mech.epsilon(delta)``; likewise ``TruncatedDiscreteLaplace.delta``). The stored field is this float subclass:
+    it compares, hashes, formats and computes as the parameter, and calling it evaluates the method.
+
+    >>> RandomizedResponse(1.0).epsilon == 1.0, RandomizedResponse(1.0).epsilon(0.0)
+    (True, 1.0)
+    """
+
+    def __new__(cls, value: float, fn: Callable):
+        obj = super().__new__(cls, value)
+        obj._fn = fn
+        return obj
+
+    def __call__(self, *args, **kwargs):
+        return self._fn(*args, **kwargs)
+
+    def __reduce__(self):
+        return (float, (float(self),))
+
+
+# ============================================================================================ privacy loss
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PrivacyLossDistribution:
+    """Exact distribution of the privacy loss L = ln(p_x(O)/p_x′(O)), O ~ M(x) (Dwork & Roth 2014, §3.5.1;
+    Balle & Wang 2018, Def. 2 and Thm 5).
+
+    A mixture of atoms (``atoms`` with probabilities ``masses``; ``+inf`` is allowed: outputs that M(x′) never
+    produces) and, for continuous mechanisms, an absolutely continuous part with density ``density`` and survival
+    function ``continuous_sf`` (both already multiplied by the mass of the continuous part).
+
+    ``missing_mass`` is M(x′)'s probability of outputs that M(x) never produces (the atom at −∞ of the loss seen
+    from x′), needed for E[e^{−L}] = 1 − missing_mass and for the trade-off curve. ``truncated_mass`` bounds the
+    probability left out when an infinite set of atoms is truncated (0 when exact).
+    """
+
+    atoms: tuple[float, ...]
+    masses: tuple[float, ...]
+    density: Callable[[np.ndarray], np.ndarray] | None = None
+    continuous_sf: Callable[[np.ndarray], np.ndarray] | None = None
+    support: tuple[float, float] = (0.0, 0.0)
+    missing_mass: float = 0.0
+    truncated_mass: float = 0.0
+    description: str = ""
+
+    def pdf(self, loss) -> np.ndarray:
+        """Density of the continuous part at ``loss`` (0 for purely discrete losses)."""
+        x = np.asarray(loss, dtype=float)
+        if self.density is None:
+            return np.zeros_like(x)
+        return self.density(x)
+
+    def sf(self, t) -> np.ndarray | float:
+        """P[L > t], exact (atoms at +inf included)."""
+        x, scalar = (np.array([float(t)]), True) if np.ndim(t) == 0 else (np.asarray(t, dtype=float), False)
+        a = np.asarray(self.atoms)
+        m = np.asarray(self.masses)
+        out = (m[None, :] * (a[None, :] > x.ravel()[:, None])).sum(axis=1).reshape(x.shape)
+        if self.continuous_sf is not None:
+            out = out + self.continuous_sf(x)
+        return float(out.ravel()[0]) if scalar else out
+
+    def hockey_stick(self, epsilon) -> np.ndarray:
+        """E[(1 − e^{ε−L})_+] for the atoms only (the continuous part is the caller's: used by tests)."""
+        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
+        a = np.asarray(self.atoms)
+        m = np.asarray(self.masses)
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = np.where(a[None, :] > e[:, None], -np.expm1(np.minimum(e[:, None] - a[None, :], 0.0)), 0.0)
+        return (w * m[None, :]).sum(axis=1)
+
+
+def _discrete_tradeoff(pld: PrivacyLossDistribution, alpha: np.ndarray) -> np.ndarray:
+    """Neyman–Pearson trade-off T(M(x), M(x′)) from the loss atoms: reject H0 = "output of M(x)" on the outputs
+    with the largest likelihood ratio p_x′/p_x = e^{−L} first, randomising on the boundary atom; the curve is the
+    piecewise-linear interpolation of the vertices (Dong, Roth & Su 2022, Def. 2.1 and Prop. 2.2)."""
+    a = np.asarray(pld.atoms)
+    m = np.asarray(pld.masses)
+    keep = m > 0
+    a, m = a[keep], m[keep]
+    order = np.argsort(a, kind="stable")
+    a, m = a[order], m[order]
+    q = m * np.exp(-a)  # mass under M(x′); exp(−inf) = 0 for outputs M(x′) never produces
+    xs = np.concatenate([[0.0], np.cumsum(m)])
+    ys = np.concatenate([[1.0 - pld.missing_mass], 1.0 - pld.missing_mass - np.cumsum(q)])
+    xs[-1] = max(xs[-1], 1.0)
+    return _clip01(np.interp(alpha, xs, ys), 0.0, 1.0)
+
+
+# ============================================================================================ Gaussian maths
+
+
+def gaussian_delta(epsilon, mu: float) -> np.ndarray:
+    """Exact δ(ε) of the Gaussian mechanism with μ = Δ/σ (Balle & Wang 2018, Theorem 8):
+
+        δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ).
+
+    Evaluated without cancellation to negative values or NaN: with x₁ = ε/μ − μ/2, x₂ = ε/μ + μ/2 and
+    e^ε φ(x₂) = φ(x₁), the formula is δ = ½ e^{−x₁²/2} (erfcx(x₁/√2) − erfcx(x₂/√2)) for x₁ > 0 (no overflow for
+    large ε: it underflows to 0 only where the true δ is below ~1e-308), and Φ(−x₁) − ½ e^{−x₁²/2} erfcx(x₂/√2)
+    for x₁ ≤ 0. Relative rounding error ≲ 1e-16·(1 + x₂/μ) (the erfcx difference); the tests compare with mpmath.
+
+    >>> round(float(gaussian_delta(1.0, 1.0)[0]), 10)
+    0.1269367375
+    """
+    e = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    mu = float(mu)
+    x1 = e / mu - mu / 2.0
+    x2 = e / mu + mu / 2.0
+    out = np.empty_like(e)
+    pos = x1 > 0
+    with np.errstate(under="ignore", over="ignore"):
+        g = np.exp(-0.5 * x1 * x1)
+        out[pos] = 0.5 * g[pos] * (special.erfcx(x1[pos] / _SQRT2) - special.erfcx(x2[pos] / _SQRT2))
+        neg = ~pos
+        out[neg] = special.ndtr(-x1[neg]) - 0.5 * g[neg] * special.erfcx(x2[neg] / _SQRT2)
+    return _clip01(out, 0.0, 1.0)
+
+
+def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
+    """σ = Δ·√(2 ln(1.25/δ))/ε, the textbook calibration (Dwork & Roth 2014, Theorem A.1).
+
+    Proven only for ε < 1 (for ε ≥ 1 it can fail to give (ε, δ)-DP; compare with :meth:`Gaussian.epsilon`);
+    for ε < 1 it is valid but loose: the exact analytic σ (Balle & Wang 2018, Thm 8) is smaller.
+
+    Raises ``ValueError`` for ε ≤ 0, δ ∉ (0, 1) or Δ ≤ 0.
+
+    >>> round(classic_gaussian_sigma(0.5, 1e-5), 4)
+    9.6896
+    """
+    eps = check_positive(epsilon, "epsilon")
+    d = check_delta(delta, allow_zero=False)
+    s = check_positive(sensitivity, "sensitivity")
+    return s * math.sqrt(2.0 * math.log(1.25 / d)) / eps
+
+
+# ============================================================================================ continuous mechanisms
+
+
+class _Mechanism:
+    """Shared behaviour; subclasses implement ``_delta`` (array → array), ``_sample`` and the distributions."""
+
+    _integer_valued = False
+
+    def delta(self, epsilon):
+        """Exact privacy profile δ(ε) ≥ 0 for ε ≥ 0 (scalar → float, array → array)."""
+        e, scalar = _eps_arg(epsilon)
+        return _out(self._delta(e), scalar)
+
+    def release(self, value, rng=None):
+        """``value`` plus independent noise per entry (scalar in, scalar out)."""
+        v, scalar = _values_arg(value, integer=self._integer_valued)
+        noise = self._sample(v.shape, as_rng(rng))
+        out = v + noise
+        if scalar:
+            return int(out[0]) if self._integer_valued else float(out[0])
+        return out
+
+    def sample_noise(self, size=None, rng=None):
+        """The noise alone: a scalar for ``size=None``, else an array of shape ``size``."""
+        shape, scalar = _size_arg(size)
+        noise = self._sample(shape, as_rng(rng))
+        if scalar:
+            return int(noise[0]) if self._integer_valued else float(noise[0])
+        return noise
+
+
+@dataclasses.dataclass(frozen=True)
+class Laplace(_Mechanism):
+    """Laplace mechanism M(x) = x + Lap(b), density e^{−|y−x|/b}/(2b) (Dwork & Roth 2014, Def. 3.3, Thm 3.6).
+
+    ``pure_epsilon`` ε₀ = Δ/b. Exact profile (hockey-stick of two shifted Laplace laws; e.g. Balle et al. 2018,
+    "Privacy amplification by subsampling", §5; Koskela et al. 2021):
+
+        δ(ε) = max(0, 1 − e^{(ε−ε₀)/2}),   inverse ε(δ) = max(0, ε₀ + 2 ln(1 − δ)).
+
+    Parameters
+    ----------
+    scale : float
+        b > 0.
+    sensitivity : float
+        Δ > 0 (the neighbour's value is x + Δ).
+    """
+
+    scale: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", check_positive(self.scale, "scale"))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def pure_epsilon(self) -> float:
+        return self.sensitivity / self.scale
+
+    def _delta(self, e):
+        return _nonneg(-np.expm1(np.minimum(e - self.pure_epsilon, 0.0) / 2.0))
+
+    def epsilon(self, delta: float) -> float:
+        """ε(δ) = max(0, ε₀ + 2 ln(1 − δ)) (closed-form inverse of the profile)."""
+        d = check_delta(delta)
+        return max(0.0, self.pure_epsilon + 2.0 * math.log1p(-d))
+
+    def _sample(self, shape, rng):
+        return rng.laplace(0.0, self.scale, size=shape)
+
+    def pdf(self, y, value: float = 0.0):
+        """Density e^{−|y−value|/b}/(2b)."""
+        y = check_array(np.atleast_1d(y), "y").reshape(np.shape(y))
+        v, _ = _values_arg(value, integer=False)
+        return np.exp(-np.abs(y - v[0]) / self.scale) / (2.0 * self.scale)
+
+    def privacy_loss(self) -> PrivacyLossDistribution:
+        """L for x = 0, x′ = Δ: atom +ε₀ with mass ½ (O ≤ 0), atom −ε₀ with mass ½e^{−ε₀} (O ≥ Δ), and density
+        ¼ e^{(ℓ−ε₀)/2} on (−ε₀, ε₀) (from O ∈ (0, Δ), L = ε₀ − 2O/b)."""
+        e0 = self.pure_epsilon
+
+        def dens(x):
+            x = np.asarray(x, dtype=float)
+            return np.where((x > -e0) & (x < e0), 0.25 * np.exp((np.minimum(x, e0) - e0) / 2.0), 0.0)
+
+        def csf(t):
+            t = _clip01(np.asarray(t, dtype=float), -e0, e0)
+            return 0.5 * -np.expm1((t - e0) / 2.0) * 1.0  # ∫_t^{ε₀} ¼ e^{(ℓ−ε₀)/2} dℓ = ½(1 − e^{(t−ε₀)/2})
+
+        return PrivacyLossDistribution(atoms=(e0, -e0), masses=(0.5, 0.5 * math.exp(-e0)), density=dens,
+                                       continuous_sf=csf, support=(-e0, e0),
+                                       description="Laplace: atoms ±ε₀ and a density on (−ε₀, ε₀)")
+
+    def tradeoff(self, alpha):
+        """β(α) = 1 − e^{ε₀}α for α < e^{−ε₀}/2, e^{−ε₀}/(4α) for α ≤ ½, e^{−ε₀}(1 − α) above
+        (threshold tests are Neyman–Pearson optimal: the likelihood ratio is monotone; Dong, Roth & Su 2022, §A)."""
+        a, scalar = _alpha_arg(alpha)
+        e0 = self.pure_epsilon
+        with np.errstate(divide="ignore"):
+            mid = math.exp(-e0) / (4.0 * np.where(a > 0, a, 1.0))
+        out = np.where(a < 0.5 * math.exp(-e0), 1.0 - math.exp(e0) * a,
+                       np.where(a <= 0.5, mid, math.exp(-e0) * (1.0 - a)))
+        return _out(_clip01(out, 0.0, 1.0), scalar)
+
+
+@dataclasses.dataclass(frozen=True)
+class Gaussian(_Mechanism):
+    """Gaussian mechanism M(x) = x + N(0, σ²) (Dwork & Roth 2014, Thm A.1; exact analysis Balle & Wang 2018).
+
+    Exact profile with μ = Δ/σ (Balle & Wang 2018, "Improving the Gaussian mechanism…", Theorem 8):
+
+        δ(ε) = Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ)
+
+    (see :func:`gaussian_delta` for the cancellation-free evaluation). ``epsilon(delta)`` is its exact inverse by
+    Brent's method on the strictly decreasing δ(ε) to full double precision (no closed form exists), bracketed by
+    the zCDP bound ε ≤ ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop. 1.3), ρ = Δ²/(2σ²) = ``rho``.
+    ``pure_epsilon`` is ``math.inf``.
+
+    Parameters
+    ----------
+    sigma : float
+        σ > 0.
+    sensitivity : float
+        Δ > 0.
+    """
+
+    sigma: float
+    sensitivity: float = 1.0
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+
+    @property
+    def mu(self) -> float:
+        """μ = Δ/σ (Gaussian DP parameter, Dong, Roth & Su 2022, Thm 2.7)."""
+        return self.sensitivity / self.sigma
+
+    @property
+    def rho(self) -> float:
+        """ρ = Δ²/(2σ²): the mechanism is ρ-zCDP (Bun & Steinke 2016, Prop. 1.6)."""
+        return self.sensitivity**2 / (2.0 * self.sigma**2)
+
+    @property
+    def pure_epsilon(self) -> float:
+        return math.inf
+
+    def _delta(self, e):
+        return gaussian_delta(e, self.mu)
+
+    def epsilon(self, delta: float) -> float:
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta (exact inverse of Balle & Wang 2018, Thm 8; Brent root find)."""
+        d = check_delta(delta)
+        if d == 0.0:
+            return math.inf
+        if self._delta(np.array([0.0]))[0] <= d:
+            return 0.0
+        rho = self.rho
+        hi = rho + 2.0 * math.sqrt(rho * math.log(1.0 / d))
+        while self._delta(np.array([hi]))[0] > d:  # never needed in exact arithmetic; guards rounding
+            hi *= 2.0
+        return _inverse_profile(self._delta, d, 0.0, hi)
+
+    def _sample(self, shape, rng):
+        return rng.normal(0.0, self.sigma, size=shape)
+
+    def pdf(self, y, value: float = 0.0):
+        """Density φ((y − value)/σ)/σ."""
+        y = check_array(np.atleast_1d(y), "y").reshape(np.shape(y))
+        v, _ = _values_arg(value, integer=False)
+        z = (y - v[0]) / self.sigma
+        return np.exp(-0.5 * z * z) / (self.sigma * math.sqrt(2.0 * math.pi))
+
+    def privacy_loss(self) -> PrivacyLossDistribution:
+        """L ~ N(μ²/2, μ²) with μ = Δ/σ (Balle & Wang 2018, Lemma 3; Dong, Roth & Su 2022, §2.3)."""
+        m = self.mu
+        mean, sd = m * m / 2.0, m
+
+        def dens(x):
+            z = (np.asarray(x, dtype=float) - mean) / sd
+            return np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+
+        def csf(t):
+            return special.ndtr(-(np.asarray(t, dtype=float) - mean) / sd)
+
+        return PrivacyLossDistribution(atoms=(), masses=(), density=dens, continuous_sf=csf,
+                                       support=(-math.inf, math.inf), description="Gaussian: L ~ N(μ²/2, μ²)")
+
+    def tradeoff(self, alpha):
+        """β(α) = Φ(Φ⁻¹(1 − α) − μ), μ = Δ/σ (Dong, Roth & Su 2022, Def. 2.4 / Thm 2.7: G_μ)."""
+        a, scalar = _alpha_arg(alpha)
+        return _out(special.ndtr(special.ndtri(1.0 - a) - self.mu), scalar)
+
+
+# ============================================================================================ randomized response
+
+
+@dataclasses.dataclass(frozen=True)
+class RandomizedResponse(_Mechanism):
+    """Binary randomized response: report the true bit with probability p = e^ε/(1 + e^ε), else flip it
+    (Warner 1965; Dwork & Roth 2014, §3.2). Neighbours are the two bits 0 and 1. ``pure_epsilon`` = ε.
+
+    Exact profile (the sum over the two outputs of (p_x − e^{ε′}p_x′)_+):
+
+        δ(ε′) = (e^ε − e^{ε′})_+ / (1 + e^ε),   inverse ε′(δ) = max(0, ε + ln(1 − δ(1 + e^{−ε}))).
+
+    ``sample_noise`` returns the flip indicators (1 = the bit was flipped).
+    """
+
+    epsilon: float
+    _integer_valued = True
+
+    def __post_init__(self):
+        eps = check_positive(self.epsilon, "epsilon")
+        object.__setattr__(self, "epsilon", _CallableFloat(eps, self._inverse))
+
+    @property
+    def keep_probability(self) -> float:
+        """p = e^ε/(1 + e^ε) = 1/(1 + e^{−ε})."""
+        return 1.0 / (1.0 + math.exp(-float(self.epsilon)))
+
+    @property
+    def pure_epsilon(self) -> float:
+        return float(self.epsilon)
+
+    def _delta(self, e):
+        eps = float(self.epsilon)
+        # (e^ε − e^{ε′})/(1 + e^ε) = (1 − e^{ε′−ε})/(1 + e^{−ε})
+        return _nonneg(-np.expm1(np.minimum(e - eps, 0.0)) / (1.0 + math.exp(-eps)))
+
+    def _inverse(self, delta: float = 0.0) -> float:
+        """Smallest ε′ with δ(ε′) ≤ delta: max(0, ε + ln(1 − δ(1 + e^{−ε}))) (closed form)."""
+        d = check_delta(delta)
+        eps = float(self.epsilon)
+        arg = d * (1.0 + math.exp(-eps))
+        if arg >= 1.0:
+            return 0.0
+        return max(0.0, eps + math.log1p(-arg))
+
+    def release(self, value, rng=None):
+        """The reported bit(s): ``value`` (0/1, scalar or array) flipped with probability 1 − p each."""
+        v, scalar = _values_arg(value, integer=True)
+        if np.any((v != 0) & (v != 1)):
+            bad = int(v[(v != 0) & (v != 1)].flat[0])
+            raise ValueError(f"value = {bad!r} is not allowed: must be a bit, 0 or 1.")
+        out = v ^ self._sample(v.shape, as_rng(rng))
+        return int(out[0]) if scalar else out
+
+    def _sample(self, shape, rng):
+        return (rng.random(size=shape) >= self.keep_probability).astype(np.int64)
+
+    def pmf(self, k, value: int = 0):
+        """P[output = k | true bit = value] on k ∈ {0, 1}."""
+        kk = np.asarray(k)
+        v = check_integer(value, "value", minimum=0, maximum=1)
+        p = self.keep_probability
+        return np.where(kk == v, p, np.where((kk == 0) | (kk == 1), 1.0 - p, 0.0))
+
+    def privacy_loss(self) -> PrivacyLossDistribution:
+        """Atoms +ε (mass p, output = true bit) and −ε (mass 1 − p)."""
+        eps, p = float(self.epsilon), self.keep_probability
+        return PrivacyLossDistribution(atoms=(eps, -eps), masses=(p, 1.0 - p), description="RR: atoms ±ε")
+
+    def tradeoff(self, alpha):
+        """β(α) = max(0, 1 − e^ε α, e^{−ε}(1 − α)): Neyman–Pearson with randomisation, i.e. f_{ε,0} of
+        Kairouz, Oh & Viswanath 2015 (Dong, Roth & Su 2022, eq. (5)); vertex at α = β = 1 − p."""
+        a, scalar = _alpha_arg(alpha)
+        return _out(_discrete_tradeoff(self.privacy_loss(), a), scalar)
+
+
+# ============================================================================================ exact samplers (CKS 2020)
+
+
+def bernoulli_exp_neg(gamma, rng=None) -> np.ndarray:
+    """Bernoulli(exp(−γ)) for an array of γ ≥ 0, by Algorithm 1 of Canonne, Kamath & Steinke 2020 ("The discrete
+    Gaussian for differential privacy"): for γ ∈ [0, 1] draw A_k ~ Bernoulli(γ/k) for k = 1, 2, … until the first
+    A_k = 0 and return 1 iff that k is odd; for γ > 1 return 0 unless ⌊γ⌋ draws of Bernoulli(e^{−1}) (the same
+    procedure) all give 1, then finish with Bernoulli(e^{−(γ−⌊γ⌋)}).
+
+    Vectorised: every element runs its own rejection chain; numpy advances all unfinished chains together. The
+    only floating-point step is ``U < γ/k`` with U uniform in [0, 1) (CKS use exact rationals; the algorithmic
+    structure, and hence the distribution up to double rounding of γ/k, is theirs).
+    """
+    g = check_array(np.atleast_1d(gamma), "gamma")
+    if np.any(g < 0):
+        raise ValueError(f"gamma = {float(g[g < 0][0])!r} is not allowed: must be >= 0.")
+    rng = as_rng(rng)
+    g = g.astype(float)
+    flat = g.ravel()
+    out = np.ones(flat.shape, dtype=bool)
+    whole = np.floor(flat).astype(np.int64)
+    frac = flat - whole
+    # ⌊γ⌋ Bernoulli(e^{-1}) trials, all must succeed
+    alive = np.nonzero(whole > 0)[0]
+    j = 0
+    while alive.size:
+        j += 1
+        ok = _bern_exp_small(np.ones(alive.size), rng)
+        out[alive[~ok]] = False
+        alive = alive[ok & (whole[alive] > j)]
+    idx = np.nonzero(out)[0]
+    if idx.size:
+        out[idx] = _bern_exp_small(frac[idx], rng)
+    return out.reshape(g.shape)
+
+
+def _bern_exp_small(g: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """CKS Algorithm 1 for γ ∈ [0, 1], vectorised."""
+    k = np.ones(g.shape, dtype=np.int64)
+    active = np.arange(g.size)
+    while active.size:
+        a = rng.random(active.size) < g[active] / k[active]
+        k[active[a]] += 1
+        active = active[a]
+    return (k % 2) == 1
+
+
+def _geometric_exp1(n: int, rng) -> np.ndarray:
+    """V ~ Geometric with P[V = v] = (1 − e^{−1}) e^{−v}: count Bernoulli(e^{−1}) successes before the first failure
+    (CKS 2020, Algorithm 2, step 6)."""
+    v = np.zeros(n, dtype=np.int64)
+    active = np.arange(n)
+    while active.size:
+        ok = _bern_exp_small(np.ones(active.size), rng)
+        v[active[ok]] += 1
+        active = active[ok]
+    return v
+
+
+def _dlap_batch(t: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """One batch of CKS Algorithm 2 with s = 1 and integer t ≥ 1: returns (candidates, accepted mask)."""
+    u = rng.integers(0, t, size=n)
+    d = _bern_exp_small(u / t, rng) if t > 1 else np.ones(n, dtype=bool)
+    v = _geometric_exp1(n, rng)
+    x = u + t * v
+    b = rng.random(n) < 0.5
+    ok = d & ~(b & (x == 0))
+    return np.where(b, -x, x), ok
+
+
+def _dlap_float_batch(scale: float, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Same structure for a non-integer scale: |Y| ~ Geometric(1 − e^{−1/scale}) on {0, 1, …} drawn by numpy's
+    integer geometric sampler (floats enter only through its parameter), sign B, reject (B = 1, Y = 0)."""
+    y = rng.geometric(-math.expm1(-1.0 / scale), size=n) - 1
+    b = rng.random(n) < 0.5
+    return np.where(b, -y, y), ~(b & (y == 0))
+
+
+def _rejection(batch: Callable[[int], tuple[np.ndarray, np.ndarray]], n: int, rate: float) -> np.ndarray:
+    """Batch rejection: draw candidates in batches sized by the running acceptance rate and keep the accepted ones
+    in order (the first n accepted of an i.i.d. stream are i.i.d. from the target)."""
+    got: list[np.ndarray] = []
+    have = tried = 0
+    while have < n:
+        need = n - have
+        m = int(need / rate * 1.1) + 16
+        cand, ok = batch(m)
+        acc = cand[ok]
+        got.append(acc)
+        have += acc.size
+        tried += m
+        rate = max(have / tried, 0.02)
+    return np.concatenate(got)[:n] if got else np.zeros(0, dtype=np.int64)
+
+
+def sample_discrete_laplace(scale: float, size=None, rng=None):
+    """Exact sample of the discrete Laplace law P[Y = y] ∝ e^{−|y|/scale} on ℤ.
+
+    Integer ``scale`` (≤ 1e9): Canonne, Kamath & Steinke 2020, Algorithm 2 with t = scale, s = 1 (U uniform on
+    {0..t−1} accepted with Bernoulli(e^{−U/t}) by Algorithm 1, V ~ Geometric(1 − e^{−1}) by Algorithm 1,
+    X = U + tV, random sign, reject −0). Non-integer ``scale``: the same sign/rejection structure around a
+    geometric |Y| drawn by numpy (floats only in its parameter 1 − e^{−1/scale}). Batch rejection in numpy.
+    """
+    s = check_positive(scale, "scale")
+    shape, scalar = _size_arg(size)
+    rng = as_rng(rng)
+    n = int(np.prod(shape))
+    if float(s).is_integer() and s <= 1e9:
+        t = int(s)
+        out = _rejection(lambda m: _dlap_batch(t, m, rng), n, 0.5)
+    else:
+        out = _rejection(lambda m: _dlap_float_batch(s, m, rng), n, 0.5)
+    out = out.astype(np.int64).reshape(shape)
+    return int(out.ravel()[0]) if scalar else out
+
+
+def sample_discrete_gaussian(sigma: float, size=None, rng=None):
+    """Exact sample of the discrete Gaussian P[Y = y] ∝ e^{−y²/(2σ²)} on ℤ (Canonne, Kamath & Steinke 2020,
+    Algorithm 3): t = ⌊σ⌋ + 1, Y ~ discrete Laplace(t) (Algorithm 2), accept with Bernoulli(exp(−γ)),
+    γ = (|Y| − σ²/t)²/(2σ²) (Algorithm 1). γ is computed in floating point (CKS use rationals); the structure and
+    the accept/reject logic are theirs. Batch rejection in numpy (expected acceptance ≥ ~0.5)."""
+    sg = check_positive(sigma, "sigma")
+    shape, scalar = _size_arg(size)
+    rng = as_rng(rng)
+    n = int(np.prod(shape))
+    t = int(math.floor(sg)) + 1
+    s2 = sg * sg
+
+    def batch(m):
+        y, ok = _dlap_batch(t, m, rng)
+        y = y[ok]
+        gam = (np.abs(y) - s2 / t) ** 2 / (2.0 * s2)
+        return y, bernoulli_exp_neg(gam, rng)
+
+    out = _rejection(batch, n, 0.25).astype(np.int64).reshape(shape)
+    return int(out.ravel()[0]) if scalar else out
+
+
+# ============================================================================================ discrete mechanisms
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscreteLaplace(_Mechanism):
+    """Discrete Laplace mechanism M(x) = x + Y, P[Y = k] = (1 − e^{−1/s})/(1 + e^{−1/s})·e^{−|k|/s} on ℤ
+    (Ghosh, Roughgarden & Sundararajan 2012 "geometric mechanism"; Canonne, Kamath & Steinke 2020, Def. 2/Alg. 2).
+
+    Integer sensitivity Δ; ``pure_epsilon`` ε₀ = Δ/s. Exact profile with t = 1/s (a finite sum, no truncation):
+
+        δ(ε) = (1 − e^{ε−ε₀})_+ / (1 + e^{−t}) + Σ_{k=1}^{Δ−1} p(k)·(1 − e^{ε − t(Δ−2k)})_+
+
+    (outputs k ≤ 0 have loss ε₀ and total mass 1/(1 + e^{−t}); 0 < k < Δ have loss t(Δ − 2k)). The inverse
+    ``epsilon(delta)`` is a Brent root find on the continuous decreasing δ(ε) over [0, ε₀], to full precision.
+    Sampler: :func:`sample_discrete_laplace` (CKS Algorithm 2).
+    """
+
+    scale: float
+    sensitivity: int = 1
+    _integer_valued = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "scale", check_positive(self.scale, "scale"))
+        object.__setattr__(self, "sensitivity", check_integer(self.sensitivity, "sensitivity", minimum=1))
+
+    @property
+    def pure_epsilon(self) -> float:
+        return self.sensitivity / self.scale
+
+    def _delta(self, e):
+        t = 1.0 / self.scale
+        e0 = self.pure_epsilon
+        head = -np.expm1(np.minimum(e - e0, 0.0)) / (1.0 + math.exp(-t))
+        dlt = self.sensitivity
+        if dlt > 1:
+            k = np.arange(1, dlt)
+            pk = self.pmf(k)
+            loss = t * (dlt - 2 * k)
+            head = head + np.sum(pk[None, :] * -np.expm1(np.minimum(e[:, None] - loss[None, :], 0.0)), axis=1)
+        return _clip01(head, 0.0, 1.0)
+
+    def epsilon(self, delta: float) -> float:
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta (Brent root find on the exact finite-sum profile)."""
+        d = check_delta(delta)
+        e0 = self.pure_epsilon
+        if d == 0.0:
+            return e0
+        if self._delta(np.array([0.0]))[0] <= d:
+            return 0.0
+        return _inverse_profile(self._delta, d, 0.0, e0)
+
+    def _sample(self, shape, rng):
+        return sample_discrete_laplace(self.scale, size=shape, rng=rng)
+
+    def pmf(self, k, value: int = 0):
+        """P[M(value) = k] = (1 − e^{−1/s})/(1 + e^{−1/s})·e^{−|k − value|/s}."""
+        v = check_integer(value, "value")
+        t = 1.0 / self.scale
+        c = -math.expm1(-t) / (1.0 + math.exp(-t))
+        kk = np.asarray(k, dtype=float)
+        return np.where(np.mod(kk, 1) == 0, c * np.exp(-np.abs(kk - v) * t), 0.0)
+
+    def privacy_loss(self) -> PrivacyLossDistribution:
+        """Atoms: ε₀ (mass 1/(1+e^{−t}), outputs k ≤ 0), −ε₀ (mass e^{−ε₀}/(1+e^{−t}), k ≥ Δ) and t(Δ − 2k) with
+        mass p(k) for 0 < k < Δ; x = 0, x′ = Δ. Exact (finitely many atoms)."""
+        t = 1.0 / self.scale
+        e0, dlt = self.pure_epsilon, self.sensitivity
+        k = np.arange(1, dlt)
+        atoms = [e0, -e0] + list(t * (dlt - 2 * k))
+        masses = [1.0 / (1.0 + math.exp(-t)), math.exp(-e0) / (1.0 + math.exp(-t))] + list(self.pmf(k))
+        return PrivacyLossDistribution(atoms=tuple(float(a) for a in atoms), masses=tuple(float(m) for m in masses),
+                                       description="discrete Laplace: finitely many atoms")
+
+    def tradeoff(self, alpha):
+        """Exact Neyman–Pearson trade-off with randomisation (piecewise linear; Dong, Roth & Su 2022, Def. 2.1)."""
+        a, scalar = _alpha_arg(alpha)
+        return _out(_discrete_tradeoff(self.privacy_loss(), a), scalar)
+
+
+def _dg_log_normaliser(sigma: float) -> float:
+    """ln Z, Z = Σ_{k∈ℤ} e^{−k²/(2σ²)}.
+
+    σ ≥ 1: Poisson summation (exact identity) Z = σ√(2π)·Σ_{n∈ℤ} e^{−2π²σ²n²}, kept to |n| ≤ 4 (the next term is
+    < e^{−985} relative). σ < 1: direct sum over |k| ≤ K, K = ⌈σ√(2 ln 1e40)⌉ + 1, whose neglected tail is
+    ≤ 2e^{−(K+1)²/(2σ²)}/(1 − e^{−(K+1)/σ²}) < 1e-40 (Z ≥ 1)."""
+    if sigma >= 1.0:
+        n = np.arange(1, 5)
+        corr = 1.0 + 2.0 * float(np.sum(np.exp(-2.0 * math.pi**2 * sigma**2 * n * n)))
+        return math.log(sigma * math.sqrt(2.0 * math.pi)) + math.log(corr)
+    kmax = int(math.ceil(sigma * math.sqrt(2.0 * math.log(1e40)))) + 1
+    k = np.arange(-kmax, kmax + 1)
+    with np.errstate(under="ignore"):
+        return math.log(float(np.sum(np.exp(-(k * k) / (2.0 * sigma**2)))))
+
+
+@dataclasses.dataclass(frozen=True)
+class DiscreteGaussian(_Mechanism):
+    """Discrete Gaussian mechanism M(x) = x + Y, P[Y = k] = e^{−k²/(2σ²)}/Z on ℤ (Canonne, Kamath & Steinke
+    2020, Def. 1). ρ = Δ²/(2σ²)-zCDP (CKS 2020, Thm 14); ``pure_epsilon`` = inf; integer sensitivity Δ.
+
+    Exact profile: with loss L(k) = (Δ² − 2Δk)/(2σ²) of output k (x = 0, x′ = Δ),
+
+        δ(ε) = Σ_{k ≤ k*} p(k)·(1 − e^{ε − L(k)}),   k* = ⌊Δ/2 − εσ²/Δ⌋
+
+    a sum of non-negative terms (no cancellation). It is truncated at k ≥ min(k*, 0) − W with
+    W = ⌈σ√(2 ln 1e30)⌉ + 1: for k ≤ m ≤ 0, p(k) ≤ p(m)e^{−(m−k)²/(2σ²)}, so the neglected mass is
+    < 1e-30·p(min(k*,0))·(1 + σ²) — below double rounding of any δ the sum can resolve. Z is exact
+    (:func:`_dg_log_normaliser`). ``epsilon(delta)``: Brent root find on the continuous decreasing δ(ε).
+    Sampler: :func:`sample_discrete_gaussian` (CKS Algorithm 3).
+    """
+
+    sigma: float
+    sensitivity: int = 1
+    _integer_valued = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
+        object.__setattr__(self, "sensitivity", check_integer(self.sensitivity, "sensitivity", minimum=1))
+
+    @property
+    def rho(self) -> float:
+        return self.sensitivity**2 / (2.0 * self.sigma**2)
+
+    @property
+    def pure_epsilon(self) -> float:
+        return math.inf
+
+    @property
+    def _window(self) -> int:
+        return int(math.ceil(self.sigma * math.sqrt(2.0 * math.log(1e30)))) + 1
+
+    def _delta(self, e):
+        s2, dlt = self.sigma**2, self.sensitivity
+        w = self._window
+        if w + dlt > _MAX_DG_TERMS:
+            raise ValueError(f"sigma = {self.sigma!r} is too large for the exact discrete-Gaussian sum: "
+                             f"must be <= {(_MAX_DG_TERMS - dlt) / 6.6:.3g} (use Gaussian for a continuous proxy).")
+        lz = _dg_log_normaliser(self.sigma)
+        kstar = np.floor(dlt / 2.0 - e * s2 / dlt)
+        out = np.empty_like(e)
+        for i, (ks, ei) in enumerate(zip(kstar, e)):
+            lo = min(ks, 0.0) - w
+            k = np.arange(lo, ks + 1.0)
+            loss = (dlt * dlt - 2.0 * dlt * k) / (2.0 * s2)
+            with np.errstate(under="ignore"):
+                terms = np.exp(-(k * k) / (2.0 * s2) - lz) * -np.expm1(np.minimum(ei - loss, 0.0))
+            out[i] = float(np.sum(terms[::-1]))  # from the largest terms first is irrelevant; all >= 0
+        return _clip01(out, 0.0, 1.0)
+
+    def epsilon(self, delta: float) -> float:
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta (Brent root find on the exact profile; bracket doubled from the
+        zCDP bound ρ + 2√(ρ ln(1/δ)), CKS 2020 Thm 14 + Bun & Steinke 2016 Prop. 1.3)."""
+        d = check_delta(delta)
+        if d == 0.0:
+            return math.inf
+        if self._delta(np.array([0.0]))[0] <= d:
+            return 0.0
+        hi = self.rho + 2.0 * math.sqrt(self.rho * math.log(1.0 / d))
+        while self._delta(np.array([hi]))[0] > d:
+            hi *= 2.0
+        return _inverse_profile(self._delta, d, 0.0, hi)
+
+    def _sample(self, shape, rng):
+        return sample_discrete_gaussian(self.sigma, size=shape, rng=rng)
+
+    def pmf(self, k, value: int = 0):
+        """P[M(value) = k] = e^{−(k−value)²/(2σ²)}/Z."""
+        v = check_integer(value, "value")
+        kk = np.asarray(k, dtype=float)
+        with np.errstate(under="ignore"):
+            p = np.exp(-((kk - v) ** 2) / (2.0 * self.sigma**2) - _dg_log_normaliser(self.sigma))
+        return np.where(np.mod(kk, 1) == 0, p, 0.0)
+
+    def privacy_loss(self) -> PrivacyLossDistribution:
+        """Atoms L(k) = (Δ² − 2Δk)/(2σ²) with mass p(k), for |k| ≤ W + Δ (W as in the class docstring); the
+        omitted atoms carry mass ``truncated_mass`` < 1e-29."""
+        dlt, s2 = self.sensitivity, self.sigma**2
+        w = self._window + dlt
+        k = np.arange(-w, w + 1, dtype=float)
+        p = self.pmf(k)
+        loss = (dlt * dlt - 2.0 * dlt * k) / (2.0 * s2)
+        return PrivacyLossDistribution(atoms=tuple(loss.tolist()), masses=tuple(p.tolist()),
+                                       truncated_mass=max(0.0, 1.0 - float(np.sum(p))),
+                                       description="discrete Gaussian: atoms (Δ² − 2Δk)/(2σ²)")
+
+    def tradeoff(self, alpha):
+        """Exact Neyman–Pearson trade-off with randomisation over the (truncated, < 1e-29) loss atoms."""
+        a, scalar = _alpha_arg(alpha)
+        return _out(_discrete_tradeoff(self.privacy_loss(), a), scalar)
+
+
+def tdlap_kappa(epsilon: float, delta: float) -> int:
+    """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (natural log; Definition 8 of 000_eed7e3c6d3636c79, "User-level DP with few
+    examples per user").
+
+    >>> tdlap_kappa(1.0, 1e-5)
+    13
+    """
+    eps = check_positive(epsilon, "epsilon")
+    d = check_delta(delta, allow_zero=False)
+    return 1 + int(math.ceil(math.log(1.0 / d) / eps))
+
+
+@dataclasses.dataclass(frozen=True)
+class TruncatedDiscreteLaplace(_Mechanism):
+    """Shifted truncated discrete Laplace TDLap(ε, δ) (Definition 8 of 000_eed7e3c6d3636c79.txt): support
+    {0, 1, …, 2κ} (2κ + 1 points, inclusive), pmf ∝ e^{−ε|r − κ|}, κ = 1 + ⌈ln(1/δ)/ε⌉ (natural log).
+
+    **κ convention.** κ is computed from the (ε, δ) *given to this class*. Algorithm 1 (DelStab) of 000 calls it with
+    ε̄ = ε/3 and δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), the value the privacy proof (Lemma 18) needs; the printed
+    δ/(e^{2ε̄} + e^{ε} + 2) mixes ε̄ and ε and is smaller, hence also valid (digest pitfall 6). So the caller passes
+    ``TruncatedDiscreteLaplace(eps_bar, delta_bar)``; nothing here rescales.
+
+    As a mechanism on integers with sensitivity 1, ``release(x) = x + (R − κ)``, R ~ TDLap, so the noise is
+    R − κ ∈ {−κ, …, κ}. Its exact profile (closed form from the loss atoms ±ε and +∞):
+
+        δ(ε′) = p_end + A·(1 − e^{ε′−ε})_+,   p_end = e^{−εκ}/Z,   A = Σ_{j=0}^{κ−1} e^{−εj}/Z,
+
+    Z = 1 + 2e^{−ε}(1 − e^{−εκ})/(1 − e^{−ε}). p_end ≤ e^{−ε}δ < δ (the endpoint mass), so TDLap is (ε, δ)-DP;
+    ``pure_epsilon`` = inf and ``epsilon(d)`` = inf for d < p_end. The sampler draws the CKS discrete Laplace
+    (scale 1/ε) and rejects values outside [−κ, κ] (acceptance ≥ 1 − δ).
+    """
+
+    epsilon: float
+    delta: float
+    _integer_valued = True
+
+    def __post_init__(self):
+        eps = check_positive(self.epsilon, "epsilon")
+        d = check_delta(self.delta, allow_zero=False)
+        object.__setattr__(self, "epsilon", _CallableFloat(eps, self._inverse))
+        object.__setattr__(self, "delta", _CallableFloat(d, self._profile))
+    sensitivity = 1
+
+    @property
+    def kappa(self) -> int:
+        return tdlap_kappa(float(self.epsilon), float(self.delta))
+
+    @property
+    def pure_epsilon(self) -> float:
+        return math.inf
+
+    def _parts(self) -> tuple[float, float, float]:
+        """(p_end, A, B): endpoint mass, P[N ∈ {−κ+1..0}], P[N ∈ {1..κ}] for the centred noise N."""
+        e, k = float(self.epsilon), self.kappa
+        r = math.exp(-e)
+        geo = -math.expm1(-e * k) / -math.expm1(-e)  # Σ_{j=0}^{κ−1} e^{−εj}
+        z = 1.0 + 2.0 * r * geo
+        return math.exp(-e * k) / z, geo / z, r * geo / z
+
+    def _profile(self, epsilon):
+        """Exact privacy profile δ(ε′) (closed form above); scalar → float, array → array."""
+        return _Mechanism.delta(self, epsilon)
+
+    def _delta(self, e):
+        p_end, a, _ = self._parts()
+        return _clip01(p_end + a * -np.expm1(np.minimum(e - float(self.epsilon), 0.0)), 0.0, 1.0)
+
+    def _inverse(self, delta: float) -> float:
+        """Closed-form inverse: inf if delta < p_end, else max(0, ε + ln(1 − (delta − p_end)/A))."""
+        d = check_delta(delta)
+        p_end, a, _ = self._parts()
+        if d < p_end:
+            return math.inf
+        frac = (d - p_end) / a
+        if frac >= 1.0:
+            return 0.0
+        return max(0.0, float(self.epsilon) + math.log1p(-frac))
+
+    def _sample(self, shape, rng):
+        k = self.kappa
+        n = int(np.prod(shape))
+        e = float(self.epsilon)
+
+        def batch(m):
+            y = sample_discrete_laplace(1.0 / e, size=m, rng=rng)
+            return y, np.abs(y) <= k
+
+        return _rejection(batch, n, 0.5).astype(np.int64).reshape(shape)
+
+    def sample(self, size=None, rng=None):
+        """R ~ TDLap(ε, δ) on {0, …, 2κ} (ALG-1 of the digest), i.e. ``sample_noise + κ``."""
+        noise = self.sample_noise(size=size, rng=rng)
+        return noise + self.kappa
+
+    def pmf(self, k, value: int = 0):
+        """P[value + N = k] for the centred noise N = R − κ ∈ {−κ..κ}: e^{−ε|k − value|}/Z (0 outside)."""
+        v = check_integer(value, "value")
+        kk = np.asarray(k, dtype=float)
+        e, kap = float(self.epsilon), self.kappa
+        p_end, _, _ = self._parts()
+        z = math.exp(-e * kap) / p_end
+        inside = (np.abs(kk - v) <= kap) & (np.mod(kk, 1) == 0)
+        return np.where(inside, np.exp(-e * np.abs(kk - v)) / z, 0.0)
+
+    def privacy_loss(self) -> PrivacyLossDistribution:
+        """Atoms +inf (mass p_end: output −κ, impossible under x′ = 1), +ε (mass A: outputs −κ+1..0) and −ε
+        (mass B: outputs 1..κ); ``missing_mass`` = p_end (output κ+1 under x′). E[e^{−L}] = 1 − p_end."""
+        p_end, a, b = self._parts()
+        e = float(self.epsilon)
+        return PrivacyLossDistribution(atoms=(math.inf, e, -e), masses=(p_end, a, b), missing_mass=p_end,
+                                       description="TDLap: atoms +∞, ±ε")
+
+    def tradeoff(self, alpha):
+        """Exact Neyman–Pearson trade-off with randomisation (Dong, Roth & Su 2022, Def. 2.1)."""
+        a, scalar = _alpha_arg(alpha)
+        return _out(_discrete_tradeoff(self.privacy_loss(), a), scalar)
+
+
+# ============================================================================================ exponential mechanism
+
+
+def exponential_mechanism_probabilities(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
+    """P(i) = exp(ε u_i/(2Δ)) / Σ_j exp(ε u_j/(2Δ)) for utilities u (higher is better) (McSherry & Talwar 2007;
+    Dwork & Roth 2014, Def. 3.4). Computed with a log-sum-exp (``scipy.special.softmax``), exact to rounding.
+    (000's Theorem 9 writes the same with losses: exp(−ε·scr/(2Δ)).)
+
+    >>> exponential_mechanism_probabilities([0.0, 0.0], 1.0).tolist()
+    [0.5, 0.5]
+    """
+    u = check_array(scores, "scores", ndim=1)
+    eps = check_positive(epsilon, "epsilon")
+    s = check_positive(sensitivity, "sensitivity")
+    return special.softmax(eps * u / (2.0 * s))
+
+
+def exponential_mechanism(scores, epsilon: float, sensitivity: float = 1.0, rng=None) -> int:
+    """Sample index i with probability :func:`exponential_mechanism_probabilities` (McSherry & Talwar 2007)."""
+    p = exponential_mechanism_probabilities(scores, epsilon, sensitivity)
+    g = as_rng(rng)
+    return int(min(np.searchsorted(np.cumsum(p), g.random(), side="right"), p.size - 1))
