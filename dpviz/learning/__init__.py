@@ -1,0 +1,24 @@
+"""Learning with user-level DP (lesson 06): Algorithms 3, 4, 5, 7 of 004 and Algorithm H of 003.
+
+* :mod:`dpviz.learning.tasks` — synthetic user-partitioned linear / logistic regression with a heterogeneity knob;
+* :mod:`dpviz.learning.optim` — Algorithm 7 (generic first-order optimiser) in its three variants;
+* :mod:`dpviz.learning.training` — user-level DP-SGD (Algorithm 3), naive and example-level baselines, privacy
+  reports composed with :mod:`dpviz.accountants`;
+* :mod:`dpviz.learning.erm` — Phased ERM (Algorithm 4), private selection (Algorithm 5), heterogeneity transfer
+  (Theorem 9), the ERM reduction of 003 (Algorithm H);
+* :mod:`dpviz.learning.rates` — the rates of Theorems 3, 4, 5, 6, 7, 8 as formulas with validity conditions.
+
+References
+----------
+004: Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh, "Learning with User-Level Privacy", NeurIPS 2021.
+003: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with Few Users", 2022.
+"""
+
+from dpviz.learning.optim import *  # noqa: F401,F403
+from dpviz.learning.optim import __all__ as _o
+from dpviz.learning.tasks import *  # noqa: F401,F403
+from dpviz.learning.tasks import __all__ as _t
+from dpviz.learning.training import *  # noqa: F401,F403
+from dpviz.learning.training import __all__ as _tr
+
+__all__ = [*_t, *_o, *_tr]

@@ -1,0 +1,158 @@
+"""Algorithm 7 of 004 (Levy et al. 2021, App. E.2): the generic first-order optimiser, and its three variants.
+
+    for t = 0..T−1:  θ_t = Query(o_t);  g_t = O(θ_t);  o_{t+1} = Update(o_t, g_t)
+    return θ̂_T = Aggregate(o_0..o_T)
+
+Remark 2 of 004 names the variants used by Proposition 4; the paper gives no step sizes, so ours are stated here:
+
+* ``"convex"`` — fixed-step projected SGD, Aggregate = uniform average of θ_1..θ_T (Bubeck 2015, Thm 6.3).
+* ``"strongly_convex"`` — fixed-step projected SGD for the first ⌈T/2⌉ steps (restart point = last iterate), then
+  a single restart with decreasing steps η_k = min(η, 2/(μ(k + k₀))), k₀ = 2H/μ, and non-uniform averaging with
+  weights ∝ (k + k₀) (Kulunchakov & Mairal 2020, Cor. 32, in the spirit; weights after Lacoste-Julien et al. 2012).
+* ``"nonconvex"`` — fixed-step projected SGD; Aggregate returns a past iterate chosen uniformly at random
+  (Davis & Drusvyatskiy 2019, Cor. 3.6).
+
+Every update is θ ← Π_Θ(θ − η g) with Θ the ℓ₂ ball of radius ``radius``. The oracle is any callable
+``oracle(theta, t) -> g``; the private algorithms of :mod:`dpviz.learning.training` plug their noisy user-level
+gradient in here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable
+
+import numpy as np
+
+from dpviz._validation import as_rng, check_array, check_choice, check_integer, check_positive
+
+__all__ = ["FirstOrderMethod", "OptimisationTrace", "run_first_order", "VARIANTS"]
+
+VARIANTS = ("convex", "strongly_convex", "nonconvex")
+
+
+@dataclasses.dataclass(frozen=True)
+class FirstOrderMethod:
+    """The optimiser tuple {Query, Update, Aggregate} of Algorithm 7 (004), as a value object.
+
+    Parameters
+    ----------
+    variant : {"convex", "strongly_convex", "nonconvex"}
+        Remark 2 of 004.
+    learning_rate : float
+        Fixed step size η > 0.
+    radius : float
+        Θ = ℓ₂ ball of this radius around 0.
+    strong_convexity : float, optional
+        μ > 0, required for ``"strongly_convex"``.
+    smoothness : float
+        H > 0 (sets k₀ = 2H/μ in the strongly convex restart).
+    """
+
+    variant: str = "convex"
+    learning_rate: float = 1.0
+    radius: float = 1.0
+    strong_convexity: float | None = None
+    smoothness: float = 1.0
+
+    def __post_init__(self):
+        check_choice(self.variant, "variant", VARIANTS)
+        check_positive(self.learning_rate, "learning_rate")
+        check_positive(self.radius, "radius")
+        check_positive(self.smoothness, "smoothness")
+        if self.variant == "strongly_convex":
+            if self.strong_convexity is None:
+                raise ValueError("strong_convexity = None is not allowed: must be a finite number > 0 for the "
+                                 "strongly convex variant.")
+            check_positive(self.strong_convexity, "strong_convexity")
+
+    def project(self, theta: np.ndarray) -> np.ndarray:
+        nrm = float(np.linalg.norm(theta))
+        return theta if nrm <= self.radius else theta * (self.radius / nrm)
+
+    def step_size(self, t: int, T: int) -> float:
+        """η_t: fixed, except in the restart phase of the strongly convex variant."""
+        if self.variant != "strongly_convex":
+            return self.learning_rate
+        t1 = math.ceil(T / 2)
+        if t < t1:
+            return self.learning_rate
+        mu = self.strong_convexity
+        k0 = 2.0 * self.smoothness / mu
+        return min(self.learning_rate, 2.0 / (mu * (t - t1 + k0)))
+
+    def aggregate(self, iterates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """Aggregate(o_0..o_T) for the variant, over ``iterates`` of shape (T+1, d)."""
+        T = iterates.shape[0] - 1
+        if T == 0:
+            return iterates[0].copy()
+        if self.variant == "convex":
+            return iterates[1:].mean(axis=0)
+        if self.variant == "nonconvex":
+            return iterates[int(rng.integers(0, T + 1))].copy()
+        t1 = math.ceil(T / 2)
+        k0 = 2.0 * self.smoothness / self.strong_convexity
+        tail = iterates[t1 + 1:] if T > t1 else iterates[-1:]
+        w = np.arange(tail.shape[0]) + k0
+        return (w[:, None] * tail).sum(axis=0) / w.sum()
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class OptimisationTrace:
+    """Result of :func:`run_first_order`: all iterates θ_0..θ_T (shape (T+1, d)) and the aggregate θ̂_T."""
+
+    iterates: np.ndarray
+    output: np.ndarray
+
+
+def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: int, method: FirstOrderMethod, *,
+                    rng=None, progress: Callable[[float], None] | None = None,
+                    progress_every: int = 10) -> OptimisationTrace:
+    """Algorithm 7 of 004: T calls to ``oracle(theta_t, t)`` with projected updates, then Aggregate.
+
+    Parameters
+    ----------
+    oracle : callable
+        ``oracle(theta, t) -> g`` (a (d,) gradient estimate). Private oracles are user-level DP on their own;
+        the optimiser only post-processes their answers.
+    theta0 : array_like, shape (d,)
+        Starting point (projected onto Θ).
+    T : int
+        Number of oracle calls, ≥ 1.
+    method : FirstOrderMethod
+    rng : Generator or int, optional
+        Used only by the non-convex Aggregate.
+    progress : callable, optional
+        ``progress(fraction)`` called every ``progress_every`` steps and at the end.
+
+    Raises
+    ------
+    ValueError
+        T < 1, a bad starting point, or an oracle answer of the wrong shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = FirstOrderMethod("convex", learning_rate=0.5, radius=10.0)
+    >>> tr = run_first_order(lambda th, t: th - 1.0, np.zeros(2), 200, m)   # ∇ of ½‖θ − 1‖²
+    >>> np.round(tr.iterates[-1], 6)
+    array([1., 1.])
+    """
+    T = check_integer(T, "T", minimum=1)
+    th = check_array(theta0, "theta0", ndim=1).astype(float)
+    g_rng = as_rng(rng)
+    d = th.shape[0]
+    iterates = np.empty((T + 1, d))
+    th = method.project(th)
+    iterates[0] = th
+    every = max(1, int(progress_every))
+    for t in range(T):
+        g = np.asarray(oracle(th, t), dtype=float)
+        if g.shape != (d,):
+            raise ValueError(f"oracle returned shape {g.shape}, which is not allowed: must be ({d},).")
+        th = method.project(th - method.step_size(t, T) * g)
+        iterates[t + 1] = th
+        if progress is not None and ((t + 1) % every == 0 or t + 1 == T):
+            progress((t + 1) / T)
+    return OptimisationTrace(iterates=iterates, output=method.aggregate(iterates, g_rng))

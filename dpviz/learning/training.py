@@ -1,0 +1,444 @@
+"""Training with user-level DP: Algorithm 3 of 004 and the baselines it is compared with.
+
+Four ways to train on n users × m examples, all vectorised over users and driven by Algorithm 7
+(:func:`dpviz.learning.optim.run_first_order`):
+
+* :func:`train_user_level` — **Algorithm 3 of 004 (Winsorized First-Order Optimization)**: at every step, each user's
+  *average* gradient g_u = ∇L(θ_t; S_u), then one private user-level mean of the g_u.
+  ``mode="paper"`` is the algorithm as printed: the mean is WinsorizedMeanHighD (Algorithm 2, from
+  :mod:`dpviz.mean`) at the per-step budget ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (Thm 10 of 004), with B = G.
+  ``mode="practical"`` (ours, labelled as such everywhere) keeps the idea — clip user gradients to a ball of radius
+  ∝ τ ∝ 1/√m around a *public* centre instead of to radius G around 0 — but makes it usable at n ≈ 10³:
+  the centre is the previous step's released private gradient (free post-processing), the radius is
+  r_t = τ + H‖θ_t − θ_{t−1}‖ + 2 s_{t−1}√d (drift of a user's gradient plus the centre's noise), capped at G, and
+  the noise is Gaussian with the same noise multiplier as the naive baseline. The paper's constants make
+  Algorithm 3 lose to the naive baseline until m is in the millions (digest 004 pitfall P14).
+* :func:`train_naive` — clip each user's average gradient to ‖g_u‖ ≤ G, Gaussian noise with sensitivity 2G/n
+  (replace-one) (digest 004 §2.12): privacy cost independent of m.
+* :func:`train_example_level` — example-level (item-level) DP-SGD: per-example clipping to C, Gaussian noise,
+  full batch. Its guarantee protects one *example*; a user's m examples move the clipped sum by up to 2mC, so its
+  exact user-level cost is the same Gaussian with m times the sensitivity.
+* :func:`train_nonprivate` — the same optimiser with exact gradients.
+
+Privacy of every run is reported as user-level (ε, δ) by composing the run's per-step events with
+:mod:`dpviz.accountants` (:class:`PrivacySpent`). Neighbouring datasets differ in one user's whole data
+(replace-one, Definition 1 of 004).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable
+
+import numpy as np
+
+from dpviz._validation import as_rng, check_choice, check_delta, check_integer, check_positive, check_probability
+from dpviz.learning import _privacy
+from dpviz.learning.optim import FirstOrderMethod, run_first_order
+from dpviz.learning.tasks import UserTask, concentration_radius
+
+__all__ = [
+    "PrivacySpent",
+    "TrainingRun",
+    "train_nonprivate",
+    "train_naive",
+    "train_user_level",
+    "train_example_level",
+    "compare_training",
+    "algorithm3_budget",
+    "step_size",
+    "METHODS",
+]
+
+METHODS = ("user_level", "naive", "example_level", "nonprivate")
+
+
+@dataclasses.dataclass(frozen=True)
+class PrivacySpent:
+    """The (ε, δ) one training run spends, at user level, as composed by an accountant.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        User-level (ε, δ): one user's entire data may change (replace-one).
+    epsilon_item : float or None
+        Item-level ε (only for example-level DP-SGD, which is calibrated to it).
+    epsilon_paper : float or None
+        The guarantee the paper's own analysis claims (Algorithm 3: the target ε, via Thm 10 of 004, for ε ≤ 1).
+    accountant : str
+        Which accountant composed ``events``.
+    events : tuple
+        The per-run events ((kind, value), count): ``("gaussian", z)`` is a Gaussian mechanism with
+        sensitivity 1 and σ = z; ``("pure", ε₀)`` an ε₀-DP mechanism. Anyone can recompose them.
+    """
+
+    epsilon: float
+    delta: float
+    accountant: str
+    events: tuple
+    epsilon_item: float | None = None
+    epsilon_paper: float | None = None
+
+    def __post_init__(self):
+        check_positive(self.epsilon, "epsilon", allow_zero=True, allow_inf=True)
+        check_delta(self.delta, "delta")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class TrainingRun:
+    """One training run: the aggregate θ̂, every iterate, the loss curve and the privacy spent.
+
+    ``losses[i]`` is the empirical loss L(θ_t; S) of iterate t = ``steps[i]`` (every step for linear tasks, ≤ 101
+    evenly spaced steps otherwise); ``excess[i]`` the population excess risk of that iterate when the task knows
+    its optimum. ``clip_fraction[t]`` (a non-private diagnostic for the lesson) is
+    the share of users whose gradient was clipped at step t; ``noise_std[t]`` the per-coordinate noise std added
+    to the mean gradient at step t.
+    """
+
+    method: str
+    label: str
+    theta: np.ndarray
+    iterates: np.ndarray
+    steps: np.ndarray
+    losses: np.ndarray
+    final_loss: float
+    excess: np.ndarray | None
+    final_excess: float | None
+    privacy: PrivacySpent | None
+    clip_fraction: np.ndarray
+    noise_std: np.ndarray
+    learning_rate: float
+    params: dict
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def step_size(task: UserTask, noise_norm: float, T: int) -> float:
+    """η = 1/(H_eff + ν√T/R): the fixed step of Prop. 4(i) of 004 (digest 004 §2.6 [impl]), R = diameter of Θ.
+
+    H_eff is the population curvature λ_max(E∇²ℓ) when the task knows it (a public property of the synthetic
+    distribution), else the smoothness bound H; ν is the norm of the gradient noise.
+    """
+    h_eff = _curvature(task)
+    return 1.0 / (h_eff + noise_norm * math.sqrt(T) / (2.0 * task.radius))
+
+
+def _curvature(task: UserTask) -> float:
+    if task.sigma_x is not None:
+        lam = float(np.linalg.eigvalsh(task.sigma_x)[-1])
+        return lam if task.kind == "linear" else 0.25 * lam
+    return task.smoothness
+
+
+def algorithm3_budget(epsilon: float, delta: float, T: int) -> tuple[float, float]:
+    """Per-step budget of Algorithm 3 of 004: ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (step 2; Thm 10).
+
+    >>> e, d = algorithm3_budget(1.0, 1e-5, 100)
+    >>> round(e, 4), d
+    (0.0101, 5e-08)
+    """
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta, "delta", allow_zero=False)
+    T = check_integer(T, "T", minimum=1)
+    return eps / (2.0 * math.sqrt(2.0 * T * math.log(2.0 / delta))), delta / (2.0 * T)
+
+
+def _common(task, T, epsilon=None, delta=None, learning_rate=None):
+    if not isinstance(task, UserTask):
+        raise ValueError(f"task = {type(task).__name__} is not allowed: must be a UserTask.")
+    T = check_integer(T, "T", minimum=1)
+    if epsilon is not None:
+        epsilon = check_positive(epsilon, "epsilon")
+        delta = check_delta(delta, "delta", allow_zero=False)
+    if learning_rate is not None:
+        learning_rate = check_positive(learning_rate, "learning_rate")
+    return T, epsilon, delta, learning_rate
+
+
+def _method(task, variant, lr, strong_convexity):
+    mu = strong_convexity
+    if variant == "strongly_convex" and mu is None:
+        mu = _curvature(task) / 10.0
+    return FirstOrderMethod(variant, learning_rate=lr, radius=task.radius, strong_convexity=mu,
+                            smoothness=_curvature(task))
+
+
+def _eval_steps(task, T):
+    """Steps at which the loss curve is evaluated: all for linear tasks, ≤ 101 evenly spaced otherwise."""
+    if task.kind == "linear" or T <= 100:
+        return np.arange(T + 1)
+    return np.unique(np.linspace(0, T, 101).round().astype(int))
+
+
+def _finish(task, method, label, trace, privacy, clip_frac, noise_std, lr, params):
+    steps = _eval_steps(task, trace.iterates.shape[0] - 1)
+    pts = trace.iterates[steps]
+    losses = np.asarray(task.loss(pts), dtype=float)
+    final_loss = float(task.loss(trace.output))
+    excess = final_excess = None
+    if task.theta_star is not None:
+        excess = np.asarray(task.excess_risk(pts), dtype=float)
+        final_excess = float(task.excess_risk(trace.output))
+    return TrainingRun(method=method, label=label, theta=trace.output, iterates=trace.iterates, steps=steps,
+                       losses=losses,
+                       final_loss=final_loss, excess=excess, final_excess=final_excess, privacy=privacy,
+                       clip_fraction=np.asarray(clip_frac, dtype=float), noise_std=np.asarray(noise_std, float),
+                       learning_rate=lr, params=params)
+
+
+def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Scale each row of v to ℓ₂ norm ≤ radius; returns (clipped, was_clipped)."""
+    nrm = np.linalg.norm(v, axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fac = np.where(nrm > radius, radius / np.where(nrm > 0, nrm, 1.0), 1.0)
+    return v * fac, (nrm[..., 0] > radius)
+
+
+def _report(events, delta, accountant, **extra) -> PrivacySpent:
+    try:
+        eps, name = _privacy.accountant_epsilon(events, delta, accountant)
+    except ImportError:  # accountants not installed in this checkout yet: exact closed forms (see _privacy)
+        eps, name = _privacy.reference_epsilon(events, delta), "closed form (μ-GDP / zCDP)"
+    return PrivacySpent(epsilon=eps, delta=delta, accountant=name, events=tuple(events), **extra)
+
+
+def _theta0(task, theta0):
+    return np.zeros(task.d) if theta0 is None else theta0
+
+
+# --------------------------------------------------------------------------------------------- algorithms
+
+
+def train_nonprivate(task: UserTask, T: int = 200, learning_rate: float | None = None, *, variant: str = "convex",
+                     strong_convexity: float | None = None, theta0=None, rng=None,
+                     progress: Callable[[float], None] | None = None) -> TrainingRun:
+    """Full-batch projected gradient descent on L(θ; S) (Algorithm 7 of 004 with the exact gradient oracle).
+
+    >>> from dpviz.learning.tasks import make_linear_task
+    >>> run = train_nonprivate(make_linear_task(200, 5, 3, rng=0), T=50)
+    >>> bool(run.losses[-1] < run.losses[0]), run.privacy is None
+    (True, True)
+    """
+    T, _, _, lr = _common(task, T, learning_rate=learning_rate)
+    lr = lr or step_size(task, 0.0, T)
+    meth = _method(task, variant, lr, strong_convexity)
+    trace = run_first_order(lambda th, t: task.full_gradient(th), _theta0(task, theta0), T, meth, rng=rng,
+                            progress=progress)
+    return _finish(task, "nonprivate", "non-private", trace, None, np.zeros(T), np.zeros(T), lr,
+                   dict(T=T, variant=variant))
+
+
+def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,
+                learning_rate: float | None = None, *, clip: float | None = None, variant: str = "convex",
+                strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
+                progress: Callable[[float], None] | None = None) -> TrainingRun:
+    """Naive user-level DP-SGD: clip each user's average gradient to norm C (default G), add N(0, s²I),
+    s = z·2C/n (digest 004 §2.12; the privacy error does not fall with m).
+
+    The noise multiplier z = √T/μ, with μ the exact GDP level spending (ε, δ) (:func:`_privacy.gdp_mu_for`):
+    T adaptive Gaussian steps of sensitivity 2C/n are exactly μ-GDP (Dong, Roth & Su 2022, Cor. 2).
+    """
+    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate)
+    C = task.lipschitz if clip is None else check_positive(clip, "clip")
+    g = as_rng(rng)
+    n, d = task.n, task.d
+    z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
+    s = z * 2.0 * C / n
+    lr = lr or step_size(task, s * math.sqrt(d), T)
+    clip_frac = np.zeros(T)
+
+    def oracle(th, t):
+        v, was = _clip_rows(task.user_gradients(th), C)
+        clip_frac[t] = was.mean()
+        return v.mean(axis=0) + g.normal(0.0, s, size=d)
+
+    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
+                            progress=progress)
+    privacy = _report([(("gaussian", z), T)], delta, accountant)
+    return _finish(task, "naive", "naive (clip to G + Gaussian)", trace, privacy, clip_frac, np.full(T, s), lr,
+                   dict(T=T, epsilon=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
+
+
+def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,
+                     learning_rate: float | None = None, *, mode: str = "practical", tau: float | None = None,
+                     gamma: float = 0.01, clip: float | None = None, variant: str = "convex",
+                     strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
+                     progress: Callable[[float], None] | None = None) -> TrainingRun:
+    """User-level DP-SGD: Algorithm 3 of 004 (Winsorized First-Order Optimization).
+
+    Every step uses all n users: g_u = ∇L(θ_t; S_u) (step 5), then a private user-level mean (step 6).
+
+    Parameters
+    ----------
+    task : UserTask
+    epsilon, delta : float
+        Target user-level (ε, δ).
+    T : int
+        Number of steps, ≥ 1.
+    learning_rate : float, optional
+        Fixed step η > 0; default :func:`step_size` from this method's public noise level.
+    mode : {"practical", "paper"}
+        ``"paper"``: step 6 is WinsorizedMeanHighD (Alg. 2 of 004, :func:`dpviz.mean.winsorized_mean_highd`) at
+        (ε′, δ′) = :func:`algorithm3_budget`, γ/T per call (Thm 10), B = G. ``"practical"`` (ours): centre =
+        previous private gradient, radius r_t (module docstring), Gaussian noise with noise multiplier z as in
+        :func:`train_naive`, so both spend exactly the same (ε, δ).
+    tau : float, optional
+        Concentration radius of the user gradients (public); default :func:`concentration_radius`
+        (G, m, n, γ) (γ/T in paper mode). Only utility depends on it.
+    gamma : float
+        Failure probability in τ.
+    clip : float, optional
+        Cap C on the practical radius (default G).
+
+    Returns
+    -------
+    TrainingRun
+        ``privacy.epsilon`` is the accountant's user-level ε; ``privacy.epsilon_paper`` the paper's claimed ε
+        (paper mode; Theorem 3 states it for ε ≤ 1).
+
+    Raises
+    ------
+    ValueError
+        T < 1, learning_rate ≤ 0, ε ≤ 0, δ ∉ (0, 1), τ ≤ 0, unknown mode.
+    """
+    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate)
+    check_choice(mode, "mode", ("practical", "paper"))
+    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
+    G = task.lipschitz
+    C = G if clip is None else check_positive(clip, "clip")
+    n, m, d = task.n, task.m, task.d
+    g = as_rng(rng)
+    if mode == "paper":
+        return _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g,
+                            progress)
+    tau = concentration_radius(G, m, n, gamma) if tau is None else check_positive(tau, "tau")
+    z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
+    H = task.smoothness
+    coef = 2.0 * z / n  # noise std per unit radius
+    # stationary radius r* = τ/(1 − 2 coef √d) if the feedback is stable; used for the public step size
+    loop = 2.0 * coef * math.sqrt(d)
+    r_typ = min(C, tau / (1.0 - loop)) if loop < 1 else C
+    lr = lr or step_size(task, coef * r_typ * math.sqrt(d), T)
+    clip_frac = np.zeros(T)
+    noise_std = np.zeros(T)
+    state = {"centre": None, "prev_theta": None, "prev_s": 0.0}
+
+    def oracle(th, t):
+        grads = task.user_gradients(th)
+        if state["centre"] is None:
+            r, centre = C, np.zeros(d)
+        else:
+            r = tau + H * float(np.linalg.norm(th - state["prev_theta"])) + 2.0 * state["prev_s"] * math.sqrt(d)
+            centre = state["centre"]
+            if r >= C:
+                r, centre = C, np.zeros(d)
+        v, was = _clip_rows(grads - centre, r)
+        s = coef * r
+        est = centre + v.mean(axis=0) + g.normal(0.0, s, size=d)
+        clip_frac[t] = was.mean()
+        noise_std[t] = s
+        state.update(centre=est, prev_theta=th.copy(), prev_s=s)
+        return est
+
+    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
+                            progress=progress)
+    privacy = _report([(("gaussian", z), T)], delta, accountant)
+    return _finish(task, "user_level", "user-level (winsorized, practical)", trace, privacy, clip_frac, noise_std,
+                   lr, dict(T=T, epsilon=eps, delta=delta, mode=mode, tau=tau, clip=C, noise_multiplier=z,
+                            variant=variant, gamma=gamma))
+
+
+def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g, progress):
+    from dpviz.mean import highd_parameters, winsorized_mean_highd
+
+    G, n, m, d = task.lipschitz, task.n, task.m, task.d
+    gam = gamma / T  # Thm 10 of 004 passes γ/K to each call (digest §2.7)
+    tau = concentration_radius(G, m, n, gam) if tau is None else check_positive(tau, "tau")
+    e1, d1 = algorithm3_budget(eps, delta, T)
+    prm = highd_parameters(n, d, e1, d1, tau, G, gam)
+    lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (digest pitfall P4)
+    lr = lr or step_size(task, lap_std * math.sqrt(prm.d_pad), T)
+    clip_frac = np.zeros(T)
+
+    def oracle(th, t):
+        grads = task.user_gradients(th)
+        clip_frac[t] = np.nan  # the rotated per-coordinate clipping is internal to Algorithm 2
+        return winsorized_mean_highd(grads, e1, d1, tau, G, gamma=gam, rng=g)
+
+    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
+                            progress=progress)
+    privacy = _report([(("pure", prm.epsilon_coord), T * prm.d_pad)], delta, accountant, epsilon_paper=eps)
+    return _finish(task, "user_level", "user-level (Algorithm 3, paper constants)", trace, privacy,
+                   clip_frac, np.full(T, lap_std), lr,
+                   dict(T=T, epsilon=eps, delta=delta, mode="paper", tau=tau, epsilon_step=e1, delta_step=d1,
+                        epsilon_coord=prm.epsilon_coord, d_pad=prm.d_pad, variant=variant, gamma=gamma))
+
+
+def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,
+                        learning_rate: float | None = None, *, clip: float | None = None, variant: str = "convex",
+                        strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
+                        progress: Callable[[float], None] | None = None) -> TrainingRun:
+    """Example-level DP-SGD (full batch): clip every example's gradient to C, noise N(0, (2Cz)²) on the sum.
+
+    Calibrated to **item-level** (ε, δ) (one example replaced: sensitivity 2C); z = √T/μ(ε, δ). Replacing one
+    user moves the clipped sum by up to 2mC, so the same run is exactly (√T·m/z)-GDP at user level:
+    ``privacy.epsilon`` is that user-level ε (much larger), ``privacy.epsilon_item`` the item-level one.
+    Costs O(n·m·d) per step (per-example gradients).
+    """
+    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate)
+    C = task.lipschitz if clip is None else check_positive(clip, "clip")
+    g = as_rng(rng)
+    n, m, d = task.n, task.m, task.d
+    N = n * m
+    z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
+    s = z * 2.0 * C / N  # std on the mean over N examples
+    lr = lr or step_size(task, s * math.sqrt(d), T)
+    clip_frac = np.zeros(T)
+
+    def oracle(th, t):
+        mean, frac = task.clipped_example_mean(th, C)
+        clip_frac[t] = frac
+        return mean + g.normal(0.0, s, size=d)
+
+    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
+                            progress=progress)
+    item = _report([(("gaussian", z), T)], delta, accountant)
+    user = _report([(("gaussian", z / m), T)], delta, accountant, epsilon_item=item.epsilon)
+    return _finish(task, "example_level", "example-level DP-SGD", trace, user, clip_frac, np.full(T, s), lr,
+                   dict(T=T, epsilon_item=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
+
+
+def compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200, *,
+                     methods=METHODS, mode: str = "practical", variant: str = "convex", rng=None,
+                     progress: Callable[[float], None] | None = None) -> dict[str, TrainingRun]:
+    """Run several methods on the same task at the same (ε, δ) (example-level at item-level ε), fixed seeds.
+
+    ``progress(fraction)`` advances over all methods together (example-level counts m times a user-level step).
+    """
+    for meth in methods:
+        check_choice(meth, "method", METHODS)
+    seeds = as_rng(rng).integers(0, 2**63 - 1, size=len(methods))
+    weights = {"example_level": 2.0, "user_level": 1.0, "naive": 1.0, "nonprivate": 0.5}
+    total = sum(weights[mm] for mm in methods)
+    done = 0.0
+    runs = {}
+    for meth, seed in zip(methods, seeds):
+        w = weights[meth]
+
+        def prog(f, _done=done, _w=w):
+            if progress is not None:
+                progress((_done + _w * f) / total)
+
+        if meth == "nonprivate":
+            runs[meth] = train_nonprivate(task, T, variant=variant, rng=seed, progress=prog)
+        elif meth == "naive":
+            runs[meth] = train_naive(task, epsilon, delta, T, variant=variant, rng=seed, progress=prog)
+        elif meth == "user_level":
+            runs[meth] = train_user_level(task, epsilon, delta, T, mode=mode, variant=variant, rng=seed,
+                                          progress=prog)
+        else:
+            runs[meth] = train_example_level(task, epsilon, delta, T, variant=variant, rng=seed, progress=prog)
+        done += w
+    return runs

@@ -1,0 +1,316 @@
+"""Tests of dpviz.learning (tasks, Algorithm 7, user-level DP-SGD and baselines, privacy reports)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz.learning import (
+    FirstOrderMethod,
+    algorithm3_budget,
+    compare_training,
+    concentration_radius,
+    make_linear_task,
+    make_logistic_task,
+    run_first_order,
+    train_example_level,
+    train_naive,
+    train_nonprivate,
+    train_user_level,
+    user_task_from_arrays,
+)
+from dpviz.learning._privacy import gdp_delta, gdp_epsilon, gdp_mu_for, group_privacy, reference_epsilon
+from dpviz.mechanisms import Gaussian
+
+
+@pytest.fixture(scope="module")
+def small_task():
+    return make_linear_task(300, 8, 4, rng=0)
+
+
+# ------------------------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("fn", [train_nonprivate, train_naive, train_user_level, train_example_level])
+def test_T_below_one_rejected(small_task, fn):
+    with pytest.raises(ValueError, match="T = 0"):
+        fn(small_task, T=0)
+
+
+@pytest.mark.parametrize("lr", [0.0, -0.1, math.nan])
+@pytest.mark.parametrize("fn", [train_nonprivate, train_naive, train_user_level, train_example_level])
+def test_learning_rate_must_be_positive(small_task, fn, lr):
+    with pytest.raises(ValueError, match="learning_rate"):
+        fn(small_task, T=5, learning_rate=lr)
+
+
+def test_mismatched_shapes_rejected():
+    X = np.zeros((5, 3, 2))
+    with pytest.raises(ValueError, match=r"y has shape \(5, 4\)"):
+        user_task_from_arrays("linear", X, np.zeros((5, 4)))
+    with pytest.raises(ValueError, match="user 1 has 3 feature rows but 2 labels"):
+        user_task_from_arrays("linear", [np.zeros((3, 2))] * 2, [np.zeros(3), np.zeros(2)])
+    with pytest.raises(ValueError, match="feature dimensions"):
+        user_task_from_arrays("linear", [np.zeros((3, 2)), np.zeros((3, 4))], [np.zeros(3)] * 2)
+    with pytest.raises(ValueError, match="same m"):
+        user_task_from_arrays("linear", [np.zeros((3, 2)), np.zeros((4, 2))], [np.zeros(3), np.zeros(4)])
+    task = make_linear_task(10, 2, 3, rng=0)
+    with pytest.raises(ValueError, match="theta has shape"):
+        task.user_gradients(np.zeros(4))
+
+
+def test_users_with_no_examples_rejected():
+    with pytest.raises(ValueError, match="user 2 has no examples"):
+        user_task_from_arrays("logistic", [np.ones((2, 3))] * 2 + [np.ones((0, 3))], [np.ones(2)] * 2 + [np.ones(0)])
+    with pytest.raises(ValueError, match="no examples"):
+        user_task_from_arrays("linear", np.zeros((4, 0, 3)), np.zeros((4, 0)))
+
+
+@pytest.mark.parametrize("kw, name", [(dict(epsilon=0.0), "epsilon"), (dict(delta=0.0), "delta"),
+                                      (dict(delta=1.0), "delta"), (dict(mode="fast"), "mode"),
+                                      (dict(tau=-1.0), "tau"), (dict(variant="adam"), "variant")])
+def test_user_level_bad_parameters(small_task, kw, name):
+    with pytest.raises(ValueError, match=name):
+        train_user_level(small_task, T=3, **kw)
+
+
+def test_strongly_convex_needs_mu():
+    with pytest.raises(ValueError, match="strong_convexity"):
+        FirstOrderMethod("strongly_convex", learning_rate=0.1)
+
+
+# ------------------------------------------------------------------------------------------- tasks
+
+
+def test_user_gradients_match_per_example_average():
+    for task in (make_linear_task(40, 6, 3, heterogeneity=0.3, rng=1), make_logistic_task(40, 6, 3, rng=1)):
+        th = np.array([0.3, -0.2, 0.1])
+        brute = task.example_gradients(th).mean(axis=1)  # (1/m) Σ_j ∇ℓ(θ; z_j^(u))
+        np.testing.assert_allclose(task.user_gradients(th), brute, atol=1e-12)
+        np.testing.assert_allclose(task.full_gradient(th), brute.mean(axis=0), atol=1e-12)
+        # gradient is the derivative of the loss (central differences)
+        e = 1e-6
+        num = [(task.loss(th + e * np.eye(3)[i]) - task.loss(th - e * np.eye(3)[i])) / (2 * e) for i in range(3)]
+        np.testing.assert_allclose(task.full_gradient(th), num, atol=1e-7)
+
+
+def test_clipped_example_mean_matches_brute_force():
+    task = make_logistic_task(30, 5, 4, rng=2)
+    th = np.array([2.0, -1.0, 0.5, 3.0])
+    g = task.example_gradients(th).reshape(-1, 4)
+    nrm = np.linalg.norm(g, axis=1, keepdims=True)
+    brute = (g * np.minimum(1.0, 0.1 / nrm)).mean(axis=0)
+    mean, frac = task.clipped_example_mean(th, 0.1)
+    np.testing.assert_allclose(mean, brute, atol=1e-14)
+    assert frac == pytest.approx(float((nrm > 0.1).mean()))
+
+
+def test_public_lipschitz_bound_holds():
+    task = make_linear_task(200, 10, 5, heterogeneity=0.5, rng=3)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        th = rng.normal(size=5)
+        th *= task.radius / np.linalg.norm(th)  # worst case on the boundary of Θ
+        assert np.linalg.norm(task.example_gradients(th), axis=-1).max() <= task.lipschitz
+
+
+def test_linear_excess_risk_exact_formula():
+    task = make_linear_task(10, 2, 3, rng=0)
+    d = np.array([0.1, 0.2, -0.3])
+    assert task.excess_risk(task.theta_star + d) == pytest.approx(0.5 * d @ task.sigma_x @ d, rel=1e-14)
+    # Σ = E[xxᵀ] exactly: Monte-Carlo check, tolerance 5 standard errors per entry
+    big = make_linear_task(20000, 5, 3, rng=1)
+    x = big.X.reshape(-1, 3)
+    outer = x[:, :, None] * x[:, None, :]
+    se = outer.std(axis=0) / math.sqrt(x.shape[0])
+    assert np.all(np.abs(outer.mean(axis=0) - big.sigma_x) < 5 * se + 1e-12)
+
+
+def test_concentration_radius_covers_user_gradients():
+    # the derived McDiarmid radius holds for all users in (at least) 1 − γ of datasets; here: all 5 seeds
+    for seed in range(5):
+        task = make_linear_task(500, 50, 4, rng=seed)
+        th = np.zeros(4)
+        g = task.user_gradients(th)
+        pop = task.sigma_x @ (th - task.theta_star)  # population gradient at θ
+        tau = concentration_radius(task.lipschitz, task.m, task.n, 0.01)
+        assert np.linalg.norm(g - pop, axis=1).max() <= tau
+
+
+# ------------------------------------------------------------------------------------------- Algorithm 7
+
+
+def test_first_order_variants():
+    target = np.array([0.3, -0.4])
+    oracle = lambda th, t: th - target  # noqa: E731  ∇ of ½‖θ − target‖², μ = H = 1
+    conv = run_first_order(oracle, np.zeros(2), 400, FirstOrderMethod("convex", 0.5, radius=1.0))
+    np.testing.assert_allclose(conv.output, target, atol=0.01)  # average of iterates → 1/T bias
+    sc = run_first_order(oracle, np.zeros(2), 400, FirstOrderMethod("strongly_convex", 0.5, 1.0, 1.0, 1.0))
+    np.testing.assert_allclose(sc.output, target, atol=1e-9)
+    nc = run_first_order(oracle, np.zeros(2), 50, FirstOrderMethod("nonconvex", 0.5, 1.0), rng=3)
+    assert any(np.array_equal(nc.output, it) for it in nc.iterates)
+    # projection: the optimum outside Θ is projected onto the sphere
+    far = run_first_order(lambda th, t: th - np.array([3.0, 4.0]), np.zeros(2), 300,
+                          FirstOrderMethod("strongly_convex", 0.5, 1.0, 1.0, 1.0))
+    np.testing.assert_allclose(far.output, [0.6, 0.8], atol=1e-9)
+
+
+def test_strongly_convex_schedule():
+    m = FirstOrderMethod("strongly_convex", learning_rate=0.5, radius=1.0, strong_convexity=0.1, smoothness=1.0)
+    T = 100
+    assert m.step_size(0, T) == 0.5 and m.step_size(49, T) == 0.5
+    k0 = 20.0
+    assert m.step_size(50 + 30, T) == pytest.approx(2.0 / (0.1 * (30 + k0)))
+
+
+def test_progress_callback_reaches_one(small_task):
+    seen = []
+    train_naive(small_task, T=25, rng=0, progress=seen.append)
+    assert seen[-1] == 1.0 and all(a < b for a, b in zip(seen, seen[1:]))
+
+
+# ------------------------------------------------------------------------------------------- privacy
+
+
+def test_gdp_profile_matches_mechanisms_gaussian():
+    # independent exact implementation: dpviz.mechanisms.Gaussian (Balle & Wang 2018, Thm 8)
+    for mu in (0.1, 0.7, 2.0):
+        for eps in (0.0, 0.5, 3.0):
+            assert gdp_delta(eps, mu) == pytest.approx(Gaussian(sigma=1.0 / mu).delta(eps), rel=1e-9, abs=1e-15)
+    assert gdp_epsilon(1e-5, gdp_mu_for(0.8, 1e-5)) == pytest.approx(0.8, rel=1e-9)
+
+
+@pytest.mark.parametrize("fn", [train_naive, train_user_level])
+def test_user_level_runs_spend_exactly_target(small_task, fn):
+    T, eps, delta = 40, 0.7, 1e-6
+    run = fn(small_task, eps, delta, T, rng=0)
+    z = run.params["noise_multiplier"]
+    # independent computation: T-fold Gaussian with Δ/σ = 1/z is a Gaussian with sensitivity √T
+    exact = Gaussian(sigma=z, sensitivity=math.sqrt(T)).epsilon(delta)
+    assert exact == pytest.approx(eps, rel=1e-8)
+    assert run.privacy.delta == delta
+    assert run.privacy.epsilon == pytest.approx(exact, rel=2e-3)  # PLD discretisation or exact closed form
+    assert run.privacy.events == ((("gaussian", z), T),)
+
+
+def test_example_level_user_level_cost_is_m_times_sensitivity(small_task):
+    T, eps, delta = 30, 1.0, 1e-5
+    run = train_example_level(small_task, eps, delta, T, rng=0)
+    z, m = run.params["noise_multiplier"], small_task.m
+    item = Gaussian(sigma=z, sensitivity=math.sqrt(T)).epsilon(delta)
+    user = Gaussian(sigma=z, sensitivity=m * math.sqrt(T)).epsilon(delta)
+    assert run.privacy.epsilon_item == pytest.approx(item, rel=2e-3)
+    assert run.privacy.epsilon == pytest.approx(user, rel=2e-3)
+    assert run.privacy.epsilon > 5 * eps  # example-level DP-SGD is far from user-level private
+    # group privacy (Lemma 6 of 000) is a valid but looser bound on the same quantity
+    # (compared at the group bound's own δ, which is larger)
+    g_eps, g_delta = group_privacy(item, delta, m)
+    assert Gaussian(sigma=z, sensitivity=m * math.sqrt(T)).epsilon(g_delta) <= g_eps
+
+
+def test_paper_mode_privacy_within_paper_claim():
+    task = make_linear_task(400, 10, 3, rng=0)
+    T, eps, delta = 20, 1.0, 1e-5
+    run = train_user_level(task, eps, delta, T, mode="paper", rng=0)
+    e1, d1 = algorithm3_budget(eps, delta, T)
+    assert run.params["epsilon_step"] == e1 and run.params["delta_step"] == d1
+    dp = run.params["d_pad"]
+    assert dp == 4
+    e_coord = e1 / math.sqrt(8 * dp * math.log(1 / d1))  # Alg. 2 of 004 per-coordinate budget
+    assert run.params["epsilon_coord"] == pytest.approx(e_coord, rel=1e-12)
+    assert run.privacy.events == ((("pure", pytest.approx(e_coord)), T * dp),)
+    # independent bound: zCDP composition of the same pure events must be >= the accountant's tighter answer
+    assert run.privacy.epsilon <= reference_epsilon(run.privacy.events, delta) * (1 + 1e-9)
+    # and the paper's claim (advanced composition, Thm 10 of 004) is valid, hence not below the true ε
+    assert run.privacy.epsilon_paper == eps and run.privacy.epsilon <= eps
+    assert np.isfinite(run.losses).all()
+
+
+# ------------------------------------------------------------------------------------------- utility
+
+
+def _naive_expected_excess(task, lr, T, s):
+    """Exact E[excess] of the averaged iterate of noisy GD on a quadratic (no clipping or projection active):
+    θ̂ = θ̂_det + ē, Cov(ē) = (η s / T)² Σ_{j=1..T} S_j S_jᵀ, S_j = Σ_{i<j} (I − ηĀ)^i."""
+    A = task._Abar
+    d = task.d
+    M = np.eye(d) - lr * A
+    S = np.zeros((d, d))
+    P = np.eye(d)
+    cov = np.zeros((d, d))
+    for _ in range(T):
+        S = S + P
+        P = P @ M
+        cov += S @ S.T
+    cov *= (lr * s / T) ** 2
+    det = train_nonprivate(task, T, learning_rate=lr).theta
+    diff = det - task.theta_star
+    return 0.5 * diff @ task.sigma_x @ diff + 0.5 * np.trace(task.sigma_x @ cov)
+
+
+@pytest.mark.parametrize("n, m", [(2000, 5), (4000, 5), (2000, 20)])
+def test_naive_excess_risk_matches_exact_prediction(n, m):
+    """Excess risk of the naive run equals its exact expectation (so it falls as 1/n² in the privacy term and
+    does not improve with m beyond the statistical term); 4 standard errors over 40 seeds."""
+    task = make_linear_task(n, m, 3, label_noise=0.3, rng=11)
+    T, lr, eps, delta = 60, 1.0, 2.0, 1e-5
+    vals = []
+    for seed in range(40):
+        run = train_naive(task, eps, delta, T, learning_rate=lr, rng=seed)
+        assert run.clip_fraction.max() == 0 and np.linalg.norm(run.iterates, axis=1).max() < task.radius
+        vals.append(run.final_excess)
+    s = run.noise_std[0]
+    pred = _naive_expected_excess(task, lr, T, s)
+    vals = np.array(vals)
+    assert abs(vals.mean() - pred) < 4 * vals.std(ddof=1) / math.sqrt(len(vals))
+
+
+def test_privacy_term_scales_as_theory():
+    # the exact prediction's noise part scales as s² ∝ 1/n² (naive, fixed m) — Thm 3 of 004 / §2.12 baseline
+    t1 = make_linear_task(500, 5, 3, rng=1)
+    t2 = make_linear_task(1000, 5, 3, rng=1)
+    r1 = train_naive(t1, 1.0, 1e-5, 60, learning_rate=2.0, rng=0)
+    r2 = train_naive(t2, 1.0, 1e-5, 60, learning_rate=2.0, rng=0)
+    assert r1.noise_std[0] / r2.noise_std[0] == pytest.approx(2.0 * t1.lipschitz / t2.lipschitz)
+
+
+def test_erm_excess_falls_with_number_of_examples():
+    """Non-private ERM on the linear task: E[excess] ≈ s_e²·d/(2nm) (classical OLS asymptotics), so it falls
+    with both m and n; checked at two (n, m) with 4-SE tolerance plus the O(d/N) finite-sample correction."""
+    s_e, d = 0.5, 3
+    for n, m in [(200, 5), (200, 20), (800, 5)]:
+        vals = []
+        for seed in range(60):
+            task = make_linear_task(n, m, d, label_noise=s_e, rng=seed)
+            vals.append(task.excess_risk(task.erm_solution()))
+        vals = np.array(vals)
+        N = n * m
+        pred = s_e**2 * d / (2 * N)
+        tol = 4 * vals.std(ddof=1) / math.sqrt(len(vals)) + pred * 3 * d / N * 10
+        assert abs(vals.mean() - pred) < tol, (n, m, vals.mean(), pred)
+
+
+def test_user_level_beats_naive_when_m_is_large():
+    """The regime of 004 (privacy cost ∝ τ ∝ 1/√m for user-level, independent of m for naive): with m = 1000
+    the winsorized (practical) run has lower excess risk than the naive one at the same (ε, δ); with m = 5 the
+    user gradients are not concentrated (τ > G) and both coincide exactly."""
+    big = make_linear_task(500, 1000, 3, rng=4)
+    assert concentration_radius(big.lipschitz, big.m, big.n) < big.lipschitz / 3
+    u = np.array([train_user_level(big, 1.0, 1e-5, 60, learning_rate=2.0, rng=s).final_excess for s in range(12)])
+    nv = np.array([train_naive(big, 1.0, 1e-5, 60, learning_rate=2.0, rng=s).final_excess for s in range(12)])
+    diff = nv - u
+    assert diff.mean() > 4 * diff.std(ddof=1) / math.sqrt(len(diff))
+    small = make_linear_task(500, 5, 3, rng=4)
+    assert concentration_radius(small.lipschitz, small.m, small.n) > small.lipschitz
+    a = train_user_level(small, 1.0, 1e-5, 30, rng=7)
+    b = train_naive(small, 1.0, 1e-5, 30, rng=7)
+    np.testing.assert_array_equal(a.iterates, b.iterates)
+
+
+def test_compare_training_runs_all_methods(small_task):
+    seen = []
+    runs = compare_training(small_task, 1.0, 1e-5, 20, rng=0, progress=seen.append)
+    assert set(runs) == {"user_level", "naive", "example_level", "nonprivate"}
+    assert seen[-1] == pytest.approx(1.0)
+    assert runs["nonprivate"].privacy is None
+    assert runs["nonprivate"].final_loss <= min(r.final_loss for r in runs.values()) + 1e-12
