@@ -1,0 +1,335 @@
+"""Panels of lesson 02 "Composition lab": all accountants side by side, ε against k, calibration, group privacy.
+
+* :class:`CompositionLabPanel` — k, mechanism, noise, sampling rate, δ, neighbouring relation → ε from every
+  accountant (bars, PLD error bar), the privacy profile δ(ε) of the composition, and the "why accountants disagree"
+  table (ratio to the tightest, kind of bound, reason, source);
+* :class:`EpsilonVsCompositionsPanel` — ε against the number of compositions k, one line per accountant, with a
+  predict-then-reveal exercise on 100 Gaussians;
+* :class:`CalibrationPanel` — target ε → the noise σ (or Laplace b) each accountant needs;
+* :class:`GroupPrivacyPanel` — generic group privacy against the exact answer for a user with k records, with a
+  predict-then-reveal exercise.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import ipywidgets as W
+
+from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.plots import composition as P
+
+__all__ = ["CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel",
+           "disagreement_table"]
+
+_MECH_OPTIONS = [("Gaussian", "gaussian"), ("Laplace", "laplace"), ("Randomized response", "rr")]
+_NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one person", "replace_one")]
+_NOISE_CONTROL = {"gaussian": "sigma", "laplace": "scale", "rr": "eps0"}
+
+
+def _noise_controls() -> dict[str, W.Widget]:
+    return {
+        "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
+        "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
+        "eps0": log_slider("randomized response ε₀", 0.1, -2.0, 1.0, step=0.05),
+    }
+
+
+def _show_only_noise(controls: dict[str, W.Widget], mechanism: str) -> None:
+    """Show the noise slider of the chosen mechanism only (the others keep their values)."""
+    for m, name in _NOISE_CONTROL.items():
+        if name in controls:
+            controls[name].layout.display = None if m == mechanism else "none"
+
+
+def _noise(v: dict, mechanism: str) -> float:
+    return float(v[_NOISE_CONTROL[mechanism]])
+
+
+def _check_sampling(rate: float, neighboring: str) -> None:
+    if rate < 1.0 and neighboring == "replace_one":
+        raise ValueError(
+            "Poisson subsampling (q < 1) is analysed for add/remove neighbours only: with replace-one neighbours the "
+            "dataset size is fixed, so a Poisson sample's size would leak. Set q = 1 or switch to add/remove.")
+
+
+def _count(v: dict, key: str = "k") -> int:
+    return max(1, int(round(v[key])))
+
+
+def disagreement_table(mechanism: str, noise: float, count: int, rate: float, delta: float,
+                       neighboring: str) -> str:
+    """HTML table "why accountants disagree" for one setting: ε, ratio to the tightest, kind of bound, why, source.
+
+    The tightest is the exact ε when a closed form exists (k Gaussians), else the smallest certified upper bound.
+    """
+    results = P.compare_accountants(mechanism, noise, count, rate, delta, neighboring)
+    exact = P.exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+    ref = P.reference_epsilon(results, exact)
+    rows = []
+    for r in results:
+        info = P.ACCOUNTANT_INFO[r.accountant]
+        if not r.available:
+            eps, ratio = "n/a", "—"
+            why = f"Not applicable here: {html.escape(r.error or '')}"
+        else:
+            eps = P._fmt(r.epsilon)
+            if ref is None or not math.isfinite(r.epsilon):
+                ratio = "—" if ref is None else "∞"
+            elif ref == 0:
+                ratio = "1.00×" if r.epsilon == 0 else "∞"
+            else:
+                ratio = f"{r.epsilon / ref:.2f}×"
+            why = html.escape(info.why)
+            if r.accountant == "pld" and r.lower is not None:
+                eps = f"{P._fmt(r.lower)} … {P._fmt(r.epsilon)}"
+                if math.isfinite(r.epsilon) and r.epsilon > 0:
+                    why += f" Here the bracket is {100 * (r.epsilon - r.lower) / r.epsilon:.2g}% wide."
+            if r.alternative is not None and math.isfinite(r.alternative):
+                conv = "classic conversion (Mironov 2017, Prop. 3)" if r.accountant == "rdp" else \
+                    "simple conversion ρ + 2√(ρ ln 1/δ) (Bun–Steinke 2016, Prop. 1.3)"
+                why += f" The {conv} would give ε = {r.alternative:.4g}."
+        rows.append(
+            f"<tr><td style='color:{info.colour};font-weight:600'>{html.escape(info.label)}</td>"
+            f"<td style='text-align:right'>{eps}</td><td style='text-align:right'>{ratio}</td>"
+            f"<td>{html.escape(info.kind)}</td><td>{why}</td><td><small>{html.escape(info.reference)}</small></td></tr>"
+        )
+    if exact is not None:
+        head = (f"Tightest = the <b>exact</b> ε = {exact:.4g}: {count:,} Gaussians of σ = {noise:.3g} are one Gaussian "
+                f"of σ/√k = {noise / math.sqrt(count):.4g} (Dong–Roth–Su 2019, Cor. 3.3; Balle–Wang 2018, Thm 8).")
+    elif ref is not None:
+        head = (f"Tightest = the smallest certified upper bound, ε = {ref:.4g} (no closed form for this setting; "
+                "PLD's optimistic end shows how much lower the truth could be).")
+    else:
+        head = "No accountant gives a finite ε here."
+    return (
+        "<div style='max-width:1100px'><b>Why accountants disagree</b> — same mechanism, same δ = "
+        f"{delta:.0e}, different mathematics. {head}"
+        "<table style='border-collapse:collapse;margin-top:4px;font-size:90%' cellpadding='4'>"
+        "<tr style='border-bottom:1px solid #999'><th>accountant</th><th>ε</th><th>× tightest</th>"
+        "<th>kind of bound</th><th>why</th><th>source</th></tr>" + "".join(rows) + "</table></div>"
+    )
+
+
+class CompositionLabPanel(Panel):
+    """Every accountant at once: ε bars with the PLD error bar, the privacy profile, and the disagreement table."""
+
+    title = "Composition lab: every accountant on the same composition"
+    intro = ("Compose <i>k</i> copies of one mechanism (optionally Poisson-subsampled at rate q) and ask every "
+             "accountant for ε at your δ. All of them are correct; they differ in how much they can prove. "
+             "The Gaussian and Laplace steps answer a sum of values clipped to [−1, 1]: sensitivity 1 for add/remove "
+             "neighbours, 2 for replace-one.")
+
+    def _build_controls(self):
+        c = {"k": log_slider("compositions k", 100, 0.0, 5.0, step=0.1, readout_format=",.0f"),
+             "mechanism": dropdown("mechanism", _MECH_OPTIONS, "gaussian")}
+        c.update(_noise_controls())
+        c["rate"] = log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1)
+        c["delta"] = log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e")
+        c["neighboring"] = toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove")
+        return c
+
+    def _render(self, v):
+        mech = v["mechanism"]
+        _show_only_noise(self.controls, mech)
+        noise, k, q, delta, nb = _noise(v, mech), _count(v), float(v["rate"]), float(v["delta"]), v["neighboring"]
+        _check_sampling(q, nb)
+        bars = P.accountant_bars_figure(mech, noise, k, q, delta, nb)
+        self.report_progress(0.5)
+        prof = P.privacy_profile_figure(mech, noise, k, q, delta, nb)
+        hint = None
+        if delta > 1e-4:
+            hint = "δ above 10⁻⁴ is weak: δ should be much smaller than 1/n for n people."
+        elif q < 1 and mech != "gaussian":
+            hint = "Subsampled Laplace / randomized response: fewer accountants can amplify these; see which say n/a."
+        return View(figures=[bars, prof], readout=disagreement_table(mech, noise, k, q, delta, nb), hint=hint)
+
+    def bench_values(self):
+        vals = super().bench_values()
+        vals["k"] = [1, 10, 100, 1000, 10_000, 100_000]
+        vals["rate"] = [1.0, 0.1, 0.01]
+        return vals
+
+
+def _answer_100_gaussians() -> float:
+    return float(P.exact_epsilon("gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA))
+
+
+_EX_SIGMA = 10.0
+_EX_DELTA = 1e-5
+
+
+def _explain_100_gaussians(truth: float) -> str:
+    one = P.exact_epsilon("gaussian", _EX_SIGMA, 1, 1.0, _EX_DELTA)
+    basic = P.epsilon_result("basic", "gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA)
+    b = f"{basic.epsilon:.3g}" if basic.available else "n/a"
+    return (f"One release has ε₁ = {one:.3g}; 100 × ε₁ = {100 * one:.3g} is the naive guess, and the basic accountant "
+            f"(which also splits δ over the 100 steps) certifies {b}. But 100 Gaussians of σ = {_EX_SIGMA:g} are "
+            f"exactly one Gaussian of σ/√100 = {_EX_SIGMA / 10:g} (Dong–Roth–Su 2019, Cor. 3.3), so ε grows like "
+            "√k, not k: the exact value comes from the Balle–Wang profile (2018, Thm 8).")
+
+
+class EpsilonVsCompositionsPanel(Panel):
+    """ε against the number of compositions k (log–log), one line per accountant, PLD bracket shaded."""
+
+    title = "ε against the number of compositions k"
+    intro = ("How fast does the privacy budget run out? Basic composition grows like k, every other accountant like "
+             "√k once k is large — but with very different constants.")
+    slow = True
+
+    def __init__(self, **overrides):
+        self.exercise = PredictReveal(
+            f"A Gaussian mechanism with σ = {_EX_SIGMA:g} (sensitivity 1) is run 100 times on the same data. "
+            f"What is the exact ε at δ = 10⁻⁵ of the whole composition?",
+            _answer_100_gaussians, explain=_explain_100_gaussians, rel_tol=0.15, guess_label="ε after 100 runs:")
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        c = {"mechanism": dropdown("mechanism", _MECH_OPTIONS, "gaussian")}
+        c.update(_noise_controls())
+        c["rate"] = log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1)
+        c["delta"] = log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e")
+        c["max_k"] = log_slider("largest k shown", 10_000, 1.0, 5.0, step=1.0, readout_format=",.0f")
+        c["neighboring"] = toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove")
+        return c
+
+    def _render(self, v):
+        mech = v["mechanism"]
+        _show_only_noise(self.controls, mech)
+        _check_sampling(float(v["rate"]), v["neighboring"])
+        fig = P.epsilon_vs_count_figure(mech, _noise(v, mech), float(v["rate"]), float(v["delta"]), v["neighboring"],
+                                        max_count=_count(v, "max_k"), current=None, n_points=11,
+                                        progress=self.report_progress)
+        return View(figures=[fig])
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def bench_values(self):
+        vals = super().bench_values()
+        vals["rate"] = [1.0, 0.1, 0.01]
+        vals["max_k"] = [10, 100, 1000, 10_000]
+        return vals
+
+
+class CalibrationPanel(Panel):
+    """Target ε → the noise each accountant needs (σ for a Gaussian, b for Laplace)."""
+
+    title = "Calibration: how much noise does each accountant ask for?"
+    intro = ("Fix the privacy target and the training schedule; each accountant returns the smallest noise it can "
+             "certify. A tighter accountant buys accuracy for free: the same promise with less noise.")
+    slow = True
+
+    def _build_controls(self):
+        return {
+            "target": slider("target ε", 1.0, 0.1, 10.0, 0.1),
+            "mechanism": dropdown("mechanism", [("Gaussian (σ)", "gaussian"), ("Laplace (b)", "laplace")],
+                                  "gaussian"),
+            "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
+            "k": log_slider("compositions k", 100, 0.0, 4.0, step=0.1, readout_format=",.0f"),
+            "rate": log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1),
+        }
+
+    def _render(self, v):
+        mech, target, delta, k, q = v["mechanism"], float(v["target"]), float(v["delta"]), _count(v), float(v["rate"])
+        fig = P.calibration_figure(mech, target, delta, k, q, progress=self.report_progress)
+        sym = P.NOISE_SYMBOL[mech]
+        vals = {n: P.calibrated_noise(n, mech, target, delta, k, q) for n in P.ACCOUNTANT_ORDER}
+        ok = {n: x for n, (x, _) in vals.items() if x is not None}
+        best = min(ok.values()) if ok else None
+        rows = []
+        for n in P.ACCOUNTANT_ORDER:
+            info = P.ACCOUNTANT_INFO[n]
+            x, err = vals[n]
+            if x is None:
+                rows.append(f"<tr><td>{info.label}</td><td colspan='3'>n/a — {html.escape(err or '')}</td></tr>")
+                continue
+            rows.append(f"<tr><td style='color:{info.colour};font-weight:600'>{info.label}</td>"
+                        f"<td style='text-align:right'>{x:.4g}</td><td style='text-align:right'>{x / best:.2f}×</td>"
+                        f"<td style='text-align:right'>{(x / best) ** 2:.2f}×</td></tr>")
+        readout = (f"<b>Smallest {sym} per accountant</b> for ε ≤ {target:g} at δ = {delta:.0e}. The noise variance "
+                   f"grows like {sym}², so the last column is how many times more data the same accuracy would need "
+                   "(an average's error scales like 1/√n)."
+                   "<table cellpadding='4' style='border-collapse:collapse;font-size:90%'><tr style='border-bottom:1px "
+                   f"solid #999'><th>accountant</th><th>{sym}</th><th>× least</th><th>variance × least</th></tr>"
+                   + "".join(rows) + "</table>")
+        return View(figures=[fig], readout=readout)
+
+    def bench_values(self):
+        vals = super().bench_values()
+        vals["k"] = [1, 10, 100, 1000]
+        vals["rate"] = [1.0, 0.1]
+        vals["target"] = [0.5, 1.0, 2.0, 8.0]
+        return vals
+
+
+_GP_SIGMA = 4.0
+_GP_K = 10
+
+
+def _answer_group() -> float:
+    c = P.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
+    return float(c["eps_exact"][-1])
+
+
+def _explain_group(truth: float) -> str:
+    c = P.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
+    return (f"One record: ε₁ = {c['eps1']:.3g}. Generic group privacy gives {_GP_K}·ε₁ = {c['eps_generic'][-1]:.3g} "
+            f"and inflates δ to {min(c['delta_generic'][-1], 1.0):.2g}. The exact answer treats the user's "
+            f"{_GP_K} records as one query that moves by {_GP_K}: a Gaussian with sensitivity {_GP_K}, i.e. noise "
+            f"σ/{_GP_K} = {_GP_SIGMA / _GP_K:g} per unit (Balle–Wang 2018, Thm 8), at the original δ = 10⁻⁵.")
+
+
+class GroupPrivacyPanel(Panel):
+    """Group privacy: generic (kε, geometric δ) against the exact answer for the same mechanism with sensitivity k."""
+
+    title = "Group privacy: one user with k records"
+    intro = ("DP protects one record. A user who contributes k records is a group of k. Compare the generic group "
+             "privacy theorem with what the same mechanism actually guarantees when the query moves by k.")
+
+    def __init__(self, **overrides):
+        self.exercise = PredictReveal(
+            f"A Gaussian mechanism with σ = {_GP_SIGMA:g} (sensitivity 1) protects each record. A user has "
+            f"{_GP_K} records in the data. What ε does the user get at δ = 10⁻⁵ (exactly, not by the generic theorem)?",
+            _answer_group, explain=_explain_group, rel_tol=0.15, guess_label="user's ε:")
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "group": int_slider("group size k", 4, 1, 20),
+            "mechanism": dropdown("mechanism", [("Gaussian", "gaussian"), ("Laplace", "laplace")], "gaussian"),
+            "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
+            "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
+            "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
+        }
+
+    def _render(self, v):
+        mech, k, delta = v["mechanism"], int(v["group"]), float(v["delta"])
+        _show_only_noise(self.controls, mech)
+        noise = _noise(v, mech)
+        fig = P.group_privacy_figure(mech, noise, delta, k, 20)
+        c = P.group_privacy_curves(mech, noise, delta, 20)
+        i = k - 1
+        eg, dg, ee = c["eps_generic"][i], c["delta_generic"][i], c["eps_exact"][i]
+        if mech == "gaussian":
+            es = c["eps_exact_same_delta"][i]
+            dtxt = f"{dg:.3g}" + (" (≥ 1: no guarantee at all)" if dg >= 1 else "")
+            readout = (
+                f"<b>Group of k = {k}</b> (σ = {noise:.3g}, one record: ε₁ = {c['eps1']:.4g} at δ = {delta:.0e})"
+                "<table cellpadding='4' style='font-size:90%'><tr><th></th><th>ε</th><th>δ</th></tr>"
+                f"<tr><td>generic group privacy (Dwork–Roth 2014, Thm 2.2)</td><td>{eg:.4g}</td><td>{dtxt}</td></tr>"
+                f"<tr><td>exact, sensitivity k, same δₖ</td><td>{es:.4g}</td><td>{min(dg, 1.0):.3g}</td></tr>"
+                f"<tr><td>exact, sensitivity k (Balle–Wang 2018, Thm 8)</td><td>{ee:.4g}</td><td>{delta:.0e}</td></tr>"
+                "</table>The generic theorem knows only (ε₁, δ₁); the exact answer knows it is a Gaussian whose "
+                "mean moves by k. User-level DP (later lessons) bounds each user's contribution instead of paying "
+                "for k."
+            )
+        else:
+            readout = (f"<b>Group of k = {k}</b>: Laplace with b = {noise:.3g} is pure ε₁ = {c['eps1']:.4g}-DP; the "
+                       f"group gets ε = k·ε₁ = {eg:.4g} both ways, δ = 0. For pure DP and Laplace, group privacy is "
+                       "exact: the sensitivity-k Laplace has ε = k/b.")
+        return View(figures=[fig], readout=readout)
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]

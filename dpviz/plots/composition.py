@@ -1,0 +1,792 @@
+"""Figures of lesson 02 "Composition lab": every accountant side by side on the learner's own settings.
+
+The lesson composes ``k`` copies of one mechanism (Gaussian, Laplace or randomized response), optionally
+Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accountants` for its (ε, δ) guarantee:
+
+* :func:`accountant_bars_figure` — ε at the learner's δ, one bar per accountant, the PLD error bar drawn;
+* :func:`epsilon_vs_count_figure` — ε against the number of compositions k (log–log), one line per accountant;
+* :func:`privacy_profile_figure` — the privacy profile δ(ε) of the composition (log δ), with the PLD band;
+* :func:`calibration_figure` — target ε → the noise σ (or Laplace scale b) each accountant needs;
+* :func:`group_privacy_figure` — ε and δ for a group of k people, generic group privacy against the exact answer
+  of the same mechanism run with sensitivity k (a user with k records).
+
+The numbers come from small cached helpers (:func:`epsilon_result`, :func:`compare_accountants`,
+:func:`epsilon_vs_count`, :func:`privacy_profile`, :func:`calibrated_noise`, :func:`group_privacy_curves`) that are
+memoised with :func:`functools.lru_cache` on their hashable arguments, so a panel update that repeats a setting costs
+nothing. An accountant that does not support a setting (e.g. the optimal composition theorem for a subsampled
+mechanism) is reported as "not applicable" with its own error message, never silently dropped.
+
+References
+----------
+* Basic composition: Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Theorem 3.16.
+* Advanced composition: Dwork, Rothblum & Vadhan 2010 ("Boosting and differential privacy"), Theorem III.3.
+* Optimal composition: Kairouz, Oh & Viswanath 2015 ("The composition theorem for differential privacy"), Thm 3.3.
+* Rényi DP: Mironov 2017 ("Rényi differential privacy"), Prop. 1 (composition) and Prop. 3 (conversion);
+  improved conversion: Balle et al. 2020 ("Hypothesis testing interpretations and Rényi DP"), Theorem 21.
+* zCDP: Bun & Steinke 2016 ("Concentrated differential privacy: simplifications, extensions, and lower bounds"),
+  Lemma 2.3 / Prop. 1.3; conversion: Canonne, Kamath & Steinke 2020 ("The discrete Gaussian for DP"), Cor. 13.
+* Privacy loss distributions: Meiser & Mohammadi 2018 ("Tight on budget?"); Koskela, Jälkö & Honkela 2020
+  ("Computing tight DP guarantees using FFT"); Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022
+  ("Connect the dots: tighter discrete approximations of privacy loss distributions").
+* Exact Gaussian profile: Balle & Wang 2018 ("Improving the Gaussian mechanism for DP"), Theorem 8; k Gaussians
+  of noise σ compose exactly to one Gaussian of noise σ/√k (Dong, Roth & Su 2019, Corollary 3.3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from typing import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz import accountants as _acc
+from dpviz import mechanisms as _mech
+from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
+from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, caption
+
+__all__ = [
+    "ACCOUNTANT_ORDER",
+    "ACCOUNTANT_INFO",
+    "MECHANISM_LABELS",
+    "AccountantInfo",
+    "EpsilonResult",
+    "query_sensitivity",
+    "make_mechanism",
+    "make_event",
+    "epsilon_result",
+    "compare_accountants",
+    "exact_epsilon",
+    "reference_epsilon",
+    "count_grid",
+    "epsilon_vs_count",
+    "privacy_profile",
+    "calibrated_noise",
+    "group_privacy_curves",
+    "accountant_bars_figure",
+    "epsilon_vs_count_figure",
+    "privacy_profile_figure",
+    "calibration_figure",
+    "group_privacy_figure",
+]
+
+#: Accountants in the order the lesson shows them: loosest (oldest) to tightest.
+ACCOUNTANT_ORDER = ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
+
+#: The mechanisms of the lab and how the lesson names them.
+MECHANISM_LABELS = {"gaussian": "Gaussian", "laplace": "Laplace", "rr": "Randomized response"}
+
+#: The noise parameter of each mechanism (symbol shown on axes and sliders).
+NOISE_SYMBOL = {"gaussian": "σ", "laplace": "b", "rr": "ε₀"}
+
+NEIGHBORING = ("add_remove", "replace_one")
+
+
+@dataclasses.dataclass(frozen=True)
+class AccountantInfo:
+    """What the lesson says about one accountant: its label, what kind of bound it gives, why, and its source."""
+
+    key: str
+    label: str
+    kind: str  # "upper bound", "tight for its input", "numerically tight (bracketed)"
+    reference: str
+    why: str
+    colour: str
+    dash: str
+
+    def __post_init__(self):
+        check_choice(self.key, "key", ACCOUNTANT_ORDER)
+
+
+ACCOUNTANT_INFO = {
+    "basic": AccountantInfo(
+        "basic", "Basic", "upper bound (loose)",
+        "Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Thm 3.16",
+        "adds up ε and δ of every step: the worst case where every step's privacy loss is maximal at once. "
+        "Linear in k; only tight when k = 1 or for pathological mechanisms.",
+        PALETTE[5], DASHES[1]),
+    "advanced": AccountantInfo(
+        "advanced", "Advanced", "upper bound",
+        "Dwork, Rothblum & Vadhan 2010, Thm III.3",
+        "sees each step only as an (ε₀, δ₀) pair and bounds the summed privacy loss by a concentration "
+        "(Azuma) inequality: ε grows like √k, with a loose constant and an extra slack δ′.",
+        PALETTE[1], DASHES[2]),
+    "optimal": AccountantInfo(
+        "optimal", "Optimal (KOV)", "tight for the (ε₀, δ₀) description, loose for the mechanism",
+        "Kairouz, Oh & Viswanath 2015, Thm 3.3",
+        "the exact worst case over ALL (ε₀, δ₀)-DP mechanisms (the extreme one is randomized response). "
+        "Exact for k randomized responses; for a Gaussian it first forgets the Gaussian's shape, which costs.",
+        PALETTE[3], DASHES[3]),
+    "zcdp": AccountantInfo(
+        "zcdp", "zCDP", "upper bound (exact ρ, lossy conversion)",
+        "Bun & Steinke 2016, Lemma 2.3 & Prop. 1.3; Canonne, Kamath & Steinke 2020, Cor. 13",
+        "ρ adds up exactly, and a Gaussian is exactly ρ-zCDP, but the final conversion ρ → (ε, δ) is a "
+        "Chernoff-type bound; pure-DP steps enter as ρ = ε₀²/2 and subsampling is not amplified.",
+        PALETTE[2], DASHES[4]),
+    "rdp": AccountantInfo(
+        "rdp", "Rényi DP", "upper bound (exact curve, lossy conversion)",
+        "Mironov 2017, Prop. 1 & 3; Balle et al. 2020, Thm 21 (improved conversion)",
+        "composes the Rényi divergence curve ε(α) exactly (it adds up), then converts to (ε, δ) at the best "
+        "order α: that conversion is where the slack lives (about ln(1/δ)/(α−1)).",
+        PALETTE[4], DASHES[5]),
+    "pld": AccountantInfo(
+        "pld", "PLD", "numerically tight (error bar = discretisation)",
+        "Meiser & Mohammadi 2018; Koskela, Jälkö & Honkela 2020; Doroshenko et al. 2022",
+        "composes the whole privacy-loss distribution (convolution by FFT): no inequality at all, only a grid. "
+        "The pessimistic end is a valid upper bound, the optimistic end a lower bound.",
+        PALETTE[0], DASHES[0]),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class EpsilonResult:
+    """One accountant's answer for one setting.
+
+    ``epsilon`` is the guarantee it certifies (for PLD the pessimistic end), ``lower`` the PLD optimistic end,
+    ``alternative`` the other conversion (RDP classic, zCDP simple), ``error`` why the accountant does not apply.
+    """
+
+    accountant: str
+    epsilon: float | None
+    lower: float | None = None
+    alternative: float | None = None
+    error: str | None = None
+
+    @property
+    def available(self) -> bool:
+        return self.epsilon is not None
+
+
+# --------------------------------------------------------------------------------------------- computations
+
+
+def _check_setting(mechanism, noise, count, rate, neighboring):
+    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
+    noise = check_positive(noise, NOISE_SYMBOL[mechanism] if mechanism in NOISE_SYMBOL else "noise")
+    count = check_integer(count, "count", minimum=1)
+    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    check_choice(neighboring, "neighboring", NEIGHBORING)
+    return noise, count, rate
+
+
+def query_sensitivity(mechanism: str, neighboring: str = "add_remove") -> float:
+    """Sensitivity of the lab's query under the chosen neighbouring relation.
+
+    The Gaussian and Laplace steps of the lab answer a **sum of values clipped to [−1, 1]**: adding or removing one
+    person moves it by at most 1, replacing one person's value by at most 2. Randomized response reports one bit
+    about a person, which flips between neighbours under either relation (sensitivity 1 both ways). Accountants never
+    rescale sensitivity themselves (see :mod:`dpviz.accountants.events`).
+
+    >>> query_sensitivity("gaussian", "replace_one"), query_sensitivity("rr", "replace_one")
+    (2.0, 1.0)
+    """
+    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
+    check_choice(neighboring, "neighboring", NEIGHBORING)
+    return 2.0 if (neighboring == "replace_one" and mechanism != "rr") else 1.0
+
+
+def make_mechanism(mechanism: str, noise: float, sensitivity: float = 1.0):
+    """The mechanism object of :mod:`dpviz.mechanisms` for a lab setting.
+
+    ``noise`` is σ for ``"gaussian"``, the scale b for ``"laplace"`` and ε₀ for ``"rr"`` (randomized response,
+    whose sensitivity is always 1).
+
+    >>> make_mechanism("gaussian", 2.0).sigma
+    2.0
+    """
+    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
+    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
+    sensitivity = check_positive(sensitivity, "sensitivity")
+    if mechanism == "gaussian":
+        return _mech.Gaussian(noise, sensitivity=sensitivity)
+    if mechanism == "laplace":
+        return _mech.Laplace(noise, sensitivity=sensitivity)
+    return _mech.RandomizedResponse(noise)
+
+
+def make_event(mechanism: str, noise: float, rate: float = 1.0, neighboring: str = "add_remove"):
+    """The event one step of the lab composes: the mechanism with the query's sensitivity under ``neighboring``
+    (:func:`query_sensitivity`), Poisson-subsampled when ``rate < 1``."""
+    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    m = make_mechanism(mechanism, noise, query_sensitivity(mechanism, neighboring))
+    return m if rate >= 1.0 else _acc.PoissonSampled(m, rate)
+
+
+_EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)
+
+
+@functools.lru_cache(maxsize=1024)
+def _composed(name: str, mechanism: str, noise: float, rate: float, count: int, neighboring: str):
+    """(accountant after composing ``count`` steps, None) or (None, the reason it does not apply); cached."""
+    try:
+        cls = _acc.ACCOUNTANTS[name]
+    except (AttributeError, KeyError):
+        return None, f"the {name} accountant is not available in this installation"
+    try:
+        acct = cls(neighboring=neighboring)
+        acct = acct.compose(make_event(mechanism, noise, rate, neighboring), count=count)
+    except _EXPECTED as exc:
+        return None, str(exc) or type(exc).__name__
+    return acct, None
+
+
+def _finite_or_inf(x) -> float:
+    x = float(x)
+    if math.isnan(x):
+        raise ValueError("an accountant returned NaN")
+    return x
+
+
+@functools.lru_cache(maxsize=8192)
+def epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: float, delta: float,
+                   neighboring: str = "add_remove") -> EpsilonResult:
+    """ε of accountant ``name`` after ``count`` steps of the lab setting, at ``delta``; cached.
+
+    PLD reports its bracket (``lower`` = optimistic, ``epsilon`` = pessimistic); RDP uses the improved
+    conversion (Balle et al. 2020, Thm 21) with the classic one (Mironov 2017, Prop. 3) as ``alternative``;
+    zCDP uses the CKS conversion (CKS 2020, Cor. 13) with the simple ρ + 2√(ρ ln(1/δ)) as ``alternative``.
+    An accountant that cannot handle the setting yields ``epsilon=None`` and its error message.
+    """
+    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    check_choice(name, "accountant", ACCOUNTANT_ORDER)
+    delta = check_delta(delta, allow_zero=False)
+    acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
+    if acct is None:
+        return EpsilonResult(name, None, error=err)
+    try:
+        if name == "pld" and hasattr(acct, "epsilon_bounds"):
+            lo, hi = acct.epsilon_bounds(delta)
+            return EpsilonResult(name, _finite_or_inf(hi), lower=_finite_or_inf(lo))
+        if name == "rdp":
+            return EpsilonResult(name, _finite_or_inf(acct.epsilon(delta, method="improved")),
+                                 alternative=_finite_or_inf(acct.epsilon(delta, method="classic")))
+        if name == "zcdp":
+            return EpsilonResult(name, _finite_or_inf(acct.epsilon(delta, method="cks")),
+                                 alternative=_finite_or_inf(acct.epsilon(delta, method="simple")))
+        return EpsilonResult(name, _finite_or_inf(acct.epsilon(delta)))
+    except _EXPECTED as exc:
+        return EpsilonResult(name, None, error=str(exc) or type(exc).__name__)
+
+
+def compare_accountants(mechanism: str = "gaussian", noise: float = 4.0, count: int = 100, rate: float = 1.0,
+                        delta: float = 1e-5, neighboring: str = "add_remove") -> tuple[EpsilonResult, ...]:
+    """Every accountant's :class:`EpsilonResult` for one setting, in :data:`ACCOUNTANT_ORDER`."""
+    return tuple(epsilon_result(n, mechanism, noise, count, rate, delta, neighboring) for n in ACCOUNTANT_ORDER)
+
+
+@functools.lru_cache(maxsize=2048)
+def exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: float,
+                  neighboring: str = "add_remove") -> float | None:
+    """The exact ε(δ) of the composition when a closed form exists, else ``None``.
+
+    Only for ``count`` Gaussians of noise σ without subsampling: they compose exactly to one Gaussian of noise
+    σ/√k (Dong, Roth & Su 2019, Cor. 3.3), whose profile is exact (Balle & Wang 2018, Thm 8), with the query's
+    sensitivity under ``neighboring`` (:func:`query_sensitivity`).
+
+    >>> round(exact_epsilon("gaussian", 10.0, 100, 1.0, 1e-5), 6) == round(
+    ...     make_mechanism("gaussian", 1.0).epsilon(1e-5), 6)
+    True
+    """
+    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    delta = check_delta(delta, allow_zero=False)
+    if mechanism != "gaussian" or rate < 1.0:
+        return None
+    sens = query_sensitivity(mechanism, neighboring)
+    return float(_mech.Gaussian(noise / math.sqrt(count), sensitivity=sens).epsilon(delta))
+
+
+def reference_epsilon(results: Sequence[EpsilonResult], exact: float | None = None) -> float | None:
+    """The tightest valid ε: the exact one if known, else the smallest certified upper bound among ``results``."""
+    if exact is not None:
+        return exact
+    vals = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon)]
+    return min(vals) if vals else None
+
+
+def count_grid(max_count: int, n: int = 13) -> tuple[int, ...]:
+    """A modest log-spaced grid of compositions 1 … ``max_count`` (about ``n`` distinct integers).
+
+    >>> count_grid(100, 5)
+    (1, 3, 10, 32, 100)
+    """
+    max_count = check_integer(max_count, "max_count", minimum=1)
+    n = check_integer(n, "n", minimum=2)
+    grid = np.unique(np.round(np.logspace(0.0, math.log10(max_count), n)).astype(int))
+    return tuple(int(g) for g in grid)
+
+
+def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, neighboring: str,
+                     counts: Sequence[int], *, progress=None) -> dict[str, list[EpsilonResult]]:
+    """ε for every accountant at every count in ``counts`` (each point cached by :func:`epsilon_result`).
+
+    ``progress(fraction)`` is called as points complete (for a panel's progress bar).
+    """
+    out: dict[str, list[EpsilonResult]] = {n: [] for n in ACCOUNTANT_ORDER}
+    total = len(ACCOUNTANT_ORDER) * len(counts)
+    done = 0
+    for name in ACCOUNTANT_ORDER:
+        for k in counts:
+            out[name].append(epsilon_result(name, mechanism, noise, int(k), rate, delta, neighboring))
+            done += 1
+            if progress is not None:
+                progress(done / total)
+    return out
+
+
+@functools.lru_cache(maxsize=512)
+def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
+    acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
+    if acct is None:
+        return None, None, err
+    try:
+        if name == "pld" and hasattr(acct, "delta_bounds"):
+            pairs = [acct.delta_bounds(e) for e in eps_grid]
+            lo = np.array([p[0] for p in pairs], dtype=float)
+            hi = np.array([p[1] for p in pairs], dtype=float)
+            return hi, lo, None
+        vals = np.array([float(acct.delta(e)) for e in eps_grid], dtype=float)
+        return vals, None, None
+    except _EXPECTED as exc:
+        return None, None, str(exc) or type(exc).__name__
+
+
+def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: float, neighboring: str,
+                    epsilons: Sequence[float]):
+    """δ(ε) of the composition by accountant ``name`` on the grid ``epsilons``; cached.
+
+    Returns ``(delta, delta_lower, error)``: for PLD ``delta`` is the pessimistic and ``delta_lower`` the
+    optimistic profile; otherwise ``delta_lower`` is None; ``error`` is the reason when not applicable.
+    """
+    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    check_choice(name, "accountant", ACCOUNTANT_ORDER)
+    grid = tuple(float(check_positive(e, "epsilon", allow_zero=True)) for e in epsilons)
+    return _profile(name, mechanism, noise, count, rate, neighboring, grid)
+
+
+@functools.lru_cache(maxsize=512)
+def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
+                     rate: float) -> tuple[float | None, str | None]:
+    """The smallest noise (σ or Laplace scale b) for which accountant ``name`` certifies ``target_epsilon``.
+
+    Calls :func:`dpviz.accountants.calibrate_sigma` / ``calibrate_laplace_scale``; returns ``(noise, None)`` or
+    ``(None, reason)`` when that accountant cannot calibrate this setting.
+    """
+    check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
+    check_choice(name, "accountant", ACCOUNTANT_ORDER)
+    target_epsilon = check_positive(target_epsilon, "target_epsilon")
+    delta = check_delta(delta, allow_zero=False)
+    count = check_integer(count, "count", minimum=1)
+    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    fn = _acc.calibrate_sigma if mechanism == "gaussian" else _acc.calibrate_laplace_scale
+    try:
+        val = fn(target_epsilon, delta, count=count, sampling_rate=None if rate >= 1.0 else rate, accountant=name)
+    except _EXPECTED as exc:
+        return None, str(exc) or type(exc).__name__
+    val = float(val)
+    if not math.isfinite(val):
+        return None, "no finite noise reaches this target"
+    return val, None
+
+
+@functools.lru_cache(maxsize=512)
+def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:
+    """Smallest σ with ε(δ) ≤ target for ``count`` unsampled Gaussians: √k · σ₁, where σ₁ solves the exact
+    single-Gaussian profile (Balle & Wang 2018, Thm 8), by bisection on the monotone ε(σ) to 1e-12 relative.
+    """
+    target_epsilon = check_positive(target_epsilon, "target_epsilon")
+    delta = check_delta(delta, allow_zero=False)
+    count = check_integer(count, "count", minimum=1)
+    lo, hi = 1e-3, 1.0
+    while _mech.Gaussian(hi).epsilon(delta) > target_epsilon:
+        lo, hi = hi, hi * 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _mech.Gaussian(mid).epsilon(delta) > target_epsilon:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return hi * math.sqrt(count)
+
+
+@functools.lru_cache(maxsize=512)
+def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: int) -> dict[str, np.ndarray]:
+    """Group privacy for groups of size 1 … ``max_group``, two ways.
+
+    * generic: from the mechanism's single-person guarantee (ε₁, δ₁) — pure (ε₁, 0) for Laplace, (ε(δ), δ) for a
+      Gaussian — the group guarantee (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) of :func:`dpviz.accountants.group_privacy`
+      (Dwork & Roth 2014, Thm 2.2 and its (ε, δ) form; Vadhan 2017, Lemma 2.2);
+    * exact: the same mechanism when the group (a user with k records) moves the query by k, i.e. sensitivity k
+      (:func:`dpviz.accountants.group_privacy_mechanism`), at the generic δ_k (same δ, fairer ε comparison) and at
+      the single-person δ.
+
+    Returns arrays ``k``, ``eps_generic``, ``delta_generic`` (may exceed 1: vacuous), ``eps_exact_same_delta``
+    (NaN-free; ``inf`` where δ_k ≥ 1 makes any ε trivially valid is replaced by 0) and ``eps_exact``.
+    """
+    check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
+    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
+    delta = check_delta(delta, allow_zero=False)
+    max_group = check_integer(max_group, "max_group", minimum=1, maximum=1000)
+    m = make_mechanism(mechanism, noise)
+    if math.isfinite(m.pure_epsilon):
+        eps1, delta1 = float(m.pure_epsilon), 0.0
+    else:
+        eps1, delta1 = float(m.epsilon(delta)), delta
+    ks = np.arange(1, max_group + 1)
+    eg, dg, es, ee = [], [], [], []
+    for k in ks:
+        ek, dk = _acc.group_privacy(eps1, delta1, int(k))
+        mk = _acc.group_privacy_mechanism(m, int(k))
+        eg.append(float(ek))
+        dg.append(float(dk))
+        if math.isfinite(mk.pure_epsilon):
+            es.append(float(mk.pure_epsilon))
+            ee.append(float(mk.pure_epsilon))
+        else:
+            es.append(float(mk.epsilon(dk)) if dk < 1.0 else 0.0)
+            ee.append(float(mk.epsilon(delta)))
+    return {"k": ks, "eps_generic": np.array(eg), "delta_generic": np.array(dg),
+            "eps_exact_same_delta": np.array(es), "eps_exact": np.array(ee), "eps1": eps1, "delta1": delta1}
+
+
+# --------------------------------------------------------------------------------------------- figures
+
+
+def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str = TEMPLATE, **kwargs) -> dict:
+    """The same layout as :func:`dpviz.plots._theme.base_layout`, as a plain dict: plotly then resolves the
+    template once (when the Figure is built) instead of twice, which saves ~8 ms per figure update."""
+    return dict(template=template, title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)),
+                yaxis=dict(title=dict(text=yaxis_title)), **kwargs)
+
+
+def _setting_text(mechanism, noise, count, rate, delta=None, neighboring=None) -> str:
+    parts = [f"{count:,} × {MECHANISM_LABELS[mechanism]} ({NOISE_SYMBOL[mechanism]} = {noise:.3g})"]
+    if rate < 1.0:
+        parts.append(f"Poisson-sampled at q = {rate:.3g}")
+    if delta is not None:
+        parts.append(f"δ = {delta:.0e}")
+    if neighboring is not None:
+        parts.append(neighboring.replace("_", "/") if neighboring == "add_remove" else "replace-one")
+    return ", ".join(parts)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    if math.isinf(x):
+        return "∞"
+    return f"{x:.4g}"
+
+
+def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, count: int = 100, rate: float = 1.0,
+                           delta: float = 1e-5, neighboring: str = "add_remove", *,
+                           template: str = TEMPLATE) -> go.Figure:
+    """ε(δ) of the composition from every accountant: one bar each, the PLD bracket as an error bar.
+
+    A dashed line marks the exact ε when a closed form exists (k Gaussians = one Gaussian of σ/√k, Balle & Wang
+    2018 Thm 8). Accountants that do not apply get an empty slot labelled "n/a"; an infinite ε (no finite ε
+    reaches δ) a bar at the top labelled "∞". The y axis switches to log when the bars span more than 20×.
+    """
+    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    delta = check_delta(delta, allow_zero=False)
+    results = compare_accountants(mechanism, noise, count, rate, delta, neighboring)
+    exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+    finite = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon)]
+    finite += [r.lower for r in results if r.lower is not None and math.isfinite(r.lower) and r.lower > 0]
+    if exact is not None:
+        finite.append(exact)
+    top = max(finite) if finite else 1.0
+    pos = [f for f in finite if f > 0]
+    use_log = bool(pos) and max(pos) / min(pos) > 20
+    labels, ys, texts, colours, hovers = [], [], [], [], []
+    err_plus, err_minus = [], []
+    for r in results:
+        info = ACCOUNTANT_INFO[r.accountant]
+        labels.append(info.label)
+        colours.append(info.colour)
+        if not r.available:
+            ys.append(0.0 if not use_log else None)
+            texts.append("n/a")
+            hovers.append(f"{info.label}: not applicable — {r.error}")
+            err_plus.append(0.0)
+            err_minus.append(0.0)
+            continue
+        if math.isinf(r.epsilon):
+            ys.append(top * (1.5 if use_log else 1.15))
+            texts.append("∞")
+            hovers.append(f"{info.label}: no finite ε reaches δ = {delta:.1e}")
+            err_plus.append(0.0)
+            err_minus.append(0.0)
+            continue
+        ys.append(r.epsilon)
+        texts.append(_fmt(r.epsilon))
+        h = f"{info.label}: ε = {r.epsilon:.6g} ({info.kind})"
+        if r.lower is not None:
+            h += f"<br>optimistic (lower) end: {r.lower:.6g}"
+            err_minus.append(max(r.epsilon - r.lower, 0.0))
+        else:
+            err_minus.append(0.0)
+        if r.alternative is not None:
+            alt = "classic conversion" if r.accountant == "rdp" else "simple conversion"
+            h += f"<br>{alt}: {r.alternative:.6g}"
+        err_plus.append(0.0)
+        hovers.append(h)
+    bar = go.Bar(
+        x=labels, y=ys, text=texts, textposition="outside", marker=dict(color=colours),
+        hovertext=hovers, hoverinfo="text", name="ε certified (PLD: pessimistic end)",
+        error_y=dict(type="data", symmetric=False, array=err_plus, arrayminus=err_minus, color="#222222",
+                     thickness=2, width=8),
+        cliponaxis=False,
+    )
+    data = [bar]
+    if exact is not None:
+        data.append(go.Scatter(x=[labels[0], labels[-1]], y=[exact, exact], mode="lines",
+                               line=dict(color=ROLE["truth"], dash="dash", width=2),
+                               name=f"exact ε = {exact:.4g}", hoverinfo="name"))
+    layout = _layout(f"ε at δ = {delta:.0e}: {_setting_text(mechanism, noise, count, rate)}",
+                         "accountant", "ε (lower is tighter)", template=template)
+    fig = go.Figure(data=data, layout=layout)
+    fig.update_layout(showlegend=True, legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0,
+                                                   xanchor="right"),
+                      margin=dict(t=95))
+    if use_log:
+        fig.update_yaxes(type="log")
+    else:
+        fig.update_yaxes(rangemode="tozero")
+    caption(fig, "Sources: DRV 2010; KOV 2015; Bun–Steinke 2016 & CKS 2020 (zCDP); Mironov 2017 & Balle et al. 2020 "
+                 "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); exact: Balle–Wang "
+                 "2018 Thm 8.", y=-0.2)
+    if any(r.accountant == "pld" and r.lower is not None for r in results):
+        approx_note(fig, "PLD on a grid: error bar = its optimistic…pessimistic bracket")
+    return fig
+
+
+def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rate: float = 1.0,
+                            delta: float = 1e-5, neighboring: str = "add_remove", max_count: int = 100_000,
+                            current: int | None = 100, *, n_points: int = 13, progress=None,
+                            template: str = TEMPLATE) -> go.Figure:
+    """ε against the number of compositions k on log–log axes, one line per accountant, the PLD bracket shaded.
+
+    k runs over :func:`count_grid` (``n_points`` log-spaced integers up to ``max_count``); ``current`` marks the
+    learner's k with a vertical line. A dotted reference line shows the exact Gaussian ε when it exists.
+    """
+    noise, _, rate = _check_setting(mechanism, noise, 1, rate, neighboring)
+    delta = check_delta(delta, allow_zero=False)
+    counts = count_grid(max_count, n_points)
+    res = epsilon_vs_count(mechanism, noise, rate, delta, neighboring, counts, progress=progress)
+    data = []
+    missing = []
+    for name in ACCOUNTANT_ORDER:
+        info = ACCOUNTANT_INFO[name]
+        ks = [k for k, r in zip(counts, res[name]) if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+        es = [r.epsilon for r in res[name] if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+        if not ks:
+            errs = [r.error for r in res[name] if r.error]
+            missing.append(f"{info.label}: {errs[0] if errs else 'no finite ε'}")
+            data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
+                                   line=dict(color=info.colour, dash=info.dash)))
+            continue
+        if name == "pld":
+            lows = [r.lower if r.lower is not None else r.epsilon for r in res[name]
+                    if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+            lows = [max(lo, 1e-300) for lo in lows]
+            data.append(go.Scatter(x=ks + ks[::-1], y=es + lows[::-1], fill="toself", mode="lines",
+                                   line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)", hoverinfo="skip",
+                                   name="PLD bracket (optimistic…pessimistic)", showlegend=True))
+        data.append(go.Scatter(x=ks, y=es, mode="lines+markers", name=info.label,
+                               line=dict(color=info.colour, dash=info.dash, width=2.5), marker=dict(size=5),
+                               hovertemplate=f"{info.label}<br>k = %{{x:,}}<br>ε = %{{y:.4g}}<extra></extra>"))
+    if mechanism == "gaussian" and rate >= 1.0:
+        ex = [exact_epsilon(mechanism, noise, k, rate, delta, neighboring) for k in counts]
+        data.append(go.Scatter(x=list(counts), y=ex, mode="lines", name="exact (one Gaussian of σ/√k)",
+                               line=dict(color=ROLE["truth"], dash="dot", width=1.5),
+                               hovertemplate="exact<br>k = %{x:,}<br>ε = %{y:.4g}<extra></extra>"))
+    title = (f"ε against the number of compositions k, δ = {delta:.0e}: {MECHANISM_LABELS[mechanism]} "
+             f"({NOISE_SYMBOL[mechanism]} = {noise:.3g}" + (f", q = {rate:.3g})" if rate < 1.0 else ")"))
+    fig = go.Figure(data=data, layout=_layout(title, "number of compositions k", "ε", template=template))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    if current is not None:
+        fig.add_vline(x=int(current), line=dict(color="#777777", dash="dash", width=1))
+    caption(fig, "Each line: one accountant's certified ε (PLD: pessimistic end). Slopes on log–log axes: 1 for "
+                 "basic (linear), ½ for the others (√k) at large k.<br>Sources: as in the bar chart; exact: "
+                 "Dong–Roth–Su 2019 Cor. 3.3 + Balle–Wang 2018 Thm 8." + (
+                     "<br>Not applicable: " + "; ".join(missing) if missing else ""), y=-0.2)
+    approx_note(fig, f"ε computed at {len(counts)} values of k, joined by lines")
+    return fig
+
+
+def _eps_window(results, exact) -> tuple[float, float]:
+    vals = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+    tight = exact if exact is not None and exact > 0 else (min(vals) if vals else 1.0)
+    hi = max(vals) if vals else tight
+    hi = min(max(hi, tight) * 1.4, 60.0 * tight)
+    lo = tight / 5.0
+    return lo, max(hi, lo * 10)
+
+
+def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, count: int = 100, rate: float = 1.0,
+                           delta: float = 1e-5, neighboring: str = "add_remove", *, n_points: int = 40,
+                           template: str = TEMPLATE) -> go.Figure:
+    """The privacy profile δ(ε) of the composition by every accountant (log δ), with the PLD band shaded.
+
+    Every point (ε, δ) on a curve is a guarantee: the mechanism is (ε, δ(ε))-DP. A lower curve is a better
+    guarantee. ε runs over ``n_points`` log-spaced values around the learner's setting; δ below 1e-16 is cut.
+    """
+    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    delta = check_delta(delta, allow_zero=False)
+    results = compare_accountants(mechanism, noise, count, rate, delta, neighboring)
+    exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+    lo, hi = _eps_window(results, exact)
+    grid = tuple(float(x) for x in np.geomspace(lo, hi, n_points))
+    floor = 1e-16
+    data = []
+    for name in ACCOUNTANT_ORDER:
+        info = ACCOUNTANT_INFO[name]
+        d, dlow, err = privacy_profile(name, mechanism, noise, count, rate, neighboring, grid)
+        if d is None:
+            data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
+                                   line=dict(color=info.colour, dash=info.dash)))
+            continue
+        y = np.where(d >= floor, np.minimum(d, 1.0), np.nan)
+        if dlow is not None:
+            yl = np.where(dlow >= floor, np.minimum(dlow, 1.0), floor)
+            keep = ~np.isnan(y)
+            xs = list(np.array(grid)[keep])
+            data.append(go.Scatter(x=xs + xs[::-1], y=list(y[keep]) + list(yl[keep][::-1]), fill="toself",
+                                   mode="lines", line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)",
+                                   hoverinfo="skip", name="PLD band (optimistic…pessimistic)"))
+        data.append(go.Scatter(x=list(grid), y=[None if np.isnan(v) else float(v) for v in y], mode="lines",
+                               name=info.label, line=dict(color=info.colour, dash=info.dash, width=2.5),
+                               connectgaps=False,
+                               hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.3e}}<extra></extra>"))
+    if exact is not None:
+        g = _mech.Gaussian(noise / math.sqrt(count), sensitivity=query_sensitivity(mechanism, neighboring))
+        dex = np.array([float(g.delta(e)) for e in grid])
+        data.append(go.Scatter(x=list(grid), y=[float(v) if v >= floor else None for v in dex], mode="lines",
+                               name="exact (Gaussian σ/√k)", line=dict(color=ROLE["truth"], dash="dot", width=1.5),
+                               hovertemplate="exact<br>ε = %{x:.4g}<br>δ = %{y:.3e}<extra></extra>"))
+    title = f"Privacy profile δ(ε): {_setting_text(mechanism, noise, count, rate)}"
+    fig = go.Figure(data=data, layout=_layout(title, "ε", "δ(ε)  (log scale)", template=template))
+    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_xaxes(type="log")
+    fig.add_hline(y=delta, line=dict(color="#777777", dash="dash", width=1),
+                  annotation_text=f"your δ = {delta:.0e}", annotation_position="bottom left")
+    caption(fig, "Every point (ε, δ) on a curve is a valid guarantee; lower is tighter. "
+                 "Sources: as in the bar chart; profile definition: Balle et al. 2018 (privacy profiles).", y=-0.2)
+    approx_note(fig, f"δ(ε) evaluated at {n_points} values of ε")
+    return fig
+
+
+def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0, delta: float = 1e-5,
+                       count: int = 100, rate: float = 1.0, *, progress=None,
+                       template: str = TEMPLATE) -> go.Figure:
+    """Target ε → the smallest noise each accountant needs (σ for a Gaussian, b for Laplace), one bar each.
+
+    Less noise for the same target means a tighter accountant: the same privacy claim, more accuracy. The exact σ
+    (√k × the Balle–Wang σ₁) is marked for unsampled Gaussians.
+    """
+    check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
+    target_epsilon = check_positive(target_epsilon, "target_epsilon")
+    delta = check_delta(delta, allow_zero=False)
+    count = check_integer(count, "count", minimum=1)
+    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    labels, ys, texts, colours, hovers = [], [], [], [], []
+    for i, name in enumerate(ACCOUNTANT_ORDER):
+        info = ACCOUNTANT_INFO[name]
+        val, err = calibrated_noise(name, mechanism, target_epsilon, delta, count, rate)
+        if progress is not None:
+            progress((i + 1) / len(ACCOUNTANT_ORDER))
+        labels.append(info.label)
+        colours.append(info.colour)
+        ys.append(val)
+        texts.append(_fmt(val))
+        hovers.append(f"{info.label}: {NOISE_SYMBOL[mechanism]} = {val:.6g}" if val is not None
+                      else f"{info.label}: not applicable — {err}")
+    sym = NOISE_SYMBOL[mechanism]
+    data = [go.Bar(x=labels, y=ys, text=texts, textposition="outside", marker=dict(color=colours),
+                   hovertext=hovers, hoverinfo="text", name=f"smallest {sym} certified", cliponaxis=False)]
+    if mechanism == "gaussian" and rate >= 1.0:
+        ex = exact_gaussian_sigma(target_epsilon, delta, count)
+        data.append(go.Scatter(x=[labels[0], labels[-1]], y=[ex, ex], mode="lines",
+                               line=dict(color=ROLE["truth"], dash="dash", width=2),
+                               name=f"exact σ = {ex:.4g}", hoverinfo="name"))
+    fig = go.Figure(data=data, layout=_layout(
+        f"Noise needed for ε = {target_epsilon:.3g} at δ = {delta:.0e} after k = {count:,} "
+        f"{MECHANISM_LABELS[mechanism]} steps" + (f", q = {rate:.3g}" if rate < 1.0 else ""),
+        "accountant", f"smallest {sym} (lower = more accurate)", template=template))
+    fig.update_layout(legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"),
+                      margin=dict(t=95), showlegend=True)
+    vals = [v for v in ys if v is not None]
+    if vals and max(vals) / min(vals) > 20:
+        fig.update_yaxes(type="log")
+    else:
+        fig.update_yaxes(rangemode="tozero")
+    caption(fig, "Each bar: the smallest noise whose composed ε, as certified by that accountant, does not exceed "
+                 "the target (binary search).<br>Exact σ: √k · σ₁ with σ₁ from Balle–Wang 2018 Thm 8.", y=-0.2)
+    approx_note(fig, "binary search on the noise (never overshoots the target)")
+    return fig
+
+
+def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta: float = 1e-5,
+                         group: int = 4, max_group: int = 20, *, template: str = TEMPLATE) -> go.Figure:
+    """ε (left) and δ (right, log) for a group of k people: generic group privacy vs the exact sensitivity-k answer.
+
+    Generic: (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) (Dwork & Roth 2014, Thm 2.2; Vadhan 2017, Lemma 2.2). Exact: the same
+    mechanism with sensitivity k — what a user who contributes k records actually gets (Balle & Wang 2018, Thm 8
+    for the Gaussian; ε = k/b for Laplace).
+    """
+    from plotly.subplots import make_subplots
+
+    check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
+    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
+    delta = check_delta(delta, allow_zero=False)
+    max_group = check_integer(max_group, "max_group", minimum=2, maximum=1000)
+    group = check_integer(group, "group", minimum=1, maximum=max_group)
+    c = group_privacy_curves(mechanism, noise, delta, max_group)
+    ks = [int(k) for k in c["k"]]
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14,
+                        subplot_titles=("ε for a group of k", "δ for a group of k"))
+    fig.add_trace(go.Scatter(x=ks, y=list(c["eps_generic"]), mode="lines+markers", name="generic group privacy (kε₁)",
+                             line=dict(color=ROLE["approx"], dash="dash"), legendgroup="g",
+                             hovertemplate="generic<br>k = %{x}<br>ε = %{y:.4g}<extra></extra>"), row=1, col=1)
+    if mechanism == "gaussian":
+        fig.add_trace(go.Scatter(x=ks, y=list(c["eps_exact_same_delta"]), mode="lines+markers",
+                                 name="exact, sensitivity k, at the generic δₖ", line=dict(color=ROLE["alt"]),
+                                 hovertemplate="exact at δₖ<br>k = %{x}<br>ε = %{y:.4g}<extra></extra>"),
+                      row=1, col=1)
+    fig.add_trace(go.Scatter(x=ks, y=list(c["eps_exact"]), mode="lines+markers",
+                             name=f"exact, sensitivity k, at δ = {delta:.0e}" if mechanism == "gaussian"
+                             else "exact, sensitivity k (pure, δ = 0)",
+                             line=dict(color=ROLE["exact"], width=3),
+                             hovertemplate="exact<br>k = %{x}<br>ε = %{y:.4g}<extra></extra>"), row=1, col=1)
+    dg = np.asarray(c["delta_generic"], dtype=float)
+    if mechanism == "gaussian":
+        fig.add_trace(go.Scatter(x=ks, y=[float(v) for v in dg], mode="lines+markers", name="generic δₖ",
+                                 line=dict(color=ROLE["approx"], dash="dash"), showlegend=False,
+                                 hovertemplate="generic<br>k = %{x}<br>δₖ = %{y:.3e}<extra></extra>"), row=1, col=2)
+        fig.add_trace(go.Scatter(x=ks, y=[delta] * len(ks), mode="lines", name="δ of the exact curve",
+                                 line=dict(color=ROLE["exact"], width=3), showlegend=False,
+                                 hovertemplate="exact<br>δ = %{y:.1e}<extra></extra>"), row=1, col=2)
+        fig.add_hline(y=1.0, line=dict(color="#777777", dash="dot"), row=1, col=2,
+                      annotation_text="δ = 1: vacuous", annotation_position="top left")
+        fig.update_yaxes(type="log", exponentformat="power", row=1, col=2)
+    else:
+        fig.add_trace(go.Scatter(x=ks, y=[0.0] * len(ks), mode="lines", name="δ = 0 (pure DP) both ways",
+                                 line=dict(color=ROLE["exact"], width=3), showlegend=False,
+                                 hovertemplate="δ = 0<extra></extra>"), row=1, col=2)
+    for col in (1, 2):
+        fig.add_vline(x=group, line=dict(color="#777777", dash="dash", width=1), row=1, col=col)
+    fig.update_xaxes(title_text="group size k (records of one user)", row=1, col=1)
+    fig.update_xaxes(title_text="group size k", row=1, col=2)
+    fig.update_yaxes(title_text="ε", rangemode="tozero", row=1, col=1)
+    fig.update_yaxes(title_text="δ", row=1, col=2)
+    fig.update_layout(template=template, title=dict(
+        text=f"Group privacy for {MECHANISM_LABELS[mechanism]} ({NOISE_SYMBOL[mechanism]} = {noise:.3g})"),
+        legend=dict(orientation="h", y=-0.25, x=0, yanchor="top"), margin=dict(b=140), height=470)
+    caption(fig, "Generic: Dwork & Roth 2014 Thm 2.2 with the geometric δ factor (e^{kε}−1)/(e^{ε}−1). Exact: the "
+                 "mechanism with sensitivity k (Balle–Wang 2018 Thm 8; Laplace: ε = k/b).", y=-0.45)
+    return fig
