@@ -136,7 +136,7 @@ def algorithm3_budget(epsilon: float, delta: float, T: int) -> tuple[float, floa
     """Per-step budget of Algorithm 3 of 004: ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (step 2; Thm 10).
 
     >>> e, d = algorithm3_budget(1.0, 1e-5, 100)
-    >>> round(e, 4), d
+    >>> round(e, 4), float(f"{d:.3g}")
     (0.0101, 5e-08)
     """
     eps = check_positive(epsilon, "epsilon")
