@@ -17,3 +17,7 @@ from dpviz.partial.interpretation import *  # noqa: F401,F403
 from dpviz.partial.interpretation import __all__ as _int_all
 
 __all__ = list(_acc_all) + list(_hist_all) + list(_int_all)
+from dpviz.partial.marginals import *  # noqa: F401,F403,E402
+from dpviz.partial.marginals import __all__ as _marg_all  # noqa: E402
+
+__all__ += list(_marg_all)

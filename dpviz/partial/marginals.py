@@ -1,0 +1,351 @@
+"""k-way marginals under per-attribute DP: the projection mechanism (Section 4.1, Theorem 11 of 001) and
+partial MWEM (Section 4.2, Algorithm 1, Theorem 12 of 001).
+
+Records live in X = {0,1}^d; a record u is indexed by its integer code (attribute 1 = most significant bit).
+Queries are k-way conjunctions q_S(u) = Π_{j∈S} u_j or parities ⊕_{j∈S} u_j, |S| = k, m = C(d, k).
+Both mechanisms are exponential in d (they work over all 2^d records): keep d ≤ 12.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from dpviz._validation import as_rng, check_choice, check_integer, check_positive
+from dpviz.partial.histograms import _codes, as_binary_records
+
+__all__ = [
+    "MAX_D_MARGINALS",
+    "kway_queries",
+    "kway_query_matrix",
+    "diameters_brute_force",
+    "kway_diameters",
+    "projection_guarantees",
+    "projection_sigma",
+    "projection_mse_bound",
+    "kway_projection_mse_bounds",
+    "project_onto_hull",
+    "projection_mechanism",
+    "disjoint_query_sets",
+    "mwem_person_rho",
+    "mwem_error_bound",
+    "mwem_best_T",
+    "MWEMResult",
+    "partial_mwem",
+    "max_star_error",
+]
+
+MAX_D_MARGINALS = 12
+_FAMILIES = ("conjunction", "parity")
+
+
+@lru_cache(maxsize=64)
+def kway_queries(d: int, k: int) -> tuple:
+    """All k-subsets S of the attributes {0..d−1} (0-indexed), lexicographic: the m = C(d, k) queries."""
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    return tuple(itertools.combinations(range(d), k))
+
+
+@lru_cache(maxsize=64)
+def _kway_query_matrix(d: int, k: int, family: str) -> np.ndarray:
+    codes = np.arange(1 << d, dtype=np.int64)
+    bits = ((codes[:, None] >> np.arange(d - 1, -1, -1)) & 1).astype(np.int8)  # (2^d, d)
+    subsets = np.array(kway_queries(d, k), dtype=np.int64)  # (m, k)
+    sel = bits[:, subsets]  # (2^d, m, k)
+    Q = sel.all(axis=2) if family == "conjunction" else (sel.sum(axis=2) % 2 == 1)
+    out = Q.astype(float)
+    out.setflags(write=False)
+    return out
+
+
+def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray:
+    """Q[u, j] = q_{S_j}(u) for every record u ∈ {0,1}^d (row = integer code) and k-subset S_j (Theorem 11 of 001,
+    "Instance"). Read-only, cached."""
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    check_choice(family, "family", _FAMILIES)
+    return _kway_query_matrix(d, k, family)
+
+
+def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
+    """Brute-force Δ = max_{u,u'} ‖Q(u) − Q(u')‖₂ and Δ0 = max over u, u' differing in ONE attribute (Theorem 11
+    of 001), for a query matrix with one row per record code of {0,1}^d."""
+    Q = np.asarray(Q, dtype=float)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    if Q.ndim != 2 or Q.shape[0] != (1 << d):
+        raise ValueError(f"Q has shape {Q.shape}: must have 2^d = {1 << d} rows (one per record).")
+    sq = np.sum(Q * Q, axis=1)
+    D2 = sq[:, None] + sq[None, :] - 2.0 * (Q @ Q.T)
+    delta = math.sqrt(max(float(D2.max()), 0.0))
+    codes = np.arange(1 << d)
+    d0 = 0.0
+    for j in range(d):
+        nb = codes ^ (1 << j)
+        d0 = max(d0, float(np.max(np.sum((Q - Q[nb]) ** 2, axis=1))))
+    return delta, math.sqrt(d0)
+
+
+def kway_diameters(d: int, k: int) -> tuple[float, float]:
+    """The paper's formulas for k-way queries (Theorem 11 of 001): Δ = √m, Δ0 = √C(d−1, k−1) = √(mk/d), so
+    ε/ε0 = √(d/k). Exact for conjunctions and odd-k parities; an upper bound for even-k parities (digest P13).
+
+    >>> [round(x, 3) for x in kway_diameters(6, 2)]
+    [3.873, 2.236]
+    """
+    d = check_integer(d, "d", minimum=1)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    return math.sqrt(math.comb(d, k)), math.sqrt(math.comb(d - 1, k - 1))
+
+
+def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> dict:
+    """Theorem 11 of 001: Gaussian noise N(0, σ²I) on the average answers, then projection, is simultaneously
+    ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn)."""
+    s = check_positive(sigma, "sigma")
+    n = check_integer(n, "n", minimum=1)
+    D = check_positive(delta, "delta", allow_zero=True)
+    D0 = check_positive(delta0, "delta0", allow_zero=True)
+    return {"eps": D / (s * n), "eps0": D0 / (s * n), "rho": 0.5 * (D / (s * n)) ** 2,
+            "rho0": 0.5 * (D0 / (s * n)) ** 2}
+
+
+def projection_sigma(n: int, diameter: float, *, eps0: float | None = None, eps: float | None = None) -> float:
+    """σ = Δ0/(ε0 n) for a target per-attribute ε0 (pass ``diameter=Δ0``), or σ = Δ/(ε n) for a target per-person ε
+    (pass ``diameter=Δ``) (Theorem 11 of 001)."""
+    n = check_integer(n, "n", minimum=1)
+    D = check_positive(diameter, "diameter")
+    if (eps0 is None) == (eps is None):
+        raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
+    e = check_positive(eps0, "eps0") if eps0 is not None else check_positive(eps, "eps")
+    return D / (e * n)
+
+
+def projection_mse_bound(sigma, delta: float, m: int, log_domain: float):
+    """E[(1/m)‖M(x) − Q(x)‖²] ≤ min{σ², σΔ√(2 ln|X|)/m} (Theorem 11 of 001, equation (2)). Vectorised over σ."""
+    s = np.asarray(sigma, dtype=float)
+    out = np.minimum(s**2, s * delta * math.sqrt(2.0 * log_domain) / m)
+    return float(out) if out.ndim == 0 else out
+
+
+def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, eps: float | None = None):
+    """MSE bounds of the projection mechanism for k-way queries on {0,1}^d (Theorem 11 of 001, digest A1), with
+    ln|X| = d ln 2 and m = C(d, k):
+
+    * at fixed per-attribute ε0: min{ mk/(ε0²n²d), √(2k ln 2)/(ε0 n) } — the second term does not depend on d;
+    * at fixed per-person ε:   min{ m/(ε²n²), √(2d ln 2)/(ε n) } — grows with d.
+
+    Vectorised over d.
+
+    >>> round(kway_projection_mse_bounds(100, 3, 1000, eps0=1.0), 6)
+    0.00204
+    """
+    dd = np.asarray(d, dtype=float)
+    k = check_integer(k, "k", minimum=1)
+    n = check_integer(n, "n", minimum=1)
+    if np.any(dd < k):
+        raise ValueError(f"d = {d!r} is not allowed: must be >= k = {k}.")
+    m = np.array([math.comb(int(x), k) for x in np.atleast_1d(dd)], dtype=float).reshape(dd.shape)
+    if (eps0 is None) == (eps is None):
+        raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
+    if eps0 is not None:
+        e0 = check_positive(eps0, "eps0")
+        out = np.minimum(m * k / (e0**2 * n**2 * dd), math.sqrt(2 * k * math.log(2)) / (e0 * n))
+    else:
+        e = check_positive(eps, "eps")
+        out = np.minimum(m / (e**2 * n**2), np.sqrt(2 * dd * math.log(2)) / (e * n))
+    return float(out) if out.ndim == 0 else out
+
+
+def _project_simplex(v: np.ndarray) -> np.ndarray:
+    """Euclidean projection onto the probability simplex (Duchi, Shalev-Shwartz, Singer & Chandra 2008)."""
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    ind = np.arange(1, v.size + 1)
+    cond = u - css / ind > 0
+    r = ind[cond][-1]
+    theta = css[cond][-1] / r
+    return np.maximum(v - theta, 0.0)
+
+
+def project_onto_hull(Q: np.ndarray, Y: np.ndarray, *, iterations: int = 400) -> np.ndarray:
+    """argmin over y ∈ conv{Q(u)} of ‖y − Y‖₂ (step 3 of the projection mechanism, Theorem 11 of 001), as
+    min_{w ∈ simplex} ‖wᵀQ − Y‖² solved by accelerated projected gradient (FISTA) with step 1/L,
+    L = 2‖Q‖₂². An approximate solver: privacy is unaffected (post-processing); the MSE bound assumes the exact
+    projection (digest P13), which the iterations approach at rate O(1/t²)."""
+    Q = np.asarray(Q, dtype=float)
+    Y = np.asarray(Y, dtype=float)
+    iterations = check_integer(iterations, "iterations", minimum=1)
+    N = Q.shape[0]
+    L = 2.0 * float(np.linalg.norm(Q, 2)) ** 2
+    w = np.full(N, 1.0 / N)
+    z = w.copy()
+    t = 1.0
+    for _ in range(iterations):
+        grad = 2.0 * Q @ (z @ Q - Y)
+        w_new = _project_simplex(z - grad / L)
+        t_new = 0.5 * (1.0 + math.sqrt(1.0 + 4.0 * t * t))
+        z = w_new + ((t - 1.0) / t_new) * (w_new - w)
+        w, t = w_new, t_new
+    return w @ Q
+
+
+def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunction", iterations: int = 400,
+                         rng=None, size: int | None = None) -> np.ndarray:
+    """The projection mechanism for k-way queries (Theorem 11 of 001, digest A1):
+    Y = Q(x) + N(0, σ²I_m), Q(x) = (1/n)Σ_i Q(x_i), then Ŷ = the projection of Y onto conv{Q(u) : u ∈ {0,1}^d}.
+
+    Privacy: ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn) (:func:`projection_guarantees`).
+    ``size`` draws several independent releases at once (shape (size, m)).
+    """
+    A = as_binary_records(X)
+    n, d = A.shape
+    if d > MAX_D_MARGINALS:
+        raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS} (the hull has 2^d vertices).")
+    s = check_positive(sigma, "sigma")
+    Q = kway_query_matrix(d, k, family)
+    hist = np.bincount(_codes(A), minlength=1 << d) / n
+    qx = hist @ Q
+    g = as_rng(rng)
+    reps = 1 if size is None else check_integer(size, "size", minimum=1)
+    out = np.array([project_onto_hull(Q, qx + g.normal(0.0, s, size=qx.size), iterations=iterations)
+                    for _ in range(reps)])
+    return out[0] if size is None else out
+
+
+# ----------------------------------------------------------------------------------------------- partial MWEM
+
+@lru_cache(maxsize=64)
+def _disjoint_sets(d: int, k: int, ell: int) -> np.ndarray:
+    subsets = kway_queries(d, k)
+    masks = [sum(1 << a for a in S) for S in subsets]
+    out = []
+
+    def rec(start, chosen, used):
+        if len(chosen) == ell:
+            out.append(tuple(chosen))
+            return
+        for j in range(start, len(subsets)):
+            if masks[j] & used == 0:
+                rec(j + 1, chosen + [j], used | masks[j])
+
+    rec(0, [], 0)
+    arr = np.array(out, dtype=np.int64).reshape(len(out), ell)
+    arr.setflags(write=False)
+    return arr
+
+
+def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
+    """All unordered ℓ-sets of k-way queries with pairwise disjoint attribute sets (indices into
+    :func:`kway_queries`). Algorithm 1 of 001 samples ordered tuples; each set stands for ℓ! equally weighted
+    tuples, so sampling sets gives the same distribution (digest A2). Needs ℓ ≤ ⌊d/k⌋."""
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    ell = check_integer(ell, "ell", minimum=1, maximum=d // k)
+    return _disjoint_sets(d, k, ell)
+
+
+def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
+    """Per-person zCDP of partial MWEM (Theorem 12 of 001): ½(ℓε0)²; the exact total of the proof is
+    ¼(ℓ² + ℓ)ε0² (selection score sensitivity ℓ/n, Gaussian L2 sensitivity √ℓ/n; digest A2). ℓ = 1 is standard
+    MWEM with ρ = ½ε0².
+
+    >>> mwem_person_rho(1.0, 4), mwem_person_rho(1.0, 4, exact=False)
+    (5.0, 8.0)
+    """
+    e0 = check_positive(eps0, "eps0")
+    ell = check_integer(ell, "ell", minimum=1)
+    return 0.25 * (ell * ell + ell) * e0 * e0 if exact else 0.5 * (ell * e0) ** 2
+
+
+def mwem_error_bound(T, n: int, eps0: float, log_domain: float, m: int, ell: int):
+    """Equation (3) of Theorem 12 of 001 (natural logs): E[max* error] ≤ √(2T/(n²ε0²) + 4 ln|X|/(Tℓ))
+    + (√(2T)/(ε0 n))·ln m. Vectorised over T."""
+    TT = np.asarray(T, dtype=float)
+    n = check_integer(n, "n", minimum=1)
+    e0 = check_positive(eps0, "eps0")
+    ell = check_integer(ell, "ell", minimum=1)
+    m = check_integer(m, "m", minimum=1)
+    out = np.sqrt(2 * TT / (n * n * e0 * e0) + 4 * log_domain / (TT * ell)) + np.sqrt(2 * TT) / (e0 * n) * math.log(m)
+    return float(out) if out.ndim == 0 else out
+
+
+def mwem_best_T(n: int, eps0: float, log_domain: float, m: int, ell: int, T_max: int = 100000) -> tuple[int, float]:
+    """Integer T minimising :func:`mwem_error_bound` (searched exactly over 1..T_max), and the bound there."""
+    T = np.arange(1, check_integer(T_max, "T_max", minimum=1) + 1)
+    b = mwem_error_bound(T, n, eps0, log_domain, m, ell)
+    i = int(np.argmin(b))
+    return int(T[i]), float(b[i])
+
+
+@dataclasses.dataclass(frozen=True)
+class MWEMResult:
+    """Output of :func:`partial_mwem`: ``answers`` = q_j(A) for every query (A = average of A_1..A_T),
+    ``distribution`` = A over the 2^d records, ``selected`` = the chosen query sets per round."""
+
+    answers: np.ndarray
+    distribution: np.ndarray
+    selected: np.ndarray
+    eps0: float
+    person_rho: float
+
+
+def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) -> MWEMResult:
+    """Partial MWEM M_ℓ for k-way conjunctions (Algorithm 1 and Theorem 12 of 001, digest A2).
+
+    ε_T = ε0/√(2T); A_1 uniform on {0,1}^d. Each round t: err_j = |q_j(A_t) − q_j(x)|; sample an
+    attribute-disjoint ℓ-set with P ∝ exp(ε_T·n·Σ_i err_{q_i}) (zCDP exponential mechanism, **no ½**, digest
+    P12; Gumbel-max); a_i = clip(q_i(x) + N(0, 1/(nε_T)²), 0, 1); A_{t+1}(u) ∝ A_t(u)·exp(½Σ_i q_i(u)(a_i − q_i(A_t)))
+    with q_i(A_t) frozen for the round (Lemma 13 with q(A), erratum E2). Output the answers of A = mean(A_1..A_T).
+
+    Privacy: each round costs ε_T² of per-attribute zCDP, T rounds ½ε0²: ε0-∇0CDP; per person ¼(ℓ²+ℓ)ε0² ≤
+    ½(ℓε0)² (:func:`mwem_person_rho`).
+    """
+    A_ = as_binary_records(X)
+    n, d = A_.shape
+    if d > MAX_D_MARGINALS:
+        raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
+    e0 = check_positive(eps0, "eps0")
+    T = check_integer(T, "T", minimum=1, maximum=100000)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    ell = check_integer(ell, "ell", minimum=1)
+    if ell > d // k:
+        raise ValueError(f"ell = {ell} is not allowed: must be <= floor(d/k) = {d // k} so that ℓ attribute-disjoint "
+                         "k-way queries exist.")
+    g = as_rng(rng)
+    Q = kway_query_matrix(d, k, "conjunction")
+    sets = disjoint_query_sets(d, k, ell)
+    qx = (np.bincount(_codes(A_), minlength=1 << d) / n) @ Q
+    eps_T = e0 / math.sqrt(2.0 * T)
+    A = np.full(1 << d, 1.0 / (1 << d))
+    acc = np.zeros_like(A)
+    chosen = np.empty((T, ell), dtype=np.int64)
+    for t in range(T):
+        acc += A
+        qA = A @ Q
+        err = np.abs(qA - qx)
+        scores = eps_T * n * err[sets].sum(axis=1)
+        pick = sets[int(np.argmax(scores + g.gumbel(size=len(sets))))]
+        chosen[t] = pick
+        a = np.clip(qx[pick] + g.normal(0.0, 1.0 / (n * eps_T), size=ell), 0.0, 1.0)
+        logw = np.log(A) + 0.5 * (Q[:, pick] @ (a - qA[pick]))
+        logw -= logw.max()
+        A = np.exp(logw)
+        A /= A.sum()
+    avg = acc / T
+    return MWEMResult(answers=avg @ Q, distribution=avg, selected=chosen, eps0=e0,
+                      person_rho=mwem_person_rho(e0, ell))
+
+
+def max_star_error(answers, X, ell: int, *, k: int = 2) -> float:
+    """max* error of Theorem 12 of 001: the maximum over attribute-disjoint ℓ-sets of k-way conjunctions of the
+    average |q_i(A) − q_i(x)|, exact by enumeration."""
+    A_ = as_binary_records(X)
+    n, d = A_.shape
+    qx = (np.bincount(_codes(A_), minlength=1 << d) / n) @ kway_query_matrix(d, k, "conjunction")
+    err = np.abs(np.asarray(answers, dtype=float) - qx)
+    sets = disjoint_query_sets(d, k, ell)
+    return float(err[sets].mean(axis=1).max())
