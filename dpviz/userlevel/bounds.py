@@ -6,7 +6,8 @@ the SHAPE (exponents, slopes, crossovers) is faithful while **absolute user coun
 The exceptions are exact: ε′ of Theorem 10, group privacy, amplification and the Algorithm 1 parameters.
 
 Every user count is clamped to the trivial bounds of Observation 28: ⌈n₁/m⌉ ≤ n_m ≤ n₁ (n₁ the item-level
-complexity at the same (ε, δ) and the same constant); pass ``clamp=False`` to see the raw formula.
+complexity at the same (ε, δ) and the same constant, rounded up to an integer); pass ``clamp=False`` to see the raw
+formula.
 
 References
 ----------
@@ -120,18 +121,22 @@ def item_level_users(
 
 
 def observation28_bounds(n1: Any, m: Any) -> tuple[Any, Any]:
-    """(⌈n₁/m⌉, n₁): the trivial bounds ⌈n₁/m⌉ ≤ n_m ≤ n₁ of Observation 28 of 000.
+    """(⌈N/m⌉, N) with N = ⌈n₁⌉: the trivial bounds ⌈n₁/m⌉ ≤ n_m ≤ n₁ of Observation 28 of 000.
+
+    Sample complexities are integers, so a real-valued formula n₁ is first rounded up to N = ⌈n₁⌉ (this keeps
+    lower ≤ upper at m = 1).
 
     (Upper: keep one example per user. Lower: merge each user's m examples into one "super item". The printed proof
     reverses its last inequality; the statement is right — digest pitfall 20.)
 
-    >>> observation28_bounds(100.0, 7)
-    (15.0, 100.0)
+    >>> observation28_bounds(100.0, 7), observation28_bounds(99.5, 1)
+    ((15.0, 100.0), (100.0, 100.0))
     """
     n1a = check_array(n1, "n1", dtype=float)
     if np.any(n1a < 0):
         raise ValueError(f"n1 = {n1!r} is not allowed: must be a number >= 0.")
     mm = _m_array(m)
+    n1a = np.ceil(n1a)
     lo = np.ceil(n1a / mm)
     hi = np.broadcast_to(n1a, lo.shape).astype(float)
     if lo.ndim == 0:

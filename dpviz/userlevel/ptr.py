@@ -57,8 +57,17 @@ BOTTOM = "⊥"
 
 
 # ---------------------------------------------------------------------------------------------- TDLap and κ
+try:  # the shared mechanism (dpviz.mechanisms); the closed forms below are the fallback and the test oracle
+    from dpviz.mechanisms import TruncatedDiscreteLaplace as _TDLap
+except ImportError:  # pragma: no cover - only while dpviz.mechanisms is absent
+    _TDLap = None
+
+
 def kappa(epsilon: float, delta: float) -> int:
     """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (Definition 8 of 000; natural log).
+
+    Wraps ``dpviz.mechanisms.TruncatedDiscreteLaplace(epsilon, delta).kappa``. For DelStab call it with (ε̄, δ̄)
+    (see :func:`delstab_parameters`), not with the user-level (ε, δ).
 
     Parameters
     ----------
@@ -74,7 +83,9 @@ def kappa(epsilon: float, delta: float) -> int:
     """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    return 1 + math.ceil(math.log(1.0 / delta) / epsilon)
+    if _TDLap is not None:
+        return int(_TDLap(epsilon, delta).kappa)
+    return 1 + math.ceil(math.log(1.0 / delta) / epsilon)  # pragma: no cover
 
 
 def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
@@ -82,7 +93,7 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
 
     Returns an array of length 2κ + 1 indexed by r (so ``np.arange(len(p))`` is the support and κ = (len − 1)/2).
     Properties used in Lemma 18: p(r)/p(r ± 1) ∈ [e^{−ε}, e^{ε}] and the end masses p(0) = p(2κ) ≤ e^{−ε}δ ≤ δ.
-    The same law as ``dpviz.mechanisms.TruncatedDiscreteLaplace(epsilon, delta)`` (whose noise is r − κ).
+    Wraps ``dpviz.mechanisms.TruncatedDiscreteLaplace(epsilon, delta).pmf`` (whose centred noise is r − κ).
 
     Examples
     --------
@@ -92,14 +103,18 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
     """
     k = kappa(epsilon, delta)
     r = np.arange(2 * k + 1)
-    w = np.exp(-epsilon * np.abs(r - k))
-    return w / w.sum()
+    if _TDLap is not None:
+        p = np.asarray(_TDLap(float(epsilon), float(delta)).pmf(r, value=k), dtype=float)
+    else:  # pragma: no cover
+        p = np.exp(-float(epsilon) * np.abs(r - k))
+    return p / p.sum()
 
 
 def tdlap_sample(epsilon: float, delta: float, size: Any = None, rng: Any = None) -> Any:
-    """Draw R ∼ TDLap(ε, δ) ∈ {0, …, 2κ} (ALG-1; Definition 8 of 000). Exact inverse-cdf sampling of the pmf.
+    """Draw R ∼ TDLap(ε, δ) ∈ {0, …, 2κ} (ALG-1; Definition 8 of 000).
 
-    Returns an int when ``size is None``, else an int array of shape ``size``.
+    Wraps ``TruncatedDiscreteLaplace(epsilon, delta).sample`` (exact rejection sampler). Returns an int when
+    ``size is None``, else an int array of shape ``size``.
 
     >>> r = tdlap_sample(1.0, 0.1, size=1000, rng=0)
     >>> int(r.min()) >= 0 and int(r.max()) <= 2 * kappa(1.0, 0.1)
@@ -107,8 +122,11 @@ def tdlap_sample(epsilon: float, delta: float, size: Any = None, rng: Any = None
     """
     p = tdlap_pmf(epsilon, delta)
     gen = as_rng(rng)
-    out = gen.choice(len(p), size=size, p=p)
-    return int(out) if size is None else out.astype(np.int64)
+    if _TDLap is not None:
+        out = _TDLap(float(epsilon), float(delta)).sample(size=size, rng=gen)
+    else:  # pragma: no cover
+        out = gen.choice(len(p), size=size, p=p)
+    return int(out) if size is None else np.asarray(out, dtype=np.int64)
 
 
 class DelStabParameters(NamedTuple):
@@ -294,12 +312,21 @@ class NoisySum:
         """Exact output pmf of A on ``dataset`` (depends only on its total sum)."""
         return self.pmf_of_sum(self._total(dataset))
 
-    def run(self, dataset: UserDataset, rng: Any = None) -> int:
-        """One noisy release: clamp(Σ items + Z, 0, high)."""
+    def sample_from_sum(self, total: int, rng: Any = None) -> int:
+        """One draw of clamp(total + Z, 0, high), Z two-sided geometric (difference of two geometrics)."""
         gen = as_rng(rng)
         q = math.exp(-self.epsilon0)
-        z = int(gen.geometric(1.0 - q) - gen.geometric(1.0 - q))
-        return int(min(max(self._total(dataset) + z, 0), self.high))
+        z = int(gen.geometric(1.0 - q)) - int(gen.geometric(1.0 - q))
+        return int(min(max(int(total) + z, 0), self.high))
+
+    def run(self, dataset: UserDataset, rng: Any = None) -> int:
+        """One noisy release on ``dataset``: clamp(Σ items + Z, 0, high)."""
+        return self.sample_from_sum(self._total(dataset), rng=rng)
+
+    def user_values(self, dataset: UserDataset) -> np.ndarray:
+        """Per-user sums (the only feature of a user this algorithm sees), validated as integers in range."""
+        self._total(dataset)
+        return np.array([int(b.sum()) for b in dataset.blocks], dtype=np.int64)
 
     def _total(self, dataset: UserDataset) -> int:
         items = dataset.items()
@@ -311,59 +338,265 @@ class NoisySum:
 
 
 # ---------------------------------------------------------------------------------------------- DelStab
+def _type_vectors(r: int, caps: Sequence[int]):
+    """All integer vectors t with Σ t = r and 0 ≤ t_j ≤ caps[j] (the 'types' of an r-subset of users)."""
+    if len(caps) == 0:
+        if r == 0:
+            yield ()
+        return
+    rest_cap = sum(caps[1:])
+    for t0 in range(max(0, r - rest_cap), min(caps[0], r) + 1):
+        for tail in _type_vectors(r - t0, caps[1:]):
+            yield (t0, *tail)
+
+
+def _subset_sum_counts(values: np.ndarray, counts: Sequence[int], q: int) -> np.ndarray:
+    """W[s] = number of q-subsets of a multiset (``counts[j]`` users of value ``values[j]``) whose values sum to s.
+
+    Exact generating-function DP Π_j Σ_u C(c_j, u)·y^u·z^{u·v_j}, coefficient of y^q (float64; the counts are
+    integers far below 2^53 for the instance sizes DelStab can handle).
+    """
+    vmax = int(values.max()) if len(values) else 0
+    width = q * vmax + 1
+    W = np.zeros((q + 1, width))
+    W[0, 0] = 1.0
+    for v, c in zip(values.tolist(), counts):
+        new = np.zeros_like(W)
+        for u in range(0, min(int(c), q) + 1):
+            shift = u * int(v)
+            if shift >= width:
+                break
+            new[u:, shift:] += math.comb(int(c), u) * W[: q + 1 - u, : width - shift]
+        W = new
+    return W[q]
+
+
 @dataclasses.dataclass(frozen=True)
 class DelStab:
     """DelStab_{ε,δ,A}: Algorithm 1 of 000 (ALG-4), propose–test–release on local-deletion stability.
 
-    1. ε̄ = ε/3, δ̄ = δ/(e^{2ε̄}+e^{ε̄}+2) (pinned, see module docstring), κ = κ(ε̄, δ̄); requires n ≥ 4κ.
+    1. ε̄ = ε/3, δ̄ = δ/(e^{2ε̄}+e^{ε̄}+2) (pinned convention, see the module docstring), κ = κ(ε̄, δ̄); n ≥ 4κ.
     2. R₁ ∼ TDLap(ε̄, δ̄).
-    3. X_stable = {S ⊆ [n] : |S| = R₁ and A is (4κ − R₁, ε̄, δ̄)-LDDP at x_{−S}}.
-    4. If X_stable = ∅ return ⊥.
+    3. X_stable = {S ⊆ [n] : |S| = R₁ and A is (4κ − R₁, ε̄, δ̄)-LDDP at x_{−S}}
+       (equivalently: A(x_{−T}) ≈_{ε̄,δ̄} A(x_{−T′}) for all T, T′ ⊇ S with |T| = |T′| = 4κ).
+    4. If X_stable = ∅ return ⊥ (printed "|X_stable| = ∅", a typo).
     5–6. S uniform in X_stable; T = S ∪ (uniform (4κ − R₁)-subset of [n]∖S).
-    7. Return A(x_{−T}) (A always sees exactly n − 4κ users).
+    7. Return A(x_{−T}): A always sees exactly n − 4κ users.
 
-    Lemma 18: (ε, δ)-user-level DP for EVERY A, provided the stability test is exact — here it is computed on exact
-    pmfs (no Monte-Carlo anywhere). The inner algorithm must be a :class:`NoisySum` (or any object with the same
-    ``pmf_of_sum``/``outputs``/``run`` interface whose output law depends only on the total sum): then x_{−T} matters
-    only through its sum and X_stable is enumerated by per-user-sum *types*, which keeps the computation polynomial.
+    **Privacy (Lemma 18 of 000):** (ε, δ)-user-level DP for EVERY inner A, provided the stability test is exact. Here
+    it is computed from exact pmfs only — no Monte-Carlo anywhere (digest pitfall 8); the only inexactness is float64
+    round-off in the comparisons d_ε̄ ≤ δ̄. The inner A must have an output law that depends on the data only through
+    its total sum (:class:`NoisySum`, the digest's toy, or any object with ``pmf_of_sum``, ``outputs``,
+    ``user_values`` and ``sample_from_sum``): then x_{−T} matters only through Σ_{i∉T} v_i and X_stable is enumerated
+    exactly by *types* (how many deleted users have each per-user sum), weighted by Π C(c_v, t_v). The cost is
+    polynomial; ``output_pmf(..., method="brute")`` enumerates the subsets themselves (exponential; for
+    cross-checking on tiny instances).
+
+    Utility (Lemma 19) needs A to be item-level DP with much smaller parameters; with a generous toy A the test
+    often fails and DelStab outputs ⊥ — which the lessons show.
 
     Parameters
     ----------
     epsilon, delta : float
         User-level target ε > 0, δ in (0, 1).
     algorithm : NoisySum
-        The inner algorithm A.
+        The inner algorithm A (outputs {0, …, high}).
+    convention : {"proof", "printed"}
+        δ̄ convention of :func:`delstab_parameters` (default ``"proof"``).
+
+    Examples
+    --------
+    >>> ds = DelStab(3.0, 0.1, NoisySum(epsilon0=0.5, high=12))
+    >>> ds.parameters.kappa, ds.parameters.discarded
+    (6, 24)
+    >>> x = UserDataset.bernoulli(30, 2, 0.5, rng=0)
+    >>> p = ds.output_pmf(x)
+    >>> len(p) == len(ds.outputs), round(float(p.sum()), 12)
+    (True, 1.0)
     """
 
     epsilon: float
     delta: float
-    algorithm: NoisySum
+    algorithm: Any
+    convention: str = "proof"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
         object.__setattr__(self, "delta", check_delta(self.delta, "delta", allow_zero=False))
+        check_choice(self.convention, "convention", ("proof", "printed"))
+        for attr in ("pmf_of_sum", "outputs", "user_values", "sample_from_sum"):
+            if not hasattr(self.algorithm, attr):
+                raise ValueError(
+                    f"algorithm = {self.algorithm!r} is not allowed: must provide {attr} (e.g. a NoisySum)."
+                )
 
     @property
     def parameters(self) -> DelStabParameters:
         """(ε̄, δ̄, κ) of line 1."""
-        return delstab_parameters(self.epsilon, self.delta)
+        return delstab_parameters(self.epsilon, self.delta, convention=self.convention)
 
     @property
     def outputs(self) -> list:
         """Output labels: the inner algorithm's outputs followed by ``BOTTOM`` (⊥)."""
-        return list(self.algorithm.outputs.tolist()) + [BOTTOM]
+        return list(np.asarray(self.algorithm.outputs).tolist()) + [BOTTOM]
 
-    def output_pmf(self, dataset: UserDataset) -> np.ndarray:
-        """Exact output pmf of DelStab on ``dataset`` over ``outputs`` (last entry = Pr[⊥])."""
-        raise NotImplementedError
+    # ------------------------------------------------------------------ internals
+    def _check(self, dataset: UserDataset) -> tuple[np.ndarray, DelStabParameters]:
+        if not isinstance(dataset, UserDataset):
+            raise ValueError(f"dataset = {type(dataset).__name__} is not allowed: must be a UserDataset.")
+        par = self.parameters
+        if dataset.n_users < par.discarded:
+            raise ValueError(
+                f"n_users = {dataset.n_users} is not allowed: DelStab deletes 4κ = {par.discarded} users "
+                f"(κ = {par.kappa} for ε = {self.epsilon:g}, δ = {self.delta:g}), so it needs n_users >= {par.discarded}."
+            )
+        return np.asarray(self.algorithm.user_values(dataset), dtype=np.int64), par
 
-    def stable_probability(self, dataset: UserDataset) -> np.ndarray:
-        """For each r = 0..2κ, whether X_stable^{r} ≠ ∅ (bool array) — the test's answer per value of R₁."""
-        raise NotImplementedError
+    def _close_matrix(self, total: int, par: DelStabParameters) -> tuple[np.ndarray, np.ndarray]:
+        """PM[s] = exact output pmf of A for remaining sum s; close[s, s′] = PM[s] ≈_{ε̄,δ̄} PM[s′]."""
+        PM = np.asarray(self.algorithm.pmf_of_sum(np.arange(total + 1)), dtype=float).reshape(total + 1, -1)
+        e = math.exp(par.epsilon_bar)
+        d = np.empty((total + 1, total + 1))
+        for s in range(total + 1):
+            d[s] = np.maximum(PM[s][None, :] - e * PM, 0.0).sum(axis=1)
+        close = (d <= par.delta_bar) & (d.T <= par.delta_bar)
+        return PM, close
+
+    def _stable_types(self, v: np.ndarray, par: DelStabParameters, rs: Sequence[int], close: np.ndarray):
+        """For each r in ``rs``: list of (t, w_t, s_S, removal-sum counts W) over the STABLE types t."""
+        vals, cnts = np.unique(v, return_counts=True)
+        total = int(v.sum())
+        K4 = par.discarded
+        out = {}
+        for r in rs:
+            q = K4 - r
+            stable = []
+            for t in _type_vectors(r, cnts.tolist()):
+                rest = [int(c) - ti for c, ti in zip(cnts, t)]
+                W = _subset_sum_counts(vals, rest, q)
+                sS = int(np.dot(t, vals))
+                a = np.nonzero(W > 0)[0]
+                tot = total - sS - a
+                if close[np.ix_(tot, tot)].all():
+                    w = math.prod(math.comb(int(c), ti) for c, ti in zip(cnts, t))
+                    stable.append((t, w, sS, W))
+            out[r] = stable
+        return vals, out
+
+    # ------------------------------------------------------------------ public
+    def stability(self, dataset: UserDataset) -> dict[str, Any]:
+        """The stability test's answer for every value r of R₁ (exact).
+
+        Returns a dict: ``"r"`` (0..2κ), ``"tdlap"`` (Pr[R₁ = r]), ``"n_stable"`` (|X_stable| for R₁ = r),
+        ``"n_subsets"`` (C(n, r)), ``"stable"`` (X_stable ≠ ∅), ``"bottom_probability"`` (Pr[⊥] = Σ_r Pr[R₁=r]·1[X_stable=∅]),
+        and ``"parameters"``.
+        """
+        v, par = self._check(dataset)
+        _, close = self._close_matrix(int(v.sum()), par)
+        rs = list(range(2 * par.kappa + 1))
+        _, st = self._stable_types(v, par, rs, close)
+        p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
+        n_stable = np.array([float(sum(w for _, w, _, _ in st[r])) for r in rs])
+        stable = n_stable > 0
+        return {
+            "r": np.array(rs),
+            "tdlap": p,
+            "n_stable": n_stable,
+            "n_subsets": np.array([float(math.comb(dataset.n_users, r)) for r in rs]),
+            "stable": stable,
+            "bottom_probability": float(p[~stable].sum()),
+            "parameters": par,
+        }
+
+    def output_pmf(self, dataset: UserDataset, *, method: str = "types") -> np.ndarray:
+        """Exact output pmf of DelStab on ``dataset`` over ``outputs`` (last entry = Pr[⊥]).
+
+        ``method="types"`` (default, polynomial) or ``"brute"`` (enumerates every S and T; needs n > 4κ, exponential,
+        for cross-checks on tiny instances; uses ``algorithm.pmf(sub_dataset)``).
+        """
+        check_choice(method, "method", ("types", "brute"))
+        v, par = self._check(dataset)
+        if method == "brute":
+            return self._output_pmf_brute(dataset, par)
+        total = int(v.sum())
+        PM, close = self._close_matrix(total, par)
+        rs = list(range(2 * par.kappa + 1))
+        _, st = self._stable_types(v, par, rs, close)
+        p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
+        out = np.zeros(PM.shape[1] + 1)
+        for r in rs:
+            if not st[r]:
+                out[-1] += p[r]
+                continue
+            Wr = float(sum(w for _, w, _, _ in st[r]))
+            acc = np.zeros(PM.shape[1])
+            for _, w, sS, W in st[r]:
+                a = np.nonzero(W > 0)[0]
+                probs = W[a] / W[a].sum()
+                acc += (w / Wr) * (probs @ PM[total - sS - a])
+            out[:-1] += p[r] * acc
+        return out
+
+    def _output_pmf_brute(self, dataset: UserDataset, par: DelStabParameters) -> np.ndarray:
+        n, K4 = dataset.n_users, par.discarded
+        if n <= K4:
+            raise ValueError(f"n_users = {n} is not allowed for method='brute': must be > 4κ = {K4}.")
+        pmf_fn = getattr(self.algorithm, "pmf")
+        ids: dict[int, int] = {}
+        rows: list[np.ndarray] = []
+        key_of: dict[bytes, int] = {}
+        for T in itertools.combinations(range(n), K4):
+            pm = np.asarray(pmf_fn(dataset.remove_users(T)), dtype=float)
+            key = pm.tobytes()
+            if key not in key_of:
+                key_of[key] = len(rows)
+                rows.append(pm)
+            ids[sum(1 << i for i in T)] = key_of[key]
+        P = np.stack(rows)
+        e = math.exp(par.epsilon_bar)
+        d = np.array([np.maximum(P[i][None, :] - e * P, 0.0).sum(axis=1) for i in range(len(rows))])
+        close = (d <= par.delta_bar) & (d.T <= par.delta_bar)
+        p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
+        out = np.zeros(P.shape[1] + 1)
+        for r in range(2 * par.kappa + 1):
+            q = K4 - r
+            acc = np.zeros(P.shape[1])
+            count = 0
+            for S in itertools.combinations(range(n), r):
+                mS = sum(1 << i for i in S)
+                rest = [i for i in range(n) if not (mS >> i) & 1]
+                tid = [ids[mS | sum(1 << i for i in U)] for U in itertools.combinations(rest, q)]
+                if close[np.ix_(tid, tid)].all():
+                    count += 1
+                    acc += P[tid].mean(axis=0)
+            if count == 0:
+                out[-1] += p[r]
+            else:
+                out[:-1] += p[r] * acc / count
+        return out
 
     def run(self, dataset: UserDataset, rng: Any = None) -> Any:
-        """One run of Algorithm 1: returns an output of A or ``BOTTOM``."""
-        raise NotImplementedError
+        """One run of Algorithm 1: an output of A, or ``BOTTOM`` when X_stable = ∅."""
+        gen = as_rng(rng)
+        v, par = self._check(dataset)
+        r = tdlap_sample(par.epsilon_bar, par.delta_bar, rng=gen)
+        total = int(v.sum())
+        _, close = self._close_matrix(total, par)
+        vals, st = self._stable_types(v, par, [r], close)
+        stable = st[r]
+        if not stable:
+            return BOTTOM
+        w = np.array([float(wt) for _, wt, _, _ in stable])
+        t = stable[int(gen.choice(len(stable), p=w / w.sum()))][0]
+        chosen = []
+        for val, tv in zip(vals.tolist(), t):
+            if tv:
+                members = np.nonzero(v == val)[0]
+                chosen.extend(gen.choice(members, size=tv, replace=False).tolist())
+        rest = np.setdiff1d(np.arange(dataset.n_users), chosen)
+        U = gen.choice(rest, size=par.discarded - r, replace=False)
+        removed = np.concatenate([np.array(chosen, dtype=np.int64), U.astype(np.int64)])
+        return self.algorithm.sample_from_sum(total - int(v[removed].sum()), rng=gen)
 
 
 # ---------------------------------------------------------------------------------------------- subsampling (Theorem 7)
