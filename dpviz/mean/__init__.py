@@ -13,11 +13,13 @@ Everything public in the submodules is re-exported here.
 
 from dpviz.mean import baselines as _b
 from dpviz.mean import hadamard as _h
+from dpviz.mean import robust as _r
 from dpviz.mean import simulate as _s
 from dpviz.mean import winsorized as _w
 from dpviz.mean.baselines import *  # noqa: F401,F403
 from dpviz.mean.hadamard import *  # noqa: F401,F403
+from dpviz.mean.robust import *  # noqa: F401,F403
 from dpviz.mean.simulate import *  # noqa: F401,F403
 from dpviz.mean.winsorized import *  # noqa: F401,F403
 
-__all__ = [*_h.__all__, *_w.__all__, *_b.__all__, *_s.__all__]
+__all__ = [*_h.__all__, *_w.__all__, *_b.__all__, *_s.__all__, *_r.__all__]
