@@ -18,6 +18,7 @@ Definition 8 (TDLap), Definition 16 (LDDP), Algorithm 1 and Lemma 18 (DelStab), 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from collections.abc import Callable, Sequence
@@ -483,6 +484,12 @@ class DelStab:
             out[r] = stable
         return vals, out
 
+    def _analysis(self, dataset: UserDataset):
+        """(v, par, PM, vals, stable-types for every r), cached on the multiset of per-user sums."""
+        v, par = self._check(dataset)
+        PM, vals, st = _cached_analysis(self, tuple(sorted(v.tolist())))
+        return v, par, PM, vals, st
+
     # ------------------------------------------------------------------ public
     def stability(self, dataset: UserDataset) -> dict[str, Any]:
         """The stability test's answer for every value r of R₁ (exact).
@@ -491,10 +498,8 @@ class DelStab:
         ``"n_subsets"`` (C(n, r)), ``"stable"`` (X_stable ≠ ∅), ``"bottom_probability"`` (Pr[⊥] = Σ_r Pr[R₁=r]·1[X_stable=∅]),
         and ``"parameters"``.
         """
-        v, par = self._check(dataset)
-        _, close = self._close_matrix(int(v.sum()), par)
+        v, par, _, _, st = self._analysis(dataset)
         rs = list(range(2 * par.kappa + 1))
-        _, st = self._stable_types(v, par, rs, close)
         p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
         n_stable = np.array([float(sum(w for _, w, _, _ in st[r])) for r in rs])
         stable = n_stable > 0
@@ -515,13 +520,12 @@ class DelStab:
         for cross-checks on tiny instances; uses ``algorithm.pmf(sub_dataset)``).
         """
         check_choice(method, "method", ("types", "brute"))
-        v, par = self._check(dataset)
         if method == "brute":
+            _, par = self._check(dataset)
             return self._output_pmf_brute(dataset, par)
+        v, par, PM, _, st = self._analysis(dataset)
         total = int(v.sum())
-        PM, close = self._close_matrix(total, par)
         rs = list(range(2 * par.kappa + 1))
-        _, st = self._stable_types(v, par, rs, close)
         p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
         out = np.zeros(PM.shape[1] + 1)
         for r in rs:
@@ -578,11 +582,9 @@ class DelStab:
     def run(self, dataset: UserDataset, rng: Any = None) -> Any:
         """One run of Algorithm 1: an output of A, or ``BOTTOM`` when X_stable = ∅."""
         gen = as_rng(rng)
-        v, par = self._check(dataset)
+        v, par, _, vals, st = self._analysis(dataset)
         r = tdlap_sample(par.epsilon_bar, par.delta_bar, rng=gen)
         total = int(v.sum())
-        _, close = self._close_matrix(total, par)
-        vals, st = self._stable_types(v, par, [r], close)
         stable = st[r]
         if not stable:
             return BOTTOM
@@ -597,6 +599,15 @@ class DelStab:
         U = gen.choice(rest, size=par.discarded - r, replace=False)
         removed = np.concatenate([np.array(chosen, dtype=np.int64), U.astype(np.int64)])
         return self.algorithm.sample_from_sum(total - int(v[removed].sum()), rng=gen)
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_analysis(ds: DelStab, sums: tuple):
+    v = np.array(sums, dtype=np.int64)
+    par = ds.parameters
+    PM, close = ds._close_matrix(int(v.sum()), par)
+    vals, st = ds._stable_types(v, par, list(range(2 * par.kappa + 1)), close)
+    return PM, vals, st
 
 
 # ---------------------------------------------------------------------------------------------- subsampling (Theorem 7)
