@@ -14,6 +14,9 @@ References
 003: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with Few Users", 2022.
 """
 
+from dpviz.learning import rates  # noqa: F401
+from dpviz.learning.erm import *  # noqa: F401,F403
+from dpviz.learning.erm import __all__ as _e
 from dpviz.learning.optim import *  # noqa: F401,F403
 from dpviz.learning.optim import __all__ as _o
 from dpviz.learning.tasks import *  # noqa: F401,F403
@@ -21,4 +24,4 @@ from dpviz.learning.tasks import __all__ as _t
 from dpviz.learning.training import *  # noqa: F401,F403
 from dpviz.learning.training import __all__ as _tr
 
-__all__ = [*_t, *_o, *_tr]
+__all__ = [*_t, *_o, *_tr, *_e, "rates"]

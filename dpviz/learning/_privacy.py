@@ -106,7 +106,9 @@ def _to_event(acc, kind, value):
         return Gaussian(sigma=float(value), sensitivity=1.0)
     if kind == "pure":
         return acc.PureDP(float(value))
-    raise ValueError(f"event kind = {kind!r} is not allowed: must be 'gaussian' or 'pure'.")
+    if kind == "approx":
+        return acc.ApproxDP(float(value[0]), float(value[1]))
+    raise ValueError(f"event kind = {kind!r} is not allowed: must be 'gaussian', 'pure' or 'approx'.")
 
 
 def reference_epsilon(events, delta: float) -> float:
@@ -115,6 +117,18 @@ def reference_epsilon(events, delta: float) -> float:
     k pure ε₀ events are (kε₀²/2)-zCDP (Bun & Steinke 2016, Prop. 1.4), converted with
     ε = ρ + 2√(ρ ln(1/δ)) (Prop. 1.3) and capped by basic composition kε₀. Mixed lists combine both through zCDP.
     """
+    if all(kind == "approx" for (kind, _), _c in events):
+        # k (ε₀, δ₀) events: advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3) with slack δ − Σδ₀,
+        # or basic composition Σε₀ when that is smaller or no slack is left
+        k = sum(c for _e, c in events)
+        e0 = max(v[0] for (_k, v), _c in events)
+        used = sum(c * v[1] for (_k, v), c in events)
+        basic = sum(c * v[0] for (_k, v), c in events)
+        if used >= delta * (1.0 - 1e-12):
+            return basic if used <= delta * (1.0 + 1e-9) else math.inf
+        slack = delta - used
+        adv = k * e0 * math.expm1(e0) + math.sqrt(2.0 * k * math.log(1.0 / slack)) * e0
+        return min(basic, adv)
     mu2 = 0.0
     rho_pure = 0.0
     basic = 0.0

@@ -115,13 +115,14 @@ class TrainingRun:
 # --------------------------------------------------------------------------------------------- helpers
 
 
-def step_size(task: UserTask, noise_norm: float, T: int) -> float:
+def step_size(task: UserTask, noise_norm: float, T: int, extra_curvature: float = 0.0) -> float:
     """η = 1/(H_eff + ν√T/R): the fixed step of Prop. 4(i) of 004 (digest 004 §2.6 [impl]), R = diameter of Θ.
 
     H_eff is the population curvature λ_max(E∇²ℓ) when the task knows it (a public property of the synthetic
-    distribution), else the smoothness bound H; ν is the norm of the gradient noise.
+    distribution), else the smoothness bound H; ν is the norm of the gradient noise. ``extra_curvature`` adds the
+    curvature λ of an ℓ₂ regulariser (Phased ERM).
     """
-    h_eff = _curvature(task)
+    h_eff = _curvature(task) + extra_curvature
     return 1.0 / (h_eff + noise_norm * math.sqrt(T) / (2.0 * task.radius))
 
 
@@ -157,12 +158,12 @@ def _common(task, T, epsilon=None, delta=None, learning_rate=None):
     return T, epsilon, delta, learning_rate
 
 
-def _method(task, variant, lr, strong_convexity):
+def _method(task, variant, lr, strong_convexity, extra_curvature=0.0):
     mu = strong_convexity
     if variant == "strongly_convex" and mu is None:
         mu = _curvature(task) / 10.0
     return FirstOrderMethod(variant, learning_rate=lr, radius=task.radius, strong_convexity=mu,
-                            smoothness=_curvature(task))
+                            smoothness=_curvature(task) + extra_curvature)
 
 
 def _eval_steps(task, T):
@@ -206,6 +207,19 @@ def _report(events, delta, accountant, **extra) -> PrivacySpent:
 
 def _theta0(task, theta0):
     return np.zeros(task.d) if theta0 is None else theta0
+
+
+def _regulariser(l2, l2_centre, d):
+    """Gradient of the data-independent term (λ/2)‖θ − c‖², added after privatisation (post-processing)."""
+    lam = check_positive(l2, "l2", allow_zero=True)
+    c = np.zeros(d) if l2_centre is None else np.asarray(l2_centre, dtype=float)
+    if c.shape != (d,):
+        raise ValueError(f"l2_centre has shape {c.shape} which is not allowed: must be ({d},).")
+    def reg(th):
+        return lam * (th - c)
+
+    reg.lam = lam
+    return reg
 
 
 # --------------------------------------------------------------------------------------------- algorithms
@@ -265,7 +279,8 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
                      learning_rate: float | None = None, *, mode: str = "practical", tau: float | None = None,
                      gamma: float = 0.01, clip: float | None = None, variant: str = "convex",
                      strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
-                     progress: Callable[[float], None] | None = None) -> TrainingRun:
+                     progress: Callable[[float], None] | None = None, l2: float = 0.0,
+                     l2_centre=None) -> TrainingRun:
     """User-level DP-SGD: Algorithm 3 of 004 (Winsorized First-Order Optimization).
 
     Every step uses all n users: g_u = ∇L(θ_t; S_u) (step 5), then a private user-level mean (step 6).
@@ -291,6 +306,8 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
         Failure probability in τ.
     clip : float, optional
         Cap C on the practical radius (default G).
+    l2, l2_centre : float, array, optional
+        Adds the public regulariser (λ/2)‖θ − c‖² (its gradient is added after privatisation; Phased ERM, eq. (7)).
 
     Returns
     -------
@@ -310,9 +327,10 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     C = G if clip is None else check_positive(clip, "clip")
     n, m, d = task.n, task.m, task.d
     g = as_rng(rng)
+    reg = _regulariser(l2, l2_centre, d)
     if mode == "paper":
         return _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g,
-                            progress)
+                            progress, reg)
     tau = concentration_radius(G, m, n, gamma) if tau is None else check_positive(tau, "tau")
     z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
     H = task.smoothness
@@ -320,7 +338,8 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     # stationary radius r* = τ/(1 − 2 coef √d) if the feedback is stable; used for the public step size
     loop = 2.0 * coef * math.sqrt(d)
     r_typ = min(C, tau / (1.0 - loop)) if loop < 1 else C
-    lr = lr or step_size(task, coef * r_typ * math.sqrt(d), T)
+    lam = float(l2)
+    lr = lr or step_size(task, coef * r_typ * math.sqrt(d), T, lam)
     clip_frac = np.zeros(T)
     noise_std = np.zeros(T)
     state = {"centre": None, "prev_theta": None, "prev_s": 0.0}
@@ -340,17 +359,18 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
         clip_frac[t] = was.mean()
         noise_std[t] = s
         state.update(centre=est, prev_theta=th.copy(), prev_s=s)
-        return est
+        return est + reg(th)
 
-    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
-                            progress=progress)
+    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity, lam),
+                            rng=g, progress=progress)
     privacy = _report([(("gaussian", z), T)], delta, accountant)
     return _finish(task, "user_level", "user-level (winsorized, practical)", trace, privacy, clip_frac, noise_std,
                    lr, dict(T=T, epsilon=eps, delta=delta, mode=mode, tau=tau, clip=C, noise_multiplier=z,
                             variant=variant, gamma=gamma))
 
 
-def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g, progress):
+def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g, progress,
+                 reg):
     from dpviz.mean import highd_parameters, winsorized_mean_highd
 
     G, n, m, d = task.lipschitz, task.n, task.m, task.d
@@ -359,16 +379,17 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
     e1, d1 = algorithm3_budget(eps, delta, T)
     prm = highd_parameters(n, d, e1, d1, tau, G, gam)
     lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (digest pitfall P4)
-    lr = lr or step_size(task, lap_std * math.sqrt(prm.d_pad), T)
+    lam = reg.lam
+    lr = lr or step_size(task, lap_std * math.sqrt(prm.d_pad), T, lam)
     clip_frac = np.zeros(T)
 
     def oracle(th, t):
         grads = task.user_gradients(th)
         clip_frac[t] = np.nan  # the rotated per-coordinate clipping is internal to Algorithm 2
-        return winsorized_mean_highd(grads, e1, d1, tau, G, gamma=gam, rng=g)
+        return winsorized_mean_highd(grads, e1, d1, tau, G, gamma=gam, rng=g) + reg(th)
 
-    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
-                            progress=progress)
+    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity, lam),
+                            rng=g, progress=progress)
     privacy = _report([(("pure", prm.epsilon_coord), T * prm.d_pad)], delta, accountant, epsilon_paper=eps)
     return _finish(task, "user_level", "user-level (Algorithm 3, paper constants)", trace, privacy,
                    clip_frac, np.full(T, lap_std), lr,

@@ -1,0 +1,299 @@
+"""Phased ERM (Algorithm 4), private selection (Algorithm 5), heterogeneity transfer (Theorem 9) of 004, and the
+ERM reduction of 003 (Algorithm H).
+
+References
+----------
+004: Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021): Algorithm 4 and Theorem 4 (§5.1),
+Algorithm 5 and Theorem 6 (App. A), Theorem 9 (App. C).
+003: Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with Few Users" (2022):
+Appendix D, Theorems 29–30 (digest "Algorithm H").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Callable
+
+import numpy as np
+
+from dpviz._validation import (
+    as_rng,
+    check_array,
+    check_delta,
+    check_integer,
+    check_positive,
+    check_probability,
+)
+from dpviz.learning import _privacy
+from dpviz.learning.optim import FirstOrderMethod, run_first_order
+from dpviz.learning.tasks import UserTask, concentration_radius
+from dpviz.learning.training import (
+    PrivacySpent,
+    TrainingRun,
+    _curvature,
+    _finish,
+    _report,
+    step_size,
+    train_user_level,
+)
+
+__all__ = [
+    "PhasedERMSchedule",
+    "phased_erm_schedule",
+    "PhasedERMRun",
+    "phased_erm",
+    "SelectionResult",
+    "private_selection",
+    "selection_tau",
+    "algorithm_h_budget",
+    "train_algorithm_h",
+]
+
+
+# --------------------------------------------------------------------------------------------- Algorithm 4
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PhasedERMSchedule:
+    """The schedule of Algorithm 4 of 004: phases t = 1..T, users n_t = ⌊n/2^t⌋, regularisation λ_t = 4^t λ.
+
+    Attributes
+    ----------
+    phases : int
+        T = ⌈log₂(G n √m ε/(σ d))⌉ (at least 1).
+    lam : float
+        λ = √(G·G_/(nm) + σ²d²/(n²mε²))/R, G_ = min(G, σ√d).
+    users : ndarray of int
+        n_t = ⌊n/2^t⌋ for t = 1..T (disjoint groups, so Σ n_t < n users are used).
+    lambdas : ndarray
+        λ_t = 4^t λ.
+    """
+
+    phases: int
+    lam: float
+    users: np.ndarray
+    lambdas: np.ndarray
+
+    @property
+    def users_used(self) -> int:
+        return int(self.users.sum())
+
+
+def phased_erm_schedule(n: int, m: int, d: int, epsilon: float, *, G: float = 1.0, sigma: float = 1.0,
+                        R: float = 1.0) -> PhasedERMSchedule:
+    """Step 1 and 3 of Algorithm 4 of 004 (digest 004 §2.9); R is the diameter of Θ.
+
+    >>> s = phased_erm_schedule(1000, 100, 10, 1.0)
+    >>> s.phases, s.users.tolist()
+    (10, [500, 250, 125, 62, 31, 15, 7, 3, 1, 0])
+
+    A phase with n_t = 0 users cannot run: :func:`phased_erm` stops at the last phase with n_t ≥ 1 and says so.
+    """
+    n = check_integer(n, "n", minimum=2)
+    m = check_integer(m, "m", minimum=1)
+    d = check_integer(d, "d", minimum=1)
+    eps = check_positive(epsilon, "epsilon")
+    G = check_positive(G, "G")
+    sigma = check_positive(sigma, "sigma")
+    R = check_positive(R, "R")
+    g_under = min(G, sigma * math.sqrt(d))
+    T = max(1, math.ceil(math.log2(G * n * math.sqrt(m) * eps / (sigma * d))))
+    lam = math.sqrt(G * g_under / (n * m) + sigma**2 * d**2 / (n**2 * m * eps**2)) / R
+    t = np.arange(1, T + 1)
+    return PhasedERMSchedule(phases=T, lam=lam, users=n // (2**t), lambdas=lam * 4.0**t)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PhasedERMRun:
+    """Result of :func:`phased_erm`: the phase outputs θ̂_1..θ̂_T', each phase's run, and the privacy spent."""
+
+    theta: np.ndarray
+    phase_thetas: np.ndarray
+    phase_runs: tuple
+    schedule: PhasedERMSchedule
+    phases_run: int
+    privacy: PrivacySpent
+    excess: np.ndarray | None
+
+
+def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, steps_per_phase: int = 100,
+               sigma: float | None = None, mode: str = "practical", rng=None,
+               progress: Callable[[float], None] | None = None) -> PhasedERMRun:
+    """Algorithm 4 of 004 (Phased ERM for SCO): regularised ERM on fresh, disjoint groups of users.
+
+    Phase t minimises L(θ; S_t) + (λ_t/2)‖θ − θ̂_{t−1}‖² (eq. 7) with Algorithm 3 (:func:`train_user_level`,
+    strongly convex variant, μ = λ_t) on n_t = ⌊n/2^t⌋ users not used before, starting from θ̂_{t−1} (θ̂_0 = 0,
+    the centre of Θ). The paper asks for Corollary 2's accuracy; we run ``steps_per_phase`` steps (ours).
+    Privacy: every phase is user-level (ε, δ)-DP on disjoint users, so the whole run is (ε, δ) (parallel
+    composition); ``privacy.epsilon`` is the largest phase ε from the accountant. The paper assumes ε ≤ 1,
+    δ ≤ 1/n² (digest pitfall P11).
+
+    Raises
+    ------
+    ValueError
+        Bad ε, δ, steps_per_phase < 1, or fewer than 2 users.
+    """
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta, "delta", allow_zero=False)
+    K = check_integer(steps_per_phase, "steps_per_phase", minimum=1)
+    g = as_rng(rng)
+    n, m, d = task.n, task.m, task.d
+    sig = task.lipschitz / math.sqrt(d) if sigma is None else check_positive(sigma, "sigma")
+    sched = phased_erm_schedule(n, m, d, eps, G=task.lipschitz, sigma=sig, R=2.0 * task.radius)
+    perm = g.permutation(n)
+    start = 0
+    theta = np.zeros(d)
+    thetas, runs, eps_phase = [], [], []
+    phases = [t for t in range(sched.phases) if sched.users[t] >= 1]
+    for i, t in enumerate(phases):
+        nt = int(sched.users[t])
+        sub = task.subset(perm[start:start + nt])
+        start += nt
+        lam_t = float(sched.lambdas[t])
+
+        def prog(f, _i=i):
+            if progress is not None:
+                progress((_i + f) / len(phases))
+
+        run = train_user_level(sub, eps, delta, K, mode=mode, variant="strongly_convex",
+                               strong_convexity=lam_t + 1e-12, l2=lam_t, l2_centre=theta, theta0=theta,
+                               rng=g, progress=prog)
+        theta = run.theta
+        thetas.append(theta)
+        runs.append(run)
+        eps_phase.append(run.privacy.epsilon)
+    phase_thetas = np.array(thetas)
+    privacy = dataclasses.replace(runs[0].privacy, epsilon=max(eps_phase))
+    excess = None if task.theta_star is None else np.asarray(task.excess_risk(phase_thetas), dtype=float)
+    return PhasedERMRun(theta=theta, phase_thetas=phase_thetas, phase_runs=tuple(runs), schedule=sched,
+                        phases_run=len(phases), privacy=privacy, excess=excess)
+
+
+# --------------------------------------------------------------------------------------------- Algorithm 5
+
+
+@dataclasses.dataclass(frozen=True)
+class SelectionResult:
+    """Output of Algorithm 5: the chosen index J_{t*}, its noisy loss V_{t*}, the number of draws, and ε."""
+
+    index: int
+    value: float
+    draws: int
+    epsilon: float
+
+
+def selection_tau(K: int, n: int, m: int, alpha: float, B: float = 1.0) -> float:
+    """τ = (B/2)√((log(Kn) + log(10/α))/m) of Theorem 6 of 004 (too small by a constant, digest pitfall P7:
+    privacy is unaffected).
+
+    >>> round(selection_tau(10, 100, 25, 0.1), 4)
+    0.3393
+    """
+    K = check_integer(K, "K", minimum=1)
+    n = check_integer(n, "n", minimum=1)
+    m = check_integer(m, "m", minimum=1)
+    alpha = check_probability(alpha, "alpha", open_low=True)
+    return (B / 2.0) * math.sqrt((math.log(K * n) + math.log(10.0 / alpha)) / m)
+
+
+def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0, alpha: float = 0.1,
+                      stop_prob: float | None = None, tau: float | None = None, rng=None) -> SelectionResult:
+    """Algorithm 5 of 004: pure ε-user-level-DP choice among K parameters by repeated noisy loss estimates.
+
+    Each draw picks J ~ Unif{1..K} and runs A_J = WinsorizedMean1D({L(θ^(J); S_u)}_u, ε/3, τ, B)
+    (:func:`dpviz.mean.winsorized_mean_1d`, fresh randomness every draw); after each draw stop with probability γ;
+    return the draw with the smallest noisy value. ε-DP by Liu & Talwar 2019, Thm 3.2 (each A_k is ε/3-DP).
+    Default γ = α/(5K), as the proof of Theorem 6 uses (the statement says 1/K; digest pitfall P9); the number of
+    draws is Geometric(γ), mean 1/γ, never capped (a cap would break the privacy argument).
+
+    Parameters
+    ----------
+    user_losses : array_like, shape (K, n)
+        L(θ^(k); S_u): user u's average loss under candidate k, in [−B, B].
+    epsilon : float
+    m : int
+        Samples per user (sets the default τ, :func:`selection_tau`).
+
+    >>> L = np.vstack([np.full(200, 0.8), np.full(200, 0.2), np.full(200, 0.5)])
+    >>> private_selection(L, 5.0, 100, rng=0).index
+    1
+    """
+    L = check_array(user_losses, "user_losses", ndim=2)
+    eps = check_positive(epsilon, "epsilon")
+    m = check_integer(m, "m", minimum=1)
+    B = check_positive(bound, "bound")
+    alpha = check_probability(alpha, "alpha", open_low=True)
+    K, n = L.shape
+    gamma = alpha / (5.0 * K) if stop_prob is None else check_probability(stop_prob, "stop_prob", open_low=True)
+    tau = selection_tau(K, n, m, alpha, B) if tau is None else check_positive(tau, "tau")
+    from dpviz.mean import winsorized_mean_1d
+
+    g = as_rng(rng)
+    draws = int(g.geometric(gamma))
+    js = g.integers(0, K, size=draws)
+    best_j, best_v = -1, math.inf
+    for j in js:
+        v = float(winsorized_mean_1d(L[j], eps / 3.0, tau, B, rng=g))
+        if v < best_v:
+            best_j, best_v = int(j), v
+    return SelectionResult(index=best_j, value=best_v, draws=draws, epsilon=eps)
+
+
+# --------------------------------------------------------------------------------------------- Algorithm H (003)
+
+
+def algorithm_h_budget(epsilon: float, delta: float, T: int) -> tuple[float, float]:
+    """Per-step (ε_t, δ_t) of Algorithm H (003, App. D): strong composition over T steps (003, Thm 12) with
+    δ′ = δ/2, δ_t = δ/(2T), ε_t solving √(2T log(2/δ))·ε_t + T ε_t(e^{ε_t} − 1) = ε, or the basic split if larger
+    (:func:`dpviz.mean.robust.split_budget`).
+
+    >>> e, d = algorithm_h_budget(1.0, 1e-6, 1)
+    >>> (e, d)
+    (1.0, 1e-06)
+    """
+    from dpviz.mean.robust import split_budget
+
+    return split_budget(epsilon, delta, T)
+
+
+def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 50,
+                      learning_rate: float | None = None, *, radius: float | None = None, variant: str = "convex",
+                      accountant: str = "pld", rng=None,
+                      progress: Callable[[float], None] | None = None) -> TrainingRun:
+    """Algorithm H: the ERM reduction of 003 (App. D; Thm 30): Algorithm 3's loop with 003's private mean.
+
+    Each step averages every user's gradient and estimates their mean with 003's ball-finding estimator
+    (:func:`dpviz.mean.robust.dp_estimate_blocks`, k = 1) at (ε_t, δ_t) = :func:`algorithm_h_budget`; ⊥ (garbage)
+    becomes g_t = 0 (post-processing). It needs only n = Ω̃(√T/ε) users instead of Ω̃(√(dT)/ε) (Thm 30 vs 29 of
+    003), at the price of an O(r√d) error per step (r = ``radius`` of the user gradients, default
+    :func:`concentration_radius`).
+    """
+    from dpviz.mean.robust import dp_estimate_blocks
+
+    T = check_integer(T, "T", minimum=1)
+    eps = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta, "delta", allow_zero=False)
+    if learning_rate is not None:
+        check_positive(learning_rate, "learning_rate")
+    g = as_rng(rng)
+    r = concentration_radius(task.lipschitz, task.m, task.n) if radius is None else check_positive(radius, "radius")
+    e_t, d_t = algorithm_h_budget(eps, delta, T)
+    d = task.d
+    lr = learning_rate or step_size(task, r * math.sqrt(d), T)
+    fails = np.zeros(T)
+
+    def oracle(th, t):
+        est = dp_estimate_blocks(task.user_gradients(th), r, e_t, d_t, k=1, rng=g)
+        if est is None:
+            fails[t] = 1.0
+            return np.zeros(d)
+        return np.asarray(est, dtype=float)
+
+    meth = FirstOrderMethod(variant, learning_rate=lr, radius=task.radius, strong_convexity=_curvature(task) / 10,
+                            smoothness=_curvature(task))
+    trace = run_first_order(oracle, np.zeros(d), T, meth, rng=g, progress=progress)
+    privacy = _report([(("approx", (e_t, d_t)), T)], delta, accountant, epsilon_paper=eps)
+    return _finish(task, "algorithm_h", "Algorithm H (003 mean estimator)", trace, privacy, fails,
+                   np.full(T, r), lr, dict(T=T, epsilon=eps, delta=delta, epsilon_step=e_t, delta_step=d_t,
+                                           radius=r, garbage_steps=int(fails.sum())))

@@ -1,0 +1,209 @@
+"""Rates of learning with user-level DP, as formulas (004: Levy et al. 2021; 003: Esfandiari et al. 2022).
+
+The paper's rates are Õ(·)/Ω(·) statements: constants and log factors are hidden. Every function here returns the
+*shape* of the bound times a constant knob ``C`` (default 1; "hidden constant set to 1" must be said on any figure
+that plots them) and is vectorised over numpy arrays. Validity conditions are separate functions returning booleans,
+so a figure can shade where a bound is proved to hold. Notation (digest 004 §1): n users, m samples per user,
+d dimensions, R the *diameter* of Θ, G the Lipschitz constant, σ the sub-Gaussian parameter of the gradients,
+G̃ = σ√d, G_ = min(G, G̃), H smoothness, T steps. ``n√(mε)`` in the extraction reads n·√m·ε (digest §0 item 1).
+
+>>> round(sco_upper(1e4, 100, 10, 1.0), 6)   # R√(G·G_)/√(mn) + Rσd/(n√m ε) with R = G = σ = 1 → G_ = 1
+0.0011
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "erm_convex",
+    "erm_strongly_convex",
+    "erm_nonconvex",
+    "sco_upper",
+    "sco_lower",
+    "sco_item_level",
+    "sco_naive",
+    "finite_class_upper",
+    "finite_class_lower",
+    "fixed_n_floor",
+    "erm_users_needed",
+    "erm_users_needed_003",
+    "sco_users_needed",
+    "sco_users_needed_003",
+    "sco_valid",
+    "heterogeneity_transfer",
+    "heterogeneity_threshold",
+]
+
+
+def _a(x):
+    return np.asarray(x, dtype=float)
+
+
+def _ret(x):
+    x = np.asarray(x, dtype=float)
+    return float(x) if x.ndim == 0 else x
+
+
+def _g_under(G, sigma, d):
+    return np.minimum(_a(G), _a(sigma) * np.sqrt(_a(d)))
+
+
+# ----------------------------------------------------------------------------------------------- ERM (Thm 3)
+
+
+def erm_convex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
+    """Thm 3(i) of 004: E[L(θ̂; S) − min L] = Õ(R²H/T + Rσd/(n√m ε)) (= R G̃ √d/(n√m ε)).
+
+    The privacy term does not grow with T (ν ∝ √T, rate νR/√T; digest §3.3 [derived]); the cost of more steps is
+    the condition n ≳ √(dT)/ε (:func:`erm_users_needed`).
+
+    >>> erm_convex(1000, 1, 10, 1.0, 100)
+    0.02
+    """
+    n, m, d, eps, T = map(_a, (n, m, d, epsilon, T))
+    return _ret(C * (R**2 * H / T + R * sigma * d / (n * np.sqrt(m) * eps)))
+
+
+def erm_strongly_convex(n, m, d, epsilon, T, *, mu=1.0, R=1.0, H=1.0, G=1.0, sigma=1.0, C=1.0):
+    """Thm 3(ii) of 004: Õ(GR·exp(−μT/H) + σ²d²/(μ n² m ε²)) (G̃²d = σ²d²)."""
+    n, m, d, eps, T = map(_a, (n, m, d, epsilon, T))
+    return _ret(C * (G * R * np.exp(-mu * T / H) + sigma**2 * d**2 / (mu * n**2 * m * eps**2)))
+
+
+def erm_nonconvex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
+    """Thm 3(iii) of 004 (squared gradient mapping): Õ(H²R²/T + HRσd/(n√m ε)).
+
+    The paper prints H²R/T; with Δ₁ ≤ HR² from its own proof the term is H²R²/T (digest §3.3 [typo?]); we use
+    the corrected form.
+    """
+    n, m, d, eps, T = map(_a, (n, m, d, epsilon, T))
+    return _ret(C * (H**2 * R**2 / T + H * R * sigma * d / (n * np.sqrt(m) * eps)))
+
+
+def erm_users_needed(d, T, epsilon, *, C=1.0):
+    """Users Algorithm 3 needs: n = Ω̃(√(dT)/ε) (Thm 3 of 004; Thm 29 of 003), logs hidden.
+
+    >>> erm_users_needed(100, 400, 1.0)
+    200.0
+    """
+    return _ret(C * np.sqrt(_a(d) * _a(T)) / _a(epsilon))
+
+
+def erm_users_needed_003(d, T, epsilon, *, C=1.0):
+    """Users the ERM reduction of 003 needs: n = Ω̃(√T/ε), independent of d (Thm 30 of 003, Algorithm H)."""
+    return _ret(C * np.sqrt(_a(T)) / _a(epsilon) + 0.0 * _a(d))
+
+
+# ----------------------------------------------------------------------------------------------- SCO (Thms 4, 5)
+
+
+def sco_upper(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
+    """Thm 4 of 004 (Phased ERM): Õ(R√(G·G_)/√(mn) + Rσd/(n√m ε)), G_ = min(G, σ√d)."""
+    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    gu = _g_under(G, sigma, d)
+    return _ret(C * (R * np.sqrt(G * gu) / np.sqrt(m * n) + R * sigma * d / (n * np.sqrt(m) * eps)))
+
+
+def sco_lower(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
+    """Thm 5 of 004: every user-level (ε, δ)-DP algorithm has excess ≥ Ω(RG_/√(mn) + RG_√d/(n√m ε)).
+
+    Matches Thm 4 up to logs when G = Θ(σ√d). The explicit privacy constant from the proof is ≈ 1/20480
+    (digest §3.4 [derived]); ``C`` defaults to 1 like the upper bound, so the two shapes can be compared.
+    """
+    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    gu = _g_under(G, sigma, d)
+    return _ret(C * (R * gu / np.sqrt(m * n) + R * gu * np.sqrt(d) / (n * np.sqrt(m) * eps)))
+
+
+def sco_item_level(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
+    """Item-level SCO rate on N = nm independent people: RG(1/√(nm) + √d/(nm ε)) (Bassily et al. 2019; digest
+    §3.8 [derived]) — what user-level learning would cost if each example were its own person."""
+    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    N = n * m
+    return _ret(C * R * G * (1.0 / np.sqrt(N) + np.sqrt(d) / (N * eps)))
+
+
+def sco_naive(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
+    """Naive user-level rate (clip each user's contribution to G): RG(1/√(nm) + √d/(nε)); the privacy term does
+    not fall with m (digest 004 §3.8, last column)."""
+    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    return _ret(C * R * G * (1.0 / np.sqrt(n * m) + np.sqrt(d) / (n * eps)))
+
+
+def sco_users_needed(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
+    """Thm 4's condition: n = Ω̃(min{∛(d² m H² R²/(G G_ ε⁴)), H R √m/(σ ε)}) (004)."""
+    d, m, eps = map(_a, (d, m, epsilon))
+    gu = _g_under(G, sigma, d)
+    a = np.cbrt(d**2 * m * H**2 * R**2 / (G * gu * eps**4))
+    b = H * R * np.sqrt(m) / (sigma * eps)
+    return _ret(C * np.minimum(a, b))
+
+
+def sco_users_needed_003(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
+    """Thm 32 of 003: n = Ω̃(1/ε + min{∛(m H² R²/(G G_ ε⁴)), H R √m/(d σ ε)}).
+
+    003 prints √ε in the second term; re-deriving from n ≥ √(H/λ)/ε gives ε (digest 003 §2.9 [ours]); we use ε.
+    """
+    d, m, eps = map(_a, (d, m, epsilon))
+    gu = _g_under(G, sigma, d)
+    a = np.cbrt(m * H**2 * R**2 / (G * gu * eps**4))
+    b = H * R * np.sqrt(m) / (d * sigma * eps)
+    return _ret(C * (1.0 / eps + np.minimum(a, b)))
+
+
+def sco_valid(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
+    """Boolean mask: where Thm 4's n-condition holds (with its hidden constant and logs set to ``C``)."""
+    return np.asarray(_a(n) >= sco_users_needed(d, m, epsilon, R=R, G=G, sigma=sigma, H=H, C=C))
+
+
+# ----------------------------------------------------------------------------------------------- finite classes
+
+
+def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
+    """Cor. 3 of 004 (Algorithm 5, pure ε-DP): Õ(B√(log K/(mn)) + B log^{3/2}(K n m ε)/(n√m ε)).
+
+    Valid when n ≥ Ω̃(1/ε)·max{1/(Km), log(Km)}.
+    """
+    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    lg = np.log(np.maximum(K * n * m * eps, np.e))
+    return _ret(C * B * (np.sqrt(np.log(K) / (m * n)) + lg**1.5 / (n * np.sqrt(m) * eps)))
+
+
+def finite_class_lower(n, m, K, epsilon, *, B=1.0, C=1.0):
+    """Thm 7 of 004: Ω(B√(log K/(mn)) + B log K/(n√m ε)), for log₂K ≥ 32 log 2 and
+    n ≥ log₂K·max{1/(192√m ε), 1/(96m)}."""
+    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    return _ret(C * B * (np.sqrt(np.log(K) / (m * n)) + np.log(K) / (n * np.sqrt(m) * eps)))
+
+
+def fixed_n_floor(n, epsilon, *, B=1.0):
+    """Thm 8 of 004 with the proof's constant: max_ϑ E[(A − ϑ)²] ≥ B²/(8(1 + e^{nε})), whatever m is
+    (digest §3.6 [derived]; requires δ < 1/(2n e^{nε})).
+
+    >>> round(fixed_n_floor(1, 1.0), 4)
+    0.0336
+    """
+    n, eps = _a(n), _a(epsilon)
+    with np.errstate(over="ignore"):
+        return _ret(B**2 / (8.0 * (1.0 + np.exp(n * eps))))
+
+
+# ----------------------------------------------------------------------------------------------- heterogeneity
+
+
+def heterogeneity_transfer(rate, n, m, Delta, *, B=1.0):
+    """Thm 9 of 004: an algorithm with excess risk L(m, n) under A2 has, under A1 (max_u ‖P_u − P₀‖_TV ≤ Δ),
+    excess risk ≤ L(m, n) + B(mn + 2)Δ for every user's distribution. The penalty grows with m.
+
+    >>> round(heterogeneity_transfer(0.01, 100, 10, 1e-5), 8)
+    0.02002
+    """
+    rate, n, m, Delta = map(_a, (rate, n, m, Delta))
+    return _ret(rate + B * (m * n + 2.0) * Delta)
+
+
+def heterogeneity_threshold(rate, n, m, *, B=1.0):
+    """Largest Δ for which Thm 9 keeps the homogeneous rate up to a factor 2: Δ = L(m, n)/(B(mn + 2))."""
+    rate, n, m = map(_a, (rate, n, m))
+    return _ret(rate / (B * (m * n + 2.0)))
