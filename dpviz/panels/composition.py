@@ -90,6 +90,8 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
                 conv = "classic conversion (Mironov 2017, Prop. 3)" if r.accountant == "rdp" else \
                     "simple conversion ρ + 2√(ρ ln 1/δ) (Bun–Steinke 2016, Prop. 1.3)"
                 why += f" The {conv} would give ε = {r.alternative:.4g}."
+            if r.accountant == "zcdp" and rate < 1.0 and mechanism == "gaussian":
+                why += " Here it charges every subsampled Gaussian step in full: zCDP cannot express amplification."
         rows.append(
             f"<tr><td style='color:{info.colour};font-weight:600'>{html.escape(info.label)}</td>"
             f"<td style='text-align:right'>{eps}</td><td style='text-align:right'>{ratio}</td>"

@@ -63,6 +63,8 @@ __all__ = [
     "count_grid",
     "epsilon_vs_count",
     "privacy_profile",
+    "PROFILE_DIRECTION",
+    "PROFILE_DELTAS",
     "calibrated_noise",
     "group_privacy_curves",
     "accountant_bars_figure",
@@ -335,29 +337,47 @@ def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, ne
     return out
 
 
+#: How each accountant's profile is traced: "eps" = ε(δ) on a δ grid (cheap for accountants that are naturally
+#: stated as ε(δ)), "delta" = δ(ε) on an ε grid (cheap for divergence- and distribution-based accountants).
+PROFILE_DIRECTION = {"basic": "eps", "advanced": "eps", "optimal": "eps", "zcdp": "delta", "rdp": "delta",
+                     "pld": "delta"}
+
+#: δ grid for the accountants traced through ε(δ).
+PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-14.0, -0.5, 28))
+
+
 @functools.lru_cache(maxsize=512)
 def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
     acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
     if acct is None:
-        return None, None, err
+        return None, None, None, err
     try:
+        if PROFILE_DIRECTION[name] == "eps":
+            eps = np.array([float(acct.epsilon(d)) for d in PROFILE_DELTAS], dtype=float)
+            dl = np.array(PROFILE_DELTAS, dtype=float)
+            keep = np.isfinite(eps)
+            order = np.argsort(eps[keep], kind="stable")
+            return eps[keep][order], dl[keep][order], None, None
+        grid = np.array(eps_grid, dtype=float)
         if name == "pld" and hasattr(acct, "delta_bounds"):
             pairs = [acct.delta_bounds(e) for e in eps_grid]
             lo = np.array([p[0] for p in pairs], dtype=float)
             hi = np.array([p[1] for p in pairs], dtype=float)
-            return hi, lo, None
+            return grid, hi, lo, None
         vals = np.array([float(acct.delta(e)) for e in eps_grid], dtype=float)
-        return vals, None, None
+        return grid, vals, None, None
     except _EXPECTED as exc:
-        return None, None, str(exc) or type(exc).__name__
+        return None, None, None, str(exc) or type(exc).__name__
 
 
 def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: float, neighboring: str,
                     epsilons: Sequence[float]):
-    """δ(ε) of the composition by accountant ``name`` on the grid ``epsilons``; cached.
+    """The privacy profile δ(ε) of the composition by accountant ``name``, as points; cached.
 
-    Returns ``(delta, delta_lower, error)``: for PLD ``delta`` is the pessimistic and ``delta_lower`` the
-    optimistic profile; otherwise ``delta_lower`` is None; ``error`` is the reason when not applicable.
+    Returns ``(eps, delta, delta_lower, error)``. Accountants in :data:`PROFILE_DIRECTION` marked ``"delta"`` are
+    evaluated as δ(ε) on the grid ``epsilons``; those marked ``"eps"`` as ε(δ) on :data:`PROFILE_DELTAS` (the same
+    curve, traced from the other axis, because their ε(δ) is the cheap direction), sorted by ε, infinite ε dropped.
+    ``delta_lower`` is PLD's optimistic profile (else None); ``error`` is the reason when not applicable.
     """
     noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
     check_choice(name, "accountant", ACCOUNTANT_ORDER)
@@ -646,22 +666,23 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     data = []
     for name in ACCOUNTANT_ORDER:
         info = ACCOUNTANT_INFO[name]
-        d, dlow, err = privacy_profile(name, mechanism, noise, count, rate, neighboring, grid)
-        if d is None:
+        x, d, dlow, err = privacy_profile(name, mechanism, noise, count, rate, neighboring, grid)
+        if x is None:
             data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
                                    line=dict(color=info.colour, dash=info.dash)))
             continue
-        y = np.where(d >= floor, np.minimum(d, 1.0), np.nan)
-        if dlow is not None:
-            yl = np.where(dlow >= floor, np.minimum(dlow, 1.0), floor)
-            keep = ~np.isnan(y)
-            xs = list(np.array(grid)[keep])
-            data.append(go.Scatter(x=xs + xs[::-1], y=list(y[keep]) + list(yl[keep][::-1]), fill="toself",
+        inside = (x >= lo / 1.001) & (x <= hi * 1.001) & (d >= floor)
+        if PROFILE_DIRECTION[name] == "eps":
+            inside = (x > 0) & (d >= floor)
+        xs = [float(e) for e in x[inside]]
+        y = [float(min(v, 1.0)) for v in d[inside]]
+        if dlow is not None and xs:
+            yl = [float(min(max(v, floor), 1.0)) for v in dlow[inside]]
+            data.append(go.Scatter(x=xs + xs[::-1], y=y + yl[::-1], fill="toself",
                                    mode="lines", line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)",
                                    hoverinfo="skip", name="PLD band (optimistic…pessimistic)"))
-        data.append(go.Scatter(x=list(grid), y=[None if np.isnan(v) else float(v) for v in y], mode="lines",
-                               name=info.label, line=dict(color=info.colour, dash=info.dash, width=2.5),
-                               connectgaps=False,
+        data.append(go.Scatter(x=xs, y=y, mode="lines", name=info.label,
+                               line=dict(color=info.colour, dash=info.dash, width=2.5),
                                hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.3e}}<extra></extra>"))
     if exact is not None:
         g = _mech.Gaussian(noise / math.sqrt(count), sensitivity=query_sensitivity(mechanism, neighboring))
@@ -675,9 +696,11 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     fig.update_xaxes(type="log")
     fig.add_hline(y=delta, line=dict(color="#777777", dash="dash", width=1),
                   annotation_text=f"your δ = {delta:.0e}", annotation_position="bottom left")
+    fig.update_xaxes(range=[math.log10(lo), math.log10(hi)])
+    fig.update_yaxes(range=[-16, 0.05])
     caption(fig, "Every point (ε, δ) on a curve is a valid guarantee; lower is tighter. "
-                 "Sources: as in the bar chart; profile definition: Balle et al. 2018 (privacy profiles).", y=-0.2)
-    approx_note(fig, f"δ(ε) evaluated at {n_points} values of ε")
+                 "Sources: as in the bar chart; privacy profile: Balle, Barthe & Gaboardi 2018.", y=-0.2)
+    approx_note(fig, f"curves through {n_points} values of ε (or {len(PROFILE_DELTAS)} of δ)")
     return fig
 
 
