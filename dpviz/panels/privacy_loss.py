@@ -1,0 +1,291 @@
+"""Lesson 01 "Privacy loss": four panels, one per view of the same guarantee.
+
+* :class:`OutputDistributionsPanel` — M(x) and M(x′) on neighbouring inputs, the area δ(ε) measures shaded;
+* :class:`PrivacyLossPanel` — the privacy loss random variable L, ε marked, P[L > ε] and δ(ε);
+* :class:`PrivacyProfilePanel` — the Gaussian δ(ε): exact (Balle & Wang 2018) vs the classic formula vs zCDP, with
+  a predict-then-reveal exercise;
+* :class:`TradeoffPanel` — the hypothesis-testing view: the trade-off curve inside the region (ε, δ)-DP allows.
+
+Each panel has a no-argument constructor with defaults that render in well under 50 ms.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from dpviz import mechanisms as M
+from dpviz.conversions import zcdp_to_approx_dp
+import plotly.graph_objects as go
+
+from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.plots import privacy_loss as P
+from dpviz.plots._theme import TEMPLATE
+
+__all__ = ["OutputDistributionsPanel", "PrivacyLossPanel", "PrivacyProfilePanel", "TradeoffPanel",
+           "build_mechanism", "MECHANISM_OPTIONS"]
+
+#: (label, key) pairs of the mechanism dropdown.
+MECHANISM_OPTIONS = [
+    ("Laplace", "laplace"),
+    ("Gaussian", "gaussian"),
+    ("randomized response (binary)", "rr"),
+    ("discrete Laplace", "dlaplace"),
+    ("discrete Gaussian", "dgaussian"),
+    ("truncated discrete Laplace (TDLap)", "tdlap"),
+]
+
+_USES = {  # which controls each mechanism reads (the others are ignored, and the hint says so)
+    "laplace": {"scale", "sensitivity"},
+    "gaussian": {"scale", "sensitivity"},
+    "rr": {"mech_epsilon"},
+    "dlaplace": {"scale", "sensitivity"},
+    "dgaussian": {"scale", "sensitivity"},
+    "tdlap": {"mech_epsilon"},
+}
+
+_TDLAP_DELTA = 1e-3
+
+
+def build_mechanism(kind: str, scale: float = 1.0, sensitivity: float = 1.0, mech_epsilon: float = 1.0,
+                    tdlap_delta: float = _TDLAP_DELTA):
+    """The mechanism of :mod:`dpviz.mechanisms` a panel's controls describe (``scale`` is σ or b)."""
+    if kind == "laplace":
+        return M.Laplace(scale, sensitivity)
+    if kind == "gaussian":
+        return M.Gaussian(scale, sensitivity)
+    if kind == "rr":
+        return M.RandomizedResponse(mech_epsilon)
+    if kind == "dlaplace":
+        return M.DiscreteLaplace(scale, int(round(sensitivity)))
+    if kind == "dgaussian":
+        return M.DiscreteGaussian(scale, int(round(sensitivity)))
+    if kind == "tdlap":
+        return M.TruncatedDiscreteLaplace(mech_epsilon, tdlap_delta)
+    raise ValueError(f"mechanism = {kind!r} is not allowed: must be one of {', '.join(k for _, k in MECHANISM_OPTIONS)}.")
+
+
+def _mechanism_controls() -> dict[str, Any]:
+    return {
+        "mechanism": dropdown("mechanism", MECHANISM_OPTIONS, "gaussian"),
+        "scale": slider("noise σ or scale b", 1.0, 0.2, 5.0, 0.05),
+        "sensitivity": int_slider("sensitivity Δ (x′ = x + Δ)", 1, 1, 4),
+        "mech_epsilon": slider("ε₀ of RR / TDLap", 1.0, 0.1, 3.0, 0.05),
+    }
+
+
+def _mech_from(v: dict[str, Any]):
+    return build_mechanism(v["mechanism"], float(v["scale"]), float(v["sensitivity"]), float(v["mech_epsilon"]))
+
+
+def _ignored_hint(v: dict[str, Any]) -> str | None:
+    used = _USES[v["mechanism"]]
+    names = {"scale": "σ/b", "sensitivity": "Δ", "mech_epsilon": "ε₀"}
+    ignored = [names[c] for c in ("scale", "sensitivity", "mech_epsilon") if c not in used]
+    label = dict((k, lbl) for lbl, k in MECHANISM_OPTIONS)[v["mechanism"]]
+    text = f"{label} ignores the {', '.join(ignored)} slider(s)."
+    if v["mechanism"] == "rr":
+        text += " Neighbours are the two bits x = 0 and x′ = 1."
+    if v["mechanism"] == "tdlap":
+        text += f" TDLap uses δ₀ = {_TDLAP_DELTA:g} (κ = 1 + ⌈ln(1/δ₀)/ε₀⌉, Definition 8 of 000)."
+    return text
+
+
+def _sync_without_template(target: go.FigureWidget, source: go.Figure) -> None:
+    """Like :func:`dpviz.panels._base.sync_figure`, but the layout is updated key by key *without* re-assigning
+    the (unchanging) template: re-assigning it deep-copies the whole template (~10–25 ms per figure), which alone
+    would exceed the 50 ms budget of a slider update. Top-level layout keys absent from ``source`` are cleared."""
+    with target.batch_update():
+        same = len(target.data) == len(source.data) and all(a.type == b.type for a, b in zip(target.data, source.data))
+        if same:
+            for t, s in zip(target.data, source.data):
+                t.update(s.to_plotly_json(), overwrite=True)
+        else:
+            target.data = ()
+            target.add_traces(list(source.data))
+        new = source.layout.to_plotly_json()
+        new.pop("template", None)
+        stale = {k: None for k in target.layout.to_plotly_json() if k not in new and k != "template"}
+        target.layout.update({**stale, **new}, overwrite=True)
+
+
+class _LessonPanel(Panel):
+    """Panel with the cheaper figure sync above (the leading underscore keeps this base out of
+    ``PANEL_REGISTRY``). The first render builds the figures with the shared ``"dpviz"`` template; later renders
+    pass ``template="none"`` (no copy of the big template) because only data and explicit layout keys are synced
+    and the FigureWidgets keep the template they were built with."""
+
+    @property
+    def _template(self) -> str:
+        return TEMPLATE if not self.figures else "none"
+
+    def _apply(self, view: View) -> None:
+        if not self.figures:
+            super()._apply(view)
+            return
+        for target, source in zip(self.figures, view.figures):
+            _sync_without_template(target, source)
+        self.readout.value = view.readout or ""
+        self.hint.value = f"<span class='dpviz-hint'>💡 {view.hint}</span>" if view.hint else ""
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    return "<table>" + "".join(f"<tr><td style='padding:1px 12px 1px 0'>{a}</td><td><b>{b}</b></td></tr>"
+                               for a, b in rows) + "</table>"
+
+
+def _fmt_eps(e: float) -> str:
+    return "∞" if math.isinf(e) else f"{e:.4g}"
+
+
+class OutputDistributionsPanel(_LessonPanel):
+    """Output distributions of M(x) and M(x′) with the hockey-stick area δ(ε) shaded."""
+
+    title = "Neighbouring inputs and what the mechanism outputs"
+    intro = ("x and x′ are neighbouring inputs: the query answer moves by the sensitivity Δ. The mechanism adds "
+             "noise, so M(x) and M(x′) are two overlapping distributions. (ε, δ)-DP asks that p<sub>x</sub> stay "
+             "below e<sup>ε</sup>·p<sub>x′</sub> except for a total excess δ: the shaded area.")
+
+    def _build_controls(self):
+        c = {"epsilon": slider("ε (the bound e^ε)", 0.5, 0.0, 4.0, 0.05)}
+        c.update(_mechanism_controls())
+        return c
+
+    def _render(self, v: dict[str, Any]) -> View:
+        m = _mech_from(v)
+        eps = float(v["epsilon"])
+        fig = P.output_distributions_figure(m, eps, template=self._template)
+        d = m.delta(eps)
+        rows = [("mechanism", P.mechanism_label(m)),
+                ("δ(ε) = shaded area", f"{d:.4g}"),
+                ("pure ε (δ = 0)", _fmt_eps(m.pure_epsilon)),
+                ("reading", f"M is ({eps:.3g}, {d:.3g})-DP, and no smaller δ works at this ε")]
+        return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))
+
+
+class PrivacyLossPanel(_LessonPanel):
+    """The privacy loss random variable L with ε marked and P[L > ε], δ(ε) read out."""
+
+    title = "The privacy loss random variable"
+    intro = ("Draw an output o from M(x) and compute ℓ = ln(p<sub>x</sub>(o)/p<sub>x′</sub>(o)): how much more "
+             "likely o is under x than under x′. L is random; ε-DP means L ≤ ε always, (ε, δ)-DP allows L to "
+             "exceed ε with a small weighted probability δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>] ≤ P[L > ε].")
+
+    def _build_controls(self):
+        c = {"epsilon": slider("ε", 1.0, 0.0, 4.0, 0.05)}
+        c.update(_mechanism_controls())
+        return c
+
+    def _render(self, v: dict[str, Any]) -> View:
+        m = _mech_from(v)
+        eps = float(v["epsilon"])
+        fig = P.privacy_loss_figure(m, eps, template=self._template)
+        pld = m.privacy_loss()
+        sf = pld.sf(eps)
+        d = m.delta(eps)
+        rows = [("P[L > ε]", f"{sf:.4g}"),
+                ("δ(ε) = E[(1 − e^{ε−L})₊]", f"{d:.4g}"),
+                ("E[e^{−L}] (= 1 − P[M(x′) outside supp M(x)])", f"{1 - pld.missing_mass:.6g}"),
+                ("largest possible loss", _fmt_eps(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
+                 else "∞ (the endpoint −κ)")]
+        hint = _ignored_hint(v)
+        if sf > 0 and d / sf < 0.5:
+            hint = (hint or "") + " Note δ(ε) < P[L > ε]: losses just above ε count only partly."
+        return View(figures=[fig], readout=_table(rows), hint=hint)
+
+
+class PrivacyProfilePanel(_LessonPanel):
+    """Gaussian privacy profile: exact vs classic vs zCDP, with a predict-then-reveal exercise."""
+
+    title = "The privacy profile δ(ε) of the Gaussian mechanism"
+    intro = ("A Gaussian mechanism is not ε-DP for any ε, but (ε, δ(ε))-DP for every ε. The exact curve "
+             "(Balle & Wang 2018) is what the mechanism gives; the textbook formula and the zCDP conversions are "
+             "upper bounds or approximations of it.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = PredictReveal(
+            "For σ = 1, Δ = 1 and δ = 10⁻⁵, what ε does the Gaussian mechanism really give?",
+            answer=self._answer, explain=self._explain, rel_tol=0.05, guess_label="your ε:")
+        self._revealed_at: tuple | None = None
+        self.exercise.button.on_click(self._on_reveal)
+        super().__init__(**overrides)
+
+    def _on_reveal(self, _button: Any = None) -> None:
+        """After the reveal, the exact ε is also drawn and tabulated (until a slider moves: predict again)."""
+        self._revealed_at = tuple(self.values().values())
+        self.update()
+
+    def _build_controls(self):
+        return {
+            "sigma": slider("noise σ", 1.0, 0.2, 5.0, 0.05),
+            "sensitivity": slider("sensitivity Δ", 1.0, 0.5, 3.0, 0.25),
+            "delta": log_slider("δ (marked)", 1e-5, -12, -1, step=0.5),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _answer(self) -> float:
+        v = self.values()
+        return M.Gaussian(float(v["sigma"]), float(v["sensitivity"])).epsilon(float(v["delta"]))
+
+    def _explain(self, answer: float) -> str:
+        v = self.values()
+        s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
+        classic = dl * math.sqrt(2 * math.log(1.25 / d)) / s
+        simple = zcdp_to_approx_dp(dl * dl / (2 * s * s), d, method="simple")
+        return (f"The classic formula σ = Δ√(2 ln(1.25/δ))/ε, solved for ε, says ε = {classic:.4g} "
+                f"({'inside' if classic < 1 else 'outside'} its proven range ε < 1; Dwork & Roth 2014, Thm A.1); "
+                f"the simple zCDP bound says {simple:.4g} (Bun & Steinke 2016, Prop. 1.3). The exact answer solves "
+                "Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) = δ (Balle & Wang 2018, Thm 8).")
+
+    def _render(self, v: dict[str, Any]) -> View:
+        s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
+        g = M.Gaussian(s, dl)
+        revealed = self._revealed_at == tuple(v.values())
+        fig = P.privacy_profile_figure(s, dl, delta_mark=d, show_epsilon=revealed, template=self._template)
+        exact = g.epsilon(d)
+        classic = dl * math.sqrt(2 * math.log(1.25 / d)) / s
+        cks = zcdp_to_approx_dp(g.rho, d, method="cks")
+        simple = zcdp_to_approx_dp(g.rho, d, method="simple")
+        classic_note = ("valid (ε < 1) but loose" if classic < 1 else
+                        ("outside its proof (ε ≥ 1) and WRONG: the true δ at this ε is "
+                         f"{g.delta(classic):.3g} > δ" if g.delta(classic) > d else "outside its proof (ε ≥ 1)"))
+        rows = [("ε at this δ, exact (Balle & Wang 2018, Thm 8)",
+                 f"{exact:.4g}" if revealed else "? — predict it below, then reveal"),
+                ("classic: ε = Δ√(2 ln(1.25/δ))/σ (D&R Thm A.1)", f"{classic:.4g} — {classic_note}"),
+                ("zCDP, CKS 2020 Cor. 13", f"{cks:.4g}"),
+                ("zCDP, ρ + 2√(ρ ln(1/δ)) (BS16 Prop 1.3)", f"{simple:.4g}"),
+                ("ρ = Δ²/(2σ²)", f"{g.rho:.4g}")]
+        self.exercise.question.value = (
+            f"<b>Predict, then reveal.</b> For σ = {s:.3g}, Δ = {dl:.3g} and δ = {d:.2g}, what ε does the Gaussian "
+            "mechanism really give? Hint: read it off the blue curve where it crosses the dotted line δ.")
+        return View(figures=[fig], readout=_table(rows))
+
+
+class TradeoffPanel(_LessonPanel):
+    """Hypothesis-testing view: the trade-off curve against the region (ε, δ)-DP allows."""
+
+    title = "Privacy as hypothesis testing"
+    intro = ("An adversary sees one output and must say whether it came from x or x′. Every test has a type I "
+             "error α and a type II error β; the curve shows the best β for each α. (ε, δ)-DP means the curve "
+             "stays in the shaded region: no test can be much better than guessing.")
+
+    def _build_controls(self):
+        c = {"epsilon": slider("ε", 1.0, 0.0, 4.0, 0.05),
+             "delta": log_slider("δ", 1e-3, -8, -0.5, step=0.25)}
+        c.update(_mechanism_controls())
+        return c
+
+    def _render(self, v: dict[str, Any]) -> View:
+        m = _mech_from(v)
+        eps, d = float(v["epsilon"]), float(v["delta"])
+        fig = P.tradeoff_figure(m, eps, d, template=self._template)
+        need = m.delta(eps)
+        eps_need = m.epsilon(d)
+        ok = need <= d
+        rows = [("mechanism", P.mechanism_label(m)),
+                ("its exact δ(ε) at this ε", f"{need:.4g} — {'≤' if ok else '>'} δ = {d:.3g}: "
+                                              f"{'(ε, δ)-DP holds' if ok else '(ε, δ)-DP fails'}"),
+                ("smallest ε for this δ", _fmt_eps(eps_need))]
+        return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))

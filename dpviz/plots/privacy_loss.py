@@ -1,0 +1,360 @@
+"""Figures for lesson 01 "Privacy loss": output distributions on neighbouring inputs, the privacy loss random
+variable, the privacy profile δ(ε) and the hypothesis-testing (trade-off) view.
+
+Every builder is a pure function of a mechanism from :mod:`dpviz.mechanisms` (or plain numbers) and returns a new
+``plotly.graph_objects.Figure`` in the shared ``"dpviz"`` template, with a caption citing the formula it draws.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz import mechanisms as mech
+from dpviz._validation import check_delta, check_positive
+from dpviz.conversions import zcdp_delta
+from dpviz.plots._theme import ROLE, TEMPLATE, caption
+
+__all__ = [
+    "MECHANISM_NAMES",
+    "mechanism_label",
+    "output_distributions_figure",
+    "privacy_loss_figure",
+    "gaussian_profile_curves",
+    "privacy_profile_figure",
+    "dp_region_lower_bound",
+    "tradeoff_figure",
+]
+
+#: Display names of the mechanisms of :mod:`dpviz.mechanisms`.
+MECHANISM_NAMES = {
+    "Laplace": "Laplace",
+    "Gaussian": "Gaussian",
+    "RandomizedResponse": "randomized response",
+    "DiscreteLaplace": "discrete Laplace",
+    "DiscreteGaussian": "discrete Gaussian",
+    "TruncatedDiscreteLaplace": "truncated discrete Laplace",
+}
+
+_SOURCES = {
+    "Laplace": "Laplace mechanism (Dwork & Roth 2014, Def. 3.3)",
+    "Gaussian": "Gaussian mechanism (Dwork & Roth 2014, Thm A.1; Balle & Wang 2018, Thm 8)",
+    "RandomizedResponse": "randomized response (Warner 1965; Dwork & Roth 2014, §3.2)",
+    "DiscreteLaplace": "discrete Laplace (Ghosh et al. 2012; Canonne, Kamath & Steinke 2020)",
+    "DiscreteGaussian": "discrete Gaussian (Canonne, Kamath & Steinke 2020, Def. 1)",
+    "TruncatedDiscreteLaplace": "TDLap (Definition 8 of 000, user-level DP with few examples)",
+}
+
+
+def mechanism_label(m) -> str:
+    """Short description with parameters, e.g. ``"Gaussian, σ = 1, Δ = 1"``."""
+    n = type(m).__name__
+    name = MECHANISM_NAMES.get(n, n)
+    if isinstance(m, mech.Gaussian):
+        return f"{name}, σ = {m.sigma:.3g}, Δ = {m.sensitivity:.3g}"
+    if isinstance(m, mech.DiscreteGaussian):
+        return f"{name}, σ = {m.sigma:.3g}, Δ = {m.sensitivity}"
+    if isinstance(m, (mech.Laplace, mech.DiscreteLaplace)):
+        return f"{name}, b = {m.scale:.3g}, Δ = {m.sensitivity:.3g}"
+    if isinstance(m, mech.RandomizedResponse):
+        return f"{name}, ε₀ = {float(m.epsilon):.3g}"
+    if isinstance(m, mech.TruncatedDiscreteLaplace):
+        return f"{name}, ε₀ = {float(m.epsilon):.3g}, δ₀ = {float(m.delta):.2g}, κ = {m.kappa}"
+    return name
+
+
+def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str, **kwargs) -> dict:
+    """Like :func:`dpviz.plots._theme.base_layout` but a plain dict: ``go.Figure`` then copies the template once
+    instead of twice (each copy of the registered template costs ~10 ms, half a slider update's budget)."""
+    return dict(template=template, title=dict(text=title, font=dict(size=15)),
+                xaxis=dict(title=dict(text=xaxis_title)), yaxis=dict(title=dict(text=yaxis_title)), **kwargs)
+
+
+def _check_mech(m) -> None:
+    if type(m).__name__ not in MECHANISM_NAMES:
+        raise ValueError(f"mechanism = {m!r} is not allowed: must be one of {', '.join(MECHANISM_NAMES)}.")
+
+
+def _is_discrete(m) -> bool:
+    return isinstance(m, (mech.RandomizedResponse, mech.DiscreteLaplace, mech.DiscreteGaussian,
+                          mech.TruncatedDiscreteLaplace))
+
+
+def _neighbours(m) -> tuple[float, float]:
+    if isinstance(m, mech.RandomizedResponse):
+        return 0, 1
+    if isinstance(m, mech.TruncatedDiscreteLaplace):
+        return 0, 1
+    return 0, m.sensitivity
+
+
+# =============================================================================================== output distributions
+
+
+def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
+    """Densities (or pmfs) of M(x) and M(x′) for x = 0, x′ = Δ, the curve e^ε·p_x′, and the shaded excess
+    (p_x − e^ε p_x′)_+ whose total area is the hockey-stick divergence H_ε(M(x)‖M(x′)) = δ(ε)
+    (Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5; both directions are equal for these symmetric mechanisms).
+    """
+    _check_mech(m)
+    eps = check_positive(epsilon, "epsilon", allow_zero=True)
+    x, xp = _neighbours(m)
+    e = math.exp(eps)
+    d = m.delta(eps)
+    if _is_discrete(m):
+        if isinstance(m, mech.RandomizedResponse):
+            k = np.array([0, 1])
+        else:
+            spread = {mech.DiscreteLaplace: lambda: 6 * m.scale, mech.DiscreteGaussian: lambda: 4.5 * m.sigma,
+                      mech.TruncatedDiscreteLaplace: lambda: m.kappa + 1}[type(m)]()
+            r = int(min(max(math.ceil(spread), 3), 60))
+            k = np.arange(x - r, xp + r + 1)
+        p, q = m.pmf(k, value=x), m.pmf(k, value=xp)
+        excess = np.maximum(p - e * q, 0.0)
+        traces = [
+            go.Bar(x=k - 0.2, y=p, width=0.4, name="p_x = P[M(x) = k]", marker_color=ROLE["x"]),
+            go.Bar(x=k + 0.2, y=q, width=0.4, name="p_x′ = P[M(x′) = k]", marker_color=ROLE["x_prime"]),
+            go.Scatter(x=k - 0.2, y=np.minimum(e * q, 1.0), mode="markers", name="e^ε · p_x′",
+                       marker=dict(symbol="line-ew-open", size=16, line=dict(width=3, color=ROLE["bound"]))),
+            go.Bar(x=k - 0.2, y=excess, base=np.minimum(e * q, p), width=0.4,
+                   name=f"excess (p_x − e^ε p_x′)₊: total δ = {d:.3g}",
+                   marker=dict(color=ROLE["shade"], line=dict(color=ROLE["approx"], width=1.5))),
+        ]
+        xt, yt = "output k", "probability"
+    else:
+        spread = m.scale * 7 if isinstance(m, mech.Laplace) else m.sigma * 4.5
+        y = np.linspace(x - spread, xp + spread, 601)
+        p, q = m.pdf(y, value=x), m.pdf(y, value=xp)
+        eq = e * q
+        lower = np.minimum(p, eq)
+        traces = [
+            go.Scatter(x=y, y=p, mode="lines", name="p_x: density of M(x)", line=dict(color=ROLE["x"], width=3)),
+            go.Scatter(x=y, y=q, mode="lines", name="p_x′: density of M(x′)",
+                       line=dict(color=ROLE["x_prime"], width=3)),
+            go.Scatter(x=y, y=np.where(eq <= p.max() * 1.5, eq, np.nan), mode="lines", name="e^ε · p_x′",
+                       line=dict(color=ROLE["bound"], dash="dash", width=2)),
+            go.Scatter(x=y, y=lower, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
+            go.Scatter(x=y, y=p, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=ROLE["shade"],
+                       name=f"area (p_x − e^ε p_x′)₊ = δ(ε) = {d:.3g}", hoverinfo="skip"),
+        ]
+        xt, yt = "output y", "density"
+    title = f"M(x) vs M(x′): {mechanism_label(m)}; at ε = {eps:.3g}, δ(ε) = {d:.3g}"
+    layout = _layout(title, xt, yt, template=template, barmode="overlay",
+                         legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"), margin=dict(b=150),
+                         height=470)
+    fig = go.Figure(data=traces, layout=layout)
+    if _is_discrete(m):
+        fig.update_xaxes(dtick=1 if len(k) <= 25 else None)
+    caption(fig, f"x = {x}, x′ = {xp}. Shaded: (p_x − e^ε p_x′)₊, total area = hockey-stick divergence = δ(ε) "
+                 "(Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5). " + _SOURCES[type(m).__name__] + ".",
+            y=-0.42)
+    return fig
+
+
+# =============================================================================================== privacy loss
+
+
+def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
+    """The privacy loss L = ln(p_x(O)/p_x′(O)), O ~ M(x): its density (continuous part) and atoms, ε marked and
+    P[L > ε] shaded/highlighted (Dwork & Roth 2014, §3.5.1; Balle & Wang 2018, Thm 5:
+    δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε])."""
+    _check_mech(m)
+    eps = check_positive(epsilon, "epsilon", allow_zero=True)
+    pld = m.privacy_loss()
+    a = np.asarray(pld.atoms, dtype=float)
+    w = np.asarray(pld.masses, dtype=float)
+    keep = w > 1e-7 * max(w.max(), 1e-300) if w.size else np.zeros(0, dtype=bool)
+    a, w = a[keep], w[keep]
+    finite = np.isfinite(a)
+    traces: list[go.BaseTraceType] = []
+    lo_hi = []
+    if pld.density is not None:
+        lo, hi = pld.support
+        if not math.isfinite(lo):
+            mean, sd = m.mu**2 / 2, m.mu
+            lo, hi = mean - 4.5 * sd, mean + 4.5 * sd
+        lo_hi = [lo, hi, eps]
+        grid = np.linspace(lo, hi, 400)
+        dens = pld.pdf(grid)
+        traces.append(go.Scatter(x=grid, y=dens, mode="lines", name="density of L (continuous part)",
+                                 line=dict(color=ROLE["x"], width=3)))
+        over = grid >= eps
+        if np.any(over):
+            g2 = np.concatenate([[max(eps, lo)], grid[over]])
+            traces.append(go.Scatter(x=g2, y=pld.pdf(g2), mode="lines", line=dict(width=0), fill="tozeroy",
+                                     fillcolor=ROLE["shade"], name="L > ε", hoverinfo="skip"))
+    xmax_f = float(np.max(np.abs(a[finite]))) if np.any(finite) else 0.0
+    span = max([xmax_f] + [abs(v) for v in lo_hi] + [eps, 0.5])
+    inf_x = span * 1.25 + 0.3
+    if a.size:
+        ax = np.where(finite, a, inf_x)
+        big = ax > eps
+        for sel, name, col in [(~big, "atoms P[L = ℓ]", ROLE["x"]), (big, "atoms with ℓ > ε", ROLE["approx"])]:
+            if not np.any(sel):
+                continue
+            xs = np.repeat(ax[sel], 3)
+            ys = np.column_stack([np.zeros(sel.sum()), w[sel], np.full(sel.sum(), np.nan)]).ravel()
+            xs = np.column_stack([ax[sel], ax[sel], ax[sel]]).ravel()
+            traces.append(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=col, width=3), showlegend=False,
+                                     hoverinfo="skip"))
+            traces.append(go.Scatter(x=ax[sel], y=w[sel], mode="markers", name=name,
+                                     marker=dict(color=col, size=10),
+                                     hovertemplate="ℓ = %{x:.4g}<br>P = %{y:.4g}<extra></extra>"))
+    sf = pld.sf(eps)
+    d = m.delta(eps)
+    layout = _layout(f"Privacy loss L of {mechanism_label(m)}: P[L > ε] = {sf:.3g}, δ(ε) = {d:.3g}",
+                         "privacy loss ℓ = ln(p_x(o)/p_x′(o))", "density (curve) / probability (atoms)",
+                         template=template, legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"),
+                         margin=dict(b=140), height=450)
+    fig = go.Figure(data=traces, layout=layout)
+    fig.add_vline(x=eps, line=dict(color=ROLE["bound"], dash="dash", width=2))
+    fig.add_annotation(x=eps, y=1.0, yref="paper", text=f"ε = {eps:.3g}", showarrow=False, yanchor="bottom",
+                       font=dict(color=ROLE["bound"]))
+    if a.size and np.any(~finite):
+        fig.add_annotation(x=inf_x, y=float(w[~finite].max()), text="ℓ = +∞<br>(x′ cannot<br>produce o)",
+                           showarrow=True, ay=-40, font=dict(size=11))
+        fig.update_xaxes(range=[-span * 1.1 - 0.2, inf_x + 0.4])
+    caption(fig, "L = ln(p_x(O)/p_x′(O)), O ~ M(x) (Dwork & Roth 2014, §3.5.1). δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε] "
+                 "(Balle & Wang 2018, Thm 5); E[e^{−L}] = 1 when M(x′) ≪ M(x).", y=-0.4)
+    return fig
+
+
+# =============================================================================================== privacy profile
+
+
+@lru_cache(maxsize=256)
+def _zcdp_curve(rho: float, eps_grid: tuple[float, ...], method: str) -> np.ndarray:
+    return np.array([zcdp_delta(rho, e, method=method) for e in eps_grid])
+
+
+def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: float | None = None,
+                            n: int = 121) -> dict[str, np.ndarray]:
+    """The δ(ε) curves the profile figure draws, on a common ε grid:
+
+    * ``exact``: Balle & Wang 2018, Thm 8 (:meth:`dpviz.mechanisms.Gaussian.delta`);
+    * ``classic``: the δ the textbook formula σ = Δ√(2 ln(1.25/δ))/ε assigns, δ = 1.25·exp(−(εσ/Δ)²/2)
+      (Dwork & Roth 2014, Thm A.1; proven only for ε < 1);
+    * ``cks`` and ``simple``: ρ-zCDP (ρ = Δ²/(2σ²), Bun & Steinke 2016, Prop. 1.6) converted by
+      :func:`dpviz.conversions.zcdp_delta` (CKS 2020, Cor. 13; Bun & Steinke 2016, Prop. 1.3).
+    """
+    s = check_positive(sigma, "sigma")
+    dl = check_positive(sensitivity, "sensitivity")
+    g = mech.Gaussian(s, dl)
+    if eps_max is None:
+        eps_max = max(1.5, 1.15 * g.epsilon(1e-12))
+    eps = np.linspace(0.0, float(eps_max), n)
+    exact = g.delta(eps)
+    classic = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
+    grid = tuple(float(e) for e in eps)
+    return {"eps": eps, "exact": exact, "classic": classic, "cks": _zcdp_curve(g.rho, grid, "cks"),
+            "simple": _zcdp_curve(g.rho, grid, "simple")}
+
+
+def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: float | None = None, *,
+                           show_epsilon: bool = True, template: str = TEMPLATE) -> go.Figure:
+    """δ(ε) of the Gaussian mechanism: exact (Balle & Wang 2018, Thm 8) against the classic calibration
+    (Dwork & Roth 2014, Thm A.1: solid where its proof holds, ε < 1; dotted beyond; red marks where it claims a δ
+    *smaller* than the truth, i.e. is wrong) and the zCDP conversions (Bun & Steinke 2016, Prop. 1.3; Canonne, Kamath
+    & Steinke 2020, Cor. 13). Log y axis. ``delta_mark`` adds the horizontal line δ and (with ``show_epsilon``) the exact ε(δ)."""
+    c = gaussian_profile_curves(sigma, sensitivity)
+    eps = c["eps"]
+    floor = 1e-16
+
+    def clip(v):
+        return np.where(v > floor, v, np.nan)
+
+    first_beyond = int(np.searchsorted(eps, 1.0))
+    valid = np.arange(eps.size) <= first_beyond  # ε < 1, plus one point so the two pieces join
+    beyond = np.arange(eps.size) >= first_beyond
+    wrong = c["classic"] < c["exact"] * (1 - 1e-9)
+    traces = [
+        go.Scatter(x=eps, y=clip(c["exact"]), mode="lines", name="exact δ(ε) (Balle & Wang 2018, Thm 8)",
+                   line=dict(color=ROLE["exact"], width=4)),
+        go.Scatter(x=eps, y=clip(c["cks"]), mode="lines", name="zCDP → DP, CKS 2020 Cor. 13",
+                   line=dict(color=ROLE["alt"], width=2, dash="dash")),
+        go.Scatter(x=eps, y=clip(c["simple"]), mode="lines", name="zCDP → DP, ρ + 2√(ρ ln 1/δ) (BS16 Prop 1.3)",
+                   line=dict(color=ROLE["alt2"], width=2, dash="dashdot")),
+        go.Scatter(x=eps, y=clip(np.where(valid, c["classic"], np.nan)), mode="lines",
+                   name="classic 1.25·e^{−(εσ/Δ)²/2}, ε < 1 (D&R Thm A.1)",
+                   line=dict(color=ROLE["approx"], width=2)),
+        go.Scatter(x=eps, y=clip(np.where(beyond, c["classic"], np.nan)), mode="lines",
+                   name="classic formula for ε ≥ 1 (not proven)", line=dict(color=ROLE["approx"], width=2,
+                                                                                dash="dot")),
+        go.Scatter(x=eps, y=clip(np.where(wrong, c["classic"], np.nan)), mode="markers",
+                   name="classic claims δ below the truth: wrong", marker=dict(color=ROLE["approx"], size=6,
+                                                                               symbol="x")),
+    ]
+    g = mech.Gaussian(sigma, sensitivity)
+    title = f"Privacy profile of the Gaussian mechanism, σ = {g.sigma:.3g}, Δ = {g.sensitivity:.3g}"
+    layout = _layout(title, "ε", "δ(ε)  (log scale)", template=template,
+                         legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"), margin=dict(b=170),
+                         height=500)
+    fig = go.Figure(data=traces, layout=layout)
+    fig.update_yaxes(type="log", range=[-15.5, 0.05], exponentformat="power")
+    fig.add_vrect(x0=0, x1=min(1.0, float(eps[-1])), fillcolor=ROLE["region"], line_width=0, layer="below")
+    fig.add_annotation(x=0.5, y=1, yref="paper", text="ε < 1: classic proof holds", showarrow=False,
+                       yanchor="bottom", font=dict(size=11))
+    if delta_mark is not None:
+        dm = check_delta(delta_mark, "delta", allow_zero=False)
+        fig.add_hline(y=dm, line=dict(color=ROLE["bound"], dash="dot", width=1))
+        e_ex = g.epsilon(dm) if show_epsilon else math.nan
+        fig.add_trace(go.Scatter(x=[e_ex], y=[dm], mode="markers",
+                                 name=f"exact ε(δ) = {e_ex:.4g}" if show_epsilon else "exact ε(δ): hidden until revealed",
+                                 marker=dict(color=ROLE["exact"], size=12, symbol="diamond")))
+    caption(fig, "Exact: δ(ε) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm 8). Classic: "
+                 "σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1, ε < 1). zCDP: ρ = Δ²/(2σ²) "
+                 "(Bun & Steinke 2016, Prop 1.6),<br>converted by BS16 Prop 1.3 and Canonne, Kamath & Steinke 2020, "
+                 "Cor. 13.", y=-0.5)
+    return fig
+
+
+# =============================================================================================== trade-off
+
+
+def dp_region_lower_bound(alpha, epsilon: float, delta: float) -> np.ndarray:
+    """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): a mechanism is (ε, δ)-DP iff its trade-off curve
+    lies on or above this (Kairouz, Oh & Viswanath 2015, Thm 2.1; Dong, Roth & Su 2022, Prop. 2.5)."""
+    a = np.asarray(alpha, dtype=float)
+    e = check_positive(epsilon, "epsilon", allow_zero=True)
+    d = check_delta(delta)
+    return np.maximum.reduce([np.zeros_like(a), 1 - d - math.exp(e) * a, math.exp(-e) * (1 - d - a)])
+
+
+def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE) -> go.Figure:
+    """The trade-off curve β = T(M(x), M(x′))(α) of the most powerful tests (Dong, Roth & Su 2022, Def. 2.1) over
+    the region that (ε, δ)-DP allows, β ≥ f_{ε,δ}(α) (Kairouz, Oh & Viswanath 2015); points where the curve dips
+    below the boundary are marked (there the mechanism is not (ε, δ)-DP)."""
+    _check_mech(m)
+    eps = check_positive(epsilon, "epsilon", allow_zero=True)
+    d = check_delta(delta)
+    alpha = np.linspace(0.0, 1.0, 401)
+    alpha = np.union1d(alpha, np.clip([(1 - d) * math.exp(-eps) / (1 + math.exp(-eps))], 0, 1))
+    beta = m.tradeoff(alpha)
+    bound = dp_region_lower_bound(alpha, eps, d)
+    viol = beta < bound - 1e-12
+    traces = [
+        go.Scatter(x=alpha, y=bound, mode="lines", line=dict(color=ROLE["bound"], width=2),
+                   name=f"boundary f_ε,δ of (ε = {eps:.3g}, δ = {d:.2g})-DP"),
+        go.Scatter(x=alpha, y=1 - alpha, mode="lines", fill="tonexty", fillcolor=ROLE["region"],
+                   line=dict(color="#999999", width=1, dash="dot"), name="allowed region (β = 1 − α: perfect privacy)"),
+        go.Scatter(x=alpha, y=beta, mode="lines", line=dict(color=ROLE["x"], width=4),
+                   name=f"trade-off of {mechanism_label(m)}"),
+        go.Scatter(x=alpha[viol], y=beta[viol], mode="markers", marker=dict(color=ROLE["approx"], size=5),
+                   name="below the boundary: violates (ε, δ)-DP"),
+    ]
+    ok = not np.any(viol)
+    verdict = "satisfies" if ok else "does NOT satisfy"
+    layout = _layout(f"Hypothesis-testing view: the mechanism {verdict} (ε = {eps:.3g}, δ = {d:.2g})-DP",
+                         "type I error α (say 'x′' when it was x)", "type II error β (say 'x' when it was x′)",
+                         template=template, legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"),
+                         margin=dict(b=170), height=560, width=None)
+    fig = go.Figure(data=traces, layout=layout)
+    fig.update_xaxes(range=[0, 1], constrain="domain")
+    fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1)
+    caption(fig, "Trade-off T(P,Q)(α) = inf{β_φ : α_φ ≤ α} (Dong, Roth & Su 2022, Def. 2.1). (ε, δ)-DP ⟺ "
+                 "β ≥ max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α))<br>(Kairouz, Oh & Viswanath 2015, Thm 2.1; "
+                 "DRS 2022, Prop. 2.5). Discrete mechanisms: Neyman–Pearson tests with randomisation.", y=-0.45)
+    return fig
