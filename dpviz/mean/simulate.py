@@ -42,6 +42,7 @@ __all__ = [
     "sample_users",
     "simulate_errors",
     "mse_table",
+    "tau_sweep",
 ]
 
 KINDS = ("bounded", "bernoulli", "gaussian", "heavy", "heterogeneous")
@@ -262,3 +263,38 @@ def mse_table(population: Population, n: int, ms, epsilon: float, **kwargs) -> d
         if progress is not None:
             progress((i + 1) / len(ms))
     return {k: np.array(v) for k, v in rows.items()}
+
+
+def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, trials: int = 100,
+              rng=None) -> dict[str, np.ndarray]:
+    """Bias², variance, MSE and clipped fraction of Algorithm 1 (004) as the radius τ varies (same data for all τ).
+
+    Returns arrays over ``taus``: ``bias2`` (mean error)², ``variance`` (error variance), ``mse``, ``clipped``
+    (average fraction of users clipped) and ``noise`` = 128τ²/(n²ε²) (the Laplace part, Thm 1 of 004). Monte Carlo
+    over ``trials`` datasets: an approximation (say so on figures).
+
+    >>> out = tau_sweep(Population(), 200, 20, 1.0, [0.1, 1.0], trials=10, rng=0)
+    >>> sorted(out)
+    ['bias2', 'clipped', 'mse', 'noise', 'variance']
+    """
+    n = check_integer(n, "n", minimum=1)
+    m = check_integer(m, "m", minimum=1)
+    eps = check_positive(epsilon, "epsilon")
+    taus = np.asarray(taus, dtype=float)
+    if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):
+        raise ValueError(f"taus = {taus!r} is not allowed: must be a 1-D array of finite numbers > 0.")
+    trials = check_integer(trials, "trials", minimum=2)
+    g = as_rng(rng)
+    B, mu = population.bound, population.mean
+    X = np.clip(sample_user_means(population, n, m, size=trials, rng=g), -B, B)
+    out = {k: np.empty(taus.size) for k in ("bias2", "variance", "mse", "clipped", "noise")}
+    for i, t in enumerate(taus):
+        est, mid, *_ = _wme_rows(X, eps, float(t), B, g)
+        err = est - mu
+        out["bias2"][i] = err.mean() ** 2
+        out["variance"][i] = err.var()
+        out["mse"][i] = np.mean(err ** 2)
+        lo, hi = (mid - 2 * t)[:, None], (mid + 2 * t)[:, None]
+        out["clipped"][i] = np.mean((X < lo) | (X > hi))
+        out["noise"][i] = 128.0 * t * t / (n * eps) ** 2
+    return out

@@ -1,0 +1,259 @@
+"""Figures of lesson 05 "Means from few users" (pure builders: numbers in, a new plotly Figure out).
+
+Sources: 004 = Levy et al., "Learning with User-Level Privacy"; 003 = Esfandiari, Mirrokni & Narayanan,
+"Tight and Robust Private Mean Estimation with Few Users". Every builder adds a caption citing its formulas.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, caption
+
+__all__ = [
+    "mse_vs_m_figure",
+    "tau_knob_figure",
+    "budget_heatmap_figure",
+    "iso_accuracy_figure",
+    "error_vs_d_figure",
+    "ball_finding_figure",
+    "garbage_figure",
+    "robustness_figure",
+    "fixed_n_floor_figure",
+]
+
+def _layout(title, xt, yt, template, *, xlog=False, ylog=False, **extra) -> dict:
+    """A plain layout dict (cheap to validate once in go.Figure: no update_layout round trips)."""
+    lay = dict(template=template, title=dict(text=title),
+               xaxis=dict(title=dict(text=xt), **({"type": "log"} if xlog else {})),
+               yaxis=dict(title=dict(text=yt), **({"type": "log", "exponentformat": "power"} if ylog else {})),
+               shapes=[], annotations=[])
+    lay.update(extra)
+    return lay
+
+
+def _vline(lay: dict, x: float, text: str, color: str, dash: str = "dot", *, width: float = 1.5, top=True) -> None:
+    lay["shapes"].append(dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
+                              line=dict(color=color, dash=dash, width=width)))
+    if text:
+        xa = math.log10(x) if lay["xaxis"].get("type") == "log" else x
+        lay["annotations"].append(dict(x=xa, xref="x", y=1 if top else 0.03, yref="paper", text=text, showarrow=False,
+                                       xanchor="left", yanchor="top" if top else "bottom",
+                                       font=dict(size=11, color=color), bgcolor="rgba(255,255,255,0.7)"))
+
+
+def _hline(lay: dict, y: float, text: str, color: str, dash: str = "dashdot") -> None:
+    lay["shapes"].append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y,
+                              line=dict(color=color, dash=dash, width=1.5)))
+    ya = math.log10(y) if lay["yaxis"].get("type") == "log" else y
+    lay["annotations"].append(dict(x=0.01, xref="paper", y=ya, yref="y", text=text, showarrow=False, xanchor="left",
+                                   yanchor="bottom", font=dict(size=11, color=color)))
+
+
+_EST_STYLE = {
+    "nonprivate": ("non-private mean", ROLE["nonprivate"]),
+    "naive_laplace": ("naive Laplace on user means", ROLE["naive"]),
+    "naive_gaussian": ("naive Gaussian on user means", PALETTE[3]),
+    "group_laplace": ("item-level Laplace + group privacy", PALETTE[4]),
+    "winsorized": ("winsorized mean (Alg 1 of 004)", ROLE["private"]),
+    "oracle_clip": ("oracle-centre clipping (not private)", PALETTE[2]),
+}
+
+
+def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]],
+                    formulas: Mapping[str, Sequence[float]], *, crossover: float | None = None,
+                    title: str = "MSE against samples per user m", template: str = TEMPLATE) -> go.Figure:
+    """Log–log MSE vs m: markers = simulation, lines = formula, dotted vertical line at the crossover m*."""
+    lay = _layout(title, "samples per user m (log)", "mean squared error (log)", template, xlog=True, ylog=True)
+    traces = []
+    for key, ys in formulas.items():
+        name, color = _EST_STYLE.get(key, (key, PALETTE[6]))
+        traces.append(go.Scatter(x=list(ms), y=list(ys), mode="lines", name=f"{name}: formula",
+                                 line=dict(color=color, dash="dash")))
+    for key, ys in simulated.items():
+        name, color = _EST_STYLE.get(key, (key, PALETTE[6]))
+        traces.append(go.Scatter(x=list(ms), y=list(ys), mode="markers+lines", name=f"{name}: simulated",
+                                 line=dict(color=color, width=1), marker=dict(size=8, color=color)))
+    if crossover is not None and crossover > 0:
+        _vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: WME noise 128τ²/(n²ε²) (004, Thm 1); naive Laplace 8B²/(n²ε²); non-private Var/(nm) "
+                 "(004 Cor 1). Crossover where τ = B/4.")
+    approx_note(fig, "markers: Monte Carlo")
+    return fig
+
+
+def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]], *, current: float,
+                    presets: Mapping[str, float], template: str = TEMPLATE) -> go.Figure:
+    """τ as a bias–variance knob: bias², noise, MSE (log y, left) and clipped fraction (right) vs τ/τ_safe."""
+    lay = _layout("The concentration radius τ trades bias for noise", "τ / τ_safe (log)", "squared error (log)",
+                  template, xlog=True, ylog=True,
+                  yaxis2=dict(title=dict(text="fraction clipped"), overlaying="y", side="right", range=[0, 1],
+                              showgrid=False),
+                  legend=dict(x=1.08, y=1))
+    x = list(ratios)
+    i = int(np.argmin(np.abs(np.log(np.asarray(x)) - math.log(current))))
+    traces = [
+        go.Scatter(x=x, y=list(sweep["bias2"]), name="bias² (clipping)", line=dict(color=ROLE["naive"])),
+        go.Scatter(x=x, y=list(sweep["noise"]), name="Laplace noise 128τ²/(n²ε²)",
+                   line=dict(color=ROLE["alt"], dash="dash")),
+        go.Scatter(x=x, y=list(sweep["mse"]), name="MSE (simulated)", line=dict(color=ROLE["private"], width=3)),
+        go.Scatter(x=x, y=list(sweep["clipped"]), name="fraction of users clipped (right axis)", yaxis="y2",
+                   line=dict(color=PALETTE[3], dash="dot")),
+        go.Scatter(x=[current], y=[sweep["mse"][i]], mode="markers", name="your τ",
+                   marker=dict(size=14, color=ROLE["private"], symbol="diamond")),
+    ]
+    for k, (label, val) in enumerate(presets.items()):
+        _vline(lay, val, label, ROLE["bound"], DASHES[(k + 1) % len(DASHES)], top=bool(k % 2 == 0))
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: Algorithm 1 of 004; τ_paper = B√(log(2n/γ)/(2m)) (004 Cor 1), τ_safe = B√(2log(2n/γ)/m) "
+                 "(Hoeffding), oracle = max user deviation (not private).")
+    approx_note(fig, "Monte Carlo")
+    return fig
+
+
+def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndarray, *, budgets: Sequence[float],
+                          best: Sequence[tuple[float, float]] | None = None, template: str = TEMPLATE) -> go.Figure:
+    """Heatmap of log₁₀ MSE over (log₁₀ n, log₁₀ m) with iso-N lines n·m = N (diagonals) and their best points."""
+    lay = _layout("Fixed budget N = n·m: more users or more samples per user?", "log₁₀ n (users)",
+                  "log₁₀ m (samples per user)", template, legend=dict(x=1.2, y=1))
+    traces = [go.Heatmap(x=log_n, y=log_m, z=log_err, colorscale="Viridis", reversescale=True,
+                         colorbar=dict(title=dict(text="log₁₀ MSE")), name="log₁₀ MSE")]
+    for k, N in enumerate(budgets):
+        ln = np.linspace(log_n[0], log_n[-1], 50)
+        lm = math.log10(N) - ln
+        ok = (lm >= log_m[0]) & (lm <= log_m[-1])
+        traces.append(go.Scatter(x=ln[ok], y=lm[ok], mode="lines", name=f"N = n·m = 10^{math.log10(N):.2g}",
+                                 line=dict(color="white", dash=DASHES[k % len(DASHES)], width=2)))
+    bx = [b[0] for b in best] if best else []
+    by = [b[1] for b in best] if best else []
+    traces.append(go.Scatter(x=bx, y=by, mode="markers", name="best split on each iso-N line",
+                             marker=dict(symbol="star", size=14, color=PALETTE[1], line=dict(color="black", width=1))))
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), β = γ + (B/τ)e^{−nε/8} "
+                 "(004 Thm 1).")
+    return fig
+
+
+def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, walls: Mapping[str, float],
+                        template: str = TEMPLATE) -> go.Figure:
+    """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users)."""
+    lay = _layout("Samples per user needed for a target error", "users n (log)", "samples per user m needed (log)",
+                  template, xlog=True, ylog=True)
+    traces = [go.Scatter(x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
+              for k, (label, m) in enumerate(curves.items())]
+    colors = [ROLE["naive"], ROLE["bound"]]
+    for k, (label, n0) in enumerate(walls.items()):
+        _vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0)
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)) (003 Cor 8, constants and logs dropped); walls: "
+                 "n ≥ ln(1/δ)/(3ε) (003 Lemma 9), n ≥ √d·ln(1/δ)/ε (004 Cor 1).")
+    approx_note(fig, "O-constants set to 1")
+    return fig
+
+
+def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n: int,
+                      template: str = TEMPLATE) -> go.Figure:
+    """ℓ₂ error against d at fixed n: 003 (feasible for all d) vs 004's regime (infeasible beyond its wall)."""
+    lay = _layout(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
+                  xlog=True, ylog=True)
+    traces = [go.Scatter(x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
+                         line=dict(color=ROLE["private"], width=3)),
+              go.Scatter(x=ds, y=older, mode="lines+markers", name="004 (only where n ≥ √d·ln(1/δ)/ε)",
+                         line=dict(color=ROLE["naive"], dash="dash"))]
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: r(√d/(εn√m) + 1/√(mn)), m = 100 (003 Cor 8; 004 Cor 1 has the same rate but needs "
+                 "n ≳ √d·ln(1/δ)/ε).")
+    approx_note(fig, "O-constants set to 1")
+    return fig
+
+
+def _circles(points, R, k=48):
+    t = np.linspace(0, 2 * np.pi, k)
+    xs = (points[:, 0:1] + R * np.cos(t)[None, :])
+    ys = (points[:, 1:2] + R * np.sin(t)[None, :])
+    nan = np.full((points.shape[0], 1), np.nan)
+    return np.hstack([xs, nan]).ravel(), np.hstack([ys, nan]).ravel()
+
+
+def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: np.ndarray, radius: float, *,
+                        moved: int | None = None, z_label: str = "log₁₀ density", title: str = "",
+                        template: str = TEMPLATE) -> go.Figure:
+    """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted)."""
+    lay = _layout(title or "Inside Algorithm A (003): balls, count f(p), output density", "p₁", "p₂", template)
+    lay["yaxis"]["scaleanchor"] = "x"
+    lay["height"] = 480
+    cx, cy = _circles(np.asarray(points), radius)
+    traces = [go.Heatmap(x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)), name=z_label),
+              go.Scatter(x=cx, y=cy, mode="lines", name=f"balls B_i (radius {radius:.2g})",
+                         line=dict(color="rgba(0,0,0,0.35)", width=1)),
+              go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", name="users' means x_i",
+                         marker=dict(color=ROLE["x"], size=7, line=dict(color="white", width=1)))]
+    mx = [points[moved, 0]] if moved is not None else []
+    my = [points[moved, 1]] if moved is not None else []
+    traces.append(go.Scatter(x=mx, y=my, mode="markers", name="the moved user",
+                             marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: density ∝ e^{ε·min(f(p), 2n/3)}, f(p) = #{i : ‖p − x_i‖ ≤ r√d}, garbage mass (4/δ)·V_B "
+                 "(003, Algorithm A, Thm 2).")
+    approx_note(fig, "grid (cell-centre rule)")
+    return fig
+
+
+def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: Sequence[float], *,
+                   template: str = TEMPLATE) -> go.Figure:
+    """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user)."""
+    lay = _layout("Where the output mass goes: x vs neighbour x′", "outcome", "probability (log)", template,
+                  ylog=True, barmode="group")
+    traces = [go.Bar(x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
+              go.Bar(x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
+                     marker_color=ROLE["x_prime"])]
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: 003 Prop 15 — only the region where f changes 1↔0 escapes the e^{±ε} factor; its mass is a "
+                 "δ-fraction of the garbage atom.")
+    approx_note(fig, "grid (cell-centre rule)")
+    return fig
+
+
+def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray, floor: np.ndarray, *,
+                      bound: float | None = None, current: float | None = None, template: str = TEMPLATE) -> go.Figure:
+    """Median ℓ₂ error vs fraction κ of corrupted users: 003's estimator, non-robust mean, r·κ/√m floor."""
+    lay = _layout("Robustness to corrupted users", "fraction of users corrupted κ", "ℓ₂ error (log)", template,
+                  ylog=True)
+    traces = [go.Scatter(x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User (003 Alg 3)",
+                         line=dict(color=ROLE["private"], width=3)),
+              go.Scatter(x=kappas, y=naive, mode="lines+markers", name="non-robust mean of user means",
+                         line=dict(color=ROLE["naive"], dash="dash")),
+              go.Scatter(x=kappas, y=floor, mode="lines", name="floor r·κ/√m (003 Prop 27, any estimator)",
+                         line=dict(color=ROLE["bound"], dash="dot"))]
+    if bound is not None:
+        _hline(lay, bound, "guarantee r′(1+√d), r′ = 10r/√m (003 Thm 7, Prop 14)", PALETTE[2])
+    _vline(lay, 0.25, "κ = 1/4 (Thm 7)", "#777777", top=False)
+    if current is not None:
+        _vline(lay, current, "", ROLE["x_prime"], "solid", width=2)
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: 003 Theorem 7 (n/4 corrupted users), Proposition 27 (error ≳ rκ/√m even non-privately).")
+    approx_note(fig, "Monte Carlo (median over runs)")
+    return fig
+
+
+def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mapping[int, np.ndarray], *,
+                         template: str = TEMPLATE) -> go.Figure:
+    """Theorem 8 (004): for fixed n the error cannot go below B²/(2(1+e^{nε})) however large m is."""
+    lay = _layout("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
+                  xlog=True, ylog=True)
+    traces = []
+    for k, (n, fl) in enumerate(floors.items()):
+        c = PALETTE[k % 5]
+        traces.append(go.Scatter(x=ms, y=np.full(len(ms), fl), mode="lines", name=f"n = {n}: lower bound (Thm 8)",
+                                 line=dict(color=c, width=3)))
+        traces.append(go.Scatter(x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE (β ignored)",
+                                 line=dict(color=c, dash="dash")))
+    fig = go.Figure(data=traces, layout=lay)
+    caption(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e^{nε})) (004 Thm 8, constant from its proof); dashed: "
+                 "Var/(nm) + 128τ²/(n²ε²) (004 Thm 1), valid only once β = (B/τ)e^{−nε/8} is small.")
+    return fig
