@@ -43,6 +43,8 @@ from .learners import (
     discrete_cover,
     learn_distribution_cover,
     pac_scores,
+    pairwise_sum_pmf,
+    paper_tau,
     realizable_pac_learner,
     scheffe_selection,
     simulate_threshold_learning,
@@ -113,4 +115,6 @@ __all__ = [
     "discrete_cover",
     "learn_distribution_cover",
     "simulate_threshold_learning",
+    "paper_tau",
+    "pairwise_sum_pmf",
 ]

@@ -19,12 +19,29 @@ McSherry & Talwar, "Mechanism Design via Differential Privacy", FOCS 2007 (the e
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from typing import Any
 
 import numpy as np
+from scipy import special
 
-from dpviz._validation import as_rng, check_array, check_integer, check_positive
+from dpviz._validation import (
+    as_rng,
+    check_array,
+    check_choice,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_probability,
+)
+
+from .data import UserDataset
+
+try:  # the shared exponential mechanism
+    from dpviz import mechanisms as _mech
+except ImportError:  # pragma: no cover
+    _mech = None
 
 __all__ = [
     "Selection",
@@ -37,6 +54,8 @@ __all__ = [
     "discrete_cover",
     "learn_distribution_cover",
     "simulate_threshold_learning",
+    "paper_tau",
+    "pairwise_sum_pmf",
 ]
 
 
@@ -65,11 +84,78 @@ class Selection:
     epsilon: float
 
 
+def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: Any) -> Selection:
+    """Exponential mechanism over LOSSES: P(i) ∝ exp(−ε·scr_i/(2Δ)) (Theorem 9 of 000).
+
+    Reuses ``dpviz.mechanisms.exponential_mechanism(_probabilities)``, which take UTILITIES (P ∝ exp(ε·u/(2Δ))),
+    by passing u = −scr.
+    """
+    losses = np.asarray(losses, dtype=float)
+    gen = as_rng(rng)
+    if _mech is not None:
+        probs = np.asarray(_mech.exponential_mechanism_probabilities(-losses, epsilon, sensitivity), dtype=float)
+        idx = int(_mech.exponential_mechanism(-losses, epsilon, sensitivity, rng=gen))
+    else:  # pragma: no cover - only while dpviz.mechanisms is absent
+        logits = -epsilon * losses / (2.0 * sensitivity)
+        w = np.exp(logits - logits.max())
+        probs = w / w.sum()
+        idx = int(gen.choice(len(probs), p=probs))
+    return Selection(idx, losses, probs, float(sensitivity), float(epsilon))
+
+
+def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
+    Xa = check_array(X, "X", ndim=2, dtype=float)
+    Ya = check_array(Y, "Y", ndim=2, dtype=float)
+    if Xa.shape != Ya.shape:
+        raise ValueError(f"Y has shape {Ya.shape} which is not allowed: must match X's shape {Xa.shape}.")
+    if np.any(Xa != np.round(Xa)) or Xa.min() < 0 or Xa.max() >= n_points:
+        raise ValueError(f"X is not allowed: must hold integer point indices in [0, {n_points - 1}].")
+    if not np.all((Ya == 0) | (Ya == 1)):
+        raise ValueError("Y is not allowed: labels must be 0 or 1.")
+    return Xa.astype(np.int64), Ya.astype(np.int8)
+
+
+def _predictions(predictions: Any) -> np.ndarray:
+    P = check_array(predictions, "predictions", ndim=2, dtype=float)
+    if not np.all((P == 0) | (P == 1)):
+        raise ValueError("predictions is not allowed: must be a 0/1 matrix (hypotheses × points).")
+    return P.astype(np.int8)
+
+
+def _truncate(X: np.ndarray, Y: np.ndarray, alpha: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """Keep ⌊1/α⌋ examples per user when m > 1/α (footnote 7 of 000; digest pitfall 13)."""
+    if alpha is None:
+        return X, Y
+    a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
+    keep = max(1, int(math.floor(1.0 / a + 1e-12)))
+    if X.shape[1] > keep:
+        return X[:, :keep], Y[:, :keep]
+    return X, Y
+
+
+def paper_tau(m: int, alpha: float, *, constant: float = 1.0) -> float:
+    """τ = C·(αm + √(m·ln(1/α))): the clip threshold of Theorem 37's proof (C unspecified there; default 1).
+
+    >>> round(paper_tau(100, 0.1), 6)
+    25.174271
+    """
+    m = check_integer(m, "m", minimum=1)
+    a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    C = check_positive(constant, "constant")
+    return C * (a * m + math.sqrt(m * math.log(1.0 / a)))
+
+
 @dataclasses.dataclass(frozen=True)
 class ThresholdClass:
     """1-D thresholds on the grid {0, …, K−1}: h_t(x) = 1[x ≥ t] for t = 0, …, K (K + 1 hypotheses, size ln(K+1)).
 
-    A finite class is its own (0, 0) probabilistic representation (digest §1.4), so ALG-8/ALG-10 run on it directly.
+    A finite class is its own (0, 0) probabilistic representation (digest §1.4), so ALG-8/ALG-10 run on it directly
+    with size(𝒫) = ln(K + 1). The data distribution used by the lessons: x uniform on the grid, y = h_target(x),
+    flipped with probability ``label_noise`` (agnostic case).
+
+    >>> H = ThresholdClass(4)
+    >>> H.predictions().tolist()[1], H.errors(2).tolist()
+    ([0, 1, 1, 1], [0.5, 0.25, 0.0, 0.25, 0.5])
     """
 
     grid_size: int
@@ -87,53 +173,134 @@ class ThresholdClass:
         t = np.arange(self.n_hypotheses)[:, None]
         return (np.arange(self.grid_size)[None, :] >= t).astype(np.int8)
 
-    def errors(self, target: int, label_noise: float = 0.0) -> np.ndarray:
-        """Exact err_𝒟(h_t) for every t, 𝒟: x uniform on the grid, y = h_target(x) flipped w.p. ``label_noise``.
+    def _target(self, target: int) -> int:
+        return check_integer(target, "target", minimum=0, maximum=self.grid_size)
 
-        err(h_t) = η + (1 − 2η)·|t − target|/K.
-        """
-        raise NotImplementedError
+    def errors(self, target: int, label_noise: float = 0.0) -> np.ndarray:
+        """Exact err_𝒟(h_t) for every t: η + (1 − 2η)·|t − target|/K (x uniform on the grid, labels flipped w.p. η)."""
+        target = self._target(target)
+        eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
+        d = np.abs(np.arange(self.n_hypotheses) - target) / self.grid_size
+        return eta + (1.0 - 2.0 * eta) * d
 
     def sample(
         self, n_users: int, m: int, target: int, *, label_noise: float = 0.0, rng: Any = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(X, Y), each (n_users, m): x uniform on the grid, y = h_target(x) flipped w.p. ``label_noise``."""
-        raise NotImplementedError
+        n_users = check_integer(n_users, "n_users", minimum=1)
+        m = check_integer(m, "m", minimum=1)
+        target = self._target(target)
+        eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
+        gen = as_rng(rng)
+        X = gen.integers(self.grid_size, size=(n_users, m))
+        Y = (X >= target).astype(np.int8)
+        if eta > 0:
+            Y ^= (gen.random((n_users, m)) < eta).astype(np.int8)
+        return X, Y
+
+    def realizable_scores(self, X: Any, Y: Any) -> np.ndarray:
+        """ALG-8 scores for every threshold in O(nm + K): user i is consistent with h_t iff
+        max{x : y = 0} < t ≤ min{x : y = 1}; scr_t = n − #consistent users. Same values as :func:`pac_scores`."""
+        Xa, Ya = _labelled(X, Y, self.grid_size)
+        K = self.grid_size
+        neg = np.where(Ya == 0, Xa, -1).max(axis=1) + 1  # smallest consistent t
+        pos = np.where(Ya == 1, Xa, K).min(axis=1)  # largest consistent t
+        ok = neg <= pos
+        diff = np.zeros(K + 2)
+        np.add.at(diff, neg[ok], 1.0)
+        np.add.at(diff, pos[ok] + 1, -1.0)
+        return Xa.shape[0] - np.cumsum(diff)[: K + 1]
+
+    def mistake_counts(self, X: Any, Y: Any) -> np.ndarray:
+        """M[t, i] = number of mistakes of h_t on user i's examples, for every threshold, in O(n(m + K))."""
+        Xa, Ya = _labelled(X, Y, self.grid_size)
+        n, K = Xa.shape[0], self.grid_size
+        pos = np.zeros((n, K))
+        negc = np.zeros((n, K))
+        rows = np.repeat(np.arange(n), Xa.shape[1])
+        np.add.at(pos, (rows, Xa.ravel()), (Ya.ravel() == 1).astype(float))
+        np.add.at(negc, (rows, Xa.ravel()), (Ya.ravel() == 0).astype(float))
+        # h_t errs on positives with x < t and on negatives with x ≥ t
+        pos_below = np.concatenate([np.zeros((n, 1)), np.cumsum(pos, axis=1)], axis=1)  # [:, t] = #pos with x < t
+        neg_below = np.concatenate([np.zeros((n, 1)), np.cumsum(negc, axis=1)], axis=1)
+        neg_at_or_above = neg_below[:, -1:] - neg_below
+        return (pos_below + neg_at_or_above).T
 
 
 def pac_scores(X: Any, Y: Any, predictions: Any) -> np.ndarray:
     """ALG-8 score: scr_h = Σ_i 1[user i's examples are not realizable by h] = #users with ≥ 1 mistake of h.
 
-    ``X`` (n, m) int grid indices, ``Y`` (n, m) labels in {0, 1}, ``predictions`` (|ℋ|, |𝒳|) 0/1.
+    The per-user mistake count is clipped to {0, 1}, so one user moves every score by at most 1 (user-level
+    sensitivity 1; summing raw mistakes would have sensitivity m — digest pitfall 12).
+
+    Parameters
+    ----------
+    X : array_like, shape (n, m)
+        Integer point indices into the columns of ``predictions``.
+    Y : array_like, shape (n, m)
+        Labels in {0, 1}.
+    predictions : array_like, shape (|ℋ|, |𝒳|)
+        0/1 predictions of every hypothesis on every point.
+
+    >>> pac_scores([[0, 1], [1, 1]], [[0, 1], [1, 0]], [[0, 1], [1, 1]]).tolist()
+    [1, 2]
     """
-    raise NotImplementedError
+    P = _predictions(predictions)
+    Xa, Ya = _labelled(X, Y, P.shape[1])
+    mist = P[:, Xa] != Ya[None, :, :]
+    return mist.any(axis=2).sum(axis=1)
 
 
 def realizable_pac_learner(
     X: Any, Y: Any, predictions: Any, epsilon: float, *, alpha: float | None = None, rng: Any = None
 ) -> Selection:
-    """ALG-8 (Section 4 of 000, Theorem 4): EM over ℋ with the clipped count of bad users (Δ = 1), ε-user-level DP.
+    """ALG-8 (Section 4 of 000, Theorem 4): EM over ℋ with the clipped count of bad users; ε-user-level DP (pure).
 
-    With ``alpha`` given and m > 1/α, each user is truncated to its first ⌊1/α⌋ examples (footnote 7; digest
-    pitfall 13). Selection probabilities ∝ exp(−ε·scr/2).
+    scr_h = #users whose examples are not all correctly labelled by h (Δ = 1); output h with probability
+    ∝ exp(−ε·scr_h/2). With ``alpha`` given and m > 1/α, each user keeps only its first ⌊1/α⌋ examples (footnote 7;
+    without it p_h = 1 − (1 − err)^m saturates and Lemma 22(ii) fails — digest pitfall 13). Truncation is data
+    independent, so privacy is unaffected.
+
+    Returns
+    -------
+    Selection
+        ``index`` of the chosen hypothesis (row of ``predictions``), its scores and exact probabilities.
+
+    >>> H = ThresholdClass(20)
+    >>> X, Y = H.sample(200, 5, target=7, rng=0)
+    >>> realizable_pac_learner(X, Y, H.predictions(), 1.0, alpha=0.1, rng=1).index
+    7
     """
-    raise NotImplementedError
+    eps = check_positive(epsilon, "epsilon")
+    P = _predictions(predictions)
+    Xa, Ya = _labelled(X, Y, P.shape[1])
+    Xa, Ya = _truncate(Xa, Ya, alpha)
+    return _em_selection(pac_scores(Xa, Ya, P).astype(float), eps, 1.0, rng)
 
 
 @dataclasses.dataclass(frozen=True)
 class ClippedPairwiseEM:
-    """ALG-9 (Appendix E.1 of 000, Theorem 37): clipped pairwise-score exponential mechanism.
+    """ALG-9 (Appendix E.1 of 000, Theorem 37): the clipped pairwise-score exponential mechanism, ε-user-level DP.
 
-    u[a, b, i] = Σ_j ψ_{H_a,H_b}(x_{i,j}) (ψ ∈ [−1, 1]); pscr[a, b] = Σ_i clip(u[a, b, i], −τ, τ);
-    scr[a] = max_{b ≠ a} pscr[a, b]; output a with probability ∝ exp(−ε·scr[a]/(4τ)) (user-level sensitivity 2τ).
-    ε-user-level DP.
+    u[a, b, i] = Σ_j ψ_{H_a,H_b}(x_{i,j}) with ψ ∈ [−1, 1];  pscr[a, b] = Σ_i clip(u[a, b, i], −τ, τ);
+    scr[a] = max_{b ≠ a} pscr[a, b] (b = a excluded);  P(a) ∝ exp(−ε·scr[a]/(4τ)).
+
+    Changing one user's block moves each clipped term by at most 2τ, hence every pscr and every max by at most 2τ:
+    user-level sensitivity Δ = 2τ (digest pitfall 11). (Since |u| ≤ m, a τ ≥ m clips nothing.)
 
     Parameters
     ----------
     epsilon : float
         ε > 0.
     tau : float
-        Clip threshold τ > 0.
+        Clip threshold τ > 0 (paper: :func:`paper_tau`).
+
+    Examples
+    --------
+    >>> em = ClippedPairwiseEM(1.0, 2.0)
+    >>> u = np.array([[[0, 0], [-3, 1]], [[3, -1], [0, 0]]], dtype=float)
+    >>> em.scores(u).tolist(), em.sensitivity
+    ([-1.0, 1.0], 4.0)
     """
 
     epsilon: float
@@ -148,17 +315,48 @@ class ClippedPairwiseEM:
         """Δ = 2τ."""
         return 2.0 * self.tau
 
+    @staticmethod
+    def user_sums(psi: Any) -> np.ndarray:
+        """u[a, b, i] = Σ_j ψ[a, b, i, j] from per-example comparisons ``psi`` of shape (K, K, n, m), values in [−1, 1]."""
+        p = check_array(psi, "psi", ndim=4, dtype=float)
+        if np.any(np.abs(p) > 1):
+            raise ValueError("psi is not allowed: comparison values must lie in [-1, 1].")
+        return p.sum(axis=3)
+
     def scores(self, user_sums: Any) -> np.ndarray:
-        """scr[a] from per-user pairwise sums ``user_sums`` of shape (K, K, n)."""
-        raise NotImplementedError
+        """scr[a] = max_{b≠a} Σ_i clip(u[a, b, i], −τ, τ) from ``user_sums`` of shape (K, K, n)."""
+        u = check_array(user_sums, "user_sums", ndim=3, dtype=float)
+        K = u.shape[0]
+        if u.shape[1] != K:
+            raise ValueError(f"user_sums has shape {u.shape} which is not allowed: must be (K, K, n).")
+        pscr = np.clip(u, -self.tau, self.tau).sum(axis=2)
+        return _max_off_diagonal(pscr)
 
     def probabilities(self, user_sums: Any) -> np.ndarray:
         """Exact selection probabilities ∝ exp(−ε·scr/(4τ))."""
-        raise NotImplementedError
+        return _em_selection(self.scores(user_sums), self.epsilon, self.sensitivity, 0).probabilities
 
     def select(self, user_sums: Any, *, rng: Any = None) -> Selection:
-        """Run the mechanism."""
-        raise NotImplementedError
+        """Run the mechanism on per-user pairwise sums of shape (K, K, n)."""
+        return _em_selection(self.scores(user_sums), self.epsilon, self.sensitivity, rng)
+
+    def scores_from_differences(self, M: Any) -> np.ndarray:
+        """scr when u[a, b, i] = M[a, i] − M[b, i] (e.g. mistake counts, ALG-10), in O(K²n) time and O(Kn) memory."""
+        Ma = check_array(M, "M", ndim=2, dtype=float)
+        K = Ma.shape[0]
+        pscr = np.empty((K, K))
+        for a in range(K):
+            pscr[a] = np.clip(Ma[a][None, :] - Ma, -self.tau, self.tau).sum(axis=1)
+        return _max_off_diagonal(pscr)
+
+
+def _max_off_diagonal(pscr: np.ndarray) -> np.ndarray:
+    K = pscr.shape[0]
+    if K == 1:
+        return np.zeros(1)
+    masked = pscr.copy()
+    np.fill_diagonal(masked, -np.inf)
+    return masked.max(axis=1)
 
 
 def agnostic_pac_learner(
@@ -171,20 +369,111 @@ def agnostic_pac_learner(
     tau: float | None = None,
     rng: Any = None,
 ) -> Selection:
-    """ALG-10 (Theorem 40 of 000): ALG-9 with ψ_{c,c′}((x,y)) = 1[c(x)≠y] − 1[c′(x)≠y] (sign corrected)."""
-    raise NotImplementedError
+    """ALG-10 (Theorem 40 of 000): ALG-9 with ψ_{c,c′}((x, y)) = 1[c(x)≠y] − 1[c′(x)≠y].
+
+    Sign corrected (digest pitfall 14): the printed 1[c(x)=y] − 1[c′(x)=y] contradicts eq. (14); with this sign
+    pscr_{c,c′}(𝒟) = err(c) − err(c′) and lower scores are better. Per user, u[a, b, i] = M[a, i] − M[b, i] with
+    M the mistake counts. τ defaults to :func:`paper_tau` (C = 1) when ``alpha`` is given, else m (no clipping).
+    ε-user-level DP with Δ = 2τ.
+
+    >>> H = ThresholdClass(10)
+    >>> X, Y = H.sample(300, 4, target=3, label_noise=0.1, rng=0)
+    >>> agnostic_pac_learner(X, Y, H.predictions(), 2.0, alpha=0.2, rng=0).index
+    3
+    """
+    eps = check_positive(epsilon, "epsilon")
+    P = _predictions(predictions)
+    Xa, Ya = _labelled(X, Y, P.shape[1])
+    m = Xa.shape[1]
+    t = _resolve_tau(tau, alpha, m)
+    M = (P[:, Xa] != Ya[None, :, :]).sum(axis=2)
+    em = ClippedPairwiseEM(eps, t)
+    return _em_selection(em.scores_from_differences(M), eps, em.sensitivity, rng)
+
+
+def _resolve_tau(tau: float | None, alpha: float | None, m: int) -> float:
+    if tau is not None:
+        return check_positive(tau, "tau")
+    if alpha is not None:
+        return paper_tau(m, alpha)
+    return float(m)
+
+
+def _symbol_counts(X: Any, k: int) -> np.ndarray:
+    """(n, k) per-user symbol counts from an (n, m) integer array or a (possibly ragged) UserDataset."""
+    blocks = X.blocks if isinstance(X, UserDataset) else list(check_array(X, "X", ndim=2, dtype=float))
+    out = np.zeros((len(blocks), k))
+    for i, b in enumerate(blocks):
+        b = np.asarray(b, dtype=float).ravel()
+        if np.any(b != np.round(b)) or b.min() < 0 or b.max() >= k:
+            raise ValueError(f"X is not allowed: must hold integer symbols in [0, {k - 1}].")
+        out[i] = np.bincount(b.astype(np.int64), minlength=k)
+    return out
 
 
 def scheffe_selection(
     X: Any, candidates: Any, epsilon: float, *, alpha: float | None = None, tau: float | None = None, rng: Any = None
 ) -> Selection:
-    """ALG-11 (Theorem 41 of 000): user-level private hypothesis selection with the Scheffé score."""
-    raise NotImplementedError
+    """ALG-11 (Theorem 41 of 000): user-level private hypothesis selection with the Scheffé comparison.
+
+    For candidates P, P′ (pmfs on k symbols): W = {z : P(z) > P′(z)} (strict), ψ_{P,P′}(z) = P(W) − 1[z ∈ W]
+    (sign as printed: pscr_{P*,P}(𝒟) ≤ d_tv(𝒟, P*); digest pitfall 16). Per user
+    u[P, P′, i] = c_i·P(W) − #{j : x_{i,j} ∈ W}, then ALG-9 with clip τ (default :func:`paper_tau` with m = the
+    largest per-user count when ``alpha`` is given, else that m). ε-user-level DP.
+
+    Parameters
+    ----------
+    X : array_like (n, m) of ints in [0, k) or UserDataset (ragged allowed)
+    candidates : array_like, shape (K, k)
+        Candidate pmfs (rows sum to 1).
+
+    >>> cands = np.array([[0.8, 0.2], [0.5, 0.5], [0.2, 0.8]])
+    >>> X = np.random.default_rng(0).choice(2, size=(200, 10), p=[0.2, 0.8])
+    >>> scheffe_selection(X, cands, 1.0, alpha=0.2, rng=0).index
+    2
+    """
+    eps = check_positive(epsilon, "epsilon")
+    C = check_array(candidates, "candidates", ndim=2, dtype=float)
+    if np.any(C < 0) or not np.allclose(C.sum(axis=1), 1.0, atol=1e-9):
+        raise ValueError("candidates is not allowed: rows must be pmfs (non-negative, summing to 1).")
+    K, k = C.shape
+    counts = _symbol_counts(X, k)
+    ci = counts.sum(axis=1)
+    t = _resolve_tau(tau, alpha, int(ci.max()))
+    pscr = np.empty((K, K))
+    for a in range(K):
+        W = C[a][None, :] > C  # (K, k): W_{a,b}
+        PaW = (W * C[a][None, :]).sum(axis=1)  # P_a(W_{a,b})
+        u = ci[:, None] * PaW[None, :] - counts @ W.T  # (n, K)
+        pscr[a] = np.clip(u, -t, t).sum(axis=0)
+    em = ClippedPairwiseEM(eps, t)
+    return _em_selection(_max_off_diagonal(pscr), eps, em.sensitivity, rng)
 
 
-def discrete_cover(k: int, alpha: float) -> np.ndarray:
-    """All pmfs on k symbols with masses multiples of 1/⌊10k/α⌋ (Theorem 43 of 000; typo corrected, pitfall 17)."""
-    raise NotImplementedError
+def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_size: int = 20_000) -> np.ndarray:
+    """All pmfs on k symbols whose masses are multiples of 1/M, M = ⌊10k/α⌋ (Theorem 43 of 000; digest pitfall 17).
+
+    A 0.1α-cover in TV: rounding any pmf to this grid moves it by ≤ k/(2M) ≤ α/20. The count is C(M+k−1, k−1)
+    (e.g. 5151 for k = 3, α = 0.3), so only tiny k and coarse α are feasible; ``resolution`` overrides M for demos
+    (then the cover is only a k/(2·resolution)-cover). Raises ValueError if the cover would exceed ``max_size``.
+
+    >>> discrete_cover(2, 0.5).shape
+    (41, 2)
+    """
+    k = check_integer(k, "k", minimum=1)
+    a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
+    M = int(math.floor(10 * k / a)) if resolution is None else check_integer(resolution, "resolution", minimum=1)
+    size = math.comb(M + k - 1, k - 1)
+    if size > max_size:
+        raise ValueError(
+            f"alpha = {alpha!r} is not allowed with k = {k}: the cover would hold {size} distributions "
+            f"(> max_size = {max_size}); use a larger alpha, smaller k or a coarser resolution."
+        )
+    rows = []
+    for bars in itertools.combinations(range(M + k - 1), k - 1):
+        edges = (-1, *bars, M + k - 1)
+        rows.append([edges[j + 1] - edges[j] - 1 for j in range(k)])
+    return np.array(rows, dtype=float) / M
 
 
 def learn_distribution_cover(
@@ -197,8 +486,57 @@ def learn_distribution_cover(
     tau: float | None = None,
     rng: Any = None,
 ) -> tuple[np.ndarray, Selection]:
-    """ALG-12 (Theorems 42–43 of 000): Scheffé selection over a 0.1α-cover of distributions on k symbols."""
-    raise NotImplementedError
+    """ALG-12 (Theorems 42–43 of 000): Scheffé selection (ALG-11) over a 0.1α-cover of distributions on k symbols.
+
+    ``cover`` defaults to :func:`discrete_cover` (k, α). Returns (the selected pmf, the Selection). ε-user-level DP.
+
+    >>> X = np.random.default_rng(1).choice(2, size=(100, 8), p=[0.3, 0.7])
+    >>> pmf, sel = learn_distribution_cover(X, 2, 2.0, 0.5, cover=discrete_cover(2, 0.5, resolution=10), rng=0)
+    >>> pmf.tolist()
+    [0.3, 0.7]
+    """
+    k = check_integer(k, "k", minimum=1)
+    cv = discrete_cover(k, alpha) if cover is None else check_array(cover, "cover", ndim=2, dtype=float)
+    if cv.shape[1] != k:
+        raise ValueError(f"cover has shape {cv.shape} which is not allowed: must have k = {k} columns.")
+    sel = scheffe_selection(X, cv, epsilon, alpha=alpha, tau=tau, rng=rng)
+    return cv[sel.index], sel
+
+
+def pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
+    """Exact pmf of u = Σ_{j≤m} ψ_j on {−m, …, m} for i.i.d. ψ_j ∈ {−1, 0, +1}, P(+1) = plus, P(−1) = minus.
+
+    One user's pairwise sum in ALG-9 when ψ takes values in {−1, 0, 1} (e.g. ALG-10's mistake differences). Trinomial
+    closed form: P(u) = Σ_{a−b=u} m!/(a! b! (m−a−b)!)·plus^a·minus^b·(1−plus−minus)^{m−a−b}, computed in log space.
+    Index j of the result is u = j − m.
+
+    >>> [round(float(v), 12) for v in pairwise_sum_pmf(1, 0.3, 0.2)]
+    [0.2, 0.5, 0.3]
+    """
+    m = check_integer(m, "m", minimum=1)
+    pl = check_probability(plus, "plus")
+    mi = check_probability(minus, "minus")
+    zero = 1.0 - pl - mi
+    if zero < -1e-12:
+        raise ValueError(f"plus + minus = {pl + mi!r} is not allowed: must be <= 1.")
+    zero = max(zero, 0.0)
+    a = np.arange(m + 1)[:, None]
+    b = np.arange(m + 1)[None, :]
+    ok = a + b <= m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logt = (
+            special.gammaln(m + 1)
+            - special.gammaln(a + 1)
+            - special.gammaln(b + 1)
+            - special.gammaln(np.maximum(m - a - b, 0) + 1)
+            + special.xlogy(a, pl)
+            + special.xlogy(b, mi)
+            + special.xlogy(np.maximum(m - a - b, 0), zero)
+        )
+    terms = np.where(ok, np.exp(np.where(ok, logt, -np.inf)), 0.0)
+    out = np.zeros(2 * m + 1)
+    np.add.at(out, (a - b + m)[ok], terms[ok])
+    return out / out.sum()
 
 
 def simulate_threshold_learning(
@@ -211,7 +549,52 @@ def simulate_threshold_learning(
     trials: int = 20,
     label_noise: float = 0.0,
     learner: str = "realizable",
+    target: int | None = None,
+    return_se: bool = False,
     rng: Any = None,
-) -> np.ndarray:
-    """Mean exact true error of the learner on 1-D thresholds, for each (n, m) pair (Monte-Carlo over data and coins)."""
-    raise NotImplementedError
+) -> Any:
+    """Mean TRUE error of the user-level learner on 1-D thresholds, for each (n, m) (broadcast), by simulation.
+
+    Each trial draws a target threshold (uniform on 0..K unless ``target`` is given), n users × m examples
+    (:meth:`ThresholdClass.sample`), runs ALG-8 (``learner="realizable"``, with the m ≤ 1/α truncation when ``alpha``
+    is given) or ALG-10 (``"agnostic"``, τ from ``alpha`` or m), and records the EXACT error err_𝒟(h) of the output
+    (:meth:`ThresholdClass.errors`) — Monte-Carlo only over data and coins. For ``"agnostic"`` the excess error over
+    the best threshold (= label_noise) is reported. Returns the mean over ``trials`` (array, shape of the broadcast
+    of ``n_users`` and ``m``; a float for scalars), and with ``return_se=True`` also its standard error.
+
+    Theory (Theorem 4 of 000): error ≈ C·ln(K+1)/(ε·n·m) while m ≤ 1/α.
+
+    >>> e = simulate_threshold_learning([20, 200], 4, 1.0, grid_size=50, trials=10, rng=0)
+    >>> bool(e[1] < e[0])
+    True
+    """
+    eps = check_positive(epsilon, "epsilon")
+    H = ThresholdClass(grid_size)
+    trials = check_integer(trials, "trials", minimum=1)
+    check_choice(learner, "learner", ("realizable", "agnostic"))
+    eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
+    n_arr = np.asarray(n_users)
+    m_arr = np.asarray(m)
+    nb, mb = np.broadcast_arrays(n_arr, m_arr)
+    gen = as_rng(rng)
+    mean = np.empty(nb.shape)
+    se = np.empty(nb.shape)
+    for idx in np.ndindex(nb.shape):
+        n_i = check_integer(nb[idx], "n_users", minimum=1)
+        m_i = check_integer(mb[idx], "m", minimum=1)
+        errs = np.empty(trials)
+        for t in range(trials):
+            tgt = int(gen.integers(H.n_hypotheses)) if target is None else target
+            X, Y = H.sample(n_i, m_i, tgt, label_noise=eta, rng=gen)
+            if learner == "realizable":
+                Xt, Yt = _truncate(X, Y, alpha)
+                sel = _em_selection(H.realizable_scores(Xt, Yt), eps, 1.0, gen)
+            else:
+                em = ClippedPairwiseEM(eps, _resolve_tau(None, alpha, m_i))
+                sel = _em_selection(em.scores_from_differences(H.mistake_counts(X, Y)), eps, em.sensitivity, gen)
+            errs[t] = H.errors(tgt, eta)[sel.index] - (eta if learner == "agnostic" else 0.0)
+        mean[idx] = errs.mean()
+        se[idx] = errs.std(ddof=1) / math.sqrt(trials) if trials > 1 else math.inf
+    if mean.ndim == 0:
+        return (float(mean), float(se)) if return_se else float(mean)
+    return (mean, se) if return_se else mean

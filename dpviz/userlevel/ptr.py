@@ -513,6 +513,13 @@ class DelStab:
             "parameters": par,
         }
 
+    def stable_probability(self, dataset: UserDataset) -> np.ndarray:
+        """For each r = 0..2κ, whether X_stable^{r} ≠ ∅ on ``dataset`` (bool array of length 2κ + 1; exact).
+
+        Pr[⊥] = Σ_r TDLap(r)·(1 − stable[r]). Same as ``stability(dataset)["stable"]``.
+        """
+        return self.stability(dataset)["stable"]
+
     def output_pmf(self, dataset: UserDataset, *, method: str = "types") -> np.ndarray:
         """Exact output pmf of DelStab on ``dataset`` over ``outputs`` (last entry = Pr[⊥]).
 
