@@ -43,9 +43,28 @@ def pure_to_zcdp(epsilon: float) -> float:
     return 0.5 * eps * eps
 
 
-def _log_delta_cks(alpha: float, rho: float, epsilon: float) -> float:
-    # ln δ_α = (α−1)(αρ−ε) + α ln(1−1/α) − ln(α−1)
-    return (alpha - 1.0) * (alpha * rho - epsilon) + alpha * math.log1p(-1.0 / alpha) - math.log(alpha - 1.0)
+def _minimise_over_alpha(f_vec, f_scalar) -> float:
+    """min over α > 1 of a smooth function given in the variable t = ln(α − 1): a vectorised log-spaced grid over
+    α − 1 ∈ [e^{−14}, e^{40}] (step 0.05), then a bounded Brent refinement around the best grid point. Any α gives a
+    valid bound, so the result is valid whatever the optimiser's accuracy; the refinement makes it tight."""
+    grid = np.arange(-14.0, 40.0 + 1e-9, 0.05)
+    with np.errstate(over="ignore", invalid="ignore"):
+        vals = f_vec(grid)
+    vals = np.where(np.isnan(vals), np.inf, vals)
+    i = int(np.argmin(vals))
+    best = float(vals[i])
+    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+    res = optimize.minimize_scalar(f_scalar, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+    if np.isfinite(res.fun):
+        best = min(best, float(res.fun))
+    return best
+
+
+def _log_delta_cks(t, rho: float, epsilon: float):
+    # ln δ_α = (α−1)(αρ−ε) + α ln(1−1/α) − ln(α−1), with α = 1 + e^t (vectorised over t)
+    am1 = np.exp(t)
+    alpha = 1.0 + am1
+    return am1 * (alpha * rho - epsilon) + alpha * np.log1p(-1.0 / alpha) - t
 
 
 def zcdp_delta(rho: float, epsilon: float, method: str = "cks") -> float:
@@ -54,6 +73,9 @@ def zcdp_delta(rho: float, epsilon: float, method: str = "cks") -> float:
     ``method="cks"``: δ = inf_{α>1} exp((α−1)(αρ−ε))·(1−1/α)^α/(α−1) (CKS 2020, Corollary 13).
     ``method="simple"``: the inverse of ε = ρ + 2√(ρ ln(1/δ)), i.e. δ = exp(−(ε−ρ)²/(4ρ)) for ε ≥ ρ
     (Bun & Steinke 2016, Proposition 1.3); 1 for ε < ρ.
+
+    >>> round(zcdp_delta(0.5, 0.5 + 2 * math.sqrt(0.5 * math.log(1e5)), method="simple"), 12)
+    1e-05
     """
     rho = check_positive(rho, "rho", allow_zero=True)
     epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
@@ -62,25 +84,30 @@ def zcdp_delta(rho: float, epsilon: float, method: str = "cks") -> float:
         return 0.0
     if method == "simple":
         return 1.0 if epsilon <= rho else float(math.exp(-((epsilon - rho) ** 2) / (4.0 * rho)))
-    f = lambda la: _log_delta_cks(1.0 + math.exp(la), rho, epsilon)  # noqa: E731  (α = 1 + e^{la} > 1)
-    grid = np.linspace(-12.0, 12.0, 241)
-    vals = np.array([f(g) for g in grid])
-    i = int(np.argmin(vals))
-    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    res = optimize.minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10})
-    best = min(vals[i], res.fun)
-    return float(min(1.0, math.exp(best)))
+    best = _minimise_over_alpha(
+        lambda t: _log_delta_cks(t, rho, epsilon), lambda t: float(_log_delta_cks(np.float64(t), rho, epsilon))
+    )
+    return float(min(1.0, math.exp(min(best, 0.0))))
+
+
+def _eps_cks(t, rho: float, log_inv_delta: float):
+    # ε_α = αρ + (ln(1/δ) + (α−1) ln(1−1/α) − ln α)/(α−1), α = 1 + e^t: the improved RDP conversion at ε_α = αρ
+    am1 = np.exp(t)
+    alpha = 1.0 + am1
+    return alpha * rho + (log_inv_delta - np.log(alpha)) / am1 + np.log1p(-1.0 / alpha)
 
 
 def zcdp_to_approx_dp(rho: float, delta: float, method: str = "cks") -> float:
     """ε such that ρ-zCDP implies (ε, δ)-DP.
 
     ``"simple"``: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3).
-    ``"cks"``: the smallest ε with :func:`zcdp_delta` (ρ, ε) ≤ δ (CKS 2020, Corollary 13), found by bisection
-    on the monotone δ(ε); it is never larger than the simple one.
+    ``"cks"``: the smallest ε with :func:`zcdp_delta` (ρ, ε) ≤ δ (CKS 2020, Corollary 13). For each α the bound
+    exp((α−1)(αρ−ε))(1−1/α)^α/(α−1) ≤ δ solves in closed form for ε, so the answer is
+    min_{α>1} αρ + (ln(1/δ) − ln α)/(α−1) + ln(1−1/α), minimised numerically; it is never larger than the simple one
+    (clamped at 0).
 
     >>> round(zcdp_to_approx_dp(0.5, 1e-5, method="simple"), 6)
-    5.298317
+    5.298526
     """
     rho = check_positive(rho, "rho", allow_zero=True)
     delta = check_delta(delta, allow_zero=False)
@@ -90,19 +117,9 @@ def zcdp_to_approx_dp(rho: float, delta: float, method: str = "cks") -> float:
     simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
     if method == "simple":
         return simple
-    if zcdp_delta(rho, 0.0) <= delta:
-        return 0.0
-    # δ(ε) is decreasing in ε; the simple ε is feasible, so bisect on [0, simple] (upper end stays feasible).
-    lo, hi = 0.0, simple
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if zcdp_delta(rho, mid) <= delta:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= 1e-12 * max(1.0, hi):
-            break
-    return hi
+    lid = math.log(1.0 / delta)
+    best = _minimise_over_alpha(lambda t: _eps_cks(t, rho, lid), lambda t: float(_eps_cks(np.float64(t), rho, lid)))
+    return float(min(max(best, 0.0), simple))
 
 
 def rdp_to_approx_dp(orders, rdp, delta: float, method: str = "improved") -> tuple[float, float]:
@@ -130,18 +147,31 @@ def rdp_to_approx_dp(orders, rdp, delta: float, method: str = "improved") -> tup
     return float(eps[i]), float(orders[i])
 
 
-def rdp_delta(orders, rdp, epsilon: float) -> tuple[float, float]:
-    """δ(ε) from a Rényi DP curve by the improved conversion (the inverse form of Balle et al. 2020, Theorem 21):
-    δ = min_α exp((α−1)(ε_α−ε)) · (1−1/α)^α / (α−1). Returns ``(delta, best_order)``."""
+def rdp_delta(orders, rdp, epsilon: float, method: str = "improved") -> tuple[float, float]:
+    """δ(ε) from a Rényi DP curve; returns ``(delta, best_order)``.
+
+    ``"improved"`` (the inverse form of Balle et al. 2020, Theorem 21):
+    δ = min_α exp((α−1)(ε_α−ε)) · (1−1/α)^α / (α−1).
+    ``"classic"`` (the inverse of Mironov 2017, Proposition 3): δ = min_α exp((α−1)(ε_α−ε)).
+
+    >>> d, a = rdp_delta([2.0], [0.5], 2.0, method="classic")
+    >>> round(d, 12) == round(math.exp(-1.5), 12), a
+    (True, 2.0)
+    """
     orders = check_array(orders, "orders", ndim=1)
     rdp = check_array(rdp, "rdp", ndim=1, finite=False)
     if orders.shape != rdp.shape:
         raise ValueError(f"orders and rdp have shapes {orders.shape} and {rdp.shape}: must have the same length.")
     if np.any(orders <= 1):
         raise ValueError(f"orders = {orders[orders <= 1][0]!r} is not allowed: every order must be > 1.")
+    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
+        raise ValueError("rdp contains NaN or negative values, which is not allowed: must be >= 0 (inf allowed).")
     epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
+    check_choice(method, "method", ("classic", "improved"))
     with np.errstate(over="ignore", invalid="ignore"):
-        logd = (orders - 1.0) * (rdp - epsilon) + orders * np.log1p(-1.0 / orders) - np.log(orders - 1.0)
+        logd = (orders - 1.0) * (rdp - epsilon)
+        if method == "improved":
+            logd = logd + orders * np.log1p(-1.0 / orders) - np.log(orders - 1.0)
     logd = np.where(np.isnan(logd), np.inf, logd)
     i = int(np.argmin(logd))
     return float(min(1.0, math.exp(min(logd[i], 0.0)))), float(orders[i])

@@ -1,0 +1,296 @@
+"""Privacy events: what an accountant composes.
+
+Mechanisms of :mod:`dpviz.mechanisms` (``Laplace``, ``Gaussian``, ``RandomizedResponse``, ``DiscreteLaplace``,
+``DiscreteGaussian``, ``TruncatedDiscreteLaplace``) are events as they are. For everything else there are generic,
+immutable descriptions:
+
+* :class:`PureDP` (ε) — any ε-DP mechanism;
+* :class:`ApproxDP` (ε, δ) — any (ε, δ)-DP mechanism;
+* :class:`ZCDP` (ρ) — any ρ-zCDP mechanism (Bun & Steinke 2016, Definition 1.1);
+* :class:`PoissonSampled` (mechanism, rate) — run the mechanism on a Poisson sample (each record kept independently
+  with probability ``rate``); amplification is analysed for **add/remove** neighbours;
+* :class:`SampledWithoutReplacement` (mechanism, sample_size, population) — run the mechanism on a uniformly random
+  subset of exactly ``sample_size`` of the ``population`` records; amplification is analysed for **substitution**
+  (replace-one) neighbours, Theorem 7 of 000_eed7e3c6d3636c79 ([BBG18]): ε′ = ln(1 + η(e^ε − 1)), δ′ = ηδ, η = n/n′.
+
+Neighbouring relation (the ``neighboring`` argument of every accountant)
+-------------------------------------------------------------------------
+``"add_remove"`` (default): two datasets are neighbours when one is the other plus one record. It protects the
+*presence* of a person in the data; the dataset size itself is not secret.
+``"replace_one"``: neighbours have the same size and differ in one record. It protects the *value* of a person's
+record, with the dataset size public. Add/remove implies replace-one with twice the parameters (group of 2), not
+conversely.
+
+**Sensitivity convention.** A mechanism's ``sensitivity`` is how much the query can move between neighbours *under
+the relation you chose*; no accountant rescales it. Whether it doubles from add/remove to replace-one depends on the
+query: a count has sensitivity 1 under both, a sum of values clipped to [−C, C] (or to norm C) has sensitivity C under
+add/remove and 2C under replace-one, a mean over a public size n has 2C/n under replace-one. dp-accounting's
+``GaussianDpEvent(noise_multiplier)`` hard-codes the clipped-sum case (its replace-one analysis uses sensitivity 2);
+the dpviz equivalent is ``Gaussian(sigma, sensitivity=2.0)`` with ``neighboring="replace_one"``. Randomized response
+answers one bit about a person; the bit flips between neighbours under either relation, so its analysis is the same.
+
+Subsampling is where the relation really matters: Poisson subsampling is analysed for add/remove (a record is in or
+out of the sample independently), sampling a fixed-size subset without replacement for replace-one (the dataset size
+must be fixed and known). Accountants refuse the other combinations with a ValueError that says so (see digest
+pitfall 10 of spec/user-level-few-examples.md: do not use Poisson formulas for substitution neighbours).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any, Callable
+
+from dpviz import mechanisms as _m
+from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz.conversions import zcdp_to_approx_dp
+
+__all__ = [
+    "NEIGHBORING",
+    "PureDP",
+    "ApproxDP",
+    "ZCDP",
+    "PoissonSampled",
+    "SampledWithoutReplacement",
+    "amplify_poisson",
+    "amplify_without_replacement",
+    "is_event",
+]
+
+NEIGHBORING = ("add_remove", "replace_one")
+
+MECHANISM_TYPES = (
+    _m.Laplace,
+    _m.Gaussian,
+    _m.RandomizedResponse,
+    _m.DiscreteLaplace,
+    _m.DiscreteGaussian,
+    _m.TruncatedDiscreteLaplace,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class PureDP:
+    """Any ε-DP mechanism: P[M(x) ∈ S] ≤ e^ε P[M(x′) ∈ S] for all neighbours x, x′ and sets S (Dwork & Roth 2014,
+    Definition 2.4). Its worst case, for every accountant here, is randomized response with the same ε.
+
+    >>> PureDP(1.0)
+    PureDP(epsilon=1.0)
+    """
+
+    epsilon: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", allow_zero=True))
+
+
+@dataclasses.dataclass(frozen=True)
+class ApproxDP:
+    """Any (ε, δ)-DP mechanism: P[M(x) ∈ S] ≤ e^ε P[M(x′) ∈ S] + δ (Dwork & Roth 2014, Definition 2.4).
+    Its worst case (Kairouz, Oh & Viswanath 2015) reveals everything with probability δ and otherwise runs
+    randomized response with parameter ε.
+
+    >>> ApproxDP(1.0, 1e-6).delta
+    1e-06
+    """
+
+    epsilon: float
+    delta: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", allow_zero=True))
+        object.__setattr__(self, "delta", check_delta(self.delta))
+
+
+@dataclasses.dataclass(frozen=True)
+class ZCDP:
+    """Any ρ-zCDP mechanism: D_α(M(x) ‖ M(x′)) ≤ ρα for every α > 1 (Bun & Steinke 2016, Definition 1.1).
+
+    >>> ZCDP(0.5).rho
+    0.5
+    """
+
+    rho: float
+
+    def __post_init__(self):
+        object.__setattr__(self, "rho", check_positive(self.rho, "rho", allow_zero=True))
+
+
+def is_event(obj: Any) -> bool:
+    """True for every object an accountant may be asked about (it may still not support it)."""
+    return isinstance(obj, MECHANISM_TYPES + (PureDP, ApproxDP, ZCDP, PoissonSampled, SampledWithoutReplacement))
+
+
+def _check_event(obj: Any, name: str) -> Any:
+    if not is_event(obj):
+        raise ValueError(
+            f"{name} = {obj!r} is not allowed: must be a dpviz mechanism (Laplace, Gaussian, RandomizedResponse, "
+            "DiscreteLaplace, DiscreteGaussian, TruncatedDiscreteLaplace) or an event (PureDP, ApproxDP, ZCDP, "
+            "PoissonSampled, SampledWithoutReplacement)."
+        )
+    return obj
+
+
+@dataclasses.dataclass(frozen=True)
+class PoissonSampled:
+    """Run ``mechanism`` on a Poisson sample of the data: each record is kept independently with probability
+    ``rate`` (q). Analysed for add/remove neighbours, where the pair (M(x), M(x′)) of the subsampled mechanism is
+    dominated by ((1−q)Q + qP, Q) when removing and (Q, (1−q)Q + qP) when adding, (P, Q) dominating the
+    mechanism's own pair (Zhu, Dong & Wang 2022, Proposition 30; Balle, Barthe & Gaboardi 2018, Theorem 8 for the
+    (ε, δ) form ε′ = ln(1 + q(e^ε − 1)), δ′ = qδ).
+
+    >>> PoissonSampled(PureDP(1.0), 0.5).rate
+    0.5
+    >>> PoissonSampled(PureDP(1.0), 0.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: rate = 0.0 is not allowed: must be a number in (0, 1].
+    """
+
+    mechanism: Any
+    rate: float
+
+    def __post_init__(self):
+        _check_event(self.mechanism, "mechanism")
+        object.__setattr__(self, "rate", check_in_range(self.rate, "rate", 0.0, 1.0, low_inclusive=False))
+
+
+@dataclasses.dataclass(frozen=True)
+class SampledWithoutReplacement:
+    """Run ``mechanism`` on ``sample_size`` (n) records drawn uniformly without replacement from the
+    ``population`` (n′ ≥ n) records of the dataset. For substitution (replace-one) neighbours, an (ε, δ)-DP
+    mechanism becomes (ln(1 + η(e^ε − 1)), ηδ)-DP with η = n/n′ (Theorem 7 of 000_eed7e3c6d3636c79, from [BBG18];
+    digest pitfall 10: this is the fixed-size, substitution result, not the Poisson one).
+
+    >>> SampledWithoutReplacement(PureDP(1.0), 10, 100).eta
+    0.1
+    """
+
+    mechanism: Any
+    sample_size: int
+    population: int
+
+    def __post_init__(self):
+        _check_event(self.mechanism, "mechanism")
+        n_pop = check_integer(self.population, "population", minimum=1)
+        n = check_integer(self.sample_size, "sample_size", minimum=1, maximum=n_pop)
+        object.__setattr__(self, "population", n_pop)
+        object.__setattr__(self, "sample_size", n)
+
+    @property
+    def eta(self) -> float:
+        """The sampling fraction η = n/n′."""
+        return self.sample_size / self.population
+
+
+def amplify_poisson(epsilon: float, delta: float, rate: float) -> tuple[float, float]:
+    """(ε, δ) → (ln(1 + q(e^ε − 1)), qδ): Poisson subsampling with rate q under add/remove neighbours
+    (Balle, Barthe & Gaboardi 2018, Theorem 8; Li, Qardaji & Su 2012).
+
+    >>> eps, d = amplify_poisson(1.0, 1e-6, 0.1)
+    >>> round(eps, 6), d
+    (0.158565, 1e-07)
+    """
+    eps = check_positive(epsilon, "epsilon", allow_zero=True, allow_inf=True)
+    delta = check_delta(delta)
+    q = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    return _amplify(eps, delta, q)
+
+
+def amplify_without_replacement(epsilon: float, delta: float, sample_size: int, population: int) -> tuple[float, float]:
+    """(ε, δ) → (ln(1 + η(e^ε − 1)), ηδ) with η = n/n′: sampling n of n′ records without replacement, substitution
+    neighbours (Theorem 7 of 000_eed7e3c6d3636c79).
+
+    >>> eps, d = amplify_without_replacement(1.0, 1e-6, 10, 100)
+    >>> round(eps, 6), d
+    (0.158565, 1e-07)
+    """
+    eps = check_positive(epsilon, "epsilon", allow_zero=True, allow_inf=True)
+    delta = check_delta(delta)
+    n_pop = check_integer(population, "population", minimum=1)
+    n = check_integer(sample_size, "sample_size", minimum=1, maximum=n_pop)
+    return _amplify(eps, delta, n / n_pop)
+
+
+def _amplify(eps: float, delta: float, eta: float) -> tuple[float, float]:
+    if eta == 1.0 or eps == math.inf:
+        return (eps if eta == 1.0 else math.inf), eta * delta
+    # ln(1 + η(e^ε − 1)) computed stably for small ε and small η.
+    return math.log1p(eta * math.expm1(eps)), eta * delta
+
+
+def _amplified_epsilon_curve(eps_of_delta: Callable[[float], float], eta: float) -> Callable[[float], float]:
+    """ε′(δ′) = ln(1 + η(e^{ε(δ′/η)} − 1)): the amplification theorems hold for every (ε, δ) pair the mechanism
+    satisfies, so they transform the whole privacy profile."""
+
+    def curve(delta_prime: float) -> float:
+        d = delta_prime / eta
+        if d >= 1.0:
+            return 0.0
+        e = eps_of_delta(d)
+        return _amplify(e, 0.0, eta)[0]
+
+    return curve
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# (ε, δ) descriptions used by the classic accountants (basic, advanced, optimal).
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class EpsDeltaProfile:
+    """How an event enters an (ε, δ) composition theorem: either a ``fixed`` pair (ε_i, δ_i), or a privacy
+    ``curve`` δ ↦ ε_i(δ) (the event satisfies (ε_i(δ), δ)-DP for every δ ∈ (0, 1))."""
+
+    fixed: tuple[float, float] | None = None
+    curve: Callable[[float], float] | None = None
+
+
+def unsupported_reason_subsampling(event: Any, neighboring: str) -> str | None:
+    """Why ``event`` cannot be analysed under ``neighboring`` (None when it can): the subsampling/relation rule."""
+    if isinstance(event, PoissonSampled):
+        if neighboring != "add_remove":
+            return (
+                "Poisson subsampling is analysed for add/remove neighbours; with neighboring='replace_one' use "
+                "SampledWithoutReplacement (Theorem 7 of 000_eed7e3c6d3636c79) or an add/remove accountant"
+            )
+        if isinstance(event.mechanism, (PoissonSampled, SampledWithoutReplacement)):
+            return "nested subsampling is not supported"
+    if isinstance(event, SampledWithoutReplacement):
+        if neighboring != "replace_one":
+            return (
+                "sampling a fixed-size subset without replacement is analysed for substitution neighbours; use "
+                "neighboring='replace_one', or PoissonSampled for add/remove"
+            )
+        if isinstance(event.mechanism, (PoissonSampled, SampledWithoutReplacement)):
+            return "nested subsampling is not supported"
+    return None
+
+
+def eps_delta_profile(event: Any, neighboring: str) -> EpsDeltaProfile | None:
+    """The (ε, δ) description of ``event`` (None if it has none, e.g. a subsampled event under the wrong
+    relation). Pure mechanisms give (pure ε, 0); Gaussian-type ones give their exact privacy curve ε(δ)."""
+    if unsupported_reason_subsampling(event, neighboring) is not None:
+        return None
+    if isinstance(event, PureDP):
+        return EpsDeltaProfile(fixed=(event.epsilon, 0.0))
+    if isinstance(event, ApproxDP):
+        return EpsDeltaProfile(fixed=(event.epsilon, event.delta))
+    if isinstance(event, _m.TruncatedDiscreteLaplace):
+        return EpsDeltaProfile(fixed=(float(event.epsilon), float(event.delta)))
+    if isinstance(event, (_m.Laplace, _m.RandomizedResponse, _m.DiscreteLaplace)):
+        return EpsDeltaProfile(fixed=(float(event.pure_epsilon), 0.0))
+    if isinstance(event, (_m.Gaussian, _m.DiscreteGaussian)):
+        return EpsDeltaProfile(curve=lambda d, m=event: float(m.epsilon(d)))
+    if isinstance(event, ZCDP):
+        return EpsDeltaProfile(curve=lambda d, r=event.rho: zcdp_to_approx_dp(r, d, method="cks"))
+    if isinstance(event, (PoissonSampled, SampledWithoutReplacement)):
+        eta = event.rate if isinstance(event, PoissonSampled) else event.eta
+        inner = eps_delta_profile(event.mechanism, neighboring)
+        if inner is None:
+            return None
+        if inner.fixed is not None:
+            return EpsDeltaProfile(fixed=_amplify(inner.fixed[0], inner.fixed[1], eta))
+        return EpsDeltaProfile(curve=_amplified_epsilon_curve(inner.curve, eta))
+    return None
