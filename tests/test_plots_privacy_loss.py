@@ -1,0 +1,144 @@
+"""Figure builders of lesson 01: what is drawn equals the exact quantities (independent recomputation)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpviz import mechanisms as M
+from dpviz.plots import privacy_loss as P
+
+ALL = [M.Laplace(1.0), M.Gaussian(1.0), M.Gaussian(0.5, 2.0), M.RandomizedResponse(1.0), M.DiscreteLaplace(1.5, 2),
+       M.DiscreteGaussian(1.2, 1), M.TruncatedDiscreteLaplace(0.8, 1e-3)]
+IDS = [repr(m) for m in ALL]
+
+
+def _captions(fig: go.Figure) -> str:
+    return " ".join(a.text for a in fig.layout.annotations)
+
+
+@pytest.mark.parametrize("m", ALL, ids=IDS)
+@pytest.mark.parametrize("eps", [0.0, 0.4, 1.5])
+def test_shaded_area_is_delta(m, eps):
+    fig = P.output_distributions_figure(m, eps)
+    d = m.delta(eps)
+    assert isinstance(fig, go.Figure) and fig.layout.template.layout.font.family.startswith("Inter")
+    assert f"{d:.3g}" in fig.layout.title.text
+    if isinstance(fig.data[0], go.Bar):
+        excess = fig.data[3]
+        k = np.round(np.asarray(fig.data[0].x) + 0.2)
+        p = m.pmf(k, value=0)
+        # independent: (p_x − e^ε p_x′)₊ summed over the drawn atoms; the rest of δ lives outside the window,
+        # bounded by the p_x-mass outside it
+        outside = 1.0 - float(np.sum(p))
+        assert float(np.sum(excess.y)) == pytest.approx(d, abs=outside + 1e-15)
+        base = np.asarray(excess.base, dtype=float)
+        assert np.allclose(base + np.asarray(excess.y, dtype=float), np.maximum(p, base))
+    else:
+        y = np.asarray(fig.data[0].x)
+        upper, lower = np.asarray(fig.data[4].y), np.asarray(fig.data[3].y)
+        area = np.trapezoid(upper - lower, y)
+        # trapezoid on 601 points over ±(4.5σ or 7b): error from the kink and the tails, < 1 % of δ or 2e-3
+        assert area == pytest.approx(d, rel=0.01, abs=2e-3)
+    assert "Balle & Wang 2018" in _captions(fig) and "Dwork & Roth 2014" in _captions(fig)
+
+
+@pytest.mark.parametrize("m", ALL, ids=IDS)
+def test_privacy_loss_figure_marks_epsilon_and_atoms(m):
+    eps = 0.7
+    fig = P.privacy_loss_figure(m, eps)
+    assert any(s.x0 == eps for s in fig.layout.shapes)  # the ε line
+    pld = m.privacy_loss()
+    assert f"{pld.sf(eps):.3g}" in fig.layout.title.text
+    markers = [t for t in fig.data if t.mode == "markers"]
+    if pld.atoms:
+        shown = sum(float(np.sum(t.y)) for t in markers)
+        assert shown == pytest.approx(float(np.sum(pld.masses)), abs=1e-5)  # atoms below 1e-7·max hidden
+        big = [t for t in markers if "ℓ > ε" in t.name]
+        if big:
+            assert np.all(np.asarray(big[0].x) > eps)
+    if isinstance(m, M.TruncatedDiscreteLaplace):
+        assert "+∞" in _captions(fig)
+    assert "Dwork & Roth 2014" in _captions(fig)
+
+
+def test_gaussian_profile_curves_independent_formulas():
+    c = P.gaussian_profile_curves(0.8, 1.5)
+    eps = c["eps"]
+    np.testing.assert_allclose(c["exact"], M.Gaussian(0.8, 1.5).delta(eps), rtol=1e-15)
+    np.testing.assert_allclose(c["classic"], np.minimum(1.25 * np.exp(-0.5 * (eps * 0.8 / 1.5) ** 2), 1), rtol=1e-14)
+    rho = 1.5**2 / (2 * 0.8**2)
+    simple = np.where(eps <= rho, 1.0, np.exp(-((eps - rho) ** 2) / (4 * rho)))
+    np.testing.assert_allclose(c["simple"], simple, rtol=1e-12)
+    # zCDP bounds are upper bounds of the exact profile; CKS is the tighter of the two
+    assert np.all(c["exact"] <= c["cks"] * (1 + 1e-9) + 1e-300)
+    assert np.all(c["cks"] <= c["simple"] * (1 + 1e-9))
+
+
+@pytest.mark.parametrize("sigma", [0.5, 1.0, 3.0])
+def test_classic_formula_is_valid_below_one_and_wrong_somewhere_above(sigma):
+    c = P.gaussian_profile_curves(sigma, 1.0)
+    below = c["eps"] < 1
+    assert np.all(c["classic"][below] >= c["exact"][below])  # Dwork & Roth Thm A.1 holds for ε < 1
+    fig = P.privacy_profile_figure(sigma, 1.0, delta_mark=1e-5)
+    wrong = [t for t in fig.data if t.name and t.name.startswith("classic claims")][0]
+    xs = np.asarray(wrong.x)[~np.isnan(np.asarray(wrong.y, dtype=float))]
+    assert np.all(xs >= 1.0)  # wrong only where its proof does not apply
+    if sigma == 0.5:  # small σ: the classic δ drops below the exact one within the plotted range
+        assert xs.size > 0
+    assert fig.layout.yaxis.type == "log"
+
+
+def test_profile_figure_marks_exact_epsilon_only_when_asked():
+    fig = P.privacy_profile_figure(1.0, 1.0, delta_mark=1e-5)
+    e = M.Gaussian(1.0).epsilon(1e-5)
+    mark = fig.data[-1]
+    assert mark.x[0] == pytest.approx(e) and f"{e:.4g}" in mark.name
+    hidden = P.privacy_profile_figure(1.0, 1.0, delta_mark=1e-5, show_epsilon=False).data[-1]
+    assert math.isnan(hidden.x[0]) and "hidden" in hidden.name
+    assert "Bun & Steinke 2016" in _captions(fig) and "Canonne, Kamath & Steinke 2020" in _captions(fig)
+
+
+def test_dp_region_lower_bound_closed_form():
+    a = np.linspace(0, 1, 11)
+    eps, d = 0.7, 0.01
+    want = [max(0.0, 1 - d - math.exp(eps) * x, math.exp(-eps) * (1 - d - x)) for x in a]
+    np.testing.assert_allclose(P.dp_region_lower_bound(a, eps, d), want, rtol=1e-15, atol=1e-16)
+
+
+@pytest.mark.parametrize("m", ALL, ids=IDS)
+def test_tradeoff_figure_verdict_matches_profile(m):
+    eps = 0.8
+    d_true = m.delta(eps)
+    ok = P.tradeoff_figure(m, eps, min(max(d_true * 1.001, 1e-12), 0.999))
+    assert "satisfies" in ok.layout.title.text and "NOT" not in ok.layout.title.text
+    assert len(ok.data[3].x) == 0
+    np.testing.assert_allclose(ok.data[2].y, m.tradeoff(np.asarray(ok.data[2].x)))
+    if d_true > 1e-6:
+        bad = P.tradeoff_figure(m, eps, d_true / 10)
+        assert "NOT" in bad.layout.title.text and len(bad.data[3].x) > 0
+    assert "Kairouz, Oh & Viswanath 2015" in _captions(ok)
+
+
+def test_validation():
+    with pytest.raises(ValueError, match="epsilon"):
+        P.output_distributions_figure(M.Gaussian(1.0), -1.0)
+    with pytest.raises(ValueError, match="epsilon"):
+        P.privacy_loss_figure(M.Gaussian(1.0), float("nan"))
+    with pytest.raises(ValueError, match="delta"):
+        P.tradeoff_figure(M.Gaussian(1.0), 1.0, 1.0)
+    with pytest.raises(ValueError, match="mechanism"):
+        P.output_distributions_figure("Gaussian", 1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        P.privacy_profile_figure(0.0)
+    with pytest.raises(ValueError, match="delta"):
+        P.privacy_profile_figure(1.0, delta_mark=0.0)
+
+
+def test_builders_return_new_figures():
+    a = P.output_distributions_figure(M.Laplace(1.0), 0.5)
+    b = P.output_distributions_figure(M.Laplace(1.0), 0.5)
+    assert a is not b and a.to_plotly_json() == b.to_plotly_json()
