@@ -252,7 +252,9 @@ class IsoAccuracyPanel(Panel):
         fig2 = error_vs_d_figure(ds, ours, older, n=n_fixed)
         readout = (f"Lemma 9 wall: n ≥ {n_lb:.3g} users whatever m and d (003). 004 needs n ≳ {n_levy:.3g} at d = {d}. "
                    f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {(eps * n_fixed / math.log(1 / delta)) ** 2:.3g}.")
-        return View(figures=[fig1, fig2], readout=readout)
+        hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Lemma 9 of 003 assumes δ ≤ ε², so its wall is not proven here."
+                if delta > eps * eps else None)
+        return View(figures=[fig1, fig2], readout=readout, hint=hint)
 
 
 class BallFindingPanel(Panel):
