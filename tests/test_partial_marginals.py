@@ -153,6 +153,10 @@ def test_mwem_bound_and_best_T():
     T, b = mwem_best_T(n, e0, logX, m, ell, T_max=20000)
     assert b == pytest.approx(mwem_error_bound(T, n, e0, logX, m, ell))
     assert b <= mwem_error_bound(T - 1, n, e0, logX, m, ell) and b <= mwem_error_bound(T + 1, n, e0, logX, m, ell)
+    # against a full scan over every integer T, for several settings
+    for nn, ee, ll in [(5000, 1.0, 4), (200, 0.1, 1), (10**5, 2.0, 2), (50, 0.05, 3)]:
+        full = mwem_error_bound(np.arange(1, 20001), nn, ee, logX, m, ll)
+        assert mwem_best_T(nn, ee, logX, m, ll, T_max=20000) == (int(np.argmin(full)) + 1, pytest.approx(full.min()))
     # larger ℓ improves the partial bound (Theorem 12)
     assert mwem_best_T(n, e0, logX, m, 4)[1] < mwem_best_T(n, e0, logX, m, 1)[1]
 

@@ -1,0 +1,513 @@
+"""Figures of lesson 07 "Privacy per attribute" (paper 001: Ghazi, Kumar, Manurangsi & Steinke, digest
+``spec/partial-dp.md``, widgets W1–W9).
+
+* :func:`record_epsilon_figure` — ε0 → whole-record ε against d: pure d·ε0, (ε, δ) by the simple and the CKS
+  conversion of ρ = ½(dε0)², the k-attribute cost, and mechanism-specific tighter per-person figures;
+* :func:`rho_growth_figure` — ρ against d on log–log axes: ½d²ε0² (Prop 8) against ½dε0² (parallel composition);
+* :func:`census_figure` — releases and their ρ, highlighted when they read a changed attribute;
+* :func:`census_compare_figure` — ε at δ for the chosen change against the whole record;
+* :func:`rounding_figure` — probability that rounding a Laplace-noised count reveals it exactly, against ε;
+* :func:`sparse_attack_figure` — a simulated adversary reading a sparse noisy histogram;
+* :func:`heavy_hitter_tree_figure` / :func:`heavy_hitter_found_figure` / :func:`users_needed_figure` — Algorithm 2;
+* :func:`projection_error_figure`, :func:`mwem_tradeoff_figure`, :func:`mwem_T_figure` — Theorems 11 and 12;
+* :func:`misconception_figure` — per-attribute budgets and the whole-record total (dpcreator#370);
+* :func:`interpretation_figure` — Propositions 26–27 and bit recovery.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz._validation import check_delta, check_integer, check_positive
+from dpviz import partial as PD
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, base_layout, caption
+
+__all__ = [
+    "record_epsilon_figure",
+    "rho_growth_figure",
+    "census_figure",
+    "census_compare_figure",
+    "rounding_figure",
+    "sparse_attack_figure",
+    "heavy_hitter_tree_figure",
+    "heavy_hitter_found_figure",
+    "users_needed_figure",
+    "projection_error_figure",
+    "mwem_tradeoff_figure",
+    "mwem_T_figure",
+    "misconception_figure",
+    "interpretation_figure",
+    "planted_data",
+]
+
+_SRC = "Ghazi, Kumar, Manurangsi & Steinke (paper 001)"
+
+
+def _vline(fig: go.Figure, x: float, text: str) -> None:
+    fig.add_vline(x=x, line=dict(color="#888888", dash="dot", width=1),
+                  annotation=dict(text=text, font=dict(size=11, color="#555555")), annotation_position="top")
+
+
+# ----------------------------------------------------------------------------------------------- W1
+
+@lru_cache(maxsize=256)
+def _record_curves(eps0: float, d_max: int, delta: float, k_way: int):
+    d = np.arange(1, d_max + 1, dtype=float)
+    rho = 0.5 * (d * eps0) ** 2
+    pure = d * eps0
+    simple = PD.zcdp_epsilon_curve(rho, delta, "simple")
+    cks = PD.zcdp_epsilon_curve(rho, delta, "cks")
+    # mechanism-specific per-person ε in the ½ε² parametrisation
+    parallel = np.sqrt(d) * eps0  # ρ = ½dε0² (Lemma 10 + composition)
+    proj = np.sqrt(np.maximum(d, k_way) / k_way) * eps0  # ε/ε0 = √(d/k) (Theorem 11)
+    ell = np.maximum(np.floor(d / k_way), 1)
+    mwem = np.sqrt(2 * 0.25 * (ell**2 + ell)) * eps0  # ¼(ℓ²+ℓ)ε0² (Theorem 12, exact total)
+    par_dp = PD.zcdp_epsilon_curve(0.5 * d * eps0**2, delta, "cks")
+    return d, pure, simple, cks, parallel, proj, mwem, par_dp
+
+
+def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: int = 100,
+                          show_mechanisms: bool = True, k_way: int = 2, template: str | None = TEMPLATE) -> go.Figure:
+    """Whole-record ε implied by ε0 per attribute, against the number of attributes d (Proposition 8 of 001).
+
+    Curves: pure d·ε0; ρ = ½(dε0)² converted to (ε, δ) by ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop 1.3) and by
+    CKS 2020 (Cor 13); the k-attribute cost k·ε0 (group privacy). With ``show_mechanisms``: per-person ε
+    (½ε²-zCDP parametrisation) of specific mechanisms with the same ε0 — parallel composition √d·ε0 (Lemma 10), the
+    projection mechanism √(d/k)·ε0 (Theorem 11, k-way queries), partial MWEM with ℓ = ⌊d/k⌋ √(½(ℓ²+ℓ))·ε0
+    (Theorem 12), and parallel composition converted to (ε, δ) by CKS.
+    """
+    e0 = check_positive(eps0, "eps0")
+    d = check_integer(d, "d", minimum=1, maximum=d_max)
+    k = check_integer(k, "k", minimum=0)
+    if k > d:
+        raise ValueError(f"k = {k} attributes targeted is not allowed: must be <= d = {d}.")
+    delta = check_delta(delta, allow_zero=False)
+    dd, pure, simple, cks, parallel, proj, mwem, par_dp = _record_curves(e0, int(d_max), delta, int(k_way))
+    traces = [
+        go.Scatter(x=dd, y=pure, name="pure ε = d·ε0 (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
+        go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε0)², simple", line=dict(color=ROLE["approx"], dash="dash")),
+        go.Scatter(x=dd, y=cks, name="(ε, δ) from ρ = ½(dε0)², CKS", line=dict(color=ROLE["exact"], width=2)),
+        go.Scatter(x=[1, d_max], y=[k * e0, k * e0], name=f"k = {k} targeted attributes: k·ε0", mode="lines",
+                   line=dict(color=ROLE["alt"], dash="dot")),
+    ]
+    if show_mechanisms:
+        traces += [
+            go.Scatter(x=dd, y=parallel, name="parallel composition: √d·ε0 (zCDP ε)",
+                       line=dict(color=PALETTE[3], dash="dashdot")),
+            go.Scatter(x=dd, y=par_dp, name="parallel composition → (ε, δ), CKS",
+                       line=dict(color=PALETTE[3], dash="longdash")),
+            go.Scatter(x=dd, y=proj, name=f"projection, {k_way}-way: √(d/k)·ε0", line=dict(color=PALETTE[4])),
+            go.Scatter(x=dd, y=mwem, name="partial MWEM ℓ = ⌊d/k⌋: √(½(ℓ²+ℓ))·ε0",
+                       line=dict(color=PALETTE[1], dash="dot")),
+        ]
+    i = d - 1
+    traces.append(go.Scatter(x=[d, d, d], y=[pure[i], cks[i], simple[i]], mode="markers", name=f"your d = {d}",
+                             marker=dict(color=ROLE["truth"], size=9, symbol="diamond")))
+    fig = go.Figure(data=traces, layout=base_layout(
+        f"ε0 = {e0:g} per attribute → whole record: ε = {pure[i]:.3g} pure, {cks[i]:.3g} at δ = {delta:.0e}",
+        "number of attributes d", "whole-record ε", template=template))
+    fig.update_layout(legend=dict(font=dict(size=11)), height=480)
+    caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε0; ½d²ε0² zCDP), Lemma 10, Thms 11–12; Bun & Steinke 2016 Prop 1.3; "
+                 "Canonne, Kamath & Steinke 2020 Cor 13.")
+    return fig
+
+
+def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | None = TEMPLATE) -> go.Figure:
+    """ρ against d (log–log): ½d²ε0² for a generic ε0-∇0CDP mechanism (Prop 8 of 001; slope 2) against ½dε0² for
+    independent column-wise releases (Lemma 10 + zCDP composition; slope 1)."""
+    e0 = check_positive(eps0, "eps0")
+    d = check_integer(d, "d", minimum=1, maximum=d_max)
+    dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(float)
+    fig = go.Figure(data=[
+        go.Scatter(x=dd, y=0.5 * (dd * e0) ** 2, name="ρ = ½d²ε0² (any ε0-∇0CDP mechanism)",
+                   line=dict(color=ROLE["bound"], width=2)),
+        go.Scatter(x=dd, y=0.5 * dd * e0**2, name="ρ = ½dε0² (independent per-column releases)",
+                   line=dict(color=PALETTE[3], dash="dashdot")),
+        go.Scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
+                   marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
+    ], layout=base_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
+                          template=template))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    caption(fig, f"Group privacy squares under zCDP: slope 2 on log–log axes. Sources: {_SRC}, Prop 8 and Lemma 10; "
+                 "Bun & Steinke 2016.")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------- W9 (Census)
+
+def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = TEMPLATE) -> go.Figure:
+    """Horizontal bars: each release's ρ_h, coloured when it reads an attribute in ``changed`` (those are the only
+    releases that can tell x from x'; Section 7 of 001)."""
+    touched = {r.name for r in ledger.touching(changed)} if changed else set()
+    names = [r.name for r in ledger.releases][::-1]
+    rhos = [r.rho for r in ledger.releases][::-1]
+    attrs = [", ".join(a for a in ledger.attributes if a in r.attributes) for r in ledger.releases][::-1]
+    colors = [ROLE["approx"] if n in touched else "#bbbbbb" for n in names]
+    fig = go.Figure(data=[go.Bar(x=rhos, y=names, orientation="h", marker=dict(color=colors), customdata=attrs,
+                                 hovertemplate="%{y}<br>ρ = %{x}<br>reads: %{customdata}<extra></extra>",
+                                 name="ρ of each release", text=[f"{r:g}" for r in rhos], textposition="outside")],
+                    layout=base_layout(f"Releases that read a changed attribute (orange): ρ = "
+                                       f"{ledger.change_rho(changed) if changed else 0.0:.3g} of "
+                                       f"{ledger.whole_record_rho():.3g}",
+                                       "ρ (zCDP) of the release", "", template=template))
+    fig.update_layout(height=420, margin=dict(l=330), showlegend=False)
+    caption(fig, f"ρ(S) = Σ over releases reading an attribute in S of ρ_h. Source: {_SRC}, Section 7 (2020 Census); "
+                 "the per-release split is illustrative, the totals are the paper's.", y=-0.18)
+    return fig
+
+
+def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *, template: str | None = TEMPLATE) -> go.Figure:
+    """ε at δ (CKS and simple conversions) for the chosen change against the whole record (Section 7 of 001)."""
+    delta = check_delta(delta, allow_zero=False)
+    rho_s = ledger.change_rho(changed) if changed else 0.0
+    rho_all = ledger.whole_record_rho()
+    r = np.array([rho_s, rho_all])
+    cks = PD.zcdp_epsilon_curve(r, delta, "cks")
+    simple = PD.zcdp_epsilon_curve(r, delta, "simple")
+    labels = ["your change", "whole record"]
+    fig = go.Figure(data=[
+        go.Bar(x=labels, y=cks, name="ε by CKS 2020", marker=dict(color=ROLE["exact"]),
+               text=[f"{v:.3g}" for v in cks], textposition="outside"),
+        go.Bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
+               text=[f"{v:.3g}" for v in simple], textposition="outside"),
+    ], layout=base_layout(f"ε at δ = {delta:.0e}: ρ = {rho_s:.3g} (change) vs {rho_all:.3g} (record)", "",
+                          "ε", template=template))
+    fig.update_layout(barmode="group", yaxis=dict(rangemode="tozero"))
+    caption(fig, "Paper: 2.63 zCDP → (13.8, 1e−6); race + ethnicity 1.02 zCDP → (7.85, 1e−6). Sources: "
+                 f"{_SRC}, Section 7; CKS 2020 Cor 13; Bun & Steinke 2016 Prop 1.3.")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------- W3
+
+def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None = TEMPLATE) -> go.Figure:
+    """P[round(f + noise) = f] against ε for Laplace(1/ε) (1 − e^{−ε/2}) and the replace-one Laplace(2/ε)
+    (1 − e^{−ε/4}); and the worst-case probability of guessing a secret bit, e^ε/(1 + e^ε) (Section 5 of 001)."""
+    e = check_positive(eps, "eps")
+    x = np.linspace(0.0, eps_max, 301)
+    fig = go.Figure(data=[
+        go.Scatter(x=x, y=PD.rounding_reveals_probability(x), name="Laplace(1/ε): 1 − e^{−ε/2}",
+                   line=dict(color=ROLE["exact"], width=2)),
+        go.Scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0), name="Laplace(2/ε) (replace-one): 1 − e^{−ε/4}",
+                   line=dict(color=ROLE["alt"], dash="dash")),
+        go.Scatter(x=x, y=PD.bit_recovery_probability(x), name="best guess of a secret bit: e^ε/(1+e^ε)",
+                   line=dict(color=ROLE["approx"], dash="dot")),
+        go.Scatter(x=[e, e], y=[PD.rounding_reveals_probability(e), PD.rounding_reveals_probability(e, 2.0)],
+                   mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
+    ], layout=base_layout(f"At ε = {e:g}, rounding returns the exact count with probability "
+                          f"{PD.rounding_reveals_probability(e):.4f}", "ε", "probability", template=template))
+    fig.update_yaxes(range=[0, 1.02])
+    caption(fig, f"P[|Lap(b)| < ½] = 1 − e^{{−1/(2b)}}. Source: {_SRC}, Section 5 ('not nice' canonical histogram; "
+                 "ε = 10 → > 99%) and digest A5.")
+    return fig
+
+
+@lru_cache(maxsize=64)
+def _sparse_attack(eps: float, cells: int, seed: int):
+    rng = np.random.default_rng(seed)
+    f = (rng.random(cells) < 0.3).astype(int)
+    noisy = f + rng.laplace(0.0, 1.0 / eps, size=cells)
+    guess = np.clip(np.round(noisy), 0, 1)
+    return f, noisy, guess
+
+
+def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template: str | None = TEMPLATE) -> go.Figure:
+    """A simulated adversary on a sparse histogram with f_y ∈ {0, 1}: the noisy counts f_y + Laplace(1/ε) and the
+    guess round(noisy) — each person's cell is revealed when the guess is right (Section 5 of 001)."""
+    e = check_positive(eps, "eps")
+    f, noisy, guess = _sparse_attack(e, int(cells), int(seed))
+    right = guess == f
+    y = np.arange(cells)
+    fig = go.Figure(data=[
+        go.Scatter(x=y, y=f, mode="markers", name="true count f_y ∈ {0, 1}",
+                   marker=dict(color=ROLE["truth"], symbol="line-ew-open", size=14, line=dict(width=2))),
+        go.Scatter(x=y[right], y=noisy[right], mode="markers", name="noisy count, rounding gives the truth",
+                   marker=dict(color=ROLE["exact"], size=8)),
+        go.Scatter(x=y[~right], y=noisy[~right], mode="markers", name="noisy count, rounding is wrong",
+                   marker=dict(color=ROLE["approx"], size=8, symbol="x")),
+    ], layout=base_layout(f"Adversary rounds: {right.sum()} of {cells} cells exactly right "
+                          f"(expected {100 * PD.rounding_reveals_probability(e):.1f}%)", "histogram cell y",
+                          "count", template=template))
+    approx_note(fig, f"one simulated draw (seed {seed})")
+    caption(fig, f"Canonical histogram with Laplace(1/ε) per cell. Source: {_SRC}, Section 5.")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------- W6 (heavy hitters)
+
+@lru_cache(maxsize=32)
+def planted_data(n: int, d: int, n_heavy: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Synthetic binary data: ``n_heavy`` planted strings with counts spread over 6%–30% of n, the rest uniform.
+    Returns ``(X, planted, planted_counts)``; cached (read-only arrays)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, d)).astype(np.uint8)
+    planted = np.unique(rng.integers(0, 2, size=(n_heavy, d)), axis=0)
+    fr = np.linspace(0.06, 0.30, len(planted))
+    counts = np.floor(fr * n).astype(int)
+    i = 0
+    for p, c in zip(planted, counts):
+        X[i:i + c] = p
+        i += c
+    for a in (X, planted, counts):
+        a.setflags(write=False)
+    return X, planted, counts
+
+
+def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | None = TEMPLATE) -> go.Figure:
+    """Every candidate of PrivHeavyHitter (Algorithm 2 of 001): x = level (jittered by node), y = clamped noisy
+    count, accepted (blue) or rejected (orange), with the thresholds τ_ℓ = τ + (ℓ−1)μ and clamp floors τ_ℓ − μ."""
+    L = result.levels
+    xs, ys, cd, acc = [], [], [], []
+    for nd in result.nodes:
+        nodes_at = result.d_padded >> nd.level
+        t = (nd.start - 1) >> nd.level
+        x0 = nd.level + (0.7 * (t + 0.5) / nodes_at - 0.35)
+        xs.append(x0 + np.linspace(-0.3, 0.3, len(nd.candidates)) / max(nodes_at, 1))
+        ys.append(nd.noisy)
+        cd.append(np.column_stack([np.full(len(nd.candidates), nd.start), np.full(len(nd.candidates), nd.stop),
+                                   nd.true_counts]))
+        acc.append(nd.accepted)
+    xs, ys, cd, acc = np.concatenate(xs), np.concatenate(ys), np.concatenate(cd), np.concatenate(acc)
+    hov = "I = {%{customdata[0]}..%{customdata[1]}}<br>true count %{customdata[2]}<br>f̂ = %{y:.1f}<extra></extra>"
+    xs_a, ys_a, cd_a = xs[acc], ys[acc], cd[acc]
+    xs_r, ys_r, cd_r = xs[~acc], ys[~acc], cd[~acc]
+    p = result.params
+    lev = np.arange(1, L + 1)
+    thr = p.threshold(lev)
+    fig = go.Figure(data=[
+        go.Scatter(x=xs_r, y=ys_r, mode="markers", name="rejected candidate", customdata=cd_r, hovertemplate=hov,
+                   marker=dict(color=ROLE["approx"], size=5, opacity=0.6, symbol="x")),
+        go.Scatter(x=xs_a, y=ys_a, mode="markers", name="kept in L_I", customdata=cd_a, hovertemplate=hov,
+                   marker=dict(color=ROLE["exact"], size=7)),
+        go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
+                   y=np.repeat(thr, 3) * np.tile([1, 1, np.nan], L), mode="lines",
+                   name="threshold τ_ℓ = τ + (ℓ−1)μ", line=dict(color=ROLE["bound"], width=2)),
+        go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
+                   y=np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L), mode="lines",
+                   name="clamp floor τ_ℓ − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
+    ], layout=base_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
+                          f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
+                          "tree level ℓ (interval length 2^ℓ)", "clamped noisy count f̂", template=template))
+    fig.update_xaxes(tickmode="array", tickvals=lev.tolist(), ticktext=[f"ℓ={v} (|I|={2 ** v})" for v in lev])
+    caption(fig, f"f̂ = max{{f, τ_ℓ − μ}} + Lap(λ), kept iff f̂ > τ_ℓ. Source: {_SRC}, Algorithm 2 (all d leaves "
+                 "initialised, erratum E3), Lemma 28.")
+    return fig
+
+
+def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top: int = 12,
+                              template: str | None = TEMPLATE) -> go.Figure:
+    """True counts of the most frequent strings, marked found / missed by PrivHeavyHitter, with the heavy-hitter
+    line νn (Lemma 30 of 001: every string with f ≥ νn is found w.h.p. once n is large enough)."""
+    strings, counts = PD.histogram_counts(X)
+    order = np.argsort(counts)[::-1][:top]
+    found = {tuple(r) for r in result.found}
+    labels = ["".join(map(str, strings[i])) for i in order]
+    is_found = np.array([tuple(strings[i]) in found for i in order])
+    n = np.asarray(X).shape[0]
+    c = counts[order]
+    fig = go.Figure(data=[
+        go.Bar(x=labels, y=np.where(is_found, c, 0), name="found by PrivHeavyHitter", marker=dict(color=ROLE["exact"])),
+        go.Bar(x=labels, y=np.where(is_found, 0, c), name="missed", marker=dict(color=ROLE["approx"])),
+        go.Scatter(x=[labels[0], labels[-1]], y=[nu * n, nu * n], mode="lines", name=f"νn = {nu * n:.4g}",
+                   line=dict(color=ROLE["bound"], dash="dash")),
+    ], layout=base_layout(f"Most frequent strings: {int(is_found.sum())} of {len(order)} found; "
+                          f"{len(found)} strings reported in total", "string (attribute 1 first)", "true count f",
+                          template=template))
+    fig.update_layout(barmode="stack")
+    fig.update_xaxes(tickfont=dict(size=9, family="monospace"), tickangle=-60)
+    caption(fig, f"Source: {_SRC}, Lemma 30 (misses no f ≥ νn w.p. ≥ 1 − η/2 when τ = 0.5νn is large enough).",
+            y=-0.45)
+    fig.update_layout(margin=dict(b=150))
+    return fig
+
+
+def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
+    """n needed for histogram error ν against d (log–log): Theorem 15's explicit n (corrected λ, and the printed
+    λ = 3/ε0), Theorem 16's lower bound 0.05 ln d/(ε0ν), against standard DP's d/(εν) (pure) and √d/(εν) (zCDP),
+    shape only (constant 1), at ε = ε0 (Section 5 of 001)."""
+    e0 = check_positive(eps0, "eps0")
+    dd = 2.0 ** np.arange(1, 21)
+    fig = go.Figure(data=[
+        go.Scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta), name="partial DP: Thm 15, corrected λ",
+                   line=dict(color=ROLE["exact"], width=2)),
+        go.Scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta, constants="paper"),
+                   name="partial DP: Thm 15, printed λ = 3/ε0", line=dict(color=ROLE["exact"], dash="dot")),
+        go.Scatter(x=dd, y=PD.theorem16_lower_bound(dd, e0, nu), name="partial DP lower bound 0.05 ln d/(ε0ν)",
+                   line=dict(color=ROLE["bound"], dash="dash")),
+        go.Scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "pure"),
+                   name="standard pure DP ≈ d/(εν) (shape)", line=dict(color=ROLE["approx"], width=2)),
+        go.Scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "zcdp"),
+                   name="standard zCDP ≈ √d/(εν) (shape)", line=dict(color=ROLE["approx"], dash="dash")),
+        go.Scatter(x=[d], y=[PD.theorem15_sample_size(d, e0, nu, eta)], mode="markers", name=f"d = {d}",
+                   marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
+    ], layout=base_layout("Users needed: log d (partial) against d or √d (standard)", "number of attributes d",
+                          "users n needed", template=template))
+    fig.update_xaxes(type="log", exponentformat="power")
+    fig.update_yaxes(type="log", exponentformat="power")
+    approx_note(fig, "standard-DP curves: shape only (C = 1)")
+    caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16, Section 5 "
+                 "and footnote 5.")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------- W4/W5
+
+@lru_cache(maxsize=64)
+def _projection_empirical(k: int, n: int, eps0: float, reps: int = 4):
+    out = []
+    for d in (4, 6, 8):
+        if d < k:
+            continue
+        X, _, _ = planted_data(n, d, 3, 1)
+        Q = PD.kway_query_matrix(d, k)
+        qx = np.bincount(X @ (1 << np.arange(d - 1, -1, -1)), minlength=1 << d) / n @ Q
+        D, D0 = PD.kway_diameters(d, k)
+        row = [d]
+        for sigma in (D0 / (eps0 * n), D / (eps0 * n)):
+            est = PD.projection_mechanism(X, sigma, k=k, rng=d, size=reps, iterations=150)
+            row.append(float(np.mean((est - qx) ** 2)))
+        out.append(row)
+    return np.array(out)
+
+
+def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 200, simulate: bool = False,
+                            template: str | None = TEMPLATE) -> go.Figure:
+    """MSE bound of the projection mechanism against d (Theorem 11 of 001, digest A1): at a fixed per-attribute
+    ε0 = ``eps`` (flat once d is large) and at a fixed per-person ε = ``eps`` (grows like √d). Optional empirical
+    MSE at d = 4, 6, 8 (a few simulated releases, labelled as such)."""
+    k = check_integer(k, "k", minimum=1, maximum=5)
+    n = check_integer(n, "n", minimum=1)
+    e = check_positive(eps, "eps")
+    dd = np.unique(np.round(np.logspace(math.log10(max(k, 2)), math.log10(d_max), 80)))
+    fixed0 = PD.kway_projection_mse_bounds(dd, k, n, eps0=e)
+    fixed = PD.kway_projection_mse_bounds(dd, k, n, eps=e)
+    traces = [
+        go.Scatter(x=dd, y=fixed0, name=f"bound at fixed per-attribute ε0 = {e:g}", line=dict(color=ROLE["exact"],
+                                                                                                 width=2)),
+        go.Scatter(x=dd, y=fixed, name=f"bound at fixed per-person ε = {e:g}", line=dict(color=ROLE["approx"],
+                                                                                          width=2)),
+    ]
+    if simulate:
+        emp = _projection_empirical(k, n, e)
+        if len(emp):
+            traces += [
+                go.Scatter(x=emp[:, 0], y=emp[:, 1], mode="markers", name="simulated MSE, fixed ε0",
+                           marker=dict(color=ROLE["exact"], size=9, symbol="circle-open")),
+                go.Scatter(x=emp[:, 0], y=emp[:, 2], mode="markers", name="simulated MSE, fixed ε",
+                           marker=dict(color=ROLE["approx"], size=9, symbol="square-open")),
+            ]
+    fig = go.Figure(data=traces, layout=base_layout(f"Projection mechanism, {k}-way marginals, n = {n}",
+                                                    "number of attributes d", "mean squared error per query",
+                                                    template=template))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    if simulate:
+        approx_note(fig, "markers: 4 simulated releases each (Monte Carlo)")
+    caption(fig, "min{mk/(ε0²n²d), √(2k ln2)/(ε0n)} vs min{m/(ε²n²), √(2d ln2)/(εn)}. "
+                 f"Source: {_SRC}, Theorem 11, eq. (2).")
+    return fig
+
+
+def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: str | None = TEMPLATE) -> go.Figure:
+    """Partial MWEM's ℓ trade-off (Theorem 12 of 001): for each ℓ = 1..⌊d/k⌋, the error bound (3) at the best
+    integer T against the per-person ε = √(2ρ), ρ = ¼(ℓ²+ℓ)ε0². Larger ℓ: better partial error, larger ε."""
+    e0 = check_positive(eps0, "eps0")
+    n = check_integer(n, "n", minimum=1)
+    d = check_integer(d, "d", minimum=2)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    ells = np.arange(1, d // k + 1)
+    logX, m = d * math.log(2), math.comb(d, k)
+    bounds = np.array([_best_T(n, e0, logX, m, int(l_))[1] for l_ in ells])
+    person = np.array([math.sqrt(2 * PD.mwem_person_rho(e0, int(l_))) for l_ in ells])
+    sel = ells == ell
+    fig = go.Figure(data=[
+        go.Scatter(x=person, y=bounds, mode="lines+markers+text", text=[f"ℓ={v}" for v in ells],
+                   textposition="top right", name="ℓ = 1 … ⌊d/k⌋", line=dict(color=ROLE["exact"])),
+        go.Scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
+                   marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
+    ], layout=base_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
+                          "max* error bound, eq. (3), best T", template=template))
+    caption(fig, f"Per attribute: ε0 = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε0² ≤ ½(ℓε0)². Source: {_SRC}, "
+                 "Theorem 12, eq. (3).")
+    return fig
+
+
+@lru_cache(maxsize=512)
+def _best_T(n, e0, logX, m, ell):
+    return PD.mwem_best_T(n, e0, logX, m, ell, T_max=200000)
+
+
+def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: str | None = TEMPLATE) -> go.Figure:
+    """Bound (3) of Theorem 12 of 001 against the number of rounds T (log x), with its minimiser T* marked."""
+    e0 = check_positive(eps0, "eps0")
+    logX, m = d * math.log(2), math.comb(d, k)
+    Tstar, b = _best_T(int(n), e0, logX, m, int(ell))
+    T = np.unique(np.round(np.logspace(0, math.log10(max(20 * Tstar, 100)), 200)))
+    y = PD.mwem_error_bound(T, n, e0, logX, m, ell)
+    fig = go.Figure(data=[
+        go.Scatter(x=T, y=y, name="bound (3)", line=dict(color=ROLE["exact"], width=2)),
+        go.Scatter(x=[Tstar], y=[b], mode="markers", name=f"T* = {Tstar}: {b:.3g}",
+                   marker=dict(color=ROLE["truth"], size=10, symbol="diamond")),
+    ], layout=base_layout(f"Rounds T for ℓ = {ell}", "rounds T", "max* error bound", template=template))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    caption(fig, f"√(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0n)) ln m. Source: {_SRC}, Theorem 12.")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------- misconception
+
+def misconception_figure(eps_important: float, eps_other: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
+    """Per-attribute budgets (one attribute the learner cares about, d − 1 others) released column by column, and
+    what they give the whole record: Σ_j ε_j pure (Lemma 10 + basic composition), √(Σ_j ε_j²) in the ½ε²
+    parametrisation; against the same release with every ε_j = ε_other (opendp/dpcreator#370 misconception)."""
+    a = check_positive(eps_important, "eps_important")
+    b = check_positive(eps_other, "eps_other")
+    d = check_integer(d, "d", minimum=2)
+    eps_j = np.array([a] + [b] * (d - 1))
+    uniform = np.full(d, b)
+    fig = go.Figure(data=[
+        go.Bar(x=["your split", "all equal"], y=[a, b], name="the attribute you care about",
+               marker=dict(color=ROLE["exact"])),
+        go.Bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
+               marker=dict(color="#bbbbbb")),
+    ], layout=base_layout(f"Whole-record ε: {eps_j.sum():.3g} (your split) vs {uniform.sum():.3g} (all equal)",
+                          "", "whole-record pure ε = Σ_j ε_j", template=template))
+    fig.update_layout(barmode="stack")
+    fig.add_annotation(text=f"zCDP: √Σε_j² = {math.sqrt(float(np.sum(eps_j**2))):.3g} vs "
+                            f"{math.sqrt(float(np.sum(uniform**2))):.3g}", xref="paper", yref="paper", x=1, y=1.02,
+                       xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=11))
+    caption(fig, f"Releases that each read one column: per-attribute cost ε_j, whole record Σ_j ε_j. Source: {_SRC}, "
+                 "Lemma 10 and Section 7 (non-uniform ε_j, correlated attributes).")
+    return fig
+
+
+# ----------------------------------------------------------------------------------------------- W2
+
+def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
+    """Against the number k of attributes the adversary cares about: the posterior bound e^{2kε0} − 1
+    (Proposition 26 of 001), the worst-case bit recovery e^{kε0}/(1+e^{kε0}), and the mutual-information bound
+    ½ε0²·Σ|s_j|² for a partition into blocks of size k (Proposition 27), in nats."""
+    e0 = check_positive(eps0, "eps0")
+    d = check_integer(d, "d", minimum=1)
+    k = np.arange(1, d + 1)
+    mi = np.array([PD.mutual_information_bound(e0, [int(s)] * (d // int(s)) + ([d % int(s)] if d % int(s) else []))
+                   for s in k])
+    fig = go.Figure(data=[
+        go.Scatter(x=k, y=np.minimum(PD.posterior_tv_bound(e0, k), 1.0),
+                   name="posterior shift ≤ e^{2kε0} − 1 (Prop 26; capped at 1)",
+                   line=dict(color=ROLE["exact"], width=2)),
+        go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k), name="bit recovery e^{kε0}/(1+e^{kε0})",
+                   line=dict(color=ROLE["approx"], dash="dash")),
+        go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε0²Σ|s_j|², blocks of size k (nats)",
+                   line=dict(color=ROLE["alt"], dash="dot")),
+    ], layout=base_layout(f"What ε0 = {e0:g} per attribute means, against k attributes targeted",
+                          "attributes the adversary targets, k", "bound", template=template))
+    caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).")
+    return fig
+

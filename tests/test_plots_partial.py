@@ -1,0 +1,90 @@
+"""Tests of dpviz.plots.partial: figures carry the numbers of the library (independent closed forms here)."""
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpviz import partial as PD
+from dpviz.plots import partial as P
+
+
+def _trace(fig, prefix):
+    for t in fig.data:
+        if t.name and t.name.startswith(prefix):
+            return t
+    raise AssertionError(f"no trace starting with {prefix!r}: {[t.name for t in fig.data]}")
+
+
+def test_record_epsilon_figure_curves():
+    fig = P.record_epsilon_figure(0.1, 20, 3, 1e-6)
+    assert isinstance(fig, go.Figure) and fig.layout.template.layout.font.family
+    d = np.asarray(_trace(fig, "pure").x)
+    np.testing.assert_allclose(_trace(fig, "pure").y, 0.1 * d)
+    rho = 0.5 * (0.1 * d) ** 2
+    np.testing.assert_allclose(_trace(fig, "(ε, δ) from ρ = ½(dε0)², simple").y,
+                               rho + 2 * np.sqrt(rho * math.log(1e6)))
+    np.testing.assert_allclose(_trace(fig, "k = 3").y, [0.3, 0.3])
+    np.testing.assert_allclose(_trace(fig, "parallel composition: √d").y, np.sqrt(d) * 0.1)
+    assert any("Source" in a.text for a in fig.layout.annotations)
+    with pytest.raises(ValueError, match="k"):
+        P.record_epsilon_figure(0.1, 5, 6, 1e-6)
+
+
+def test_rho_growth_slopes():
+    fig = P.rho_growth_figure(0.2, 10)
+    x = np.asarray(fig.data[0].x)
+    s2 = np.diff(np.log(fig.data[0].y)) / np.diff(np.log(x))
+    s1 = np.diff(np.log(fig.data[1].y)) / np.diff(np.log(x))
+    np.testing.assert_allclose(s2, 2.0)
+    np.testing.assert_allclose(s1, 1.0)
+
+
+def test_census_figures():
+    led = PD.census_2020_example()
+    f = P.census_figure(led, {"race"})
+    colours = list(f.data[0].marker.color)
+    assert sum(c != "#bbbbbb" for c in colours) == len(led.touching({"race"}))
+    g = P.census_compare_figure(led, {"race", "ethnicity"}, 1e-6)
+    assert g.data[0].y[0] == pytest.approx(7.856, abs=0.01) and g.data[0].y[1] == pytest.approx(13.792, abs=0.01)
+
+
+def test_rounding_and_attack():
+    f = P.rounding_figure(10.0)
+    assert f.data[-1].y[0] == pytest.approx(1 - math.exp(-5))
+    g = P.sparse_attack_figure(2.0, seed=3)
+    right = len(g.data[1].x)
+    wrong = len(g.data[2].x)
+    assert right + wrong == 40
+
+
+def test_heavy_hitter_figures():
+    X, planted, _ = P.planted_data(5000, 8, 3, 0)
+    p = PD.heavy_hitter_params(1.0, 0.1, 5000)
+    res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=0)
+    f = P.heavy_hitter_tree_figure(res)
+    n_cands = sum(len(nd.candidates) for nd in res.nodes)
+    assert len(f.data[0].x) + len(f.data[1].x) == n_cands
+    assert len(f.data[1].x) == sum(int(nd.accepted.sum()) for nd in res.nodes)
+    g = P.heavy_hitter_found_figure(X, res, 0.1)
+    assert g.data[2].y[0] == pytest.approx(500)
+    u = P.users_needed_figure(1.0, 0.1, 0.1, 16)
+    assert u.data[-1].y[0] == pytest.approx(PD.theorem15_sample_size(16, 1.0))
+
+
+def test_marginal_figures():
+    f = P.projection_error_figure(2, 1000, 1.0)
+    assert np.all(np.asarray(f.data[1].y) >= np.asarray(f.data[0].y) - 1e-15)  # fixed ε never better than fixed ε0
+    t = P.mwem_tradeoff_figure(1.0, 1000, 10, 2, 3)
+    assert len(t.data[0].x) == 5
+    assert np.all(np.diff(t.data[0].x) > 0)  # per-person ε grows with ℓ
+    m = P.mwem_T_figure(1.0, 1000, 10, 2, 3)
+    assert m.data[1].y[0] == pytest.approx(min(m.data[0].y), rel=1e-9) or m.data[1].y[0] <= min(m.data[0].y)
+
+
+def test_misconception_and_interpretation():
+    f = P.misconception_figure(0.1, 1.0, 10)
+    assert f.data[0].y[0] + f.data[1].y[0] == pytest.approx(9.1)
+    g = P.interpretation_figure(0.05, 10)
+    np.testing.assert_allclose(g.data[1].y, np.exp(0.05 * np.arange(1, 11)) / (1 + np.exp(0.05 * np.arange(1, 11))))
