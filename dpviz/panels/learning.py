@@ -1,0 +1,277 @@
+"""Lesson 06 "Training with user-level DP": panels (no-argument constructors, working defaults).
+
+* :class:`LearningRatesPanel` — Thm 4 (upper) vs Thm 5 (lower) vs item-level vs naive, validity shaded (cheap;
+  first on the page);
+* :class:`ERMUsersPanel` — users ERM needs: √(dT)/ε (004) against √T/ε (003);
+* :class:`PhasedERMPanel` — Algorithm 4's users per phase and λ schedule;
+* :class:`TrainLivePanel` — live training: user-level DP-SGD, naive, example-level and non-private (slow);
+* :class:`HeterogeneityPanel` — when more samples per user stop helping (slow), with a predict-then-reveal.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from dpviz.learning import (
+    compare_training,
+    make_linear_task,
+    make_logistic_task,
+    phased_erm_schedule,
+    rates,
+    train_naive,
+    train_nonprivate,
+    train_user_level,
+)
+from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.plots import learning as P
+
+__all__ = ["LearningRatesPanel", "ERMUsersPanel", "PhasedERMPanel", "TrainLivePanel", "HeterogeneityPanel"]
+
+_MAX_EXAMPLES = 200_000  # n·m cap of a live run (memory and a ~1 s budget)
+
+
+def _table(rows) -> str:
+    return "<table>" + "".join(
+        f"<tr><td style='padding:1px 14px 1px 0'>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
+
+
+class LearningRatesPanel(Panel):
+    """Rates explorer: Theorems 4, 5 of 004 against the item-level and naive rates, as n grows."""
+
+    title = "Rates explorer: what user-level privacy costs"
+    intro = ("Bounds on the excess risk of a private learner as the number of users n grows. Move m: the user-level "
+             "curves drop like 1/√m in their privacy term, the naive one does not. Shapes only — the hidden constants "
+             "and logs are one knob C.")
+
+    def _build_controls(self):
+        return {
+            "m": log_slider("samples per user m", 100, 0, 4, step=0.1, readout_format=".0f"),
+            "d": log_slider("dimension d", 10, 0, 3, step=0.1, readout_format=".0f"),
+            "epsilon": log_slider("ε", 1.0, -1.3, 1, step=0.05),
+            "C": log_slider("constant knob C (validity)", 1.0, -2, 2, step=0.1),
+        }
+
+    def _render(self, v):
+        m, d, eps, C = round(v["m"]), round(v["d"]), v["epsilon"], v["C"]
+        ns = np.geomspace(10, 1e7, 200)
+        G = sigma = R = 1.0
+        sig = sigma / math.sqrt(d)  # so that G̃ = σ√d = G: Thm 4 and 5 then match up to logs
+        curves = {
+            "upper": rates.sco_upper(ns, m, d, eps, R=R, G=G, sigma=sig),
+            "lower": rates.sco_lower(ns, m, d, eps, R=R, G=G, sigma=sig),
+            "item": rates.sco_item_level(ns, m, d, eps, R=R, G=G),
+            "naive": rates.sco_naive(ns, m, d, eps, R=R, G=G),
+        }
+        need = float(rates.sco_users_needed(d, m, eps, R=R, G=G, sigma=sig, C=C))
+        floor = rates.fixed_n_floor(ns, eps, B=1.0) * 2.0  # G/(4(1+e^{nε})) = 2·B²/(8(1+e^{nε})) with B = G = 1
+        fig = P.rates_figure(ns, curves, invalid_below=need, floor=floor)
+        n_ref = 1e4
+        gain = rates.sco_naive(n_ref, m, d, eps) / rates.sco_upper(n_ref, m, d, eps, sigma=sig)
+        readout = _table([
+            ("Thm 4 needs n ≳ (×C)", f"{need:,.0f} users"),
+            (f"naive / user-level bound at n = {n_ref:,.0f}", f"{gain:.2f}×"),
+            ("privacy term ∝", "1/(n√m ε) user-level, 1/(nε) naive"),
+        ])
+        return View([fig], readout=readout)
+
+
+class ERMUsersPanel(Panel):
+    """Users ERM needs: 004's √(dT)/ε against 003's √T/ε."""
+
+    title = "How many users does private ERM need?"
+    intro = ("Algorithm 3 estimates a d-dimensional gradient privately at each of T steps; its analysis needs "
+             "n ≳ √(dT)/ε users (004 Thm 3). Swapping in 003's mean estimator removes the √d (003 Thm 30).")
+
+    def _build_controls(self):
+        return {
+            "d": log_slider("dimension d", 100, 0, 4, step=0.1, readout_format=".0f"),
+            "epsilon": log_slider("ε", 1.0, -1.3, 1, step=0.05),
+            "n": log_slider("your number of users n", 1000, 1, 6, step=0.1, readout_format=".0f"),
+        }
+
+    def _render(self, v):
+        d, eps, n = round(v["d"]), v["epsilon"], v["n"]
+        Ts = np.geomspace(1, 1e5, 120)
+        levy = {dd: rates.erm_users_needed(dd, Ts, eps) for dd in sorted({1, d, 10 * d})}
+        ours = rates.erm_users_needed_003(d, Ts, eps)
+        fig = P.users_needed_figure(Ts, levy, ours, n=n)
+        t_levy = (n * eps) ** 2 / d
+        t_ours = (n * eps) ** 2
+        readout = _table([
+            ("steps allowed by 004 (n ≥ √(dT)/ε)", f"T ≤ {t_levy:,.0f}"),
+            ("steps allowed by 003 (n ≥ √T/ε)", f"T ≤ {t_ours:,.0f}"),
+            ("ratio", f"d = {d}"),
+        ])
+        return View([fig], readout=readout)
+
+
+class PhasedERMPanel(Panel):
+    """Algorithm 4 of 004: users consumed per phase and the λ schedule."""
+
+    title = "Phased ERM: fresh users every phase"
+    intro = ("Phased ERM (004 Algorithm 4) solves a regularised ERM on half of the remaining users, then on half "
+             "of what is left with 4× the regularisation, … Each user takes part once, so the whole run costs one "
+             "(ε, δ) (parallel composition).")
+
+    def _build_controls(self):
+        return {
+            "n": log_slider("users n", 10000, 2, 7, step=0.1, readout_format=".0f"),
+            "m": log_slider("samples per user m", 10, 0, 4, step=0.1, readout_format=".0f"),
+            "d": log_slider("dimension d", 10, 0, 3, step=0.1, readout_format=".0f"),
+            "epsilon": log_slider("ε", 1.0, -1.3, 0, step=0.05),
+        }
+
+    def _render(self, v):
+        n, m, d, eps = round(v["n"]), round(v["m"]), round(v["d"]), v["epsilon"]
+        s = phased_erm_schedule(n, m, d, eps, G=1.0, sigma=1.0 / math.sqrt(d), R=1.0)
+        keep = s.users >= 1
+        fig = P.phased_schedule_figure(s.users[keep], s.lambdas[keep], n=n)
+        hint = None
+        if not keep.all():
+            hint = (f"The schedule asks for {s.phases} phases but only {int(keep.sum())} have a user left "
+                    "(n_t = ⌊n/2^t⌋ reaches 0): the run stops there.")
+        readout = _table([
+            ("phases T = ⌈log₂(Gn√m ε/(σd))⌉", f"{s.phases}"),
+            ("base regularisation λ", f"{s.lam:.3g}"),
+            ("first phase", f"{int(s.users[0])} users, λ₁ = {s.lambdas[0]:.3g}"),
+        ])
+        return View([fig], readout=readout, hint=hint)
+
+
+@lru_cache(maxsize=8)
+def _task(kind: str, n: int, m: int, d: int, h: float, seed: int):
+    make = make_linear_task if kind == "linear" else make_logistic_task
+    kw = dict(holdout=5000) if kind == "logistic" else {}
+    return make(n, m, d, heterogeneity=h, rng=seed, **kw)
+
+
+class TrainLivePanel(Panel):
+    """Train a small model live with four methods at the same (ε, δ) and see what each run spends."""
+
+    title = "Train live: user-level DP-SGD against the baselines"
+    intro = ("Each run trains the same model on n users × m examples for T steps. User-level DP-SGD averages each "
+             "user's gradients first and then privatises the mean across users (004 Algorithm 3, practical "
+             "variant); naive clips each user to G; example-level DP-SGD protects single examples only. The table "
+             "shows the user-level (ε, δ) each run spends, composed by a privacy accountant.")
+    slow = True
+
+    def _build_controls(self):
+        return {
+            "m": log_slider("samples per user m", 20, 0, 3, step=0.1, readout_format=".0f"),
+            "n": log_slider("users n", 1000, 2, 4, step=0.1, readout_format=".0f"),
+            "epsilon": log_slider("ε (user-level; item-level for example-level)", 1.0, -1, 1, step=0.05),
+            "T": int_slider("steps T", 200, 10, 500, step=10),
+            "heterogeneity": slider("heterogeneity h", 0.0, 0.0, 1.0, 0.05),
+            "task": dropdown("task", [("linear regression", "linear"), ("logistic regression", "logistic")]),
+        }
+
+    def bench_values(self):
+        return {"m": [5, 20, 100], "n": [300, 1000, 2000], "epsilon": [0.3, 1.0, 5.0], "T": [50, 200],
+                "heterogeneity": [0.0, 0.5], "task": ["linear", "logistic"]}
+
+    def _render(self, v):
+        n, m, T, eps, h, kind = round(v["n"]), round(v["m"]), int(v["T"]), v["epsilon"], v["heterogeneity"], v["task"]
+        if n * m > _MAX_EXAMPLES:
+            raise ValueError(f"n·m = {n * m:,} examples is too many for a live run: keep n·m ≤ {_MAX_EXAMPLES:,} "
+                             "(lower n or m).")
+        delta = 1e-5
+        task = _task(kind, n, m, 10, round(h, 3), 0)
+        runs = compare_training(task, eps, delta, T, rng=1, progress=self.report_progress)
+        labels = {}
+        rows = [("<i>method</i>", "<i>final excess risk · user-level (ε, δ) spent</i>")]
+        for key, r in runs.items():
+            name = P.METHOD_STYLE[key][2]
+            if r.privacy is None:
+                spent = "ε = 0 (not private)"
+            else:
+                spent = f"ε = {r.privacy.epsilon:.3g}, δ = {r.privacy.delta:.0e}"
+                if r.privacy.epsilon_item is not None:
+                    spent += f" (item-level ε = {r.privacy.epsilon_item:.3g})"
+            labels[key] = f"{name} — {spent}"
+            rows.append((name, f"{r.final_excess:.3g} · {spent}"))
+        if kind == "linear":
+            curves = {k: (r.steps, r.excess) for k, r in runs.items()}
+            ylabel = "excess population risk (log)"
+        else:
+            curves = {k: (r.steps, r.losses) for k, r in runs.items()}
+            ylabel = "training loss L(θ_t; S)"
+        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"))
+        acc = next((r.privacy.accountant for r in runs.values() if r.privacy is not None), "")
+        rows.append(("accountant", acc))
+        hint = None
+        tau_over_g = runs["user_level"].params["tau"] / task.lipschitz
+        if tau_over_g >= 1:
+            hint = (f"With m = {m} the users' gradients are not concentrated enough (τ = {tau_over_g:.2f}·G ≥ G): "
+                    "user-level DP-SGD clips at G like the naive baseline. Raise m to see it pull ahead.")
+        return View([fig], readout=_table(rows), hint=hint)
+
+
+@lru_cache(maxsize=32)
+def _hetero_point(n: int, m: int, h: float, seed: int):
+    task = make_linear_task(n, m, 5, heterogeneity=h, rng=seed)
+    erm = task.excess_risk(task.erm_solution())
+    u = train_user_level(task, 1.0, 1e-5, 60, rng=seed).final_excess
+    nv = train_naive(task, 1.0, 1e-5, 60, rng=seed).final_excess
+    return erm, u, nv
+
+
+class HeterogeneityPanel(Panel):
+    """Excess risk against m for a heterogeneity level h: the m-independent user-drift floor."""
+
+    title = "Heterogeneity: when more samples per user stop helping"
+    intro = ("Each user's model drifts from the population's by h. More samples per user sharpen each user's own "
+             "estimate, but the drift between users only averages out over users: past m*, only more users help.")
+    slow = True
+
+    MS = (1, 3, 10, 30, 100, 300, 1000)
+
+    def __init__(self, **overrides):
+        self.exercise = PredictReveal(
+            "With n = 200 users, d = 5, label noise s = 0.5 and heterogeneity h = 0.3, at which m does the user-drift "
+            "term h²·tr Σ/(2nd) overtake the statistical term s²d/(2nm)? (tr Σ ≈ 0.43 for d = 5)",
+            answer=lambda: self._m_star(200, 0.3),
+            explain=lambda a: ("m* = s²d²/(h²·tr Σ): beyond it the excess risk is flat in m. 004 Thm 9 makes the "
+                               "same point for any algorithm: its heterogeneity penalty B(mn+2)Δ even grows with m."),
+            rel_tol=0.25, guess_label="m* ≈")
+        super().__init__(**overrides)
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    @staticmethod
+    def _m_star(n, h):
+        task = _task("linear", 2, 1, 5, 0.0, 0)
+        tr = float(np.trace(task.sigma_x))
+        return math.inf if h == 0 else 0.25 * 25 / (h**2 * tr)
+
+    def _build_controls(self):
+        return {
+            "heterogeneity": slider("heterogeneity h", 0.3, 0.0, 1.0, 0.05),
+            "n": log_slider("users n", 200, 2, 3.3, step=0.1, readout_format=".0f"),
+        }
+
+    def bench_values(self):
+        return {"heterogeneity": [0.0, 0.3, 1.0], "n": [100, 200, 1000]}
+
+    def _render(self, v):
+        h, n = round(v["heterogeneity"], 3), round(v["n"])
+        ms = np.array([m for m in self.MS if n * m <= 400_000], dtype=float)
+        pts = []
+        for i, m in enumerate(ms):
+            pts.append(_hetero_point(n, int(m), h, 0))
+            self.report_progress((i + 1) / len(ms))
+        pts = np.array(pts)
+        tr = float(np.trace(_task("linear", 2, 1, 5, 0.0, 0).sigma_x))
+        formula = 0.25 * 5 / (2 * n * ms) + h**2 * tr / (2 * n * 5)
+        m_star = self._m_star(n, h)
+        fig = P.heterogeneity_figure(ms, {"nonprivate": pts[:, 0], "user_level": pts[:, 1], "naive": pts[:, 2]},
+                                     formula=formula, m_star=m_star)
+        readout = _table([
+            ("m* = s²d²/(h² tr Σ)", "∞ (no drift)" if not math.isfinite(m_star) else f"{m_star:.0f}"),
+            ("drift floor h² tr Σ/(2nd)", f"{h**2 * tr / (2 * n * 5):.2e}"),
+            ("private runs", "ε = 1, δ = 1e-5, T = 60"),
+        ])
+        return View([fig], readout=readout)

@@ -1,0 +1,153 @@
+"""Figures of lesson 06 "Training with user-level DP" (pure builders: numbers in, a new plotly Figure out).
+
+Sources: 004 = Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021); 003 = Esfandiari, Mirrokni &
+Narayanan, "Tight and Robust Private Mean Estimation with Few Users" (2022). Every builder captions its formulas.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, base_layout, caption
+
+__all__ = [
+    "METHOD_STYLE",
+    "training_curves_figure",
+    "rates_figure",
+    "users_needed_figure",
+    "phased_schedule_figure",
+    "heterogeneity_figure",
+]
+
+#: colour, dash and legend name per training method (shared by the panels)
+METHOD_STYLE = {
+    "user_level": (ROLE["private"], "solid", "user-level DP-SGD (winsorized)"),
+    "naive": (ROLE["naive"], "dash", "naive (clip to G, Gaussian)"),
+    "example_level": (PALETTE[2], "dot", "example-level DP-SGD"),
+    "nonprivate": (ROLE["nonprivate"], "dashdot", "non-private"),
+    "algorithm_h": (PALETTE[3], "longdash", "Algorithm H (003)"),
+}
+
+
+def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
+                           labels: Mapping[str, str] | None = None, ylabel: str = "excess risk (log)",
+                           log_y: bool = True, title: str = "Training: loss against step",
+                           template: str = TEMPLATE) -> go.Figure:
+    """One line per method: ``curves[method] = (steps, values)``; ``labels`` override legend names (e.g. with ε)."""
+    fig = go.Figure(layout=base_layout(title, "step t", ylabel, template=template))
+    for key, (x, y) in curves.items():
+        color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
+        y = np.asarray(y, dtype=float)
+        if log_y:
+            y = np.maximum(y, 1e-12)
+        fig.add_trace(go.Scatter(x=np.asarray(x), y=y, mode="lines", name=(labels or {}).get(key, name),
+                                 line=dict(color=color, dash=dash, width=2)))
+    if log_y:
+        fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_layout(legend=dict(x=1, xanchor="right", y=1))
+    caption(fig, "Source: Algorithm 3 of 004 (user-level: average per user, then a private mean across users); "
+                 "naive and example-level baselines (004 §1, digest §2.12); optimiser = Algorithm 7 / Remark 2.")
+    return fig
+
+
+def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_below: float | None = None,
+                 floor: np.ndarray | None = None, title: str = "Excess risk bounds against the number of users n",
+                 template: str = TEMPLATE) -> go.Figure:
+    """Log–log rates against n; the region where Thm 4's n-condition fails is shaded grey."""
+    fig = go.Figure(layout=base_layout(title, "users n (log)", "excess population risk (log, constants = C)",
+                                       template=template))
+    style = {
+        "upper": ("upper bound, Phased ERM (004 Thm 4)", ROLE["private"], "solid"),
+        "lower": ("lower bound, any user-level DP (004 Thm 5)", ROLE["bound"], "dash"),
+        "item": ("item-level rate on n·m people", PALETTE[2], "dot"),
+        "naive": ("naive user-level (clip to G)", ROLE["naive"], "dashdot"),
+    }
+    for key, ys in curves.items():
+        name, color, dash = style.get(key, (key, PALETTE[6], "solid"))
+        fig.add_trace(go.Scatter(x=ns, y=ys, mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))
+    if floor is not None:
+        fig.add_trace(go.Scatter(x=ns, y=np.maximum(floor, 1e-300), mode="lines", name="fixed-n floor (004 Thm 8)",
+                                 line=dict(color=PALETTE[3], dash="longdash", width=1.5)))
+    if invalid_below is not None and invalid_below > ns[0]:
+        fig.add_vrect(x0=ns[0], x1=min(invalid_below, ns[-1]), fillcolor="rgba(120,120,120,0.18)", line_width=0,
+                      annotation_text="Thm 4's n-condition fails", annotation_position="top left")
+    ymin = min(float(np.min(v)) for v in curves.values())
+    ymax = max(float(np.max(v)) for v in curves.values())
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3])
+    caption(fig, "Source: 004 Thm 4 R√(G·G_)/√(mn) + Rσd/(n√m ε); Thm 5 RG_/√(mn) + RG_√d/(n√m ε); item-level "
+                 "RG(1/√(nm) + √d/(nmε)); Thm 8 floor G/(4(1+e^{nε})).")
+    approx_note(fig, "shapes only: hidden constants and logs set to the knob C")
+    return fig
+
+
+def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np.ndarray, *, n: float | None = None,
+                        title: str = "Users ERM needs against the number of steps T",
+                        template: str = TEMPLATE) -> go.Figure:
+    """√(dT)/ε (004 Thm 3 / 003 Thm 29) for several d against √T/ε (003 Thm 30), log–log."""
+    fig = go.Figure(layout=base_layout(title, "steps T (log)", "users needed n (log, constants = C)",
+                                       template=template))
+    for i, (d, ys) in enumerate(levy.items()):
+        fig.add_trace(go.Scatter(x=Ts, y=ys, mode="lines", name=f"004 (Alg 3): √(dT)/ε, d = {d}",
+                                 line=dict(color=ROLE["private"], dash=DASHES[i % len(DASHES)], width=2)))
+    fig.add_trace(go.Scatter(x=Ts, y=ours, mode="lines", name="003 (Alg H): √T/ε, any d",
+                             line=dict(color=PALETTE[3], width=3)))
+    if n is not None:
+        fig.add_hline(y=n, line=dict(color=ROLE["bound"], dash="dot"), annotation_text=f"your n = {n:.0f}",
+                      annotation_position="bottom right")
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    caption(fig, "Source: 004 Thm 3 (n = Ω̃(√(dT)/ε)); 003 Thms 29–30 (n = Ω̃(√T/ε)). Log factors hidden.")
+    approx_note(fig, "log factors and constants set to C")
+    return fig
+
+
+def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n: int,
+                           title: str = "Phased ERM: users per phase and the λ schedule",
+                           template: str = TEMPLATE) -> go.Figure:
+    """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (004 Alg 4)."""
+    t = np.arange(1, len(users) + 1)
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Bar(x=t, y=list(users), name="users n_t = ⌊n/2^t⌋", marker_color=ROLE["private"]),
+                  secondary_y=False)
+    fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ_t = 4^t λ",
+                             line=dict(color=ROLE["naive"], width=2)), secondary_y=True)
+    fig.update_layout(template=template, title=dict(text=title), bargap=0.25,
+                      legend=dict(x=1, xanchor="right", y=1))
+    fig.update_xaxes(title_text="phase t", dtick=1)
+    fig.update_yaxes(title_text="users in phase n_t", secondary_y=False)
+    fig.update_yaxes(title_text="regularisation λ_t (log)", type="log", exponentformat="power", secondary_y=True)
+    used = int(np.sum(users))
+    fig.add_annotation(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
+                       x=0.99, y=0.75, xanchor="right", showarrow=False, font=dict(size=12))
+    caption(fig, "Source: 004 Algorithm 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G_/(nm) + σ²d²/(n²mε²))/R, "
+                 "n_t = n/2^t, λ_t = 4^t λ; disjoint users make the whole run (ε, δ)-DP.")
+    return fig
+
+
+def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, formula: np.ndarray | None = None,
+                         m_star: float | None = None, title: str = "Heterogeneity: when do more samples per user "
+                         "stop helping?", template: str = TEMPLATE) -> go.Figure:
+    """Excess risk vs m (log–log): simulated methods (markers) and the non-private formula (line)."""
+    fig = go.Figure(layout=base_layout(title, "samples per user m (log)", "excess population risk (log)",
+                                       template=template))
+    if formula is not None:
+        fig.add_trace(go.Scatter(x=ms, y=formula, mode="lines", name="non-private: s²d/(2nm) + h²tr Σ/(2nd)",
+                                 line=dict(color=ROLE["bound"], dash="dash")))
+    for key, ys in curves.items():
+        color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
+        fig.add_trace(go.Scatter(x=ms, y=np.maximum(ys, 1e-12), mode="lines+markers", name=name + " (simulated)",
+                                 line=dict(color=color, dash=dash, width=1.5), marker=dict(size=7, color=color)))
+    if m_star is not None and np.isfinite(m_star) and ms[0] <= m_star <= ms[-1]:
+        fig.add_vline(x=m_star, line=dict(color=ROLE["bound"], dash="dot"),
+                      annotation_text=f"m* ≈ {m_star:.0f}", annotation_position="top right")
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", exponentformat="power")
+    caption(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
+                 "h²·tr Σ/(2nd) independent of m; 004 Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)Δ.")
+    approx_note(fig, "markers: Monte Carlo, few seeds")
+    return fig

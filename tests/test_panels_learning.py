@@ -1,0 +1,86 @@
+"""Headless tests of the lesson-06 panels: controls change figures, bad combinations show a message."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz.panels.learning import (
+    ERMUsersPanel,
+    HeterogeneityPanel,
+    LearningRatesPanel,
+    PhasedERMPanel,
+    TrainLivePanel,
+)
+
+
+def _ys(panel, k=0):
+    return [None if t.y is None else np.asarray(t.y, dtype=float).copy() for t in panel.figures[k].data]
+
+
+def _changed(a, b):
+    return len(a) != len(b) or any((x is None) != (y is None) or (x is not None and (x.shape != y.shape or
+                                   not np.allclose(x, y))) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("cls", [LearningRatesPanel, ERMUsersPanel, PhasedERMPanel])
+def test_first_control_changes_first_figure(cls):
+    p = cls()
+    assert p.last_error is None
+    name, ctrl = next(iter(p.controls.items()))
+    before = _ys(p)
+    ctrl.value = p.bench_values()[name][-2]
+    assert p.last_error is None and _changed(before, _ys(p))
+
+
+def test_rates_panel_naive_flat_in_m():
+    p = LearningRatesPanel()
+    naive_before = np.asarray(p.figures[0].data[3].y).copy()
+    upper_before = np.asarray(p.figures[0].data[0].y).copy()
+    p.controls["m"].value = 1000
+    ns = np.asarray(p.figures[0].data[3].x)
+    # the naive privacy term √d/(nε) does not move with m; only the statistical 1/√(nm) term does
+    np.testing.assert_allclose(np.asarray(p.figures[0].data[3].y) - 1 / np.sqrt(ns * 1000),
+                               naive_before - 1 / np.sqrt(ns * 100), rtol=1e-9)
+    assert np.all(np.asarray(p.figures[0].data[0].y) < upper_before)
+
+
+def test_train_live_panel_runs_and_reports_epsilon():
+    p = TrainLivePanel(n=300, T=30)
+    assert p.last_error is None
+    assert len(p.figures[0].data) == 4
+    assert "ε = " in p.readout.value and "item-level" in p.readout.value
+    before = _ys(p)
+    p.controls["m"].value = 100
+    assert p.last_error is None and _changed(before, _ys(p))
+    # a bad combination: too many examples for a live run → a friendly message, panel keeps working
+    p.controls["n"].value = 10000
+    p.controls["m"].value = 1000
+    assert p.last_error is not None and "n·m" in p.last_error and p.status.value
+    p.controls["m"].value = 5
+    assert p.last_error is None
+
+
+def test_train_live_logistic_task():
+    p = TrainLivePanel(n=200, T=20, task="logistic")
+    assert p.last_error is None and p.figures[0].layout.yaxis.type != "log"
+
+
+def test_phased_panel_hint_when_users_run_out():
+    p = PhasedERMPanel(n=200, m=1000)
+    assert p.last_error is None
+    assert "only" in p.hint.value  # the schedule asks for more phases than there are users
+
+
+def test_heterogeneity_panel_and_exercise():
+    p = HeterogeneityPanel(n=100)
+    assert p.last_error is None
+    before = _ys(p)
+    p.controls["heterogeneity"].value = 0.6
+    assert _changed(before, _ys(p))
+    p.exercise.guess.value = 160
+    text = p.exercise.reveal()
+    truth = 0.25 * 25 / (0.09 * float(np.sum(np.geomspace(1, 0.1, 5)) / 5))
+    assert f"{truth:.4g}" in text
+    p.controls["heterogeneity"].value = 0.0
+    assert p.last_error is None and "∞" in p.readout.value

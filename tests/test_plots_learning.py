@@ -1,0 +1,44 @@
+"""Tests of dpviz.plots.learning: new figures, named traces, log axes, captions citing sources."""
+
+import numpy as np
+
+from dpviz.learning import phased_erm_schedule, rates
+from dpviz.plots import learning as P
+
+
+def _caption(fig):
+    return " ".join(a.text for a in fig.layout.annotations)
+
+
+def test_training_curves_figure():
+    fig = P.training_curves_figure({"naive": ([0, 1, 2], [1.0, 0.5, 0.0]), "user_level": ([0, 1, 2], [1, 0.4, 0.2])},
+                                   labels={"naive": "naive — ε = 1"})
+    assert [t.name for t in fig.data] == ["naive — ε = 1", P.METHOD_STYLE["user_level"][2]]
+    assert fig.layout.yaxis.type == "log" and min(fig.data[0].y) > 0  # zero is floored on a log axis
+    assert "004" in _caption(fig)
+    assert P.training_curves_figure({}) is not P.training_curves_figure({})
+
+
+def test_rates_figure_shades_invalid_region():
+    ns = np.geomspace(10, 1e6, 50)
+    curves = {"upper": rates.sco_upper(ns, 10, 5, 1.0), "lower": rates.sco_lower(ns, 10, 5, 1.0)}
+    fig = P.rates_figure(ns, curves, invalid_below=1000.0, floor=rates.fixed_n_floor(ns, 1.0))
+    assert len(fig.layout.shapes) == 1 and fig.layout.shapes[0].x1 == 1000.0
+    assert fig.layout.xaxis.type == "log" and "Thm 4" in _caption(fig) and "Thm 5" in _caption(fig)
+
+
+def test_users_needed_and_schedule_figures():
+    Ts = np.geomspace(1, 1e4, 20)
+    fig = P.users_needed_figure(Ts, {1: rates.erm_users_needed(1, Ts, 1.0)}, rates.erm_users_needed_003(1, Ts, 1.0),
+                                n=300)
+    assert len(fig.data) == 2 and "Thms 29–30" in _caption(fig)
+    s = phased_erm_schedule(1000, 10, 4, 1.0)
+    fig = P.phased_schedule_figure(s.users, s.lambdas, n=1000)
+    assert list(fig.data[0].y) == s.users.tolist()
+    assert "Algorithm 4" in _caption(fig)
+
+
+def test_heterogeneity_figure():
+    ms = np.array([1.0, 10.0, 100.0])
+    fig = P.heterogeneity_figure(ms, {"nonprivate": np.array([1e-2, 1e-3, 5e-4])}, formula=ms**-1, m_star=20.0)
+    assert len(fig.data) == 2 and "Thm 9" in _caption(fig)
