@@ -314,3 +314,42 @@ def test_compare_training_runs_all_methods(small_task):
     assert seen[-1] == pytest.approx(1.0)
     assert runs["nonprivate"].privacy is None
     assert runs["nonprivate"].final_loss <= min(r.final_loss for r in runs.values()) + 1e-12
+
+
+# ------------------------------------------------------------------------------------------- accountants cross-check
+
+
+def test_noise_multiplier_matches_accountant_calibration(small_task):
+    from dpviz.accountants import calibrate_sigma
+
+    T, eps, delta = 50, 1.0, 1e-5
+    z = train_naive(small_task, eps, delta, T, rng=0).params["noise_multiplier"]
+    sig = calibrate_sigma(eps, delta, count=T, accountant="pld", neighboring="replace_one")
+    assert z == pytest.approx(sig, rel=2e-4)  # calibrate_sigma returns σ within (1 + rtol) of the smallest
+
+
+def test_gaussian_runs_recomposed_by_independent_accountants(small_task):
+    from dpviz.accountants import RDPAccountant, ZCDPAccountant
+
+    T, eps, delta = 40, 0.5, 1e-6
+    run = train_user_level(small_task, eps, delta, T, rng=0)
+    z = run.params["noise_multiplier"]
+    # RDP and zCDP are valid upper bounds on the exact (PLD) answer, and not wildly above it
+    for cls in (RDPAccountant, ZCDPAccountant):
+        e = cls(neighboring="replace_one").compose(Gaussian(sigma=z), count=T).epsilon(delta)
+        assert run.privacy.epsilon * (1 - 1e-9) <= e <= 1.5 * run.privacy.epsilon
+
+
+def test_paper_mode_recomposed_by_optimal_accountant():
+    from dpviz.accountants import AdvancedAccountant, OptimalAccountant, PureDP
+
+    task = make_linear_task(400, 10, 3, rng=0)
+    T, eps, delta = 20, 1.0, 1e-5
+    run = train_user_level(task, eps, delta, T, mode="paper", rng=0)
+    (_, e_coord), count = run.privacy.events[0]
+    opt = OptimalAccountant(neighboring="replace_one").compose(PureDP(e_coord), count=count).epsilon(delta)
+    adv = AdvancedAccountant(neighboring="replace_one").compose(PureDP(e_coord), count=count).epsilon(delta)
+    # optimal composition of pure DP (Kairouz, Oh & Viswanath 2015) is exact: the PLD answer matches it
+    assert opt * (1 - 1e-6) <= run.privacy.epsilon <= opt * 1.02
+    # the paper's nested advanced composition claims ε; the true spend is far below it
+    assert adv <= eps and run.privacy.epsilon < 0.2 * eps
