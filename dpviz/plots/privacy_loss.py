@@ -73,6 +73,13 @@ def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str, **
                 xaxis=dict(title=dict(text=xaxis_title)), yaxis=dict(title=dict(text=yaxis_title)), **kwargs)
 
 
+def _gaps(values) -> list:
+    """A list with ``None`` where ``values`` is NaN/inf: plotly draws a gap there, and the widget's JSON
+    messages stay valid (NaN is not JSON; ``jupyter_client`` warns and front-ends may drop the message)."""
+    a = np.asarray(values, dtype=float)
+    return [float(v) if math.isfinite(v) else None for v in a.tolist()]
+
+
 def _check_mech(m) -> None:
     if type(m).__name__ not in MECHANISM_NAMES:
         raise ValueError(f"mechanism = {m!r} is not allowed: must be one of {', '.join(MECHANISM_NAMES)}.")
@@ -134,7 +141,7 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
             go.Scatter(x=y, y=p, mode="lines", name="p_x: density of M(x)", line=dict(color=ROLE["x"], width=3)),
             go.Scatter(x=y, y=q, mode="lines", name="p_x′: density of M(x′)",
                        line=dict(color=ROLE["x_prime"], width=3)),
-            go.Scatter(x=y, y=np.where(eq <= p.max() * 1.5, eq, np.nan), mode="lines", name="e^ε · p_x′",
+            go.Scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines", name="e^ε · p_x′",
                        line=dict(color=ROLE["bound"], dash="dash", width=2)),
             go.Scatter(x=y, y=lower, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
             go.Scatter(x=y, y=p, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=ROLE["shade"],
@@ -198,7 +205,7 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
             xs = np.repeat(ax[sel], 3)
             ys = np.column_stack([np.zeros(sel.sum()), w[sel], np.full(sel.sum(), np.nan)]).ravel()
             xs = np.column_stack([ax[sel], ax[sel], ax[sel]]).ravel()
-            traces.append(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=col, width=3), showlegend=False,
+            traces.append(go.Scatter(x=xs, y=_gaps(ys), mode="lines", line=dict(color=col, width=3), showlegend=False,
                                      hoverinfo="skip"))
             traces.append(go.Scatter(x=ax[sel], y=w[sel], mode="markers", name=name,
                                      marker=dict(color=col, size=10),
@@ -264,7 +271,7 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
     floor = 1e-16
 
     def clip(v):
-        return np.where(v > floor, v, np.nan)
+        return _gaps(np.where(v > floor, v, np.nan))
 
     first_beyond = int(np.searchsorted(eps, 1.0))
     valid = np.arange(eps.size) <= first_beyond  # ε < 1, plus one point so the two pieces join
@@ -301,7 +308,7 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
         dm = check_delta(delta_mark, "delta", allow_zero=False)
         fig.add_hline(y=dm, line=dict(color=ROLE["bound"], dash="dot", width=1))
         e_ex = g.epsilon(dm) if show_epsilon else math.nan
-        fig.add_trace(go.Scatter(x=[e_ex], y=[dm], mode="markers",
+        fig.add_trace(go.Scatter(x=[e_ex] if show_epsilon else [], y=[dm] if show_epsilon else [], mode="markers",
                                  name=f"exact ε(δ) = {e_ex:.4g}" if show_epsilon else "exact ε(δ): hidden until revealed",
                                  marker=dict(color=ROLE["exact"], size=12, symbol="diamond")))
     caption(fig, "Exact: δ(ε) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm 8). Classic: "
