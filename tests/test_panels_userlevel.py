@@ -92,3 +92,81 @@ def test_bounding_explorer_extreme_settings_do_not_error():
         for v in (vals[0], vals[-1]):
             p.controls[name].value = v
             assert p.last_error is None, (name, v, p.last_error)
+
+
+# ------------------------------------------------------------------------------------------------ lesson 04
+
+from dpviz.panels import few_examples as L4  # noqa: E402
+
+FAST4 = [L4.UsersNeededPanel, L4.GenericTransformationPanel, L4.PTRPricePanel, L4.SqrtMPanel, L4.ClippingPanel]
+
+
+@pytest.mark.parametrize("cls", FAST4 + [L4.DelStabToyPanel])
+def test_lesson04_panels_build_and_first_slider_works(cls):
+    p = cls()
+    assert p.last_error is None and p.figures
+    _first_slider_changes_first_figure(p)
+
+
+def test_users_needed_panel_presets_switch_rows():
+    p = L4.UsersNeededPanel()
+    t0 = p.figures[0].layout.title.text
+    p.controls["row"].value = "t2:dd"
+    assert p.last_error is None and "Table 2" in p.figures[0].layout.title.text and p.figures[0].layout.title.text != t0
+    assert "illustrative" in p.readout.value and "Littlestone" in p.hint.value
+    p.controls["row"].value = "t1:pac"
+    assert "Theorem 4" in p.readout.value
+
+
+def test_ptr_panel_readout_pins_kappa():
+    p = L4.PTRPricePanel()
+    p.controls["epsilon"].value = 1.0
+    p.controls["delta"].value = 1e-6
+    assert "κ = 1 + ⌈ln(1/δ̄)/ε̄⌉</td><td><b>48 (other convention: 49)" in p.readout.value
+    p.controls["convention"].value = "printed"
+    assert "49 (other convention: 48)" in p.readout.value
+
+
+def test_delstab_panel_check_passes_and_too_few_users_is_a_friendly_error():
+    p = L4.DelStabToyPanel()
+    assert "✓" in p.figures[0].layout.title.text
+    before = p.figures[0].to_plotly_json()
+    p.controls["epsilon"].value = 3.0
+    p.controls["delta"].value = 10 ** -1.5  # κ grows: 4κ = 28 > n?
+    p.controls["n_users"].value = 20
+    assert p.last_error is not None and "needs n ≥" in p.last_error and p.status.value
+    p.controls["n_users"].value = 40  # recovers
+    assert p.last_error is None and "✓" in p.figures[0].layout.title.text
+    assert p.figures[0].to_plotly_json() != before
+
+
+def test_clipping_panel_bad_combination_then_recovers_and_exercise():
+    p = L4.ClippingPanel()
+    p.controls["disagree"].value = 0.05  # α = 0.1 > disagreement rate: impossible
+    assert p.last_error is not None and "alpha" in p.last_error
+    p.controls["disagree"].value = 0.5
+    assert p.last_error is None
+    p.exercise.guess.value = p._last.tau_best
+    assert "✅" in p.exercise.reveal()
+
+
+def test_sqrt_m_panel_readout():
+    p = L4.SqrtMPanel()
+    p.controls["m"].value = 1000
+    assert "99% of swaps" in p.readout.value
+    y = np.asarray(p.figures[0].data[0].y)
+    assert y.sum() == pytest.approx(1.0, abs=1e-9)
+
+
+def test_threshold_learner_panel_runs_when_library_ready():
+    from dpviz.userlevel import simulate_threshold_learning
+
+    try:
+        simulate_threshold_learning(5, 2, 1.0, grid_size=10, trials=1, rng=0)
+    except NotImplementedError:
+        pytest.skip("dpviz.userlevel.simulate_threshold_learning not implemented yet")
+    p = L4.ThresholdLearnerPanel()
+    assert p.last_error is None
+    names = [t.name for t in p.figures[0].data]
+    assert "simulation, m = 1 (item-level)" in names and "simulation, m = 8" in names
+    _first_slider_changes_first_figure(p)

@@ -249,3 +249,154 @@ def test_neighbours_figure_rejects_bad_input():
         P.neighbours_figure(3, 3, user=3)
     with pytest.raises(ValueError, match="kind"):
         P.neighbours_figure(3, 3, kind="group")
+
+
+# =========================================================================================== lesson 04
+
+
+def test_regime_breakpoints_match_closed_forms():
+    from dpviz.userlevel import TABLE1_ROWS, breakpoints
+
+    row = next(r for r in TABLE1_ROWS if r.key == "dd")
+    for eps, alpha in [(0.5, 0.1), (0.2, 0.05), (0.9, 0.3)]:
+        got = P.regime_breakpoints(row, eps, alpha, 7.0)
+        m1, m2 = breakpoints(eps, alpha)  # ε²/α², 1/α²
+        assert [b[0] for b in got] == pytest.approx([m1, m2], rel=1e-9)
+        assert [(b[1], b[2]) for b in got] == [("statistical", "privacy"), ("privacy", "floor")]
+    # for ε > 1, m₁ > m₂: the √m regime disappears and statistical hands over to the floor at L/(α²m) = L/ε
+    (m_star, a, b), = P.regime_breakpoints(row, 1.5, 0.3, 7.0)
+    assert m_star == pytest.approx(1.5 / 0.3**2, rel=1e-9) and (a, b) == ("statistical", "floor")
+    pac = next(r for r in TABLE1_ROWS if r.key == "pac")
+    (m_star, a, b), = P.regime_breakpoints(pac, 0.5, 0.02, 3.0)
+    assert m_star == pytest.approx(1 / 0.02, rel=1e-9) and (a, b) == ("privacy", "floor")  # Theorem 4: m = 1/α
+
+
+def test_users_needed_figure_traces_match_library_terms():
+    from dpviz.userlevel import TABLE1_ROWS, TABLE2_ROWS
+
+    for row in (*TABLE1_ROWS, *TABLE2_ROWS):
+        f = P.users_needed_figure(row, 0.5, 0.05, 10.0, constant=2.0, m_mark=100)
+        by = {tr.name: tr for tr in f.data}
+        main = by[f"user-level, this paper ({row.source})"]
+        m = np.asarray(main.x)
+        np.testing.assert_allclose(main.y, row.user_level(m, 0.5, 0.05, 10.0, constant=2.0), rtol=1e-12)
+        n1 = row.item_level(0.5, 0.05, 10.0, constant=2.0)
+        assert np.all(np.asarray(main.y) <= n1 * (1 + 1e-12))  # Observation 28 upper bound
+        assert np.all(np.asarray(main.y) >= np.ceil(n1 / m) * (1 - 1e-12))  # and lower bound
+        # naive group privacy = n₁(ε/m)/m: for the pure three-term rows C·(L/(εα) + L/(α² m))
+        if row.table == 1 and row.key != "pac":
+            naive = np.asarray(by["naive group privacy n₁(ε/m)/m"].y)
+            np.testing.assert_allclose(naive, 2.0 * (10 / (0.5 * 0.05) + 10 / (0.05**2 * m)), rtol=1e-12)
+        assert any("≈" in (a.text or "") for a in f.layout.annotations)  # approx_note: constants hidden
+
+
+def test_generic_users_crossover_matches_library():
+    from dpviz.userlevel import crossover_group_privacy
+
+    m = np.geomspace(1.0, 1e8, 240)
+    for eps, dl in [(1.0, 1e-6), (0.5, 1e-9), (2.0, 1e-3)]:
+        ours = P._users_crossover(m, eps, dl, 100.0, 1000.0, 1.0)
+        lib = crossover_group_privacy(eps, dl, kind="users", n_priv=100, n_stat=1000, c=1, m_max=1e8)
+        assert ours == pytest.approx(lib, rel=1e-8)
+    f = P.generic_users_figure(1.0, 1e-6)
+    assert any("beats group privacy" in (a.text or "") for a in f.layout.annotations)
+
+
+def test_item_budget_figure_slopes():
+    f = P.item_budget_figure(1.0, 1e-6)
+    x = np.asarray(f.data[0].x)
+    y10, ygp = np.asarray(f.data[0].y), np.asarray(f.data[1].y)
+    # Theorem 10's ε′ = ε²/(L√(m ln(m/δ))) has log–log slope → −1/2 (slightly steeper from the log); ε/m slope −1
+    s10 = np.diff(np.log(y10)) / np.diff(np.log(x))
+    assert np.all(s10 < -0.5) and np.all(s10 > -0.56)
+    np.testing.assert_allclose(np.diff(np.log(ygp)) / np.diff(np.log(x)), -1.0)
+    L = math.log(1e6)
+    np.testing.assert_allclose(y10, 1.0 / (L * np.sqrt(x * np.log(x / 1e-6))), rtol=1e-12)
+
+
+@pytest.mark.parametrize("eps,delta,kappa_proof", [(1.0, 1e-6, 48), (1.0, 1e-3, 27), (3.0, 0.1, 6), (0.5, 1e-5, 80)])
+def test_tdlap_figure_matches_digest_table(eps, delta, kappa_proof):
+    f = P.tdlap_figure(eps, delta)
+    r = np.concatenate([np.asarray(f.data[0].x), np.asarray(f.data[1].x)])
+    assert sorted(r.tolist()) == list(range(2 * kappa_proof + 1))  # support {0..2κ}, digest §7.4
+    pm = np.concatenate([np.asarray(f.data[0].y), np.asarray(f.data[1].y)])
+    assert pm.sum() == pytest.approx(1.0, abs=1e-12)
+    eb = eps / 3
+    db = delta / (math.exp(2 * eb) + math.exp(eb) + 2)
+    assert max(f.data[1].y) <= db  # end mass ≤ δ̄ (proof of Lemma 18)
+    g = P.ptr_discard_figure(eps, delta)
+    assert g.data[-1].y[0] == 4 * kappa_proof
+
+
+def test_swap_loss_pmf_brute_force_and_moments():
+    from scipy import stats
+
+    for m, p in [(1, 0.5), (7, 0.3), (40, 0.05)]:
+        b = stats.binom.pmf(np.arange(m + 1), m, p)
+        brute = np.zeros(m + 1)
+        for s in range(m + 1):
+            for t in range(m + 1):
+                brute[abs(s - t)] += b[s] * b[t]
+        np.testing.assert_allclose(P._swap_loss_pmf(m, p), brute, atol=1e-14)
+    # E[(S − S′)²] = 2mp(1−p) exactly
+    pmf = P._swap_loss_pmf(2000, 0.3)
+    d = np.arange(2001)
+    assert np.dot(d**2, pmf) == pytest.approx(2 * 2000 * 0.3 * 0.7, rel=1e-10)
+
+
+def test_swap_loss_figures_show_sqrt_m_scaling():
+    f = P.swap_loss_figure(400, 0.5, 0.1)
+    assert np.asarray(f.data[0].y).sum() == pytest.approx(1.0, abs=1e-9)
+    xs = {round(s.x0, 9) for s in f.layout.shapes}
+    assert round(0.1 * 20, 9) in xs  # ε₀·√m line
+    g = P.swap_loss_scaling_figure(0.5, 0.1)
+    m = np.asarray(g.data[0].x, dtype=float)
+    med = np.asarray(g.data[1].y, dtype=float)
+    ok = np.isfinite(med) & (m >= 100)
+    slope = np.polyfit(np.log(m[ok]), np.log(med[ok]), 1)[0]
+    assert abs(slope - 0.5) < 0.05  # typical loss ∝ √m (Theorems 13/17), worst case slope 1
+    with pytest.raises(ValueError, match="p"):
+        P.swap_loss_figure(10, 1.0, 0.1)
+
+
+def test_pairwise_sum_pmf_brute_force():
+    import itertools
+
+    plus, minus, m = 0.3, 0.1, 5
+    brute = np.zeros(2 * m + 1)
+    law = {1: plus, -1: minus, 0: 1 - plus - minus}
+    for combo in itertools.product([-1, 0, 1], repeat=m):
+        brute[sum(combo) + m] += np.prod([law[c] for c in combo])
+    np.testing.assert_allclose(P._pairwise_sum_pmf(m, plus, minus), brute, atol=1e-14)
+
+
+def test_clipping_tradeoff_exact_and_monotone():
+    t = P.clipping_tradeoff(50, 0.1, 0.3, 1.0, 1000, 100)
+    u = np.arange(-50, 51)
+    assert np.dot(u, t.pmf) == pytest.approx(50 * 0.1, rel=1e-10)  # E[u] = mα
+    # clipping at τ ≥ m changes nothing: zero bias; bias decreases in τ; EM error = 2·(2τ)/ε·ln(|ℋ|/β)
+    assert t.bias[-1] == pytest.approx(0.0, abs=1e-9)
+    assert np.all(np.diff(t.bias) <= 1e-9)
+    np.testing.assert_allclose(t.em_error, 4 * t.tau / 1.0 * math.log(100 / 0.1))
+    assert t.tau_paper == pytest.approx(0.1 * 50 + math.sqrt(50 * math.log(10)))
+    with pytest.raises(ValueError, match="alpha"):
+        P.clipping_tradeoff(50, 0.4, 0.3, 1.0, 1000, 100)
+    f = P.clipping_histogram_figure(t, 3.0)
+    assert all(abs(x) <= 3.0 for x in f.data[0].x) and all(abs(x) > 3.0 for x in f.data[1].x)
+
+
+def test_delstab_figures_report_the_two_sided_check():
+    from dpviz.userlevel import DelStab, NoisySum, UserDataset
+
+    x = UserDataset.bernoulli(24, 2, 0.5, rng=3)
+    x2 = x.replace_user(0, np.ones(2, dtype=int))
+    ds = DelStab(4.0, 0.1, NoisySum(0.1, (24 - 20) * 2))
+    px, px2 = ds.output_pmf(x), ds.output_pmf(x2)
+    f = P.delstab_output_figure(ds.outputs, px, px2, epsilon=4.0, delta=0.1)
+    assert "✓" in f.layout.title.text
+    # a pair that violates a tiny ε must be flagged ✗ (the figure is not always green)
+    g = P.delstab_output_figure(["a", "b"], np.array([0.9, 0.1]), np.array([0.1, 0.9]), epsilon=0.1, delta=0.01)
+    assert "✗" in g.layout.title.text
+    st = ds.stability(x)
+    h = P.delstab_test_figure(st["tdlap"], st["stable"], st["stable"])
+    assert f"Pr[⊥ | x] = {float(st['tdlap'][~st['stable']].sum()):.3g}" in h.layout.title.text

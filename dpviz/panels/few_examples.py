@@ -1,0 +1,365 @@
+"""Lesson 04 "Few examples per user": the bounds of Ghazi et al. 2023 (paper 000) and their moving parts.
+
+Panels (no-argument constructors, working defaults):
+
+* :class:`UsersNeededPanel` — users needed against m for the rows of Tables 1 and 2, terms, breakpoints, naive line;
+* :class:`GenericTransformationPanel` — Corollary 3 / Theorems 10–11 against naive group privacy, item-level budget;
+* :class:`PTRPricePanel` — ε̄, δ̄, κ, the 4κ users discarded and the TDLap pmf (Algorithm 1, Definition 8);
+* :class:`DelStabToyPanel` — DelStab run exactly on the noisy-count toy: the test's answer and the (ε, δ) check;
+* :class:`SqrtMPanel` — the privacy loss of swapping two users: typical ~ ε₀√m, worst case ε₀m;
+* :class:`ThresholdLearnerPanel` — simulated user-level PAC learner (ALG-8) on 1-D thresholds vs the theory (slow);
+* :class:`ClippingPanel` — the clip threshold τ of ClippedPairwiseEM (ALG-9): bias against noise.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.plots import userlevel as P
+
+__all__ = [
+    "UsersNeededPanel",
+    "GenericTransformationPanel",
+    "PTRPricePanel",
+    "DelStabToyPanel",
+    "SqrtMPanel",
+    "ThresholdLearnerPanel",
+    "ClippingPanel",
+]
+
+HIDDEN_NOTE = ("<p style='color:#8a4b00'>Hidden constants and polylog factors are replaced by one knob C: the "
+               "<b>absolute user counts are illustrative</b>; the slopes, breakpoints and crossovers are the lesson."
+               "</p>")
+
+
+def _table(rows: list[tuple[str, str]]) -> str:
+    return "<table>" + "".join(
+        f"<tr><td style='padding:1px 12px 1px 0'>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
+
+
+def _rows():
+    from dpviz.userlevel import TABLE1_ROWS, TABLE2_ROWS
+
+    return {f"t{r.table}:{r.key}": r for r in (*TABLE1_ROWS, *TABLE2_ROWS)}
+
+
+class UsersNeededPanel(Panel):
+    """Users needed against m (log–log) for the rows of Tables 1 and 2 of 000."""
+
+    title = "How many users? Tables 1 and 2 as curves"
+    intro = ("Pick a row of the paper's tables. Each term of the user-level bound is drawn separately; the thick "
+             "line is their sum, clamped to what is trivially possible (Observation 28). Compare with the item-level "
+             "count (one example per user) and with naive group privacy.")
+
+    def _build_controls(self):
+        rows = _rows()
+        options = [(f"Table {r.table} ({'pure' if r.table == 1 else 'approx.'}): {r.problem}", key)
+                   for key, r in rows.items()]
+        return {
+            "epsilon": slider("ε", 0.5, 0.05, 2.0, 0.05),
+            "alpha": log_slider("α (accuracy)", 0.05, -2.3, -0.3, step=0.05),
+            "row": dropdown("preset (table row)", options, "t1:dd"),
+            "dim": log_slider("dimension (d, k, kd, d², d_L)", 10, 0, 3, step=0.1, readout_format=".0f"),
+            "constant": log_slider("hidden constant C", 1.0, -1, 1, step=0.1),
+            "m": log_slider("mark m", 100, 0, 6, step=0.1, readout_format=".0f"),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        row = _rows()[v["row"]]
+        eps, alpha, dim, C, m = (float(v["epsilon"]), float(v["alpha"]), float(v["dim"]), float(v["constant"]),
+                                 float(v["m"]))
+        fig = P.users_needed_figure(row, eps, alpha, dim, constant=C, m_mark=m)
+        t = row.user_level_terms(m, eps, alpha, dim, constant=C)
+        n1 = row.item_level(eps, alpha, dim, constant=C)
+        naive = C * sum(f(np.array([m]), eps / m, alpha, dim) for _, f in row.item_terms)[0] / m
+        dominant = max((k for k in ("floor", "privacy", "statistical") if k in t), key=lambda k: t[k])
+        bps = P.regime_breakpoints(row, eps, alpha, dim)
+        rows = [
+            ("row", f"Table {row.table}, {row.problem}: {row.ours_formula} ({row.source}); item-level "
+                    f"{row.item_formula}; dimension = {row.dimension}"),
+            (f"users needed at m = {m:,.0f}", f"{t['users']:,.0f} (item-level n₁ = {n1:,.0f}; savings ×"
+                                              f"{n1 / t['users']:.3g})"),
+            ("terms", ", ".join(f"{k} {t[k]:,.3g}" for k in ("floor", "privacy", "statistical") if k in t)
+             + f" — {dominant} term dominates"),
+            ("naive group privacy n₁(ε/m)/m", f"{naive:,.0f}"),
+            ("breakpoints", "; ".join(f"m ≈ {b:,.3g}: {a} → {c}" for b, a, c in bps) or "none in 1…10⁹"),
+        ]
+        if row.prior_formula:
+            rows.append(("previous user-level result", row.prior_formula))
+        hint = None
+        if row.table == 2:
+            hint = ("Table 2 uses the Littlestone dimension d_L for PAC (not PRDim) and hides polylog(1/δ); "
+                    "compare shapes, not heights, with Table 1.")
+        return View(figures=[fig], readout=_table(rows) + HIDDEN_NOTE, hint=hint)
+
+
+class GenericTransformationPanel(Panel):
+    """Corollary 3 and Theorems 10/11 of 000 against naive group privacy, and the item-level budget they need."""
+
+    title = "The generic transformation against group privacy"
+    intro = ("Any (ε, δ)-item-level algorithm can be turned into a user-level one (Theorem 10). Its privacy term "
+             "shrinks like 1/√m — but with heavy log(1/δ)/ε overheads, so it only beats naive group privacy for "
+             "large m.")
+
+    def _build_controls(self):
+        return {
+            "epsilon": slider("ε", 1.0, 0.1, 3.0, 0.05),
+            "delta": log_slider("δ", 1e-6, -12, -2, step=0.5),
+            "n_priv": log_slider("n_priv (privacy complexity)", 100, 0, 4, step=0.1, readout_format=".0f"),
+            "n_stat": log_slider("n_stat (statistical complexity)", 1000, 0, 6, step=0.1, readout_format=".0f"),
+            "c": slider("c (power of log(1/δ))", 1.0, 0.0, 3.0, 0.5),
+            "constant": log_slider("hidden constant C", 1.0, -1, 1, step=0.1),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        from dpviz.userlevel import crossover_group_privacy, delstab_parameters
+
+        eps, dl = float(v["epsilon"]), float(v["delta"])
+        kw = dict(n_priv=float(v["n_priv"]), n_stat=float(v["n_stat"]), c=float(v["c"]),
+                  constant=float(v["constant"]))
+        f1 = P.generic_users_figure(eps, dl, **kw)
+        f2 = P.item_budget_figure(eps, dl)
+        mb = crossover_group_privacy(eps, dl, kind="budget")
+        mu = P._users_crossover(np.geomspace(1.0, 1e8, 240), eps, dl, kw["n_priv"], kw["n_stat"], kw["c"])
+        par = delstab_parameters(eps, dl)
+        readout = _table([
+            ("Theorem 10's item budget beats ε/m for", f"m > {mb:,.0f} (digest §7.3 table: ≈ 4.2·10³ at (1, 10⁻⁶))"),
+            ("Theorem 10 needs fewer users than group privacy for",
+             f"m > {mu:,.0f}" if math.isfinite(mu) else "no m ≤ 10⁸"),
+            ("floor ln(1/δ)/ε (never vanishes)", f"{math.log(1 / dl) / eps:,.1f} users × C"),
+            ("users always discarded by Algorithm 1", f"4κ = {par.discarded}"),
+        ]) + HIDDEN_NOTE
+        return View(figures=[f1, f2], readout=readout)
+
+
+class PTRPricePanel(Panel):
+    """ε̄, δ̄, κ, the 4κ discarded users and the TDLap pmf of Algorithm 1 of 000."""
+
+    title = "The price of propose–test–release"
+    intro = ("Algorithm 1 (DelStab) splits the budget (ε̄ = ε/3), draws how many users to delete from a truncated "
+             "discrete Laplace on {0, …, 2κ}, and always throws 4κ users away. Watch κ as ε and δ move.")
+
+    def _build_controls(self):
+        return {
+            "epsilon": slider("ε", 1.0, 0.1, 5.0, 0.05),
+            "delta": log_slider("δ", 1e-6, -12, -1, step=0.25),
+            "convention": toggle("δ̄ convention", [("proof (pinned)", "proof"), ("as printed", "printed")], "proof"),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        from dpviz.userlevel import delstab_parameters, tdlap_pmf
+
+        eps, dl, conv = float(v["epsilon"]), float(v["delta"]), v["convention"]
+        par = delstab_parameters(eps, dl, convention=conv)
+        other = delstab_parameters(eps, dl, convention="printed" if conv == "proof" else "proof")
+        pmf = tdlap_pmf(par.epsilon_bar, par.delta_bar)
+        f1 = P.tdlap_figure(eps, dl, convention=conv)
+        f2 = P.ptr_discard_figure(eps, dl, convention=conv)
+        readout = _table([
+            ("ε̄ = ε/3", f"{par.epsilon_bar:.4g}"),
+            ("δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2)" if conv == "proof" else "δ̄ = δ/(e^{2ε̄} + e^{ε} + 2) (printed)",
+             f"{par.delta_bar:.4g}"),
+            ("κ = 1 + ⌈ln(1/δ̄)/ε̄⌉", f"{par.kappa} (other convention: {other.kappa})"),
+            ("users discarded = minimum n", f"4κ = {par.discarded}"),
+            ("TDLap end mass p(0) = p(2κ)", f"{pmf[0]:.3g} ≤ δ̄ = {par.delta_bar:.3g}"),
+        ]) + ("<p>Source: 000, Algorithm 1 and Definition 8. dpviz pins the proof's denominator "
+              "(e^{2ε̄}+e^{ε̄}+2); the HTML text prints e^{ε} there (digest pitfall 6).</p>")
+        return View(figures=[f1, f2], readout=readout)
+
+
+class DelStabToyPanel(Panel):
+    """DelStab (Algorithm 1 of 000) run exactly on the noisy-count toy; the (ε, δ) check on two neighbours."""
+
+    title = "DelStab on a toy: test, then release"
+    #: exact but combinatorial (types of deleted users): up to ~0.3 s at the largest settings, so it runs on release
+    slow = True
+    intro = ("Inner algorithm A: the number of 1s among the remaining users' bits plus two-sided geometric noise "
+             "(ε₀ per bit). DelStab tests, on the real data, whether deleting users could change A's output "
+             "distribution much; if not it releases A's output, else ⊥. Everything below is computed exactly.")
+
+    def _build_controls(self):
+        return {
+            "epsilon0": slider("ε₀ (inner noise per bit)", 0.1, 0.02, 0.3, 0.01),
+            "epsilon": slider("user-level ε", 4.0, 3.0, 6.0, 0.25),
+            "delta": log_slider("user-level δ", 0.1, -1.5, -0.5, step=0.1),
+            "n_users": int_slider("n (users)", 32, 20, 40),
+            "m": int_slider("m (bits per user)", 2, 1, 3),
+            "p": slider("P(bit = 1)", 0.5, 0.05, 0.95, 0.05),
+            "replace": toggle("x′: user 1's block becomes", [("all 1s", "ones"), ("all 0s", "zeros")], "ones"),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        from dpviz.userlevel import DelStab, NoisySum, UserDataset, delstab_parameters
+
+        eps, dl = float(v["epsilon"]), float(v["delta"])
+        n, m = int(v["n_users"]), int(v["m"])
+        par = delstab_parameters(eps, dl)
+        if n < par.min_users:
+            raise ValueError(f"n = {n} users is too few for (ε, δ) = ({eps:g}, {dl:g}): DelStab always deletes "
+                             f"4κ = {par.discarded} users, so it needs n ≥ {par.min_users}. Raise n, ε or δ.")
+        x = UserDataset.bernoulli(n, m, float(v["p"]), rng=12345)
+        block = np.ones(m, dtype=int) if v["replace"] == "ones" else np.zeros(m, dtype=int)
+        x2 = x.replace_user(0, block)
+        algo = NoisySum(epsilon0=float(v["epsilon0"]), high=(n - par.discarded) * m)
+        ds = DelStab(eps, dl, algo)
+        px, px2 = ds.output_pmf(x), ds.output_pmf(x2)
+        st, st2 = ds.stability(x), ds.stability(x2)
+        f1 = P.delstab_output_figure(ds.outputs, px, px2, epsilon=eps, delta=dl)
+        f2 = P.delstab_test_figure(st["tdlap"], st["stable"], st2["stable"])
+        frac = st["n_stable"] / st["n_subsets"]
+        sums = x.user_sums()
+        readout = _table([
+            ("dataset", f"{n} users × {m} bits; per-user sums {np.bincount(sums.astype(int), minlength=m + 1).tolist()}"
+                        f" (count of users with sum 0…{m}); x′ replaces user 1's block {x.blocks[0].tolist()} by "
+                        f"{block.tolist()}"),
+            ("Algorithm 1 parameters", f"ε̄ = {par.epsilon_bar:.3g}, δ̄ = {par.delta_bar:.3g}, κ = {par.kappa}, "
+                                       f"A sees n − 4κ = {n - par.discarded} users"),
+            ("inner A", f"{algo.item_epsilon:g}-item-level DP noisy count, outputs 0…{algo.high}"),
+            ("Pr[⊥] on x / x′", f"{px[-1]:.3g} / {px2[-1]:.3g}"),
+            ("stable r (X_stable ≠ ∅ on x)", f"{int(st['stable'].sum())} of {st['r'].size} values of R₁; "
+                                            f"at r = κ = {par.kappa}, {frac[par.kappa]:.1%} of the C(n, κ) sets S "
+                                            "are stable"),
+        ])
+        hint = None
+        if px[-1] > 0.5:
+            hint = ("The test mostly fails (⊥): deleting users moves A's output too much for ε̄. Make A noisier "
+                    "(smaller ε₀) or give more budget (larger ε).")
+        return View(figures=[f1, f2], readout=readout, hint=hint)
+
+
+class SqrtMPanel(Panel):
+    """Why √m: the privacy loss of swapping two random users' blocks, exact, against ε₀·m and ε₀·√m."""
+
+    title = "Why √m and not m"
+    intro = ("Group privacy charges for the worst pair of users (all m bits different): ε₀·m. But two <i>typical</i> "
+             "users drawn from the same distribution differ by only about √m in their sums. The paper's "
+             "transformation pays for the typical case.")
+
+    def _build_controls(self):
+        return {
+            "m": log_slider("m (examples per user)", 100, 0, 4, step=0.1, readout_format=".0f"),
+            "p": slider("P(bit = 1)", 0.5, 0.02, 0.98, 0.02),
+            "epsilon0": log_slider("ε₀ (item-level)", 0.05, -3, 0, step=0.1),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        m, p, e0 = int(round(v["m"])), float(v["p"]), float(v["epsilon0"])
+        f1 = P.swap_loss_figure(m, p, e0)
+        f2 = P.swap_loss_scaling_figure(p, e0, m_mark=m)
+        pmf = P._swap_loss_pmf(m, p)
+        q99 = P._quantile(pmf, 0.99)
+        mean = float(np.dot(np.arange(m + 1), pmf))
+        readout = _table([
+            ("worst case ε₀·m (group privacy)", f"{e0 * m:.4g}"),
+            ("mean loss ε₀·E|S − S′|", f"{e0 * mean:.4g} (normal approx. ε₀√(2mp(1−p))·√(2/π) = "
+                                       f"{e0 * math.sqrt(2 * m * p * (1 - p)) * math.sqrt(2 / math.pi):.4g})"),
+            ("99% of swaps cost at most", f"{e0 * q99:.4g} = {q99 / m:.2%} of the worst case"),
+        ])
+        return View(figures=[f1, f2], readout=readout)
+
+
+class ThresholdLearnerPanel(Panel):
+    """The user-level realizable PAC learner (ALG-8 of 000) on 1-D thresholds: simulated error against n and m."""
+
+    title = "Learning a threshold from users"
+    intro = ("Each user holds m labelled points x ∈ {0, …, K−1}, y = 1[x ≥ t*]. The learner scores each threshold by "
+             "the number of users it gets wrong at least once (sensitivity 1) and picks one with the exponential "
+             "mechanism. Press a slider and wait for the simulation (progress bar).")
+    slow = True
+
+    def _build_controls(self):
+        return {
+            "m": int_slider("m (examples per user)", 8, 2, 64),
+            "epsilon": slider("ε", 1.0, 0.2, 4.0, 0.1),
+            "grid_size": dropdown("K (grid points)", [("50", 50), ("100", 100), ("200", 200)], 100),
+            "trials": int_slider("runs per point", 20, 5, 60, 5),
+        }
+
+    def bench_values(self):
+        return {"m": [2, 8, 32], "epsilon": [0.5, 2.0], "grid_size": [100], "trials": [20]}
+
+    def _render(self, v: dict[str, Any]) -> View:
+        from dpviz.userlevel import simulate_threshold_learning
+
+        m, eps, K, trials = int(v["m"]), float(v["epsilon"]), int(v["grid_size"]), int(v["trials"])
+        n_grid = np.array([5, 10, 20, 40, 80, 160, 320])
+        ms = [1, m]
+        errors: dict[int, np.ndarray] = {}
+        total = len(ms) * len(n_grid)
+        done = 0
+        for mm in ms:
+            errs = []
+            for n in n_grid:
+                e = simulate_threshold_learning(int(n), mm, eps, grid_size=K, trials=trials,
+                                                rng=1000 * mm + int(n))
+                errs.append(float(np.asarray(e).ravel()[0]))
+                done += 1
+                self.report_progress(done / total)
+            errors[mm] = np.array(errs)
+        fig = P.pac_error_figure(n_grid, errors, epsilon=eps, grid_size=K)
+        ratio = errors[1] / np.maximum(errors[m], 1e-12)
+        readout = _table([
+            ("error at n = 80 users", f"m = 1: {errors[1][4]:.3g};  m = {m}: {errors[m][4]:.3g}"),
+            ("median improvement m = 1 → m", f"×{float(np.median(ratio[np.isfinite(ratio)])):.3g} "
+                                             f"(theory: ×{m} while m ≤ 1/α)"),
+        ]) + ("<p>Theory (Theorem 4 of 000): n = Θ̃(d/ε + d/(εαm)) users, d = ln(K+1), i.e. error ≈ "
+              "C·ln(K+1)/(ε·n·m) — drawn with C = 1, so only the slope is meaningful.</p>")
+        return View(figures=[fig], readout=readout)
+
+
+class ClippingPanel(Panel):
+    """Choosing the clip τ of ClippedPairwiseEM (ALG-9 of 000): clipped user scores against the noise scale."""
+
+    title = "Clipping each user's score: τ"
+    intro = ("To compare hypotheses H and H′, each user sums ψ = 1[H wrong] − 1[H′ wrong] over their m examples and "
+             "the sum is clipped to [−τ, τ] so that one user moves the score by at most 2τ. Clip too hard and the "
+             "signal is biased away; too loosely and the exponential mechanism's noise (∝ τ) drowns it.")
+
+    def __init__(self, **overrides: Any):
+        self._last: P.ClippingTradeoff | None = None
+        self.exercise = PredictReveal(
+            "For the current settings, roughly which τ minimises clipping bias + EM error? "
+            "(In units of τ, not τ/√m.)",
+            answer=lambda: float(self._last.tau_best),
+            explain=lambda a: (f"The best τ is about {a:.3g} = {a / math.sqrt(self._last.m):.2f}·√m; the paper "
+                               f"takes αm + √(m ln(1/α)) = {self._last.tau_paper:.3g} (Theorem 37, C = 1). "
+                               "Typical sums spread like √m around αm, so τ must cover that spread."),
+            rel_tol=0.35, guess_label="your τ:")
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "tau_rel": log_slider("τ / √m", 1.0, -1, 1.5, step=0.05),
+            "m": log_slider("m (examples per user)", 100, 0, 3.5, step=0.1, readout_format=".0f"),
+            "alpha": slider("α (H worse than H′ by)", 0.1, 0.01, 0.5, 0.01),
+            "disagree": slider("P(H and H′ disagree on an example)", 0.3, 0.02, 1.0, 0.02),
+            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.1),
+            "n_users": log_slider("n (users)", 1000, 1, 5, step=0.25, readout_format=".0f"),
+            "n_hyp": log_slider("|ℋ| (candidates)", 100, 0.5, 6, step=0.25, readout_format=".0f"),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _render(self, v: dict[str, Any]) -> View:
+        m = int(round(v["m"]))
+        tau = float(v["tau_rel"]) * math.sqrt(m)
+        t = P.clipping_tradeoff(m, float(v["alpha"]), float(v["disagree"]), float(v["epsilon"]),
+                                int(round(v["n_users"])), int(round(v["n_hyp"])))
+        self._last = t
+        f1 = P.clipping_histogram_figure(t, tau)
+        f2 = P.clipping_tradeoff_figure(t, tau)
+        i = int(np.argmin(np.abs(np.log(t.tau) - math.log(min(max(tau, t.tau[0]), t.tau[-1])))))
+        readout = _table([
+            ("your τ", f"{tau:.3g}: bias {t.bias[i]:,.3g}, EM error {t.em_error[i]:,.3g} (score units)"),
+            ("signal to detect 0.2·α·n·m", f"{t.signal:,.3g}"),
+            ("paper's τ = αm + √(m ln(1/α))", f"{t.tau_paper:.3g} (Theorem 37 with C = 1)"),
+            ("user-level sensitivity", f"Δ = 2τ = {2 * tau:.3g} (unclipped it would be 2m = {2 * m})"),
+        ])
+        hint = ("The EM error exceeds the signal: more users (n) or a larger ε are needed at this τ."
+                if t.em_error[i] > t.signal else None)
+        return View(figures=[f1, f2], readout=readout, hint=hint)
