@@ -1,0 +1,118 @@
+"""Tests for dpviz.conversions: closed forms, mpmath oracles, published numbers, round trips, validation."""
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+from dpviz.conversions import pure_to_zcdp, rdp_delta, rdp_to_approx_dp, zcdp_delta, zcdp_to_approx_dp
+
+mp.mp.dps = 40
+
+
+def _cks_eps_mpmath(rho, delta):
+    """Independent oracle: ε = min over α of the CKS bound solved for ε, minimised with mpmath at 40 digits."""
+    rho, delta = mp.mpf(rho), mp.mpf(delta)
+
+    def eps(a):
+        return a * rho + (mp.log(1 / delta) - mp.log(a)) / (a - 1) + mp.log(1 - 1 / a)
+
+    # golden-section search on ln(α − 1) over a wide bracket
+    lo, hi = mp.mpf(-12), mp.mpf(30)
+    g = (mp.sqrt(5) - 1) / 2
+    for _ in range(300):
+        c, d = hi - g * (hi - lo), lo + g * (hi - lo)
+        if eps(1 + mp.e**c) < eps(1 + mp.e**d):
+            hi = d
+        else:
+            lo = c
+    return float(eps(1 + mp.e ** ((lo + hi) / 2)))
+
+
+def test_pure_to_zcdp():
+    assert pure_to_zcdp(0.0) == 0.0
+    assert pure_to_zcdp(0.3) == pytest.approx(0.045, rel=1e-15)
+
+
+@pytest.mark.parametrize("rho, delta, published", [(2.63, 1e-6, 13.8), (1.02, 1e-6, 7.85)])
+def test_cks_reproduces_census_numbers(rho, delta, published):
+    # US Census 2020 (redistricting data) reported ρ = 2.63 → ε = 13.8 and ρ = 1.02 → ε ≈ 7.85 at δ = 1e-6 with the
+    # CKS conversion; they print 2–3 significant digits (7.856 appears as 7.85), so we check to 0.01.
+    eps = zcdp_to_approx_dp(rho, delta, method="cks")
+    assert abs(eps - published) <= 0.01
+    # and against the independent high-precision oracle, to near machine precision
+    assert eps == pytest.approx(_cks_eps_mpmath(rho, delta), rel=1e-9)
+
+
+@pytest.mark.parametrize("rho", [1e-6, 1e-3, 0.05, 0.5, 5.0, 50.0])
+@pytest.mark.parametrize("delta", [1e-12, 1e-6, 1e-2])
+def test_cks_matches_mpmath_and_beats_simple(rho, delta):
+    cks = zcdp_to_approx_dp(rho, delta, method="cks")
+    simple = zcdp_to_approx_dp(rho, delta, method="simple")
+    assert simple == pytest.approx(rho + 2 * math.sqrt(rho * math.log(1 / delta)), rel=1e-14)
+    assert cks <= simple
+    assert cks == pytest.approx(max(_cks_eps_mpmath(rho, delta), 0.0), rel=1e-8, abs=1e-12)
+
+
+@pytest.mark.parametrize("rho", [0.01, 0.5, 3.0])
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 1e-2])
+@pytest.mark.parametrize("method", ["cks", "simple"])
+def test_zcdp_delta_epsilon_round_trip(rho, delta, method):
+    eps = zcdp_to_approx_dp(rho, delta, method=method)
+    if eps > 0:
+        assert zcdp_delta(rho, eps, method=method) == pytest.approx(delta, rel=1e-6)
+        # just below ε the guarantee must fail
+        assert zcdp_delta(rho, eps * (1 - 1e-4), method=method) > delta
+
+
+def test_rdp_conversions_closed_form_gaussian():
+    # ε_α = αρ for a Gaussian; classic: ε = min_α αρ + ln(1/δ)/(α−1); at the continuous optimum this is
+    # ρ + 2√(ρ ln(1/δ)), so a fine grid of orders must reproduce it from above to grid accuracy.
+    rho, delta = 0.1, 1e-6
+    orders = np.linspace(1.01, 200, 200000)
+    eps, a = rdp_to_approx_dp(orders, orders * rho, delta, method="classic")
+    assert eps == pytest.approx(rho + 2 * math.sqrt(rho * math.log(1 / delta)), rel=1e-8)
+    assert eps >= rho + 2 * math.sqrt(rho * math.log(1 / delta)) - 1e-12
+    # improved equals CKS for a zCDP curve (same formula), and is smaller than classic
+    imp, _ = rdp_to_approx_dp(orders, orders * rho, delta, method="improved")
+    assert imp < eps
+    assert imp == pytest.approx(zcdp_to_approx_dp(rho, delta), rel=1e-7)
+
+
+@pytest.mark.parametrize("method", ["classic", "improved"])
+def test_rdp_delta_inverts_rdp_to_approx_dp(method):
+    orders = np.array([1.5, 2.0, 4.0, 8.0, 16.0, 32.0])
+    rdp = 0.05 * orders + 0.01
+    for delta in [1e-9, 1e-6, 1e-3]:
+        eps, a = rdp_to_approx_dp(orders, rdp, delta, method=method)
+        d, a2 = rdp_delta(orders, rdp, eps, method=method)
+        assert d == pytest.approx(delta, rel=1e-9)
+        assert a2 == a
+
+
+def test_rdp_delta_classic_closed_form():
+    d, a = rdp_delta([3.0], [0.2], 1.0, method="classic")
+    assert d == pytest.approx(math.exp(2 * (0.2 - 1.0)), rel=1e-15) and a == 3.0
+
+
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: pure_to_zcdp(-1.0), "epsilon"),
+        (lambda: zcdp_to_approx_dp(-0.1, 1e-5), "rho"),
+        (lambda: zcdp_to_approx_dp(0.1, 0.0), "delta"),
+        (lambda: zcdp_to_approx_dp(0.1, 1.0), "delta"),
+        (lambda: zcdp_to_approx_dp(0.1, 1e-5, method="nope"), "method"),
+        (lambda: zcdp_delta(0.1, -1.0), "epsilon"),
+        (lambda: rdp_to_approx_dp([0.5, 2.0], [0.1, 0.2], 1e-5), "orders"),
+        (lambda: rdp_to_approx_dp([2.0], [0.1, 0.2], 1e-5), "orders"),
+        (lambda: rdp_to_approx_dp([2.0], [-0.1], 1e-5), "rdp"),
+        (lambda: rdp_to_approx_dp([2.0], [0.1], 2.0), "delta"),
+        (lambda: rdp_delta([2.0], [0.1], -1.0), "epsilon"),
+        (lambda: rdp_delta([2.0], [0.1], 1.0, method="x"), "method"),
+    ],
+)
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
