@@ -72,11 +72,11 @@ def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]
     traces = []
     for key, ys in formulas.items():
         name, color = _EST_STYLE.get(key, (key, PALETTE[6]))
-        traces.append(go.Scatter(x=list(ms), y=list(ys), mode="lines", name=f"{name}: formula",
+        traces.append(dict(type="scatter", x=list(ms), y=list(ys), mode="lines", name=f"{name}: formula",
                                  line=dict(color=color, dash="dash")))
     for key, ys in simulated.items():
         name, color = _EST_STYLE.get(key, (key, PALETTE[6]))
-        traces.append(go.Scatter(x=list(ms), y=list(ys), mode="markers+lines", name=f"{name}: simulated",
+        traces.append(dict(type="scatter", x=list(ms), y=list(ys), mode="markers+lines", name=f"{name}: simulated",
                                  line=dict(color=color, width=1), marker=dict(size=8, color=color)))
     if crossover is not None and crossover > 0:
         _vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
@@ -98,13 +98,13 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
     x = list(ratios)
     i = int(np.argmin(np.abs(np.log(np.asarray(x)) - math.log(current))))
     traces = [
-        go.Scatter(x=x, y=list(sweep["bias2"]), name="bias² (clipping)", line=dict(color=ROLE["naive"])),
-        go.Scatter(x=x, y=list(sweep["noise"]), name="Laplace noise 128τ²/(n²ε²)",
+        dict(type="scatter", x=x, y=list(sweep["bias2"]), name="bias² (clipping)", line=dict(color=ROLE["naive"])),
+        dict(type="scatter", x=x, y=list(sweep["noise"]), name="Laplace noise 128τ²/(n²ε²)",
                    line=dict(color=ROLE["alt"], dash="dash")),
-        go.Scatter(x=x, y=list(sweep["mse"]), name="MSE (simulated)", line=dict(color=ROLE["private"], width=3)),
-        go.Scatter(x=x, y=list(sweep["clipped"]), name="fraction of users clipped (right axis)", yaxis="y2",
+        dict(type="scatter", x=x, y=list(sweep["mse"]), name="MSE (simulated)", line=dict(color=ROLE["private"], width=3)),
+        dict(type="scatter", x=x, y=list(sweep["clipped"]), name="fraction of users clipped (right axis)", yaxis="y2",
                    line=dict(color=PALETTE[3], dash="dot")),
-        go.Scatter(x=[current], y=[sweep["mse"][i]], mode="markers", name="your τ",
+        dict(type="scatter", x=[current], y=[sweep["mse"][i]], mode="markers", name="your τ",
                    marker=dict(size=14, color=ROLE["private"], symbol="diamond")),
     ]
     for k, (label, val) in enumerate(presets.items()):
@@ -121,17 +121,17 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
     """Heatmap of log₁₀ MSE over (log₁₀ n, log₁₀ m) with iso-N lines n·m = N (diagonals) and their best points."""
     lay = _layout("Fixed budget N = n·m: more users or more samples per user?", "log₁₀ n (users)",
                   "log₁₀ m (samples per user)", template, legend=dict(x=1.2, y=1))
-    traces = [go.Heatmap(x=log_n, y=log_m, z=log_err, colorscale="Viridis", reversescale=True,
+    traces = [dict(type="heatmap", x=log_n, y=log_m, z=log_err, colorscale="Viridis", reversescale=True,
                          colorbar=dict(title=dict(text="log₁₀ MSE")), name="log₁₀ MSE")]
     for k, N in enumerate(budgets):
         ln = np.linspace(log_n[0], log_n[-1], 50)
         lm = math.log10(N) - ln
         ok = (lm >= log_m[0]) & (lm <= log_m[-1])
-        traces.append(go.Scatter(x=ln[ok], y=lm[ok], mode="lines", name=f"N = n·m = 10^{math.log10(N):.2g}",
+        traces.append(dict(type="scatter", x=ln[ok], y=lm[ok], mode="lines", name=f"N = n·m = 10^{math.log10(N):.2g}",
                                  line=dict(color="white", dash=DASHES[k % len(DASHES)], width=2)))
     bx = [b[0] for b in best] if best else []
     by = [b[1] for b in best] if best else []
-    traces.append(go.Scatter(x=bx, y=by, mode="markers", name="best split on each iso-N line",
+    traces.append(dict(type="scatter", x=bx, y=by, mode="markers", name="best split on each iso-N line",
                              marker=dict(symbol="star", size=14, color=PALETTE[1], line=dict(color="black", width=1))))
     fig = go.Figure(data=traces, layout=lay)
     caption(fig, "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), β = γ + (B/τ)e^{−nε/8} "
@@ -144,7 +144,7 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
     """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users)."""
     lay = _layout("Samples per user needed for a target error", "users n (log)", "samples per user m needed (log)",
                   template, xlog=True, ylog=True)
-    traces = [go.Scatter(x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
+    traces = [dict(type="scatter", x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
               for k, (label, m) in enumerate(curves.items())]
     colors = [ROLE["naive"], ROLE["bound"]]
     for k, (label, n0) in enumerate(walls.items()):
@@ -161,9 +161,9 @@ def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n:
     """ℓ₂ error against d at fixed n: 003 (feasible for all d) vs 004's regime (infeasible beyond its wall)."""
     lay = _layout(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
                   xlog=True, ylog=True)
-    traces = [go.Scatter(x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
+    traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
                          line=dict(color=ROLE["private"], width=3)),
-              go.Scatter(x=ds, y=older, mode="lines+markers", name="004 (only where n ≥ √d·ln(1/δ)/ε)",
+              dict(type="scatter", x=ds, y=older, mode="lines+markers", name="004 (only where n ≥ √d·ln(1/δ)/ε)",
                          line=dict(color=ROLE["naive"], dash="dash"))]
     fig = go.Figure(data=traces, layout=lay)
     caption(fig, "Source: r(√d/(εn√m) + 1/√(mn)), m = 100 (003 Cor 8; 004 Cor 1 has the same rate but needs "
@@ -188,14 +188,14 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
     lay["yaxis"]["scaleanchor"] = "x"
     lay["height"] = 480
     cx, cy = _circles(np.asarray(points), radius)
-    traces = [go.Heatmap(x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)), name=z_label),
-              go.Scatter(x=cx, y=cy, mode="lines", name=f"balls B_i (radius {radius:.2g})",
+    traces = [dict(type="heatmap", x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)), name=z_label),
+              dict(type="scatter", x=cx, y=cy, mode="lines", name=f"balls B_i (radius {radius:.2g})",
                          line=dict(color="rgba(0,0,0,0.35)", width=1)),
-              go.Scatter(x=points[:, 0], y=points[:, 1], mode="markers", name="users' means x_i",
+              dict(type="scatter", x=points[:, 0], y=points[:, 1], mode="markers", name="users' means x_i",
                          marker=dict(color=ROLE["x"], size=7, line=dict(color="white", width=1)))]
     mx = [points[moved, 0]] if moved is not None else []
     my = [points[moved, 1]] if moved is not None else []
-    traces.append(go.Scatter(x=mx, y=my, mode="markers", name="the moved user",
+    traces.append(dict(type="scatter", x=mx, y=my, mode="markers", name="the moved user",
                              marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
     fig = go.Figure(data=traces, layout=lay)
     caption(fig, "Source: density ∝ e^{ε·min(f(p), 2n/3)}, f(p) = #{i : ‖p − x_i‖ ≤ r√d}, garbage mass (4/δ)·V_B "
@@ -209,8 +209,8 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
     """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user)."""
     lay = _layout("Where the output mass goes: x vs neighbour x′", "outcome", "probability (log)", template,
                   ylog=True, barmode="group")
-    traces = [go.Bar(x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
-              go.Bar(x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
+    traces = [dict(type="bar", x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
+              dict(type="bar", x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
                      marker_color=ROLE["x_prime"])]
     fig = go.Figure(data=traces, layout=lay)
     caption(fig, "Source: 003 Prop 15 — only the region where f changes 1↔0 escapes the e^{±ε} factor; its mass is a "
@@ -224,11 +224,11 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
     """Median ℓ₂ error vs fraction κ of corrupted users: 003's estimator, non-robust mean, r·κ/√m floor."""
     lay = _layout("Robustness to corrupted users", "fraction of users corrupted κ", "ℓ₂ error (log)", template,
                   ylog=True)
-    traces = [go.Scatter(x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User (003 Alg 3)",
+    traces = [dict(type="scatter", x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User (003 Alg 3)",
                          line=dict(color=ROLE["private"], width=3)),
-              go.Scatter(x=kappas, y=naive, mode="lines+markers", name="non-robust mean of user means",
+              dict(type="scatter", x=kappas, y=naive, mode="lines+markers", name="non-robust mean of user means",
                          line=dict(color=ROLE["naive"], dash="dash")),
-              go.Scatter(x=kappas, y=floor, mode="lines", name="floor r·κ/√m (003 Prop 27, any estimator)",
+              dict(type="scatter", x=kappas, y=floor, mode="lines", name="floor r·κ/√m (003 Prop 27, any estimator)",
                          line=dict(color=ROLE["bound"], dash="dot"))]
     if bound is not None:
         _hline(lay, bound, "guarantee r′(1+√d), r′ = 10r/√m (003 Thm 7, Prop 14)", PALETTE[2])
@@ -249,9 +249,9 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
     traces = []
     for k, (n, fl) in enumerate(floors.items()):
         c = PALETTE[k % 5]
-        traces.append(go.Scatter(x=ms, y=np.full(len(ms), fl), mode="lines", name=f"n = {n}: lower bound (Thm 8)",
+        traces.append(dict(type="scatter", x=ms, y=np.full(len(ms), fl), mode="lines", name=f"n = {n}: lower bound (Thm 8)",
                                  line=dict(color=c, width=3)))
-        traces.append(go.Scatter(x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE (β ignored)",
+        traces.append(dict(type="scatter", x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE (β ignored)",
                                  line=dict(color=c, dash="dash")))
     fig = go.Figure(data=traces, layout=lay)
     caption(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e^{nε})) (004 Thm 8, constant from its proof); dashed: "
