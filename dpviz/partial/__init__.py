@@ -21,3 +21,7 @@ from dpviz.partial.marginals import *  # noqa: F401,F403,E402
 from dpviz.partial.marginals import __all__ as _marg_all  # noqa: E402
 
 __all__ += list(_marg_all)
+from dpviz.partial.learners import *  # noqa: F401,F403,E402
+from dpviz.partial.learners import __all__ as _learn_all  # noqa: E402
+
+__all__ += list(_learn_all)
