@@ -1228,7 +1228,7 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
 
 
 def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_size: int, constant: float = 1.0,
-                     template: str = TEMPLATE) -> go.Figure:
+                     standard_errors: dict | None = None, template: str = TEMPLATE) -> go.Figure:
     """Simulated true error of the user-level realizable PAC learner (ALG-8) on 1-D thresholds against n, one curve per
     m, beside the theory α(n) = C·ln(K+1)/(ε·n·m) (Theorem 4 of 000 solved for α; C = 1 shown).
 
@@ -1241,8 +1241,11 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
     for i, (m, err) in enumerate(sorted(errors.items())):
         col = cols[i % len(cols)]
         err = np.asarray(err, dtype=float)
+        ey = None
+        if standard_errors is not None and m in standard_errors:
+            ey = dict(type="data", array=np.asarray(standard_errors[m], dtype=float), visible=True, thickness=1)
         data.append(go.Scatter(x=n_grid, y=np.where(err > 0, err, np.nan), mode="markers+lines",
-                               name=f"simulation, m = {m}" + (" (item-level)" if m == 1 else ""),
+                               name=f"simulation, m = {m}" + (" (item-level)" if m == 1 else ""), error_y=ey,
                                line=dict(color=col, width=2), marker=dict(size=7)))
         theory = constant * math.log(grid_size + 1) / (epsilon * n_grid * m)
         data.append(go.Scatter(x=n_grid, y=np.minimum(theory, 0.5), mode="lines", name=f"theory, m = {m}",
