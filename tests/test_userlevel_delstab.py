@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 
+from dpviz.userlevel import ptr
 from dpviz.userlevel import BOTTOM, DelStab, NoisySum, UserDataset, approx_eq, hockey_stick, tdlap_pmf
 
 TOL = 1e-12  # float64 round-off slack in the exact comparisons
@@ -68,6 +69,33 @@ class TestExactness:
         a = ds.output_pmf(x)
         b = ds.output_pmf(x, method="brute")
         assert np.allclose(a, b, rtol=0, atol=1e-13)
+
+    @pytest.mark.parametrize("eps0", [0.2, 0.5, 1.0])
+    def test_extreme_pair_shortcut_equals_full_check(self, eps0, monkeypatch):
+        # The fast path tests only the two extreme deletion sums, justified by the interval property it verifies on
+        # the exact ≈ matrix; switching it off (full pairwise check over all achievable sums) must not change anything.
+        ds = DelStab(3.0, 0.1, NoisySum(epsilon0=eps0, high=40))
+        xs = datasets_for(26, 3)
+        fast = [ds.output_pmf(x) for x in xs]
+        monkeypatch.setattr(ptr, "_interval_ends", lambda close: None)
+        ptr._cached_analysis.cache_clear()
+        slow = [ds.output_pmf(x) for x in xs]
+        ptr._cached_analysis.cache_clear()
+        for a, b in zip(fast, slow):
+            assert np.allclose(a, b, rtol=0, atol=1e-13)
+
+    def test_direct_and_complement_sums_agree(self, monkeypatch):
+        # Two exact ways to sum over the stable sets: directly, or all sets minus the unstable ones.
+        ds = DelStab(3.0, 0.1, NoisySum(epsilon0=0.5, high=40))
+        xs = datasets_for(26, 3)
+        out = {}
+        for frac in (0.0, 2.0):  # 0: always complement; 2: always direct
+            monkeypatch.setattr(ptr, "_COMPLEMENT_FRACTION", frac)
+            ptr._cached_analysis.cache_clear()
+            out[frac] = [ds.output_pmf(x) for x in xs]
+        ptr._cached_analysis.cache_clear()
+        for a, b in zip(out[0.0], out[2.0]):
+            assert np.allclose(a, b, rtol=0, atol=1e-12)
 
     def test_bottom_probability_matches_stability(self):
         ds = DelStab(3.0, 0.1, NoisySum(epsilon0=0.3, high=40))

@@ -339,18 +339,6 @@ class NoisySum:
 
 
 # ---------------------------------------------------------------------------------------------- DelStab
-def _type_vectors(r: int, caps: Sequence[int]):
-    """All integer vectors t with Σ t = r and 0 ≤ t_j ≤ caps[j] (the 'types' of an r-subset of users)."""
-    if len(caps) == 0:
-        if r == 0:
-            yield ()
-        return
-    rest_cap = sum(caps[1:])
-    for t0 in range(max(0, r - rest_cap), min(caps[0], r) + 1):
-        for tail in _type_vectors(r - t0, caps[1:]):
-            yield (t0, *tail)
-
-
 def _subset_sum_counts(values: np.ndarray, counts: Sequence[int], q: int) -> np.ndarray:
     """W[s] = number of q-subsets of a multiset (``counts[j]`` users of value ``values[j]``) whose values sum to s.
 
@@ -453,42 +441,25 @@ class DelStab:
             )
         return np.asarray(self.algorithm.user_values(dataset), dtype=np.int64), par
 
-    def _close_matrix(self, total: int, par: DelStabParameters) -> tuple[np.ndarray, np.ndarray]:
-        """PM[s] = exact output pmf of A for remaining sum s; close[s, s′] = PM[s] ≈_{ε̄,δ̄} PM[s′]."""
+    def _close_matrix(
+        self, total: int, par: DelStabParameters, lo: int = 0, hi: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """PM[s] = exact output pmf of A for remaining sum s = 0..total; close[s − lo, s′ − lo] = PM[s] ≈_{ε̄,δ̄} PM[s′]
+        for the reachable window lo ≤ s, s′ ≤ hi (hockey-stick in both directions, exact pmfs)."""
+        hi = total if hi is None else hi
         PM = np.asarray(self.algorithm.pmf_of_sum(np.arange(total + 1)), dtype=float).reshape(total + 1, -1)
+        win = PM[lo : hi + 1]
         e = math.exp(par.epsilon_bar)
-        d = np.empty((total + 1, total + 1))
-        for s in range(total + 1):
-            d[s] = np.maximum(PM[s][None, :] - e * PM, 0.0).sum(axis=1)
+        d = np.empty((win.shape[0], win.shape[0]))
+        for s in range(win.shape[0]):
+            d[s] = np.maximum(win[s][None, :] - e * win, 0.0).sum(axis=1)
         close = (d <= par.delta_bar) & (d.T <= par.delta_bar)
         return PM, close
 
-    def _stable_types(self, v: np.ndarray, par: DelStabParameters, rs: Sequence[int], close: np.ndarray):
-        """For each r in ``rs``: list of (t, w_t, s_S, removal-sum counts W) over the STABLE types t."""
-        vals, cnts = np.unique(v, return_counts=True)
-        total = int(v.sum())
-        K4 = par.discarded
-        out = {}
-        for r in rs:
-            q = K4 - r
-            stable = []
-            for t in _type_vectors(r, cnts.tolist()):
-                rest = [int(c) - ti for c, ti in zip(cnts, t)]
-                W = _subset_sum_counts(vals, rest, q)
-                sS = int(np.dot(t, vals))
-                a = np.nonzero(W > 0)[0]
-                tot = total - sS - a
-                if close[np.ix_(tot, tot)].all():
-                    w = math.prod(math.comb(int(c), ti) for c, ti in zip(cnts, t))
-                    stable.append((t, w, sS, W))
-            out[r] = stable
-        return vals, out
-
-    def _analysis(self, dataset: UserDataset):
-        """(v, par, PM, vals, stable-types for every r), cached on the multiset of per-user sums."""
-        v, par = self._check(dataset)
-        PM, vals, st = _cached_analysis(self, tuple(sorted(v.tolist())))
-        return v, par, PM, vals, st
+    def _analysis(self, dataset: UserDataset) -> _Analysis:
+        """Exact analysis of ``dataset``, cached on the multiset of per-user sums (all DelStab depends on)."""
+        v, _ = self._check(dataset)
+        return _cached_analysis(self, tuple(sorted(v.tolist())))
 
     # ------------------------------------------------------------------ public
     def stability(self, dataset: UserDataset) -> dict[str, Any]:
@@ -498,10 +469,11 @@ class DelStab:
         ``"n_subsets"`` (C(n, r)), ``"stable"`` (X_stable ≠ ∅), ``"bottom_probability"`` (Pr[⊥] = Σ_r Pr[R₁=r]·1[X_stable=∅]),
         and ``"parameters"``.
         """
-        v, par, _, _, st = self._analysis(dataset)
+        an = self._analysis(dataset)
+        par = an.par
         rs = list(range(2 * par.kappa + 1))
         p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
-        n_stable = np.array([float(sum(w for _, w, _, _ in st[r])) for r in rs])
+        n_stable = np.array([float(an.by_r[r][1][an.by_r[r][3]].sum()) for r in rs])
         stable = n_stable > 0
         return {
             "r": np.array(rs),
@@ -530,22 +502,17 @@ class DelStab:
         if method == "brute":
             _, par = self._check(dataset)
             return self._output_pmf_brute(dataset, par)
-        v, par, PM, _, st = self._analysis(dataset)
-        total = int(v.sum())
-        rs = list(range(2 * par.kappa + 1))
+        an = self._analysis(dataset)
+        par = an.par
         p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
-        out = np.zeros(PM.shape[1] + 1)
-        for r in rs:
-            if not st[r]:
+        removed_to_output = an.PM[an.total - np.arange(an.total + 1)]  # row b: pmf of A when the deleted sum is b
+        out = np.zeros(an.PM.shape[1] + 1)
+        for r in range(2 * par.kappa + 1):
+            dist = an.removal_distribution(r)
+            if dist is None:
                 out[-1] += p[r]
-                continue
-            Wr = float(sum(w for _, w, _, _ in st[r]))
-            acc = np.zeros(PM.shape[1])
-            for _, w, sS, W in st[r]:
-                a = np.nonzero(W > 0)[0]
-                probs = W[a] / W[a].sum()
-                acc += (w / Wr) * (probs @ PM[total - sS - a])
-            out[:-1] += p[r] * acc
+            else:
+                out[:-1] += p[r] * (dist @ removed_to_output)
         return out
 
     def _output_pmf_brute(self, dataset: UserDataset, par: DelStabParameters) -> np.ndarray:
@@ -589,16 +556,19 @@ class DelStab:
     def run(self, dataset: UserDataset, rng: Any = None) -> Any:
         """One run of Algorithm 1: an output of A, or ``BOTTOM`` when X_stable = ∅."""
         gen = as_rng(rng)
-        v, par, _, vals, st = self._analysis(dataset)
+        v, _ = self._check(dataset)
+        an = self._analysis(dataset)
+        par = an.par
         r = tdlap_sample(par.epsilon_bar, par.delta_bar, rng=gen)
         total = int(v.sum())
-        stable = st[r]
-        if not stable:
+        T, w, _, stable = an.by_r[r]
+        if not stable.any():
             return BOTTOM
-        w = np.array([float(wt) for _, wt, _, _ in stable])
-        t = stable[int(gen.choice(len(stable), p=w / w.sum()))][0]
+        idx = np.nonzero(stable)[0]
+        ws = w[idx]
+        t = T[idx[int(gen.choice(len(idx), p=ws / ws.sum()))]]
         chosen = []
-        for val, tv in zip(vals.tolist(), t):
+        for val, tv in zip(an.vals.tolist(), t.tolist()):
             if tv:
                 members = np.nonzero(v == val)[0]
                 chosen.extend(gen.choice(members, size=tv, replace=False).tolist())
@@ -608,13 +578,138 @@ class DelStab:
         return self.algorithm.sample_from_sum(total - int(v[removed].sum()), rng=gen)
 
 
-@functools.lru_cache(maxsize=128)
-def _cached_analysis(ds: DelStab, sums: tuple):
-    v = np.array(sums, dtype=np.int64)
-    par = ds.parameters
-    PM, close = ds._close_matrix(int(v.sum()), par)
-    vals, st = ds._stable_types(v, par, list(range(2 * par.kappa + 1)), close)
-    return PM, vals, st
+_MAX_TYPE_VECTORS = 2_000_000
+#: Use the complement sum when the stable sets carry more than this fraction of all C(n, r) subsets (precision:
+#: the subtraction then loses at most a factor 1/(1 − fraction) of relative accuracy).
+_COMPLEMENT_FRACTION = 0.5
+
+
+def _all_type_vectors(caps: np.ndarray, rmax: int) -> np.ndarray:
+    """All integer vectors t with 0 ≤ t_j ≤ caps[j] and Σ t ≤ rmax (int32 array, one row per vector)."""
+    rows = np.zeros((1, 0), dtype=np.int32)
+    sums = np.zeros(1, dtype=np.int32)
+    for c in caps.tolist():
+        reps = np.minimum(c, rmax - sums) + 1  # choices 0..min(c, rmax − current sum)
+        total = int(reps.sum())
+        if total > _MAX_TYPE_VECTORS:
+            raise ValueError(
+                f"dataset is not allowed: exact DelStab would enumerate more than {_MAX_TYPE_VECTORS} deletion "
+                "types (too many distinct per-user sums for this κ); use fewer users, smaller m or a larger ε, δ."
+            )
+        base = np.repeat(np.arange(len(reps)), reps)
+        offs = np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
+        rows = np.concatenate([rows[base], offs[:, None].astype(np.int32)], axis=1)
+        sums = sums[base] + offs.astype(np.int32)
+    return rows
+
+
+def _interval_ends(close: np.ndarray) -> np.ndarray | None:
+    """If ``close`` (symmetric, true on the diagonal) is 'interval-closed' — close[a, c] ⇔ c ≤ e[a] for a ≤ c, with
+    e non-decreasing — return e; else None. Then for a ≤ b ≤ c, close[a, c] implies close[a, b] and close[b, c], so
+    a set of totals is pairwise close iff its two extremes are (exact, verified on the matrix itself)."""
+    S = close.shape[0]
+    upper = np.triu(close)
+    e = np.empty(S, dtype=np.int64)
+    for a in range(S):
+        row = upper[a, a:]
+        k = int(np.argmin(row)) if not row.all() else row.size
+        if row[k:].any():
+            return None
+        e[a] = a + k - 1
+    if np.any(np.diff(e) < 0):
+        return None
+    return e
+
+
+class _Analysis:
+    """Everything DelStab needs about one multiset of per-user sums: exact, cached (see ``_cached_analysis``)."""
+
+    def __init__(self, ds: DelStab, sums: tuple):
+        v = np.array(sums, dtype=np.int64)
+        self.par = par = ds.parameters
+        self.n = len(v)
+        self.total = int(v.sum())
+        self.vals, cnts = np.unique(v, return_counts=True)
+        self.cnts = cnts.astype(np.int64)
+        K4, kap = par.discarded, par.kappa
+        # every remaining total lies between total − (sum of the 4κ largest) and total − (sum of the 4κ smallest)
+        sv = np.sort(v)
+        self.lo = self.total - int(sv[self.n - K4 :].sum())
+        hi = self.total - int(sv[:K4].sum())
+        self.PM, close = ds._close_matrix(self.total, par, self.lo, hi)
+        types = _all_type_vectors(self.cnts, 2 * kap)
+        rsum = types.sum(axis=1)
+        comb = np.array([[math.comb(int(c), t) for t in range(2 * kap + 1)] for c in self.cnts], dtype=float)
+        ends = _interval_ends(close)
+        self.by_r: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
+        for r in range(2 * kap + 1):
+            T = types[rsum == r]
+            q = K4 - r
+            if T.shape[0] == 0:  # r > n: no subsets of that size
+                self.by_r[r] = (T, np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool))
+                continue
+            w = np.prod(comb[np.arange(len(self.cnts))[None, :], T], axis=1)
+            sS = T @ self.vals
+            rest = self.cnts[None, :] - T
+            if ends is not None:
+                qmin = _extreme_sums(self.vals, rest, q, ascending=True)
+                qmax = _extreme_sums(self.vals, rest, q, ascending=False)
+                lo = self.total - sS - qmax - self.lo
+                hi = self.total - sS - qmin - self.lo
+                stable = hi <= ends[lo]
+            else:
+                stable = np.empty(T.shape[0], dtype=bool)
+                for j in range(T.shape[0]):
+                    W = _subset_sum_counts(self.vals, rest[j].tolist(), q)
+                    tot = self.total - int(sS[j]) - np.nonzero(W > 0)[0] - self.lo
+                    stable[j] = bool(close[np.ix_(tot, tot)].all())
+            self.by_r[r] = (T, w, sS.astype(np.int64), stable)
+        self._dist: dict[int, np.ndarray | None] = {}
+
+    def removal_distribution(self, r: int) -> np.ndarray | None:
+        """P(Σ_{i∈T} v_i = b | R₁ = r) for b = 0..total (T = S ∪ U of lines 5–6), or None when X_stable = ∅."""
+        if r in self._dist:
+            return self._dist[r]
+        T, w, sS, stable = self.by_r[r]
+        K4 = self.par.discarded
+        q = K4 - r
+        if not stable.any():
+            self._dist[r] = None
+            return None
+        Wst = float(w[stable].sum())
+        Wall = float(w.sum())  # = C(n, r)
+        dist = np.zeros(self.total + 1)
+        if stable.all():
+            full = _subset_sum_counts(self.vals, self.cnts.tolist(), K4)  # T uniform among 4κ-subsets
+            dist[: full.size] = full[: self.total + 1]
+        elif Wst <= Wall * _COMPLEMENT_FRACTION:
+            for j in np.nonzero(stable)[0]:
+                W = _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q)
+                dist[sS[j] : sS[j] + W.size] += w[j] * W[: self.total + 1 - sS[j]]
+        else:  # complement: Σ_all w_t·N_t(b − s_S) = C(4κ, r)·N_{4κ}(b)
+            full = _subset_sum_counts(self.vals, self.cnts.tolist(), K4)
+            dist[: full.size] = math.comb(K4, r) * full[: self.total + 1]
+            for j in np.nonzero(~stable)[0]:
+                W = _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q)
+                dist[sS[j] : sS[j] + W.size] -= w[j] * W[: self.total + 1 - sS[j]]
+            dist = np.maximum(dist, 0.0)  # round-off only: the exact value is a non-negative count
+        dist /= dist.sum()
+        self._dist[r] = dist
+        return dist
+
+
+def _extreme_sums(vals: np.ndarray, rest: np.ndarray, q: int, *, ascending: bool) -> np.ndarray:
+    """Sum of the q smallest (``ascending``) or largest remaining values, for each row of remaining counts ``rest``."""
+    order = slice(None) if ascending else slice(None, None, -1)
+    vv, rr = vals[order], rest[:, order]
+    before = np.cumsum(rr, axis=1) - rr
+    take = np.clip(q - before, 0, rr)
+    return take @ vv
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_analysis(ds: DelStab, sums: tuple) -> _Analysis:
+    return _Analysis(ds, sums)
 
 
 # ---------------------------------------------------------------------------------------------- subsampling (Theorem 7)
