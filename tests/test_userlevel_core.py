@@ -32,6 +32,7 @@ from dpviz.userlevel import (
     observation28_bounds,
     subsample_users,
     subsampling_amplification,
+    swap_difference_pmf,
     tdlap_pmf,
     tdlap_sample,
     theorem4_users,
@@ -307,6 +308,24 @@ class TestSubsampling:
         assert len(set(firsts)) == 4 and all(f % 2 == 0 for f in firsts)
         with pytest.raises(ValueError, match="size"):
             subsample_users(x, 11)
+
+
+class TestSwapDifference:
+    @pytest.mark.parametrize("m, p", [(1, 0.3), (4, 0.5), (7, 0.9)])
+    def test_brute_force(self, m, p):
+        want = np.zeros(m + 1)
+        for s in range(m + 1):
+            for t in range(m + 1):
+                want[abs(s - t)] += math.comb(m, s) * p**s * (1 - p) ** (m - s) * math.comb(m, t) * p**t * (1 - p) ** (m - t)
+        assert np.allclose(swap_difference_pmf(m, p), want, rtol=1e-12, atol=1e-15)
+
+    def test_fft_branch_and_sqrt_m_scale(self):
+        m, p = 5000, 0.5
+        d = swap_difference_pmf(m, p)
+        assert d.sum() == pytest.approx(1.0) and np.all(d >= 0)
+        mean = float(np.dot(np.arange(m + 1), d))
+        # E|S − S′| → √(2mp(1−p))·√(2/π) (normal limit), far below the worst case m
+        assert mean == pytest.approx(math.sqrt(2 * m * p * (1 - p)) * math.sqrt(2 / math.pi), rel=1e-3)
 
 
 # ------------------------------------------------------------------------------------------------ calculators

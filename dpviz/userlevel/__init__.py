@@ -61,6 +61,7 @@ from .ptr import (
     kappa,
     subsample_users,
     subsampling_amplification,
+    swap_difference_pmf,
     tdlap_pmf,
     tdlap_sample,
 )
@@ -88,6 +89,7 @@ __all__ = [
     "BOTTOM",
     "subsample_users",
     "subsampling_amplification",
+    "swap_difference_pmf",
     # bounds
     "theorem10_item_epsilon",
     "theorem10_item_delta",

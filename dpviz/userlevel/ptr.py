@@ -31,6 +31,7 @@ from dpviz._validation import (
     check_array,
     check_choice,
     check_delta,
+    check_in_range,
     check_integer,
     check_positive,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "BOTTOM",
     "subsample_users",
     "subsampling_amplification",
+    "swap_difference_pmf",
 ]
 
 #: The output ⊥ ("no stable set found") of DelStab; last entry of ``DelStab.outputs``.
@@ -377,9 +379,12 @@ class DelStab:
     round-off in the comparisons d_ε̄ ≤ δ̄. The inner A must have an output law that depends on the data only through
     its total sum (:class:`NoisySum`, the digest's toy, or any object with ``pmf_of_sum``, ``outputs``,
     ``user_values`` and ``sample_from_sum``): then x_{−T} matters only through Σ_{i∉T} v_i and X_stable is enumerated
-    exactly by *types* (how many deleted users have each per-user sum), weighted by Π C(c_v, t_v). The cost is
-    polynomial; ``output_pmf(..., method="brute")`` enumerates the subsets themselves (exponential; for
-    cross-checking on tiny instances).
+    exactly by *types* (how many deleted users have each per-user sum), weighted by Π C(c_v, t_v). The LDDP test at
+    x_{−S} compares A's laws for every pair of achievable deletion sums; when the exact closeness matrix
+    close[s, s′] = (P_s ≈_{ε̄,δ̄} P_{s′}) is verified to be interval-closed (close[a, c] ⇒ close[a, b] ∧ close[b, c]
+    for a ≤ b ≤ c — checked on the matrix, not assumed), testing the two extreme sums is equivalent; otherwise every
+    pair is checked. Results are cached per multiset of per-user sums. ``output_pmf(..., method="brute")``
+    enumerates the subsets themselves (exponential; for cross-checking on tiny instances).
 
     Utility (Lemma 19) needs A to be item-level DP with much smaller parameters; with a generous toy A the test
     often fails and DelStab outputs ⊥ — which the lessons show.
@@ -733,7 +738,8 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     """(ε′, δ′) = (ln(1 + η(e^{ε} − 1)), ηδ), η = size/population (Theorem 7 of 000, [BBG18]).
 
     Sampling ``size`` of ``population`` units uniformly without replacement, substitution neighbours (digest
-    pitfall 10: not the Poisson formula). Delegates to ``dpviz.accountants.SampledWithoutReplacement`` when present.
+    pitfall 10: not the Poisson formula). Delegates to ``dpviz.accountants.events.amplify_without_replacement`` (the
+    accounting of the ``SampledWithoutReplacement`` event) when available.
 
     >>> eps, dl = subsampling_amplification(1.0, 1e-6, 10, 100)
     >>> round(eps, 10) == round(math.log1p(0.1 * math.expm1(1.0)), 10), dl
@@ -743,5 +749,34 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     delta = check_delta(delta, "delta")
     population = check_integer(population, "population", minimum=1)
     size = check_integer(size, "size", minimum=1, maximum=population)
-    eta = size / population
-    return math.log1p(eta * math.expm1(epsilon)), eta * delta
+    try:
+        from dpviz.accountants.events import amplify_without_replacement
+    except ImportError:  # pragma: no cover - only while dpviz.accountants is absent
+        eta = size / population
+        return math.log1p(eta * math.expm1(epsilon)), eta * delta
+    e2, d2 = amplify_without_replacement(epsilon, delta, size, population)
+    return float(e2), float(d2)
+
+
+# ---------------------------------------------------------------------------------------------- why √m (Theorems 13, 17)
+def swap_difference_pmf(m: int, p: float) -> np.ndarray:
+    """Exact pmf of |S − S′| on {0, …, m} for independent S, S′ ∼ Bin(m, p): two random users' sums of m bits.
+
+    With A an ε₀-item-level DP noisy count, swapping the two users' blocks costs privacy loss ε₀·|S − S′| — at
+    worst ε₀·m (group privacy), typically ≈ ε₀·√(2mp(1−p))·√(2/π) ([derived] illustration of Theorems 13/17 of 000;
+    digest §7.5). P(|D| = 0) = Σ_s b(s)², P(|D| = d) = 2·Σ_s b(s)·b(s+d) for d ≥ 1 (b the binomial pmf);
+    the correlation is computed directly for m ≤ 2000 and by FFT beyond (round-off ≤ 1e-15, clipped at 0).
+
+    >>> [round(float(v), 12) for v in swap_difference_pmf(1, 0.5)]
+    [0.5, 0.5]
+    """
+    from scipy import signal, stats
+
+    m = check_integer(m, "m", minimum=1)
+    p = check_in_range(p, "p", 0.0, 1.0)
+    b = stats.binom.pmf(np.arange(m + 1), m, p)
+    corr = np.correlate(b, b, mode="full") if m <= 2000 else signal.fftconvolve(b, b[::-1])
+    corr = np.maximum(corr, 0.0)
+    out = corr[m:].copy()  # index d ↔ D = S − S′ = d ≥ 0
+    out[1:] *= 2.0  # D and −D are equally likely
+    return out / out.sum()
