@@ -122,8 +122,12 @@ def _first(options):
 def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
     """Make ``target`` show ``source``: traces updated in place when their number and types match, else replaced.
 
-    Updating in place sends only the changed properties to the browser, which keeps slider updates smooth.
+    Updating in place sends only the changed properties to the browser, which keeps slider updates smooth. The
+    layout is updated property by property and its template is re-applied only when it changed (validating a
+    template is the most expensive step of a plotly update).
     """
+    new_layout = source.layout.to_plotly_json()
+    template = new_layout.pop("template", None)
     with target.batch_update():
         same = len(target.data) == len(source.data) and all(
             a.type == b.type for a, b in zip(target.data, source.data)
@@ -134,7 +138,12 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
         else:
             target.data = ()
             target.add_traces(list(source.data))
-        target.layout = source.layout
+        stale = set(target.layout.to_plotly_json()) - set(new_layout) - {"template"}
+        for key in stale:
+            target.layout[key] = None
+        target.layout.update(new_layout, overwrite=True)
+        if template is not None and template != target.layout.template.to_plotly_json():
+            target.layout.template = template
 
 
 # --------------------------------------------------------------------------------------------- panel

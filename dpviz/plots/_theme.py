@@ -56,19 +56,37 @@ TEMPLATE = "dpviz"
 _FONT = "Inter, 'Helvetica Neue', Arial, sans-serif"
 
 
+class _Template(go.layout.Template):
+    """The registered template. plotly deep-copies a named template into every figure and re-validates every
+    property while doing so; ours is validated once, here, so its copies skip that step (same content)."""
+
+    def __deepcopy__(self, memo):
+        return go.layout.Template(self.to_plotly_json(), _validate=False)
+
+
 def _register() -> None:
-    base = pio.templates["plotly_white"]
-    tpl = go.layout.Template(base)
-    tpl.layout.update(
-        font=dict(family=_FONT, size=14, color="#222222"),
-        colorway=PALETTE,
-        title=dict(font=dict(size=17), x=0.0, xanchor="left"),
-        margin=dict(l=70, r=30, t=60, b=80),
-        legend=dict(bgcolor="rgba(255,255,255,0.85)", bordercolor="#cccccc", borderwidth=1),
-        hoverlabel=dict(font=dict(family=_FONT)),
-        xaxis=dict(showline=True, linecolor="#444444", ticks="outside", zeroline=False, title=dict(standoff=8)),
-        yaxis=dict(showline=True, linecolor="#444444", ticks="outside", zeroline=False, title=dict(standoff=8)),
-        height=420,
+    # A deliberately small template: every property here is validated each time a figure is built, so it
+    # holds only what dpviz uses (white background, grid, fonts, colours), not plotly_white's defaults for
+    # every trace type (that made each figure ~5x slower to build, which a slider feels).
+    grid = "#E5ECF6"
+    axis = dict(showline=True, linecolor="#444444", ticks="outside", zeroline=False, gridcolor=grid,
+                automargin=True, title=dict(standoff=8))
+    tpl = _Template(
+        layout=dict(
+            font=dict(family=_FONT, size=14, color="#222222"),
+            colorway=PALETTE,
+            paper_bgcolor="white",
+            plot_bgcolor="white",
+            title=dict(font=dict(size=17), x=0.0, xanchor="left"),
+            margin=dict(l=70, r=30, t=60, b=80),
+            legend=dict(bgcolor="rgba(255,255,255,0.85)", bordercolor="#cccccc", borderwidth=1),
+            hoverlabel=dict(font=dict(family=_FONT)),
+            hovermode="closest",
+            xaxis=axis,
+            yaxis=axis,
+            colorscale=dict(sequential="Viridis", sequentialminus="Viridis", diverging="RdBu"),
+            height=420,
+        )
     )
     pio.templates[TEMPLATE] = tpl
 
