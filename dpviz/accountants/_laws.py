@@ -239,7 +239,9 @@ def discretise(law: Law, h: float, pessimistic: bool):
         qcdf_t = law.qcdf(t)
         w = np.where(qsf_t[:-1] < 0.5, qsf_t[:-1] - qsf_t[1:], qcdf_t[1:] - qcdf_t[:-1])
         w = np.maximum(w, 0.0)
-        mb = (m - w * np.exp(a)) / (-math.expm1(-h))
+        with np.errstate(divide="ignore", over="ignore"):
+            w_ea = np.exp(np.log(w) + a)  # Q-mass · e^a, without 0·inf for large a
+        mb = (m - w_ea) / (-math.expm1(-h))
         mb = np.clip(mb, 0.0, m)
         ma = m - mb
         p = np.zeros(t.size)

@@ -216,12 +216,17 @@ def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta:
     inf_mass ≥ delta."""
     if inf_mass >= delta:
         return math.inf
+    keep = probs > 0
+    losses, probs = losses[keep], probs[keep]
+    if losses.size == 0:
+        return 0.0
     # suffix sums (from the top, small terms first): A_j = Σ_{i ≥ j} p_i, B_j = Σ_{i ≥ j} p_i e^{−l_i}
+    # (p_i e^{−l_i} is a Q-probability, so it cannot overflow for a valid distribution)
     a_suf = np.concatenate([np.cumsum(probs[::-1])[::-1], [0.0]])
-    with np.errstate(over="ignore"):
-        b_suf = np.concatenate([np.cumsum((probs * np.exp(-losses))[::-1])[::-1], [0.0]])
-        # δ at ε = l_j (atoms ≥ l_j+ count, i.e. i > j): inf + A_{j+1} − e^{l_j} B_{j+1}; non-increasing in j
-        d_at = inf_mass + a_suf[1:] - np.exp(losses) * b_suf[1:]
+    with np.errstate(over="ignore", divide="ignore"):
+        b_suf = np.concatenate([np.cumsum(np.exp(np.log(probs) - losses)[::-1])[::-1], [0.0]])
+        # δ at ε = l_j (atoms with i > j count): inf + A_{j+1} − e^{l_j} B_{j+1}; non-increasing in j
+        d_at = inf_mass + a_suf[1:] - np.exp(np.log(b_suf[1:]) + losses)
     d0 = inf_mass + float(np.sum(np.where(losses > 0, probs * -np.expm1(np.minimum(-losses, 0.0)), 0.0)))
     if d0 <= delta:
         return 0.0
