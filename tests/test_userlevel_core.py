@@ -254,6 +254,22 @@ class TestDivergences:
         assert not approx_eq(a, b, e, 0.01)
         assert approx_eq(a, b, e, 0.5)
 
+    @settings(max_examples=50, deadline=None)
+    @given(
+        st.lists(st.floats(0.0, 1.0), min_size=2, max_size=6),
+        st.lists(st.floats(0.0, 1.0), min_size=2, max_size=6),
+        st.floats(0.0, 3.0),
+    )
+    def test_hockey_stick_properties(self, a, b, eps):
+        k = min(len(a), len(b))
+        a, b = np.array(a[:k]) + 1e-3, np.array(b[:k]) + 1e-3
+        a, b = a / a.sum(), b / b.sum()
+        d0 = hockey_stick(a, b, 0.0)
+        assert d0 == pytest.approx(0.5 * np.abs(a - b).sum(), abs=1e-12)  # d_0 = total variation
+        d = hockey_stick(a, b, eps)
+        assert -1e-15 <= d <= d0 + 1e-15  # non-increasing in ε, non-negative
+        assert approx_eq(a, b, eps, max(d, hockey_stick(b, a, eps)))
+
     def test_shape_mismatch(self):
         with pytest.raises(ValueError, match="shape"):
             hockey_stick([0.5, 0.5], [1.0], 0.0)
