@@ -540,3 +540,30 @@ def test_calibrate_laplace_scale():
         b = calibrate_laplace_scale(target, delta=1e-6, count=20, accountant="pld")
         assert PLDAccountant().compose(Laplace(b), 20).epsilon(1e-6) <= target
         assert PLDAccountant().compose(Laplace(b / (1 + 2e-4)), 20).epsilon(1e-6) > target
+
+
+# ---------------------------------------------------------------------------------------------- properties
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    eps0=st.floats(0.01, 2.0),
+    k=st.integers(1, 40),
+    log_delta=st.floats(-10.0, -1.5),
+)
+def test_property_pure_dp_accountants_agree_and_order(eps0, k, log_delta):
+    # PureDP's worst case is randomized response, so the KOV optimum (closed form) and the PLD of k RR's
+    # (FFT on a grid) describe the same distribution: PLD optimistic ≤ KOV ≤ PLD pessimistic; and the
+    # classic bounds are never below the optimum.
+    delta = 10.0**log_delta
+    ev = PureDP(eps0)
+    kov = OptimalAccountant().compose(ev, k).epsilon(delta)
+    lo, hi = PLDAccountant().compose(ev, k).epsilon_bounds(delta)
+    assert lo - 1e-9 <= kov <= hi + 1e-9
+    assert kov <= BasicAccountant().compose(ev, k).epsilon(delta) + 1e-12
+    assert kov <= AdvancedAccountant().compose(ev, k).epsilon(delta) + 1e-9
+    assert kov <= RDPAccountant().compose(ev, k).epsilon(delta) + 1e-9
+    assert kov <= ZCDPAccountant().compose(ev, k).epsilon(delta) + 1e-9
