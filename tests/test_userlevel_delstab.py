@@ -137,6 +137,29 @@ class TestPrivacy:
                 checked += 1
         assert checked >= 10
 
+    @pytest.mark.parametrize("eps, delta, eps0, m, n", CONFIGS[:2])
+    def test_conditional_step_of_the_proof(self, eps, delta, eps0, m, n):
+        """Appendix C.4: Pr[out ∈ U | x, R₁ = r] ≤ e^{2ε̄}·Pr[out ∈ U | x′, R₁ = r + 1] + (e^{ε̄}+1)·δ̄ whenever the test
+        passes on x at r (and then, by Observation 36, on x′ at r + 1)."""
+        ds = DelStab(eps, delta, NoisySum(epsilon0=eps0, high=n * m))
+        eb, db, k = ds.parameters
+        for x in datasets_for(n, m):
+            for y in type_neighbors(x, m):
+                for r in range(2 * k):
+                    px = ds.output_pmf_given_r(x, r)
+                    if px[-1] == 1.0:
+                        continue
+                    py = ds.output_pmf_given_r(y, r + 1)
+                    assert py[-1] == 0.0
+                    assert hockey_stick(px[:-1], py[:-1], 2 * eb) <= (math.exp(eb) + 1) * db + TOL
+
+    def test_conditionals_mix_to_output_pmf(self):
+        ds = DelStab(3.0, 0.1, NoisySum(epsilon0=0.5, high=40))
+        x = datasets_for(26, 3)[1]
+        p = tdlap_pmf(1.0, ds.parameters.delta_bar)
+        mix = sum(p[r] * ds.output_pmf_given_r(x, r) for r in range(len(p)))
+        assert np.allclose(mix, ds.output_pmf(x), atol=1e-14)
+
     def test_observation36(self):
         """If X^{r}_stable(x′) ≠ ∅ then X^{r+1}_stable(x) ≠ ∅ for x ≍ x′ (Observation 36, used by Lemma 18)."""
         ds = DelStab(3.0, 0.1, NoisySum(epsilon0=0.5, high=60))

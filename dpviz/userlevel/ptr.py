@@ -497,6 +497,22 @@ class DelStab:
         """
         return self.stability(dataset)["stable"]
 
+    def output_pmf_given_r(self, dataset: UserDataset, r: int) -> np.ndarray:
+        """Exact output pmf conditional on R₁ = r (over ``outputs``; the point mass on ⊥ when X_stable^{r} = ∅).
+
+        The quantity compared in the proof of Lemma 18 (Appendix C.4 of 000):
+        Pr[A(x) ∈ U | R₁ = r] ≤ e^{2ε̄}·Pr[A(x′) ∈ U | R₁ = r + 1] + (e^{ε̄} + 1)·δ̄ for neighbours x ≍ x′.
+        """
+        an = self._analysis(dataset)
+        r = check_integer(r, "r", minimum=0, maximum=2 * an.par.kappa)
+        out = np.zeros(an.PM.shape[1] + 1)
+        dist = an.removal_distribution(r)
+        if dist is None:
+            out[-1] = 1.0
+        else:
+            out[:-1] = dist @ an.PM[an.total - np.arange(an.total + 1)]
+        return out
+
     def output_pmf(self, dataset: UserDataset, *, method: str = "types") -> np.ndarray:
         """Exact output pmf of DelStab on ``dataset`` over ``outputs`` (last entry = Pr[⊥]).
 
