@@ -464,7 +464,12 @@ class DelStab:
     def _analysis(self, dataset: UserDataset) -> _Analysis:
         """Exact analysis of ``dataset``, cached on the multiset of per-user sums (all DelStab depends on)."""
         v, _ = self._check(dataset)
-        return _cached_analysis(self, tuple(sorted(v.tolist())))
+        key = tuple(sorted(v.tolist()))
+        try:
+            hash(self)
+        except TypeError:  # an unhashable custom inner algorithm: compute without the cache
+            return _Analysis(self, key)
+        return _cached_analysis(self, key)
 
     # ------------------------------------------------------------------ public
     def stability(self, dataset: UserDataset) -> dict[str, Any]:
