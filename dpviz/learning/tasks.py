@@ -302,7 +302,7 @@ def make_linear_task(n: int = 1000, m: int = 20, d: int = 10, *, heterogeneity: 
 
 def make_logistic_task(n: int = 1000, m: int = 20, d: int = 10, *, heterogeneity: float = 0.0,
                        condition: float = 10.0, theta_norm: float = 3.0, radius: float = 5.0,
-                       holdout: int = 20000, rng=None) -> UserTask:
+                       holdout: int = 5000, rng=None) -> UserTask:
     """Synthetic user-partitioned logistic regression (see the module docstring).
 
     ‖x‖ ≤ 1 gives G = 1 and H = 1/4 for every θ (ℓ'' ≤ 1/4). The held-out sample (``holdout`` fresh users,

@@ -89,7 +89,7 @@ class PrivacySpent:
 class TrainingRun:
     """One training run: the aggregate θ̂, every iterate, the loss curve and the privacy spent.
 
-    ``losses[i]`` is the empirical loss L(θ_t; S) of iterate t = ``steps[i]`` (every step for linear tasks, ≤ 101
+    ``losses[i]`` is the empirical loss L(θ_t; S) of iterate t = ``steps[i]`` (every step for linear tasks, ≤ 51
     evenly spaced steps otherwise); ``excess[i]`` the population excess risk of that iterate when the task knows
     its optimum. ``clip_fraction[t]`` (a non-private diagnostic for the lesson) is
     the share of users whose gradient was clipped at step t; ``noise_std[t]`` the per-coordinate noise std added
@@ -167,10 +167,10 @@ def _method(task, variant, lr, strong_convexity, extra_curvature=0.0):
 
 
 def _eval_steps(task, T):
-    """Steps at which the loss curve is evaluated: all for linear tasks, ≤ 101 evenly spaced otherwise."""
-    if task.kind == "linear" or T <= 100:
+    """Steps at which the loss curve is evaluated: all for linear tasks, ≤ 51 evenly spaced otherwise."""
+    if task.kind == "linear" or T <= 50:
         return np.arange(T + 1)
-    return np.unique(np.linspace(0, T, 101).round().astype(int))
+    return np.unique(np.linspace(0, T, 51).round().astype(int))
 
 
 def _finish(task, method, label, trace, privacy, clip_frac, noise_std, lr, params):

@@ -10,7 +10,6 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, base_layout, caption
 
@@ -111,16 +110,14 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
                            template: str = TEMPLATE) -> go.Figure:
     """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (004 Alg 4)."""
     t = np.arange(1, len(users) + 1)
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Bar(x=t, y=list(users), name="users n_t = ⌊n/2^t⌋", marker_color=ROLE["private"]),
-                  secondary_y=False)
-    fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ_t = 4^t λ",
-                             line=dict(color=ROLE["naive"], width=2)), secondary_y=True)
-    fig.update_layout(template=template, title=dict(text=title), bargap=0.25,
-                      legend=dict(x=1, xanchor="right", y=1))
-    fig.update_xaxes(title_text="phase t", dtick=1)
-    fig.update_yaxes(title_text="users in phase n_t", secondary_y=False)
-    fig.update_yaxes(title_text="regularisation λ_t (log)", type="log", exponentformat="power", secondary_y=True)
+    fig = go.Figure(layout=base_layout(title, "phase t", "users in phase n_t", template=template))
+    fig.add_trace(go.Bar(x=t, y=list(users), name="users n_t = ⌊n/2^t⌋", marker_color=ROLE["private"]))
+    fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ_t = 4^t λ", yaxis="y2",
+                             line=dict(color=ROLE["naive"], width=2)))
+    fig.update_layout(bargap=0.25, legend=dict(x=1, xanchor="right", y=1),
+                      yaxis2=dict(title=dict(text="regularisation λ_t (log)"), type="log", exponentformat="power",
+                                  overlaying="y", side="right", showgrid=False))
+    fig.update_xaxes(dtick=1)
     used = int(np.sum(users))
     fig.add_annotation(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
                        x=0.99, y=0.75, xanchor="right", showarrow=False, font=dict(size=12))
