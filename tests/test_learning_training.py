@@ -353,3 +353,43 @@ def test_paper_mode_recomposed_by_optimal_accountant():
     assert opt * (1 - 1e-6) <= run.privacy.epsilon <= opt * 1.02
     # the paper's nested advanced composition claims ε; the true spend is far below it
     assert adv <= eps and run.privacy.epsilon < 0.2 * eps
+
+
+def test_heterogeneity_floor_formula():
+    """Non-private ERM under user drift h: E[excess] ≈ s²d/(2nm) + h²·tr Σ/(2nd) (the formula the heterogeneity
+    panel draws; derived from OLS asymptotics and Cov(mean of n unit-sphere drifts) = I/(nd)); 4 SE over 30 seeds."""
+    n, d, h, s_e = 200, 5, 0.3, 0.5
+    for m in (1, 10, 100):
+        vals = []
+        for seed in range(30):
+            t = make_linear_task(n, m, d, heterogeneity=h, label_noise=s_e, rng=seed)
+            vals.append(t.excess_risk(t.erm_solution()))
+        vals = np.array(vals)
+        pred = s_e**2 * d / (2 * n * m) + h**2 * np.trace(t.sigma_x) / (2 * n * d)
+        assert abs(vals.mean() - pred) < 4 * vals.std(ddof=1) / math.sqrt(len(vals)), (m, vals.mean(), pred)
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None)
+@given(T=st.integers(max_value=0), lr=st.floats(max_value=0.0, allow_nan=False))
+def test_validation_property(T, lr):
+    task = make_linear_task(20, 2, 2, rng=0)
+    with pytest.raises(ValueError, match="T"):
+        train_user_level(task, T=T)
+    with pytest.raises(ValueError, match="learning_rate"):
+        train_naive(task, T=3, learning_rate=lr)
+
+
+@settings(max_examples=30, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=0, max_value=4), min_size=1, max_size=6))
+def test_ragged_or_empty_users_rejected_property(sizes):
+    xs = [np.zeros((k, 2)) for k in sizes]
+    ys = [np.zeros(k) for k in sizes]
+    if min(sizes) >= 1 and len(set(sizes)) == 1:
+        assert user_task_from_arrays("linear", xs, ys).n == len(sizes)
+    else:
+        with pytest.raises(ValueError, match="no examples|same m"):
+            user_task_from_arrays("linear", xs, ys)
