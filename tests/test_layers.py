@@ -1,0 +1,59 @@
+"""Layers, one direction: core numerics → dpviz.plots → dpviz.panels → notebooks. Nothing imports upward.
+
+Checked statically over every module's import statements, so a violation anywhere fails here by name.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PKG = Path(__file__).resolve().parent.parent / "dpviz"
+
+UI_ONLY = ("plotly", "ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.plots", "dpviz.panels")
+FORBIDDEN = {
+    "core": UI_ONLY,
+    "plots": ("ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.panels"),
+    "panels": ("voila", "tornado"),
+}
+
+
+def _layer(path: Path) -> str | None:
+    rel = path.relative_to(PKG).parts
+    if rel[0] == "plots":
+        return "plots"
+    if rel[0] == "panels":
+        return "panels"
+    if rel[0] in ("app.py", "__init__.py", "lessons.py"):
+        return None  # the Voila launcher, the package façade and the lesson catalogue sit outside the layers
+    return "core"
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+MODULES = sorted(p for p in PKG.rglob("*.py") if _layer(p) is not None)
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PKG)))
+def test_module_imports_only_from_its_layer_or_below(path):
+    layer = _layer(path)
+    bad = sorted(
+        name for name in _imports(path) for forbidden in FORBIDDEN[layer]
+        if name == forbidden or name.startswith(forbidden + ".")
+    )
+    assert not bad, f"{path.relative_to(PKG)} ({layer} layer) imports {bad}"
+
+
+def test_the_check_sees_a_violation(tmp_path):
+    bad = tmp_path / "x.py"
+    bad.write_text("import numpy\nfrom plotly import graph_objects\n")
+    assert "plotly" in _imports(bad)
