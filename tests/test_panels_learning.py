@@ -84,3 +84,9 @@ def test_heterogeneity_panel_and_exercise():
     assert f"{truth:.4g}" in text
     p.controls["heterogeneity"].value = 0.0
     assert p.last_error is None and "∞" in p.readout.value
+
+
+def test_train_live_paper_mode_shows_nominal_and_spent_epsilon():
+    p = TrainLivePanel(n=300, T=20, mode="paper")
+    assert p.last_error is None
+    assert "claims ε = 1" in p.readout.value and "Paper constants" in p.hint.value
