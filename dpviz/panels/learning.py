@@ -22,48 +22,14 @@ from dpviz.learning import (
     phased_erm_schedule,
     rates,
     train_naive,
-    train_nonprivate,
     train_user_level,
 )
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.plots import learning as P
-from dpviz.plots._theme import TEMPLATE
 
 __all__ = ["LearningRatesPanel", "ERMUsersPanel", "PhasedERMPanel", "TrainLivePanel", "HeterogeneityPanel"]
 
 _MAX_EXAMPLES = 200_000  # n·m cap of a live run (memory and a ~1 s budget)
-
-
-def _fast_sync(target, source) -> None:
-    """:func:`dpviz.panels._base.sync_figure` that keeps the widget's template: builders get ``template=None``
-    after the first render, because expanding the shared template costs tens of ms per figure in plotly."""
-    with target.batch_update():
-        same = len(target.data) == len(source.data) and all(a.type == b.type for a, b in zip(target.data, source.data))
-        if same:
-            for t, s in zip(target.data, source.data):
-                t.update(s.to_plotly_json(), overwrite=True)
-        else:
-            target.data = ()
-            target.add_traces(list(source.data))
-        lj = source.layout.to_plotly_json()
-        lj.pop("template", None)
-        target.update_layout(lj, overwrite=True)
-
-
-class _LearningPanel(Panel):
-    """Shared fast update path of the lesson-06 panels (not registered: the name starts with "_")."""
-
-    @property
-    def _tpl(self):
-        return TEMPLATE if not self.figures else None
-
-    def _apply(self, view: View) -> None:
-        if not self.figures:
-            return super()._apply(view)
-        for target, source in zip(self.figures, view.figures):
-            _fast_sync(target, source)
-        self.readout.value = view.readout or ""
-        self.hint.value = f"<span class='dpviz-hint'>💡 {view.hint}</span>" if view.hint else ""
 
 
 def _table(rows) -> str:
@@ -71,7 +37,7 @@ def _table(rows) -> str:
         f"<tr><td style='padding:1px 14px 1px 0'>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
 
 
-class LearningRatesPanel(_LearningPanel):
+class LearningRatesPanel(Panel):
     """Rates explorer: Theorems 4, 5 of 004 against the item-level and naive rates, as n grows."""
 
     title = "Rates explorer: what user-level privacy costs"
@@ -100,7 +66,7 @@ class LearningRatesPanel(_LearningPanel):
         }
         need = float(rates.sco_users_needed(d, m, eps, R=R, G=G, sigma=sig, C=C))
         floor = rates.fixed_n_floor(ns, eps, B=1.0) * 2.0  # G/(4(1+e^{nε})) = 2·B²/(8(1+e^{nε})) with B = G = 1
-        fig = P.rates_figure(ns, curves, invalid_below=need, floor=floor, template=self._tpl)
+        fig = P.rates_figure(ns, curves, invalid_below=need, floor=floor)
         n_ref = 1e4
         gain = rates.sco_naive(n_ref, m, d, eps) / rates.sco_upper(n_ref, m, d, eps, sigma=sig)
         readout = _table([
@@ -111,7 +77,7 @@ class LearningRatesPanel(_LearningPanel):
         return View([fig], readout=readout)
 
 
-class ERMUsersPanel(_LearningPanel):
+class ERMUsersPanel(Panel):
     """Users ERM needs: 004's √(dT)/ε against 003's √T/ε."""
 
     title = "How many users does private ERM need?"
@@ -130,7 +96,7 @@ class ERMUsersPanel(_LearningPanel):
         Ts = np.geomspace(1, 1e5, 120)
         levy = {dd: rates.erm_users_needed(dd, Ts, eps) for dd in sorted({1, d, 10 * d})}
         ours = rates.erm_users_needed_003(d, Ts, eps)
-        fig = P.users_needed_figure(Ts, levy, ours, n=n, template=self._tpl)
+        fig = P.users_needed_figure(Ts, levy, ours, n=n)
         t_levy = (n * eps) ** 2 / d
         t_ours = (n * eps) ** 2
         readout = _table([
@@ -141,7 +107,7 @@ class ERMUsersPanel(_LearningPanel):
         return View([fig], readout=readout)
 
 
-class PhasedERMPanel(_LearningPanel):
+class PhasedERMPanel(Panel):
     """Algorithm 4 of 004: users consumed per phase and the λ schedule."""
 
     title = "Phased ERM: fresh users every phase"
@@ -161,7 +127,7 @@ class PhasedERMPanel(_LearningPanel):
         n, m, d, eps = round(v["n"]), round(v["m"]), round(v["d"]), v["epsilon"]
         s = phased_erm_schedule(n, m, d, eps, G=1.0, sigma=1.0 / math.sqrt(d), R=1.0)
         keep = s.users >= 1
-        fig = P.phased_schedule_figure(s.users[keep], s.lambdas[keep], n=n, template=self._tpl)
+        fig = P.phased_schedule_figure(s.users[keep], s.lambdas[keep], n=n)
         hint = None
         if not keep.all():
             hint = (f"The schedule asks for {s.phases} phases but only {int(keep.sum())} have a user left "
@@ -181,7 +147,7 @@ def _task(kind: str, n: int, m: int, d: int, h: float, seed: int):
     return make(n, m, d, heterogeneity=h, rng=seed, **kw)
 
 
-class TrainLivePanel(_LearningPanel):
+class TrainLivePanel(Panel):
     """Train a small model live with four methods at the same (ε, δ) and see what each run spends."""
 
     title = "Train live: user-level DP-SGD against the baselines"
@@ -235,8 +201,7 @@ class TrainLivePanel(_LearningPanel):
         else:
             curves = {k: (r.steps, r.losses) for k, r in runs.items()}
             ylabel = "training loss L(θ_t; S)"
-        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"),
-                                       template=self._tpl)
+        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"))
         acc = next((r.privacy.accountant for r in runs.values() if r.privacy is not None), "")
         rows.append(("accountant", acc))
         hint = None
@@ -260,7 +225,7 @@ def _hetero_point(n: int, m: int, h: float, seed: int):
     return erm, u, nv
 
 
-class HeterogeneityPanel(_LearningPanel):
+class HeterogeneityPanel(Panel):
     """Excess risk against m for a heterogeneity level h: the m-independent user-drift floor."""
 
     title = "Heterogeneity: when more samples per user stop helping"
@@ -310,7 +275,7 @@ class HeterogeneityPanel(_LearningPanel):
         formula = 0.25 * 5 / (2 * n * ms) + h**2 * tr / (2 * n * 5)
         m_star = self._m_star(n, h)
         fig = P.heterogeneity_figure(ms, {"nonprivate": pts[:, 0], "user_level": pts[:, 1], "naive": pts[:, 2]},
-                                     formula=formula, m_star=m_star, template=self._tpl)
+                                     formula=formula, m_star=m_star)
         readout = _table([
             ("m* = s²d²/(h² tr Σ)", "∞ (no drift)" if not math.isfinite(m_star) else f"{m_star:.0f}"),
             ("drift floor h² tr Σ/(2nd)", f"{h**2 * tr / (2 * n * 5):.2e}"),

@@ -16,11 +16,9 @@ from typing import Any
 
 from dpviz import mechanisms as M
 from dpviz.conversions import zcdp_to_approx_dp
-import plotly.graph_objects as go
 
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.plots import privacy_loss as P
-from dpviz.plots._theme import TEMPLATE
 
 __all__ = ["OutputDistributionsPanel", "PrivacyLossPanel", "PrivacyProfilePanel", "TradeoffPanel",
            "build_mechanism", "MECHANISM_OPTIONS"]
@@ -91,44 +89,6 @@ def _ignored_hint(v: dict[str, Any]) -> str | None:
     return text
 
 
-def _sync_without_template(target: go.FigureWidget, source: go.Figure) -> None:
-    """Like :func:`dpviz.panels._base.sync_figure`, but the layout is updated key by key *without* re-assigning
-    the (unchanging) template: re-assigning it deep-copies the whole template (~10–25 ms per figure), which alone
-    would exceed the 50 ms budget of a slider update. Top-level layout keys absent from ``source`` are cleared."""
-    with target.batch_update():
-        same = len(target.data) == len(source.data) and all(a.type == b.type for a, b in zip(target.data, source.data))
-        if same:
-            for t, s in zip(target.data, source.data):
-                t.update(s.to_plotly_json(), overwrite=True)
-        else:
-            target.data = ()
-            target.add_traces(list(source.data))
-        new = source.layout.to_plotly_json()
-        new.pop("template", None)
-        stale = {k: None for k in target.layout.to_plotly_json() if k not in new and k != "template"}
-        target.layout.update({**stale, **new}, overwrite=True)
-
-
-class _LessonPanel(Panel):
-    """Panel with the cheaper figure sync above (the leading underscore keeps this base out of
-    ``PANEL_REGISTRY``). The first render builds the figures with the shared ``"dpviz"`` template; later renders
-    pass ``template="none"`` (no copy of the big template) because only data and explicit layout keys are synced
-    and the FigureWidgets keep the template they were built with."""
-
-    @property
-    def _template(self) -> str:
-        return TEMPLATE if not self.figures else "none"
-
-    def _apply(self, view: View) -> None:
-        if not self.figures:
-            super()._apply(view)
-            return
-        for target, source in zip(self.figures, view.figures):
-            _sync_without_template(target, source)
-        self.readout.value = view.readout or ""
-        self.hint.value = f"<span class='dpviz-hint'>💡 {view.hint}</span>" if view.hint else ""
-
-
 def _table(rows: list[tuple[str, str]]) -> str:
     return "<table>" + "".join(f"<tr><td style='padding:1px 12px 1px 0'>{a}</td><td><b>{b}</b></td></tr>"
                                for a, b in rows) + "</table>"
@@ -138,7 +98,7 @@ def _fmt_eps(e: float) -> str:
     return "∞" if math.isinf(e) else f"{e:.4g}"
 
 
-class OutputDistributionsPanel(_LessonPanel):
+class OutputDistributionsPanel(Panel):
     """Output distributions of M(x) and M(x′) with the hockey-stick area δ(ε) shaded."""
 
     title = "Neighbouring inputs and what the mechanism outputs"
@@ -154,7 +114,7 @@ class OutputDistributionsPanel(_LessonPanel):
     def _render(self, v: dict[str, Any]) -> View:
         m = _mech_from(v)
         eps = float(v["epsilon"])
-        fig = P.output_distributions_figure(m, eps, template=self._template)
+        fig = P.output_distributions_figure(m, eps)
         d = m.delta(eps)
         rows = [("mechanism", P.mechanism_label(m)),
                 ("δ(ε) = shaded area", f"{d:.4g}"),
@@ -163,7 +123,7 @@ class OutputDistributionsPanel(_LessonPanel):
         return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))
 
 
-class PrivacyLossPanel(_LessonPanel):
+class PrivacyLossPanel(Panel):
     """The privacy loss random variable L with ε marked and P[L > ε], δ(ε) read out."""
 
     title = "The privacy loss random variable"
@@ -179,7 +139,7 @@ class PrivacyLossPanel(_LessonPanel):
     def _render(self, v: dict[str, Any]) -> View:
         m = _mech_from(v)
         eps = float(v["epsilon"])
-        fig = P.privacy_loss_figure(m, eps, template=self._template)
+        fig = P.privacy_loss_figure(m, eps)
         pld = m.privacy_loss()
         sf = pld.sf(eps)
         d = m.delta(eps)
@@ -194,7 +154,7 @@ class PrivacyLossPanel(_LessonPanel):
         return View(figures=[fig], readout=_table(rows), hint=hint)
 
 
-class PrivacyProfilePanel(_LessonPanel):
+class PrivacyProfilePanel(Panel):
     """Gaussian privacy profile: exact vs classic vs zCDP, with a predict-then-reveal exercise."""
 
     title = "The privacy profile δ(ε) of the Gaussian mechanism"
@@ -243,7 +203,7 @@ class PrivacyProfilePanel(_LessonPanel):
         s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
         g = M.Gaussian(s, dl)
         revealed = self._revealed_at == tuple(v.values())
-        fig = P.privacy_profile_figure(s, dl, delta_mark=d, show_epsilon=revealed, template=self._template)
+        fig = P.privacy_profile_figure(s, dl, delta_mark=d, show_epsilon=revealed)
         exact = g.epsilon(d)
         classic = dl * math.sqrt(2 * math.log(1.25 / d)) / s
         cks = zcdp_to_approx_dp(g.rho, d, method="cks")
@@ -263,7 +223,7 @@ class PrivacyProfilePanel(_LessonPanel):
         return View(figures=[fig], readout=_table(rows))
 
 
-class TradeoffPanel(_LessonPanel):
+class TradeoffPanel(Panel):
     """Hypothesis-testing view: the trade-off curve against the region (ε, δ)-DP allows."""
 
     title = "Privacy as hypothesis testing"
@@ -280,7 +240,7 @@ class TradeoffPanel(_LessonPanel):
     def _render(self, v: dict[str, Any]) -> View:
         m = _mech_from(v)
         eps, d = float(v["epsilon"]), float(v["delta"])
-        fig = P.tradeoff_figure(m, eps, d, template=self._template)
+        fig = P.tradeoff_figure(m, eps, d)
         need = m.delta(eps)
         eps_need = m.epsilon(d)
         ok = need <= d
