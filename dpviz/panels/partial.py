@@ -211,7 +211,7 @@ class HeavyHitterPanel(_PartialPanel):
         return {
             "eps0": slider("ε0 per attribute", 1.0, 0.1, 5.0, 0.1),
             "d": dropdown("attributes d", [("8", 8), ("16", 16), ("32", 32)], 16),
-            "n": log_slider("people n", 20000, 3, 5, step=0.1, readout_format=".3g"),
+            "n": log_slider("people n", 20000, 3, 5, step=0.05, readout_format=".3g"),
             "nu": slider("heavy-hitter fraction ν", 0.1, 0.02, 0.1, 0.01),
             "eta": slider("failure probability η", 0.1, 0.01, 0.1, 0.01),
             "constants": dropdown("constants", [("corrected (private at ε0)", "corrected"),

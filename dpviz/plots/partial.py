@@ -240,13 +240,26 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
 
 # ----------------------------------------------------------------------------------------------- W6 (heavy hitters)
 
+@lru_cache(maxsize=4)
+def _uniform_bits(seed: int) -> np.ndarray:
+    out = np.random.default_rng(seed).integers(0, 2, size=(100000, 32)).astype(np.uint8)
+    out.setflags(write=False)
+    return out
+
+
 @lru_cache(maxsize=32)
 def planted_data(n: int, d: int, n_heavy: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Synthetic binary data: ``n_heavy`` planted strings with counts spread over 6%–30% of n, the rest uniform.
-    Returns ``(X, planted, planted_counts)``; cached (read-only arrays)."""
-    rng = np.random.default_rng(seed)
-    X = rng.integers(0, 2, size=(n, d)).astype(np.uint8)
-    planted = np.unique(rng.integers(0, 2, size=(n_heavy, d)), axis=0)
+    Returns ``(X, planted, planted_counts)``; cached (read-only arrays). For n ≤ 100,000 and d ≤ 32 the uniform
+    background is a slice of one cached draw, so moving a slider does not redraw it."""
+    n = check_integer(n, "n", minimum=1)
+    d = check_integer(d, "d", minimum=1)
+    rng = np.random.default_rng(seed + 1)
+    if n <= 100000 and d <= 32:
+        X = _uniform_bits(seed)[:n, :d].copy()
+    else:
+        X = np.random.default_rng(seed).integers(0, 2, size=(n, d)).astype(np.uint8)
+    planted = np.unique(rng.integers(0, 2, size=(n_heavy, d)), axis=0).astype(np.uint8)
     fr = np.linspace(0.06, 0.30, len(planted))
     counts = np.floor(fr * n).astype(int)
     i = 0
