@@ -21,7 +21,6 @@ import ipywidgets as W
 from dpviz import partial as PD
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
 from dpviz.plots import partial as P
-from dpviz.plots._theme import TEMPLATE
 
 __all__ = [
     "RecordEpsilonPanel",
@@ -34,46 +33,12 @@ __all__ = [
     "MisconceptionPanel",
 ]
 
-def _fast_sync(target, source) -> None:
-    """Like :func:`dpviz.panels._base.sync_figure`, but keeps the target's template instead of re-validating it
-    (the builders are called with ``template=None`` after the first render): expanding the shared template costs
-    ~12 ms per figure in plotly, most of a slider update."""
-    with target.batch_update():
-        same = len(target.data) == len(source.data) and all(a.type == b.type for a, b in zip(target.data, source.data))
-        if same:
-            for t, s in zip(target.data, source.data):
-                t.update(s.to_plotly_json(), overwrite=True)
-        else:
-            target.data = ()
-            target.add_traces(list(source.data))
-        lj = source.layout.to_plotly_json()
-        lj.pop("template", None)
-        target.update_layout(lj, overwrite=True)
-
-
-class _PartialPanel(Panel):
-    """Shared fast update path of the lesson-07 panels (not registered: the name starts with "_")."""
-
-    @property
-    def _tpl(self):
-        """Template for the builders: the full theme on the first render; afterwards the widgets keep it."""
-        return TEMPLATE if not self.figures else None
-
-    def _apply(self, view: View) -> None:
-        if not self.figures:
-            return super()._apply(view)
-        for target, source in zip(self.figures, view.figures):
-            _fast_sync(target, source)
-        self.readout.value = view.readout or ""
-        self.hint.value = f"<span class='dpviz-hint'>💡 {view.hint}</span>" if view.hint else ""
-
-
 _P20 = ("A small ε0 protects each attribute, not membership: whether you are in the data at all is protected only "
         "by the whole-record ε, and information copied across many attributes (e.g. a location trace) is not "
         "protected by ε0 (Section 7 of 001).")
 
 
-class RecordEpsilonPanel(_PartialPanel):
+class RecordEpsilonPanel(Panel):
     """ε0 per attribute → whole-record ε against d (Proposition 8 of 001)."""
 
     title = "From ε0 per attribute to the whole record"
@@ -93,8 +58,8 @@ class RecordEpsilonPanel(_PartialPanel):
         eps0, d, k, delta = float(v["eps0"]), int(v["d"]), int(v["k"]), float(v["delta"])
         if k > d:
             raise ValueError(f"k = {k} targeted attributes is more than d = {d} attributes: lower k or raise d.")
-        f1 = P.record_epsilon_figure(eps0, d, k, delta, show_mechanisms=bool(v["mechanisms"]), template=self._tpl)
-        f2 = P.rho_growth_figure(eps0, d, template=self._tpl)
+        f1 = P.record_epsilon_figure(eps0, d, k, delta, show_mechanisms=bool(v["mechanisms"]))
+        f2 = P.rho_growth_figure(eps0, d)
         rho = PD.whole_record_rho(eps0, d)
         e_cks = float(PD.zcdp_epsilon_curve(rho, delta, "cks"))
         e_simple = float(PD.zcdp_epsilon_curve(rho, delta, "simple"))
@@ -114,7 +79,7 @@ class RecordEpsilonPanel(_PartialPanel):
         return View(figures=[f1, f2], readout=readout, hint=hint)
 
 
-class InterpretationPanel(_PartialPanel):
+class InterpretationPanel(Panel):
     """Posterior, bit-recovery and mutual-information bounds against the number of targeted attributes."""
 
     title = "What ε0 means to an adversary"
@@ -128,7 +93,7 @@ class InterpretationPanel(_PartialPanel):
 
     def _render(self, v):
         eps0, d = float(v["eps0"]), int(v["d"])
-        fig = P.interpretation_figure(eps0, d, template=self._tpl)
+        fig = P.interpretation_figure(eps0, d)
         readout = (f"One attribute: posterior shift ≤ e^(2ε0) − 1 = {PD.posterior_tv_bound(eps0, 1):.4g}; "
                    f"bit recovery ≤ {PD.bit_recovery_probability(eps0, 1):.4f}. Mutual information (Prop 27): "
                    f"all attributes independent ≤ {PD.mutual_information_bound(eps0, [1] * d):.4g} nats, one block ≤ "
@@ -136,7 +101,7 @@ class InterpretationPanel(_PartialPanel):
         return View(figures=[fig], readout=readout)
 
 
-class CensusPanel(_PartialPanel):
+class CensusPanel(Panel):
     """Release-by-release accounting of the Census kind (Section 7 of 001)."""
 
     title = "Census playground: which releases see the change?"
@@ -155,8 +120,8 @@ class CensusPanel(_PartialPanel):
         led = PD.census_2020_example()
         changed = {a for a in led.attributes if v[f"attr_{a}"]}
         delta = float(v["delta"])
-        f1 = P.census_figure(led, changed, template=self._tpl)
-        f2 = P.census_compare_figure(led, changed, delta, template=self._tpl)
+        f1 = P.census_figure(led, changed)
+        f2 = P.census_compare_figure(led, changed, delta)
         rows = []
         touched = {r.name for r in led.touching(changed)} if changed else set()
         head = "".join(f"<th>{html.escape(a)}</th>" for a in led.attributes)
@@ -176,7 +141,7 @@ class CensusPanel(_PartialPanel):
         return View(figures=[f1, f2], readout=readout)
 
 
-class CanonicalHistogramPanel(_PartialPanel):
+class CanonicalHistogramPanel(Panel):
     """Rounding a Laplace-noised count reveals it exactly with probability 1 − e^{−ε/2}."""
 
     title = "Why the canonical noisy histogram is not 'nice'"
@@ -191,8 +156,8 @@ class CanonicalHistogramPanel(_PartialPanel):
 
     def _render(self, v):
         e = float(v["eps"])
-        f1 = P.rounding_figure(e, template=self._tpl)
-        f2 = P.sparse_attack_figure(e, seed=int(v["seed"]), template=self._tpl)
+        f1 = P.rounding_figure(e)
+        f2 = P.sparse_attack_figure(e, seed=int(v["seed"]))
         readout = (f"P[exact] = 1 − e^(−ε/2) = <b>{PD.rounding_reveals_probability(e):.5f}</b> with Laplace(1/ε); "
                    f"{PD.rounding_reveals_probability(e, 2.0):.5f} with the replace-one Laplace(2/ε). "
                    f"One attribute change also moves two cells, so this baseline's ε0 equals its ε: it gains nothing "
@@ -200,7 +165,7 @@ class CanonicalHistogramPanel(_PartialPanel):
         return View(figures=[f1, f2], readout=readout)
 
 
-class HeavyHitterPanel(_PartialPanel):
+class HeavyHitterPanel(Panel):
     """PrivHeavyHitter (Algorithm 2 of 001) on synthetic data with planted heavy hitters."""
 
     title = "The heavy-hitter tree (PrivHeavyHitter)"
@@ -225,8 +190,8 @@ class HeavyHitterPanel(_PartialPanel):
         X, planted, counts = P.planted_data(n, d, 5, 0)
         p = PD.heavy_hitter_params(eps0, nu, n, constants=v["constants"])
         res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=int(v["seed"]))
-        f1 = P.heavy_hitter_tree_figure(res, template=self._tpl)
-        f2 = P.heavy_hitter_found_figure(X, res, nu, template=self._tpl)
+        f1 = P.heavy_hitter_tree_figure(res)
+        f2 = P.heavy_hitter_found_figure(X, res, nu)
         cond = PD.lemma30_conditions(d, n, p.lam, p.mu, nu, eta)
         found = {tuple(r) for r in res.found}
         hit = sum(tuple(r) in found for r in planted)
@@ -244,7 +209,7 @@ class HeavyHitterPanel(_PartialPanel):
         return View(figures=[f1, f2], readout=readout, hint=hint)
 
 
-class UsersNeededPanel(_PartialPanel):
+class UsersNeededPanel(Panel):
     """Users needed for a histogram with error ν: log d (partial DP) against d or √d (standard DP)."""
 
     title = "Users needed against the number of attributes"
@@ -261,7 +226,7 @@ class UsersNeededPanel(_PartialPanel):
 
     def _render(self, v):
         eps0, nu, eta, d = float(v["eps0"]), float(v["nu"]), float(v["eta"]), int(v["d"])
-        fig = P.users_needed_figure(eps0, nu, eta, d, template=self._tpl)
+        fig = P.users_needed_figure(eps0, nu, eta, d)
         n15 = PD.theorem15_sample_size(d, eps0, nu, eta)
         readout = (f"d = {d}: Theorem 15 (corrected λ) needs n ≥ <b>{n15:,.0f}</b>; printed λ = 3/ε0: "
                    f"{PD.theorem15_sample_size(d, eps0, nu, eta, constants='paper'):,.0f}; lower bound (Theorem 16) "
@@ -271,7 +236,7 @@ class UsersNeededPanel(_PartialPanel):
         return View(figures=[fig], readout=readout)
 
 
-class MarginalsPanel(_PartialPanel):
+class MarginalsPanel(Panel):
     """Projection mechanism and partial MWEM for k-way marginals (Theorems 11–12 of 001)."""
 
     title = "k-way marginals: projection mechanism and partial MWEM"
@@ -296,9 +261,9 @@ class MarginalsPanel(_PartialPanel):
         if ell > d // k:
             raise ValueError(f"ℓ = {ell} attribute-disjoint {k}-way queries do not fit in d = {d} attributes: "
                              f"choose ℓ ≤ ⌊d/k⌋ = {d // k}.")
-        f1 = P.projection_error_figure(k, n, e, simulate=bool(v["simulate"]), template=self._tpl)
-        f2 = P.mwem_tradeoff_figure(e, n, d, k, ell, template=self._tpl)
-        f3 = P.mwem_T_figure(e, n, d, k, ell, template=self._tpl)
+        f1 = P.projection_error_figure(k, n, e, simulate=bool(v["simulate"]))
+        f2 = P.mwem_tradeoff_figure(e, n, d, k, ell)
+        f3 = P.mwem_T_figure(e, n, d, k, ell)
         D, D0 = PD.kway_diameters(d, k)
         readout = (f"Projection, d = {d}: Δ = √m = {D:.4g}, Δ0 = √C(d−1,k−1) = {D0:.4g}: the same noise gives "
                    f"ε/ε0 = √(d/k) = {D / D0:.4g} (Theorem 11). Partial MWEM with ℓ = {ell}: ε0 = {e:g} per "
@@ -307,7 +272,7 @@ class MarginalsPanel(_PartialPanel):
         return View(figures=[f1, f2, f3], readout=readout)
 
 
-class MisconceptionPanel(_PartialPanel):
+class MisconceptionPanel(Panel):
     """Predict-then-reveal on "a smaller ε for the attribute I care about protects the record better"."""
 
     title = "Exercise: a smaller ε for the attribute you care about"
@@ -347,7 +312,7 @@ class MisconceptionPanel(_PartialPanel):
 
     def _render(self, v):
         a, b, d = float(v["eps_important"]), float(v["eps_other"]), int(v["d"])
-        fig = P.misconception_figure(a, b, d, template=self._tpl)
+        fig = P.misconception_figure(a, b, d)
         readout = (f"Per attribute: the one you care about costs ε = {a:g}; each other costs {b:g}. "
                    f"Per-attribute guarantee of the whole release: ε0 = max_j ε_j = {max(a, b):g}.")
         return View(figures=[fig], readout=readout)
