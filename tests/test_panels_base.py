@@ -88,3 +88,11 @@ def test_predict_reveal_verdicts(guess, verdict):
     ex.guess.value = guess
     text = ex.reveal()
     assert verdict in text and "because 10" in text and verdict in ex.feedback.value
+
+
+def test_panel_names_must_be_unique_across_modules():
+    ns = {"__name__": "elsewhere", "Panel": Panel}
+    with pytest.raises(TypeError, match="Panel name ZZUnique is used by both"):
+        type("ZZUnique", (Panel,), {"__module__": "first"})
+        exec("class ZZUnique(Panel):\n    pass\n", ns)
+    PANEL_REGISTRY.pop("ZZUnique", None)

@@ -12,11 +12,11 @@ from dpviz.panels.partial import (
     MarginalsPanel,
     MisconceptionPanel,
     RecordEpsilonPanel,
-    UsersNeededPanel,
+    AttributeUsersNeededPanel,
 )
 
 ALL = [RecordEpsilonPanel, InterpretationPanel, CensusPanel, CanonicalHistogramPanel, HeavyHitterPanel,
-       UsersNeededPanel, MarginalsPanel, MisconceptionPanel]
+       AttributeUsersNeededPanel, MarginalsPanel, MisconceptionPanel]
 
 
 @pytest.mark.parametrize("cls", ALL)

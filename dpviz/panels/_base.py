@@ -160,6 +160,10 @@ class Panel:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if not cls.__name__.startswith("_"):
+            other = PANEL_REGISTRY.get(cls.__name__)
+            if other is not None and other.__module__ != cls.__module__:
+                raise TypeError(f"Panel name {cls.__name__} is used by both {other.__module__} and {cls.__module__}:"
+                                " panel class names must be unique (make bench and the tests key panels by name).")
             PANEL_REGISTRY[cls.__name__] = cls
 
     def __init__(self, **overrides: Any):

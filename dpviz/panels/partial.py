@@ -5,7 +5,7 @@
 * :class:`CensusPanel` — release-by-release accounting of the 2020 Census kind: pick the attributes that change;
 * :class:`CanonicalHistogramPanel` — why the canonical noisy histogram is "not nice";
 * :class:`HeavyHitterPanel` — the PrivHeavyHitter tree (Algorithm 2), found vs true;
-* :class:`UsersNeededPanel` — users needed against d, partial vs standard DP (Theorems 15–16);
+* :class:`AttributeUsersNeededPanel` — users needed against d, partial vs standard DP (Theorems 15–16);
 * :class:`MarginalsPanel` — projection mechanism and partial MWEM: error vs d, MWEM's ℓ trade-off;
 * :class:`MisconceptionPanel` — "a smaller ε for the attribute I care about protects the record better?"
   (opendp/dpcreator#370), predict-then-reveal.
@@ -28,7 +28,7 @@ __all__ = [
     "CensusPanel",
     "CanonicalHistogramPanel",
     "HeavyHitterPanel",
-    "UsersNeededPanel",
+    "AttributeUsersNeededPanel",
     "MarginalsPanel",
     "MisconceptionPanel",
 ]
@@ -209,7 +209,7 @@ class HeavyHitterPanel(Panel):
         return View(figures=[f1, f2], readout=readout, hint=hint)
 
 
-class UsersNeededPanel(Panel):
+class AttributeUsersNeededPanel(Panel):
     """Users needed for a histogram with error ν: log d (partial DP) against d or √d (standard DP)."""
 
     title = "Users needed against the number of attributes"
