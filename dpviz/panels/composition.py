@@ -28,11 +28,18 @@ _NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one pers
 _NOISE_CONTROL = {"gaussian": "sigma", "laplace": "scale", "rr": "eps0"}
 
 
+def _own_layout(control: W.Widget) -> W.Widget:
+    """Give a control its own Layout: the base helpers share one Layout instance between all controls, so hiding
+    one slider through it would hide every control of every panel."""
+    control.layout = W.Layout(width="420px")
+    return control
+
+
 def _noise_controls() -> dict[str, W.Widget]:
     return {
-        "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
-        "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
-        "eps0": log_slider("randomized response ε₀", 0.1, -2.0, 1.0, step=0.05),
+        "sigma": _own_layout(log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05)),
+        "scale": _own_layout(log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05)),
+        "eps0": _own_layout(log_slider("randomized response ε₀", 0.1, -2.0, 1.0, step=0.05)),
     }
 
 
@@ -301,8 +308,8 @@ class GroupPrivacyPanel(Panel):
         return {
             "group": int_slider("group size k", 4, 1, 20),
             "mechanism": dropdown("mechanism", [("Gaussian", "gaussian"), ("Laplace", "laplace")], "gaussian"),
-            "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
-            "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
+            "sigma": _own_layout(log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05)),
+            "scale": _own_layout(log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05)),
             "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
         }
 

@@ -54,6 +54,7 @@ __all__ = [
     "AccountantInfo",
     "EpsilonResult",
     "query_sensitivity",
+    "pld_grid_step",
     "make_mechanism",
     "make_event",
     "epsilon_result",
@@ -219,6 +220,31 @@ def make_event(mechanism: str, noise: float, rate: float = 1.0, neighboring: str
 _EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)
 
 
+#: Finest PLD grid step (dpviz.accountants' default) and the grid-size budget that keeps a panel update fast.
+PLD_FINEST_STEP = 1e-4
+PLD_GRID_BUDGET = 2 ** 19
+
+
+def pld_grid_step(mechanism: str, noise: float, count: int, neighboring: str = "add_remove") -> float:
+    """The PLD grid step h the lab uses: the accountant's default 1e-4, coarsened for long compositions so the
+    composed loss distribution (about ±12 standard deviations of the summed privacy loss, i.e. 24·√k·s wide, with
+    s = Δ/σ, Δ/b or ε₀ the size of one step's loss) fits in :data:`PLD_GRID_BUDGET` points.
+
+    A coarser grid never makes the answer wrong: PLD's pessimistic end stays an upper bound and its optimistic end a
+    lower bound; only the bracket between them widens (Doroshenko et al. 2022), and the figures show it.
+
+    >>> pld_grid_step("gaussian", 4.0, 10)
+    0.0001
+    >>> round(pld_grid_step("rr", 0.5, 100_000), 5)
+    0.00724
+    """
+    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
+    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
+    count = check_integer(count, "count", minimum=1)
+    s = noise if mechanism == "rr" else query_sensitivity(mechanism, neighboring) / noise
+    return float(max(PLD_FINEST_STEP, 24.0 * math.sqrt(count) * s / PLD_GRID_BUDGET))
+
+
 @functools.lru_cache(maxsize=1024)
 def _composed(name: str, mechanism: str, noise: float, rate: float, count: int, neighboring: str):
     """(accountant after composing ``count`` steps, None) or (None, the reason it does not apply); cached."""
@@ -227,7 +253,11 @@ def _composed(name: str, mechanism: str, noise: float, rate: float, count: int, 
     except (AttributeError, KeyError):
         return None, f"the {name} accountant is not available in this installation"
     try:
-        acct = cls(neighboring=neighboring)
+        if name == "pld":
+            acct = cls(neighboring=neighboring,
+                       value_discretization_interval=pld_grid_step(mechanism, noise, count, neighboring))
+        else:
+            acct = cls(neighboring=neighboring)
         acct = acct.compose(make_event(mechanism, noise, rate, neighboring), count=count)
     except _EXPECTED as exc:
         return None, str(exc) or type(exc).__name__
@@ -342,7 +372,11 @@ def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, ne
 PROFILE_DIRECTION = {"basic": "eps", "advanced": "eps", "optimal": "eps", "zcdp": "delta", "rdp": "delta",
                      "pld": "delta"}
 
-#: δ grid for the accountants traced through ε(δ).
+#: Accountants drawn as one point (at the learner's δ) rather than a curve for Gaussian steps: their ε(δ) is a
+#: numerical optimisation per δ there, too slow for a full curve in an interactive update.
+PROFILE_POINT_ONLY = ("advanced", "optimal")
+
+#: δ grid for the accountants traced through ε(δ) (advanced/optimal use every third point).
 PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-14.0, -0.5, 28))
 
 
@@ -353,8 +387,9 @@ def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
         return None, None, None, err
     try:
         if PROFILE_DIRECTION[name] == "eps":
-            eps = np.array([float(acct.epsilon(d)) for d in PROFILE_DELTAS], dtype=float)
-            dl = np.array(PROFILE_DELTAS, dtype=float)
+            deltas = PROFILE_DELTAS if name == "basic" else PROFILE_DELTAS[::3]
+            eps = np.array([float(acct.epsilon(d)) for d in deltas], dtype=float)
+            dl = np.array(deltas, dtype=float)
             keep = np.isfinite(eps)
             order = np.argsort(eps[keep], kind="stable")
             return eps[keep][order], dl[keep][order], None, None
@@ -580,7 +615,8 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
                  "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); exact: Balle–Wang "
                  "2018 Thm 8.", y=-0.2)
     if any(r.accountant == "pld" and r.lower is not None for r in results):
-        approx_note(fig, "PLD on a grid: error bar = its optimistic…pessimistic bracket")
+        h = pld_grid_step(mechanism, noise, count, neighboring)
+        approx_note(fig, f"PLD on a grid of step {h:.2g}: error bar = its optimistic…pessimistic bracket")
     return fig
 
 
@@ -664,8 +700,21 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     grid = tuple(float(x) for x in np.geomspace(lo, hi, n_points))
     floor = 1e-16
     data = []
+    by_name = {r.accountant: r for r in results}
+    point_only = []
     for name in ACCOUNTANT_ORDER:
         info = ACCOUNTANT_INFO[name]
+        if name in PROFILE_POINT_ONLY and mechanism == "gaussian":
+            # each ε(δ) of these needs a numerical optimisation over the per-step (ε₀, δ₀) split of a Gaussian
+            # (~0.25 s), so only the learner's δ is drawn, as the bar chart's point
+            r = by_name[name]
+            ok = r.available and math.isfinite(r.epsilon) and r.epsilon > 0
+            point_only.append(info.label)
+            data.append(go.Scatter(x=[r.epsilon] if ok else [], y=[delta] if ok else [], mode="markers",
+                                   name=f"{info.label} (at your δ only)",
+                                   marker=dict(color=info.colour, size=11, symbol="diamond"),
+                                   hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.1e}}<extra></extra>"))
+            continue
         x, d, dlow, err = privacy_profile(name, mechanism, noise, count, rate, neighboring, grid)
         if x is None:
             data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
@@ -700,7 +749,10 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     fig.update_yaxes(range=[-16, 0.05])
     caption(fig, "Every point (ε, δ) on a curve is a valid guarantee; lower is tighter. "
                  "Sources: as in the bar chart; privacy profile: Balle, Barthe & Gaboardi 2018.", y=-0.2)
-    approx_note(fig, f"curves through {n_points} values of ε (or {len(PROFILE_DELTAS)} of δ)")
+    note = f"curves through {n_points} values of ε (or ≤ {len(PROFILE_DELTAS)} of δ)"
+    if point_only:
+        note += "; " + " and ".join(point_only) + " at your δ only"
+    approx_note(fig, note)
     return fig
 
 

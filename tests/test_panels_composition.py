@@ -1,0 +1,141 @@
+"""Lesson 02 panels, headless: controls drive the figures, bad combinations are reported in the panel."""
+
+import math
+
+import ipywidgets as W
+import mpmath as mp
+import pytest
+
+from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.composition import (
+    CalibrationPanel,
+    CompositionLabPanel,
+    EpsilonVsCompositionsPanel,
+    GroupPrivacyPanel,
+    disagreement_table,
+)
+from dpviz.plots import composition as C
+
+mp.mp.dps = 40
+
+
+def gauss_eps(sigma, delta):
+    """Exact ε(δ) of one Gaussian (sensitivity 1), Balle & Wang 2018 Thm 8, by bisection in mpmath."""
+    mu = mp.mpf(1) / sigma
+
+    def d(e):
+        return mp.ncdf(mu / 2 - e / mu) - mp.e ** e * mp.ncdf(-mu / 2 - e / mu)
+
+    lo, hi = mp.mpf(0), mp.mpf(100)
+    for _ in range(120):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if d(mid) <= delta else (mid, hi)
+    return float(hi)
+
+
+def ys(fig, i=0):
+    return [None if v is None else float(v) for v in fig.data[i].y]
+
+
+def test_panels_are_registered_with_no_argument_constructors():
+    for cls in (CompositionLabPanel, EpsilonVsCompositionsPanel, CalibrationPanel, GroupPrivacyPanel):
+        assert PANEL_REGISTRY[cls.__name__] is cls
+
+
+def test_lab_first_control_is_a_slider_that_changes_the_first_figure():
+    p = CompositionLabPanel()
+    assert p.last_error is None
+    first_name, first = next(iter(p.controls.items()))
+    assert isinstance(first, (W.FloatSlider, W.FloatLogSlider, W.IntSlider))
+    before = ys(p.figures[0])
+    first.value = first.value * 10 ** first.step  # one keyboard step
+    assert p.last_error is None
+    assert ys(p.figures[0]) != before
+
+
+def test_lab_mechanism_switch_shows_only_its_noise_slider_and_changes_the_bars():
+    p = CompositionLabPanel()
+    assert p.controls["scale"].layout.display == "none" and p.controls["sigma"].layout.display is None
+    before = ys(p.figures[0])
+    p.controls["mechanism"].value = "laplace"
+    assert p.last_error is None
+    assert p.controls["sigma"].layout.display == "none" and p.controls["scale"].layout.display is None
+    assert p.controls["k"].layout.display is None and p.controls["delta"].layout.display is None  # others stay
+    assert ys(p.figures[0]) != before
+    i = C.ACCOUNTANT_ORDER.index("basic")
+    k = round(p.controls["k"].value)
+    assert ys(p.figures[0])[i] == pytest.approx(k / p.controls["scale"].value, rel=1e-9)  # k·ε₀, ε₀ = 1/b
+
+
+def test_lab_readout_explains_every_accountant_with_ratio_and_source():
+    p = CompositionLabPanel()
+    html = p.readout.value
+    for name in C.ACCOUNTANT_ORDER:
+        assert C.ACCOUNTANT_INFO[name].label in html
+    for cite in ("Dwork, Rothblum &amp; Vadhan 2010", "Kairouz, Oh &amp; Viswanath 2015", "Mironov 2017",
+                 "Bun &amp; Steinke 2016", "Canonne, Kamath &amp; Steinke 2020", "Balle et al. 2020",
+                 "Koskela", "Meiser", "Doroshenko"):
+        assert cite in html, cite
+    assert "× tightest" in html and "exact" in html
+    assert "1.00×" not in html.split("Basic")[1].split("</tr>")[0]  # basic is not the tightest at k = 100
+
+
+def test_disagreement_table_ratio_is_relative_to_the_exact_epsilon():
+    html = disagreement_table("gaussian", 4.0, 100, 1.0, 1e-5, "add_remove")
+    exact = C.exact_epsilon("gaussian", 4.0, 100, 1.0, 1e-5)
+    basic = C.epsilon_result("basic", "gaussian", 4.0, 100, 1.0, 1e-5).epsilon
+    assert f"{basic / exact:.2f}×" in html
+
+
+def test_lab_bad_combination_is_reported_and_the_panel_recovers():
+    p = CompositionLabPanel()
+    p.controls["rate"].value = 0.1
+    assert p.last_error is None
+    p.controls["neighboring"].value = "replace_one"
+    assert p.last_error and "add/remove" in p.last_error
+    assert p.status.value
+    p.controls["rate"].value = 1.0
+    assert p.last_error is None and p.status.value == ""
+    # replace-one doubles the clipped sum's sensitivity: the exact ε is that of σ/2
+    line = [t for t in p.figures[0].data if t.type == "scatter"][0]
+    k = round(p.controls["k"].value)
+    assert line.y[0] == pytest.approx(gauss_eps(p.controls["sigma"].value / 2 / math.sqrt(k), 1e-5), rel=1e-6)
+
+
+def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():
+    p = EpsilonVsCompositionsPanel(max_k=100)
+    assert p.last_error is None and p.slow
+    before = ys(p.figures[0], -1)
+    p.controls["sigma"].value = 8.0
+    assert ys(p.figures[0], -1) != before
+    truth = gauss_eps(1.0, 1e-5)  # 100 Gaussians of σ = 10 = one Gaussian of σ = 1
+    p.exercise.guess.value = truth
+    text = p.exercise.reveal()
+    assert text.startswith("✅") and "Dong–Roth–Su" in text
+    p.exercise.guess.value = 100 * gauss_eps(10.0, 1e-5)  # the naive "ε adds up" guess
+    assert p.exercise.reveal().startswith("❌")
+
+
+def test_calibration_panel_bars_follow_the_target():
+    p = CalibrationPanel(k=10)
+    assert p.last_error is None
+    before = ys(p.figures[0])
+    p.controls["target"].value = 2.0
+    after = ys(p.figures[0])
+    assert after != before
+    for a, b in zip(before, after):
+        if a is not None and b is not None:
+            assert b < a  # a looser target needs less noise
+    assert "variance" in p.readout.value
+
+
+def test_group_privacy_panel_and_exercise():
+    p = GroupPrivacyPanel()
+    assert p.last_error is None
+    p.controls["group"].value = 10
+    assert "k = 10" in p.readout.value
+    truth = gauss_eps(0.4, 1e-5)  # σ = 4 with sensitivity 10 = σ/10 with sensitivity 1
+    p.exercise.guess.value = truth
+    assert p.exercise.reveal().startswith("✅")
+    p.controls["mechanism"].value = "laplace"
+    assert p.last_error is None and "exact" in p.readout.value
