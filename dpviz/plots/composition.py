@@ -376,7 +376,7 @@ PROFILE_DIRECTION = {"basic": "eps", "advanced": "eps", "optimal": "eps", "zcdp"
 #: numerical optimisation per δ there, too slow for a full curve in an interactive update.
 PROFILE_POINT_ONLY = ("advanced", "optimal")
 
-#: δ grid for the accountants traced through ε(δ) (advanced/optimal use every third point).
+#: δ grid for the accountants traced through ε(δ) (basic uses every second point, advanced/optimal every third).
 PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-14.0, -0.5, 28))
 
 
@@ -387,7 +387,7 @@ def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
         return None, None, None, err
     try:
         if PROFILE_DIRECTION[name] == "eps":
-            deltas = PROFILE_DELTAS if name == "basic" else PROFILE_DELTAS[::3]
+            deltas = PROFILE_DELTAS[::2] if name == "basic" else PROFILE_DELTAS[::3]
             eps = np.array([float(acct.epsilon(d)) for d in deltas], dtype=float)
             dl = np.array(deltas, dtype=float)
             keep = np.isfinite(eps)
