@@ -103,7 +103,7 @@ def test_lab_bad_combination_is_reported_and_the_panel_recovers():
 
 
 def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():
-    p = EpsilonVsCompositionsPanel(max_k=100)
+    p = EpsilonVsCompositionsPanel()  # defaults (k up to 10⁴): also checks no accountant warning leaks
     assert p.last_error is None and p.slow
     before = ys(p.figures[0], -1)
     p.controls["sigma"].value = 8.0
