@@ -183,4 +183,4 @@ def test_lesson_renders_and_first_slider_changes_first_figure(voila_url, page, n
     _assert_no_errors(page, name + " after moving the first slider")
     if name.startswith("01_"):
         SCREENSHOT.parent.mkdir(exist_ok=True)
-        page.screenshot(path=str(SCREENSHOT), full_page=False)
+        page.locator(".dpviz-panel").first.screenshot(path=str(SCREENSHOT))

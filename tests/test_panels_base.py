@@ -96,3 +96,9 @@ def test_panel_names_must_be_unique_across_modules():
         type("ZZUnique", (Panel,), {"__module__": "first"})
         exec("class ZZUnique(Panel):\n    pass\n", ns)
     PANEL_REGISTRY.pop("ZZUnique", None)
+
+
+def test_controls_do_not_share_a_layout():
+    a, b = slider("a", 1, 0, 2, 1), log_slider("b", 1e-3, -5, -1)
+    a.layout.display = "none"
+    assert b.layout.display != "none"

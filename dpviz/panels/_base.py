@@ -73,7 +73,11 @@ class _Timing:
 # --------------------------------------------------------------------------------------------- controls
 
 _STYLE = {"description_width": "initial"}
-_LAYOUT = W.Layout(width="420px")
+
+
+def _control_layout() -> W.Layout:
+    # A new Layout per control: a shared one would hide every control when one is hidden.
+    return W.Layout(width="420px")
 
 
 def slider(description: str, value: float, min: float, max: float, step: float, *, readout_format: str = ".2f",
@@ -81,13 +85,13 @@ def slider(description: str, value: float, min: float, max: float, step: float, 
     """A float slider with the house style."""
     return W.FloatSlider(value=value, min=min, max=max, step=step, description=description,
                          readout_format=readout_format, continuous_update=continuous_update,
-                         style=_STYLE, layout=_LAYOUT)
+                         style=_STYLE, layout=_control_layout())
 
 
 def int_slider(description: str, value: int, min: int, max: int, step: int = 1, *,
                continuous_update: bool = True) -> W.IntSlider:
     return W.IntSlider(value=value, min=min, max=max, step=step, description=description,
-                       continuous_update=continuous_update, style=_STYLE, layout=_LAYOUT)
+                       continuous_update=continuous_update, style=_STYLE, layout=_control_layout())
 
 
 def log_slider(description: str, value: float, min_exp: float, max_exp: float, *, step: float = 0.1,
@@ -99,12 +103,12 @@ def log_slider(description: str, value: float, min_exp: float, max_exp: float, *
     """
     return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
                             readout_format=readout_format, continuous_update=continuous_update,
-                            style=_STYLE, layout=_LAYOUT)
+                            style=_STYLE, layout=_control_layout())
 
 
 def dropdown(description: str, options, value=None) -> W.Dropdown:
     return W.Dropdown(options=options, value=value if value is not None else _first(options),
-                      description=description, style=_STYLE, layout=_LAYOUT)
+                      description=description, style=_STYLE, layout=_control_layout())
 
 
 def toggle(description: str, options, value=None) -> W.ToggleButtons:
