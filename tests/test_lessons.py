@@ -46,3 +46,9 @@ def test_repository_landing_page_links_every_lesson():
         assert f"href='{lesson.filename}'" in widget.value
     names = {p.name for p in NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb")}
     assert names == {lesson.filename for lesson in lessons()}, "every NN_*.ipynb needs metadata.dpviz"
+
+
+def test_readme_describes_every_lesson():
+    readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
+    for lesson in lessons():
+        assert f"**{lesson.title}** (`{lesson.filename}`)" in readme, f"README does not describe {lesson.filename}"
