@@ -8,6 +8,12 @@ import pytest
 from dpviz.panels import items_to_users as L3
 
 
+def _titles(panel, fig=0):
+    """Figure title plus subplot titles (side-by-side figures carry their panel titles as annotations)."""
+    f = panel.figures[fig]
+    return " | ".join([f.layout.title.text or ""] + [a.text or "" for a in f.layout.annotations])
+
+
 def _ys(panel, fig=0, trace=0):
     return np.asarray(panel.figures[fig].data[trace].y, dtype=float)
 
@@ -65,7 +71,8 @@ def test_group_privacy_panel_readout_tracks_m():
     assert "10" in p.readout.value and "meaningful" in p.readout.value
     p.controls["m"].value = 100
     assert "vacuous" in p.readout.value  # δ′ = 1e-6·(e^100−1)/(e−1) ≫ 1
-    assert len(p.figures) == 2
+    # ε′ and δ′ side by side in ONE figure widget; the right panel's traces use the second legend
+    assert len(p.figures) == 1 and any(t.legend == "legend2" for t in p.figures[0].data)
 
 
 def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
@@ -129,14 +136,14 @@ def test_ptr_panel_readout_pins_kappa():
 
 def test_delstab_panel_check_passes_and_too_few_users_is_a_friendly_error():
     p = L4.DelStabToyPanel()
-    assert "✓" in p.figures[0].layout.title.text
+    assert "✓" in _titles(p)
     before = p.figures[0].to_plotly_json()
     p.controls["epsilon"].value = 3.0
     p.controls["delta"].value = 10 ** -1.5  # κ grows: 4κ = 28 > n?
     p.controls["n_users"].value = 20
     assert p.last_error is not None and "needs n ≥" in p.last_error and p.status.value
     p.controls["n_users"].value = 40  # recovers
-    assert p.last_error is None and "✓" in p.figures[0].layout.title.text
+    assert p.last_error is None and "✓" in _titles(p)
     assert p.figures[0].to_plotly_json() != before
 
 

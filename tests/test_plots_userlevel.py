@@ -17,14 +17,14 @@ from hypothesis import strategies as st
 
 from dpviz.plots import userlevel as P
 
-mp.mp.dps = 50
 
 
 # ------------------------------------------------------------------------------------------- group privacy
 
 
 def _mp_group_delta(eps, delta, k):
-    return mp.mpf(delta) * (mp.exp(k * mp.mpf(eps)) - 1) / (mp.exp(mp.mpf(eps)) - 1)
+    with mp.workdps(50):
+        return +(mp.mpf(delta) * (mp.exp(k * mp.mpf(eps)) - 1) / (mp.exp(mp.mpf(eps)) - 1))
 
 
 @pytest.mark.parametrize("eps,delta", [(0.01, 1e-9), (0.5, 1e-6), (1.0, 1e-5), (3.0, 1e-3)])
@@ -93,9 +93,9 @@ def test_group_privacy_figures_content():
 
 
 def _mp_gauss_delta(sigma, eps):
-    sigma, eps = mp.mpf(sigma), mp.mpf(eps)
-    phi = lambda t: mp.ncdf(t)  # noqa: E731
-    return phi(1 / (2 * sigma) - eps * sigma) - mp.exp(eps) * phi(-1 / (2 * sigma) - eps * sigma)
+    with mp.workdps(50):
+        sigma, eps = mp.mpf(sigma), mp.mpf(eps)
+        return +(mp.ncdf(1 / (2 * sigma) - eps * sigma) - mp.exp(eps) * mp.ncdf(-1 / (2 * sigma) - eps * sigma))
 
 
 @pytest.mark.parametrize("eps,delta", [(0.1, 1e-6), (1.0, 1e-5), (1.0, 1e-10), (3.0, 1e-3), (0.001, 1e-9)])
@@ -400,3 +400,19 @@ def test_delstab_figures_report_the_two_sided_check():
     st = ds.stability(x)
     h = P.delstab_test_figure(st["tdlap"], st["stable"], st["stable"])
     assert f"Pr[⊥ | x] = {float(st['tdlap'][~st['stable']].sum()):.3g}" in h.layout.title.text
+
+
+def test_side_by_side_keeps_traces_lines_and_captions():
+    a = P.tdlap_figure(1.0, 1e-6)
+    b = P.ptr_discard_figure(1.0, 1e-6)
+    f = P.side_by_side(a, b)
+    assert len(f.data) == len(a.data) + len(b.data)
+    assert [t.legend for t in f.data] == [None] * len(a.data) + ["legend2"] * len(b.data)
+    assert [t.xaxis for t in f.data][-1] == "x2" and f.layout.xaxis2.type == "log"
+    texts = [x.text or "" for x in f.layout.annotations]
+    assert a.layout.title.text in texts and b.layout.title.text in texts  # subplot titles
+    cap = next(t for t in texts if t.startswith("Left: "))
+    assert "Definition 8" in cap and "Right: " in cap
+    g = P.side_by_side(P.item_budget_figure(1.0, 1e-6), P.generic_users_figure(1.0, 1e-6))
+    assert any(s.xref == "x" for s in g.layout.shapes) and any(s.xref == "x2" for s in g.layout.shapes)
+    assert any((t or "").startswith("≈ ") for t in (x.text for x in g.layout.annotations))  # approx notes kept

@@ -133,7 +133,7 @@ class GenericTransformationPanel(Panel):
             ("floor ln(1/δ)/ε (never vanishes)", f"{math.log(1 / dl) / eps:,.1f} users × C"),
             ("users always discarded by Algorithm 1", f"4κ = {par.discarded}"),
         ]) + HIDDEN_NOTE
-        return View(figures=[f1, f2], readout=readout)
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout)
 
 
 class PTRPricePanel(Panel):
@@ -168,7 +168,7 @@ class PTRPricePanel(Panel):
             ("TDLap end mass p(0) = p(2κ)", f"{pmf[0]:.3g} ≤ δ̄ = {par.delta_bar:.3g}"),
         ]) + ("<p>Source: 000, Algorithm 1 and Definition 8. dpviz pins the proof's denominator "
               "(e^{2ε̄}+e^{ε̄}+2); the HTML text prints e^{ε} there (digest pitfall 6).</p>")
-        return View(figures=[f1, f2], readout=readout)
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout)
 
 
 class DelStabToyPanel(Panel):
@@ -228,7 +228,7 @@ class DelStabToyPanel(Panel):
         if px[-1] > 0.5:
             hint = ("The test mostly fails (⊥): deleting users moves A's output too much for ε̄. Make A noisier "
                     "(smaller ε₀) or give more budget (larger ε).")
-        return View(figures=[f1, f2], readout=readout, hint=hint)
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)
 
 
 class SqrtMPanel(Panel):
@@ -259,7 +259,7 @@ class SqrtMPanel(Panel):
                                        f"{e0 * math.sqrt(2 * m * p * (1 - p)) * math.sqrt(2 / math.pi):.4g})"),
             ("99% of swaps cost at most", f"{e0 * q99:.4g} = {q99 / m:.2%} of the worst case"),
         ])
-        return View(figures=[f1, f2], readout=readout)
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout)
 
 
 class ThresholdLearnerPanel(Panel):
@@ -389,4 +389,4 @@ class ClippingPanel(Panel):
         ])
         hint = ("The EM error exceeds the signal: more users (n) or a larger ε are needed at this τ."
                 if t.em_error[i] > t.signal else None)
-        return View(figures=[f1, f2], readout=readout, hint=hint)
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)

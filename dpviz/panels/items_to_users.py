@@ -99,7 +99,7 @@ class GroupPrivacyCostPanel(Panel):
             ("verdict", verdict),
         ]) + ("<p>Source: Lemma 6 of 000. Lesson 04 shows how the paper beats this: privacy loss ~√m, not m.</p>")
         hint = "Try ε = 1 and watch where δ′ crosses 1." if eps < 0.3 else None
-        return View(figures=[f1, f2], readout=readout, hint=hint)
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)
 
 
 class BoundingExplorerPanel(Panel):

@@ -32,6 +32,7 @@ from dpviz._validation import (
 from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, caption
 
 __all__ = [
+    "side_by_side",
     "neighbours_figure",
     "group_privacy_epsilon_figure",
     "group_privacy_delta_figure",
@@ -192,6 +193,76 @@ def _label(x: float, text: str, *, y: float = 1.0, log_x: bool = False, color: s
     """An annotation next to a reference line (x in data units; log axes take log10(x))."""
     return dict(x=math.log10(x) if log_x else x, y=y, xref="x", yref=yref, text=text, showarrow=False,
                 xanchor=xanchor, yanchor="top", font=dict(size=11, color=color))
+
+
+def side_by_side(left: go.Figure, right: go.Figure, *, template: str = TEMPLATE,
+                 height: int | None = None) -> go.Figure:
+    """Two figures from this module as ONE figure with two panels (left, right), each keeping its traces, axes,
+    reference lines, notes and legend; the two source captions are joined under the figure.
+
+    Lessons put related views side by side this way so that a page holds fewer figure widgets (each plotly
+    FigureWidget loads the whole plotly.js bundle in the browser; many of them slow a Voilà page down).
+    """
+    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.14,
+                        subplot_titles=[f.layout.title.text or "" for f in (left, right)])
+    for a in fig.layout.annotations:  # the two subplot titles
+        a.font = dict(size=13)
+    for col, src in ((1, left), (2, right)):
+        for tr in src.data:
+            tr = go.Figure(tr).data[0]  # copy
+            if col == 2:
+                tr.legend = "legend2"
+            fig.add_trace(tr, row=1, col=col)
+    captions, approx = [], []
+    shapes, notes = [], list(fig.layout.annotations)
+    for col, src in ((1, left), (2, right)):
+        xa, ya = ("x", "y") if col == 1 else ("x2", "y2")
+        for key in ("type", "title", "range", "showgrid", "side", "autorange"):
+            for ax_src, ax_dst in ((src.layout.xaxis, fig.layout["xaxis" if col == 1 else "xaxis2"]),
+                                   (src.layout.yaxis, fig.layout["yaxis" if col == 1 else "yaxis2"])):
+                val = ax_src[key]
+                if val is not None:
+                    ax_dst[key] = val
+        for sh in src.layout.shapes:
+            d = sh.to_plotly_json()
+            d["xref"] = xa if d.get("xref", "x") == "x" else f"{xa} domain"
+            d["yref"] = ya if d.get("yref", "y") == "y" else f"{ya} domain"
+            shapes.append(d)
+        for an in src.layout.annotations:
+            d = an.to_plotly_json()
+            text = d.get("text", "") or ""
+            if d.get("yref") == "paper" and d.get("y", 0) < 0:
+                captions.append(text)
+                continue
+            if d.get("xref") == "paper" and text.startswith("≈ "):
+                approx.append(text)
+                continue
+            d["xref"] = xa if d.get("xref", "x") == "x" else f"{xa} domain"
+            d["yref"] = ya if d.get("yref", "y") == "y" else f"{ya} domain"
+            notes.append(d)
+    # Pixel layout: plot area, then each panel's legend under it (vertical), then the joined captions.
+    plot_h, top, axis_gap, row_h, line_h = (height or 380), 90, 62, 19, 14
+    entries = max(sum(1 for t in src.data if t.showlegend is not False and t.name) for src in (left, right))
+    cap_lines = sum(c.count("<br>") + 1 for c in captions)
+    bottom = axis_gap + entries * row_h + 16 + cap_lines * line_h + 10
+    legends = {}
+    for col, key in ((1, "legend"), (2, "legend2")):
+        dom = fig.layout["xaxis" if col == 1 else "xaxis2"].domain
+        legends[key] = dict(x=dom[0], y=-axis_gap / plot_h, xanchor="left", yanchor="top", orientation="v",
+                            font=dict(size=11), bgcolor="rgba(0,0,0,0)", borderwidth=0)
+    if captions:
+        text = "<br>".join(f"{side}: {c}" for side, c in zip(("Left", "Right"), captions))
+        notes.append(dict(text=text, xref="paper", yref="paper", x=0, y=-(axis_gap + entries * row_h + 16) / plot_h,
+                          xanchor="left", yanchor="top", showarrow=False, align="left",
+                          font=dict(size=10, color="#555555")))
+    if approx:
+        notes.append(dict(text="   ".join(approx), xref="paper", yref="paper", x=0, y=1 + 46 / plot_h,
+                          xanchor="left", yanchor="bottom", showarrow=False, align="left",
+                          font=dict(size=11, color=ROLE["approx"])))
+    fig.update_layout(
+        template=template, shapes=shapes, annotations=notes, barmode=left.layout.barmode or right.layout.barmode,
+        height=plot_h + top + bottom, margin=dict(t=top, b=bottom, r=30, l=70), **legends)
+    return fig
 
 
 # =============================================================================================== lesson 03
@@ -952,7 +1023,8 @@ def delstab_output_figure(outputs: list, pmf_x: np.ndarray, pmf_x2: np.ndarray, 
         title=dict(text=f"Exact output distributions — d_ε(P‖P′) = {h1:.2e}, d_ε(P′‖P) = {h2:.2e} "
                         f"{'≤' if ok else '>'} δ = {delta:g} {'✓' if ok else '✗'}", font=dict(size=14)),
         xaxis=dict(title=dict(text="output (noisy count, or ⊥ = no stable set)"), type="category"),
-        yaxis=dict(title=dict(text="probability")), legend=dict(x=0.98, y=0.98, xanchor="right")))
+        yaxis=dict(title=dict(text="probability"), range=[0, 1.15 * float(max(pmf_x.max(), pmf_x2.max()))]),
+        legend=dict(x=0.98, y=0.98, xanchor="right")))
     caption(fig, "Source: 000, Algorithm 1 (DelStab) and Lemma 18 ((ε, δ)-user-level DP for every inner A, given an "
                  "exact stability test); hockey-stick d_ε(P‖Q) = Σ[P − e^ε Q]₊ (Preliminaries). All pmfs exact.")
     return fig
@@ -1199,8 +1271,10 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
     """Clipping bias and EM error (score units) against τ, their sum, the signal 0.2αnm, the paper's τ and yours."""
     tau = check_positive(tau, "tau")
     total = t.bias + t.em_error
+    floor = float(t.em_error.min()) / 10  # below this the bias is invisible next to the noise (and only rounding)
     data = [
-        go.Scatter(x=t.tau, y=np.where(t.bias > 0, t.bias, np.nan), mode="lines", name="clipping bias n·|E clip(u) − E u|",
+        go.Scatter(x=t.tau, y=np.where(t.bias > floor, t.bias, np.nan), mode="lines",
+                   name="clipping bias n·|E clip(u) − E u|",
                    line=dict(color=PALETTE[1], width=2.5)),
         go.Scatter(x=t.tau, y=t.em_error, mode="lines", name="EM error (2Δ/ε)·ln(|ℋ|/β), Δ = 2τ",
                    line=dict(color=PALETTE[2], width=2.5, dash="dash")),
@@ -1216,7 +1290,8 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
         template=template, shapes=shapes, annotations=notes,
         title=dict(text="Choosing the clip τ: bias against noise (score units)", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="clip threshold τ")),
-        yaxis=dict(type="log", title=dict(text="error in the score (users × examples)")),
+        yaxis=dict(type="log", title=dict(text="error in the score (users × examples)"),
+                   range=[math.log10(floor), math.log10(2 * max(float(total.max()), t.signal))]),
         legend=dict(x=0.01, y=0.01, yanchor="bottom", font=dict(size=11))))
     approx_note(fig, "paper's τ with its constant C = 1; EM bound is the standard one (β = 0.1)")
     caption(fig, "Source: 000, Theorem 37 (τ = C(αm + √(m log(1/α))), events E2/E3: 0.2αnm vs 0.4αnm); EM: "
