@@ -10,24 +10,16 @@ from scipy import optimize, special
 
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.events import eps_delta_profile
-from dpviz.accountants.pld import atoms_epsilon
+from dpviz.accountants.pld import atoms_epsilon, binomial_loss_atoms
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]
 
 
 def _rr_k_atoms(eps0: float, k: int):
-    # k-fold randomized response: loss (k − 2l)ε₀ with probability C(k, l) e^{(k−l)ε₀}/(1 + e^{ε₀})^k
-    l = np.arange(k + 1, dtype=float)
-    logp = (
-        special.gammaln(k + 1)
-        - special.gammaln(l + 1)
-        - special.gammaln(k - l + 1)
-        + (k - l) * eps0
-        - k * np.logaddexp(0.0, eps0)
-    )
-    losses = (k - 2.0 * l) * eps0
-    order = np.argsort(losses)
-    return losses[order], np.exp(logp[order])
+    # k-fold randomized response: loss (k − 2l)ε₀ with probability C(k, l) e^{(k−l)ε₀}/(1 + e^{ε₀})^k, as
+    # (ascending losses, log-probabilities, pessimistic truncation mass) from the shared exact binomial law
+    return binomial_loss_atoms(eps0, -float(np.logaddexp(0.0, -eps0)), -float(np.logaddexp(0.0, eps0)), k)
+
 
 
 def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
@@ -41,9 +33,9 @@ def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
     if eps0 == 0:
         d_rr = 0.0
     else:
-        losses, probs = _rr_k_atoms(eps0, k)
+        losses, log_p, extra = _rr_k_atoms(eps0, k)
         m = losses > epsilon
-        d_rr = float(np.sum(probs[m] * -np.expm1(epsilon - losses[m])))
+        d_rr = extra + float(np.sum(np.exp(log_p[m]) * -np.expm1(epsilon - losses[m])))
     return min(1.0, -math.expm1(k * math.log1p(-delta0)) + math.exp(k * math.log1p(-delta0)) * d_rr)
 
 
@@ -61,8 +53,8 @@ def kov_epsilon(eps0: float, delta0: float, k: int, delta: float) -> float:
         return math.inf
     if eps0 == 0:
         return 0.0
-    losses, probs = _rr_k_atoms(eps0, k)
-    return min(atoms_epsilon(losses, probs, 0.0, tau), k * eps0)
+    losses, log_p, extra = _rr_k_atoms(eps0, k)
+    return min(atoms_epsilon(losses, None, extra, tau, log_probs=log_p), k * eps0)
 
 
 class OptimalAccountant(Accountant):

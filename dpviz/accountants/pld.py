@@ -12,25 +12,34 @@ from scipy import fft as sfft
 from scipy import special
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_delta, check_positive
+from dpviz._validation import check_delta, check_integer, check_positive
 from dpviz.accountants._base import Accountant
 from dpviz.accountants._laws import FiniteLaw, GaussianLaw, LaplaceLaw, SubsampledLaw, discretise
 from dpviz.accountants.events import ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement, _amplify
 
-__all__ = ["PLDAccountant", "DEFAULT_VALUE_DISCRETIZATION_INTERVAL", "atoms_epsilon"]
+__all__ = [
+    "PLDAccountant",
+    "DEFAULT_VALUE_DISCRETIZATION_INTERVAL",
+    "DEFAULT_MAX_GRID_POINTS",
+    "atoms_epsilon",
+    "binomial_loss_atoms",
+]
 
 #: Default grid step of the loss (see :class:`PLDAccountant`).
 DEFAULT_VALUE_DISCRETIZATION_INTERVAL = 1e-4
 
+#: Default grid-size budget of one composed privacy loss distribution (see :class:`PLDAccountant`).
+DEFAULT_MAX_GRID_POINTS = 2**20
+
 _TAIL = 1e-30  # tail mass allowed outside an FFT window (bounded by Chernoff, accounted for pessimistically)
-_LAMBDAS = np.array([0.25, 1.0, 4.0, 16.0, 64.0])
 
 
 class _Pmf(NamedTuple):
     lo: int  # grid index of p[0]
     p: np.ndarray  # masses at (lo + i)·h
     inf: float  # mass at +∞
-    err: float = 0.0  # mass that may sit at a wrong place (FFT wrap-around), bounded
+    err: float = 0.0  # optimistic: P-mass that may sit at a wrong place (FFT wrap-around), bounded
+    pt: np.ndarray | None = None  # optimistic: Q-masses tilted by e^{index·h} (see _laws.discretise)
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -132,123 +141,297 @@ def _event_laws(event: Any):
 # -------------------------------------------------------------------------------------------------------------
 
 
+def _chernoff_window(l: np.ndarray, p: np.ndarray, k: int) -> tuple[float, float]:
+    """Loss interval [t_lo, t_hi] outside which the k-fold sum of the (sub-)probability atoms (l, p) has at most
+    ``_TAIL`` mass on each side, by the Chernoff bound P(ΣL ≥ T) ≤ exp(k·K(λ) − λT), K(λ) = ln Σ p_i e^{λ l_i}
+    (and its mirror for the lower tail), minimised over λ on a geometric grid around the Gaussian-approximation
+    optimum λ₀ = √(2 ln(1/_TAIL)/(k·Var L)) (13 powers of 2 around it, then 9 points around the best; exact
+    sums over all atoms — bounding the MGF on coarser chunks would cost a first-order k·(chunk width) in width).
+
+    The window therefore has width ≈ 2√(2 ln(1/_TAIL)·k·Var L) ≈ 23.5 standard deviations of the sum, around the
+    mean k·E[L] — it grows like √k, not like k·max|L|. Any λ > 0 gives a valid bound, so the grid only affects
+    the width, never the validity."""
+    tot = float(p.sum())
+    mean = float(l @ p) / tot
+    var = max(float(((l - mean) ** 2) @ p) / tot, 0.0)
+    full_lo, full_hi = k * float(l[0]), k * float(l[-1])
+    if var <= 0 or full_hi <= full_lo:
+        return full_lo, full_hi
+    log_tail = math.log(_TAIL)
+    lam0 = math.sqrt(-2.0 * log_tail / (k * var))
+    with np.errstate(divide="ignore"):
+        log_p = np.log(p)
+    out = []
+    for sgn in (1.0, -1.0):
+
+        def bound(lams):  # the T with P(sgn·ΣL ≥ T) ≤ _TAIL, for each λ
+            kk = special.logsumexp(sgn * lams[:, None] * l[None, :] + log_p[None, :], axis=1)
+            return (k * kk - log_tail) / lams
+
+        lams = lam0 * 2.0 ** np.arange(-6.0, 7.0)  # coarse: factors of 2 around λ₀
+        coarse = bound(lams)
+        i = int(np.argmin(coarse))
+        fine = lams[i] * 2.0 ** np.linspace(-1.0, 1.0, 9)  # refine around the best
+        out.append(sgn * float(min(np.min(bound(fine)), coarse[i])))
+    t_hi, t_lo = out
+    return max(full_lo, t_lo), min(full_hi, t_hi)
+
+
 def _window(pmf: _Pmf, k: int, h: float) -> tuple[int, int]:
-    """Grid-index window [w_lo, w_hi] holding all but ≤ _TAIL of the k-fold composition on each side, from the
-    Chernoff bound P(ΣL ≥ T) ≤ exp(k·K(λ) − λT), K(λ) = ln Σ p_i e^{λ l_i}."""
+    """Grid-index window [w_lo, w_hi] holding all but ≤ _TAIL of the k-fold composition on each side
+    (:func:`_chernoff_window`)."""
     nz = np.flatnonzero(pmf.p > 0)
     l = (pmf.lo + nz) * h
-    p = pmf.p[nz]
-    log_tail = math.log(_TAIL)
-    lam = _LAMBDAS[:, None]
-    mp = np.max(l) * _LAMBDAS  # shifts so that exp() cannot overflow
-    mm = -np.min(l) * _LAMBDAS
-    kp = np.log(np.exp(lam * l[None, :] - mp[:, None]) @ p) + mp
-    km = np.log(np.exp(-lam * l[None, :] - mm[:, None]) @ p) + mm
-    t_hi = float(np.min((k * kp - log_tail) / _LAMBDAS))
-    t_lo = float(np.max(-(k * km - log_tail) / _LAMBDAS))
+    t_lo, t_hi = _chernoff_window(l, pmf.p[nz], k)
     full_lo, full_hi = k * pmf.lo, k * (pmf.lo + pmf.p.size - 1)
     w_lo = max(full_lo, math.floor(t_lo / h))
     w_hi = min(full_hi, math.ceil(t_hi / h))
     return w_lo, max(w_hi, w_lo)
 
 
+def _int_power(z: np.ndarray, k: int) -> np.ndarray:
+    """z**k for a complex array by repeated squaring (about twice as fast as the complex ``**``, same accuracy)."""
+    out = None
+    while k:
+        if k & 1:
+            out = z.copy() if out is None else out * z
+        k >>= 1
+        if k:
+            z = z * z
+    return out
+
+
 def _self_compose(pmf: _Pmf, k: int, h: float, pessimistic: bool) -> _Pmf:
     """k-fold convolution power by ONE FFT: the characteristic function raised to the k-th power
-    (Koskela, Jälkö & Honkela 2020), on a cyclic window sized by a Chernoff bound."""
+    (Koskela, Jälkö & Honkela 2020), on a cyclic window sized by a Chernoff bound (:func:`_window`).
+
+    Pessimistic: the ≤ 2·_TAIL of mass outside the window (which the cyclic FFT wraps onto the window) is added to
+    +∞. Optimistic: the composed test statistic is restricted to the window (a valid test), the P-mass wrapped onto
+    it (≤ 2·_TAIL) is recorded in ``err`` and subtracted from P(S); wrapped Q-mass only enlarges Q(S) (safe). The
+    optimistic ``pt`` (tilted Q-masses) is composed with the same FFT."""
     if k == 1:
         return pmf
     inf_k = -math.expm1(k * math.log1p(-pmf.inf)) if pmf.inf < 1 else 1.0
     w_lo, w_hi = _window(pmf, k, h)
     n = sfft.next_fast_len(max(w_hi - w_lo + 1, pmf.p.size), real=True)
-    with np.errstate(all="ignore"):
-        spec = sfft.rfft(pmf.p, n) ** k
-    r = sfft.irfft(spec, n)
     shift = (w_lo - k * pmf.lo) % n
-    r = np.roll(r, -shift)
-    r = np.maximum(r, 0.0)
+
+    def power(x):
+        with np.errstate(all="ignore"):  # underflow of |φ|^k to 0 is expected
+            spec = _int_power(sfft.rfft(x, n), k)
+        return np.maximum(np.roll(sfft.irfft(spec, n), -shift), 0.0)
+
+    r = power(pmf.p)
     if pessimistic:
         return _Pmf(w_lo, r, inf_k + 2 * _TAIL, 0.0)
-    return _Pmf(w_lo, r, inf_k, 2 * _TAIL)
+    return _Pmf(w_lo, r, inf_k, pmf.err + 2 * _TAIL, power(pmf.pt))
 
 
-def _trim(p: np.ndarray, lo: int, inf: float, pessimistic: bool) -> _Pmf:
-    # drop/move negligible tails (≤ _TAIL each side): pessimistically the top goes to +∞ and the bottom up to the
-    # first kept point; optimistically the top comes down to the last kept point and the bottom is dropped.
+def _trim_range(p: np.ndarray) -> tuple[int, int]:
+    """[i0, i1]: the smallest index range outside which at most _TAIL of ``p`` lies on each side."""
     c = np.cumsum(p)
     total = c[-1]
     i0 = int(np.searchsorted(c, _TAIL, side="right"))
     i1 = int(np.searchsorted(c, total - _TAIL, side="left"))
-    i1 = max(min(i1, p.size - 1), i0)
-    q = p[i0 : i1 + 1].copy()
-    below = c[i0 - 1] if i0 > 0 else 0.0
-    above = total - c[i1]
-    if pessimistic:
-        q[0] += below
-        inf += max(above, 0.0)
-    else:
-        q[-1] += max(above, 0.0)
-    return _Pmf(lo + i0, q, inf)
+    i0 = min(i0, p.size - 1)
+    return i0, max(min(i1, p.size - 1), i0)
 
 
 def _compose_two(a: _Pmf, b: _Pmf, pessimistic: bool) -> _Pmf:
+    """Convolution of two grid PLDs by FFT, negligible tails trimmed: pessimistically the top goes to +∞ and the
+    bottom up to the first kept point; optimistically the test statistic is restricted to the kept range (nothing
+    needs moving: a test may ignore outcomes)."""
     n = a.p.size + b.p.size - 1
     nf = sfft.next_fast_len(n, real=True)
-    r = sfft.irfft(sfft.rfft(a.p, nf) * sfft.rfft(b.p, nf), nf)[:n]
-    r = np.maximum(r, 0.0)
+
+    def conv(x, y):
+        return np.maximum(sfft.irfft(sfft.rfft(x, nf) * sfft.rfft(y, nf), nf)[:n], 0.0)
+
+    r = conv(a.p, b.p)
     inf = 1.0 - (1.0 - a.inf) * (1.0 - b.inf)
-    out = _trim(r, a.lo + b.lo, inf, pessimistic)
-    return out._replace(err=a.err + b.err)
+    i0, i1 = _trim_range(r)
+    lo = a.lo + b.lo + i0
+    if pessimistic:
+        q = r[i0 : i1 + 1].copy()
+        q[0] += float(np.sum(r[:i0]))
+        inf += max(float(np.sum(r[i1 + 1 :])), 0.0)
+        return _Pmf(lo, q, inf, a.err + b.err)
+    rt = conv(a.pt, b.pt)
+    return _Pmf(lo, r[i0 : i1 + 1].copy(), inf, a.err + b.err, rt[i0 : i1 + 1].copy())
+
+
+def _test_tails(pmf: _Pmf, h: float):
+    """For the optimistic PLD: (A_τ, ln B_τ) for τ = lo − 1 … hi, where A_τ = P(S_τ) (minus the wrap-around
+    allowance ``err``) and B_τ = Q(S_τ) of the test S_τ = {some step at +∞, or Σ indices > τ}."""
+    s = pmf.lo + np.arange(pmf.p.size)
+    a = np.concatenate([np.cumsum(pmf.p[::-1])[::-1], [0.0]]) + pmf.inf - pmf.err
+    with np.errstate(divide="ignore"):
+        x = np.log(pmf.pt) - s * h
+    log_b = np.concatenate([np.logaddexp.accumulate(x[::-1])[::-1], [-np.inf]])
+    return a, log_b
 
 
 def _pmf_delta(pmf: _Pmf, h: float, eps: float, pessimistic: bool) -> float:
-    """δ(ε) = P(L = ∞) + Σ_{l_i > ε} p_i (1 − e^{ε − l_i})."""
+    """Pessimistic: δ(ε) = P(L = ∞) + Σ_{l_i > ε} p_i (1 − e^{ε − l_i}). Optimistic: max_τ A_τ − e^ε B_τ over
+    the tests of :func:`_test_tails` (Neyman–Pearson: every test gives a lower bound)."""
+    if not pessimistic:
+        a, log_b = _test_tails(pmf, h)
+        val = float(np.max(a - np.exp(np.minimum(eps + log_b, 700.0))))
+        return min(1.0, max(0.0, val))
     l = (pmf.lo + np.arange(pmf.p.size)) * h
     m = l > eps
     val = pmf.inf + float(np.sum(pmf.p[m] * -np.expm1(eps - l[m])))
-    if not pessimistic:
-        val -= pmf.err
     return min(1.0, max(0.0, val))
 
 
-def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta: float) -> float:
+#: ln of the Hoeffding tail bound used to truncate exact binomial laws: e^{−700} ≈ 1e-304 per side, below every
+#: probability a double can hold next to 1, so the truncation is invisible; it is still added back pessimistically.
+_BINOM_LOG_TAIL = 700.0
+
+
+def binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: int, inf_single: float = 0.0):
+    """The exact k-fold composition of a two-atom privacy loss: +∞ w.p. p_∞ = ``inf_single``, otherwise +``loss``
+    w.p. r₊ and −``loss`` w.p. r₋ (r₊ + r₋ = 1, given as logs). With l runs at −loss and none at +∞ the total is
+    (k − 2l)·loss, with probability (1 − p_∞)^k C(k, l) r₊^{k−l} r₋^l (a binomial law; Kairouz, Oh & Viswanath
+    2015, proof of Theorem 3.3); the +∞ atom has mass 1 − (1 − p_∞)^k (exactly 0 when p_∞ = 0).
+
+    Returns ``(losses, log_probs, inf_mass)`` with ``losses`` ascending. For large k only the l within
+    √(k·700/2) of the mean are kept; by Hoeffding's inequality each side outside holds at most e^{−700} ≈ 1e-304,
+    which is added pessimistically (the high-loss side to +∞, the low-loss side to the lowest kept atom), so
+    δ(ε) computed from the atoms is never below the exact one and exceeds it by at most 2e-304.
+
+    >>> losses, lp, inf = binomial_loss_atoms(1.0, math.log(0.75), math.log(0.25), 2)
+    >>> losses.tolist(), np.round(np.exp(lp), 12).tolist(), inf
+    ([-2.0, 0.0, 2.0], [0.0625, 0.375, 0.5625], 0.0)
+    """
+    k = int(k)
+    log_keep = math.log1p(-inf_single)
+    inf_mass = -math.expm1(k * log_keep)
+    r = math.exp(log_r_minus) if math.isfinite(log_r_minus) else 0.0  # P(−loss | finite)
+    t = math.sqrt(k * _BINOM_LOG_TAIL / 2.0)
+    l_lo = max(0, math.floor(k * r - t))
+    l_hi = min(k, math.ceil(k * r + t))
+    l = np.arange(l_hi, l_lo - 1, -1, dtype=float)  # descending l = ascending loss
+    with np.errstate(invalid="ignore"):  # 0·(−∞) when r₊ or r₋ is 0: that factor is then exactly 1
+        tp = np.where(k - l > 0, (k - l) * log_r_plus, 0.0)
+        tm = np.where(l > 0, l * log_r_minus, 0.0)
+    log_p = (special.gammaln(k + 1.0) - special.gammaln(l + 1.0) - special.gammaln(k - l + 1.0) + tp + tm
+             + k * log_keep)
+    tail = math.exp(-_BINOM_LOG_TAIL)
+    if l_lo > 0:  # high losses (few −loss runs) beyond the window → +∞
+        inf_mass += tail
+    if l_hi < k:  # low losses beyond the window → moved up to the lowest kept atom
+        log_p[0] = np.logaddexp(log_p[0], -_BINOM_LOG_TAIL)
+    return (k - 2.0 * l) * loss, log_p, inf_mass
+
+
+def _atoms_epsilon_scaled(losses, probs, inf_mass, delta):
+    """Fast path of :func:`atoms_epsilon` for long grids: linear-space suffix sums, with B scaled by e^c at
+    c = the (1 − δ)-quantile-type point q = min{l_j : inf + P(L > l_j) ≤ δ} ≥ ε (δ(ε) ≤ inf + P(L > ε)), over
+    the atoms above c − 700 only, so e^{c − l_i} cannot overflow. Returns None when ε may lie below c − 700
+    (the caller then uses the log-space version)."""
+    a_suf = np.concatenate([np.cumsum(probs[::-1])[::-1], [0.0]])
+    ok = np.flatnonzero(inf_mass + a_suf[1:] <= delta)
+    if ok.size == 0:
+        return None
+    c = float(losses[ok[0]])
+    start = int(np.searchsorted(losses, c - 700.0, side="right"))
+    l, a = losses[start:], a_suf[start:]
+    with np.errstate(under="ignore", divide="ignore"):
+        b_suf = np.concatenate([np.cumsum((probs[start:] * np.exp(c - l))[::-1])[::-1], [0.0]])  # e^c·B_j
+        # e^{l_j} B_{j+1} ≤ A_{j+1} ≤ 1: formed in logs (e^{l_j − c} alone may overflow where B is tiny)
+        d_at = inf_mass + a[1:] - np.exp(np.minimum(l - c + np.log(b_suf[1:]), 0.0))
+    pos = losses > 0
+    d0 = inf_mass + float(np.sum(probs[pos] * -np.expm1(-losses[pos])))
+    if d0 <= delta:
+        return 0.0
+    good = np.flatnonzero(d_at <= delta)
+    j = int(good[0])
+    if j == 0 and start > 0:
+        return None  # the answer may lie below the atoms kept
+    lo = float(l[j - 1]) if j > 0 else -math.inf
+    num = inf_mass + float(a[j]) - delta
+    if num <= 0.0 or b_suf[j] <= 0.0:
+        return max(0.0, lo)
+    eps = math.log(num) - (math.log(float(b_suf[j])) - c)
+    eps = min(max(eps, lo), float(l[j]))
+    return max(0.0, eps)
+
+
+def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta: float, *,
+                  log_probs: np.ndarray | None = None) -> float:
     """Smallest ε ≥ 0 with δ(ε) = inf_mass + Σ_{l_i > ε} p_i (1 − e^{ε − l_i}) ≤ delta, for atoms at sorted
     ``losses``; solved exactly: between consecutive atoms δ(ε) = inf_mass + A − e^ε B is explicit. ``math.inf`` if
-    inf_mass ≥ delta."""
+    inf_mass ≥ delta.
+
+    All sums are taken in log space (A_j = Σ_{i≥j} p_i and B_j = Σ_{i≥j} p_i e^{−l_i} by a reversed
+    ``logaddexp.accumulate``), so atoms with huge losses or tiny masses neither overflow nor underflow: B_j can be
+    far below the smallest double (k-fold compositions with losses in the hundreds), and ε = ln(inf + A_j − δ) −
+    ln B_j is formed as a difference of logarithms. Pass ``log_probs`` (ln p_i, may be −∞) to keep masses that
+    would underflow as probabilities; ``probs`` is then ignored.
+
+    >>> round(atoms_epsilon(np.array([-1.0, 1.0]), np.array([1 / (1 + math.e), math.e / (1 + math.e)]), 0.0, 1e-6), 6)
+    0.999999
+    """
+    losses = np.asarray(losses, dtype=float)
+    if log_probs is None:
+        probs = np.asarray(probs, dtype=float)
+        keep = probs > 0
+        losses = losses[keep]
+        with np.errstate(divide="ignore"):
+            lp = np.log(probs[keep])
+    else:
+        lp = np.asarray(log_probs, dtype=float)
+        keep = np.isfinite(lp)
+        losses, lp = losses[keep], lp[keep]
     if inf_mass >= delta:
         return math.inf
-    keep = probs > 0
-    losses, probs = losses[keep], probs[keep]
     if losses.size == 0:
         return 0.0
-    # suffix sums (from the top, small terms first): A_j = Σ_{i ≥ j} p_i, B_j = Σ_{i ≥ j} p_i e^{−l_i}
-    # (p_i e^{−l_i} is a Q-probability, so it cannot overflow for a valid distribution)
-    a_suf = np.concatenate([np.cumsum(probs[::-1])[::-1], [0.0]])
-    with np.errstate(over="ignore", divide="ignore"):
-        b_suf = np.concatenate([np.cumsum(np.exp(np.log(probs) - losses)[::-1])[::-1], [0.0]])
-        # δ at ε = l_j (atoms with i > j count): inf + A_{j+1} − e^{l_j} B_{j+1}; non-increasing in j
-        d_at = inf_mass + a_suf[1:] - np.exp(np.log(b_suf[1:]) + losses)
-    d0 = inf_mass + float(np.sum(np.where(losses > 0, probs * -np.expm1(np.minimum(-losses, 0.0)), 0.0)))
+    if log_probs is None and losses.size > 4096:
+        fast = _atoms_epsilon_scaled(losses, probs[keep], inf_mass, delta)
+        if fast is not None:
+            return fast
+    n = losses.size
+    # suffix log-sums: log A_j, log B_j for j = 0..n (index n: empty sum, −∞)
+    log_a = np.full(n + 1, -np.inf)
+    log_b = np.full(n + 1, -np.inf)
+    log_a[:n] = np.logaddexp.accumulate(lp[::-1])[::-1]
+    log_b[:n] = np.logaddexp.accumulate((lp - losses)[::-1])[::-1]
+    # δ at ε = l_j (atoms with i > j count): inf + Σ_{i>j} p_i (1 − e^{l_j − l_i}) ≥ 0; non-increasing in j.
+    # e^{l_j} B_{j+1} ≤ A_{j+1} ≤ 1 because l_i > l_j there, so the exponent below is ≤ 0 (up to rounding).
+    d_at = inf_mass + np.exp(log_a[1:]) - np.exp(np.minimum(log_b[1:] + losses, log_a[1:]))
+    pos = losses > 0
+    d0 = inf_mass + float(np.sum(np.exp(lp[pos]) * -np.expm1(-losses[pos])))
     if d0 <= delta:
         return 0.0
     ok = np.flatnonzero(d_at <= delta)
-    j = int(ok[0]) if ok.size else losses.size - 1  # δ(l_j) ≤ delta < δ(l_{j−1})
+    j = int(ok[0]) if ok.size else n - 1  # δ(l_j) ≤ delta < δ(l_{j−1})
     # on (l_{j−1}, l_j]: the atoms with l_i > ε are i ≥ j, so δ(ε) = inf + A_j − e^ε B_j
-    if b_suf[j] <= 0:
-        return max(0.0, float(losses[j - 1]) if j > 0 else 0.0)
-    eps = math.log(max(inf_mass + a_suf[j] - delta, 1e-300) / b_suf[j])
     lo = float(losses[j - 1]) if j > 0 else -math.inf
+    num = inf_mass + math.exp(float(log_a[j])) - delta
+    if num <= 0.0:  # rounding: δ(ε) ≤ delta already just above l_{j−1}
+        return max(0.0, lo)
+    eps = math.log(num) - float(log_b[j])
     eps = min(max(eps, lo), float(losses[j]))
     return max(0.0, eps)
 
 
 def _pmf_epsilon(pmf: _Pmf, h: float, delta: float, pessimistic: bool) -> float:
-    """Smallest ε ≥ 0 with δ(ε) ≤ delta for the grid distribution (the optimistic side first removes the
-    wrap-around allowance ``err``)."""
-    target = delta + (0.0 if pessimistic else pmf.err)
+    """Smallest ε ≥ 0 with δ(ε) ≤ delta for the grid distribution. Optimistic side: δ(ε) ≤ delta for every test
+    S_τ iff e^ε ≥ (A_τ − delta)/B_τ, so ε = max_τ ln(A_τ − delta) − ln B_τ over the τ with A_τ > delta."""
+    if not pessimistic:
+        a, log_b = _test_tails(pmf, h)
+        m = a > delta
+        if not np.any(m):
+            return 0.0
+        if np.any(np.isneginf(log_b[m])):
+            return math.inf
+        return max(0.0, float(np.max(np.log(a[m] - delta) - log_b[m])))
     nz = np.flatnonzero(pmf.p > 0)
     if nz.size == 0:
-        return 0.0 if pmf.inf < target else math.inf
-    return atoms_epsilon((pmf.lo + nz) * h, pmf.p[nz], pmf.inf, target)
+        return 0.0 if pmf.inf < delta else math.inf
+    return atoms_epsilon((pmf.lo + nz) * h, pmf.p[nz], pmf.inf, delta)
 
 
 class PLDAccountant(Accountant):
@@ -299,15 +482,33 @@ class PLDAccountant(Accountant):
 
     name = "pld"
 
-    def __init__(self, neighboring: str = "add_remove", value_discretization_interval: float = DEFAULT_VALUE_DISCRETIZATION_INTERVAL):
+    def __init__(self, neighboring: str = "add_remove",
+                 value_discretization_interval: float = DEFAULT_VALUE_DISCRETIZATION_INTERVAL, *,
+                 max_grid_points: int = DEFAULT_MAX_GRID_POINTS):
         super().__init__(neighboring)
         self._h = check_positive(value_discretization_interval, "value_discretization_interval")
+        self._max_points = check_integer(max_grid_points, "max_grid_points", minimum=1024)
         self._cache = None
+        self._h_eff = None
 
     @property
     def value_discretization_interval(self) -> float:
-        """The grid step h."""
+        """The requested grid step h (the finest one used; see :attr:`effective_interval`)."""
         return self._h
+
+    @property
+    def max_grid_points(self) -> int:
+        """The grid-size budget of one composition (see the class docstring)."""
+        return self._max_points
+
+    @property
+    def effective_interval(self) -> float:
+        """The grid step actually used for the current ledger: h, or the coarser step that keeps the composed
+        loss window within :attr:`max_grid_points` points; 0.0 when the ledger is answered exactly (Gaussians
+        only, or one two-atom mechanism such as randomized response) and no grid is used."""
+        if not self._ledger or self._gaussian_only() is not None or self._binomial() is not None:
+            return 0.0
+        return self._grid_step()
 
     def _reason(self, event: Any) -> str | None:
         if _event_laws(event) is None:
@@ -319,6 +520,7 @@ class PLDAccountant(Accountant):
 
     def _changed(self) -> None:
         self._cache = None
+        self._h_eff = None
 
     # -- composition ------------------------------------------------------------------------------------------
     def _gaussian_only(self):
@@ -330,14 +532,27 @@ class PLDAccountant(Accountant):
             inv += k * (ev.sensitivity / ev.sigma) ** 2
         return 1.0 / math.sqrt(inv)
 
-    def _composed(self, pessimistic: bool):
-        """{direction: pmf} for the pessimistic or optimistic side (computed lazily, cached until the next
-        compose); directions 'remove' and 'add', or only 'remove' when every event is symmetric."""
-        if self._cache is None:
-            self._cache = {}
-        if pessimistic in self._cache:
-            return self._cache[pessimistic]
-        h = self._h
+    def _binomial(self):
+        """(loss, ln r₊, ln r₋, k, p_∞) when the ledger is k runs of ONE event whose privacy loss takes two values ±loss
+        (plus possibly +∞), in both directions: randomized response, ``PureDP``, ``ApproxDP``, discrete Laplace
+        with Δ = 1, the truncated discrete Laplace, fixed-size sampling of a pure/approximate event. Its k-fold
+        composition is an exact binomial law (:func:`binomial_loss_atoms`). Else None."""
+        merged = self._merged_ledger()
+        if len(merged) != 1:
+            return None
+        ev, k = merged[0]
+        laws = _event_laws(ev)
+        if laws is None or laws[0] is not laws[1] or not isinstance(laws[0], FiniteLaw):
+            return None
+        law = laws[0]
+        if law.losses.size != 2 or law.losses[0] != -law.losses[1]:
+            return None
+        with np.errstate(divide="ignore"):
+            lm, lp = np.log(law.masses) - math.log(float(np.sum(law.masses)))  # conditional on a finite loss
+        return float(law.losses[1]), float(lp), float(lm), k, law.inf_mass
+
+    def _items(self):
+        """[(law_remove, law_add, count)] with all Gaussians merged into one (count 1), and the directions."""
         gauss_mu = 0.0
         groups: list[tuple[Any, int]] = []
         for ev, k in self._merged_ledger():
@@ -345,7 +560,7 @@ class PLDAccountant(Accountant):
                 gauss_mu += k * ev.sensitivity**2 / (2.0 * ev.sigma**2)
             else:
                 groups.append((ev, k))
-        items = []  # (law_remove, law_add, count)
+        items = []
         if gauss_mu > 0:
             g = GaussianLaw(gauss_mu)
             items.append((g, g, 1))
@@ -353,12 +568,51 @@ class PLDAccountant(Accountant):
             lr, la = _event_laws(ev)
             items.append((lr, la, k))
         symmetric = all(lr is la for lr, la, _ in items)
+        return items, (("remove",) if symmetric else ("remove", "add"))
+
+    def _grid_step(self) -> float:
+        """h, or the step W / max_grid_points when the composed window W (sum of the Chernoff windows of the
+        k-fold compositions, :func:`_chernoff_window`, estimated on a coarse pessimistic grid) would need more
+        points than the budget."""
+        if self._h_eff is None:
+            items, directions = self._items()
+            width = 0.0
+            for direction in directions:
+                w = 0.0
+                for lr, la, k in items:
+                    law = lr if direction == "remove" else la
+                    hc = max(self._h, (law.hi - law.lo) / 2048.0, 1e-12)
+                    lo, p, _ = discretise(law, hc, True)
+                    nz = np.flatnonzero(p > 0)
+                    if nz.size == 0:
+                        continue
+                    l = (lo + nz) * hc
+                    if k == 1:
+                        w += float(l[-1] - l[0]) + 2 * hc
+                    else:
+                        t_lo, t_hi = _chernoff_window(l, p[nz], k)
+                        w += t_hi - t_lo + 2 * hc
+                width = max(width, w)
+            self._h_eff = max(self._h, width / self._max_points)
+        return self._h_eff
+
+    def _composed(self, pessimistic: bool):
+        """{direction: pmf} for the pessimistic or optimistic side (computed lazily, cached until the next
+        compose); directions 'remove' and 'add', or only 'remove' when every event is symmetric."""
+        if self._cache is None:
+            self._cache = {}
+        if pessimistic in self._cache:
+            return self._cache[pessimistic]
+        h = self._grid_step()
+        items, directions = self._items()
         out = {}
-        for direction in ("remove",) if symmetric else ("remove", "add"):
+        for direction in directions:
             acc = None
             for lr, la, k in items:
                 law = lr if direction == "remove" else la
-                pmf = _self_compose(_Pmf(*discretise(law, h, pessimistic)), k, h, pessimistic)
+                d = discretise(law, h, pessimistic)
+                pmf = _Pmf(d[0], d[1], d[2]) if pessimistic else _Pmf(d[0], d[1], d[2], 0.0, d[3])
+                pmf = _self_compose(pmf, k, h, pessimistic)
                 acc = pmf if acc is None else _compose_two(acc, pmf, pessimistic)
             out[direction] = acc
         self._cache[pessimistic] = out
@@ -375,14 +629,27 @@ class PLDAccountant(Accountant):
         epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
         return self._delta_side(epsilon, False), self._delta_side(epsilon, True)
 
+    def _exact_atoms(self):
+        if self._cache is None:
+            self._cache = {}
+        if "binomial" not in self._cache:
+            b = self._binomial()
+            self._cache["binomial"] = None if b is None else binomial_loss_atoms(*b)
+        return self._cache["binomial"]
+
     def _eps_side(self, delta: float, pessimistic: bool) -> float:
         if not self._ledger:
             return 0.0
         s = self._gaussian_only()
         if s is not None:
             return float(_m.Gaussian(s).epsilon(delta))
+        atoms = self._exact_atoms()
+        if atoms is not None:
+            losses, log_p, inf = atoms
+            return atoms_epsilon(losses, None, inf, delta, log_probs=log_p)
         comp = self._composed(pessimistic)
-        return max(_pmf_epsilon(v, self._h, delta, pessimistic) for v in comp.values())
+        h = self._grid_step()
+        return max(_pmf_epsilon(v, h, delta, pessimistic) for v in comp.values())
 
     def _delta_side(self, epsilon: float, pessimistic: bool) -> float:
         if not self._ledger:
@@ -390,8 +657,14 @@ class PLDAccountant(Accountant):
         s = self._gaussian_only()
         if s is not None:
             return float(_m.Gaussian(s).delta(epsilon))
+        atoms = self._exact_atoms()
+        if atoms is not None:
+            losses, log_p, inf = atoms
+            m = losses > epsilon
+            return min(1.0, inf + float(np.sum(np.exp(log_p[m]) * -np.expm1(epsilon - losses[m]))))
         comp = self._composed(pessimistic)
-        return max(_pmf_delta(v, self._h, epsilon, pessimistic) for v in comp.values())
+        h = self._grid_step()
+        return max(_pmf_delta(v, h, epsilon, pessimistic) for v in comp.values())
 
     def _epsilon(self, delta: float) -> float:
         return self._eps_side(delta, True)

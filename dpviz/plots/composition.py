@@ -217,48 +217,37 @@ def make_event(mechanism: str, noise: float, rate: float = 1.0, neighboring: str
     return m if rate >= 1.0 else _acc.PoissonSampled(m, rate)
 
 
-def _quietly(fn):
-    """Run ``fn`` with numpy floating-point warnings silenced: a few accountants hit an overflow on the way to a
-    clamped, still valid answer (reported upstream); NaN results are refused or dropped by the callers instead."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        with np.errstate(all="ignore"):
-            return fn(*args, **kwargs)
-
-    return wrapper
-
-
 _EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)
 
 
-#: Finest PLD grid step (dpviz.accountants' default) and the grid-size budget that keeps a panel update fast.
+#: Finest PLD grid step (dpviz.accountants' default) and the grid-size budget of the lab's PLD accountant (the
+#: accountant coarsens its step only when a composition would need more points; the bracket shows the cost).
 PLD_FINEST_STEP = 1e-4
-PLD_GRID_BUDGET = 2 ** 19
+PLD_GRID_BUDGET = 2 ** 18
 
 
-def pld_grid_step(mechanism: str, noise: float, count: int, neighboring: str = "add_remove") -> float:
-    """The PLD grid step h the lab uses: the accountant's default 1e-4, coarsened for long compositions so the
-    composed loss distribution (about ±12 standard deviations of the summed privacy loss, i.e. 24·√k·s wide, with
-    s = Δ/σ, Δ/b or ε₀ the size of one step's loss) fits in :data:`PLD_GRID_BUDGET` points.
+def pld_grid_step(mechanism: str, noise: float, count: int, neighboring: str = "add_remove",
+                  rate: float = 1.0) -> float:
+    """The PLD grid step h the lab's accountant actually uses for this setting (its
+    :attr:`~dpviz.accountants.PLDAccountant.effective_interval`): 0.0 when the answer is exact without a grid
+    (Gaussians only: closed form; randomized response without sampling: exact binomial law), else the default 1e-4
+    or the coarser step the accountant chose so that the composed loss window (≈ 23.5 standard deviations of the
+    summed privacy loss, growing like √k) fits in :data:`PLD_GRID_BUDGET` points.
 
     A coarser grid never makes the answer wrong: PLD's pessimistic end stays an upper bound and its optimistic end a
-    lower bound; only the bracket between them widens (Doroshenko et al. 2022), and the figures show it.
+    lower bound; only the bracket between them widens, and the figures show it.
 
-    >>> pld_grid_step("gaussian", 4.0, 10)
+    >>> pld_grid_step("gaussian", 4.0, 10), pld_grid_step("rr", 0.5, 100_000)
+    (0.0, 0.0)
+    >>> pld_grid_step("laplace", 10.0, 10)
     0.0001
-    >>> round(pld_grid_step("rr", 0.5, 100_000), 5)
-    0.00724
     """
-    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
-    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
-    count = check_integer(count, "count", minimum=1)
-    s = noise if mechanism == "rr" else query_sensitivity(mechanism, neighboring) / noise
-    return float(max(PLD_FINEST_STEP, 24.0 * math.sqrt(count) * s / PLD_GRID_BUDGET))
+    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    acct, _ = _composed("pld", mechanism, noise, rate, count, neighboring)
+    return float(acct.effective_interval) if acct is not None else PLD_FINEST_STEP
 
 
 @functools.lru_cache(maxsize=1024)
-@_quietly
 def _composed(name: str, mechanism: str, noise: float, rate: float, count: int, neighboring: str):
     """(accountant after composing ``count`` steps, None) or (None, the reason it does not apply); cached."""
     try:
@@ -267,8 +256,8 @@ def _composed(name: str, mechanism: str, noise: float, rate: float, count: int, 
         return None, f"the {name} accountant is not available in this installation"
     try:
         if name == "pld":
-            acct = cls(neighboring=neighboring,
-                       value_discretization_interval=pld_grid_step(mechanism, noise, count, neighboring))
+            acct = cls(neighboring=neighboring, value_discretization_interval=PLD_FINEST_STEP,
+                       max_grid_points=PLD_GRID_BUDGET)
         else:
             acct = cls(neighboring=neighboring)
         acct = acct.compose(make_event(mechanism, noise, rate, neighboring), count=count)
@@ -285,7 +274,6 @@ def _finite_or_inf(x) -> float:
 
 
 @functools.lru_cache(maxsize=8192)
-@_quietly
 def epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: float, delta: float,
                    neighboring: str = "add_remove") -> EpsilonResult:
     """ε of accountant ``name`` after ``count`` steps of the lab setting, at ``delta``; cached.
@@ -395,7 +383,6 @@ PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-14.0, -0.5, 28))
 
 
 @functools.lru_cache(maxsize=512)
-@_quietly
 def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
     acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
     if acct is None:
@@ -438,7 +425,6 @@ def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: f
 
 
 @functools.lru_cache(maxsize=512)
-@_quietly
 def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
                      rate: float) -> tuple[float | None, str | None]:
     """The smallest noise (σ or Laplace scale b) for which accountant ``name`` certifies ``target_epsilon``.
@@ -486,7 +472,6 @@ def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> flo
 
 
 @functools.lru_cache(maxsize=512)
-@_quietly
 def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: int) -> dict[str, np.ndarray]:
     """Group privacy for groups of size 1 … ``max_group``, two ways.
 
@@ -630,8 +615,11 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
                  "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); exact: Balle–Wang "
                  "2018 Thm 8.", y=-0.2)
     if any(r.accountant == "pld" and r.lower is not None for r in results):
-        h = pld_grid_step(mechanism, noise, count, neighboring)
-        approx_note(fig, f"PLD on a grid of step {h:.2g}: error bar = its optimistic…pessimistic bracket")
+        h = pld_grid_step(mechanism, noise, count, neighboring, rate)
+        if h > 0:
+            approx_note(fig, f"PLD on a grid of step {h:.2g}: error bar = its optimistic…pessimistic bracket")
+        else:
+            approx_note(fig, "PLD exact here (closed form / binomial law): no grid, no error bar")
     return fig
 
 
