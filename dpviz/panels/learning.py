@@ -32,6 +32,17 @@ __all__ = ["LearningRatesPanel", "ERMUsersPanel", "PhasedERMPanel", "TrainLivePa
 _MAX_EXAMPLES = 200_000  # n·m cap of a live run (memory and a ~1 s budget)
 
 
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _sci(x: float) -> str:
+    """1e-05 → "10⁻⁵"; other values in short scientific form (readouts, not code)."""
+    e = math.log10(x) if x > 0 else float("nan")
+    if math.isfinite(e) and abs(e - round(e)) < 1e-9:
+        return "10" + str(int(round(e))).translate(_SUP)
+    return f"{x:.2g}"
+
+
 def _table(rows) -> str:
     return "<table>" + "".join(
         f"<tr><td style='padding:1px 14px 1px 0'>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
@@ -49,7 +60,7 @@ class LearningRatesPanel(Panel):
         return {
             "m": log_slider("samples per user m", 100, 0, 4, step=0.1, readout_format=".0f"),
             "d": log_slider("dimension d", 10, 0, 3, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("ε", 1.0, -1.3, 1, step=0.05),
+            "epsilon": log_slider("privacy ε", 1.0, -1.3, 1, step=0.05),
             "C": log_slider("constant knob C (validity)", 1.0, -2, 2, step=0.1),
         }
 
@@ -87,7 +98,7 @@ class ERMUsersPanel(Panel):
     def _build_controls(self):
         return {
             "d": log_slider("dimension d", 100, 0, 4, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("ε", 1.0, -1.3, 1, step=0.05),
+            "epsilon": log_slider("privacy ε", 1.0, -1.3, 1, step=0.05),
             "n": log_slider("your number of users n", 1000, 1, 6, step=0.1, readout_format=".0f"),
         }
 
@@ -120,7 +131,7 @@ class PhasedERMPanel(Panel):
             "n": log_slider("users n", 10000, 2, 7, step=0.1, readout_format=".0f"),
             "m": log_slider("samples per user m", 10, 0, 4, step=0.1, readout_format=".0f"),
             "d": log_slider("dimension d", 10, 0, 3, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("ε", 1.0, -1.3, 0, step=0.05),
+            "epsilon": log_slider("privacy ε", 1.0, -1.3, 0, step=0.05),
         }
 
     def _render(self, v):
@@ -153,15 +164,16 @@ class TrainLivePanel(Panel):
     title = "Train live: user-level DP-SGD against the baselines"
     intro = ("Each run trains the same model on n users × m examples for T steps. User-level DP-SGD averages each "
              "user's gradients first and then privatises the mean across users (004 Algorithm 3, practical "
-             "variant); naive clips each user to G; example-level DP-SGD protects single examples only. The table "
-             "shows the user-level (ε, δ) each run spends, composed by a privacy accountant.")
+             "variant); naive clips each user to G; example-level DP-SGD protects single examples only. Every run gets the "
+             "same ε (δ = 10⁻⁵) — at user level, except example-level DP-SGD, which gets it per example. The legend "
+             "and the table show the user-level ε each run really spends, composed by a privacy accountant.")
     slow = True
 
     def _build_controls(self):
         return {
             "m": log_slider("samples per user m", 20, 0, 3, step=0.1, readout_format=".0f"),
             "n": log_slider("users n", 1000, 2, 4, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("ε (user-level; item-level for example-level)", 1.0, -1, 1, step=0.05),
+            "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.05),
             "T": int_slider("steps T", 200, 10, 500, step=10),
             "heterogeneity": slider("heterogeneity h", 0.0, 0.0, 1.0, 0.05),
             "task": dropdown("task", [("linear regression", "linear"), ("logistic regression", "logistic")]),
@@ -186,14 +198,15 @@ class TrainLivePanel(Panel):
         for key, r in runs.items():
             name = P.METHOD_STYLE[key][2]
             if r.privacy is None:
-                spent = "ε = 0 (not private)"
+                spent = "ε = ∞ (not private)"
+                labels[key] = f"{name} (ε = ∞)"
             else:
-                spent = f"ε = {r.privacy.epsilon:.3g}, δ = {r.privacy.delta:.0e}"
+                spent = f"ε = {r.privacy.epsilon:.3g}, δ = {_sci(r.privacy.delta)}"
+                labels[key] = f"{name}: ε = {r.privacy.epsilon:.3g}"
                 if r.privacy.epsilon_item is not None:
                     spent += f" (item-level ε = {r.privacy.epsilon_item:.3g})"
                 if r.privacy.epsilon_paper is not None:
                     spent += f" (the paper's analysis claims ε = {r.privacy.epsilon_paper:.3g})"
-            labels[key] = f"{name} — {spent}"
             rows.append((name, f"{r.final_excess:.3g} · {spent}"))
         if kind == "linear":
             curves = {k: (r.steps, r.excess) for k, r in runs.items()}
@@ -201,7 +214,9 @@ class TrainLivePanel(Panel):
         else:
             curves = {k: (r.steps, r.losses) for k, r in runs.items()}
             ylabel = "training loss L(θ_t; S)"
-        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"))
+        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"),
+                                       title=f"Training: {'excess risk' if kind == 'linear' else 'loss'} against step "
+                                             f"(δ = {_sci(delta)} for every private run)")
         acc = next((r.privacy.accountant for r in runs.values() if r.privacy is not None), "")
         rows.append(("accountant", acc))
         hint = None

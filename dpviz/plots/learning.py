@@ -32,6 +32,37 @@ METHOD_STYLE = {
 }
 
 
+def _log_label(fig: go.Figure, *, x=None, y=None, text: str, color: str, xanchor: str = "left",
+               yanchor: str = "top") -> None:
+    """A text label at a data position on a log axis (annotations on log axes take log10 coordinates; plotly's
+    add_vline/add_hline annotations pass raw values, which throws the label — and the autorange — off to 10^x)."""
+    xa = "paper" if x is None else "x"
+    ya = "paper" if y is None else "y"
+    fig.add_annotation(x=1.0 if x is None else float(np.log10(x)), xref=xa,
+                       y=1.0 if y is None else float(np.log10(y)), yref=ya, text=text, showarrow=False,
+                       xanchor=xanchor, yanchor=yanchor, font=dict(size=12, color=color),
+                       bgcolor="rgba(255,255,255,0.75)")
+
+
+def _source(fig: go.Figure, text: str, *, below: int = 64) -> go.Figure:
+    """The shared caption pinned ``below`` pixels under the plot area (a paper-fraction offset moves with the plot
+    height and can run into two-row log-axis tick labels and the axis title); the bottom margin makes room."""
+    caption(fig, text)
+    fig.layout.annotations[-1].update(y=0, yshift=-below)
+    fig.layout.margin.b = below + 36
+    return fig
+
+
+def _decade_ticks(values) -> dict:
+    """Ticks at powers of ten (every k decades so at most ~6 labels) for a log axis spanning ``values``."""
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v) & (v > 0)]
+    if v.size == 0:
+        return {}
+    span = float(np.log10(v.max()) - np.log10(v.min()))
+    return dict(tickmode="linear", tick0=0, dtick=max(1, int(np.ceil(span / 5))))
+
+
 def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                            labels: Mapping[str, str] | None = None, ylabel: str = "excess risk (log)",
                            log_y: bool = True, title: str = "Training: loss against step",
@@ -47,8 +78,9 @@ def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[
                                  line=dict(color=color, dash=dash, width=2)))
     if log_y:
         fig.update_yaxes(type="log", exponentformat="power")
-    fig.update_layout(legend=dict(x=1, xanchor="right", y=1))
-    caption(fig, "Source: Algorithm 3 of 004 (user-level: average per user, then a private mean across users); "
+    # legend outside the plot: the private curves rise and fall through the whole upper half of the axes
+    fig.update_layout(legend=dict(x=1.02, xanchor="left", y=1))
+    _source(fig, "Source: Algorithm 3 of 004 (user-level: average per user, then a private mean across users); "
                  "naive and example-level baselines (004 §1, digest §2.12); optimiser = Algorithm 7 / Remark 2.")
     return fig
 
@@ -57,8 +89,7 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
                  floor: np.ndarray | None = None, title: str = "Excess risk bounds against the number of users n",
                  template: str = TEMPLATE) -> go.Figure:
     """Log–log rates against n; the region where Thm 4's n-condition fails is shaded grey."""
-    fig = go.Figure(layout=base_layout(title, "users n (log)", "excess population risk (log, constants = C)",
-                                       template=template))
+    fig = go.Figure(layout=base_layout(title, "users n (log)", "excess population risk (log)", template=template))
     style = {
         "upper": ("upper bound, Phased ERM (004 Thm 4)", ROLE["private"], "solid"),
         "lower": ("lower bound, any user-level DP (004 Thm 5)", ROLE["bound"], "dash"),
@@ -72,14 +103,14 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
         fig.add_trace(go.Scatter(x=ns, y=np.maximum(floor, 1e-300), mode="lines", name="fixed-n floor (004 Thm 8)",
                                  line=dict(color=PALETTE[3], dash="longdash", width=1.5)))
     if invalid_below is not None and invalid_below > ns[0]:
-        fig.add_vrect(x0=ns[0], x1=min(invalid_below, ns[-1]), fillcolor="rgba(120,120,120,0.18)", line_width=0,
-                      annotation_text="Thm 4's n-condition fails", annotation_position="top left")
+        fig.add_vrect(x0=ns[0], x1=min(invalid_below, ns[-1]), fillcolor="rgba(120,120,120,0.18)", line_width=0)
+        _log_label(fig, x=ns[0], text="grey: Thm 4's n-condition fails", color="#555555")
     ymin = min(float(np.min(v)) for v in curves.values())
     ymax = max(float(np.max(v)) for v in curves.values())
-    fig.update_xaxes(type="log")
+    fig.update_xaxes(type="log", range=[np.log10(ns[0]), np.log10(ns[-1])])
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3])
-    caption(fig, "Source: 004 Thm 4 R√(G·G_)/√(mn) + Rσd/(n√m ε); Thm 5 RG_/√(mn) + RG_√d/(n√m ε); item-level "
-                 "RG(1/√(nm) + √d/(nmε)); Thm 8 floor G/(4(1+e^{nε})).")
+    _source(fig, "Source: 004 Thm 4 R√(G·G_)/√(mn) + Rσd/(n√m ε); Thm 5 RG_/√(mn) + RG_√d/(n√m ε); item-level "
+                 "RG(1/√(nm) + √d/(nmε)); Thm 8 floor G/(4(1+e<sup>nε</sup>)).")
     approx_note(fig, "shapes only: hidden constants and logs set to the knob C")
     return fig
 
@@ -88,7 +119,7 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
                         title: str = "Users ERM needs against the number of steps T",
                         template: str = TEMPLATE) -> go.Figure:
     """√(dT)/ε (004 Thm 3 / 003 Thm 29) for several d against √T/ε (003 Thm 30), log–log."""
-    fig = go.Figure(layout=base_layout(title, "steps T (log)", "users needed n (log, constants = C)",
+    fig = go.Figure(layout=base_layout(title, "steps T (log)", "users needed n (log)",
                                        template=template))
     for i, (d, ys) in enumerate(levy.items()):
         fig.add_trace(go.Scatter(x=Ts, y=ys, mode="lines", name=f"004 (Alg 3): √(dT)/ε, d = {d}",
@@ -96,11 +127,11 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
     fig.add_trace(go.Scatter(x=Ts, y=ours, mode="lines", name="003 (Alg H): √T/ε, any d",
                              line=dict(color=PALETTE[3], width=3)))
     if n is not None:
-        fig.add_hline(y=n, line=dict(color=ROLE["bound"], dash="dot"), annotation_text=f"your n = {n:.0f}",
-                      annotation_position="bottom right")
+        fig.add_hline(y=n, line=dict(color=ROLE["bound"], dash="dot"))
+        _log_label(fig, y=n, text=f"your n = {n:,.0f}", color=ROLE["bound"], xanchor="right", yanchor="bottom")
     fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
-    caption(fig, "Source: 004 Thm 3 (n = Ω̃(√(dT)/ε)); 003 Thms 29–30 (n = Ω̃(√T/ε)). Log factors hidden.")
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
+    _source(fig, "Source: 004 Thm 3 (n = Ω̃(√(dT)/ε)); 003 Thms 29–30 (n = Ω̃(√T/ε)). Log factors hidden.")
     approx_note(fig, "log factors and constants set to C")
     return fig
 
@@ -114,14 +145,18 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
     fig.add_trace(go.Bar(x=t, y=list(users), name="users n_t = ⌊n/2^t⌋", marker_color=ROLE["private"]))
     fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ_t = 4^t λ", yaxis="y2",
                              line=dict(color=ROLE["naive"], width=2)))
-    fig.update_layout(bargap=0.25, legend=dict(x=1, xanchor="right", y=1),
+    # legend across the top centre, which stays empty (bars halve from the left, the λ line climbs through the
+    # middle to the top right); y2 ticks at powers of ten (an overlaying axis otherwise gets ticks synced to the
+    # bar axis' grid, e.g. 3×10⁵, 8×10³)
+    fig.update_layout(bargap=0.25, legend=dict(orientation="h", x=0.5, xanchor="center", y=1, yanchor="top"),
                       yaxis2=dict(title=dict(text="regularisation λ_t (log)"), type="log", exponentformat="power",
-                                  overlaying="y", side="right", showgrid=False))
+                                  overlaying="y", side="right", showgrid=False, **_decade_ticks(lambdas)))
     fig.update_xaxes(dtick=1)
     used = int(np.sum(users))
     fig.add_annotation(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
-                       x=0.99, y=0.75, xanchor="right", showarrow=False, font=dict(size=12))
-    caption(fig, "Source: 004 Algorithm 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G_/(nm) + σ²d²/(n²mε²))/R, "
+                       x=0.99, y=0.2, xanchor="right", showarrow=False, font=dict(size=12),
+                       bgcolor="rgba(255,255,255,0.8)")
+    _source(fig, "Source: 004 Algorithm 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G_/(nm) + σ²d²/(n²mε²))/R, "
                  "n_t = n/2^t, λ_t = 4^t λ; disjoint users make the whole run (ε, δ)-DP.")
     return fig
 
@@ -140,11 +175,11 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
         fig.add_trace(go.Scatter(x=ms, y=np.maximum(ys, 1e-12), mode="lines+markers", name=name + " (simulated)",
                                  line=dict(color=color, dash=dash, width=1.5), marker=dict(size=7, color=color)))
     if m_star is not None and np.isfinite(m_star) and ms[0] <= m_star <= ms[-1]:
-        fig.add_vline(x=m_star, line=dict(color=ROLE["bound"], dash="dot"),
-                      annotation_text=f"m* ≈ {m_star:.0f}", annotation_position="top right")
+        fig.add_vline(x=m_star, line=dict(color=ROLE["bound"], dash="dot"))
+        _log_label(fig, x=m_star, text=f" m* ≈ {m_star:.0f}", color=ROLE["bound"])
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")
-    caption(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
+    _source(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
                  "h²·tr Σ/(2nd) independent of m; 004 Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)Δ.")
     approx_note(fig, "markers: Monte Carlo, few seeds")
     return fig
