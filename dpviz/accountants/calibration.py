@@ -14,30 +14,62 @@ __all__ = ["calibrate_sigma", "calibrate_laplace_scale"]
 
 def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float, rtol: float) -> float:
     """Smallest s > 0 (to relative ``rtol``) with eps_of(s) ≤ target, for ε non-increasing in the noise s.
-    Bisection on ln s that always keeps the feasible (upper) end, so the returned noise never overshoots the target."""
+
+    A bracket [lo, hi] with eps_of(lo) > target ≥ eps_of(hi) is kept at every step and ``hi`` is returned, so the
+    noise never overshoots the privacy budget. Inside the bracket the next point is the secant of ln ε against
+    ln s (nearly linear: ε ∝ 1/s for small ε), with the Illinois modification (Dowell & Jarratt 1971) so both
+    ends converge, and a step of at least a quarter of the tolerance from either end; a bisection step is used
+    whenever an end has ε = ∞ or 0. Typically 4–8 evaluations instead of ~25 for plain bisection."""
     hi = start
     n = 0
-    while not eps_of(hi) <= target:
+    e_hi = eps_of(hi)
+    while not e_hi <= target:
         hi *= 4.0
         n += 1
         if n > 60:
             raise ValueError(f"target_epsilon = {target!r} cannot be reached with any finite noise.")
+        e_hi = eps_of(hi)
     lo = hi / 4.0
+    e_lo = eps_of(lo)
     n = 0
-    while eps_of(lo) <= target:
-        hi = lo
+    while e_lo <= target:
+        hi, e_hi = lo, e_lo
         lo /= 4.0
+        e_lo = eps_of(lo)
         n += 1
         if n > 60:
             return hi
-    # now eps_of(lo) > target ≥ eps_of(hi)
-    while hi / lo - 1.0 > rtol:
-        mid = math.sqrt(lo * hi)
-        if eps_of(mid) <= target:
-            hi = mid
+    # now eps_of(lo) > target ≥ eps_of(hi); work in x = ln s, f = ln ε − ln target
+    x_lo, x_hi = math.log(lo), math.log(hi)
+    log_t = math.log(target)
+
+    def f_of(e: float) -> float:
+        if e <= 0.0:
+            return -math.inf
+        return math.log(e) - log_t if math.isfinite(e) else math.inf
+
+    f_lo, f_hi = f_of(e_lo), f_of(e_hi)
+    tol = math.log1p(rtol)
+    side = 0
+    while x_hi - x_lo > tol:
+        w = x_hi - x_lo
+        if math.isfinite(f_lo) and math.isfinite(f_hi) and f_lo > f_hi:
+            x = x_hi - f_hi * w / (f_hi - f_lo)
+            x = min(max(x, x_lo + 0.25 * tol), x_hi - 0.25 * tol)
         else:
-            lo = mid
-    return hi
+            x = 0.5 * (x_lo + x_hi)
+        fx = f_of(eps_of(math.exp(x)))
+        if fx <= 0:  # feasible: new upper end
+            x_hi, f_hi = x, fx
+            if side == 1 and math.isfinite(f_lo):
+                f_lo *= 0.5  # Illinois
+            side = 1
+        else:
+            x_lo, f_lo = x, fx
+            if side == -1 and math.isfinite(f_hi):
+                f_hi *= 0.5
+            side = -1
+    return math.exp(x_hi)
 
 
 def _accountant_cls(name: str):

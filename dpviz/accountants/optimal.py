@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import optimize
 
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.events import eps_delta_profile
@@ -65,7 +65,7 @@ class OptimalAccountant(Accountant):
     raises ValueError — use :class:`~dpviz.accountants.PLDAccountant` for heterogeneous compositions. An event with a
     fixed guarantee (pure mechanisms, ``ApproxDP``, their subsampled versions) uses it. An event with a privacy curve
     (Gaussian-type, ``ZCDP``) satisfies (ε₀(δ₀), δ₀)-DP for every δ₀; the accountant minimises the KOV bound over δ₀
-    (a log-grid then Brent), which is valid for every δ₀ but, knowing only one point of the curve per run, stays above
+    (a grid in ln δ₀ evaluated with one vectorised call of the curve, then Brent), which is valid for every δ₀ but, knowing only one point of the curve per run, stays above
     the PLD answer. The neighbouring relation only decides which sampling events are accepted.
 
     Examples
@@ -97,19 +97,23 @@ class OptimalAccountant(Accountant):
         if prof.fixed is not None:
             return kov_epsilon(prof.fixed[0], prof.fixed[1], k, delta)
 
-        def f(t: float) -> float:  # t = ln δ₀
-            d0 = math.exp(t)
-            return kov_epsilon(prof.curve(d0), d0, k, delta)
+        def f(ts: np.ndarray) -> np.ndarray:  # t = ln δ₀; the curve is evaluated for all δ₀ at once
+            d0 = np.exp(ts)
+            e0 = prof.eps_many(d0)
+            return np.array([kov_epsilon(float(e), float(d), k, delta) for e, d in zip(e0, d0)])
 
-        hi = math.log(delta / k) - 1e-12  # k δ₀ < δ is necessary
+        # every δ₀ gives a valid bound, so the best candidate is valid: a grid over 30 nats of ln δ₀ below the
+        # largest admissible one (k δ₀ < δ is necessary), then a bounded Brent search around the best point
+        hi = math.log(delta / k) - 1e-12
         grid = np.linspace(hi - 30.0, hi, 31)
-        vals = np.array([f(t) for t in grid])
+        best = math.inf
+        vals = f(grid)
         i = int(np.argmin(vals))
         best = float(vals[i])
-        if math.isfinite(best):
+        if math.isfinite(best):  # the objective is piecewise smooth (atoms switch): bounded Brent around the best
             res = optimize.minimize_scalar(
-                f, bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]), method="bounded",
-                options={"xatol": 1e-4},
+                lambda t: float(f(np.array([t]))[0]), bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
+                method="bounded", options={"xatol": 1e-4},
             )
             best = min(best, float(res.fun))
         return best
