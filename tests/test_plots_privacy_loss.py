@@ -155,3 +155,39 @@ def test_builders_return_new_figures():
     a = P.output_distributions_figure(M.Laplace(1.0), 0.5)
     b = P.output_distributions_figure(M.Laplace(1.0), 0.5)
     assert a is not b and a.to_plotly_json() == b.to_plotly_json()
+
+
+def _texts(fig: go.Figure) -> list[str]:
+    """Every string a learner reads on a figure: title, axis titles, legend names, annotations."""
+    lay = fig.layout
+    out = [lay.title.text or "", lay.xaxis.title.text or "", lay.yaxis.title.text or ""]
+    out += [t.name or "" for t in fig.data]
+    out += [a.text or "" for a in lay.annotations]
+    return out
+
+
+@pytest.mark.parametrize("m", ALL, ids=IDS)
+def test_no_raw_tex_or_python_floats_in_figure_text(m):
+    # plotly does not render TeX braces: e^{ε−L} must be written e<sup>ε−L</sup>; and x′ = 1.0 reads as a float bug
+    figs = [P.output_distributions_figure(m, 0.5), P.privacy_loss_figure(m, 0.5), P.tradeoff_figure(m, 0.5, 1e-3),
+            P.privacy_profile_figure(0.3, 1.0, delta_mark=1e-5)]
+    for f in figs:
+        for text in _texts(f):
+            assert "^{" not in text and "_{" not in text, text
+            assert "= 1.0." not in text and "= 1.0," not in text, text
+
+
+@pytest.mark.parametrize("m", [M.Gaussian(1.0), M.DiscreteLaplace(1.5, 2)], ids=["gauss", "dlap"])
+def test_legends_list_traces_in_drawing_order(m):
+    # filled traces make plotly reverse the legend unless told otherwise: p_x must come first, as in the prose
+    for f in (P.output_distributions_figure(m, 0.5), P.tradeoff_figure(m, 0.5, 1e-3)):
+        assert f.layout.legend.traceorder == "normal"
+
+
+def test_profile_figure_marks_delta_with_a_horizontal_line():
+    fig = P.privacy_profile_figure(1.0, 1.0, delta_mark=1e-7)
+    lines = [s for s in fig.layout.shapes if s.type == "line"]
+    assert len(lines) == 1 and lines[0].y0 == lines[0].y1 == 1e-7 and lines[0].yref == "y"
+    band = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(band) == 1 and band[0].x0 == 0 and band[0].x1 == 1.0  # the ε < 1 band where the classic proof holds
+    assert fig.layout.yaxis.type == "log"

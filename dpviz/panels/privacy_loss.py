@@ -107,7 +107,7 @@ class OutputDistributionsPanel(Panel):
              "below e<sup>ε</sup>·p<sub>x′</sub> except for a total excess δ: the shaded area.")
 
     def _build_controls(self):
-        c = {"epsilon": slider("ε (the bound e^ε)", 0.5, 0.0, 4.0, 0.05)}
+        c = {"epsilon": slider("ε (privacy loss bound)", 0.5, 0.0, 4.0, 0.05)}
         c.update(_mechanism_controls())
         return c
 
@@ -132,7 +132,7 @@ class PrivacyLossPanel(Panel):
              "exceed ε with a small weighted probability δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>] ≤ P[L > ε].")
 
     def _build_controls(self):
-        c = {"epsilon": slider("ε", 1.0, 0.0, 4.0, 0.05)}
+        c = {"epsilon": slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, 0.05)}
         c.update(_mechanism_controls())
         return c
 
@@ -144,8 +144,8 @@ class PrivacyLossPanel(Panel):
         sf = pld.sf(eps)
         d = m.delta(eps)
         rows = [("P[L > ε]", f"{sf:.4g}"),
-                ("δ(ε) = E[(1 − e^{ε−L})₊]", f"{d:.4g}"),
-                ("E[e^{−L}] (= 1 − P[M(x′) outside supp M(x)])", f"{1 - pld.missing_mass:.6g}"),
+                ("δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>]", f"{d:.4g}"),
+                ("E[e<sup>−L</sup>] (= 1 − P[M(x′) outside supp M(x)])", f"{1 - pld.missing_mass:.6g}"),
                 ("largest possible loss", _fmt_eps(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
                  else "∞ (the endpoint −κ)")]
         hint = _ignored_hint(v)
@@ -179,7 +179,7 @@ class PrivacyProfilePanel(Panel):
         return {
             "sigma": slider("noise σ", 1.0, 0.2, 5.0, 0.05),
             "sensitivity": slider("sensitivity Δ", 1.0, 0.5, 3.0, 0.25),
-            "delta": log_slider("δ (marked)", 1e-5, -12, -1, step=0.5),
+            "delta": log_slider("δ (marked by the dotted line)", 1e-5, -12, -1, step=0.5, readout_format=".1e"),
         }
 
     def _extra_widgets(self):
@@ -232,8 +232,8 @@ class TradeoffPanel(Panel):
              "stays in the shaded region: no test can be much better than guessing.")
 
     def _build_controls(self):
-        c = {"epsilon": slider("ε", 1.0, 0.0, 4.0, 0.05),
-             "delta": log_slider("δ", 1e-3, -8, -0.5, step=0.25)}
+        c = {"epsilon": slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, 0.05),
+             "delta": log_slider("δ", 1e-3, -8, -0.5, step=0.25, readout_format=".1e")}
         c.update(_mechanism_controls())
         return c
 

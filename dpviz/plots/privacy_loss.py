@@ -122,15 +122,15 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
         p, q = m.pmf(k, value=x), m.pmf(k, value=xp)
         excess = np.maximum(p - e * q, 0.0)
         traces = [
-            go.Bar(x=k - 0.2, y=p, width=0.4, name="p_x = P[M(x) = k]", marker_color=ROLE["x"]),
-            go.Bar(x=k + 0.2, y=q, width=0.4, name="p_x′ = P[M(x′) = k]", marker_color=ROLE["x_prime"]),
-            go.Scatter(x=k - 0.2, y=np.minimum(e * q, 1.0), mode="markers", name="e^ε · p_x′",
+            go.Bar(x=k - 0.2, y=p, width=0.4, name="p<sub>x</sub>(k) = P[M(x) = k]", marker_color=ROLE["x"]),
+            go.Bar(x=k + 0.2, y=q, width=0.4, name="p<sub>x′</sub>(k) = P[M(x′) = k]", marker_color=ROLE["x_prime"]),
+            go.Scatter(x=k - 0.2, y=np.minimum(e * q, 1.0), mode="markers", name="e<sup>ε</sup> · p<sub>x′</sub>(k)",
                        marker=dict(symbol="line-ew-open", size=16, line=dict(width=3, color=ROLE["bound"]))),
             go.Bar(x=k - 0.2, y=excess, base=np.minimum(e * q, p), width=0.4,
-                   name=f"excess (p_x − e^ε p_x′)₊: total δ = {d:.3g}",
+                   name=f"excess (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>: total δ = {d:.3g}",
                    marker=dict(color=ROLE["shade"], line=dict(color=ROLE["approx"], width=1.5))),
         ]
-        xt, yt = "output k", "probability"
+        xt, yt = "output k (integer)", "probability"
     else:
         spread = m.scale * 7 if isinstance(m, mech.Laplace) else m.sigma * 4.5
         y = np.linspace(x - spread, xp + spread, 601)
@@ -138,24 +138,24 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
         eq = e * q
         lower = np.minimum(p, eq)
         traces = [
-            go.Scatter(x=y, y=p, mode="lines", name="p_x: density of M(x)", line=dict(color=ROLE["x"], width=3)),
-            go.Scatter(x=y, y=q, mode="lines", name="p_x′: density of M(x′)",
+            go.Scatter(x=y, y=p, mode="lines", name="p<sub>x</sub>: density of M(x)", line=dict(color=ROLE["x"], width=3)),
+            go.Scatter(x=y, y=q, mode="lines", name="p<sub>x′</sub>: density of M(x′)",
                        line=dict(color=ROLE["x_prime"], width=3)),
-            go.Scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines", name="e^ε · p_x′",
+            go.Scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines", name="e<sup>ε</sup> · p<sub>x′</sub>",
                        line=dict(color=ROLE["bound"], dash="dash", width=2)),
             go.Scatter(x=y, y=lower, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
             go.Scatter(x=y, y=p, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=ROLE["shade"],
-                       name=f"area (p_x − e^ε p_x′)₊ = δ(ε) = {d:.3g}", hoverinfo="skip"),
+                       name=f"area (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub> = δ(ε) = {d:.3g}", hoverinfo="skip"),
         ]
-        xt, yt = "output y", "density"
+        xt, yt = "output y (query answer + noise)", "probability density"
     title = f"M(x) vs M(x′): {mechanism_label(m)}; at ε = {eps:.3g}, δ(ε) = {d:.3g}"
     layout = _layout(title, xt, yt, template=template, barmode="overlay",
-                         legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"), margin=dict(b=150),
+                         legend=dict(orientation="h", y=-0.2, x=0, yanchor="top", traceorder="normal"), margin=dict(b=150),
                          height=470)
     fig = go.Figure(data=traces, layout=layout)
     if _is_discrete(m):
         fig.update_xaxes(dtick=1 if len(k) <= 25 else None)
-    caption(fig, f"x = {x}, x′ = {xp}. Shaded: (p_x − e^ε p_x′)₊, total area = hockey-stick divergence = δ(ε) "
+    caption(fig, f"x = {x:g}, x′ = {xp:g}. Shaded: (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>, total area = hockey-stick divergence = δ(ε) "
                  "(Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5).<br>" + _SOURCES[type(m).__name__] + ".",
             y=-0.42)
     return fig
@@ -192,7 +192,7 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
         if np.any(over):
             g2 = np.concatenate([[max(eps, lo)], grid[over]])
             traces.append(go.Scatter(x=g2, y=pld.pdf(g2), mode="lines", line=dict(width=0), fill="tozeroy",
-                                     fillcolor=ROLE["shade"], name="L > ε", hoverinfo="skip"))
+                                     fillcolor=ROLE["shade"], name="L > ε (area P[L > ε])", hoverinfo="skip"))
     xmax_f = float(np.max(np.abs(a[finite]))) if np.any(finite) else 0.0
     span = max([xmax_f] + [abs(v) for v in lo_hi] + [eps, 0.5])
     inf_x = span * 1.25 + 0.3
@@ -213,19 +213,22 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
     sf = pld.sf(eps)
     d = m.delta(eps)
     layout = _layout(f"Privacy loss L of {mechanism_label(m)}: P[L > ε] = {sf:.3g}, δ(ε) = {d:.3g}",
-                         "privacy loss ℓ = ln(p_x(o)/p_x′(o))", "density (curve) / probability (atoms)",
+                         "privacy loss ℓ = ln(p<sub>x</sub>(o)/p<sub>x′</sub>(o))", "density (curve) / probability (atoms)",
                          template=template, legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"),
-                         margin=dict(b=140), height=450)
+                         margin=dict(b=140), height=450,
+                         # a plain layout shape, not fig.add_vline (which costs ~15 ms per call)
+                         shapes=[dict(type="line", xref="x", yref="y domain", x0=eps, x1=eps, y0=0, y1=1,
+                                      line=dict(color=ROLE["bound"], dash="dash", width=2))])
     fig = go.Figure(data=traces, layout=layout)
-    fig.add_vline(x=eps, line=dict(color=ROLE["bound"], dash="dash", width=2))
     fig.add_annotation(x=eps, y=1.0, yref="paper", text=f"ε = {eps:.3g}", showarrow=False, yanchor="bottom",
                        font=dict(color=ROLE["bound"]))
     if a.size and np.any(~finite):
         fig.add_annotation(x=inf_x, y=float(w[~finite].max()), text="ℓ = +∞<br>(x′ cannot<br>produce o)",
                            showarrow=True, ay=-40, font=dict(size=11))
         fig.update_xaxes(range=[-span * 1.1 - 0.2, inf_x + 0.4])
-    caption(fig, "L = ln(p_x(O)/p_x′(O)), O ~ M(x) (Dwork & Roth 2014, §3.5.1). δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε] "
-                 "(Balle & Wang 2018, Thm 5);<br>E[e^{−L}] = 1 when M(x′) ≪ M(x).", y=-0.4)
+    caption(fig, "L = ln(p<sub>x</sub>(O)/p<sub>x′</sub>(O)), O ~ M(x) (Dwork & Roth 2014, §3.5.1). "
+                 "δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>] ≤ P[L > ε] "
+                 "(Balle & Wang 2018, Thm 5);<br>E[e<sup>−L</sup>] = 1 when M(x′) ≪ M(x).", y=-0.4)
     return fig
 
 
@@ -278,41 +281,45 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
     valid = np.arange(eps.size) <= first_beyond  # ε < 1, plus one point so the two pieces join
     beyond = np.arange(eps.size) >= first_beyond
     wrong = c["classic"] < c["exact"] * (1 - 1e-9)
+
+    def line(x, y, name, **style):  # plain dicts: go.Figure validates them once (go.Scatter would validate twice)
+        return dict(type="scatter", x=x, y=y, mode="lines", name=name, **style)
+
     traces = [
-        go.Scatter(x=eps, y=clip(c["exact"]), mode="lines", name="exact δ(ε) (Balle & Wang 2018, Thm 8)",
-                   line=dict(color=ROLE["exact"], width=4)),
-        go.Scatter(x=c["eps_zcdp"], y=clip(c["cks"]), mode="lines", name="zCDP → DP, CKS 2020 Cor. 13",
-                   line=dict(color=ROLE["alt"], width=2, dash="dash")),
-        go.Scatter(x=c["eps_zcdp"], y=clip(c["simple"]), mode="lines", name="zCDP → DP, ρ + 2√(ρ ln 1/δ) (BS16 Prop 1.3)",
-                   line=dict(color=ROLE["alt2"], width=2, dash="dashdot")),
-        go.Scatter(x=eps, y=clip(np.where(valid, c["classic"], np.nan)), mode="lines",
-                   name="classic 1.25·e^{−(εσ/Δ)²/2}, ε < 1 (D&R Thm A.1)",
-                   line=dict(color=ROLE["approx"], width=2)),
-        go.Scatter(x=eps, y=clip(np.where(beyond, c["classic"], np.nan)), mode="lines",
-                   name="classic formula for ε ≥ 1 (not proven)", line=dict(color=ROLE["approx"], width=2,
-                                                                                dash="dot")),
-        go.Scatter(x=eps, y=clip(np.where(wrong, c["classic"], np.nan)), mode="markers",
-                   name="classic claims δ below the truth: wrong", marker=dict(color=ROLE["approx"], size=6,
-                                                                               symbol="x")),
+        line(eps, clip(c["exact"]), "exact δ(ε) (Balle & Wang 2018, Thm 8)", line=dict(color=ROLE["exact"], width=4)),
+        line(c["eps_zcdp"], clip(c["cks"]), "zCDP → DP, CKS 2020 Cor. 13",
+             line=dict(color=ROLE["alt"], width=2, dash="dash")),
+        line(c["eps_zcdp"], clip(c["simple"]), "zCDP → DP, ρ + 2√(ρ ln 1/δ) (BS16 Prop 1.3)",
+             line=dict(color=ROLE["alt2"], width=2, dash="dashdot")),
+        line(eps, clip(np.where(valid, c["classic"], np.nan)), "classic 1.25·e<sup>−(εσ/Δ)²/2</sup>, ε < 1 (D&R Thm A.1)",
+             line=dict(color=ROLE["approx"], width=2)),
+        line(eps, clip(np.where(beyond, c["classic"], np.nan)), "classic formula for ε ≥ 1 (not proven)",
+             line=dict(color=ROLE["approx"], width=2, dash="dot")),
+        dict(type="scatter", x=eps, y=clip(np.where(wrong, c["classic"], np.nan)), mode="markers",
+             name="classic claims δ below the truth: wrong", marker=dict(color=ROLE["approx"], size=6, symbol="x")),
     ]
     g = mech.Gaussian(sigma, sensitivity)
     title = f"Privacy profile of the Gaussian mechanism, σ = {g.sigma:.3g}, Δ = {g.sensitivity:.3g}"
-    layout = _layout(title, "ε", "δ(ε)  (log scale)", template=template,
-                         legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=12)),
-                         margin=dict(b=140), height=520)
-    fig = go.Figure(data=traces, layout=layout)
-    fig.update_yaxes(type="log", range=[-15.5, 0.05], exponentformat="power")
-    fig.add_vrect(x0=0, x1=min(1.0, float(eps[-1])), fillcolor=ROLE["region"], line_width=0, layer="below")
-    fig.add_annotation(x=0.5, y=1, yref="paper", text="ε < 1: classic proof holds", showarrow=False,
-                       yanchor="bottom", font=dict(size=11))
+    layout = _layout(title, "ε (privacy loss bound)", "δ(ε)  (log scale)", template=template,
+                     legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=12)),
+                     margin=dict(b=140), height=520,
+                     # plain layout shapes/annotations, not fig.add_vrect/add_hline (~15 ms per call)
+                     shapes=[dict(type="rect", xref="x", yref="y domain", x0=0, x1=min(1.0, float(eps[-1])),
+                                  y0=0, y1=1, fillcolor=ROLE["region"], line=dict(width=0), layer="below")],
+                     annotations=[dict(x=0.5, y=1, xref="x", yref="paper", text="ε < 1: classic proof holds",
+                                       showarrow=False, yanchor="bottom", font=dict(size=11))])
+    layout["yaxis"].update(type="log", range=[-15.5, 0.05], exponentformat="power")
     if delta_mark is not None:
         dm = check_delta(delta_mark, "delta", allow_zero=False)
-        fig.add_hline(y=dm, line=dict(color=ROLE["bound"], dash="dot", width=1))
+        layout["shapes"].append(dict(type="line", xref="x domain", yref="y", x0=0, x1=1, y0=dm, y1=dm,
+                                     line=dict(color=ROLE["bound"], dash="dot", width=1)))
         e_ex = g.epsilon(dm) if show_epsilon else math.nan
-        fig.add_trace(go.Scatter(x=[e_ex] if show_epsilon else [], y=[dm] if show_epsilon else [], mode="markers",
-                                 name=f"exact ε(δ) = {e_ex:.4g}" if show_epsilon else "exact ε(δ): hidden until revealed",
-                                 marker=dict(color=ROLE["exact"], size=12, symbol="diamond")))
-    caption(fig, "Exact: δ(ε) = Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm 8). Classic: "
+        traces.append(dict(type="scatter", x=[e_ex] if show_epsilon else [], y=[dm] if show_epsilon else [],
+                           mode="markers",
+                           name=f"exact ε(δ) = {e_ex:.4g}" if show_epsilon else "exact ε(δ): hidden until revealed",
+                           marker=dict(color=ROLE["exact"], size=12, symbol="diamond")))
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Exact: δ(ε) = Φ(Δ/2σ − εσ/Δ) − e<sup>ε</sup> Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm 8). Classic: "
                  "σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1, ε < 1).<br>zCDP: ρ = Δ²/(2σ²) "
                  "(Bun & Steinke 2016, Prop 1.6), converted by BS16 Prop 1.3 and Canonne, Kamath & Steinke 2020, "
                  "Cor. 13.", y=-0.17)
@@ -345,7 +352,7 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
     viol = beta < bound - 1e-12
     traces = [
         go.Scatter(x=alpha, y=bound, mode="lines", line=dict(color=ROLE["bound"], width=2),
-                   name=f"boundary f_ε,δ of (ε = {eps:.3g}, δ = {d:.2g})-DP"),
+                   name=f"boundary f<sub>ε,δ</sub> of (ε = {eps:.3g}, δ = {d:.2g})-DP"),
         go.Scatter(x=alpha, y=1 - alpha, mode="lines", fill="tonexty", fillcolor=ROLE["region"],
                    line=dict(color="#999999", width=1, dash="dot"), name="allowed region (β = 1 − α: perfect privacy)"),
         go.Scatter(x=alpha, y=beta, mode="lines", line=dict(color=ROLE["x"], width=4),
@@ -358,12 +365,12 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
     layout = _layout(f"Hypothesis-testing view: the mechanism {verdict} (ε = {eps:.3g}, δ = {d:.2g})-DP",
                          "type I error α (say 'x′' when it was x)", "type II error β (say 'x' when it was x′)",
                          template=template, legend=dict(x=0.99, y=0.99, xanchor="right", yanchor="top",
-                                                        font=dict(size=12)),
+                                                        font=dict(size=12), traceorder="normal"),
                          margin=dict(b=140), height=560)
     fig = go.Figure(data=traces, layout=layout)
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1)
-    caption(fig, "Trade-off T(P,Q)(α) = inf{β_φ : α_φ ≤ α} (Dong, Roth & Su 2022, Def. 2.1). (ε, δ)-DP ⟺ "
-                 "β ≥ max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α))<br>(Kairouz, Oh & Viswanath 2015, Thm 2.1; "
+    caption(fig, "Trade-off T(P,Q)(α) = inf{β<sub>φ</sub> : α<sub>φ</sub> ≤ α} (Dong, Roth & Su 2022, Def. 2.1). (ε, δ)-DP ⟺ "
+                 "β ≥ max(0, 1 − δ − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − δ − α))<br>(Kairouz, Oh & Viswanath 2015, Thm 2.1; "
                  "DRS 2022, Prop. 2.5). Discrete mechanisms: Neyman–Pearson tests with randomisation.", y=-0.15)
     return fig
