@@ -96,3 +96,24 @@ def test_canonical_panel_changes():
     assert "0.99326" in p.readout.value
     p.controls["eps"].value = 1.0
     assert "0.39347" in p.readout.value
+
+
+def test_misconception_panel_hides_the_answer_until_revealed():
+    p = MisconceptionPanel()
+    assert "9.1" not in p.figures[0].layout.title.text  # the figure would give the answer away
+    p.exercise.guess.value = 5.0
+    p.exercise.button.click()
+    assert "9.1" in p.figures[0].layout.title.text and "too low" in p.exercise.feedback.value
+    p.controls["d"].value = 12  # a new question: hidden again
+    assert "11.1" not in p.figures[0].layout.title.text
+
+
+def test_two_figure_panels_stack_figures_at_full_width():
+    for cls in (RecordEpsilonPanel, CensusPanel, CanonicalHistogramPanel, HeavyHitterPanel):
+        assert cls()._figbox.layout.flex_flow == "column"
+
+
+def test_census_controls_and_table_use_readable_attribute_names():
+    p = CensusPanel()
+    assert "race (CENRACE) changes" == p.controls["attr_race"].description
+    assert "voting_age" not in p.readout.value and "voting age" in p.readout.value

@@ -88,3 +88,63 @@ def test_misconception_and_interpretation():
     assert f.data[0].y[0] + f.data[1].y[0] == pytest.approx(9.1)
     g = P.interpretation_figure(0.05, 10)
     np.testing.assert_allclose(g.data[1].y, np.exp(0.05 * np.arange(1, 11)) / (1 + np.exp(0.05 * np.arange(1, 11))))
+
+
+def _texts(fig):
+    lay = fig.layout
+    out = [lay.title.text or "", lay.xaxis.title.text or "", lay.yaxis.title.text or ""]
+    out += [t.name or "" for t in fig.data]
+    out += [a.text or "" for a in lay.annotations]
+    return out
+
+
+def _all_figures():
+    led = PD.census_2020_example()
+    X, _, _ = P.planted_data(5000, 8, 3, 0)
+    p = PD.heavy_hitter_params(1.0, 0.1, 5000)
+    res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=0)
+    return [P.record_epsilon_figure(0.1, 20, 3, 1e-6), P.rho_growth_figure(0.2, 10), P.census_figure(led, {"race"}),
+            P.census_compare_figure(led, {"race"}, 1e-6), P.rounding_figure(10.0), P.sparse_attack_figure(2.0),
+            P.heavy_hitter_tree_figure(res), P.heavy_hitter_found_figure(X, res, 0.1),
+            P.users_needed_figure(1.0, 0.1, 0.1, 16), P.projection_error_figure(2, 1000, 1.0),
+            P.mwem_tradeoff_figure(1.0, 1000, 10, 2, 3), P.mwem_T_figure(1.0, 1000, 10, 2, 3),
+            P.misconception_figure(0.1, 1.0, 10), P.misconception_figure(0.1, 1.0, 10, reveal=False),
+            P.interpretation_figure(0.05, 10)]
+
+
+def test_figure_text_has_no_raw_tex_and_every_figure_cites_a_source():
+    # plotly does not render TeX: e^{2kε0} must be written e<sup>2kε0</sup>
+    for f in _all_figures():
+        texts = _texts(f)
+        for t in texts:
+            assert "^{" not in t and "_{" not in t, t
+        assert any("Source" in a.text for a in f.layout.annotations), texts[0]
+
+
+def test_heavy_hitter_strings_are_categories():
+    # bit strings such as "0101…" would otherwise be read by plotly as numbers and drawn as hairlines at ~10^15
+    X, planted, counts = P.planted_data(5000, 8, 3, 0)
+    p = PD.heavy_hitter_params(1.0, 0.1, 5000)
+    res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=0)
+    g = P.heavy_hitter_found_figure(X, res, 0.1)
+    assert g.layout.xaxis.type == "category"
+    assert all(set(x) <= {"0", "1"} and len(x) == 8 for x in g.data[0].x)
+    # the title counts the strings above νn = 500 that were reported (independently: planted counts ≥ 500)
+    heavy = {"".join(map(str, s)) for s, c in zip(planted, counts) if c >= 500}
+    found = {"".join(map(str, r)) for r in res.found}
+    assert f"{len(heavy & found)} of {len(heavy)} with f ≥ νn reported" in g.layout.title.text
+
+
+def test_misconception_figure_hides_the_total_before_the_reveal():
+    hidden = P.misconception_figure(0.1, 1.0, 10, reveal=False)
+    shown = P.misconception_figure(0.1, 1.0, 10)
+    assert "9.1" in shown.layout.title.text
+    assert not any("9.1" in t for t in _texts(hidden))
+    np.testing.assert_allclose(list(hidden.data[0].y) + list(hidden.data[1].y), [0.1] + [1.0] * 9)
+
+
+def test_record_epsilon_figure_uses_log_axes():
+    f = P.record_epsilon_figure(0.1, 20, 3, 1e-6)
+    assert f.layout.yaxis.type == "log" and f.layout.xaxis.type == "log"
+    ys = np.concatenate([np.asarray(t.y, dtype=float) for t in f.data])
+    assert ys[ys > 0].max() / ys[ys > 0].min() > 1e3  # the span that needs a log axis

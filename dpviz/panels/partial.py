@@ -33,12 +33,39 @@ __all__ = [
     "MisconceptionPanel",
 ]
 
+class _FullWidthFigures(Panel):
+    """Shows a panel's figures one under the other at the full page width. (The base puts two figures in a
+    wrapping row; plotly's default figure width is 700 px, so at a 1280 px page they wrapped anyway and each used
+    only half the width, which clipped long captions and crowded the legends.)"""
+
+    def _apply(self, view: View) -> None:
+        super()._apply(view)
+        if self._figbox.layout.flex_flow != "column":
+            self._figbox.layout.flex_flow = "column"
+
+
+#: Readable names of the Census example's attributes (the ledger's keys are short identifiers).
+_CENSUS_LABELS = {
+    "geography": ("geography", "geography (where the person lives)"),
+    "hhgq": ("HHGQ", "household or group-quarters type (HHGQ)"),
+    "voting_age": ("voting age", "voting age (18 or over)"),
+    "ethnicity": ("ethnicity", "ethnicity (Hispanic or not)"),
+    "race": ("race", "race (CENRACE)"),
+    "occupancy": ("occupancy", "occupancy status of the housing unit"),
+}
+
+
+def _census_label(attr: str, long: bool = False) -> str:
+    short, full = _CENSUS_LABELS.get(attr, (attr, attr))
+    return full if long else short
+
+
 _P20 = ("A small ε0 protects each attribute, not membership: whether you are in the data at all is protected only "
         "by the whole-record ε, and information copied across many attributes (e.g. a location trace) is not "
         "protected by ε0 (Section 7 of 001).")
 
 
-class RecordEpsilonPanel(Panel):
+class RecordEpsilonPanel(_FullWidthFigures):
     """ε0 per attribute → whole-record ε against d (Proposition 8 of 001)."""
 
     title = "From ε0 per attribute to the whole record"
@@ -94,14 +121,14 @@ class InterpretationPanel(Panel):
     def _render(self, v):
         eps0, d = float(v["eps0"]), int(v["d"])
         fig = P.interpretation_figure(eps0, d)
-        readout = (f"One attribute: posterior shift ≤ e^(2ε0) − 1 = {PD.posterior_tv_bound(eps0, 1):.4g}; "
+        readout = (f"One attribute: posterior shift ≤ e<sup>2ε0</sup> − 1 = {PD.posterior_tv_bound(eps0, 1):.4g}; "
                    f"bit recovery ≤ {PD.bit_recovery_probability(eps0, 1):.4f}. Mutual information (Prop 27): "
                    f"all attributes independent ≤ {PD.mutual_information_bound(eps0, [1] * d):.4g} nats, one block ≤ "
                    f"{PD.mutual_information_bound(eps0, [d]):.4g} nats (= the whole-record zCDP bound).")
         return View(figures=[fig], readout=readout)
 
 
-class CensusPanel(Panel):
+class CensusPanel(_FullWidthFigures):
     """Release-by-release accounting of the Census kind (Section 7 of 001)."""
 
     title = "Census playground: which releases see the change?"
@@ -112,8 +139,9 @@ class CensusPanel(Panel):
         led = PD.census_2020_example()
         c = {"delta": log_slider("δ", 1e-6, -10, -2, step=0.5, readout_format=".0e")}
         for a in led.attributes:
-            c[f"attr_{a}"] = W.Checkbox(value=a in ("race", "ethnicity"), description=f"{a} changes",
-                                        indent=False)
+            c[f"attr_{a}"] = W.Checkbox(value=a in ("race", "ethnicity"),
+                                        description=f"{_census_label(a, long=True)} changes", indent=False,
+                                        layout=W.Layout(width="420px"))
         return c
 
     def _render(self, v):
@@ -124,24 +152,25 @@ class CensusPanel(Panel):
         f2 = P.census_compare_figure(led, changed, delta)
         rows = []
         touched = {r.name for r in led.touching(changed)} if changed else set()
-        head = "".join(f"<th>{html.escape(a)}</th>" for a in led.attributes)
+        head = "".join(f"<th style='padding:0 6px'>{html.escape(_census_label(a))}</th>" for a in led.attributes)
         for r in led.releases:
             cells = "".join(f"<td style='text-align:center'>{'●' if a in r.attributes else ''}</td>"
                             for a in led.attributes)
             style = " style='background:#fff1e0'" if r.name in touched else ""
-            rows.append(f"<tr{style}><td>{html.escape(r.name)}</td>{cells}<td>{r.rho:g}</td></tr>")
-        table = (f"<table><tr><th>release</th>{head}<th>ρ</th></tr>{''.join(rows)}</table>")
+            rows.append(f"<tr{style}><td>{html.escape(r.name)}</td>{cells}<td style='text-align:right'>{r.rho:g}</td></tr>")
+        table = (f"<table><tr><th style='text-align:left'>release</th>{head}<th>ρ</th></tr>{''.join(rows)}</table>")
         rho_s = led.change_rho(changed) if changed else 0.0
         eps_s = led.change_approx_dp(changed, delta) if changed else 0.0
         eps_all = led.change_approx_dp(led.attributes, delta)
-        readout = (f"{table}<p>Changing <b>{', '.join(sorted(changed)) or 'nothing'}</b>: ρ = {rho_s:.3g} → "
+        names = ", ".join(_census_label(a) for a in led.attributes if a in changed) or "nothing"
+        readout = (f"{table}<p>Changing <b>{html.escape(names)}</b>: ρ = {rho_s:.3g} → "
                    f"(<b>{eps_s:.3f}</b>, {delta:.0e})-DP; whole record ρ = {led.whole_record_rho():.3g} → "
                    f"(<b>{eps_all:.3f}</b>, {delta:.0e})-DP (CKS 2020, Cor 13). The per-release split is "
                    "illustrative; the totals (2.63 and 1.02 for race + ethnicity) are the paper's.</p>")
         return View(figures=[f1, f2], readout=readout)
 
 
-class CanonicalHistogramPanel(Panel):
+class CanonicalHistogramPanel(_FullWidthFigures):
     """Rounding a Laplace-noised count reveals it exactly with probability 1 − e^{−ε/2}."""
 
     title = "Why the canonical noisy histogram is not 'nice'"
@@ -158,14 +187,14 @@ class CanonicalHistogramPanel(Panel):
         e = float(v["eps"])
         f1 = P.rounding_figure(e)
         f2 = P.sparse_attack_figure(e, seed=int(v["seed"]))
-        readout = (f"P[exact] = 1 − e^(−ε/2) = <b>{PD.rounding_reveals_probability(e):.5f}</b> with Laplace(1/ε); "
+        readout = (f"P[exact] = 1 − e<sup>−ε/2</sup> = <b>{PD.rounding_reveals_probability(e):.5f}</b> with Laplace(1/ε); "
                    f"{PD.rounding_reveals_probability(e, 2.0):.5f} with the replace-one Laplace(2/ε). "
                    f"One attribute change also moves two cells, so this baseline's ε0 equals its ε: it gains nothing "
                    "per attribute (digest A5).")
         return View(figures=[f1, f2], readout=readout)
 
 
-class HeavyHitterPanel(Panel):
+class HeavyHitterPanel(_FullWidthFigures):
     """PrivHeavyHitter (Algorithm 2 of 001) on synthetic data with planted heavy hitters."""
 
     title = "The heavy-hitter tree (PrivHeavyHitter)"
@@ -176,7 +205,10 @@ class HeavyHitterPanel(Panel):
         return {
             "eps0": slider("ε0 per attribute", 1.0, 0.1, 5.0, 0.1),
             "d": dropdown("attributes d", [("8", 8), ("16", 16), ("32", 32)], 16),
-            "n": log_slider("people n", 20000, 3, 5, step=0.05, readout_format=".3g"),
+            # grid 1,250·2^(j/4): n = 20,000 (the digest's fixture) lies on it, so the browser does not snap the
+            # default to 19,953 on first render
+            "n": log_slider("people n", 20000, math.log10(1250), math.log10(80000), step=math.log10(2) / 4,
+                            readout_format=",.0f"),
             "nu": slider("heavy-hitter fraction ν", 0.1, 0.02, 0.1, 0.01),
             "eta": slider("failure probability η", 0.1, 0.01, 0.1, 0.01),
             "constants": dropdown("constants", [("corrected (private at ε0)", "corrected"),
@@ -196,7 +228,7 @@ class HeavyHitterPanel(Panel):
         found = {tuple(r) for r in res.found}
         hit = sum(tuple(r) in found for r in planted)
         cert = p.epsilon_certificate
-        readout = (f"Lemma 28 certificate: ε0(HH) = (2/λ)(1 + 1/(1 − e^(−μ/λ))) = <b>{cert:.4g}</b> "
+        readout = (f"Lemma 28 certificate: ε0(HH) = (2/λ)(1 + 1/(1 − e<sup>−μ/λ</sup>)) = <b>{cert:.4g}</b> "
                    f"({'= 0.5·ε0 as Theorem 15 needs' if abs(cert - 0.5 * eps0) < 1e-9 else f'= {cert / eps0:.3g}·ε0'})."
                    f" Planted heavy hitters found: <b>{hit} of {len(planted)}</b>; strings reported: {len(found)}. "
                    f"Lemma 30 needs τ = 0.5νn = {cond['tau']:.4g} ≥ {cond['tau_needed']:.4g}: "
@@ -247,7 +279,7 @@ class MarginalsPanel(Panel):
     def _build_controls(self):
         return {
             "eps": slider("ε0 (or ε)", 1.0, 0.05, 4.0, 0.05),
-            "n": log_slider("people n", 1000, 1, 6, step=0.1, readout_format=".3g"),
+            "n": log_slider("people n", 1000, 1, 6, step=0.1, readout_format=",.0f"),
             "k": int_slider("query order k", 2, 1, 4),
             "d": int_slider("attributes d (MWEM)", 10, 2, 40),
             "ell": int_slider("queries per round ℓ (MWEM)", 3, 1, 40),
@@ -284,7 +316,14 @@ class MisconceptionPanel(Panel):
             "With the sliders' settings, what is the whole-record (pure) ε of this release? "
             "(Each release reads one column: the per-attribute costs add up for a whole record.)",
             answer=self._answer, explain=self._explain, rel_tol=0.05)
+        self._revealed_at: tuple | None = None
+        self.exercise.button.on_click(self._on_reveal)
         super().__init__(**overrides)
+
+    def _on_reveal(self, _button=None) -> None:
+        """After the reveal the figure shows the whole-record totals (until a slider moves: predict again)."""
+        self._revealed_at = tuple(self.values().values())
+        self.update()
 
     def _build_controls(self):
         return {
@@ -312,7 +351,8 @@ class MisconceptionPanel(Panel):
 
     def _render(self, v):
         a, b, d = float(v["eps_important"]), float(v["eps_other"]), int(v["d"])
-        fig = P.misconception_figure(a, b, d)
+        revealed = self._revealed_at == tuple(v.values())
+        fig = P.misconception_figure(a, b, d, reveal=revealed)
         readout = (f"Per attribute: the one you care about costs ε = {a:g}; each other costs {b:g}. "
                    f"Per-attribute guarantee of the whole release: ε0 = max_j ε_j = {max(a, b):g}.")
         return View(figures=[fig], readout=readout)

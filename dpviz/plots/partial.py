@@ -47,6 +47,18 @@ __all__ = [
 _SRC = "Ghazi, Kumar, Manurangsi & Steinke (paper 001)"
 
 
+def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: float = 60.0) -> go.Figure:
+    """:func:`dpviz.plots._theme.caption` placed ``below`` pixels under the plot area (clear of the tick labels and
+    the x-axis title), with a bottom margin that fits it. Break long captions with ``<br>`` (at most ~130
+    characters a line, so they fit a figure of ~900 px)."""
+    lines = text.count("<br>") + 1
+    h = int(height or fig.layout.height or 420)
+    top = fig.layout.margin.t if fig.layout.margin.t is not None else 60
+    bottom = int(below + 15 * lines + 14)
+    fig.update_layout(height=h, margin=dict(b=bottom))
+    return caption(fig, text, y=-below / max(h - top - bottom, 100))
+
+
 def _vline(fig: go.Figure, x: float, text: str) -> None:
     fig.add_vline(x=x, line=dict(color="#888888", dash="dot", width=1),
                   annotation=dict(text=text, font=dict(size=11, color="#555555")), annotation_position="top")
@@ -109,10 +121,14 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
                              marker=dict(color=ROLE["truth"], size=9, symbol="diamond")))
     fig = go.Figure(data=traces, layout=base_layout(
         f"ε0 = {e0:g} per attribute → whole record: ε = {pure[i]:.3g} pure, {cks[i]:.3g} at δ = {delta:.0e}",
-        "number of attributes d", "whole-record ε", template=template))
-    fig.update_layout(legend=dict(font=dict(size=11)), height=480)
-    caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε0; ½d²ε0² zCDP), Lemma 10, Thms 11–12; Bun & Steinke 2016 Prop 1.3; "
-                 "Canonne, Kamath & Steinke 2020 Cor 13.")
+        "number of attributes d (log scale)", "whole-record ε (log scale)", template=template))
+    # log–log: the curves span four decades (√d·ε0 near 0.01, the (ε, δ) curves near 10³), and slopes read as
+    # powers of d (pure: 1, parallel composition: ½, zCDP-converted: → 2)
+    fig.update_layout(legend=dict(font=dict(size=11)), height=500,
+                      xaxis=dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100]),
+                      yaxis=dict(type="log", exponentformat="power"))
+    _caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε0; ½d²ε0² zCDP), Lemma 10, Thms 11–12;<br>"
+                  "Bun & Steinke 2016 Prop 1.3; Canonne, Kamath & Steinke 2020 Cor 13.")
     return fig
 
 
@@ -131,10 +147,10 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=base_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
                           template=template))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
-    caption(fig, f"Group privacy squares under zCDP: slope 2 on log–log axes. Sources: {_SRC}, Prop 8 and Lemma 10; "
-                 "Bun & Steinke 2016.")
+    fig.update_xaxes(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100], title_text="number of attributes d (log scale)")
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1, title_text="whole-record ρ (zCDP, log scale)")
+    _caption(fig, f"Group privacy squares under zCDP: slope 2 on log–log axes. Sources: {_SRC}, Prop 8 and Lemma 10;<br>"
+                  "Bun & Steinke 2016.")
     return fig
 
 
@@ -150,14 +166,17 @@ def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = T
     colors = [ROLE["approx"] if n in touched else "#bbbbbb" for n in names]
     fig = go.Figure(data=[go.Bar(x=rhos, y=names, orientation="h", marker=dict(color=colors), customdata=attrs,
                                  hovertemplate="%{y}<br>ρ = %{x}<br>reads: %{customdata}<extra></extra>",
-                                 name="ρ of each release", text=[f"{r:g}" for r in rhos], textposition="outside")],
+                                 name="ρ of each release", text=[f"{r:g}" for r in rhos], textposition="outside",
+                                 cliponaxis=False)],
                     layout=base_layout(f"Releases that read a changed attribute (orange): ρ = "
                                        f"{ledger.change_rho(changed) if changed else 0.0:.3g} of "
                                        f"{ledger.whole_record_rho():.3g}",
                                        "ρ (zCDP) of the release", "", template=template))
-    fig.update_layout(height=420, margin=dict(l=330), showlegend=False)
-    caption(fig, f"ρ(S) = Σ over releases reading an attribute in S of ρ_h. Source: {_SRC}, Section 7 (2020 Census); "
-                 "the per-release split is illustrative, the totals are the paper's.", y=-0.18)
+    fig.update_layout(height=440, margin=dict(l=330), showlegend=False)
+    fig.update_xaxes(range=[0, 1.15 * max(rhos)])
+    _caption(fig, "ρ(S) = Σ ρ<sub>h</sub> over the releases h that read an attribute in S. "
+                  f"Source: {_SRC}, Section 7 (2020 Census);<br>the per-release split is illustrative, "
+                  "the totals are the paper's.")
     return fig
 
 
@@ -176,10 +195,11 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *, te
         go.Bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
                text=[f"{v:.3g}" for v in simple], textposition="outside"),
     ], layout=base_layout(f"ε at δ = {delta:.0e}: ρ = {rho_s:.3g} (change) vs {rho_all:.3g} (record)", "",
-                          "ε", template=template))
+                          "ε of the (ε, δ)-DP guarantee", template=template))
     fig.update_layout(barmode="group", yaxis=dict(rangemode="tozero"))
-    caption(fig, "Paper: 2.63 zCDP → (13.8, 1e−6); race + ethnicity 1.02 zCDP → (7.85, 1e−6). Sources: "
-                 f"{_SRC}, Section 7; CKS 2020 Cor 13; Bun & Steinke 2016 Prop 1.3.")
+    fig.update_traces(cliponaxis=False)
+    _caption(fig, "Paper: 2.63 zCDP → (13.8, 10<sup>−6</sup>); race + ethnicity 1.02 zCDP → (7.85, 10<sup>−6</sup>).<br>"
+                  f"Sources: {_SRC}, Section 7; CKS 2020 Cor 13; Bun & Steinke 2016 Prop 1.3.", below=40)
     return fig
 
 
@@ -191,19 +211,20 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
     e = check_positive(eps, "eps")
     x = np.linspace(0.0, eps_max, 301)
     fig = go.Figure(data=[
-        go.Scatter(x=x, y=PD.rounding_reveals_probability(x), name="Laplace(1/ε): 1 − e^{−ε/2}",
+        go.Scatter(x=x, y=PD.rounding_reveals_probability(x), name="Laplace(1/ε): 1 − e<sup>−ε/2</sup>",
                    line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0), name="Laplace(2/ε) (replace-one): 1 − e^{−ε/4}",
+        go.Scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0), name="Laplace(2/ε) (replace-one): 1 − e<sup>−ε/4</sup>",
                    line=dict(color=ROLE["alt"], dash="dash")),
-        go.Scatter(x=x, y=PD.bit_recovery_probability(x), name="best guess of a secret bit: e^ε/(1+e^ε)",
+        go.Scatter(x=x, y=PD.bit_recovery_probability(x), name="best guess of a secret bit: e<sup>ε</sup>/(1 + e<sup>ε</sup>)",
                    line=dict(color=ROLE["approx"], dash="dot")),
         go.Scatter(x=[e, e], y=[PD.rounding_reveals_probability(e), PD.rounding_reveals_probability(e, 2.0)],
                    mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=base_layout(f"At ε = {e:g}, rounding returns the exact count with probability "
-                          f"{PD.rounding_reveals_probability(e):.4f}", "ε", "probability", template=template))
+                          f"{PD.rounding_reveals_probability(e):.4f}", "ε (privacy parameter of the histogram)",
+                          "probability", template=template))
     fig.update_yaxes(range=[0, 1.02])
-    caption(fig, f"P[|Lap(b)| < ½] = 1 − e^{{−1/(2b)}}. Source: {_SRC}, Section 5 ('not nice' canonical histogram; "
-                 "ε = 10 → > 99%) and digest A5.")
+    _caption(fig, f"P[|Lap(b)| < ½] = 1 − e<sup>−1/(2b)</sup>. Source: {_SRC}, Section 5<br>"
+                  "('not nice' canonical histogram; ε = 10 → > 99%) and digest A5.")
     return fig
 
 
@@ -234,7 +255,7 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
                           f"(expected {100 * PD.rounding_reveals_probability(e):.1f}%)", "histogram cell y",
                           "count", template=template))
     approx_note(fig, f"one simulated draw (seed {seed})")
-    caption(fig, f"Canonical histogram with Laplace(1/ε) per cell. Source: {_SRC}, Section 5.")
+    _caption(fig, f"Canonical histogram with Laplace(1/ε) per cell. Source: {_SRC}, Section 5.")
     return fig
 
 
@@ -307,8 +328,8 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
                           f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
                           "tree level ℓ (interval length 2^ℓ)", "clamped noisy count f̂", template=template))
     fig.update_xaxes(tickmode="array", tickvals=lev.tolist(), ticktext=[f"ℓ={v} (|I|={2 ** v})" for v in lev])
-    caption(fig, f"f̂ = max{{f, τ_ℓ − μ}} + Lap(λ), kept iff f̂ > τ_ℓ. Source: {_SRC}, Algorithm 2 (all d leaves "
-                 "initialised, erratum E3), Lemma 28.")
+    _caption(fig, f"f̂ = max{{f, τ<sub>ℓ</sub> − μ}} + Lap(λ), kept iff f̂ > τ<sub>ℓ</sub>. Source: {_SRC}, "
+                  "Algorithm 2<br>(all d leaves initialised, erratum E3), Lemma 28.")
     return fig
 
 
@@ -323,19 +344,23 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     is_found = np.array([tuple(strings[i]) in found for i in order])
     n = np.asarray(X).shape[0]
     c = counts[order]
+    heavy = c >= nu * n
     fig = go.Figure(data=[
-        go.Bar(x=labels, y=np.where(is_found, c, 0), name="found by PrivHeavyHitter", marker=dict(color=ROLE["exact"])),
-        go.Bar(x=labels, y=np.where(is_found, 0, c), name="missed", marker=dict(color=ROLE["approx"])),
+        go.Bar(x=labels, y=np.where(is_found, c, 0), name="reported by PrivHeavyHitter",
+               marker=dict(color=ROLE["exact"])),
+        go.Bar(x=labels, y=np.where(is_found, 0, c), name="not reported (a miss only if f ≥ νn)",
+               marker=dict(color=ROLE["approx"])),
         go.Scatter(x=[labels[0], labels[-1]], y=[nu * n, nu * n], mode="lines", name=f"νn = {nu * n:.4g}",
                    line=dict(color=ROLE["bound"], dash="dash")),
-    ], layout=base_layout(f"Most frequent strings: {int(is_found.sum())} of {len(order)} found; "
-                          f"{len(found)} strings reported in total", "string (attribute 1 first)", "true count f",
-                          template=template))
+    ], layout=base_layout(f"The {len(order)} most frequent strings: {int((is_found & heavy).sum())} of "
+                          f"{int(heavy.sum())} with f ≥ νn reported; {len(found)} strings reported in total",
+                          "string x ∈ {0,1}<sup>d</sup> (attribute 1 first)", "true count f", template=template))
     fig.update_layout(barmode="stack")
-    fig.update_xaxes(tickfont=dict(size=9, family="monospace"), tickangle=-60)
-    caption(fig, f"Source: {_SRC}, Lemma 30 (misses no f ≥ νn w.p. ≥ 1 − η/2 when τ = 0.5νn is large enough).",
-            y=-0.45)
-    fig.update_layout(margin=dict(b=150))
+    # the labels are bit strings: a category axis, or plotly reads "0101…" as a number
+    fig.update_xaxes(type="category", tickfont=dict(size=9, family="monospace"), tickangle=-60)
+    d = np.asarray(X).shape[1]
+    _caption(fig, f"Source: {_SRC}, Lemma 30 (misses no f ≥ νn w.p. ≥ 1 − η/2 when τ = 0.5νn is large enough).",
+             height=420 + int(4.7 * d), below=int(4.7 * d) + 45)
     return fig
 
 
@@ -360,11 +385,11 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template:
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=base_layout("Users needed: log d (partial) against d or √d (standard)", "number of attributes d",
                           "users n needed", template=template))
-    fig.update_xaxes(type="log", exponentformat="power")
-    fig.update_yaxes(type="log", exponentformat="power")
+    fig.update_xaxes(type="log", exponentformat="power", title_text="number of attributes d (log scale)")
+    fig.update_yaxes(type="log", exponentformat="power", title_text="users n needed (log scale)")
     approx_note(fig, "standard-DP curves: shape only (C = 1)")
-    caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16, Section 5 "
-                 "and footnote 5.")
+    _caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16, Section 5 "
+                  "and footnote 5.")
     return fig
 
 
@@ -388,7 +413,7 @@ def _projection_empirical(k: int, n: int, eps0: float, reps: int = 4):
     return np.array(out)
 
 
-def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 200, simulate: bool = False,
+def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, simulate: bool = False,
                             template: str | None = TEMPLATE) -> go.Figure:
     """MSE bound of the projection mechanism against d (Theorem 11 of 001, digest A1): at a fixed per-attribute
     ε0 = ``eps`` (flat once d is large) and at a fixed per-person ε = ``eps`` (grows like √d). Optional empirical
@@ -414,15 +439,15 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 200, sim
                 go.Scatter(x=emp[:, 0], y=emp[:, 2], mode="markers", name="simulated MSE, fixed ε",
                            marker=dict(color=ROLE["approx"], size=9, symbol="square-open")),
             ]
-    fig = go.Figure(data=traces, layout=base_layout(f"Projection mechanism, {k}-way marginals, n = {n}",
-                                                    "number of attributes d", "mean squared error per query",
-                                                    template=template))
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
+    fig = go.Figure(data=traces, layout=base_layout(f"Projection mechanism, {k}-way marginals, n = {n:,}",
+                                                    "number of attributes d (log scale)",
+                                                    "mean squared error per query (bound)", template=template))
+    fig.update_xaxes(type="log", dtick=1)
+    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     if simulate:
         approx_note(fig, "markers: 4 simulated releases each (Monte Carlo)")
-    caption(fig, "min{mk/(ε0²n²d), √(2k ln2)/(ε0n)} vs min{m/(ε²n²), √(2d ln2)/(εn)}. "
-                 f"Source: {_SRC}, Theorem 11, eq. (2).")
+    _caption(fig, "min{mk/(ε0²n²d), √(2k ln2)/(ε0n)} vs min{m/(ε²n²), √(2d ln2)/(εn)}, m = C(d, k). "
+                  f"Source: {_SRC}, Theorem 11, eq. (2).")
     return fig
 
 
@@ -440,13 +465,14 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *, templ
     sel = ells == ell
     fig = go.Figure(data=[
         go.Scatter(x=person, y=bounds, mode="lines+markers+text", text=[f"ℓ={v}" for v in ells],
-                   textposition="top right", name="ℓ = 1 … ⌊d/k⌋", line=dict(color=ROLE["exact"])),
+                   textposition="top right", name="ℓ = 1 … ⌊d/k⌋", line=dict(color=ROLE["exact"]),
+                   cliponaxis=False),
         go.Scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
                    marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
     ], layout=base_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
                           "max* error bound, eq. (3), best T", template=template))
-    caption(fig, f"Per attribute: ε0 = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε0² ≤ ½(ℓε0)². Source: {_SRC}, "
-                 "Theorem 12, eq. (3).")
+    _caption(fig, f"Per attribute: ε0 = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε0² ≤ ½(ℓε0)². Source: {_SRC}, "
+                  "Theorem 12, eq. (3).")
     return fig
 
 
@@ -466,37 +492,59 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
         go.Scatter(x=T, y=y, name="bound (3)", line=dict(color=ROLE["exact"], width=2)),
         go.Scatter(x=[Tstar], y=[b], mode="markers", name=f"T* = {Tstar}: {b:.3g}",
                    marker=dict(color=ROLE["truth"], size=10, symbol="diamond")),
-    ], layout=base_layout(f"Rounds T for ℓ = {ell}", "rounds T", "max* error bound", template=template))
+    ], layout=base_layout(f"Rounds T for ℓ = {ell}", "rounds T (log scale)", "max* error bound (log scale)",
+                          template=template))
     fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log")
-    caption(fig, f"√(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0n)) ln m. Source: {_SRC}, Theorem 12.")
+    fig.update_yaxes(type="log", dtick="D2")
+    _caption(fig, f"√(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0n)) ln m, |X| = 2<sup>d</sup>, m = C(d, k). "
+                  f"Source: {_SRC}, Theorem 12.")
     return fig
 
 
 # ----------------------------------------------------------------------------------------------- misconception
 
-def misconception_figure(eps_important: float, eps_other: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
+def misconception_figure(eps_important: float, eps_other: float, d: int, *, reveal: bool = True,
+                         template: str | None = TEMPLATE) -> go.Figure:
     """Per-attribute budgets (one attribute the learner cares about, d − 1 others) released column by column, and
     what they give the whole record: Σ_j ε_j pure (Lemma 10 + basic composition), √(Σ_j ε_j²) in the ½ε²
-    parametrisation; against the same release with every ε_j = ε_other (opendp/dpcreator#370 misconception)."""
+    parametrisation; against the same release with every ε_j = ε_other (opendp/dpcreator#370 misconception).
+
+    With ``reveal=False`` (before a predict-then-reveal exercise is answered) only the per-attribute budgets ε_j
+    are drawn, one bar per attribute, and no whole-record total is shown anywhere on the figure.
+    """
     a = check_positive(eps_important, "eps_important")
     b = check_positive(eps_other, "eps_other")
     d = check_integer(d, "d", minimum=2)
     eps_j = np.array([a] + [b] * (d - 1))
     uniform = np.full(d, b)
+    src = (f"Releases that each read one column: per-attribute cost ε<sub>j</sub>, whole record Σ<sub>j</sub> "
+           f"ε<sub>j</sub>. Source: {_SRC},<br>Lemma 10 and Section 7 (non-uniform ε<sub>j</sub>, correlated "
+           "attributes).")
+    if not reveal:
+        others = [f"A{j}" for j in range(2, d + 1)]
+        fig = go.Figure(data=[
+            go.Bar(x=["A1 (yours)"], y=[a], name="the attribute you care about", marker=dict(color=ROLE["exact"])),
+            go.Bar(x=others, y=[b] * (d - 1), name=f"the {d - 1} other attributes", marker=dict(color="#bbbbbb")),
+        ], layout=base_layout("Your split: the budget ε<sub>j</sub> of each attribute's release. "
+                              "Whole record? Predict, then reveal.", "attribute j",
+                              "per-attribute budget ε<sub>j</sub>", template=template))
+        fig.update_layout(barmode="stack")
+        fig.update_xaxes(type="category")
+        _caption(fig, src)
+        return fig
     fig = go.Figure(data=[
         go.Bar(x=["your split", "all equal"], y=[a, b], name="the attribute you care about",
                marker=dict(color=ROLE["exact"])),
         go.Bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
                marker=dict(color="#bbbbbb")),
     ], layout=base_layout(f"Whole-record ε: {eps_j.sum():.3g} (your split) vs {uniform.sum():.3g} (all equal)",
-                          "", "whole-record pure ε = Σ_j ε_j", template=template))
+                          "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template))
     fig.update_layout(barmode="stack")
-    fig.add_annotation(text=f"zCDP: √Σε_j² = {math.sqrt(float(np.sum(eps_j**2))):.3g} vs "
+    fig.update_xaxes(type="category")
+    fig.add_annotation(text=f"zCDP: √(Σ<sub>j</sub> ε<sub>j</sub>²) = {math.sqrt(float(np.sum(eps_j**2))):.3g} vs "
                             f"{math.sqrt(float(np.sum(uniform**2))):.3g}", xref="paper", yref="paper", x=1, y=1.02,
                        xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=11))
-    caption(fig, f"Releases that each read one column: per-attribute cost ε_j, whole record Σ_j ε_j. Source: {_SRC}, "
-                 "Lemma 10 and Section 7 (non-uniform ε_j, correlated attributes).")
+    _caption(fig, src)
     return fig
 
 
@@ -513,14 +561,15 @@ def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLAT
                    for s in k])
     fig = go.Figure(data=[
         go.Scatter(x=k, y=np.minimum(PD.posterior_tv_bound(e0, k), 1.0),
-                   name="posterior shift ≤ e^{2kε0} − 1 (Prop 26; capped at 1)",
+                   name="posterior shift ≤ e<sup>2kε0</sup> − 1 (Prop 26; capped at 1)",
                    line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k), name="bit recovery e^{kε0}/(1+e^{kε0})",
+        go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k), name="bit recovery ≤ e<sup>kε0</sup>/(1 + e<sup>kε0</sup>)",
                    line=dict(color=ROLE["approx"], dash="dash")),
-        go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε0²Σ|s_j|², blocks of size k (nats)",
+        go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε0²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of size k (nats)",
                    line=dict(color=ROLE["alt"], dash="dot")),
     ], layout=base_layout(f"What ε0 = {e0:g} per attribute means, against k attributes targeted",
-                          "attributes the adversary targets, k", "bound", template=template))
-    caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).")
+                          "attributes the adversary targets, k",
+                          "bound (TV distance, probability or nats)", template=template))
+    _caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).")
     return fig
 
