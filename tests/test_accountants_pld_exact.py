@@ -275,3 +275,26 @@ def test_lesson_settings_emit_no_floating_point_warnings(mech):
                         lo, hi = acct.epsilon_bounds(1e-5)
                         assert lo <= hi
                         assert not math.isnan(acct.delta(1.0))
+
+
+def test_pld_coarse_grid_long_composition_keeps_a_finite_optimistic_bound():
+    # the tilted Q-masses sum to ≈ e^{−h/2}; raised to k = 10⁵ at h ≈ 0.045 that underflowed to 0 and the
+    # optimistic ε came out as +∞ (above the pessimistic one) before the scale was kept apart
+    lo, hi = PLDAccountant(max_grid_points=2**14).compose(Laplace(10.0), count=100_000).epsilon_bounds(1e-5)
+    fine = PLDAccountant().compose(Laplace(10.0), count=100_000).epsilon_bounds(1e-5)
+    assert math.isfinite(lo) and lo <= fine[0] + 1e-9 and fine[1] <= hi + 1e-9
+
+
+def test_delta_bound_tables_agree_with_direct_sums():
+    from dpviz.accountants.pld import _pmf_delta
+
+    for ev, k in ((Laplace(2.0), 300), (PoissonSampled(Gaussian(1.1), 0.05), 200)):
+        acct = PLDAccountant().compose(ev, count=k)
+        h = acct.effective_interval
+        for eps in np.geomspace(0.01, 30.0, 15):
+            lo, hi = acct.delta_bounds(float(eps))
+            d_hi = max(_pmf_delta(v, h, eps, True) for v in acct._composed(True).values())
+            d_lo = max(_pmf_delta(v, h, eps, False) for v in acct._composed(False).values())
+            assert hi == pytest.approx(d_hi, rel=1e-10, abs=1e-300)
+            assert lo <= d_lo * (1 + 1e-12) and (d_lo < 1e-12 or lo >= d_lo * (1 - 1e-9))
+            assert lo <= hi

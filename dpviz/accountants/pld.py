@@ -39,7 +39,8 @@ class _Pmf(NamedTuple):
     p: np.ndarray  # masses at (lo + i)·h
     inf: float  # mass at +∞
     err: float = 0.0  # optimistic: P-mass that may sit at a wrong place (FFT wrap-around), bounded
-    pt: np.ndarray | None = None  # optimistic: Q-masses tilted by e^{index·h} (see _laws.discretise)
+    pt: np.ndarray | None = None  # optimistic: Q-masses tilted by e^{index·h} (see _laws.discretise), times e^{−ls}
+    ls: float = 0.0  # optimistic: ln of the scale factor of pt (kept apart: (Σ pt)^k underflows for long runs)
 
 
 # -------------------------------------------------------------------------------------------------------------
@@ -238,7 +239,9 @@ def _self_compose(pmf: _Pmf, k: int, h: float, pessimistic: bool) -> _Pmf:
     r = power(pmf.p)
     if pessimistic:
         return _Pmf(w_lo, _denoise(r, True), inf_k + 2 * _TAIL, 0.0)
-    return _Pmf(w_lo, _denoise(r, False), inf_k, pmf.err + 2 * _TAIL, _denoise(power(pmf.pt), True))
+    c = float(pmf.pt.sum())  # Σ pt ≈ e^{−h/2} < 1: normalise, or its k-th power underflows (k·h/2 ≫ 700)
+    rt = _denoise(power(pmf.pt / c), True)
+    return _Pmf(w_lo, _denoise(r, False), inf_k, pmf.err + 2 * _TAIL, rt, k * (pmf.ls + math.log(c)))
 
 
 def _trim_range(p: np.ndarray) -> tuple[int, int]:
@@ -273,7 +276,7 @@ def _compose_two(a: _Pmf, b: _Pmf, pessimistic: bool) -> _Pmf:
     r = _denoise(r, False)
     rt = _denoise(conv(a.pt, b.pt), True)
     i0, i1 = _trim_range(r)
-    return _Pmf(a.lo + b.lo + i0, r[i0 : i1 + 1].copy(), inf, a.err + b.err, rt[i0 : i1 + 1].copy())
+    return _Pmf(a.lo + b.lo + i0, r[i0 : i1 + 1].copy(), inf, a.err + b.err, rt[i0 : i1 + 1].copy(), a.ls + b.ls)
 
 
 def _test_tails(pmf: _Pmf, h: float):
@@ -282,7 +285,7 @@ def _test_tails(pmf: _Pmf, h: float):
     s = pmf.lo + np.arange(pmf.p.size)
     a = np.concatenate([np.cumsum(pmf.p[::-1])[::-1], [0.0]]) + pmf.inf - pmf.err
     with np.errstate(divide="ignore"):
-        x = np.log(pmf.pt) - s * h
+        x = np.log(pmf.pt) - s * h + pmf.ls
     log_b = np.concatenate([np.logaddexp.accumulate(x[::-1])[::-1], [-np.inf]])
     return a, log_b
 
@@ -298,6 +301,61 @@ def _pmf_delta(pmf: _Pmf, h: float, eps: float, pessimistic: bool) -> float:
     m = l > eps
     val = pmf.inf + float(np.sum(pmf.p[m] * -np.expm1(eps - l[m])))
     return min(1.0, max(0.0, val))
+
+
+class _DeltaTable:
+    """Precomputed suffix sums of one composed grid PLD, so that each δ(ε) query (a privacy-profile curve asks for
+    dozens) costs O(log n) instead of O(n).
+
+    Pessimistic: δ(ε) = inf + A_j − e^ε B_j with A_j = Σ_{i≥j} p_i, B_j = Σ_{i≥j} p_i e^{−l_i} (in logs) and j the
+    first grid point above ε — the same sum as :func:`_pmf_delta`. Optimistic: max_τ A_τ − e^ε B_τ over the tests
+    of :func:`_test_tails`, restricted to thresholds τ·h ∈ [ε − (n_steps + 2)·h, ε + 2h]: rounding each of the
+    ``n_steps`` losses down by < h shifts the statistic by less than n_steps·h below the loss, so the best test lies
+    there (plus every 64th test over the whole range, refined around the best: far in the tail the FFT noise
+    floor can move the best test up); any subset of tests still gives a valid lower bound."""
+
+    def __init__(self, pmf: _Pmf, h: float, pessimistic: bool, n_steps: int):
+        self.pess, self.h, self.lo, self.inf = pessimistic, h, pmf.lo, pmf.inf
+        self.n_steps = int(n_steps)
+        if pessimistic:
+            p = pmf.p
+            self.l = (pmf.lo + np.arange(p.size)) * h
+            self.a = np.concatenate([np.cumsum(p[::-1])[::-1], [0.0]])
+            with np.errstate(divide="ignore"):
+                x = np.log(p) - self.l
+            self.log_b = np.concatenate([np.logaddexp.accumulate(x[::-1])[::-1], [-np.inf]])
+            with np.errstate(divide="ignore"):
+                self.log_a = np.log(self.a)
+        else:
+            self.a, self.log_b = _test_tails(pmf, h)
+
+    def delta(self, eps: float) -> float:
+        if self.pess:
+            j = int(np.searchsorted(self.l, eps, side="right"))
+            val = self.inf + self.a[j] - math.exp(min(eps + self.log_b[j], self.log_a[j]))
+            return min(1.0, max(0.0, float(val)))
+        # entry i of a/log_b is the test Σ indices > lo − 1 + i
+        c = eps / self.h - (self.lo - 1)
+        i0 = max(0, math.floor(c - self.n_steps - 2))
+        i1 = min(self.a.size, math.ceil(c + 3))
+        if i1 <= i0:
+            i0, i1 = (0, 1) if c < 0 else (self.a.size - 1, self.a.size)
+        val = self._best(eps, i0, i1, 1)
+        # far in the tail the FFT noise floor can move the best test up: also scan every 64th test, then refine
+        m = 64
+        j = self._best_index(eps, 0, self.a.size, m)
+        val = max(val, self._best(eps, max(0, j - m), min(self.a.size, j + m + 1), 1))
+        return min(1.0, max(0.0, val))
+
+    def _values(self, eps, i0, i1, step):
+        a, lb = self.a[i0:i1:step], self.log_b[i0:i1:step]
+        return a - np.exp(np.minimum(eps + lb, 700.0))
+
+    def _best(self, eps, i0, i1, step) -> float:
+        return float(np.max(self._values(eps, i0, i1, step)))
+
+    def _best_index(self, eps, i0, i1, step) -> int:
+        return i0 + step * int(np.argmax(self._values(eps, i0, i1, step)))
 
 
 #: ln of the Hoeffding tail bound used to truncate exact binomial laws: e^{−700} ≈ 1e-304 per side, below every
@@ -688,7 +746,11 @@ class PLDAccountant(Accountant):
             return min(1.0, inf + float(np.sum(np.exp(log_p[m]) * -np.expm1(epsilon - losses[m]))))
         comp = self._composed(pessimistic)
         h = self._grid_step()
-        return max(_pmf_delta(v, h, epsilon, pessimistic) for v in comp.values())
+        key = ("tables", pessimistic)
+        if key not in self._cache:
+            n_steps = sum(k for _, _, k in self._items()[0])
+            self._cache[key] = [_DeltaTable(v, h, pessimistic, n_steps) for v in comp.values()]
+        return max(t.delta(epsilon) for t in self._cache[key])
 
     def _epsilon(self, delta: float) -> float:
         return self._eps_side(delta, True)

@@ -223,7 +223,7 @@ _EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError
 #: Finest PLD grid step (dpviz.accountants' default) and the grid-size budget of the lab's PLD accountant (the
 #: accountant coarsens its step only when a composition would need more points; the bracket shows the cost).
 PLD_FINEST_STEP = 1e-4
-PLD_GRID_BUDGET = 2 ** 18
+PLD_GRID_BUDGET = 2 ** 16
 
 
 def pld_grid_step(mechanism: str, noise: float, count: int, neighboring: str = "add_remove",
