@@ -309,24 +309,30 @@ def neighbours_figure(
         new_block = (data[user] + rng.integers(1, 5, size=m) - 1) % 5 + 1  # differs in every cell
         x2 = x.user_neighbor(user=user, block=new_block)
     a, b = x.as_array(), x2.as_array()
-    changed = np.argwhere(a != b)
-    fig = make_subplots(rows=1, cols=2, horizontal_spacing=0.08,
-                        subplot_titles=("dataset x", f"neighbour x′ ({'item' if kind == 'item' else 'user'}-level)"))
     ylabels = [f"user {i + 1}" for i in range(n_users)]
     xlabels = [f"ex. {j + 1}" for j in range(m)]
-    for col, arr in ((1, a), (2, b)):
-        fig.add_trace(go.Heatmap(z=arr, x=xlabels, y=ylabels, text=arr, texttemplate="%{text}", zmin=1, zmax=5,
-                                 colorscale=_RATING_SCALE, showscale=False, xgap=2, ygap=2,
-                                 hovertemplate="%{y}, %{x}: rating %{z}<extra></extra>",
-                                 textfont=dict(size=14 if max(n_users, m) <= 10 else 10)), row=1, col=col)
-    # Outline the changed cells in both panels (vermillion), and the protected unit in x.
-    for col in (1, 2):
-        for i, j in changed:
-            fig.add_shape(type="rect", x0=j - 0.5, x1=j + 0.5, y0=i - 0.5, y1=i + 0.5,
-                          line=dict(color=ROLE["naive"], width=3), row=1, col=col)
-    for col in (1, 2):
-        fig.update_yaxes(autorange="reversed", showgrid=False, row=1, col=col)
-        fig.update_xaxes(showgrid=False, side="top", row=1, col=col)
+    data = []
+    for k, arr in enumerate((a, b)):
+        data.append(go.Heatmap(z=arr, x=xlabels, y=ylabels, text=arr, texttemplate="%{text}", zmin=1, zmax=5,
+                               colorscale=_RATING_SCALE, showscale=False, xgap=2, ygap=2,
+                               xaxis="x" if k == 0 else "x2", yaxis="y" if k == 0 else "y2",
+                               hovertemplate="%{y}, %{x}: rating %{z}<extra></extra>",
+                               textfont=dict(size=14 if max(n_users, m) <= 10 else 10)))
+    # Outline what the neighbour changes (one cell, or the user's whole row) in both panels.
+    if kind == "item":
+        x0, x1 = index - 0.5, index + 0.5
+    else:
+        x0, x1 = -0.5, m - 0.5
+    shapes = [dict(type="rect", xref=xr, yref=yr, x0=x0, x1=x1, y0=user - 0.5, y1=user + 0.5,
+                   line=dict(color=ROLE["naive"], width=3)) for xr, yr in (("x", "y"), ("x2", "y2"))]
+    axis = dict(showgrid=False, side="top", showline=False, ticks="")
+    yaxis = dict(autorange="reversed", showgrid=False, showline=False, ticks="")
+    titles = [dict(text=t, x=xc, y=1.0, xref="paper", yref="paper", yanchor="bottom", showarrow=False,
+                   font=dict(size=13), yshift=28)
+              for t, xc in (("dataset x", 0.23), (f"neighbour x′ ({kind}-level)", 0.77))]
+    fig = go.Figure(data=data, layout=dict(
+        xaxis=dict(domain=[0.0, 0.46], **axis), xaxis2=dict(domain=[0.54, 1.0], anchor="y2", **axis),
+        yaxis=yaxis, yaxis2=dict(anchor="x2", **yaxis), shapes=shapes, annotations=titles))
     what = ("one example replaced: x and x′ differ in 1 cell" if kind == "item"
             else f"user {user + 1}'s whole block replaced: x and x′ differ in up to m = {m} cells")
     fig.update_layout(template=template, title=dict(text=f"Neighbouring datasets, {n_users} users × {m} examples — "
