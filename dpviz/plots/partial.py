@@ -245,7 +245,7 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
     right = guess == f
     y = np.arange(cells)
     fig = go.Figure(data=[
-        go.Scatter(x=y, y=f, mode="markers", name="true count f_y ∈ {0, 1}",
+        go.Scatter(x=y, y=f, mode="markers", name="true count f<sub>y</sub> ∈ {0, 1}",
                    marker=dict(color=ROLE["truth"], symbol="line-ew-open", size=14, line=dict(width=2))),
         go.Scatter(x=y[right], y=noisy[right], mode="markers", name="noisy count, rounding gives the truth",
                    marker=dict(color=ROLE["exact"], size=8)),
@@ -316,17 +316,17 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
     fig = go.Figure(data=[
         go.Scatter(x=xs_r, y=ys_r, mode="markers", name="rejected candidate", customdata=cd_r, hovertemplate=hov,
                    marker=dict(color=ROLE["approx"], size=5, opacity=0.6, symbol="x")),
-        go.Scatter(x=xs_a, y=ys_a, mode="markers", name="kept in L_I", customdata=cd_a, hovertemplate=hov,
+        go.Scatter(x=xs_a, y=ys_a, mode="markers", name="kept in L<sub>I</sub>", customdata=cd_a, hovertemplate=hov,
                    marker=dict(color=ROLE["exact"], size=7)),
         go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
                    y=np.repeat(thr, 3) * np.tile([1, 1, np.nan], L), mode="lines",
-                   name="threshold τ_ℓ = τ + (ℓ−1)μ", line=dict(color=ROLE["bound"], width=2)),
+                   name="threshold τ<sub>ℓ</sub> = τ + (ℓ−1)μ", line=dict(color=ROLE["bound"], width=2)),
         go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
                    y=np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L), mode="lines",
-                   name="clamp floor τ_ℓ − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
+                   name="clamp floor τ<sub>ℓ</sub> − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
     ], layout=base_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
                           f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
-                          "tree level ℓ (interval length 2^ℓ)", "clamped noisy count f̂", template=template))
+                          "tree level ℓ (interval length 2<sup>ℓ</sup>)", "clamped noisy count f̂", template=template))
     fig.update_xaxes(tickmode="array", tickvals=lev.tolist(), ticktext=[f"ℓ={v} (|I|={2 ** v})" for v in lev])
     _caption(fig, f"f̂ = max{{f, τ<sub>ℓ</sub> − μ}} + Lap(λ), kept iff f̂ > τ<sub>ℓ</sub>. Source: {_SRC}, "
                   "Algorithm 2<br>(all d leaves initialised, erratum E3), Lemma 28.")
@@ -355,7 +355,7 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     ], layout=base_layout(f"The {len(order)} most frequent strings: {int((is_found & heavy).sum())} of "
                           f"{int(heavy.sum())} with f ≥ νn reported; {len(found)} strings reported in total",
                           "string x ∈ {0,1}<sup>d</sup> (attribute 1 first)", "true count f", template=template))
-    fig.update_layout(barmode="stack")
+    fig.update_layout(barmode="stack", legend=dict(traceorder="normal"))
     # the labels are bit strings: a category axis, or plotly reads "0101…" as a number
     fig.update_xaxes(type="category", tickfont=dict(size=9, family="monospace"), tickangle=-60)
     d = np.asarray(X).shape[1]
@@ -495,7 +495,8 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
     ], layout=base_layout(f"Rounds T for ℓ = {ell}", "rounds T (log scale)", "max* error bound (log scale)",
                           template=template))
     fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", dtick="D2")
+    ticks = [v * 10.0 ** e for e in range(-3, 3) for v in (1, 2, 5)]  # 0.2, 0.5, 1, 2 … (not "D2"'s bare "5")
+    fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
     _caption(fig, f"√(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0n)) ln m, |X| = 2<sup>d</sup>, m = C(d, k). "
                   f"Source: {_SRC}, Theorem 12.")
     return fig
