@@ -21,6 +21,9 @@ import numpy as np
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
 from dpviz.plots import userlevel as P
 
+# Paired views are built with template="none" and joined by P.side_by_side, which applies the dpviz template once
+# (template validation is the most expensive step of building a plotly figure).
+
 __all__ = [
     "UsersNeededPanel",
     "GenericTransformationPanel",
@@ -121,8 +124,8 @@ class GenericTransformationPanel(Panel):
         eps, dl = float(v["epsilon"]), float(v["delta"])
         kw = dict(n_priv=float(v["n_priv"]), n_stat=float(v["n_stat"]), c=float(v["c"]),
                   constant=float(v["constant"]))
-        f1 = P.generic_users_figure(eps, dl, **kw)
-        f2 = P.item_budget_figure(eps, dl)
+        f1 = P.generic_users_figure(eps, dl, **kw, template="none")
+        f2 = P.item_budget_figure(eps, dl, template="none")
         mb = crossover_group_privacy(eps, dl, kind="budget")
         mu = P._users_crossover(np.geomspace(1.0, 1e8, 240), eps, dl, kw["n_priv"], kw["n_stat"], kw["c"])
         par = delstab_parameters(eps, dl)
@@ -157,8 +160,8 @@ class PTRPricePanel(Panel):
         par = delstab_parameters(eps, dl, convention=conv)
         other = delstab_parameters(eps, dl, convention="printed" if conv == "proof" else "proof")
         pmf = tdlap_pmf(par.epsilon_bar, par.delta_bar)
-        f1 = P.tdlap_figure(eps, dl, convention=conv)
-        f2 = P.ptr_discard_figure(eps, dl, convention=conv)
+        f1 = P.tdlap_figure(eps, dl, convention=conv, template="none")
+        f2 = P.ptr_discard_figure(eps, dl, convention=conv, template="none")
         readout = _table([
             ("ε̄ = ε/3", f"{par.epsilon_bar:.4g}"),
             ("δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2)" if conv == "proof" else "δ̄ = δ/(e^{2ε̄} + e^{ε} + 2) (printed)",
@@ -208,8 +211,8 @@ class DelStabToyPanel(Panel):
         ds = DelStab(eps, dl, algo)
         px, px2 = ds.output_pmf(x), ds.output_pmf(x2)
         st, st2 = ds.stability(x), ds.stability(x2)
-        f1 = P.delstab_output_figure(ds.outputs, px, px2, epsilon=eps, delta=dl)
-        f2 = P.delstab_test_figure(st["tdlap"], st["stable"], st2["stable"])
+        f1 = P.delstab_output_figure(ds.outputs, px, px2, epsilon=eps, delta=dl, template="none")
+        f2 = P.delstab_test_figure(st["tdlap"], st["stable"], st2["stable"], template="none")
         frac = st["n_stable"] / st["n_subsets"]
         sums = x.user_sums()
         readout = _table([
@@ -248,8 +251,8 @@ class SqrtMPanel(Panel):
 
     def _render(self, v: dict[str, Any]) -> View:
         m, p, e0 = int(round(v["m"])), float(v["p"]), float(v["epsilon0"])
-        f1 = P.swap_loss_figure(m, p, e0)
-        f2 = P.swap_loss_scaling_figure(p, e0, m_mark=m)
+        f1 = P.swap_loss_figure(m, p, e0, template="none")
+        f2 = P.swap_loss_scaling_figure(p, e0, m_mark=m, template="none")
         pmf = P._swap_loss_pmf(m, p)
         q99 = P._quantile(pmf, 0.99)
         mean = float(np.dot(np.arange(m + 1), pmf))
@@ -378,8 +381,8 @@ class ClippingPanel(Panel):
         t = P.clipping_tradeoff(m, float(v["alpha"]), float(v["disagree"]), float(v["epsilon"]),
                                 int(round(v["n_users"])), int(round(v["n_hyp"])))
         self._last = t
-        f1 = P.clipping_histogram_figure(t, tau)
-        f2 = P.clipping_tradeoff_figure(t, tau)
+        f1 = P.clipping_histogram_figure(t, tau, template="none")
+        f2 = P.clipping_tradeoff_figure(t, tau, template="none")
         i = int(np.argmin(np.abs(np.log(t.tau) - math.log(min(max(tau, t.tau[0]), t.tau[-1])))))
         readout = _table([
             ("your τ", f"{tau:.3g}: bias {t.bias[i]:,.3g}, EM error {t.em_error[i]:,.3g} (score units)"),

@@ -16,6 +16,9 @@ from typing import Any
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
 from dpviz.plots import userlevel as P
 
+# Paired views are built with template="none" and joined by P.side_by_side, which applies the dpviz template once
+# (template validation is the most expensive step of building a plotly figure).
+
 __all__ = ["NeighboursPanel", "GroupPrivacyCostPanel", "BoundingExplorerPanel"]
 
 
@@ -84,8 +87,8 @@ class GroupPrivacyCostPanel(Panel):
     def _render(self, v: dict[str, Any]) -> View:
         eps, dlt, m = float(v["epsilon"]), float(v["delta"]), int(round(v["m"]))
         m_max = max(int(v["m_max"]), m)
-        f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m)
-        f2 = P.group_privacy_delta_figure(eps, dlt, m_max, m_mark=m)
+        f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m, template="none")
+        f2 = P.group_privacy_delta_figure(eps, dlt, m_max, m_mark=m, template="none")
         e_m, d_m, d_l = P.group_privacy_cost(eps, dlt, [m])
         factor = d_m[0] / dlt
         verdict = ("<span style='color:#D55E00'>vacuous: δ′ ≥ 1 promises nothing</span>" if d_m[0] >= 1
