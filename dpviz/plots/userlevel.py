@@ -565,6 +565,13 @@ def bounding_curves(
     delta = check_delta(delta, "delta", allow_zero=False)
     cap = check_integer(cap, "cap", minimum=1, maximum=10**5)
     seed = check_integer(seed, "seed", minimum=0)
+    return _bounding_curves(n_users, float(median), float(tail), float(epsilon), mechanism, float(delta), cap, seed)
+
+
+@functools.lru_cache(maxsize=32)
+def _bounding_curves(n_users: int, median: float, tail: float, epsilon: float, mechanism: str, delta: float,
+                     cap: int, seed: int) -> BoundingTradeoff:
+    """Cached body of :func:`bounding_curves` (validated arguments; arrays returned read-only)."""
     counts = _sample_counts(n_users, float(median), float(tail), cap, seed)
     k = np.arange(1, cap + 1)
     # Σ_i min(c_i, k) for every k from the sorted counts: Σ_{c_i ≤ k} c_i + k·#{c_i > k}
@@ -585,6 +592,8 @@ def bounding_curves(
         noise_group = _group_sigma_curve(float(epsilon), float(delta), cap)
     rm = [np.sqrt(bias**2 + nz**2) for nz in (noise_user, noise_item, noise_group)]
     opt = [int(np.argmin(r)) + 1 for r in rm]
+    for arr in (k, bias, noise_user, noise_item, noise_group, *rm):
+        arr.setflags(write=False)
     return BoundingTradeoff(k=k, counts=counts, true_answer=true, bias=bias, noise_user=noise_user,
                             noise_item=noise_item, noise_group=noise_group, rmse_user=rm[0], rmse_item=rm[1],
                             rmse_group=rm[2], k_user=opt[0], k_item=opt[1], k_group=opt[2], mechanism=mechanism,
@@ -1139,7 +1148,7 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
     """Typical (median, 99%, 99.99%) and worst-case privacy loss of swapping two users against m (log–log, exact)."""
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     epsilon0 = check_positive(epsilon0, "epsilon0")
-    ms = _int_log_grid(1, 10_000, 30)
+    ms = _int_log_grid(1, 10_000, 20)
     qs = {0.5: [], 0.99: [], 0.9999: []}
     for mm in ms:
         pmf = _swap_loss_pmf(int(mm), float(p))
