@@ -18,13 +18,15 @@ import time
 
 from dpviz.accountants import (
     ACCOUNTANTS,
+    AdvancedAccountant,
+    OptimalAccountant,
     PLDAccountant,
     PoissonSampled,
     RDPAccountant,
     ZCDPAccountant,
     calibrate_sigma,
 )
-from dpviz.mechanisms import Gaussian, Laplace, RandomizedResponse
+from dpviz.mechanisms import DiscreteLaplace, Gaussian, Laplace, RandomizedResponse
 
 RATE, SIGMA, COUNT, DELTA = 0.01, 1.1, 1000, 1e-5
 EVENT = PoissonSampled(Gaussian(SIGMA), RATE)
@@ -72,7 +74,42 @@ def _calibrate_pld_sampled():
     return calibrate_sigma(1.0, DELTA, count=1000, sampling_rate=RATE, accountant="pld")
 
 
+def _eps_k1e5(event):
+    return lambda: PLDAccountant().compose(event, 100_000).epsilon(DELTA)
+
+
+def _bounds_k1e5(event):
+    return lambda: PLDAccountant().compose(event, 100_000).epsilon_bounds(DELTA)
+
+
+def _optimal_gaussian_631():
+    return OptimalAccountant().compose(Gaussian(4.0), 631).epsilon(DELTA)
+
+
+def _advanced_gaussian_100():
+    return AdvancedAccountant().compose(Gaussian(4.0), 100).epsilon(DELTA)
+
+
+def _calibrate(name):
+    return lambda: calibrate_sigma(1.0, DELTA, count=100, accountant=name)
+
+
+#: issue 3 / lesson-02 report: any single ε query for k = 10⁵ under ~0.5 s (default grid, default budget)
+K1E5 = [
+    ("randomized response eps0=0.43", RandomizedResponse(0.43)),
+    ("Laplace b=10", Laplace(10.0)),
+    ("discrete Laplace b=3, sensitivity 2", DiscreteLaplace(3.0, sensitivity=2)),
+    ("Gaussian sigma=4", Gaussian(4.0)),
+    ("Poisson-subsampled Gaussian q=0.01 sigma=1.1", EVENT),
+]
+
 CASES = [
+    *[(f"PLD eps(1e-5), 1e5 x {name}", _eps_k1e5(ev), 0.5) for name, ev in K1E5],
+    *[(f"PLD epsilon_bounds(1e-5), 1e5 x {name}", _bounds_k1e5(ev), 1.0) for name, ev in K1E5],
+    ("Optimal (KOV) eps(1e-5), 631 x Gaussian sigma=4", _optimal_gaussian_631, 0.05),
+    ("Advanced eps(1e-5), 100 x Gaussian sigma=4", _advanced_gaussian_100, 0.02),
+    *[(f"calibrate_sigma {n}, 100 Gaussians, target eps=1", _calibrate(n), 0.5) for n in ACCOUNTANTS],
+
     ("PLD eps(1e-5), 1000 x Poisson-subsampled Gaussian (q=0.01, sigma=1.1), h=1e-4", _pld_target, 0.15),
     ("PLD same, h=1e-3", _pld_fast, 0.05),
     ("PLD epsilon_bounds, same (pessimistic + optimistic)", _pld_bounds, 0.3),

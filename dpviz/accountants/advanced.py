@@ -107,7 +107,7 @@ class AdvancedAccountant(Accountant):
         # around the best point (each vectorised: one call of the curves per grid)
         grid = np.linspace(-30.0, 30.0, 61)
         best = math.inf
-        for _ in range(6):
+        for _ in range(4):
             vals = eps_at(grid)
             i = int(np.argmin(vals))
             if not math.isfinite(vals[i]):

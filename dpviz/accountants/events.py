@@ -263,25 +263,46 @@ def gaussian_epsilon_many(mu: float, deltas) -> np.ndarray:
     (True, True)
     """
     d = np.atleast_1d(np.asarray(deltas, dtype=float))
+    with np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
+        return _gaussian_epsilon_many(float(mu), d)
+
+
+_SQRT2 = math.sqrt(2.0)
+
+
+def _gdelta(e: np.ndarray, mu: float) -> np.ndarray:
+    """The Balle–Wang δ(ε) exactly as :func:`dpviz.mechanisms.gaussian_delta` (same cancellation-free branches),
+    without its per-call validation and error-state switching (the caller sets the error state once)."""
+    x1 = e / mu - mu / 2.0
+    x2 = e / mu + mu / 2.0
+    g = 0.5 * np.exp(-0.5 * x1 * x1)
+    c2 = special.erfcx(x2 / _SQRT2)
+    out = np.where(x1 > 0, g * (special.erfcx(x1 / _SQRT2) - c2), special.ndtr(-x1) - g * c2)
+    return np.clip(out, 0.0, 1.0)
+
+
+def _gaussian_epsilon_many(mu: float, d: np.ndarray) -> np.ndarray:
     rho = 0.5 * mu * mu
     hi = rho + 2.0 * np.sqrt(rho * np.log(1.0 / d))
-    d_hi = _m.gaussian_delta(hi, mu)
+    d_hi = _gdelta(hi, mu)
     while np.any(d_hi > d):  # never needed in exact arithmetic; guards rounding
         hi = np.where(d_hi > d, 2.0 * hi, hi)
-        d_hi = _m.gaussian_delta(hi, mu)
+        d_hi = _gdelta(hi, mu)
     lo = np.zeros_like(hi)
-    zero = _m.gaussian_delta(lo, mu) <= d
+    zero = _gdelta(lo, mu) <= d
     log_d = np.log(d)
     for _ in range(200):
         # Newton on ln δ(ε) from the feasible end: δ'(ε) = −e^ε Φ(−ε/μ − μ/2) = −½ e^{−x₁²/2} erfcx(x₂/√2)
         x1, x2 = hi / mu - mu / 2.0, hi / mu + mu / 2.0
-        with np.errstate(divide="ignore", invalid="ignore", under="ignore", over="ignore"):
-            slope = 0.5 * np.exp(-0.5 * x1 * x1) * special.erfcx(x2 / math.sqrt(2.0))
-            x = hi + (np.log(d_hi) - log_d) * d_hi / slope
-        x = np.where(np.isfinite(x) & (x > lo) & (x < hi), x, 0.5 * (lo + hi))
-        if np.all((hi - x <= 4e-16 * hi) | zero):
+        slope = 0.5 * np.exp(-0.5 * x1 * x1) * special.erfcx(x2 / _SQRT2)
+        x = hi + (np.log(d_hi) - log_d) * d_hi / slope
+        newton_ok = np.isfinite(x) & (x > lo) & (x <= hi)
+        # done where the Newton step from the feasible end is below a few ulps, or the bracket is that narrow
+        done = zero | (newton_ok & (hi - x <= 1e-15 * hi)) | (hi - lo <= 1e-15 * hi)
+        if done.all():
             break
-        d_x = _m.gaussian_delta(x, mu)
+        x = np.where(newton_ok & (x < hi), x, 0.5 * (lo + hi))
+        d_x = _gdelta(x, mu)
         ok = d_x <= d
         hi, d_hi = np.where(ok, x, hi), np.where(ok, d_x, d_hi)
         lo = np.where(ok, lo, x)

@@ -105,7 +105,7 @@ class OptimalAccountant(Accountant):
         # every δ₀ gives a valid bound, so the best candidate is valid: a grid over 30 nats of ln δ₀ below the
         # largest admissible one (k δ₀ < δ is necessary), then a bounded Brent search around the best point
         hi = math.log(delta / k) - 1e-12
-        grid = np.linspace(hi - 30.0, hi, 31)
+        grid = np.linspace(hi - 30.0, hi, 16)
         best = math.inf
         vals = f(grid)
         i = int(np.argmin(vals))
@@ -113,7 +113,7 @@ class OptimalAccountant(Accountant):
         if math.isfinite(best):  # the objective is piecewise smooth (atoms switch): bounded Brent around the best
             res = optimize.minimize_scalar(
                 lambda t: float(f(np.array([t]))[0]), bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
-                method="bounded", options={"xatol": 1e-4},
+                method="bounded", options={"xatol": 1e-3},
             )
             best = min(best, float(res.fun))
         return best

@@ -41,6 +41,7 @@ from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+from scipy import optimize
 
 from dpviz import accountants as _acc
 from dpviz import mechanisms as _mech
@@ -451,24 +452,27 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
 
 @functools.lru_cache(maxsize=512)
 def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:
-    """Smallest σ with ε(δ) ≤ target for ``count`` unsampled Gaussians: √k · σ₁, where σ₁ solves the exact
-    single-Gaussian profile (Balle & Wang 2018, Thm 8), by bisection on the monotone ε(σ) to 1e-12 relative.
+    """Smallest σ with ε(δ) ≤ target for ``count`` unsampled Gaussians: √k · σ₁ = √k/μ₁, where μ₁ = Δ/σ₁ is the
+    largest μ whose exact profile (Balle & Wang 2018, Thm 8) has δ(target) ≤ δ: Brent's method on the increasing
+    μ ↦ δ(target; μ) (one profile evaluation per step, no inner root find), then stepped down by ulps until feasible.
+
+    >>> s = exact_gaussian_sigma(1.0, 1e-5, 1)
+    >>> _mech.Gaussian(s).epsilon(1e-5) <= 1.0 < _mech.Gaussian(s * (1 - 1e-12)).epsilon(1e-5)
+    True
     """
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
     count = check_integer(count, "count", minimum=1)
+    f = lambda mu: float(_mech.gaussian_delta(target_epsilon, mu)[0]) - delta  # noqa: E731
     lo, hi = 1e-3, 1.0
-    while _mech.Gaussian(hi).epsilon(delta) > target_epsilon:
+    while f(lo) > 0:
+        lo /= 2.0
+    while f(hi) <= 0:
         lo, hi = hi, hi * 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if _mech.Gaussian(mid).epsilon(delta) > target_epsilon:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-12 * hi:
-            break
-    return hi * math.sqrt(count)
+    mu = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    while f(mu) > 0:
+        mu = float(np.nextafter(mu, 0.0))
+    return math.sqrt(count) / mu
 
 
 @functools.lru_cache(maxsize=512)
