@@ -97,9 +97,9 @@ class OptimalAccountant(Accountant):
         if prof.fixed is not None:
             return kov_epsilon(prof.fixed[0], prof.fixed[1], k, delta)
 
-        def f(ts: np.ndarray) -> np.ndarray:  # t = ln δ₀; the curve is evaluated for all δ₀ at once
+        def f(ts: np.ndarray, upper=None) -> np.ndarray:  # t = ln δ₀; the curve is evaluated for all δ₀ at once
             d0 = np.exp(ts)
-            e0 = prof.eps_many(d0)
+            e0 = prof.eps_many(d0, upper)
             return np.array([kov_epsilon(float(e), float(d), k, delta) for e, d in zip(e0, d0)])
 
         # every δ₀ gives a valid bound, so the best candidate is valid: a grid over 30 nats of ln δ₀ below the
@@ -111,9 +111,11 @@ class OptimalAccountant(Accountant):
         i = int(np.argmin(vals))
         best = float(vals[i])
         if math.isfinite(best):  # the objective is piecewise smooth (atoms switch): bounded Brent around the best
+            a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+            e_a = float(prof.eps_many(np.array([math.exp(a)]))[0])  # ε₀ at the smallest δ₀: a warm start
             res = optimize.minimize_scalar(
-                lambda t: float(f(np.array([t]))[0]), bounds=(grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]),
-                method="bounded", options={"xatol": 1e-3},
+                lambda t: float(f(np.array([t]), e_a)[0]), bounds=(a, b), method="bounded",
+                options={"xatol": 1e-3},
             )
             best = min(best, float(res.fun))
         return best
