@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from dpviz.accountants._base import Accountant, delta_from_epsilon_function
 from dpviz.accountants.events import eps_delta_profile
 
@@ -51,7 +53,7 @@ class BasicAccountant(Accountant):
                 eps_f += k * prof.fixed[0]
                 delta_f += k * prof.fixed[1]
             else:
-                curves.append((prof.curve, k))
+                curves.append((prof, k))
         return eps_f, delta_f, curves
 
     def _epsilon(self, delta: float) -> float:
@@ -63,7 +65,7 @@ class BasicAccountant(Accountant):
             return math.inf
         n_runs = sum(k for _, k in curves)
         share = rest / n_runs
-        return eps_f + sum(k * curve(share) for curve, k in curves)
+        return eps_f + sum(k * float(prof.eps_many(np.array([share]))[0]) for prof, k in curves)
 
     def _delta(self, epsilon: float) -> float:
         eps_f, delta_f, curves = self._split()

@@ -129,8 +129,9 @@ class CompositionLabPanel(Panel):
              "accountant for ε at your δ. All of them are correct; they differ in how much they can prove. "
              "The Gaussian and Laplace steps answer a sum of values clipped to [−1, 1]: sensitivity 1 for add/remove "
              "neighbours, 2 for replace-one.")
-    #: ~100–150 ms per update, most of it in the advanced/optimal accountants' per-step (ε₀, δ₀) optimisation for
-    #: Gaussian steps; PLD of long non-Gaussian compositions can take longer: update on release, with progress.
+    #: ~25–45 ms of computation per update at the defaults (CPU time; the advanced/optimal accountants' (ε₀, δ₀)
+    #: optimisation for Gaussian steps and PLD's FFT for long non-Gaussian compositions are the largest parts), up
+    #: to ~80 ms at k = 10⁵: kept on release with progress so that a loaded kernel still feels responsive.
     slow = True
 
     def _build_controls(self):
