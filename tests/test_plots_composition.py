@@ -276,3 +276,48 @@ def test_group_privacy_figure_has_both_panels_and_the_current_group_marked():
     assert fig.layout.yaxis2.type == "log"
     assert any(s.x0 == 5 for s in fig.layout.shapes)
     assert len(fig.data) >= 4
+
+
+# ------------------------------------------------------------------------------------------------ lesson-02 report
+
+@pytest.mark.parametrize("mech, noise", [("gaussian", 4.0), ("laplace", 10.0), ("rr", 0.43)])
+def test_long_compositions_give_ordered_finite_answers_without_silenced_warnings(mech, noise):
+    # pytest turns numpy warnings into errors, and the builders no longer silence them (np.errstate was removed)
+    k, delta = 100_000, 1e-5
+    pld = C.epsilon_result("pld", mech, noise, k, 1.0, delta)
+    rdp = C.epsilon_result("rdp", mech, noise, k, 1.0, delta)
+    basic = C.epsilon_result("basic", mech, noise, k, 1.0, delta)
+    assert pld.available and math.isfinite(pld.epsilon) and pld.lower <= pld.epsilon
+    assert pld.epsilon <= rdp.epsilon <= basic.epsilon * (1 + 1e-12)
+    # PLD's bracket at the lesson's grid budget is narrow (≤ 0.1 %; first-order rounding was ≈ k·h/2 wide)
+    assert (pld.epsilon - pld.lower) <= 1e-3 * pld.epsilon
+    if mech == "rr":  # exact binomial law: the bracket closes, no grid, and it equals the KOV optimum
+        opt = C.epsilon_result("optimal", mech, noise, k, 1.0, delta)
+        assert pld.lower == pld.epsilon == pytest.approx(opt.epsilon, rel=1e-12)
+        assert C.pld_grid_step(mech, noise, k) == 0.0
+
+
+def test_optimal_composition_of_631_gaussians_is_the_finite_kov_value():
+    # the lesson-02 report: an overflow warning (error under pytest) and 572 against the exact 45.7; 572 is the
+    # KOV bound (it only sees one (ε₀, δ₀) per step), finite, above the exact value and below basic composition
+    opt = C.epsilon_result("optimal", "gaussian", 4.0, 631, 1.0, 1e-5)
+    exact = C.exact_epsilon("gaussian", 4.0, 631, 1.0, 1e-5)
+    basic = C.epsilon_result("basic", "gaussian", 4.0, 631, 1.0, 1e-5)
+    assert exact == pytest.approx(45.74, abs=0.01)
+    assert exact < opt.epsilon < basic.epsilon
+    # the optimum over δ₀ is at most the KOV value at any admissible δ₀ (here δ/(2k)), and far above the exact ε
+    from dpviz.accountants.optimal import kov_epsilon
+    from dpviz.mechanisms import Gaussian
+
+    d0 = 1e-5 / (2 * 631)
+    assert opt.epsilon <= kov_epsilon(Gaussian(4.0).epsilon(d0), d0, 631, 1e-5)
+    assert opt.epsilon > 10 * exact
+
+
+def test_bars_figure_says_when_pld_is_exact():
+    fig = C.accountant_bars_figure("rr", 0.43, 1000, 1.0, 1e-5)
+    texts = " ".join(a.text for a in fig.layout.annotations)
+    assert "PLD exact" in texts
+    fig = C.accountant_bars_figure("laplace", 10.0, 1000, 1.0, 1e-5)
+    texts = " ".join(a.text for a in fig.layout.annotations)
+    assert "grid of step" in texts
