@@ -89,6 +89,7 @@ def calibrate_sigma(
     sensitivity: float = 1.0,
     neighboring: str = "add_remove",
     rtol: float = 1e-4,
+    accountant_options: dict | None = None,
 ) -> float:
     """Smallest Gaussian σ such that ``count`` runs of ``Gaussian(σ, sensitivity)`` (Poisson-subsampled at
     ``sampling_rate`` if given) have ε(δ) ≤ ``target_epsilon`` under the named accountant.
@@ -105,6 +106,8 @@ def calibrate_sigma(
     accountant : one of :data:`dpviz.accountants.ACCOUNTANTS` ("basic", "advanced", "optimal", "rdp", "zcdp", "pld")
     sensitivity, neighboring : see :mod:`dpviz.accountants.events`
     rtol : relative precision of σ
+    accountant_options : dict, optional
+        Extra keyword arguments for the accountant's constructor (e.g. ``{"max_grid_points": 2**16}`` for PLD).
 
     Examples
     --------
@@ -120,12 +123,13 @@ def calibrate_sigma(
     sens = check_positive(sensitivity, "sensitivity")
     cls = _accountant_cls(accountant)
     rtol = check_positive(rtol, "rtol")
+    opts = dict(accountant_options or {})
 
     def eps_of(sigma: float) -> float:
         ev = _m.Gaussian(sigma, sens)
         if q is not None:
             ev = PoissonSampled(ev, q)
-        return cls(neighboring=neighboring).compose(ev, count).epsilon(delta)
+        return cls(neighboring=neighboring, **opts).compose(ev, count).epsilon(delta)
 
     start = sens * math.sqrt(2.0 * math.log(1.25 / delta)) * math.sqrt(count) / target
     return _bisect_noise(eps_of, target, start, rtol)

@@ -439,9 +439,14 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
     delta = check_delta(delta, allow_zero=False)
     count = check_integer(count, "count", minimum=1)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
-    fn = _acc.calibrate_sigma if mechanism == "gaussian" else _acc.calibrate_laplace_scale
     try:
-        val = fn(target_epsilon, delta, count=count, sampling_rate=None if rate >= 1.0 else rate, accountant=name)
+        q = None if rate >= 1.0 else rate
+        if mechanism == "gaussian":
+            opts = {"max_grid_points": PLD_GRID_BUDGET} if name == "pld" else None
+            val = _acc.calibrate_sigma(target_epsilon, delta, count=count, sampling_rate=q, accountant=name,
+                                       accountant_options=opts)
+        else:
+            val = _acc.calibrate_laplace_scale(target_epsilon, delta, count=count, sampling_rate=q, accountant=name)
     except _EXPECTED as exc:
         return None, str(exc) or type(exc).__name__
     val = float(val)
