@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 
 from dpviz._validation import check_delta, check_integer, check_positive
 from dpviz import partial as PD
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, base_layout, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption
 
 __all__ = [
     "record_epsilon_figure",
@@ -45,6 +45,13 @@ __all__ = [
 ]
 
 _SRC = "Ghazi, Kumar, Manurangsi & Steinke (paper 001)"
+
+
+def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template) -> dict:
+    """:func:`dpviz.plots._theme.base_layout` as a plain dict: ``go.Figure`` then copies the registered template
+    once instead of twice (each copy costs a few ms, and lesson-07 panels build up to three figures per update)."""
+    return dict(template=template, title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)),
+                yaxis=dict(title=dict(text=yaxis_title)))
 
 
 def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: float = 60.0) -> go.Figure:
@@ -119,7 +126,7 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
     i = d - 1
     traces.append(go.Scatter(x=[d, d, d], y=[pure[i], cks[i], simple[i]], mode="markers", name=f"your d = {d}",
                              marker=dict(color=ROLE["truth"], size=9, symbol="diamond")))
-    fig = go.Figure(data=traces, layout=base_layout(
+    fig = go.Figure(data=traces, layout=_layout(
         f"ε0 = {e0:g} per attribute → whole record: ε = {pure[i]:.3g} pure, {cks[i]:.3g} at δ = {delta:.0e}",
         "number of attributes d (log scale)", "whole-record ε (log scale)", template=template))
     # log–log: the curves span four decades (√d·ε0 near 0.01, the (ε, δ) curves near 10³), and slopes read as
@@ -145,7 +152,7 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
                    line=dict(color=PALETTE[3], dash="dashdot")),
         go.Scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
-    ], layout=base_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
+    ], layout=_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
                           template=template))
     fig.update_xaxes(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100], title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1, title_text="whole-record ρ (zCDP, log scale)")
@@ -168,7 +175,7 @@ def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = T
                                  hovertemplate="%{y}<br>ρ = %{x}<br>reads: %{customdata}<extra></extra>",
                                  name="ρ of each release", text=[f"{r:g}" for r in rhos], textposition="outside",
                                  cliponaxis=False)],
-                    layout=base_layout(f"Releases that read a changed attribute (orange): ρ = "
+                    layout=_layout(f"Releases that read a changed attribute (orange): ρ = "
                                        f"{ledger.change_rho(changed) if changed else 0.0:.3g} of "
                                        f"{ledger.whole_record_rho():.3g}",
                                        "ρ (zCDP) of the release", "", template=template))
@@ -194,7 +201,7 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *, te
                text=[f"{v:.3g}" for v in cks], textposition="outside"),
         go.Bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
                text=[f"{v:.3g}" for v in simple], textposition="outside"),
-    ], layout=base_layout(f"ε at δ = {delta:.0e}: ρ = {rho_s:.3g} (change) vs {rho_all:.3g} (record)", "",
+    ], layout=_layout(f"ε at δ = {delta:.0e}: ρ = {rho_s:.3g} (change) vs {rho_all:.3g} (record)", "",
                           "ε of the (ε, δ)-DP guarantee", template=template))
     fig.update_layout(barmode="group", yaxis=dict(rangemode="tozero"))
     fig.update_traces(cliponaxis=False)
@@ -219,7 +226,7 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
                    line=dict(color=ROLE["approx"], dash="dot")),
         go.Scatter(x=[e, e], y=[PD.rounding_reveals_probability(e), PD.rounding_reveals_probability(e, 2.0)],
                    mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
-    ], layout=base_layout(f"At ε = {e:g}, rounding returns the exact count with probability "
+    ], layout=_layout(f"At ε = {e:g}, rounding returns the exact count with probability "
                           f"{PD.rounding_reveals_probability(e):.4f}", "ε (privacy parameter of the histogram)",
                           "probability", template=template))
     fig.update_yaxes(range=[0, 1.02])
@@ -251,7 +258,7 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
                    marker=dict(color=ROLE["exact"], size=8)),
         go.Scatter(x=y[~right], y=noisy[~right], mode="markers", name="noisy count, rounding is wrong",
                    marker=dict(color=ROLE["approx"], size=8, symbol="x")),
-    ], layout=base_layout(f"Adversary rounds: {right.sum()} of {cells} cells exactly right "
+    ], layout=_layout(f"Adversary rounds: {right.sum()} of {cells} cells exactly right "
                           f"(expected {100 * PD.rounding_reveals_probability(e):.1f}%)", "histogram cell y",
                           "count", template=template))
     approx_note(fig, f"one simulated draw (seed {seed})")
@@ -324,7 +331,7 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
         go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
                    y=np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L), mode="lines",
                    name="clamp floor τ<sub>ℓ</sub> − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
-    ], layout=base_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
+    ], layout=_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
                           f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
                           "tree level ℓ (interval length 2<sup>ℓ</sup>)", "clamped noisy count f̂", template=template))
     fig.update_xaxes(tickmode="array", tickvals=lev.tolist(), ticktext=[f"ℓ={v} (|I|={2 ** v})" for v in lev])
@@ -352,7 +359,7 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
                marker=dict(color=ROLE["approx"])),
         go.Scatter(x=[labels[0], labels[-1]], y=[nu * n, nu * n], mode="lines", name=f"νn = {nu * n:.4g}",
                    line=dict(color=ROLE["bound"], dash="dash")),
-    ], layout=base_layout(f"The {len(order)} most frequent strings: {int((is_found & heavy).sum())} of "
+    ], layout=_layout(f"The {len(order)} most frequent strings: {int((is_found & heavy).sum())} of "
                           f"{int(heavy.sum())} with f ≥ νn reported; {len(found)} strings reported in total",
                           "string x ∈ {0,1}<sup>d</sup> (attribute 1 first)", "true count f", template=template))
     fig.update_layout(barmode="stack", legend=dict(traceorder="normal"))
@@ -383,7 +390,7 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template:
                    name="standard zCDP ≈ √d/(εν) (shape)", line=dict(color=ROLE["approx"], dash="dash")),
         go.Scatter(x=[d], y=[PD.theorem15_sample_size(d, e0, nu, eta)], mode="markers", name=f"d = {d}",
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
-    ], layout=base_layout("Users needed: log d (partial) against d or √d (standard)", "number of attributes d",
+    ], layout=_layout("Users needed: log d (partial) against d or √d (standard)", "number of attributes d",
                           "users n needed", template=template))
     fig.update_xaxes(type="log", exponentformat="power", title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", title_text="users n needed (log scale)")
@@ -439,7 +446,7 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
                 go.Scatter(x=emp[:, 0], y=emp[:, 2], mode="markers", name="simulated MSE, fixed ε",
                            marker=dict(color=ROLE["approx"], size=9, symbol="square-open")),
             ]
-    fig = go.Figure(data=traces, layout=base_layout(f"Projection mechanism, {k}-way marginals, n = {n:,}",
+    fig = go.Figure(data=traces, layout=_layout(f"Projection mechanism, {k}-way marginals, n = {n:,}",
                                                     "number of attributes d (log scale)",
                                                     "mean squared error per query (bound)", template=template))
     fig.update_xaxes(type="log", dtick=1)
@@ -469,7 +476,7 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *, templ
                    cliponaxis=False),
         go.Scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
                    marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
-    ], layout=base_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
+    ], layout=_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
                           "max* error bound, eq. (3), best T", template=template))
     _caption(fig, f"Per attribute: ε0 = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε0² ≤ ½(ℓε0)². Source: {_SRC}, "
                   "Theorem 12, eq. (3).")
@@ -492,7 +499,7 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
         go.Scatter(x=T, y=y, name="bound (3)", line=dict(color=ROLE["exact"], width=2)),
         go.Scatter(x=[Tstar], y=[b], mode="markers", name=f"T* = {Tstar}: {b:.3g}",
                    marker=dict(color=ROLE["truth"], size=10, symbol="diamond")),
-    ], layout=base_layout(f"Rounds T for ℓ = {ell}", "rounds T (log scale)", "max* error bound (log scale)",
+    ], layout=_layout(f"Rounds T for ℓ = {ell}", "rounds T (log scale)", "max* error bound (log scale)",
                           template=template))
     fig.update_xaxes(type="log")
     ticks = [v * 10.0 ** e for e in range(-3, 3) for v in (1, 2, 5)]  # 0.2, 0.5, 1, 2 … (not "D2"'s bare "5")
@@ -526,7 +533,7 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
         fig = go.Figure(data=[
             go.Bar(x=["A1 (yours)"], y=[a], name="the attribute you care about", marker=dict(color=ROLE["exact"])),
             go.Bar(x=others, y=[b] * (d - 1), name=f"the {d - 1} other attributes", marker=dict(color="#bbbbbb")),
-        ], layout=base_layout("Your split: the budget ε<sub>j</sub> of each attribute's release. "
+        ], layout=_layout("Your split: the budget ε<sub>j</sub> of each attribute's release. "
                               "Whole record? Predict, then reveal.", "attribute j",
                               "per-attribute budget ε<sub>j</sub>", template=template))
         fig.update_layout(barmode="stack")
@@ -538,7 +545,7 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
                marker=dict(color=ROLE["exact"])),
         go.Bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
                marker=dict(color="#bbbbbb")),
-    ], layout=base_layout(f"Whole-record ε: {eps_j.sum():.3g} (your split) vs {uniform.sum():.3g} (all equal)",
+    ], layout=_layout(f"Whole-record ε: {eps_j.sum():.3g} (your split) vs {uniform.sum():.3g} (all equal)",
                           "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
@@ -568,7 +575,7 @@ def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLAT
                    line=dict(color=ROLE["approx"], dash="dash")),
         go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε0²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of size k (nats)",
                    line=dict(color=ROLE["alt"], dash="dot")),
-    ], layout=base_layout(f"What ε0 = {e0:g} per attribute means, against k attributes targeted",
+    ], layout=_layout(f"What ε0 = {e0:g} per attribute means, against k attributes targeted",
                           "attributes the adversary targets, k",
                           "bound (TV distance, probability or nats)", template=template))
     _caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).")
