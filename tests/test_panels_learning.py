@@ -90,3 +90,10 @@ def test_train_live_paper_mode_shows_nominal_and_spent_epsilon():
     p = TrainLivePanel(n=300, T=20, mode="paper")
     assert p.last_error is None
     assert "claims ε = 1" in p.readout.value and "Paper constants" in p.hint.value
+
+
+def test_train_live_non_private_run_reads_epsilon_infinity():
+    p = TrainLivePanel(n=200, T=10)
+    names = [t.name for t in p.figures[0].data]
+    assert any("non-private" in s and "∞" in s for s in names)
+    assert "ε = 0" not in p.readout.value and "10⁻⁵" in p.readout.value

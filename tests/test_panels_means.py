@@ -83,3 +83,20 @@ def test_ball_panel_garbage_reacts_to_delta_and_robust_panel_kappa():
     # the robust estimator beats the plain mean at κ = 1/4
     k = list(r._KAPPAS).index(0.25)
     assert r.figures[0].data[0].y[k] < r.figures[0].data[1].y[k]
+
+
+def test_iso_accuracy_needs_at_least_one_sample_and_budget_map_is_not_flat():
+    p = IsoAccuracyPanel()
+    for t in p.figures[0].data:
+        y = np.asarray(t.y, dtype=float)
+        assert np.nanmin(y) >= 1.0  # every user holds at least one sample
+    b = FixedBudgetPanel()
+    z = np.asarray(b.figures[0].data[0].z, dtype=float)
+    # with the common γ(2B)² floor left out, the map spans many decades (it was one flat colour beyond n ≈ 100)
+    assert np.nanmax(z) - np.nanmin(z) > 5
+
+
+def test_robustness_floor_has_a_gap_at_kappa_zero():
+    r = RobustnessPanel()
+    floor = r.figures[0].data[2].y
+    assert floor[0] is None and all(v > 0 for v in floor[1:])

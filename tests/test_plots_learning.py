@@ -42,3 +42,28 @@ def test_heterogeneity_figure():
     ms = np.array([1.0, 10.0, 100.0])
     fig = P.heterogeneity_figure(ms, {"nonprivate": np.array([1e-2, 1e-3, 5e-4])}, formula=ms**-1, m_star=20.0)
     assert len(fig.data) == 2 and "Thm 9" in _caption(fig)
+
+
+def test_labels_on_log_axes_use_log10_coordinates():
+    # plotly's add_vline/add_hline annotations pass raw data values; on a log axis they are read as exponents,
+    # which once threw the heterogeneity x-axis out to 10^171 and hid the 'your n' label
+    ms = np.array([1.0, 10.0, 100.0])
+    fig = P.heterogeneity_figure(ms, {"nonprivate": np.array([1e-2, 1e-3, 5e-4])}, m_star=20.0)
+    lab = next(a for a in fig.layout.annotations if "m*" in a.text)
+    assert lab.xref == "x" and np.isclose(lab.x, np.log10(20.0))
+    Ts = np.geomspace(1, 1e4, 20)
+    fig = P.users_needed_figure(Ts, {1: rates.erm_users_needed(1, Ts, 1.0)}, rates.erm_users_needed_003(1, Ts, 1.0),
+                                n=300)
+    lab = next(a for a in fig.layout.annotations if "your n" in a.text)
+    assert lab.yref == "y" and np.isclose(lab.y, np.log10(300))
+    ns = np.geomspace(10, 1e6, 50)
+    fig = P.rates_figure(ns, {"upper": rates.sco_upper(ns, 10, 5, 1.0)}, invalid_below=1000.0)
+    assert np.allclose(fig.layout.xaxis.range, [1.0, 6.0])  # the axis ends where the curves end
+    assert all(a.xref != "x" or a.x <= 6.0 for a in fig.layout.annotations)
+
+
+def test_schedule_lambda_axis_ticks_at_powers_of_ten():
+    s = phased_erm_schedule(10_000, 10, 10, 1.0)
+    fig = P.phased_schedule_figure(s.users, s.lambdas, n=10_000)
+    assert fig.layout.yaxis2.tickmode == "linear" and fig.layout.yaxis2.tick0 == 0
+    assert float(fig.layout.yaxis2.dtick).is_integer()

@@ -63,3 +63,45 @@ def test_ball_garbage_robust_floor():
     assert _has_source(rf) and any(s.y0 == 2.0 for s in rf.layout.shapes)
     ff = fixed_n_floor_figure(np.array([1, 10]), {3: 0.01}, {3: np.array([0.1, 0.01])})
     assert list(ff.data[0].y) == [0.01, 0.01]
+
+
+def _finite_or_none(values) -> bool:
+    flat = np.asarray(values, dtype=object).ravel()
+    return all(v is None or np.isfinite(float(v)) for v in flat)
+
+
+def test_nan_data_reaches_the_browser_as_gaps_not_nan():
+    # A FigureWidget ships data as JSON: a bare NaN is rejected by the browser and the figure stops updating in
+    # Voila. Every builder must turn NaN into None (a gap plotly draws the same way).
+    fig = iso_accuracy_figure(np.array([1.0, 10.0, 100.0]), {"a": np.array([np.nan, 5.0, 1.0])},
+                              walls={"w1": 3.0, "w2": 7.0})
+    assert list(fig.data[0].y)[0] is None and _finite_or_none(fig.data[0].y)
+    pts = np.array([[0.0, 0.0], [1.0, 0.0]])
+    z = np.array([[np.nan, 1.0], [2.0, np.inf]])
+    ball = ball_finding_figure(np.array([0.0, 1.0]), np.array([0.0, 1.0]), z, pts, 1.0, moved=1)
+    assert all(_finite_or_none(t.x) and _finite_or_none(t.y) for t in ball.data if t.type == "scatter")
+    assert _finite_or_none(ball.data[0].z) and ball.data[0].z[0][0] is None
+    rf = robustness_figure(np.array([0.0, 0.25]), np.array([1.0, np.nan]), np.array([1.0, 5.0]),
+                           np.array([np.nan, 0.02]))
+    assert all(_finite_or_none(t.y) for t in rf.data)
+
+
+def test_captions_sit_a_fixed_distance_under_the_plot():
+    # a paper-fraction position ran into the two-row log-axis tick labels and the axis title; pinned in pixels
+    r = np.logspace(-1, 1, 5)
+    sw = {k: np.linspace(0.1, 0.5, 5) for k in ("bias2", "noise", "mse", "clipped")}
+    fig = tau_knob_figure(r, sw, current=1.0, presets={"paper": 0.5, "safe": 1.0}, trials=60)
+    cap = next(a for a in fig.layout.annotations if "Source:" in a.text)
+    assert cap.y == 0 and cap.yshift < -60 and fig.layout.margin.b > -cap.yshift
+    # the clipped fraction axis has its own ticks (not synced to the log grid of the left axis)
+    assert fig.layout.yaxis2.tickmode == "linear" and fig.layout.yaxis2.range == (0, 1)
+    # Monte-Carlo resolution of bias² = MSE/trials, appended after the original traces
+    np.testing.assert_allclose(fig.data[-1].y, sw["mse"] / 60)
+
+
+def test_budget_heatmap_legend_shows_white_lines_and_powers_of_ten():
+    ln, lm = np.linspace(1, 3, 5), np.linspace(0, 2, 4)
+    fig = budget_heatmap_figure(ln, lm, np.zeros((4, 5)), budgets=[1e3, 1e5], z_label="log₁₀(MSE − γ(2B)²)")
+    assert fig.data[1].name.endswith("10³") and fig.data[2].name.endswith("10⁵")
+    assert fig.layout.legend.bgcolor.startswith("rgba(70")  # white iso-N lines need a dark legend
+    assert "MSE" in fig.data[0].colorbar.title.text

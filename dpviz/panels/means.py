@@ -79,6 +79,16 @@ def _nice(x: float) -> str:
     return f"{x:.3g}"
 
 
+def _big(x: float) -> str:
+    """1e+05 → "100,000"; 3.16e+07 → "3.16·10⁷" (readouts)."""
+    if x < 1e6:
+        return f"{x:,.0f}"
+    e = int(math.floor(math.log10(x)))
+    mant = x / 10 ** e
+    sup = str(e).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return f"10{sup}" if abs(mant - 1) < 5e-3 else f"{mant:.3g}·10{sup}"
+
+
 class WinsorizedVsNaivePanel(Panel):
     """MSE vs m for non-private, naive Laplace and winsorized means, simulated and by formula (004 Thm 1)."""
 
@@ -164,7 +174,7 @@ class TauKnobPanel(Panel):
         r, m, eps = float(v["ratio"]), int(v["m"]), float(v["epsilon"])
         out, ts, paper, oracle = self._sweep(m, eps)
         presets = {"paper": paper, "safe": 1.0, "oracle (not private)": oracle}
-        fig = tau_knob_figure(self._RATIOS, out, current=r, presets=presets)
+        fig = tau_knob_figure(self._RATIOS, out, current=r, presets=presets, trials=60)
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
         readout = (f"τ = {_nice(r * ts)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
                    f"{_nice(out['bias2'][i])}, noise {_nice(out['noise'][i])}, MSE {_nice(out['mse'][i])}. "
@@ -197,7 +207,9 @@ class FixedBudgetPanel(Panel):
 
     def _render(self, v):
         eps, N = float(v["epsilon"]), float(v["budget"])
-        z = np.log10(_mse_grid(eps, self._LN, self._LM))
+        # γ·(2B)² = 0.04 is the same in every cell and dwarfs the rest for n ≳ 100, which painted the map one flat
+        # colour: draw what the split changes, MSE − γ(2B)² (the best splits below are unchanged by the shift)
+        z = np.log10(_mse_grid(eps, self._LN, self._LM) - 4.0 * _GAMMA)
         budgets = [N / 100, N, N * 100]
         best = []
         for B in budgets:
@@ -209,8 +221,14 @@ class FixedBudgetPanel(Panel):
             vals = np.log10(_mse_grid(eps, ln[ok], lm[ok]).diagonal())
             k = int(np.argmin(vals))
             best.append((ln[ok][k], lm[ok][k]))
-        fig = budget_heatmap_figure(self._LN, self._LM, z, budgets=budgets, best=best)
-        txt = ", ".join(f"N = {b:.3g}: n ≈ {10 ** p[0]:.3g}, m ≈ {10 ** p[1]:.3g}" for b, p in zip(budgets, best))
+        fig = budget_heatmap_figure(
+            self._LN, self._LM, z, budgets=budgets, best=best, z_label="log₁₀(MSE − γ(2B)²)",
+            source=("Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), β = γ + (B/τ)e<sup>−nε/8"
+                    "</sup> (004 Thm 1);<br>B = 1, γ = 0.01, Var = 0.96. Colour: MSE minus γ(2B)² = 0.04, which is "
+                    "the same for every split."))
+        edge = self._LN[-1] - 1e-9
+        txt = "; ".join(f"N = {_big(b)}: n ≈ {_big(10 ** p[0])}{' (the largest n on the map)' if p[0] >= edge else ''}, "
+                        f"m ≈ {10 ** p[1]:.3g}" for b, p in zip(budgets, best))
         return View(figures=[fig], readout=f"Best splits: {txt}. The statistical term Var/N is the same along a line; "
                                            "the privacy term 128τ²/(n²ε²) ∝ 1/(nN) favours users (004 §1).")
 
@@ -225,9 +243,9 @@ class IsoAccuracyPanel(Panel):
 
     def _build_controls(self):
         return {
-            "d": log_slider("dimension d", 64, 0, 4, step=0.2, readout_format=".0f"),
+            "d": log_slider("dimension d", 100, 0, 4, step=0.2, readout_format=".0f"),
             "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.1),
-            "delta": log_slider("δ", 1e-6, -10, -3, step=0.5),
+            "delta": log_slider("δ", 1e-6, -10, -3, step=0.5, readout_format=".0e"),
             "n_fixed": log_slider("n for error vs d", 100, 1, 4, step=0.1, readout_format=".0f"),
         }
 
@@ -239,7 +257,8 @@ class IsoAccuracyPanel(Panel):
         ns = np.logspace(0, 5, 200)
         curves = {}
         for a in (0.3, 0.1, 0.03):
-            m = np.maximum(d / (eps ** 2 * ns ** 2 * a ** 2), 1 / (ns * a ** 2))
+            # every user holds at least one sample: the formula's m < 1 means "m = 1 is enough"
+            m = np.maximum(np.maximum(d / (eps ** 2 * ns ** 2 * a ** 2), 1 / (ns * a ** 2)), 1.0)
             curves[f"error a = {a}"] = np.where(ns >= n_lb, m, np.nan)
         fig1 = iso_accuracy_figure(ns, curves, walls={f"ln(1/δ)/(3ε) = {n_lb:.3g} (003 Lemma 9)": n_lb,
                                                      f"√d·ln(1/δ)/ε = {n_levy:.3g} (004)": n_levy})
@@ -261,16 +280,16 @@ class BallFindingPanel(Panel):
     """Algorithm A / DP-Estimate-1 of 003 in 2-D: balls, count f(p), density, garbage mass; move one user."""
 
     title = "Inside Algorithm A: balls, counts, density and the garbage bucket"
-    intro = ("Each user's mean x_i gets a ball of radius r√d (here d = 2). The output density is e^{ε·min(f,2n/3)} "
-             "where f(p) counts the balls covering p, plus a garbage atom of mass (4/δ)·V_B. Drag the last user away "
-             "and see which mass changes.")
+    intro = ("Each user's mean x_i gets a ball of radius r√d (here d = 2). The output density is "
+             "e<sup>ε·min(f, 2n/3)</sup> where f(p) counts the balls covering p, plus a garbage atom of mass "
+             "(4/δ)·V_B. The first slider pushes the last user (orange ×) to the right: see which mass changes.")
 
     def _build_controls(self):
         return {
             "move": slider("move one user: x-offset", 0.0, 0.0, 6.0, 0.25),
-            "epsilon": log_slider("privacy ε", 0.5, -1, 0.5, step=0.1),
+            "epsilon": log_slider("privacy ε", 0.5, -1, 0.5, step=0.1, readout_format=".2f"),
             "n": int_slider("users n", 12, 3, 30),
-            "delta": log_slider("δ", 1e-3, -8, -1, step=0.5),
+            "delta": log_slider("δ", 1e-3, -8, -1, step=0.5, readout_format=".0e"),
         }
 
     @staticmethod
@@ -351,8 +370,9 @@ class RobustnessPanel(Panel):
         rob, nai = self._curve(m, eps)
         floor = np.array([robust_floor(k, m) for k in self._KAPPAS])
         bound = 10 / math.sqrt(m) * (1 + math.sqrt(2))
-        fig = robustness_figure(self._KAPPAS, np.where(np.isfinite(rob), rob, np.nan), nai, np.maximum(floor, 1e-4),
-                                bound=bound, current=kap)
+        # the floor is 0 at κ = 0: leave that point out on the log axis rather than drawing an invented 10⁻⁴
+        fig = robustness_figure(self._KAPPAS, np.where(np.isfinite(rob), rob, np.nan), nai,
+                                np.where(floor > 0, floor, np.nan), bound=bound, current=kap)
         i = int(np.argmin(np.abs(self._KAPPAS - kap)))
         readout = (f"κ = {kap:.2f}: 003's estimator error ≈ {rob[i]:.3g}, plain mean ≈ {nai[i]:.3g}, floor r·κ/√m = "
                    f"{robust_floor(kap, m):.3g}. n = 150 users, d = 2 (user means drawn exactly).")
@@ -368,9 +388,10 @@ class FixedNFloorPanel(Panel):
 
     def __init__(self, **kw):
         self.exercise = PredictReveal(
-            "With ε = 1, how many users n are needed before the Theorem 8 floor B²/(2(1+e^{nε})) (B = 1) drops below "
-            "10⁻⁴?", lambda: float(math.ceil(math.log(1 / (2e-4) - 1))),
-            explain=lambda a: ("B²/(2(1+e^{n})) ≤ 10⁻⁴ ⇔ e^{n} ≥ 4999 ⇔ n ≥ 8.5: only logarithmically many users are "
+            "With ε = 1, how many users n are needed before the Theorem 8 floor B²/(2(1+e<sup>nε</sup>)) (B = 1) "
+            "drops below 10⁻⁴?", lambda: float(math.ceil(math.log(1 / (2e-4) - 1))),
+            explain=lambda a: ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9: "
+                               "only logarithmically many users are "
                                "needed, matching the n ≳ log(·)/ε requirements (004 Thm 8; 003 Lemma 9)."),
             rel_tol=0.15, unit=" users")
         super().__init__(**kw)

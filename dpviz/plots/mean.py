@@ -26,9 +26,13 @@ __all__ = [
     "fixed_n_floor_figure",
 ]
 
-def _layout(title, xt, yt, template, *, xlog=False, ylog=False, **extra) -> dict:
-    """A plain layout dict (cheap to validate once in go.Figure: no update_layout round trips)."""
-    lay = dict(template=template, title=dict(text=title),
+def _layout(title, xt, yt, template, *, xlog=False, ylog=False, bottom: int = 100, **extra) -> dict:
+    """A plain layout dict (cheap to validate once in go.Figure: no update_layout round trips).
+
+    ``bottom`` is the bottom margin in pixels: room for tick labels, the axis title and the source caption
+    (placed by :func:`_source` at a fixed pixel offset under the plot, so it never runs into the axis title).
+    """
+    lay = dict(template=template, title=dict(text=title), margin=dict(b=bottom),
                xaxis=dict(title=dict(text=xt), **({"type": "log"} if xlog else {})),
                yaxis=dict(title=dict(text=yt), **({"type": "log", "exponentformat": "power"} if ylog else {})),
                shapes=[], annotations=[])
@@ -36,12 +40,14 @@ def _layout(title, xt, yt, template, *, xlog=False, ylog=False, **extra) -> dict
     return lay
 
 
-def _vline(lay: dict, x: float, text: str, color: str, dash: str = "dot", *, width: float = 1.5, top=True) -> None:
+def _vline(lay: dict, x: float, text: str, color: str, dash: str = "dot", *, width: float = 1.5, top=True,
+           text_y: float | None = None) -> None:
     lay["shapes"].append(dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
                               line=dict(color=color, dash=dash, width=width)))
     if text:
         xa = math.log10(x) if lay["xaxis"].get("type") == "log" else x
-        lay["annotations"].append(dict(x=xa, xref="x", y=1 if top else 0.03, yref="paper", text=text, showarrow=False,
+        y = text_y if text_y is not None else (1 if top else 0.03)
+        lay["annotations"].append(dict(x=xa, xref="x", y=y, yref="paper", text=text, showarrow=False,
                                        xanchor="left", yanchor="top" if top else "bottom",
                                        font=dict(size=11, color=color), bgcolor="rgba(255,255,255,0.7)"))
 
@@ -52,6 +58,49 @@ def _hline(lay: dict, y: float, text: str, color: str, dash: str = "dashdot") ->
     ya = math.log10(y) if lay["yaxis"].get("type") == "log" else y
     lay["annotations"].append(dict(x=0.01, xref="paper", y=ya, yref="y", text=text, showarrow=False, xanchor="left",
                                    yanchor="bottom", font=dict(size=11, color=color)))
+
+
+def _source(fig: go.Figure, text: str, *, below: int = 64) -> go.Figure:
+    """The shared caption, pinned ``below`` pixels under the plot area (a paper-fraction offset moves with the plot
+    height and ran into two-row log-axis tick labels and axis titles)."""
+    caption(fig, text)
+    fig.layout.annotations[-1].update(y=0, yshift=-below)
+    return fig
+
+
+def _none_for_nan(values):
+    """``values`` with every non-finite number replaced by None (a gap in plotly), as a (nested) list."""
+    arr = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(arr)
+    if not bad.any():
+        return values
+    out = arr.astype(object)
+    out[bad] = None
+    return out.tolist()
+
+
+def _json_safe(traces: list[dict]) -> list[dict]:
+    """Replace NaN/±inf in the x, y, z data of ``traces`` by None.
+
+    A FigureWidget sends its data to the browser as JSON; Python writes NaN as a bare ``NaN`` token, which the
+    browser's JSON parser rejects, so a figure holding NaN silently stops updating in Voilà (the readout moves,
+    the plot does not). None becomes ``null``: plotly draws the same gap.
+    """
+    for t in traces:
+        for key in ("x", "y", "z"):
+            v = t.get(key)
+            if v is not None and not isinstance(v, str) and len(v) and not isinstance(np.asarray(v).flat[0], str):
+                t[key] = _none_for_nan(v)
+    return traces
+
+
+_SUP = str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·")
+
+
+def _pow10(x: float) -> str:
+    """10³-style label for a power of ten (else 3 significant digits)."""
+    e = math.log10(x)
+    return "10" + str(int(round(e))).translate(_SUP) if abs(e - round(e)) < 1e-9 else f"{x:.3g}"
 
 
 _EST_STYLE = {
@@ -80,19 +129,26 @@ def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]
                                  line=dict(color=color, width=1), marker=dict(size=8, color=color)))
     if crossover is not None and crossover > 0:
         _vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: WME noise 128τ²/(n²ε²) (004, Thm 1); naive Laplace 8B²/(n²ε²); non-private Var/(nm) "
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: WME noise 128τ²/(n²ε²) (004, Thm 1); naive Laplace 8B²/(n²ε²); non-private Var/(nm) "
                  "(004 Cor 1). Crossover where τ = B/4.")
     approx_note(fig, "markers: Monte Carlo")
     return fig
 
 
 def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]], *, current: float,
-                    presets: Mapping[str, float], template: str = TEMPLATE) -> go.Figure:
-    """τ as a bias–variance knob: bias², noise, MSE (log y, left) and clipped fraction (right) vs τ/τ_safe."""
+                    presets: Mapping[str, float], trials: int | None = None,
+                    template: str = TEMPLATE) -> go.Figure:
+    """τ as a bias–variance knob: bias², noise, MSE (log y, left) and clipped fraction (right) vs τ/τ_safe.
+
+    With ``trials`` (the Monte-Carlo sample size) a faint line MSE/trials shows the resolution of the simulated
+    bias²: below it the bias² curve is sampling noise, not clipping bias.
+    """
+    # y2: explicit ticks (an overlaying axis otherwise gets ticks synced to the log grid of y: 0.162, 0.446, …)
     lay = _layout("The concentration radius τ trades bias for noise", "τ / τ_safe (log)", "squared error (log)",
-                  template, xlog=True, ylog=True,
-                  yaxis2=dict(title=dict(text="fraction clipped"), overlaying="y", side="right", range=[0, 1],
+                  template, xlog=True, ylog=True, bottom=120,
+                  yaxis2=dict(title=dict(text="fraction of users clipped"), overlaying="y", side="right",
+                              range=[0, 1], tickmode="linear", tick0=0, dtick=0.25, tickformat=".0%",
                               showgrid=False),
                   legend=dict(x=1.08, y=1))
     x = list(ratios)
@@ -107,51 +163,61 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
         dict(type="scatter", x=[current], y=[sweep["mse"][i]], mode="markers", name="your τ",
                    marker=dict(size=14, color=ROLE["private"], symbol="diamond")),
     ]
+    if trials:
+        traces.append(dict(type="scatter", x=x, y=list(np.asarray(sweep["mse"], dtype=float) / trials),
+                           name=f"Monte-Carlo resolution of bias² (MSE/{trials})", hoverinfo="skip",
+                           line=dict(color="#999999", width=1, dash="dot")))
     for k, (label, val) in enumerate(presets.items()):
         _vline(lay, val, label, ROLE["bound"], DASHES[(k + 1) % len(DASHES)], top=bool(k % 2 == 0))
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: Algorithm 1 of 004; τ_paper = B√(log(2n/γ)/(2m)) (004 Cor 1), τ_safe = B√(2log(2n/γ)/m) "
-                 "(Hoeffding), oracle = max user deviation (not private).")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: Algorithm 1 of 004; τ_paper = B√(log(2n/γ)/(2m)) (004 Cor 1), τ_safe = B√(2log(2n/γ)/m) "
+                 "(Hoeffding), oracle = max user deviation (not private).", below=82)
     approx_note(fig, "Monte Carlo")
     return fig
 
 
 def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndarray, *, budgets: Sequence[float],
-                          best: Sequence[tuple[float, float]] | None = None, template: str = TEMPLATE) -> go.Figure:
-    """Heatmap of log₁₀ MSE over (log₁₀ n, log₁₀ m) with iso-N lines n·m = N (diagonals) and their best points."""
+                          best: Sequence[tuple[float, float]] | None = None, z_label: str = "log₁₀ MSE",
+                          source: str | None = None, template: str = TEMPLATE) -> go.Figure:
+    """Heatmap of log₁₀ MSE over (log₁₀ n, log₁₀ m) with iso-N lines n·m = N (diagonals) and their best points.
+
+    ``z_label`` names the coloured quantity; ``source`` replaces the default caption (say what is drawn)."""
+    # the iso-N lines are white (they cross the whole colour scale), so the legend gets a dark background
     lay = _layout("Fixed budget N = n·m: more users or more samples per user?", "log₁₀ n (users)",
-                  "log₁₀ m (samples per user)", template, legend=dict(x=1.2, y=1))
+                  "log₁₀ m (samples per user)", template,
+                  legend=dict(x=1.22, y=1, bgcolor="rgba(70,70,70,0.9)", font=dict(color="white")))
     traces = [dict(type="heatmap", x=log_n, y=log_m, z=log_err, colorscale="Viridis", reversescale=True,
-                         colorbar=dict(title=dict(text="log₁₀ MSE")), name="log₁₀ MSE")]
+                   colorbar=dict(title=dict(text=z_label.replace(" − ", "<br>− "))), name=z_label)]
     for k, N in enumerate(budgets):
         ln = np.linspace(log_n[0], log_n[-1], 50)
         lm = math.log10(N) - ln
         ok = (lm >= log_m[0]) & (lm <= log_m[-1])
-        traces.append(dict(type="scatter", x=ln[ok], y=lm[ok], mode="lines", name=f"N = n·m = 10^{math.log10(N):.2g}",
+        traces.append(dict(type="scatter", x=ln[ok], y=lm[ok], mode="lines", name=f"N = n·m = {_pow10(N)}",
                                  line=dict(color="white", dash=DASHES[k % len(DASHES)], width=2)))
     bx = [b[0] for b in best] if best else []
     by = [b[1] for b in best] if best else []
     traces.append(dict(type="scatter", x=bx, y=by, mode="markers", name="best split on each iso-N line",
                              marker=dict(symbol="star", size=14, color=PALETTE[1], line=dict(color="black", width=1))))
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), β = γ + (B/τ)e^{−nε/8} "
-                 "(004 Thm 1).")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, source or "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), "
+                           "β = γ + (B/τ)e<sup>−nε/8</sup> (004 Thm 1).", below=60)
     return fig
 
 
 def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, walls: Mapping[str, float],
                         template: str = TEMPLATE) -> go.Figure:
     """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users)."""
-    lay = _layout("Samples per user needed for a target error", "users n (log)", "samples per user m needed (log)",
-                  template, xlog=True, ylog=True)
+    lay = _layout("Samples per user needed for a target error", "users n (log)", "samples per user m (log)",
+                  template, xlog=True, ylog=True, bottom=112)
     traces = [dict(type="scatter", x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
               for k, (label, m) in enumerate(curves.items())]
     colors = [ROLE["naive"], ROLE["bound"]]
     for k, (label, n0) in enumerate(walls.items()):
-        _vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0)
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)) (003 Cor 8, constants and logs dropped); walls: "
-                 "n ≥ ln(1/δ)/(3ε) (003 Lemma 9), n ≥ √d·ln(1/δ)/ε (004 Cor 1).")
+        # first label at the top, second a little above the bottom (the curves end on m = 1 there)
+        _vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0, text_y=None if k == 0 else 0.1)
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)), at least 1 (003 Cor 8, constants and logs dropped);<br>"
+                 "walls: n ≥ ln(1/δ)/(3ε) (003 Lemma 9), n ≥ √d·ln(1/δ)/ε (004 Cor 1).", below=60)
     approx_note(fig, "O-constants set to 1")
     return fig
 
@@ -160,14 +226,14 @@ def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n:
                       template: str = TEMPLATE) -> go.Figure:
     """ℓ₂ error against d at fixed n: 003 (feasible for all d) vs 004's regime (infeasible beyond its wall)."""
     lay = _layout(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
-                  xlog=True, ylog=True)
+                  xlog=True, ylog=True, bottom=112)
     traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
                          line=dict(color=ROLE["private"], width=3)),
               dict(type="scatter", x=ds, y=older, mode="lines+markers", name="004 (only where n ≥ √d·ln(1/δ)/ε)",
                          line=dict(color=ROLE["naive"], dash="dash"))]
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: r(√d/(εn√m) + 1/√(mn)), m = 100 (003 Cor 8; 004 Cor 1 has the same rate but needs "
-                 "n ≳ √d·ln(1/δ)/ε).")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: error r(√d/(εn√m) + 1/√(mn)), m = 100 (003 Cor 8);<br>"
+                 "004 Cor 1 has the same rate but needs n ≳ √d·ln(1/δ)/ε.", below=60)
     approx_note(fig, "O-constants set to 1")
     return fig
 
@@ -184,9 +250,12 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
                         moved: int | None = None, z_label: str = "log₁₀ density", title: str = "",
                         template: str = TEMPLATE) -> go.Figure:
     """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted)."""
-    lay = _layout(title or "Inside Algorithm A (003): balls, count f(p), output density", "p₁", "p₂", template)
+    # legend under the plot, pinned to the figure's bottom edge: on the right it collided with the colour bar
+    lay = _layout(title or "Inside Algorithm A (003): balls, count f(p), output density", "p₁", "p₂", template,
+                  bottom=140, legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0,
+                                          xanchor="left"))
     lay["yaxis"]["scaleanchor"] = "x"
-    lay["height"] = 480
+    lay["height"] = 560
     cx, cy = _circles(np.asarray(points), radius)
     traces = [dict(type="heatmap", x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)), name=z_label),
               dict(type="scatter", x=cx, y=cy, mode="lines", name=f"balls B_i (radius {radius:.2g})",
@@ -197,9 +266,9 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
     my = [points[moved, 1]] if moved is not None else []
     traces.append(dict(type="scatter", x=mx, y=my, mode="markers", name="the moved user",
                              marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: density ∝ e^{ε·min(f(p), 2n/3)}, f(p) = #{i : ‖p − x_i‖ ≤ r√d}, garbage mass (4/δ)·V_B "
-                 "(003, Algorithm A, Thm 2).")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: density ∝ e<sup>ε·min(f(p), 2n/3)</sup> where f(p) = #{i : ‖p − x_i‖ ≤ r√d} > 0,<br>"
+                 "plus a garbage atom of mass (4/δ)·V_B (003, Algorithm A, Thm 2).", below=52)
     approx_note(fig, "grid (cell-centre rule)")
     return fig
 
@@ -207,14 +276,14 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
 def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: Sequence[float], *,
                    template: str = TEMPLATE) -> go.Figure:
     """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user)."""
-    lay = _layout("Where the output mass goes: x vs neighbour x′", "outcome", "probability (log)", template,
-                  ylog=True, barmode="group")
+    lay = _layout("Where the output mass goes: x vs neighbour x′", "", "probability (log)", template,
+                  ylog=True, barmode="group", bottom=100)
     traces = [dict(type="bar", x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
               dict(type="bar", x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
                      marker_color=ROLE["x_prime"])]
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: 003 Prop 15 — only the region where f changes 1↔0 escapes the e^{±ε} factor; its mass is a "
-                 "δ-fraction of the garbage atom.")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: 003 Prop 15 — only the region where f changes 1↔0 escapes the e<sup>±ε</sup> factor;<br>"
+                 "its mass is a δ-fraction of the garbage atom.", below=40)
     approx_note(fig, "grid (cell-centre rule)")
     return fig
 
@@ -235,8 +304,8 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
     _vline(lay, 0.25, "κ = 1/4 (Thm 7)", "#777777", top=False)
     if current is not None:
         _vline(lay, current, "", ROLE["x_prime"], "solid", width=2)
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: 003 Theorem 7 (n/4 corrupted users), Proposition 27 (error ≳ rκ/√m even non-privately).")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: 003 Theorem 7 (n/4 corrupted users), Proposition 27 (error ≳ rκ/√m even non-privately).")
     approx_note(fig, "Monte Carlo (median over runs)")
     return fig
 
@@ -245,7 +314,7 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
                          template: str = TEMPLATE) -> go.Figure:
     """Theorem 8 (004): for fixed n the error cannot go below B²/(2(1+e^{nε})) however large m is."""
     lay = _layout("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
-                  xlog=True, ylog=True)
+                  xlog=True, ylog=True, bottom=112)
     traces = []
     for k, (n, fl) in enumerate(floors.items()):
         c = PALETTE[k % 5]
@@ -253,7 +322,8 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
                                  line=dict(color=c, width=3)))
         traces.append(dict(type="scatter", x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE (β ignored)",
                                  line=dict(color=c, dash="dash")))
-    fig = go.Figure(data=traces, layout=lay)
-    caption(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e^{nε})) (004 Thm 8, constant from its proof); dashed: "
-                 "Var/(nm) + 128τ²/(n²ε²) (004 Thm 1), valid only once β = (B/τ)e^{−nε/8} is small.")
+    fig = go.Figure(data=_json_safe(traces), layout=lay)
+    _source(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e<sup>nε</sup>)) (004 Thm 8, constant from its proof);<br>"
+                 "dashed: Var/(nm) + 128τ²/(n²ε²) (004 Thm 1), valid only once β = (B/τ)e<sup>−nε/8</sup> is small.",
+            below=60)
     return fig
