@@ -4,6 +4,7 @@ Mohammadi 2019; Koskela, Jälkö & Honkela 2020 for the FFT), and δ(ε) = E[(1 
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, NamedTuple
 
@@ -378,6 +379,15 @@ class _DeltaTable:
 _BINOM_LOG_TAIL = 700.0
 
 
+@functools.lru_cache(maxsize=64)
+def _log_binomial_coefficients(k: int) -> np.ndarray:
+    """ln C(k, l) for l = 0 … k (read-only; cached: the KOV optimiser asks for the same k dozens of times)."""
+    l = np.arange(k + 1, dtype=float)
+    out = special.gammaln(k + 1.0) - special.gammaln(l + 1.0) - special.gammaln(k - l + 1.0)
+    out.setflags(write=False)
+    return out
+
+
 def binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: int, inf_single: float = 0.0):
     """The exact k-fold composition of a two-atom privacy loss: +∞ w.p. p_∞ = ``inf_single``, otherwise +``loss``
     w.p. r₊ and −``loss`` w.p. r₋ (r₊ + r₋ = 1, given as logs). With l runs at −loss and none at +∞ the total is
@@ -404,8 +414,7 @@ def binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: i
     with np.errstate(invalid="ignore"):  # 0·(−∞) when r₊ or r₋ is 0: that factor is then exactly 1
         tp = np.where(k - l > 0, (k - l) * log_r_plus, 0.0)
         tm = np.where(l > 0, l * log_r_minus, 0.0)
-    log_p = (special.gammaln(k + 1.0) - special.gammaln(l + 1.0) - special.gammaln(k - l + 1.0) + tp + tm
-             + k * log_keep)
+    log_p = _log_binomial_coefficients(k)[l_hi : (l_lo - 1 if l_lo > 0 else None) : -1] + tp + tm + k * log_keep
     tail = math.exp(-_BINOM_LOG_TAIL)
     if l_lo > 0:  # high losses (few −loss runs) beyond the window → +∞
         inf_mass += tail
