@@ -117,3 +117,12 @@ def test_census_controls_and_table_use_readable_attribute_names():
     p = CensusPanel()
     assert "race (CENRACE) changes" == p.controls["attr_race"].description
     assert "voting_age" not in p.readout.value and "voting age" in p.readout.value
+
+
+def test_marginals_query_order_moves_across_its_range_without_error():
+    # the lesson asks learners to move k from 1 to 4 and watch the projection curve: no ℓ error may block it
+    p = MarginalsPanel()
+    for k in range(p.controls["k"].min, p.controls["k"].max + 1):
+        p.controls["k"].value = k
+        assert p.last_error is None, p.last_error
+        assert f"{k}-way" in p.figures[0].layout.title.text

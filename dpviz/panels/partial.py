@@ -282,7 +282,7 @@ class MarginalsPanel(Panel):
             "n": log_slider("people n", 1000, 1, 6, step=0.1, readout_format=",.0f"),
             "k": int_slider("query order k", 2, 1, 4),
             "d": int_slider("attributes d (MWEM)", 10, 2, 40),
-            "ell": int_slider("queries per round ℓ (MWEM)", 3, 1, 40),
+            "ell": int_slider("queries per round ℓ (MWEM)", 2, 1, 40),  # 2 fits every k ≤ 4 at d = 10
             "simulate": toggle("simulated points", [("off", False), ("on", True)], False),
         }
 
