@@ -310,8 +310,10 @@ def _gaussian_epsilon_one(mu: float, d: float, upper=None) -> float:
         slope = 0.5 * math.exp(-0.5 * x1 * x1) * float(special.erfcx(x2 / _SQRT2))
         x = hi + (math.log(d_hi) - log_d) * d_hi / slope if (d_hi > 0 and slope > 0) else math.nan
         newton_ok = math.isfinite(x) and lo < x <= hi
-        if (newton_ok and hi - x <= 1e-15 * hi) or hi - lo <= 1e-15 * hi:
+        if (newton_ok and hi - x <= 4e-15 * hi) or hi - lo <= 4e-15 * hi:
             break
+        if newton_ok and hi - x <= 1e-7 * hi:
+            x = min(x * (1.0 + 2e-15), hi)
         if not (newton_ok and x < hi):
             x = 0.5 * (lo + hi)
         d_x = _gdelta1(x, mu)
@@ -345,9 +347,12 @@ def _gaussian_epsilon_many(mu: float, d: np.ndarray, upper=None) -> np.ndarray:
         x = hi + (np.log(d_hi) - log_d) * d_hi / slope
         newton_ok = np.isfinite(x) & (x > lo) & (x <= hi)
         # done where the Newton step from the feasible end is below a few ulps, or the bracket is that narrow
-        done = zero | (newton_ok & (hi - x <= 1e-15 * hi)) | (hi - lo <= 1e-15 * hi)
+        done = zero | (newton_ok & (hi - x <= 4e-15 * hi)) | (hi - lo <= 4e-15 * hi)
         if done.all():
             break
+        # ln δ is concave, so Newton from the feasible end stays feasible; once converged (quadratically) the
+        # point is the root up to rounding: nudge it 2e-15 up so that rounding cannot make it infeasible
+        x = np.where(hi - x <= 1e-7 * hi, np.minimum(x * (1.0 + 2e-15), hi), x)
         x = np.where(newton_ok & (x < hi), x, 0.5 * (lo + hi))
         d_x = _gdelta(x, mu)
         ok = d_x <= d
