@@ -191,3 +191,10 @@ def test_profile_figure_marks_delta_with_a_horizontal_line():
     band = [s for s in fig.layout.shapes if s.type == "rect"]
     assert len(band) == 1 and band[0].x0 == 0 and band[0].x1 == 1.0  # the ε < 1 band where the classic proof holds
     assert fig.layout.yaxis.type == "log"
+
+
+def test_discrete_bound_marks_are_black_as_the_lesson_says():
+    # open marker symbols take their colour from marker.color: without it plotly drew them in the colorway green
+    fig = P.output_distributions_figure(M.DiscreteLaplace(1.5, 1), 0.5)
+    mark = [t for t in fig.data if t.type == "scatter"][0]
+    assert mark.marker.color == "#000000" and mark.marker.symbol == "line-ew-open"
