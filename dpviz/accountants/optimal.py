@@ -66,7 +66,10 @@ class OptimalAccountant(Accountant):
     fixed guarantee (pure mechanisms, ``ApproxDP``, their subsampled versions) uses it. An event with a privacy curve
     (Gaussian-type, ``ZCDP``) satisfies (ε₀(δ₀), δ₀)-DP for every δ₀; the accountant minimises the KOV bound over δ₀
     (a grid in ln δ₀ evaluated with one vectorised call of the curve, then Brent), which is valid for every δ₀ but, knowing only one point of the curve per run, stays above
-    the PLD answer. The neighbouring relation only decides which sampling events are accepted.
+    the PLD answer — often far above: for 631 Gaussians with σ = 4 at δ = 1e-5 it gives ε ≈ 572.7 where the exact
+    value is 45.7, because the worst (ε₀, δ₀)-mechanism (randomized response) has expected loss k·ε₀·tanh(ε₀/2),
+    ≈ 450 at the best δ₀, whereas the Gaussian's is k/(2σ²) ≈ 20. The neighbouring relation only decides which
+    sampling events are accepted.
 
     Examples
     --------
