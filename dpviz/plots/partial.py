@@ -54,6 +54,12 @@ def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template) -> dict
                 yaxis=dict(title=dict(text=yaxis_title)))
 
 
+def _gaps(values) -> list:
+    """A list with ``None`` where ``values`` is NaN/inf: plotly draws a gap there. A bare NaN is not JSON: in a
+    widget update message it makes the browser drop the update, and the figure stops following its sliders."""
+    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=float).tolist()]
+
+
 def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: float = 60.0) -> go.Figure:
     """:func:`dpviz.plots._theme.caption` placed ``below`` pixels under the plot area (clear of the tick labels and
     the x-axis title), with a bottom margin that fits it. Break long captions with ``<br>`` (at most ~130
@@ -320,16 +326,15 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
     p = result.params
     lev = np.arange(1, L + 1)
     thr = p.threshold(lev)
+    seg_x = _gaps(np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L))  # one segment per level
     fig = go.Figure(data=[
         go.Scatter(x=xs_r, y=ys_r, mode="markers", name="rejected candidate", customdata=cd_r, hovertemplate=hov,
                    marker=dict(color=ROLE["approx"], size=5, opacity=0.6, symbol="x")),
         go.Scatter(x=xs_a, y=ys_a, mode="markers", name="kept in L<sub>I</sub>", customdata=cd_a, hovertemplate=hov,
                    marker=dict(color=ROLE["exact"], size=7)),
-        go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
-                   y=np.repeat(thr, 3) * np.tile([1, 1, np.nan], L), mode="lines",
+        go.Scatter(x=seg_x, y=_gaps(np.repeat(thr, 3) * np.tile([1, 1, np.nan], L)), mode="lines",
                    name="threshold τ<sub>ℓ</sub> = τ + (ℓ−1)μ", line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L),
-                   y=np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L), mode="lines",
+        go.Scatter(x=seg_x, y=_gaps(np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L)), mode="lines",
                    name="clamp floor τ<sub>ℓ</sub> − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
     ], layout=_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
                           f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
