@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -114,6 +115,10 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 1000})
     pg = context.new_page()
     pg.set_default_timeout(240_000)
+    # Uncaught errors in the page, e.g. "[anywidget] Failed to initialize model." (a figure that will never
+    # follow its sliders); every test checks this list is empty at the end.
+    pg.page_errors = []
+    pg.on("pageerror", lambda exc: pg.page_errors.append(str(exc)))
     yield pg
     context.close()
 
@@ -134,6 +139,18 @@ def _assert_no_errors(pg, where: str) -> None:
         assert marker not in text, f"{where}: page shows {marker!r}:\n{text[:2000]}"
     assert pg.locator("[data-mime-type='application/vnd.jupyter.stderr']").count() == 0, f"{where}: stderr output"
     assert pg.locator(".dpviz-message").count() == 0, f"{where}: a panel shows a problem message at defaults"
+    assert not pg.page_errors, f"{where}: uncaught errors in the page: {pg.page_errors}"
+
+
+def test_app_serves_plotly_bundle_once_for_all_figures(voila_url):
+    """dpviz.app publishes plotly's widget bundle at one URL (what figure_widget's shim imports)."""
+    import plotly
+
+    with urllib.request.urlopen(voila_url + "/dpviz-static/widgetbundle.js", timeout=30) as response:
+        served = response.read()
+    assert served == (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_bytes()
+    with pytest.raises(urllib.error.HTTPError):  # only the bundle, not the rest of plotly's package data
+        urllib.request.urlopen(voila_url + "/dpviz-static/plotly.min.js", timeout=30)
 
 
 def test_root_redirects_to_landing_page_listing_every_lesson(voila_url, page):

@@ -1,5 +1,7 @@
 """The panel contract: one update path, figures synced in place, errors shown in the panel, never raised."""
 
+from pathlib import Path
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -102,3 +104,23 @@ def test_controls_do_not_share_a_layout():
     a, b = slider("a", 1, 0, 2, 1), log_slider("b", 1e-3, -5, -1)
     a.layout.display = "none"
     assert b.layout.display != "none"
+
+
+def test_figures_load_plotly_from_the_shared_bundle_url_when_the_app_publishes_one(monkeypatch):
+    import plotly
+
+    inline = (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_text()
+    monkeypatch.delenv("DPVIZ_PLOTLY_BUNDLE_URL", raising=False)
+    plain = _Toy().figures[0]
+    # JupyterLab / plain voila: plotly's own widget, bundle inline (traitlets' add_traits makes a per-instance
+    # subclass, hence the name checks rather than ``type(...) is``)
+    assert type(plain).__name__ == "FigureWidget" and plain._esm == inline
+
+    monkeypatch.setenv("DPVIZ_PLOTLY_BUNDLE_URL", "/base/dpviz-static/widgetbundle.js")
+    shared = _Toy().figures[0]
+    assert isinstance(shared, go.FigureWidget) and type(shared).__name__ == "SharedBundleFigureWidget"
+    assert len(shared._esm) < 500 and '"/base/dpviz-static/widgetbundle.js"' in shared._esm
+    assert "export default" in shared._esm and "import(" in shared._esm
+    assert np.allclose(shared.data[0].y, plain.data[0].y)
+    # one class per URL, so anywidget's per-class id (used for CSS) stays stable across figures
+    assert _Toy().figures[0]._anywidget_id == shared._anywidget_id == "dpviz.panels._base.SharedBundleFigureWidget"

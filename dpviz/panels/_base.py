@@ -23,9 +23,12 @@ Panels are plain Python objects, so tests and ``make bench`` drive them without 
 
 from __future__ import annotations
 
+import functools
 import html
+import json
 import logging
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Sequence
@@ -46,6 +49,7 @@ __all__ = [
     "dropdown",
     "toggle",
     "sync_figure",
+    "figure_widget",
     "PANEL_REGISTRY",
 ]
 
@@ -122,6 +126,33 @@ def _first(options):
 
 
 # --------------------------------------------------------------------------------------------- figures
+
+@functools.lru_cache(maxsize=None)
+def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
+    """A ``FigureWidget`` whose front-end module is a three-line shim importing plotly's bundle from ``bundle_url``.
+
+    The browser's module map then holds one copy of plotly.js for every figure on the page, instead of one
+    ~5 MB inline copy per figure (the default), which also keeps each model well inside anywidget's 2 s
+    initialisation limit.
+    """
+    shim = (f"const url = new URL({json.dumps(bundle_url)}, document.baseURI).href;\n"
+            "const bundle = await import(url);\n"
+            "export default bundle.default;\n")
+    return type("SharedBundleFigureWidget", (go.FigureWidget,), {"_esm": shim, "__module__": __name__})
+
+
+def figure_widget(fig: go.Figure) -> go.FigureWidget:
+    """The ``FigureWidget`` a panel shows for ``fig``.
+
+    Under ``python -m dpviz.app`` (``make serve``) the server publishes plotly's widget bundle at one URL and
+    sets ``DPVIZ_PLOTLY_BUNDLE_URL`` for its kernels; the widget then loads plotly.js from there (once per page).
+    Anywhere else (JupyterLab, plain ``voila``) it is plotly's own ``FigureWidget``, which carries the bundle inline.
+    """
+    bundle_url = os.environ.get("DPVIZ_PLOTLY_BUNDLE_URL")
+    if bundle_url:
+        return _shared_bundle_widget_class(bundle_url)(fig)
+    return go.FigureWidget(fig)
+
 
 def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
     """Make ``target`` show ``source``: traces updated in place when their number and types match, else replaced.
@@ -252,7 +283,7 @@ class Panel:
     def _apply(self, view: View) -> None:
         figs = list(view.figures)
         if not self.figures:
-            self.figures = [go.FigureWidget(f) for f in figs]
+            self.figures = [figure_widget(f) for f in figs]
             self._figbox.children = tuple(self.figures)
             self._figbox.layout = W.Layout(display="flex", flex_flow="row wrap" if len(figs) == 2 else "column")
         else:
