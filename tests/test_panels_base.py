@@ -124,3 +124,12 @@ def test_figures_load_plotly_from_the_shared_bundle_url_when_the_app_publishes_o
     assert np.allclose(shared.data[0].y, plain.data[0].y)
     # one class per URL, so anywidget's per-class id (used for CSS) stays stable across figures
     assert _Toy().figures[0]._anywidget_id == shared._anywidget_id == "dpviz.panels._base.SharedBundleFigureWidget"
+
+
+def test_only_slow_panels_reserve_room_for_a_progress_bar():
+    class _SlowToy(_Toy):
+        slow = True
+
+    assert _Toy().progress.layout.display == "none"
+    slow = _SlowToy()
+    assert slow.progress.layout.display is None and slow.progress.layout.visibility == "hidden"

@@ -214,8 +214,10 @@ class Panel:
         self.readout = W.HTML(value="")
         self.readout.add_class("dpviz-readout")
         self.hint = W.HTML(value="")
+        # Slow panels keep the bar's room (hidden, so the figure does not jump when it appears); others have none.
         self.progress = W.FloatProgress(value=0, min=0, max=1, description="working…",
-                                        layout=W.Layout(visibility="hidden", width="420px"))
+                                        layout=W.Layout(visibility="hidden", width="420px",
+                                                        display=None if self.slow else "none"))
         self.figures: list[go.FigureWidget] = []
         self._figbox = W.Box()
         self.last_error: str | None = None
