@@ -75,6 +75,26 @@ def test_group_privacy_panel_readout_tracks_m():
     assert len(p.figures) == 1 and any(t.legend == "legend2" for t in p.figures[0].data)
 
 
+def test_group_privacy_blow_up_factor_is_printed_beyond_float_range_without_warnings():
+    import warnings
+
+    import mpmath
+
+    p = L3.GroupPrivacyCostPanel()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning would reach the page as stderr under Voila
+        p.controls["epsilon"].value = 3.0
+        p.controls["m_max"].value = 10000
+        p.controls["m"].value = 10000
+    assert p.last_error is None
+    exact = (mpmath.e ** 30000 - 1) / (mpmath.e ** 3 - 1)  # 3.57893…e13027, far beyond a float
+    exponent = int(mpmath.floor(mpmath.log10(exact)))
+    assert f"{float(exact / mpmath.mpf(10) ** exponent):.3f} × 10<sup>{exponent}</sup>" in p.readout.value
+    p.controls["epsilon"].value = 0.5
+    p.controls["m"].value = 20
+    assert f"{float((mpmath.e ** 10 - 1) / (mpmath.e ** 0.5 - 1)):.4g}" in p.readout.value
+
+
 def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
     p = L3.BoundingExplorerPanel()
     y0 = _ys(p, 0, 2)  # total RMSE user-level

@@ -69,6 +69,14 @@ class NeighboursPanel(Panel):
         return View(figures=[fig], readout=text, hint=hint)
 
 
+def _power_of_ten(log10_value: float) -> str:
+    """A positive number given by its log10, printed plainly when a float holds it, else as 10^{…}."""
+    if log10_value < 300:
+        return f"{10.0 ** log10_value:.4g}"
+    exponent = math.floor(log10_value)
+    return f"{10.0 ** (log10_value - exponent):.3f} × 10<sup>{exponent}</sup>"
+
+
 class GroupPrivacyCostPanel(Panel):
     """What group privacy costs as m grows: ε′ = mε and δ′ = δ(e^{mε}−1)/(e^{ε}−1) (000, Lemma 6)."""
 
@@ -90,13 +98,14 @@ class GroupPrivacyCostPanel(Panel):
         f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m, template="none")
         f2 = P.group_privacy_delta_figure(eps, dlt, m_max, m_mark=m, template="none")
         e_m, d_m, d_l = P.group_privacy_cost(eps, dlt, [m])
-        factor = d_m[0] / dlt
+        # log10 of the blow-up factor, in log space: e^{mε} overflows a float long before m = 10⁴ at ε = 3
+        log10_factor = (m * eps + math.log1p(-math.exp(-m * eps)) - math.log(math.expm1(eps))) / math.log(10.0)
         verdict = ("<span style='color:#D55E00'>vacuous: δ′ ≥ 1 promises nothing</span>" if d_m[0] >= 1
                    else ("<span style='color:#D55E00'>weak: ε′ > 10</span>" if e_m[0] > 10 else "meaningful"))
         readout = _table([
             ("m (examples per user)", f"{m}"),
             ("user-level ε′ = m·ε", f"{e_m[0]:.4g}"),
-            ("δ blow-up factor (e^{mε}−1)/(e^{ε}−1)", f"{factor:.4g}" if math.isfinite(factor) else "overflow"),
+            ("δ blow-up factor (e^{mε}−1)/(e^{ε}−1)", _power_of_ten(log10_factor)),
             ("user-level δ′", f"{d_m[0]:.3g}"),
             ("looser bound m·e^{mε}·δ", f"{d_l[0]:.3g}"),
             ("verdict", verdict),

@@ -1,0 +1,47 @@
+"""Every lesson panel, every control across its range: no bug message and no warning at any slider position.
+
+Each control is swept over ``Panel.bench_values()`` (the values ``make bench`` times) starting from the defaults,
+with warnings turned into errors: under Voila a stray ``RuntimeWarning`` (an overflow, a 0/0) is printed to the page
+as stderr, so it counts as a failure here. A ``ValueError`` turned into a friendly message is allowed (that is
+how a panel explains an impossible combination); "Something went wrong", the message for an unexpected
+exception, is not.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import warnings
+
+import pytest
+
+import dpviz.panels as panels_pkg
+from dpviz.panels._base import PANEL_REGISTRY
+
+for _module in pkgutil.iter_modules(panels_pkg.__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"dpviz.panels.{_module.name}")
+
+LESSON_PANELS = sorted(name for name, cls in PANEL_REGISTRY.items()
+                       if cls.__module__.startswith("dpviz.panels.") and not name.startswith("_"))
+
+
+def test_every_panel_module_registers_panels():
+    assert len(LESSON_PANELS) >= 30, LESSON_PANELS
+
+
+@pytest.mark.parametrize("name", LESSON_PANELS)
+def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
+    problems = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        panel = PANEL_REGISTRY[name]()
+        assert panel.last_error is None, f"{name} at defaults: {panel.last_error}"
+        defaults = panel.values()
+        for control, values in panel.bench_values().items():
+            for value in values:
+                panel.controls[control].value = value
+                if panel.last_error and "went wrong" in panel.last_error:
+                    problems.append(f"{control}={value!r}: {panel.last_error}")
+            panel.controls[control].value = defaults[control]
+    assert not problems, f"{name}: " + "; ".join(problems[:5])
