@@ -133,3 +133,13 @@ def test_only_slow_panels_reserve_room_for_a_progress_bar():
     assert _Toy().progress.layout.display == "none"
     slow = _SlowToy()
     assert slow.progress.layout.display is None and slow.progress.layout.visibility == "hidden"
+
+
+def test_several_figures_stack_at_full_width():
+    class _TwoFigures(_Toy):
+        def _render(self, v):
+            view = super()._render(v)
+            return View(list(view.figures) * 2, readout=view.readout)
+
+    p = _TwoFigures()
+    assert len(p.figures) == 2 and p._figbox.layout.flex_flow == "column"

@@ -287,7 +287,9 @@ class Panel:
         if not self.figures:
             self.figures = [figure_widget(f) for f in figs]
             self._figbox.children = tuple(self.figures)
-            self._figbox.layout = W.Layout(display="flex", flex_flow="row wrap" if len(figs) == 2 else "column")
+            # One under the other at the full width: plotly's default width (700 px) made a two-figure row wrap
+            # on a 1280 px page anyway, leaving each figure half the width, clipped captions, crowded legends.
+            self._figbox.layout = W.Layout(display="flex", flex_flow="column")
         else:
             for target, source in zip(self.figures, figs):
                 sync_figure(target, source)

@@ -33,17 +33,6 @@ __all__ = [
     "MisconceptionPanel",
 ]
 
-class _FullWidthFigures(Panel):
-    """Shows a panel's figures one under the other at the full page width. (The base puts two figures in a
-    wrapping row; plotly's default figure width is 700 px, so at a 1280 px page they wrapped anyway and each used
-    only half the width, which clipped long captions and crowded the legends.)"""
-
-    def _apply(self, view: View) -> None:
-        super()._apply(view)
-        if self._figbox.layout.flex_flow != "column":
-            self._figbox.layout.flex_flow = "column"
-
-
 #: Readable names of the Census example's attributes (the ledger's keys are short identifiers).
 _CENSUS_LABELS = {
     "geography": ("geography", "geography (where the person lives)"),
@@ -65,7 +54,7 @@ _P20 = ("A small ε0 protects each attribute, not membership: whether you are in
         "protected by ε0 (Section 7 of 001).")
 
 
-class RecordEpsilonPanel(_FullWidthFigures):
+class RecordEpsilonPanel(Panel):
     """ε0 per attribute → whole-record ε against d (Proposition 8 of 001)."""
 
     title = "From ε0 per attribute to the whole record"
@@ -128,7 +117,7 @@ class InterpretationPanel(Panel):
         return View(figures=[fig], readout=readout)
 
 
-class CensusPanel(_FullWidthFigures):
+class CensusPanel(Panel):
     """Release-by-release accounting of the Census kind (Section 7 of 001)."""
 
     title = "Census playground: which releases see the change?"
@@ -170,7 +159,7 @@ class CensusPanel(_FullWidthFigures):
         return View(figures=[f1, f2], readout=readout)
 
 
-class CanonicalHistogramPanel(_FullWidthFigures):
+class CanonicalHistogramPanel(Panel):
     """Rounding a Laplace-noised count reveals it exactly with probability 1 − e^{−ε/2}."""
 
     title = "Why the canonical noisy histogram is not 'nice'"
@@ -194,7 +183,7 @@ class CanonicalHistogramPanel(_FullWidthFigures):
         return View(figures=[f1, f2], readout=readout)
 
 
-class HeavyHitterPanel(_FullWidthFigures):
+class HeavyHitterPanel(Panel):
     """PrivHeavyHitter (Algorithm 2 of 001) on synthetic data with planted heavy hitters."""
 
     title = "The heavy-hitter tree (PrivHeavyHitter)"
