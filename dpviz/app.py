@@ -2,7 +2,7 @@
 
 Voila in directory mode shows a file listing at ``/``; this launcher adds one redirect so that
 http://localhost:8866 opens ``index.ipynb`` (the landing page) directly. Everything else is Voila's own
-configuration, read from ``notebooks/voila.json`` (tracebacks hidden, sources stripped, kernels pre-heated).
+configuration, read from ``notebooks/voila.json`` (tracebacks hidden, sources stripped, a pre-heated kernel per lesson).
 
 It also serves plotly's widget bundle once, at ``/dpviz-static/widgetbundle.js``, and tells the kernels where
 (``DPVIZ_PLOTLY_BUNDLE_URL``). Every plotly ``FigureWidget`` otherwise ships its own ~5 MB copy of plotly.js in its
