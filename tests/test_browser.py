@@ -133,6 +133,36 @@ _FIGURE_SIGNATURE = """() => {
 }"""
 
 
+# Annotations (source captions, approximation notes, labels) that are cut off at the figure's edge or drawn over an
+# axis title, tick label, legend or figure title: the citation a learner should be able to read is then illegible.
+_LAYOUT_PROBLEMS = """() => {
+  const out = [];
+  const inter = (a, b) => !(a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1);
+  document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
+    const svg = gd.querySelector('.main-svg').getBoundingClientRect();
+    const title = (gd.layout && gd.layout.title && gd.layout.title.text || '').slice(0, 40);
+    const anns = Array.from(gd.querySelectorAll('.annotation')).map(a => [a, a.getBoundingClientRect()]);
+    const labels = Array.from(gd.querySelectorAll('.xtitle, .ytitle, .x2title, .xtick text, .ytick text, .legend .bg, .g-gtitle'))
+        .map(e => [e, e.getBoundingClientRect()]);
+    anns.forEach(([a, r]) => {
+      const txt = a.textContent.slice(0, 50);
+      if (r.width === 0) return;
+      if (r.bottom > svg.bottom + 1 || r.top < svg.top - 1 || r.right > svg.right + 1 || r.left < svg.left - 1)
+        out.push(`fig ${i} [${title}] annotation clipped: "${txt}" ann ${Math.round(r.top)}-${Math.round(r.bottom)} svg ${Math.round(svg.top)}-${Math.round(svg.bottom)}`);
+      labels.forEach(([e, q]) => {
+        if (q.width > 0 && inter(r, q)) out.push(`fig ${i} [${title}] annotation "${txt}" overlaps ${e.getAttribute('class')} "${e.textContent.slice(0, 20)}"`);
+      });
+    });
+  });
+  return out;
+}"""
+
+
+def _assert_annotations_legible(pg, where: str) -> None:
+    problems = pg.evaluate(_LAYOUT_PROBLEMS)
+    assert not problems, f"{where}: " + "\n".join(problems)
+
+
 def _assert_no_errors(pg, where: str) -> None:
     text = pg.inner_text("body")
     for marker in ERROR_MARKERS:
@@ -198,6 +228,7 @@ def test_lesson_renders_and_first_slider_changes_first_figure(voila_url, page, n
     # The update may take a moment to settle; then nothing on the page may report an error.
     page.wait_for_timeout(500)
     _assert_no_errors(page, name + " after moving the first slider")
+    _assert_annotations_legible(page, name)
     if name.startswith("01_"):
         # The three key presses arrive as three updates; let the figure settle before the README screenshot.
         for _ in range(40):

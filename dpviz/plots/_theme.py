@@ -105,26 +105,44 @@ def base_layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str
     )
 
 
-def caption(fig: go.Figure, text: str, *, y: float = -0.22) -> go.Figure:
-    """Add a source/citation line under the plot area (e.g. ``"Source: Balle & Wang 2018, Thm 8"``)."""
+def caption(fig: go.Figure, text: str, *, y: float = -0.22, below: float | None = None) -> go.Figure:
+    """Add a source/citation line under the plot area (e.g. ``"Source: Balle & Wang 2018, Thm 8"``).
+
+    ``below`` (pixels from the bottom of the plot area to the caption's first line) places it clear of the tick
+    labels and the x-axis title whatever the figure's height, and grows the bottom margin so every line fits
+    (about 60 px for a linear x axis, 75 px for a log one whose minor ticks are labelled). Without it the caption
+    sits at the paper fraction ``y``. Break long captions with ``<br>``.
+    """
+    placement = dict(y=y)
+    if below is not None:
+        lines = text.count("<br>") + 1
+        needed = int(below + 15 * lines + 12)
+        current = fig.layout.margin.b
+        if current is None or current < needed:
+            fig.update_layout(margin=dict(b=needed))
+        placement = dict(y=0, yshift=-float(below))
     fig.add_annotation(
         text=text,
         xref="paper",
         yref="paper",
         x=0,
-        y=y,
         xanchor="left",
         yanchor="top",
         showarrow=False,
         font=dict(size=11, color="#555555"),
         align="left",
+        **placement,
     )
     return fig
 
 
-def approx_note(fig: go.Figure, text: str) -> go.Figure:
-    """Mark a figure as showing an approximation (grid, Monte Carlo, hidden constant set to 1)."""
+def approx_note(fig: go.Figure, text: str, *, yshift: float = 0.0) -> go.Figure:
+    """Mark a figure as showing an approximation (grid, Monte Carlo, hidden constant set to 1).
+
+    The note sits just above the plot area's top-right corner; ``yshift`` (pixels) lifts it over a legend placed
+    there."""
     fig.add_annotation(
+        yshift=float(yshift),
         text="≈ " + text,
         xref="paper",
         yref="paper",

@@ -622,13 +622,14 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Sources: DRV 2010; KOV 2015; Bun–Steinke 2016 & CKS 2020 (zCDP); Mironov 2017 & Balle et al. 2020 "
                  "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); exact: Balle–Wang "
-                 "2018 Thm 8.", y=-0.2)
+                 "2018 Thm 8.", below=58)
     if any(r.accountant == "pld" and r.lower is not None for r in results):
         h = pld_grid_step(mechanism, noise, count, neighboring, rate)
         if h > 0:
-            approx_note(fig, f"PLD on a grid of step {h:.2g}: error bar = its optimistic…pessimistic bracket")
+            approx_note(fig, f"PLD on a grid of step {h:.2g}: error bar = its optimistic…pessimistic bracket",
+                        yshift=34)
         else:
-            approx_note(fig, "PLD exact here (closed form / binomial law): no grid, no error bar")
+            approx_note(fig, "PLD exact here (closed form / binomial law): no grid, no error bar", yshift=34)
     return fig
 
 
@@ -683,7 +684,7 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     caption(fig, "Each line: one accountant's certified ε (PLD: pessimistic end). Slopes on log–log axes: 1 for "
                  "basic (linear), ½ for the others (√k) at large k.<br>Sources: as in the bar chart; exact: "
                  "Dong–Roth–Su 2019 Cor. 3.3 + Balle–Wang 2018 Thm 8." + (
-                     "<br>Not applicable: " + "; ".join(missing) if missing else ""), y=-0.2)
+                     "<br>Not applicable: " + "; ".join(missing) if missing else ""), below=75)
     approx_note(fig, f"ε computed at {len(counts)} values of k, joined by lines")
     return fig
 
@@ -762,7 +763,7 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
                                   xanchor="left", yanchor="top", showarrow=False, font=dict(size=11))]
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Every point (ε, δ) on a curve is a valid guarantee; lower is tighter. "
-                 "Sources: as in the bar chart; privacy profile: Balle, Barthe & Gaboardi 2018.", y=-0.2)
+                 "Sources: as in the bar chart; privacy profile: Balle, Barthe & Gaboardi 2018.", below=75)
     note = f"curves through {n_points} values of ε (or ≤ {len(PROFILE_DELTAS)} of δ)"
     if point_only:
         note += "; " + " and ".join(point_only) + " at your δ only"
@@ -813,8 +814,8 @@ def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0,
     layout["yaxis"].update(dict(type="log") if vals and max(vals) / min(vals) > 20 else dict(rangemode="tozero"))
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Each bar: the smallest noise whose composed ε, as certified by that accountant, does not exceed "
-                 "the target (binary search).<br>Exact σ: √k · σ₁ with σ₁ from Balle–Wang 2018 Thm 8.", y=-0.2)
-    approx_note(fig, "binary search on the noise (never overshoots the target)")
+                 "the target (binary search).<br>Exact σ: √k · σ₁ with σ₁ from Balle–Wang 2018 Thm 8.", below=58)
+    approx_note(fig, "binary search on the noise (never overshoots the target)", yshift=34)
     return fig
 
 

@@ -641,7 +641,7 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLA
     src = ("Laplace std √2·Δ/ε (Dwork & Roth 2014, Thm 3.6)" if t.mechanism == "laplace"
            else "analytic Gaussian σ (Balle & Wang 2018, Thm 8)")
     caption(fig, f"Sensitivity: k at user level (000, Def. 1), 1 at item level; {src}; group privacy: 000, Lemma 6."
-                 "<br>RMSE = √(bias² + noise²), exact for this synthetic dataset (every value 1, counts seeded).")
+                 "<br>RMSE = √(bias² + noise²), exact for this synthetic dataset (every value 1, counts seeded).", below=75)
     return fig
 
 
@@ -668,7 +668,7 @@ def contribution_histogram_figure(t: BoundingTradeoff, k: int, *, template: str 
                       annotations=[_label(k, f" k = {k}", log_x=True, y=0.75)])
     approx_note(fig, "synthetic heavy-tailed counts (discretised Pareto, fixed seed)")
     caption(fig, "Orange bins: users who lose records when at most k are kept. The bound k must be fixed "
-                 "before looking at the data.")
+                 "before looking at the data.", below=75)
     return fig
 
 
@@ -782,7 +782,7 @@ def users_needed_figure(
     approx_note(fig, HIDDEN)
     caption(fig, f"Source: 000, Table {row.table} (Appendix A), {row.source}; item-level {row.item_formula}; "
                  "clamp ⌈n₁/m⌉ ≤ n_m ≤ n₁: Observation 28;<br>naive line: group privacy (Lemma 6); breakpoints "
-                 "m₁ = ε²/α², m₂ = 1/α² are dpviz's [derived] reading of the three-term law.")
+                 "m₁ = ε²/α², m₂ = 1/α² are dpviz's [derived] reading of the three-term law.", below=75)
     return fig
 
 
@@ -1349,5 +1349,5 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), margin=dict(r=200)))
     approx_note(fig, "Monte Carlo (fixed seed); theory curve has its constant set to 1")
     caption(fig, "Source: 000, Theorem 4 (n = Θ̃(d/ε + d/(εαm)), so α ≈ C·d/(ε n m) for m ≤ 1/α) with d = ln(K+1); "
-                 "learner: ALG-8 (EM over the count of users with a mistake, Δ = 1).")
+                 "learner: ALG-8 (EM over the count of users with a mistake, Δ = 1).", below=75)
     return fig
