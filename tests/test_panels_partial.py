@@ -15,6 +15,8 @@ from dpviz.panels.partial import (
     AttributeUsersNeededPanel,
 )
 
+from _figure_checks import watch_updates_for_nan
+
 ALL = [RecordEpsilonPanel, InterpretationPanel, CensusPanel, CanonicalHistogramPanel, HeavyHitterPanel,
        AttributeUsersNeededPanel, MarginalsPanel, MisconceptionPanel]
 
@@ -128,28 +130,12 @@ def test_marginals_query_order_moves_across_its_range_without_error():
         assert f"{k}-way" in p.figures[0].layout.title.text
 
 
-def _nan_paths(o, path=""):
-    import math
-    if isinstance(o, float) and math.isnan(o):
-        return [path]
-    if isinstance(o, dict):
-        return sum((_nan_paths(v, f"{path}/{k}") for k, v in o.items()), [])
-    if isinstance(o, (list, tuple)):
-        return sum((_nan_paths(v, f"{path}[{i}]") for i, v in enumerate(o)), [])
-    if hasattr(o, "tolist"):
-        return _nan_paths(o.tolist(), path)
-    return []
-
-
 @pytest.mark.parametrize("cls,control", [(HeavyHitterPanel, "d"), (HeavyHitterPanel, "eps0"),
                                          (RecordEpsilonPanel, "eps0"), (MarginalsPanel, "k")])
 def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls, control):
     # NaN is not JSON: the front end drops such an update and the figure stops following the sliders
     p = cls()
-    found = []
-    for i, f in enumerate(p.figures):
-        for trait in ("_py2js_update", "_py2js_restyle", "_py2js_relayout", "_py2js_addTraces"):
-            f.observe(lambda ch, i=i: found.extend(_nan_paths(ch["new"], f"fig{i}")), names=trait)
+    found = watch_updates_for_nan(p)
     for v in p.bench_values()[control][:4]:
         p.controls[control].value = v
     assert p.last_error is None and not found, found[:5]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import plotly.graph_objects as go
@@ -11,6 +10,8 @@ import pytest
 from dpviz import mechanisms as M
 from dpviz.panels import privacy_loss as PL
 from dpviz.panels._base import PANEL_REGISTRY
+
+from _figure_checks import watch_updates_for_nan
 
 PANELS = [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.PrivacyProfilePanel, PL.TradeoffPanel]
 
@@ -133,26 +134,11 @@ def test_build_mechanism_rejects_unknown():
         PL.build_mechanism("cauchy")
 
 
-def _nan_paths(o, path=""):
-    if isinstance(o, float) and math.isnan(o):
-        return [path]
-    if isinstance(o, dict):
-        return sum((_nan_paths(v, f"{path}/{k}") for k, v in o.items()), [])
-    if isinstance(o, (list, tuple)):
-        return sum((_nan_paths(v, f"{path}[{i}]") for i, v in enumerate(o)), [])
-    if hasattr(o, "tolist"):
-        return _nan_paths(o.tolist(), path)
-    return []
-
-
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
 def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls):
     # NaN is not JSON: the front end drops such an update and the figure stops following the sliders
     p = cls()
-    found = []
-    for f in p.figures:
-        for trait in ("_py2js_update", "_py2js_restyle", "_py2js_relayout", "_py2js_addTraces"):
-            f.observe(lambda ch: found.extend(_nan_paths(ch["new"])), names=trait)
+    found = watch_updates_for_nan(p)
     for kind in [k for _, k in PL.MECHANISM_OPTIONS] + ["gaussian"]:
         p.controls["mechanism"].value = kind
         p.controls["epsilon"].value = 2.0 if p.controls["epsilon"].value != 2.0 else 0.3

@@ -4,7 +4,7 @@ Each control is swept over ``Panel.bench_values()`` (the values ``make bench`` t
 with warnings turned into errors: under Voila a stray ``RuntimeWarning`` (an overflow, a 0/0) is printed to the page
 as stderr, so it counts as a failure here. A ``ValueError`` turned into a friendly message is allowed (that is
 how a panel explains an impossible combination); "Something went wrong", the message for an unexpected
-exception, is not.
+exception, is not. Every update message sent to the browser must be valid JSON (no bare NaN).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ import pytest
 
 import dpviz.panels as panels_pkg
 from dpviz.panels._base import PANEL_REGISTRY
+
+from _figure_checks import watch_updates_for_nan
 
 for _module in pkgutil.iter_modules(panels_pkg.__path__):
     if not _module.name.startswith("_"):
@@ -38,6 +40,7 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
         panel = PANEL_REGISTRY[name]()
         assert panel.last_error is None, f"{name} at defaults: {panel.last_error}"
         defaults = panel.values()
+        nan_in_updates = watch_updates_for_nan(panel)
         for control, values in panel.bench_values().items():
             for value in values:
                 panel.controls[control].value = value
@@ -45,3 +48,4 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
                     problems.append(f"{control}={value!r}: {panel.last_error}")
             panel.controls[control].value = defaults[control]
     assert not problems, f"{name}: " + "; ".join(problems[:5])
+    assert not nan_in_updates, f"{name}: NaN in figure updates at {nan_in_updates[:5]}"
