@@ -238,3 +238,35 @@ def test_lesson_renders_and_first_slider_changes_first_figure(voila_url, page, n
                 break
         SCREENSHOT.parent.mkdir(exist_ok=True)
         page.locator(".dpviz-panel").first.screenshot(path=str(SCREENSHOT))
+
+
+def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
+    """plotly.js (5 MB) arriving after anywidget's 2 s initialisation limit must not leave a figure deaf to its
+    sliders (a slow network to a classroom server). The bundle is held back 3 s; the slider is moved before any
+    figure can draw, and the figure must show the moved value once plotly.js has arrived (the changes sent in the
+    meantime are replayed by the figure module of :mod:`dpviz.panels._base`)."""
+    def slow_bundle(route):
+        time.sleep(3.0)
+        route.continue_()
+
+    page.route("**/dpviz-static/widgetbundle.js", slow_bundle)
+    lesson = lessons()[0].filename
+    page.goto(f"{voila_url}/voila/render/{lesson}")
+    handle = page.locator(".widget-slider .noUi-handle").first
+    handle.wait_for()
+    assert page.locator(".js-plotly-plot .main-svg").count() == 0, "plotly.js was not held back"
+    readout = page.locator(".widget-readout").first
+    start = readout.inner_text()
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("(s) => document.querySelector('.widget-readout').innerText !== s", arg=start)
+    moved = readout.inner_text()
+    page.wait_for_selector(".js-plotly-plot .main-svg")
+    # The first figure's title reports the first slider's value (ε of lesson 01's first panel).
+    page.wait_for_function(
+        "(v) => { const gd = document.querySelector('.js-plotly-plot');"
+        " return gd && gd.layout && gd.layout.title && gd.layout.title.text.includes('ε = ' + v); }",
+        arg=f"{float(moved):g}",
+    )
+    _assert_no_errors(page, lesson + " with a slow plotly.js download")

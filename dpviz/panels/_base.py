@@ -127,17 +127,64 @@ def _first(options):
 
 # --------------------------------------------------------------------------------------------- figures
 
+#: Model traits through which plotly's Python side sends figure changes to the browser.
+_PY2JS_TRAITS = ("_widget_data", "_widget_layout", "_py2js_addTraces", "_py2js_deleteTraces", "_py2js_moveTraces",
+                 "_py2js_restyle", "_py2js_relayout", "_py2js_update", "_py2js_animate", "_py2js_removeLayoutProps",
+                 "_py2js_removeTraceProps")
+
+# The front-end module of a shared-bundle figure. anywidget gives a model 2 s to load its module and run
+# ``initialize``; after that the model is marked failed and ignores every later message from the kernel, so the figure
+# is drawn but never follows its sliders. Loading plotly.js (5 MB) can take longer than that (a slow network to a
+# classroom server, a busy laptop). So the module returns at once: ``initialize`` records the figure changes that
+# arrive while plotly.js is still loading, then hands the model to plotly's own widget and replays them in order;
+# ``render`` waits for that. The bundle URL is imported once per page (the browser's module map shares it).
+_SHIM_TEMPLATE = """\
+const bundle = import(new URL(__URL__, document.baseURI).href);
+const TRAITS = __TRAITS__;
+
+export default () => {
+  let ready;
+  return {
+    initialize({ model }) {
+      const missed = [];
+      const recorders = TRAITS.map((name) => [name, () => missed.push([name, model.get(name)])]);
+      recorders.forEach(([name, record]) => model.on(`change:${name}`, record));
+      ready = bundle.then(({ default: plotlyWidget }) => {
+        recorders.forEach(([name, record]) => model.off(`change:${name}`, record));
+        const handlers = {};
+        let replaying = null;
+        const proxy = {
+          ...model,
+          get: (name) => (replaying && replaying[0] === name ? replaying[1] : model.get(name)),
+          on: (event, callback) => { (handlers[event] ??= []).push(callback); model.on(event, callback); },
+        };
+        const figure = plotlyWidget();
+        figure.initialize({ model: proxy });
+        for (const change of missed) {
+          replaying = change;
+          (handlers[`change:${change[0]}`] || []).forEach((callback) => callback());
+        }
+        replaying = null;
+        return figure;
+      });
+    },
+    render(context) {
+      return ready.then((figure) => figure.render(context));
+    },
+  };
+};
+"""
+
+
 @functools.lru_cache(maxsize=None)
 def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
-    """A ``FigureWidget`` whose front-end module is a three-line shim importing plotly's bundle from ``bundle_url``.
+    """A ``FigureWidget`` whose front-end module is a small shim that imports plotly's bundle from ``bundle_url``.
 
     The browser's module map then holds one copy of plotly.js for every figure on the page, instead of one
-    ~5 MB inline copy per figure (the default), which also keeps each model well inside anywidget's 2 s
-    initialisation limit.
+    ~5 MB inline copy per figure (the default). The shim never waits for the bundle inside anywidget's 2 s
+    initialisation limit (see ``_SHIM_TEMPLATE``), so a slow download cannot leave a figure deaf to its sliders.
     """
-    shim = (f"const url = new URL({json.dumps(bundle_url)}, document.baseURI).href;\n"
-            "const bundle = await import(url);\n"
-            "export default bundle.default;\n")
+    shim = _SHIM_TEMPLATE.replace("__URL__", json.dumps(bundle_url)).replace("__TRAITS__", json.dumps(_PY2JS_TRAITS))
     return type("SharedBundleFigureWidget", (go.FigureWidget,), {"_esm": shim, "__module__": __name__})
 
 
