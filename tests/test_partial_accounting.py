@@ -141,6 +141,12 @@ def test_bad_input(bad, match):
         bad()
 
 
+def test_eps0_le_eps_accepts_valid_pairs():
+    assert check_eps0_le_eps(0.5, 1.0) is None and check_eps0_le_eps(1.0, 1.0) is None
+    with pytest.raises(ValueError, match="eps0 = 1.0001"):
+        check_eps0_le_eps(1.0001, 1.0)
+
+
 # ------------------------------------------------------------------ Lemmas 7, 9, 10
 def test_sequential_and_parallel():
     assert sequential_composition([0.3, 0.4], "zcdp") == pytest.approx(0.5)

@@ -115,6 +115,21 @@ def test_robust_halfspace_learner_small():
         robust_halfspace_learner(X, y, 1.0, 0.1, 0.6)
 
 
+def test_robust_halfspace_learner_learns_a_separable_concept():
+    """y = sign(x_1) on {±1}², n = 3000, ε0 = 1, (γ, γ') = (0.6, 0.1): ν = 0.1, margins (0.2, 0.1), so on the
+    integer dec the loss is the 0-1 loss on the randomized-response labels, and Δ = 1/(νd) = 5. A hypothesis that
+    mislabels one of the four points (≈ 750 samples each) has ≈ tanh(ε0/2)·750 ≈ 347 more loss than one that labels
+    all four like sign(x_1) (w_1 > |w_2|), so the exponential mechanism exp(−ε0·Loss/(2Δ)) puts mass
+    ≤ |net|·e^{−(347 − 5 sd)/10} < 10⁻⁹ on it (Lemma 22)."""
+    rng = np.random.default_rng(0)
+    X = rng.choice([-1, 1], size=(3000, 2))
+    y = np.where(X[:, 0] >= 0, 1, -1)
+    cube = np.array(list(itertools.product([-1, 1], repeat=2)))
+    for seed in range(3):
+        w = robust_halfspace_learner(X, y, 1.0, 0.6, 0.1, rng=seed).w
+        assert np.array_equal(np.where(cube @ w >= 0, 1, -1), cube[:, 0])
+
+
 def _planted_point(seed=0, n=20000, d=16, frac=0.3):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 2, size=(n, d))
@@ -147,8 +162,14 @@ def test_polarization_and_prefix():
     Xb = rng.integers(0, 2, size=(20000, 8))
     z = np.array([1, 0, 1, 1, 0, 0, 1, 0])
     yb = threshold_predict(z, Xb)
-    p = longest_polarizing_prefix(Xb, yb, 3.0, 0.02, rng=0)
-    assert p is None or np.array_equal(p, z[: len(p)])
+    # Lemma 32's conclusion: a γ-polarizing prefix (of the true threshold) such that no longer prefix is
+    # 2γ-polarizing. Here maxpol_3 = 0.054 and maxpol_4 = 0.008 against 1.5γ = 0.03, while the probe noise has
+    # scale 2·4/(3·20000) ≈ 1.3·10⁻⁴ and the histogram counts of p∘0, p∘1 (≈ 1,090) sit far above 1.5γn = 600.
+    for seed in range(3):
+        p = longest_polarizing_prefix(Xb, yb, 3.0, 0.02, rng=seed)
+        assert p is not None and np.array_equal(p, z[: len(p)])
+        assert polarization(Xb, yb, len(p)) >= 0.02
+        assert polarization(Xb, yb, len(p) + 1) < 2 * 0.02
 
 
 def test_threshold_learner_accuracy():

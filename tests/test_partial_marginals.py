@@ -182,3 +182,48 @@ def test_mwem_bad_input():
         partial_mwem(X, 0.0, 10)
     with pytest.raises(ValueError, match="empty"):
         partial_mwem(np.zeros((0, 6)), 1.0, 10)
+
+
+def _mwem_data():
+    # n = 20 records on d = 4 attributes: the six 2-way conjunctions have answers 0.7 (attrs 1,2), 0.55 (3,4) and
+    # 0.4 (the other four), so under the uniform A_1 (answers ¼) the errors are 0.45, 0.3 and 0.15
+    return np.array([[1, 1, 1, 1]] * 8 + [[1, 1, 0, 0]] * 6 + [[0, 0, 1, 1]] * 3 + [[0, 0, 0, 0]] * 3)
+
+
+def _conj_answers(X, d=4, k=2):
+    return (np.bincount(X @ (1 << np.arange(d - 1, -1, -1)), minlength=1 << d) / len(X)) @ kway_query_matrix(d, k)
+
+
+@pytest.mark.parametrize("ell", [1, 2])
+def test_mwem_selection_is_the_zcdp_exponential_mechanism(ell):
+    """Round 1 of Algorithm 1 (A_1 uniform) picks an attribute-disjoint ℓ-set S with
+    P[S] ∝ exp(ε_T·n·Σ_{q∈S} |q(A_1) − q(x)|), ε_T = ε0/√(2T), with **no ½** (digest P12). Exact probabilities
+    against the frequencies over R seeds, within 5 binomial standard errors."""
+    X, eps0, R = _mwem_data(), 0.5, 1500
+    n = len(X)
+    err = np.abs(0.25 - _conj_answers(X))
+    sets = disjoint_query_sets(4, 2, ell)
+    w = np.exp(eps0 / math.sqrt(2) * n * err[sets].sum(axis=1))
+    exact = w / w.sum()
+    counts = np.zeros(len(sets))
+    for s in range(R):
+        pick = sorted(partial_mwem(X, eps0, 1, ell, rng=s).selected[0])
+        counts[[i for i, S in enumerate(sets) if sorted(S) == pick][0]] += 1
+    np.testing.assert_array_less(np.abs(counts / R - exact), 5 * np.sqrt(exact * (1 - exact) / R) + 1e-12)
+
+
+def test_mwem_output_averages_A1_to_AT_and_updates_with_half():
+    """T = 1: the output is the average of A_1 alone, the uniform distribution, so every 2-way conjunction is ¼
+    exactly (not A_2). T = 2 with a huge ε0 (noise sd 1/(nε_T) ≈ 10⁻⁸): A_2(u) ∝ exp(½·Σ_i q_i(u)(q_i(x) − ¼)) over
+    the selected set (Lemma 13 with q(A_1) = ¼, erratum E2), and the output answers (A_1 + A_2)/2."""
+    X = _mwem_data()
+    np.testing.assert_array_equal(partial_mwem(X, 1.0, 1, 2, rng=0).answers, np.full(6, 0.25))
+    Q = kway_query_matrix(4, 2)
+    qx = _conj_answers(X)
+    res = partial_mwem(X, 1e7, 2, 2, rng=0)
+    pick = list(res.selected[0])
+    A1 = np.full(16, 1 / 16)
+    A2 = A1 * np.exp(0.5 * Q[:, pick] @ (qx[pick] - 0.25))
+    A2 /= A2.sum()
+    np.testing.assert_allclose(res.distribution, (A1 + A2) / 2, atol=1e-7)
+    np.testing.assert_allclose(res.answers, (A1 + A2) / 2 @ Q, atol=1e-7)

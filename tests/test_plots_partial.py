@@ -59,6 +59,16 @@ def test_rounding_and_attack():
     assert right + wrong == 40
 
 
+def test_sparse_attack_matches_the_expected_rate_in_its_title():
+    """The adversary rounds f + Laplace(1/ε) (Section 5 of 001): exactly right with probability 1 − e^{−ε/2}, the
+    "expected" figure of the title. 100 draws × 40 cells; tolerance 5 binomial standard errors."""
+    eps, reps, cells = 2.0, 100, 40
+    p = 1 - math.exp(-eps / 2)
+    right = sum(len(P.sparse_attack_figure(eps, seed=s).data[1].x) for s in range(reps))
+    assert abs(right / (reps * cells) - p) < 5 * math.sqrt(p * (1 - p) / (reps * cells))
+    assert f"expected {100 * p:.1f}%" in P.sparse_attack_figure(eps, seed=0).layout.title.text
+
+
 def test_heavy_hitter_figures():
     X, planted, _ = P.planted_data(5000, 8, 3, 0)
     p = PD.heavy_hitter_params(1.0, 0.1, 5000)

@@ -334,7 +334,8 @@ class HistogramResult:
     constants: str
 
     def max_error(self, X) -> float:
-        """max_y |f̂_y − f_y| over all y ∈ {0,1}^d (the error of Definition 14 of 001), exact."""
+        """max_y |f̂_y − f_y| over all y ∈ {0,1}^d (the error of Definition 14 of 001, which prints y ∈ {0,1}^n:
+        erratum E8), exact."""
         A = as_binary_records(X)
         u, c = np.unique(_codes(A), return_counts=True)
         mine = _codes(self.strings) if len(self.strings) else np.zeros(0, np.int64)
@@ -353,7 +354,8 @@ def priv_histogram(X, eps0: float, nu: float = 0.1, eta: float = 0.1, *, constan
     Total ε0-∇0DP by basic composition. These are the **corrected** constants (digest P7/P8, errata E5/E6);
     ``constants="paper"`` uses the printed λ = 3/ε0 and Laplace(2/ε0), which are *not* ε0-∇0DP (≈1.34·ε0 + 1·ε0).
     d is padded to a power of two automatically. ``eta`` enters only the utility guarantee (sample size of
-    :func:`theorem15_sample_size`), not the algorithm.
+    :func:`theorem15_sample_size`), not the algorithm. (The proof's union bound prints "≤ νn" where "> νn" is
+    meant, erratum E6b; it does not affect the algorithm.)
     """
     A = as_binary_records(X)
     e0 = check_positive(eps0, "eps0")

@@ -185,6 +185,8 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
        large constant, here a parameter defaulting to 1 — shape only) and η = 0.01, capped at 0.1;
     2. θ_x = (f_x + Laplace(4/ε0))/n if f̂_x ≥ 2νn, else 0 (Laplace(4/ε0) for a 0.5ε0 share: L1 sensitivity 2;
        the paper prints 2/ε, erratum E6). The estimate is sparse and may be negative (not projected, as printed).
+       Theorem 34 prints θ^priv ∈ [0,1]^d and "C is approximate frequencies": θ is indexed by {0,1}^d and C is a
+       large constant (erratum E11).
 
     Returns ``{"strings": (m, d) array, "theta": (m,) array, "nu": ν}``; every other string has θ = 0.
     """
@@ -237,7 +239,9 @@ def rr_risk(risk, eps0):
 
 def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
     """ỹ_i = y_i w.p. e^ε0/(e^ε0+1), else −y_i, for labels in {−1, +1} (Lemma 21 of 001): turns an
-    ε0-sample-∇0DP learner (labels unprotected) into an ε0-∇0DP one. Lemma 21 assumes ε0 ∈ (0, 1]."""
+    ε0-sample-∇0DP learner (labels unprotected) into an ε0-∇0DP one. Lemma 21 assumes ε0 ∈ (0, 1]. The labelled
+    distribution becomes D'(x, y) = (e^ε0 D(x, y) + D(x, −y))/(e^ε0 + 1); the paper prints D(x, 1−y), a slip for
+    ±1 labels (erratum E12)."""
     yy = check_array(y, "y", ndim=1)
     if not np.all(np.abs(yy) == 1):
         raise ValueError("y contains values other than -1 and +1, which is not allowed: labels must be ±1.")
@@ -257,7 +261,8 @@ def _pm1(X, name="X") -> np.ndarray:
 
 def halfspace_dec(W, X, y) -> np.ndarray:
     """dec(x, y, h_w) = min Hamming distance from x to a point z with h_w(z) ≠ y (0 if h_w(x) ≠ y; ∞ if none), for
-    halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of 001; digest A11: flipping
+    halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of 001; Definition 19 prints
+    x̌ ∈ {0,1}^d where {±1}^d is meant, erratum E8; digest A11: flipping
     coordinate j changes y⟨w, z⟩ by −2c_j, c_j = y·w_j·x_j; the greedy choice of the largest c_j is optimal).
     ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n)."""
     W = np.atleast_2d(check_array(W, "W", ndim=(1, 2)))

@@ -246,13 +246,16 @@ def _sparse_attack(eps: float, cells: int, seed: int):
     rng = np.random.default_rng(seed)
     f = (rng.random(cells) < 0.3).astype(int)
     noisy = f + rng.laplace(0.0, 1.0 / eps, size=cells)
-    guess = np.clip(np.round(noisy), 0, 1)
+    # plain rounding, as in Section 5 of 001: right with probability exactly 1 − e^{−ε/2}, the "expected" figure in
+    # the title (clipping the guess to {0, 1} would be right with probability 1 − ½e^{−ε/2} instead)
+    guess = np.round(noisy)
     return f, noisy, guess
 
 
 def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template: str | None = TEMPLATE) -> go.Figure:
     """A simulated adversary on a sparse histogram with f_y ∈ {0, 1}: the noisy counts f_y + Laplace(1/ε) and the
-    guess round(noisy) — each person's cell is revealed when the guess is right (Section 5 of 001)."""
+    guess round(noisy), right with probability 1 − e^{−ε/2} per cell (the number in the title) — each person's cell
+    is revealed when the guess is right (Section 5 of 001)."""
     e = check_positive(eps, "eps")
     f, noisy, guess = _sparse_attack(e, int(cells), int(seed))
     right = guess == f
