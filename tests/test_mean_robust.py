@@ -103,6 +103,75 @@ def test_dp_estimate_1_matches_algorithm_a_in_1d():
     assert abs(rounds.mean() * q - 1) <= 5 * math.sqrt((1 - q)) / math.sqrt(T)
 
 
+def _alg1_profile(x, xp, r, eps, delta, p_g2, e):
+    """Exact δ(e) between the output laws of Algorithm 1 of 003 on x and x′ in 1-D, max over both directions.
+
+    Rounds are iid and a stopped round outputs a draw of Algorithm A (Prop 17), so the law is
+    (1 − P[G2])·Law(A) + P[G2]·{G2}, with P[G2] = p_g2(q) and q the exact per-round stopping probability.
+    """
+    A, B = algorithm_a_1d(x, r, eps, delta), algorithm_a_1d(xp, r, eps, delta)
+    ga, gb = p_g2(round_acceptance_1d(x, r, eps, delta)), p_g2(round_acceptance_1d(xp, r, eps, delta))
+    edges = np.union1d(A.edges, B.edges)
+    mids, lengths = 0.5 * (edges[1:] + edges[:-1]), np.diff(edges)
+    ee = math.exp(e)
+
+    def hs(pa, pb, atoms_a, atoms_b):
+        return (np.sum(np.maximum(0.0, pa - ee * pb) * lengths)
+                + sum(max(0.0, a - ee * b) for a, b in zip(atoms_a, atoms_b)))
+
+    pa, pb = (1 - ga) * A.pdf(mids), (1 - gb) * B.pdf(mids)
+    atoms_a, atoms_b = [(1 - ga) * A.garbage, ga], [(1 - gb) * B.garbage, gb]
+    return max(hs(pa, pb, atoms_a, atoms_b), hs(pb, pa, atoms_b, atoms_a))
+
+
+def _cluster_and_spread(n, k):
+    """k users at 0 and n − k users spread 5 apart (their radius-1 intervals never overlap); x′ moves the last
+    spread user into the cluster (a replace-one neighbour)."""
+    x = np.concatenate([np.zeros(k), 10.0 + 5.0 * np.arange(n - k)])
+    xp = x.copy()
+    xp[-1] = 0.0
+    return x, xp
+
+
+@pytest.mark.parametrize("k", [20, 66, 70, 72, 90])
+def test_dp_estimate_1_is_4eps_4delta_exactly_and_a_fixed_cap_is_not(k):
+    """Proof of Thm 4 (003): Algorithm 1 is (4ε, 4δ)-DP, thanks to the Geom(1/N) number of rounds. Exact check in
+    1-D; with a FIXED number of rounds N (P[G2] = (1 − q)^N) the same neighbours break (4ε, 4δ) (pitfall 6)."""
+    n, eps, delta, N = 120, 1 / 3, 1e-4, 300.0
+    x, xp = _cluster_and_spread(n, k)
+    geometric = _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), 4 * eps)
+    assert geometric <= 4 * delta
+    assert _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), 0.0) > geometric  # the laws differ
+    fixed = _alg1_profile(x, xp, 1.0, eps, delta, lambda q: (1 - q) ** N, 4 * eps)
+    if k == 70:  # Nq ≈ 3.6: (1 − q)^N changes by far more than e^{4ε} when one user joins the cluster
+        assert fixed > 5 * (4 * delta)
+
+
+def test_dp_estimate_1_round_cap_is_geometric_and_fixed_in_advance():
+    """The number of rounds X ~ Geom(1/N) is drawn before the data is read: same seed ⇒ same cap on any data;
+    its law has mean N and P(X ≤ N) = 1 − (1 − 1/N)^N ≈ 0.63 (a fixed cap would give 1); and the G2 frequency
+    is (1 − q)/((N − 1)q + 1) (Lemma 18 proof), not the fixed-cap (1 − q)^N."""
+    x, xp = _cluster_and_spread(120, 70)
+    eps, delta, N = 1 / 3, 1e-4, 300.0
+    spread = 10.0 * np.arange(40.0)
+    for seed in range(5):
+        caps = {dp_estimate_1(data, 1.0, eps, delta, N=N, rng=seed).cap for data in (x, xp, spread)}
+        assert len(caps) == 1
+    g = np.random.default_rng(8)
+    T = 2000
+    runs = [dp_estimate_1(x, 1.0, eps, delta, N=N, rng=g) for _ in range(T)]
+    caps = np.array([o.cap for o in runs])
+    assert abs(caps.mean() - N) <= 5 * math.sqrt(N * (N - 1) / T)  # Geom(1/N): variance (1 − p)/p²
+    p_le = 1 - (1 - 1 / N) ** N
+    assert abs(np.mean(caps <= N) - p_le) <= 5 * math.sqrt(p_le * (1 - p_le) / T)
+    q = round_acceptance_1d(x, 1.0, eps, delta)
+    want, fixed = prob_g2(q, N), (1 - q) ** N  # ≈ 0.22 vs ≈ 0.03
+    got = np.mean([o.outcome == "G2" for o in runs])
+    assert abs(got - want) <= 5 * math.sqrt(want * (1 - want) / T)
+    assert abs(got - fixed) > 5 * math.sqrt(want * (1 - want) / T)
+    assert all(o.rounds <= o.cap for o in runs)
+
+
 def test_prob_g2_formula_by_simulation():
     g = np.random.default_rng(0)
     q, N, T = 0.05, 30.0, 200_000
@@ -173,7 +242,7 @@ def test_quarter_corrupted_robust_within_bound_naive_not():
     assert fails <= 5
 
 
-def test_blocks_dp_estimate_2_and_discrete():
+def test_blocks_and_dp_estimate_2():
     g = np.random.default_rng(1)
     pts = 0.3 + g.normal(0, 0.02, (3000, 16))  # ‖x_i − µ‖ ≤ 0.1·… for all i w.h.p.
     out = dp_estimate_blocks(pts, 0.1, 4.0, 1e-6, k=2, rng=g)
@@ -182,13 +251,28 @@ def test_blocks_dp_estimate_2_and_discrete():
     assert np.linalg.norm(out - 0.3) <= 2 * rs * (1 + math.sqrt(4))  # 4 blocks, each within r_s(1 + √(d/k²))
     med = dp_estimate_2(pts[:, :2], 0.1, 4.0, 1e-6, copies=5, rng=g)
     assert med is not None and np.linalg.norm(med - 0.3) <= 0.1 * (1 + math.sqrt(2))
-    probs = np.array([0.5, 0.3, 0.2, 0.0])
-    samples = g.choice(4, p=probs, size=(1000, 400))
-    est = learn_discrete(samples, 4, 4.0, 1e-6, rng=g)
-    assert est is not None and est.sum() == pytest.approx(1.0) and np.all(est >= 0)
-    assert 0.5 * np.abs(est - probs).sum() <= 0.5 * math.sqrt(4) * (10 / math.sqrt(400)) * (1 + 2)
     with pytest.raises(ValueError, match="k"):
         dp_estimate_blocks(pts, 0.1, 1.0, 1e-6, k=8)
+
+
+def test_learn_discrete_corollary8():
+    """Corollary 8 of 003: one-hot users, r = 1, r′ = 10/√m; the raw estimate is within r′(1 + √d) in ℓ₂ (Prop 14
+    scaled, as for Theorem 7), so TV = ½‖·‖₁ ≤ ½√d·r′(1 + √d) = 0.3 here. Non-vacuous: a permuted one-hot encoding
+    would be ≥ 0.85 away in ℓ₂, and ignoring m (r′ = 10) would allow any point."""
+    g = np.random.default_rng(12)
+    d, n, m = 4, 300, 10_000
+    probs = np.array([0.7, 0.1, 0.1, 0.1])
+    samples = g.choice(d, p=probs, size=(n, m))
+    rp = 10 / math.sqrt(m)
+    fails = 0
+    for _ in range(4):  # Thm 4: failure ≤ 2α = 0.1 per run; P(Bin(4, 0.1) ≥ 2) ≈ 5%, ≥ 3 ≈ 0.4%
+        raw = learn_discrete(samples, d, 4.0, 1e-6, rng=g, project=False)
+        fails += raw is None or np.linalg.norm(raw - probs) > rp * (1 + math.sqrt(d))
+    assert fails <= 2
+    est = learn_discrete(samples, d, 4.0, 1e-6, rng=g)
+    assert est is not None and est.sum() == pytest.approx(1.0) and np.all(est >= 0)
+    # clipping to ≥ 0 is non-expansive and renormalising at most doubles the ℓ₁ error (|Σe − 1| ≤ ‖e − p‖₁)
+    assert 0.5 * np.abs(est - probs).sum() <= 0.5 * math.sqrt(d) * 2 * rp * (1 + math.sqrt(d))
 
 
 def test_algorithm_a_2d_grid_mass():

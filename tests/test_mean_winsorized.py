@@ -77,6 +77,23 @@ def test_last_bin_shorter():
     assert b.count == 4
     np.testing.assert_allclose(b.midpoints, [-0.7, -0.1, 0.5, 0.9])
     assert b.index(np.array([1.0]))[0] == 3 and b.index(np.array([-1.0]))[0] == 0
+    # step 2 of Algorithm 6 is X′ = argmin_t |t − X| (nearest midpoint), not "the value's own bin": 0.75 lies in
+    # bin [.2, .8] but is nearer to .9 than to .5 (split at (.5 + .9)/2 = .7)
+    np.testing.assert_array_equal(b.index(np.array([0.69, 0.7, 0.71, 0.75, 0.79, 0.8])), [2, 2, 3, 3, 3, 3])
+
+
+@pytest.mark.parametrize("vals", [[0.75, 0.1, -0.5], [0.79, 0.75, 0.71, 0.72, -0.9]])
+def test_private_range_probabilities_nearest_midpoint_in_short_last_bin(vals):
+    """Values in the top of the second-to-last bin: the law must use the nearest midpoint (brute-force oracle)."""
+    mids, p = private_range_probabilities(vals, 1.3, 0.3, 1.0)
+    bm, bp = _brute_probs(vals, 1.3, 0.3, 1.0)
+    np.testing.assert_allclose(p, bp, rtol=1e-12)
+    # sampling (segment path and dense path) uses the same X′: empirical frequencies follow the exact law
+    g = np.random.default_rng(4)
+    T = 4000
+    draws = np.array([private_range(vals, 1.3, 0.3, 1.0, rng=g)[0] + 0.6 for _ in range(T)])
+    obs = np.array([np.mean(np.isclose(draws, t)) for t in mids])
+    assert np.all(np.abs(obs - p) <= 5 * np.sqrt(p * (1 - p) / T))
 
 
 @settings(max_examples=50, deadline=None)
@@ -258,6 +275,23 @@ def test_user_level_mean_close_and_shapes():
     data1 = data[:, :, 0]
     est1 = user_level_mean_1d(data1, 1.0, 1.0, rng=1)
     assert abs(est1 - 0.25) < 0.02
+
+
+def test_user_level_mean_projects_onto_the_domain():
+    """Digest 004 pitfall P12: with few users the Laplace noise is huge (β ≈ 1); projecting onto B₂(0, B) (free
+    post-processing) keeps the error ≤ 2B, which the "+βB²" term of Corollary 1 assumes."""
+    data = np.random.default_rng(2).uniform(-0.5, 0.5, size=(20, 5, 2))
+    raw = [user_level_mean(data, 1.0, 1e-5, 1.0, rng=s, project=False) for s in range(20)]
+    assert max(np.linalg.norm(e) for e in raw) > 1.0  # the noise really leaves the domain
+    for s in range(20):
+        est = user_level_mean(data, 1.0, 1e-5, 1.0, rng=s)
+        assert np.linalg.norm(est) <= 1.0 + 1e-12
+        # same coins: the projection of the raw estimate, nothing else
+        r = raw[s]
+        np.testing.assert_allclose(est, r / max(1.0, np.linalg.norm(r)), rtol=1e-12)
+    e1 = [user_level_mean_1d(data[:, :, 0], 0.1, 1.0, rng=s) for s in range(20)]
+    assert all(-1.0 <= e <= 1.0 for e in e1)
+    assert max(abs(user_level_mean_1d(data[:, :, 0], 0.1, 1.0, rng=s, project=False)) for s in range(20)) > 1.0
 
 
 def test_subgaussian_and_adaptive_queries_unbiased_on_constant_data():

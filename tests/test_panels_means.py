@@ -85,6 +85,24 @@ def test_ball_panel_garbage_reacts_to_delta_and_robust_panel_kappa():
     assert r.figures[0].data[0].y[k] < r.figures[0].data[1].y[k]
 
 
+def test_ball_panel_shows_the_count_f():
+    """Issue 5: the 2-D view shows the count f(p), not only the density built from it."""
+    p = BallFindingPanel()
+    p.controls["move"].value = 3.0
+    p.controls["show"].value = "count"
+    assert p.last_error is None
+    z = np.asarray(p.figures[0].data[0].z, dtype=float)
+    from dpviz.mean import algorithm_a_2d
+
+    x = BallFindingPanel._base_points(12).copy()
+    x[-1, 0] += 3.0
+    A = algorithm_a_2d(x, 1.0, 0.5, 1e-3, resolution=70)
+    np.testing.assert_array_equal(np.nan_to_num(z), A.counts)
+    assert np.nanmax(z) == A.counts.max() and "f(p)" in p.figures[0].data[0].colorbar.title.text
+    p.controls["show"].value = "density"
+    assert np.nanmax(np.asarray(p.figures[0].data[0].z, dtype=float)) < 0  # log₁₀ of a density below 1
+
+
 def test_iso_accuracy_needs_at_least_one_sample_and_budget_map_is_not_flat():
     p = IsoAccuracyPanel()
     for t in p.figures[0].data:

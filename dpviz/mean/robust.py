@@ -271,6 +271,9 @@ def acceptance_probability_valid(n: int, epsilon: float) -> bool:
 def paper_round_cap(n: int, alpha: float) -> float:
     """N = 18·e^{10√(log n)}/α (003, Lemma 18 proof) — astronomically large (2.1e9/α at n = 100).
 
+    Theorem 4 and Corollary 5 of 003 print the runtime as e^{√(10 log n)}; Algorithm 1 (N = Θ(e^{10√(log n)}/α)) and
+    Lemma 18 (q ≥ 1/(18e^{10√(log n)})) are taken as authoritative (digest 003 §7 item 1).
+
     >>> f"{paper_round_cap(100, 1.0):.2e}"
     '3.76e+10'
     """
@@ -350,7 +353,8 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
     ----------
     points : array_like, shape (n, d) or (n,)
     r : float
-        Known radius r of a ball holding ≥ 2/3 of the points.
+        Known radius r of a ball holding ≥ 2/3 of the points. (The printed signature of Algorithm 1 omits r,
+        although its lines 5–6 use it; digest 003 §7 item 3.)
     epsilon, delta : float
         The mechanism's internal parameters (ε, δ) as in the pseudocode.
     alpha : float
@@ -700,6 +704,9 @@ def corollary8_error(n: int, m: int, d: int, epsilon: float, r: float = 1.0) -> 
 def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
     """Proposition 27 of 003: with a κ fraction of users corrupted no estimator beats r·κ/√m (up to constants),
     even without privacy.
+
+    The proof's two laws (mass ½ ± κ/√m on ±v) have means 4κ/√m apart, not the printed "2κ/√m" (digest 003 §7
+    item 7); the constant is dropped here either way.
 
     >>> robust_floor(0.25, 100)
     0.025

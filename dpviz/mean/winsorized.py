@@ -113,9 +113,19 @@ class RangeBins:
         return np.where(j == ell - 1, last, reg)
 
     def index(self, x: np.ndarray) -> np.ndarray:
-        """Bin of each value (values already in [−B, B]); the midpoint of that bin is the nearest midpoint."""
-        idx = np.floor((np.asarray(x, dtype=float) + self.bound) / (2.0 * self.tau)).astype(np.int64)
-        return np.clip(idx, 0, self.count - 1)
+        """Index of the midpoint nearest to each value (values already in [−B, B]): Algorithm 6 step 2, X′_i =
+        argmin_{t∈T} |t − X_i| (the paper's "min" read as argmin; ties go to the lower midpoint).
+
+        This is the value's own bin, except when the last bin is shorter (τ does not divide B): then the top part
+        of the second-to-last bin is nearer to the last bin's midpoint (e.g. τ = 0.3, B = 1: 0.75 ↦ 0.9, not 0.5).
+        """
+        x = np.asarray(x, dtype=float)
+        ell = self.count
+        idx = np.clip(np.floor((x + self.bound) / (2.0 * self.tau)).astype(np.int64), 0, ell - 1)
+        if ell >= 2:
+            split = float(self.midpoint(np.array([ell - 2, ell - 1])).mean())
+            idx = np.where((idx == ell - 2) & (x > split), ell - 1, idx)
+        return idx
 
 
 def range_bins(tau: float, bound: float) -> RangeBins:
@@ -153,7 +163,7 @@ def _costs(counts: np.ndarray) -> np.ndarray:
 def private_range_probabilities(values, epsilon: float, tau: float, bound: float) -> tuple[np.ndarray, np.ndarray]:
     """Exact selection law of Algorithm 6 (004): P(μ̂ = x) = exp(−ε c(x)/2) / Σ_{x′} exp(−ε c(x′)/2).
 
-    c(x) = max(#{i : X′_i < x}, #{i : X′_i > x}) with X′_i the midpoint of X_i's bin; c has sensitivity 1 under
+    c(x) = max(#{i : X′_i < x}, #{i : X′_i > x}) with X′_i the midpoint nearest to X_i; c has sensitivity 1 under
     replacing one X_i, so the selection is ε-DP (exponential mechanism, McSherry & Talwar 2007).
 
     Returns
@@ -228,7 +238,8 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
     """Algorithm 6 of 004 (PrivateRange): ε-DP interval [μ̂ − 2τ, μ̂ + 2τ] around an approximate median.
 
     Bins of width 2τ tile [−B, B] (l = ⌈B/τ⌉; footnote 9's last-bin length read as 2B − 2(l−1)τ); each value is
-    replaced by its bin midpoint X′_i (step 2: "min" read as argmin); μ̂ is drawn with
+    replaced by the nearest midpoint X′_i (step 2: "min" read as argmin; with a short last bin this is not always
+    the value's own bin, see :meth:`RangeBins.index`); μ̂ is drawn with
     P(μ̂ = x) ∝ exp(−ε·c(x)/2), c(x) = max(#{X′_i < x}, #{X′_i > x}) (see :func:`private_range_probabilities`).
     Sampling is exact in O(n log n) whatever l (segments of constant cost, digest 004 §2.1).
 
@@ -576,7 +587,7 @@ def _resolve_tau(tau, bound, m, n, gamma, d, means, center=None):
 
 
 def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.01, tau="safe", rng=None,
-                       center=None, half_width_factor: float = 2.0) -> float:
+                       center=None, half_width_factor: float = 2.0, project: bool = True) -> float:
     """User-level ε-DP mean in 1-D: each user's average, then Algorithm 1 of 004 with τ from a preset.
 
     The 1-D case of Corollary 1 (004) run with the pure-DP Algorithm 1 directly (no rotation, no δ needed).
@@ -593,6 +604,9 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
         Default ``"safe"`` (:func:`tau_safe`, Hoeffding: it really covers the user means w.p. ≥ 1 − γ);
         ``"paper"`` is 004's formula (:func:`tau_paper`, can under-cover, pitfall P7); ``"oracle"`` uses the true
         ``center`` and the data (non-private, teaching only).
+    project : bool
+        Clip the estimate to [−B, B] (default; free post-processing, digest 004 pitfall P12: Laplace noise is
+        unbounded, and Corollary 1's "+βB²" term assumes a bounded output).
 
     >>> data = np.random.default_rng(0).choice([-1.0, 1.0], size=(2000, 50))
     >>> abs(user_level_mean_1d(data, 1.0, 1.0, rng=1)) < 0.05
@@ -603,7 +617,8 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
     n, m = x.shape
     means = np.clip(x, -bound, bound).mean(axis=1)
     t = _resolve_tau(tau, bound, m, n, gamma, 1, means, center)
-    return winsorized_mean_1d(means, epsilon, t, bound, rng=rng, half_width_factor=half_width_factor)
+    est = winsorized_mean_1d(means, epsilon, t, bound, rng=rng, half_width_factor=half_width_factor)
+    return float(np.clip(est, -bound, bound)) if project else est
 
 
 def corollary1_gamma(n: int, m: int, d: int, epsilon: float) -> float:
@@ -612,7 +627,8 @@ def corollary1_gamma(n: int, m: int, d: int, epsilon: float) -> float:
 
 
 def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: float | None = None,
-                    tau="safe", rng=None, center=None, half_width_factor: float = 2.0) -> np.ndarray:
+                    tau="safe", rng=None, center=None, half_width_factor: float = 2.0,
+                    project: bool = True) -> np.ndarray:
     """Corollary 1 of 004: user-level (ε, δ)-DP mean of an ℓ₂-bounded distribution.
 
     X_u = (1/m)Σ_j Z_j^(u) (each user's average is one item), then Algorithm 2 (:func:`winsorized_mean_highd`)
@@ -630,6 +646,9 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
         Default ``"safe"`` = McDiarmid (B/√m)(1 + √(8 log(n/γ))) for d > 1 (Hoeffding for d = 1): it makes the
         concentration premise true; 004's own radius under-covers (digest pitfall P7). ``"oracle"`` needs
         ``center`` and is not private.
+    project : bool
+        Project the estimate onto the domain B₂(0, B) (default; free post-processing). The "+βB²" term of the
+        bound assumes a bounded output, but Algorithm 2's Laplace noise is not (digest 004 pitfall P12).
 
     Returns
     -------
@@ -642,8 +661,10 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
     means = np.clip(x, -bound, bound).mean(axis=1)
     gamma = corollary1_gamma(n, m, d, eps) if gamma is None else gamma
     t = _resolve_tau(tau, bound, m, n, gamma, d, means, center)
-    return winsorized_mean_highd(means, eps, delta, t, bound, gamma=gamma, rng=rng,
-                                 half_width_factor=half_width_factor)
+    est = winsorized_mean_highd(means, eps, delta, t, bound, gamma=gamma, rng=rng,
+                                half_width_factor=half_width_factor)
+    norm = float(np.linalg.norm(est))
+    return est * (bound / norm) if project and norm > bound else est
 
 
 def subgaussian_mean(points, epsilon: float, delta: float, sigma: float, bound: float, *,

@@ -32,7 +32,7 @@ from dpviz.mean import (
     wme_mse,
 )
 from dpviz.mean.winsorized import _wme_rows
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
 from dpviz.plots.mean import (
     ball_finding_figure,
     budget_heatmap_figure,
@@ -282,7 +282,8 @@ class BallFindingPanel(Panel):
     title = "Inside Algorithm A: balls, counts, density and the garbage bucket"
     intro = ("Each user's mean x_i gets a ball of radius r√d (here d = 2). The output density is "
              "e<sup>ε·min(f, 2n/3)</sup> where f(p) counts the balls covering p, plus a garbage atom of mass "
-             "(4/δ)·V_B. The first slider pushes the last user (orange ×) to the right: see which mass changes.")
+             "(4/δ)·V_B. The first slider pushes the last user (orange ×) to the right: see which mass changes. "
+             "Colour the map by the count f(p) to see the overlaps the density is built from.")
 
     def _build_controls(self):
         return {
@@ -290,6 +291,7 @@ class BallFindingPanel(Panel):
             "epsilon": log_slider("privacy ε", 0.5, -1, 0.5, step=0.1, readout_format=".2f"),
             "n": int_slider("users n", 12, 3, 30),
             "delta": log_slider("δ", 1e-3, -8, -1, step=0.5, readout_format=".0e"),
+            "show": toggle("colour by", [("output density", "density"), ("count f(p)", "count")], "density"),
         }
 
     @staticmethod
@@ -310,9 +312,14 @@ class BallFindingPanel(Panel):
         r = 1.0
         A = algorithm_a_2d(xp, r, eps, delta, resolution=70)
         A0 = self._original(n, eps, delta)
-        with np.errstate(divide="ignore"):
-            z = np.where(A.density > 0, np.log10(A.density), np.nan)
-        fig = ball_finding_figure(A.xs, A.ys, z, xp, A.radius, moved=n - 1)
+        if v["show"] == "count":
+            # f = 0 outside every ball: left blank, like the zero density there
+            z, z_label = np.where(A.counts > 0, A.counts, np.nan), "count f(p)"
+        else:
+            with np.errstate(divide="ignore"):
+                z = np.where(A.density > 0, np.log10(A.density), np.nan)
+            z_label = "log₁₀ density"
+        fig = ball_finding_figure(A.xs, A.ys, z, xp, A.radius, moved=n - 1, z_label=z_label)
         cellA = (A.xs[1] - A.xs[0]) * (A.ys[1] - A.ys[0])
         cell0 = (A0.xs[1] - A0.xs[0]) * (A0.ys[1] - A0.ys[0])
         pts_mass = [A0.density.sum() * cell0, A.density.sum() * cellA]
