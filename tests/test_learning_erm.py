@@ -52,6 +52,32 @@ def test_phased_erm_uses_disjoint_users_and_learns():
     assert run.excess[-1] < 0.1 * task.excess_risk(np.zeros(4))
 
 
+def test_phased_erm_phases_take_disjoint_groups_of_schedule_size(monkeypatch):
+    """Pitfall P11 of digest 004: phase t runs on n_t = ⌊n/2^t⌋ users never used before (that is what makes the
+    whole run (ε, δ) by parallel composition), and starts from the previous phase's output θ̂_{t−1}."""
+    from dpviz.learning.tasks import UserTask
+
+    seen = []
+    orig = UserTask.subset
+
+    def spy(self, users):
+        seen.append(np.asarray(users).copy())
+        return orig(self, users)
+
+    monkeypatch.setattr(UserTask, "subset", spy)
+    task = make_linear_task(3000, 10, 3, rng=0)
+    run = phased_erm(task, 1.0, 1e-7, steps_per_phase=20, rng=2)
+    sched = run.schedule
+    assert [len(u) for u in seen] == [int(k) for k in sched.users if k >= 1] and len(seen) == run.phases_run
+    allu = np.concatenate(seen)
+    assert len(np.unique(allu)) == len(allu) and allu.min() >= 0 and allu.max() < task.n
+    for prev, r in zip(run.phase_thetas[:-1], run.phase_runs[1:]):
+        np.testing.assert_array_equal(r.iterates[0], prev)
+    np.testing.assert_array_equal(run.theta, run.phase_thetas[-1])
+    # each phase's own accountant answer is within (ε, δ); the run reports their maximum
+    assert run.privacy.epsilon == max(r.privacy.epsilon for r in run.phase_runs)
+
+
 # ------------------------------------------------------------------------------------------- Algorithm 5
 
 
@@ -92,6 +118,23 @@ def test_algorithm_h_budget_composes_back():
     assert total == pytest.approx(1.0, rel=1e-9) and d == 1e-6 / 100
 
 
+def test_algorithm_h_privacy_recomposed_independently():
+    """T steps at (ε_t, δ_t) each: the reported ε (PLD accountant) equals the optimal composition of T (ε_t, δ_t)
+    mechanisms (Kairouz, Oh & Viswanath 2015, a different accountant), which the DRV bound (003 Thm 12) caps at ε."""
+    from dpviz.accountants import ApproxDP, OptimalAccountant
+
+    task = make_linear_task(2000, 20, 3, rng=0)
+    T, eps, delta = 30, 1.0, 1e-5  # T > 2 log(2/δ): the strong-composition split
+    run = train_algorithm_h(task, eps, delta, T, rng=0)
+    e_t, d_t = algorithm_h_budget(eps, delta, T)
+    assert run.params["epsilon_step"] == e_t and run.params["delta_step"] == d_t == pytest.approx(delta / (2 * T))
+    assert run.privacy.events == ((("approx", (e_t, d_t)), T),)
+    opt = OptimalAccountant(neighboring="replace_one").compose(ApproxDP(e_t, d_t), count=T).epsilon(delta)
+    assert run.privacy.epsilon == pytest.approx(opt, rel=1e-6)
+    drv = math.sqrt(2 * T * math.log(1 / (delta - T * d_t))) * e_t + T * e_t * math.expm1(e_t)
+    assert opt <= drv <= eps * (1 + 1e-9)
+
+
 def test_algorithm_h_runs_and_reports_privacy():
     task = make_linear_task(3000, 50, 3, rng=0)
     run = train_algorithm_h(task, 1.0, 1e-5, 10, rng=0)
@@ -99,6 +142,10 @@ def test_algorithm_h_runs_and_reports_privacy():
     assert np.isfinite(run.losses).all()
     with pytest.raises(ValueError, match="T = 0"):
         train_algorithm_h(task, T=0)
+    with pytest.raises(ValueError, match="learning_rate"):
+        train_algorithm_h(task, T=3, learning_rate=0.0)
+    with pytest.raises(ValueError, match="steps_per_phase"):
+        phased_erm(task, steps_per_phase=0)
 
 
 # ------------------------------------------------------------------------------------------- rates
@@ -141,6 +188,26 @@ def test_heterogeneity_transfer_and_threshold():
     assert rates.heterogeneity_transfer(0.01, 10, 5, 1e-4, B=2.0) == pytest.approx(0.01 + 2 * 52 * 1e-4)
     D = rates.heterogeneity_threshold(0.01, 10, 5, B=2.0)
     assert rates.heterogeneity_transfer(0.01, 10, 5, D, B=2.0) == pytest.approx(0.02)
+
+
+def test_finite_class_and_floor_validity_conditions():
+    # Cor. 3 of 004: n ≥ (C/ε)·max{1/(Km), log(Km)}
+    K, m, eps = 50, 4, 0.5
+    edge = math.log(K * m) / eps
+    assert rates.finite_class_valid(math.ceil(edge), m, K, eps) and not rates.finite_class_valid(
+        math.floor(edge), m, K, eps)
+    assert not rates.finite_class_valid(math.ceil(edge), m, K, eps, C=2.0)
+    # Thm 7 of 004: log₂K ≥ 32 log 2 (≈ 22.18) and n ≥ log₂K·max{1/(192√m ε), 1/(96m)}
+    K = 2**23
+    edge = 23 * max(1 / (192 * 2 * 0.01), 1 / (96 * 4))
+    assert rates.finite_class_lower_valid(math.ceil(edge), 4, K, 0.01)
+    assert not rates.finite_class_lower_valid(math.floor(edge), 4, K, 0.01)
+    assert not rates.finite_class_lower_valid(10**6, 4, 2**22, 0.01)
+    # Thm 8 of 004: δ < 1/(2n e^{nε}); vectorised over n
+    ns = np.arange(1, 30)
+    mask = rates.fixed_n_floor_valid(ns, 0.5, 1e-6)
+    np.testing.assert_array_equal(mask, 1e-6 < 1 / (2 * ns * np.exp(0.5 * ns)))
+    assert mask[0] and not mask[-1]
 
 
 def test_sco_valid_mask_monotone_in_n():

@@ -163,6 +163,31 @@ def test_strongly_convex_schedule():
     assert m.step_size(50 + 30, T) == pytest.approx(2.0 / (0.1 * (30 + k0)))
 
 
+def test_nonconvex_aggregate_is_uniform_over_iterates():
+    """Remark 2(iii) of 004: Aggregate returns θ_t with t uniform on {0..T}; χ² goodness of fit at level 10⁻³."""
+    from scipy import stats
+
+    T = 5
+    its = np.arange(T + 1, dtype=float)[:, None] * np.ones((1, 2))
+    meth = FirstOrderMethod("nonconvex", 0.5, radius=10.0)
+    rng = np.random.default_rng(0)
+    picks = np.array([meth.aggregate(its, rng)[0] for _ in range(6000)]).astype(int)
+    counts = np.bincount(picks, minlength=T + 1)
+    assert counts.size == T + 1 and stats.chisquare(counts).pvalue > 1e-3
+
+
+def test_strongly_convex_aggregate_weights():
+    """Remark 2(ii) of 004 as implemented: after the restart at t₁ = ⌈T/2⌉, average θ_{t₁+1..T} with weights
+    ∝ k + k₀, k₀ = 2H/μ (exact oracle on distinct iterates)."""
+    T, mu, H = 10, 0.5, 1.0
+    its = np.arange(T + 1, dtype=float)[:, None] ** 2 * np.array([[1.0, -1.0]])
+    meth = FirstOrderMethod("strongly_convex", 0.5, radius=1e3, strong_convexity=mu, smoothness=H)
+    k0, t1 = 2 * H / mu, math.ceil(T / 2)
+    w = np.arange(T - t1) + k0
+    expected = (w[:, None] * its[t1 + 1:]).sum(axis=0) / w.sum()
+    np.testing.assert_allclose(meth.aggregate(its, np.random.default_rng(0)), expected, rtol=1e-14)
+
+
 def test_progress_callback_reaches_one(small_task):
     seen = []
     train_naive(small_task, T=25, rng=0, progress=seen.append)
@@ -224,6 +249,23 @@ def test_paper_mode_privacy_within_paper_claim():
     # and the paper's claim (advanced composition, Thm 10 of 004) is valid, hence not below the true ε
     assert run.privacy.epsilon_paper == eps and run.privacy.epsilon <= eps
     assert np.isfinite(run.losses).all()
+
+
+def test_paper_mode_reports_theorem10_beta():
+    """Digest 004 pitfall P13: report β. Thm 10 of 004 = Thm 2's β per call at (ε′, δ′, γ/T), union over T calls:
+    vacuous (β = 1) at lesson sizes, 2γ once n is huge."""
+    from dpviz.mean import theorem2_beta
+
+    task = make_linear_task(400, 10, 3, rng=0)
+    run = train_user_level(task, 1.0, 1e-5, 20, mode="paper", rng=0)
+    assert run.params["beta"] == 1.0
+    big = make_linear_task(200_000, 1, 1, rng=0)
+    T, gamma = 5, 0.01
+    run = train_user_level(big, 1.0, 1e-5, T, mode="paper", gamma=gamma, rng=0)
+    e1, d1 = algorithm3_budget(1.0, 1e-5, T)
+    per_call = theorem2_beta(big.n, 1, e1, d1, run.params["tau"], big.lipschitz, gamma / T)
+    assert run.params["beta"] == pytest.approx(min(1.0, T * per_call), rel=1e-12)
+    assert run.params["beta"] == pytest.approx(2 * gamma, rel=1e-6)
 
 
 # ------------------------------------------------------------------------------------------- utility
@@ -305,6 +347,31 @@ def test_user_level_beats_naive_when_m_is_large():
     a = train_user_level(small, 1.0, 1e-5, 30, rng=7)
     b = train_naive(small, 1.0, 1e-5, 30, rng=7)
     np.testing.assert_array_equal(a.iterates, b.iterates)
+
+
+def test_user_level_excess_falls_with_m_and_n_naive_not_with_m():
+    """Thm 3 of 004: the privacy term of user-level DP-SGD falls with n and with m (τ ∝ 1/√m), while the naive
+    baseline's (clip to G) does not fall with m (004 §1, digest §2.12; its fall with n is checked exactly in
+    test_naive_excess_risk_matches_exact_prediction). Same seeds across settings (paired noise);
+    a change counts when the paired mean difference exceeds 4 standard errors; no change when it stays within 4.
+    Regime: τ < G and n large enough that the public radius feedback is stable (module docstring)."""
+    T, K, lr = 60, 30, 2.0
+    cfg = {(2000, 100): None, (2000, 400): None, (4000, 100): None}
+    for n, m in cfg:
+        task = make_linear_task(n, m, 3, label_noise=0.3, rng=11)
+        assert concentration_radius(task.lipschitz, m, n) < task.lipschitz  # radius τ, not the cap G
+        u = [train_user_level(task, 1.0, 1e-5, T, learning_rate=lr, rng=s).final_excess for s in range(K)]
+        nv = [train_naive(task, 1.0, 1e-5, T, learning_rate=lr, rng=s).final_excess for s in range(K) if n == 2000]
+        cfg[n, m] = np.array(u), np.array(nv)
+
+    def t_stat(a, b):
+        d = a - b
+        return d.mean() / (d.std(ddof=1) / math.sqrt(len(d)))
+
+    base, more_m, more_n = cfg[2000, 100], cfg[2000, 400], cfg[4000, 100]
+    assert t_stat(base[0], more_m[0]) > 4  # user-level: 4× more samples per user help
+    assert t_stat(base[0], more_n[0]) > 4  # user-level: 2× more users help
+    assert abs(t_stat(base[1], more_m[1])) < 4  # naive: more samples per user do not
 
 
 def test_compare_training_runs_all_methods(small_task):

@@ -64,6 +64,9 @@ def test_train_live_panel_runs_and_reports_epsilon():
 def test_train_live_logistic_task():
     p = TrainLivePanel(n=200, T=20, task="logistic")
     assert p.last_error is None and p.figures[0].layout.yaxis.type != "log"
+    # the logistic excess risk is a Monte-Carlo estimate that can read below 0: the table shows the training loss,
+    # like the figure
+    assert "final training loss" in p.readout.value and "excess" not in p.readout.value
 
 
 def test_phased_panel_hint_when_users_run_out():
@@ -90,6 +93,8 @@ def test_train_live_paper_mode_shows_nominal_and_spent_epsilon():
     p = TrainLivePanel(n=300, T=20, mode="paper")
     assert p.last_error is None
     assert "claims ε = 1" in p.readout.value and "Paper constants" in p.hint.value
+    # digest 004 pitfall P13: say β, and that β = 1 leaves Theorem 3 vacuous
+    assert "β = 1" in p.hint.value and "says nothing" in p.hint.value
 
 
 def test_train_live_non_private_run_reads_epsilon_infinity():

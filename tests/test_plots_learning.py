@@ -25,6 +25,12 @@ def test_rates_figure_shades_invalid_region():
     fig = P.rates_figure(ns, curves, invalid_below=1000.0, floor=rates.fixed_n_floor(ns, 1.0))
     assert len(fig.layout.shapes) == 1 and fig.layout.shapes[0].x1 == 1000.0
     assert fig.layout.xaxis.type == "log" and "Thm 4" in _caption(fig) and "Thm 5" in _caption(fig)
+    # every formula on the figure is cited, including the item-level and naive references (004 §1)
+    assert "Item-level: the m = 1 rate quoted in 004 §1" in _caption(fig) and "naive: RG(" in _caption(fig)
+    # the curves use constant 1 (the knob C only scales the n-condition, i.e. the grey region)
+    assert "set to 1" in _caption(fig)
+    # a two-line caption gets a second line of bottom margin
+    assert fig.layout.margin.b == 64 + 21 + 15 * 2
 
 
 def test_users_needed_and_schedule_figures():

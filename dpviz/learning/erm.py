@@ -68,6 +68,10 @@ class PhasedERMSchedule:
         n_t = ⌊n/2^t⌋ for t = 1..T (disjoint groups, so Σ n_t < n users are used).
     lambdas : ndarray
         λ_t = 4^t λ.
+
+    Erratum (digest 004 §3.4): the proof of Theorem 4 (App. F.1) states λ_{t−1}·n_{t−1}² = 2^{t−1}·λn; with this
+    schedule it is λ_t·n_t² = λn² for every phase (up to the floor), which is what gives each phase the privacy
+    term σ²d²/(λn²mε²) the proof then sums.
     """
 
     phases: int

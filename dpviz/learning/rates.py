@@ -25,7 +25,10 @@ __all__ = [
     "sco_naive",
     "finite_class_upper",
     "finite_class_lower",
+    "finite_class_valid",
+    "finite_class_lower_valid",
     "fixed_n_floor",
+    "fixed_n_floor_valid",
     "erm_users_needed",
     "erm_users_needed_003",
     "sco_users_needed",
@@ -163,7 +166,7 @@ def sco_valid(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
 def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
     """Cor. 3 of 004 (Algorithm 5, pure ε-DP): Õ(B√(log K/(mn)) + B log^{3/2}(K n m ε)/(n√m ε)).
 
-    Valid when n ≥ Ω̃(1/ε)·max{1/(Km), log(Km)}.
+    Valid when n ≥ Ω̃(1/ε)·max{1/(Km), log(Km)} (:func:`finite_class_valid`).
     """
     n, m, K, eps = map(_a, (n, m, K, epsilon))
     lg = np.log(np.maximum(K * n * m * eps, np.e))
@@ -172,14 +175,48 @@ def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
 
 def finite_class_lower(n, m, K, epsilon, *, B=1.0, C=1.0):
     """Thm 7 of 004: Ω(B√(log K/(mn)) + B log K/(n√m ε)), for log₂K ≥ 32 log 2 and
-    n ≥ log₂K·max{1/(192√m ε), 1/(96m)}."""
+    n ≥ log₂K·max{1/(192√m ε), 1/(96m)} (:func:`finite_class_lower_valid`)."""
     n, m, K, eps = map(_a, (n, m, K, epsilon))
     return _ret(C * B * (np.sqrt(np.log(K) / (m * n)) + np.log(K) / (n * np.sqrt(m) * eps)))
 
 
+def finite_class_valid(n, m, K, epsilon, *, C=1.0):
+    """Boolean mask: where Cor. 3 of 004 is proved, n ≥ (C/ε)·max{1/(Km), log(Km)} (its Ω̃(1) and logs set to ``C``).
+
+    >>> bool(finite_class_valid(10, 10, 10, 1.0)), bool(finite_class_valid(4, 10, 10, 1.0))
+    (True, False)
+    """
+    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    return np.asarray(n >= C / eps * np.maximum(1.0 / (K * m), np.log(K * m)))
+
+
+def finite_class_lower_valid(n, m, K, epsilon):
+    """Boolean mask: where Thm 7 of 004 is proved, log₂K ≥ 32 log 2 and n ≥ log₂K·max{1/(192√m ε), 1/(96m)}
+    (explicit constants, no knob).
+
+    >>> bool(finite_class_lower_valid(100, 1, 2**23, 1.0)), bool(finite_class_lower_valid(100, 1, 2**22, 1.0))
+    (True, False)
+    """
+    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    lk = np.log2(K)
+    return np.asarray((lk >= 32.0 * np.log(2.0)) & (n >= lk * np.maximum(1.0 / (192.0 * np.sqrt(m) * eps),
+                                                                       1.0 / (96.0 * m))))
+
+
+def fixed_n_floor_valid(n, epsilon, delta):
+    """Boolean mask: Thm 8 of 004 holds for every user-level (ε, δ)-DP algorithm with δ < 1/(2n·e^{nε}).
+
+    >>> bool(fixed_n_floor_valid(5, 1.0, 1e-5)), bool(fixed_n_floor_valid(20, 1.0, 1e-5))
+    (True, False)
+    """
+    n, eps, delta = map(_a, (n, epsilon, delta))
+    with np.errstate(over="ignore"):
+        return np.asarray(delta < 1.0 / (2.0 * n * np.exp(n * eps)))
+
+
 def fixed_n_floor(n, epsilon, *, B=1.0):
     """Thm 8 of 004 with the proof's constant: max_ϑ E[(A − ϑ)²] ≥ B²/(8(1 + e^{nε})), whatever m is
-    (digest §3.6 [derived]; requires δ < 1/(2n e^{nε})).
+    (digest §3.6 [derived]; requires δ < 1/(2n e^{nε}), :func:`fixed_n_floor_valid`).
 
     >>> round(fixed_n_floor(1, 1.0), 4)
     0.0336

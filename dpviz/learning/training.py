@@ -313,7 +313,8 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     -------
     TrainingRun
         ``privacy.epsilon`` is the accountant's user-level ε; ``privacy.epsilon_paper`` the paper's claimed ε
-        (paper mode; Theorem 3 states it for ε ≤ 1).
+        (paper mode; Theorem 3 states it for ε ≤ 1). Paper mode also reports ``params["beta"]``, the β of
+        Thm 10 of 004 (min{1, T·β of Thm 2 at (ε′, δ′, γ/T)}): Theorem 3's utility bound says nothing when β ≈ 1.
 
     Raises
     ------
@@ -371,13 +372,16 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
 
 def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g, progress,
                  reg):
-    from dpviz.mean import highd_parameters, winsorized_mean_highd
+    from dpviz.mean import highd_parameters, theorem2_beta, winsorized_mean_highd
 
     G, n, m, d = task.lipschitz, task.n, task.m, task.d
     gam = gamma / T  # Thm 10 of 004 passes γ/K to each call (digest §2.7)
     tau = concentration_radius(G, m, n, gam) if tau is None else check_positive(tau, "tau")
     e1, d1 = algorithm3_budget(eps, delta, T)
     prm = highd_parameters(n, d, e1, d1, tau, G, gam)
+    # β of Thm 10 of 004 (= Thm 2's β per call at (ε′, δ′, γ/T), union bound over the T calls): the run equals
+    # the ideal unbiased-oracle run except with probability β; β = 1 makes Thm 3 vacuous (digest pitfall P13)
+    beta = min(1.0, T * theorem2_beta(n, prm.d_pad, e1, d1, tau, G, gam))
     lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (digest pitfall P4)
     lam = reg.lam
     lr = lr or step_size(task, lap_std * math.sqrt(prm.d_pad), T, lam)
@@ -394,7 +398,8 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
     return _finish(task, "user_level", "user-level (Algorithm 3, paper constants)", trace, privacy,
                    clip_frac, np.full(T, lap_std), lr,
                    dict(T=T, epsilon=eps, delta=delta, mode="paper", tau=tau, epsilon_step=e1, delta_step=d1,
-                        epsilon_coord=prm.epsilon_coord, d_pad=prm.d_pad, variant=variant, gamma=gamma))
+                        epsilon_coord=prm.epsilon_coord, d_pad=prm.d_pad, variant=variant, gamma=gamma,
+                        beta=beta))
 
 
 def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,

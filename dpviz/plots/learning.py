@@ -49,7 +49,7 @@ def _source(fig: go.Figure, text: str, *, below: int = 64) -> go.Figure:
     height and can run into two-row log-axis tick labels and the axis title); the bottom margin makes room."""
     caption(fig, text)
     fig.layout.annotations[-1].update(y=0, yshift=-below)
-    fig.layout.margin.b = below + 36
+    fig.layout.margin.b = below + 21 + 15 * (text.count("<br>") + 1)
     return fig
 
 
@@ -109,9 +109,10 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
     ymax = max(float(np.max(v)) for v in curves.values())
     fig.update_xaxes(type="log", range=[np.log10(ns[0]), np.log10(ns[-1])])
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3])
-    _source(fig, "Source: 004 Thm 4 R√(G·G_)/√(mn) + Rσd/(n√m ε); Thm 5 RG_/√(mn) + RG_√d/(n√m ε); item-level "
-                 "RG(1/√(nm) + √d/(nmε)); Thm 8 floor G/(4(1+e<sup>nε</sup>)).")
-    approx_note(fig, "shapes only: hidden constants and logs set to the knob C")
+    _source(fig, "Source: 004 Thm 4 R√(G·G_)/√(mn) + Rσd/(n√m ε); Thm 5 RG_/√(mn) + RG_√d/(n√m ε); Thm 8 floor "
+                 "G/(4(1+e<sup>nε</sup>)).<br>Item-level: the m = 1 rate quoted in 004 §1 (Bassily et al. 2019) at "
+                 "n·m people, RG(1/√(nm) + √d/(nmε)); naive: RG(1/√(nm) + √d/(nε)), no gain from m (004 §1).")
+    approx_note(fig, "shapes only: hidden constants and logs set to 1")
     return fig
 
 
@@ -132,7 +133,7 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     _source(fig, "Source: 004 Thm 3 (n = Ω̃(√(dT)/ε)); 003 Thms 29–30 (n = Ω̃(√T/ε)). Log factors hidden.")
-    approx_note(fig, "log factors and constants set to C")
+    approx_note(fig, "log factors and constants set to 1")
     return fig
 
 
