@@ -197,3 +197,10 @@ def test_threshold_learner_panel_runs_when_library_ready():
     names = [t.name for t in p.figures[0].data]
     assert "simulation, m = 1 (item-level)" in names and "simulation, m = 8" in names
     _first_slider_changes_first_figure(p)
+
+
+def test_lesson04_readouts_do_not_cite_the_internal_digest():
+    # Learners read the paper; dpviz's implementation digest is not theirs to look up.
+    for cls in (L4.GenericTransformationPanel, L4.PTRPricePanel):
+        p = cls()
+        assert p.last_error is None and "digest" not in p.readout.value

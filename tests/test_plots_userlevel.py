@@ -416,3 +416,30 @@ def test_side_by_side_keeps_traces_lines_and_captions():
     g = P.side_by_side(P.item_budget_figure(1.0, 1e-6), P.generic_users_figure(1.0, 1e-6))
     assert any(s.xref == "x" for s in g.layout.shapes) and any(s.xref == "x2" for s in g.layout.shapes)
     assert any((t or "").startswith("≈ ") for t in (x.text for x in g.layout.annotations))  # approx notes kept
+
+
+@pytest.mark.parametrize("convention, shown, hidden", [("proof", "e^{ε̄}+2", "e^{ε}+2"),
+                                                        ("printed", "e^{ε}+2", "e^{ε̄}+2")])
+def test_tdlap_caption_states_the_convention_actually_used(convention, shown, hidden):
+    # The caption must print the δ̄ formula the figure computes with (Algorithm 1 of 000, line 1).
+    f = P.tdlap_figure(1.0, 1e-6, convention=convention)
+    cap = next(a.text for a in f.layout.annotations if (a.text or "").startswith("Source"))
+    assert shown in cap and hidden not in cap
+
+
+def test_learner_facing_text_does_not_cite_the_internal_digest():
+    # Captions are shown to learners, who have the paper, not dpviz's implementation digest.
+    figs = [P.item_budget_figure(1.0, 1e-6), P.swap_loss_figure(100, 0.5, 0.1), P.tdlap_figure(1.0, 1e-6),
+            P.generic_users_figure(1.0, 1e-6), P.swap_loss_scaling_figure(0.5, 0.1)]
+    for f in figs:
+        for a in f.layout.annotations:
+            assert "digest" not in (a.text or "")
+
+
+def test_plot_pmf_helpers_equal_the_library_closed_forms():
+    from dpviz.userlevel import pairwise_sum_pmf, swap_difference_pmf
+
+    for m, p in [(3, 0.2), (250, 0.5), (2500, 0.1)]:
+        np.testing.assert_allclose(P._swap_loss_pmf(m, p), swap_difference_pmf(m, p), atol=1e-13)
+    for m, pl, mi in [(4, 0.3, 0.2), (300, 0.25, 0.05)]:
+        np.testing.assert_allclose(P._pairwise_sum_pmf(m, pl, mi), pairwise_sum_pmf(m, pl, mi), atol=1e-13)

@@ -317,6 +317,43 @@ class TestSubsampling:
             ev.amplify_without_replacement(0.7, 1e-5, 3, 11), rel=1e-14
         )
 
+    @pytest.mark.parametrize("eps0, n, N", [(1.0, 3, 10), (0.3, 1, 4), (2.0, 2, 5)])
+    def test_amplification_exact_on_enumerated_subsamples(self, eps0, n, N):
+        """Theorem 7 checked on exact pmfs: A0 = ε₀-DP noisy count run on a uniform n-subset (without replacement) of
+        N bits, every neighbour (one bit flipped) of several datasets. The hockey-stick at the formula's ε′ is 0
+        (up to round-off) and positive just below it, and the naive η·ε₀ fails: the formula is tight."""
+        A = NoisySum(epsilon0=eps0, high=N + 12)
+        subsets = list(itertools.combinations(range(N), n))
+
+        def pmf(bits):
+            return sum(A.pmf_of_sum(sum(bits[i] for i in S)) for S in subsets) / len(subsets)
+
+        e2, d2 = subsampling_amplification(eps0, 0.0, n, N)
+        assert d2 == 0.0
+        rng = np.random.default_rng(7)
+        below = naive = 0.0
+        for _ in range(4):
+            bits = rng.integers(0, 2, size=N).tolist()
+            p = pmf(bits)
+            for j in range(N):
+                q = pmf(bits[:j] + [1 - bits[j]] + bits[j + 1:])
+                assert max(hockey_stick(p, q, e2), hockey_stick(q, p, e2)) <= 1e-15
+                below = max(below, hockey_stick(p, q, e2 - 1e-6), hockey_stick(q, p, e2 - 1e-6))
+                naive = max(naive, hockey_stick(p, q, n / N * eps0), hockey_stick(q, p, n / N * eps0))
+        assert below > 0 and naive > 1e-4
+
+    def test_subsample_users_is_uniform_without_replacement(self):
+        x = UserDataset.from_array(np.arange(5).reshape(5, 1))
+        rng = np.random.default_rng(11)
+        T = 6000
+        seen = {}
+        for _ in range(T):
+            key = tuple(int(b[0]) for b in subsample_users(x, 2, rng=rng).blocks)
+            seen[key] = seen.get(key, 0) + 1
+        assert set(seen) == set(itertools.combinations(range(5), 2))  # every 2-subset, no repeats
+        se = math.sqrt(0.1 * 0.9 / T)
+        assert all(abs(c / T - 0.1) <= 5 * se for c in seen.values())
+
     def test_subsample_users(self):
         x = UserDataset.from_array(np.arange(20).reshape(10, 2))
         y = subsample_users(x, 4, rng=0)

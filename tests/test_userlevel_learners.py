@@ -289,6 +289,11 @@ class TestScheffe:
         for p in rng.dirichlet(np.ones(k), size=20):
             tv = 0.5 * np.abs(cov - p).sum(axis=1).min()
             assert tv <= k / (2 * M) + 1e-12 and tv <= 0.1 * alpha / 2 + 1e-12
+        # M = ⌊10k/α⌋ floored (k = 3, α = 0.7: M = 42): still a 0.1α-cover, though k/(2M) > α/20 here
+        cov = discrete_cover(3, 0.7)
+        assert cov.shape[0] == math.comb(44, 2)
+        for p in rng.dirichlet(np.ones(3), size=200):
+            assert 0.5 * np.abs(cov - p).sum(axis=1).min() < 0.1 * 0.7
         with pytest.raises(ValueError, match="alpha"):
             discrete_cover(5, 0.01)
 

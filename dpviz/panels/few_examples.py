@@ -130,7 +130,9 @@ class GenericTransformationPanel(Panel):
         mu = P._users_crossover(np.geomspace(1.0, 1e8, 240), eps, dl, kw["n_priv"], kw["n_stat"], kw["c"])
         par = delstab_parameters(eps, dl)
         readout = _table([
-            ("Theorem 10's item budget beats ε/m for", f"m > {mb:,.0f} (digest §7.3 table: ≈ 4.2·10³ at (1, 10⁻⁶))"),
+            ("Theorem 10's item budget beats ε/m for",
+             f"m > {mb:,.0f} (root of ε²/(L√(m ln(m/δ))) = ε/m, L = ln(1/δ): Theorem 10 against Lemma 6; "
+             "≈ 4.2·10³ at (ε, δ) = (1, 10⁻⁶))"),
             ("Theorem 10 needs fewer users than group privacy for",
              f"m > {mu:,.0f}" if math.isfinite(mu) else "no m ≤ 10⁸"),
             ("floor ln(1/δ)/ε (never vanishes)", f"{math.log(1 / dl) / eps:,.1f} users × C"),
@@ -170,7 +172,8 @@ class PTRPricePanel(Panel):
             ("users discarded = minimum n", f"4κ = {par.discarded}"),
             ("TDLap end mass p(0) = p(2κ)", f"{pmf[0]:.3g} ≤ δ̄ = {par.delta_bar:.3g}"),
         ]) + ("<p>Source: 000, Algorithm 1 and Definition 8. dpviz pins the proof's denominator "
-              "(e^{2ε̄}+e^{ε̄}+2); the HTML text prints e^{ε} there (digest pitfall 6).</p>")
+              "(e^{2ε̄}+e^{ε̄}+2) (Appendix C.4, proof of Lemma 18); Algorithm 1 as printed has e^{ε} there, "
+              "a smaller δ̄ that is also private.</p>")
         return View(figures=[P.side_by_side(f1, f2)], readout=readout)
 
 

@@ -945,7 +945,7 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
         legend=dict(x=0.01, y=0.01, yanchor="bottom", font=dict(size=11)), shapes=shapes, annotations=notes))
     approx_note(fig, "Θ-constants ignored in the crossover")
     caption(fig, "Source: 000, Theorem 10 (ε′, exact form; natural logs) and Conclusion (conjecture); Lemma 6 "
-                 "(ε/m). Crossover: root of ε²/(L√(m ln(m/δ))) = ε/m, L = ln(1/δ) ([derived], digest §7.3).")
+                 "(ε/m). Crossover: root of ε²/(L√(m ln(m/δ))) = ε/m, L = ln(1/δ) (dpviz's [derived] computation).")
     return fig
 
 
@@ -976,8 +976,9 @@ def tdlap_figure(epsilon: float, delta: float, *, convention: str = "proof", tem
                                 yaxis=dict(title=dict(text="probability")), bargap=0.1, showlegend=False))
     fig.add_annotation(x=0, y=float(pmf[0]), text=f"end mass {pmf[0]:.2g} ≤ δ̄", showarrow=True, ax=40, ay=-40,
                        font=dict(size=11, color=ROLE["naive"]))
+    third, which = ("e^{ε̄}", "the proof's, pinned") if convention == "proof" else ("e^{ε}", "as printed")
     caption(fig, "Source: 000, Definition 8 (TDLap, κ = 1 + ⌈ln(1/δ̄)/ε̄⌉) and Algorithm 1 line 1 "
-                 f"(ε̄ = ε/3, δ̄ = δ/(e^{{2ε̄}}+e^{{ε̄}}+2); convention: {convention}).")
+                 f"(ε̄ = ε/3, δ̄ = δ/(e^{{2ε̄}}+{third}+2), {which}).")
     return fig
 
 
@@ -1078,9 +1079,9 @@ def delstab_test_figure(tdlap: np.ndarray, stable_x: np.ndarray, stable_x2: np.n
 def _swap_loss_pmf(m: int, p: float) -> np.ndarray:
     """Exact pmf of |S − S′| on {0, …, m} for independent S, S′ ~ Bin(m, p) (two users' sums of m bits).
 
-    Stands in for a library helper (expected name: ``dpviz.userlevel.swap_difference_pmf``). The pmf of S − S′ is the
-    autocorrelation of the binomial pmf, computed by FFT on 2m + 1 points; rounding noise (≤ 1e-15) is clipped at 0 and the result
-    renormalised. Read-only, cached.
+    The same law as ``dpviz.userlevel.swap_difference_pmf`` (tested equal), computed here by FFT on 2m + 1 points for
+    speed at every m (the pmf of S − S′ is the autocorrelation of the binomial pmf); rounding noise (≤ 1e-15) is
+    clipped at 0 and the result renormalised. Read-only, cached.
     """
     from scipy import stats
 
@@ -1139,7 +1140,7 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
         yaxis=dict(title=dict(text="probability")), shapes=shapes, annotations=notes, showlegend=False))
     caption(fig, "Exact: S, S′ ~ Bin(m, p) independent, loss = max over outputs of ln p(o|S)/p(o|S′) for the ε₀-DP "
                  "geometric count.<br>Source: idea of 000, Theorems 13/17 (sample perfect generalisation); "
-                 "this simulator is dpviz's [derived] illustration (digest §7.5).")
+                 "this simulator is dpviz's [derived] illustration.")
     return fig
 
 
@@ -1181,8 +1182,9 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
 def _pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
     """Exact pmf of u = Σ_{j≤m} ψ_j on {−m, …, m}, ψ_j i.i.d. with P(+1) = plus, P(−1) = minus, P(0) = rest.
 
-    Stands in for a library helper (expected: ``dpviz.userlevel.pairwise_sum_pmf``): the m-fold convolution of the
-    one-example law, computed by FFT on 2m + 1 points (no wrap-around: the support has exactly 2m + 1 points).
+    The same law as ``dpviz.userlevel.pairwise_sum_pmf`` (trinomial closed form, O(m²); tested equal), computed here
+    as the m-fold convolution of the one-example law by FFT on 2m + 1 points (no wrap-around: the support has exactly
+    2m + 1 points), fast enough for a slider up to m ≈ 3000.
     """
     size = 2 * m + 1
     step = np.zeros(size)

@@ -453,9 +453,10 @@ def scheffe_selection(
 def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_size: int = 20_000) -> np.ndarray:
     """All pmfs on k symbols whose masses are multiples of 1/M, M = ⌊10k/α⌋ (Theorem 43 of 000; digest pitfall 17).
 
-    A 0.1α-cover in TV: rounding any pmf to this grid moves it by ≤ k/(2M) ≤ α/20. The count is C(M+k−1, k−1)
-    (e.g. 5151 for k = 3, α = 0.3), so only tiny k and coarse α are feasible; ``resolution`` overrides M for demos
-    (then the cover is only a k/(2·resolution)-cover). Raises ValueError if the cover would exceed ``max_size``.
+    A 0.1α-cover in TV: rounding any pmf to this grid moves it by < k/(2M) < α/10 (as M > 10k/α − 1 ≥ 5k/α).
+    The count is C(M+k−1, k−1) (e.g. 5151 for k = 3, α = 0.3), so only tiny k and coarse α are feasible;
+    ``resolution`` overrides M for demos (then the cover is only a k/(2·resolution)-cover). Raises ValueError if the
+    cover would exceed ``max_size``.
 
     >>> discrete_cover(2, 0.5).shape
     (41, 2)
