@@ -37,12 +37,15 @@ def _fail(name: str, value: Any, allowed: str) -> ValueError:
 
 
 def _as_float(value: Any, name: str, allowed: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.number)):
-        if isinstance(value, np.ndarray) and value.ndim == 0:
-            value = value.item()
-        else:
-            raise _fail(name, value, allowed)
-    x = float(value)
+    # numbers.Real covers Python and numpy ints/floats, Fraction; not bool/np.bool_, complex, str, Decimal
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _fail(name, value, allowed)
+    try:
+        x = float(value)
+    except OverflowError:  # an int beyond the float range, e.g. 10**400
+        raise _fail(name, value, allowed) from None
     if not math.isfinite(x):
         raise _fail(name, value, allowed)
     return x
@@ -51,7 +54,7 @@ def _as_float(value: Any, name: str, allowed: str) -> float:
 def check_positive(value: Any, name: str, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
     """Return ``float(value)`` if it is a finite number > 0 (or >= 0 with ``allow_zero``)."""
     allowed = f"a {'non-negative' if allow_zero else 'finite'} number {'>= 0' if allow_zero else '> 0'}"
-    if allow_inf and isinstance(value, (numbers.Real, np.number)) and float(value) == math.inf:
+    if allow_inf and isinstance(value, float) and value == math.inf:  # float covers np.float64
         return math.inf
     x = _as_float(value, name, allowed)
     if x < 0 or (x == 0 and not allow_zero):
@@ -144,8 +147,19 @@ def check_array(
 ) -> np.ndarray:
     """Convert to a numpy array, rejecting NaN/inf, wrong dimensionality and (by default) empty input."""
     try:
-        arr = np.asarray(value, dtype=dtype)
-    except (TypeError, ValueError):
+        raw = np.asarray(value)
+    except ValueError as exc:  # numpy refuses nested sequences of different lengths
+        if "inhomogeneous" in str(exc):
+            raise ValueError(
+                f"{name} is ragged (its rows have different lengths), which is not allowed here: must be a "
+                f"rectangular array, e.g. n users × m samples each (truncate or pad users to a common m)."
+            ) from None
+        raise ValueError(f"{name} could not be read as a numeric array (got {type(value).__name__}).") from None
+    try:
+        if raw.dtype.kind in "USO" and not _all_numbers(raw):  # strings are refused, not parsed ("1.5")
+            raise TypeError
+        arr = raw.astype(dtype, copy=False)
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} could not be read as a numeric array (got {type(value).__name__}).") from None
     if ndim is not None:
         allowed = (ndim,) if isinstance(ndim, int) else tuple(ndim)
@@ -160,6 +174,11 @@ def check_array(
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s), which is not allowed: must be finite.")
     return arr
+
+
+def _all_numbers(value: np.ndarray) -> bool:
+    """True if every element of an object array is a real number (not a string, bytes or None)."""
+    return all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in value.ravel())
 
 
 def as_rng(rng: Any = None) -> np.random.Generator:

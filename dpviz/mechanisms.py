@@ -13,7 +13,7 @@ Each mechanism is a frozen dataclass validated in ``__post_init__`` with
 
 * ``release(value, rng=None)`` and ``sample_noise(size=None, rng=None)``;
 * ``delta(epsilon)`` (exact, vectorised) and ``epsilon(delta)`` (its exact inverse: the smallest ε ≥ 0 with
-  δ(ε) ≤ delta; 0 if δ(0) ≤ delta; ``math.inf`` if none);
+  δ(ε) ≤ delta, to the last bit; 0 if δ(0) ≤ delta; ``math.inf`` if none, or if it exceeds the double range);
 * ``pure_epsilon`` (``math.inf`` when there is no finite pure ε);
 * ``pdf``/``pmf``, ``privacy_loss()`` (a :class:`PrivacyLossDistribution`) and ``tradeoff(alpha)`` (the exact
   type-II error of the optimal test at type-I error α; Dong, Roth & Su 2022, Def. 2.1).
@@ -90,8 +90,17 @@ def _nonneg(x: np.ndarray) -> np.ndarray:
 
 
 def _clip01(x, lo=0.0, hi=1.0):
-    """Clip to [lo, hi] without negative zeros."""
-    return np.where(x > lo, np.minimum(x, hi), lo) + 0.0
+    """Clip to [lo, hi] without negative zeros; NaN stays NaN (so :func:`_no_nan` can refuse it, never 0)."""
+    return np.where(x > lo, np.minimum(x, hi), np.where(np.isnan(x), x, lo)) + 0.0
+
+
+def _no_nan(arr: np.ndarray, what: str, name: str, value) -> np.ndarray:
+    """Raise instead of returning NaN: every formula here is finite on its validated domain, so a NaN is a
+    floating-point failure at extreme parameters and must not reach the caller as a number."""
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{what} could not be evaluated at {name} = {value!r}: the computation lost all precision "
+                         "(extreme parameters); nothing is returned rather than NaN.")
+    return arr
 
 
 def _out(arr: np.ndarray, scalar: bool):
@@ -107,11 +116,15 @@ def _size_arg(size: Any) -> tuple[tuple[int, ...], bool]:
     return shape, False
 
 
+_INT_LIMIT = 2**53  # integer query values: exact in float64, and value + noise stays far inside int64
+
+
 def _values_arg(value: Any, *, integer: bool) -> tuple[np.ndarray, bool]:
     name = "value"
     if np.ndim(value) == 0:
         if integer:
-            return np.array([check_integer(value, name)], dtype=np.int64), True
+            return np.array([check_integer(value, name, minimum=-_INT_LIMIT, maximum=_INT_LIMIT)],
+                            dtype=np.int64), True
         from dpviz._validation import _as_float  # the same message template
 
         return np.array([_as_float(value, name, "a finite number")]), True
@@ -120,6 +133,9 @@ def _values_arg(value: Any, *, integer: bool) -> tuple[np.ndarray, bool]:
         if not np.all(np.equal(np.mod(arr, 1), 0)):
             bad = arr[np.mod(arr, 1) != 0].flat[0]
             raise ValueError(f"value = {bad!r} is not allowed: must be an integer (discrete mechanism).")
+        if np.any(np.abs(arr) > _INT_LIMIT):
+            bad = arr[np.abs(arr) > _INT_LIMIT].flat[0]
+            raise ValueError(f"value = {bad!r} is not allowed: must be an integer in [-2**53, 2**53].")
         return arr.astype(np.int64), False
     return arr.astype(float), False
 
@@ -129,7 +145,29 @@ def _inverse_profile(profile: Callable[[np.ndarray], np.ndarray], delta: float, 
     profile(lo) > delta ≥ profile(hi): Brent's method to full double precision (xtol 1e-300, rtol 4·2⁻⁵²), then
     a few ulp steps so that the returned ε is feasible and its predecessor is not."""
     f = lambda e: float(profile(np.array([e]))[0]) - delta  # noqa: E731
-    root = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    try:
+        root = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    except RuntimeError:  # no convergence (e.g. delta among subnormals, where the profile is a staircase)
+        root = _bisect_floats(f, lo, hi)
+    return _snap(f, root, lo, hi)
+
+
+def _bisect_floats(f: Callable[[float], float], lo: float, hi: float) -> float:
+    """Smallest double in [lo, hi] with f ≤ 0 for a non-increasing f with f(hi) ≤ 0, by bisection on the bit
+    patterns of non-negative doubles (at most 64 steps, whatever the scale)."""
+    a, b = np.float64(lo).view(np.int64), np.float64(hi).view(np.int64)
+    while b - a > 1:
+        mid = a + (b - a) // 2
+        if f(float(mid.view(np.float64))) > 0:
+            a = mid
+        else:
+            b = mid
+    return float(b.view(np.float64)) if f(lo) > 0 else lo
+
+
+def _snap(f: Callable[[float], float], root: float, lo: float, hi: float) -> float:
+    """Move ``root`` by a few ulps so that f(root) ≤ 0 and f(predecessor) > 0 (f = profile − delta, non-increasing):
+    the returned ε is feasible and the smallest such double, not merely within rounding of the exact root."""
     steps = 0
     while f(root) > 0 and root < hi and steps < 64:
         root = float(np.nextafter(root, math.inf))
@@ -143,6 +181,14 @@ def _inverse_profile(profile: Callable[[np.ndarray], np.ndarray], delta: float, 
         root = prev
         steps += 1
     return root
+
+
+def _snap_closed_form(profile: Callable[[np.ndarray], np.ndarray], delta: float, eps: float, hi: float) -> float:
+    """A closed-form ε(δ) rounded in floating point can sit an ulp or two on either side of the smallest feasible
+    double; snap it (the closed forms are exact in real arithmetic, this only fixes their last bits)."""
+    if not (math.isfinite(eps) and math.isfinite(hi)) or eps > hi:
+        return eps
+    return _snap(lambda e: float(profile(np.array([e]))[0]) - delta, eps, 0.0, hi)
 
 
 class _CallableFloat(float):
@@ -196,14 +242,15 @@ class PrivacyLossDistribution:
 
     def pdf(self, loss) -> np.ndarray:
         """Density of the continuous part at ``loss`` (0 for purely discrete losses)."""
-        x = np.asarray(loss, dtype=float)
+        x = _grid_arg(loss, "loss")
         if self.density is None:
             return np.zeros_like(x)
         return self.density(x)
 
     def sf(self, t) -> np.ndarray | float:
         """P[L > t], exact (atoms at +inf included)."""
-        x, scalar = (np.array([float(t)]), True) if np.ndim(t) == 0 else (np.asarray(t, dtype=float), False)
+        scalar = np.ndim(t) == 0
+        x = _grid_arg(np.atleast_1d(t) if scalar else t, "t")
         a = np.asarray(self.atoms)
         m = np.asarray(self.masses)
         out = (m[None, :] * (a[None, :] > x.ravel()[:, None])).sum(axis=1).reshape(x.shape)
@@ -219,6 +266,14 @@ class PrivacyLossDistribution:
         with np.errstate(over="ignore", invalid="ignore"):
             w = np.where(a[None, :] > e[:, None], -np.expm1(np.minimum(e[:, None] - a[None, :], 0.0)), 0.0)
         return (w * m[None, :]).sum(axis=1)
+
+
+def _grid_arg(x: Any, name: str) -> np.ndarray:
+    """Points at which a pmf/pdf/sf is evaluated: numbers, ±inf allowed, NaN refused."""
+    arr = check_array(x, name, allow_empty=True, finite=False)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} contains NaN, which is not allowed: must be numbers (±inf allowed).")
+    return arr
 
 
 def _discrete_tradeoff(pld: PrivacyLossDistribution, alpha: np.ndarray) -> np.ndarray:
@@ -248,14 +303,21 @@ def gaussian_delta(epsilon, mu: float) -> np.ndarray:
 
     Evaluated without cancellation to negative values or NaN: with x₁ = ε/μ − μ/2, x₂ = ε/μ + μ/2 and
     e^ε φ(x₂) = φ(x₁), the formula is δ = ½ e^{−x₁²/2} (erfcx(x₁/√2) − erfcx(x₂/√2)) for x₁ > 0 (no overflow for
-    large ε: it underflows to 0 only where the true δ is below ~1e-308), and Φ(−x₁) − ½ e^{−x₁²/2} erfcx(x₂/√2)
-    for x₁ ≤ 0. Relative rounding error ≲ 1e-16·(1 + x₂/μ) (the erfcx difference); the tests compare with mpmath.
+    large ε: it underflows to 0 only where the true δ is below ~1e-308), and for x₁ ≤ 0
+    ½(erf(−x₁/√2) + erf(x₂/√2)) − ½ e^{−x₁²/2} erfcx(x₂/√2)(1 − e^{−ε}) (as Φ(−x₁) − Φ(−x₂) − (e^ε − 1)Φ(−x₂), using
+    x₂² − x₁² = 2ε), which keeps full relative precision also for tiny μ. Relative rounding error
+    ≲ 1e-16·(1 + x₂/μ) (the erfcx difference); the tests compare with mpmath.
 
     >>> round(float(gaussian_delta(1.0, 1.0)[0]), 10)
     0.1269367375
     """
-    e = np.atleast_1d(np.asarray(epsilon, dtype=float))
-    mu = float(mu)
+    e, _ = _eps_arg(epsilon)
+    return _gaussian_delta(e, check_positive(mu, "mu"))
+
+
+def _gaussian_delta(e: np.ndarray, mu: float) -> np.ndarray:
+    """:func:`gaussian_delta` on a validated float array ``e`` ≥ 0 and 0 < μ < inf (no per-call validation: the
+    inner loop of ``Gaussian.epsilon``)."""
     x1 = e / mu - mu / 2.0
     x2 = e / mu + mu / 2.0
     out = np.empty_like(e)
@@ -264,7 +326,12 @@ def gaussian_delta(epsilon, mu: float) -> np.ndarray:
         g = np.exp(-0.5 * x1 * x1)
         out[pos] = 0.5 * g[pos] * (special.erfcx(x1[pos] / _SQRT2) - special.erfcx(x2[pos] / _SQRT2))
         neg = ~pos
-        out[neg] = special.ndtr(-x1[neg]) - 0.5 * g[neg] * special.erfcx(x2[neg] / _SQRT2)
+        # x₁ ≤ 0: Φ(−x₁) − Φ(−x₂) = ½(erf(−x₁/√2) + erf(x₂/√2)) adds two non-negative terms, and
+        # (e^ε − 1)Φ(−x₂) = ½ e^{−x₁²/2} erfcx(x₂/√2)(1 − e^{−ε}) since x₂² − x₁² = 2ε: no cancellation between
+        # two values near ½ (which lost all digits of δ(0) ≈ μ/√(2π) for small μ)
+        xn1, xn2 = x1[neg], x2[neg]
+        out[neg] = (0.5 * (special.erf(-xn1 / _SQRT2) + special.erf(xn2 / _SQRT2))
+                    - 0.5 * g[neg] * special.erfcx(xn2 / _SQRT2) * -np.expm1(-e[neg]))
     return _clip01(out, 0.0, 1.0)
 
 
@@ -288,6 +355,26 @@ def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.
 # ============================================================================================ continuous mechanisms
 
 
+def _rho(sensitivity: float, sigma: float) -> float:
+    """Δ²/(2σ²) without OverflowError/ZeroDivisionError at extreme (valid) parameters."""
+    try:
+        return sensitivity**2 / (2.0 * sigma**2)
+    except (OverflowError, ZeroDivisionError):
+        mu = sensitivity / sigma
+        return 0.5 * mu * mu
+
+
+def _zcdp_bracket(mu: float, delta: float, profile: Callable[[np.ndarray], np.ndarray]) -> float:
+    """An ε with profile(ε) ≤ delta: the zCDP bound ρ + 2√(ρ ln(1/δ)) = μ(μ/2 + √(2 ln(1/δ))) with ρ = μ²/2
+    (Bun & Steinke 2016, Prop. 1.3), written so that it neither overflows early nor underflows to 0, then doubled
+    while rounding leaves it infeasible. ``math.inf`` if it exceeds the double range."""
+    hi = mu * (mu / 2.0 + math.sqrt(2.0 * -math.log(delta)))
+    hi = max(hi, 5e-324)
+    while hi < math.inf and profile(np.array([hi]))[0] > delta:  # never needed in exact arithmetic
+        hi *= 2.0
+    return hi
+
+
 class _Mechanism:
     """Shared behaviour; subclasses implement ``_delta`` (array → array), ``_sample`` and the distributions."""
 
@@ -296,7 +383,7 @@ class _Mechanism:
     def delta(self, epsilon):
         """Exact privacy profile δ(ε) ≥ 0 for ε ≥ 0 (scalar → float, array → array)."""
         e, scalar = _eps_arg(epsilon)
-        return _out(self._delta(e), scalar)
+        return _out(_no_nan(self._delta(e), "delta(epsilon)", "epsilon", epsilon), scalar)
 
     def release(self, value, rng=None):
         """``value`` plus independent noise per entry (scalar in, scalar out)."""
@@ -350,7 +437,8 @@ class Laplace(_Mechanism):
     def epsilon(self, delta: float) -> float:
         """ε(δ) = max(0, ε₀ + 2 ln(1 − δ)) (closed-form inverse of the profile)."""
         d = check_delta(delta)
-        return max(0.0, self.pure_epsilon + 2.0 * math.log1p(-d))
+        e = max(0.0, self.pure_epsilon + 2.0 * math.log1p(-d))
+        return _snap_closed_form(self._delta, d, e, self.pure_epsilon)
 
     def _sample(self, shape, rng):
         return rng.laplace(0.0, self.scale, size=shape)
@@ -383,11 +471,13 @@ class Laplace(_Mechanism):
         (threshold tests are Neyman–Pearson optimal: the likelihood ratio is monotone; Dong, Roth & Su 2022, §A)."""
         a, scalar = _alpha_arg(alpha)
         e0 = self.pure_epsilon
-        with np.errstate(divide="ignore"):
-            mid = math.exp(-e0) / (4.0 * np.where(a > 0, a, 1.0))
-        out = np.where(a < 0.5 * math.exp(-e0), 1.0 - math.exp(e0) * a,
-                       np.where(a <= 0.5, mid, math.exp(-e0) * (1.0 - a)))
-        return _out(_clip01(out, 0.0, 1.0), scalar)
+        em = math.exp(-e0)  # e^{ε₀} may overflow (ε₀ > 709); e^{−ε₀} only underflows to 0
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            mid = em / (4.0 * np.where(a > 0, a, 1.0))
+            ee = math.exp(e0) if e0 < 709.0 else math.inf
+            first = np.where(a > 0, 1.0 - ee * a, 1.0)  # 1 − e^{ε₀}α; β(0) = 1 (also when e^{ε₀} = inf)
+        out = np.where((a < 0.5 * em) | (a == 0), first, np.where(a <= 0.5, mid, em * (1.0 - a)))
+        return _out(_no_nan(_clip01(out, 0.0, 1.0), "tradeoff(alpha)", "alpha", alpha), scalar)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -426,26 +516,29 @@ class Gaussian(_Mechanism):
     @property
     def rho(self) -> float:
         """ρ = Δ²/(2σ²): the mechanism is ρ-zCDP (Bun & Steinke 2016, Prop. 1.6)."""
-        return self.sensitivity**2 / (2.0 * self.sigma**2)
+        return _rho(self.sensitivity, self.sigma)
 
     @property
     def pure_epsilon(self) -> float:
         return math.inf
 
     def _delta(self, e):
-        return gaussian_delta(e, self.mu)
+        mu = self.mu
+        if mu == 0.0 or mu == math.inf:  # Δ/σ under/overflowed: identical or disjoint outputs in double precision
+            return np.full_like(e, 0.0 if mu == 0.0 else 1.0)
+        return _gaussian_delta(e, mu)
 
     def epsilon(self, delta: float) -> float:
-        """Smallest ε ≥ 0 with δ(ε) ≤ delta (exact inverse of Balle & Wang 2018, Thm 8; Brent root find)."""
+        """Smallest ε ≥ 0 with δ(ε) ≤ delta (exact inverse of Balle & Wang 2018, Thm 8; Brent root find).
+        ``math.inf`` for delta = 0, and when the answer exceeds the double range (Δ/σ ≳ 1e154)."""
         d = check_delta(delta)
         if d == 0.0:
             return math.inf
         if self._delta(np.array([0.0]))[0] <= d:
             return 0.0
-        rho = self.rho
-        hi = rho + 2.0 * math.sqrt(rho * math.log(1.0 / d))
-        while self._delta(np.array([hi]))[0] > d:  # never needed in exact arithmetic; guards rounding
-            hi *= 2.0
+        hi = _zcdp_bracket(self.mu, d, self._delta)
+        if hi == math.inf:
+            return math.inf
         return _inverse_profile(self._delta, d, 0.0, hi)
 
     def _sample(self, shape, rng):
@@ -461,6 +554,10 @@ class Gaussian(_Mechanism):
     def privacy_loss(self) -> PrivacyLossDistribution:
         """L ~ N(μ²/2, μ²) with μ = Δ/σ (Balle & Wang 2018, Lemma 3; Dong, Roth & Su 2022, §2.3)."""
         m = self.mu
+        if m == 0.0 or m == math.inf:  # Δ/σ under/overflowed: L = 0, or L = +∞ (disjoint outputs), surely
+            atom = 0.0 if m == 0.0 else math.inf
+            return PrivacyLossDistribution(atoms=(atom,), masses=(1.0,), missing_mass=0.0 if m == 0.0 else 1.0,
+                                           description="Gaussian with Δ/σ out of double range: a point mass")
         mean, sd = m * m / 2.0, m
 
         def dens(x):
@@ -476,7 +573,9 @@ class Gaussian(_Mechanism):
     def tradeoff(self, alpha):
         """β(α) = Φ(Φ⁻¹(1 − α) − μ), μ = Δ/σ (Dong, Roth & Su 2022, Def. 2.4 / Thm 2.7: G_μ)."""
         a, scalar = _alpha_arg(alpha)
-        return _out(special.ndtr(special.ndtri(1.0 - a) - self.mu), scalar)
+        with np.errstate(invalid="ignore"):
+            beta = special.ndtr(special.ndtri(1.0 - a) - self.mu)
+        return _out(_no_nan(beta, "tradeoff(alpha)", "alpha", alpha), scalar)
 
 
 # ============================================================================================ randomized response
@@ -522,7 +621,7 @@ class RandomizedResponse(_Mechanism):
         arg = d * (1.0 + math.exp(-eps))
         if arg >= 1.0:
             return 0.0
-        return max(0.0, eps + math.log1p(-arg))
+        return _snap_closed_form(self._delta, d, max(0.0, eps + math.log1p(-arg)), eps)
 
     def release(self, value, rng=None):
         """The reported bit(s): ``value`` (0/1, scalar or array) flipped with probability 1 − p each."""
@@ -538,7 +637,7 @@ class RandomizedResponse(_Mechanism):
 
     def pmf(self, k, value: int = 0):
         """P[output = k | true bit = value] on k ∈ {0, 1}."""
-        kk = np.asarray(k)
+        kk = _grid_arg(k, "k")
         v = check_integer(value, "value", minimum=0, maximum=1)
         p = self.keep_probability
         return np.where(kk == v, p, np.where((kk == 0) | (kk == 1), 1.0 - p, 0.0))
@@ -575,8 +674,9 @@ def bernoulli_exp_neg(gamma, rng=None) -> np.ndarray:
     g = g.astype(float)
     flat = g.ravel()
     out = np.ones(flat.shape, dtype=bool)
-    whole = np.floor(flat).astype(np.int64)
-    frac = flat - whole
+    fl = np.floor(flat)
+    whole = np.minimum(fl, 2.0**62).astype(np.int64)  # beyond 2^62 trials the answer is 0 w.p. 1 − e^{−2^62}
+    frac = flat - fl
     # ⌊γ⌋ Bernoulli(e^{-1}) trials, all must succeed
     alive = np.nonzero(whole > 0)[0]
     j = 0
@@ -650,6 +750,17 @@ def _rejection(batch: Callable[[int], tuple[np.ndarray, np.ndarray]], n: int, ra
     return np.concatenate(got)[:n] if got else np.zeros(0, dtype=np.int64)
 
 
+_MAX_SAMPLER_SCALE = 1e15  # integer samples stay far inside int64 (tails beyond 9e18 have probability < e^-9000)
+
+
+def _check_sampler_scale(value, name: str) -> float:
+    x = check_positive(value, name)
+    if x > _MAX_SAMPLER_SCALE:
+        raise ValueError(f"{name} = {value!r} is not allowed for integer sampling: must be a number in "
+                         f"(0, {_MAX_SAMPLER_SCALE:g}] (larger noise would overflow 64-bit integers).")
+    return x
+
+
 def sample_discrete_laplace(scale: float, size=None, rng=None):
     """Exact sample of the discrete Laplace law P[Y = y] ∝ e^{−|y|/scale} on ℤ.
 
@@ -658,7 +769,7 @@ def sample_discrete_laplace(scale: float, size=None, rng=None):
     X = U + tV, random sign, reject −0). Non-integer ``scale``: the same sign/rejection structure around a
     geometric |Y| drawn by numpy (floats only in its parameter 1 − e^{−1/scale}). Batch rejection in numpy.
     """
-    s = check_positive(scale, "scale")
+    s = _check_sampler_scale(scale, "scale")
     shape, scalar = _size_arg(size)
     rng = as_rng(rng)
     n = int(np.prod(shape))
@@ -676,7 +787,7 @@ def sample_discrete_gaussian(sigma: float, size=None, rng=None):
     Algorithm 3): t = ⌊σ⌋ + 1, Y ~ discrete Laplace(t) (Algorithm 2), accept with Bernoulli(exp(−γ)),
     γ = (|Y| − σ²/t)²/(2σ²) (Algorithm 1). γ is computed in floating point (CKS use rationals); the structure and
     the accept/reject logic are theirs. Batch rejection in numpy (expected acceptance ≥ ~0.5)."""
-    sg = check_positive(sigma, "sigma")
+    sg = _check_sampler_scale(sigma, "sigma")
     shape, scalar = _size_arg(size)
     rng = as_rng(rng)
     n = int(np.prod(shape))
@@ -752,7 +863,7 @@ class DiscreteLaplace(_Mechanism):
         v = check_integer(value, "value")
         t = 1.0 / self.scale
         c = -math.expm1(-t) / (1.0 + math.exp(-t))
-        kk = np.asarray(k, dtype=float)
+        kk = _grid_arg(k, "k")
         return np.where(np.mod(kk, 1) == 0, c * np.exp(-np.abs(kk - v) * t), 0.0)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
@@ -772,6 +883,13 @@ class DiscreteLaplace(_Mechanism):
         return _out(_discrete_tradeoff(self.privacy_loss(), a), scalar)
 
 
+def _over(num, den):
+    """num/den with 0/0 := 0: for σ ≲ 1e-154, 2σ² underflows to 0 and the discrete Gaussian is a point mass (its
+    exponents are 0 at the centre and −∞ elsewhere), instead of NaN."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.asarray(num) == 0, 0.0, np.asarray(num, dtype=float) / den)
+
+
 def _dg_log_normaliser(sigma: float) -> float:
     """ln Z, Z = Σ_{k∈ℤ} e^{−k²/(2σ²)}.
 
@@ -785,7 +903,7 @@ def _dg_log_normaliser(sigma: float) -> float:
     kmax = int(math.ceil(sigma * math.sqrt(2.0 * math.log(1e40)))) + 1
     k = np.arange(-kmax, kmax + 1)
     with np.errstate(under="ignore"):
-        return math.log(float(np.sum(np.exp(-(k * k) / (2.0 * sigma**2)))))
+        return math.log(float(np.sum(np.exp(-_over(k * k, 2.0 * sigma**2)))))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -814,7 +932,8 @@ class DiscreteGaussian(_Mechanism):
 
     @property
     def rho(self) -> float:
-        return self.sensitivity**2 / (2.0 * self.sigma**2)
+        """ρ = Δ²/(2σ²): the mechanism is ρ-zCDP (CKS 2020, Thm 14)."""
+        return _rho(self.sensitivity, self.sigma)
 
     @property
     def pure_epsilon(self) -> float:
@@ -824,21 +943,28 @@ class DiscreteGaussian(_Mechanism):
     def _window(self) -> int:
         return int(math.ceil(self.sigma * math.sqrt(2.0 * math.log(1e30)))) + 1
 
+    def _check_size(self) -> int:
+        """The window W, after refusing (σ, Δ) whose exact sums would need more than ``_MAX_DG_TERMS`` terms."""
+        w, dlt = self._window, self.sensitivity
+        if w + dlt > _MAX_DG_TERMS:
+            c = math.sqrt(2.0 * math.log(1e30))
+            raise ValueError(f"sigma = {self.sigma!r} with sensitivity = {dlt!r} is too large for the exact "
+                             f"discrete-Gaussian sums: must have {c:.4g}·sigma + sensitivity <= {_MAX_DG_TERMS - 2:g} "
+                             "(use Gaussian for a continuous proxy).")
+        return w
+
     def _delta(self, e):
         s2, dlt = self.sigma**2, self.sensitivity
-        w = self._window
-        if w + dlt > _MAX_DG_TERMS:
-            raise ValueError(f"sigma = {self.sigma!r} is too large for the exact discrete-Gaussian sum: "
-                             f"must be <= {(_MAX_DG_TERMS - dlt) / 6.6:.3g} (use Gaussian for a continuous proxy).")
+        w = self._check_size()
         lz = _dg_log_normaliser(self.sigma)
         kstar = np.floor(dlt / 2.0 - e * s2 / dlt)
         out = np.empty_like(e)
         for i, (ks, ei) in enumerate(zip(kstar, e)):
             lo = min(ks, 0.0) - w
             k = np.arange(lo, ks + 1.0)
-            loss = (dlt * dlt - 2.0 * dlt * k) / (2.0 * s2)
+            loss = _over(dlt * dlt - 2.0 * dlt * k, 2.0 * s2)
             with np.errstate(under="ignore"):
-                terms = np.exp(-(k * k) / (2.0 * s2) - lz) * -np.expm1(np.minimum(ei - loss, 0.0))
+                terms = np.exp(-_over(k * k, 2.0 * s2) - lz) * -np.expm1(np.minimum(ei - loss, 0.0))
             out[i] = float(np.sum(terms[::-1]))  # from the largest terms first is irrelevant; all >= 0
         return _clip01(out, 0.0, 1.0)
 
@@ -850,9 +976,9 @@ class DiscreteGaussian(_Mechanism):
             return math.inf
         if self._delta(np.array([0.0]))[0] <= d:
             return 0.0
-        hi = self.rho + 2.0 * math.sqrt(self.rho * math.log(1.0 / d))
-        while self._delta(np.array([hi]))[0] > d:
-            hi *= 2.0
+        hi = _zcdp_bracket(self.sensitivity / self.sigma, d, self._delta)
+        if hi == math.inf:
+            return math.inf
         return _inverse_profile(self._delta, d, 0.0, hi)
 
     def _sample(self, shape, rng):
@@ -861,19 +987,19 @@ class DiscreteGaussian(_Mechanism):
     def pmf(self, k, value: int = 0):
         """P[M(value) = k] = e^{−(k−value)²/(2σ²)}/Z."""
         v = check_integer(value, "value")
-        kk = np.asarray(k, dtype=float)
+        kk = _grid_arg(k, "k")
         with np.errstate(under="ignore"):
-            p = np.exp(-((kk - v) ** 2) / (2.0 * self.sigma**2) - _dg_log_normaliser(self.sigma))
+            p = np.exp(-_over((kk - v) ** 2, 2.0 * self.sigma**2) - _dg_log_normaliser(self.sigma))
         return np.where(np.mod(kk, 1) == 0, p, 0.0)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """Atoms L(k) = (Δ² − 2Δk)/(2σ²) with mass p(k), for |k| ≤ W + Δ (W as in the class docstring); the
         omitted atoms carry mass ``truncated_mass`` < 1e-29."""
         dlt, s2 = self.sensitivity, self.sigma**2
-        w = self._window + dlt
+        w = self._check_size() + dlt
         k = np.arange(-w, w + 1, dtype=float)
         p = self.pmf(k)
-        loss = (dlt * dlt - 2.0 * dlt * k) / (2.0 * s2)
+        loss = _over(dlt * dlt - 2.0 * dlt * k, 2.0 * s2)
         return PrivacyLossDistribution(atoms=tuple(loss.tolist()), masses=tuple(p.tolist()),
                                        truncated_mass=max(0.0, 1.0 - float(np.sum(p))),
                                        description="discrete Gaussian: atoms (Δ² − 2Δk)/(2σ²)")
@@ -893,7 +1019,7 @@ def tdlap_kappa(epsilon: float, delta: float) -> int:
     """
     eps = check_positive(epsilon, "epsilon")
     d = check_delta(delta, allow_zero=False)
-    return 1 + int(math.ceil(math.log(1.0 / d) / eps))
+    return 1 + int(math.ceil(-math.log(d) / eps))  # −ln δ, not ln(1/δ): 1/δ overflows for subnormal δ
 
 
 @dataclasses.dataclass(frozen=True)
@@ -935,37 +1061,42 @@ class TruncatedDiscreteLaplace(_Mechanism):
     def pure_epsilon(self) -> float:
         return math.inf
 
-    def _parts(self) -> tuple[float, float, float]:
-        """(p_end, A, B): endpoint mass, P[N ∈ {−κ+1..0}], P[N ∈ {1..κ}] for the centred noise N."""
+    def _parts(self) -> tuple[float, float, float, float]:
+        """(p_end, A, B, Z): endpoint mass, P[N ∈ {−κ+1..0}], P[N ∈ {1..κ}] for the centred noise N, and the
+        normaliser Z = Σ_{|j|≤κ} e^{−ε|j|}."""
         e, k = float(self.epsilon), self.kappa
         r = math.exp(-e)
         geo = -math.expm1(-e * k) / -math.expm1(-e)  # Σ_{j=0}^{κ−1} e^{−εj}
         z = 1.0 + 2.0 * r * geo
-        return math.exp(-e * k) / z, geo / z, r * geo / z
+        return math.exp(-e * k) / z, geo / z, r * geo / z, z
 
     def _profile(self, epsilon):
         """Exact privacy profile δ(ε′) (closed form above); scalar → float, array → array."""
         return _Mechanism.delta(self, epsilon)
 
     def _delta(self, e):
-        p_end, a, _ = self._parts()
+        p_end, a, _, _ = self._parts()
         return _clip01(p_end + a * -np.expm1(np.minimum(e - float(self.epsilon), 0.0)), 0.0, 1.0)
 
     def _inverse(self, delta: float) -> float:
         """Closed-form inverse: inf if delta < p_end, else max(0, ε + ln(1 − (delta − p_end)/A))."""
         d = check_delta(delta)
-        p_end, a, _ = self._parts()
+        p_end, a, _, _ = self._parts()
         if d < p_end:
             return math.inf
         frac = (d - p_end) / a
         if frac >= 1.0:
             return 0.0
-        return max(0.0, float(self.epsilon) + math.log1p(-frac))
+        e = max(0.0, float(self.epsilon) + math.log1p(-frac))
+        return _snap_closed_form(self._delta, d, e, float(self.epsilon))
 
     def _sample(self, shape, rng):
         k = self.kappa
         n = int(np.prod(shape))
         e = float(self.epsilon)
+        if 1.0 / e > _MAX_SAMPLER_SCALE:
+            raise ValueError(f"epsilon = {e!r} is not allowed for sampling TDLap: must be >= "
+                             f"{1 / _MAX_SAMPLER_SCALE:g} (κ and the noise would overflow 64-bit integers).")
 
         def batch(m):
             y = sample_discrete_laplace(1.0 / e, size=m, rng=rng)
@@ -981,17 +1112,16 @@ class TruncatedDiscreteLaplace(_Mechanism):
     def pmf(self, k, value: int = 0):
         """P[value + N = k] for the centred noise N = R − κ ∈ {−κ..κ}: e^{−ε|k − value|}/Z (0 outside)."""
         v = check_integer(value, "value")
-        kk = np.asarray(k, dtype=float)
+        kk = _grid_arg(k, "k")
         e, kap = float(self.epsilon), self.kappa
-        p_end, _, _ = self._parts()
-        z = math.exp(-e * kap) / p_end
+        z = self._parts()[3]
         inside = (np.abs(kk - v) <= kap) & (np.mod(kk, 1) == 0)
         return np.where(inside, np.exp(-e * np.abs(kk - v)) / z, 0.0)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """Atoms +inf (mass p_end: output −κ, impossible under x′ = 1), +ε (mass A: outputs −κ+1..0) and −ε
         (mass B: outputs 1..κ); ``missing_mass`` = p_end (output κ+1 under x′). E[e^{−L}] = 1 − p_end."""
-        p_end, a, b = self._parts()
+        p_end, a, b, _ = self._parts()
         e = float(self.epsilon)
         return PrivacyLossDistribution(atoms=(math.inf, e, -e), masses=(p_end, a, b), missing_mass=p_end,
                                        description="TDLap: atoms +∞, ±ε")
@@ -1016,7 +1146,12 @@ def exponential_mechanism_probabilities(scores, epsilon: float, sensitivity: flo
     u = check_array(scores, "scores", ndim=1)
     eps = check_positive(epsilon, "epsilon")
     s = check_positive(sensitivity, "sensitivity")
-    return special.softmax(eps * u / (2.0 * s))
+    with np.errstate(over="ignore", invalid="ignore"):
+        logits = eps * u / (2.0 * s)
+        if not np.all(np.isfinite(logits)):  # ε u/(2Δ) overflowed: shift by max u first, then 0·∞ := 0
+            z = u - u.max()  # ≤ 0 (−inf if the spread overflows: those get probability 0)
+            logits = np.where(z == 0, 0.0, (eps / (2.0 * s)) * z)
+    return special.softmax(logits)
 
 
 def exponential_mechanism(scores, epsilon: float, sensitivity: float = 1.0, rng=None) -> int:

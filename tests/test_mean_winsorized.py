@@ -366,7 +366,7 @@ def test_bad_input_highd(kw, match):
 
 
 def test_bad_input_user_level():
-    with pytest.raises(ValueError, match="data"):
+    with pytest.raises(ValueError, match="data is ragged"):
         user_level_mean_1d([[0.1, 0.2], [0.3]], 1.0, 1.0)
     with pytest.raises(ValueError, match="tau"):
         user_level_mean_1d([[0.1, 0.2], [0.3, 0.1]], 1.0, 1.0, tau="bogus")

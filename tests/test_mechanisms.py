@@ -66,9 +66,10 @@ def mp_hockey(p: dict, q: dict, eps) -> mp.mpf:
     return mp.fsum(max(mp.mpf(0), pv - e * q.get(k, mp.mpf(0))) for k, pv in p.items())
 
 
-def mp_pmf(mech, shift: int, radius: int) -> dict:
-    """Brute-force pmf of M(shift) in mpmath, straight from each definition."""
-    ks = range(-radius + shift, radius + shift + 1)
+def mp_pmf(mech, shift: int, lo: int, hi: int) -> dict:
+    """Brute-force pmf of M(shift) on the outputs lo..hi in mpmath, straight from each definition. Both neighbours
+    must be tabulated on the same outputs: an output missing from one table would count as "never produced"."""
+    ks = range(lo, hi + 1)
     if isinstance(mech, DiscreteLaplace):
         w = {k: mp.e ** (-abs(mp.mpf(k - shift)) / mp.mpf(mech.scale)) for k in ks}
         z = mp.fsum(mp.e ** (-abs(mp.mpf(j)) / mp.mpf(mech.scale)) for j in range(-4000, 4001))
@@ -102,6 +103,22 @@ def test_gaussian_delta_matches_mpmath(sigma, sens):
         else:
             # erfcx-difference conditioning: rel. error <~ 1e-16 * (1 + x2/mu) <= 1e-16 * 1e5 on this grid
             assert g == pytest.approx(float(truth), rel=1e-10, abs=0), (e, sigma, sens)
+
+
+@pytest.mark.parametrize("mu", [1e-200, 1e-100, 1e-10, 1e-5, 1e-3, 0.3, 2.0, 20.0])
+def test_gaussian_delta_small_mu_no_cancellation(mu):
+    # for ε ≤ μ²/2 the textbook form Φ(−x₁) − e^ε Φ(−x₂) subtracts two numbers near ½: δ(0) ≈ μ/√(2π) lost all its
+    # digits for small μ (0.0 below μ ≈ 1e-17; relative error 1e-13/μ above). 500 digits: the oracle must not
+    # cancel either.
+    with mp.workdps(500):
+        m = mp.mpf(mu)
+        for frac in [0.0, 1e-6, 0.5, 1.0]:
+            eps = frac * mu * mu / 2
+            e = mp.mpf(eps)
+            truth = mp.ncdf(m / 2 - e / m) - mp.e**e * mp.ncdf(-m / 2 - e / m)
+            assert M.gaussian_delta(eps, mu)[0] == pytest.approx(float(truth), rel=1e-13, abs=0), (mu, frac)
+    g = Gaussian(1.0, mu)
+    assert g.delta(0.0) > 0 and g.epsilon(g.delta(0.0) / 2) > 0  # δ(0) > δ: ε = 0 is not an answer
 
 
 def test_gaussian_delta_scalar_and_array_agree():
@@ -194,8 +211,10 @@ def test_rr_delta_matches_brute_force(eps0):
                          ids=repr)
 def test_discrete_delta_matches_mpmath_brute_force_both_directions(mech):
     sens = int(mech.sensitivity)
-    radius = 60 if not isinstance(mech, DiscreteLaplace) else 200
-    p, q = mp_pmf(mech, 0, radius), mp_pmf(mech, sens, radius)
+    # outputs k ≤ Δ/2 − εσ²/Δ carry δ(ε) of the discrete Gaussian: the table reaches them for ε ≤ 9 (the grid)
+    radius = {DiscreteLaplace: 200, DiscreteGaussian: 60 + math.ceil(9 * getattr(mech, "sigma", 0) ** 2 / sens),
+              TruncatedDiscreteLaplace: 60}[type(mech)]
+    p, q = mp_pmf(mech, 0, -radius, radius + sens), mp_pmf(mech, sens, -radius, radius + sens)
     for eps in [0.0, 0.05, 0.3, 0.7, 1.0, 1.9, 4.0, 9.0]:
         forward, backward = mp_hockey(p, q, eps), mp_hockey(q, p, eps)
         assert float(forward) == pytest.approx(float(backward), rel=1e-12, abs=1e-40)  # symmetry
@@ -203,7 +222,7 @@ def test_discrete_delta_matches_mpmath_brute_force_both_directions(mech):
         if forward < mp.mpf("1e-280"):
             assert got <= 1e-270
         else:
-            assert got == pytest.approx(float(forward), rel=1e-11), eps
+            assert got == pytest.approx(float(forward), rel=1e-11, abs=0), eps
 
 
 def test_discrete_gaussian_pmf_sums_to_one_and_matches_mpmath():
@@ -227,7 +246,7 @@ def test_tdlap_definition_8():
     ratios = pmf[1:] / pmf[:-1]
     assert np.all((ratios >= math.exp(-1) * (1 - 1e-12)) & (ratios <= math.e * (1 + 1e-12)))
     assert t.pmf(t.kappa + 1) == 0.0
-    assert t.delta(1.0) == pytest.approx(float(pmf[0]), rel=1e-12)  # (ε, δ)-DP with δ = endpoint mass ≤ δ
+    assert t.delta(1.0) == pytest.approx(float(pmf[0]), rel=1e-12, abs=0)  # (ε, δ)-DP with δ = endpoint mass ≤ δ
     assert t.delta(1.0) <= 1e-5
     assert t.epsilon(float(pmf[0]) / 2) == math.inf
     assert t.epsilon == 1.0 and t.delta == 1e-5  # parameters still read as numbers
@@ -645,3 +664,128 @@ def test_any_bad_delta_rejected(bad):
         Gaussian(1.0).epsilon(bad)
     with pytest.raises(ValueError, match="delta"):
         TruncatedDiscreteLaplace(1.0, bad)
+
+
+# ------------------------------------------------------------------------------------------- audit: last bits, extremes
+
+
+def _smallest_feasible(mech, d: float, e: float) -> bool:
+    """e is the smallest double with δ(e) ≤ d (the contract of ``epsilon``), checked on both neighbours."""
+    return mech.delta(e) <= d and (e == 0.0 or mech.delta(float(np.nextafter(e, 0.0))) > d)
+
+
+@pytest.mark.parametrize("mech,d", [
+    # closed forms rounded in floating point used to land one ulp off: infeasible (first three) or not smallest
+    (Laplace(2.428600659030916, 2.9542610335024366), 0.0003464228014278614),
+    (RandomizedResponse(2.969686243306414), 7.468018068297846e-05),
+    (TruncatedDiscreteLaplace(2.132428150569829, 8.771478615612744e-11), 0.03799960892649073),
+    (Laplace(0.5, 3.0), 0.1),
+], ids=repr)
+def test_closed_form_inverse_is_the_smallest_feasible_double(mech, d):
+    e = mech.epsilon(d)
+    assert _smallest_feasible(mech, d, e), (e, mech.delta(e), d)
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(["lap", "rr", "tdlap", "dlap", "gauss"]), a=st.floats(0.05, 8.0), b=st.floats(0.1, 5.0),
+       d=st.floats(min_value=1e-15, max_value=0.99))
+def test_epsilon_is_feasible_and_smallest_property(kind, a, b, d):
+    mech = {"lap": lambda: Laplace(a, b), "rr": lambda: RandomizedResponse(a), "gauss": lambda: Gaussian(a, b),
+            "tdlap": lambda: TruncatedDiscreteLaplace(a, min(d * b / 5.0, 0.5)),
+            "dlap": lambda: DiscreteLaplace(a, int(b) + 1)}[kind]()
+    e = mech.epsilon(d)
+    if e == math.inf:  # only TDLap below its endpoint mass, which is then the whole profile's floor
+        assert isinstance(mech, TruncatedDiscreteLaplace) and mech.delta(1e3) > d
+    else:
+        assert _smallest_feasible(mech, d, e)
+
+
+@pytest.mark.parametrize("d", [5e-324, 1e-310])
+def test_subnormal_delta(d):
+    # 1/δ overflows for subnormal δ; ln(1/δ) must be computed as −ln δ (Brent used to fail to converge, DG crashed)
+    for mech in [Gaussian(1.0), DiscreteGaussian(1.0), Gaussian(0.3, 2.0)]:
+        e = mech.epsilon(d)
+        assert math.isfinite(e) and mech.delta(e) <= d
+    # mpmath roots of the 60-digit profile: 38.87183 (5e-324; δ has a single significant bit there, hence the
+    # tolerance) and 38.06599 (1e-310)
+    assert Gaussian(1.0).epsilon(d) == pytest.approx({5e-324: 38.87183, 1e-310: 38.06599}[d], rel=2e-4)
+    t = TruncatedDiscreteLaplace(1.0, d)
+    assert t.kappa == 1 + math.ceil(-math.log(d))  # Definition 8 with natural log
+    assert float(np.sum(t.pmf(np.arange(-t.kappa, t.kappa + 1)))) == pytest.approx(1.0, rel=1e-14)
+
+
+def test_extreme_but_valid_parameters_give_numbers_not_nan_or_crashes():
+    # Δ/σ beyond the double range: ε(δ) ~ Δ²/(2σ²) overflows -> inf (was OverflowError)
+    assert Gaussian(1.0, 1e300).epsilon(1e-5) == math.inf
+    assert Gaussian(1.0, 1e160).epsilon(1e-5) == math.inf
+    # Δ/σ underflows to 0: identical outputs (was NaN silently clipped to 0); overflow: disjoint outputs
+    assert Gaussian(1e300, 1e-300).delta(0.0) == 0.0
+    assert Gaussian(1e-300, 1e300).delta(1.0) == 1.0
+    assert Gaussian(1e-300, 1e300).privacy_loss().sf(1.0) == 1.0
+    # ρ = Δ²/(2σ²) underflows to 0: the zCDP bracket was 0 and the bracket-doubling loop never ended
+    g = Gaussian(1.0, 1e-200)
+    e = g.epsilon(1e-300)
+    assert 0 < e < 1e-190 and g.delta(e) <= 1e-300
+    assert Gaussian(1e-200).rho == math.inf  # σ² underflows: was ZeroDivisionError
+    # Laplace with ε₀ > 709: e^{ε₀} overflows (was OverflowError); β(0) = 1, β(α > 0) = 0
+    np.testing.assert_array_equal(Laplace(1e-3).tradeoff(np.array([0.0, 1e-300, 0.5, 1.0])), [1.0, 0, 0, 0])
+    # σ ≲ 1e-154: 2σ² underflows; a point mass, not NaN masses
+    dg = DiscreteGaussian(1e-200, 3)
+    assert dg.delta(1.0) == 1.0 and float(np.sum(dg.privacy_loss().masses)) == 1.0
+    assert float(dg.pmf(0)) == 1.0 and float(dg.pmf(1)) == 0.0
+
+
+def test_em_probabilities_when_epsilon_over_sensitivity_overflows():
+    # ε u/(2Δ) = inf: the shifted logits are 0 at the maximum and −inf elsewhere (was NaN)
+    p = M.exponential_mechanism_probabilities([1.0, 2.0], 1e308, 1e-308)
+    np.testing.assert_array_equal(p, [0.0, 1.0])
+    p = M.exponential_mechanism_probabilities([5.0, 5.0, 1.0], 1e308, 1e-308)
+    np.testing.assert_array_equal(p, [0.5, 0.5, 0.0])
+    np.testing.assert_array_equal(M.exponential_mechanism_probabilities([1e300, 0.0], 1e10), [1.0, 0.0])
+    assert M.exponential_mechanism([1e300, 0.0], 1e10, rng=0) == 0
+
+
+def test_bernoulli_exp_neg_huge_gamma():
+    # ⌊γ⌋ beyond int64 used to wrap to a negative count (a cast warning, then an endless chain)
+    assert not M.bernoulli_exp_neg(np.array([1e300, 1e19]), rng=0).any()
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: Gaussian(10**400), "sigma"),
+    (lambda: Laplace(1.0, 10**400), "sensitivity"),
+    (lambda: Gaussian(1.0).delta(10**400), "epsilon"),
+    (lambda: Laplace(1.0).epsilon(10**400), "delta"),
+    (lambda: M.classic_gaussian_sigma(1.0, 1e-5, 10**400), "sensitivity"),
+    (lambda: Gaussian(1.0).delta(np.complex128(1.0)), "epsilon"),
+    (lambda: Gaussian(1.0).delta(["0.5"]), "epsilon"),
+    (lambda: Gaussian(1.0).release(["3"], rng=0), "value"),
+    (lambda: M.exponential_mechanism_probabilities(["1", "2"], 1.0), "scores"),
+    (lambda: Gaussian(1.0).release(10**400, rng=0), "value"),
+    (lambda: DiscreteLaplace(1.0).release(1e300, rng=0), "value"),
+    (lambda: DiscreteLaplace(1.0).release(2**63, rng=0), "value"),
+    (lambda: DiscreteLaplace(1.0).release(np.array([1e20]), rng=0), "value"),
+    (lambda: DiscreteLaplace(1e300).sample_noise(rng=0), "scale"),
+    (lambda: M.sample_discrete_laplace(1e18, size=3, rng=0), "scale"),
+    (lambda: M.sample_discrete_gaussian(1e300, size=3, rng=0), "sigma"),
+    (lambda: TruncatedDiscreteLaplace(1e-300, 1e-5).sample(rng=0), "epsilon"),
+    (lambda: DiscreteGaussian(1.0, 10**7).delta(1.0), "sensitivity = 10000000"),
+    (lambda: DiscreteGaussian(1e6).privacy_loss(), "sigma"),
+    (lambda: M.gaussian_delta(float("nan"), 1.0), "epsilon"),
+    (lambda: M.gaussian_delta(1.0, 0.0), "mu"),
+    (lambda: Gaussian(1.0).privacy_loss().sf(float("nan")), "t"),
+    (lambda: DiscreteGaussian(1.0).pmf(float("nan")), "k"),
+    (lambda: DiscreteLaplace(1.0).pmf([0.0, float("nan")]), "k"),
+])
+def test_bad_or_out_of_range_input_is_a_named_value_error(call, name):
+    # huge ints, complex numbers, strings, values beyond int64 and NaN grid points: each used to give an
+    # OverflowError, a numpy error, a wrapped integer, a silently parsed string or a NaN/0 result
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+@pytest.mark.parametrize("mech", MECHS, ids=IDS)
+def test_delta_at_or_above_the_total_variation_gives_epsilon_zero(mech):
+    tv = mech.delta(0.0)  # δ(0) = total variation distance of M(x), M(x′)
+    assert 0 < tv < 1
+    assert mech.epsilon(tv) == 0.0 and mech.epsilon((1 + tv) / 2) == 0.0
+    assert mech.epsilon(float(np.nextafter(tv, 0.0))) > 0.0  # just below: ε = 0 is no longer enough

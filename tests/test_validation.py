@@ -93,7 +93,7 @@ def test_check_array_rejects_nan_empty_and_wrong_ndim():
         check_array([], "values")
     with pytest.raises(ValueError, match=r"values has shape \(2, 2\) \(2-D\).*must be 1-D"):
         check_array([[1, 2], [3, 4]], "values", ndim=1)
-    with pytest.raises(ValueError, match=r"values could not be read"):
+    with pytest.raises(ValueError, match=r"values is ragged \(its rows have different lengths\).*rectangular"):
         check_array([[1, 2], [3]], "values")
     assert check_array([1, 2], "values", ndim=1).dtype == float
 
@@ -107,3 +107,40 @@ def test_as_rng_normalises_and_refuses_legacy_state():
         as_rng(np.random.RandomState(0))
     with pytest.raises(ValueError, match="rng = 'abc'"):
         as_rng("abc")
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), np.complex128(1.0), 1j, np.bool_(True), "2.0", b"2"])
+def test_scalars_beyond_float_or_not_real_are_refused_with_the_template(value):
+    # 10**400 used to escape as OverflowError; numpy complex was silently truncated to its real part
+    with pytest.raises(ValueError, match=r"sigma = .* is not allowed: must be a finite number > 0"):
+        check_positive(value, "sigma")
+    with pytest.raises(ValueError, match=r"delta = .* must be a number in \[0, 1\)"):
+        check_delta(value)
+
+
+def test_check_positive_allow_inf_refuses_huge_ints_cleanly():
+    assert check_positive(np.float64(math.inf), "eps", allow_inf=True) == math.inf
+    with pytest.raises(ValueError, match="eps = "):
+        check_positive(10**400, "eps", allow_inf=True)
+
+
+@pytest.mark.parametrize("value", [["1.5", "2"], np.array(["1.5"]), [b"1"], [1.0, None], [10**400]])
+def test_check_array_refuses_strings_none_and_overflow(value):
+    # strings used to be parsed silently ("1.5" -> 1.5); an int beyond the float range raised OverflowError
+    with pytest.raises(ValueError, match=r"values could not be read as a numeric array"):
+        check_array(value, "values")
+
+
+def test_check_array_still_takes_numbers_of_any_kind():
+    from fractions import Fraction
+
+    np.testing.assert_array_equal(check_array([Fraction(1, 2), np.float32(0.25), 3], "v"), [0.5, 0.25, 3.0])
+    np.testing.assert_array_equal(check_array(np.array([True, False]), "bits"), [1.0, 0.0])
+
+
+@given(st.text(min_size=1))
+def test_any_text_is_refused_as_a_number(s):
+    with pytest.raises(ValueError, match="x"):
+        check_positive(s, "x")
+    with pytest.raises(ValueError, match="x"):
+        check_array([s], "x")
