@@ -358,6 +358,16 @@ def test_rdp_poisson_gaussian_against_mpmath_including_fractional_orders(alpha, 
     assert got == pytest.approx(_mp_poisson_gaussian(alpha, q, sigma), rel=1e-9)
 
 
+@pytest.mark.parametrize("alpha", [1.1, 1.5, 2.5, 7.3])
+@pytest.mark.parametrize("q, sigma", [(0.001, 0.6), (1e-4, 2.0)])
+def test_rdp_poisson_gaussian_fractional_orders_keep_relative_precision_when_tiny(alpha, q, sigma):
+    # DP-SGD regime: A_α = 1 + O(q²), so ε_α = ln(A_α)/(α − 1) is ~1e-5 … 1e-9. Summing A_α itself in floating point
+    # loses it to the rounding of 1 + tiny (it was 5e-8 relative BELOW the true value at q = 0.001, σ = 0.6, α = 1.1);
+    # A_α − 1 must be summed directly.
+    got = rdp_poisson_gaussian([alpha], q, sigma)[0]
+    assert got == pytest.approx(_mp_poisson_gaussian(alpha, q, sigma), rel=1e-10, abs=0)
+
+
 def test_rdp_accountant_composition_and_methods():
     acct = RDPAccountant().compose(Gaussian(2.0), 3).compose(Laplace(1.0))
     orders = acct.orders
@@ -465,6 +475,31 @@ def test_pld_subsampled_gaussian_single_run_sandwich_mpmath():
         lo, hi = acct.delta_bounds(eps)
         assert lo <= exact * (1 + 1e-12) and exact <= hi * (1 + 1e-12)
         assert hi == pytest.approx(exact, rel=1e-5)  # connect-the-dots: second-order accurate
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_pld_poisson_sampled_approx_dp_keeps_the_amplified_delta(k):
+    # Regression: in the add direction, the pair (Q, (1−q)Q + qP) has its largest loss −ln(1−q) at Q's δ₀-atom
+    # (the outcome P never produces). A loss range that missed that atom sent δ₀ — not qδ₀ — to +∞ on the
+    # pessimistic side, so ε(δ) was ∞ for every δ < kδ₀ and PLD was looser than basic composition.
+    eps0, d0, q = mp.mpf(1), mp.mpf("1e-6"), mp.mpf("0.1")
+    e = mp.e**eps0
+    p = [d0, (1 - d0) * e / (1 + e), (1 - d0) / (1 + e), mp.mpf(0)]  # canonical (ε₀, δ₀) pair (KOV 2015)
+    qq = [mp.mpf(0), (1 - d0) / (1 + e), (1 - d0) * e / (1 + e), d0]
+    mix = [(1 - q) * b + q * a for a, b in zip(p, qq)]
+    ev = PoissonSampled(ApproxDP(1.0, 1e-6), 0.1)
+    acct = PLDAccountant().compose(ev, count=k)
+    eps_top = k * math.log1p(0.1 * math.expm1(1.0))  # the largest finite loss (BBG18 Theorem 8, k runs)
+    for eps in (0.0, 0.05, 0.2, eps_top + 1e-3):
+        exact = max(_exact_delta_finite(mix, qq, k, eps), _exact_delta_finite(qq, mix, k, eps))  # remove, add
+        lo, hi = acct.delta_bounds(eps)
+        assert lo <= exact * (1 + 1e-9) + 1e-15 and exact <= hi * (1 + 1e-9) + 1e-15
+    # above every finite loss only the +∞ atoms remain: δ = 1 − (1 − qδ₀)^k exactly, not 1 − (1 − δ₀)^k
+    assert acct.delta(eps_top + 1e-3) == pytest.approx(-math.expm1(k * math.log1p(-1e-7)), rel=1e-9)
+    # finite below δ₀, and no looser than basic composition up to the grid step h = 1e-4 per run
+    basic = BasicAccountant().compose(ev, count=k).epsilon(2 * k * 1e-7)
+    lo, hi = acct.epsilon_bounds(2 * k * 1e-7)
+    assert lo <= basic and hi <= basic + k * 1e-4
 
 
 def test_pld_heterogeneous_and_approxdp():

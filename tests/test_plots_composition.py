@@ -243,6 +243,26 @@ def test_epsilon_vs_count_figure_traces_match_the_numbers():
     assert 1.0 <= slope < 1.3
 
 
+def test_slope_claim_of_the_lesson_sqrt_k_then_linear_again():
+    # Lesson 02 and the ε-vs-k caption say: slope ½ while kρ < 4 ln(1/δ), back towards 1 once the mean loss kρ
+    # dominates (ε ≈ kρ + 2√(kρ ln 1/δ), Bun–Steinke 2016 Prop. 1.3). Checked on the exact Gaussian (mpmath oracle)
+    # at the lesson's default σ = 4 (ρ = 1/32, turn near k ≈ 1500), and on the figure's exact line.
+    def eps(k):
+        return invert(lambda e: bw_delta(e, math.sqrt(k) / 4.0), 1e-5, hi=1e4)
+
+    def slope(k1, k2):
+        return math.log(eps(k2) / eps(k1)) / math.log(k2 / k1)
+
+    assert 0.5 <= slope(1, 4) < 0.6
+    assert 0.9 < slope(50_000, 100_000) <= 1.0
+    fig = C.epsilon_vs_count_figure("gaussian", 4.0, 1.0, 1e-5, "add_remove", max_count=100_000, n_points=6)
+    exact = [t for t in fig.data if t.name.startswith("exact")][0]
+    s = [math.log(exact.y[i + 1] / exact.y[i]) / math.log(exact.x[i + 1] / exact.x[i]) for i in range(len(exact.x) - 1)]
+    assert s[0] < 0.65 and s[-1] > 0.9 and all(b > a for a, b in zip(s, s[1:]))
+    caption = " ".join(a.text for a in fig.layout.annotations)
+    assert "4 ln(1/δ)" in caption and "Bun–Steinke 2016" in caption
+
+
 def test_privacy_profile_curves_lie_above_the_exact_profile_and_the_band_is_drawn():
     fig = C.privacy_profile_figure("gaussian", 4.0, 100, 1.0, 1e-5, n_points=15)
     mu = math.sqrt(100) / 4.0

@@ -132,18 +132,23 @@ class SubsampledLaw(Law):
     * ``"add"``: the pair (Q_b, (1−q)Q_b + qP_b), loss L = −g(ℓ);
 
     where ℓ is the base loss. Both are monotone in ℓ, so every probability is a base probability at
-    s = g⁻¹(±t) = ln((e^{±t} − 1 + q)/q)."""
+    s = g⁻¹(±t) = ln((e^{±t} − 1 + q)/q).
+
+    A base atom ℓ = +∞ of mass δ₀ under P_b (an (ε, δ) pair) is, by symmetry, an atom ℓ = −∞ of mass δ₀ under
+    Q_b, where L = g(−∞) = ln(1 − q) ("remove") or −g(−∞) = −ln(1 − q) ("add", then the largest loss, with
+    P-mass δ₀): the range [lo, hi] includes it, or the pessimistic grid would send δ₀ instead of qδ₀ to +∞."""
 
     def __init__(self, base: SymmetricLaw, q: float, direction: str):
         self.b, self.q, self.dir = base, float(q), direction
         self.l1q = math.log1p(-self.q)
         g = lambda x: float(np.logaddexp(self.l1q, math.log(self.q) + x))  # noqa: E731
+        g_lo = self.l1q if base.inf_mass > 0 else g(base.lo)  # g(−∞) = ln(1 − q): Q_b's δ₀-atom
         if direction == "remove":
             self.inf_mass = self.q * base.inf_mass
-            self.lo, self.hi = g(base.lo), g(base.hi)
+            self.lo, self.hi = g_lo, g(base.hi)
         else:
             self.inf_mass = 0.0
-            self.lo, self.hi = -g(base.hi), -g(base.lo)
+            self.lo, self.hi = -g(base.hi), -g_lo
 
     def _ginv(self, u):
         # s = ln((e^u − (1 − q))/q) for u > ln(1−q); −∞ otherwise
@@ -159,7 +164,7 @@ class SubsampledLaw(Law):
         if self.dir == "remove":
             s = self._ginv(t)
             return np.where(t < self.l1q, 1.0, (1 - q) * b.cdf_lt(-s) + q * b.sf(s))
-        return b.sf(-self._ginv(-t))
+        return np.where(t >= -self.l1q, 0.0, b.sf(-self._ginv(-t)))  # −ln(1 − q) is the largest loss
 
     def sf_ge(self, t):
         t = np.asarray(t, dtype=float)
@@ -192,7 +197,7 @@ class SubsampledLaw(Law):
             s = self._ginv(t)
             return np.where(t < self.l1q, 1.0, b.cdf_lt(-s))
         s = self._ginv(-t)  # Q = (1−q)Q_b + qP_b: P(ℓ < s)
-        return (1 - q) * b.sf(-s) + q * b.cdf_lt(s)
+        return np.where(t >= -self.l1q, 0.0, (1 - q) * b.sf(-s) + q * b.cdf_lt(s))
 
     def qcdf(self, t):
         t = np.asarray(t, dtype=float)

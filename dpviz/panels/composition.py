@@ -158,7 +158,9 @@ class CompositionLabPanel(Panel):
         if delta > 1e-4:
             hint = "δ above 10⁻⁴ is weak: δ should be much smaller than 1/n for n people."
         elif q < 1 and mech != "gaussian":
-            hint = "Subsampled Laplace / randomized response: fewer accountants can amplify these; see which say n/a."
+            hint = ("Subsampled Laplace / randomized response: every accountant but PLD sees a step only through its "
+                    "amplified pure ε′ = ln(1 + q(e^ε₀ − 1)) (Balle, Barthe & Gaboardi 2018, Thm 8); PLD composes "
+                    "the whole subsampled privacy loss.")
         return View(figures=[bars, prof], readout=disagreement_table(mech, noise, k, q, delta, nb), hint=hint)
 
     def bench_values(self):
@@ -182,16 +184,18 @@ def _explain_100_gaussians(truth: float) -> str:
     b = f"{basic.epsilon:.3g}" if basic.available else "n/a"
     return (f"One release has ε₁ = {one:.3g}; 100 × ε₁ = {100 * one:.3g} is the naive guess, and the basic accountant "
             f"(which also splits δ over the 100 steps) certifies {b}. But 100 Gaussians of σ = {_EX_SIGMA:g} are "
-            f"exactly one Gaussian of σ/√100 = {_EX_SIGMA / 10:g} (Dong–Roth–Su 2019, Cor. 3.3), so ε grows like "
-            "√k, not k: the exact value comes from the Balle–Wang profile (2018, Thm 8).")
+            f"exactly one Gaussian of σ/√100 = {_EX_SIGMA / 10:g} (Dong–Roth–Su 2019, Cor. 3.3), so here ε grows "
+            "like √k, not k: the exact value comes from the Balle–Wang profile (2018, Thm 8).")
 
 
 class EpsilonVsCompositionsPanel(Panel):
     """ε against the number of compositions k (log–log), one line per accountant, PLD bracket shaded."""
 
     title = "ε against the number of compositions k"
-    intro = ("How fast does the privacy budget run out? Basic composition grows like k, every other accountant like "
-             "√k once k is large — but with very different constants.")
+    intro = ("How fast does the privacy budget run out? Basic composition grows like k. The others grow like √k "
+             "while each step's expected privacy loss ρ is small (kρ < 4 ln(1/δ)), with very different constants; "
+             "once the expected total loss kρ dominates, every accountant grows like k again "
+             "(ε ≈ kρ + 2√(kρ ln(1/δ)), Bun & Steinke 2016, Prop. 1.3).")
     slow = True
 
     def __init__(self, **overrides):
@@ -334,7 +338,7 @@ class GroupPrivacyPanel(Panel):
             readout = (
                 f"<b>Group of k = {k}</b> (σ = {noise:.3g}, one record: ε₁ = {c['eps1']:.4g} at δ = {delta:.0e})"
                 "<table cellpadding='4' style='font-size:90%'><tr><th></th><th>ε</th><th>δ</th></tr>"
-                f"<tr><td>generic group privacy (Dwork–Roth 2014, Thm 2.2)</td><td>{eg:.4g}</td><td>{dtxt}</td></tr>"
+                f"<tr><td>generic group privacy (Ghazi et al. 2023, Lemma 6)</td><td>{eg:.4g}</td><td>{dtxt}</td></tr>"
                 f"<tr><td>exact, sensitivity k, same δₖ</td><td>{es:.4g}</td><td>{min(dg, 1.0):.3g}</td></tr>"
                 f"<tr><td>exact, sensitivity k (Balle–Wang 2018, Thm 8)</td><td>{ee:.4g}</td><td>{delta:.0e}</td></tr>"
                 "</table>The generic theorem knows only (ε₁, δ₁); the exact answer knows it is a Gaussian whose "

@@ -486,7 +486,7 @@ def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: 
 
     * generic: from the mechanism's single-person guarantee (ε₁, δ₁) — pure (ε₁, 0) for Laplace, (ε(δ), δ) for a
       Gaussian — the group guarantee (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) of :func:`dpviz.accountants.group_privacy`
-      (Dwork & Roth 2014, Thm 2.2 and its (ε, δ) form; Vadhan 2017, Lemma 2.2);
+      (Ghazi, Kamath, Kumar, Manurangsi, Meka & Zhang 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0);
     * exact: the same mechanism when the group (a user with k records) moves the query by k, i.e. sensitivity k
       (:func:`dpviz.accountants.group_privacy_mechanism`), at the generic δ_k (same δ, fairer ε comparison) and at
       the single-person δ.
@@ -681,9 +681,10 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
         layout["shapes"] = [dict(type="line", xref="x", yref="paper", x0=int(current), x1=int(current), y0=0, y1=1,
                                  line=dict(color="#777777", dash="dash", width=1))]
     fig = go.Figure(data=data, layout=layout)
-    caption(fig, "Each line: one accountant's certified ε (PLD: pessimistic end). Slopes on log–log axes: 1 for "
-                 "basic (linear), ½ for the others (√k) at large k.<br>Sources: as in the bar chart; exact: "
-                 "Dong–Roth–Su 2019 Cor. 3.3 + Balle–Wang 2018 Thm 8." + (
+    caption(fig, "Each line: one accountant's certified ε (PLD: pessimistic end). Log–log slope: 1 for basic; "
+                 "½ (ε ∝ √k) for the others<br>while kρ < 4 ln(1/δ), rising back to 1 as the mean loss kρ takes over "
+                 "(ε ≈ kρ + 2√(kρ ln(1/δ)), Gaussian ρ = Δ²/2σ²: Bun–Steinke 2016 Prop. 1.3).<br>Sources: as in the "
+                 "bar chart; exact: Dong–Roth–Su 2019 Cor. 3.3 + Balle–Wang 2018 Thm 8." + (
                      "<br>Not applicable: " + "; ".join(missing) if missing else ""), below=75)
     approx_note(fig, f"ε computed at {len(counts)} values of k, joined by lines")
     return fig
@@ -823,9 +824,9 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
                          group: int = 4, max_group: int = 20, *, template: str = TEMPLATE) -> go.Figure:
     """ε (left) and δ (right, log) for a group of k people: generic group privacy vs the exact sensitivity-k answer.
 
-    Generic: (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) (Dwork & Roth 2014, Thm 2.2; Vadhan 2017, Lemma 2.2). Exact: the same
-    mechanism with sensitivity k — what a user who contributes k records actually gets (Balle & Wang 2018, Thm 8
-    for the Gaussian; ε = k/b for Laplace).
+    Generic: (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) (Ghazi et al. 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0).
+    Exact: the same mechanism with sensitivity k — what a user who contributes k records actually gets (Balle & Wang
+    2018, Thm 8 for the Gaussian; ε = k/b for Laplace).
     """
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
     noise = check_positive(noise, NOISE_SYMBOL[mechanism])
@@ -880,6 +881,6 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
         yaxis2=y2, shapes=shapes, annotations=annotations,
         legend=dict(orientation="h", y=-0.25, x=0, yanchor="top"), margin=dict(b=140), height=470)
     fig = go.Figure(data=data, layout=layout)
-    caption(fig, "Generic: Dwork & Roth 2014 Thm 2.2 with the geometric δ factor (e^{kε}−1)/(e^{ε}−1). Exact: the "
+    caption(fig, "Generic: Ghazi et al. 2023 Lemma 6, geometric δ factor (e^{kε}−1)/(e^{ε}−1). Exact: the "
                  "mechanism with sensitivity k (Balle–Wang 2018 Thm 8; Laplace: ε = k/b).", y=-0.45)
     return fig
