@@ -219,7 +219,7 @@ class _CallableFloat(float):
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PrivacyLossDistribution:
-    """Exact distribution of the privacy loss L = ln(p_x(O)/p_x′(O)), O ~ M(x) (Dwork & Roth 2014, §3.5.1;
+    """Exact distribution of the privacy loss L = ln(p_x(O)/p_x′(O)), O ~ M(x) (Dwork & Roth 2014, §2.3;
     Balle & Wang 2018, Def. 2 and Thm 5).
 
     A mixture of atoms (``atoms`` with probabilities ``masses``; ``+inf`` is allowed: outputs that M(x′) never

@@ -167,7 +167,7 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
 
 def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
     """The privacy loss L = ln(p_x(O)/p_x′(O)), O ~ M(x): its density (continuous part) and atoms, ε marked and
-    P[L > ε] shaded/highlighted (Dwork & Roth 2014, §3.5.1; Balle & Wang 2018, Thm 5:
+    P[L > ε] shaded/highlighted (Dwork & Roth 2014, §2.3; Balle & Wang 2018, Thm 5:
     δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε])."""
     _check_mech(m)
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
@@ -227,7 +227,7 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
         fig.add_annotation(x=inf_x, y=float(w[~finite].max()), text="ℓ = +∞<br>(x′ cannot<br>produce o)",
                            showarrow=True, ay=-40, font=dict(size=11))
         fig.update_xaxes(range=[-span * 1.1 - 0.2, inf_x + 0.4])
-    caption(fig, "L = ln(p<sub>x</sub>(O)/p<sub>x′</sub>(O)), O ~ M(x) (Dwork & Roth 2014, §3.5.1). "
+    caption(fig, "L = ln(p<sub>x</sub>(O)/p<sub>x′</sub>(O)), O ~ M(x) (Dwork & Roth 2014, §2.3). "
                  "δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>] ≤ P[L > ε] "
                  "(Balle & Wang 2018, Thm 5);<br>E[e<sup>−L</sup>] = 1 when M(x′) ≪ M(x).", y=-0.4)
     return fig
