@@ -52,3 +52,16 @@ def test_readme_describes_every_lesson():
     readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
     for lesson in lessons():
         assert f"**{lesson.title}** (`{lesson.filename}`)" in readme, f"README does not describe {lesson.filename}"
+
+
+def _learner_text_of_notebook(path) -> str:
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOK_DIR.glob("*.ipynb")), ids=lambda p: p.name)
+def test_lesson_prose_cites_papers_not_our_internal_digests(path):
+    """Learners have the papers, not the implementation digests in the developers' shared folder: a citation such as
+    "digest of 004, pitfall P7" sends them to a document they cannot open."""
+    text = _learner_text_of_notebook(path)
+    assert "digest" not in text.lower(), [line for line in text.splitlines() if "digest" in line.lower()][:3]

@@ -49,3 +49,18 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
             panel.controls[control].value = defaults[control]
     assert not problems, f"{name}: " + "; ".join(problems[:5])
     assert not nan_in_updates, f"{name}: NaN in figure updates at {nan_in_updates[:5]}"
+
+
+@pytest.mark.parametrize("name", sorted(PANEL_REGISTRY))
+def test_text_shown_by_a_panel_cites_papers_not_our_internal_digests(name):
+    """Titles, intros, readouts, hints and every figure's title, captions and legend at defaults: learners have the
+    papers, not the developers' implementation digests."""
+    panel = PANEL_REGISTRY[name]()
+    shown = [panel.title, panel.intro, panel.readout.value, panel.hint.value, panel.status.value]
+    for fig in panel.figures:
+        layout = fig.layout
+        shown.append(str(layout.title.text))
+        shown += [str(a.text) for a in layout.annotations or ()]
+        shown += [str(t.name) for t in fig.data]
+    leaks = [s for s in shown if "digest" in s.lower()]
+    assert not leaks, f"{name}: {leaks[:2]}"

@@ -102,8 +102,8 @@ class WinsorizedVsNaivePanel(Panel):
             "With n = 10⁴ users, γ = 0.01 and the <i>paper's</i> radius τ = B√(log(2n/γ)/(2m)), from which m "
             "(samples per user) on does the winsorized mean's noise drop below the naive Laplace noise?",
             lambda: crossover_m(10_000, _GAMMA, "paper"),
-            explain=lambda a: ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (digest of 004 §5, from "
-                               "Thm 1): it does not depend on ε, and grows only logarithmically with n."),
+            explain=lambda a: ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (004, Theorem 1 "
+                               "against the naive Laplace noise): it does not depend on ε, and grows only logarithmically with n."),
             rel_tol=0.15, unit=" samples")
         super().__init__(**kw)
 
@@ -178,7 +178,7 @@ class TauKnobPanel(Panel):
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
         readout = (f"τ = {_nice(r * ts)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
                    f"{_nice(out['bias2'][i])}, noise {_nice(out['noise'][i])}, MSE {_nice(out['mse'][i])}. "
-                   f"The paper's τ is {paper:.2f}×τ_safe: for ±B data it under-covers (digest of 004, pitfall P7).")
+                   f"The paper's τ is {paper:.2f}×τ_safe: for ±B data it under-covers (its Hoeffding radius assumes range B, not 2B).")
         return View(figures=[fig], readout=readout)
 
 

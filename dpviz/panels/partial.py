@@ -179,7 +179,7 @@ class CanonicalHistogramPanel(Panel):
         readout = (f"P[exact] = 1 − e<sup>−ε/2</sup> = <b>{PD.rounding_reveals_probability(e):.5f}</b> with Laplace(1/ε); "
                    f"{PD.rounding_reveals_probability(e, 2.0):.5f} with the replace-one Laplace(2/ε). "
                    f"One attribute change also moves two cells, so this baseline's ε0 equals its ε: it gains nothing "
-                   "per attribute (digest A5).")
+                   "per attribute (001, Section 5).")
         return View(figures=[f1, f2], readout=readout)
 
 

@@ -81,7 +81,7 @@ def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[
     # legend outside the plot: the private curves rise and fall through the whole upper half of the axes
     fig.update_layout(legend=dict(x=1.02, xanchor="left", y=1))
     _source(fig, "Source: Algorithm 3 of 004 (user-level: average per user, then a private mean across users); "
-                 "naive and example-level baselines (004 §1, digest §2.12); optimiser = Algorithm 7 / Remark 2.")
+                 "naive and example-level baselines (004 §1); optimiser = Algorithm 7 / Remark 2.")
     return fig
 
 

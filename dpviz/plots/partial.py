@@ -237,7 +237,7 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
                           "probability", template=template))
     fig.update_yaxes(range=[0, 1.02])
     _caption(fig, f"P[|Lap(b)| < ½] = 1 − e<sup>−1/(2b)</sup>. Source: {_SRC}, Section 5<br>"
-                  "('not nice' canonical histogram; ε = 10 → > 99%) and digest A5.")
+                  "('not nice' canonical histogram; ε = 10 → > 99%).")
     return fig
 
 
