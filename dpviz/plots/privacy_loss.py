@@ -8,7 +8,6 @@ Every builder is a pure function of a mechanism from :mod:`dpviz.mechanisms` (or
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
@@ -236,11 +235,6 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
 # =============================================================================================== privacy profile
 
 
-@lru_cache(maxsize=256)
-def _zcdp_curve(rho: float, eps_grid: tuple[float, ...], method: str) -> np.ndarray:
-    return np.array([zcdp_delta(rho, e, method=method) for e in eps_grid])
-
-
 def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: float | None = None,
                             n: int = 121) -> dict[str, np.ndarray]:
     """The δ(ε) curves the profile figure draws, on a common ε grid:
@@ -248,7 +242,7 @@ def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: flo
     * ``exact``: Balle & Wang 2018, Thm 8 (:meth:`dpviz.mechanisms.Gaussian.delta`);
     * ``classic``: the δ the textbook formula σ = Δ√(2 ln(1.25/δ))/ε assigns, δ = 1.25·exp(−(εσ/Δ)²/2)
       (Dwork & Roth 2014, Thm A.1; proven only for ε < 1);
-    * ``cks`` and ``simple`` (on the coarser grid ``eps_zcdp``, every other ε): ρ-zCDP (ρ = Δ²/(2σ²), Bun & Steinke 2016, Prop. 1.6) converted by
+    * ``cks`` and ``simple`` (on the same grid, ``eps_zcdp``): ρ-zCDP (ρ = Δ²/(2σ²), Bun & Steinke 2016, Prop. 1.6) converted by
       :func:`dpviz.conversions.zcdp_delta` (CKS 2020, Cor. 13; Bun & Steinke 2016, Prop. 1.3).
     """
     s = check_positive(sigma, "sigma")
@@ -259,10 +253,8 @@ def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: flo
     eps = np.linspace(0.0, float(eps_max), n)
     exact = g.delta(eps)
     classic = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
-    coarse = eps[::2]  # the CKS bound is a numerical infimum per point (~0.1 ms): every other grid point suffices
-    grid = tuple(float(e) for e in coarse)
-    return {"eps": eps, "exact": exact, "classic": classic, "eps_zcdp": coarse,
-            "cks": _zcdp_curve(g.rho, grid, "cks"), "simple": _zcdp_curve(g.rho, grid, "simple")}
+    return {"eps": eps, "exact": exact, "classic": classic, "eps_zcdp": eps,
+            "cks": zcdp_delta(g.rho, eps, method="cks"), "simple": zcdp_delta(g.rho, eps, method="simple")}
 
 
 def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: float | None = None, *,
