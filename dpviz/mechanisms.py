@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from fractions import Fraction
 from typing import Any, Callable
 
 import numpy as np
@@ -725,12 +726,25 @@ def _dlap_batch(t: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
     return np.where(b, -x, x), ok
 
 
-def _dlap_float_batch(scale: float, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """Same structure for a non-integer scale: |Y| ~ Geometric(1 − e^{−1/scale}) on {0, 1, …} drawn by numpy's
-    integer geometric sampler (floats enter only through its parameter), sign B, reject (B = 1, Y = 0)."""
-    y = rng.geometric(-math.expm1(-1.0 / scale), size=n) - 1
+def _dlap_rational_batch(t: int, s: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """One batch of CKS Algorithm 2 for the rational scale t/s: U uniform on {0..t−1} kept with Bernoulli(e^{−U/t}),
+    V ~ Geometric(1 − e^{−1}), X = U + tV, Y = ⌊X/s⌋, random sign B, reject (B = 1, Y = 0)."""
+    u = rng.integers(0, t, size=n)
+    d = _bern_exp_small(u / t, rng)
+    v = _geometric_exp1(n, rng)
+    y = (u + t * v) // s
     b = rng.random(n) < 0.5
-    return np.where(b, -y, y), ~(b & (y == 0))
+    return np.where(b, -y, y), d & ~(b & (y == 0))
+
+
+def _scale_as_fraction(scale: float) -> tuple[int, int]:
+    """scale = t/s exactly (a double is a dyadic rational); denominators beyond 2^55 (scales below ~2^−3) are
+    replaced by the best rational with denominator ≤ 2^55, which differs from the double by far less than its own
+    rounding (|error| < 2^−110)."""
+    f = Fraction(scale)
+    if f.denominator > 2**55:
+        f = f.limit_denominator(2**55)
+    return f.numerator, f.denominator
 
 
 def _rejection(batch: Callable[[int], tuple[np.ndarray, np.ndarray]], n: int, rate: float) -> np.ndarray:
@@ -764,20 +778,20 @@ def _check_sampler_scale(value, name: str) -> float:
 def sample_discrete_laplace(scale: float, size=None, rng=None):
     """Exact sample of the discrete Laplace law P[Y = y] ∝ e^{−|y|/scale} on ℤ.
 
-    Integer ``scale`` (≤ 1e9): Canonne, Kamath & Steinke 2020, Algorithm 2 with t = scale, s = 1 (U uniform on
-    {0..t−1} accepted with Bernoulli(e^{−U/t}) by Algorithm 1, V ~ Geometric(1 − e^{−1}) by Algorithm 1,
-    X = U + tV, random sign, reject −0). Non-integer ``scale``: the same sign/rejection structure around a
-    geometric |Y| drawn by numpy (floats only in its parameter 1 − e^{−1/scale}). Batch rejection in numpy.
+    Canonne, Kamath & Steinke 2020, Algorithm 2, with the scale written as a fraction t/s (a double is a dyadic
+    rational; s = 1 for an integer scale): U uniform on {0..t−1} accepted with Bernoulli(e^{−U/t}) (Algorithm 1),
+    V ~ Geometric(1 − e^{−1}) (Algorithm 1), X = U + tV, Y = ⌊X/s⌋, random sign, reject −0. All of it is integer
+    arithmetic except the comparison inside Algorithm 1 (see :func:`bernoulli_exp_neg`). Batch rejection in numpy.
     """
     s = _check_sampler_scale(scale, "scale")
     shape, scalar = _size_arg(size)
     rng = as_rng(rng)
     n = int(np.prod(shape))
-    if float(s).is_integer() and s <= 1e9:
-        t = int(s)
+    t, q = _scale_as_fraction(s)
+    if q == 1:
         out = _rejection(lambda m: _dlap_batch(t, m, rng), n, 0.5)
     else:
-        out = _rejection(lambda m: _dlap_float_batch(s, m, rng), n, 0.5)
+        out = _rejection(lambda m: _dlap_rational_batch(t, q, m, rng), n, 0.5)
     out = out.astype(np.int64).reshape(shape)
     return int(out.ravel()[0]) if scalar else out
 

@@ -411,7 +411,7 @@ def chi_square_pvalue(samples: np.ndarray, pmf, lo: int, hi: int) -> float:
     return float(stats.chisquare(o, e).pvalue)
 
 
-@pytest.mark.parametrize("scale", [0.7, 1.0, 3.0, 2.5])  # integer scales use CKS Alg. 2 with t = scale
+@pytest.mark.parametrize("scale", [0.7, 1.0, 3.0, 2.5, 1 / 0.3])  # CKS Alg. 2 with scale = t/s
 def test_discrete_laplace_sampler_chi_square(scale):
     x = M.sample_discrete_laplace(scale, size=60_000, rng=11)
     good = DiscreteLaplace(scale)
