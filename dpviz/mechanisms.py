@@ -715,22 +715,12 @@ def _geometric_exp1(n: int, rng) -> np.ndarray:
     return v
 
 
-def _dlap_batch(t: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """One batch of CKS Algorithm 2 with s = 1 and integer t ≥ 1: returns (candidates, accepted mask)."""
+def _dlap_batch(t: int, n: int, rng, s: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """One batch of CKS Algorithm 2 for the scale t/s (integers, t ≥ 1): U uniform on {0..t−1} kept with
+    Bernoulli(e^{−U/t}), V ~ Geometric(1 − e^{−1}), X = U + tV, Y = ⌊X/s⌋, random sign B, reject (B = 1, Y = 0).
+    Returns (candidates, accepted mask)."""
     u = rng.integers(0, t, size=n)
     d = _bern_exp_small(u / t, rng) if t > 1 else np.ones(n, dtype=bool)
-    v = _geometric_exp1(n, rng)
-    x = u + t * v
-    b = rng.random(n) < 0.5
-    ok = d & ~(b & (x == 0))
-    return np.where(b, -x, x), ok
-
-
-def _dlap_rational_batch(t: int, s: int, n: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    """One batch of CKS Algorithm 2 for the rational scale t/s: U uniform on {0..t−1} kept with Bernoulli(e^{−U/t}),
-    V ~ Geometric(1 − e^{−1}), X = U + tV, Y = ⌊X/s⌋, random sign B, reject (B = 1, Y = 0)."""
-    u = rng.integers(0, t, size=n)
-    d = _bern_exp_small(u / t, rng)
     v = _geometric_exp1(n, rng)
     y = (u + t * v) // s
     b = rng.random(n) < 0.5
@@ -788,10 +778,7 @@ def sample_discrete_laplace(scale: float, size=None, rng=None):
     rng = as_rng(rng)
     n = int(np.prod(shape))
     t, q = _scale_as_fraction(s)
-    if q == 1:
-        out = _rejection(lambda m: _dlap_batch(t, m, rng), n, 0.5)
-    else:
-        out = _rejection(lambda m: _dlap_rational_batch(t, q, m, rng), n, 0.5)
+    out = _rejection(lambda m: _dlap_batch(t, m, rng, q), n, 0.5)
     out = out.astype(np.int64).reshape(shape)
     return int(out.ravel()[0]) if scalar else out
 
