@@ -824,6 +824,11 @@ def _breakpoints(epsilon: float, alpha: float) -> tuple[float, float]:
     return breakpoints(epsilon, alpha)
 
 
+def _scatter(**kw) -> dict:
+    """A scatter trace as a plain dict: ``go.Figure`` validates it once (a ``go.Scatter`` would be validated twice)."""
+    return dict(type="scatter", **kw)
+
+
 def generic_users_figure(
     epsilon: float,
     delta: float,
@@ -853,22 +858,22 @@ def generic_users_figure(
     naive = group_privacy_users(m, epsilon, delta, clamp=False, **kw)
     n1 = item_level_users(epsilon, delta, **kw)
     data = [
-        go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([cor["lower"], np.full(m.size, 1e-3)]),
+        _scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([cor["lower"], np.full(m.size, 1e-3)]),
                    fill="toself", fillcolor="rgba(120,120,120,0.12)", line=dict(width=0), hoverinfo="skip",
                    name="impossible: n < ⌈n₁/m⌉ (Obs. 28)"),
-        go.Scatter(x=[1, m[-1]], y=[n1, n1], mode="lines", name="item-level n₁", line=dict(color=ROLE["bound"])),
+        _scatter(x=[1, m[-1]], y=[n1, n1], mode="lines", name="item-level n₁", line=dict(color=ROLE["bound"])),
     ]
     for key in ("floor", "privacy", "statistical"):
         label, col, dash = _TERM_STYLE[key]
-        data.append(go.Scatter(x=m, y=cor[key], mode="lines", name=f"Cor. 3 {label}",
+        data.append(_scatter(x=m, y=cor[key], mode="lines", name=f"Cor. 3 {label}",
                                line=dict(color=col, dash=dash, width=1.8)))
     data += [
-        go.Scatter(x=m, y=cor["users"], mode="lines", name="Corollary 3", line=dict(color=ROLE["private"], width=4)),
-        go.Scatter(x=m, y=t10, mode="lines", name="Theorem 10 (ε′ = ε²/(L√(m ln(m/δ))))",
+        _scatter(x=m, y=cor["users"], mode="lines", name="Corollary 3", line=dict(color=ROLE["private"], width=4)),
+        _scatter(x=m, y=t10, mode="lines", name="Theorem 10 (ε′ = ε²/(L√(m ln(m/δ))))",
                    line=dict(color=PALETTE[4], width=2)),
-        go.Scatter(x=m, y=t11, mode="lines", name="Theorem 11 (same ε)", line=dict(color=PALETTE[3], width=2,
+        _scatter(x=m, y=t11, mode="lines", name="Theorem 11 (same ε)", line=dict(color=PALETTE[3], width=2,
                                                                                     dash="dot")),
-        go.Scatter(x=m, y=naive, mode="lines", name="naive group privacy", line=dict(color=ROLE["naive"], width=2.5,
+        _scatter(x=m, y=naive, mode="lines", name="naive group privacy", line=dict(color=ROLE["naive"], width=2.5,
                                                                                       dash="longdash")),
     ]
     shapes, notes = [], []
@@ -926,11 +931,11 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
     m = np.geomspace(1.0, check_in_range(m_max, "m_max", 10.0, 1e12), 240)
     e10 = theorem10_item_epsilon(m, epsilon, delta)
     data = [
-        go.Scatter(x=m, y=e10, mode="lines", name="Theorem 10: ε²/(ln(1/δ)·√(m·ln(m/δ)))",
+        _scatter(x=m, y=e10, mode="lines", name="Theorem 10: ε²/(ln(1/δ)·√(m·ln(m/δ)))",
                    line=dict(color=ROLE["private"], width=3)),
-        go.Scatter(x=m, y=epsilon / m, mode="lines", name="group privacy: ε/m", line=dict(color=ROLE["naive"],
+        _scatter(x=m, y=epsilon / m, mode="lines", name="group privacy: ε/m", line=dict(color=ROLE["naive"],
                                                                                           width=2.5, dash="longdash")),
-        go.Scatter(x=m, y=conjectured_item_epsilon(m, epsilon, delta), mode="lines",
+        _scatter(x=m, y=conjectured_item_epsilon(m, epsilon, delta), mode="lines",
                    name="conjectured: ε/√(m·ln(1/δ)) (open)", line=dict(color=PALETTE[2], dash="dot")),
     ]
     mx = crossover_group_privacy(epsilon, delta, kind="budget")
