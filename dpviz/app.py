@@ -1,54 +1,251 @@
-"""``python -m dpviz.app``: serve every lesson with Voila, with ``/`` opening the landing page.
+"""``python -m dpviz.app``: serve every lesson with Voilà, for one learner or a whole class.
 
-Voila in directory mode shows a file listing at ``/``; this launcher adds one redirect so that
-http://localhost:8866 opens ``index.ipynb`` (the landing page) directly. Everything else is Voila's own
-configuration, read from ``notebooks/voila.json`` (tracebacks hidden, sources stripped, a pre-heated kernel per lesson).
+For one learner (``make serve``): ``python -m dpviz.app`` opens the landing page at http://localhost:8866 with one
+pre-heated kernel per lesson, as before.
 
-It also serves plotly's widget bundle once, at ``/dpviz-static/widgetbundle.js``, and tells the kernels where
-(``DPVIZ_PLOTLY_BUNDLE_URL``). Every plotly ``FigureWidget`` otherwise ships its own ~5 MB copy of plotly.js in its
-model state; a lesson with fourteen figures then sends ~70 MB before it can draw, and anywidget gives each model
-only 2 s to initialise, so on a busy page some figures never follow their sliders. With the shared URL the browser
-downloads and evaluates plotly.js once per page (and caches it across lessons); see
-:func:`dpviz.panels._base.figure_widget`.
+For a class (``make serve CLASS=30``): ``python -m dpviz.app --class-size 30 [--lessons 02,03]`` pre-heats
+enough kernels for that many students on the chosen lessons (all lessons when none are named), refills the pools
+in the background as students arrive, and prints ``ready for 30 students on lessons 02, 03`` once every pool is
+full. The teacher's status page is ``/dpviz/status`` (``/dpviz/status.json`` for scripts).
+
+Either way:
+
+- **every kernel a page receives ends when the page is gone**: ``--shutdown-grace`` seconds (default 60) after
+  its last connection closed, or after it was handed out when no page ever connected; kernels idle for
+  ``--cull-idle`` seconds (default 1800) are culled;
+- **a memory budget** (``--memory-budget-mb``; default 80 % of the memory available when the server starts): a
+  student who would push the server over it sees a page saying that the class is full, never a crash;
+- **the browser is untrusted** (see :mod:`dpviz.server.handlers`): kernel WebSockets only in the v1 protocol
+  with every frame's offsets checked, a maximum message size, a kernel answers only the page it was given to,
+  at most ``--max-kernels-per-client`` live kernels per browser, no ``?theme=``/``?template=`` overrides, only
+  the landing page and the lessons are served (no directory listing), and ``--allow-host`` names the host names
+  the server answers to (by default, when listening on a loopback address, only loopback names: no DNS
+  rebinding);
+- plotly's widget bundle is served once, at ``<base>/dpviz-static/widgetbundle.js``, and the kernels are told
+  where (``DPVIZ_PLOTLY_BUNDLE_URL``): every ``FigureWidget`` otherwise ships its own 5 MB copy of plotly.js (see
+  :func:`dpviz.panels._base.figure_widget`).
+
+The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_DIR`), so a plain
+``pip install dpviz`` serves them from any directory, and every URL honours ``--base_url`` (as under JupyterHub).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
 
 import plotly
+import voila.app as voila_app
+from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
 from tornado.web import RedirectHandler, StaticFileHandler
+from traitlets import Float, Int, List, Unicode
 from voila.app import Voila
+from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+from voila.tornado.contentshandler import VoilaContentsHandler
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+from dpviz.lessons import NOTEBOOK_DIR, lessons
+from dpviz.server import procinfo
+from dpviz.server.handlers import (
+    GuardedKernelWebsocketHandler,
+    LessonHandler,
+    OwnedKernelHandler,
+    OwnedShutdownHandler,
+    StatusHandler,
+)
+from dpviz.server.kernels import classroom_kernel_manager
+
+NOTEBOOKS = NOTEBOOK_DIR
 PLOTLY_PACKAGE_DATA = Path(plotly.__file__).resolve().parent / "package_data"
 #: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
 BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
+LANDING = "index.ipynb"
+#: Largest WebSocket message a browser may send (widget updates are a few kB).
+MAX_MESSAGE_BYTES = 1 << 20
+
+
+def _lesson_numbers(spec: str) -> list[str]:
+    """``"02,3"`` -> the notebook file names of lessons 02 and 03; ValueError naming an unknown lesson."""
+    by_number = {f"{lesson.order:02d}": lesson.filename for lesson in lessons(NOTEBOOKS)}
+    chosen = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        key = part.zfill(2) if part.isdigit() else part
+        if key in by_number:
+            chosen.append(by_number[key])
+        elif part in by_number.values():
+            chosen.append(part)
+        else:
+            raise ValueError(f"lessons = {spec!r}: unknown lesson {part!r}; the lessons are {', '.join(sorted(by_number))}")
+    return chosen
+
+
+def landing_html(base_url: str) -> str:
+    """The landing page, without a kernel: the prose of ``index.ipynb`` and the lesson list."""
+    from nbconvert.filters.markdown import markdown2html
+
+    from dpviz.panels.landing import lesson_index_html
+
+    nb = json.loads((NOTEBOOKS / LANDING).read_text(encoding="utf-8"))
+    parts = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            parts.append(markdown2html("".join(cell["source"])))
+        elif cell["cell_type"] == "code" and "LessonIndex" in "".join(cell["source"]):
+            parts.append("<div class='dpviz-lesson-index'>" + lesson_index_html(NOTEBOOKS) + "</div>")
+    return (
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz</title>"
+        "<style>body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:52em;margin:0 auto;"
+        "padding:1em 1.2em 3em;line-height:1.55;color:#222}h1{font-size:1.8em}a{color:#0b5cad}"
+        "code{background:#f3f3f3;padding:0 .2em}</style></head><body>" + "".join(parts) + "</body></html>"
+    )
 
 
 class DpvizVoila(Voila):
+    name = "dpviz"
+
+    class_size = Int(0, config=True, help="Pre-heat kernels for this many students (0: one per lesson).")
+    lessons = Unicode("", config=True, help="Lessons to pre-heat in classroom mode, e.g. '02,03' (default: all).")
+    memory_budget_mb = Float(
+        0.0, config=True, help="Memory (MB) for the server and its kernels; 0: 80 %% of the memory available at start."
+    )
+    shutdown_grace = Float(60.0, config=True, help="Seconds after a page's last connection closes until its kernel ends.")
+    cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
+    max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
+    allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
+
+    aliases = {
+        **Voila.aliases,
+        "class-size": "DpvizVoila.class_size",
+        "lessons": "DpvizVoila.lessons",
+        "memory-budget-mb": "DpvizVoila.memory_budget_mb",
+        "shutdown-grace": "DpvizVoila.shutdown_grace",
+        "cull-idle": "DpvizVoila.cull_idle",
+        "max-kernels-per-client": "DpvizVoila.max_kernels_per_client",
+        "allow-host": "DpvizVoila.allow_hosts",
+    }
+
+    def _validate_options(self) -> None:
+        for name, value, low in (
+            ("class_size", self.class_size, 0),
+            ("max_kernels_per_client", self.max_kernels_per_client, 0),
+        ):
+            if value < low or value > 10_000:
+                raise ValueError(f"{name} = {value}: must be an integer in [{low}, 10000]")
+        for name, value, low in (
+            ("shutdown_grace", self.shutdown_grace, 1.0),
+            ("cull_idle", self.cull_idle, 10.0),
+            ("memory_budget_mb", self.memory_budget_mb, 0.0),
+        ):
+            if not (low <= value < float("inf")):
+                raise ValueError(f"{name} = {value}: must be a finite number >= {low}")
+
+    def _pool_targets(self) -> tuple[dict[str, int], list[str]]:
+        if self.class_size > 0:
+            chosen = _lesson_numbers(self.lessons) if self.lessons else [lesson.filename for lesson in lessons(NOTEBOOKS)]
+            targets = {"*": 0, LANDING: 0, **{nb: self.class_size for nb in chosen}}
+        else:
+            if self.lessons:
+                raise ValueError("lessons: only with --class-size (the lessons to pre-heat for a class)")
+            chosen = []
+            targets = {"*": 1, LANDING: 0}
+        return targets, chosen
+
     def init_settings(self):
+        self._validate_options()
         # Kernels (including the pre-heated pool) inherit this environment, so set it before they start.
         server_url = self.server_url or self.base_url
         os.environ[BUNDLE_ENV] = url_path_join(server_url, "dpviz-static/widgetbundle.js")
-        return super().init_settings()
+        targets, self._chosen = self._pool_targets()
+        self.dpviz_pool_targets = targets
+        self.dpviz_shutdown_grace = self.shutdown_grace
+        self.dpviz_max_kernels_per_client = self.max_kernels_per_client
+        budget = self.memory_budget_mb
+        if budget <= 0:
+            available = procinfo.available_memory_mb()
+            budget = 0.8 * (available + procinfo.tree_memory_mb()) if available else 0.0
+        self.dpviz_memory_budget_mb = budget
+        # Voilà builds its pooled kernel manager inside init_settings from a factory; wrap the class it returns.
+        original = voila_app.voila_kernel_manager_factory
+
+        def factory(*args, **kwargs):
+            return classroom_kernel_manager(original(*args, **kwargs))
+
+        voila_app.voila_kernel_manager_factory = factory
+        try:
+            settings = super().init_settings()
+        finally:
+            voila_app.voila_kernel_manager_factory = original
+        settings["dpviz_landing"] = landing_html
+        settings["dpviz_lessons"] = frozenset(lesson.filename for lesson in lessons(NOTEBOOKS))
+        settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
+        settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
+        if self.allow_hosts:
+            settings["allow_remote_access"] = False
+            settings["local_hostnames"] = list(self.allow_hosts)
+        elif self.ip in ("localhost", "127.0.0.1", "::1", ""):
+            # Listening on loopback only: answer only loopback names, so a web page cannot reach this server
+            # through DNS rebinding (Voilà itself answers any Host).
+            settings["allow_remote_access"] = self.ip == ""
+            settings["local_hostnames"] = ["localhost"]
+        self.kernel_manager.on_ready = self._announce_ready
+        return settings
+
+    def _announce_ready(self) -> None:
+        if self.class_size > 0:
+            names = ", ".join(nb[:2] for nb in self._chosen)
+            print(f"ready for {self.class_size} students on lessons {names}", flush=True)
+        else:
+            print("ready: one pre-heated kernel per lesson", flush=True)
 
     def init_handlers(self):
-        handlers = super().init_handlers()
-        landing = self.server_url.rstrip("/") + "/voila/render/index.ipynb"
-        bundle = (url_path_join(self.server_url, r"dpviz-static/(widgetbundle\.js)"), StaticFileHandler,
-                  {"path": str(PLOTLY_PACKAGE_DATA)})
-        return [(self.server_url, RedirectHandler, {"url": landing}), bundle] + handlers
+        replace = {
+            TornadoVoilaHandler: LessonHandler,
+            VoilaKernelWebsocketHandler: GuardedKernelWebsocketHandler,
+            VoilaShutdownKernelHandler: OwnedShutdownHandler,
+            KernelHandler: OwnedKernelHandler,
+        }
+        # Only the landing page and the lessons: no directory listing, no contents API.
+        drop = (TornadoVoilaTreeHandler, VoilaContentsHandler)
+        handlers = []
+        for spec in super().init_handlers():
+            cls = spec[1]
+            if cls in drop:
+                continue
+            handlers.append((spec[0], replace.get(cls, cls), *spec[2:]))
+        landing = url_path_join(self.server_url, "voila/render", LANDING)
+        ours = [
+            (self.server_url, RedirectHandler, {"url": landing}),
+            (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, {"url": landing}),
+            (
+                url_path_join(self.server_url, r"dpviz-static/(widgetbundle\.js)"),
+                StaticFileHandler,
+                {"path": str(PLOTLY_PACKAGE_DATA)},
+            ),
+            (url_path_join(self.server_url, "dpviz/status"), StatusHandler, {"fmt": "html"}),
+            (url_path_join(self.server_url, r"dpviz/status\.json"), StatusHandler, {"fmt": "json"}),
+        ]
+        return ours + handlers
 
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     app = DpvizVoila()
     app.config_file_paths = [str(NOTEBOOKS)]
+    # Kernels idle for cull_idle seconds are culled (also when a tab is still open, also when busy: a kernel
+    # computing for half an hour is stuck); every 60 s at most.
     app.initialize([str(NOTEBOOKS), "--no-browser", *args])
+    app.config.MappingKernelManager.cull_idle_timeout = int(app.cull_idle)
+    app.config.MappingKernelManager.cull_interval = int(min(60, max(app.cull_idle / 4, 1)))
+    app.config.MappingKernelManager.cull_connected = True
+    app.config.MappingKernelManager.cull_busy = True
     app.start()
 
 

@@ -8,6 +8,7 @@ the README check and the tests all read the catalogue from there, so a new lesso
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from dataclasses import dataclass
@@ -15,7 +16,9 @@ from pathlib import Path
 
 __all__ = ["Lesson", "NOTEBOOK_DIR", "lessons", "strip_outputs"]
 
-NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+#: The lessons' folder: the package ``dpviz.lesson_notebooks`` (``notebooks/`` in a checkout, mapped by setup.py;
+#: inside the installed package otherwise), so that an installed dpviz serves its lessons from any directory.
+NOTEBOOK_DIR = Path(importlib.util.find_spec("dpviz.lesson_notebooks").submodule_search_locations[0]).resolve()
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class Lesson:
 
 
 def lessons(directory: Path | str | None = None) -> list[Lesson]:
-    """All lesson notebooks in ``directory`` (default: the repository's ``notebooks/``), sorted by order.
+    """All lesson notebooks in ``directory`` (default: :data:`NOTEBOOK_DIR`), sorted by order.
 
     A notebook without ``metadata.dpviz`` (such as the landing page itself) is not a lesson.
     """

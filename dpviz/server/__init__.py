@@ -1,0 +1,10 @@
+"""Serving dpviz to a class: the pieces ``python -m dpviz.app`` adds to Voilà.
+
+- :mod:`dpviz.server.procinfo`: CPU and memory of the server and its kernels, read from ``/proc``;
+- :mod:`dpviz.server.kernels`: the kernel pool for a class, the memory budget, kernel ownership and lifecycle
+  (a kernel ends when its page is gone);
+- :mod:`dpviz.server.handlers`: the HTTP and WebSocket handlers that guard the kernels (framing checks,
+  ownership, friendly "class is full" pages) and the teacher's status page.
+
+Nothing in the library imports this package; it sits above the notebooks, beside :mod:`dpviz.app`.
+"""

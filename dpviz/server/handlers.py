@@ -1,0 +1,252 @@
+"""HTTP and WebSocket handlers of the classroom server (see :mod:`dpviz.app`).
+
+The browser is untrusted: these handlers sit between it and the kernels.
+
+- :class:`GuardedKernelWebsocketHandler` accepts only the v1 kernel WebSocket protocol, closes the socket on a
+  frame whose declared offsets do not fit its length, admits only the page that owns the kernel, and tells the
+  kernel manager when a page connects and leaves (so that kernels of closed pages end). Voilà 0.5.13 and
+  jupyter_server 2.21.1 both trust a frame's offset count: a 16-byte frame can make them build a list of 2**62
+  offsets and freeze the whole server (see the README's known issues).
+- :class:`LessonHandler` serves lessons only: the landing page as static HTML (no kernel), a friendly page when
+  the class is full or a client holds too many kernels, no ``?theme=``/``?template=`` overrides (they bypassed
+  the pool), no cross-site sub-resource loads (an ``<img>`` elsewhere must not start kernels here).
+- :class:`OwnedShutdownHandler` and :class:`OwnedKernelHandler`: only the owning page may end or inspect its
+  kernel. The page's own clean-up on leaving (a POST without an ``_xsrf`` token, which Voilà's route refused)
+  is accepted from the owner; the owner cookie is ``SameSite=Strict``, so no other site can send it.
+- :class:`StatusHandler`: ``/dpviz/status`` (HTML) and ``/dpviz/status.json`` for the teacher.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import secrets
+
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.services.kernels.handlers import KernelHandler
+from tornado import web
+from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+
+from dpviz.server.kernels import CLIENT, ClassFull, TooManyKernels
+
+__all__ = [
+    "CLIENT_COOKIE",
+    "GuardedKernelWebsocketHandler",
+    "LessonHandler",
+    "OwnedKernelHandler",
+    "OwnedShutdownHandler",
+    "StatusHandler",
+    "plausible_v1_frame",
+]
+
+V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
+CLIENT_COOKIE = "dpviz_client"
+#: Largest number of parts a v1 kernel message may declare (channel, header, parent header, metadata, content
+#: and at most 59 binary buffers; widget and figure messages carry a handful).
+MAX_V1_PARTS = 64
+
+
+def plausible_v1_frame(frame) -> bool:
+    """True when ``frame`` is a v1 kernel WebSocket frame whose offset table fits inside it.
+
+    Layout (jupyter_server ``serialize_msg_to_ws_v1``): ``n`` as 8 little-endian bytes, then ``n`` offsets of 8
+    bytes each, then the parts; the offsets start at the end of the table, never decrease and never pass the end.
+    """
+    if not isinstance(frame, bytes | bytearray) or len(frame) < 8:
+        return False
+    n = int.from_bytes(frame[:8], "little")
+    if not 5 <= n <= MAX_V1_PARTS or 8 * (n + 1) > len(frame):
+        return False
+    offsets = [int.from_bytes(frame[8 * (i + 1) : 8 * (i + 2)], "little") for i in range(n)]
+    if offsets[0] != 8 * (n + 1):
+        return False
+    return all(a <= b for a, b in zip(offsets, offsets[1:])) and offsets[-1] <= len(frame)
+
+
+def _client_token(handler: web.RequestHandler) -> str | None:
+    token = handler.get_cookie(CLIENT_COOKIE)
+    if token and 16 <= len(token) <= 64 and token.isalnum():
+        return token
+    return None
+
+
+def _friendly_page(handler: web.RequestHandler, status: int, title: str, text: str) -> None:
+    handler.set_status(status)
+    handler.set_header("Content-Type", "text/html; charset=utf-8")
+    handler.set_header("Cache-Control", "no-store")
+    if status == 503:
+        handler.set_header("Retry-After", "30")
+    handler.finish(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+        f"<title>{html.escape(title)} · dpviz</title></head>"
+        "<body style='font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;line-height:1.5'>"
+        f"<h1 style='font-size:1.4em'>{html.escape(title)}</h1><p>{text}</p>"
+        "<p><a href='' onclick='location.reload();return false'>Try again</a></p></body></html>"
+    )
+
+
+class LessonHandler(TornadoVoilaHandler):
+    """``/voila/render/<notebook>``: lessons with a kernel each; the landing page as static HTML."""
+
+    def prepare(self):
+        # ?theme= and ?template= made Voilà skip the pre-heated pool and start a kernel per request.
+        for name in ("theme", "template"):
+            self.request.arguments.pop(name, None)
+            self.request.query_arguments.pop(name, None)
+        return super().prepare()
+
+    @web.authenticated
+    async def get(self, path=None):
+        dest = self.request.headers.get("Sec-Fetch-Dest")
+        if dest is not None and dest not in ("document", "iframe", "frame", "empty"):
+            raise web.HTTPError(403, "lessons open as pages, not as sub-resources of another page")
+        token = _client_token(self)
+        if token is None:
+            token = secrets.token_hex(16)
+            self.set_cookie(CLIENT_COOKIE, token, path=self.base_url, httponly=True, samesite="Strict")
+        notebook = path or ""
+        landing = self.settings.get("dpviz_landing")
+        if landing is not None and notebook == "index.ipynb":
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(landing(self.base_url))
+            return
+        if notebook not in self.settings.get("dpviz_lessons", ()):
+            raise web.HTTPError(404)
+        km = self.kernel_manager
+        try:
+            km.check_client_limit(token)
+        except TooManyKernels:
+            _friendly_page(
+                self, 429, "Too many lessons open",
+                "This browser already has several lessons open on this server. Close a lesson tab you no longer "
+                "need, wait a few seconds, then try again.",
+            )
+            return
+        if not km.can_use_pool(notebook) and not km.can_start_kernel():
+            self._class_full()
+            return
+        reset = CLIENT.set(token)
+        try:
+            await super().get(path)
+        except ClassFull:
+            if not self._headers_written:
+                self._class_full()
+        finally:
+            CLIENT.reset(reset)
+
+    def _class_full(self) -> None:
+        _friendly_page(
+            self, 503, "The class is full right now",
+            "The server is looking after as many students as its memory allows. Wait a minute, then try again: "
+            "places free up as other students close their lessons.",
+        )
+
+
+class GuardedKernelWebsocketHandler(VoilaKernelWebsocketHandler):
+    """The kernel channels, for the owning page only, in the v1 protocol only, with every frame checked."""
+
+    async def get(self, kernel_id):
+        offered = [p.strip() for p in self.request.headers.get("Sec-WebSocket-Protocol", "").split(",")]
+        if V1_PROTOCOL not in offered:
+            raise web.HTTPError(400, "the kernel WebSocket needs the v1.kernel.websocket.jupyter.org protocol")
+        km = self.kernel_manager
+        owner = km.owner(kernel_id)
+        if owner is None or owner != _client_token(self):
+            raise web.HTTPError(403)
+        await super().get(kernel_id)
+
+    def select_subprotocol(self, subprotocols):
+        return V1_PROTOCOL if V1_PROTOCOL in subprotocols else None
+
+    async def open(self, kernel_id):
+        self.kernel_manager.socket_opened(kernel_id)
+        self._dpviz_counted = True
+        await super().open(kernel_id)
+
+    def on_message(self, ws_message):
+        if not plausible_v1_frame(ws_message):
+            self.log.warning("closing the WebSocket of kernel %s: malformed frame", getattr(self, "kernel_id", "?"))
+            self.close(1003, "malformed frame")
+            return
+        super().on_message(ws_message)
+
+    def on_close(self):
+        if getattr(self, "_dpviz_counted", False):
+            self._dpviz_counted = False
+            self.kernel_manager.socket_closed(self.kernel_id)
+        if getattr(self, "connection", None) is not None:
+            super().on_close()
+
+
+class _OwnerCheck:
+    def _check_owner(self, kernel_id: str) -> None:
+        owner = self.kernel_manager.owner(kernel_id)
+        if owner is None or owner != _client_token(self):
+            raise web.HTTPError(404)
+
+
+class OwnedShutdownHandler(_OwnerCheck, VoilaShutdownKernelHandler):
+    """``POST /voila/api/shutdown/<id>``, sent by the page as it closes, accepted from the owner only."""
+
+    def check_xsrf_cookie(self):
+        # The page's beacon carries no _xsrf token. The owner cookie is SameSite=Strict and HttpOnly: a request
+        # carrying it came from a page of this server, which is what the _xsrf check would establish.
+        return None
+
+    @web.authenticated
+    async def post(self, kernel_id):
+        self._check_owner(kernel_id)
+        await self.kernel_manager.shutdown_kernel(kernel_id)
+        self.set_status(204)
+        self.finish()
+
+
+class OwnedKernelHandler(_OwnerCheck, KernelHandler):
+    """``/api/kernels/<id>``: the kernel model and its deletion, for the owning page only."""
+
+    async def prepare(self):
+        await super().prepare()
+        kernel_id = self.path_kwargs.get("kernel_id") or (self.path_args[0] if self.path_args else "")
+        self._check_owner(kernel_id)
+
+
+class StatusHandler(JupyterHandler):
+    """``/dpviz/status`` and ``/dpviz/status.json``: is the class ready, how full are the pools, how much memory."""
+
+    def initialize(self, fmt: str = "html"):
+        self.fmt = fmt
+
+    def check_xsrf_cookie(self):  # GET only
+        return None
+
+    @web.authenticated
+    def get(self):
+        status = {**self.kernel_manager.status(), **self.settings.get("dpviz_status_extra", {})}
+        self.set_header("Cache-Control", "no-store")
+        if self.fmt == "json":
+            self.set_header("Content-Type", "application/json")
+            self.finish(json.dumps(status))
+            return
+        rows = "".join(
+            f"<tr><td>{html.escape(nb)}</td><td>{n}</td><td>{status['pool_target'].get(nb, 0)}</td></tr>"
+            for nb, n in status["pool"].items()
+            if status["pool_target"].get(nb, 0) or n
+        )
+        budget = status["memory_budget_mb"]
+        budget_text = f" of a budget of {budget:.0f} MB" if budget else ""
+        state = "Ready" if status["ready"] else "Warming up: lessons are still being prepared"
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'><meta http-equiv='refresh' content='5'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz · class status</title>"
+            "</head><body style='font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em'>"
+            f"<h1 style='font-size:1.4em'>Class status</h1><p><strong>{state}</strong>.</p>"
+            f"<p>{status['sessions']} student session(s) live; {status['kernels']} kernel(s) in all; "
+            f"memory {status['memory_mb']:.0f} MB{budget_text}.</p>"
+            "<table style='border-collapse:collapse' border='1' cellpadding='6'><tr><th>lesson</th>"
+            "<th>ready kernels</th><th>target</th></tr>" + rows + "</table>"
+            "<p>This page refreshes every 5 s. JSON: <a href='status.json'>status.json</a>.</p></body></html>"
+        )

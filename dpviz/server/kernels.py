@@ -1,0 +1,346 @@
+"""The kernels of a class: a pre-heated pool per lesson, a memory budget, an owner per kernel, and an end.
+
+Voilà's own pool (``VoilaKernelManager``) starts one pre-heated kernel per notebook and refills it at once,
+concurrently, whenever one is taken: when 30 students arrive together, 29 kernels start at the same moment on
+two cores and every student waits for all of them. It also never ends a kernel whose page has gone (the page's
+own clean-up request is refused for want of an ``_xsrf`` token). :func:`classroom_kernel_manager` wraps Voilà's
+class with:
+
+- **a pool target per notebook** (``pool_targets``): in classroom mode the class size on each chosen lesson;
+  a single background filler starts kernels one or two at a time (``fill_concurrency``), holds back while
+  students are arriving (refills wait until no kernel was taken for ``refill_quiet`` seconds, unless the pool is
+  empty) and says when the pool is full (``ready``);
+- **a memory budget** (MB, for the server and all its kernels): no kernel starts, pooled or on demand, when the
+  next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full";
+- **owners**: the page request that receives a kernel records the client's token (a cookie), and the channel,
+  kernel and shutdown routes accept only that client (:meth:`owner`);
+- **an end for every kernel a page received**: shut down ``shutdown_grace`` seconds after its last WebSocket
+  closed, or after it was handed out if no page ever connected; idle kernels are culled by jupyter_server's
+  culler (``cull_idle_timeout``, set by :mod:`dpviz.app`). Pooled kernels are never culled.
+
+Kernels run with single-threaded BLAS (``OMP_NUM_THREADS=1`` ...): thirty kernels each starting a thread per
+core only fight over the same two cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import os
+import time
+from typing import Any
+
+from jupyter_core.utils import ensure_async
+
+from dpviz.server import procinfo
+
+__all__ = ["CLIENT", "ClassFull", "TooManyKernels", "classroom_kernel_manager"]
+
+#: The client token of the request being served (set by the page handler; read when a kernel is handed out).
+CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dpviz_client", default=None)
+
+#: Memory a kernel is assumed to take before any has been measured (MB).
+DEFAULT_KERNEL_MB = 180.0
+
+SINGLE_THREAD_ENV = {
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+}
+
+
+class ClassFull(Exception):
+    """Starting another kernel would exceed the server's memory budget."""
+
+
+class TooManyKernels(Exception):
+    """This client already holds its limit of live kernels."""
+
+
+def classroom_kernel_manager(voila_manager_class: type) -> type:
+    """Subclass Voilà's pooled kernel manager (the class its factory returns) with the classroom behaviour."""
+
+    class ClassroomKernelManager(voila_manager_class):
+        def __init__(self, **kwargs):
+            app = kwargs.get("parent")
+            self.pool_targets: dict[str, int] = dict(getattr(app, "dpviz_pool_targets", {}) or {})
+            self.shutdown_grace: float = float(getattr(app, "dpviz_shutdown_grace", 60.0))
+            self.memory_budget_mb: float = float(getattr(app, "dpviz_memory_budget_mb", 0.0) or 0.0)
+            self.max_kernels_per_client: int = int(getattr(app, "dpviz_max_kernels_per_client", 4))
+            self.fill_concurrency: int = int(getattr(app, "dpviz_fill_concurrency", 2))
+            self.refill_quiet: float = float(getattr(app, "dpviz_refill_quiet", 3.0))
+            self._owners: dict[str, str] = {}
+            self._handed: dict[str, float] = {}
+            self._ever_connected: set[str] = set()
+            self._open_sockets: dict[str, int] = {}
+            self._end_timers: dict[str, asyncio.TimerHandle] = {}
+            self._filling: dict[str, int] = {}
+            self._rendered: dict[str, int] = {}
+            self._last_take = 0.0
+            self._wake: asyncio.Event | None = None
+            self._filler: asyncio.Task | None = None
+            self._kernel_mb = DEFAULT_KERNEL_MB
+            self.ready = False
+            self.on_ready = None  # called once, with no argument, when every pool first reaches its target
+            super().__init__(**kwargs)
+            # Clients may not ask a kernel to shut down over the WebSocket (the restarter would then start a bare
+            # kernel and the page would be dead); pages end kernels through the owner-checked shutdown route.
+            self.allowed_message_types = [t for t in self.allowed_message_types if t != "shutdown_request"]
+
+        # ---- the pool ------------------------------------------------------------------------------------------
+
+        def fill_if_needed(self, delay=None, notebook_name=None, extra_kernel_env_variables=None, **kwargs):
+            """Voilà calls this at start-up and whenever a pooled kernel is taken: wake the one filler instead
+            of starting every missing kernel at once."""
+            if notebook_name is not None and notebook_name not in self.pool_targets:
+                self.pool_targets.setdefault(notebook_name, self._default_target(notebook_name))
+            self._kick()
+
+        def _default_target(self, notebook_name: str) -> int:
+            return int(self.pool_targets.get("*", 1))
+
+        def _kick(self) -> None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                from tornado.ioloop import IOLoop
+
+                IOLoop.current().add_callback(self._kick)
+                return
+            if self._wake is None:
+                self._wake = asyncio.Event()
+            self._wake.set()
+            if self._filler is None or self._filler.done():
+                self._filler = loop.create_task(self._fill_forever())
+
+        def pool_counts(self) -> dict[str, int]:
+            """Kernels waiting in each pool (started; the lesson may still be executing in them)."""
+            return {nb: len(self._pools.get(nb, [])) for nb in sorted(self.pool_targets) if nb != "*"}
+
+        def ready_counts(self) -> dict[str, int]:
+            """Kernels in each pool whose lesson has finished executing (a student gets it drawn at once)."""
+            out = {}
+            for nb in sorted(self.pool_targets):
+                if nb == "*":
+                    continue
+                n = 0
+                for task in self._pools.get(nb, []):
+                    if task.done() and not task.cancelled() and task.exception() is None:
+                        if task.result()["task"].done():
+                            n += 1
+                out[nb] = n
+            return out
+
+        def _deficits(self) -> list[tuple[str, int]]:
+            need = []
+            for nb, target in self.pool_targets.items():
+                if nb == "*":
+                    continue
+                missing = target - len(self._pools.get(nb, [])) - self._filling.get(nb, 0)
+                if missing > 0:
+                    need.append((nb, missing))
+            # Emptiest pool first (relative to its target), then by name for a stable order.
+            need.sort(key=lambda item: (len(self._pools.get(item[0], [])) / max(self.pool_targets[item[0]], 1), item[0]))
+            return need
+
+        async def _fill_forever(self) -> None:
+            while True:
+                self._wake.clear()
+                started = False
+                busy = sum(self._filling.values())
+                for nb, _missing in self._deficits():
+                    if busy >= self.fill_concurrency:
+                        break
+                    pool_empty = len(self._pools.get(nb, [])) == 0
+                    if self.ready and not pool_empty and time.monotonic() - self._last_take < self.refill_quiet:
+                        continue  # students are arriving: serve them first, refill when it calms down
+                    if not self.can_start_kernel():
+                        break
+                    self._filling[nb] = self._filling.get(nb, 0) + 1
+                    busy += 1
+                    started = True
+                    asyncio.get_running_loop().create_task(self._fill_one(nb))
+                if not self.ready and not self._deficits() and sum(self._filling.values()) == 0:
+                    self._mark_ready_when_rendered()
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=0.5 if (started or self._deficits()) else 5.0)
+                except asyncio.TimeoutError:
+                    pass
+
+        def _mark_ready_when_rendered(self) -> None:
+            counts = self.ready_counts()
+            if all(counts.get(nb, 0) >= t for nb, t in self.pool_targets.items() if nb != "*"):
+                self.ready = True
+                callback, self.on_ready = self.on_ready, None
+                if callback is not None:
+                    callback()
+
+        async def _fill_one(self, notebook_name: str) -> None:
+            try:
+                env = {**os.environ, **self.default_env_variables, **SINGLE_THREAD_ENV}
+                from voila.utils import ENV_VARIABLE
+
+                env[ENV_VARIABLE.VOILA_BASE_URL] = self.parent.base_url
+                env[ENV_VARIABLE.VOILA_SERVER_URL] = self.parent.server_url
+                env[ENV_VARIABLE.VOILA_APP_PORT] = str(self.parent.port)
+                env[ENV_VARIABLE.VOILA_PREHEAT] = "True"
+                task = asyncio.get_running_loop().create_task(
+                    self._initialize(notebook_name, None, path=os.path.dirname(notebook_name), env=env)
+                )
+                self._pools.setdefault(notebook_name, []).append(task)
+                content = await task
+                try:
+                    await content["task"]  # the lesson executing in the new kernel
+                except Exception:  # a failed pre-render is Voilà's to report when the page is served
+                    self.log.exception("pre-rendering %s failed", notebook_name)
+                self._measure_kernel(content["kernel_id"])
+            except Exception:
+                self.log.exception("could not start a pooled kernel for %s", notebook_name)
+                await asyncio.sleep(2.0)  # do not spin on a failing start
+            finally:
+                self._filling[notebook_name] -= 1
+                self._kick()
+
+        async def get_rendered_notebook(self, notebook_name: str, extra_kernel_env_variables=None, **kwargs):
+            result = await super().get_rendered_notebook(
+                notebook_name, extra_kernel_env_variables=extra_kernel_env_variables or {}, **kwargs
+            )
+            self._last_take = time.monotonic()
+            self._hand_out(result[2])
+            return result
+
+        def can_use_pool(self, notebook_name: str) -> bool:
+            return len(self._pools.get(notebook_name, [])) > 0
+
+        # ---- memory budget ---------------------------------------------------------------------------------------
+
+        def memory_mb(self) -> float:
+            return procinfo.tree_memory_mb()
+
+        def _measure_kernel(self, kernel_id: str) -> None:
+            pid = self._kernel_pid(kernel_id)
+            reading = procinfo.read_process(pid) if pid else None
+            if reading is not None:
+                # A running estimate of what one more kernel costs, leaning to the larger readings.
+                self._kernel_mb = max(0.8 * self._kernel_mb + 0.2 * reading.rss_mb, reading.rss_mb * 0.9)
+
+        def _kernel_pid(self, kernel_id: str) -> int | None:
+            try:
+                km = self.get_kernel(kernel_id)
+            except KeyError:
+                return None
+            provisioner = getattr(km, "provisioner", None)
+            return getattr(provisioner, "pid", None) or getattr(getattr(provisioner, "process", None), "pid", None)
+
+        def can_start_kernel(self) -> bool:
+            if self.memory_budget_mb <= 0:
+                return True
+            return self.memory_mb() + self._kernel_mb <= self.memory_budget_mb
+
+        # ---- owners and lifecycle ----------------------------------------------------------------------------
+
+        async def start_kernel(self, *args, **kwargs) -> str:
+            """On-demand kernels (the pool was empty): checked against the budget, owned, and given an end."""
+            client = CLIENT.get()
+            if client is not None and not self.can_start_kernel():
+                raise ClassFull()
+            env = dict(kwargs.pop("env", None) or os.environ)
+            env.update(SINGLE_THREAD_ENV)
+            kernel_id = await ensure_async(super().start_kernel(*args, env=env, **kwargs))
+            if client is not None:
+                self._hand_out(kernel_id)
+            return kernel_id
+
+        def check_client_limit(self, client: str) -> None:
+            """Before a page request takes a kernel: end this client's kernels whose pages are gone, then refuse
+            if it still holds ``max_kernels_per_client``."""
+            mine = [k for k, c in self._owners.items() if c == client]
+            for kid in mine:
+                if kid in self._ever_connected and self._open_sockets.get(kid, 0) == 0:
+                    self._schedule_end(kid, 0.0)
+            live = [k for k in mine if not (k in self._ever_connected and self._open_sockets.get(k, 0) == 0)]
+            if self.max_kernels_per_client > 0 and len(live) >= self.max_kernels_per_client:
+                raise TooManyKernels()
+
+        def _hand_out(self, kernel_id: str) -> None:
+            client = CLIENT.get()
+            if client is not None:
+                self._owners[kernel_id] = client
+            self._handed[kernel_id] = time.monotonic()
+            # If no page ever connects (a bare GET, a closed tab), the kernel ends after the grace period.
+            self._schedule_end(kernel_id, self.shutdown_grace)
+
+        def owner(self, kernel_id: str) -> str | None:
+            return self._owners.get(kernel_id)
+
+        def is_pooled(self, kernel_id: str) -> bool:
+            for pool in self._pools.values():
+                for task in pool:
+                    if task.done() and not task.cancelled() and task.exception() is None:
+                        if task.result().get("kernel_id") == kernel_id:
+                            return True
+            return False
+
+        def socket_opened(self, kernel_id: str) -> None:
+            self._ever_connected.add(kernel_id)
+            self._open_sockets[kernel_id] = self._open_sockets.get(kernel_id, 0) + 1
+            timer = self._end_timers.pop(kernel_id, None)
+            if timer is not None:
+                timer.cancel()
+
+        def socket_closed(self, kernel_id: str) -> None:
+            n = self._open_sockets.get(kernel_id, 0) - 1
+            self._open_sockets[kernel_id] = max(n, 0)
+            if n <= 0:
+                self._schedule_end(kernel_id, self.shutdown_grace)
+
+        def _schedule_end(self, kernel_id: str, delay: float) -> None:
+            timer = self._end_timers.pop(kernel_id, None)
+            if timer is not None:
+                timer.cancel()
+            loop = asyncio.get_event_loop()
+            self._end_timers[kernel_id] = loop.call_later(
+                max(delay, 0.0), lambda: loop.create_task(self._end_if_unused(kernel_id))
+            )
+
+        async def _end_if_unused(self, kernel_id: str) -> None:
+            self._end_timers.pop(kernel_id, None)
+            if self._open_sockets.get(kernel_id, 0) > 0 or kernel_id not in self:
+                return
+            self.log.info("Page of kernel %s is gone: shutting it down", kernel_id)
+            try:
+                await ensure_async(self.shutdown_kernel(kernel_id, now=True))
+            except Exception:  # already gone
+                self.log.debug("kernel %s was already gone", kernel_id, exc_info=True)
+
+        async def shutdown_kernel(self, kernel_id: str, *args, **kwargs):
+            timer = self._end_timers.pop(kernel_id, None)
+            if timer is not None:
+                timer.cancel()
+            for table in (self._owners, self._handed, self._open_sockets):
+                table.pop(kernel_id, None)
+            self._ever_connected.discard(kernel_id)
+            try:
+                return await super().shutdown_kernel(kernel_id, *args, **kwargs)
+            finally:
+                self._kick()  # memory was freed: a pool may refill
+
+        def sessions(self) -> int:
+            """Live kernels that a page received (students), as opposed to kernels waiting in a pool."""
+            return sum(1 for kid in self._handed if kid in self)
+
+        def status(self) -> dict[str, Any]:
+            return {
+                "ready": bool(self.ready),
+                "pool": self.ready_counts(),
+                "pool_target": {nb: t for nb, t in sorted(self.pool_targets.items()) if nb != "*"},
+                "pool_starting": {nb: n for nb, n in sorted(self._filling.items()) if n},
+                "sessions": self.sessions(),
+                "kernels": len(self.list_kernel_ids()),
+                "memory_mb": round(self.memory_mb(), 1),
+                "memory_budget_mb": round(self.memory_budget_mb, 1) if self.memory_budget_mb > 0 else None,
+                "kernel_mb_estimate": round(self._kernel_mb, 1),
+            }
+
+    return ClassroomKernelManager
