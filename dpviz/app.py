@@ -119,6 +119,8 @@ class DpvizVoila(Voila):
     shutdown_grace = Float(60.0, config=True, help="Seconds after a page's last connection closes until its kernel ends.")
     cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
     max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
+    refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
+    fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time.")
     allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
 
     aliases = {
@@ -130,12 +132,15 @@ class DpvizVoila(Voila):
         "cull-idle": "DpvizVoila.cull_idle",
         "max-kernels-per-client": "DpvizVoila.max_kernels_per_client",
         "allow-host": "DpvizVoila.allow_hosts",
+        "refill-quiet": "DpvizVoila.refill_quiet",
+        "fill-concurrency": "DpvizVoila.fill_concurrency",
     }
 
     def _validate_options(self) -> None:
         for name, value, low in (
             ("class_size", self.class_size, 0),
             ("max_kernels_per_client", self.max_kernels_per_client, 0),
+            ("fill_concurrency", self.fill_concurrency, 1),
         ):
             if value < low or value > 10_000:
                 raise ValueError(f"{name} = {value}: must be an integer in [{low}, 10000]")
@@ -143,6 +148,7 @@ class DpvizVoila(Voila):
             ("shutdown_grace", self.shutdown_grace, 1.0),
             ("cull_idle", self.cull_idle, 10.0),
             ("memory_budget_mb", self.memory_budget_mb, 0.0),
+            ("refill_quiet", self.refill_quiet, 0.0),
         ):
             if not (low <= value < float("inf")):
                 raise ValueError(f"{name} = {value}: must be a finite number >= {low}")
@@ -155,7 +161,7 @@ class DpvizVoila(Voila):
             if self.lessons:
                 raise ValueError("lessons: only with --class-size (the lessons to pre-heat for a class)")
             chosen = []
-            targets = {"*": 1, LANDING: 0}
+            targets = {"*": max(int(self.voila_configuration.default_pool_size), 0), LANDING: 0}
         return targets, chosen
 
     def init_settings(self):
@@ -167,6 +173,8 @@ class DpvizVoila(Voila):
         self.dpviz_pool_targets = targets
         self.dpviz_shutdown_grace = self.shutdown_grace
         self.dpviz_max_kernels_per_client = self.max_kernels_per_client
+        self.dpviz_refill_quiet = self.refill_quiet
+        self.dpviz_fill_concurrency = self.fill_concurrency
         budget = self.memory_budget_mb
         if budget <= 0:
             available = procinfo.available_memory_mb()

@@ -29,7 +29,7 @@ from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from dpviz.server.kernels import CLIENT, ClassFull, TooManyKernels
+from dpviz.server.kernels import CLIENT, HANDED, ClassFull, TooManyKernels
 
 __all__ = [
     "CLIENT_COOKIE",
@@ -43,26 +43,28 @@ __all__ = [
 
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
 CLIENT_COOKIE = "dpviz_client"
-#: Largest number of parts a v1 kernel message may declare (channel, header, parent header, metadata, content
-#: and at most 59 binary buffers; widget and figure messages carry a handful).
-MAX_V1_PARTS = 64
+#: Largest offset count a v1 kernel frame may declare: channel, header, parent header, metadata, content, at most
+#: 58 binary buffers, and the end (widget and figure messages carry a handful of buffers).
+MAX_V1_OFFSETS = 64
 
 
 def plausible_v1_frame(frame) -> bool:
     """True when ``frame`` is a v1 kernel WebSocket frame whose offset table fits inside it.
 
-    Layout (jupyter_server ``serialize_msg_to_ws_v1``): ``n`` as 8 little-endian bytes, then ``n`` offsets of 8
-    bytes each, then the parts; the offsets start at the end of the table, never decrease and never pass the end.
+    Layout (jupyter_server ``serialize_msg_to_ws_v1``): the offset count ``n`` as 8 little-endian bytes, then
+    ``n`` offsets of 8 bytes each: where the channel, the header, the parent header, the metadata, the content and
+    each buffer start, and where the frame ends. So ``n >= 6``, the first offset is the table's end ``8 (n + 1)``,
+    the offsets never decrease, and the last is the frame's length.
     """
     if not isinstance(frame, bytes | bytearray) or len(frame) < 8:
         return False
     n = int.from_bytes(frame[:8], "little")
-    if not 5 <= n <= MAX_V1_PARTS or 8 * (n + 1) > len(frame):
+    if not 6 <= n <= MAX_V1_OFFSETS or 8 * (n + 1) > len(frame):
         return False
     offsets = [int.from_bytes(frame[8 * (i + 1) : 8 * (i + 2)], "little") for i in range(n)]
-    if offsets[0] != 8 * (n + 1):
+    if offsets[0] != 8 * (n + 1) or offsets[-1] != len(frame):
         return False
-    return all(a <= b for a, b in zip(offsets, offsets[1:])) and offsets[-1] <= len(frame)
+    return all(a <= b for a, b in zip(offsets, offsets[1:]))
 
 
 def _client_token(handler: web.RequestHandler) -> str | None:
@@ -86,6 +88,15 @@ def _friendly_page(handler: web.RequestHandler, status: int, title: str, text: s
         f"<h1 style='font-size:1.4em'>{html.escape(title)}</h1><p>{text}</p>"
         "<p><a href='' onclick='location.reload();return false'>Try again</a></p></body></html>"
     )
+
+
+class _PlainErrors:
+    """Errors as one line of text: jupyter_server's error page needs settings Voilà does not define, so every
+    refusal logged a second traceback while rendering it."""
+
+    def write_error(self, status_code, **kwargs):
+        self.set_header("Content-Type", "text/plain; charset=utf-8")
+        self.finish(f"{status_code}: {self._reason}")
 
 
 class LessonHandler(TornadoVoilaHandler):
@@ -128,7 +139,8 @@ class LessonHandler(TornadoVoilaHandler):
         if not km.can_use_pool(notebook) and not km.can_start_kernel():
             self._class_full()
             return
-        reset = CLIENT.set(token)
+        handed: list[str] = []
+        reset, reset_handed = CLIENT.set(token), HANDED.set(handed)
         try:
             await super().get(path)
         except ClassFull:
@@ -136,6 +148,9 @@ class LessonHandler(TornadoVoilaHandler):
                 self._class_full()
         finally:
             CLIENT.reset(reset)
+            HANDED.reset(reset_handed)
+            for kernel_id in handed:
+                km.page_served(kernel_id)
 
     def _class_full(self) -> None:
         _friendly_page(
@@ -145,7 +160,7 @@ class LessonHandler(TornadoVoilaHandler):
         )
 
 
-class GuardedKernelWebsocketHandler(VoilaKernelWebsocketHandler):
+class GuardedKernelWebsocketHandler(_PlainErrors, VoilaKernelWebsocketHandler):
     """The kernel channels, for the owning page only, in the v1 protocol only, with every frame checked."""
 
     async def get(self, kernel_id):
@@ -188,7 +203,7 @@ class _OwnerCheck:
             raise web.HTTPError(404)
 
 
-class OwnedShutdownHandler(_OwnerCheck, VoilaShutdownKernelHandler):
+class OwnedShutdownHandler(_PlainErrors, _OwnerCheck, VoilaShutdownKernelHandler):
     """``POST /voila/api/shutdown/<id>``, sent by the page as it closes, accepted from the owner only."""
 
     def check_xsrf_cookie(self):
@@ -204,7 +219,7 @@ class OwnedShutdownHandler(_OwnerCheck, VoilaShutdownKernelHandler):
         self.finish()
 
 
-class OwnedKernelHandler(_OwnerCheck, KernelHandler):
+class OwnedKernelHandler(_PlainErrors, _OwnerCheck, KernelHandler):
     """``/api/kernels/<id>``: the kernel model and its deletion, for the owning page only."""
 
     async def prepare(self):

@@ -34,10 +34,12 @@ from jupyter_core.utils import ensure_async
 
 from dpviz.server import procinfo
 
-__all__ = ["CLIENT", "ClassFull", "TooManyKernels", "classroom_kernel_manager"]
+__all__ = ["CLIENT", "HANDED", "ClassFull", "TooManyKernels", "classroom_kernel_manager"]
 
 #: The client token of the request being served (set by the page handler; read when a kernel is handed out).
 CLIENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dpviz_client", default=None)
+#: The kernels handed to the request being served (the page handler starts their grace period once served).
+HANDED: contextvars.ContextVar[list | None] = contextvars.ContextVar("dpviz_handed", default=None)
 
 #: Memory a kernel is assumed to take before any has been measured (MB).
 DEFAULT_KERNEL_MB = 180.0
@@ -268,8 +270,17 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             if client is not None:
                 self._owners[kernel_id] = client
             self._handed[kernel_id] = time.monotonic()
-            # If no page ever connects (a bare GET, a closed tab), the kernel ends after the grace period.
-            self._schedule_end(kernel_id, self.shutdown_grace)
+            handed = HANDED.get()
+            if handed is not None:
+                handed.append(kernel_id)
+            else:
+                self.page_served(kernel_id)
+
+        def page_served(self, kernel_id: str) -> None:
+            """The page holding ``kernel_id`` was sent: if it never connects (a bare GET, a tab closed while
+            loading), the kernel ends after the grace period."""
+            if self._open_sockets.get(kernel_id, 0) == 0:
+                self._schedule_end(kernel_id, self.shutdown_grace)
 
         def owner(self, kernel_id: str) -> str | None:
             return self._owners.get(kernel_id)

@@ -1,0 +1,276 @@
+"""The classroom server (``python -m dpviz.app``) against raw HTTP and WebSocket clients on loopback.
+
+One test per attack of the security review (``shared/design/security-review.md``): after each, another client
+is still answered within 1 s and the server's memory stays bounded. Then the kernel lifecycle (a kernel ends
+when its page is gone), the memory budget's "class is full" page, the per-browser limit, classroom mode and the
+status page. Each server starts without a pre-heated pool unless the test is about the pool, to keep CPU low.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+import pytest
+
+from _server import (
+    V1,
+    Client,
+    answers_within,
+    start_app,
+    v1_frame,
+    wait_until,
+    ws_handshake_status,
+    ws_send_and_wait_closed,
+    ws_url,
+)
+from dpviz.server import procinfo
+from dpviz.server.handlers import plausible_v1_frame
+
+LESSON = "03_items_to_users.ipynb"
+GRACE = 4  # seconds: --shutdown-grace of the test server
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    a = start_app(
+        tmp_path_factory.mktemp("server"),
+        "--pool_size=0",
+        f"--shutdown-grace={GRACE}",
+    )
+    yield a
+    a.stop()
+
+
+def _server_rss(app) -> float:
+    return procinfo.read_process(app.proc.pid).rss_mb
+
+
+def _live(app, kernel_id: str) -> bool:
+    return kernel_id in app.log() and f"Kernel shutdown: {kernel_id}" not in app.log()
+
+
+# ---- framing: the two freezes -----------------------------------------------------------------------------------
+
+
+def test_plausible_v1_frame_accepts_real_frames_and_refuses_lying_offset_tables():
+    good = v1_frame("shell", "comm_info_request", {})
+    assert plausible_v1_frame(good)
+    assert not plausible_v1_frame((2**62).to_bytes(8, "little") + bytes(8))  # freeze B
+    assert not plausible_v1_frame((100_000_000).to_bytes(8, "little") + bytes(4))  # nbufs = 1e8
+    assert not plausible_v1_frame(good[:-1][:40])  # offsets past the end
+    assert not plausible_v1_frame(json.dumps({"channel": "shell"}))  # text frame (legacy framing)
+    swapped = bytearray(good)
+    swapped[16:24], swapped[24:32] = good[24:32], good[16:24]  # decreasing offsets
+    assert not plausible_v1_frame(bytes(swapped))
+
+
+def test_freeze_a_legacy_websocket_is_refused_and_server_keeps_answering(app):
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+    before = _server_rss(app)
+    # The old framing (no subprotocol offered): Voila would misread every binary kernel message later.
+    assert ws_handshake_status(ws_url(app, kid), client.cookie_header(), subprotocols=()) == 400
+    assert answers_within(app, 1.0)
+    assert _server_rss(app) < before + 50
+
+
+def test_freeze_b_lying_offset_count_closes_the_socket_and_server_keeps_answering(app):
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+    before = _server_rss(app)
+    closed = ws_send_and_wait_closed(ws_url(app, kid), client.cookie_header(), [(2**62).to_bytes(8, "little") + bytes(8)])
+    assert closed
+    assert answers_within(app, 1.0)
+    assert _server_rss(app) < before + 50
+
+
+def test_huge_buffer_count_and_oversized_frames_are_refused(app):
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+    url, cookie = ws_url(app, kid), client.cookie_header()
+    before = _server_rss(app)
+    assert ws_send_and_wait_closed(url, cookie, [(100_000_000).to_bytes(8, "little") + bytes(4)])
+    assert ws_send_and_wait_closed(url, cookie, [bytes(2 << 20)])  # over the 1 MiB message limit
+    assert answers_within(app, 1.0)
+    assert _server_rss(app) < before + 50
+
+
+def test_well_formed_v1_messages_still_reach_the_kernel(app):
+    """The guard must not break the real protocol: a comm_info_request is answered."""
+    import asyncio
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+
+    async def go():
+        conn = await websocket_connect(
+            HTTPRequest(ws_url(app, kid), headers={"Cookie": client.cookie_header()}), subprotocols=[V1]
+        )
+        await conn.write_message(v1_frame("shell", "comm_info_request", {}), binary=True)
+        try:
+            for _ in range(200):
+                msg = await asyncio.wait_for(conn.read_message(), 30)
+                if msg is None:
+                    return False
+                if isinstance(msg, bytes) and b"comm_info_reply" in msg:
+                    return True
+            return False
+        finally:
+            conn.close()
+            await asyncio.sleep(0.05)
+
+    assert asyncio.run(go())
+
+
+# ---- ownership and routes ---------------------------------------------------------------------------------------
+
+
+def test_a_kernel_answers_only_the_page_it_was_given_to(app):
+    owner, stranger = Client(app.url), Client(app.url)
+    kid = owner.open_lesson(LESSON)
+    stranger.request("/voila/render/index.ipynb")  # the stranger has a client cookie of its own
+    assert ws_handshake_status(ws_url(app, kid), stranger.cookie_header()) == 403
+    assert ws_handshake_status(ws_url(app, kid), "") == 403
+    forged = {"Cookie": "_xsrf=a", "X-XSRFToken": "a"}
+    assert stranger.request(f"/api/kernels/{kid}", method="DELETE", headers=forged)[0] == 404
+    assert stranger.request(f"/voila/api/shutdown/{kid}", method="POST", headers=forged, data=b"")[0] in (403, 404)
+    assert _live(app, kid)
+    # The owner's own clean-up request (sent by the page as it closes, without an _xsrf token) works.
+    assert owner.request(f"/voila/api/shutdown/{kid}", method="POST", data=b"")[0] == 204
+    assert wait_until(lambda: not _live(app, kid), 10)
+
+
+def test_theme_and_template_arguments_do_not_bypass_anything(app):
+    client = Client(app.url)
+    status, body = client.request(f"/voila/render/{LESSON}?theme=dark&template=classic")
+    assert status == 200
+    assert 'data-jp-theme-name="JupyterLab Dark"' not in body
+
+
+def test_only_the_landing_page_and_lessons_are_served(app):
+    client = Client(app.url)
+    status, body = client.request("/voila/tree")  # redirected to the landing page, no listing
+    assert status == 200 and "01 · " in body and "voila/tree" not in body
+    assert client.request("/voila/api/contents")[0] == 404
+    assert client.request("/voila/render/voila.json")[0] == 404
+    assert client.request("/voila/render/..%2fsetup.py")[0] in (403, 404)
+
+
+def test_cross_site_subresources_and_foreign_hosts_start_no_kernel(app):
+    client = Client(app.url)
+    kernels = app.status()["kernels"]
+    assert client.request(f"/voila/render/{LESSON}", headers={"Sec-Fetch-Dest": "image"})[0] == 403
+    assert client.request(f"/voila/render/{LESSON}", headers={"Host": "evil.example", "Origin": "http://evil.example"})[0] == 403
+    assert app.status()["kernels"] == kernels
+
+
+def test_landing_page_starts_no_kernel(app):
+    client = Client(app.url)
+    kernels = app.status()["kernels"]
+    status, body = client.request("/")
+    assert status == 200 and "02 · " in body
+    assert app.status()["kernels"] == kernels
+
+
+# ---- lifecycle --------------------------------------------------------------------------------------------------
+
+
+def test_kernel_of_a_page_that_never_connects_ends_after_the_grace_period(app):
+    kid = Client(app.url).open_lesson(LESSON)
+    assert _live(app, kid)
+    assert wait_until(lambda: not _live(app, kid), GRACE + 15)
+
+
+def test_kernel_lives_while_its_page_is_connected_and_ends_after_it_leaves(app):
+    import asyncio
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+
+    async def stay(seconds):
+        conn = await websocket_connect(
+            HTTPRequest(ws_url(app, kid), headers={"Cookie": client.cookie_header()}), subprotocols=[V1]
+        )
+        await asyncio.sleep(seconds)
+        alive = _live(app, kid)
+        conn.close()
+        await asyncio.sleep(0.05)
+        return alive
+
+    assert asyncio.run(stay(GRACE + 3))  # connected past the grace period: still alive
+    assert wait_until(lambda: not _live(app, kid), GRACE + 15)
+
+
+def test_one_browser_holds_at_most_its_limit_of_kernels(tmp_path):
+    # A long grace period, so that the first two kernels are still alive when the third page is asked for.
+    a = start_app(tmp_path, "--pool_size=0", "--shutdown-grace=300", "--max-kernels-per-client=2")
+    try:
+        client = Client(a.url)
+        client.open_lesson(LESSON)
+        client.open_lesson(LESSON)
+        status, body = client.request(f"/voila/render/{LESSON}")
+        assert status == 429 and "Too many lessons open" in body and "Traceback" not in body
+        assert Client(a.url).request(f"/voila/render/{LESSON}")[0] == 200  # another browser is not affected
+    finally:
+        a.stop()
+
+
+def test_status_json_reports_what_the_teacher_needs(app):
+    status = app.status()
+    for key in ("ready", "pool", "sessions", "memory_mb"):
+        assert key in status
+    assert isinstance(status["ready"], bool) and isinstance(status["pool"], dict)
+    assert status["memory_mb"] > 50
+    with urllib.request.urlopen(app.url + "/dpviz/status", timeout=5) as r:
+        assert "Class status" in r.read().decode()
+
+
+# ---- budget and classroom mode ---------------------------------------------------------------------------------
+
+
+def test_class_full_page_when_the_memory_budget_is_spent(tmp_path):
+    a = start_app(tmp_path, "--pool_size=0", "--memory-budget-mb=60")  # less than one kernel
+    try:
+        status, body = Client(a.url).request(f"/voila/render/{LESSON}")
+        assert status == 503 and "class is full" in body and "Traceback" not in body
+        assert a.status()["kernels"] == 0
+        assert answers_within(a, 1.0)
+    finally:
+        a.stop()
+
+
+def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
+    a = start_app(tmp_path, "--class-size=2", "--lessons=03", f"--shutdown-grace={GRACE}", "--refill-quiet=1",
+                  wait_for="ready for 2 students on lessons 03", timeout=240)
+    try:
+        status = a.status()
+        assert status["ready"] is True
+        assert status["pool"]["03_items_to_users.ipynb"] == 2
+        assert status["pool"].get("01_privacy_loss.ipynb", 0) == 0
+        idle_mb = status["memory_mb"]
+        kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]  # two students take the two kernels
+        assert a.status()["sessions"] == 2
+        # They never connect (closed their tabs): their kernels end; the pool refills to 2.
+        assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
+        assert wait_until(lambda: a.status()["pool"]["03_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
+        assert a.status()["memory_mb"] < idle_mb * 1.3
+    finally:
+        a.stop()
+
+
+def test_unknown_lesson_and_bad_options_are_refused_with_the_parameter_named(tmp_path):
+    import subprocess
+    import sys
+
+    for args, name in ((["--class-size=3", "--lessons=99"], "lessons"), (["--shutdown-grace=-1"], "shutdown_grace")):
+        out = subprocess.run([sys.executable, "-m", "dpviz.app", "--port=1", *args], capture_output=True, text=True,
+                             timeout=120, cwd=tmp_path)
+        assert out.returncode != 0
+        assert name in out.stderr + out.stdout
