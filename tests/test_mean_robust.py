@@ -43,7 +43,8 @@ def test_algorithm_a_1d_law_against_brute_force():
     mids = 0.5 * (A.edges[1:] + A.edges[:-1])
     assert [int(c) for c in A.counts] == [_brute_f(x, p, r) for p in mids]
     n = len(x)
-    w = np.array([math.exp(eps * min(f, 2 * n / 3)) if f > 0 else 0.0 for f in A.counts]) * np.diff(A.edges)
+    # exponent ε/2: Algorithm A as printed (exponent ε) is only (2ε, δ)-DP (erratum to Prop 15 of 003)
+    w = np.array([math.exp(eps / 2 * min(f, 2 * n / 3)) if f > 0 else 0.0 for f in A.counts]) * np.diff(A.edges)
     garbage = 4 / delta * 2 * r
     np.testing.assert_allclose(A.segment_probabilities, w / (w.sum() + garbage), rtol=1e-12)
     assert A.garbage == pytest.approx(garbage / (w.sum() + garbage), rel=1e-12)
@@ -54,18 +55,114 @@ def test_algorithm_a_1d_law_against_brute_force():
 @given(
     pts=st.lists(st.floats(-3, 3), min_size=2, max_size=12),
     new=st.floats(-20, 20),
-    eps=st.floats(0.05, math.log(2)),
+    eps=st.floats(0.05, 2 * math.log(2)),
     log_delta=st.floats(-8, -1),
     factor=st.sampled_from([1.0, 2.0]),
 )
 def test_algorithm_a_1d_is_eps_delta_dp_exactly(pts, new, eps, log_delta, factor):
-    """Prop 15 of 003 (needs 2e^ε ≤ 4): exact hockey-stick profile between neighbours is ≤ δ at ε."""
+    """algorithm_a_1d at (ε, δ) (exponent ε/2; corrected Prop 15 of 003): the exact hockey-stick profile between
+    neighbours is ≤ e^{ε/2}·δ/2 at ε, which is ≤ δ for ε ≤ 2·ln 2."""
     delta = 10 ** log_delta
     x = np.array(pts)
     xp = x.copy()
     xp[0] = new
     prof = algorithm_a_privacy_profile(x, xp, 1.0, eps, delta, [eps, 0.0], ball_radius=factor)
+    assert prof[0] <= math.exp(eps / 2) * delta / 2 * (1 + 1e-9)
     assert prof[0] <= delta * (1 + 1e-9)
+
+
+def _two_cluster_printed_profile(a, b, lam, delta, e, R=1.0):
+    """Independent exact oracle: Algorithm A AS PRINTED in 003 (density e^{lam·min(f, 2n/3)}, garbage (4/δ)·2R)
+    on a points at 0 and b points at 10 (disjoint radius-R intervals, R < 5) vs the neighbour with one point moved
+    from the first cluster to the second. The law has three atoms of equal-length uniform pieces (cluster 1,
+    cluster 2, G), so the hockey-stick divergence at e is a sum over three atoms; max over both directions."""
+    n = a + b
+    cap = 2 * n / 3
+
+    def law(a1, b1):
+        logs = np.array([lam * min(a1, cap), lam * min(b1, cap), math.log(4 / delta)])  # common factor 2R dropped
+        w = np.exp(logs - logs.max())
+        return w / w.sum()
+
+    p, q = law(a, b), law(a - 1, b + 1)
+    ee = math.exp(e)
+    return max(np.maximum(0.0, p - ee * q).sum(), np.maximum(0.0, q - ee * p).sum())
+
+
+PROP15_REPRODUCERS = [  # (x, x′, ε, δ, δ(ε) of the printed mechanism)
+    ([0.0] * 97 + [10.0] * 101, [0.0] * 98 + [10.0] * 100, 1 / 3, 1e-6, 0.048107),  # paper's regime ε, δ ≤ 1/3
+    ([0.0] * 6 + [10.0] * 9, [0.0] * 7 + [10.0] * 8, 1.0, 1e-3, 0.048077),
+]
+
+
+@pytest.mark.parametrize("x,xp,eps,delta,printed", PROP15_REPRODUCERS)
+def test_prop15_erratum_reproducers(x, xp, eps, delta, printed):
+    """Erratum (dpviz's own) to Prop 15 of 003 (Esfandiari, Mirrokni & Narayanan 2022): Algorithm A as printed
+    (exponent ε) is not (ε, δ)-DP. Two clusters below the 2n/3 cap, one point moved between them: the density of the
+    gaining cluster rises by e^ε AND the normalising total falls by up to e^{−ε}, so probabilities move by e^{2ε}.
+    dpviz's algorithm_a_1d at (ε, δ) uses exponent ε/2 and meets (ε, δ)."""
+    prof = algorithm_a_privacy_profile(x, xp, 1.0, eps, delta, [eps, 2 * eps])
+    assert prof[0] <= delta  # fails before the fix (δ(ε) = 0.048)
+    assert prof[1] <= delta
+    # the printed mechanism, computed independently (closed form over three atoms) and with dpviz at exponent ε
+    a, b = x.count(0.0), x.count(10.0)
+    if a == xp.count(0.0) + 1:
+        want = _two_cluster_printed_profile(a, b, eps, delta, eps)
+    else:  # the point moves from the second cluster to the first: swap the roles
+        want = _two_cluster_printed_profile(b, a, eps, delta, eps)
+    assert want == pytest.approx(printed, rel=1e-4, abs=0)
+    assert want > 40 * delta
+    old = algorithm_a_privacy_profile(x, xp, 1.0, 2 * eps, delta, [eps])[0]  # exponent 2ε/2 = ε, as printed
+    assert old == pytest.approx(want, rel=1e-9, abs=0)
+
+
+def _two_cluster_neighbours(n, step):
+    """a points at 0, b = n − a at 10 with a − 1, a, b, b + 1 all below the cap 2n/3 (every a for small n, every
+    ``step``-th otherwise). Neighbours: "move" one point from the first cluster to the second (the worst case of
+    the erratum); "far" one point of the first cluster to 40, where f goes 1 → 0/0 → 1 (the δ part of Prop 15)."""
+    cap = 2 * n / 3
+    for a in range(2, n, step):
+        b = n - a
+        if a < cap and b + 1 < cap:
+            x = np.array([0.0] * a + [10.0] * b)
+            moved, far = x.copy(), x.copy()
+            moved[0], far[0] = 10.0, 40.0
+            yield a, b, x, moved, far
+
+
+@pytest.mark.parametrize("eps", [0.1, 1 / 3, 1.0, 2 * math.log(2)])
+@pytest.mark.parametrize("delta", [1e-6, 1e-3, 1 / 3])
+def test_algorithm_a_two_cluster_search(eps, delta):
+    """Search over two-cluster neighbouring datasets (various n and cluster sizes below the 2n/3 cap): the exact
+    profile of algorithm_a_1d at the claimed ε is ≤ e^{ε/2}·δ/2 ≤ δ. The search reaches the failing case of the
+    printed mechanism (exponent ε): its profile at ε exceeds δ for δ ≤ 10⁻³; the δ part of the bound is attained
+    up to a factor 2 (f: 1 → 0 region, "far"); and ε/2 is not over-cautious: at ε′ = 0.9ε the corrected mechanism
+    breaks (ε′, δ) on some pair."""
+    bound = math.exp(eps / 2) * delta / 2
+    cases = [c for n in (6, 9, 15, 40, 198) for c in _two_cluster_neighbours(n, 1 if n < 50 else 7)]
+    # the claim, on every pair (the "move" pairs fail before the fix)
+    for a, b, x, moved, far in cases:
+        for xp in (moved, far):
+            prof = algorithm_a_privacy_profile(x, xp, 1.0, eps, delta, [eps])[0]
+            assert prof <= delta, (a, b, prof)
+            assert prof <= bound * (1 + 1e-9), (a, b, prof)
+        # "move" for the corrected mechanism: only the e^{±ε} part, no δ needed (exact up to rounding)
+        assert algorithm_a_privacy_profile(x, moved, 1.0, eps, delta, [eps])[0] == pytest.approx(0.0, abs=1e-15)
+    # the search is not vacuous
+    worst_old = worst_far = worst_tight = 0.0
+    for a, b, x, moved, far in cases:
+        old = _two_cluster_printed_profile(a, b, eps, delta, eps)  # independent oracle, printed exponent ε
+        # dpviz at 2ε runs the printed exponent ε; abs = 10⁻¹⁵ (≪ δ) absorbs rounding where both are 0
+        assert algorithm_a_privacy_profile(x, moved, 1.0, 2 * eps, delta, [eps])[0] == pytest.approx(
+            old, rel=1e-9, abs=1e-15)
+        worst_old = max(worst_old, old)
+        worst_far = max(worst_far, algorithm_a_privacy_profile(x, far, 1.0, eps, delta, [eps])[0])
+        worst_tight = max(worst_tight, algorithm_a_privacy_profile(x, moved, 1.0, eps, delta, [0.9 * eps])[0])
+    if delta <= 1e-3:
+        assert worst_old > 2 * delta
+        assert worst_far >= 0.99 * bound / 2  # e^{ε/2}·δ/4: the f: 1 → 0 region dominated by the garbage atom
+    if delta == 1e-6 and eps >= 1 / 3:  # clusters outweigh the garbage atom: the e^{2·(ε/2)} swing shows
+        assert worst_tight > 10 * delta
 
 
 def test_privacy_profile_is_not_trivially_zero():
@@ -80,10 +177,12 @@ def test_privacy_profile_is_not_trivially_zero():
 
 
 def test_dp_estimate_1_matches_algorithm_a_in_1d():
-    """Prop 17: conditioned on stopping, Algorithm 1's output has Algorithm A's law (points and G1)."""
+    """Prop 17: conditioned on stopping, Algorithm 1's output has Algorithm A's law (points and G1). dp_estimate_1
+    at privacy (ε, δ) runs the pseudocode at (ε₁, δ₁) = (ε/5, δ/4) (Thm 4 of 003 with the corrected Prop 15), i.e.
+    Algorithm A with exponent ε₁ = algorithm_a_1d at (2ε₁, δ₁)."""
     x = np.array([0.0, 0.2, 0.25, 0.4, 0.5, 0.55, 0.9, 3.0, -0.2, 0.1, 0.3, 0.45])
-    eps, delta, r = 0.5, 0.05, 0.5
-    A = algorithm_a_1d(x, r, eps, delta)
+    eps, delta, r = 2.5, 0.2, 0.5  # pseudocode (ε₁, δ₁) = (0.5, 0.05)
+    A = algorithm_a_1d(x, r, 2 * eps / 5, delta / 4)
     g = np.random.default_rng(3)
     T = 3000
     res = [dp_estimate_1(x, r, eps, delta, N=1e9, rng=g) for _ in range(T)]
@@ -104,12 +203,14 @@ def test_dp_estimate_1_matches_algorithm_a_in_1d():
 
 
 def _alg1_profile(x, xp, r, eps, delta, p_g2, e):
-    """Exact δ(e) between the output laws of Algorithm 1 of 003 on x and x′ in 1-D, max over both directions.
+    """Exact δ(e) between the output laws of dp_estimate_1(·, r, ε, δ) (Algorithm 1 of 003) on x and x′ in 1-D,
+    max over both directions.
 
-    Rounds are iid and a stopped round outputs a draw of Algorithm A (Prop 17), so the law is
-    (1 − P[G2])·Law(A) + P[G2]·{G2}, with P[G2] = p_g2(q) and q the exact per-round stopping probability.
+    Rounds are iid and a stopped round outputs a draw of Algorithm A (Prop 17) with exponent ε₁ = ε/5 and garbage
+    mass (4/δ₁)·V_B, δ₁ = δ/4 — algorithm_a_1d at (2ε/5, δ/4) — so the law is (1 − P[G2])·Law(A) + P[G2]·{G2},
+    with P[G2] = p_g2(q) and q the exact per-round stopping probability.
     """
-    A, B = algorithm_a_1d(x, r, eps, delta), algorithm_a_1d(xp, r, eps, delta)
+    A, B = algorithm_a_1d(x, r, 2 * eps / 5, delta / 4), algorithm_a_1d(xp, r, 2 * eps / 5, delta / 4)
     ga, gb = p_g2(round_acceptance_1d(x, r, eps, delta)), p_g2(round_acceptance_1d(xp, r, eps, delta))
     edges = np.union1d(A.edges, B.edges)
     mids, lengths = 0.5 * (edges[1:] + edges[:-1]), np.diff(edges)
@@ -134,17 +235,29 @@ def _cluster_and_spread(n, k):
 
 
 @pytest.mark.parametrize("k", [20, 66, 70, 72, 90])
-def test_dp_estimate_1_is_4eps_4delta_exactly_and_a_fixed_cap_is_not(k):
-    """Proof of Thm 4 (003): Algorithm 1 is (4ε, 4δ)-DP, thanks to the Geom(1/N) number of rounds. Exact check in
-    1-D; with a FIXED number of rounds N (P[G2] = (1 − q)^N) the same neighbours break (4ε, 4δ) (pitfall 6)."""
-    n, eps, delta, N = 120, 1 / 3, 1e-4, 300.0
+def test_dp_estimate_1_is_eps_delta_exactly_and_a_fixed_cap_is_not(k):
+    """Proof of Thm 4 (003) with the corrected Prop 15: the pseudocode at (ε₁, δ₁) is (3ε₁ + 2ε₁, 4δ₁)-DP, so
+    dp_estimate_1 at (ε, δ) = (5ε₁, 4δ₁) is (ε, δ)-DP, thanks to the Geom(1/N) number of rounds. Exact check in
+    1-D; with a FIXED number of rounds N (P[G2] = (1 − q)^N) the same neighbours break it (pitfall 6)."""
+    n, eps, delta, N = 120, 5 / 3, 4e-4, 300.0  # pseudocode (ε₁, δ₁) = (1/3, 10⁻⁴)
     x, xp = _cluster_and_spread(n, k)
-    geometric = _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), 4 * eps)
-    assert geometric <= 4 * delta
+    geometric = _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), eps)
+    assert geometric <= delta
     assert _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), 0.0) > geometric  # the laws differ
-    fixed = _alg1_profile(x, xp, 1.0, eps, delta, lambda q: (1 - q) ** N, 4 * eps)
-    if k == 70:  # Nq ≈ 3.6: (1 − q)^N changes by far more than e^{4ε} when one user joins the cluster
-        assert fixed > 5 * (4 * delta)
+    fixed = _alg1_profile(x, xp, 1.0, eps, delta, lambda q: (1 - q) ** N, eps)
+    if k == 72:  # Nq ≈ 6.9: (1 − q)^N changes by more than e^ε when one user joins the cluster (≈ 1.52δ)
+        assert fixed > 1.4 * delta
+
+
+@pytest.mark.parametrize("eps,delta", [(5 / 3, 4e-4), (1.0, 1e-6), (0.5, 1e-3)])
+def test_dp_estimate_1_is_eps_delta_on_two_clusters(eps, delta):
+    """The erratum's worst case for Algorithm A (two clusters below the 2n/3 cap, one user moved between them) also
+    passes through Algorithm 1: dp_estimate_1 at (ε, δ) stays (ε, δ)-DP exactly in 1-D."""
+    N = 300.0
+    for n in (60, 120, 198):
+        for a, b, x, moved, far in _two_cluster_neighbours(n, 5):
+            for xp in (moved, far):
+                assert _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), eps) <= delta, (n, a, b)
 
 
 def test_dp_estimate_1_round_cap_is_geometric_and_fixed_in_advance():
@@ -152,7 +265,7 @@ def test_dp_estimate_1_round_cap_is_geometric_and_fixed_in_advance():
     its law has mean N and P(X ≤ N) = 1 − (1 − 1/N)^N ≈ 0.63 (a fixed cap would give 1); and the G2 frequency
     is (1 − q)/((N − 1)q + 1) (Lemma 18 proof), not the fixed-cap (1 − q)^N."""
     x, xp = _cluster_and_spread(120, 70)
-    eps, delta, N = 1 / 3, 1e-4, 300.0
+    eps, delta, N = 5 / 3, 4e-4, 300.0  # pseudocode (ε₁, δ₁) = (1/3, 10⁻⁴)
     spread = 10.0 * np.arange(40.0)
     for seed in range(5):
         caps = {dp_estimate_1(data, 1.0, eps, delta, N=N, rng=seed).cap for data in (x, xp, spread)}
@@ -193,6 +306,11 @@ def test_acceptance_validity_digest_examples():
         assert acceptance_probability_valid(nmin, eps) and not acceptance_probability_valid(nmin - 1, eps)
     with pytest.raises(ValueError, match="epsilon"):
         dp_estimate_1(np.zeros(5), 1.0, 0.1, 1e-3)
+    # dp_estimate_1 at privacy ε checks Prop 16 at ε₁ = ε/5: n = 11 needs ε₁ ≥ ln(22/3)/(22/3 − 1) ≈ 0.3147
+    emin = 5 * math.log(22 / 3) / (22 / 3 - 1)
+    assert dp_estimate_1(np.zeros(11), 1.0, emin * 1.001, 1e-3, rng=0).outcome in ("point", "G1", "G2")
+    with pytest.raises(ValueError, match=r"epsilon = 1\.57\d* is not allowed with n = 11 users: must be ≥ 1\.573"):
+        dp_estimate_1(np.zeros(11), 1.0, emin * 0.999, 1e-3)
 
 
 def test_lower_bounds_and_constants():

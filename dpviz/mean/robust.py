@@ -1,12 +1,13 @@
 """Private ball-finding with a garbage bucket (003: Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private
 Mean Estimation with Few Users", 2022).
 
-* :func:`algorithm_a_1d` — Algorithm A (Theorem 2) *exactly* in 1-D: density ∝ e^{ε·min(f(p), 2n/3)} on ∪B_i plus
-  a garbage atom of mass (4/δ)·V_B; piecewise constant, so its output law and privacy profile are exact
+* :func:`algorithm_a_1d` — Algorithm A (Theorem 2) *exactly* in 1-D: density ∝ e^{(ε/2)·min(f(p), 2n/3)} on ∪B_i
+  plus a garbage atom of mass (4/δ)·V_B; piecewise constant, so its output law and privacy profile are exact
   (:func:`algorithm_a_privacy_profile`).
 * :func:`algorithm_a_2d` — the same on a 2-D grid (approximation: cell-centre rule; stated on figures).
 * :func:`dp_estimate_1` — Algorithm 1 (Theorem 4): rejection sampling with a geometric number of rounds
-  X ~ Geom(1/N), N fixed in advance and data-independent; (4ε, 4δ)-DP by the proof.
+  X ~ Geom(1/N), N fixed in advance and data-independent; the pseudocode runs at (ε/5, δ/4) so that the whole is
+  (ε, δ)-DP (see the erratum below).
 * :func:`dp_estimate_2` — Algorithm 2 (Corollary 5): coordinate-wise median of copies.
 * :func:`dp_estimate_blocks` — Theorem 6: randomized Hadamard rotation + k² coordinate blocks.
 * :func:`dp_estimate_user` — Algorithm 3 (Theorem 7): user averages, radius 10r/√m, robust to n/4 corrupted users.
@@ -15,6 +16,19 @@ Mean Estimation with Few Users", 2022).
 * bounds: Lemma 9 (:func:`users_lower_bound`), Proposition 14 (:func:`prop14_users`), Theorem 7, Proposition 27.
 
 The paper adds no Laplace/Gaussian noise: all randomness is a uniform point in a ball around the data.
+
+Every function here that takes a privacy parameter ε and runs a mechanism delivers (ε, δ)-DP for that ε (within
+the ranges stated in its docstring).
+
+Erratum (dpviz's own, not in the paper): Algorithm A with density e^{ε·min(f, 2n/3)}, as printed, is (2ε, δ)-DP,
+not the (ε, δ) claimed by Esfandiari, Mirrokni & Narayanan 2022, Prop. 15. The proof bounds the ratio of the
+*unnormalised* densities by e^{±ε} but forgets that the normalising total Z can move by a factor up to e^{∓ε} as well,
+so normalised probabilities move by up to e^{±2ε}. Worst case: two clusters below the 2n/3 cap and one point moved
+from one to the other. Exactly, with the printed exponent ε = 1/3 and δ = 10⁻⁶ (inside the paper's regime
+ε, δ ≤ 1/3), ``[0]*97 + [10]*101`` vs ``[0]*98 + [10]*100`` gives δ(1/3) = 0.048 ≫ 10⁻⁶. dpviz therefore runs
+Algorithm A with exponent ε/2 (:func:`algorithm_a_1d`, :func:`algorithm_a_2d`) and, following the proof of
+Theorem 4 with the corrected Prop. 15 ((3ε₁, 3δ₁) for the G2 bit + (2ε₁, δ₁) for Algorithm A), runs Algorithm 1 at
+(ε₁, δ₁) = (ε/5, δ/4) (:func:`dp_estimate_1` and everything built on it).
 """
 
 from __future__ import annotations
@@ -73,6 +87,16 @@ def _log_vol_ball(d: int, R: float) -> float:
     return 0.5 * d * math.log(math.pi) + d * math.log(R) - special.gammaln(d / 2 + 1)
 
 
+def _algorithm_1_parameters(eps: float, delta: float) -> tuple[float, float]:
+    """Pseudocode parameters (ε₁, δ₁) = (ε/5, δ/4) at which Algorithm 1 of 003 runs so that it is (ε, δ)-DP.
+
+    Proof of Theorem 4 of 003 (weak composition) with dpviz's corrected Prop. 15: the G2 bit is (3ε₁, 3δ₁)-DP
+    (Lemma 18) and a stopped round is a draw of Algorithm A at exponent ε₁, which is (2ε₁, δ₁)-DP (not (ε₁, δ₁) as
+    Prop. 15 states); total (5ε₁, 4δ₁) = (ε, δ).
+    """
+    return eps / 5.0, delta / 4.0
+
+
 # --------------------------------------------------------------------------------------------- Algorithm A, 1-D
 
 
@@ -117,10 +141,19 @@ class AlgorithmA1D:
 
 
 def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None) -> AlgorithmA1D:
-    """Algorithm A of 003 (Theorem 2), exact in 1-D.
+    """Algorithm A of 003 (Theorem 2), exact in 1-D, run so that it is (ε, δ)-DP: exponent ε/2.
 
     B_i = [x_i − R, x_i + R] with R = r·√d = r (paper); f(p) = #{i : p ∈ B_i}; unnormalised density
-    e^{ε·min(f(p), 2n/3)} where f > 0, plus an atom G of mass (4/δ)·V_B, V_B = 2R. Computed in log space.
+    e^{(ε/2)·min(f(p), 2n/3)} where f > 0, plus an atom G of mass (4/δ)·V_B, V_B = 2R. Computed in log space.
+
+    Privacy: the paper prints the exponent ε and claims (ε, δ)-DP (Esfandiari, Mirrokni & Narayanan 2022,
+    Prop. 15), but with exponent ε the mechanism is only (2ε, δ)-DP: the proof bounds the unnormalised density ratio
+    by e^{±ε} and ignores that the normalising total moves by up to e^{±ε} as well (dpviz's own erratum; worst case
+    two clusters below the 2n/3 cap with one point moved between them). With exponent ε/2: where f stays ≥ 1 (and on
+    G) the unnormalised density moves by ≤ e^{±ε/2}, and so does the total Z except for the region where f switches
+    1↔0 (volume ≤ V_B each way, unnormalised mass ≤ e^{ε/2}·V_B each); so P[S] − e^ε·P′[S] ≤
+    2·e^{ε/2}·V_B/((4/δ)·V_B) = e^{ε/2}·δ/2 ≤ δ: (ε, δ)-DP for ε ≤ 2·ln 2 ≈ 1.39, which covers the paper's
+    regime ε ≤ 1/3.
 
     Parameters
     ----------
@@ -128,6 +161,7 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     r : float
         Known radius r > 0 of the ball holding ≥ 2/3 of the points.
     epsilon : float
+        Privacy parameter ε > 0 of the mechanism (the paper's exponent is ε/2).
     delta : float
         δ ∈ (0, 1).
     ball_radius : float, optional
@@ -139,7 +173,7 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     >>> A = algorithm_a_1d([0.0, 0.0, 0.0], 1.0, 1.0, 0.1)
     >>> A.edges.tolist(), A.counts.tolist()
     ([-1.0, 1.0], [3])
-    >>> w = 2 * np.exp(2.0)  # ε·min(3, 2) = 2, length 2
+    >>> w = 2 * np.exp(1.0)  # (ε/2)·min(3, 2) = 1, length 2
     >>> bool(np.isclose(A.garbage, 2 * 40 / (w + 2 * 40)))
     True
     """
@@ -148,6 +182,11 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     R = r if ball_radius is None else check_positive(ball_radius, "ball_radius")
+    return _algorithm_a_1d_law(x, R, eps / 2.0, delta)
+
+
+def _algorithm_a_1d_law(x: np.ndarray, R: float, lam: float, delta: float) -> AlgorithmA1D:
+    """Algorithm A's output law as printed in 003, with exponent ``lam`` (density ∝ e^{lam·min(f, 2n/3)})."""
     n = x.size
     edges = np.unique(np.concatenate([x - R, x + R]))
     mids = 0.5 * (edges[:-1] + edges[1:])
@@ -155,7 +194,7 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     f = np.searchsorted(xs, mids + R, side="right") - np.searchsorted(xs, mids - R, side="left")
     lengths = np.diff(edges)
     with np.errstate(divide="ignore"):
-        logw = np.where(f > 0, eps * np.minimum(f, 2 * n / 3) + np.log(lengths), -np.inf)
+        logw = np.where(f > 0, lam * np.minimum(f, 2 * n / 3) + np.log(lengths), -np.inf)
     log_g = math.log(4 / delta) + math.log(2 * R)
     top = max(float(np.max(logw)), log_g)
     w = np.exp(logw - top)
@@ -185,12 +224,22 @@ def hockey_stick_1d(a: AlgorithmA1D, b: AlgorithmA1D, epsilon) -> np.ndarray:
 
 def algorithm_a_privacy_profile(points, points_prime, r: float, epsilon: float, delta: float, eps_grid, *,
                                 ball_radius: float | None = None) -> np.ndarray:
-    """Exact privacy profile δ(ε′) of Algorithm A (1-D) between two datasets, max over both directions.
+    """Exact privacy profile δ(ε′) of :func:`algorithm_a_1d` (1-D) between two datasets, max over both directions.
 
-    Prop 15 of 003 claims (ε, δ)-DP for neighbours (one point replaced): the profile at ε′ = ε must be ≤ δ.
+    :func:`algorithm_a_1d` at (ε, δ) runs the paper's Algorithm A with exponent ε/2 and is (ε, δ)-DP: for neighbours
+    (one point replaced) the profile at ε′ = ε is ≤ δ (for ε ≤ 2·ln 2). The paper's own claim — exponent ε gives
+    (ε, δ)-DP (Esfandiari, Mirrokni & Narayanan 2022, Prop. 15) — is false; it is (2ε, δ) (dpviz's own erratum).
+    Reproducer: with the printed exponent ε = 1/3 (this function at 2/3), ``[0]*97 + [10]*101`` vs
+    ``[0]*98 + [10]*100`` has δ(1/3) = 0.048, not ≤ 10⁻⁶.
 
     >>> prof = algorithm_a_privacy_profile([0., .1, .2, .3, 5.], [0., .1, .2, .3, .4], 1.0, 0.5, 1e-3, [0.5])
     >>> bool(prof[0] <= 1e-3)
+    True
+    >>> x, xp = [0.] * 97 + [10.] * 101, [0.] * 98 + [10.] * 100
+    >>> printed = algorithm_a_privacy_profile(x, xp, 1.0, 2 / 3, 1e-6, [1 / 3])  # exponent 1/3, as printed
+    >>> round(float(printed[0]), 3)
+    0.048
+    >>> float(algorithm_a_privacy_profile(x, xp, 1.0, 1 / 3, 1e-6, [1 / 3])[0]) <= 1e-6
     True
     """
     a = algorithm_a_1d(points, r, epsilon, delta, ball_radius=ball_radius)
@@ -218,8 +267,12 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
                    resolution: int = 120) -> AlgorithmA2D:
     """Algorithm A of 003 in 2-D on a ``resolution``² grid over the bounding box of ∪B_i (approximate).
 
-    Balls of radius R = r√2 (paper) around each point; density ∝ e^{ε·min(f, 2n/3)} on f > 0; garbage mass
+    Balls of radius R = r√2 (paper) around each point; density ∝ e^{(ε/2)·min(f, 2n/3)} on f > 0; garbage mass
     (4/δ)·πR². The grid integral is a midpoint rule (error O(cell size) at ball boundaries).
+
+    The exponent is ε/2 so that the mechanism is (ε, δ)-DP: with the printed exponent ε it is only (2ε, δ)-DP, not
+    the (ε, δ) claimed by Esfandiari, Mirrokni & Narayanan 2022, Prop. 15 (dpviz's own erratum; see
+    :func:`algorithm_a_1d`).
 
     >>> A = algorithm_a_2d([[0, 0], [0.2, 0]], 1.0, 1.0, 0.1, resolution=50)
     >>> int(A.counts.max())
@@ -242,7 +295,7 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     f = np.zeros((res, res), dtype=int)
     for p in x:  # n small in the teaching widget
         f += ((cx[None, :] - p[0]) ** 2 + (cy[:, None] - p[1]) ** 2 <= R * R)
-    logw = np.where(f > 0, eps * np.minimum(f, 2 * n / 3), -np.inf)
+    logw = np.where(f > 0, (eps / 2.0) * np.minimum(f, 2 * n / 3), -np.inf)  # exponent ε/2 (erratum to Prop. 15)
     log_g = math.log(4 / delta) + math.log(math.pi * R * R) - math.log(cell)
     top = max(float(logw.max()), log_g)
     w = np.exp(logw - top)
@@ -256,6 +309,10 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
 
 def acceptance_probability_valid(n: int, epsilon: float) -> bool:
     """Prop 16 of 003, exact form: step 7's probability is ≤ ½ for every f iff e^x/x ≥ e^ε/ε, x = 2εn/3.
+
+    Here ε is the *pseudocode* parameter ε₁ of Algorithm 1 (the exponent), not a privacy level:
+    :func:`dp_estimate_1` at privacy (ε, δ) runs the pseudocode at ε₁ = ε/5. Equivalently (with c = 2n/3 > 1):
+    ε₁ ≥ ln(c)/(c − 1).
 
     >>> acceptance_probability_valid(2, 1.0), acceptance_probability_valid(10, 1/3), acceptance_probability_valid(11, 1/3)
     (True, False, True)
@@ -289,8 +346,11 @@ def teaching_round_cap(alpha: float) -> float:
 
 
 def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None) -> float:
-    """Per-round stopping probability q of Algorithm 1 in 1-D, exactly: q = (n/(3W))·(Z/V_B + 4/δ),
-    W = n·e^{2εn/3} + 4n/δ (digest 003 §2.2, from Prop 17). Computed in log space.
+    """Per-round stopping probability q of :func:`dp_estimate_1` at privacy (ε, δ) in 1-D, exactly.
+
+    With the pseudocode parameters (ε₁, δ₁) = (ε/5, δ/4) that :func:`dp_estimate_1` uses:
+    q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (digest 003 §2.2, from Prop 17), Z the total of
+    Algorithm A at exponent ε₁. Computed in log space.
     """
     x = check_array(points, "points", ndim=1)
     eps = check_positive(epsilon, "epsilon")
@@ -298,10 +358,11 @@ def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_
     r = check_positive(r, "r")
     R = r if ball_radius is None else check_positive(ball_radius, "ball_radius")
     n = x.size
-    A = algorithm_a_1d(x, r, eps, delta, ball_radius=R)
-    # Z/V_B + 4/δ = (4/δ) / P[G]
-    log_total = math.log(4 / delta) - math.log(A.garbage)
-    log_w = np.logaddexp(math.log(n) + 2 * eps * n / 3, math.log(4 * n / delta))
+    e1, d1 = _algorithm_1_parameters(eps, delta)
+    A = _algorithm_a_1d_law(x, R, e1, d1)
+    # Z/V_B + 4/δ₁ = (4/δ₁) / P[G]
+    log_total = math.log(4 / d1) - math.log(A.garbage)
+    log_w = np.logaddexp(math.log(n) + 2 * e1 * n / 3, math.log(4 * n / d1))
     return float(math.exp(math.log(n / 3) + log_total - log_w))
 
 
@@ -338,16 +399,22 @@ class DPEstimate1Result:
 
 def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: float = 1 / 3, N: float | str = "teaching",
                   ball_radius: float | None = None, rng=None) -> DPEstimate1Result:
-    """Algorithm 1 of 003 (DP-Estimate-1, Theorem 4): rejection sampling that returns a draw of Algorithm A.
+    """Algorithm 1 of 003 (DP-Estimate-1, Theorem 4) at privacy (ε, δ): rejection sampling for Algorithm A.
+
+    The pseudocode runs at (ε₁, δ₁) = (ε/5, δ/4):
 
     1. X ~ Geom(1/N) rounds (support {1, 2, …}, mean N), N FIXED IN ADVANCE and data-independent;
-    2. each round: i = n+1 (garbage) w.p. expit(log(4/δ) − 2εn/3), else i uniform on [n]; if garbage return G1
+    2. each round: i = n+1 (garbage) w.p. expit(log(4/δ₁) − 2ε₁n/3), else i uniform on [n]; if garbage return G1
        w.p. 1/3; else p ~ Unif(B_i) (radius R = r√d), f(p) = #{j : ‖p − x_j‖ ≤ R} (including i) and return p
-       w.p. (1/3)(n/f)·e^{ε(min(f, 2n/3) − 2n/3)};
+       w.p. (1/3)(n/f)·e^{ε₁(min(f, 2n/3) − 2n/3)};
     3. after X rounds return G2.
 
-    Conditioned on stopping, one round is exactly Algorithm A (Prop 17). Guarantee: (4ε, 4δ)-DP for any data
-    (proof of Thm 4: (3ε, 3δ) for the G2 bit + (ε, δ) for Algorithm A) — callers wanting (ε, δ) pass (ε/4, δ/4).
+    Conditioned on stopping, one round is exactly Algorithm A with exponent ε₁ and garbage mass (4/δ₁)·V_B
+    (Prop 17), i.e. :func:`algorithm_a_1d` at (2ε₁, δ₁). Guarantee: (ε, δ)-DP for any data. The proof of Thm 4 of
+    003 composes (3ε₁, 3δ₁) for the G2 bit (Lemma 18) with Algorithm A's privacy and concludes (4ε₁, 4δ₁); but
+    Algorithm A with exponent ε₁ is (2ε₁, δ₁)-DP, not the (ε₁, δ₁) claimed by Esfandiari, Mirrokni & Narayanan
+    2022, Prop. 15 (dpviz's own erratum, see :func:`algorithm_a_1d`), so the corrected total is (5ε₁, 4δ₁) = (ε, δ).
+    (The paper's proofs assume ε₁, δ₁ ≤ 1/3, i.e. ε ≤ 5/3 here.)
 
     Parameters
     ----------
@@ -356,7 +423,7 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
         Known radius r of a ball holding ≥ 2/3 of the points. (The printed signature of Algorithm 1 omits r,
         although its lines 5–6 use it; digest 003 §7 item 3.)
     epsilon, delta : float
-        The mechanism's internal parameters (ε, δ) as in the pseudocode.
+        Privacy (ε, δ) of the whole mechanism; the pseudocode runs at (ε/5, δ/4).
     alpha : float
         Failure probability α.
     N : "teaching", "paper" or float
@@ -368,8 +435,8 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
     Raises
     ------
     ValueError
-        Bad parameters, or nε so small that step 7's probability could exceed ½ (Prop 16 fails): clamping it would
-        silently change the mechanism (pitfall 4).
+        Bad parameters, or nε so small that step 7's probability could exceed ½ (Prop 16 fails at ε₁ = ε/5):
+        clamping it would silently change the mechanism (pitfall 4).
     """
     x = check_array(points, "points", ndim=(1, 2))
     if x.ndim == 1:
@@ -384,12 +451,16 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
         check_choice(N, "N", ("teaching", "paper"))
         N = teaching_round_cap(alpha) if N == "teaching" else paper_round_cap(n, alpha)
     N = check_in_range(N, "N", 1.0, 1e15)
-    if not acceptance_probability_valid(n, eps):
-        raise ValueError(f"n·epsilon = {n * eps:.3g} is not allowed: too small for Algorithm 1 of 003 (Prop 16 needs "
-                         "e^x/x ≥ e^ε/ε with x = 2εn/3); use more users or a larger ε.")
+    e1, d1 = _algorithm_1_parameters(eps, delta)
+    if not acceptance_probability_valid(n, e1):
+        c = 2 * n / 3
+        need = f"≥ {5 * math.log(c) / (c - 1):.4g}" if c > 1 else "impossible with n = 1"
+        raise ValueError(f"epsilon = {eps:.4g} is not allowed with n = {n} users: must be {need} (Algorithm 1 of 003 "
+                         "runs at ε₁ = ε/5, and Prop 16 needs e^x/x ≥ e^ε₁/ε₁ with x = 2ε₁n/3, i.e. "
+                         "ε₁ ≥ ln(2n/3)/(2n/3 − 1)); use more users or a larger epsilon.")
     g = as_rng(rng)
     X = int(g.geometric(1.0 / N))
-    p_garbage = float(special.expit(math.log(4 / delta) - 2 * eps * n / 3))
+    p_garbage = float(special.expit(math.log(4 / d1) - 2 * e1 * n / 3))
     cap = 2 * n / 3
     done = 0
     chunk_max = max(1, min(4096, 4_000_000 // max(1, n * d)))
@@ -401,7 +472,7 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
         p = uniform_in_ball(x[idx], R, c, rng=g) if d > 0 else None
         dist2 = ((p[:, None, :] - x[None, :, :]) ** 2).sum(axis=2)
         f = np.maximum((dist2 <= R * R).sum(axis=1), 1)  # f ≥ 1 (own ball) up to rounding
-        log_acc = eps * (np.minimum(f, cap) - cap) + np.log(n / (3.0 * f))
+        log_acc = e1 * (np.minimum(f, cap) - cap) + np.log(n / (3.0 * f))
         acc = np.where(garb, u < 1 / 3, np.log(np.maximum(u, 1e-300)) < log_acc)
         hit = np.flatnonzero(acc)
         if hit.size:
@@ -449,9 +520,10 @@ def dp_estimate_2(points, r: float, epsilon: float, delta: float, *, alpha: floa
                   N: float | str = "teaching", ball_radius: float | None = None, rng=None) -> np.ndarray | None:
     """Algorithm 2 of 003 (DP-Estimate-2, Corollary 5): coordinate-wise median of k copies of DP-Estimate-1.
 
-    Overall (ε, δ)-DP: the budget is split over the k copies (:func:`split_budget`) and each copy runs Algorithm 1
-    at (e/4, d/4) (its guarantee is (4e, 4d)) with failure 1/3. Garbage copies are discarded; if all are garbage
-    the result is None (⊥; the paper is silent — pitfall 16).
+    Overall (ε, δ)-DP: the budget is split over the k copies (:func:`split_budget`) and each copy is
+    :func:`dp_estimate_1` at that per-copy (e, d) (its pseudocode runs at (e/5, d/4): Thm 4 of 003 with the
+    corrected Prop. 15) with failure 1/3. Garbage copies are discarded; if all are garbage the result is None (⊥;
+    the paper is silent — pitfall 16).
 
     ``copies`` default ⌈8·log(1/α)⌉: a heuristic (Hoeffding would need 112.5·log(1/α); digest 003 §2.3).
     """
@@ -459,7 +531,7 @@ def dp_estimate_2(points, r: float, epsilon: float, delta: float, *, alpha: floa
     k = math.ceil(8 * math.log(1 / alpha)) if copies is None else check_integer(copies, "copies", minimum=1)
     e, dd = split_budget(epsilon, delta, k)
     g = as_rng(rng)
-    outs = [dp_estimate_1(points, r, e / 4, dd / 4, alpha=1 / 3, N=N, ball_radius=ball_radius, rng=g) for _ in range(k)]
+    outs = [dp_estimate_1(points, r, e, dd, alpha=1 / 3, N=N, ball_radius=ball_radius, rng=g) for _ in range(k)]
     good = [o.point for o in outs if o.point is not None]
     if not good:
         return None
@@ -471,7 +543,7 @@ def _blocks(points, r, epsilon, delta, alpha, k, N, g, ball_radius_factor=None):
     n, d = x.shape
     if k == 1:
         R = None if ball_radius_factor is None else ball_radius_factor * r
-        res = dp_estimate_1(x, r, epsilon / 4, delta / 4, alpha=alpha, N=N, ball_radius=R, rng=g)
+        res = dp_estimate_1(x, r, epsilon, delta, alpha=alpha, N=N, ball_radius=R, rng=g)
         return res.point
     dp = next_power_of_two(d)
     if k * k > dp or k & (k - 1):
@@ -485,7 +557,7 @@ def _blocks(points, r, epsilon, delta, alpha, k, N, g, ball_radius_factor=None):
     for s in range(k * k):
         blk = y[:, s * size:(s + 1) * size]
         R = None if ball_radius_factor is None else ball_radius_factor * rs
-        res = dp_estimate_1(blk, rs, e / 4, dd / 4, alpha=alpha / (k * k), N=N, ball_radius=R, rng=g)
+        res = dp_estimate_1(blk, rs, e, dd, alpha=alpha / (k * k), N=N, ball_radius=R, rng=g)
         if res.point is None:
             return None
         parts.append(res.point)
@@ -497,7 +569,8 @@ def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int
     """Theorem 6 of 003: interpolate to more users with k² blocks of a randomized Hadamard rotation.
 
     M = d^{-1/2}HD (fresh, data-independent, shared by all points); block s = coordinates s·d/k² … of M·x_i; each
-    block runs DP-Estimate-1 at the strong-composition split of (ε, δ) over k² blocks (then /4, Thm 4) with radius
+    block runs DP-Estimate-1 at the strong-composition split of (ε, δ) over k² blocks (:func:`dp_estimate_1` then
+    runs its pseudocode at (ε/5, δ/4) of that share: Thm 4 of 003 with the corrected Prop. 15) with radius
     r_s = r·√(2·log(2nd/α))/k (Hoeffding form of Lemma 20, digest [ours]) and failure α/k²; return M⁻¹·concat.
     Error O(r√(d·log(dn/α))/k). k = 1: no rotation, DP-Estimate-1 on the points with radius r.
     Returns None if any block returns garbage (⊥).
@@ -517,8 +590,9 @@ def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1
 
     X̄_i = each user's average; effective radius r′ = 10r/√m (proof of Thm 7: E‖X̄_i − µ‖² ≤ 2r²/m and Markov gives
     ≥ 49/50 of users within 10r/√m; ≥ 11n/12 − n/4 = 2n/3 good users remain after n/4 corruptions); then
-    :func:`dp_estimate_blocks` with r′ (k = 1: DP-Estimate-1 directly, no composition). Line 6 of the printed
-    Algorithm 3 uses X_i (should be X̄_i) and line 8 uses n/k² (should be d/k²): corrected per digest §7.
+    :func:`dp_estimate_blocks` with r′ (k = 1: DP-Estimate-1 directly at (ε, δ), no composition; its pseudocode
+    runs at (ε/5, δ/4), Thm 4 of 003 with dpviz's correction of Prop. 15, see :func:`dp_estimate_1`). Line 6 of the
+    printed Algorithm 3 uses X_i (should be X̄_i) and line 8 uses n/k² (should be d/k²): corrected per digest §7.
 
     Parameters
     ----------
@@ -633,6 +707,9 @@ def levy_users_required(d: int, epsilon: float, delta: float) -> float:
 
 def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
     """Smallest n with (2/3)εn − 10√(log n) ≥ log(16/(αδ)) and (1/3)εn − 11·log n ≥ log(4/α) (003, Prop 14 proof).
+
+    ε here is Algorithm A's exponent as printed in the paper, not a privacy level: :func:`algorithm_a_1d` at
+    privacy ε uses exponent ε/2 (dpviz's erratum to Prop. 15), so pass ε/2 to size it.
 
     >>> prop14_users(1.0, 1e-6, 0.05)
     186

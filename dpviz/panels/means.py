@@ -301,8 +301,9 @@ class BallFindingPanel(Panel):
 
     title = "Inside Algorithm A: balls, counts, density and the garbage bucket"
     intro = ("Each user's mean x_i gets a ball of radius r√d (here d = 2). The output density is "
-             "e<sup>ε·min(f, 2n/3)</sup> where f(p) counts the balls covering p, plus a garbage atom of mass "
-             "(4/δ)·V_B. The first slider pushes the last user (orange ×) to the right: see which mass changes. "
+             "e<sup>(ε/2)·min(f, 2n/3)</sup> where f(p) counts the balls covering p, plus a garbage atom of mass "
+             "(4/δ)·V_B: exponent ε/2, not the paper's ε, so that it really is (ε, δ)-DP (dpviz's erratum to "
+             "003, Prop. 15). The first slider pushes the last user (orange ×) to the right: see which mass changes. "
              "Colour the map by the count f(p) to see the overlaps the density is built from.")
 
     def _build_controls(self):
@@ -351,7 +352,8 @@ class BallFindingPanel(Panel):
         q = round_acceptance_1d(xp[:, 0], r, eps, delta)
         N = teaching_round_cap(1 / 3)
         readout = (f"P[garbage] = {A.garbage:.3g} (moved) vs {A0.garbage:.3g} (original). Largest count f = "
-                   f"{int(A.counts.max())} (cap 2n/3 = {2 * n / 3:.1f}). DP-Estimate-1 would stop each round w.p. "
+                   f"{int(A.counts.max())} (cap 2n/3 = {2 * n / 3:.1f}). DP-Estimate-1 at the same (ε, δ) "
+                   "(its pseudocode runs at (ε/5, δ/4)) would stop each round w.p. "
                    f"q ≈ {q:.3g} (1-D exact analogue) and return G2 w.p. {prob_g2(q, N):.2g} with N = {N:.0f} "
                    "rounds on average (003, Lemma 18).")
         return View(figures=[fig, fig2], readout=readout)
