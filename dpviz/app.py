@@ -209,7 +209,16 @@ class DpvizVoila(Voila):
     def _announce_ready(self) -> None:
         if self.class_size > 0:
             names = ", ".join(nb[:2] for nb in self._chosen)
-            print(f"ready for {self.class_size} students on lessons {names}", flush=True)
+            km = self.kernel_manager
+            if km.budget_limited:
+                held = sum(km.ready_counts().values())
+                print(
+                    f"ready for {self.class_size} students on lessons {names}, with {held} kernels pre-heated: the "
+                    f"memory budget ({km.memory_budget_mb:.0f} MB) holds no more; the others start on demand",
+                    flush=True,
+                )
+            else:
+                print(f"ready for {self.class_size} students on lessons {names}", flush=True)
         else:
             print("ready: one pre-heated kernel per lesson", flush=True)
 

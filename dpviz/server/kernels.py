@@ -84,6 +84,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self._filler: asyncio.Task | None = None
             self._kernel_mb = DEFAULT_KERNEL_MB
             self.ready = False
+            self.budget_limited = False  # True when the memory budget held fewer pooled kernels than asked
             self.on_ready = None  # called once, with no argument, when every pool first reaches its target
             super().__init__(**kwargs)
             # Clients may not ask a kernel to shut down over the WebSocket (the restarter would then start a bare
@@ -163,16 +164,22 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                     busy += 1
                     started = True
                     asyncio.get_running_loop().create_task(self._fill_one(nb))
-                if not self.ready and not self._deficits() and sum(self._filling.values()) == 0:
-                    self._mark_ready_when_rendered()
+                if not self.ready and sum(self._filling.values()) == 0:
+                    if not self._deficits():
+                        self._mark_ready_when_rendered()
+                    elif not self.can_start_kernel():
+                        # The budget holds fewer kernels than the class needs: ready with what fits; the
+                        # remaining students get kernels on demand as memory frees up.
+                        self.budget_limited = True
+                        self._mark_ready_when_rendered(force=True)
                 try:
                     await asyncio.wait_for(self._wake.wait(), timeout=0.5 if (started or self._deficits()) else 5.0)
                 except asyncio.TimeoutError:
                     pass
 
-        def _mark_ready_when_rendered(self) -> None:
+        def _mark_ready_when_rendered(self, force: bool = False) -> None:
             counts = self.ready_counts()
-            if all(counts.get(nb, 0) >= t for nb, t in self.pool_targets.items() if nb != "*"):
+            if force or all(counts.get(nb, 0) >= t for nb, t in self.pool_targets.items() if nb != "*"):
                 self.ready = True
                 callback, self.on_ready = self.on_ready, None
                 if callback is not None:
@@ -349,6 +356,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 "pool_starting": {nb: n for nb, n in sorted(self._filling.items()) if n},
                 "sessions": self.sessions(),
                 "kernels": len(self.list_kernel_ids()),
+                "budget_limited": self.budget_limited,
                 "memory_mb": round(self.memory_mb(), 1),
                 "memory_budget_mb": round(self.memory_budget_mb, 1) if self.memory_budget_mb > 0 else None,
                 "kernel_mb_estimate": round(self._kernel_mb, 1),
