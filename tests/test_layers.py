@@ -1,5 +1,8 @@
 """Layers, one direction: core numerics → dpviz.plots → dpviz.panels → notebooks. Nothing imports upward.
 
+The classroom server (dpviz.server, started by dpviz.app) sits beside the layers: it speaks tornado and Voila,
+never imports the numerics, figures or panels (a kernel does that), and nothing but dpviz.app imports it.
+
 Checked statically over every module's import statements, so a violation anywhere fails here by name.
 """
 
@@ -10,11 +13,14 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "dpviz"
 
-UI_ONLY = ("plotly", "ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.plots", "dpviz.panels")
+SERVER = ("dpviz.server", "dpviz.app")
+UI_ONLY = ("plotly", "ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.plots", "dpviz.panels") + SERVER
 FORBIDDEN = {
     "core": UI_ONLY,
-    "plots": ("ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.panels"),
-    "panels": ("voila", "tornado"),
+    "plots": ("ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.panels") + SERVER,
+    "panels": ("voila", "tornado") + SERVER,
+    "server": ("plotly", "ipywidgets", "numpy", "scipy", "dpviz.plots", "dpviz.panels", "dpviz.mechanisms",
+               "dpviz.accountants", "dpviz.conversions"),
 }
 
 
@@ -24,6 +30,8 @@ def _layer(path: Path) -> str | None:
         return "plots"
     if rel[0] == "panels":
         return "panels"
+    if rel[0] == "server":
+        return "server"
     if rel[0] in ("app.py", "__init__.py", "lessons.py"):
         return None  # the Voila launcher, the package façade and the lesson catalogue sit outside the layers
     return "core"
