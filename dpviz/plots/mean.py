@@ -269,8 +269,9 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
     traces.append(dict(type="scatter", x=mx, y=my, mode="markers", name="the moved user",
                              marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: density ∝ e<sup>ε·min(f(p), 2n/3)</sup> where f(p) = #{i : ‖p − x_i‖ ≤ r√d} > 0,<br>"
-                 "plus a garbage atom of mass (4/δ)·V_B (003, Algorithm A, Thm 2).", below=52)
+    _source(fig, "Source: density ∝ e<sup>(ε/2)·min(f(p), 2n/3)</sup> where f(p) = #{i : ‖p − x_i‖ ≤ r√d} > 0,<br>"
+                 "plus a garbage atom of mass (4/δ)·V_B (003, Algorithm A, Thm 2; exponent ε/2: dpviz's erratum "
+                 "to Prop 15).", below=52)
     approx_note(fig, "grid (cell-centre rule)")
     return fig
 
@@ -284,8 +285,9 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
               dict(type="bar", x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
                      marker_color=ROLE["x_prime"])]
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: 003 Prop 15 — only the region where f changes 1↔0 escapes the e<sup>±ε</sup> factor;<br>"
-                 "its mass is a δ-fraction of the garbage atom.", below=40)
+    _source(fig, "Source: 003 Prop 15 as corrected by dpviz (exponent ε/2): density and total each move by "
+                 "e<sup>±ε/2</sup>,<br>so probabilities by e<sup>±ε</sup>; only the region where f changes 1↔0 "
+                 "escapes this (mass ≤ e<sup>ε/2</sup>·δ/2).", below=40)
     approx_note(fig, "grid (cell-centre rule)")
     return fig
 
