@@ -376,6 +376,11 @@ def agnostic_pac_learner(
     M the mistake counts. τ defaults to :func:`paper_tau` (C = 1) when ``alpha`` is given, else m (no clipping).
     ε-user-level DP with Δ = 2τ.
 
+    m is the width of the rectangular (n, m) array X, a parameter of the data universe rather than a statistic of the
+    data: a user-level neighbour replaces one row by another row of the same width. (With n = 1 the width itself can
+    change, but then scr ∈ [−τ, τ] keeps every exponent −ε·scr/(4τ) in [−ε/4, ε/4], so the log-probabilities still
+    move by at most ε; ``tests/test_userlevel_neighbours.py`` checks both cases exactly.)
+
     >>> H = ThresholdClass(10)
     >>> X, Y = H.sample(300, 4, target=3, label_noise=0.1, rng=0)
     >>> agnostic_pac_learner(X, Y, H.predictions(), 2.0, alpha=0.2, rng=0).index
@@ -392,6 +397,11 @@ def agnostic_pac_learner(
 
 
 def _resolve_tau(tau: float | None, alpha: float | None, m: int) -> float:
+    """τ from PUBLIC inputs only: ``tau`` if given, else :func:`paper_tau` (m, α) with ``alpha``, else m.
+
+    ``m`` must be public (a parameter of the data universe: every user holds m examples), never a statistic of the
+    private data such as the largest per-user count (issue 12, finding 2).
+    """
     if tau is not None:
         return check_positive(tau, "tau")
     if alpha is not None:
@@ -412,25 +422,56 @@ def _symbol_counts(X: Any, k: int) -> np.ndarray:
 
 
 def scheffe_selection(
-    X: Any, candidates: Any, epsilon: float, *, alpha: float | None = None, tau: float | None = None, rng: Any = None
+    X: Any,
+    candidates: Any,
+    epsilon: float,
+    *,
+    alpha: float | None = None,
+    tau: float | None = None,
+    m: int | None = None,
+    rng: Any = None,
 ) -> Selection:
     """ALG-11 (Theorem 41 of 000): user-level private hypothesis selection with the Scheffé comparison.
 
     For candidates P, P′ (pmfs on k symbols): W = {z : P(z) > P′(z)} (strict), ψ_{P,P′}(z) = P(W) − 1[z ∈ W]
     (sign as printed: pscr_{P*,P}(𝒟) ≤ d_tv(𝒟, P*); digest pitfall 16). Per user
-    u[P, P′, i] = c_i·P(W) − #{j : x_{i,j} ∈ W}, then ALG-9 with clip τ (default :func:`paper_tau` with m = the
-    largest per-user count when ``alpha`` is given, else that m). ε-user-level DP.
+    u[P, P′, i] = c_i·P(W) − #{j : x_{i,j} ∈ W}, then ALG-9 with clip τ. ε-user-level DP.
+
+    **τ must be public.** The paper fixes m (examples per user) before seeing the data, and τ = C(αm + √(m ln(1/α)))
+    is a function of m and α only. τ is, in this order of precedence:
+
+    * ``tau`` if given;
+    * else :func:`paper_tau` (``m``, ``alpha``) — or ``m`` itself without ``alpha`` — for a PUBLIC ``m``;
+    * else, only for rectangular data (every user holds the same count c): m = c. Rectangular data stay rectangular
+      under user-level neighbours, so c is then a parameter of the data universe, not a statistic of the data.
+      Ragged data without ``tau`` or ``m`` are refused: the largest per-user count is private (one user replacing
+      2 samples by 30 would move τ and leak; issue 12, finding 2).
+
+    With a public τ the selection is ε-user-level DP for ANY block sizes: each user's clipped term lies in [−τ, τ],
+    so replacing one user's block (of any length) moves every pairwise score by at most Δ = 2τ.
 
     Parameters
     ----------
-    X : array_like (n, m) of ints in [0, k) or UserDataset (ragged allowed)
+    X : array_like (n, m) of ints in [0, k) or UserDataset (ragged allowed with ``tau`` or ``m``)
     candidates : array_like, shape (K, k)
         Candidate pmfs (rows sum to 1).
+    epsilon : float
+        ε > 0.
+    alpha : float, optional
+        Target accuracy α in (0, 1): τ = :func:`paper_tau` (m, α).
+    tau : float, optional
+        Public clip threshold τ > 0 (overrides ``alpha``/``m``).
+    m : int, optional
+        Public number of examples per user (the paper's m), used for τ.
 
     >>> cands = np.array([[0.8, 0.2], [0.5, 0.5], [0.2, 0.8]])
     >>> X = np.random.default_rng(0).choice(2, size=(200, 10), p=[0.2, 0.8])
     >>> scheffe_selection(X, cands, 1.0, alpha=0.2, rng=0).index
     2
+    >>> scheffe_selection(UserDataset([[0, 1], [1]]), cands, 1.0, alpha=0.2)
+    Traceback (most recent call last):
+    ...
+    ValueError: X is ragged (per-user counts 1..2), which is not allowed without a public tau or m: τ would be read from the private data; pass m (examples per user) or tau.
     """
     eps = check_positive(epsilon, "epsilon")
     C = check_array(candidates, "candidates", ndim=2, dtype=float)
@@ -439,7 +480,19 @@ def scheffe_selection(
     K, k = C.shape
     counts = _symbol_counts(X, k)
     ci = counts.sum(axis=1)
-    t = _resolve_tau(tau, alpha, int(ci.max()))
+    if tau is None:
+        if m is not None:
+            m_pub = check_integer(m, "m", minimum=1)
+        elif np.all(ci == ci[0]):
+            m_pub = int(ci[0])
+        else:
+            raise ValueError(
+                f"X is ragged (per-user counts {int(ci.min())}..{int(ci.max())}), which is not allowed without a "
+                "public tau or m: τ would be read from the private data; pass m (examples per user) or tau."
+            )
+        t = _resolve_tau(None, alpha, m_pub)
+    else:
+        t = _resolve_tau(tau, alpha, 1)
     pscr = np.empty((K, K))
     for a in range(K):
         W = C[a][None, :] > C  # (K, k): W_{a,b}
@@ -485,11 +538,14 @@ def learn_distribution_cover(
     *,
     cover: Any = None,
     tau: float | None = None,
+    m: int | None = None,
     rng: Any = None,
 ) -> tuple[np.ndarray, Selection]:
     """ALG-12 (Theorems 42–43 of 000): Scheffé selection (ALG-11) over a 0.1α-cover of distributions on k symbols.
 
     ``cover`` defaults to :func:`discrete_cover` (k, α). Returns (the selected pmf, the Selection). ε-user-level DP.
+    τ comes from public inputs only, as in :func:`scheffe_selection`: ``tau``, else :func:`paper_tau` (``m``, α),
+    else (rectangular data only) the common count m; ragged data need ``tau`` or ``m``.
 
     >>> X = np.random.default_rng(1).choice(2, size=(100, 8), p=[0.3, 0.7])
     >>> pmf, sel = learn_distribution_cover(X, 2, 2.0, 0.5, cover=discrete_cover(2, 0.5, resolution=10), rng=0)
@@ -500,7 +556,7 @@ def learn_distribution_cover(
     cv = discrete_cover(k, alpha) if cover is None else check_array(cover, "cover", ndim=2, dtype=float)
     if cv.shape[1] != k:
         raise ValueError(f"cover has shape {cv.shape} which is not allowed: must have k = {k} columns.")
-    sel = scheffe_selection(X, cv, epsilon, alpha=alpha, tau=tau, rng=rng)
+    sel = scheffe_selection(X, cv, epsilon, alpha=alpha, tau=tau, m=m, rng=rng)
     return cv[sel.index], sel
 
 
