@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "as_rng",
     "check_array",
+    "check_real_array",
     "check_in_range",
     "check_integer",
     "check_positive",
@@ -174,6 +175,44 @@ def check_array(
         bad = int(np.count_nonzero(~np.isfinite(arr)))
         raise ValueError(f"{name} contains {bad} NaN or infinite value(s), which is not allowed: must be finite.")
     return arr
+
+
+def check_real_array(value: Any, name: str, **kwargs) -> np.ndarray:
+    """:func:`check_array` that also refuses complex input.
+
+    ``check_array`` casts a complex array to real (numpy drops the imaginary part with a ``ComplexWarning``); this
+    variant refuses it instead, with the usual template. Keyword arguments are those of :func:`check_array`.
+
+    >>> check_real_array([1.0, 2.0], "scores").tolist()
+    [1.0, 2.0]
+    >>> check_real_array([1 + 1j], "scores")
+    Traceback (most recent call last):
+    ...
+    ValueError: scores = [(1+1j)] is not allowed: must be real numbers (complex input is not cast to real).
+    """
+    allowed = "real numbers (complex input is not cast to real)"
+    if isinstance(value, (complex, np.complexfloating)):
+        raise _fail(name, value, allowed)
+    if isinstance(value, (np.ndarray, list, tuple)):
+        try:
+            raw = np.asarray(value)
+        except (ValueError, TypeError):  # ragged etc.: check_array gives the message
+            raw = None
+        if raw is not None and raw.dtype.kind == "c":
+            raise _fail(name, _Shown(raw), allowed)
+    return check_array(value, name, **kwargs)
+
+
+class _Shown:
+    """An array as shown in a message: its first values only (a message must not print a whole data set)."""
+
+    def __init__(self, arr: np.ndarray):
+        self.arr = arr
+
+    def __repr__(self) -> str:
+        flat = self.arr.ravel()
+        head = ", ".join(repr(complex(v)) if self.arr.dtype.kind == "c" else repr(v) for v in flat[:3].tolist())
+        return f"[{head}]" if flat.size <= 3 else f"[{head}, ... ({flat.size} values)]"
 
 
 def _all_numbers(value: np.ndarray) -> bool:

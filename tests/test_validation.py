@@ -16,6 +16,7 @@ from dpviz._validation import (
     check_integer,
     check_positive,
     check_probability,
+    check_real_array,
 )
 
 BAD_POSITIVE = [0.0, -1.0, math.nan, math.inf, -math.inf, "1", None, True, [1.0]]
@@ -144,3 +145,24 @@ def test_any_text_is_refused_as_a_number(s):
         check_positive(s, "x")
     with pytest.raises(ValueError, match="x"):
         check_array([s], "x")
+
+
+@pytest.mark.parametrize("value", [1 + 1j, np.complex128(2j), [1.0, 2 + 0j], np.array([1j, 2.0]), ([0j] * 50)])
+def test_check_real_array_refuses_complex_instead_of_casting(value):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # check_array would emit a ComplexWarning and drop the imaginary part
+        with pytest.raises(ValueError, match=r"scores = .* is not allowed: must be real numbers"):
+            check_real_array(value, "scores")
+
+
+def test_check_real_array_otherwise_behaves_as_check_array():
+    assert check_real_array([1, 2.5], "x").tolist() == [1.0, 2.5]
+    assert check_real_array([], "x", allow_empty=True).size == 0
+    with pytest.raises(ValueError, match="x is ragged"):
+        check_real_array([[1.0], [1.0, 2.0]], "x")
+    with pytest.raises(ValueError, match="x contains 1 NaN"):
+        check_real_array([1.0, math.nan], "x")
+    msg = str(pytest.raises(ValueError, check_real_array, [0j] * 50, "x").value)
+    assert "50 values" in msg and len(msg) < 200  # a long input is summarised, not printed
