@@ -34,7 +34,14 @@ from typing import Any, Callable
 import numpy as np
 from scipy import optimize, special
 
-from dpviz._validation import as_rng, check_array, check_delta, check_integer, check_positive
+from dpviz._validation import (
+    as_rng,
+    check_delta,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
 
 __all__ = [
     "Laplace",
@@ -57,6 +64,13 @@ __all__ = [
 _SQRT2 = math.sqrt(2.0)
 _MAX_DG_TERMS = 2_000_000  # per ε: beyond this the exact discrete-Gaussian sum is refused (σ ≳ 1.7e5)
 
+#: Most values one call may draw (``size`` of ``sample_noise``/``sample``/the samplers, counted over all axes):
+#: 10⁷ doubles are 80 MB; a larger request is refused with a ValueError naming this cap.
+MAX_SAMPLES = 10_000_000
+
+#: Largest integer sensitivity of the discrete mechanisms: their exact profiles sum over Δ − 1 loss atoms.
+MAX_DISCRETE_SENSITIVITY = 1_000_000
+
 
 # ============================================================================================ argument helpers
 
@@ -66,7 +80,7 @@ def _eps_arg(epsilon: Any) -> tuple[np.ndarray, bool]:
     if np.ndim(epsilon) == 0:
         e = check_positive(epsilon, "epsilon", allow_zero=True)
         return np.array([e]), True
-    arr = check_array(epsilon, "epsilon")
+    arr = check_real_array(epsilon, "epsilon")
     if np.any(arr < 0):
         bad = float(arr[arr < 0][0])
         raise ValueError(f"epsilon = {bad!r} is not allowed: must be a non-negative number >= 0.")
@@ -75,10 +89,8 @@ def _eps_arg(epsilon: Any) -> tuple[np.ndarray, bool]:
 
 def _alpha_arg(alpha: Any) -> tuple[np.ndarray, bool]:
     if np.ndim(alpha) == 0:
-        from dpviz._validation import check_probability
-
         return np.array([check_probability(alpha, "alpha")]), True
-    arr = check_array(alpha, "alpha")
+    arr = check_real_array(alpha, "alpha")
     if np.any((arr < 0) | (arr > 1)):
         bad = float(arr[(arr < 0) | (arr > 1)][0])
         raise ValueError(f"alpha = {bad!r} is not allowed: must be a number in [0, 1].")
@@ -109,11 +121,23 @@ def _out(arr: np.ndarray, scalar: bool):
 
 
 def _size_arg(size: Any) -> tuple[tuple[int, ...], bool]:
+    """``size`` of a sampler: None (one scalar), an integer or a shape; at most :data:`MAX_SAMPLES` values."""
     if size is None:
         return (1,), True
     if np.ndim(size) == 0:
-        return (check_integer(size, "size", minimum=0),), False
-    shape = tuple(check_integer(s, "size", minimum=0) for s in size)
+        return (check_integer(size, "size", minimum=0, maximum=MAX_SAMPLES),), False
+    if isinstance(size, np.ndarray) and size.size == 0:
+        return (), False
+    try:
+        parts = list(size)
+    except TypeError:
+        raise ValueError(f"size = {size!r} is not allowed: must be None, an integer or a tuple of integers.") from None
+    if len(parts) > 32:
+        raise ValueError(f"size has {len(parts)} axes, which is not allowed: must have at most 32 (numpy's limit).")
+    shape = tuple(check_integer(s, "size", minimum=0, maximum=MAX_SAMPLES) for s in parts)
+    if math.prod(shape) > MAX_SAMPLES:
+        raise ValueError(f"size = {shape!r} is not allowed: must hold at most {MAX_SAMPLES} values in total "
+                         f"(it holds {math.prod(shape)}).")
     return shape, False
 
 
@@ -129,7 +153,7 @@ def _values_arg(value: Any, *, integer: bool) -> tuple[np.ndarray, bool]:
         from dpviz._validation import _as_float  # the same message template
 
         return np.array([_as_float(value, name, "a finite number")]), True
-    arr = check_array(value, name)
+    arr = check_real_array(value, name)
     if integer:
         if not np.all(np.equal(np.mod(arr, 1), 0)):
             bad = arr[np.mod(arr, 1) != 0].flat[0]
@@ -241,6 +265,31 @@ class PrivacyLossDistribution:
     truncated_mass: float = 0.0
     description: str = ""
 
+    def __post_init__(self):
+        atoms = _grid_arg(self.atoms, "atoms")
+        masses = check_real_array(self.masses, "masses", allow_empty=True)
+        if atoms.ndim != 1 or masses.ndim != 1 or atoms.shape != masses.shape:
+            raise ValueError(f"atoms has shape {atoms.shape} and masses {masses.shape}, which is not allowed: must be "
+                             "two 1-D sequences of the same length.")
+        if np.any((masses < 0) | (masses > 1)):
+            bad = float(masses[(masses < 0) | (masses > 1)][0])
+            raise ValueError(f"masses contains {bad!r}, which is not allowed: must be probabilities in [0, 1].")
+        for name in ("density", "continuous_sf"):
+            fn = getattr(self, name)
+            if fn is not None and not callable(fn):
+                raise TypeError(f"{name} = {fn!r} is not allowed: must be a callable or None.")
+        support = _grid_arg(self.support, "support")
+        if support.shape != (2,) or not support[0] <= support[1]:
+            raise ValueError(f"support = {self.support!r} is not allowed: must be a pair (low, high) with "
+                             "low <= high (±inf allowed).")
+        for name in ("missing_mass", "truncated_mass"):
+            object.__setattr__(self, name, check_probability(getattr(self, name), name))
+        if not isinstance(self.description, str):
+            raise TypeError(f"description = {self.description!r} is not allowed: must be a str.")
+        object.__setattr__(self, "atoms", tuple(atoms.tolist()))
+        object.__setattr__(self, "masses", tuple(masses.tolist()))
+        object.__setattr__(self, "support", (float(support[0]), float(support[1])))
+
     def pdf(self, loss) -> np.ndarray:
         """Density of the continuous part at ``loss`` (0 for purely discrete losses)."""
         x = _grid_arg(loss, "loss")
@@ -260,18 +309,20 @@ class PrivacyLossDistribution:
         return float(out.ravel()[0]) if scalar else out
 
     def hockey_stick(self, epsilon) -> np.ndarray:
-        """E[(1 − e^{ε−L})_+] for the atoms only (the continuous part is the caller's: used by tests)."""
-        e = np.atleast_1d(np.asarray(epsilon, dtype=float))
-        a = np.asarray(self.atoms)
-        m = np.asarray(self.masses)
-        with np.errstate(over="ignore", invalid="ignore"):
+        """E[(1 − e^{ε−L})_+] for the atoms only (the continuous part is the caller's: used by tests).
+
+        ``epsilon``: numbers (any sign, ±inf allowed), scalar or array; returns a 1-D array."""
+        e = np.atleast_1d(_grid_arg(epsilon, "epsilon")).ravel()
+        a = np.asarray(self.atoms, dtype=float)
+        m = np.asarray(self.masses, dtype=float)
+        with np.errstate(over="ignore", invalid="ignore"):  # inf − inf where ε and the atom are both +inf: w = 0
             w = np.where(a[None, :] > e[:, None], -np.expm1(np.minimum(e[:, None] - a[None, :], 0.0)), 0.0)
         return (w * m[None, :]).sum(axis=1)
 
 
 def _grid_arg(x: Any, name: str) -> np.ndarray:
     """Points at which a pmf/pdf/sf is evaluated: numbers, ±inf allowed, NaN refused."""
-    arr = check_array(x, name, allow_empty=True, finite=False)
+    arr = check_real_array(x, name, allow_empty=True, finite=False)
     if np.any(np.isnan(arr)):
         raise ValueError(f"{name} contains NaN, which is not allowed: must be numbers (±inf allowed).")
     return arr
@@ -280,18 +331,36 @@ def _grid_arg(x: Any, name: str) -> np.ndarray:
 def _discrete_tradeoff(pld: PrivacyLossDistribution, alpha: np.ndarray) -> np.ndarray:
     """Neyman–Pearson trade-off T(M(x), M(x′)) from the loss atoms: reject H0 = "output of M(x)" on the outputs
     with the largest likelihood ratio p_x′/p_x = e^{−L} first, randomising on the boundary atom; the curve is the
-    piecewise-linear interpolation of the vertices (Dong, Roth & Su 2022, Def. 2.1 and Prop. 2.2)."""
-    a = np.asarray(pld.atoms)
-    m = np.asarray(pld.masses)
-    keep = m > 0
-    a, m = a[keep], m[keep]
+    piecewise-linear interpolation of the vertices (Dong, Roth & Su 2022, Def. 2.1 and Prop. 2.2).
+
+    The mass of an atom a under M(x′) is m·e^{−a} in exact arithmetic. Every mechanism here is symmetric (the loss
+    seen from x′ is the mirror image of the loss seen from x), so that mass is also the x-mass of the atom −a: it
+    is read from there when −a is an atom, which stays exact when m underflows to 0 or e^{−a} overflows
+    (e.g. randomized response at ε = 800, where m·e^{−a} = 0·inf); otherwise e^{ln m − a} in log space."""
+    a = np.asarray(pld.atoms, dtype=float)
+    m = np.asarray(pld.masses, dtype=float)
+    mirror = {}
+    for ai, mi in zip(a.tolist(), m.tolist()):
+        mirror[-ai] = mirror.get(-ai, 0.0) + mi  # x-mass at −a, keyed by a
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        q_log = np.where(m > 0, np.exp(np.log(np.where(m > 0, m, 1.0)) - a), 0.0)
+    q = np.array([mirror.get(ai, qi) for ai, qi in zip(a.tolist(), q_log.tolist())])
+    keep = (m > 0) | (q > 0)
+    a, m, q = a[keep], m[keep], q[keep]
     order = np.argsort(a, kind="stable")
-    a, m = a[order], m[order]
-    q = m * np.exp(-a)  # mass under M(x′); exp(−inf) = 0 for outputs M(x′) never produces
+    m, q = m[order], q[order]
     xs = np.concatenate([[0.0], np.cumsum(m)])
     ys = np.concatenate([[1.0 - pld.missing_mass], 1.0 - pld.missing_mass - np.cumsum(q)])
     xs[-1] = max(xs[-1], 1.0)
-    return _clip01(np.interp(alpha, xs, ys), 0.0, 1.0)
+    ys[-1] = 0.0  # rejecting every output: β(1) = 0 (the atoms carry all of M(x′)'s mass; DG: up to < 1e-29)
+    # β on (xs[j−1], xs[j]] is the chord between vertices j−1 and j; at α = 0 only outputs M(x) never produces
+    # can be rejected: β(0) = ys[0]. (Atoms of x-mass 0 give repeated xs; np.interp is undefined there.)
+    j = np.clip(np.searchsorted(xs, alpha, side="left"), 1, xs.size - 1)
+    x0, x1, y0, y1 = xs[j - 1], xs[j], ys[j - 1], ys[j]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(x1 > x0, (alpha - x0) / np.where(x1 > x0, x1 - x0, 1.0), 1.0)
+    beta = np.where(alpha <= 0, ys[0], y0 + np.clip(t, 0.0, 1.0) * (y1 - y0))
+    return _clip01(beta, 0.0, 1.0)
 
 
 # ============================================================================================ Gaussian maths
@@ -319,11 +388,13 @@ def gaussian_delta(epsilon, mu: float) -> np.ndarray:
 def _gaussian_delta(e: np.ndarray, mu: float) -> np.ndarray:
     """:func:`gaussian_delta` on a validated float array ``e`` ≥ 0 and 0 < μ < inf (no per-call validation: the
     inner loop of ``Gaussian.epsilon``)."""
-    x1 = e / mu - mu / 2.0
-    x2 = e / mu + mu / 2.0
     out = np.empty_like(e)
-    pos = x1 > 0
     with np.errstate(under="ignore", over="ignore"):
+        # ε/μ overflows to +inf only for μ < ε/1.8e308, where δ(ε) < e^{−x₁²/2} is 0 in double precision (and
+        # the formulas below give exactly 0 at x₁ = x₂ = +inf)
+        x1 = e / mu - mu / 2.0
+        x2 = e / mu + mu / 2.0
+        pos = x1 > 0
         g = np.exp(-0.5 * x1 * x1)
         out[pos] = 0.5 * g[pos] * (special.erfcx(x1[pos] / _SQRT2) - special.erfcx(x2[pos] / _SQRT2))
         neg = ~pos
@@ -350,7 +421,12 @@ def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.
     eps = check_positive(epsilon, "epsilon")
     d = check_delta(delta, allow_zero=False)
     s = check_positive(sensitivity, "sensitivity")
-    return s * math.sqrt(2.0 * math.log(1.25 / d)) / eps
+    sigma = s * math.sqrt(2.0 * (math.log(1.25) - math.log(d))) / eps  # ln 1.25 − ln δ: 1.25/δ overflows for tiny δ
+    if not math.isfinite(sigma):
+        raise ValueError(f"epsilon = {epsilon!r}, delta = {delta!r}, sensitivity = {sensitivity!r} are not allowed "
+                         f"together: σ = Δ·√(2 ln(1.25/δ))/ε exceeds the double range (must be <= 1.8e308); use a "
+                         "larger epsilon or a smaller sensitivity.")
+    return sigma
 
 
 # ============================================================================================ continuous mechanisms
@@ -445,10 +521,12 @@ class Laplace(_Mechanism):
         return rng.laplace(0.0, self.scale, size=shape)
 
     def pdf(self, y, value: float = 0.0):
-        """Density e^{−|y−value|/b}/(2b)."""
-        y = check_array(np.atleast_1d(y), "y").reshape(np.shape(y))
+        """Density e^{−|y−value|/b}/(2b) (+inf at y = value if 1/(2b) exceeds the double range, b ≲ 3e-309)."""
+        y = check_real_array(y, "y")
         v, _ = _values_arg(value, integer=False)
-        return np.exp(-np.abs(y - v[0]) / self.scale) / (2.0 * self.scale)
+        with np.errstate(over="ignore", under="ignore"):  # |y − v|/b = inf: density 0
+            r = np.abs(y - v[0]) / self.scale
+            return np.exp(-r) / (2.0 * self.scale)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """L for x = 0, x′ = Δ: atom +ε₀ with mass ½ (O ≤ 0), atom −ε₀ with mass ½e^{−ε₀} (O ≥ Δ), and density
@@ -457,11 +535,15 @@ class Laplace(_Mechanism):
 
         def dens(x):
             x = np.asarray(x, dtype=float)
-            return np.where((x > -e0) & (x < e0), 0.25 * np.exp((np.minimum(x, e0) - e0) / 2.0), 0.0)
+            inside = (x > -e0) & (x < e0)
+            with np.errstate(over="ignore", under="ignore"):  # x − ε₀ → −inf for ε₀ near 1e308: density 0
+                return np.where(inside, 0.25 * np.exp((np.where(inside, x, 0.0) - e0) / 2.0), 0.0)
 
         def csf(t):
-            t = _clip01(np.asarray(t, dtype=float), -e0, e0)
-            return 0.5 * -np.expm1((t - e0) / 2.0) * 1.0  # ∫_t^{ε₀} ¼ e^{(ℓ−ε₀)/2} dℓ = ½(1 − e^{(t−ε₀)/2})
+            # ∫_t^{ε₀} ¼ e^{(ℓ−ε₀)/2} dℓ = ½(1 − e^{(t−ε₀)/2}) on (−ε₀, ε₀); ½(1 − e^{−ε₀}) below, 0 above
+            t = np.maximum(np.asarray(t, dtype=float), -e0)
+            with np.errstate(over="ignore", under="ignore"):  # t − ε₀ → −inf when ε₀ = inf or near 1e308
+                return np.where(t < e0, 0.5 * -np.expm1((np.where(t < e0, t, 0.0) - e0) / 2.0), 0.0)
 
         return PrivacyLossDistribution(atoms=(e0, -e0), masses=(0.5, 0.5 * math.exp(-e0)), density=dens,
                                        continuous_sf=csf, support=(-e0, e0),
@@ -546,11 +628,12 @@ class Gaussian(_Mechanism):
         return rng.normal(0.0, self.sigma, size=shape)
 
     def pdf(self, y, value: float = 0.0):
-        """Density φ((y − value)/σ)/σ."""
-        y = check_array(np.atleast_1d(y), "y").reshape(np.shape(y))
+        """Density φ((y − value)/σ)/σ (+inf at y = value if 1/(σ√(2π)) exceeds the double range, σ ≲ 2e-309)."""
+        y = check_real_array(y, "y")
         v, _ = _values_arg(value, integer=False)
-        z = (y - v[0]) / self.sigma
-        return np.exp(-0.5 * z * z) / (self.sigma * math.sqrt(2.0 * math.pi))
+        with np.errstate(over="ignore", under="ignore"):  # z² = inf far in the tails: density 0
+            z = (y - v[0]) / self.sigma
+            return np.exp(-0.5 * z * z) / (self.sigma * math.sqrt(2.0 * math.pi))
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """L ~ N(μ²/2, μ²) with μ = Δ/σ (Balle & Wang 2018, Lemma 3; Dong, Roth & Su 2022, §2.3)."""
@@ -559,14 +642,16 @@ class Gaussian(_Mechanism):
             atom = 0.0 if m == 0.0 else math.inf
             return PrivacyLossDistribution(atoms=(atom,), masses=(1.0,), missing_mass=0.0 if m == 0.0 else 1.0,
                                            description="Gaussian with Δ/σ out of double range: a point mass")
-        mean, sd = m * m / 2.0, m
+        # z = (ℓ − μ²/2)/μ = ℓ/μ − μ/2: no μ² (it overflows for μ ≳ 1.3e154), and ±inf/μ = ±inf (no inf − inf)
 
         def dens(x):
-            z = (np.asarray(x, dtype=float) - mean) / sd
-            return np.exp(-0.5 * z * z) / (sd * math.sqrt(2.0 * math.pi))
+            with np.errstate(over="ignore", under="ignore"):  # z² = inf far in the tails: density 0
+                z = np.asarray(x, dtype=float) / m - m / 2.0
+                return np.exp(-0.5 * z * z) / (m * math.sqrt(2.0 * math.pi))
 
         def csf(t):
-            return special.ndtr(-(np.asarray(t, dtype=float) - mean) / sd)
+            with np.errstate(over="ignore"):
+                return special.ndtr(m / 2.0 - np.asarray(t, dtype=float) / m)
 
         return PrivacyLossDistribution(atoms=(), masses=(), density=dens, continuous_sf=csf,
                                        support=(-math.inf, math.inf), description="Gaussian: L ~ N(μ²/2, μ²)")
@@ -575,7 +660,9 @@ class Gaussian(_Mechanism):
         """β(α) = Φ(Φ⁻¹(1 − α) − μ), μ = Δ/σ (Dong, Roth & Su 2022, Def. 2.4 / Thm 2.7: G_μ)."""
         a, scalar = _alpha_arg(alpha)
         with np.errstate(invalid="ignore"):
-            beta = special.ndtr(special.ndtri(1.0 - a) - self.mu)
+            # Φ⁻¹(1 − α) as −Φ⁻¹(α) for α < ½: 1 − α rounds to 1 for α < 1.1e-16 (Φ⁻¹ = inf, β = 1 whatever μ)
+            upper = np.where(a < 0.5, -special.ndtri(np.minimum(a, 0.5)), special.ndtri(1.0 - np.maximum(a, 0.5)))
+            beta = special.ndtr(upper - self.mu)
         return _out(_no_nan(beta, "tradeoff(alpha)", "alpha", alpha), scalar)
 
 
@@ -605,6 +692,11 @@ class RandomizedResponse(_Mechanism):
     def keep_probability(self) -> float:
         """p = e^ε/(1 + e^ε) = 1/(1 + e^{−ε})."""
         return 1.0 / (1.0 + math.exp(-float(self.epsilon)))
+
+    @property
+    def _flip_probability(self) -> float:
+        """1 − p = 1/(1 + e^ε), computed directly (1 − p rounds to 0 for ε ≳ 37, losing the flip mass)."""
+        return float(special.expit(-float(self.epsilon)))
 
     @property
     def pure_epsilon(self) -> float:
@@ -640,13 +732,14 @@ class RandomizedResponse(_Mechanism):
         """P[output = k | true bit = value] on k ∈ {0, 1}."""
         kk = _grid_arg(k, "k")
         v = check_integer(value, "value", minimum=0, maximum=1)
-        p = self.keep_probability
-        return np.where(kk == v, p, np.where((kk == 0) | (kk == 1), 1.0 - p, 0.0))
+        p, flip = self.keep_probability, self._flip_probability
+        return np.where(kk == v, p, np.where((kk == 0) | (kk == 1), flip, 0.0))
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """Atoms +ε (mass p, output = true bit) and −ε (mass 1 − p)."""
         eps, p = float(self.epsilon), self.keep_probability
-        return PrivacyLossDistribution(atoms=(eps, -eps), masses=(p, 1.0 - p), description="RR: atoms ±ε")
+        return PrivacyLossDistribution(atoms=(eps, -eps), masses=(p, self._flip_probability),
+                                       description="RR: atoms ±ε")
 
     def tradeoff(self, alpha):
         """β(α) = max(0, 1 − e^ε α, e^{−ε}(1 − α)): Neyman–Pearson with randomisation, i.e. f_{ε,0} of
@@ -668,15 +761,19 @@ def bernoulli_exp_neg(gamma, rng=None) -> np.ndarray:
     only floating-point step is ``U < γ/k`` with U uniform in [0, 1) (CKS use exact rationals; the algorithmic
     structure, and hence the distribution up to double rounding of γ/k, is theirs).
     """
-    g = check_array(np.atleast_1d(gamma), "gamma")
+    g = np.atleast_1d(check_real_array(gamma, "gamma"))
     if np.any(g < 0):
         raise ValueError(f"gamma = {float(g[g < 0][0])!r} is not allowed: must be >= 0.")
-    rng = as_rng(rng)
-    g = g.astype(float)
-    flat = g.ravel()
+    return _bernoulli_exp_neg(g.astype(float), as_rng(rng))
+
+
+def _bernoulli_exp_neg(g: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """:func:`bernoulli_exp_neg` on a validated float array γ ≥ 0; γ = +inf is allowed (the answer is then 0:
+    γ is capped at 2^62, beyond which the answer is 0 w.p. 1 − e^{−2^62})."""
+    flat = np.minimum(g.ravel(), 2.0**62)
     out = np.ones(flat.shape, dtype=bool)
     fl = np.floor(flat)
-    whole = np.minimum(fl, 2.0**62).astype(np.int64)  # beyond 2^62 trials the answer is 0 w.p. 1 − e^{−2^62}
+    whole = fl.astype(np.int64)
     frac = flat - fl
     # ⌊γ⌋ Bernoulli(e^{-1}) trials, all must succeed
     alive = np.nonzero(whole > 0)[0]
@@ -777,10 +874,18 @@ def sample_discrete_laplace(scale: float, size=None, rng=None):
     shape, scalar = _size_arg(size)
     rng = as_rng(rng)
     n = int(np.prod(shape))
-    t, q = _scale_as_fraction(s)
-    out = _rejection(lambda m: _dlap_batch(t, m, rng, q), n, 0.5)
-    out = out.astype(np.int64).reshape(shape)
+    if s < _POINT_MASS_SCALE:
+        # P[Y ≠ 0] = 2e^{−1/s}/(1 + e^{−1/s}) < 1e-434: below every double, the law is the point mass at 0
+        # (and t/s would round to 0/1 for s < 2^−55, leaving Algorithm 2 nothing to draw from)
+        out = np.zeros(shape, dtype=np.int64)
+    else:
+        t, q = _scale_as_fraction(s)
+        out = _rejection(lambda m: _dlap_batch(t, m, rng, q), n, 0.5)
+        out = out.astype(np.int64).reshape(shape)
     return int(out.ravel()[0]) if scalar else out
+
+
+_POINT_MASS_SCALE = 1e-3
 
 
 def sample_discrete_gaussian(sigma: float, size=None, rng=None):
@@ -798,8 +903,12 @@ def sample_discrete_gaussian(sigma: float, size=None, rng=None):
     def batch(m):
         y, ok = _dlap_batch(t, m, rng)
         y = y[ok]
-        gam = (np.abs(y) - s2 / t) ** 2 / (2.0 * s2)
-        return y, bernoulli_exp_neg(gam, rng)
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            num = (np.abs(y) - s2 / t) ** 2
+            # σ ≲ 1e-154: 2σ² is 0 or subnormal; γ = num/(2σ²) is then 0 at y = 0 (num = 0) and +inf elsewhere,
+            # i.e. the point mass at 0 that the discrete Gaussian is at such σ
+            gam = np.where(num == 0, 0.0, num / (2.0 * s2))
+        return y, _bernoulli_exp_neg(gam, rng)
 
     out = _rejection(batch, n, 0.25).astype(np.int64).reshape(shape)
     return int(out.ravel()[0]) if scalar else out
@@ -828,22 +937,28 @@ class DiscreteLaplace(_Mechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "scale", check_positive(self.scale, "scale"))
-        object.__setattr__(self, "sensitivity", check_integer(self.sensitivity, "sensitivity", minimum=1))
+        object.__setattr__(self, "sensitivity", _discrete_sensitivity(self.sensitivity))
 
     @property
     def pure_epsilon(self) -> float:
-        return self.sensitivity / self.scale
+        return self.sensitivity / self.scale  # +inf for scale < Δ/1.8e308: a point mass, disjoint neighbours
 
     def _delta(self, e):
         t = 1.0 / self.scale
         e0 = self.pure_epsilon
-        head = -np.expm1(np.minimum(e - e0, 0.0)) / (1.0 + math.exp(-t))
+        with np.errstate(invalid="ignore"):  # e − e0 = inf − inf only if both are inf; minimum(nan, 0) is not used
+            head = -np.expm1(np.where(e < e0, e - e0, 0.0)) / (1.0 + math.exp(-t))
         dlt = self.sensitivity
         if dlt > 1:
             k = np.arange(1, dlt)
             pk = self.pmf(k)
-            loss = t * (dlt - 2 * k)
-            head = head + np.sum(pk[None, :] * -np.expm1(np.minimum(e[:, None] - loss[None, :], 0.0)), axis=1)
+            keep = pk > 0  # with t = inf (point mass) no output 0 < k < Δ has mass, and t·0 would be NaN
+            k, pk = k[keep], pk[keep]
+            loss = _times(t, dlt - 2.0 * k)
+            rows = max(1, 4_000_000 // max(1, k.size))  # e-chunks: the (len(e), Δ − 1) matrix stays ≤ 4e6 entries
+            for i in range(0, e.size, rows):
+                ei = e[i:i + rows, None]
+                head[i:i + rows] += np.sum(pk[None, :] * -np.expm1(np.minimum(ei - loss[None, :], 0.0)), axis=1)
         return _clip01(head, 0.0, 1.0)
 
     def epsilon(self, delta: float) -> float:
@@ -854,6 +969,8 @@ class DiscreteLaplace(_Mechanism):
             return e0
         if self._delta(np.array([0.0]))[0] <= d:
             return 0.0
+        if e0 == math.inf:  # point mass: δ(ε) = 1 for every finite ε
+            return math.inf
         return _inverse_profile(self._delta, d, 0.0, e0)
 
     def _sample(self, shape, rng):
@@ -861,11 +978,12 @@ class DiscreteLaplace(_Mechanism):
 
     def pmf(self, k, value: int = 0):
         """P[M(value) = k] = (1 − e^{−1/s})/(1 + e^{−1/s})·e^{−|k − value|/s}."""
-        v = check_integer(value, "value")
+        v = _integer_value(value)
         t = 1.0 / self.scale
         c = -math.expm1(-t) / (1.0 + math.exp(-t))
         kk = _grid_arg(k, "k")
-        return np.where(np.mod(kk, 1) == 0, c * np.exp(-np.abs(kk - v) * t), 0.0)
+        with np.errstate(over="ignore", under="ignore"):
+            return np.where(_integral(kk), c * np.exp(-_times(t, np.abs(kk - v))), 0.0)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """Atoms: ε₀ (mass 1/(1+e^{−t}), outputs k ≤ 0), −ε₀ (mass e^{−ε₀}/(1+e^{−t}), k ≥ Δ) and t(Δ − 2k) with
@@ -873,7 +991,7 @@ class DiscreteLaplace(_Mechanism):
         t = 1.0 / self.scale
         e0, dlt = self.pure_epsilon, self.sensitivity
         k = np.arange(1, dlt)
-        atoms = [e0, -e0] + list(t * (dlt - 2 * k))
+        atoms = [e0, -e0] + list(_times(t, dlt - 2.0 * k))
         masses = [1.0 / (1.0 + math.exp(-t)), math.exp(-e0) / (1.0 + math.exp(-t))] + list(self.pmf(k))
         return PrivacyLossDistribution(atoms=tuple(float(a) for a in atoms), masses=tuple(float(m) for m in masses),
                                        description="discrete Laplace: finitely many atoms")
@@ -884,10 +1002,31 @@ class DiscreteLaplace(_Mechanism):
         return _out(_discrete_tradeoff(self.privacy_loss(), a), scalar)
 
 
+def _times(t: float, x) -> np.ndarray:
+    """t·x with inf·0 := 0 (a loss t(Δ − 2k) is 0 at k = Δ/2 also when t = 1/scale overflowed to inf)."""
+    x = np.asarray(x, dtype=float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(x == 0, 0.0, t * x)
+
+
+def _integral(k: np.ndarray) -> np.ndarray:
+    """Mask of the finite integers in ``k`` (±inf are not integers; no warning from np.mod(inf, 1))."""
+    return np.isfinite(k) & (np.floor(k) == k)
+
+
+def _integer_value(value) -> int:
+    """``value`` of a pmf: an integer in [−2**53, 2**53], as for ``release``."""
+    return check_integer(value, "value", minimum=-_INT_LIMIT, maximum=_INT_LIMIT)
+
+
+def _discrete_sensitivity(value) -> int:
+    return check_integer(value, "sensitivity", minimum=1, maximum=MAX_DISCRETE_SENSITIVITY)
+
+
 def _over(num, den):
     """num/den with 0/0 := 0: for σ ≲ 1e-154, 2σ² underflows to 0 and the discrete Gaussian is a point mass (its
     exponents are 0 at the centre and −∞ elsewhere), instead of NaN."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # over: x/subnormal → inf, as x/0
         return np.where(np.asarray(num) == 0, 0.0, np.asarray(num, dtype=float) / den)
 
 
@@ -899,8 +1038,9 @@ def _dg_log_normaliser(sigma: float) -> float:
     ≤ 2e^{−(K+1)²/(2σ²)}/(1 − e^{−(K+1)/σ²}) < 1e-40 (Z ≥ 1)."""
     if sigma >= 1.0:
         n = np.arange(1, 5)
-        corr = 1.0 + 2.0 * float(np.sum(np.exp(-2.0 * math.pi**2 * sigma**2 * n * n)))
-        return math.log(sigma * math.sqrt(2.0 * math.pi)) + math.log(corr)
+        # σ ≥ 10: the first correction term e^{−2π²σ²} < e^{−1973} is 0 in double precision (σ² may overflow)
+        corr = 1.0 if sigma >= 10.0 else 1.0 + 2.0 * float(np.sum(np.exp(-2.0 * math.pi**2 * sigma**2 * n * n)))
+        return math.log(sigma) + 0.5 * math.log(2.0 * math.pi) + math.log(corr)
     kmax = int(math.ceil(sigma * math.sqrt(2.0 * math.log(1e40)))) + 1
     k = np.arange(-kmax, kmax + 1)
     with np.errstate(under="ignore"):
@@ -929,7 +1069,7 @@ class DiscreteGaussian(_Mechanism):
 
     def __post_init__(self):
         object.__setattr__(self, "sigma", check_positive(self.sigma, "sigma"))
-        object.__setattr__(self, "sensitivity", check_integer(self.sensitivity, "sensitivity", minimum=1))
+        object.__setattr__(self, "sensitivity", _discrete_sensitivity(self.sensitivity))
 
     @property
     def rho(self) -> float:
@@ -946,21 +1086,28 @@ class DiscreteGaussian(_Mechanism):
 
     def _check_size(self) -> int:
         """The window W, after refusing (σ, Δ) whose exact sums would need more than ``_MAX_DG_TERMS`` terms."""
-        w, dlt = self._window, self.sensitivity
+        c = math.sqrt(2.0 * math.log(1e30))
+        dlt = self.sensitivity
+        w = self._window if self.sigma * c < _MAX_DG_TERMS else _MAX_DG_TERMS  # no ceil(inf) for σ near 1e308
         if w + dlt > _MAX_DG_TERMS:
-            c = math.sqrt(2.0 * math.log(1e30))
             raise ValueError(f"sigma = {self.sigma!r} with sensitivity = {dlt!r} is too large for the exact "
                              f"discrete-Gaussian sums: must have {c:.4g}·sigma + sensitivity <= {_MAX_DG_TERMS - 2:g} "
                              "(use Gaussian for a continuous proxy).")
         return w
 
     def _delta(self, e):
-        s2, dlt = self.sigma**2, self.sensitivity
         w = self._check_size()
+        s2, dlt = self.sigma**2, self.sensitivity
         lz = _dg_log_normaliser(self.sigma)
-        kstar = np.floor(dlt / 2.0 - e * s2 / dlt)
-        out = np.empty_like(e)
+        with np.errstate(over="ignore"):
+            kstar = np.floor(dlt / 2.0 - e * s2 / dlt)
+        # every term has k ≤ k*; if k* < −(40σ + 1) then Σ_{k≤k*} p(k) < e^{−800}(1 + σ²/40) < 1e-330, which
+        # rounds to 0 (σ ≤ 1.7e5 here): δ = 0 exactly, and k* (possibly −inf) is never used as an arange bound
+        negligible = kstar < -(40.0 * self.sigma + 1.0)
+        out = np.zeros_like(e)
         for i, (ks, ei) in enumerate(zip(kstar, e)):
+            if negligible[i]:
+                continue
             lo = min(ks, 0.0) - w
             k = np.arange(lo, ks + 1.0)
             loss = _over(dlt * dlt - 2.0 * dlt * k, 2.0 * s2)
@@ -987,17 +1134,19 @@ class DiscreteGaussian(_Mechanism):
 
     def pmf(self, k, value: int = 0):
         """P[M(value) = k] = e^{−(k−value)²/(2σ²)}/Z."""
-        v = check_integer(value, "value")
+        v = _integer_value(value)
         kk = _grid_arg(k, "k")
-        with np.errstate(under="ignore"):
-            p = np.exp(-_over((kk - v) ** 2, 2.0 * self.sigma**2) - _dg_log_normaliser(self.sigma))
-        return np.where(np.mod(kk, 1) == 0, p, 0.0)
+        with np.errstate(under="ignore", over="ignore"):
+            # (k − v)²/(2σ²) as z²/2 with z = (k − v)/σ: neither (k − v)² nor σ² can overflow into inf/inf
+            z = (kk - v) / self.sigma
+            p = np.exp(-0.5 * z * z - _dg_log_normaliser(self.sigma))
+        return np.where(_integral(kk), p, 0.0)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """Atoms L(k) = (Δ² − 2Δk)/(2σ²) with mass p(k), for |k| ≤ W + Δ (W as in the class docstring); the
         omitted atoms carry mass ``truncated_mass`` < 1e-29."""
+        w = self._check_size() + self.sensitivity
         dlt, s2 = self.sensitivity, self.sigma**2
-        w = self._check_size() + dlt
         k = np.arange(-w, w + 1, dtype=float)
         p = self.pmf(k)
         loss = _over(dlt * dlt - 2.0 * dlt * k, 2.0 * s2)
@@ -1020,7 +1169,15 @@ def tdlap_kappa(epsilon: float, delta: float) -> int:
     """
     eps = check_positive(epsilon, "epsilon")
     d = check_delta(delta, allow_zero=False)
-    return 1 + int(math.ceil(-math.log(d) / eps))  # −ln δ, not ln(1/δ): 1/δ overflows for subnormal δ
+    ratio = -math.log(d) / eps  # −ln δ, not ln(1/δ): 1/δ overflows for subnormal δ; +inf for subnormal ε
+    if not ratio <= _MAX_KAPPA - 1:
+        raise ValueError(f"epsilon = {epsilon!r} with delta = {delta!r} is not allowed: κ = 1 + ⌈ln(1/δ)/ε⌉ must be "
+                         f"<= 2**53 (an exact integer support), i.e. epsilon >= ln(1/delta)/(2**53 - 1) = "
+                         f"{-math.log(d) / (_MAX_KAPPA - 1):.4g}.")
+    return 1 + int(math.ceil(ratio))
+
+
+_MAX_KAPPA = 2**53
 
 
 @dataclasses.dataclass(frozen=True)
@@ -1050,6 +1207,7 @@ class TruncatedDiscreteLaplace(_Mechanism):
     def __post_init__(self):
         eps = check_positive(self.epsilon, "epsilon")
         d = check_delta(self.delta, allow_zero=False)
+        tdlap_kappa(eps, d)  # refuses (ε, δ) whose support {0, …, 2κ} is beyond exact integers
         object.__setattr__(self, "epsilon", _CallableFloat(eps, self._inverse))
         object.__setattr__(self, "delta", _CallableFloat(d, self._profile))
     sensitivity = 1
@@ -1112,12 +1270,13 @@ class TruncatedDiscreteLaplace(_Mechanism):
 
     def pmf(self, k, value: int = 0):
         """P[value + N = k] for the centred noise N = R − κ ∈ {−κ..κ}: e^{−ε|k − value|}/Z (0 outside)."""
-        v = check_integer(value, "value")
+        v = _integer_value(value)
         kk = _grid_arg(k, "k")
         e, kap = float(self.epsilon), self.kappa
         z = self._parts()[3]
-        inside = (np.abs(kk - v) <= kap) & (np.mod(kk, 1) == 0)
-        return np.where(inside, np.exp(-e * np.abs(kk - v)) / z, 0.0)
+        inside = (np.abs(kk - v) <= kap) & _integral(kk)
+        with np.errstate(over="ignore", under="ignore"):
+            return np.where(inside, np.exp(-_times(e, np.abs(kk - v))) / z, 0.0)
 
     def privacy_loss(self) -> PrivacyLossDistribution:
         """Atoms +inf (mass p_end: output −κ, impossible under x′ = 1), +ε (mass A: outputs −κ+1..0) and −ε
@@ -1144,7 +1303,7 @@ def exponential_mechanism_probabilities(scores, epsilon: float, sensitivity: flo
     >>> exponential_mechanism_probabilities([0.0, 0.0], 1.0).tolist()
     [0.5, 0.5]
     """
-    u = check_array(scores, "scores", ndim=1)
+    u = check_real_array(scores, "scores", ndim=1)
     eps = check_positive(epsilon, "epsilon")
     s = check_positive(sensitivity, "sensitivity")
     with np.errstate(over="ignore", invalid="ignore"):
