@@ -28,7 +28,9 @@ import html
 import json
 import logging
 import math
+import numbers
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Sequence
@@ -54,6 +56,13 @@ __all__ = [
 ]
 
 log = logging.getLogger("dpviz.panels")
+# In a kernel, stderr is shown on the learner's page: panel errors (with file paths) go to the kernel process's own
+# stderr instead, which the server writes to its log.
+if not log.handlers:
+    _handler = logging.StreamHandler(sys.__stderr__)
+    _handler.setFormatter(logging.Formatter("[dpviz.panels] %(levelname)s %(message)s"))
+    log.addHandler(_handler)
+    log.propagate = False
 
 #: Every concrete Panel subclass, by class name (filled by ``__init_subclass__``); ``make bench`` and the tests
 #: use it to find all panels without a hand-kept list.
@@ -125,6 +134,132 @@ def _first(options):
     return opt[1] if isinstance(opt, tuple) else opt
 
 
+# --------------------------------------------------------------------------------------------- client input
+#
+# Widget values arriving over the WebSocket are the panels' real input boundary, and the browser is untrusted: a
+# client can send a slider value far outside its range, or rewrite min/max in the same message. Every widget of a
+# panel therefore accepts from the browser only the keys a learner can change with the control (a value or a
+# selected index), each checked against the bounds declared in Python; anything else is dropped, logged on the
+# server, and the browser is sent the kernel's state back. Changes made in Python are unaffected.
+
+_REJECT = object()
+_ECHO_RTOL = 1e-12  # a slider echoing its value back with a rounding difference is not a change
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        return None
+    try:
+        x = float(v)
+    except (OverflowError, ValueError):  # an int beyond the float range
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _checked_slider_value(w: W.Widget, v: Any) -> Any:
+    x = _number(v)
+    if x is None:
+        return _REJECT
+    if isinstance(w, W.FloatLogSlider):
+        lo, hi = float(w.base) ** w.min, float(w.base) ** w.max
+    else:
+        lo, hi = float(w.min), float(w.max)
+    tol = 1e-9 * max(abs(lo), abs(hi), 1e-300)
+    if not lo - tol <= x <= hi + tol:
+        return _REJECT
+    x = min(max(x, lo), hi)
+    if isinstance(w, W.IntSlider):
+        if abs(x - round(x)) > 1e-9:
+            return _REJECT
+        return int(round(x))
+    if abs(x - float(w.value)) <= _ECHO_RTOL * max(1.0, abs(float(w.value))):
+        return w.value  # an echo: keep the kernel's value (and do not render again)
+    return x
+
+
+def _checked_index(w: W.Widget, v: Any) -> Any:
+    n = len(w.options)
+    if isinstance(v, (list, tuple)):  # multiple selection
+        items = [_checked_index(w, i) for i in v]
+        return _REJECT if any(i is _REJECT for i in items) or len(set(items)) != len(items) else tuple(items)
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= int(v) < n:
+        return _REJECT
+    return int(v)
+
+
+def _client_checks(w: W.Widget) -> dict[str, Callable[[Any], Any]]:
+    """The state keys the browser may set on ``w``, each with its check (returns the value to set, or _REJECT)."""
+    if isinstance(w, (W.FloatSlider, W.IntSlider, W.FloatLogSlider)):
+        return {"value": lambda v: _checked_slider_value(w, v)}
+    if isinstance(w, (W.FloatRangeSlider, W.IntRangeSlider)):
+        return {}  # not used by dpviz; refused rather than trusted
+    if isinstance(w, (W.Dropdown, W.ToggleButtons, W.RadioButtons, W.Select, W.SelectionSlider, W.SelectMultiple)):
+        return {"index": lambda v: _checked_index(w, v)}
+    if isinstance(w, (W.Checkbox, W.ToggleButton)):
+        return {"value": lambda v: v if isinstance(v, bool) else _REJECT}
+    if isinstance(w, (W.BoundedFloatText, W.BoundedIntText)):
+        return {"value": lambda v: v if _number(v) is not None and w.min <= v <= w.max else _REJECT}
+    if isinstance(w, (W.FloatText, W.IntText)):
+        # a guess typed into an exercise: any finite number of sensible size
+        return {"value": lambda v: v if _number(v) is not None and abs(_number(v)) <= 1e300 else _REJECT}
+    if isinstance(w, (W.Text, W.Textarea)):
+        return {"value": lambda v: v if isinstance(v, str) and len(v) <= 10_000 else _REJECT}
+    if isinstance(w, go.FigureWidget):
+        # plotly.js reports zoom/relayout and its computed defaults back to Python through these
+        return {k: (lambda v: v) for k in ("_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_layoutDelta",
+                                           "_js2py_traceDeltas", "_js2py_pointsCallback")}
+    return {}  # buttons (clicks arrive as custom messages), labels, layouts: nothing to set from the browser
+
+
+def guard_client_input(widget: W.Widget) -> None:
+    """Accept from the browser only checked values of the keys a learner can change (see the comment above)."""
+    if getattr(widget, "_dpviz_guarded", False):
+        return
+    checks = _client_checks(widget)
+    original = widget.set_state
+
+    def set_state(sync_data):
+        clean, refused = {}, []
+        for key, value in dict(sync_data).items():
+            check = checks.get(key)
+            try:
+                checked = check(value) if check is not None else _REJECT
+            except Exception:  # a check never lets a malformed value through, even by failing
+                checked = _REJECT
+            if checked is _REJECT:
+                refused.append(key)
+            else:
+                clean[key] = checked
+        if refused:
+            log.warning("refused a browser update of %s.%s", type(widget).__name__, ",".join(sorted(refused)))
+        try:
+            if clean:
+                original(clean)
+        except Exception:  # a value that still fails the widget's own validation: keep the kernel's state
+            log.warning("refused a browser update of %s (%s)", type(widget).__name__, ",".join(sorted(clean)))
+            refused.extend(clean)
+        # tell the browser what the kernel holds for every key it tried to change (or changed to an echo)
+        if refused or any(_differs(clean[k], sync_data[k]) for k in clean):
+            widget.send_state([k for k in sync_data if k in widget.keys])
+
+    widget.set_state = set_state
+    widget._dpviz_guarded = True
+
+
+def _differs(a: Any, b: Any) -> bool:
+    try:
+        return bool(a != b)
+    except Exception:  # e.g. arrays: compare identity only
+        return a is not b
+
+
+def _descendants(widget: W.Widget) -> Iterable[W.Widget]:
+    yield widget
+    for child in getattr(widget, "children", ()) or ():
+        if isinstance(child, W.Widget):
+            yield from _descendants(child)
+
+
 # --------------------------------------------------------------------------------------------- figures
 
 #: Model traits through which plotly's Python side sends figure changes to the browser.
@@ -142,6 +277,19 @@ _SHIM_TEMPLATE = """\
 const bundle = import(new URL(__URL__, document.baseURI).href);
 const TRAITS = __TRAITS__;
 
+// plotly's figure model applies a change as sent, so the marker "_undefined_" (this trace leaves the property
+// alone) was written into its copy of the figure and any view drawn later lost that property (bars without
+// heights drawn sideways, curves without x). Messages read through this carry undefined instead, which it skips.
+// (The figure itself, _widget_data/_widget_layout, is read as is: the model updates it in place.)
+const unmark = (value) => {
+  if (value === "_undefined_") return undefined;
+  if (Array.isArray(value)) return value.map(unmark);
+  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmark(v)]));
+  }
+  return value;
+};
+
 export default () => {
   let ready;
   return {
@@ -153,9 +301,10 @@ export default () => {
         recorders.forEach(([name, record]) => model.off(`change:${name}`, record));
         const handlers = {};
         let replaying = null;
+        const raw = (name) => (replaying && replaying[0] === name ? replaying[1] : model.get(name));
         const proxy = {
           ...model,
-          get: (name) => (replaying && replaying[0] === name ? replaying[1] : model.get(name)),
+          get: (name) => (name.startsWith("_py2js_") ? unmark(raw(name)) : raw(name)),
           on: (event, callback) => { (handlers[event] ??= []).push(callback); model.on(event, callback); },
         };
         const figure = plotlyWidget();
@@ -278,6 +427,8 @@ class Panel:
         for c in self.controls.values():
             c.observe(self.update, names="value")
         self.widget = self._layout()
+        for w in _descendants(self.widget):
+            guard_client_input(w)
 
     # -- subclass API ---------------------------------------------------------------------------------------
     def _build_controls(self) -> dict[str, W.Widget]:  # pragma: no cover - abstract

@@ -1,0 +1,124 @@
+"""Widget values from the browser are untrusted input (issue 12, finding 7).
+
+Every widget of every panel is driven here exactly as the WebSocket drives it (``Widget._handle_msg`` with an
+``update`` message): values outside the declared range, rewritten ``min``/``max``, wrong types and non-finite
+numbers are refused (the kernel keeps its state, nothing is rendered, and the browser is sent the kernel's state
+back); values inside the range are accepted as before.
+"""
+
+from __future__ import annotations
+
+import math
+
+import ipywidgets as W
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpviz.panels._base import _descendants, guard_client_input, registered_panels
+
+PANELS = registered_panels()
+
+HOSTILE = [1e9, -1e9, 1e308, -1e308, math.nan, math.inf, -math.inf, "1", None, True, [1.0], {"a": 1}, 10**400]
+
+
+def _from_browser(widget: W.Widget, state: dict) -> None:
+    widget._handle_msg({"content": {"data": {"method": "update", "state": state, "buffer_paths": []}},
+                        "buffers": []})
+
+
+def _snapshot(widget: W.Widget) -> dict:
+    return {k: getattr(widget, k) for k in ("value", "index", "min", "max", "options") if hasattr(widget, k)}
+
+
+def _sent(widget: W.Widget) -> list:
+    out = []
+    widget.send_state = lambda key=None: out.append(key)  # what the kernel tells the browser back
+    return out
+
+
+@pytest.fixture(scope="module")
+def panels():
+    return {name: cls() for name, cls in PANELS.items()}
+
+
+@pytest.mark.parametrize("name", sorted(PANELS))
+def test_out_of_range_and_malformed_values_are_refused(panels, name):
+    panel = panels[name]
+    renders = len(panel.timings.samples)
+    for cname, control in panel.controls.items():
+        before = _snapshot(control)
+        sent = _sent(control)
+        key = "index" if hasattr(control, "index") and hasattr(control, "options") else "value"
+        hostile = [b for b in HOSTILE if not isinstance(b, bool)] if isinstance(control, W.Checkbox) else HOSTILE
+        for bad in hostile + ([len(control.options), -1] if key == "index" else []):
+            _from_browser(control, {key: bad})
+            assert _snapshot(control) == before, f"{name}.{cname}: accepted {key} = {bad!r}"
+        # the browser may not widen the range, not even in the same message as an in-range value
+        _from_browser(control, {"min": -1e12, "max": 1e12, "step": 1e6, "disabled": True})
+        assert _snapshot(control) == before and not getattr(control, "disabled", False), f"{name}.{cname}"
+        assert sent, f"{name}.{cname}: the browser was not told the kernel's state after a refused update"
+        del control.send_state
+    assert len(panel.timings.samples) == renders, f"{name}: a refused update rendered"
+
+
+@pytest.mark.parametrize("name", sorted(PANELS))
+def test_in_range_values_from_the_browser_still_move_the_panel(panels, name):
+    panel = panels[name]
+    for cname, control in panel.controls.items():
+        if isinstance(control, (W.FloatSlider, W.IntSlider, W.FloatLogSlider)):
+            lo, hi = ((control.base ** control.min, control.base ** control.max) if isinstance(control, W.FloatLogSlider)
+                      else (control.min, control.max))
+            target = hi if control.value != hi else lo
+            _from_browser(control, {"value": target})
+            assert control.value == pytest.approx(target, rel=1e-12), f"{name}.{cname}"
+        elif hasattr(control, "options") and hasattr(control, "index") and len(control.options) > 1:
+            target = 1 if control.index != 1 else 0
+            _from_browser(control, {"index": target})
+            assert control.index == target, f"{name}.{cname}"
+        elif isinstance(control, W.Checkbox):
+            _from_browser(control, {"value": not control.value})
+    assert panel.last_error is None or isinstance(panel.last_error, str)
+
+
+def test_every_widget_of_a_panel_is_guarded(panels):
+    for name, panel in panels.items():
+        unguarded = [type(w).__name__ for w in _descendants(panel.widget) if not getattr(w, "_dpviz_guarded", False)]
+        assert not unguarded, f"{name}: widgets taking browser state unchecked: {unguarded}"
+
+
+def test_a_label_or_button_takes_nothing_from_the_browser():
+    html, button = W.HTML("kept"), W.Button(description="Reveal")
+    for w in (html, button):
+        guard_client_input(w)
+    _from_browser(html, {"value": "<script>alert(1)</script>"})
+    _from_browser(button, {"description": "x", "disabled": True})
+    assert html.value == "kept" and button.description == "Reveal" and not button.disabled
+
+
+def test_an_echo_with_a_rounding_difference_does_not_render_again():
+    """The browser's log slider sends 10**log10(v) back after drawing it; that is not a change of setting."""
+    from dpviz.panels.few_examples import SqrtMPanel
+
+    panel = SqrtMPanel()
+    control = panel.controls["m"]
+    renders = len(panel.timings.samples)
+    _from_browser(control, {"value": control.value * (1 + 2e-16)})
+    assert len(panel.timings.samples) == renders
+    _from_browser(control, {"value": 1000.0})
+    assert len(panel.timings.samples) == renders + 1 and control.value == 1000.0
+
+
+@settings(max_examples=60)
+@given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(min_value=-10**30, max_value=10**30)))
+def test_a_slider_holds_only_values_inside_its_declared_range(x):
+    s = W.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.01)
+    guard_client_input(s)
+    s.send_state = lambda key=None: None
+    _from_browser(s, {"value": x})
+    assert 0.0 <= s.value <= 1.0
+    tol = 1e-9  # the browser's rounding at the ends of the range is clamped, not refused
+    if math.isfinite(x) and -tol <= x <= 1.0 + tol:
+        assert s.value == pytest.approx(min(max(x, 0.0), 1.0), abs=1e-12)
+    else:
+        assert s.value == 0.5
