@@ -14,7 +14,8 @@ import math
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_choice, check_delta, check_integer, check_positive
+from dpviz._validation import as_rng, check_choice, check_delta, check_positive
+from dpviz.mean import _limits
 
 __all__ = [
     "nonprivate_mean",
@@ -36,7 +37,7 @@ def nonprivate_mean(data) -> np.ndarray | float:
     >>> nonprivate_mean([[0.0, 1.0], [1.0, 1.0]])
     0.75
     """
-    x = check_array(data, "data", ndim=(1, 2, 3))
+    x = _limits.data(data, "data", ndim=(1, 2, 3))
     if x.ndim == 3:
         return x.reshape(-1, x.shape[-1]).mean(axis=0)
     return float(x.mean())
@@ -51,7 +52,9 @@ def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     s = check_positive(sensitivity, "sensitivity")
-    return s * math.sqrt(2.0 * math.log(1.25 / delta)) / eps
+    # ln 1.25 − ln δ, not ln(1.25/δ): 1.25/δ overflows to inf for subnormal δ
+    return _limits.evaluate(lambda: s * math.sqrt(2.0 * (math.log(1.25) - math.log(delta))) / eps, "σ",
+                            epsilon=epsilon, delta=delta, sensitivity=sensitivity)
 
 
 def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str = "laplace",
@@ -71,9 +74,9 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
     >>> naive_clipped_mean(np.zeros(10**6), 1.0, 1.0, rng=0) == 0.0
     False
     """
-    x = check_array(user_values, "user_values", ndim=(1, 2))
+    x = _limits.data(user_values, "user_values", ndim=(1, 2))
     eps = check_positive(epsilon, "epsilon")
-    bound = check_positive(bound, "bound")
+    bound = _limits.scale(bound, "bound")
     check_choice(noise, "noise", ("laplace", "gaussian"))
     g = as_rng(rng)
     n = x.shape[0]
@@ -88,7 +91,8 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
         d = x.shape[1]
     mean = clipped.mean(axis=0)
     if noise == "laplace":
-        scale = 2.0 * bound * math.sqrt(d) / (n * eps)
+        scale = _limits.evaluate(lambda: 2.0 * bound * math.sqrt(d) / (n * eps), "the Laplace scale 2B√d/(nε)",
+                                 epsilon=epsilon, bound=bound, n=n)
         out = mean + g.laplace(0.0, scale, size=np.shape(mean))
     else:
         if delta is None:
@@ -110,9 +114,9 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta")
-    m = check_integer(m, "m", minimum=1)
+    m = _limits.count(m, "m")
     e0 = eps / m
-    return e0, delta / (m * math.exp((m - 1) * e0))
+    return e0, delta / (m * _limits.exp_or_inf((m - 1) * e0))  # δ/inf = 0: δ₀ underflows, it does not overflow
 
 
 def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float:
@@ -126,19 +130,21 @@ def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float
     ----------
     data : array_like, shape (n, m)
     """
-    x = check_array(data, "data", ndim=2)
-    bound = check_positive(bound, "bound")
+    x = _limits.data(data, "data", ndim=2)
+    bound = _limits.scale(bound, "bound")
     n, m = x.shape
     e0, _ = group_privacy_item_budget(epsilon, 0.0, m)
+    scale = _limits.evaluate(lambda: 2.0 * bound / (n * m * e0), "the Laplace scale 2B/(nmε₀)",
+                             epsilon=epsilon, bound=bound, n=n, m=m)
     g = as_rng(rng)
-    return float(np.clip(x, -bound, bound).mean() + g.laplace(0.0, 2.0 * bound / (n * m * e0)))
+    return float(np.clip(x, -bound, bound).mean() + g.laplace(0.0, scale))
 
 
 # ---------------------------------------------------------------------------------------- closed-form MSEs
 
 
 def _nm(n, m):
-    return check_integer(n, "n", minimum=1), check_integer(m, "m", minimum=1)
+    return _limits.count(n, "n"), _limits.count(m, "m")
 
 
 def nonprivate_mse(variance: float, n: int, m: int) -> float:
@@ -148,7 +154,7 @@ def nonprivate_mse(variance: float, n: int, m: int) -> float:
     0.001
     """
     n, m = _nm(n, m)
-    return check_positive(variance, "variance", allow_zero=True) / (n * m)
+    return check_positive(variance, "variance", allow_zero=True) / (n * m)  # n·m ≤ 1e30: no overflow
 
 
 def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
@@ -160,7 +166,9 @@ def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: fl
     n, m = _nm(n, m)
     eps = check_positive(epsilon, "epsilon")
     bound = check_positive(bound, "bound")
-    return nonprivate_mse(variance, n, m) + 8.0 * bound ** 2 / (n * eps) ** 2
+    base = nonprivate_mse(variance, n, m)
+    return _limits.evaluate(lambda: base + 8.0 * bound ** 2 / (n * eps) ** 2, "the MSE",
+                            variance=variance, n=n, epsilon=epsilon, bound=bound)
 
 
 def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: float, bound: float,
@@ -174,8 +182,11 @@ def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: f
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     bound = check_positive(bound, "bound")
-    d = check_integer(d, "d", minimum=1)
-    return nonprivate_mse(variance, n, m) + 8.0 * d * bound ** 2 * math.log(1.25 / delta) / (n * eps) ** 2
+    d = _limits.count(d, "d")
+    base = nonprivate_mse(variance, n, m)
+    log_term = math.log(1.25) - math.log(delta)  # 1.25/δ overflows for subnormal δ
+    return _limits.evaluate(lambda: base + 8.0 * d * bound ** 2 * log_term / (n * eps) ** 2, "the MSE",
+                            variance=variance, n=n, epsilon=epsilon, delta=delta, bound=bound, d=d)
 
 
 def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> float:
@@ -187,7 +198,9 @@ def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> floa
     n, m = _nm(n, m)
     eps = check_positive(epsilon, "epsilon")
     tau = check_positive(tau, "tau")
-    return nonprivate_mse(variance, n, m) + 128.0 * tau ** 2 / (n * eps) ** 2
+    base = nonprivate_mse(variance, n, m)
+    return _limits.evaluate(lambda: base + 128.0 * tau ** 2 / (n * eps) ** 2, "the MSE",
+                            variance=variance, n=n, epsilon=epsilon, tau=tau)
 
 
 def item_level_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
@@ -199,4 +212,6 @@ def item_level_mse(variance: float, n: int, m: int, epsilon: float, bound: float
     n, m = _nm(n, m)
     eps = check_positive(epsilon, "epsilon")
     bound = check_positive(bound, "bound")
-    return nonprivate_mse(variance, n, m) + 8.0 * bound ** 2 / (n * m * eps) ** 2
+    base = nonprivate_mse(variance, n, m)
+    return _limits.evaluate(lambda: base + 8.0 * bound ** 2 / (n * m * eps) ** 2, "the MSE",
+                            variance=variance, n=n, m=m, epsilon=epsilon, bound=bound)

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_integer, check_positive, check_probability
+from dpviz._validation import as_rng, check_positive, check_probability, check_real_array
+from dpviz.mean import _limits
 
 __all__ = [
     "next_power_of_two",
@@ -34,7 +35,7 @@ def next_power_of_two(d: int) -> int:
     >>> [next_power_of_two(d) for d in (1, 2, 3, 16, 17)]
     [1, 2, 4, 16, 32]
     """
-    d = check_integer(d, "d", minimum=1)
+    d = _limits.count(d, "d")
     return 1 << (d - 1).bit_length()
 
 
@@ -48,10 +49,24 @@ def fwht(x: np.ndarray) -> np.ndarray:
     >>> fwht(np.array([1.0, 2.0]))
     array([ 3., -1.])
     """
-    a = np.array(x, dtype=float, copy=True)
+    a = check_real_array(x, "x")
+    if a.ndim == 0:
+        raise ValueError(f"x = {x!r} is not allowed: must be an array with at least one axis (a vector or rows).")
     d = a.shape[-1]
     if d & (d - 1):
-        raise ValueError(f"last axis length = {d} is not allowed: must be a power of two.")
+        raise ValueError(f"x has last axis length = {d}, which is not allowed: must be a power of two.")
+    with np.errstate(over="ignore"):  # entries near 1e308 can sum to ±inf: the transform's true value overflows
+        out = _fwht(a)
+    if not np.all(np.isfinite(out)):
+        raise ValueError("x is too large, which is not allowed: its transform exceeds the double range "
+                         "(must have |x| · length <= 1.8e308).")
+    return out
+
+
+def _fwht(x: np.ndarray) -> np.ndarray:
+    """:func:`fwht` on a validated float array whose last axis length is a power of two (no checks)."""
+    a = np.array(x, dtype=float, copy=True)
+    d = a.shape[-1]
     lead = a.shape[:-1]
     h = 1
     while h < d:
@@ -80,8 +95,8 @@ class HadamardRotation:
     signs: np.ndarray
 
     def __post_init__(self):
-        check_integer(self.d, "d", minimum=1)
-        s = check_array(self.signs, "signs", ndim=1)
+        object.__setattr__(self, "d", _limits.count(self.d, "d", cap=_limits.MAX_DIMENSION))
+        s = check_real_array(self.signs, "signs", ndim=1)
         if s.shape[0] != next_power_of_two(self.d) or not np.all(np.abs(s) == 1):
             raise ValueError(
                 f"signs has shape {s.shape}, which is not allowed: must be ±1 entries of length {next_power_of_two(self.d)}."
@@ -94,28 +109,47 @@ class HadamardRotation:
 
     def apply(self, x: np.ndarray) -> np.ndarray:
         """U·x for each row of x (shape (..., d)); returns shape (..., d_pad)."""
-        x = np.asarray(x, dtype=float)
-        if x.shape[-1] != self.d:
-            raise ValueError(f"x has last dimension {x.shape[-1]}, which is not allowed: must be {self.d}.")
+        x = self._rows(x, "x", self.d)
         pad = np.zeros(x.shape[:-1] + (self.d_pad,))
         pad[..., : self.d] = x
-        return fwht(pad * self.signs) / math.sqrt(self.d_pad)
+        return self._transform(pad * self.signs)
 
     def invert(self, y: np.ndarray, *, truncate: bool = True) -> np.ndarray:
         """U⁻¹·y = d_pad^{-1/2}·D·H·y for each row; drops the padded coordinates when ``truncate``."""
-        y = np.asarray(y, dtype=float)
-        if y.shape[-1] != self.d_pad:
-            raise ValueError(f"y has last dimension {y.shape[-1]}, which is not allowed: must be {self.d_pad}.")
-        out = fwht(y) * self.signs / math.sqrt(self.d_pad)
+        y = self._rows(y, "y", self.d_pad)
+        out = self._transform(y) * self.signs
         return out[..., : self.d] if truncate else out
 
     def matrix(self) -> np.ndarray:
-        """The d_pad × d_pad matrix U (for teaching and tests; use :meth:`apply` for computation)."""
+        """The d_pad × d_pad matrix U (for teaching and tests; use :meth:`apply` for computation); d_pad ≤ 4096."""
+        if self.d_pad > _limits.MAX_MATRIX_DIMENSION:
+            raise ValueError(f"d = {self.d} is not allowed for matrix(): must have d_pad <= "
+                             f"{_limits.MAX_MATRIX_DIMENSION} (a d_pad × d_pad array); use apply().")
         return self.apply_padded(np.eye(self.d_pad)).T
 
     def apply_padded(self, x: np.ndarray) -> np.ndarray:
         """U·x for rows already of length d_pad."""
-        return fwht(np.asarray(x, dtype=float) * self.signs) / math.sqrt(self.d_pad)
+        return self._transform(self._rows(x, "x", self.d_pad) * self.signs)
+
+    def _transform(self, a: np.ndarray) -> np.ndarray:
+        """d_pad^{-1/2}·H·a along the last axis; a ValueError (not inf) if the result leaves the double range.
+        H·a can overflow where U·a does not (‖U a‖₂ = ‖a‖₂): then the scaling is applied first."""
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = _fwht(a) / math.sqrt(self.d_pad)
+            if not np.all(np.isfinite(out)):
+                out = _fwht(a / math.sqrt(self.d_pad))
+        if not np.all(np.isfinite(out)):
+            raise ValueError("x is too large, which is not allowed: its rotation exceeds the double range "
+                             "(must have ‖x‖₂ <= 1.8e308).")
+        return out
+
+    @staticmethod
+    def _rows(x, name: str, length: int) -> np.ndarray:
+        x = check_real_array(x, name)
+        if x.ndim == 0 or x.shape[-1] != length:
+            shape = x.shape[-1] if x.ndim else "none (a scalar)"
+            raise ValueError(f"{name} has last dimension {shape}, which is not allowed: must be {length}.")
+        return x
 
 
 def random_rotation(d: int, *, rng=None) -> HadamardRotation:
@@ -127,7 +161,7 @@ def random_rotation(d: int, *, rng=None) -> HadamardRotation:
     >>> bool(np.allclose(U.matrix() @ U.matrix().T, np.eye(4)))
     True
     """
-    d = check_integer(d, "d", minimum=1)
+    d = _limits.count(d, "d", cap=_limits.MAX_DIMENSION)
     g = as_rng(rng)
     signs = g.choice(np.array([-1.0, 1.0]), size=next_power_of_two(d))
     return HadamardRotation(d, signs)
@@ -140,10 +174,12 @@ def lemma2_flattening_bound(norm: float, n: int, d: int, alpha: float) -> float:
     6.7905
     """
     norm = check_positive(norm, "norm", allow_zero=True)
-    n = check_integer(n, "n", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    d = _limits.count(d, "d")
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
-    return 10.0 * norm * math.sqrt(max(math.log(n * d / alpha), 0.0) / d)
+    log_term = math.log(n) + math.log(d) - math.log(alpha)  # n·d/α overflows for subnormal α
+    return _limits.finite(10.0 * norm * math.sqrt(max(log_term, 0.0) / d), "the bound",
+                          norm=norm, n=n, d=d, alpha=alpha)
 
 
 def hoeffding_flattening_bound(norm: float, n: int, d: int, alpha: float) -> float:
@@ -156,7 +192,8 @@ def hoeffding_flattening_bound(norm: float, n: int, d: int, alpha: float) -> flo
     1.0044
     """
     norm = check_positive(norm, "norm", allow_zero=True)
-    n = check_integer(n, "n", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    d = _limits.count(d, "d")
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
-    return norm * math.sqrt(2.0 * math.log(2 * n * d / alpha) / d)
+    log_term = math.log(2.0) + math.log(n) + math.log(d) - math.log(alpha)  # 2nd/α overflows for subnormal α
+    return _limits.finite(norm * math.sqrt(2.0 * log_term / d), "the bound", norm=norm, n=n, d=d, alpha=alpha)
