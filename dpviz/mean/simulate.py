@@ -28,9 +28,10 @@ from dpviz._validation import (
     check_choice,
     check_delta,
     check_in_range,
-    check_integer,
     check_positive,
+    check_real_array,
 )
+from dpviz.mean import _limits
 from dpviz.mean.baselines import classic_gaussian_sigma
 from dpviz.mean.winsorized import _wme_rows, tau_paper, tau_safe
 
@@ -76,8 +77,8 @@ class Population:
 
     def __post_init__(self):
         check_choice(self.kind, "kind", KINDS)
-        check_positive(self.bound, "bound")
-        check_positive(self.scale, "scale")
+        _limits.scale(self.bound, "bound")
+        _limits.scale(self.scale, "scale")
         check_in_range(self.heterogeneity, "heterogeneity", 0.0, 1.0)
         if self.kind == "bernoulli":
             check_in_range(self.mean, "mean", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
@@ -101,7 +102,7 @@ class Population:
 
     def user_mean_variance(self, m: int) -> float:
         """Var of one user's average (heterogeneous: includes the spread of the p_u, E Var + Var E)."""
-        m = check_integer(m, "m", minimum=1)
+        m = _limits.count(m, "m")
         if self.kind == "heterogeneous":
             B, p0, D = self.bound, (1 + self.mean / self.bound) / 2, self.heterogeneity
             # p_u = clip(p0 + D U); computed numerically on a fine grid of U (exact up to quadrature)
@@ -128,11 +129,11 @@ def sample_user_means(population: Population, n: int, m: int, *, size: int | Non
     >>> x.shape
     (2, 5)
     """
-    if not isinstance(population, Population):
-        raise ValueError(f"population = {population!r} is not allowed: must be a Population.")
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
-    shape = (n,) if size is None else (check_integer(size, "size", minimum=1), n)
+    _check_population(population)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    m = _limits.count(m, "m")
+    shape = (n,) if size is None else (_limits.count(size, "size", cap=_limits.MAX_ELEMENTS), n)
+    _limits.elements(math.prod(shape), "the user means (size × n)")
     g = as_rng(rng)
     P, B, mu = population, population.bound, population.mean
     if P.kind == "bounded":
@@ -153,8 +154,10 @@ def sample_users(population: Population, n: int, m: int, *, rng=None) -> np.ndar
     >>> sample_users(Population("bounded", 0.0), 3, 4, rng=0).shape
     (3, 4)
     """
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
+    _check_population(population)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    m = _limits.count(m, "m", cap=_limits.MAX_ELEMENTS)
+    _limits.elements(n * m, "the samples (n × m)")
     g = as_rng(rng)
     P, B, mu = population, population.bound, population.mean
     if P.kind == "bounded":
@@ -167,6 +170,11 @@ def sample_users(population: Population, n: int, m: int, *, rng=None) -> np.ndar
         return mu + P.scale * _stable(STABLE_ALPHA, (n, m), g)
     p = np.clip((1 + mu / B) / 2 + P.heterogeneity * g.uniform(-1, 1, size=(n, 1)), 0.0, 1.0)
     return B * np.where(g.random((n, m)) < p, 1.0, -1.0)
+
+
+def _check_population(population) -> None:
+    if not isinstance(population, Population):
+        raise TypeError(f"population = {population!r} is not allowed: must be a Population.")
 
 
 def _tau_value(tau, B, m, n, gamma):
@@ -204,10 +212,13 @@ def simulate_errors(population: Population, n: int, m: int, epsilon: float, *, t
     >>> sorted(e), e["winsorized"].shape
     (['naive_laplace', 'nonprivate', 'winsorized'], (20,))
     """
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
+    _check_population(population)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    m = _limits.count(m, "m")
     eps = check_positive(epsilon, "epsilon")
-    trials = check_integer(trials, "trials", minimum=1)
+    trials = _limits.count(trials, "trials", cap=_limits.MAX_TRIALS)
+    if isinstance(estimators, str) or not hasattr(estimators, "__iter__"):
+        raise TypeError(f"estimators = {estimators!r} is not allowed: must be a sequence of names from {ESTIMATORS}.")
     for name in estimators:
         check_choice(name, "estimators", ESTIMATORS)
     delta = check_delta(delta, "delta", allow_zero=False)
@@ -215,6 +226,14 @@ def simulate_errors(population: Population, n: int, m: int, epsilon: float, *, t
     g = as_rng(rng)
     B, mu = population.bound, population.mean
     t = _tau_value(tau, B, m, n, gamma) if ("winsorized" in estimators or "oracle_clip" in estimators) else None
+    # every Laplace/Gaussian scale below must be a double (ε = 5e-324 makes 2B/(nε) overflow)
+    _limits.evaluate(lambda: 2 * max(B, t or 0.0) / (n * eps), "the Laplace scale 2·max(B, τ)/(nε)",
+                     n=n, epsilon=epsilon, bound=B, tau=t)
+    if "naive_gaussian" in estimators:
+        classic_gaussian_sigma(eps, delta, 2 * B / n)
+    if "group_laplace" in estimators:
+        _limits.evaluate(lambda: 2 * B / (n * m) / (eps / m), "the noise scale 2B/(nm)/(ε/m)", n=n, m=m,
+                         epsilon=epsilon, bound=B)
     out: dict[str, list[np.ndarray]] = {name: [] for name in estimators}
     chunk = max(1, min(trials, 2_000_000 // n))
     done = 0
@@ -252,7 +271,12 @@ def mse_table(population: Population, n: int, ms, epsilon: float, **kwargs) -> d
     >>> tab["winsorized"].shape
     (2,)
     """
-    ms = [check_integer(m, "m", minimum=1) for m in np.atleast_1d(ms)]
+    _check_population(population)
+    grid = check_real_array(ms, "ms")
+    if grid.ndim > 1 or grid.size > 1000:
+        raise ValueError(f"ms has shape {grid.shape}, which is not allowed: must be a number or a 1-D sequence of "
+                         "at most 1000 values of m.")
+    ms = [_limits.count(m, "m") for m in np.atleast_1d(grid).tolist()]
     g = as_rng(kwargs.pop("rng", None))
     progress = kwargs.pop("progress", None)
     rows: dict[str, list[float]] = {}
@@ -277,13 +301,16 @@ def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, t
     >>> sorted(out)
     ['bias2', 'clipped', 'mse', 'noise', 'variance']
     """
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
+    _check_population(population)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    m = _limits.count(m, "m")
     eps = check_positive(epsilon, "epsilon")
-    taus = np.asarray(taus, dtype=float)
-    if taus.ndim != 1 or taus.size == 0 or not np.all(np.isfinite(taus)) or np.any(taus <= 0):
-        raise ValueError(f"taus = {taus!r} is not allowed: must be a 1-D array of finite numbers > 0.")
-    trials = check_integer(trials, "trials", minimum=2)
+    taus = check_real_array(taus, "taus", ndim=1)
+    if taus.size > 1000 or np.any(taus < _limits.MIN_RADIUS) or np.any(taus > _limits.MAX_SCALE):
+        raise ValueError(f"taus = {taus!r} is not allowed: must be a 1-D array of at most 1000 numbers in "
+                         f"[{_limits.MIN_RADIUS:g}, {_limits.MAX_SCALE:g}].")
+    trials = _limits.count(trials, "trials", minimum=2, cap=_limits.MAX_TRIALS)
+    _limits.elements(trials * n, "the simulated user means (trials × n)")
     g = as_rng(rng)
     B, mu = population.bound, population.mean
     X = np.clip(sample_user_means(population, n, m, size=trials, rng=g), -B, B)

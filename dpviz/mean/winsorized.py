@@ -25,13 +25,14 @@ import numpy as np
 
 from dpviz._validation import (
     as_rng,
-    check_array,
     check_choice,
     check_delta,
-    check_integer,
+    check_in_range,
     check_positive,
     check_probability,
+    check_real_array,
 )
+from dpviz.mean import _limits
 from dpviz.mean.hadamard import HadamardRotation, next_power_of_two, random_rotation
 
 __all__ = [
@@ -89,8 +90,12 @@ class RangeBins:
     bound: float
 
     def __post_init__(self):
-        check_positive(self.tau, "tau")
-        check_positive(self.bound, "bound")
+        tau, bound = _limits.scale(self.tau, "tau"), _limits.scale(self.bound, "bound")
+        if not bound / tau <= _limits.MAX_BINS:
+            raise ValueError(f"tau = {self.tau!r} with bound = {self.bound!r} is not allowed: must have bound/tau <= "
+                             f"2**52 (⌈B/τ⌉ bins with exact integer indices); use a larger tau.")
+        object.__setattr__(self, "tau", tau)
+        object.__setattr__(self, "bound", bound)
 
     @property
     def count(self) -> int:
@@ -99,31 +104,51 @@ class RangeBins:
 
     @property
     def midpoints(self) -> np.ndarray:
+        """All ℓ midpoints (ℓ ≤ 10⁷: they are allocated)."""
         ell = self.count
+        if ell > _limits.MAX_DENSE_BINS:
+            raise ValueError(f"tau = {self.tau!r} with bound = {self.bound!r} gives {ell} bins, which is not allowed "
+                             f"here: must give <= {_limits.MAX_DENSE_BINS} bins to list them all.")
         lefts = -self.bound + 2.0 * self.tau * np.arange(ell)
         rights = np.minimum(lefts + 2.0 * self.tau, self.bound)
         rights[-1] = self.bound
         return 0.5 * (lefts + rights)
 
-    def midpoint(self, j: np.ndarray) -> np.ndarray:
+    def midpoint(self, j) -> np.ndarray:
+        """Midpoint of bin j (integers in [0, ℓ − 1])."""
+        jj = check_real_array(j, "j")
+        bad = (jj != np.floor(jj)) | (jj < 0) | (jj > self.count - 1)
+        if np.any(bad):
+            raise ValueError(f"j = {float(jj[bad].flat[0])!r} is not allowed: must be bin indices, integers in "
+                             f"[0, {self.count - 1}].")
+        return self._midpoint(jj)
+
+    def _midpoint(self, j: np.ndarray) -> np.ndarray:
         j = np.asarray(j)
         ell = self.count
         reg = -self.bound + (2.0 * j + 1.0) * self.tau
         last = 0.5 * (-self.bound + 2.0 * (ell - 1) * self.tau + self.bound)
         return np.where(j == ell - 1, last, reg)
 
-    def index(self, x: np.ndarray) -> np.ndarray:
+    def index(self, x) -> np.ndarray:
         """Index of the midpoint nearest to each value (values already in [−B, B]): Algorithm 6 step 2, X′_i =
         argmin_{t∈T} |t − X_i| (the paper's "min" read as argmin; ties go to the lower midpoint).
 
         This is the value's own bin, except when the last bin is shorter (τ does not divide B): then the top part
         of the second-to-last bin is nearer to the last bin's midpoint (e.g. τ = 0.3, B = 1: 0.75 ↦ 0.9, not 0.5).
+        Values outside [−B, B] are projected onto it first.
         """
+        x = check_real_array(x, "x")
+        return self._index(np.clip(x, -self.bound, self.bound))
+
+    def _index(self, x: np.ndarray) -> np.ndarray:
+        """:meth:`index` for a float array already in [−B, B]. (x/2 + B/2)/τ is (x + B)/(2τ) with the same
+        rounding, without x + B overflowing near 1e308; it lies in [0, B/τ] ⊂ [0, 2^52]."""
         x = np.asarray(x, dtype=float)
         ell = self.count
-        idx = np.clip(np.floor((x + self.bound) / (2.0 * self.tau)).astype(np.int64), 0, ell - 1)
+        idx = np.clip(np.floor((0.5 * x + 0.5 * self.bound) / self.tau), 0, ell - 1).astype(np.int64)
         if ell >= 2:
-            split = float(self.midpoint(np.array([ell - 2, ell - 1])).mean())
+            split = float(self._midpoint(np.array([ell - 2, ell - 1])).mean())
             idx = np.where((idx == ell - 2) & (x > split), ell - 1, idx)
         return idx
 
@@ -136,19 +161,32 @@ def range_bins(tau: float, bound: float) -> RangeBins:
     >>> range_bins(0.3, 1.0).midpoints.round(3).tolist()
     [-0.7, -0.1, 0.5, 0.9]
     """
-    return RangeBins(float(tau), float(bound))
+    return RangeBins(tau, bound)
 
 
 def _check_common(epsilon, tau, bound):
     eps = check_positive(epsilon, "epsilon")
-    tau = check_positive(tau, "tau")
-    bound = check_positive(bound, "bound")
+    tau = _limits.scale(tau, "tau")
+    bound = _limits.scale(bound, "bound")
     return eps, tau, bound
 
 
+def _half_width(h) -> float:
+    return check_in_range(h, "half_width_factor", 0.0, 1e6, low_inclusive=False)
+
+
 def _values_1d(values, bound, name="values") -> np.ndarray:
-    x = check_array(values, name, ndim=1)
+    x = check_real_array(values, name, ndim=1)
     return np.clip(x, -bound, bound)
+
+
+def _selection_logw(costs: np.ndarray, eps: float) -> np.ndarray:
+    """−ε(c − c_min)/2 along the last axis: the exponential mechanism's log-weights shifted by the row maximum
+    (exact in real arithmetic; no −inf − (−inf) when ε·c overflows, e.g. ε = 1e308: the min-cost bins win)."""
+    c = costs.astype(float)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.where(c == c.min(axis=-1, keepdims=True), 0.0,
+                        -0.5 * eps * (c - c.min(axis=-1, keepdims=True)))
 
 
 def _costs(counts: np.ndarray) -> np.ndarray:
@@ -182,11 +220,11 @@ def private_range_probabilities(values, epsilon: float, tau: float, bound: float
     eps, tau, bound = _check_common(epsilon, tau, bound)
     x = _values_1d(values, bound)
     bins = range_bins(tau, bound)
-    counts = np.bincount(bins.index(x), minlength=bins.count)
-    logw = -0.5 * eps * _costs(counts).astype(float)
-    logw -= logw.max()
-    w = np.exp(logw)
-    return bins.midpoints, w / w.sum()
+    mids = bins.midpoints  # refuses more than MAX_DENSE_BINS bins before anything of that size is allocated
+    counts = np.bincount(bins._index(x), minlength=bins.count)
+    with np.errstate(under="ignore"):
+        w = np.exp(_selection_logw(_costs(counts), eps))
+    return mids, w / w.sum()
 
 
 def _sample_bins_dense(idx: np.ndarray, ell: int, eps: float, g: np.random.Generator) -> np.ndarray:
@@ -194,7 +232,7 @@ def _sample_bins_dense(idx: np.ndarray, ell: int, eps: float, g: np.random.Gener
     T = idx.shape[0]
     flat = (idx + ell * np.arange(T)[:, None]).ravel()
     counts = np.bincount(flat, minlength=T * ell).reshape(T, ell)
-    logw = -0.5 * eps * _costs(counts).astype(float)
+    logw = _selection_logw(_costs(counts), eps)
     return np.argmax(logw + g.gumbel(size=logw.shape), axis=1)
 
 
@@ -216,7 +254,7 @@ def _sample_bin_segments(idx: np.ndarray, ell: int, eps: float, g: np.random.Gen
     sizes = np.concatenate([[u[0]], np.ones_like(u), gap_size, [ell - 1 - u[-1]]])
     costs = np.concatenate([[n], occ_cost, gap_cost, [n]]).astype(float)
     with np.errstate(divide="ignore"):
-        logw = np.log(sizes.astype(float)) - 0.5 * eps * costs
+        logw = np.log(sizes.astype(float)) + _selection_logw(costs, eps)
     k = int(np.argmax(logw + g.gumbel(size=logw.shape)))
     return int(starts[k] + g.integers(sizes[k]))
 
@@ -225,12 +263,12 @@ def _private_range_rows(rows: np.ndarray, eps: float, tau: float, bound: float, 
     """Sampled midpoint μ̂ for each row of ``rows`` (T, n), values already in [−B, B]."""
     bins = range_bins(tau, bound)
     ell = bins.count
-    idx = bins.index(rows)
+    idx = bins._index(rows)
     if ell * rows.shape[0] <= 4_000_000 and ell <= 4 * rows.shape[1] + 64:
         j = _sample_bins_dense(idx, ell, eps, g)
     else:
         j = np.array([_sample_bin_segments(r, ell, eps, g) for r in idx])
-    return bins.midpoint(j)
+    return bins._midpoint(j)
 
 
 def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
@@ -279,7 +317,7 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
     (-0.1, 0.3)
     """
     eps, tau, bound = _check_common(epsilon, tau, bound)
-    h = check_positive(half_width_factor, "half_width_factor")
+    h = _half_width(half_width_factor)
     x = _values_1d(values, bound)
     mu = float(_private_range_rows(x[None, :], eps, tau, bound, as_rng(rng))[0])
     return mu - h * tau, mu + h * tau
@@ -301,18 +339,28 @@ class WMEResult:
     clipped_fraction: float
 
     def __post_init__(self):
-        if not (self.low < self.high):
-            raise ValueError(f"low = {self.low!r} is not allowed: must be < high = {self.high!r}.")
+        for f in ("estimate", "low", "high", "clipped_mean", "noise"):
+            object.__setattr__(self, f, _finite_number(getattr(self, f), f))
+        object.__setattr__(self, "noise_scale", check_positive(self.noise_scale, "noise_scale"))
+        object.__setattr__(self, "clipped_fraction", check_probability(self.clipped_fraction, "clipped_fraction"))
+        if not (self.low <= self.high):
+            raise ValueError(f"low = {self.low!r} is not allowed: must be <= high = {self.high!r}.")
+
+
+def _finite_number(value, name: str) -> float:
+    return check_in_range(value, name, -math.inf, math.inf)
 
 
 def _wme_rows(rows: np.ndarray, eps: float, tau: float, bound: float, g, h: float = 2.0):
-    """Algorithm 1 on each row of ``rows`` (T, n) in one vectorised pass. Returns (estimates, mu_hat, noise)."""
+    """Algorithm 1 on each row of ``rows`` (T, n) in one vectorised pass. Returns (estimates, mu_hat, noise).
+    A ValueError if the Laplace scale 8τ/(nε) (for h = 2) leaves the double range (ε ≲ 1e-300)."""
     n = rows.shape[1]
+    scale = _limits.evaluate(lambda: 2.0 * h * tau / n / (eps / 2.0), "the Laplace scale 2hτ/(n·ε/2)",
+                             epsilon=eps, tau=tau, n=n)
     mu = _private_range_rows(rows, eps / 2.0, tau, bound, g)
     lo = (mu - h * tau)[:, None]
     hi = (mu + h * tau)[:, None]
     clipped = np.minimum(np.maximum(rows, lo), hi).mean(axis=1)
-    scale = 2.0 * h * tau / n / (eps / 2.0)
     noise = g.laplace(0.0, scale, size=rows.shape[0])
     return clipped + noise, mu, clipped, noise, scale
 
@@ -363,7 +411,7 @@ def winsorized_mean_1d_result(values, epsilon: float, tau: float, bound: float, 
                               half_width_factor: float = 2.0) -> WMEResult:
     """:func:`winsorized_mean_1d` returning all intermediate quantities as a :class:`WMEResult`."""
     eps, tau, bound = _check_common(epsilon, tau, bound)
-    h = check_positive(half_width_factor, "half_width_factor")
+    h = _half_width(half_width_factor)
     x = _values_1d(values, bound)
     est, mu, clipped, noise, scale = _wme_rows(x[None, :], eps, tau, bound, as_rng(rng), h)
     lo, hi = float(mu[0]) - h * tau, float(mu[0]) + h * tau
@@ -397,21 +445,26 @@ def highd_parameters(n: int, d: int, epsilon: float, delta: float, tau: float, b
     >>> round(p.epsilon_coord, 5)
     0.02378
     """
-    n = check_integer(n, "n", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    d = _limits.count(d, "d")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     tau = check_positive(tau, "tau")
     bound = check_positive(bound, "bound")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     dp = next_power_of_two(d)
-    eps_c = eps / math.sqrt(8.0 * dp * math.log(1.0 / delta))
-    tau_c = 10.0 * tau * math.sqrt(math.log(dp * n / gamma) / dp)
-    return HighDParameters(d, dp, eps_c, tau_c, math.sqrt(dp) * bound, 8.0 * tau_c / (n * eps_c))
+    # −ln δ and ln d + ln n − ln γ: 1/δ and dn/γ overflow for subnormal δ, γ
+    eps_c = eps / math.sqrt(8.0 * dp * -math.log(delta))
+    tau_c = _limits.evaluate(lambda: 10.0 * tau * math.sqrt((math.log(dp) + math.log(n) - math.log(gamma)) / dp),
+                             "τ′", tau=tau, n=n, d=d, gamma=gamma)
+    bound_c = _limits.evaluate(lambda: math.sqrt(dp) * bound, "√d·B", bound=bound, d=d)
+    scale = _limits.evaluate(lambda: 8.0 * tau_c / (n * eps_c), "the Laplace scale 8τ′/(nε′)",
+                             epsilon=epsilon, delta=delta, tau=tau, n=n, d=d)
+    return HighDParameters(d, dp, eps_c, tau_c, bound_c, scale)
 
 
 def _points_2d(points, bound, name="points") -> np.ndarray:
-    x = check_array(points, name, ndim=2)
+    x = check_real_array(points, name, ndim=2)
     return np.clip(x, -bound, bound)
 
 
@@ -470,10 +523,10 @@ def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, boun
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    tau = check_positive(tau, "tau")
-    bound = check_positive(bound, "bound")
+    tau = _limits.scale(tau, "tau")
+    bound = _limits.scale(bound, "bound")
     gamma = 0.01 if gamma is None else gamma
-    h = check_positive(half_width_factor, "half_width_factor")
+    h = _half_width(half_width_factor)
     x = _points_2d(points, bound)
     n, d = x.shape
     g = as_rng(rng)
@@ -502,10 +555,11 @@ def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
     0.2693
     """
     bound = check_positive(bound, "bound")
-    m = check_integer(m, "m", minimum=1)
-    n = check_integer(n, "n", minimum=1)
+    m = _limits.count(m, "m")
+    n = _limits.count(n, "n")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    return bound * math.sqrt(math.log(2 * n / gamma) / (2 * m))
+    log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
+    return _limits.evaluate(lambda: bound * math.sqrt(log_term / (2 * m)), "τ", bound=bound, m=m, n=n, gamma=gamma)
 
 
 def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float:
@@ -521,13 +575,17 @@ def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float
     0.5387
     """
     bound = check_positive(bound, "bound")
-    m = check_integer(m, "m", minimum=1)
-    n = check_integer(n, "n", minimum=1)
+    m = _limits.count(m, "m")
+    n = _limits.count(n, "n")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    d = check_integer(d, "d", minimum=1)
+    d = _limits.count(d, "d")
     if d == 1:
-        return bound * math.sqrt(2.0 * math.log(2 * n / gamma) / m)
-    return bound / math.sqrt(m) * (1.0 + math.sqrt(8.0 * math.log(n / gamma)))
+        log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
+        return _limits.evaluate(lambda: bound * math.sqrt(2.0 * log_term / m), "τ", bound=bound, m=m, n=n,
+                                gamma=gamma)
+    log_term = math.log(n) - math.log(gamma)
+    return _limits.evaluate(lambda: bound / math.sqrt(m) * (1.0 + math.sqrt(8.0 * log_term)), "τ", bound=bound,
+                            m=m, n=n, gamma=gamma)
 
 
 def tau_oracle(user_means, center) -> float:
@@ -538,11 +596,24 @@ def tau_oracle(user_means, center) -> float:
     >>> tau_oracle([0.1, 0.4, -0.2], 0.0)
     0.4
     """
-    x = check_array(user_means, "user_means", ndim=(1, 2))
-    c = check_array(center, "center", ndim=(0, 1))
-    if x.ndim == 1:
-        return float(np.max(np.abs(x - c)))
-    return float(np.max(np.linalg.norm(x - c, axis=1)))
+    x = check_real_array(user_means, "user_means", ndim=(1, 2))
+    c = check_real_array(center, "center", ndim=(0, 1))
+    need = 1 if x.ndim == 1 else x.shape[1]
+    if c.ndim == 1 and c.size != need:
+        raise ValueError(f"center has shape {c.shape}, which is not allowed: must be a number or a vector of length "
+                         f"{need} (the dimension of user_means).")
+    with np.errstate(over="ignore"):  # differences near ±1e308 overflow: refused below, not returned as inf
+        dev = np.abs(x - c.reshape(-1)[0] if x.ndim == 1 else x - c)
+        tau = float(np.max(dev)) if x.ndim == 1 else _max_row_norm(dev)
+    return _limits.finite(tau, "max_i ‖X_i − x₀‖₂", user_means="...", center=center)
+
+
+def _max_row_norm(a: np.ndarray) -> float:
+    """max_i ‖a_i‖₂, rescaled by the largest entry so that squares of entries near 1e308 do not overflow."""
+    top = float(np.max(a))
+    if top == 0.0 or not math.isfinite(top):
+        return top
+    return top * float(np.max(np.linalg.norm(a / top, axis=1)))
 
 
 def tau_subgaussian(sigma: float, n: int, gamma: float, d: int = 1) -> float:
@@ -552,10 +623,11 @@ def tau_subgaussian(sigma: float, n: int, gamma: float, d: int = 1) -> float:
     6.294
     """
     sigma = check_positive(sigma, "sigma")
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    d = check_integer(d, "d", minimum=1)
-    return sigma * math.sqrt(d * math.log(2 * n / gamma))
+    d = _limits.count(d, "d")
+    log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
+    return _limits.evaluate(lambda: sigma * math.sqrt(d * log_term), "τ", sigma=sigma, n=n, gamma=gamma, d=d)
 
 
 def tau_for(preset: str, bound: float, m: int, n: int, gamma: float, *, d: int = 1,
@@ -575,7 +647,7 @@ def tau_for(preset: str, bound: float, m: int, n: int, gamma: float, *, d: int =
 
 
 def _user_samples(data, ndim, name="data") -> np.ndarray:
-    return check_array(data, name, ndim=ndim)
+    return check_real_array(data, name, ndim=ndim)
 
 
 def _resolve_tau(tau, bound, m, n, gamma, d, means, center=None):
@@ -613,7 +685,7 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
     True
     """
     x = _user_samples(data, 2)
-    bound = check_positive(bound, "bound")
+    bound = _limits.scale(bound, "bound")
     n, m = x.shape
     means = np.clip(x, -bound, bound).mean(axis=1)
     t = _resolve_tau(tau, bound, m, n, gamma, 1, means, center)
@@ -623,7 +695,10 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
 
 def corollary1_gamma(n: int, m: int, d: int, epsilon: float) -> float:
     """The paper's choice α = γ = c₀d/(3mn²ε²) in the proof of Corollary 1 (004, D.4), capped at 0.5."""
-    return min(0.5, C0 * d / (3.0 * m * n * n * epsilon * epsilon))
+    try:
+        return min(0.5, C0 * d / (3.0 * m * n * n * epsilon * epsilon))
+    except ZeroDivisionError:  # n²ε² underflowed to 0: the quotient is huge, the cap applies
+        return 0.5
 
 
 def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: float | None = None,
@@ -655,7 +730,7 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
     np.ndarray, shape (d,)
     """
     x = _user_samples(data, 3)
-    bound = check_positive(bound, "bound")
+    bound = _limits.scale(bound, "bound")
     eps = check_positive(epsilon, "epsilon")
     n, m, d = x.shape
     means = np.clip(x, -bound, bound).mean(axis=1)
@@ -678,7 +753,7 @@ def subgaussian_mean(points, epsilon: float, delta: float, sigma: float, bound: 
     >>> subgaussian_mean(pts, 4.0, 1e-6, 0.1, 1.0, rng=0).shape
     (2,)
     """
-    x = check_array(points, "points", ndim=2)
+    x = check_real_array(points, "points", ndim=2)
     n, d = x.shape
     tau = tau_subgaussian(sigma, n, gamma, d)
     return winsorized_mean_highd(x, epsilon, delta, tau, bound, gamma=gamma, rng=rng)
@@ -694,9 +769,11 @@ def advanced_composition_epsilon(epsilon0: float, k: int, delta_prime: float) ->
     1.6226
     """
     e0 = check_positive(epsilon0, "epsilon0", allow_zero=True)
-    k = check_integer(k, "k", minimum=1)
+    k = _limits.count(k, "k")
     dp = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    return k * e0 * math.expm1(e0) + math.sqrt(2.0 * k * math.log(1.0 / dp)) * e0
+    # −ln δ′: 1/δ′ overflows for subnormal δ′; e^{ε₀} − 1 = inf (not OverflowError) for ε₀ > 709
+    return _limits.evaluate(lambda: k * e0 * _limits.expm1_or_inf(e0) + math.sqrt(2.0 * k * -math.log(dp)) * e0,
+                            "ε̄", epsilon0=epsilon0, k=k, delta_prime=delta_prime)
 
 
 def theorem10_budget(epsilon: float, delta: float, K: int) -> tuple[float, float]:
@@ -708,8 +785,9 @@ def theorem10_budget(epsilon: float, delta: float, K: int) -> tuple[float, float
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    K = check_integer(K, "K", minimum=1)
-    return eps / (2.0 * math.sqrt(2.0 * K * math.log(2.0 / delta))), delta / (2.0 * K)
+    K = _limits.count(K, "K")
+    log_term = math.log(2.0) - math.log(delta)  # 2/δ overflows for subnormal δ
+    return eps / (2.0 * math.sqrt(2.0 * K * log_term)), delta / (2.0 * K)
 
 
 def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarray]], Callable], K: int,
@@ -741,14 +819,19 @@ def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarr
     >>> len(ans), ans[0].shape
     (2, (1,))
     """
-    K = check_integer(K, "K", minimum=1)
+    records = check_real_array(data, "data")
+    if records.ndim == 0:
+        raise ValueError(f"data = {data!r} is not allowed: must be per-user records with a first axis of users.")
+    if not callable(choose_query):
+        raise TypeError(f"choose_query = {choose_query!r} is not allowed: must be a callable (k, answers) -> phi.")
+    K = _limits.count(K, "K", cap=_limits.MAX_REPETITIONS)
     e0, d0 = theorem10_budget(epsilon, delta, K)
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     g = as_rng(rng)
     answers: list[np.ndarray] = []
     for k in range(1, K + 1):
         phi = choose_query(k, list(answers))
-        vals = np.asarray(phi(data), dtype=float)
+        vals = check_real_array(phi(records), f"the answer of query {k}", ndim=(1, 2))
         if vals.ndim == 1:
             vals = vals[:, None]
         answers.append(winsorized_mean_highd(vals, e0, d0, tau, bound, gamma=gamma / K, rng=g))
@@ -764,12 +847,12 @@ def wme_1d_noise_variance(n: int, epsilon: float, tau: float, half_width_factor:
     >>> wme_1d_noise_variance(100, 1.0, 1.0)
     0.0128
     """
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     eps = check_positive(epsilon, "epsilon")
     tau = check_positive(tau, "tau")
-    h = check_positive(half_width_factor, "half_width_factor")
-    b = 4.0 * h * tau / (n * eps)
-    return 2.0 * b * b
+    h = _half_width(half_width_factor)
+    return _limits.evaluate(lambda: 2.0 * (4.0 * h * tau / (n * eps)) ** 2, "the variance", n=n, epsilon=epsilon,
+                            tau=tau, half_width_factor=half_width_factor)
 
 
 def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: float,
@@ -784,7 +867,8 @@ def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: 
     0.272
     """
     p = highd_parameters(n, d, epsilon, delta, tau, 1.0, gamma)
-    return p.d_pad * 2.0 * p.noise_scale ** 2
+    return _limits.evaluate(lambda: p.d_pad * 2.0 * p.noise_scale ** 2, "the variance", n=n, d=d, epsilon=epsilon,
+                            delta=delta, tau=tau)
 
 
 def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float) -> float:
@@ -793,12 +877,12 @@ def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float
     >>> round(theorem1_beta(1000, 1.0, 0.1, 1.0, 0.01), 6)
     0.01
     """
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     eps = check_positive(epsilon, "epsilon")
     tau = check_positive(tau, "tau")
     bound = check_positive(bound, "bound")
     gamma = check_probability(gamma, "gamma")
-    return min(1.0, gamma + bound / tau * math.exp(-n * eps / 8.0))
+    return min(1.0, gamma + _coef_exp(bound / tau, math.log(bound) - math.log(tau), -n * eps / 8.0))
 
 
 def theorem2_beta(n: int, d: int, epsilon: float, delta: float, tau: float, bound: float, gamma: float) -> float:
@@ -807,36 +891,51 @@ def theorem2_beta(n: int, d: int, epsilon: float, delta: float, tau: float, boun
     >>> theorem2_beta(1000, 16, 1.0, 1e-6, 0.781, 1.0, 0.01)
     1.0
     """
-    n = check_integer(n, "n", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    d = _limits.count(d, "d")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     tau = check_positive(tau, "tau")
     bound = check_positive(bound, "bound")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    pref = d * d * bound * math.sqrt(math.log(d * n / gamma)) / tau
-    return min(1.0, 2 * gamma + pref * math.exp(-n * eps / (24.0 * math.sqrt(d * math.log(1.0 / delta)))))
+    log_dng = math.log(d) + math.log(n) - math.log(gamma)  # dn/γ overflows for subnormal γ
+    with np.errstate(over="ignore"):
+        pref = float(np.float64(d * d) * bound * math.sqrt(log_dng) / tau)
+    log_pref = 2.0 * math.log(d) + math.log(bound) + 0.5 * math.log(log_dng) - math.log(tau)
+    return min(1.0, 2 * gamma + _coef_exp(pref, log_pref, -n * eps / (24.0 * math.sqrt(d * -math.log(delta)))))
+
+
+def _coef_exp(coef: float, log_coef: float, exponent: float) -> float:
+    """coef·e^{exponent} for coef > 0 and exponent ≤ 0, as written when both factors are ordinary doubles, else in
+    log space (coef may have overflowed to inf, or e^{exponent} underflowed although the product does not);
+    capped at e (callers take min(1, ·))."""
+    if math.isfinite(coef) and exponent > -700.0:
+        return min(coef * math.exp(exponent), math.e)
+    return math.exp(min(log_coef + exponent, 1.0))
 
 
 def theorem10_variance_bound(n: int, d: int, K: int, epsilon: float, delta: float, tau: float,
                              gamma: float) -> float:
     """Var(v′_k) ≤ 8c₀·dKτ²·log(Kdn/γ)·log²(2K/δ)/(n²ε²) (004, Theorem 10)."""
-    n = check_integer(n, "n", minimum=1)
-    d = check_integer(d, "d", minimum=1)
-    K = check_integer(K, "K", minimum=1)
+    n = _limits.count(n, "n")
+    d = _limits.count(d, "d")
+    K = _limits.count(K, "K")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     tau = check_positive(tau, "tau")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    return 8 * C0 * d * K * tau ** 2 * math.log(K * d * n / gamma) * math.log(2 * K / delta) ** 2 / (n * eps) ** 2
+    log_kdn = math.log(K * d * n) - math.log(gamma)  # K·d·n/γ and 2K/δ overflow for subnormal γ, δ
+    log_2k = math.log(2 * K) - math.log(delta)
+    return _limits.evaluate(lambda: 8 * C0 * d * K * tau ** 2 * log_kdn * log_2k ** 2 / (n * eps) ** 2,
+                            "the variance bound", n=n, d=d, K=K, epsilon=epsilon, delta=delta, tau=tau, gamma=gamma)
 
 
 def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, bound: float, variance: float,
                          gamma: float, alpha: float | None = None) -> float:
     """Explicit Cor 1 bound (004, D.4): Var/(mn) + c₀dB²log(2n/γ)log(dn/α)log(1/δ)/(mn²ε²) + βB²."""
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    m = _limits.count(m, "m")
+    d = _limits.count(d, "d")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     bound = check_positive(bound, "bound")
@@ -844,10 +943,16 @@ def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, b
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     alpha = gamma if alpha is None else check_probability(alpha, "alpha", open_low=True, open_high=True)
     tau = tau_paper(bound, m, n, gamma)
-    beta = min(1.0, gamma + alpha + d * d * bound * math.sqrt(math.log(d * n / alpha)) / tau
-               * math.exp(-n * eps / (24 * math.sqrt(d * math.log(1 / delta)))))
-    priv = C0 * d * bound ** 2 * math.log(2 * n / gamma) * math.log(d * n / alpha) * math.log(1 / delta)
-    return variance / (m * n) + priv / (m * n * n * eps * eps) + beta * bound ** 2
+    # logs of quotients as differences: dn/α, 2n/γ, 1/δ overflow for subnormal α, γ, δ
+    log_dna, log_2ng, log_1d = math.log(d * n) - math.log(alpha), math.log(2 * n) - math.log(gamma), -math.log(delta)
+    # β: tau_paper is ∝ B, so d²B√log(dn/α)/τ = d²√(2m·log(dn/α)/log(2n/γ)) (no B/τ overflow)
+    coef = d * d * bound * math.sqrt(log_dna) / tau
+    log_coef = 2.0 * math.log(d) + 0.5 * math.log(2.0 * m * log_dna / log_2ng)
+    beta = min(1.0, gamma + alpha + _coef_exp(coef, log_coef, -n * eps / (24 * math.sqrt(d * log_1d))))
+    return _limits.evaluate(
+        lambda: variance / (m * n) + C0 * d * bound ** 2 * log_2ng * log_dna * log_1d / (m * n * n * eps * eps)
+        + beta * bound ** 2, "the MSE bound", n=n, m=m, d=d, epsilon=epsilon, delta=delta, bound=bound,
+        variance=variance)
 
 
 def theorem8_floor(n: int, epsilon: float) -> float:
@@ -859,7 +964,7 @@ def theorem8_floor(n: int, epsilon: float) -> float:
     >>> round(theorem8_floor(1, 1.0), 4), round(theorem8_floor(5, 1.0), 6)
     (0.0336, 0.000837)
     """
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     eps = check_positive(epsilon, "epsilon")
     x = n * eps
     return 0.125 * math.exp(-x) / (1.0 + math.exp(-x)) if x > 0 else 0.0625
@@ -872,7 +977,13 @@ def theorem8_mean_floor(n: int, epsilon: float, bound: float = 1.0) -> float:
     0.1345
     """
     bound = check_positive(bound, "bound")
-    return 4.0 * bound * bound * theorem8_floor(n, epsilon)
+    floor = theorem8_floor(n, epsilon)
+    x = _limits.count(n, "n") * check_positive(epsilon, "epsilon")
+    if math.isfinite(bound * bound) and x <= 700.0:
+        value = 4.0 * bound * bound * floor
+    else:  # B² overflows or e^{−nε} underflows: 4B²·e^{−x}/(8(1 + e^{−x})) = e^{2 ln B − x − ln 2 − ln(1 + e^{−x})}
+        value = _limits.exp_or_inf(2.0 * math.log(bound) - x - math.log(2.0) - math.log1p(math.exp(-x)))
+    return _limits.finite(value, "the floor B²/(2(1 + e^{nε}))", n=n, epsilon=epsilon, bound=bound)
 
 
 def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
@@ -884,7 +995,7 @@ def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
     >>> round(crossover_m(10_000, 0.01))
     116
     """
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     check_choice(preset, "preset", ("paper", "safe"))
-    return (8.0 if preset == "paper" else 32.0) * math.log(2 * n / gamma)
+    return (8.0 if preset == "paper" else 32.0) * (math.log(2 * n) - math.log(gamma))  # 2n/γ overflows if γ tiny
