@@ -41,14 +41,15 @@ from scipy import special
 
 from dpviz._validation import (
     as_rng,
-    check_array,
     check_choice,
     check_delta,
     check_in_range,
     check_integer,
     check_positive,
     check_probability,
+    check_real_array,
 )
+from dpviz.mean import _limits
 from dpviz.mean.hadamard import next_power_of_two, random_rotation
 
 __all__ = [
@@ -97,6 +98,11 @@ def _algorithm_1_parameters(eps: float, delta: float) -> tuple[float, float]:
     return eps / 5.0, delta / 4.0
 
 
+def _log_delta_1(delta: float) -> float:
+    """ln δ₁ = ln δ − ln 4 (δ/4 underflows to 0 for δ < 2e-323; its logarithm does not)."""
+    return math.log(delta) - math.log(4.0)
+
+
 # --------------------------------------------------------------------------------------------- Algorithm A, 1-D
 
 
@@ -114,30 +120,60 @@ class AlgorithmA1D:
     garbage: float
 
     def __post_init__(self):
-        check_probability(self.garbage, "garbage")
+        edges = check_real_array(self.edges, "edges", ndim=1)
+        if edges.size < 2 or np.any(np.diff(edges) <= 0):
+            raise ValueError(f"edges has {edges.size} values, which is not allowed: must be at least 2 strictly "
+                             "increasing breakpoints.")
+        k = edges.size - 1
+        counts = check_real_array(self.counts, "counts", ndim=1)
+        if counts.size != k or np.any(counts < 0) or np.any(counts != np.floor(counts)):
+            raise ValueError(f"counts has {counts.size} values, which is not allowed: must be {k} integers >= 0 "
+                             "(one per segment).")
+        density = check_real_array(self.density, "density", ndim=1)
+        if density.size != k or np.any(density < 0):
+            raise ValueError(f"density has {density.size} values, which is not allowed: must be {k} numbers >= 0 "
+                             "(one per segment).")
+        garbage = check_probability(self.garbage, "garbage")
+        with np.errstate(over="ignore"):
+            mass = density * np.diff(edges)
+        total = float(np.sum(mass)) + garbage
+        if not np.all(np.isfinite(mass)) or not 0.0 < total < math.inf:
+            raise ValueError(f"density and garbage give total mass {total!r}, which is not allowed: must be a "
+                             "positive finite number (a probability law).")
+        object.__setattr__(self, "edges", edges)
+        object.__setattr__(self, "counts", counts.astype(int))
+        object.__setattr__(self, "density", density)
+        object.__setattr__(self, "garbage", garbage)
 
     @property
     def segment_probabilities(self) -> np.ndarray:
         return self.density * np.diff(self.edges)
 
     def pdf(self, y) -> np.ndarray:
-        y = np.asarray(y, dtype=float)
+        """Density at ``y`` (numbers, ±inf allowed: 0 there)."""
+        y = check_real_array(y, "y", allow_empty=True, finite=False)
+        if np.any(np.isnan(y)):
+            raise ValueError("y contains NaN, which is not allowed: must be numbers (±inf allowed).")
         j = np.searchsorted(self.edges, y, side="right") - 1
         inside = (j >= 0) & (j < len(self.density))
         return np.where(inside, self.density[np.clip(j, 0, len(self.density) - 1)], 0.0)
 
-    def sample(self, size: int | None = None, *, rng=None) -> np.ndarray:
-        """Draws; the garbage outcome is returned as NaN (a data-independent symbol ⊥)."""
+    def sample(self, size: int | None = None, *, rng=None):
+        """Draws. The garbage outcome ⊥ (a data-independent symbol) is not a number: with ``size`` the draws
+        come as a masked array whose masked entries are ⊥ (``out.mask``; ``out.compressed()`` keeps the points);
+        without ``size`` a single float, or None for ⊥ (as :func:`dp_estimate_1` and friends return None)."""
+        k = 1 if size is None else _limits.count(size, "size", cap=_limits.MAX_ELEMENTS)
         g = as_rng(rng)
-        k = 1 if size is None else check_integer(size, "size", minimum=1)
         probs = np.append(self.segment_probabilities, self.garbage)
         probs = probs / probs.sum()
         seg = g.choice(len(probs), size=k, p=probs)
-        out = np.full(k, np.nan)
         ok = seg < len(self.density)
+        out = np.zeros(k)
         lo, hi = self.edges[seg[ok]], self.edges[seg[ok] + 1]
         out[ok] = lo + (hi - lo) * g.random(ok.sum())
-        return out[0] if size is None else out
+        if size is None:
+            return float(out[0]) if ok[0] else None
+        return np.ma.masked_array(out, mask=~ok)
 
 
 def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None) -> AlgorithmA1D:
@@ -177,27 +213,41 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     >>> bool(np.isclose(A.garbage, 2 * 40 / (w + 2 * 40)))
     True
     """
-    x = check_array(points, "points", ndim=1)
-    r = check_positive(r, "r")
+    x = _limits.data(points, "points", ndim=1)
+    r = _limits.scale(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    R = r if ball_radius is None else check_positive(ball_radius, "ball_radius")
-    return _algorithm_a_1d_law(x, R, eps / 2.0, delta)
+    R = r if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
+    return _algorithm_a_1d_law(x, R, eps / 2.0, math.log(delta))
 
 
-def _algorithm_a_1d_law(x: np.ndarray, R: float, lam: float, delta: float) -> AlgorithmA1D:
-    """Algorithm A's output law as printed in 003, with exponent ``lam`` (density ∝ e^{lam·min(f, 2n/3)})."""
+def _algorithm_a_1d_terms(x: np.ndarray, R: float, lam: float):
+    """Segments of ∪B_i and their log-weights relative to the top exponent: (edges, f, lengths, rel, c_max)
+    with rel_j = lam·(min(f_j, 2n/3) − c_max) + ln(length_j) (−inf where f = 0), so the unnormalised weight of
+    segment j is e^{lam·c_max + rel_j}. Shifting by lam·c_max first keeps ε = 1e308 from giving inf − inf (only
+    the segments of largest f then keep weight)."""
     n = x.size
     edges = np.unique(np.concatenate([x - R, x + R]))
     mids = 0.5 * (edges[:-1] + edges[1:])
     xs = np.sort(x)
     f = np.searchsorted(xs, mids + R, side="right") - np.searchsorted(xs, mids - R, side="left")
     lengths = np.diff(edges)
-    with np.errstate(divide="ignore"):
-        logw = np.where(f > 0, lam * np.minimum(f, 2 * n / 3) + np.log(lengths), -np.inf)
-    log_g = math.log(4 / delta) + math.log(2 * R)
-    top = max(float(np.max(logw)), log_g)
-    w = np.exp(logw - top)
+    c = np.minimum(f, 2 * n / 3)
+    cmax = float(np.max(c[f > 0]))
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        rel = np.where(f > 0, np.where(c == cmax, 0.0, lam * (c - cmax)) + np.log(lengths), -np.inf)
+    return edges, f, lengths, rel, cmax
+
+
+def _algorithm_a_1d_law(x: np.ndarray, R: float, lam: float, log_delta: float) -> AlgorithmA1D:
+    """Algorithm A's output law as printed in 003, with exponent ``lam`` (density ∝ e^{lam·min(f, 2n/3)}) and
+    garbage mass (4/δ)·2R, δ = e^{log_delta}. Computed in log space."""
+    edges, f, lengths, rel, cmax = _algorithm_a_1d_terms(x, R, lam)
+    lam_cmax = lam * cmax  # Python floats: inf on overflow, no warning
+    log_g = math.log(4.0) - log_delta + math.log(2 * R) - lam_cmax  # relative to the same shift; −inf if lam_cmax = inf
+    top = max(float(np.max(rel)), log_g)
+    with np.errstate(under="ignore"):
+        w = np.exp(rel - top)
     wg = math.exp(log_g - top)
     Z = w.sum() + wg
     dens = np.where(lengths > 0, w / np.where(lengths > 0, lengths, 1.0), 0.0) / Z
@@ -211,15 +261,24 @@ def hockey_stick_1d(a: AlgorithmA1D, b: AlgorithmA1D, epsilon) -> np.ndarray:
     >>> float(hockey_stick_1d(A, A, 0.0))
     0.0
     """
-    eps = np.atleast_1d(np.asarray(epsilon, dtype=float))
+    for name, law in (("a", a), ("b", b)):
+        if not isinstance(law, AlgorithmA1D):
+            raise TypeError(f"{name} = {law!r} is not allowed: must be an AlgorithmA1D (from algorithm_a_1d).")
+    eps_in = check_real_array(epsilon, "epsilon", finite=False)
+    if np.any(np.isnan(eps_in)):
+        raise ValueError("epsilon contains NaN, which is not allowed: must be numbers (±inf allowed).")
+    eps = np.atleast_1d(eps_in).ravel()
     edges = np.union1d(a.edges, b.edges)
     mids = 0.5 * (edges[:-1] + edges[1:])
     lengths = np.diff(edges)
     pa, pb = a.pdf(mids), b.pdf(mids)
-    e = np.exp(eps)[:, None]
-    cont = np.sum(np.maximum(0.0, pa[None, :] - e * pb[None, :]) * lengths[None, :], axis=1)
-    out = cont + np.maximum(0.0, a.garbage - np.exp(eps) * b.garbage)
-    return out if np.ndim(epsilon) else out[0]
+    with np.errstate(over="ignore", invalid="ignore"):  # e^ε = inf for ε > 709: (p_a − inf·p_b)_+ is p_a if p_b = 0
+        e = np.exp(eps)[:, None]
+        diff = np.where(pb[None, :] > 0, pa[None, :] - e * pb[None, :], pa[None, :])
+        cont = np.sum(np.maximum(0.0, diff) * lengths[None, :], axis=1)
+        ge = np.where(b.garbage > 0, a.garbage - np.exp(eps) * b.garbage, a.garbage)
+    out = cont + np.maximum(0.0, ge)
+    return out if eps_in.ndim else out[0]
 
 
 def algorithm_a_privacy_profile(points, points_prime, r: float, epsilon: float, delta: float, eps_grid, *,
@@ -244,7 +303,7 @@ def algorithm_a_privacy_profile(points, points_prime, r: float, epsilon: float, 
     """
     a = algorithm_a_1d(points, r, epsilon, delta, ball_radius=ball_radius)
     b = algorithm_a_1d(points_prime, r, epsilon, delta, ball_radius=ball_radius)
-    grid = check_array(eps_grid, "eps_grid", ndim=1)
+    grid = check_real_array(eps_grid, "eps_grid", ndim=1)
     return np.maximum(hockey_stick_1d(a, b, grid), hockey_stick_1d(b, a, grid))
 
 
@@ -262,6 +321,19 @@ class AlgorithmA2D:
     garbage: float
     radius: float
 
+    def __post_init__(self):
+        xs = check_real_array(self.xs, "xs", ndim=1)
+        ys = check_real_array(self.ys, "ys", ndim=1)
+        shape = (ys.size, xs.size)
+        counts = check_real_array(self.counts, "counts", ndim=2)
+        density = check_real_array(self.density, "density", ndim=2)
+        for name, arr in (("counts", counts), ("density", density)):
+            if arr.shape != shape or np.any(arr < 0):
+                raise ValueError(f"{name} has shape {arr.shape}, which is not allowed: must be {shape} "
+                                 "(len(ys), len(xs)) of numbers >= 0.")
+        object.__setattr__(self, "garbage", check_probability(self.garbage, "garbage"))
+        object.__setattr__(self, "radius", _limits.scale(self.radius, "radius"))
+
 
 def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None,
                    resolution: int = 120) -> AlgorithmA2D:
@@ -278,14 +350,15 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     >>> int(A.counts.max())
     2
     """
-    x = check_array(points, "points", ndim=2)
-    if x.shape[1] != 2:
-        raise ValueError(f"points has shape {x.shape}, which is not allowed: must be (n, 2).")
-    r = check_positive(r, "r")
+    x = _limits.data(points, "points", ndim=2)
+    if x.shape[1] != 2 or x.shape[0] > _MAX_GRID_POINTS:
+        raise ValueError(f"points has shape {x.shape}, which is not allowed: must be (n, 2) with n <= "
+                         f"{_MAX_GRID_POINTS} (each point is tested against every grid cell).")
+    r = _limits.scale(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     res = check_integer(resolution, "resolution", minimum=10, maximum=1000)
-    R = r * math.sqrt(2) if ball_radius is None else check_positive(ball_radius, "ball_radius")
+    R = r * math.sqrt(2) if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
     n = x.shape[0]
     lo, hi = x.min(axis=0) - R, x.max(axis=0) + R
     xs = np.linspace(lo[0], hi[0], res + 1)
@@ -295,14 +368,23 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     f = np.zeros((res, res), dtype=int)
     for p in x:  # n small in the teaching widget
         f += ((cx[None, :] - p[0]) ** 2 + (cy[:, None] - p[1]) ** 2 <= R * R)
-    logw = np.where(f > 0, (eps / 2.0) * np.minimum(f, 2 * n / 3), -np.inf)  # exponent ε/2 (erratum to Prop. 15)
-    log_g = math.log(4 / delta) + math.log(math.pi * R * R) - math.log(cell)
+    # exponent ε/2 (erratum to Prop. 15); weights relative to the top exponent (ε/2)·c_max, so that ε = 1e308
+    # does not give inf − inf: as in _algorithm_a_1d_terms
+    lam, c = eps / 2.0, np.minimum(f, 2 * n / 3)
+    cmax = float(np.max(c[f > 0])) if np.any(f > 0) else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        logw = np.where(f > 0, np.where(c == cmax, 0.0, lam * (c - cmax)), -np.inf)
+        lam_cmax = lam * cmax
+    log_g = math.log(4.0) - math.log(delta) + math.log(math.pi) + 2.0 * math.log(R) - math.log(cell) - lam_cmax
     top = max(float(logw.max()), log_g)
-    w = np.exp(logw - top)
+    with np.errstate(under="ignore"):
+        w = np.exp(logw - top)
     wg = math.exp(log_g - top)
     Z = w.sum() + wg
     return AlgorithmA2D(cx, cy, f, w / Z / cell, float(wg / Z), R)
 
+
+_MAX_GRID_POINTS = 10_000
 
 # --------------------------------------------------------------------------------------------- Algorithm 1
 
@@ -317,12 +399,13 @@ def acceptance_probability_valid(n: int, epsilon: float) -> bool:
     >>> acceptance_probability_valid(2, 1.0), acceptance_probability_valid(10, 1/3), acceptance_probability_valid(11, 1/3)
     (True, False, True)
     """
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     eps = check_positive(epsilon, "epsilon")
-    xx = 2 * eps * n / 3
-    if 2 * n / 3 < 1:
+    c = 2 * n / 3
+    if c < 1:
         return False
-    return xx - math.log(xx) >= eps - math.log(eps) - 1e-12
+    # (x − ln x) − (ε − ln ε) with x = cε is ε(c − 1) − ln c: no ε·c overflow, no ln of a subnormal
+    return eps * (c - 1) - math.log(c) >= -1e-12
 
 
 def paper_round_cap(n: int, alpha: float) -> float:
@@ -334,15 +417,15 @@ def paper_round_cap(n: int, alpha: float) -> float:
     >>> f"{paper_round_cap(100, 1.0):.2e}"
     '3.76e+10'
     """
-    n = check_integer(n, "n", minimum=1)
+    n = _limits.count(n, "n")
     alpha = check_probability(alpha, "alpha", open_low=True)
-    return 18.0 * math.exp(10.0 * math.sqrt(math.log(n))) / alpha
+    return _limits.evaluate(lambda: 18.0 * math.exp(10.0 * math.sqrt(math.log(n))) / alpha, "N", n=n, alpha=alpha)
 
 
 def teaching_round_cap(alpha: float) -> float:
     """N = 100/α: a data-independent teaching default (digest 003 pitfall 6 [ours]); a deviation from the paper."""
     alpha = check_probability(alpha, "alpha", open_low=True)
-    return 100.0 / alpha
+    return _limits.evaluate(lambda: 100.0 / alpha, "N", alpha=alpha)
 
 
 def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None) -> float:
@@ -352,18 +435,22 @@ def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_
     q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (digest 003 §2.2, from Prop 17), Z the total of
     Algorithm A at exponent ε₁. Computed in log space.
     """
-    x = check_array(points, "points", ndim=1)
+    x = _limits.data(points, "points", ndim=1)
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    r = check_positive(r, "r")
-    R = r if ball_radius is None else check_positive(ball_radius, "ball_radius")
+    r = _limits.scale(r, "r")
+    R = r if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
     n = x.size
-    e1, d1 = _algorithm_1_parameters(eps, delta)
-    A = _algorithm_a_1d_law(x, R, e1, d1)
-    # Z/V_B + 4/δ₁ = (4/δ₁) / P[G]
-    log_total = math.log(4 / d1) - math.log(A.garbage)
-    log_w = np.logaddexp(math.log(n) + 2 * e1 * n / 3, math.log(4 * n / d1))
-    return float(math.exp(math.log(n / 3) + log_total - log_w))
+    e1, _ = _algorithm_1_parameters(eps, delta)
+    log_4_d1 = math.log(4.0) - _log_delta_1(delta)  # ln(4/δ₁): 4/δ₁ overflows for subnormal δ
+    _, _, _, rel, cmax = _algorithm_a_1d_terms(x, R, e1)
+    # Numerator and denominator divided by e^s, s = 2ε₁n/3 (possibly inf): W/e^s = n + (4n/δ₁)e^{−s} and
+    # (Z/V_B + 4/δ₁)/e^s = e^{ε₁(c_max − 2n/3)}·Σ_j e^{rel_j}/V_B + (4/δ₁)e^{−s}, with Z = e^{ε₁c_max}·Σ_j e^{rel_j}
+    s = 2 * e1 * n / 3
+    gap = 0.0 if cmax == 2 * n / 3 else e1 * (cmax - 2 * n / 3)  # ≤ 0; −inf (no warning) if it overflows
+    log_total = np.logaddexp(gap + float(special.logsumexp(rel)) - math.log(2 * R), log_4_d1 - s)
+    log_w = np.logaddexp(math.log(n), math.log(n) + log_4_d1 - s)
+    return float(math.exp(min(math.log(n / 3) + log_total - log_w, 0.0)))  # a probability (≤ 1 up to rounding)
 
 
 def prob_g2(q: float, N: float) -> float:
@@ -373,17 +460,29 @@ def prob_g2(q: float, N: float) -> float:
     0.5
     """
     q = check_probability(q, "q")
-    N = check_positive(N, "N")
+    N = check_in_range(N, "N", 1.0, 1.7976931348623157e308)  # X ~ Geom(1/N) needs N ≥ 1 (N < 1 divided by 0)
     return (1 - q) / ((N - 1) * q + 1)
 
 
 def uniform_in_ball(center, radius: float, size: int, *, rng=None) -> np.ndarray:
-    """Uniform points in B(c, R): c + R·u^{1/d}·g/‖g‖ (003 footnote 3; the u^{1/d} is essential, pitfall 2)."""
-    c = np.atleast_2d(np.asarray(center, dtype=float))
-    g = as_rng(rng)
+    """Uniform points in B(c, R): c + R·u^{1/d}·g/‖g‖ (003 footnote 3; the u^{1/d} is essential, pitfall 2).
+
+    ``center``: one centre (d,) or one per point (size, d); at most 10⁷ coordinates are drawn."""
+    c = np.atleast_2d(_limits.data(center, "center", ndim=(1, 2)))
+    radius = _limits.scale(radius, "radius", allow_zero=True)
+    size = _limits.count(size, "size", minimum=0, cap=_limits.MAX_ELEMENTS)
+    if c.shape[0] not in (1, size):
+        raise ValueError(f"center has {c.shape[0]} rows, which is not allowed: must be one centre or size = {size}.")
+    _limits.elements(size * c.shape[1], "the points (size × d)")
+    return _uniform_in_ball(c, radius, size, as_rng(rng))
+
+
+def _uniform_in_ball(c: np.ndarray, radius: float, size: int, g) -> np.ndarray:
+    """:func:`uniform_in_ball` on validated input (c of shape (1, d) or (size, d), d ≥ 1)."""
     d = c.shape[1]
     z = g.standard_normal((size, d))
-    z /= np.linalg.norm(z, axis=1, keepdims=True)
+    norm = np.linalg.norm(z, axis=1, keepdims=True)
+    z /= np.where(norm > 0, norm, 1.0)  # ‖g‖ = 0 has probability 0; never a division by zero
     return c + radius * g.random((size, 1)) ** (1.0 / d) * z
 
 
@@ -395,6 +494,17 @@ class DPEstimate1Result:
     outcome: str
     rounds: int
     cap: int
+
+    def __post_init__(self):
+        check_choice(self.outcome, "outcome", ("point", "G1", "G2"))
+        if self.outcome == "point":
+            object.__setattr__(self, "point", check_real_array(self.point, "point", ndim=1))
+        elif self.point is not None:
+            raise ValueError(f"point = {self.point!r} is not allowed with outcome = {self.outcome!r}: must be None "
+                             "(garbage has no point).")
+        cap = check_integer(self.cap, "cap", minimum=0)
+        object.__setattr__(self, "rounds", check_integer(self.rounds, "rounds", minimum=0, maximum=cap))
+        object.__setattr__(self, "cap", cap)
 
 
 def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: float = 1 / 3, N: float | str = "teaching",
@@ -438,20 +548,20 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
         Bad parameters, or nε so small that step 7's probability could exceed ½ (Prop 16 fails at ε₁ = ε/5):
         clamping it would silently change the mechanism (pitfall 4).
     """
-    x = check_array(points, "points", ndim=(1, 2))
+    x = _limits.data(points, "points", ndim=(1, 2))
     if x.ndim == 1:
         x = x[:, None]
     n, d = x.shape
-    r = check_positive(r, "r")
+    r = _limits.scale(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     alpha = check_probability(alpha, "alpha", open_low=True)
-    R = r * math.sqrt(d) if ball_radius is None else check_positive(ball_radius, "ball_radius")
+    R = _limits.scale(r * math.sqrt(d), "r·√d") if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
     if isinstance(N, str):
         check_choice(N, "N", ("teaching", "paper"))
         N = teaching_round_cap(alpha) if N == "teaching" else paper_round_cap(n, alpha)
     N = check_in_range(N, "N", 1.0, 1e15)
-    e1, d1 = _algorithm_1_parameters(eps, delta)
+    e1, _ = _algorithm_1_parameters(eps, delta)
     if not acceptance_probability_valid(n, e1):
         c = 2 * n / 3
         need = f"≥ {5 * math.log(c) / (c - 1):.4g}" if c > 1 else "impossible with n = 1"
@@ -460,7 +570,8 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
                          "ε₁ ≥ ln(2n/3)/(2n/3 − 1)); use more users or a larger epsilon.")
     g = as_rng(rng)
     X = int(g.geometric(1.0 / N))
-    p_garbage = float(special.expit(math.log(4 / d1) - 2 * e1 * n / 3))
+    # ln(4/δ₁) = ln 4 − ln δ₁ (4/δ₁ overflows, δ₁ = δ/4 underflows, for subnormal δ); expit(−inf) = 0
+    p_garbage = float(special.expit(math.log(4.0) - _log_delta_1(delta) - 2 * e1 * n / 3))
     cap = 2 * n / 3
     done = 0
     chunk_max = max(1, min(4096, 4_000_000 // max(1, n * d)))
@@ -469,10 +580,12 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
         garb = g.random(c) < p_garbage
         u = g.random(c)
         idx = g.integers(n, size=c)
-        p = uniform_in_ball(x[idx], R, c, rng=g) if d > 0 else None
+        p = _uniform_in_ball(x[idx], R, c, g)
         dist2 = ((p[:, None, :] - x[None, :, :]) ** 2).sum(axis=2)
         f = np.maximum((dist2 <= R * R).sum(axis=1), 1)  # f ≥ 1 (own ball) up to rounding
-        log_acc = e1 * (np.minimum(f, cap) - cap) + np.log(n / (3.0 * f))
+        with np.errstate(over="ignore", invalid="ignore"):  # ε₁ near 1e308: e^{ε₁(min(f, c) − c)} is 0 or 1
+            gap = np.minimum(f, cap) - cap
+            log_acc = np.where(gap == 0, 0.0, e1 * gap) + np.log(n / (3.0 * f))
         acc = np.where(garb, u < 1 / 3, np.log(np.maximum(u, 1e-300)) < log_acc)
         hit = np.flatnonzero(acc)
         if hit.size:
@@ -499,13 +612,13 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    k = check_integer(k, "k", minimum=1)
+    k = _limits.count(k, "k")
     if k == 1:
         return eps, delta
-    L = math.sqrt(2 * k * math.log(2 / delta))
+    L = math.sqrt(2 * k * (math.log(2.0) - math.log(delta)))  # 2/δ overflows for subnormal δ
 
     def total(e):
-        return L * e + k * e * math.expm1(e)
+        return L * e + k * e * _limits.expm1_or_inf(e)  # inf, not OverflowError, for e > 709
 
     lo, hi = 0.0, eps
     for _ in range(100):
@@ -528,7 +641,10 @@ def dp_estimate_2(points, r: float, epsilon: float, delta: float, *, alpha: floa
     ``copies`` default ⌈8·log(1/α)⌉: a heuristic (Hoeffding would need 112.5·log(1/α); digest 003 §2.3).
     """
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
-    k = math.ceil(8 * math.log(1 / alpha)) if copies is None else check_integer(copies, "copies", minimum=1)
+    if copies is None:
+        k = math.ceil(8 * -math.log(alpha))  # −ln α: 1/α overflows for subnormal α (k ≤ 5956 then)
+    else:
+        k = _limits.count(copies, "copies", cap=_limits.MAX_REPETITIONS)
     e, dd = split_budget(epsilon, delta, k)
     g = as_rng(rng)
     outs = [dp_estimate_1(points, r, e, dd, alpha=1 / 3, N=N, ball_radius=ball_radius, rng=g) for _ in range(k)]
@@ -551,7 +667,7 @@ def _blocks(points, r, epsilon, delta, alpha, k, N, g, ball_radius_factor=None):
     U = random_rotation(d, rng=g)
     y = U.apply(x)
     e, dd = split_budget(epsilon, delta, k * k)
-    rs = r * math.sqrt(2 * math.log(2 * n * d / alpha)) / k
+    rs = r * math.sqrt(2 * (math.log(2 * n * d) - math.log(alpha))) / k  # 2nd/α overflows for subnormal α
     size = dp // (k * k)
     parts = []
     for s in range(k * k):
@@ -575,12 +691,12 @@ def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int
     Error O(r√(d·log(dn/α))/k). k = 1: no rotation, DP-Estimate-1 on the points with radius r.
     Returns None if any block returns garbage (⊥).
     """
-    x = check_array(points, "points", ndim=2)
-    r = check_positive(r, "r")
+    x = _limits.data(points, "points", ndim=2)
+    r = _limits.scale(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
-    k = check_integer(k, "k", minimum=1)
+    k = _limits.count(k, "k", cap=_limits.MAX_DIMENSION)
     return _blocks(x, r, eps, delta, alpha, k, N, as_rng(rng))
 
 
@@ -610,11 +726,11 @@ def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1
     -------
     np.ndarray of shape (d,), or None (⊥) when the mechanism returns garbage.
     """
-    x = check_array(data, "data", ndim=(2, 3))
+    x = _limits.data(data, "data", ndim=(2, 3))
     if x.ndim == 2:
         x = x[:, :, None]
-    r = check_positive(r, "r")
-    c = check_positive(markov_factor, "markov_factor")
+    r = _limits.scale(r, "r")
+    c = check_in_range(markov_factor, "markov_factor", 0.0, 1e6, low_inclusive=False)
     m = x.shape[1]
     means = x.mean(axis=1)
     return dp_estimate_blocks(means, c * r / math.sqrt(m), epsilon, delta, k=k, alpha=alpha, N=N, rng=rng)
@@ -628,14 +744,15 @@ def learn_discrete(samples, d: int, epsilon: float, delta: float, *, alpha: floa
     estimator runs on the one-hot data; TV ≤ ½√d·‖·‖₂ = Õ(d/(εn√m) + √(d/(mn))). With ``project`` the estimate is
     clipped to ≥ 0 and renormalised (post-processing, DP-safe; not in the paper).
     """
-    s = check_array(samples, "samples", ndim=2, dtype=float)
-    d = check_integer(d, "d", minimum=2)
+    s = check_real_array(samples, "samples", ndim=2)
+    d = _limits.count(d, "d", minimum=2, cap=_limits.MAX_DIMENSION)
     if np.any(s != np.round(s)) or s.min() < 0 or s.max() > d - 1:
         raise ValueError(f"samples contain values outside {{0, …, {d - 1}}}, which is not allowed.")
     n, m = s.shape
-    onehot_means = np.zeros((n, d))
-    for j in range(d):
-        onehot_means[:, j] = (s == j).mean(axis=1)
+    _limits.elements(n * d, "the one-hot user means (n × d)")
+    # one-hot means by counting: (number of samples of user i equal to j)/m, as (s == j).mean(axis=1)
+    counts = np.bincount((s.astype(np.int64) + d * np.arange(n)[:, None]).ravel(), minlength=n * d)
+    onehot_means = counts.reshape(n, d) / m
     est = dp_estimate_blocks(onehot_means, 10.0 / math.sqrt(m), epsilon, delta, k=k, alpha=alpha, rng=rng)
     if est is None or not project:
         return est
@@ -652,10 +769,10 @@ def corrupt_users(data, fraction: float, *, mode: str = "far", magnitude: float 
     the clean mean + magnitude·r-scale pull in one direction (a subtle bias). Axis 0 indexes users; the rest keeps
     its shape. Returns a copy.
     """
-    x = check_array(data, "data", ndim=(1, 2, 3)).copy()
+    x = _limits.data(data, "data", ndim=(1, 2, 3)).copy()
     kappa = check_in_range(fraction, "fraction", 0.0, 1.0)
     check_choice(mode, "mode", ("far", "spread", "shift"))
-    mag = check_positive(magnitude, "magnitude", allow_zero=True)
+    mag = _limits.scale(magnitude, "magnitude", allow_zero=True)
     n = x.shape[0]
     c = int(math.floor(kappa * n + 1e-9))
     if c == 0:
@@ -672,7 +789,8 @@ def corrupt_users(data, fraction: float, *, mode: str = "far", magnitude: float 
         flat[bad] = center + 0.5 * mag * e1
     else:
         z = g.standard_normal((c, flat.shape[-1]))
-        z /= np.linalg.norm(z, axis=1, keepdims=True)
+        norm = np.linalg.norm(z, axis=1, keepdims=True)
+        z /= np.where(norm > 0, norm, 1.0)
         flat[bad] = (center + mag * z)[:, None, :]
     return flat.reshape(x.shape)
 
@@ -689,7 +807,7 @@ def users_lower_bound(epsilon: float, delta: float) -> float:
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    return math.log(1 / delta) / (3 * eps)
+    return _limits.evaluate(lambda: -math.log(delta) / (3 * eps), "log(1/δ)/(3ε)", epsilon=epsilon, delta=delta)
 
 
 def levy_users_required(d: int, epsilon: float, delta: float) -> float:
@@ -699,10 +817,11 @@ def levy_users_required(d: int, epsilon: float, delta: float) -> float:
     >>> levy_users_required(100, 1.0, math.exp(-1))
     10.0
     """
-    d = check_integer(d, "d", minimum=1)
+    d = _limits.count(d, "d")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    return math.sqrt(d) * math.log(1 / delta) / eps
+    return _limits.evaluate(lambda: math.sqrt(d) * -math.log(delta) / eps, "√d·log(1/δ)/ε", d=d, epsilon=epsilon,
+                            delta=delta)
 
 
 def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
@@ -717,14 +836,20 @@ def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    log_16_ad = math.log(16.0) - math.log(alpha) - math.log(delta)  # 16/(αδ) overflows for tiny α, δ
+    log_4_a = math.log(4.0) - math.log(alpha)
 
     def ok(n):
-        return (2 / 3 * eps * n - 10 * math.sqrt(math.log(n)) >= math.log(16 / (alpha * delta))
-                and eps * n / 3 - 11 * math.log(n) >= math.log(4 / alpha))
+        return (2 / 3 * eps * n - 10 * math.sqrt(math.log(n)) >= log_16_ad
+                and eps * n / 3 - 11 * math.log(n) >= log_4_a)
 
     hi = 2
     while not ok(hi):
         hi *= 2
+        if hi > _limits.MAX_COUNT:
+            raise ValueError(f"epsilon = {epsilon!r}, delta = {delta!r}, alpha = {alpha!r} are not allowed together: "
+                             f"Prop. 14 would need more than {_limits.MAX_COUNT} users (must need <= that many); "
+                             "use a larger epsilon.")
     lo = hi // 2
     while lo + 1 < hi:  # ok is monotone for n past the minimum of εn/3 − 11 log n
         mid = (lo + hi) // 2
@@ -743,7 +868,7 @@ def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np
     >>> lemma9_chain(2, math.log(2), 0.0, 1.0).tolist()
     [0.25, 0.5, 1.0]
     """
-    n = check_integer(n, "n", minimum=0)
+    n = _limits.count(n, "n", minimum=0, cap=_limits.MAX_ELEMENTS - 1)
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta")
     p = np.empty(n + 1)
@@ -755,27 +880,30 @@ def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np
 
 def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: float, r: float = 1.0) -> float:
     """Theorem 7 of 003 (shape, O-constants set to 1): min{ r√(d/m), r√d·log(d/δ)·√log(1/δ)·√log(dn/α)/(εn√m) }."""
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    m = _limits.count(m, "m")
+    d = _limits.count(d, "d")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     r = check_positive(r, "r")
     a = r * math.sqrt(d / m)
-    b = (r * math.sqrt(d) * math.log(d / delta) * math.sqrt(math.log(1 / delta)) * math.sqrt(math.log(d * n / alpha))
-         / (eps * n * math.sqrt(m)))
-    return min(a, b)
+    # logs of quotients as differences (d/δ, 1/δ, dn/α overflow for subnormal δ, α); b = inf just loses the min
+    log_dd, log_1d, log_dna = math.log(d) - math.log(delta), -math.log(delta), math.log(d * n) - math.log(alpha)
+    with np.errstate(over="ignore"):
+        b = float(np.float64(r) * math.sqrt(d) * log_dd * math.sqrt(log_1d) * math.sqrt(log_dna) / (eps * n * math.sqrt(m)))
+    return _limits.finite(min(a, b), "the error bound", n=n, m=m, d=d, r=r)
 
 
 def corollary8_error(n: int, m: int, d: int, epsilon: float, r: float = 1.0) -> float:
     """Corollary 8 of 003 (logs and constants dropped): r·(√d/(εn√m) + 1/√(mn))."""
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
-    d = check_integer(d, "d", minimum=1)
+    n = _limits.count(n, "n")
+    m = _limits.count(m, "m")
+    d = _limits.count(d, "d")
     eps = check_positive(epsilon, "epsilon")
     r = check_positive(r, "r")
-    return r * (math.sqrt(d) / (eps * n * math.sqrt(m)) + 1 / math.sqrt(m * n))
+    return _limits.evaluate(lambda: r * (math.sqrt(d) / (eps * n * math.sqrt(m)) + 1 / math.sqrt(m * n)),
+                            "the error bound", n=n, m=m, d=d, epsilon=epsilon, r=r)
 
 
 def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
@@ -789,6 +917,6 @@ def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
     0.025
     """
     kappa = check_in_range(kappa, "kappa", 0.0, 1.0)
-    m = check_integer(m, "m", minimum=1)
+    m = _limits.count(m, "m")
     r = check_positive(r, "r")
     return r * kappa / math.sqrt(m)
