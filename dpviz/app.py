@@ -41,7 +41,7 @@ import voila.app as voila_app
 from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
 from tornado.web import RedirectHandler, StaticFileHandler
-from traitlets import Float, Int, List, Unicode
+from traitlets import Float, Int, List, Unicode, validate
 from voila.app import Voila
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.contentshandler import VoilaContentsHandler
@@ -52,6 +52,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from dpviz.lessons import NOTEBOOK_DIR, lessons
 from dpviz.server import procinfo
 from dpviz.server.handlers import (
+    NO_FAVICON,
     GuardedKernelWebsocketHandler,
     LessonHandler,
     OwnedKernelHandler,
@@ -101,7 +102,7 @@ def landing_html(base_url: str) -> str:
             parts.append("<div class='dpviz-lesson-index'>" + lesson_index_html(NOTEBOOKS) + "</div>")
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz</title>"
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz</title>" + NO_FAVICON +
         "<style>body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:52em;margin:0 auto;"
         "padding:1em 1.2em 3em;line-height:1.55;color:#222}h1{font-size:1.8em}a{color:#0b5cad}"
         "code{background:#f3f3f3;padding:0 .2em}</style></head><body>" + "".join(parts) + "</body></html>"
@@ -136,6 +137,14 @@ class DpvizVoila(Voila):
         "fill-concurrency": "DpvizVoila.fill_concurrency",
     }
 
+    @validate("base_url", "server_url")
+    def _url_prefix(self, proposal):
+        """``/user/alice`` -> ``/user/alice/``: every route and every URL in the pages joins paths onto it."""
+        value = proposal["value"]
+        if value is None or value == "":
+            return value
+        return "/" + value.strip("/") + "/" if value.strip("/") else "/"
+
     def _validate_options(self) -> None:
         for name, value, low in (
             ("class_size", self.class_size, 0),
@@ -166,9 +175,10 @@ class DpvizVoila(Voila):
 
     def init_settings(self):
         self._validate_options()
-        # Kernels (including the pre-heated pool) inherit this environment, so set it before they start.
-        server_url = self.server_url or self.base_url
-        os.environ[BUNDLE_ENV] = url_path_join(server_url, "dpviz-static/widgetbundle.js")
+        # Kernels (including the pre-heated pool) inherit this environment, so set it before they start. The
+        # browser loads the bundle: a URL under base_url (which differs from server_url behind a reverse proxy
+        # that strips the prefix).
+        os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/widgetbundle.js")
         targets, self._chosen = self._pool_targets()
         self.dpviz_pool_targets = targets
         self.dpviz_shutdown_grace = self.shutdown_grace
@@ -237,10 +247,14 @@ class DpvizVoila(Voila):
             if cls in drop:
                 continue
             handlers.append((spec[0], replace.get(cls, cls), *spec[2:]))
-        landing = url_path_join(self.server_url, "voila/render", LANDING)
+        # Redirects go to the URL the browser sees (base_url); routes are matched under server_url. Not permanent:
+        # a browser would otherwise remember the redirect for a prefix that may later serve something else.
+        landing = url_path_join(self.base_url, "voila/render", LANDING)
+        redirect = {"url": landing, "permanent": False}
         ours = [
-            (self.server_url, RedirectHandler, {"url": landing}),
-            (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, {"url": landing}),
+            # The prefix with and without its trailing slash (JupyterHub links to /user/<name>).
+            (self.server_url.rstrip("/") + "/?", RedirectHandler, redirect),
+            (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, redirect),
             (
                 url_path_join(self.server_url, r"dpviz-static/(widgetbundle\.js)"),
                 StaticFileHandler,

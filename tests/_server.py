@@ -55,16 +55,22 @@ class App:
             self.log_file.close()
 
 
-def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | None = None, timeout: float = 180) -> App:
-    """Start the app with ``args``; wait until it answers (and, if given, until its log shows ``wait_for``)."""
+def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | None = None, timeout: float = 180,
+              python: str | None = None, env: dict | None = None) -> App:
+    """Start the app with ``args``; wait until it answers (and, if given, until its log shows ``wait_for``).
+
+    ``python``: the interpreter (default: this one); ``env``: its whole environment (default: inherited).
+    """
     port = free_port()
     log_path = log_dir / f"app-{port}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1", f"--base_url={base_url}", *args],
+        [python or sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1",
+         f"--base_url={base_url}", *args],
         cwd=log_dir,  # any directory: the app finds its lessons in the package
         stdout=log,
         stderr=subprocess.STDOUT,
+        env=env,
     )
     app = App(proc, f"http://127.0.0.1:{port}{base_url.rstrip('/')}", log_path, log)
     deadline = time.monotonic() + timeout

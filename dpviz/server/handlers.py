@@ -42,6 +42,9 @@ __all__ = [
 ]
 
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
+#: Our pages name an empty icon: the browser would otherwise ask for ``/favicon.ico`` at the host's root, outside
+#: ``--base_url`` (a 404 in every page's console under JupyterHub).
+NO_FAVICON = "<link rel='icon' href='data:,'>"
 CLIENT_COOKIE = "dpviz_client"
 #: Largest offset count a v1 kernel frame may declare: channel, header, parent header, metadata, content, at most
 #: 58 binary buffers, and the end (widget and figure messages carry a handful of buffers).
@@ -83,7 +86,7 @@ def _friendly_page(handler: web.RequestHandler, status: int, title: str, text: s
     handler.finish(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{html.escape(title)} · dpviz</title></head>"
+        f"<title>{html.escape(title)} · dpviz</title>{NO_FAVICON}</head>"
         "<body style='font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;line-height:1.5'>"
         f"<h1 style='font-size:1.4em'>{html.escape(title)}</h1><p>{text}</p>"
         "<p><a href='' onclick='location.reload();return false'>Try again</a></p></body></html>"
@@ -257,7 +260,8 @@ class StatusHandler(JupyterHandler):
         self.finish(
             "<!doctype html><html lang='en'><head><meta charset='utf-8'><meta http-equiv='refresh' content='5'>"
             "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz · class status</title>"
-            "</head><body style='font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em'>"
+            f"{NO_FAVICON}</head>"
+            "<body style='font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em'>"
             f"<h1 style='font-size:1.4em'>Class status</h1><p><strong>{state}</strong>.</p>"
             f"<p>{status['sessions']} student session(s) live; {status['kernels']} kernel(s) in all; "
             f"memory {status['memory_mb']:.0f} MB{budget_text}.</p>"
