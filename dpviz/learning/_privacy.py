@@ -17,6 +17,7 @@ import numpy as np
 from scipy import optimize, special
 
 from dpviz._validation import check_delta, check_positive
+from dpviz.learning._checks import check_name
 
 __all__ = ["gdp_delta", "gdp_epsilon", "gdp_mu_for", "group_privacy"]
 
@@ -80,6 +81,14 @@ def group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     if eps == 0.0:
         return 0.0, delta * k
     return k * eps, min(1.0, delta * math.expm1(k * eps) / math.expm1(eps))
+
+
+ACCOUNTANT_NAMES = ("basic", "advanced", "optimal", "rdp", "zcdp", "pld")
+
+
+def check_accountant(accountant) -> str:
+    """``accountant`` must name one of :data:`dpviz.accountants.ACCOUNTANTS`."""
+    return check_name(accountant, "accountant", ACCOUNTANT_NAMES)
 
 
 def accountant_epsilon(events, delta: float, accountant: str = "pld") -> tuple[float, str]:

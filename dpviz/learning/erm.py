@@ -19,22 +19,40 @@ import numpy as np
 
 from dpviz._validation import (
     as_rng,
-    check_array,
     check_delta,
+    check_in_range,
     check_integer,
     check_positive,
     check_probability,
 )
-from dpviz.learning import _privacy
-from dpviz.learning.optim import FirstOrderMethod, run_first_order
+from dpviz.learning._checks import (
+    MAX_COUNT,
+    MAX_EPSILON,
+    MAX_MAGNITUDE,
+    MAX_SELECTION_DRAWS,
+    MAX_SELECTION_WORK,
+    MAX_STEPS,
+    check_name,
+    check_scale,
+    check_task,
+    check_work,
+    field_array,
+    field_float,
+    field_instance,
+    field_int,
+    real_array,
+)
+from dpviz.learning._privacy import check_accountant
+from dpviz.learning.optim import VARIANTS, FirstOrderMethod, _run_first_order
 from dpviz.learning.tasks import UserTask, concentration_radius
 from dpviz.learning.training import (
     PrivacySpent,
     TrainingRun,
     _curvature,
     _finish,
+    _knows_excess,
     _report,
-    step_size,
+    _step_size,
     train_user_level,
 )
 
@@ -79,6 +97,15 @@ class PhasedERMSchedule:
     users: np.ndarray
     lambdas: np.ndarray
 
+    def __post_init__(self):
+        field_int(self, "phases", minimum=1)
+        field_float(self, "lam", low=0.0)
+        field_array(self, "users", ndim=1, integer=True, low=0)
+        field_array(self, "lambdas", ndim=1, low=0.0)
+        if self.users.shape != (self.phases,) or self.lambdas.shape != (self.phases,):
+            raise ValueError(f"users {self.users.shape} and lambdas {self.lambdas.shape} are not allowed: must both "
+                             f"have one entry per phase ({self.phases},).")
+
     @property
     def users_used(self) -> int:
         return int(self.users.sum())
@@ -94,18 +121,20 @@ def phased_erm_schedule(n: int, m: int, d: int, epsilon: float, *, G: float = 1.
 
     A phase with n_t = 0 users cannot run: :func:`phased_erm` stops at the last phase with n_t ≥ 1 and says so.
     """
-    n = check_integer(n, "n", minimum=2)
-    m = check_integer(m, "m", minimum=1)
-    d = check_integer(d, "d", minimum=1)
-    eps = check_positive(epsilon, "epsilon")
-    G = check_positive(G, "G")
-    sigma = check_positive(sigma, "sigma")
-    R = check_positive(R, "R")
+    n = check_integer(n, "n", minimum=2, maximum=MAX_COUNT)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_COUNT)
+    # bounded ranges keep T ≤ ~170 phases and every λ_t = 4^t λ inside the float range
+    eps = check_in_range(epsilon, "epsilon", 1.0 / MAX_MAGNITUDE, MAX_EPSILON)
+    G = check_scale(G, "G")
+    sigma = check_scale(sigma, "sigma")
+    R = check_scale(R, "R")
     g_under = min(G, sigma * math.sqrt(d))
     T = max(1, math.ceil(math.log2(G * n * math.sqrt(m) * eps / (sigma * d))))
     lam = math.sqrt(G * g_under / (n * m) + sigma**2 * d**2 / (n**2 * m * eps**2)) / R
     t = np.arange(1, T + 1)
-    return PhasedERMSchedule(phases=T, lam=lam, users=n // (2**t), lambdas=lam * 4.0**t)
+    users = np.array([n >> int(k) for k in t], dtype=np.int64)  # ⌊n/2^t⌋ exactly (n < 2^63)
+    return PhasedERMSchedule(phases=T, lam=lam, users=users, lambdas=lam * 4.0**t)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -119,6 +148,16 @@ class PhasedERMRun:
     phases_run: int
     privacy: PrivacySpent
     excess: np.ndarray | None
+
+    def __post_init__(self):
+        field_array(self, "theta", ndim=1)
+        field_array(self, "phase_thetas", ndim=2)
+        if not isinstance(self.phase_runs, tuple) or not all(isinstance(r, TrainingRun) for r in self.phase_runs):
+            raise ValueError(f"phase_runs = {self.phase_runs!r} is not allowed: must be a tuple of TrainingRun.")
+        field_instance(self, "schedule", PhasedERMSchedule)
+        field_int(self, "phases_run", minimum=1)
+        field_instance(self, "privacy", PrivacySpent)
+        field_array(self, "excess", ndim=1, optional=True)
 
 
 def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, steps_per_phase: int = 100,
@@ -136,14 +175,23 @@ def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, ste
     Raises
     ------
     ValueError
-        Bad ε, δ, steps_per_phase < 1, or fewer than 2 users.
+        Bad ε, δ, steps_per_phase outside [1, MAX_STEPS], a run whose work steps_per_phase·n·d·max(m, d) exceeds
+        MAX_TRAINING_WORK, or fewer than 2 users.
     """
+    check_task(task)
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    K = check_integer(steps_per_phase, "steps_per_phase", minimum=1)
+    K = check_integer(steps_per_phase, "steps_per_phase", minimum=1, maximum=MAX_STEPS)
+    check_name(mode, "mode", ("practical", "paper"))
+    # the phases use disjoint groups, at most n users in all: the whole run is within one run's work on the task
+    check_work(K, task, "paper" if mode == "paper" else "user_level", "steps_per_phase")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
     g = as_rng(rng)
     n, m, d = task.n, task.m, task.d
-    sig = task.lipschitz / math.sqrt(d) if sigma is None else check_positive(sigma, "sigma")
+    if n < 2:
+        raise ValueError(f"task has n = {n} users, which is not allowed: Phased ERM needs n >= 2.")
+    sig = task.lipschitz / math.sqrt(d) if sigma is None else check_scale(sigma, "sigma")
     sched = phased_erm_schedule(n, m, d, eps, G=task.lipschitz, sigma=sig, R=2.0 * task.radius)
     perm = g.permutation(n)
     start = 0
@@ -169,7 +217,7 @@ def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, ste
         eps_phase.append(run.privacy.epsilon)
     phase_thetas = np.array(thetas)
     privacy = dataclasses.replace(runs[0].privacy, epsilon=max(eps_phase))
-    excess = None if task.theta_star is None else np.asarray(task.excess_risk(phase_thetas), dtype=float)
+    excess = np.asarray(task._excess_risk(phase_thetas), dtype=float) if _knows_excess(task) else None
     return PhasedERMRun(theta=theta, phase_thetas=phase_thetas, phase_runs=tuple(runs), schedule=sched,
                         phases_run=len(phases), privacy=privacy, excess=excess)
 
@@ -186,6 +234,12 @@ class SelectionResult:
     draws: int
     epsilon: float
 
+    def __post_init__(self):
+        field_int(self, "index", minimum=0)
+        field_float(self, "value")
+        field_int(self, "draws", minimum=1)
+        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+
 
 def selection_tau(K: int, n: int, m: int, alpha: float, B: float = 1.0) -> float:
     """τ = (B/2)√((log(Kn) + log(10/α))/m) of Theorem 6 of 004 (too small by a constant, digest pitfall P7:
@@ -194,10 +248,15 @@ def selection_tau(K: int, n: int, m: int, alpha: float, B: float = 1.0) -> float
     >>> round(selection_tau(10, 100, 25, 0.1), 4)
     0.3393
     """
-    K = check_integer(K, "K", minimum=1)
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
+    K = check_integer(K, "K", minimum=1, maximum=MAX_COUNT)
+    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
     alpha = check_probability(alpha, "alpha", open_low=True)
+    B = check_scale(B, "B")
+    return _selection_tau(K, n, m, alpha, B)
+
+
+def _selection_tau(K: int, n: int, m: int, alpha: float, B: float) -> float:
     return (B / 2.0) * math.sqrt((math.log(K * n) + math.log(10.0 / alpha)) / m)
 
 
@@ -209,7 +268,9 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     (:func:`dpviz.mean.winsorized_mean_1d`, fresh randomness every draw); after each draw stop with probability γ;
     return the draw with the smallest noisy value. ε-DP by Liu & Talwar 2019, Thm 3.2 (each A_k is ε/3-DP).
     Default γ = α/(5K), as the proof of Theorem 6 uses (the statement says 1/K; digest pitfall P9); the number of
-    draws is Geometric(γ), mean 1/γ, never capped (a cap would break the privacy argument).
+    draws is Geometric(γ), mean 1/γ, never capped (a cap would break the privacy argument). What is capped is the
+    *expected* work, before anything is drawn: 1/γ ≤ MAX_SELECTION_DRAWS (10⁵) and n/γ ≤ MAX_SELECTION_WORK (10⁸),
+    else ValueError (raise α or pass a larger ``stop_prob``).
 
     Parameters
     ----------
@@ -223,14 +284,24 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     >>> private_selection(L, 5.0, 100, rng=0).index
     1
     """
-    L = check_array(user_losses, "user_losses", ndim=2)
-    eps = check_positive(epsilon, "epsilon")
-    m = check_integer(m, "m", minimum=1)
-    B = check_positive(bound, "bound")
+    L = real_array(user_losses, "user_losses", ndim=2, max_abs=MAX_MAGNITUDE)
+    eps = check_in_range(epsilon, "epsilon", 0.0, MAX_EPSILON, low_inclusive=False)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
+    B = check_scale(bound, "bound")
     alpha = check_probability(alpha, "alpha", open_low=True)
     K, n = L.shape
-    gamma = alpha / (5.0 * K) if stop_prob is None else check_probability(stop_prob, "stop_prob", open_low=True)
-    tau = selection_tau(K, n, m, alpha, B) if tau is None else check_positive(tau, "tau")
+    if stop_prob is None:
+        gamma, why = alpha / (5.0 * K), f"alpha = {alpha!r} with K = {K} candidates (γ = α/(5K))"
+    else:
+        gamma = check_probability(stop_prob, "stop_prob", open_low=True)
+        why = f"stop_prob = {stop_prob!r}"
+    if 1.0 / gamma > MAX_SELECTION_DRAWS:
+        raise ValueError(f"{why} is not allowed: the expected number of draws 1/γ = {1.0 / gamma:.3g} must be <= "
+                         f"{MAX_SELECTION_DRAWS:.0e} (MAX_SELECTION_DRAWS); raise alpha or stop_prob.")
+    if n / gamma > MAX_SELECTION_WORK:
+        raise ValueError(f"{why} with n = {n} users is not allowed: the expected work n/γ = {n / gamma:.3g} must be "
+                         f"<= {MAX_SELECTION_WORK:.0e} (MAX_SELECTION_WORK); raise alpha or stop_prob.")
+    tau = _selection_tau(K, n, m, alpha, B) if tau is None else check_scale(tau, "tau")
     from dpviz.mean import winsorized_mean_1d
 
     g = as_rng(rng)
@@ -255,10 +326,15 @@ def algorithm_h_budget(epsilon: float, delta: float, T: int) -> tuple[float, flo
     >>> e, d = algorithm_h_budget(1.0, 1e-6, 1)
     >>> (e, d)
     (1.0, 1e-06)
+
+    ε ≤ MAX_EPSILON (10³; the split evaluates e^ε) and 1 ≤ T ≤ MAX_STEPS.
     """
     from dpviz.mean.robust import split_budget
 
-    return split_budget(epsilon, delta, T)
+    eps = check_in_range(epsilon, "epsilon", 0.0, MAX_EPSILON, low_inclusive=False)
+    delta = check_delta(delta, "delta", allow_zero=False)
+    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    return split_budget(eps, delta, T)
 
 
 def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 50,
@@ -275,20 +351,26 @@ def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5,
     """
     from dpviz.mean.robust import dp_estimate_blocks
 
-    T = check_integer(T, "T", minimum=1)
-    eps = check_positive(epsilon, "epsilon")
+    check_task(task)
+    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    check_work(T, task, "algorithm_h")
+    eps = check_in_range(epsilon, "epsilon", 0.0, MAX_EPSILON, low_inclusive=False)
     delta = check_delta(delta, "delta", allow_zero=False)
     if learning_rate is not None:
-        check_positive(learning_rate, "learning_rate")
+        learning_rate = check_scale(learning_rate, "learning_rate")
+    check_name(variant, "variant", VARIANTS)
+    check_accountant(accountant)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
     g = as_rng(rng)
-    r = concentration_radius(task.lipschitz, task.m, task.n) if radius is None else check_positive(radius, "radius")
+    r = concentration_radius(task.lipschitz, task.m, task.n) if radius is None else check_scale(radius, "radius")
     e_t, d_t = algorithm_h_budget(eps, delta, T)
     d = task.d
-    lr = learning_rate or step_size(task, r * math.sqrt(d), T)
+    lr = learning_rate or _step_size(task, r * math.sqrt(d), T)
     fails = np.zeros(T)
 
     def oracle(th, t):
-        est = dp_estimate_blocks(task.user_gradients(th), r, e_t, d_t, k=1, rng=g)
+        est = dp_estimate_blocks(task._user_gradients(th), r, e_t, d_t, k=1, rng=g)
         if est is None:
             fails[t] = 1.0
             return np.zeros(d)
@@ -296,7 +378,7 @@ def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5,
 
     meth = FirstOrderMethod(variant, learning_rate=lr, radius=task.radius, strong_convexity=_curvature(task) / 10,
                             smoothness=_curvature(task))
-    trace = run_first_order(oracle, np.zeros(d), T, meth, rng=g, progress=progress)
+    trace = _run_first_order(oracle, np.zeros(d), T, meth, g, progress)
     privacy = _report([(("approx", (e_t, d_t)), T)], delta, accountant, epsilon_paper=eps)
     return _finish(task, "algorithm_h", "Algorithm H (003 mean estimator)", trace, privacy, fails,
                    np.full(T, r), lr, dict(T=T, epsilon=eps, delta=delta, epsilon_step=e_t, delta_step=d_t,

@@ -25,7 +25,16 @@ from typing import Callable
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_choice, check_integer, check_positive
+from dpviz._validation import as_rng, check_integer
+from dpviz.learning._checks import (
+    MAX_MAGNITUDE,
+    MAX_STEPS,
+    check_name,
+    check_scale,
+    field_array,
+    real_array,
+    safe_norm,
+)
 
 __all__ = ["FirstOrderMethod", "OptimisationTrace", "run_first_order", "VARIANTS"]
 
@@ -57,22 +66,37 @@ class FirstOrderMethod:
     smoothness: float = 1.0
 
     def __post_init__(self):
-        check_choice(self.variant, "variant", VARIANTS)
-        check_positive(self.learning_rate, "learning_rate")
-        check_positive(self.radius, "radius")
-        check_positive(self.smoothness, "smoothness")
-        if self.variant == "strongly_convex":
-            if self.strong_convexity is None:
-                raise ValueError("strong_convexity = None is not allowed: must be a finite number > 0 for the "
-                                 "strongly convex variant.")
-            check_positive(self.strong_convexity, "strong_convexity")
+        check_name(self.variant, "variant", VARIANTS)
+        object.__setattr__(self, "learning_rate", check_scale(self.learning_rate, "learning_rate"))
+        object.__setattr__(self, "radius", check_scale(self.radius, "radius"))
+        object.__setattr__(self, "smoothness", check_scale(self.smoothness, "smoothness"))
+        if self.strong_convexity is not None:
+            object.__setattr__(self, "strong_convexity", check_scale(self.strong_convexity, "strong_convexity"))
+        elif self.variant == "strongly_convex":
+            raise ValueError("strong_convexity = None is not allowed: must be a finite number > 0 for the "
+                             "strongly convex variant.")
 
-    def project(self, theta: np.ndarray) -> np.ndarray:
-        nrm = float(np.linalg.norm(theta))
-        return theta if nrm <= self.radius else theta * (self.radius / nrm)
+    def project(self, theta) -> np.ndarray:
+        """Π_Θ(θ): the Euclidean projection onto the ℓ₂ ball of radius ``radius``."""
+        return self._project(real_array(theta, "theta", ndim=1))
 
     def step_size(self, t: int, T: int) -> float:
-        """η_t: fixed, except in the restart phase of the strongly convex variant."""
+        """η_t: fixed, except in the restart phase of the strongly convex variant (0 ≤ t < T ≤ MAX_STEPS)."""
+        T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+        t = check_integer(t, "t", minimum=0, maximum=T - 1)
+        return self._step_size(t, T)
+
+    def aggregate(self, iterates, rng=None) -> np.ndarray:
+        """Aggregate(o_0..o_T) for the variant, over ``iterates`` of shape (T+1, d)."""
+        it = real_array(iterates, "iterates", ndim=2)
+        return self._aggregate(it, as_rng(rng))
+
+    # -- private kernels (arguments already validated) ---------------------------------------------------------
+    def _project(self, theta: np.ndarray) -> np.ndarray:
+        nrm = safe_norm(theta)
+        return theta if nrm <= self.radius else theta * (self.radius / nrm)
+
+    def _step_size(self, t: int, T: int) -> float:
         if self.variant != "strongly_convex":
             return self.learning_rate
         t1 = math.ceil(T / 2)
@@ -82,8 +106,7 @@ class FirstOrderMethod:
         k0 = 2.0 * self.smoothness / mu
         return min(self.learning_rate, 2.0 / (mu * (t - t1 + k0)))
 
-    def aggregate(self, iterates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """Aggregate(o_0..o_T) for the variant, over ``iterates`` of shape (T+1, d)."""
+    def _aggregate(self, iterates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         T = iterates.shape[0] - 1
         if T == 0:
             return iterates[0].copy()
@@ -105,6 +128,13 @@ class OptimisationTrace:
     iterates: np.ndarray
     output: np.ndarray
 
+    def __post_init__(self):
+        field_array(self, "iterates", ndim=2)
+        field_array(self, "output", ndim=1)
+        if self.iterates.shape[0] == 0 or self.output.shape != (self.iterates.shape[1],):
+            raise ValueError(f"iterates {self.iterates.shape} and output {self.output.shape} are not allowed: must be "
+                             "(T+1, d) with T+1 >= 1 and (d,).")
+
 
 def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: int, method: FirstOrderMethod, *,
                     rng=None, progress: Callable[[float], None] | None = None,
@@ -119,7 +149,7 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     theta0 : array_like, shape (d,)
         Starting point (projected onto Θ).
     T : int
-        Number of oracle calls, ≥ 1.
+        Number of oracle calls, 1 ≤ T ≤ MAX_STEPS (10⁴).
     method : FirstOrderMethod
     rng : Generator or int, optional
         Used only by the non-convex Aggregate.
@@ -129,7 +159,10 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     Raises
     ------
     ValueError
-        T < 1, a bad starting point, or an oracle answer of the wrong shape.
+        T outside [1, MAX_STEPS], a bad starting point, an oracle answer of the wrong shape or not finite, or a
+        step θ − η·g beyond the float range.
+    TypeError
+        ``oracle`` or ``progress`` not callable, ``method`` not a :class:`FirstOrderMethod`.
 
     Examples
     --------
@@ -139,20 +172,42 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     >>> np.round(tr.iterates[-1], 6)
     array([1., 1.])
     """
-    T = check_integer(T, "T", minimum=1)
-    th = check_array(theta0, "theta0", ndim=1).astype(float)
-    g_rng = as_rng(rng)
+    if not callable(oracle):
+        raise TypeError(f"oracle = {oracle!r} is not allowed: must be a callable oracle(theta, t) -> gradient.")
+    th = real_array(theta0, "theta0", ndim=1, max_abs=MAX_MAGNITUDE)
+    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    if not isinstance(method, FirstOrderMethod):
+        raise TypeError(f"method = {type(method).__name__} is not allowed: must be a FirstOrderMethod.")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    every = check_integer(progress_every, "progress_every", minimum=1)
+    return _run_first_order(oracle, th, T, method, as_rng(rng), progress, every)
+
+
+def _run_first_order(oracle, th: np.ndarray, T: int, method: FirstOrderMethod, g_rng: np.random.Generator,
+                     progress, every: int = 10) -> OptimisationTrace:
+    """Algorithm 7 on validated arguments (the private algorithms of :mod:`dpviz.learning` call this)."""
     d = th.shape[0]
     iterates = np.empty((T + 1, d))
-    th = method.project(th)
+    th = method._project(th.astype(float))
     iterates[0] = th
-    every = max(1, int(progress_every))
     for t in range(T):
-        g = np.asarray(oracle(th, t), dtype=float)
+        g = oracle(th, t)
+        if not (isinstance(g, np.ndarray) and g.dtype == np.float64):
+            g = real_array(g, "oracle answer", ndim=(0, 1))
         if g.shape != (d,):
             raise ValueError(f"oracle returned shape {g.shape}, which is not allowed: must be ({d},).")
-        th = method.project(th - method.step_size(t, T) * g)
+        if not np.all(np.isfinite(g)):
+            raise ValueError(f"oracle returned a non-finite gradient at step t = {t}, which is not allowed: must be "
+                             "finite.")
+        eta = method._step_size(t, T)
+        with np.errstate(over="ignore", invalid="ignore"):
+            v = th - eta * g
+        if not np.all(np.isfinite(v)):  # checked explicitly: η·g beyond the float range
+            raise ValueError(f"learning_rate = {eta!r} is not allowed here: the step θ − η·g at t = {t} leaves the "
+                             "float range (‖g‖ too large for this step size).")
+        th = method._project(v)
         iterates[t + 1] = th
         if progress is not None and ((t + 1) % every == 0 or t + 1 == T):
             progress((t + 1) / T)
-    return OptimisationTrace(iterates=iterates, output=method.aggregate(iterates, g_rng))
+    return OptimisationTrace(iterates=iterates, output=method._aggregate(iterates, g_rng))

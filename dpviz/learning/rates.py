@@ -9,11 +9,18 @@ G̃ = σ√d, G_ = min(G, G̃), H smoothness, T steps. ``n√(mε)`` in the extr
 
 >>> round(sco_upper(1e4, 100, 10, 1.0), 6)   # R√(G·G_)/√(mn) + Rσd/(n√m ε) with R = G = σ = 1 → G_ = 1
 0.0011
+
+Every argument is validated (scalars or arrays, real and finite): counts n, m, d, T, K in [1, 10¹⁵], ε and the
+constants (R, G, σ, H, μ, B, C) in [10⁻¹⁵, 10¹⁵], so no product or quotient of a few of them leaves the float range
+and no formula returns NaN or warns; anything else is a ValueError naming the argument and its range.
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
+
+from dpviz._validation import check_array
 
 __all__ = [
     "erm_convex",
@@ -39,8 +46,32 @@ __all__ = [
 ]
 
 
-def _a(x):
-    return np.asarray(x, dtype=float)
+RATE_MAX = 1e15
+RATE_MIN = 1e-15
+
+
+def _arg(x, name: str, low: float, high: float, *, high_open: bool = False) -> np.ndarray:
+    """``x`` as a float array (0-d for a scalar) with every entry in [low, high] (or [low, high))."""
+    if isinstance(x, (complex, np.complexfloating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "c"):
+        raise ValueError(f"{name} = {x!r} is not allowed: must be real numbers.")
+    a = check_array(x, name)
+    if a.dtype.kind == "c":  # a list holding complex numbers
+        raise ValueError(f"{name} has complex values, which is not allowed: must be real numbers.")
+    ok = (a >= low) & ((a < high) if high_open else (a <= high))
+    if not np.all(ok):
+        shown = repr(x) if a.ndim == 0 else f"an array containing {float(a[~ok].flat[0])!r}"
+        raise ValueError(f"{name} = {shown} is not allowed: must be a number in [{low:g}, {high:g}{')' if high_open else ']'}.")
+    return a
+
+
+def _size(x, name: str) -> np.ndarray:
+    """A count (n, m, d, T, K): a number in [1, RATE_MAX]; non-integers are allowed (curves over real n)."""
+    return _arg(x, name, 1.0, RATE_MAX)
+
+
+def _pos(x, name: str) -> np.ndarray:
+    """ε or a constant (R, G, σ, H, μ, B, C): a number in [RATE_MIN, RATE_MAX]."""
+    return _arg(x, name, RATE_MIN, RATE_MAX)
 
 
 def _ret(x):
@@ -49,7 +80,11 @@ def _ret(x):
 
 
 def _g_under(G, sigma, d):
-    return np.minimum(_a(G), _a(sigma) * np.sqrt(_a(d)))
+    return np.minimum(G, sigma * np.sqrt(d))
+
+
+def _nmde(n, m, d, epsilon):
+    return _size(n, "n"), _size(m, "m"), _size(d, "d"), _pos(epsilon, "epsilon")
 
 
 # ----------------------------------------------------------------------------------------------- ERM (Thm 3)
@@ -64,13 +99,18 @@ def erm_convex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
     >>> erm_convex(1000, 1, 10, 1.0, 100)
     0.02
     """
-    n, m, d, eps, T = map(_a, (n, m, d, epsilon, T))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    T = _size(T, "T")
+    R, H, sigma, C = _pos(R, "R"), _pos(H, "H"), _pos(sigma, "sigma"), _pos(C, "C")
     return _ret(C * (R**2 * H / T + R * sigma * d / (n * np.sqrt(m) * eps)))
 
 
 def erm_strongly_convex(n, m, d, epsilon, T, *, mu=1.0, R=1.0, H=1.0, G=1.0, sigma=1.0, C=1.0):
     """Thm 3(ii) of 004: Õ(GR·exp(−μT/H) + σ²d²/(μ n² m ε²)) (G̃²d = σ²d²)."""
-    n, m, d, eps, T = map(_a, (n, m, d, epsilon, T))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    T = _size(T, "T")
+    mu, R, H, G = _pos(mu, "mu"), _pos(R, "R"), _pos(H, "H"), _pos(G, "G")
+    sigma, C = _pos(sigma, "sigma"), _pos(C, "C")
     return _ret(C * (G * R * np.exp(-mu * T / H) + sigma**2 * d**2 / (mu * n**2 * m * eps**2)))
 
 
@@ -80,7 +120,9 @@ def erm_nonconvex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
     The paper prints H²R/T; with Δ₁ ≤ HR² from its own proof the term is H²R²/T (digest §3.3 [typo?]); we use
     the corrected form.
     """
-    n, m, d, eps, T = map(_a, (n, m, d, epsilon, T))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    T = _size(T, "T")
+    R, H, sigma, C = _pos(R, "R"), _pos(H, "H"), _pos(sigma, "sigma"), _pos(C, "C")
     return _ret(C * (H**2 * R**2 / T + H * R * sigma * d / (n * np.sqrt(m) * eps)))
 
 
@@ -90,12 +132,14 @@ def erm_users_needed(d, T, epsilon, *, C=1.0):
     >>> erm_users_needed(100, 400, 1.0)
     200.0
     """
-    return _ret(C * np.sqrt(_a(d) * _a(T)) / _a(epsilon))
+    d, T, eps, C = _size(d, "d"), _size(T, "T"), _pos(epsilon, "epsilon"), _pos(C, "C")
+    return _ret(C * np.sqrt(d * T) / eps)
 
 
 def erm_users_needed_003(d, T, epsilon, *, C=1.0):
     """Users the ERM reduction of 003 needs: n = Ω̃(√T/ε), independent of d (Thm 30 of 003, Algorithm H)."""
-    return _ret(C * np.sqrt(_a(T)) / _a(epsilon) + 0.0 * _a(d))
+    d, T, eps, C = _size(d, "d"), _size(T, "T"), _pos(epsilon, "epsilon"), _pos(C, "C")
+    return _ret(C * np.sqrt(T) / eps + 0.0 * d)
 
 
 # ----------------------------------------------------------------------------------------------- SCO (Thms 4, 5)
@@ -103,7 +147,8 @@ def erm_users_needed_003(d, T, epsilon, *, C=1.0):
 
 def sco_upper(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
     """Thm 4 of 004 (Phased ERM): Õ(R√(G·G_)/√(mn) + Rσd/(n√m ε)), G_ = min(G, σ√d)."""
-    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    R, G, sigma, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(C, "C")
     gu = _g_under(G, sigma, d)
     return _ret(C * (R * np.sqrt(G * gu) / np.sqrt(m * n) + R * sigma * d / (n * np.sqrt(m) * eps)))
 
@@ -114,7 +159,8 @@ def sco_lower(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
     Matches Thm 4 up to logs when G = Θ(σ√d). The explicit privacy constant from the proof is ≈ 1/20480
     (digest §3.4 [derived]); ``C`` defaults to 1 like the upper bound, so the two shapes can be compared.
     """
-    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    R, G, sigma, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(C, "C")
     gu = _g_under(G, sigma, d)
     return _ret(C * (R * gu / np.sqrt(m * n) + R * gu * np.sqrt(d) / (n * np.sqrt(m) * eps)))
 
@@ -122,7 +168,8 @@ def sco_lower(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
 def sco_item_level(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
     """Item-level SCO rate on N = nm independent people: RG(1/√(nm) + √d/(nm ε)) (Bassily et al. 2019; digest
     §3.8 [derived]) — what user-level learning would cost if each example were its own person."""
-    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    R, G, C = _pos(R, "R"), _pos(G, "G"), _pos(C, "C")
     N = n * m
     return _ret(C * R * G * (1.0 / np.sqrt(N) + np.sqrt(d) / (N * eps)))
 
@@ -130,13 +177,15 @@ def sco_item_level(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
 def sco_naive(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
     """Naive user-level rate (clip each user's contribution to G): RG(1/√(nm) + √d/(nε)); the privacy term does
     not fall with m (digest 004 §3.8, last column)."""
-    n, m, d, eps = map(_a, (n, m, d, epsilon))
+    n, m, d, eps = _nmde(n, m, d, epsilon)
+    R, G, C = _pos(R, "R"), _pos(G, "G"), _pos(C, "C")
     return _ret(C * R * G * (1.0 / np.sqrt(n * m) + np.sqrt(d) / (n * eps)))
 
 
 def sco_users_needed(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
     """Thm 4's condition: n = Ω̃(min{∛(d² m H² R²/(G G_ ε⁴)), H R √m/(σ ε)}) (004)."""
-    d, m, eps = map(_a, (d, m, epsilon))
+    d, m, eps = _size(d, "d"), _size(m, "m"), _pos(epsilon, "epsilon")
+    R, G, sigma, H, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(H, "H"), _pos(C, "C")
     gu = _g_under(G, sigma, d)
     a = np.cbrt(d**2 * m * H**2 * R**2 / (G * gu * eps**4))
     b = H * R * np.sqrt(m) / (sigma * eps)
@@ -148,7 +197,8 @@ def sco_users_needed_003(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0
 
     003 prints √ε in the second term; re-deriving from n ≥ √(H/λ)/ε gives ε (digest 003 §2.9 [ours]); we use ε.
     """
-    d, m, eps = map(_a, (d, m, epsilon))
+    d, m, eps = _size(d, "d"), _size(m, "m"), _pos(epsilon, "epsilon")
+    R, G, sigma, H, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(H, "H"), _pos(C, "C")
     gu = _g_under(G, sigma, d)
     a = np.cbrt(m * H**2 * R**2 / (G * gu * eps**4))
     b = H * R * np.sqrt(m) / (d * sigma * eps)
@@ -157,7 +207,8 @@ def sco_users_needed_003(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0
 
 def sco_valid(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
     """Boolean mask: where Thm 4's n-condition holds (with its hidden constant and logs set to ``C``)."""
-    return np.asarray(_a(n) >= sco_users_needed(d, m, epsilon, R=R, G=G, sigma=sigma, H=H, C=C))
+    n = _size(n, "n")
+    return np.asarray(n >= sco_users_needed(d, m, epsilon, R=R, G=G, sigma=sigma, H=H, C=C))
 
 
 # ----------------------------------------------------------------------------------------------- finite classes
@@ -168,7 +219,8 @@ def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
 
     Valid when n ≥ Ω̃(1/ε)·max{1/(Km), log(Km)} (:func:`finite_class_valid`).
     """
-    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    n, m, K, eps = _size(n, "n"), _size(m, "m"), _size(K, "K"), _pos(epsilon, "epsilon")
+    B, C = _pos(B, "B"), _pos(C, "C")
     lg = np.log(np.maximum(K * n * m * eps, np.e))
     return _ret(C * B * (np.sqrt(np.log(K) / (m * n)) + lg**1.5 / (n * np.sqrt(m) * eps)))
 
@@ -176,7 +228,8 @@ def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
 def finite_class_lower(n, m, K, epsilon, *, B=1.0, C=1.0):
     """Thm 7 of 004: Ω(B√(log K/(mn)) + B log K/(n√m ε)), for log₂K ≥ 32 log 2 and
     n ≥ log₂K·max{1/(192√m ε), 1/(96m)} (:func:`finite_class_lower_valid`)."""
-    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    n, m, K, eps = _size(n, "n"), _size(m, "m"), _size(K, "K"), _pos(epsilon, "epsilon")
+    B, C = _pos(B, "B"), _pos(C, "C")
     return _ret(C * B * (np.sqrt(np.log(K) / (m * n)) + np.log(K) / (n * np.sqrt(m) * eps)))
 
 
@@ -186,7 +239,8 @@ def finite_class_valid(n, m, K, epsilon, *, C=1.0):
     >>> bool(finite_class_valid(10, 10, 10, 1.0)), bool(finite_class_valid(4, 10, 10, 1.0))
     (True, False)
     """
-    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    n, m, K, eps = _size(n, "n"), _size(m, "m"), _size(K, "K"), _pos(epsilon, "epsilon")
+    C = _pos(C, "C")
     return np.asarray(n >= C / eps * np.maximum(1.0 / (K * m), np.log(K * m)))
 
 
@@ -197,7 +251,7 @@ def finite_class_lower_valid(n, m, K, epsilon):
     >>> bool(finite_class_lower_valid(100, 1, 2**23, 1.0)), bool(finite_class_lower_valid(100, 1, 2**22, 1.0))
     (True, False)
     """
-    n, m, K, eps = map(_a, (n, m, K, epsilon))
+    n, m, K, eps = _size(n, "n"), _size(m, "m"), _size(K, "K"), _pos(epsilon, "epsilon")
     lk = np.log2(K)
     return np.asarray((lk >= 32.0 * np.log(2.0)) & (n >= lk * np.maximum(1.0 / (192.0 * np.sqrt(m) * eps),
                                                                        1.0 / (96.0 * m))))
@@ -209,9 +263,12 @@ def fixed_n_floor_valid(n, epsilon, delta):
     >>> bool(fixed_n_floor_valid(5, 1.0, 1e-5)), bool(fixed_n_floor_valid(20, 1.0, 1e-5))
     (True, False)
     """
-    n, eps, delta = map(_a, (n, epsilon, delta))
-    with np.errstate(over="ignore"):
-        return np.asarray(delta < 1.0 / (2.0 * n * np.exp(n * eps)))
+    n, eps = _size(n, "n"), _pos(epsilon, "epsilon")
+    delta = _arg(delta, "delta", 0.0, 1.0, high_open=True)
+    # compared in logs, ln δ < −ln(2n) − nε, so e^{nε} never overflows; δ = 0 (ln δ = −∞) satisfies every bound
+    with np.errstate(divide="ignore"):
+        log_delta = np.log(delta)
+    return np.asarray(log_delta < -np.log(2.0 * n) - n * eps)
 
 
 def fixed_n_floor(n, epsilon, *, B=1.0):
@@ -221,9 +278,9 @@ def fixed_n_floor(n, epsilon, *, B=1.0):
     >>> round(fixed_n_floor(1, 1.0), 4)
     0.0336
     """
-    n, eps = _a(n), _a(epsilon)
-    with np.errstate(over="ignore"):
-        return _ret(B**2 / (8.0 * (1.0 + np.exp(n * eps))))
+    n, eps, B = _size(n, "n"), _pos(epsilon, "epsilon"), _pos(B, "B")
+    # 1/(1 + e^{nε}) = expit(−nε): no overflow of e^{nε}, underflows gracefully to 0 for large nε
+    return _ret(B**2 / 8.0 * special.expit(-(n * eps)))
 
 
 # ----------------------------------------------------------------------------------------------- heterogeneity
@@ -236,11 +293,14 @@ def heterogeneity_transfer(rate, n, m, Delta, *, B=1.0):
     >>> round(heterogeneity_transfer(0.01, 100, 10, 1e-5), 8)
     0.02002
     """
-    rate, n, m, Delta = map(_a, (rate, n, m, Delta))
+    rate = _arg(rate, "rate", 0.0, RATE_MAX)
+    n, m, B = _size(n, "n"), _size(m, "m"), _pos(B, "B")
+    Delta = _arg(Delta, "Delta", 0.0, 1.0)  # a total-variation distance
     return _ret(rate + B * (m * n + 2.0) * Delta)
 
 
 def heterogeneity_threshold(rate, n, m, *, B=1.0):
     """Largest Δ for which Thm 9 keeps the homogeneous rate up to a factor 2: Δ = L(m, n)/(B(mn + 2))."""
-    rate, n, m = map(_a, (rate, n, m))
+    rate = _arg(rate, "rate", 0.0, RATE_MAX)
+    n, m, B = _size(n, "n"), _size(m, "m"), _pos(B, "B")
     return _ret(rate / (B * (m * n + 2.0)))

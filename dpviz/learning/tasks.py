@@ -32,7 +32,19 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from dpviz._validation import as_rng, check_array, check_choice, check_integer, check_positive
+from dpviz._validation import as_rng, check_in_range, check_integer, check_probability
+from dpviz.learning._checks import (
+    MAX_COUNT,
+    MAX_DIM,
+    MAX_HOLDOUT,
+    MAX_MAGNITUDE,
+    MAX_TASK_ENTRIES,
+    MAX_TRAINING_WORK,
+    check_name,
+    check_scale,
+    real_array,
+    safe_norm,
+)
 
 __all__ = [
     "UserTask",
@@ -86,9 +98,9 @@ class UserTask:
     holdout: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self):
-        check_choice(self.kind, "kind", KINDS)
-        X = check_array(self.X, "X", ndim=3, allow_empty=True)
-        y = check_array(self.y, "y", ndim=2, allow_empty=True)
+        check_name(self.kind, "kind", KINDS)
+        X = real_array(self.X, "X", ndim=3, allow_empty=True)
+        y = real_array(self.y, "y", ndim=2, allow_empty=True)
         if X.shape[0] == 0 or X.shape[2] == 0:
             raise ValueError(f"X has shape {X.shape} which is not allowed: must hold n >= 1 users and d >= 1.")
         if X.shape[1] == 0:
@@ -97,19 +109,46 @@ class UserTask:
             raise ValueError(
                 f"y has shape {y.shape} which is not allowed: must be (n, m) = {X.shape[:2]} to match X {X.shape}."
             )
-        check_positive(self.radius, "radius")
-        check_positive(self.lipschitz, "lipschitz")
-        check_positive(self.smoothness, "smoothness")
+        n, m, d = X.shape
+        _check_task_size(n, m, d, self.kind)
+        for name, arr in (("X", X), ("y", y)):
+            big = float(np.max(np.abs(arr)))
+            if big > MAX_MAGNITUDE:
+                raise ValueError(f"{name} has an entry of magnitude {big:.3g}, which is not allowed: entries must lie in "
+                                 f"[-{MAX_MAGNITUDE:g}, {MAX_MAGNITUDE:g}].")
+        for name in ("radius", "lipschitz", "smoothness"):
+            object.__setattr__(self, name, check_scale(getattr(self, name), name))
+        for name in ("heterogeneity", "label_noise"):
+            object.__setattr__(self, name, check_scale(getattr(self, name), name, allow_zero=True))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "_xnorm", np.linalg.norm(X, axis=-1))
         if self.theta_star is not None:
-            ts = check_array(self.theta_star, "theta_star", ndim=1)
-            if ts.shape != (X.shape[2],):
-                raise ValueError(f"theta_star has shape {ts.shape} which is not allowed: must be ({X.shape[2]},).")
+            ts = real_array(self.theta_star, "theta_star", ndim=1, max_abs=MAX_MAGNITUDE)
+            if ts.shape != (d,):
+                raise ValueError(f"theta_star has shape {ts.shape} which is not allowed: must be ({d},).")
+            object.__setattr__(self, "theta_star", ts)
+        if self.sigma_x is not None:
+            sx = real_array(self.sigma_x, "sigma_x", ndim=2, max_abs=MAX_MAGNITUDE)
+            if sx.shape != (d, d):
+                raise ValueError(f"sigma_x has shape {sx.shape} which is not allowed: must be ({d}, {d}).")
+            object.__setattr__(self, "sigma_x", sx)
+        if self.user_thetas is not None:
+            ut = real_array(self.user_thetas, "user_thetas", ndim=2, max_abs=MAX_MAGNITUDE)
+            if ut.shape != (n, d):
+                raise ValueError(f"user_thetas has shape {ut.shape} which is not allowed: must be ({n}, {d}).")
+            object.__setattr__(self, "user_thetas", ut)
+        if self.holdout is not None:
+            if not isinstance(self.holdout, (tuple, list)) or len(self.holdout) != 2:
+                raise ValueError("holdout is not allowed: must be a pair (X_holdout (k, d), y_holdout (k,)).")
+            Xh = real_array(self.holdout[0], "holdout X", ndim=2, max_abs=MAX_MAGNITUDE)
+            yh = real_array(self.holdout[1], "holdout y", ndim=1, max_abs=MAX_MAGNITUDE)
+            if Xh.shape[1] != d or yh.shape != (Xh.shape[0],):
+                raise ValueError(f"holdout has shapes {Xh.shape} and {yh.shape} which is not allowed: must be "
+                                 f"(k, {d}) and (k,).")
+            object.__setattr__(self, "holdout", (Xh, yh))
         if self.kind == "linear":
             # sufficient statistics: per-user A_u = X_uᵀX_u/m, b_u = X_uᵀy_u/m, c_u = ‖y_u‖²/m → O(n d²) gradients
-            m = X.shape[1]
             object.__setattr__(self, "_A", np.einsum("umi,umj->uij", X, X) / m)
             object.__setattr__(self, "_b", np.einsum("umi,um->ui", X, y) / m)
             object.__setattr__(self, "_c", np.einsum("um,um->u", y, y) / m)
@@ -131,41 +170,25 @@ class UserTask:
         return int(self.X.shape[2])
 
     def check_theta(self, theta) -> np.ndarray:
-        th = check_array(theta, "theta", ndim=(1, 2))
+        """``theta`` as a float array of shape (d,) or a stack (k, d), finite, entries within ±MAX_MAGNITUDE."""
+        th = real_array(theta, "theta", ndim=(1, 2), max_abs=MAX_MAGNITUDE)
         if th.shape[-1] != self.d:
             raise ValueError(f"theta has shape {th.shape} which is not allowed: last axis must have d = {self.d}.")
         return th
 
-    # -- objective -------------------------------------------------------------------------------------------
+    # -- objective (public methods validate θ once; the private kernels below are what the algorithms call) -----
     def loss(self, theta) -> np.ndarray | float:
         """Empirical loss L(θ; S) of eq. (3) of 004; ``theta`` may be (d,) or a stack (k, d)."""
-        th = self.check_theta(theta)
-        if self.kind == "linear":
-            if th.ndim == 1:
-                return float(0.5 * th @ self._Abar @ th - self._bbar @ th + 0.5 * self._cbar)
-            return 0.5 * np.einsum("ki,ij,kj->k", th, self._Abar, th) - th @ self._bbar + 0.5 * self._cbar
-        Xf = self.X.reshape(-1, self.d)
-        yf = self.y.reshape(-1)
-        if th.ndim == 1:
-            z = Xf @ th
-            return float((np.logaddexp(0.0, z) - yf * z).mean())
-        z = Xf @ th.T  # (N, k): one BLAS call for the whole stack
-        return np.logaddexp(0.0, z).mean(axis=0) - (yf @ z) / yf.shape[0]
+        return self._loss(self.check_theta(theta))
 
     def user_gradients(self, theta) -> np.ndarray:
         """Per-user average gradients ∇L(θ; S_u) = (1/m) Σ_j ∇ℓ(θ; z_j^(u)), shape (n, d) (Alg. 3 step 5 of 004)."""
-        th = self.check_theta(theta)
-        if self.kind == "linear":
-            return self._A @ th - self._b
-        z = self.X @ th
-        r = special.expit(z) - self.y
-        return np.einsum("um,umd->ud", r, self.X) / self.m
+        return self._user_gradients(self._check_point(theta))
 
     def example_gradients(self, theta) -> np.ndarray:
         """Per-example gradients ∇ℓ(θ; z_j^(u)), shape (n, m, d) (for example-level DP-SGD)."""
-        th = self.check_theta(theta)
-        z = self.X @ th
-        r = (z - self.y) if self.kind == "linear" else (special.expit(z) - self.y)
+        th = self._check_point(theta)
+        r = self._residuals(th)
         return r[..., None] * self.X
 
     def clipped_example_mean(self, theta, clip: float) -> tuple[np.ndarray, float]:
@@ -174,34 +197,33 @@ class UserTask:
         Both losses are generalised linear, ∇ℓ = r·x, so ‖∇ℓ‖ = |r|·‖x‖ and no (n, m, d) array is formed.
         Returns (mean, fraction of examples clipped).
         """
-        th = self.check_theta(theta)
-        z = self.X @ th
-        r = (z - self.y) if self.kind == "linear" else (special.expit(z) - self.y)
-        nrm = np.abs(r) * self._xnorm
-        clipped = nrm > clip
-        with np.errstate(divide="ignore", invalid="ignore"):
-            fac = np.where(clipped, clip / np.where(nrm > 0, nrm, 1.0), 1.0)
-        w = r * fac
-        return np.einsum("um,umd->d", w, self.X) / (self.n * self.m), float(clipped.mean())
+        return self._clipped_example_mean(self._check_point(theta), check_scale(clip, "clip"))
 
     def full_gradient(self, theta) -> np.ndarray:
         """∇L(θ; S) (non-private)."""
-        th = self.check_theta(theta)
-        if self.kind == "linear":
-            return self._Abar @ th - self._bbar
-        return self.user_gradients(th).mean(axis=0)
+        return self._full_gradient(self._check_point(theta))
 
     def erm_solution(self) -> np.ndarray:
-        """argmin over Θ of L(θ; S). Linear: closed form Ā⁻¹b̄ (projected-gradient refinement if it leaves Θ)."""
+        """argmin over Θ of L(θ; S). Linear: closed form Ā⁻¹b̄ (projected-gradient refinement if it leaves Θ).
+
+        The refinement runs up to 5000 full-gradient steps; on a logistic task whose 5000·n·m·d exceeds
+        MAX_TRAINING_WORK it is refused (ValueError) rather than run for minutes.
+        """
         if self.kind == "linear":
             th = np.linalg.lstsq(self._Abar, self._bbar, rcond=None)[0]
-            if np.linalg.norm(th) <= self.radius:
+            if safe_norm(th) <= self.radius:
                 return th
+        else:
+            work = 4 * _ERM_STEPS * self.n * self.m * self.d  # the work units of training_work
+            if work > MAX_TRAINING_WORK:
+                raise ValueError(f"erm_solution of a logistic task with n·m·d = {self.n * self.m * self.d} is not "
+                                 f"allowed: {_ERM_STEPS} gradient steps would cost {work:.3g} units, which must be <= "
+                                 f"{MAX_TRAINING_WORK:.0e} (MAX_TRAINING_WORK); use a smaller task.")
         th = np.zeros(self.d)
         step = 1.0 / self.smoothness
-        for _ in range(5000):
-            new = _project(th - step * self.full_gradient(th), self.radius)
-            if np.linalg.norm(new - th) < 1e-12:
+        for _ in range(_ERM_STEPS):
+            new = _project(th - step * self._full_gradient(th), self.radius)
+            if safe_norm(new - th) < 1e-12:
                 break
             th = new
         return th
@@ -215,6 +237,75 @@ class UserTask:
         th = self.check_theta(theta)
         if self.theta_star is None:
             raise ValueError("excess_risk needs a task with a known population optimum theta_star.")
+        if self.kind == "linear" and self.sigma_x is None:
+            raise ValueError("excess_risk of a linear task needs sigma_x = E[xxᵀ].")
+        if self.kind == "logistic" and self.holdout is None:
+            raise ValueError("excess_risk of a logistic task needs a held-out sample (holdout).")
+        return self._excess_risk(th)
+
+    def subset(self, users) -> "UserTask":
+        """The task restricted to some users (e.g. the disjoint groups of Phased ERM): indices in [0, n), or a
+        boolean mask of length n."""
+        if isinstance(users, np.ndarray) and users.dtype == bool:
+            if users.shape != (self.n,):
+                raise ValueError(f"users is a boolean mask of shape {users.shape}, which is not allowed: must be "
+                                 f"({self.n},).")
+            idx = np.flatnonzero(users)
+        else:
+            u = real_array(users, "users", ndim=1)
+            if not np.all(u == np.round(u)) or u.min() < 0 or u.max() > self.n - 1:
+                raise ValueError(f"users contains values that are not user indices, which is not allowed: must be "
+                                 f"integers in [0, {self.n - 1}].")
+            idx = u.astype(np.int64)
+        if idx.size == 0:
+            raise ValueError("users selects no user, which is not allowed: must select at least one.")
+        return self._subset(idx)
+
+    # -- private kernels (θ already validated) -----------------------------------------------------------------
+    def _check_point(self, theta) -> np.ndarray:
+        th = self.check_theta(theta)
+        if th.ndim != 1:
+            raise ValueError(f"theta has shape {th.shape} which is not allowed: must be ({self.d},).")
+        return th
+
+    def _residuals(self, th: np.ndarray) -> np.ndarray:
+        z = self.X @ th
+        return (z - self.y) if self.kind == "linear" else (special.expit(z) - self.y)
+
+    def _loss(self, th: np.ndarray) -> np.ndarray | float:
+        if self.kind == "linear":
+            if th.ndim == 1:
+                return float(0.5 * th @ self._Abar @ th - self._bbar @ th + 0.5 * self._cbar)
+            return 0.5 * np.einsum("ki,ij,kj->k", th, self._Abar, th) - th @ self._bbar + 0.5 * self._cbar
+        Xf = self.X.reshape(-1, self.d)
+        yf = self.y.reshape(-1)
+        if th.ndim == 1:
+            z = Xf @ th
+            return float((np.logaddexp(0.0, z) - yf * z).mean())
+        z = Xf @ th.T  # (N, k): one BLAS call for the whole stack
+        return np.logaddexp(0.0, z).mean(axis=0) - (yf @ z) / yf.shape[0]
+
+    def _user_gradients(self, th: np.ndarray) -> np.ndarray:
+        if self.kind == "linear":
+            return self._A @ th - self._b
+        r = special.expit(self.X @ th) - self.y
+        return np.einsum("um,umd->ud", r, self.X) / self.m
+
+    def _clipped_example_mean(self, th: np.ndarray, clip: float) -> tuple[np.ndarray, float]:
+        r = self._residuals(th)
+        nrm = np.abs(r) * self._xnorm
+        clipped = nrm > clip
+        fac = np.ones_like(nrm)
+        fac[clipped] = clip / nrm[clipped]  # nrm > clip > 0 there: no division by 0, factor < 1
+        w = r * fac
+        return np.einsum("um,umd->d", w, self.X) / (self.n * self.m), float(clipped.mean())
+
+    def _full_gradient(self, th: np.ndarray) -> np.ndarray:
+        if self.kind == "linear":
+            return self._Abar @ th - self._bbar
+        return self._user_gradients(th).mean(axis=0)
+
+    def _excess_risk(self, th: np.ndarray) -> np.ndarray | float:
         if self.kind == "linear":
             diff = th - self.theta_star
             if th.ndim == 1:
@@ -229,18 +320,44 @@ class UserTask:
         out = lt - ls
         return float(out[0]) if th.ndim == 1 else out
 
-    def subset(self, users) -> "UserTask":
-        """The task restricted to some users (e.g. the disjoint groups of Phased ERM)."""
-        idx = np.asarray(users)
+    def _sigma_max(self) -> float:
+        """λ_max(sigma_x), computed once per task (an O(d³) eigendecomposition)."""
+        lam = self.__dict__.get("_sigma_max_value")
+        if lam is None:
+            lam = float(np.linalg.eigvalsh(self.sigma_x)[-1])
+            object.__setattr__(self, "_sigma_max_value", lam)
+        return lam
+
+    def _subset(self, idx: np.ndarray) -> "UserTask":
         return dataclasses.replace(
             self, X=self.X[idx], y=self.y[idx],
             user_thetas=None if self.user_thetas is None else self.user_thetas[idx],
         )
 
 
+_ERM_STEPS = 5000
+
+
+def _check_task_size(n: int, m: int, d: int, kind: str) -> None:
+    """Caps of a task: n·m·d feature entries; for the linear task also n·d² per-user second moments X_uᵀX_u
+    (memory) and the n·m·d² work of computing them."""
+    if d > MAX_DIM:
+        raise ValueError(f"d = {d} is not allowed: must be <= {MAX_DIM} (MAX_DIM; the d × d covariance of the task is "
+                         "eigendecomposed).")
+    if n * m * d > MAX_TASK_ENTRIES:
+        raise ValueError(f"n·m·d = {n}·{m}·{d} = {n * m * d} is not allowed: must be <= {MAX_TASK_ENTRIES:.0e} "
+                         "(MAX_TASK_ENTRIES, memory).")
+    if kind == "linear" and n * d * d > MAX_TASK_ENTRIES:
+        raise ValueError(f"n·d² = {n}·{d}² = {n * d * d} is not allowed for a linear task: must be <= "
+                         f"{MAX_TASK_ENTRIES:.0e} (MAX_TASK_ENTRIES; the per-user second moments X_uᵀX_u).")
+    if kind == "linear" and n * m * d * d > MAX_TRAINING_WORK:
+        raise ValueError(f"n·m·d² = {n * m * d * d} is not allowed for a linear task: must be <= "
+                         f"{MAX_TRAINING_WORK:.0e} (MAX_TRAINING_WORK; the work of the per-user second moments).")
+
+
 def _project(theta: np.ndarray, radius: float) -> np.ndarray:
     """Euclidean projection Π_Θ onto the ℓ₂ ball of the given radius (post-processing)."""
-    nrm = float(np.linalg.norm(theta))
+    nrm = safe_norm(theta)
     return theta if nrm <= radius else theta * (radius / nrm)
 
 
@@ -262,12 +379,11 @@ def _theta_star(d: int, norm: float) -> np.ndarray:
     return norm * th
 
 
-def _validate_sizes(n, m, d):
-    n = check_integer(n, "n", minimum=1)
-    m = check_integer(m, "m", minimum=1)
-    d = check_integer(d, "d", minimum=1)
-    if n * m * d > 50_000_000:
-        raise ValueError(f"n·m·d = {n * m * d} is not allowed: must be <= 5e7 (memory).")
+def _validate_sizes(n, m, d, kind):
+    n = check_integer(n, "n", minimum=1, maximum=MAX_TASK_ENTRIES)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_TASK_ENTRIES)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_DIM)
+    _check_task_size(n, m, d, kind)
     return n, m, d
 
 
@@ -283,12 +399,12 @@ def make_linear_task(n: int = 1000, m: int = 20, d: int = 10, *, heterogeneity: 
     >>> task.X.shape, task.y.shape
     ((50, 4, 3), (50, 4))
     """
-    n, m, d = _validate_sizes(n, m, d)
-    h = check_positive(heterogeneity, "heterogeneity", allow_zero=True)
-    s_e = check_positive(label_noise, "label_noise", allow_zero=True)
-    kappa = check_positive(condition, "condition")
-    r = check_positive(radius, "radius")
-    tn = check_positive(theta_norm, "theta_norm", allow_zero=True)
+    n, m, d = _validate_sizes(n, m, d, "linear")
+    h = check_scale(heterogeneity, "heterogeneity", allow_zero=True)
+    s_e = check_scale(label_noise, "label_noise", allow_zero=True)
+    kappa = check_in_range(condition, "condition", 1.0, MAX_MAGNITUDE)
+    r = check_scale(radius, "radius")
+    tn = check_scale(theta_norm, "theta_norm", allow_zero=True)
     g = as_rng(rng)
     X, sigma_x = _features(n, m, d, kappa, g)
     ts = _theta_star(d, tn)
@@ -311,12 +427,15 @@ def make_logistic_task(n: int = 1000, m: int = 20, d: int = 10, *, heterogeneity
     >>> make_logistic_task(20, 3, 2, rng=1).lipschitz
     1.0
     """
-    n, m, d = _validate_sizes(n, m, d)
-    h = check_positive(heterogeneity, "heterogeneity", allow_zero=True)
-    kappa = check_positive(condition, "condition")
-    r = check_positive(radius, "radius")
-    tn = check_positive(theta_norm, "theta_norm", allow_zero=True)
-    k = check_integer(holdout, "holdout", minimum=1)
+    n, m, d = _validate_sizes(n, m, d, "logistic")
+    h = check_scale(heterogeneity, "heterogeneity", allow_zero=True)
+    kappa = check_in_range(condition, "condition", 1.0, MAX_MAGNITUDE)
+    r = check_scale(radius, "radius")
+    tn = check_scale(theta_norm, "theta_norm", allow_zero=True)
+    k = check_integer(holdout, "holdout", minimum=1, maximum=MAX_HOLDOUT)
+    if k * d > MAX_TASK_ENTRIES:
+        raise ValueError(f"holdout·d = {k}·{d} = {k * d} is not allowed: must be <= {MAX_TASK_ENTRIES:.0e} "
+                         "(MAX_TASK_ENTRIES, memory).")
     g = as_rng(rng)
     X, sigma_x = _features(n, m, d, kappa, g)
     ts = _theta_star(d, tn)
@@ -345,12 +464,17 @@ def user_task_from_arrays(kind: str, X: Sequence | np.ndarray, y: Sequence | np.
     ...
     ValueError: user 1 has no examples, which is not allowed: every user needs >= 1 example.
     """
-    check_choice(kind, "kind", KINDS)
+    check_name(kind, "kind", KINDS)
     if isinstance(X, np.ndarray) and X.ndim == 3:
-        return UserTask(kind, X, np.asarray(y, dtype=float), radius=radius, lipschitz=lipschitz,
-                        smoothness=smoothness)
-    xs = [check_array(x, f"X[{u}]", ndim=2, allow_empty=True) for u, x in enumerate(X)]
-    ys = [check_array(v, f"y[{u}]", ndim=1, allow_empty=True) for u, v in enumerate(y)]
+        return UserTask(kind, X, y, radius=radius, lipschitz=lipschitz, smoothness=smoothness)
+    for name, v in (("X", X), ("y", y)):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or not hasattr(v, "__iter__"):
+            raise ValueError(f"{name} = {v!r} is not allowed: must be an (n, m, d) array or a list of per-user arrays.")
+    if len(X) > MAX_TASK_ENTRIES or len(y) > MAX_TASK_ENTRIES:
+        raise ValueError(f"X has {len(X)} users, which is not allowed: must be <= {MAX_TASK_ENTRIES:.0e} "
+                         "(MAX_TASK_ENTRIES).")
+    xs = [real_array(x, f"X[{u}]", ndim=2, allow_empty=True) for u, x in enumerate(X)]
+    ys = [real_array(v, f"y[{u}]", ndim=1, allow_empty=True) for u, v in enumerate(y)]
     if len(xs) == 0:
         raise ValueError("X is empty, which is not allowed: must hold at least one user.")
     if len(xs) != len(ys):
@@ -382,10 +506,8 @@ def concentration_radius(lipschitz: float, m: int, n: int, gamma: float = 0.01) 
     >>> round(concentration_radius(1.0, 100, 1000, 0.01), 4)
     0.5799
     """
-    G = check_positive(lipschitz, "lipschitz")
-    m = check_integer(m, "m", minimum=1)
-    n = check_integer(n, "n", minimum=1)
-    gm = check_positive(gamma, "gamma")
-    if gm >= 1:
-        raise ValueError(f"gamma = {gamma!r} is not allowed: must be a number in (0, 1).")
+    G = check_scale(lipschitz, "lipschitz")
+    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
+    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
+    gm = check_probability(gamma, "gamma", open_low=True, open_high=True)
     return G / math.sqrt(m) * (1.0 + math.sqrt(2.0 * math.log(n / gm)))

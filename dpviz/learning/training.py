@@ -33,9 +33,22 @@ from typing import Callable
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_delta, check_integer, check_positive, check_probability
+from dpviz._validation import as_rng, check_delta, check_integer, check_positive, check_probability
 from dpviz.learning import _privacy
-from dpviz.learning.optim import FirstOrderMethod, run_first_order
+from dpviz.learning._checks import (
+    MAX_MAGNITUDE,
+    MAX_STEPS,
+    check_name,
+    check_scale,
+    check_task,
+    check_work,
+    field_array,
+    field_float,
+    field_instance,
+    field_str,
+    real_array,
+)
+from dpviz.learning.optim import FirstOrderMethod, _run_first_order
 from dpviz.learning.tasks import UserTask, concentration_radius
 
 __all__ = [
@@ -81,8 +94,40 @@ class PrivacySpent:
     epsilon_paper: float | None = None
 
     def __post_init__(self):
-        check_positive(self.epsilon, "epsilon", allow_zero=True, allow_inf=True)
-        check_delta(self.delta, "delta")
+        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon", allow_zero=True, allow_inf=True))
+        object.__setattr__(self, "delta", check_delta(self.delta, "delta"))
+        field_str(self, "accountant")
+        object.__setattr__(self, "events", _check_events(self.events))
+        field_float(self, "epsilon_item", optional=True, allow_inf=True, low=0.0)
+        field_float(self, "epsilon_paper", optional=True, allow_inf=True, low=0.0)
+
+
+def _check_events(events) -> tuple:
+    """``events`` = ((kind, value), count), ...: kind "gaussian" (σ > 0), "pure" (ε₀ ≥ 0) or "approx" ((ε₀, δ₀)),
+    count an integer >= 1."""
+    allowed = "a sequence of ((kind, value), count) with kind 'gaussian', 'pure' or 'approx' and count >= 1"
+    if isinstance(events, (str, bytes)) or not isinstance(events, (tuple, list)):
+        raise ValueError(f"events = {events!r} is not allowed: must be {allowed}.")
+    out = []
+    for ev in events:
+        try:
+            (kind, value), count = ev
+        except (TypeError, ValueError):
+            raise ValueError(f"events contains {ev!r}, which is not allowed: must be {allowed}.") from None
+        check_name(kind, "event kind", ("gaussian", "pure", "approx"))
+        if kind == "gaussian":
+            value = check_positive(value, "gaussian noise multiplier")
+        elif kind == "pure":
+            value = check_positive(value, "pure event epsilon", allow_zero=True)
+        else:
+            try:
+                e0, d0 = value
+            except (TypeError, ValueError):
+                raise ValueError(f"approx event value = {value!r} is not allowed: must be a pair (ε₀, δ₀).") from None
+            value = (check_positive(e0, "approx event epsilon", allow_zero=True),
+                     check_delta(d0, "approx event delta"))
+        out.append(((kind, value), check_integer(count, "event count", minimum=1)))
+    return tuple(out)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -111,6 +156,26 @@ class TrainingRun:
     learning_rate: float
     params: dict
 
+    def __post_init__(self):
+        check_name(self.method, "method", METHODS + ("algorithm_h",))
+        field_str(self, "label")
+        field_array(self, "theta", ndim=1)
+        field_array(self, "iterates", ndim=2)
+        field_array(self, "steps", ndim=1, integer=True, low=0)
+        field_array(self, "losses", ndim=1)
+        field_float(self, "final_loss")
+        field_array(self, "excess", ndim=1, optional=True)
+        field_float(self, "final_excess", optional=True)
+        field_instance(self, "privacy", PrivacySpent, optional=True)
+        field_array(self, "clip_fraction", ndim=1, optional=True, low=0.0, high=1.0)
+        field_array(self, "noise_std", ndim=1, low=0.0)
+        field_float(self, "learning_rate", low=0.0)
+        if not isinstance(self.params, dict):
+            raise ValueError(f"params = {self.params!r} is not allowed: must be a dict.")
+        if self.iterates.shape[1:] != self.theta.shape or self.losses.shape != self.steps.shape:
+            raise ValueError(f"theta {self.theta.shape}, iterates {self.iterates.shape}, steps {self.steps.shape} and "
+                             f"losses {self.losses.shape} are not allowed: must be (d,), (T+1, d), (k,) and (k,).")
+
 
 # --------------------------------------------------------------------------------------------- helpers
 
@@ -122,13 +187,21 @@ def step_size(task: UserTask, noise_norm: float, T: int, extra_curvature: float 
     distribution), else the smoothness bound H; ν is the norm of the gradient noise. ``extra_curvature`` adds the
     curvature λ of an ℓ₂ regulariser (Phased ERM).
     """
+    check_task(task)
+    nu = check_scale(noise_norm, "noise_norm", allow_zero=True)
+    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    lam = check_scale(extra_curvature, "extra_curvature", allow_zero=True)
+    return _step_size(task, nu, T, lam)
+
+
+def _step_size(task: UserTask, noise_norm: float, T: int, extra_curvature: float = 0.0) -> float:
     h_eff = _curvature(task) + extra_curvature
     return 1.0 / (h_eff + noise_norm * math.sqrt(T) / (2.0 * task.radius))
 
 
 def _curvature(task: UserTask) -> float:
     if task.sigma_x is not None:
-        lam = float(np.linalg.eigvalsh(task.sigma_x)[-1])
+        lam = task._sigma_max()
         return lam if task.kind == "linear" else 0.25 * lam
     return task.smoothness
 
@@ -142,19 +215,27 @@ def algorithm3_budget(epsilon: float, delta: float, T: int) -> tuple[float, floa
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    T = check_integer(T, "T", minimum=1)
+    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
     return eps / (2.0 * math.sqrt(2.0 * T * math.log(2.0 / delta))), delta / (2.0 * T)
 
 
-def _common(task, T, epsilon=None, delta=None, learning_rate=None):
-    if not isinstance(task, UserTask):
-        raise ValueError(f"task = {type(task).__name__} is not allowed: must be a UserTask.")
-    T = check_integer(T, "T", minimum=1)
-    if epsilon is not None:
+def _common(task, T, epsilon=None, delta=None, learning_rate=None, *, private=True, progress=None,
+            accountant="pld", strong_convexity=None, method="user_level"):
+    """Validate the arguments every training run shares (once, at the public boundary)."""
+    check_task(task)
+    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    if method is not None:
+        check_work(T, task, method)
+    if private:
         epsilon = check_positive(epsilon, "epsilon")
         delta = check_delta(delta, "delta", allow_zero=False)
+        _privacy.check_accountant(accountant)
     if learning_rate is not None:
-        learning_rate = check_positive(learning_rate, "learning_rate")
+        learning_rate = check_scale(learning_rate, "learning_rate")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    if strong_convexity is not None:
+        check_scale(strong_convexity, "strong_convexity")
     return T, epsilon, delta, learning_rate
 
 
@@ -176,17 +257,23 @@ def _eval_steps(task, T):
 def _finish(task, method, label, trace, privacy, clip_frac, noise_std, lr, params):
     steps = _eval_steps(task, trace.iterates.shape[0] - 1)
     pts = trace.iterates[steps]
-    losses = np.asarray(task.loss(pts), dtype=float)
-    final_loss = float(task.loss(trace.output))
+    losses = np.asarray(task._loss(pts), dtype=float)
+    final_loss = float(task._loss(trace.output))
     excess = final_excess = None
-    if task.theta_star is not None:
-        excess = np.asarray(task.excess_risk(pts), dtype=float)
-        final_excess = float(task.excess_risk(trace.output))
+    if _knows_excess(task):
+        excess = np.asarray(task._excess_risk(pts), dtype=float)
+        final_excess = float(task._excess_risk(trace.output))
     return TrainingRun(method=method, label=label, theta=trace.output, iterates=trace.iterates, steps=steps,
                        losses=losses,
                        final_loss=final_loss, excess=excess, final_excess=final_excess, privacy=privacy,
-                       clip_fraction=np.asarray(clip_frac, dtype=float), noise_std=np.asarray(noise_std, float),
-                       learning_rate=lr, params=params)
+                       clip_fraction=None if clip_frac is None else np.asarray(clip_frac, dtype=float),
+                       noise_std=np.asarray(noise_std, float), learning_rate=lr, params=params)
+
+
+def _knows_excess(task: UserTask) -> bool:
+    if task.theta_star is None:
+        return False
+    return task.sigma_x is not None if task.kind == "linear" else task.holdout is not None
 
 
 def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -206,13 +293,18 @@ def _report(events, delta, accountant, **extra) -> PrivacySpent:
 
 
 def _theta0(task, theta0):
-    return np.zeros(task.d) if theta0 is None else theta0
+    if theta0 is None:
+        return np.zeros(task.d)
+    th = real_array(theta0, "theta0", ndim=1, max_abs=MAX_MAGNITUDE)
+    if th.shape != (task.d,):
+        raise ValueError(f"theta0 has shape {th.shape} which is not allowed: must be ({task.d},).")
+    return th
 
 
 def _regulariser(l2, l2_centre, d):
     """Gradient of the data-independent term (λ/2)‖θ − c‖², added after privatisation (post-processing)."""
-    lam = check_positive(l2, "l2", allow_zero=True)
-    c = np.zeros(d) if l2_centre is None else np.asarray(l2_centre, dtype=float)
+    lam = check_scale(l2, "l2", allow_zero=True)
+    c = np.zeros(d) if l2_centre is None else real_array(l2_centre, "l2_centre", ndim=1, max_abs=MAX_MAGNITUDE)
     if c.shape != (d,):
         raise ValueError(f"l2_centre has shape {c.shape} which is not allowed: must be ({d},).")
     def reg(th):
@@ -235,11 +327,12 @@ def train_nonprivate(task: UserTask, T: int = 200, learning_rate: float | None =
     >>> bool(run.losses[-1] < run.losses[0]), run.privacy is None
     (True, True)
     """
-    T, _, _, lr = _common(task, T, learning_rate=learning_rate)
-    lr = lr or step_size(task, 0.0, T)
+    T, _, _, lr = _common(task, T, learning_rate=learning_rate, private=False, progress=progress,
+                          strong_convexity=strong_convexity, method="nonprivate")
+    lr = lr or _step_size(task, 0.0, T)
     meth = _method(task, variant, lr, strong_convexity)
-    trace = run_first_order(lambda th, t: task.full_gradient(th), _theta0(task, theta0), T, meth, rng=rng,
-                            progress=progress)
+    trace = _run_first_order(lambda th, t: task._full_gradient(th), _theta0(task, theta0), T, meth, as_rng(rng),
+                             progress)
     return _finish(task, "nonprivate", "non-private", trace, None, np.zeros(T), np.zeros(T), lr,
                    dict(T=T, variant=variant))
 
@@ -254,22 +347,23 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
     The noise multiplier z = √T/μ, with μ the exact GDP level spending (ε, δ) (:func:`_privacy.gdp_mu_for`):
     T adaptive Gaussian steps of sensitivity 2C/n are exactly μ-GDP (Dong, Roth & Su 2022, Cor. 2).
     """
-    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate)
-    C = task.lipschitz if clip is None else check_positive(clip, "clip")
+    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
+                                strong_convexity=strong_convexity, method="naive")
+    C = task.lipschitz if clip is None else check_scale(clip, "clip")
     g = as_rng(rng)
     n, d = task.n, task.d
     z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
     s = z * 2.0 * C / n
-    lr = lr or step_size(task, s * math.sqrt(d), T)
+    lr = lr or _step_size(task, s * math.sqrt(d), T)
     clip_frac = np.zeros(T)
 
     def oracle(th, t):
-        v, was = _clip_rows(task.user_gradients(th), C)
+        v, was = _clip_rows(task._user_gradients(th), C)
         clip_frac[t] = was.mean()
         return v.mean(axis=0) + g.normal(0.0, s, size=d)
 
-    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
-                            progress=progress)
+    trace = _run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), g,
+                             progress)
     privacy = _report([(("gaussian", z), T)], delta, accountant)
     return _finish(task, "naive", "naive (clip to G + Gaussian)", trace, privacy, clip_frac, np.full(T, s), lr,
                    dict(T=T, epsilon=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
@@ -321,32 +415,36 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     ValueError
         T < 1, learning_rate ≤ 0, ε ≤ 0, δ ∉ (0, 1), τ ≤ 0, unknown mode.
     """
-    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate)
-    check_choice(mode, "mode", ("practical", "paper"))
+    check_name(mode, "mode", ("practical", "paper"))
+    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
+                                strong_convexity=strong_convexity, method="paper" if mode == "paper" else "user_level")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     G = task.lipschitz
-    C = G if clip is None else check_positive(clip, "clip")
+    C = G if clip is None else check_scale(clip, "clip")
+    if tau is not None:
+        tau = check_scale(tau, "tau")
+    theta0 = _theta0(task, theta0)
     n, m, d = task.n, task.m, task.d
     g = as_rng(rng)
     reg = _regulariser(l2, l2_centre, d)
     if mode == "paper":
         return _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g,
                             progress, reg)
-    tau = concentration_radius(G, m, n, gamma) if tau is None else check_positive(tau, "tau")
+    tau = concentration_radius(G, m, n, gamma) if tau is None else tau
     z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
     H = task.smoothness
     coef = 2.0 * z / n  # noise std per unit radius
     # stationary radius r* = τ/(1 − 2 coef √d) if the feedback is stable; used for the public step size
     loop = 2.0 * coef * math.sqrt(d)
     r_typ = min(C, tau / (1.0 - loop)) if loop < 1 else C
-    lam = float(l2)
-    lr = lr or step_size(task, coef * r_typ * math.sqrt(d), T, lam)
+    lam = reg.lam
+    lr = lr or _step_size(task, coef * r_typ * math.sqrt(d), T, lam)
     clip_frac = np.zeros(T)
     noise_std = np.zeros(T)
     state = {"centre": None, "prev_theta": None, "prev_s": 0.0}
 
     def oracle(th, t):
-        grads = task.user_gradients(th)
+        grads = task._user_gradients(th)
         if state["centre"] is None:
             r, centre = C, np.zeros(d)
         else:
@@ -362,8 +460,7 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
         state.update(centre=est, prev_theta=th.copy(), prev_s=s)
         return est + reg(th)
 
-    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity, lam),
-                            rng=g, progress=progress)
+    trace = _run_first_order(oracle, theta0, T, _method(task, variant, lr, strong_convexity, lam), g, progress)
     privacy = _report([(("gaussian", z), T)], delta, accountant)
     return _finish(task, "user_level", "user-level (winsorized, practical)", trace, privacy, clip_frac, noise_std,
                    lr, dict(T=T, epsilon=eps, delta=delta, mode=mode, tau=tau, clip=C, noise_multiplier=z,
@@ -376,7 +473,7 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
 
     G, n, m, d = task.lipschitz, task.n, task.m, task.d
     gam = gamma / T  # Thm 10 of 004 passes γ/K to each call (digest §2.7)
-    tau = concentration_radius(G, m, n, gam) if tau is None else check_positive(tau, "tau")
+    tau = concentration_radius(G, m, n, gam) if tau is None else tau
     e1, d1 = algorithm3_budget(eps, delta, T)
     prm = highd_parameters(n, d, e1, d1, tau, G, gam)
     # β of Thm 10 of 004 (= Thm 2's β per call at (ε′, δ′, γ/T), union bound over the T calls): the run equals
@@ -384,16 +481,14 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
     beta = min(1.0, T * theorem2_beta(n, prm.d_pad, e1, d1, tau, G, gam))
     lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (digest pitfall P4)
     lam = reg.lam
-    lr = lr or step_size(task, lap_std * math.sqrt(prm.d_pad), T, lam)
-    clip_frac = np.zeros(T)
+    lr = lr or _step_size(task, lap_std * math.sqrt(prm.d_pad), T, lam)
+    clip_frac = None  # not observed: the rotated per-coordinate clipping is internal to Algorithm 2
 
     def oracle(th, t):
-        grads = task.user_gradients(th)
-        clip_frac[t] = np.nan  # the rotated per-coordinate clipping is internal to Algorithm 2
+        grads = task._user_gradients(th)
         return winsorized_mean_highd(grads, e1, d1, tau, G, gamma=gam, rng=g) + reg(th)
 
-    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity, lam),
-                            rng=g, progress=progress)
+    trace = _run_first_order(oracle, theta0, T, _method(task, variant, lr, strong_convexity, lam), g, progress)
     privacy = _report([(("pure", prm.epsilon_coord), T * prm.d_pad)], delta, accountant, epsilon_paper=eps)
     return _finish(task, "user_level", "user-level (Algorithm 3, paper constants)", trace, privacy,
                    clip_frac, np.full(T, lap_std), lr,
@@ -413,23 +508,24 @@ def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-
     ``privacy.epsilon`` is that user-level ε (much larger), ``privacy.epsilon_item`` the item-level one.
     Costs O(n·m·d) per step (per-example gradients).
     """
-    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate)
-    C = task.lipschitz if clip is None else check_positive(clip, "clip")
+    T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
+                                strong_convexity=strong_convexity, method="example_level")
+    C = task.lipschitz if clip is None else check_scale(clip, "clip")
     g = as_rng(rng)
     n, m, d = task.n, task.m, task.d
     N = n * m
     z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
     s = z * 2.0 * C / N  # std on the mean over N examples
-    lr = lr or step_size(task, s * math.sqrt(d), T)
+    lr = lr or _step_size(task, s * math.sqrt(d), T)
     clip_frac = np.zeros(T)
 
     def oracle(th, t):
-        mean, frac = task.clipped_example_mean(th, C)
+        mean, frac = task._clipped_example_mean(th, C)
         clip_frac[t] = frac
         return mean + g.normal(0.0, s, size=d)
 
-    trace = run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), rng=g,
-                            progress=progress)
+    trace = _run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), g,
+                             progress)
     item = _report([(("gaussian", z), T)], delta, accountant)
     user = _report([(("gaussian", z / m), T)], delta, accountant, epsilon_item=item.epsilon)
     return _finish(task, "example_level", "example-level DP-SGD", trace, user, clip_frac, np.full(T, s), lr,
@@ -443,8 +539,12 @@ def compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
 
     ``progress(fraction)`` advances over all methods together (example-level counts m times a user-level step).
     """
+    T, eps, delta, _ = _common(task, T, epsilon, delta, progress=progress, method=None)
+    if isinstance(methods, str) or not isinstance(methods, (tuple, list)) or not methods:
+        raise ValueError(f"methods = {methods!r} is not allowed: must be a non-empty sequence of {METHODS}.")
     for meth in methods:
-        check_choice(meth, "method", METHODS)
+        check_name(meth, "method", METHODS)
+    epsilon = eps
     seeds = as_rng(rng).integers(0, 2**63 - 1, size=len(methods))
     weights = {"example_level": 2.0, "user_level": 1.0, "naive": 1.0, "nonprivate": 0.5}
     total = sum(weights[mm] for mm in methods)
