@@ -122,3 +122,36 @@ def test_a_slider_holds_only_values_inside_its_declared_range(x):
         assert s.value == pytest.approx(min(max(x, 0.0), 1.0), abs=1e-12)
     else:
         assert s.value == 0.5
+
+
+@pytest.mark.parametrize("name", sorted(PANELS))
+def test_every_slider_starts_on_its_step_grid(name):
+    """The browser snaps a slider to min + i·step and sends the snapped value back: a default off the grid would
+    be drawn twice per page load, the second time at a value the lesson does not mention."""
+    for cname, c in PANELS[name]().controls.items():
+        if isinstance(c, W.FloatLogSlider):
+            position = (math.log(c.value, c.base) - c.min) / c.step
+        elif isinstance(c, (W.FloatSlider, W.IntSlider)):
+            position = (c.value - c.min) / c.step
+        else:
+            continue
+        assert abs(position - round(position)) < 1e-6, f"{name}.{cname} = {c.value} is off its step grid"
+
+
+def test_an_explicit_axis_type_travels_with_every_data_update():
+    """plotly.js resets an explicitly typed axis (e.g. "category" over numbers) to its automatic type when an
+    update changes trace data without naming the type; sync_figure names it."""
+    import plotly.graph_objects as go
+
+    from dpviz.panels._base import sync_figure
+
+    def fig(ys):
+        return go.Figure(go.Bar(x=[0, 1, 2], y=ys), layout=dict(xaxis=dict(type="category"), yaxis=dict(type="log")))
+
+    target = go.FigureWidget(fig([1, 2, 3]))
+    sent = []
+    target.observe(lambda ch: sent.append(ch["new"]) if ch["new"] else None, names="_py2js_update")
+    sync_figure(target, fig([3, 2, 1]))
+    assert sent and sent[-1]["layout_data"].get("xaxis.type") == "category"
+    assert sent[-1]["layout_data"].get("yaxis.type") == "log"
+    assert "_send_update_msg" not in target.__dict__  # the figure is left as it was

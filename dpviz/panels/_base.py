@@ -93,17 +93,24 @@ def _control_layout() -> W.Layout:
     return W.Layout(width="420px")
 
 
+def _on_grid(value: float, low: float, step: float) -> float:
+    """``value`` moved to the nearest point low + i·step. The browser's slider snaps its value to that grid and
+    sends the snapped value back: a default off the grid would be rendered twice per page, the second time at a
+    value the lesson's text does not mention."""
+    return float(round(low + round((value - low) / step) * step, 12))
+
+
 def slider(description: str, value: float, min: float, max: float, step: float, *, readout_format: str = ".2f",
            continuous_update: bool = True) -> W.FloatSlider:
-    """A float slider with the house style."""
-    return W.FloatSlider(value=value, min=min, max=max, step=step, description=description,
+    """A float slider with the house style; ``value`` is snapped to the step grid, as the browser would."""
+    return W.FloatSlider(value=_on_grid(value, min, step), min=min, max=max, step=step, description=description,
                          readout_format=readout_format, continuous_update=continuous_update,
                          style=_STYLE, layout=_control_layout())
 
 
 def int_slider(description: str, value: int, min: int, max: int, step: int = 1, *,
                continuous_update: bool = True) -> W.IntSlider:
-    return W.IntSlider(value=value, min=min, max=max, step=step, description=description,
+    return W.IntSlider(value=int(_on_grid(value, min, step)), min=min, max=max, step=step, description=description,
                        continuous_update=continuous_update, style=_STYLE, layout=_control_layout())
 
 
@@ -114,7 +121,8 @@ def log_slider(description: str, value: float, min_exp: float, max_exp: float, *
     ``min_exp``/``max_exp`` are exponents: ``log_slider("δ", 1e-5, -10, -1)``. For integer quantities read the
     value with ``round()`` in ``_render``.
     """
-    return W.FloatLogSlider(value=value, base=10, min=min_exp, max=max_exp, step=step, description=description,
+    exponent = _on_grid(math.log10(value), min_exp, step)
+    return W.FloatLogSlider(value=float(10.0 ** exponent), base=10, min=min_exp, max=max_exp, step=step, description=description,
                             readout_format=readout_format, continuous_update=continuous_update,
                             style=_STYLE, layout=_control_layout())
 
@@ -359,6 +367,27 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
     """
     new_layout = source.layout.to_plotly_json()
     template = new_layout.pop("template", None)
+    # plotly.js forgets an axis type set explicitly (e.g. "category" over numbers) when an update changes trace
+    # data, unless the same update names it; plotly (Python) sends only layout properties that changed, so it never
+    # does, and the axis fell back to its automatic type (DelStab's outputs on a linear axis after one slider move).
+    types = {f"{k}.type": v["type"] for k, v in new_layout.items()
+             if k[1:5] == "axis" and isinstance(v, dict) and v.get("type") not in (None, "-")}
+    if types and hasattr(target, "_send_update_msg"):
+        send = target._send_update_msg
+
+        def send_with_axis_types(restyle_data, relayout_data, *args, **kwargs):
+            if restyle_data:
+                relayout_data = {**types, **(relayout_data or {})}
+            return send(restyle_data, relayout_data, *args, **kwargs)
+
+        target._send_update_msg = send_with_axis_types
+    try:
+        _sync(target, source, new_layout, template)
+    finally:
+        target.__dict__.pop("_send_update_msg", None)
+
+
+def _sync(target: go.FigureWidget, source: go.Figure, new_layout: dict, template: Any) -> None:
     with target.batch_update():
         same = len(target.data) == len(source.data) and all(
             a.type == b.type for a, b in zip(target.data, source.data)
