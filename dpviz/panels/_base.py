@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib
 import json
 import logging
 import math
@@ -32,6 +33,7 @@ import numbers
 import os
 import sys
 import time
+import types
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, Sequence
 
@@ -40,6 +42,37 @@ import numpy as np
 import plotly.graph_objects as go
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
+
+
+class _DeferredModule(types.ModuleType):
+    """Stands in for a module until one of its attributes is read, then imports the real one."""
+
+    def __getattr__(self, attr: str) -> Any:
+        if sys.modules.get(self.__name__) is self:
+            del sys.modules[self.__name__]
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+def _import_figure_widget() -> None:
+    """Import plotly's FigureWidget without importing nbformat.
+
+    plotly's widget module imports its renderers, which import nbformat at once only to check its version if a
+    figure is ever shown as a notebook mime bundle; nbformat imports jsonschema, which (when the optional
+    rfc3987-syntax package is installed, as Jupyter's own dependencies do) compiles 39 grammars at import: about
+    2 CPU-seconds per kernel, more than every lesson's figures together. plotly gets a stand-in that imports
+    nbformat the first time it is actually used; nobody else sees the stand-in.
+    """
+    if "nbformat" in sys.modules or "plotly.basewidget" in sys.modules:
+        return
+    sys.modules["nbformat"] = _DeferredModule("nbformat")
+    try:
+        importlib.import_module("plotly.basewidget")
+    finally:
+        if isinstance(sys.modules.get("nbformat"), _DeferredModule):
+            del sys.modules["nbformat"]
+
+
+_import_figure_widget()
 
 __all__ = [
     "Panel",
