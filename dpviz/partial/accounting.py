@@ -32,14 +32,19 @@ from typing import Iterable, Sequence
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
-from dpviz._validation import (
-    check_array,
-    check_choice,
-    check_delta,
-    check_integer,
-    check_positive,
-)
+from dpviz._validation import check_delta
 from dpviz.conversions import zcdp_delta, zcdp_to_approx_dp
+from dpviz.partial._checks import (
+    MAX_EPS,
+    MAX_GRAPH_ENTRIES,
+    MAX_RHO,
+    check_count,
+    check_eps,
+    check_name,
+    check_rho,
+    check_work,
+    real_array,
+)
 
 __all__ = [
     "whole_record_pure_epsilon",
@@ -74,7 +79,7 @@ def rho_from_eps(eps: float) -> float:
     >>> rho_from_eps(2.0)
     2.0
     """
-    e = check_positive(eps, "eps", allow_zero=True)
+    e = check_eps(eps, "eps", allow_zero=True)
     return 0.5 * e * e
 
 
@@ -84,15 +89,15 @@ def eps_from_rho(rho: float) -> float:
     >>> eps_from_rho(2.0)
     2.0
     """
-    r = check_positive(rho, "rho", allow_zero=True)
+    r = check_rho(rho, "rho")
     return math.sqrt(2.0 * r)
 
 
 def check_eps0_le_eps(eps0: float, eps: float) -> None:
     """Raise ValueError unless ε0 ≤ ε: a per-attribute parameter can never exceed the whole-record one of the same
     mechanism (Proposition 8 of 001: ε-DP ⇒ ε-∇0DP, so the best ε0 is ≤ ε)."""
-    e0 = check_positive(eps0, "eps0")
-    e = check_positive(eps, "eps")
+    e0 = check_eps(eps0, "eps0")
+    e = check_eps(eps, "eps")
     if e0 > e:
         raise ValueError(f"eps0 = {eps0!r} is not allowed: must be <= eps = {eps!r} (a per-attribute parameter "
                          "never exceeds the whole-record one; Proposition 8 of 001).")
@@ -106,8 +111,8 @@ def whole_record_pure_epsilon(eps0: float, d: int) -> float:
     >>> whole_record_pure_epsilon(0.5, 10)
     5.0
     """
-    e0 = check_positive(eps0, "eps0", allow_zero=True)
-    d = check_integer(d, "d", minimum=1)
+    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    d = check_count(d, "d")
     return d * e0
 
 
@@ -118,8 +123,8 @@ def targeted_pure_epsilon(eps0: float, k: int) -> float:
     >>> targeted_pure_epsilon(0.1, 3)
     0.30000000000000004
     """
-    e0 = check_positive(eps0, "eps0", allow_zero=True)
-    k = check_integer(k, "k", minimum=0)
+    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    k = check_count(k, "k", minimum=0)
     return k * e0
 
 
@@ -130,8 +135,8 @@ def whole_record_rho(eps0: float, d: int) -> float:
     >>> whole_record_rho(0.5, 10)
     12.5
     """
-    e0 = check_positive(eps0, "eps0", allow_zero=True)
-    d = check_integer(d, "d", minimum=1)
+    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    d = check_count(d, "d")
     return 0.5 * (d * e0) ** 2
 
 
@@ -142,8 +147,8 @@ def targeted_rho(eps0: float, k: int) -> float:
     >>> targeted_rho(1.0, 2)
     2.0
     """
-    e0 = check_positive(eps0, "eps0", allow_zero=True)
-    k = check_integer(k, "k", minimum=0)
+    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    k = check_count(k, "k", minimum=0)
     return 0.5 * (k * e0) ** 2
 
 
@@ -158,8 +163,8 @@ def whole_record_delta(eps0: float, d: int, eps: float, method: str = "simple") 
     0.8825
     """
     rho = whole_record_rho(eps0, d)
-    e = check_positive(eps, "eps", allow_zero=True)
-    check_choice(method, "method", ("simple", "cks"))
+    e = check_eps(eps, "eps", allow_zero=True)
+    check_name(method, "method", ("simple", "cks"))
     return zcdp_delta(rho, e, method=method)
 
 
@@ -172,6 +177,7 @@ def whole_record_approx_dp(eps0: float, d: int, delta: float, method: str = "cks
     """
     rho = whole_record_rho(eps0, d)
     delta = check_delta(delta, allow_zero=False)
+    check_name(method, "method", ("simple", "cks"))
     return zcdp_to_approx_dp(rho, delta, method=method)
 
 
@@ -185,21 +191,27 @@ def zcdp_epsilon_curve(rho, delta: float, method: str = "cks") -> np.ndarray:
     ``"cks"``: ε = min_α [αρ + (α ln(1−1/α) − ln(α−1) − ln δ)/(α−1)] over a fixed log grid of 1600 orders α ∈ (1, 10⁴]
     (Canonne, Kamath & Steinke 2020, Corollary 13 solved for ε). Every α gives a valid bound, so the grid answer
     is an *upper bound* on the exact CKS ε (never optimistic); it agrees with
-    :func:`dpviz.conversions.zcdp_to_approx_dp` to about 1e-3 relative.
+    :func:`dpviz.conversions.zcdp_to_approx_dp` to about 1e-3 relative. ``rho`` in [0, 10¹²]; the grid is evaluated in
+    blocks of rows, and at most MAX_WORK/6400 (3·10⁵) values of ρ are taken in one call.
     """
-    r = check_array(rho, "rho", ndim=(0, 1), allow_empty=True)
-    if np.any(r < 0):
-        raise ValueError("rho contains negative values, which is not allowed: must be >= 0.")
+    r = real_array(rho, "rho", ndim=(0, 1), allow_empty=True, low=0.0, high=MAX_RHO)
     delta = check_delta(delta, allow_zero=False)
-    check_choice(method, "method", ("cks", "simple"))
+    check_name(method, "method", ("cks", "simple"))
     L = math.log(1.0 / delta)
     if method == "simple":
         return r + 2.0 * np.sqrt(r * L)
     a = _ALPHA_GRID
+    check_work(4 * r.size * a.size, f"rho with {r.size} values")
     c = (a * np.log1p(-1.0 / a) - np.log(a - 1.0) + L) / (a - 1.0)
-    eps = np.min(np.multiply.outer(r, a) + c, axis=-1)
-    eps = np.maximum(eps, 0.0)
+    flat = r.reshape(-1)
+    eps = np.empty_like(flat)
+    for i in range(0, flat.size, _BLOCK):  # bounded memory: _BLOCK × 1600 at a time
+        eps[i:i + _BLOCK] = np.min(np.multiply.outer(flat[i:i + _BLOCK], a) + c, axis=-1)
+    eps = np.maximum(eps.reshape(r.shape), 0.0)
     return np.where(r == 0, 0.0, eps)
+
+
+_BLOCK = 4096
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,9 +233,9 @@ class PerAttributeGuarantee:
     kind: str = "zcdp"
 
     def __post_init__(self):
-        object.__setattr__(self, "eps0", check_positive(self.eps0, "eps0"))
-        object.__setattr__(self, "d", check_integer(self.d, "d", minimum=1))
-        check_choice(self.kind, "kind", _KINDS)
+        object.__setattr__(self, "eps0", check_eps(self.eps0, "eps0"))
+        object.__setattr__(self, "d", check_count(self.d, "d"))
+        check_name(self.kind, "kind", _KINDS)
 
     @property
     def rho0(self) -> float:
@@ -234,12 +246,12 @@ class PerAttributeGuarantee:
         """Pure-DP cost k·ε0 of changing k attributes (only for ``kind="pure"``; group privacy)."""
         if self.kind != "pure":
             raise ValueError("kind = 'zcdp' has no pure ε for a change: use change_rho (or kind='pure').")
-        k = check_integer(k, "k", minimum=0, maximum=self.d)
+        k = check_count(k, "k", minimum=0, maximum=self.d)
         return k * self.eps0
 
     def change_rho(self, k: int) -> float:
         """zCDP cost ½(kε0)² of changing k attributes (Proposition 8 of 001, proof)."""
-        k = check_integer(k, "k", minimum=0, maximum=self.d)
+        k = check_count(k, "k", minimum=0, maximum=self.d)
         return 0.5 * (k * self.eps0) ** 2
 
     def record_epsilon(self) -> float:
@@ -255,6 +267,7 @@ class PerAttributeGuarantee:
         ρ = ½(kε0)² converted by ``method`` ("cks" or "simple")."""
         rho = self.change_rho(k)
         delta = check_delta(delta, allow_zero=False)
+        check_name(method, "method", ("cks", "simple"))
         e = zcdp_to_approx_dp(rho, delta, method=method) if rho > 0 else 0.0
         if self.kind == "pure":
             e = min(e, k * self.eps0)
@@ -273,11 +286,21 @@ def sequential_composition(eps_values: Iterable[float], kind: str = "zcdp") -> f
     >>> sequential_composition([3.0, 4.0], "pure")
     7.0
     """
-    check_choice(kind, "kind", _KINDS)
-    vals = check_array(list(eps_values), "eps_values", ndim=1)
-    if np.any(vals < 0):
-        raise ValueError("eps_values contains negative values, which is not allowed: must be >= 0.")
+    check_name(kind, "kind", _KINDS)
+    vals = real_array(_as_list(eps_values, "eps_values"), "eps_values", ndim=1, low=0.0, high=MAX_EPS)
     return float(vals.sum()) if kind == "pure" else float(math.sqrt(float(np.sum(vals**2))))
+
+
+def _as_list(values, name: str) -> list:
+    """Any iterable of numbers as a list (an array stays as it is); a non-iterable is refused naming ``name``."""
+    if isinstance(values, np.ndarray):
+        return values
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} = {values!r} is not allowed: must be a sequence of numbers.")
+    try:
+        return list(values)
+    except TypeError:
+        raise ValueError(f"{name} = {values!r} is not allowed: must be a sequence of numbers.") from None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,10 +325,8 @@ def parallel_composition(column_eps: Sequence[float], kind: str = "zcdp") -> _Pa
     >>> r.eps0, r.record, r.prop8_record
     (0.5, 0.5, 2.0)
     """
-    check_choice(kind, "kind", _KINDS)
-    e = check_array(list(column_eps), "column_eps", ndim=1)
-    if np.any(e < 0):
-        raise ValueError("column_eps contains negative values, which is not allowed: must be >= 0.")
+    check_name(kind, "kind", _KINDS)
+    e = real_array(_as_list(column_eps, "column_eps"), "column_eps", ndim=1, low=0.0, high=MAX_EPS)
     eps0 = float(e.max())
     d = e.size
     if kind == "pure":
@@ -323,30 +344,49 @@ def attribute_weighted_epsilon(x, x_prime, attr_eps) -> float:
     >>> attribute_weighted_epsilon([0, 1, 1], [1, 1, 0], [0.1, 0.2, 0.3])
     0.4
     """
-    a = np.asarray(x)
-    b = np.asarray(x_prime)
-    w = check_array(attr_eps, "attr_eps", ndim=1)
+    a = _record(x, "x")
+    b = _record(x_prime, "x_prime")
+    w = real_array(attr_eps, "attr_eps", ndim=1, low=0.0, high=MAX_EPS)
     if a.shape != b.shape or a.ndim != 1 or a.size != w.size:
         raise ValueError(f"x, x_prime and attr_eps have shapes {a.shape}, {b.shape}, {w.shape}: must be 1-D records "
                          "of the same length d.")
-    if np.any(w < 0):
-        raise ValueError("attr_eps contains negative values, which is not allowed: must be >= 0.")
     return float(np.round(np.sum(w[a != b]), 12))
+
+
+def _record(x, name: str) -> np.ndarray:
+    """A record: a 1-D sequence of attribute values (numbers or labels)."""
+    if isinstance(x, (str, bytes)):
+        raise ValueError(f"{name} = {x!r} is not allowed: must be a 1-D record of attribute values.")
+    try:
+        a = np.asarray(x)
+    except ValueError:
+        raise ValueError(f"{name} is ragged, which is not allowed: must be a 1-D record of attribute values.") from None
+    if a.ndim != 1:
+        raise ValueError(f"{name} has shape {a.shape} which is not allowed: must be a 1-D record of attribute values.")
+    if a.dtype.kind == "f" and not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinite values, which is not allowed: must be finite.")
+    return a
 
 
 def hamming_graph_weights(domain_sizes: Sequence[int], attr_eps: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """The weighted Hamming graph on X = X_1 × … × X_d: an edge joins two records that differ in exactly one
     attribute j, with weight ε_j (Lemma 7 of 001). Returns ``(records, W)`` with ``records`` the |X| × d array of
-    all records and ``W`` the |X| × |X| weight matrix (0 = no edge). For small domains only (|X| ≤ 4096)."""
-    sizes = [check_integer(s, "domain_sizes", minimum=1) for s in domain_sizes]
-    w = check_array(list(attr_eps), "attr_eps", ndim=1)
+    all records and ``W`` the |X| × |X| weight matrix (0 = no edge). For small domains only (|X| ≤ 4096 and
+    |X|²·d ≤ MAX_GRAPH_ENTRIES)."""
+    raw = real_array(_as_list(domain_sizes, "domain_sizes"), "domain_sizes", ndim=1, low=1.0, high=4096.0,
+                     integer=True)
+    sizes = [int(s) for s in raw]
+    w = real_array(_as_list(attr_eps, "attr_eps"), "attr_eps", ndim=1, low=0.0, high=MAX_EPS)
     if w.size != len(sizes):
         raise ValueError(f"attr_eps has length {w.size}: must have one weight per attribute ({len(sizes)}).")
     if np.any(w <= 0):
         raise ValueError("attr_eps contains values <= 0, which is not allowed: edge weights must be > 0.")
-    total = int(np.prod(sizes))
+    total = math.prod(sizes)
     if total > 4096:
         raise ValueError(f"domain size |X| = {total} is not allowed: must be <= 4096 for the explicit graph.")
+    if total * total * len(sizes) > MAX_GRAPH_ENTRIES:
+        raise ValueError(f"|X|²·d = {total}²·{len(sizes)} is not allowed: must be <= {MAX_GRAPH_ENTRIES:.0e} "
+                         "(MAX_GRAPH_ENTRIES).")
     recs = np.array(list(itertools.product(*[range(s) for s in sizes])), dtype=int).reshape(total, len(sizes))
     diff = recs[:, None, :] != recs[None, :, :]
     one = diff.sum(axis=2) == 1
@@ -363,13 +403,14 @@ def graph_metric(weights) -> np.ndarray:
     >>> float(graph_metric([[0, 1, 0], [1, 0, 2], [0, 2, 0]])[0, 2])
     3.0
     """
-    W = check_array(weights, "weights", ndim=2)
+    W = real_array(weights, "weights", ndim=2, low=0.0, high=MAX_EPS)
     if W.shape[0] != W.shape[1]:
         raise ValueError(f"weights has shape {W.shape}: must be a square matrix.")
-    if np.any(W < 0):
-        raise ValueError("weights contains negative values, which is not allowed: must be >= 0.")
     if not np.allclose(W, W.T):
         raise ValueError("weights is not symmetric, which is not allowed: the graph of Lemma 7 is undirected.")
+    N = W.shape[0]
+    # Dijkstra from every node: edge relaxations plus heap operations (a cost model fitted to timings)
+    check_work(N * (3 * int(np.count_nonzero(W)) + 20 * N * max(1, N.bit_length())), f"a graph with {N} nodes")
     return shortest_path(W, method="D", directed=False)
 
 
@@ -387,12 +428,22 @@ class Release:
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name:
             raise ValueError(f"name = {self.name!r} is not allowed: must be a non-empty string.")
-        attrs = frozenset(self.attributes)
+        attrs = _names(self.attributes, "attributes")
         if not attrs:
             raise ValueError(f"attributes = {set(self.attributes)!r} is not allowed: a release reads at least one "
                              "attribute.")
         object.__setattr__(self, "attributes", attrs)
-        object.__setattr__(self, "rho", check_positive(self.rho, "rho", allow_zero=True))
+        object.__setattr__(self, "rho", check_rho(self.rho, "rho"))
+
+
+def _names(values, name: str) -> frozenset:
+    """A set of attribute names (strings) from any iterable of them."""
+    if isinstance(values, str) or not hasattr(values, "__iter__"):
+        raise ValueError(f"{name} = {values!r} is not allowed: must be a collection of attribute names (strings).")
+    out = frozenset(values) if all(isinstance(v, str) for v in values) else None
+    if out is None:
+        raise ValueError(f"{name} = {values!r} is not allowed: must be a collection of attribute names (strings).")
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -412,6 +463,12 @@ class ReleaseLedger:
     releases: tuple
 
     def __post_init__(self):
+        if isinstance(self.attributes, str) or not hasattr(self.attributes, "__iter__") or not all(
+                isinstance(a, str) for a in self.attributes):
+            raise ValueError(f"attributes = {self.attributes!r} is not allowed: must be a sequence of attribute names "
+                             "(strings).")
+        if isinstance(self.releases, (str, bytes)) or not hasattr(self.releases, "__iter__"):
+            raise ValueError(f"releases = {self.releases!r} is not allowed: must be a sequence of Release objects.")
         attrs = tuple(self.attributes)
         if not attrs:
             raise ValueError("attributes is empty, which is not allowed: must name at least one attribute.")
@@ -430,7 +487,7 @@ class ReleaseLedger:
         object.__setattr__(self, "releases", rels)
 
     def _check_change(self, changed) -> frozenset:
-        s = frozenset([changed] if isinstance(changed, str) else changed)
+        s = frozenset([changed]) if isinstance(changed, str) else _names(changed, "changed")
         bad = s - set(self.attributes)
         if bad:
             raise ValueError(f"changed attributes {sorted(bad)!r} are not allowed: must be among "
@@ -455,6 +512,7 @@ class ReleaseLedger:
         ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop 1.3)."""
         rho = self.change_rho(changed)
         delta = check_delta(delta, allow_zero=False)
+        check_name(method, "method", ("cks", "simple"))
         return zcdp_to_approx_dp(rho, delta, method=method) if rho > 0 else 0.0
 
     def whole_record_rho(self) -> float:

@@ -22,7 +22,32 @@ import math
 from functools import lru_cache
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_choice, check_integer, check_positive, check_in_range
+from dpviz._validation import as_rng, check_array, check_in_range
+from dpviz.partial._checks import (
+    MAX_COUNT,
+    MAX_HH_CANDIDATES,
+    MAX_HH_SORT,
+    MAX_RECORD_ENTRIES,
+    MAX_RECORDS,
+    _is_complex,
+    check_count,
+    check_eps,
+    check_name,
+    check_scale,
+    field_array,
+    field_float,
+    field_instance,
+    field_int,
+    real_array,
+)
+
+MIN_FRACTION = 1e-9
+"""Smallest error / failure fraction (ν, η, α, γ) accepted: 1/ν and ln(1/ν) then stay far inside the float range."""
+
+
+def check_fraction(value, name: str, high: float = 1.0) -> float:
+    """A fraction such as ν or η in [MIN_FRACTION, high]."""
+    return check_in_range(value, name, MIN_FRACTION, high)
 
 __all__ = [
     "is_power_of_two",
@@ -67,12 +92,32 @@ def is_power_of_two(d: int) -> bool:
 
 
 def as_binary_records(X, name: str = "X") -> np.ndarray:
-    """Validate an (n, d) array of 0/1 attributes (n ≥ 1, 1 ≤ d ≤ 62) and return it as uint8."""
-    arr = check_array(X, name, ndim=2, dtype=float)
-    if arr.shape[1] == 0:
+    """Validate an (n, d) array of 0/1 attributes (n ≥ 1, 1 ≤ d ≤ 62) and return it as uint8.
+
+    Caps: n ≤ MAX_RECORDS (4·10⁶) and n·d ≤ MAX_RECORD_ENTRIES (2·10⁷), checked on the shape before anything is
+    converted or copied."""
+    if _is_complex(X):
+        raise ValueError(f"{name} has complex values, which is not allowed: attributes must be bits 0/1.")
+    if isinstance(X, np.ndarray) and X.dtype.kind in "biuf":
+        arr = X  # a numeric array is checked as it is: no float copy of a large dataset
+        if arr.ndim != 2:
+            raise ValueError(f"{name} has shape {arr.shape} ({arr.ndim}-D) which is not allowed: must be 2-D.")
+        if arr.size == 0 and arr.shape[1] != 0:
+            raise ValueError(f"{name} is empty, which is not allowed: must hold at least one value.")
+    else:
+        arr = check_array(X, name, ndim=2, allow_empty=True)
+        if arr.size == 0 and arr.shape[1] != 0:
+            raise ValueError(f"{name} is empty, which is not allowed: must hold at least one value.")
+    n, d = arr.shape
+    if d == 0:
         raise ValueError(f"{name} has d = 0 attributes, which is not allowed: must have at least one attribute.")
-    if arr.shape[1] > MAX_D:
-        raise ValueError(f"{name} has d = {arr.shape[1]} attributes, which is not allowed: must be <= {MAX_D}.")
+    if d > MAX_D:
+        raise ValueError(f"{name} has d = {d} attributes, which is not allowed: must be <= {MAX_D}.")
+    if n > MAX_RECORDS:
+        raise ValueError(f"{name} has n = {n} records, which is not allowed: must be <= {MAX_RECORDS} (MAX_RECORDS).")
+    if n * d > MAX_RECORD_ENTRIES:
+        raise ValueError(f"{name} has n·d = {n}·{d} = {n * d} bits, which is not allowed: must be <= "
+                         f"{MAX_RECORD_ENTRIES:.0e} (MAX_RECORD_ENTRIES).")
     if not np.all((arr == 0) | (arr == 1)):
         raise ValueError(f"{name} contains values other than 0 and 1, which is not allowed: attributes must be bits.")
     return arr.astype(np.uint8)
@@ -122,8 +167,12 @@ def lemma28_epsilon(lam: float, mu: float) -> float:
     >>> round(lemma28_epsilon(3.0, 3.0 * math.log(160)), 4)   # λ = 3/ε at ε = 1, ν = 0.1: 1.3375 ε, not 0.5 ε
     1.3375
     """
-    lam = check_positive(lam, "lam")
-    mu = check_positive(mu, "mu")
+    lam = check_scale(lam, "lam")
+    mu = check_scale(mu, "mu")
+    return _lemma28_epsilon(lam, mu)
+
+
+def _lemma28_epsilon(lam: float, mu: float) -> float:
     if mu <= 1:
         return math.inf
     return (2.0 / lam) * (1.0 + 1.0 / (-math.expm1(-mu / lam)))
@@ -139,9 +188,13 @@ def theorem15_lambda(eps0: float, nu: float, constants: str = "corrected") -> fl
     >>> round(theorem15_lambda(1.0, 0.1), 4)
     8.0252
     """
-    e0 = check_positive(eps0, "eps0")
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
-    check_choice(constants, "constants", ("corrected", "paper"))
+    e0 = check_eps(eps0, "eps0")
+    nu = check_fraction(nu, "nu")
+    check_name(constants, "constants", ("corrected", "paper"))
+    return _theorem15_lambda(e0, nu, constants)
+
+
+def _theorem15_lambda(e0: float, nu: float, constants: str) -> float:
     if constants == "paper":
         return 3.0 / e0
     return (4.0 / e0) * (1.0 + 1.0 / (1.0 - nu / 16.0))
@@ -156,18 +209,20 @@ class HeavyHitterParams:
     mu: float
 
     def __post_init__(self):
-        object.__setattr__(self, "lam", check_positive(self.lam, "lam"))
-        object.__setattr__(self, "tau", check_positive(self.tau, "tau", allow_zero=True))
-        object.__setattr__(self, "mu", check_positive(self.mu, "mu"))
+        object.__setattr__(self, "lam", check_scale(self.lam, "lam"))
+        object.__setattr__(self, "tau", check_scale(self.tau, "tau", allow_zero=True))
+        object.__setattr__(self, "mu", check_scale(self.mu, "mu"))
 
     @property
     def epsilon_certificate(self) -> float:
         """Lemma 28: the per-attribute ε0 this parameter set is certified for (∞ if μ ≤ 1)."""
-        return lemma28_epsilon(self.lam, self.mu)
+        return _lemma28_epsilon(self.lam, self.mu)
 
     def threshold(self, level):
-        """τ_ℓ = τ + (ℓ−1)μ (Algorithm 2 line 3 of 001): increases with the level."""
-        return self.tau + (np.asarray(level) - 1) * self.mu
+        """τ_ℓ = τ + (ℓ−1)μ (Algorithm 2 line 3 of 001): increases with the level (ℓ ≥ 1, integers)."""
+        lev = real_array(level, "level", ndim=(0, 1), low=1.0, high=MAX_COUNT, integer=True)
+        out = self.tau + (lev - 1) * self.mu
+        return float(out) if out.ndim == 0 else out
 
 
 def heavy_hitter_params(eps0: float, nu: float, n: int, *, share: float = 0.5,
@@ -180,11 +235,12 @@ def heavy_hitter_params(eps0: float, nu: float, n: int, *, share: float = 0.5,
     >>> round(p.lam, 3), round(p.mu, 2), p.tau, round(p.epsilon_certificate, 6)
     (8.025, 40.73, 1000.0, 0.5)
     """
-    e0 = check_positive(eps0, "eps0")
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
-    n = check_integer(n, "n", minimum=1)
-    share = check_in_range(share, "share", 0.0, 1.0, low_inclusive=False)
-    lam = theorem15_lambda(e0, nu, constants) * (0.5 / share)
+    e0 = check_eps(eps0, "eps0")
+    nu = check_fraction(nu, "nu")
+    n = check_count(n, "n", maximum=MAX_RECORDS)
+    share = check_fraction(share, "share")
+    check_name(constants, "constants", ("corrected", "paper"))
+    lam = _theorem15_lambda(e0, nu, constants) * (0.5 / share)
     mu = lam * math.log(16.0 / nu)
     if mu <= 1:
         raise ValueError(f"eps0 = {eps0!r} is too large for these constants: μ = λ ln(16/ν) = {mu:.3g} must be > 1 "
@@ -210,6 +266,21 @@ class HeavyHitterNode:
     accepted: np.ndarray
     true_counts: np.ndarray
 
+    def __post_init__(self):
+        field_int(self, "level", minimum=1)
+        field_int(self, "start", minimum=1)
+        field_int(self, "stop", minimum=self.start)
+        field_float(self, "threshold")
+        field_array(self, "candidates", ndim=1, integer=True, low=0, dtype=np.int64)
+        field_array(self, "noisy", ndim=1)
+        acc = self.accepted
+        if not (isinstance(acc, np.ndarray) and acc.dtype == bool and acc.ndim == 1):
+            raise ValueError(f"accepted = {acc!r} is not allowed: must be a 1-D boolean array.")
+        field_array(self, "true_counts", ndim=1, integer=True, low=0, dtype=np.int64)
+        k = len(self.candidates)
+        if not (len(self.noisy) == len(self.accepted) == len(self.true_counts) == k):
+            raise ValueError("candidates, noisy, accepted and true_counts are not allowed: must have equal lengths.")
+
     @property
     def accepted_codes(self) -> np.ndarray:
         return self.candidates[self.accepted]
@@ -227,6 +298,21 @@ class HeavyHitterResult:
     params: HeavyHitterParams
     found: np.ndarray
     nodes: tuple
+
+    def __post_init__(self):
+        field_int(self, "d", minimum=1)
+        field_int(self, "d_padded", minimum=self.d)
+        if not is_power_of_two(self.d_padded) or self.d_padded > 2 * self.d:
+            raise ValueError(f"d_padded = {self.d_padded} is not allowed: must be the power of two in [d, 2d).")
+        field_instance(self, "params", HeavyHitterParams)
+        field_array(self, "found", ndim=2, integer=True, low=0, dtype=np.uint8)
+        if self.found.size and (self.found.max() > 1 or self.found.shape[1] != self.d):
+            raise ValueError(f"found has shape {self.found.shape} which is not allowed: must be (m, {self.d}) bits.")
+        if not isinstance(self.nodes, tuple) or not all(isinstance(nd, HeavyHitterNode) for nd in self.nodes):
+            raise ValueError("nodes is not allowed: must be a tuple of HeavyHitterNode.")
+        levels = int(round(math.log2(self.d_padded)))
+        if any(nd.level > levels for nd in self.nodes):
+            raise ValueError(f"nodes contains a level above log₂(d_padded) = {levels}, which is not allowed.")
 
     @property
     def levels(self) -> int:
@@ -269,7 +355,11 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
     Raises
     ------
     ValueError
-        Empty data, non-binary entries, d not a power of two (without ``pad``), non-positive λ or μ.
+        Empty data, non-binary entries, d not a power of two (without ``pad``), non-positive λ or μ; n·(D − 1)
+        > MAX_HH_SORT (the codes sorted once per node); more than MAX_HH_CANDIDATES candidates over the tree. The
+        last is a resource guard, raised while the tree grows: whether it is raised depends on the data, so a run
+        stopped by it must be treated as not private (with Theorem 15's parameters E|L_I| ≤ 8/ν and it does not
+        happen).
 
     References
     ----------
@@ -283,9 +373,17 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
             raise ValueError(f"d = {d} is not allowed: PrivHeavyHitter needs d to be a power of two "
                              "(pass pad=True to append constant-0 attributes, which costs no privacy).")
         A = pad_to_power_of_two(A)
-    D = A.shape[1]
-    g = as_rng(rng)
+    return _priv_heavy_hitter(A, d, params, as_rng(rng))
+
+
+def _priv_heavy_hitter(A: np.ndarray, d: int, params: HeavyHitterParams, g) -> HeavyHitterResult:
+    """Algorithm 2 on validated records A (n, D), D a power of two, d ≤ D the original attributes."""
+    n, D = A.shape
+    if n * (D - 1) > MAX_HH_SORT:
+        raise ValueError(f"n·(D − 1) = {n}·{D - 1} = {n * (D - 1)} is not allowed: must be <= {MAX_HH_SORT:.0e} "
+                         "(MAX_HH_SORT; PrivHeavyHitter sorts the n record codes once per tree node).")
     codes = _codes(A)
+    examined = 0
     levels = int(round(math.log2(D)))
     # lists of the current level, per interval index t (level 0: all d leaves get {0, 1})
     lists = [np.array([0, 1], dtype=np.int64) for _ in range(D)]
@@ -299,6 +397,12 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
         new_lists = []
         for t in range(D // width):
             left, right = lists[2 * t], lists[2 * t + 1]
+            examined += len(left) * len(right)
+            if examined > MAX_HH_CANDIDATES:
+                raise ValueError(f"lam = {params.lam!r}, tau = {params.tau!r}, mu = {params.mu!r} are not allowed for "
+                                 f"this data: the candidate lists grow past {MAX_HH_CANDIDATES:.0e} strings "
+                                 "(MAX_HH_CANDIDATES); raise tau or mu, or lower lam (resource guard: this run is "
+                                 "stopped, not truncated, and is not private).")
             cands = ((left[:, None] << np.int64(half)) | right[None, :]).ravel()
             stop = (t + 1) * width  # 1-indexed last attribute
             sub = (codes >> np.int64(D - stop)) & mask
@@ -333,10 +437,27 @@ class HistogramResult:
     heavy_hitters: HeavyHitterResult
     constants: str
 
+    def __post_init__(self):
+        field_instance(self, "heavy_hitters", HeavyHitterResult)
+        d = self.heavy_hitters.d
+        field_array(self, "strings", ndim=2, integer=True, low=0, dtype=np.uint8)
+        if self.strings.size and (self.strings.max() > 1 or self.strings.shape[1] != d):
+            raise ValueError(f"strings has shape {self.strings.shape} which is not allowed: must be (m, {d}) bits.")
+        field_array(self, "noisy_counts", ndim=1)
+        field_array(self, "true_counts", ndim=1, integer=True, low=0, dtype=np.int64)
+        if not (len(self.strings) == len(self.noisy_counts) == len(self.true_counts)):
+            raise ValueError("strings, noisy_counts and true_counts are not allowed: must have one row each.")
+        object.__setattr__(self, "eps0", check_eps(self.eps0, "eps0"))
+        object.__setattr__(self, "count_scale", check_scale(self.count_scale, "count_scale"))
+        check_name(self.constants, "constants", ("corrected", "paper"))
+
     def max_error(self, X) -> float:
         """max_y |f̂_y − f_y| over all y ∈ {0,1}^d (the error of Definition 14 of 001, which prints y ∈ {0,1}^n:
-        erratum E8), exact."""
+        erratum E8), exact. ``X`` is the dataset the histogram was computed on (same d)."""
         A = as_binary_records(X)
+        if A.shape[1] != self.heavy_hitters.d:
+            raise ValueError(f"X has d = {A.shape[1]} attributes, which is not allowed: must be "
+                             f"{self.heavy_hitters.d} like the histogram.")
         u, c = np.unique(_codes(A), return_counts=True)
         mine = _codes(self.strings) if len(self.strings) else np.zeros(0, np.int64)
         err = np.abs(self.noisy_counts - self.true_counts) if len(mine) else np.zeros(0)
@@ -358,13 +479,18 @@ def priv_histogram(X, eps0: float, nu: float = 0.1, eta: float = 0.1, *, constan
     meant, erratum E6b; it does not affect the algorithm.)
     """
     A = as_binary_records(X)
-    e0 = check_positive(eps0, "eps0")
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
-    check_in_range(eta, "eta", 0.0, 1.0, low_inclusive=False)
-    check_choice(constants, "constants", ("corrected", "paper"))
-    g = as_rng(rng)
+    e0 = check_eps(eps0, "eps0")
+    nu = check_fraction(nu, "nu")
+    check_fraction(eta, "eta")
+    check_name(constants, "constants", ("corrected", "paper"))
+    return _priv_histogram(A, e0, nu, constants, as_rng(rng))
+
+
+def _priv_histogram(A: np.ndarray, e0: float, nu: float, constants: str, g) -> HistogramResult:
+    """Theorem 15's histogram on validated records (the learners call this with their own derived ν)."""
     p = heavy_hitter_params(e0, nu, A.shape[0], constants=constants)
-    hh = priv_heavy_hitter(A, p.lam, p.tau, p.mu, pad=True, rng=g)
+    d = A.shape[1]
+    hh = _priv_heavy_hitter(pad_to_power_of_two(A) if not is_power_of_two(d) else A, d, p, g)
     b = 4.0 / e0 if constants == "corrected" else 2.0 / e0
     strings = hh.found
     if len(strings):
@@ -390,7 +516,7 @@ def canonical_histogram(X, eps: float, *, rng=None) -> np.ndarray:
     vector indexed by the record's integer code (attribute 1 most significant). d ≤ 20.
     """
     A = as_binary_records(X)
-    e = check_positive(eps, "eps")
+    e = check_eps(eps, "eps")
     d = A.shape[1]
     if d > 20:
         raise ValueError(f"d = {d} is not allowed here: must be <= 20 (the canonical histogram has 2^d cells).")
@@ -405,7 +531,7 @@ def canonical_histogram_epsilons(scale: float) -> dict:
     >>> canonical_histogram_epsilons(2.0)
     {'eps': 1.0, 'eps0': 1.0}
     """
-    s = check_positive(scale, "scale")
+    s = check_scale(scale, "scale")
     return {"eps": 2.0 / s, "eps0": 2.0 / s}
 
 
@@ -422,13 +548,12 @@ def theorem15_sample_size(d, eps0: float, nu: float = 0.1, eta: float = 0.1, *,
     >>> round(float(theorem15_sample_size(16, 1.0, constants="paper")))
     14901
     """
-    dd = check_array(d, "d", ndim=(0, 1))
-    if np.any(dd < 2):
-        raise ValueError("d contains values < 2, which is not allowed: must be >= 2.")
-    e0 = check_positive(eps0, "eps0")
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
-    eta = check_in_range(eta, "eta", 0.0, 1.0, low_inclusive=False)
-    lam = theorem15_lambda(e0, nu, constants)
+    dd = real_array(d, "d", ndim=(0, 1), low=2.0, high=MAX_COUNT)
+    e0 = check_eps(eps0, "eps0")
+    nu = check_fraction(nu, "nu")
+    eta = check_fraction(eta, "eta")
+    check_name(constants, "constants", ("corrected", "paper"))
+    lam = _theorem15_lambda(e0, nu, constants)
     mu = lam * math.log(16.0 / nu)
     n = (16 * mu * np.log(dd) + 16 * lam * np.log(dd / (eta * nu))) / nu + 100 * math.log(1 / (eta * nu)) / (nu * e0)
     return float(n) if np.ndim(n) == 0 else n
@@ -438,12 +563,12 @@ def lemma30_conditions(d: int, n: int, lam: float, mu: float, nu: float, eta: fl
     """The hypotheses of Lemma 30 of 001 (utility of PrivHeavyHitter), each as a bool:
     η, ν ∈ (0, 0.1]; τ = 0.5νn ≥ 8μ ln d + 8λ ln(d/(ην)); μ ≥ λ ln(16/ν). When all hold, every s with f_s ≥ νn
     is found with probability ≥ 1 − 0.5η and E|L_[d]| ≤ 8/ν."""
-    d = check_integer(d, "d", minimum=2)
-    n = check_integer(n, "n", minimum=1)
-    lam = check_positive(lam, "lam")
-    mu = check_positive(mu, "mu")
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
-    eta = check_in_range(eta, "eta", 0.0, 1.0, low_inclusive=False)
+    d = check_count(d, "d", minimum=2)
+    n = check_count(n, "n")
+    lam = check_scale(lam, "lam")
+    mu = check_scale(mu, "mu")
+    nu = check_fraction(nu, "nu")
+    eta = check_fraction(eta, "eta")
     tau = 0.5 * nu * n
     need = 8 * mu * math.log(d) + 8 * lam * math.log(d / (eta * nu))
     return {
@@ -463,9 +588,9 @@ def theorem16_lower_bound(d, eps0: float, nu: float, *, corrected: bool = False)
     >>> round(theorem16_lower_bound(1024, 1.0, 0.1), 2)
     3.47
     """
-    dd = check_array(d, "d", ndim=(0, 1))
-    e0 = check_positive(eps0, "eps0")
-    nu = check_positive(nu, "nu")
+    dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=MAX_COUNT)
+    e0 = check_eps(eps0, "eps0")
+    nu = check_fraction(nu, "nu")
     out = (np.log(dd / 10.0) / e0 - 1.0) / (3 * nu) if corrected else 0.05 * np.log(dd) / (e0 * nu)
     return float(out) if np.ndim(out) == 0 else out
 
@@ -473,10 +598,10 @@ def theorem16_lower_bound(d, eps0: float, nu: float, *, corrected: bool = False)
 def standard_dp_histogram_sample_size(d, eps: float, nu: float, kind: str = "pure"):
     """Shape only (constant set to 1): n ≈ d/(εν) for pure ε-DP and √d/(εν) for ½ε²-zCDP histograms under standard
     DP (Section 5 and footnote 5 of 001; the true bounds are Θ(·) with unstated constants)."""
-    dd = check_array(d, "d", ndim=(0, 1))
-    e = check_positive(eps, "eps")
-    nu = check_positive(nu, "nu")
-    check_choice(kind, "kind", ("pure", "zcdp"))
+    dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=MAX_COUNT)
+    e = check_eps(eps, "eps")
+    nu = check_fraction(nu, "nu")
+    check_name(kind, "kind", ("pure", "zcdp"))
     out = (dd if kind == "pure" else np.sqrt(dd)) / (e * nu)
     return float(out) if np.ndim(out) == 0 else out
 
@@ -484,20 +609,28 @@ def standard_dp_histogram_sample_size(d, eps: float, nu: float, kind: str = "pur
 # ----------------------------------------------------------------------------------------------- exact privacy loss
 
 def laplace_log_sf(t, lam: float):
-    """ln P[Laplace(λ) > t], computed stably: ln ½ − t/λ for t ≥ 0, ln(1 − ½e^{t/λ}) for t < 0."""
+    """ln P[Laplace(λ) > t], computed stably: ln ½ − t/λ for t ≥ 0, ln(1 − ½e^{t/λ}) for t < 0.
+
+    ``t`` (scalar or array) in [−10¹⁵, 10¹⁵], ``lam`` in [10⁻¹², 10¹²]."""
+    tt = real_array(t, "t", low=-float(MAX_COUNT), high=float(MAX_COUNT))
+    out = _laplace_log_sf(tt, check_scale(lam, "lam"))
+    return float(out) if out.ndim == 0 else out
+
+
+def _laplace_log_sf(t, lam: float):
     t = np.asarray(t, dtype=float)
     return np.where(t >= 0, math.log(0.5) - np.abs(t) / lam, np.log1p(-0.5 * np.exp(-np.abs(t) / lam)))
 
 
 def _laplace_log_cdf(t, lam):
-    return laplace_log_sf(-np.asarray(t, dtype=float), lam)
+    return _laplace_log_sf(-np.asarray(t, dtype=float), lam)
 
 
 def _terms(f, f_prime, thr, mu, lam):
     """ln P_x[accept]/P_x'[accept] and ln P_x[reject]/P_x'[reject] for one candidate at one level."""
     a = thr - np.maximum(f, thr - mu)
     b = thr - np.maximum(f_prime, thr - mu)
-    acc = laplace_log_sf(a, lam) - laplace_log_sf(b, lam)
+    acc = _laplace_log_sf(a, lam) - _laplace_log_sf(b, lam)
     rej = _laplace_log_cdf(a, lam) - _laplace_log_cdf(b, lam)
     return float(acc), float(rej)
 
@@ -514,12 +647,25 @@ def heavy_hitter_path_loss(old_counts, new_counts, lam: float, tau: float, mu: f
     or not). A dynamic programme over the levels with state (old ∈ L, new ∈ L) then gives the exact maximum.
     Outputs are discrete, so this maximum is D∞ in this direction; call twice with swapped roles for both.
     """
-    lam = check_positive(lam, "lam")
-    mu = check_positive(mu, "mu")
-    oc = np.asarray(old_counts, dtype=float).reshape(-1, 2)
-    nc = np.asarray(new_counts, dtype=float).reshape(-1, 2)
+    oc = _count_pairs(old_counts, "old_counts")
+    nc = _count_pairs(new_counts, "new_counts")
     if oc.shape != nc.shape:
         raise ValueError("old_counts and new_counts must have one (f, f') pair per level each.")
+    lam = check_scale(lam, "lam")
+    tau = check_scale(tau, "tau", allow_zero=True)
+    mu = check_scale(mu, "mu")
+    return _path_loss(oc, nc, lam, tau, mu)
+
+
+def _count_pairs(counts, name: str) -> np.ndarray:
+    """(f, f') count pairs, one per level (at most 64 levels), as an (L, 2) float array of integers in [0, n]."""
+    c = real_array(counts, name, low=0.0, high=float(MAX_RECORDS), integer=True)
+    if c.size % 2 or c.size == 0 or c.size > 128:
+        raise ValueError(f"{name} has {c.size} values, which is not allowed: must be 1 to 64 pairs (f, f').")
+    return c.reshape(-1, 2)
+
+
+def _path_loss(oc: np.ndarray, nc: np.ndarray, lam: float, tau: float, mu: float) -> float:
     # best[(in_old, in_new)] = best log ratio so far
     best = {(1, 1): 0.0}
     for lev in range(1, len(oc) + 1):
@@ -563,6 +709,9 @@ def heavy_hitter_privacy_loss(X, X_prime, lam: float, tau: float, mu: float) -> 
     for a pair of datasets that differ in **exactly one attribute of one person** (Definition 5). Exact: the
     output is discrete and the maximum is computed by :func:`heavy_hitter_path_loss` in both directions. d must be
     a power of two (or is padded: padding never differs)."""
+    lam = check_scale(lam, "lam")
+    tau = check_scale(tau, "tau", allow_zero=True)
+    mu = check_scale(mu, "mu")
     A = as_binary_records(X, "X")
     B = as_binary_records(X_prime, "X_prime")
     if A.shape != B.shape:
@@ -580,22 +729,27 @@ def heavy_hitter_privacy_loss(X, X_prime, lam: float, tau: float, mu: float) -> 
     new_xp = _substring_counts(B, B[i], j, D)
     oc = np.column_stack([old_x, old_xp])
     nc = np.column_stack([new_x, new_xp])
-    fwd = heavy_hitter_path_loss(oc, nc, lam, tau, mu)
-    bwd = heavy_hitter_path_loss(oc[:, ::-1], nc[:, ::-1], lam, tau, mu)
+    fwd = _path_loss(oc.astype(float), nc.astype(float), lam, tau, mu)
+    bwd = _path_loss(oc[:, ::-1].astype(float), nc[:, ::-1].astype(float), lam, tau, mu)
     return max(fwd, bwd)
 
 
-@lru_cache(maxsize=256)
 def heavy_hitter_worst_case_loss(lam: float, tau: float, mu: float, levels: int, n_max: int) -> float:
     """Worst case of :func:`heavy_hitter_privacy_loss` over all datasets with at most ``n_max`` people, by exact
     search over the per-level count profiles of the two substrings that can differ: the old string's counts
     a_1 ≥ a_2 ≥ … ≥ 1 (x) and a_ℓ − 1 (x'), the new string's b_1 ≥ b_2 ≥ … ≥ 0 (x) and b_ℓ + 1 (x'), with
     a_ℓ + b_ℓ ≤ n_max. Exact dynamic programme over levels (state: counts and membership flags); O(levels·n_max⁴),
-    meant for small n_max (≤ ~40)."""
-    lam = check_positive(lam, "lam")
-    mu = check_positive(mu, "mu")
-    levels = check_integer(levels, "levels", minimum=1, maximum=8)
-    n_max = check_integer(n_max, "n_max", minimum=1, maximum=60)
+    meant for small n_max (≤ 60)."""
+    lam = check_scale(lam, "lam")
+    tau = check_scale(tau, "tau", allow_zero=True)
+    mu = check_scale(mu, "mu")
+    levels = check_count(levels, "levels", maximum=8)
+    n_max = check_count(n_max, "n_max", maximum=60)
+    return _worst_case_loss(lam, tau, mu, levels, n_max)
+
+
+@lru_cache(maxsize=256)
+def _worst_case_loss(lam: float, tau: float, mu: float, levels: int, n_max: int) -> float:
     best_dir = -math.inf
     for sign in (1, -1):
         a = np.arange(1, n_max + 1)
@@ -612,9 +766,9 @@ def heavy_hitter_worst_case_loss(lam: float, tau: float, mu: float, levels: int,
             tpa = thr - np.maximum(fpa, thr - mu)
             tb = thr - np.maximum(fb, thr - mu)
             tpb = thr - np.maximum(fpb, thr - mu)
-            acc_o = laplace_log_sf(ta, lam) - laplace_log_sf(tpa, lam)
+            acc_o = _laplace_log_sf(ta, lam) - _laplace_log_sf(tpa, lam)
             rej_o = _laplace_log_cdf(ta, lam) - _laplace_log_cdf(tpa, lam)
-            acc_n = laplace_log_sf(tb, lam) - laplace_log_sf(tpb, lam)
+            acc_n = _laplace_log_sf(tb, lam) - _laplace_log_sf(tpb, lam)
             rej_n = _laplace_log_cdf(tb, lam) - _laplace_log_cdf(tpb, lam)
             feasible = (a[:, None] + b[None, :]) <= n_max
             if V is None:
@@ -645,14 +799,18 @@ def heavy_hitter_worst_case_loss(lam: float, tau: float, mu: float, levels: int,
 def level_privacy_loss(margin, lam: float):
     """Exact per-level loss ln(P[Lap(λ) > −M]/P[Lap(λ) > −(M−1)]) of an accepted string whose count is M above the
     threshold under x and M − 1 under x' (proof of Lemma 28 of 001). Vectorised."""
-    M = np.asarray(margin, dtype=float)
-    lam = check_positive(lam, "lam")
-    return laplace_log_sf(-M, lam) - laplace_log_sf(-(M - 1.0), lam)
+    M = real_array(margin, "margin", low=-float(MAX_COUNT), high=float(MAX_COUNT))
+    lam = check_scale(lam, "lam")
+    out = _laplace_log_sf(-M, lam) - _laplace_log_sf(-(M - 1.0), lam)
+    return float(out) if out.ndim == 0 else out
 
 
 def level_privacy_loss_bound(margin, lam: float):
     """The bound (1/λ)·e^{(1−M)/λ} on :func:`level_privacy_loss` used in Lemma 28 of 001 (after Zhang, Xiao & Xie
-    2016, Lemma 2.1): far-above-threshold levels cost almost nothing."""
-    M = np.asarray(margin, dtype=float)
-    lam = check_positive(lam, "lam")
-    return np.exp((1.0 - M) / lam) / lam
+    2016, Lemma 2.1): far-above-threshold levels cost almost nothing. Far below the threshold the bound exceeds the
+    float range and is returned as +inf (it is vacuous there)."""
+    M = real_array(margin, "margin", low=-float(MAX_COUNT), high=float(MAX_COUNT))
+    lam = check_scale(lam, "lam")
+    with np.errstate(over="ignore"):  # e^{(1−M)/λ} beyond the float range: the bound is +inf, stated above
+        out = np.exp((1.0 - M) / lam) / lam
+    return float(out) if out.ndim == 0 else out

@@ -8,8 +8,9 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+from scipy import special
 
-from dpviz._validation import check_array, check_integer, check_positive
+from dpviz.partial._checks import MAX_COUNT, MAX_EPS, check_eps, check_scale, real_array
 
 __all__ = [
     "posterior_tv_bound",
@@ -23,16 +24,15 @@ def posterior_tv_bound(eps0, s_size):
     """d_TV(posterior on X_s with person i present, with i removed) ≤ e^{2|s|ε0} − 1 (Proposition 26 of 001,
     following Kasiviswanathan & Smith 2014), for an ε0-∇0DP mechanism and a prior that is a product over s and the
     other attributes. Values ≥ 1 are vacuous (a total-variation distance never exceeds 1); they are returned as
-    computed, not clipped. Vectorised over ``s_size``.
+    computed, not clipped, and as +inf where e^{2|s|ε0} exceeds the float range. Vectorised over ``s_size``.
 
     >>> round(posterior_tv_bound(0.01, 2), 6)
     0.040811
     """
-    e0 = check_positive(eps0, "eps0", allow_zero=True)
-    s = check_array(s_size, "s_size", ndim=(0, 1))
-    if np.any(s < 0) or np.any(s != np.round(s)):
-        raise ValueError("s_size contains values that are not non-negative integers, which is not allowed.")
-    out = np.expm1(2.0 * s * e0)
+    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    s = real_array(s_size, "s_size", ndim=(0, 1), low=0.0, high=float(MAX_COUNT), integer=True)
+    with np.errstate(over="ignore"):  # beyond the float range the (vacuous) bound is +inf, as documented
+        out = np.expm1(2.0 * s * e0)
     return float(out) if out.ndim == 0 else out
 
 
@@ -46,11 +46,14 @@ def mutual_information_bound(eps0: float, block_sizes: Sequence[int]) -> float:
     >>> round(mutual_information_bound(0.1, [4]), 10)
     0.08
     """
-    e0 = check_positive(eps0, "eps0", allow_zero=True)
-    b = [check_integer(x, "block_sizes", minimum=1) for x in block_sizes]
-    if not b:
+    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    if isinstance(block_sizes, (str, bytes)) or not hasattr(block_sizes, "__iter__"):
+        raise ValueError(f"block_sizes = {block_sizes!r} is not allowed: must list the block sizes (integers >= 1).")
+    raw = list(block_sizes)
+    if not raw:
         raise ValueError("block_sizes is empty, which is not allowed: must list at least one block.")
-    return 0.5 * e0 * e0 * float(sum(x * x for x in b))
+    b = real_array(raw, "block_sizes", ndim=1, low=1.0, high=float(MAX_COUNT), integer=True)
+    return 0.5 * e0 * e0 * float(sum(int(x) * int(x) for x in b))
 
 
 def bit_recovery_probability(eps0, k=1):
@@ -61,14 +64,12 @@ def bit_recovery_probability(eps0, k=1):
     >>> round(bit_recovery_probability(10.0, 1), 7)
     0.9999546
     """
-    e0 = check_array(eps0, "eps0", ndim=(0, 1))
-    kk = check_array(k, "k", ndim=(0, 1))
-    if np.any(e0 < 0):
-        raise ValueError("eps0 contains negative values, which is not allowed: must be >= 0.")
-    if np.any(kk < 0):
-        raise ValueError("k contains negative values, which is not allowed: must be >= 0.")
-    z = kk * e0
-    out = 1.0 / (1.0 + np.exp(-z))
+    e0 = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
+    kk = real_array(k, "k", ndim=(0, 1), low=0.0, high=float(MAX_COUNT))
+    if e0.ndim and kk.ndim and e0.shape != kk.shape:
+        raise ValueError(f"eps0 has shape {e0.shape} and k has shape {kk.shape}, which is not allowed: arrays must "
+                         "have the same length (or one of them be a scalar).")
+    out = special.expit(kk * e0)  # e^{z}/(1 + e^{z}) without overflow of e^{z}
     return float(out) if np.ndim(out) == 0 else out
 
 
@@ -80,9 +81,7 @@ def rounding_reveals_probability(eps, sensitivity: float = 1.0):
     >>> round(rounding_reveals_probability(10.0), 7)
     0.9932621
     """
-    e = check_array(eps, "eps", ndim=(0, 1))
-    if np.any(e < 0):
-        raise ValueError("eps contains negative values, which is not allowed: must be >= 0.")
-    s = check_positive(sensitivity, "sensitivity")
+    e = real_array(eps, "eps", ndim=(0, 1), low=0.0, high=MAX_EPS)
+    s = check_scale(sensitivity, "sensitivity")
     out = -np.expm1(-e / (2.0 * s))
     return float(out) if out.ndim == 0 else out

@@ -13,9 +13,24 @@ import math
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_in_range, check_integer, check_positive
+from scipy import special
+
+from dpviz._validation import as_rng, check_array, check_in_range
 from dpviz.mechanisms import exponential_mechanism
-from dpviz.partial.histograms import _codes, as_binary_records, priv_histogram
+from dpviz.partial._checks import (
+    MAX_EPS,
+    MAX_HALFSPACE_ENTRIES,
+    MAX_NET,
+    MAX_SCALE,
+    check_count,
+    check_eps,
+    check_scale,
+    field_array,
+    field_float,
+    field_int,
+    real_array,
+)
+from dpviz.partial.histograms import MIN_FRACTION, _codes, _priv_histogram, as_binary_records, check_fraction
 
 __all__ = [
     "point_learner",
@@ -38,7 +53,7 @@ __all__ = [
 
 
 def _labels01(y, n: int) -> np.ndarray:
-    yy = check_array(y, "y", ndim=1)
+    yy = real_array(y, "y", ndim=1)
     if yy.size != n:
         raise ValueError(f"y has {yy.size} labels: must have one per record ({n}).")
     if not np.all((yy == 0) | (yy == 1)):
@@ -59,9 +74,10 @@ def point_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    alpha = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
+    e0 = check_eps(eps0, "eps0")
+    alpha = check_fraction(alpha, "alpha")
     nu = 0.2 * alpha
-    h = priv_histogram(np.column_stack([A, yy]), eps0, nu=nu, eta=0.01, rng=rng)
+    h = _priv_histogram(as_binary_records(np.column_stack([A, yy])), e0, nu, "corrected", as_rng(rng))
     S, f = h.strings, h.noisy_counts
     ones = (S[:, -1] == 1) & (f > nu * n)
     if np.any(ones):
@@ -81,7 +97,12 @@ def polarization(X, y, ell: int) -> float:
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    ell = check_integer(ell, "ell", minimum=0, maximum=d)
+    ell = check_count(ell, "ell", minimum=0, maximum=d)
+    return _polarization(A, yy, ell)
+
+
+def _polarization(A: np.ndarray, yy: np.ndarray, ell: int) -> float:
+    n, d = A.shape
     pre = _codes(A) >> np.int64(d - ell)
     size = 1 << ell if ell <= 20 else None
     if size is not None:
@@ -106,9 +127,13 @@ def longest_polarizing_prefix(X, y, eps0: float, gamma: float, *, rng=None):
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    e0 = check_positive(eps0, "eps0")
-    gamma = check_in_range(gamma, "gamma", 0.0, 0.5, low_inclusive=False)
-    g = as_rng(rng)
+    e0 = check_eps(eps0, "eps0")
+    gamma = check_fraction(gamma, "gamma", high=0.5)
+    return _longest_polarizing_prefix(A, yy, e0, gamma, as_rng(rng))
+
+
+def _longest_polarizing_prefix(A: np.ndarray, yy: np.ndarray, e0: float, gamma: float, g):
+    n, d = A.shape
     probes = max(1, math.ceil(math.log2(d + 1)))
     scale = 2.0 * probes / (e0 * n)
     lo, hi, best = 0, d, 0
@@ -116,12 +141,12 @@ def longest_polarizing_prefix(X, y, eps0: float, gamma: float, *, rng=None):
         if lo > hi:
             break
         mid = (lo + hi + 1) // 2
-        if polarization(A, yy, mid) + g.laplace(0.0, scale) >= 1.5 * gamma:
+        if _polarization(A, yy, mid) + g.laplace(0.0, scale) >= 1.5 * gamma:
             best, lo = mid, mid + 1
         else:
             hi = mid - 1
     Z = np.column_stack([A[:, :best], yy]) if best > 0 else yy[:, None]
-    h = priv_histogram(Z, 0.5 * e0, nu=0.1 * gamma, eta=0.01, rng=g)
+    h = _priv_histogram(Z.astype(np.uint8), 0.5 * e0, 0.1 * gamma, "corrected", g)
     S, f = h.strings, h.noisy_counts
     counts = {}
     for s, v in zip(S, f):
@@ -141,8 +166,18 @@ def longest_polarizing_prefix(X, y, eps0: float, gamma: float, *, rng=None):
 def threshold_predict(z, X) -> np.ndarray:
     """Thresh_z(x) = 1[x ≥ z] in lexicographic order on {0,1}^d (Theorem 33 of 001)."""
     A = as_binary_records(X)
-    zz = as_binary_records(np.atleast_2d(z), "z")
-    return (_codes(A) >= _codes(zz)[0]).astype(np.uint8)
+    zr = real_array(z, "z", ndim=(1, 2))
+    if zr.ndim == 2 and zr.shape[0] != 1:
+        raise ValueError(f"z has shape {zr.shape} which is not allowed: must be one record of d = {A.shape[1]} bits.")
+    zz = as_binary_records(zr.reshape(1, -1), "z")
+    if zz.shape[1] != A.shape[1]:
+        raise ValueError(f"z has d = {zz.shape[1]} bits, which is not allowed: must have d = {A.shape[1]} like the "
+                         "rows of X.")
+    return _threshold_predict(zz[0], A)
+
+
+def _threshold_predict(z: np.ndarray, A: np.ndarray) -> np.ndarray:
+    return (_codes(A) >= _codes(z[None, :])[0]).astype(np.uint8)
 
 
 def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
@@ -158,21 +193,21 @@ def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarra
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    e0 = check_positive(eps0, "eps0")
-    alpha = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
+    e0 = check_eps(eps0, "eps0")
+    alpha = check_fraction(alpha, "alpha")
     g = as_rng(rng)
     a = yy.mean() + g.laplace(0.0, 3.0 / (e0 * n))
     if a <= 0.5 * alpha:
         return np.ones(d, dtype=np.uint8)
     if a >= 1 - 0.5 * alpha:
         return np.zeros(d, dtype=np.uint8)
-    p = longest_polarizing_prefix(A, yy, e0 / 3.0, min(0.1 * alpha, 0.5), rng=g)
+    p = _longest_polarizing_prefix(A, yy, e0 / 3.0, min(0.1 * alpha, 0.5), g)
     p = np.zeros(0, dtype=np.uint8) if p is None else p
     ell = len(p)
     cands = [np.concatenate([p, np.zeros(d - ell, np.uint8)]), np.concatenate([p, np.ones(d - ell, np.uint8)])]
     if ell < d:
         cands.insert(1, np.concatenate([p, [1], np.zeros(d - ell - 1, np.uint8)]).astype(np.uint8))
-    errors = np.array([np.sum(threshold_predict(z, A) != yy) for z in cands], dtype=float)
+    errors = np.array([np.sum(_threshold_predict(z, A) != yy) for z in cands], dtype=float)
     return cands[exponential_mechanism(-errors, e0 / 3.0, 1.0, rng=g)]
 
 
@@ -192,15 +227,17 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
     """
     A = as_binary_records(X)
     n, d = A.shape
-    e0 = check_positive(eps0, "eps0")
+    e0 = check_eps(eps0, "eps0")
     if nu is None:
         en = e0 * n
         if en <= math.e:
             raise ValueError(f"eps0·n = {en:.3g} is not allowed for the default ν: must be > e (pass nu).")
-        nu = min(0.1, check_positive(C, "C") * math.log(max(d, 2)) / en / math.log(en))
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
+        nu = min(0.1, check_scale(C, "C") * math.log(max(d, 2)) / en / math.log(en))
+        if nu < MIN_FRACTION:
+            raise ValueError(f"C = {C!r} is not allowed here: the default ν = {nu:.3g} must be >= {MIN_FRACTION:g}.")
+    nu = check_fraction(nu, "nu")
     g = as_rng(rng)
-    h = priv_histogram(A, 0.5 * e0, nu=nu, eta=0.01, rng=g)
+    h = _priv_histogram(A, 0.5 * e0, nu, "corrected", g)
     keep = h.noisy_counts >= 2 * nu * n
     theta = (h.true_counts[keep] + g.laplace(0.0, 4.0 / e0, size=int(keep.sum()))) / n
     return {"strings": h.strings[keep], "theta": theta, "nu": nu}
@@ -209,9 +246,9 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
 # ----------------------------------------------------------------------------------------------- A10
 
 def rr_flip_probability(eps0):
-    """1/(e^ε0 + 1): the probability randomized response flips a label (Lemma 21 of 001)."""
-    e = check_array(eps0, "eps0", ndim=(0, 1))
-    out = 1.0 / (np.exp(e) + 1.0)
+    """1/(e^ε0 + 1): the probability randomized response flips a label (Lemma 21 of 001). ε0 in [0, 10⁸]."""
+    e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
+    out = special.expit(-e)  # 1/(e^ε0 + 1) without overflow of e^ε0
     return float(out) if out.ndim == 0 else out
 
 
@@ -222,9 +259,10 @@ def rr_excess_factor(eps0):
     >>> round(rr_excess_factor(1.0), 3)
     2.164
     """
-    e = check_array(eps0, "eps0", ndim=(0, 1))
-    if np.any(e <= 0):
-        raise ValueError("eps0 contains values <= 0, which is not allowed: must be > 0.")
+    e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
+    if np.any(e < 1e-12):
+        raise ValueError("eps0 contains values < 1e-12 (or <= 0), which is not allowed: must be a number in "
+                         f"[1e-12, {MAX_EPS:g}] (the factor is 2/ε0 near 0).")
     out = 1.0 / np.tanh(e / 2.0)
     return float(out) if out.ndim == 0 else out
 
@@ -232,9 +270,10 @@ def rr_excess_factor(eps0):
 def rr_risk(risk, eps0):
     """R(h; D') = 1/(e^ε0+1) + ((e^ε0−1)/(e^ε0+1))·R(h; D): the 0-1 risk on randomized-response labels (Lemma 21
     of 001; exact for 0-1 loss only, not for the robust loss — digest P16)."""
-    r = np.asarray(risk, dtype=float)
-    e = check_positive(eps0, "eps0")
-    return 1.0 / (math.exp(e) + 1.0) + math.tanh(e / 2.0) * r
+    r = real_array(risk, "risk", ndim=(0, 1), low=0.0, high=1.0)
+    e = check_eps(eps0, "eps0")
+    out = float(special.expit(-e)) + math.tanh(e / 2.0) * r  # 1/(e^ε0 + 1) without overflow of e^ε0
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
@@ -242,7 +281,7 @@ def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
     ε0-sample-∇0DP learner (labels unprotected) into an ε0-∇0DP one. Lemma 21 assumes ε0 ∈ (0, 1]. The labelled
     distribution becomes D'(x, y) = (e^ε0 D(x, y) + D(x, −y))/(e^ε0 + 1); the paper prints D(x, 1−y), a slip for
     ±1 labels (erratum E12)."""
-    yy = check_array(y, "y", ndim=1)
+    yy = real_array(y, "y", ndim=1)
     if not np.all(np.abs(yy) == 1):
         raise ValueError("y contains values other than -1 and +1, which is not allowed: labels must be ±1.")
     e = check_in_range(eps0, "eps0", 0.0, 1.0, low_inclusive=False)
@@ -253,7 +292,7 @@ def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------- A11/A12
 
 def _pm1(X, name="X") -> np.ndarray:
-    A = check_array(X, name, ndim=2)
+    A = real_array(X, name, ndim=2)
     if not np.all(np.abs(A) == 1):
         raise ValueError(f"{name} contains values other than -1 and +1, which is not allowed: features must be ±1.")
     return A
@@ -264,14 +303,24 @@ def halfspace_dec(W, X, y) -> np.ndarray:
     halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of 001; Definition 19 prints
     x̌ ∈ {0,1}^d where {±1}^d is meant, erratum E8; digest A11: flipping
     coordinate j changes y⟨w, z⟩ by −2c_j, c_j = y·w_j·x_j; the greedy choice of the largest c_j is optimal).
-    ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n)."""
-    W = np.atleast_2d(check_array(W, "W", ndim=(1, 2)))
+    ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n). H·n·d ≤ MAX_HALFSPACE_ENTRIES (10⁷)."""
+    W = np.atleast_2d(real_array(W, "W", ndim=(1, 2), low=-MAX_SCALE, high=MAX_SCALE))
     A = _pm1(X)
-    yy = check_array(y, "y", ndim=1)
+    yy = real_array(y, "y", ndim=1)
     if not np.all(np.abs(yy) == 1):
         raise ValueError("y contains values other than -1 and +1, which is not allowed: labels must be ±1.")
+    if yy.shape[0] != A.shape[0]:
+        raise ValueError(f"y has {yy.shape[0]} labels: must have one per row of X ({A.shape[0]}).")
     if W.shape[1] != A.shape[1]:
         raise ValueError(f"W has d = {W.shape[1]} and X has d = {A.shape[1]}: must match.")
+    H, (n, d) = W.shape[0], A.shape
+    if H * n * d > MAX_HALFSPACE_ENTRIES:
+        raise ValueError(f"H·n·d = {H}·{n}·{d} = {H * n * d} is not allowed: must be <= {MAX_HALFSPACE_ENTRIES:.0e} "
+                         "(MAX_HALFSPACE_ENTRIES; hypotheses × samples × coordinates).")
+    return _halfspace_dec(W, A, yy)
+
+
+def _halfspace_dec(W: np.ndarray, A: np.ndarray, yy: np.ndarray) -> np.ndarray:
     c = yy[None, :, None] * W[:, None, :] * A[None, :, :]  # (H, n, d)
     s0 = c.sum(axis=2)  # y⟨w,x⟩
     cs = np.cumsum(-np.sort(-c, axis=2), axis=2)
@@ -286,14 +335,29 @@ def halfspace_dec(W, X, y) -> np.ndarray:
 def robust_loss(dec, gamma: float, gamma_prime: float, d: int):
     """ℓ = clip_[0,1]((γd − dec)/((γ − γ')d)) (Lemma 22 of 001): 1[dec ≤ γ'd] ≤ ℓ ≤ 1[dec ≤ γd]; sensitivity to
     one coordinate change 1/((γ − γ')d)."""
+    g, gp = _margins(gamma, gamma_prime)
+    d = check_count(d, "d")
+    if isinstance(dec, (complex, np.complexfloating)) or (isinstance(dec, np.ndarray) and dec.dtype.kind == "c"):
+        raise ValueError("dec has complex values, which is not allowed: must be distances >= 0 (or +inf).")
+    dd = check_array(dec, "dec", allow_empty=True, finite=False)  # +inf is a valid dec (no flip changes h)
+    if np.any(np.isnan(dd)) or np.any(dd < 0):
+        raise ValueError("dec contains NaN or negative values, which is not allowed: must be distances >= 0 (or +inf).")
+    return _robust_loss(dd, g, gp, d)
+
+
+def _margins(gamma, gamma_prime) -> tuple[float, float]:
     g = check_in_range(gamma, "gamma", 0.0, 1.0, low_inclusive=False)
     gp = check_in_range(gamma_prime, "gamma_prime", 0.0, 1.0)
     if gp >= g:
         raise ValueError(f"gamma_prime = {gamma_prime!r} is not allowed: must be < gamma = {gamma!r}.")
-    d = check_integer(d, "d", minimum=1)
-    with np.errstate(invalid="ignore"):
-        out = np.clip((g * d - np.asarray(dec, dtype=float)) / ((g - gp) * d), 0.0, 1.0)
-    return out
+    if (g - gp) < MIN_FRACTION:
+        raise ValueError(f"gamma − gamma_prime = {g - gp:.3g} is not allowed: must be >= {MIN_FRACTION:g} (the loss has "
+                         "slope 1/((γ − γ')d)).")
+    return g, gp
+
+
+def _robust_loss(dec: np.ndarray, g: float, gp: float, d: int):
+    return np.clip((g * d - dec) / ((g - gp) * d), 0.0, 1.0)
 
 
 def robust_erm(W, X, y, eps0: float, gamma: float, gamma_prime: float, *, rng=None) -> int:
@@ -301,16 +365,23 @@ def robust_erm(W, X, y, eps0: float, gamma: float, gamma_prime: float, *, rng=No
     Loss(h) = Σ_i ℓ(h, (x_i, y_i)), Δ = 1/((γ−γ')d) (the exponential mechanism, McSherry & Talwar 2007).
     Labels are not protected. Returns the index of the chosen hypothesis."""
     A = _pm1(X)
-    d = A.shape[1]
-    loss = robust_loss(halfspace_dec(W, A, y), gamma, gamma_prime, d).sum(axis=1)
-    return exponential_mechanism(-loss, check_positive(eps0, "eps0"), 1.0 / ((gamma - gamma_prime) * d), rng=rng)
+    e0 = check_eps(eps0, "eps0")
+    g, gp = _margins(gamma, gamma_prime)
+    dec = halfspace_dec(W, A, y)
+    return _robust_erm(dec, A.shape[1], e0, g, gp, as_rng(rng))
+
+
+def _robust_erm(dec: np.ndarray, d: int, e0: float, g: float, gp: float, rng) -> int:
+    loss = _robust_loss(dec, g, gp, d).sum(axis=1)
+    return exponential_mechanism(-loss, e0, 1.0 / ((g - gp) * d), rng=rng)
 
 
 def halfspace_net(d: int, nu: float, *, max_size: int = 200000) -> np.ndarray:
     """All w ∈ (ν/d)·ℤ^d with ‖w‖₁ ≤ 1, w ≠ 0: a ν-net in ℓ1 of the unit ℓ1 ball (rounding each coordinate of any
     w toward 0 moves it by < ν/d, i.e. < ν in total; digest A12). Size (O(1/ν))^d: small d only."""
-    d = check_integer(d, "d", minimum=1, maximum=6)
-    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
+    d = check_count(d, "d", maximum=6)
+    nu = check_fraction(nu, "nu")
+    max_size = check_count(max_size, "max_size", maximum=MAX_NET)
     R = int(math.floor(d / nu))
     if (2 * R + 1) ** d > 50 * max_size:
         raise ValueError(f"the net for d = {d}, nu = {nu!r} has about {(2 * R + 1) ** d:.3g} grid points: too large "
@@ -331,6 +402,11 @@ class HalfspaceResult:
     net_size: int
     nu: float
 
+    def __post_init__(self):
+        field_array(self, "w", ndim=1)
+        field_int(self, "net_size", minimum=1)
+        field_float(self, "nu", low=MIN_FRACTION)
+
 
 def robust_halfspace_learner(X, y, eps0: float, gamma: float, gamma_prime: float, *, rng=None,
                              max_net: int = 200000) -> HalfspaceResult:
@@ -343,14 +419,22 @@ def robust_halfspace_learner(X, y, eps0: float, gamma: float, gamma_prime: float
     """
     A = _pm1(X)
     n, d = A.shape
-    e0 = check_in_range(eps0, "eps0", 0.0, 1.0, low_inclusive=False)
+    e0 = check_in_range(eps0, "eps0", 1e-12, 1.0)
     g_ = check_in_range(gamma, "gamma", 0.0, 1.0, low_inclusive=False)
     gp = check_in_range(gamma_prime, "gamma_prime", 0.0, 1.0, low_inclusive=False)
     if gp >= g_:
         raise ValueError(f"gamma_prime = {gamma_prime!r} is not allowed: must be < gamma = {gamma!r}.")
+    max_net = check_count(max_net, "max_net", maximum=MAX_NET)
     g = as_rng(rng)
     nu = (g_ - gp) / 5.0
     y_rr = label_randomized_response(y, e0, rng=g)
+    if y_rr.shape[0] != n:
+        raise ValueError(f"y has {y_rr.shape[0]} labels: must have one per row of X ({n}).")
     net = halfspace_net(d, nu, max_size=max_net)
-    idx = robust_erm(net, A, y_rr, e0, gp + nu, gp, rng=g)
+    if len(net) * n * d > MAX_HALFSPACE_ENTRIES:
+        raise ValueError(f"a net of {len(net)} hypotheses on n = {n} samples of d = {d} is not allowed: H·n·d must be "
+                         f"<= {MAX_HALFSPACE_ENTRIES:.0e} (MAX_HALFSPACE_ENTRIES); use fewer samples or a larger "
+                         "gamma − gamma_prime.")
+    dec = _halfspace_dec(net, A, y_rr)
+    idx = _robust_erm(dec, d, e0, gp + nu, gp, g)
     return HalfspaceResult(w=net[idx], net_size=len(net), nu=nu)

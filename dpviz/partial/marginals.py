@@ -15,7 +15,20 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_integer, check_positive
+from dpviz._validation import as_rng
+from dpviz.partial._checks import (
+    MAX_COUNT,
+    MAX_SCALE,
+    MAX_T_SEARCH,
+    check_count,
+    check_eps,
+    check_name,
+    check_scale,
+    check_work,
+    field_array,
+    field_float,
+    real_array,
+)
 from dpviz.partial.histograms import _codes, as_binary_records
 
 __all__ = [
@@ -43,19 +56,36 @@ MAX_D_MARGINALS = 12
 _FAMILIES = ("conjunction", "parity")
 
 
-@lru_cache(maxsize=64)
+MAX_QUERY_D = 100_000
+"""Cap on d in the closed-form query counts C(d, k) (the panels plot d ≤ 10⁴); C(d, k) must also stay < 10³⁰⁰."""
+
+
 def kway_queries(d: int, k: int) -> tuple:
     """All k-subsets S of the attributes {0..d−1} (0-indexed), lexicographic: the m = C(d, k) queries."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
-    k = check_integer(k, "k", minimum=1, maximum=d)
+    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
+    k = check_count(k, "k", maximum=d)
+    return _kway_queries(d, k)
+
+
+@lru_cache(maxsize=64)
+def _kway_queries(d: int, k: int) -> tuple:
     return tuple(itertools.combinations(range(d), k))
+
+
+def _comb(d: int, k: int, name: str = "d") -> int:
+    """C(d, k) for the closed forms, refused (naming ``name``) when it would not convert to a float."""
+    log10 = (math.lgamma(d + 1) - math.lgamma(k + 1) - math.lgamma(d - k + 1)) / math.log(10)
+    if log10 > 300:
+        raise ValueError(f"{name} = {d} with k = {k} is not allowed: the number of queries C(d, k) ≈ 10^{log10:.0f} "
+                         "must be below 1e300.")
+    return math.comb(d, k)
 
 
 @lru_cache(maxsize=64)
 def _kway_query_matrix(d: int, k: int, family: str) -> np.ndarray:
     codes = np.arange(1 << d, dtype=np.int64)
     bits = ((codes[:, None] >> np.arange(d - 1, -1, -1)) & 1).astype(np.int8)  # (2^d, d)
-    subsets = np.array(kway_queries(d, k), dtype=np.int64)  # (m, k)
+    subsets = np.array(_kway_queries(d, k), dtype=np.int64)  # (m, k)
     sel = bits[:, subsets]  # (2^d, m, k)
     Q = sel.all(axis=2) if family == "conjunction" else (sel.sum(axis=2) % 2 == 1)
     out = Q.astype(float)
@@ -66,19 +96,21 @@ def _kway_query_matrix(d: int, k: int, family: str) -> np.ndarray:
 def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray:
     """Q[u, j] = q_{S_j}(u) for every record u ∈ {0,1}^d (row = integer code) and k-subset S_j (Theorem 11 of 001,
     "Instance"). Read-only, cached."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
-    k = check_integer(k, "k", minimum=1, maximum=d)
-    check_choice(family, "family", _FAMILIES)
+    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
+    k = check_count(k, "k", maximum=d)
+    check_name(family, "family", _FAMILIES)
     return _kway_query_matrix(d, k, family)
 
 
 def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
     """Brute-force Δ = max_{u,u'} ‖Q(u) − Q(u')‖₂ and Δ0 = max over u, u' differing in ONE attribute (Theorem 11
     of 001), for a query matrix with one row per record code of {0,1}^d."""
-    Q = np.asarray(Q, dtype=float)
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
-    if Q.ndim != 2 or Q.shape[0] != (1 << d):
+    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
+    Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
+    if Q.shape[0] != (1 << d):
         raise ValueError(f"Q has shape {Q.shape}: must have 2^d = {1 << d} rows (one per record).")
+    N, m = Q.shape
+    check_work(N * N * m + d * N * m, f"Q with {N} rows and {m} queries")
     sq = np.sum(Q * Q, axis=1)
     D2 = sq[:, None] + sq[None, :] - 2.0 * (Q @ Q.T)
     delta = math.sqrt(max(float(D2.max()), 0.0))
@@ -97,18 +129,18 @@ def kway_diameters(d: int, k: int) -> tuple[float, float]:
     >>> [round(x, 3) for x in kway_diameters(6, 2)]
     [3.873, 2.236]
     """
-    d = check_integer(d, "d", minimum=1)
-    k = check_integer(k, "k", minimum=1, maximum=d)
-    return math.sqrt(math.comb(d, k)), math.sqrt(math.comb(d - 1, k - 1))
+    d = check_count(d, "d", maximum=MAX_QUERY_D)
+    k = check_count(k, "k", maximum=d)
+    return math.sqrt(_comb(d, k)), math.sqrt(math.comb(d - 1, k - 1))
 
 
 def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> dict:
     """Theorem 11 of 001: Gaussian noise N(0, σ²I) on the average answers, then projection, is simultaneously
     ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn)."""
-    s = check_positive(sigma, "sigma")
-    n = check_integer(n, "n", minimum=1)
-    D = check_positive(delta, "delta", allow_zero=True)
-    D0 = check_positive(delta0, "delta0", allow_zero=True)
+    s = check_scale(sigma, "sigma")
+    n = check_count(n, "n")
+    D = check_scale(delta, "delta", allow_zero=True)
+    D0 = check_scale(delta0, "delta0", allow_zero=True)
     return {"eps": D / (s * n), "eps0": D0 / (s * n), "rho": 0.5 * (D / (s * n)) ** 2,
             "rho0": 0.5 * (D0 / (s * n)) ** 2}
 
@@ -116,17 +148,20 @@ def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> 
 def projection_sigma(n: int, diameter: float, *, eps0: float | None = None, eps: float | None = None) -> float:
     """σ = Δ0/(ε0 n) for a target per-attribute ε0 (pass ``diameter=Δ0``), or σ = Δ/(ε n) for a target per-person ε
     (pass ``diameter=Δ``) (Theorem 11 of 001)."""
-    n = check_integer(n, "n", minimum=1)
-    D = check_positive(diameter, "diameter")
+    n = check_count(n, "n")
+    D = check_scale(diameter, "diameter")
     if (eps0 is None) == (eps is None):
         raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
-    e = check_positive(eps0, "eps0") if eps0 is not None else check_positive(eps, "eps")
+    e = check_eps(eps0, "eps0") if eps0 is not None else check_eps(eps, "eps")
     return D / (e * n)
 
 
 def projection_mse_bound(sigma, delta: float, m: int, log_domain: float):
     """E[(1/m)‖M(x) − Q(x)‖²] ≤ min{σ², σΔ√(2 ln|X|)/m} (Theorem 11 of 001, equation (2)). Vectorised over σ."""
-    s = np.asarray(sigma, dtype=float)
+    s = real_array(sigma, "sigma", ndim=(0, 1), low=0.0, high=MAX_SCALE)
+    delta = check_scale(delta, "delta", allow_zero=True)
+    m = check_count(m, "m")
+    log_domain = check_scale(log_domain, "log_domain", allow_zero=True)
     out = np.minimum(s**2, s * delta * math.sqrt(2.0 * log_domain) / m)
     return float(out) if out.ndim == 0 else out
 
@@ -143,20 +178,20 @@ def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, 
     >>> round(kway_projection_mse_bounds(100, 3, 1000, eps0=1.0), 6)
     0.002039
     """
-    dd = np.asarray(d, dtype=float)
-    k = check_integer(k, "k", minimum=1)
-    n = check_integer(n, "n", minimum=1)
-    if np.any(dd < k):
-        raise ValueError(f"d = {d!r} is not allowed: must be >= k = {k}.")
-    m = np.array([math.comb(int(x), k) for x in np.atleast_1d(dd)], dtype=float).reshape(dd.shape)
+    k = check_count(k, "k", maximum=MAX_QUERY_D)
+    dd = real_array(d, "d", ndim=(0, 1), low=float(k), high=float(MAX_QUERY_D), integer=True)
+    n = check_count(n, "n")
     if (eps0 is None) == (eps is None):
         raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
-    if eps0 is not None:
-        e0 = check_positive(eps0, "eps0")
-        out = np.minimum(m * k / (e0**2 * n**2 * dd), math.sqrt(2 * k * math.log(2)) / (e0 * n))
-    else:
-        e = check_positive(eps, "eps")
-        out = np.minimum(m / (e**2 * n**2), np.sqrt(2 * dd * math.log(2)) / (e * n))
+    e = check_eps(eps0, "eps0") if eps0 is not None else check_eps(eps, "eps")
+    m = np.array([_comb(int(x), k) for x in np.atleast_1d(dd)], dtype=float).reshape(dd.shape)
+    # the first term can exceed the float range (m up to 1e300 over ε²n²); the minimum then is the second, finite
+    # term, so the overflow to +inf is intended and silenced explicitly
+    with np.errstate(over="ignore"):
+        if eps0 is not None:
+            out = np.minimum(m * k / (e**2 * n**2 * dd), math.sqrt(2 * k * math.log(2)) / (e * n))
+        else:
+            out = np.minimum(m / (e**2 * n**2), np.sqrt(2 * dd * math.log(2)) / (e * n))
     return float(out) if out.ndim == 0 else out
 
 
@@ -175,12 +210,23 @@ def project_onto_hull(Q: np.ndarray, Y: np.ndarray, *, iterations: int = 400) ->
     """argmin over y ∈ conv{Q(u)} of ‖y − Y‖₂ (step 3 of the projection mechanism, Theorem 11 of 001), as
     min_{w ∈ simplex} ‖wᵀQ − Y‖² solved by accelerated projected gradient (FISTA) with step 1/L,
     L = 2‖Q‖₂². An approximate solver: privacy is unaffected (post-processing); the MSE bound assumes the exact
-    projection (digest P13), which the iterations approach at rate O(1/t²)."""
-    Q = np.asarray(Q, dtype=float)
-    Y = np.asarray(Y, dtype=float)
-    iterations = check_integer(iterations, "iterations", minimum=1)
+    projection (digest P13), which the iterations approach at rate O(1/t²). Q (N, m) and Y (m,) finite with entries
+    within ±10¹²; the work iterations·N·m (plus the spectral norm) is capped by MAX_WORK."""
+    Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
+    Y = real_array(Y, "Y", ndim=1, low=-MAX_SCALE, high=MAX_SCALE)
+    if Y.shape != (Q.shape[1],):
+        raise ValueError(f"Y has shape {Y.shape} which is not allowed: must be ({Q.shape[1]},), one value per query.")
+    iterations = check_count(iterations, "iterations")
+    N, m = Q.shape
+    check_work(2 * iterations * N * m + N * m * min(N, m), f"iterations = {iterations} on Q of shape {Q.shape}")
+    return _project_onto_hull(Q, Y, iterations)
+
+
+def _project_onto_hull(Q: np.ndarray, Y: np.ndarray, iterations: int) -> np.ndarray:
     N = Q.shape[0]
     L = 2.0 * float(np.linalg.norm(Q, 2)) ** 2
+    if L == 0.0:  # every vertex Q(u) is the origin: the hull is {0}
+        return np.zeros(Q.shape[1])
     w = np.full(N, 1.0 / N)
     z = w.copy()
     t = 1.0
@@ -205,14 +251,17 @@ def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunct
     n, d = A.shape
     if d > MAX_D_MARGINALS:
         raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS} (the hull has 2^d vertices).")
-    s = check_positive(sigma, "sigma")
+    s = check_scale(sigma, "sigma")
     Q = kway_query_matrix(d, k, family)
+    iterations = check_count(iterations, "iterations")
+    reps = 1 if size is None else check_count(size, "size")
+    N, m = Q.shape
+    check_work(reps * (2 * iterations * N * m + N * m * min(N, m)),
+               f"size = {reps} releases of {iterations} iterations on 2^{d} records × {m} queries")
     hist = np.bincount(_codes(A), minlength=1 << d) / n
     qx = hist @ Q
     g = as_rng(rng)
-    reps = 1 if size is None else check_integer(size, "size", minimum=1)
-    out = np.array([project_onto_hull(Q, qx + g.normal(0.0, s, size=qx.size), iterations=iterations)
-                    for _ in range(reps)])
+    out = np.array([_project_onto_hull(Q, qx + g.normal(0.0, s, size=qx.size), iterations) for _ in range(reps)])
     return out[0] if size is None else out
 
 
@@ -220,7 +269,7 @@ def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunct
 
 @lru_cache(maxsize=64)
 def _disjoint_sets(d: int, k: int, ell: int) -> np.ndarray:
-    subsets = kway_queries(d, k)
+    subsets = _kway_queries(d, k)
     masks = [sum(1 << a for a in S) for S in subsets]
     out = []
 
@@ -242,9 +291,9 @@ def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
     """All unordered ℓ-sets of k-way queries with pairwise disjoint attribute sets (indices into
     :func:`kway_queries`). Algorithm 1 of 001 samples ordered tuples; each set stands for ℓ! equally weighted
     tuples, so sampling sets gives the same distribution (digest A2). Needs ℓ ≤ ⌊d/k⌋."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
-    k = check_integer(k, "k", minimum=1, maximum=d)
-    ell = check_integer(ell, "ell", minimum=1, maximum=d // k)
+    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
+    k = check_count(k, "k", maximum=d)
+    ell = check_count(ell, "ell", maximum=d // k)
     return _disjoint_sets(d, k, ell)
 
 
@@ -256,35 +305,47 @@ def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
     >>> mwem_person_rho(1.0, 4), mwem_person_rho(1.0, 4, exact=False)
     (5.0, 8.0)
     """
-    e0 = check_positive(eps0, "eps0")
-    ell = check_integer(ell, "ell", minimum=1)
+    e0 = check_eps(eps0, "eps0")
+    ell = check_count(ell, "ell")
+    if not isinstance(exact, (bool, np.bool_)):
+        raise ValueError(f"exact = {exact!r} is not allowed: must be True or False.")
     return 0.25 * (ell * ell + ell) * e0 * e0 if exact else 0.5 * (ell * e0) ** 2
 
 
 def mwem_error_bound(T, n: int, eps0: float, log_domain: float, m: int, ell: int):
     """Equation (3) of Theorem 12 of 001 (natural logs): E[max* error] ≤ √(2T/(n²ε0²) + 4 ln|X|/(Tℓ))
     + (√(2T)/(ε0 n))·ln m. Vectorised over T."""
-    TT = np.asarray(T, dtype=float)
-    n = check_integer(n, "n", minimum=1)
-    e0 = check_positive(eps0, "eps0")
-    ell = check_integer(ell, "ell", minimum=1)
-    m = check_integer(m, "m", minimum=1)
+    TT = real_array(T, "T", ndim=(0, 1), low=1.0, high=float(MAX_COUNT))
+    n = check_count(n, "n")
+    e0 = check_eps(eps0, "eps0")
+    log_domain = check_scale(log_domain, "log_domain", allow_zero=True)
+    m = check_count(m, "m")
+    ell = check_count(ell, "ell")
+    return _mwem_error_bound(TT, n, e0, log_domain, m, ell)
+
+
+def _mwem_error_bound(TT, n: int, e0: float, log_domain: float, m: int, ell: int):
     out = np.sqrt(2 * TT / (n * n * e0 * e0) + 4 * log_domain / (TT * ell)) + np.sqrt(2 * TT) / (e0 * n) * math.log(m)
-    return float(out) if out.ndim == 0 else out
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def mwem_best_T(n: int, eps0: float, log_domain: float, m: int, ell: int, T_max: int = 100000) -> tuple[int, float]:
     """Integer T in 1..T_max minimising :func:`mwem_error_bound`: a log-spaced grid of about 400 integers brackets
     the minimum, then every integer between the bracketing grid points is evaluated (exact for the unimodal bound;
-    the tests compare with a full scan)."""
-    T_max = check_integer(T_max, "T_max", minimum=1)
+    the tests compare with a full scan). T_max ≤ MAX_T_SEARCH (10⁷)."""
+    n = check_count(n, "n")
+    e0 = check_eps(eps0, "eps0")
+    log_domain = check_scale(log_domain, "log_domain", allow_zero=True)
+    m = check_count(m, "m")
+    ell = check_count(ell, "ell")
+    T_max = check_count(T_max, "T_max", maximum=MAX_T_SEARCH)
     grid = np.unique(np.round(np.logspace(0.0, math.log10(T_max), 400)).astype(np.int64))
-    b = mwem_error_bound(grid, n, eps0, log_domain, m, ell)
+    b = _mwem_error_bound(grid.astype(float), n, e0, log_domain, m, ell)
     i = int(np.argmin(b))
     lo = int(grid[max(i - 1, 0)])
     hi = int(grid[min(i + 1, len(grid) - 1)])
     T = np.arange(lo, hi + 1)
-    bb = np.atleast_1d(mwem_error_bound(T, n, eps0, log_domain, m, ell))
+    bb = np.atleast_1d(_mwem_error_bound(T.astype(float), n, e0, log_domain, m, ell))
     j = int(np.argmin(bb))
     return int(T[j]), float(bb[j])
 
@@ -299,6 +360,13 @@ class MWEMResult:
     selected: np.ndarray
     eps0: float
     person_rho: float
+
+    def __post_init__(self):
+        field_array(self, "answers", ndim=1)
+        field_array(self, "distribution", ndim=1, low=0.0)
+        field_array(self, "selected", ndim=2, integer=True, low=0, dtype=np.int64)
+        object.__setattr__(self, "eps0", check_eps(self.eps0, "eps0"))
+        field_float(self, "person_rho", low=0.0)
 
 
 def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) -> MWEMResult:
@@ -316,19 +384,22 @@ def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) 
     n, d = A_.shape
     if d > MAX_D_MARGINALS:
         raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
-    e0 = check_positive(eps0, "eps0")
-    T = check_integer(T, "T", minimum=1, maximum=100000)
-    k = check_integer(k, "k", minimum=1, maximum=d)
-    ell = check_integer(ell, "ell", minimum=1)
+    e0 = check_eps(eps0, "eps0")
+    T = check_count(T, "T", maximum=100000)
+    k = check_count(k, "k", maximum=d)
+    ell = check_count(ell, "ell")
     if ell > d // k:
         raise ValueError(f"ell = {ell} is not allowed: must be <= floor(d/k) = {d // k} so that ℓ attribute-disjoint "
                          "k-way queries exist.")
     g = as_rng(rng)
-    Q = kway_query_matrix(d, k, "conjunction")
-    sets = disjoint_query_sets(d, k, ell)
+    Q = _kway_query_matrix(d, k, "conjunction")
+    sets = _disjoint_sets(d, k, ell)
+    check_work(T * ((1 << d) * (Q.shape[1] + ell) + sets.size),
+               f"T = {T} rounds on 2^{d} records × {Q.shape[1]} queries with {len(sets)} query sets")
     qx = (np.bincount(_codes(A_), minlength=1 << d) / n) @ Q
     eps_T = e0 / math.sqrt(2.0 * T)
     A = np.full(1 << d, 1.0 / (1 << d))
+    logA = np.zeros(1 << d)  # log-weights up to a constant: no log(0) when a weight underflows
     acc = np.zeros_like(A)
     chosen = np.empty((T, ell), dtype=np.int64)
     for t in range(T):
@@ -339,9 +410,9 @@ def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) 
         pick = sets[int(np.argmax(scores + g.gumbel(size=len(sets))))]
         chosen[t] = pick
         a = np.clip(qx[pick] + g.normal(0.0, 1.0 / (n * eps_T), size=ell), 0.0, 1.0)
-        logw = np.log(A) + 0.5 * (Q[:, pick] @ (a - qA[pick]))
-        logw -= logw.max()
-        A = np.exp(logw)
+        logA = logA + 0.5 * (Q[:, pick] @ (a - qA[pick]))
+        logA -= logA.max()
+        A = np.exp(logA)
         A /= A.sum()
     avg = acc / T
     return MWEMResult(answers=avg @ Q, distribution=avg, selected=chosen, eps0=e0,
@@ -353,7 +424,14 @@ def max_star_error(answers, X, ell: int, *, k: int = 2) -> float:
     average |q_i(A) − q_i(x)|, exact by enumeration."""
     A_ = as_binary_records(X)
     n, d = A_.shape
-    qx = (np.bincount(_codes(A_), minlength=1 << d) / n) @ kway_query_matrix(d, k, "conjunction")
-    err = np.abs(np.asarray(answers, dtype=float) - qx)
+    if d > MAX_D_MARGINALS:
+        raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
+    Q = kway_query_matrix(d, k, "conjunction")
     sets = disjoint_query_sets(d, k, ell)
+    ans = real_array(answers, "answers", ndim=1, low=-MAX_SCALE, high=MAX_SCALE)
+    if ans.shape != (Q.shape[1],):
+        raise ValueError(f"answers has shape {ans.shape} which is not allowed: must be ({Q.shape[1]},), one per "
+                         f"{k}-way query.")
+    qx = (np.bincount(_codes(A_), minlength=1 << d) / n) @ Q
+    err = np.abs(ans - qx)
     return float(err[sets].mean(axis=1).max())
