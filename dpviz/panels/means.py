@@ -80,9 +80,10 @@ _prewarm_started = threading.Event()
 
 
 def _prewarm_user_means(n: int) -> None:
-    """Fill the :func:`_user_means` cache for every data kind at ``n``, once per process, in a background thread:
-    the first switch to a data kind otherwise simulates in the update (0.1–0.25 s), while a learner reading the
-    panel leaves the kernel idle for seconds. The cache holds the same seeded arrays either way."""
+    """Fill the :func:`_user_means` cache for every data kind at ``n``, once per process, in a background thread
+    started by the learner's first change to the panel: the first switch to a data kind otherwise simulates in the
+    update (0.1–0.25 s), while a learner moving ε leaves the kernel idle for seconds. The cache holds the same
+    seeded arrays either way."""
     if _prewarm_started.is_set():
         return
     _prewarm_started.set()
@@ -125,7 +126,13 @@ class WinsorizedVsNaivePanel(Panel):
                                "against the naive Laplace noise): it does not depend on ε, and grows only logarithmically with n."),
             rel_tol=0.15, unit=" samples")
         super().__init__(**kw)
-        _prewarm_user_means(int(self.controls["n"].value))
+
+    def update(self, change=None):
+        # The other data kinds are simulated in the background once the learner starts using this panel, not when
+        # the lesson opens: a class of 30 opening the page pays only for the first view.
+        if change is not None:
+            _prewarm_user_means(int(self.controls["n"].value))
+        super().update(change)
 
     def _build_controls(self):
         return {
