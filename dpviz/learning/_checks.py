@@ -31,10 +31,10 @@ MAX_TASK_ENTRIES = 10_000_000
 MAX_DIM = 1000
 """Cap on the dimension d of a task (its d × d covariance is eigendecomposed; the panels use d ≤ 10)."""
 
-MAX_TRAINING_WORK = 8_000_000_000
-"""Cap on the work units of one training run (:func:`training_work`; one unit ≈ 1–2 ns on the reference VM). The
-panels' largest run (Train live: T = 500, n = 10⁴, m = 20, d = 10, logistic, paper constants) is 5.6·10⁹ units,
-about 6.5 s."""
+MAX_TRAINING_WORK = 13_000_000_000
+"""Cap on the work units of one training run (:func:`training_work`; one unit ≈ 1 ns: runs at the cap took 2–13 s on
+the 2-core reference VM). The panels' largest run (Train live: T = 500, n = 10⁴, m = 20, d = 10, logistic task,
+Algorithm 3 with the paper's constants) is 1.1·10¹⁰ units, about 6.5 s."""
 
 MAX_HOLDOUT = 1_000_000
 """Cap on the held-out sample of a logistic task (the panels use 4000)."""
@@ -108,44 +108,34 @@ def check_task(task: Any, name: str = "task"):
     return task
 
 
-def training_work(T: int, task, per_user: int = 64) -> int:
-    """Work units of a run: T·n·(d·max(m, d) + per_user) for the steps, plus the evaluations of the loss curve
-    (every iterate of a linear task, ≤ 51 iterates of a logistic one, over the data and the held-out sample)."""
-    n, m, d = task.n, task.m, task.d
-    work = T * n * (d * max(m, d) + per_user)
-    if task.kind == "linear":
-        work += 2 * (T + 1) * d * d
-    else:
-        k = 0 if task.holdout is None else len(task.holdout[1])
-        work += 2 * min(T + 1, 51) * (n * m * d + k * d)
-    return work
-
-
-_METHODS_WORK = ("nonprivate", "naive", "user_level", "paper", "example_level", "algorithm_h")
-
-
 def training_work(T: int, task, method: str = "user_level") -> int:
-    """Work units of one run of ``method`` for T steps on ``task`` (a cost model fitted to timings; 1 unit ≈ 1–2 ns).
+    """Work units of one run of ``method`` for T steps on ``task``: a cost model fitted to timings (1 unit ≈ 1 ns).
 
-    Per step: the gradients (linear task: n·d² from the per-user sufficient statistics, or 2·n·m·d per-example;
-    logistic task: 4·n·m·d — two products, the sigmoid and the clipping), plus a per-user overhead c (64 for
-    clipping and noise; + 16·d_pad for WinsorizedMeanHighD over d_pad = 2^⌈log₂ d⌉ rotated coordinates with the
-    paper's constants; 400 + 200·d for the ball-finding estimator of Algorithm H); then the loss curve and excess
-    risk (every iterate of a linear task; ≤ 51 iterates of a logistic task, over the data and the held-out sample).
+    Per step, the gradients: linear task 5·n·d² from the per-user second moments (memory-bound; 5·d² for the
+    non-private full gradient), or 4·n·m·(d + 1) per example for example-level DP-SGD; logistic task 4·n·m·(d + 1).
+    Plus a per-user overhead: 64 for clipping and noise, 250 more for the logistic per-user gradient, 60·d_pad more
+    for WinsorizedMeanHighD over d_pad = 2^⌈log₂ d⌉ rotated coordinates (paper constants), 400 + 200·d more for the
+    ball-finding estimator of Algorithm H. Then the loss curve and excess risk: 4·d² per iterate of a linear task,
+    4·(n·m·d + holdout·d) for ≤ 51 iterates of a logistic task.
     """
     n, m, d = task.n, task.m, task.d
-    if task.kind == "linear":
-        grads = d * d if method == "nonprivate" else (2 * n * m * d if method == "example_level" else n * d * d)
-        evals = 2 * (T + 1) * d * d
+    logistic = task.kind == "logistic"
+    if method == "example_level" or logistic:
+        grads = 4 * n * m * (d + 1)
     else:
-        grads = 4 * n * m * d
-        k = 0 if task.holdout is None else len(task.holdout[1])
-        evals = 4 * min(T + 1, 51) * (n * m * d + k * d)
+        grads = 5 * d * d if method == "nonprivate" else 5 * n * d * d
     per_user = 0 if method == "nonprivate" else 64
+    if logistic and method != "example_level":
+        per_user += 250
     if method == "paper":
-        per_user += 16 * (1 << (d - 1).bit_length())
+        per_user += 60 * (1 << (d - 1).bit_length())
     elif method == "algorithm_h":
         per_user += 400 + 200 * d
+    if logistic:
+        k = 0 if task.holdout is None else len(task.holdout[1])
+        evals = 4 * min(T + 1, 51) * (n * m * d + k * d)
+    else:
+        evals = 4 * (T + 1) * d * d
     return T * (grads + n * per_user) + evals
 
 

@@ -544,6 +544,9 @@ def compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
         raise ValueError(f"methods = {methods!r} is not allowed: must be a non-empty sequence of {METHODS}.")
     for meth in methods:
         check_name(meth, "method", METHODS)
+    check_name(mode, "mode", ("practical", "paper"))
+    for meth in methods:  # every run's cap up front, so no run starts when a later one would be refused
+        check_work(T, task, "paper" if (meth == "user_level" and mode == "paper") else meth)
     epsilon = eps
     seeds = as_rng(rng).integers(0, 2**63 - 1, size=len(methods))
     weights = {"example_level": 2.0, "user_level": 1.0, "naive": 1.0, "nonprivate": 0.5}
