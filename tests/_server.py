@@ -116,11 +116,12 @@ class Client:
         return re.search(r'"kernelId":\s*"([0-9a-f-]+)"', body)[1]
 
 
-def v1_frame(channel: str, msg_type: str, content: dict, session: str = "s") -> bytes:
+def v1_frame(channel: str, msg_type: str, content: dict, session: str = "s", metadata: dict | None = None) -> bytes:
     """One kernel message in jupyter_server's v1 WebSocket framing."""
     header = {"msg_id": uuid.uuid4().hex, "msg_type": msg_type, "session": session, "username": "t",
               "version": "5.3", "date": "2026-01-01T00:00:00Z"}
-    parts = [channel.encode(), json.dumps(header).encode(), b"{}", b"{}", json.dumps(content).encode()]
+    parts = [channel.encode(), json.dumps(header).encode(), b"{}", json.dumps(metadata or {}).encode(),
+             json.dumps(content).encode()]
     n = len(parts) + 1  # an offset where each part starts, and one where the frame ends
     offsets, pos = [], 8 * (n + 1)
     for p in parts:

@@ -126,6 +126,61 @@ def test_well_formed_v1_messages_still_reach_the_kernel(app):
     assert asyncio.run(go())
 
 
+def _parse_v1(frame: bytes) -> tuple[str, dict, dict]:
+    """(channel, header, content) of a v1 frame sent by the server."""
+    n = int.from_bytes(frame[:8], "little")
+    offsets = [int.from_bytes(frame[8 * (i + 1): 8 * (i + 2)], "little") for i in range(n)]
+    parts = [frame[offsets[i]: offsets[i + 1]] for i in range(min(n - 1, 5))]
+    return parts[0].decode(), json.loads(parts[1]), json.loads(parts[4])
+
+
+def test_a_slider_value_beyond_its_range_over_the_websocket_is_refused(app):
+    """The widget values a page sends are input: a slider value far outside its range, with min/max rewritten in
+    the same message, is refused by the kernel (which sends its own state back), and the server keeps answering."""
+    import asyncio
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+
+    async def comm(conn, comm_id, data, msg_type="comm_msg", **extra):
+        metadata = {"version": "1.0.0"}  # ipywidgets' widget control protocol
+        await conn.write_message(v1_frame("shell", msg_type, {"comm_id": comm_id, "data": data, **extra},
+                                          metadata=metadata), binary=True)
+
+    async def until(conn, predicate, seconds=60):
+        deadline = asyncio.get_running_loop().time() + seconds
+        while True:
+            msg = await asyncio.wait_for(conn.read_message(), deadline - asyncio.get_running_loop().time())
+            assert msg is not None, "the server closed the socket"
+            if isinstance(msg, bytes):
+                _channel, header, content = _parse_v1(msg)
+                if header.get("msg_type") == "comm_msg" and predicate(content):
+                    return content
+
+    async def go():
+        conn = await websocket_connect(
+            HTTPRequest(ws_url(app, kid), headers={"Cookie": client.cookie_header()}), subprotocols=[V1])
+        try:
+            await comm(conn, "control-1", {}, "comm_open", target_name="jupyter.widget.control")
+            await comm(conn, "control-1", {"method": "request_states"})
+            states = (await until(conn, lambda c: c["data"].get("method") == "update_states"))["data"]["states"]
+            sid, slider = next((k, v["state"]) for k, v in states.items()
+                               if v["model_name"] in ("FloatSliderModel", "FloatLogSliderModel", "IntSliderModel"))
+            await comm(conn, sid, {"method": "update", "state": {"value": 1e9, "max": 1e12}, "buffer_paths": []})
+            back = await until(conn, lambda c: c["comm_id"] == sid and c["data"].get("method") == "update")
+            return slider, back["data"]["state"]
+        finally:
+            conn.close()
+            await asyncio.sleep(0.05)
+
+    before, after = asyncio.run(go())
+    assert after["value"] == before["value"] and after.get("max", before["max"]) == before["max"]
+    assert answers_within(app, 1.0)
+
+
 # ---- ownership and routes ---------------------------------------------------------------------------------------
 
 
