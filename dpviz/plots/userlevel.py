@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from scipy import special
 
+from dpviz._binomial import binomial_pmf
 from dpviz._validation import (
     check_choice,
     check_delta,
@@ -1088,9 +1089,7 @@ def _swap_loss_pmf(m: int, p: float) -> np.ndarray:
     speed at every m (the pmf of S − S′ is the autocorrelation of the binomial pmf); rounding noise (≤ 1e-15) is
     clipped at 0 and the result renormalised. Read-only, cached.
     """
-    from scipy import stats
-
-    b = stats.binom.pmf(np.arange(m + 1), m, p)
+    b = binomial_pmf(m, p)
     size = 2 * m + 1  # lags −m..m fit exactly: no wrap-around
     f = np.fft.rfft(b, size)
     d = np.fft.irfft(f * np.conj(f), size)  # index j ↔ S − S′ = j (mod size)
