@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
 import sys
 import time
@@ -25,9 +24,9 @@ from dpviz.lessons import lessons
 from dpviz.panels._base import Panel
 
 from _server import start_app
-from test_browser import CHROMIUM, CHROMIUM_ARGS, _unavailable_reason
+from test_browser import CHROMIUM, CHROMIUM_ARGS, browser_available  # noqa: F401 (a fixture: skip, or fail in CI)
 
-pytestmark = pytest.mark.skipif(_unavailable_reason() is not None, reason=str(_unavailable_reason()))
+pytestmark = pytest.mark.browser
 
 BUNDLE_DELAY = 3.0
 
@@ -127,7 +126,7 @@ def _compare(name: str, rendered: list, panels: list[Panel], *, at_defaults: boo
 
 
 @pytest.fixture(scope="module")
-def loaded_app(tmp_path_factory):
+def loaded_app(browser_available, tmp_path_factory):
     """The app, with two CPU burners running for as long as the tests do (bounded: they end with the module)."""
     burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 1800\n"
                                  "while time.time() < end: pass"]) for _ in range(2)]
@@ -142,7 +141,7 @@ def loaded_app(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(browser_available):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
