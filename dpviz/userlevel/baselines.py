@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_delta, check_integer, check_positive
+from dpviz._validation import as_rng, check_choice, check_delta, check_integer
 
+from ._checks import MAX_ITEMS, MAX_WORK, check_cells, check_dataset, check_epsilon, check_scale, log_expm1
 from .data import UserDataset
 
 __all__ = [
@@ -59,7 +60,8 @@ def contribution_bound(dataset: UserDataset, k: int, rng: Any = None) -> UserDat
     >>> contribution_bound(x, 2).counts.tolist()
     [2, 1]
     """
-    k = check_integer(k, "k", minimum=1)
+    check_dataset(dataset)
+    k = check_integer(k, "k", minimum=1, maximum=MAX_ITEMS)
     blocks = []
     gen = None if rng is None else as_rng(rng)
     for b in dataset.blocks:
@@ -97,7 +99,8 @@ def truncation_bias(dataset: UserDataset, k: int, statistic: str = "sum") -> flo
     >>> truncation_bias(x, 2, "count"), truncation_bias(x, 2, "sum"), truncation_bias(x, 2, "mean")
     (-2.0, -2.0, -0.13333333333333341)
     """
-    k = check_integer(k, "k", minimum=1)
+    check_dataset(dataset)
+    k = check_integer(k, "k", minimum=1, maximum=MAX_ITEMS)
     check_choice(statistic, "statistic", ("count", "sum", "mean"))
     exp_sum, kept = _kept_sums(dataset, k)
     total_sum = float(dataset.user_sums().sum())
@@ -138,11 +141,18 @@ def bounding_tradeoff(
     >>> t["bias"].tolist(), t["sensitivity"].tolist()
     ([-3.0, 0.0], [1.0, 4.0])
     """
-    epsilon = check_positive(epsilon, "epsilon")
-    value_range = check_positive(value_range, "value_range")
+    check_dataset(dataset)
+    epsilon = check_epsilon(epsilon, divides=True)
+    value_range = check_scale(value_range, "value_range")
     check_choice(statistic, "statistic", ("count", "sum"))
     check_choice(level, "level", ("user", "item"))
-    karr = np.array([check_integer(k, "ks", minimum=1) for k in np.atleast_1d(ks)], dtype=np.int64)
+    if isinstance(ks, (str, bytes)) or np.ndim(ks) > 1:
+        raise TypeError(f"ks = {ks!r} is not allowed: must be an integer or a 1-D sequence of integers >= 1.")
+    klist = list(np.atleast_1d(np.asarray(ks, dtype=object)))
+    if not klist:
+        raise ValueError("ks is empty, which is not allowed: must hold at least one contribution bound k >= 1.")
+    check_cells(len(klist) * dataset.n_users, "len(ks)·n_users", MAX_WORK, "MAX_WORK")
+    karr = np.array([check_integer(k, "ks", minimum=1, maximum=MAX_ITEMS) for k in klist], dtype=np.int64)
     vr = 1.0 if statistic == "count" else value_range
     bias = np.array([truncation_bias(dataset, int(k), statistic) for k in karr])
     sens = karr * vr if level == "user" else np.full(karr.shape, vr, dtype=float)
@@ -172,11 +182,12 @@ def group_privacy_lift(epsilon: float, delta: float, m: int) -> tuple[float, flo
     Parameters
     ----------
     epsilon : float
-        Item-level ε ≥ 0.
+        Item-level ε in [0, 500] (MAX_EPSILON).
     delta : float
         Item-level δ in [0, 1).
     m : int
-        Examples per user (group size), ≥ 1.
+        Examples per user (group size), in [1, 10⁷] (MAX_ITEMS). When e^{mε} exceeds the float range the factor is
+        evaluated in log space (δ_m is then 1 unless δ is astronomically small).
 
     Returns
     -------
@@ -188,9 +199,14 @@ def group_privacy_lift(epsilon: float, delta: float, m: int) -> tuple[float, flo
     >>> round(eps_m, 12), round(delta_m / 1e-6, 6)
     (1.0, 16.337994)
     """
-    epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
+    epsilon = check_epsilon(epsilon, allow_zero=True)
     delta = check_delta(delta, "delta")
-    m = check_integer(m, "m", minimum=1)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
+    if m * epsilon > 700.0:  # e^{mε} beyond the float range: the geometric factor in log space
+        if delta == 0.0:
+            return m * epsilon, 0.0
+        log_factor = log_expm1(m * epsilon) - log_expm1(epsilon)
+        return m * epsilon, min(1.0, math.exp(min(0.0, math.log(delta) + log_factor)))
     try:
         from dpviz.accountants import group_privacy  # type: ignore[attr-defined]
     except ImportError:
@@ -208,8 +224,8 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     >>> [round(v, 12) for v in group_privacy_lift(eps0, delta0, 10)]
     [1.0, 1e-06]
     """
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, "delta")
-    m = check_integer(m, "m", minimum=1)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
     eps0 = epsilon / m
     return eps0, delta * math.expm1(eps0) / math.expm1(epsilon)

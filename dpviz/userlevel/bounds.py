@@ -25,7 +25,16 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from dpviz._validation import check_array, check_choice, check_delta, check_positive
+from dpviz._validation import check_choice, check_delta, check_in_range
+
+from ._checks import (
+    MAX_BOUND_M,
+    MAX_LOG_POWER,
+    check_alpha,
+    check_epsilon,
+    check_scale,
+    real_array,
+)
 
 __all__ = [
     "theorem10_item_epsilon",
@@ -47,9 +56,11 @@ __all__ = [
 
 
 def _m_array(m: Any) -> np.ndarray:
-    arr = check_array(m, "m", dtype=float)
-    if np.any(arr < 1):
-        raise ValueError(f"m = {m!r} is not allowed: must be a number >= 1 (examples per user).")
+    arr = real_array(m, "m")
+    if np.any(arr < 1) or np.any(arr > MAX_BOUND_M):
+        raise ValueError(
+            f"m = {m!r} is not allowed: must be a number in [1, {MAX_BOUND_M:g}] (examples per user; MAX_BOUND_M)."
+        )
     return arr
 
 
@@ -62,7 +73,42 @@ def _is_scalar(m: Any) -> bool:
 
 
 def _eps_delta(epsilon: Any, delta: Any) -> tuple[float, float]:
-    return check_positive(epsilon, "epsilon"), check_delta(delta, "delta", allow_zero=False)
+    """ε in [MIN_EPSILON, MAX_EPSILON] (it divides), δ in (0, 1)."""
+    return check_epsilon(epsilon, divides=True), check_delta(delta, "delta", allow_zero=False)
+
+
+def _knobs(n_priv: Any, n_stat: Any, c: Any, constant: Any) -> tuple[float, float, float, float]:
+    """n_priv, n_stat in [0, MAX_SCALE], c in [0, MAX_LOG_POWER], constant in (0, MAX_SCALE]."""
+    return (
+        check_scale(n_priv, "n_priv", allow_zero=True),
+        check_scale(n_stat, "n_stat", allow_zero=True),
+        check_in_range(c, "c", 0.0, MAX_LOG_POWER),
+        check_scale(constant, "constant"),
+    )
+
+
+def _log_inv_item_delta(mm: np.ndarray, eps: float, dl: float) -> np.ndarray:
+    """ln(1/δ′) for δ′ = δε/(m ln(1/δ)) (Theorem 10/11, Θ constant 1), in log space (δ′ may underflow).
+
+    δ′ must be < 1 for the log power ln(1/δ′)^c to mean anything; otherwise ValueError.
+    """
+    L = -math.log(dl)
+    out = np.log(mm) + math.log(L) - math.log(dl) - math.log(eps)
+    if np.any(out <= 0):
+        worst = float(np.exp(-out.min()))
+        raise ValueError(
+            f"delta = {dl!r} is not allowed with epsilon = {eps!r} and m >= {float(mm.min()):g}: the item-level "
+            f"δ′ = δε/(m·ln(1/δ)) = {worst:.4g} must be < 1 (use a smaller δ or ε)."
+        )
+    return out
+
+
+def _log_expm1_array(x: np.ndarray) -> np.ndarray:
+    """ln(e^x − 1) elementwise for x > 0, without overflow."""
+    x = np.asarray(x, dtype=float)
+    big = x > 30.0
+    small = np.where(big, 1.0, x)
+    return np.where(big, x + np.log1p(-np.exp(-np.where(big, x, 30.0))), np.log(np.expm1(small)))
 
 
 def theorem10_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
@@ -76,23 +122,23 @@ def theorem10_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
     """
     eps, dl = _eps_delta(epsilon, delta)
     mm = _m_array(m)
-    L = math.log(1.0 / dl)
-    return _out(eps**2 / (L * np.sqrt(mm * np.log(mm / dl))), _is_scalar(m))
+    L = -math.log(dl)
+    return _out(eps**2 / (L * np.sqrt(mm * (np.log(mm) - math.log(dl)))), _is_scalar(m))
 
 
 def theorem10_item_delta(m: Any, epsilon: float, delta: float, *, constant: float = 1.0) -> Any:
     """δ′(m) = C·δε/(m·ln(1/δ)): Theorem 10/11's item-level δ′ = Θ(δε/(m log(1/δ))) with the Θ constant C."""
     eps, dl = _eps_delta(epsilon, delta)
-    C = check_positive(constant, "constant")
+    C = check_scale(constant, "constant")
     mm = _m_array(m)
-    return _out(C * dl * eps / (mm * math.log(1.0 / dl)), _is_scalar(m))
+    return _out(C * dl * eps / (mm * -math.log(dl)), _is_scalar(m))
 
 
 def conjectured_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
     """ε/√(m·ln(1/δ)): the item-level budget the Conclusion of 000 conjectures might suffice (open problem)."""
     eps, dl = _eps_delta(epsilon, delta)
     mm = _m_array(m)
-    return _out(eps / np.sqrt(mm * math.log(1.0 / dl)), _is_scalar(m))
+    return _out(eps / np.sqrt(mm * -math.log(dl)), _is_scalar(m))
 
 
 def item_level_users(
@@ -106,17 +152,18 @@ def item_level_users(
     >>> item_level_users(0.5, math.exp(-2), n_priv=3.0, n_stat=10.0, c=1.0)
     22.0
     """
-    eps = check_array(epsilon, "epsilon", dtype=float)
-    dl = check_array(delta, "delta", dtype=float)
-    if np.any(eps <= 0):
-        raise ValueError(f"epsilon = {epsilon!r} is not allowed: must be a finite number > 0.")
+    from ._checks import MAX_EPSILON, MIN_EPSILON
+
+    eps = real_array(epsilon, "epsilon")
+    dl = real_array(delta, "delta")
+    if np.any(eps < MIN_EPSILON) or np.any(eps > MAX_EPSILON):
+        raise ValueError(
+            f"epsilon = {epsilon!r} is not allowed: must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]."
+        )
     if np.any((dl <= 0) | (dl >= 1)):
         raise ValueError(f"delta = {delta!r} is not allowed: must be a number in (0, 1).")
-    n_priv = check_positive(n_priv, "n_priv", allow_zero=True)
-    n_stat = check_positive(n_stat, "n_stat", allow_zero=True)
-    c = check_positive(c, "c", allow_zero=True)
-    C = check_positive(constant, "constant")
-    out = C * (np.log(1.0 / dl) ** c * n_priv / eps + n_stat)
+    n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
+    out = C * ((-np.log(dl)) ** c * n_priv / eps + n_stat)
     return float(out) if out.ndim == 0 else out
 
 
@@ -132,7 +179,7 @@ def observation28_bounds(n1: Any, m: Any) -> tuple[Any, Any]:
     >>> observation28_bounds(100.0, 7), observation28_bounds(99.5, 1)
     ((15.0, 100.0), (100.0, 100.0))
     """
-    n1a = check_array(n1, "n1", dtype=float)
+    n1a = real_array(n1, "n1")
     if np.any(n1a < 0):
         raise ValueError(f"n1 = {n1!r} is not allowed: must be a number >= 0.")
     mm = _m_array(m)
@@ -184,14 +231,15 @@ def theorem10_users(
     statistical n_stat/m.
     """
     eps, dl = _eps_delta(epsilon, delta)
-    C = check_positive(constant, "constant")
+    n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
-    ep = theorem10_item_epsilon(mm, eps, dl)
-    dp = theorem10_item_delta(mm, eps, dl)
+    L = -math.log(dl)
+    log_inv_dp = _log_inv_item_delta(mm, eps, dl)  # ln(1/δ′), δ′ = δε/(m ln(1/δ))
+    inv_ep_m = L * np.sqrt(mm * (np.log(mm) - math.log(dl))) / (eps**2 * mm)  # 1/(ε′m), ε′ of theorem10_item_epsilon
     n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
     t = {
-        "floor": C * math.log(1.0 / dl) / eps * np.ones_like(mm),
-        "privacy": C * np.log(1.0 / dp) ** c * n_priv / (ep * mm),
+        "floor": C * L / eps * np.ones_like(mm),
+        "privacy": C * log_inv_dp**c * n_priv * inv_ep_m,
         "statistical": C * n_stat / mm,
     }
     return _finish(t, n1, mm, clamp, terms, _is_scalar(m))
@@ -218,15 +266,15 @@ def theorem11_users(
     by ln(1/δ)^{1.5}/(ε√m) (digest pitfall 5). Terms: floor, privacy (the n_priv part), statistical (the n_stat part).
     """
     eps, dl = _eps_delta(epsilon, delta)
-    C = check_positive(constant, "constant")
+    n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
-    L = math.log(1.0 / dl)
-    dp = theorem10_item_delta(mm, eps, dl)
+    L = -math.log(dl)
+    log_inv_dp = _log_inv_item_delta(mm, eps, dl)
     n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
     factor = L**1.5 / (eps * np.sqrt(mm))
     t = {
         "floor": C * L / eps * np.ones_like(mm),
-        "privacy": C * factor * np.log(1.0 / dp) ** c * n_priv / eps,
+        "privacy": C * factor * log_inv_dp**c * n_priv / eps,
         "statistical": C * factor * n_stat,
     }
     return _finish(t, n1, mm, clamp, terms, _is_scalar(m))
@@ -256,12 +304,9 @@ def corollary3_users(
     (1.0, 2.0, 1.0)
     """
     eps, dl = _eps_delta(epsilon, delta)
-    C = check_positive(constant, "constant")
-    n_priv = check_positive(n_priv, "n_priv", allow_zero=True)
-    n_stat = check_positive(n_stat, "n_stat", allow_zero=True)
-    c = check_positive(c, "c", allow_zero=True)
+    n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
-    L = math.log(1.0 / dl)
+    L = -math.log(dl)
     n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
     t = {
         "floor": C * L / eps * np.ones_like(mm),
@@ -293,13 +338,14 @@ def group_privacy_users(
     Terms: floor (0), privacy, statistical.
     """
     eps, dl = _eps_delta(epsilon, delta)
-    C = check_positive(constant, "constant")
+    n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
-    d0 = dl * np.expm1(eps / mm) / math.expm1(eps)
+    # ln(1/δ₀) with δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1) ≤ δ, in log space (e^{ε} may overflow, δ₀ underflow)
+    log_inv_d0 = -math.log(dl) - _log_expm1_array(eps / mm) + _log_expm1_array(np.array(eps))
     n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
     t = {
         "floor": np.zeros_like(mm),
-        "privacy": C * np.log(1.0 / d0) ** c * n_priv / eps,
+        "privacy": C * log_inv_d0**c * n_priv / eps,
         "statistical": C * n_stat / mm,
     }
     return _finish(t, n1, mm, clamp, terms, _is_scalar(m))
@@ -316,10 +362,10 @@ def theorem4_users(
     Item-level reference n₁ = C·d/(εα) ([BNS19]). For m > 1/α the learner (ALG-8) discards the extra examples, so
     the curve flattens at the floor d/ε. Terms: floor d/ε, privacy d/(εαm), statistical 0.
     """
-    eps = check_positive(epsilon, "epsilon")
-    a = check_positive(alpha, "alpha")
-    d = check_positive(d, "d")
-    C = check_positive(constant, "constant")
+    eps = check_epsilon(epsilon, divides=True)
+    a = check_alpha(alpha)
+    d = check_scale(d, "d")
+    C = check_scale(constant, "constant")
     mm = _m_array(m)
     t = {"floor": C * d / eps * np.ones_like(mm), "privacy": C * d / (eps * a * mm), "statistical": np.zeros_like(mm)}
     return _finish(t, C * d / (eps * a), mm, clamp, terms, _is_scalar(m))
@@ -337,8 +383,8 @@ def breakpoints(epsilon: float, alpha: float) -> tuple[float, float]:
     >>> [round(v, 9) for v in breakpoints(0.5, 0.1)]
     [25.0, 100.0]
     """
-    eps = check_positive(epsilon, "epsilon")
-    a = check_positive(alpha, "alpha")
+    eps = check_epsilon(epsilon)
+    a = check_alpha(alpha)
     return eps**2 / a**2, 1.0 / a**2
 
 
@@ -364,13 +410,15 @@ def crossover_group_privacy(
     """
     eps, dl = _eps_delta(epsilon, delta)
     check_choice(kind, "kind", ("budget", "users"))
-    m_max = check_positive(m_max, "m_max")
-    L = math.log(1.0 / dl)
+    m_max = check_in_range(m_max, "m_max", 1.0, MAX_BOUND_M)
+    if kind == "users":
+        n_priv, n_stat, c, _ = _knobs(n_priv, n_stat, c, 1.0)
+    L = -math.log(dl)
     if kind == "budget":
         A = (L / eps) ** 2
 
         def f(m: float) -> float:
-            return m - A * math.log(m / dl)
+            return m - A * (math.log(m) - math.log(dl))
 
         lo = max(A, 1.0)
         hi = lo * 2.0
@@ -429,10 +477,40 @@ class BoundRow:
     prior_terms: tuple[tuple[str, TermFn], ...] | None = None
     prior_min_m: Callable[[float, float, float], float] | None = None
 
+    def __post_init__(self) -> None:
+        for name in ("key", "problem", "dimension", "source", "item_formula", "ours_formula"):
+            if not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} = {getattr(self, name)!r} is not allowed: must be a str.")
+        if self.prior_formula is not None and not isinstance(self.prior_formula, str):
+            raise TypeError(f"prior_formula = {self.prior_formula!r} is not allowed: must be a str or None.")
+        if isinstance(self.table, bool) or self.table not in (1, 2):
+            raise ValueError(f"table = {self.table!r} is not allowed: must be 1 or 2.")
+        for name in ("item_terms", "ours_terms", "prior_terms"):
+            terms = getattr(self, name)
+            if terms is None and name == "prior_terms":
+                continue
+            if (
+                not isinstance(terms, tuple)
+                or not terms
+                or not all(isinstance(t, tuple) and len(t) == 2 and isinstance(t[0], str) and callable(t[1])
+                           for t in terms)
+            ):
+                raise TypeError(
+                    f"{name} = {terms!r} is not allowed: must be a non-empty tuple of (name, formula) pairs."
+                )
+        if self.prior_min_m is not None and not callable(self.prior_min_m):
+            raise TypeError(f"prior_min_m = {self.prior_min_m!r} is not allowed: must be callable or None.")
+
     def _args(self, m, epsilon, alpha, dim, constant):
-        return _m_array(m), check_positive(epsilon, "epsilon"), check_positive(alpha, "alpha"), check_positive(
-            dim, "dim"
-        ), check_positive(constant, "constant")
+        """m in [1, MAX_BOUND_M], ε in [MIN_EPSILON, MAX_EPSILON], α in [MIN_ALPHA, 1], dim and constant in
+        (0, MAX_SCALE]: every row's formula stays finite there (the largest, d_L¹²/(ε²α⁴), stays below 1e200)."""
+        return (
+            _m_array(m),
+            check_epsilon(epsilon, divides=True),
+            check_alpha(alpha),
+            check_scale(dim, "dim"),
+            check_scale(constant, "constant"),
+        )
 
     def item_level(self, epsilon: float, alpha: float, dim: float, *, constant: float = 1.0) -> float:
         """Item-level sample complexity n₁ (the row's first column)."""

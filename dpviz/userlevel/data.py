@@ -19,12 +19,22 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_integer, check_probability
+from dpviz._validation import as_rng, check_integer, check_probability
+
+from ._checks import (
+    MAX_DOMAIN,
+    MAX_ITEMS,
+    MAX_USERS,
+    MAX_VALUE,
+    check_dataset,
+    index_list,
+    real_array,
+)
 
 __all__ = ["UserDataset"]
 
@@ -64,16 +74,23 @@ class UserDataset:
     domain: tuple | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.blocks, (str, bytes)) or not isinstance(self.blocks, Iterable):
+            raise TypeError(
+                f"blocks = {self.blocks!r} is not allowed: must be a sequence of per-user example arrays."
+            )
         if isinstance(self.blocks, np.ndarray) and self.blocks.dtype != object:
             raw: Sequence[Any] = list(self.blocks)
         else:
             raw = list(self.blocks)
         if len(raw) == 0:
             raise ValueError("blocks is empty, which is not allowed: a dataset needs at least one user.")
+        if len(raw) > MAX_USERS:
+            raise ValueError(f"blocks holds {len(raw)} users, which is not allowed: must be <= {MAX_USERS} (MAX_USERS).")
         out = []
         item_shape = None
+        total = 0
         for i, b in enumerate(raw):
-            arr = check_array(b, f"blocks[{i}]", dtype=float, allow_empty=True)
+            arr = real_array(b, f"blocks[{i}]", allow_empty=True, max_abs=MAX_VALUE)
             if arr.ndim == 0:
                 arr = arr.reshape(1)
             if arr.shape[0] == 0:
@@ -86,22 +103,37 @@ class UserDataset:
                 raise ValueError(
                     f"blocks[{i}] has item shape {arr.shape[1:]} which is not allowed: must match {item_shape}."
                 )
-            if np.all(arr == np.round(arr)):
+            total += arr.size
+            if total > MAX_ITEMS:
+                raise ValueError(
+                    f"blocks holds more than {MAX_ITEMS} values, which is not allowed: the total must be <= "
+                    f"{MAX_ITEMS} (MAX_ITEMS)."
+                )
+            if np.all(arr == np.round(arr)):  # |values| <= MAX_VALUE < 2^53: the cast is exact
                 arr = arr.astype(np.int64)
             arr.setflags(write=False)
             out.append(arr)
         object.__setattr__(self, "blocks", tuple(out))
         if self.domain is not None:
-            dom = tuple(sorted(set(np.asarray(self.domain).ravel().tolist())))
+            if isinstance(self.domain, (str, bytes)):
+                raise TypeError(f"domain = {self.domain!r} is not allowed: must be a sequence of example values.")
+            vals = real_array(self.domain, "domain", allow_empty=True, max_abs=MAX_VALUE).ravel()
+            dom = tuple(sorted(set(vals.tolist())))
             if len(dom) == 0:
                 raise ValueError("domain is empty, which is not allowed: must hold at least one value.")
+            if len(dom) > MAX_DOMAIN:
+                raise ValueError(
+                    f"domain holds {len(dom)} values, which is not allowed: must be <= {MAX_DOMAIN} (MAX_DOMAIN)."
+                )
+            if all(float(v).is_integer() for v in dom):
+                dom = tuple(int(v) for v in dom)
             object.__setattr__(self, "domain", dom)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
     def from_array(cls, x: Any, domain: Sequence | None = None) -> UserDataset:
         """Rectangular dataset from an array of shape ``(n, m, *item_shape)`` (n users × m examples)."""
-        arr = check_array(x, "x", dtype=float)
+        arr = real_array(x, "x", max_abs=MAX_VALUE)
         if arr.ndim < 2:
             raise ValueError(f"x has shape {arr.shape} which is not allowed: must be (n users, m examples, ...).")
         return cls(tuple(arr[i] for i in range(arr.shape[0])), domain=domain)
@@ -123,9 +155,13 @@ class UserDataset:
         >>> UserDataset.bernoulli(3, 2, 0.5, rng=0).counts.tolist()
         [2, 2, 2]
         """
-        n_users = check_integer(n_users, "n_users", minimum=1)
+        n_users = check_integer(n_users, "n_users", minimum=1, maximum=MAX_USERS)
         p = check_probability(p, "p")
         cnt = _resolve_counts(n_users, m, counts)
+        if int(cnt.sum()) > MAX_ITEMS:
+            raise ValueError(
+                f"n_users·m = {int(cnt.sum())} examples is not allowed: must be <= {MAX_ITEMS} (MAX_ITEMS)."
+            )
         gen = as_rng(rng)
         return cls(tuple(gen.binomial(1, p, size=int(c)) for c in cnt), domain=(0, 1))
 
@@ -197,6 +233,7 @@ class UserDataset:
 
     def equals(self, other: UserDataset) -> bool:
         """Same users, same blocks in the same order."""
+        check_dataset(other, "other")
         return self.n_users == other.n_users and all(
             a.shape == b.shape and np.array_equal(a, b) for a, b in zip(self.blocks, other.blocks)
         )
@@ -214,7 +251,7 @@ class UserDataset:
 
         Raises ValueError when S would delete every user.
         """
-        drop = {check_integer(u, "users", minimum=0, maximum=self.n_users - 1) for u in users}
+        drop = set(index_list(users, "users", self.n_users))
         keep = [b for i, b in enumerate(self.blocks) if i not in drop]
         if not keep:
             raise ValueError(f"users = {sorted(drop)!r} is not allowed: must leave at least one user.")
@@ -222,7 +259,7 @@ class UserDataset:
 
     def select_users(self, users: Sequence[int]) -> UserDataset:
         """The sub-dataset of the given users (in the given order)."""
-        idx = [check_integer(u, "users", minimum=0, maximum=self.n_users - 1) for u in users]
+        idx = index_list(users, "users", self.n_users)
         if not idx:
             raise ValueError("users is empty, which is not allowed: must select at least one user.")
         return UserDataset(tuple(self.blocks[i] for i in idx), domain=self.domain)
@@ -278,8 +315,13 @@ class UserDataset:
         """Every user-level neighbour whose replaced block keeps the user's count and takes values in the domain.
 
         Brute force over 𝒵^{c_i} (for every user, or only ``user``): meant for exhaustive tests on small instances.
+        The arguments are checked when called (not at the first ``next``); the neighbours are produced lazily.
         """
-        users = range(self.n_users) if user is None else [check_integer(user, "user", minimum=0)]
+        users = range(self.n_users) if user is None else [check_integer(user, "user", minimum=0,
+                                                                        maximum=self.n_users - 1)]
+        return self._user_neighbors(users)
+
+    def _user_neighbors(self, users) -> Iterator[UserDataset]:
         dom = self.values_domain
         for i in users:
             c = int(self.blocks[i].shape[0])
@@ -301,9 +343,9 @@ def _resolve_counts(n_users: int, m: int | None, counts: Sequence[int] | None) -
     if (m is None) == (counts is None):
         raise ValueError("m and counts: give exactly one of m (rectangular) or counts (ragged per-user counts).")
     if m is not None:
-        m = check_integer(m, "m", minimum=1)
+        m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
         return np.full(n_users, m, dtype=np.int64)
-    cnt = check_array(counts, "counts", ndim=1, dtype=float)
+    cnt = real_array(counts, "counts", ndim=1)
     if cnt.shape[0] != n_users:
         raise ValueError(f"counts has length {cnt.shape[0]} which is not allowed: must equal n_users = {n_users}.")
-    return np.array([check_integer(c, "counts", minimum=1) for c in cnt], dtype=np.int64)
+    return np.array([check_integer(c, "counts", minimum=1, maximum=MAX_ITEMS) for c in cnt], dtype=np.int64)
