@@ -329,3 +329,20 @@ def test_unknown_lesson_and_bad_options_are_refused_with_the_parameter_named(tmp
                              timeout=120, cwd=tmp_path)
         assert out.returncode != 0
         assert name in out.stderr + out.stdout
+
+
+def test_cpu_meter_sees_the_machine_work_and_rest():
+    """The pool refills only while the machine has CPU to spare; the meter that decides it must see load."""
+    import time
+
+    meter = procinfo.CpuMeter()
+    time.sleep(0.3)
+    meter.busy_fraction()
+    end = time.monotonic() + 0.6
+    while time.monotonic() < end:  # one core busy: at least 1/ncores of the machine, minus scheduling noise
+        pass
+    busy = meter.busy_fraction()
+    import os
+
+    assert busy is not None and busy >= 0.8 / os.cpu_count()
+    assert 0.0 <= busy <= 1.0

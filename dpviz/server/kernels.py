@@ -8,8 +8,9 @@ class with:
 
 - **a pool target per notebook** (``pool_targets``): in classroom mode the class size on each chosen lesson;
   a single background filler starts kernels one or two at a time (``fill_concurrency``), holds back while
-  students are arriving (refills wait until no kernel was taken for ``refill_quiet`` seconds, unless the pool is
-  empty) and says when the pool is full (``ready``);
+  students are arriving or working (once the class is served, a refill waits until no kernel was taken for
+  ``refill_quiet`` seconds and the machine's CPU is less than half busy, unless the pool is empty) and says when
+  the pool is full (``ready``);
 - **a memory budget** (MB, for the server and all its kernels): no kernel starts, pooled or on demand, when the
   next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full";
 - **owners**: the page request that receives a kernel records the client's token (a cookie), and the channel,
@@ -72,6 +73,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self.max_kernels_per_client: int = int(getattr(app, "dpviz_max_kernels_per_client", 4))
             self.fill_concurrency: int = int(getattr(app, "dpviz_fill_concurrency", 2))
             self.refill_quiet: float = float(getattr(app, "dpviz_refill_quiet", 3.0))
+            self.refill_max_busy: float = 0.5  # busy CPU fraction (all cores) above which a refill waits
             self._owners: dict[str, str] = {}
             self._handed: dict[str, float] = {}
             self._ever_connected: set[str] = set()
@@ -148,16 +150,22 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             return need
 
         async def _fill_forever(self) -> None:
+            meter = procinfo.CpuMeter()
             while True:
                 self._wake.clear()
                 started = False
                 busy = sum(self._filling.values())
+                # Students moving sliders come first: once the class is served, a pool that still has kernels
+                # refills only while the machine has CPU to spare (refilling runs a whole lesson per kernel).
+                machine_busy = meter.busy_fraction()
+                students_busy = machine_busy is not None and machine_busy > self.refill_max_busy
                 for nb, _missing in self._deficits():
                     if busy >= self.fill_concurrency:
                         break
                     pool_empty = len(self._pools.get(nb, [])) == 0
-                    if self.ready and not pool_empty and time.monotonic() - self._last_take < self.refill_quiet:
-                        continue  # students are arriving: serve them first, refill when it calms down
+                    if self.ready and not pool_empty and (
+                            time.monotonic() - self._last_take < self.refill_quiet or students_busy):
+                        continue  # students are arriving or working: serve them first, refill when it calms down
                     if not self.can_start_kernel():
                         break
                     self._filling[nb] = self._filling.get(nb, 0) + 1

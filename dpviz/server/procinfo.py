@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ProcessReading", "available_memory_mb", "children", "read_process", "tree_memory_mb"]
+__all__ = ["CpuMeter", "ProcessReading", "available_memory_mb", "children", "read_process", "tree_memory_mb"]
 
 _PROC = Path("/proc")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -78,3 +78,29 @@ def available_memory_mb() -> float | None:
     except (OSError, ValueError, IndexError):
         return None
     return None
+
+
+class CpuMeter:
+    """The machine's busy CPU fraction (0..1, all cores) between two readings of ``/proc/stat``."""
+
+    def __init__(self) -> None:
+        self._last = self._read()
+
+    @staticmethod
+    def _read() -> tuple[int, int] | None:
+        try:
+            fields = (_PROC / "stat").read_text().split("\n", 1)[0].split()[1:]
+            ticks = [int(x) for x in fields]
+        except (OSError, ValueError, IndexError):
+            return None
+        idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
+        return sum(ticks[:8]), idle
+
+    def busy_fraction(self) -> float | None:
+        """Busy fraction since the previous call (None without /proc or when no tick has passed)."""
+        now = self._read()
+        last, self._last = self._last, now
+        if now is None or last is None or now[0] <= last[0]:
+            return None
+        total, idle = now[0] - last[0], now[1] - last[1]
+        return max(0.0, min(1.0, 1.0 - idle / total))
