@@ -53,8 +53,11 @@ MAX_COVER = 1_000_000
 MAX_DOMAIN = 100_000
 """Cap on the number of distinct values of a dataset's ``domain`` and on the number of symbols k."""
 
-MAX_SUBSETS = 20_000
-"""Cap on the subsets enumerated by brute-force checks (``is_lddp``: C(n, r); DelStab ``method="brute"``)."""
+MAX_SUBSETS = 5_000
+"""Cap on the deletion sets C(n, r) of ``is_lddp`` (it compares all C(n, r)² pairs of pmfs)."""
+
+MAX_BRUTE_VISITS = 2_000_000
+"""Cap on the subsets visited by DelStab's ``output_pmf(method="brute")`` (a cross-check for tiny instances)."""
 
 MAX_PAIRWISE_M = 2_000
 """Cap on m in :func:`~dpviz.userlevel.pairwise_sum_pmf` (an (m+1)² table)."""

@@ -28,7 +28,6 @@ import numpy as np
 
 from dpviz._validation import (
     as_rng,
-    check_array,
     check_choice,
     check_delta,
     check_in_range,
@@ -36,6 +35,24 @@ from dpviz._validation import (
     check_positive,
 )
 
+from ._checks import (
+    MAX_BRUTE_VISITS,
+    MAX_CELLS,
+    MAX_EPSILON,
+    MAX_ITEMS,
+    MAX_KAPPA,
+    MAX_OUTPUTS,
+    MAX_SUBSETS,
+    MAX_SWAP_M,
+    MAX_VALUE,
+    MAX_WORK,
+    check_cells,
+    check_dataset,
+    check_epsilon,
+    check_finite,
+    check_scale,
+    real_array,
+)
 from .data import UserDataset
 
 __all__ = [
@@ -105,6 +122,11 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
     (9, True, 1.0)
     """
     k = kappa(epsilon, delta)
+    if k > MAX_KAPPA:
+        raise ValueError(
+            f"epsilon = {epsilon!r}, delta = {delta!r} are not allowed here: κ = {k} must be <= {MAX_KAPPA} "
+            "(MAX_KAPPA) to build the TDLap pmf on {0, …, 2κ}; use a larger ε or δ."
+        )
     r = np.arange(2 * k + 1)
     if _TDLap is not None:
         p = np.asarray(_TDLap(float(epsilon), float(delta)).pmf(r, value=k), dtype=float)
@@ -132,12 +154,27 @@ def tdlap_sample(epsilon: float, delta: float, size: Any = None, rng: Any = None
     return int(out) if size is None else np.asarray(out, dtype=np.int64)
 
 
-class DelStabParameters(NamedTuple):
-    """(ε̄, δ̄, κ) of Algorithm 1 of 000; unpacks as a 3-tuple. ``discarded`` = 4κ users always deleted."""
-
+class _DelStabParameterFields(NamedTuple):
     epsilon_bar: float
     delta_bar: float
     kappa: int
+
+
+class DelStabParameters(_DelStabParameterFields):
+    """(ε̄, δ̄, κ) of Algorithm 1 of 000; unpacks as a 3-tuple. ``discarded`` = 4κ users always deleted.
+
+    Checked on construction: ε̄ > 0 finite, δ̄ in (0, 1), κ an integer >= 1.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, epsilon_bar: float, delta_bar: float, kappa: int):
+        return super().__new__(
+            cls,
+            check_positive(epsilon_bar, "epsilon_bar"),
+            check_delta(delta_bar, "delta_bar", allow_zero=False),
+            check_integer(kappa, "kappa", minimum=1, maximum=2**53),
+        )
 
     @property
     def discarded(self) -> int:
@@ -167,12 +204,22 @@ def delstab_parameters(epsilon: float, delta: float, *, convention: str = "proof
     >>> round(p.epsilon_bar, 4), p.kappa, p.discarded, delstab_parameters(1.0, 1e-6, convention="printed").kappa
     (0.3333, 48, 192, 49)
     """
-    epsilon = check_positive(epsilon, "epsilon")
+    epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, "delta", allow_zero=False)
     check_choice(convention, "convention", ("proof", "printed"))
     eb = epsilon / 3.0
-    third = math.exp(eb) if convention == "proof" else math.exp(epsilon)
-    db = delta / (math.exp(2.0 * eb) + third + 2.0)
+    t3 = eb if convention == "proof" else epsilon
+    if max(2.0 * eb, t3) < 700.0:
+        db = delta / (math.exp(2.0 * eb) + math.exp(t3) + 2.0)
+    else:  # the denominator overflows: log space (ln δ̄ = ln δ − ln(e^{2ε̄} + e^{t} + 2))
+        top = max(2.0 * eb, t3)
+        log_den = top + math.log(math.exp(2.0 * eb - top) + math.exp(t3 - top) + 2.0 * math.exp(-top))
+        db = math.exp(math.log(delta) - log_den)
+    if not db > 0.0:
+        raise ValueError(
+            f"delta = {delta!r} is not allowed with epsilon = {epsilon!r}: δ̄ = δ/(e^{{2ε̄}} + e^{{ε̄}} + 2) underflows "
+            "to 0 (must be a positive float); use a larger δ or a smaller ε."
+        )
     return DelStabParameters(eb, db, kappa(eb, db))
 
 
@@ -186,16 +233,25 @@ def hockey_stick(a: Any, b: Any, epsilon: float) -> float:
     >>> hockey_stick([0.5, 0.5], [1.0, 0.0], 0.0)
     0.5
     """
-    eps = float(epsilon)
-    if not math.isfinite(eps):
-        raise ValueError(f"epsilon = {epsilon!r} is not allowed: must be a finite number.")
-    pa = check_array(a, "a", dtype=float)
-    pb = check_array(b, "b", dtype=float)
+    eps = check_finite(epsilon, "epsilon")
+    pa = real_array(a, "a")
+    pb = real_array(b, "b")
     if pa.shape != pb.shape:
         raise ValueError(f"a has shape {pa.shape} which is not allowed: must match b's shape {pb.shape}.")
     if np.any(pa < 0) or np.any(pb < 0):
         raise ValueError("a and b contain negative masses, which is not allowed: must be pmfs.")
-    return float(np.sum(np.maximum(pa - math.exp(eps) * pb, 0.0)))
+    return float(np.sum(np.maximum(pa - _scaled(pb, eps), 0.0)))
+
+
+def _scaled(pb: np.ndarray, eps: float) -> np.ndarray:
+    """e^{ε}·pb without overflow warnings: +inf only where the exact product exceeds the float range (pb > 0)."""
+    if eps <= 700.0:
+        return math.exp(eps) * pb
+    out = np.zeros_like(pb, dtype=float)
+    pos = pb > 0
+    with np.errstate(over="ignore"):
+        out[pos] = np.exp(eps + np.log(pb[pos]))
+    return out
 
 
 def approx_eq(a: Any, b: Any, epsilon: float, delta: float, *, tol: float = 0.0) -> bool:
@@ -206,7 +262,8 @@ def approx_eq(a: Any, b: Any, epsilon: float, delta: float, *, tol: float = 0.0)
     >>> approx_eq([0.6, 0.4], [0.5, 0.5], 0.2, 0.02), approx_eq([0.9, 0.1], [0.5, 0.5], 0.2, 0.1)
     (True, False)
     """
-    check_positive(delta, "delta", allow_zero=True)
+    delta = check_positive(delta, "delta", allow_zero=True)
+    tol = check_scale(tol, "tol", allow_zero=True)
     return bool(
         hockey_stick(a, b, epsilon) <= delta + tol and hockey_stick(b, a, epsilon) <= delta + tol
     )
@@ -232,12 +289,15 @@ def is_lddp(
     >>> is_lddp(toy.pmf, x, 1, 2.5, 0.0), is_lddp(toy.pmf, x, 1, 1.0, 0.0)
     (True, False)
     """
-    n = dataset.n_users
+    if not callable(algorithm):
+        raise TypeError(f"algorithm = {algorithm!r} is not allowed: must be callable (dataset -> exact pmf).")
+    n = check_dataset(dataset).n_users
     r = check_integer(r, "r", minimum=0, maximum=n - 1)
-    check_positive(epsilon, "epsilon", allow_zero=True)
-    check_positive(delta, "delta", allow_zero=True)
+    epsilon = check_epsilon(epsilon, allow_zero=True)
+    delta = check_positive(delta, "delta", allow_zero=True)
     if r == 0:
         return True
+    check_cells(math.comb(n, r), "C(n_users, r) subsets", MAX_SUBSETS, "MAX_SUBSETS")
     pmfs = [np.asarray(algorithm(dataset.remove_users(S)), dtype=float) for S in itertools.combinations(range(n), r)]
     return _all_pairs_close(np.stack(pmfs), epsilon, delta)
 
@@ -278,9 +338,9 @@ class NoisySum:
     item_max: int = 1
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon0", check_positive(self.epsilon0, "epsilon0"))
-        object.__setattr__(self, "high", check_integer(self.high, "high", minimum=1))
-        object.__setattr__(self, "item_max", check_integer(self.item_max, "item_max", minimum=1))
+        object.__setattr__(self, "epsilon0", check_epsilon(self.epsilon0, "epsilon0"))
+        object.__setattr__(self, "high", check_integer(self.high, "high", minimum=1, maximum=MAX_OUTPUTS))
+        object.__setattr__(self, "item_max", check_integer(self.item_max, "item_max", minimum=1, maximum=MAX_OUTPUTS))
 
     @property
     def outputs(self) -> np.ndarray:
@@ -293,8 +353,13 @@ class NoisySum:
         return self.epsilon0 * self.item_max
 
     def pmf_of_sum(self, total: Any) -> np.ndarray:
-        """Exact output pmf for total sum(s) ``total`` (scalar → (high+1,), array → (..., high+1))."""
-        s = np.asarray(total, dtype=float)[..., None]
+        """Exact output pmf for total sum(s) ``total`` (scalar → (high+1,), array → (..., high+1)).
+
+        Totals are integers in [0, MAX_VALUE]; the result holds at most MAX_CELLS entries.
+        """
+        s = _totals(total)
+        check_cells(s.size * (self.high + 1), "total.size·(high + 1)")
+        s = s[..., None]
         o = np.arange(self.high + 1, dtype=float)
         q = math.exp(-self.epsilon0)
         c = (1.0 - q) / (1.0 + q)
@@ -317,6 +382,7 @@ class NoisySum:
 
     def sample_from_sum(self, total: int, rng: Any = None) -> int:
         """One draw of clamp(total + Z, 0, high), Z two-sided geometric (difference of two geometrics)."""
+        total = check_integer(total, "total", minimum=0, maximum=int(MAX_VALUE))
         gen = as_rng(rng)
         q = math.exp(-self.epsilon0)
         z = int(gen.geometric(1.0 - q)) - int(gen.geometric(1.0 - q))
@@ -332,12 +398,22 @@ class NoisySum:
         return np.array([int(b.sum()) for b in dataset.blocks], dtype=np.int64)
 
     def _total(self, dataset: UserDataset) -> int:
-        items = dataset.items()
+        items = check_dataset(dataset).items()
         if np.any(items < 0) or np.any(items > self.item_max) or np.any(items != np.round(items)):
             raise ValueError(
                 f"dataset items are not allowed: must be integers in [0, {self.item_max}] (item_max) for NoisySum."
             )
         return int(items.sum())
+
+
+def _totals(total: Any) -> np.ndarray:
+    """Totals for :meth:`NoisySum.pmf_of_sum`: real, integer-valued, in [0, MAX_VALUE] (float array, same shape)."""
+    if total is None or isinstance(total, (str, bytes)):
+        raise TypeError(f"total = {total!r} is not allowed: must be an integer (or array of integers) >= 0.")
+    s = real_array(total, "total", max_abs=MAX_VALUE)
+    if np.any(s < 0) or np.any(s != np.round(s)):
+        raise ValueError(f"total = {total!r} is not allowed: must hold integers in [0, {MAX_VALUE:g}].")
+    return s
 
 
 # ---------------------------------------------------------------------------------------------- DelStab
@@ -436,8 +512,7 @@ class DelStab:
 
     # ------------------------------------------------------------------ internals
     def _check(self, dataset: UserDataset) -> tuple[np.ndarray, DelStabParameters]:
-        if not isinstance(dataset, UserDataset):
-            raise ValueError(f"dataset = {type(dataset).__name__} is not allowed: must be a UserDataset.")
+        check_dataset(dataset)
         par = self.parameters
         if dataset.n_users < par.discarded:
             raise ValueError(
@@ -446,18 +521,23 @@ class DelStab:
             )
         return np.asarray(self.algorithm.user_values(dataset), dtype=np.int64), par
 
-    def _close_matrix(
-        self, total: int, par: DelStabParameters, lo: int = 0, hi: int | None = None
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """PM[s] = exact output pmf of A for remaining sum s = 0..total; close[s − lo, s′ − lo] = PM[s] ≈_{ε̄,δ̄} PM[s′]
-        for the reachable window lo ≤ s, s′ ≤ hi (hockey-stick in both directions, exact pmfs)."""
-        hi = total if hi is None else hi
-        PM = np.asarray(self.algorithm.pmf_of_sum(np.arange(total + 1)), dtype=float).reshape(total + 1, -1)
-        win = PM[lo : hi + 1]
+    def _close_matrix(self, par: DelStabParameters, lo: int, hi: int) -> tuple[np.ndarray, np.ndarray]:
+        """PM[s − lo] = exact output pmf of A for remaining sum s, and close[s − lo, s′ − lo] = PM[s] ≈_{ε̄,δ̄} PM[s′],
+        both over the reachable window lo ≤ s, s′ ≤ hi only (hockey-stick in both directions, exact pmfs).
+
+        The window (width ≤ 4κ·max per-user value + 1) is all DelStab ever needs: A always sees n − 4κ users, so the
+        remaining sum lies between total − (4κ largest values) and total − (4κ smallest). Its size is capped
+        (MAX_CELLS entries, MAX_WORK operations for the pairwise tests) before anything is allocated.
+        """
+        width = hi - lo + 1
+        n_out = len(np.asarray(self.algorithm.outputs))
+        check_cells(width * n_out, "DelStab window of remaining sums × outputs")
+        check_cells(width * width * n_out, "DelStab closeness tests (window² × outputs)", MAX_WORK, "MAX_WORK")
+        PM = np.asarray(self.algorithm.pmf_of_sum(np.arange(lo, hi + 1)), dtype=float).reshape(width, -1)
         e = math.exp(par.epsilon_bar)
-        d = np.empty((win.shape[0], win.shape[0]))
-        for s in range(win.shape[0]):
-            d[s] = np.maximum(win[s][None, :] - e * win, 0.0).sum(axis=1)
+        d = np.empty((width, width))
+        for s in range(width):
+            d[s] = np.maximum(PM[s][None, :] - e * PM, 0.0).sum(axis=1)
         close = (d <= par.delta_bar) & (d.T <= par.delta_bar)
         return PM, close
 
@@ -515,7 +595,7 @@ class DelStab:
         if dist is None:
             out[-1] = 1.0
         else:
-            out[:-1] = dist @ an.PM[an.total - np.arange(an.total + 1)]
+            out[:-1] = an.output_given(dist)
         return out
 
     def output_pmf(self, dataset: UserDataset, *, method: str = "types") -> np.ndarray:
@@ -531,20 +611,22 @@ class DelStab:
         an = self._analysis(dataset)
         par = an.par
         p = tdlap_pmf(par.epsilon_bar, par.delta_bar)
-        removed_to_output = an.PM[an.total - np.arange(an.total + 1)]  # row b: pmf of A when the deleted sum is b
         out = np.zeros(an.PM.shape[1] + 1)
         for r in range(2 * par.kappa + 1):
             dist = an.removal_distribution(r)
             if dist is None:
                 out[-1] += p[r]
             else:
-                out[:-1] += p[r] * (dist @ removed_to_output)
+                out[:-1] += p[r] * an.output_given(dist)
         return out
 
     def _output_pmf_brute(self, dataset: UserDataset, par: DelStabParameters) -> np.ndarray:
         n, K4 = dataset.n_users, par.discarded
         if n <= K4:
             raise ValueError(f"n_users = {n} is not allowed for method='brute': must be > 4κ = {K4}.")
+        # subsets visited: C(n, 4κ) deletions T, then for each r every S and every completion U
+        visits = math.comb(n, K4) + sum(math.comb(n, r) * math.comb(n - r, K4 - r) for r in range(2 * par.kappa + 1))
+        check_cells(visits, "subsets enumerated by method='brute'", MAX_BRUTE_VISITS, "MAX_BRUTE_VISITS")
         pmf_fn = getattr(self.algorithm, "pmf")
         ids: dict[int, int] = {}
         rows: list[np.ndarray] = []
@@ -648,7 +730,11 @@ def _interval_ends(close: np.ndarray) -> np.ndarray | None:
 
 
 class _Analysis:
-    """Everything DelStab needs about one multiset of per-user sums: exact, cached (see ``_cached_analysis``)."""
+    """Everything DelStab needs about one multiset of per-user sums: exact, cached (see ``_cached_analysis``).
+
+    Removed sums b = Σ_{i∈T} v_i (|T| = 4κ) lie in [bmin, bmax] (the 4κ smallest / largest values); remaining sums
+    s = total − b in the window [lo, hi] = [total − bmax, total − bmin]. Every array here lives on that window.
+    """
 
     def __init__(self, ds: DelStab, sums: tuple):
         v = np.array(sums, dtype=np.int64)
@@ -658,15 +744,30 @@ class _Analysis:
         self.vals, cnts = np.unique(v, return_counts=True)
         self.cnts = cnts.astype(np.int64)
         K4, kap = par.discarded, par.kappa
-        # every remaining total lies between total − (sum of the 4κ largest) and total − (sum of the 4κ smallest)
+        # subset counts up to C(n, 4κ)·C(4κ, 2κ) are held as float64: refuse instances where they would overflow
+        log_count = _log_comb(self.n, K4) + _log_comb(K4, min(2 * kap, K4))
+        if log_count > 690.0:
+            raise ValueError(
+                f"n_users = {self.n} is not allowed with κ = {kap}: exact DelStab counts subsets up to "
+                f"C(n, 4κ)·C(4κ, 2κ) ≈ e^{log_count:.0f}, beyond the float range (must be <= e^690); use fewer users "
+                "or a larger ε, δ."
+            )
         sv = np.sort(v)
-        self.lo = self.total - int(sv[self.n - K4 :].sum())
-        hi = self.total - int(sv[:K4].sum())
-        self.PM, close = ds._close_matrix(self.total, par, self.lo, hi)
+        self.bmin = int(sv[:K4].sum())
+        self.bmax = int(sv[self.n - K4 :].sum())
+        self.lo = self.total - self.bmax
+        hi = self.total - self.bmin
+        # one subset-sum table: (q + 1) × (q·max value + 1) entries, q ≤ 4κ, times the number of distinct values
+        self._table_cost = len(self.vals) * (K4 + 1) * (K4 * int(self.vals.max()) + 1)
+        check_cells(self._table_cost // max(len(self.vals), 1), "DelStab subset-sum table (4κ + 1)·(4κ·max value + 1)")
+        self.PM, close = ds._close_matrix(par, self.lo, hi)
         types = _all_type_vectors(self.cnts, 2 * kap)
         rsum = types.sum(axis=1)
         comb = np.array([[math.comb(int(c), t) for t in range(2 * kap + 1)] for c in self.cnts], dtype=float)
         ends = _interval_ends(close)
+        if ends is None:
+            check_cells(types.shape[0] * self._table_cost, "DelStab exact stability test (types × subset-sum work)",
+                        MAX_WORK, "MAX_WORK")
         self.by_r: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         for r in range(2 * kap + 1):
             T = types[rsum == r]
@@ -692,8 +793,20 @@ class _Analysis:
             self.by_r[r] = (T, w, sS.astype(np.int64), stable)
         self._dist: dict[int, np.ndarray | None] = {}
 
+    def output_given(self, dist: np.ndarray) -> np.ndarray:
+        """Output pmf of A when the removed sum has law ``dist`` on [bmin, bmax]: Σ_b dist[b]·PM[total − b]."""
+        return dist @ self.PM[::-1]  # b = bmin + j ↔ s = hi − j ↔ window row (hi − lo) − j
+
+    def _add(self, dist: np.ndarray, offset: int, W: np.ndarray, weight: float) -> None:
+        """dist[offset + t − bmin] += weight·W[t] for the t that fall in the window (the others are exact zeros)."""
+        start = offset - self.bmin
+        t0 = max(0, -start)
+        t1 = min(W.size, dist.size - start)
+        if t1 > t0:
+            dist[start + t0 : start + t1] += weight * W[t0:t1]
+
     def removal_distribution(self, r: int) -> np.ndarray | None:
-        """P(Σ_{i∈T} v_i = b | R₁ = r) for b = 0..total (T = S ∪ U of lines 5–6), or None when X_stable = ∅."""
+        """P(Σ_{i∈T} v_i = b | R₁ = r) for b = bmin..bmax (T = S ∪ U of lines 5–6), or None when X_stable = ∅."""
         if r in self._dist:
             return self._dist[r]
         T, w, sS, stable = self.by_r[r]
@@ -704,24 +817,31 @@ class _Analysis:
             return None
         Wst = float(w[stable].sum())
         Wall = float(w.sum())  # = C(n, r)
-        dist = np.zeros(self.total + 1)
+        dist = np.zeros(self.bmax - self.bmin + 1)
         if stable.all():
-            full = _subset_sum_counts(self.vals, self.cnts.tolist(), K4)  # T uniform among 4κ-subsets
-            dist[: full.size] = full[: self.total + 1]
+            self._add(dist, 0, _subset_sum_counts(self.vals, self.cnts.tolist(), K4), 1.0)  # T uniform, |T| = 4κ
         elif Wst <= Wall * _COMPLEMENT_FRACTION:
-            for j in np.nonzero(stable)[0]:
-                W = _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q)
-                dist[sS[j] : sS[j] + W.size] += w[j] * W[: self.total + 1 - sS[j]]
+            idx = np.nonzero(stable)[0]
+            check_cells(idx.size * self._table_cost, "DelStab removal law (stable types × subset-sum work)",
+                        MAX_WORK, "MAX_WORK")
+            for j in idx:
+                self._add(dist, int(sS[j]), _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q), w[j])
         else:  # complement: Σ_all w_t·N_t(b − s_S) = C(4κ, r)·N_{4κ}(b)
-            full = _subset_sum_counts(self.vals, self.cnts.tolist(), K4)
-            dist[: full.size] = math.comb(K4, r) * full[: self.total + 1]
-            for j in np.nonzero(~stable)[0]:
-                W = _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q)
-                dist[sS[j] : sS[j] + W.size] -= w[j] * W[: self.total + 1 - sS[j]]
+            idx = np.nonzero(~stable)[0]
+            check_cells(idx.size * self._table_cost, "DelStab removal law (unstable types × subset-sum work)",
+                        MAX_WORK, "MAX_WORK")
+            self._add(dist, 0, _subset_sum_counts(self.vals, self.cnts.tolist(), K4), float(math.comb(K4, r)))
+            for j in idx:
+                self._add(dist, int(sS[j]), _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q), -w[j])
             dist = np.maximum(dist, 0.0)  # round-off only: the exact value is a non-negative count
         dist /= dist.sum()
         self._dist[r] = dist
         return dist
+
+
+def _log_comb(n: int, k: int) -> float:
+    """ln C(n, k) via log-gamma (no big integers)."""
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
 
 
 def _extreme_sums(vals: np.ndarray, rest: np.ndarray, q: int, *, ascending: bool) -> np.ndarray:
@@ -749,7 +869,7 @@ def subsample_users(dataset: UserDataset, size: int, *, rng: Any = None) -> User
     >>> subsample_users(x, 4, rng=0).n_users
     4
     """
-    size = check_integer(size, "size", minimum=1, maximum=dataset.n_users)
+    size = check_integer(size, "size", minimum=1, maximum=check_dataset(dataset).n_users)
     gen = as_rng(rng)
     idx = np.sort(gen.choice(dataset.n_users, size=size, replace=False))
     return dataset.select_users(idx.tolist())
@@ -766,9 +886,9 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     >>> round(eps, 10) == round(math.log1p(0.1 * math.expm1(1.0)), 10), dl
     (True, 1e-07)
     """
-    epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
+    epsilon = check_epsilon(epsilon, allow_zero=True)
     delta = check_delta(delta, "delta")
-    population = check_integer(population, "population", minimum=1)
+    population = check_integer(population, "population", minimum=1, maximum=2**53)
     size = check_integer(size, "size", minimum=1, maximum=population)
     try:
         from dpviz.accountants.events import amplify_without_replacement
@@ -793,7 +913,7 @@ def swap_difference_pmf(m: int, p: float) -> np.ndarray:
     """
     from scipy import signal, stats
 
-    m = check_integer(m, "m", minimum=1)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_SWAP_M)
     p = check_in_range(p, "p", 0.0, 1.0)
     b = stats.binom.pmf(np.arange(m + 1), m, p)
     corr = np.correlate(b, b, mode="full") if m <= 2000 else signal.fftconvolve(b, b[::-1])
