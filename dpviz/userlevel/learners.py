@@ -28,7 +28,6 @@ from scipy import special
 
 from dpviz._validation import (
     as_rng,
-    check_array,
     check_choice,
     check_in_range,
     check_integer,
@@ -36,6 +35,20 @@ from dpviz._validation import (
     check_probability,
 )
 
+from ._checks import (
+    MAX_CELLS,
+    MAX_COVER,
+    MAX_DOMAIN,
+    MAX_GRID_SIZE,
+    MAX_ITEMS,
+    MAX_PAIRWISE_M,
+    MAX_TRIALS,
+    MAX_WORK,
+    check_cells,
+    check_epsilon,
+    check_scale,
+    real_array,
+)
 from .data import UserDataset
 
 try:  # the shared exponential mechanism
@@ -83,6 +96,21 @@ class Selection:
     sensitivity: float
     epsilon: float
 
+    def __post_init__(self) -> None:
+        scores = real_array(self.scores, "scores", ndim=1)
+        probs = real_array(self.probabilities, "probabilities", ndim=1)
+        if probs.shape != scores.shape:
+            raise ValueError(
+                f"probabilities has shape {probs.shape} which is not allowed: must match scores' shape {scores.shape}."
+            )
+        if np.any(probs < 0) or np.any(probs > 1):
+            raise ValueError("probabilities is not allowed: entries must lie in [0, 1].")
+        object.__setattr__(self, "index", check_integer(self.index, "index", minimum=0, maximum=scores.size - 1))
+        object.__setattr__(self, "scores", scores)
+        object.__setattr__(self, "probabilities", probs)
+        object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+
 
 def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: Any) -> Selection:
     """Exponential mechanism over LOSSES: P(i) ∝ exp(−ε·scr_i/(2Δ)) (Theorem 9 of 000).
@@ -104,8 +132,9 @@ def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: A
 
 
 def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
-    Xa = check_array(X, "X", ndim=2, dtype=float)
-    Ya = check_array(Y, "Y", ndim=2, dtype=float)
+    Xa = real_array(X, "X", ndim=2)
+    Ya = real_array(Y, "Y", ndim=2)
+    check_cells(Xa.size, "X.size (n users × m examples)", MAX_ITEMS, "MAX_ITEMS")
     if Xa.shape != Ya.shape:
         raise ValueError(f"Y has shape {Ya.shape} which is not allowed: must match X's shape {Xa.shape}.")
     if np.any(Xa != np.round(Xa)) or Xa.min() < 0 or Xa.max() >= n_points:
@@ -116,7 +145,8 @@ def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _predictions(predictions: Any) -> np.ndarray:
-    P = check_array(predictions, "predictions", ndim=2, dtype=float)
+    P = real_array(predictions, "predictions", ndim=2)
+    check_cells(P.size, "predictions.size (hypotheses × points)")
     if not np.all((P == 0) | (P == 1)):
         raise ValueError("predictions is not allowed: must be a 0/1 matrix (hypotheses × points).")
     return P.astype(np.int8)
@@ -127,7 +157,10 @@ def _truncate(X: np.ndarray, Y: np.ndarray, alpha: float | None) -> tuple[np.nda
     if alpha is None:
         return X, Y
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
-    keep = max(1, int(math.floor(1.0 / a + 1e-12)))
+    inv = 1.0 / a  # may be inf for a subnormal α: then nothing is truncated
+    if X.shape[1] <= inv:
+        return X, Y
+    keep = max(1, int(math.floor(inv + 1e-12)))
     if X.shape[1] > keep:
         return X[:, :keep], Y[:, :keep]
     return X, Y
@@ -139,9 +172,9 @@ def paper_tau(m: int, alpha: float, *, constant: float = 1.0) -> float:
     >>> round(paper_tau(100, 0.1), 6)
     25.174271
     """
-    m = check_integer(m, "m", minimum=1)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    C = check_positive(constant, "constant")
+    C = check_scale(constant, "constant")
     return C * (a * m + math.sqrt(m * math.log(1.0 / a)))
 
 
@@ -161,7 +194,9 @@ class ThresholdClass:
     grid_size: int
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "grid_size", check_integer(self.grid_size, "grid_size", minimum=1))
+        object.__setattr__(
+            self, "grid_size", check_integer(self.grid_size, "grid_size", minimum=1, maximum=MAX_GRID_SIZE)
+        )
 
     @property
     def n_hypotheses(self) -> int:
@@ -187,8 +222,9 @@ class ThresholdClass:
         self, n_users: int, m: int, target: int, *, label_noise: float = 0.0, rng: Any = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(X, Y), each (n_users, m): x uniform on the grid, y = h_target(x) flipped w.p. ``label_noise``."""
-        n_users = check_integer(n_users, "n_users", minimum=1)
-        m = check_integer(m, "m", minimum=1)
+        n_users = check_integer(n_users, "n_users", minimum=1, maximum=MAX_ITEMS)
+        m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
+        check_cells(n_users * m, "n_users·m", MAX_ITEMS, "MAX_ITEMS")
         target = self._target(target)
         eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
         gen = as_rng(rng)
@@ -215,6 +251,7 @@ class ThresholdClass:
         """M[t, i] = number of mistakes of h_t on user i's examples, for every threshold, in O(n(m + K))."""
         Xa, Ya = _labelled(X, Y, self.grid_size)
         n, K = Xa.shape[0], self.grid_size
+        check_cells(n * (K + 1), "n_users·(grid_size + 1)")
         pos = np.zeros((n, K))
         negc = np.zeros((n, K))
         rows = np.repeat(np.arange(n), Xa.shape[1])
@@ -247,6 +284,7 @@ def pac_scores(X: Any, Y: Any, predictions: Any) -> np.ndarray:
     """
     P = _predictions(predictions)
     Xa, Ya = _labelled(X, Y, P.shape[1])
+    check_cells(P.shape[0] * Xa.size, "hypotheses × n users × m examples")
     mist = P[:, Xa] != Ya[None, :, :]
     return mist.any(axis=2).sum(axis=1)
 
@@ -271,7 +309,7 @@ def realizable_pac_learner(
     >>> realizable_pac_learner(X, Y, H.predictions(), 1.0, alpha=0.1, rng=1).index
     7
     """
-    eps = check_positive(epsilon, "epsilon")
+    eps = check_epsilon(epsilon)
     P = _predictions(predictions)
     Xa, Ya = _labelled(X, Y, P.shape[1])
     Xa, Ya = _truncate(Xa, Ya, alpha)
@@ -307,8 +345,8 @@ class ClippedPairwiseEM:
     tau: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
-        object.__setattr__(self, "tau", check_positive(self.tau, "tau"))
+        object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
+        object.__setattr__(self, "tau", check_scale(self.tau, "tau"))
 
     @property
     def sensitivity(self) -> float:
@@ -318,14 +356,14 @@ class ClippedPairwiseEM:
     @staticmethod
     def user_sums(psi: Any) -> np.ndarray:
         """u[a, b, i] = Σ_j ψ[a, b, i, j] from per-example comparisons ``psi`` of shape (K, K, n, m), values in [−1, 1]."""
-        p = check_array(psi, "psi", ndim=4, dtype=float)
+        p = real_array(psi, "psi", ndim=4)
         if np.any(np.abs(p) > 1):
             raise ValueError("psi is not allowed: comparison values must lie in [-1, 1].")
         return p.sum(axis=3)
 
     def scores(self, user_sums: Any) -> np.ndarray:
         """scr[a] = max_{b≠a} Σ_i clip(u[a, b, i], −τ, τ) from ``user_sums`` of shape (K, K, n)."""
-        u = check_array(user_sums, "user_sums", ndim=3, dtype=float)
+        u = real_array(user_sums, "user_sums", ndim=3, max_abs=MAX_ITEMS)
         K = u.shape[0]
         if u.shape[1] != K:
             raise ValueError(f"user_sums has shape {u.shape} which is not allowed: must be (K, K, n).")
@@ -342,8 +380,10 @@ class ClippedPairwiseEM:
 
     def scores_from_differences(self, M: Any) -> np.ndarray:
         """scr when u[a, b, i] = M[a, i] − M[b, i] (e.g. mistake counts, ALG-10), in O(K²n) time and O(Kn) memory."""
-        Ma = check_array(M, "M", ndim=2, dtype=float)
+        Ma = real_array(M, "M", ndim=2, max_abs=MAX_ITEMS)
         K = Ma.shape[0]
+        check_cells(K * K, "K² pairwise scores")
+        check_cells(K * K * Ma.shape[1], "K²·n pairwise user terms", MAX_WORK, "MAX_WORK")
         pscr = np.empty((K, K))
         for a in range(K):
             pscr[a] = np.clip(Ma[a][None, :] - Ma, -self.tau, self.tau).sum(axis=1)
@@ -386,9 +426,10 @@ def agnostic_pac_learner(
     >>> agnostic_pac_learner(X, Y, H.predictions(), 2.0, alpha=0.2, rng=0).index
     3
     """
-    eps = check_positive(epsilon, "epsilon")
+    eps = check_epsilon(epsilon)
     P = _predictions(predictions)
     Xa, Ya = _labelled(X, Y, P.shape[1])
+    check_cells(P.shape[0] * Xa.size, "hypotheses × n users × m examples")
     m = Xa.shape[1]
     t = _resolve_tau(tau, alpha, m)
     M = (P[:, Xa] != Ya[None, :, :]).sum(axis=2)
@@ -403,7 +444,7 @@ def _resolve_tau(tau: float | None, alpha: float | None, m: int) -> float:
     private data such as the largest per-user count (issue 12, finding 2).
     """
     if tau is not None:
-        return check_positive(tau, "tau")
+        return check_scale(tau, "tau")
     if alpha is not None:
         return paper_tau(m, alpha)
     return float(m)
@@ -411,7 +452,8 @@ def _resolve_tau(tau: float | None, alpha: float | None, m: int) -> float:
 
 def _symbol_counts(X: Any, k: int) -> np.ndarray:
     """(n, k) per-user symbol counts from an (n, m) integer array or a (possibly ragged) UserDataset."""
-    blocks = X.blocks if isinstance(X, UserDataset) else list(check_array(X, "X", ndim=2, dtype=float))
+    blocks = X.blocks if isinstance(X, UserDataset) else list(real_array(X, "X", ndim=2))
+    check_cells(len(blocks) * k, "n users × k symbols")
     out = np.zeros((len(blocks), k))
     for i, b in enumerate(blocks):
         b = np.asarray(b, dtype=float).ravel()
@@ -473,16 +515,19 @@ def scheffe_selection(
     ...
     ValueError: X is ragged (per-user counts 1..2), which is not allowed without a public tau or m: τ would be read from the private data; pass m (examples per user) or tau.
     """
-    eps = check_positive(epsilon, "epsilon")
-    C = check_array(candidates, "candidates", ndim=2, dtype=float)
+    eps = check_epsilon(epsilon)
+    C = real_array(candidates, "candidates", ndim=2)
     if np.any(C < 0) or not np.allclose(C.sum(axis=1), 1.0, atol=1e-9):
         raise ValueError("candidates is not allowed: rows must be pmfs (non-negative, summing to 1).")
     K, k = C.shape
+    check_cells(K * K * k, "K²·k Scheffé sets (candidates² × symbols)")
+    n_users = X.n_users if isinstance(X, UserDataset) else np.shape(X)[0] if np.ndim(X) == 2 else 0
+    check_cells(K * K * (n_users + k), "K²·(n + k) pairwise Scheffé terms", MAX_WORK, "MAX_WORK")
     counts = _symbol_counts(X, k)
     ci = counts.sum(axis=1)
     if tau is None:
         if m is not None:
-            m_pub = check_integer(m, "m", minimum=1)
+            m_pub = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
         elif np.all(ci == ci[0]):
             m_pub = int(ci[0])
         else:
@@ -514,15 +559,32 @@ def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_s
     >>> discrete_cover(2, 0.5).shape
     (41, 2)
     """
-    k = check_integer(k, "k", minimum=1)
+    k = check_integer(k, "k", minimum=1, maximum=MAX_DOMAIN)
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
-    M = int(math.floor(10 * k / a)) if resolution is None else check_integer(resolution, "resolution", minimum=1)
-    size = math.comb(M + k - 1, k - 1)
+    max_size = check_integer(max_size, "max_size", minimum=1, maximum=MAX_COVER)
+    if resolution is not None:
+        resolution = check_integer(resolution, "resolution", minimum=1, maximum=MAX_COVER)
+    if k == 1:
+        return np.ones((1, 1))  # the only pmf on one symbol, whatever the grid
+    # For k ≥ 2 the cover holds C(M+k−1, k−1) ≥ max(M + 1, k) pmfs: refuse early, before M or the count get huge.
+    M_real = 10 * k / a if resolution is None else float(resolution)
+    if M_real + 1 > max_size or k > max_size:
+        raise ValueError(
+            f"alpha = {alpha!r} is not allowed with k = {k}: the cover would hold more than max_size = {max_size} "
+            "distributions; use a larger alpha, smaller k or a coarser resolution."
+        )
+    M = int(math.floor(M_real)) if resolution is None else resolution
+    size = 1
+    for j in range(1, k):  # C(M+k−1, k−1) built up factor by factor, stopping once above max_size
+        size = size * (M + j) // j
+        if size > max_size:
+            break
     if size > max_size:
         raise ValueError(
-            f"alpha = {alpha!r} is not allowed with k = {k}: the cover would hold {size} distributions "
-            f"(> max_size = {max_size}); use a larger alpha, smaller k or a coarser resolution."
+            f"alpha = {alpha!r} is not allowed with k = {k}: the cover would hold more than {max_size} distributions "
+            f"(max_size = {max_size}); use a larger alpha, smaller k or a coarser resolution."
         )
+    check_cells(size * k, "cover size × k")
     rows = []
     for bars in itertools.combinations(range(M + k - 1), k - 1):
         edges = (-1, *bars, M + k - 1)
@@ -552,8 +614,8 @@ def learn_distribution_cover(
     >>> pmf.tolist()
     [0.3, 0.7]
     """
-    k = check_integer(k, "k", minimum=1)
-    cv = discrete_cover(k, alpha) if cover is None else check_array(cover, "cover", ndim=2, dtype=float)
+    k = check_integer(k, "k", minimum=1, maximum=MAX_DOMAIN)
+    cv = discrete_cover(k, alpha) if cover is None else real_array(cover, "cover", ndim=2)
     if cv.shape[1] != k:
         raise ValueError(f"cover has shape {cv.shape} which is not allowed: must have k = {k} columns.")
     sel = scheffe_selection(X, cv, epsilon, alpha=alpha, tau=tau, m=m, rng=rng)
@@ -570,7 +632,7 @@ def pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
     >>> [round(float(v), 12) for v in pairwise_sum_pmf(1, 0.3, 0.2)]
     [0.2, 0.5, 0.3]
     """
-    m = check_integer(m, "m", minimum=1)
+    m = check_integer(m, "m", minimum=1, maximum=MAX_PAIRWISE_M)
     pl = check_probability(plus, "plus")
     mi = check_probability(minus, "minus")
     zero = 1.0 - pl - mi
@@ -625,14 +687,30 @@ def simulate_threshold_learning(
     >>> bool(e[1] < e[0])
     True
     """
-    eps = check_positive(epsilon, "epsilon")
+    eps = check_epsilon(epsilon)
     H = ThresholdClass(grid_size)
-    trials = check_integer(trials, "trials", minimum=1)
+    trials = check_integer(trials, "trials", minimum=1, maximum=MAX_TRIALS)
     check_choice(learner, "learner", ("realizable", "agnostic"))
     eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
-    n_arr = np.asarray(n_users)
-    m_arr = np.asarray(m)
-    nb, mb = np.broadcast_arrays(n_arr, m_arr)
+    if target is not None:
+        target = H._target(target)
+    if alpha is not None:
+        check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
+    n_arr = real_array(n_users, "n_users")
+    m_arr = real_array(m, "m")
+    try:
+        nb, mb = np.broadcast_arrays(n_arr, m_arr)
+    except ValueError:
+        raise ValueError(
+            f"n_users has shape {n_arr.shape} which is not allowed: must broadcast with m's shape {m_arr.shape}."
+        ) from None
+    ns = np.array([check_integer(v, "n_users", minimum=1, maximum=MAX_ITEMS) for v in nb.ravel()])
+    ms = np.array([check_integer(v, "m", minimum=1, maximum=MAX_ITEMS) for v in mb.ravel()])
+    # one trial reads n·m examples and, for the agnostic learner, n·K mistake counts and K²·n pairwise terms
+    K1 = H.n_hypotheses
+    per_trial = ns * ms + (ns * K1 * K1 if learner == "agnostic" else ns + K1)
+    check_cells(int(np.sum(per_trial.astype(float))) * trials, "simulation work trials·Σ(n·m + …)", MAX_WORK,
+                "MAX_WORK")
     gen = as_rng(rng)
     mean = np.empty(nb.shape)
     se = np.empty(nb.shape)
