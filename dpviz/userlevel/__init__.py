@@ -8,6 +8,12 @@ Core numerics only (numpy/scipy). Modules:
   (Algorithm 1, Lemma 18) on an exact toy, subsampling (Theorem 7).
 * :mod:`dpviz.userlevel.bounds` — Theorems 4, 10, 11, Corollary 3, Observation 28, Tables 1–2, breakpoints, crossover.
 * :mod:`dpviz.userlevel.learners` — pure-DP learners ALG-8 … ALG-12 (Section 4, Appendix E).
+
+Every public function answers bad input with a ValueError (TypeError for a wrong Python type) naming the parameter
+and its range, and refuses any size beyond the caps of :mod:`dpviz.userlevel._checks` (users, examples, cells, work,
+κ, grid, cover, …) before allocating. Privacy parameters come from public inputs only: e.g. the Scheffé clip τ needs
+a public ``tau`` or ``m`` for ragged data (``tests/test_userlevel_neighbours.py`` checks every algorithm with exact
+probabilities against ragged neighbours).
 """
 
 from .baselines import (

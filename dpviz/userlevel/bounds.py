@@ -5,6 +5,10 @@ formulas with every hidden constant set to one multiplicative knob ``constant`` 
 the SHAPE (exponents, slopes, crossovers) is faithful while **absolute user counts are illustrative only**.
 The exceptions are exact: ε′ of Theorem 10, group privacy, amplification and the Algorithm 1 parameters.
 
+Inputs are kept where every formula stays finite: ε in [1e-9, 500], δ in (0, 1) (ln(1/δ) is evaluated as −ln δ, so
+even δ = 5e-324 is exact), α in [1e-9, 1], m in [1, 1e18], dimensions and constants in (0, 1e12], c in [0, 10]
+(caps in :mod:`dpviz.userlevel._checks`); anything else is a ValueError naming the parameter and the range.
+
 Every user count is clamped to the trivial bounds of Observation 28: ⌈n₁/m⌉ ≤ n_m ≤ n₁ (n₁ the item-level
 complexity at the same (ε, δ) and the same constant, rounded up to an integer); pass ``clamp=False`` to see the raw
 formula.
