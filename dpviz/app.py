@@ -11,7 +11,8 @@ full. The teacher's status page is ``/dpviz/status`` (``/dpviz/status.json`` for
 Either way:
 
 - **every kernel a page receives ends when the page is gone**: ``--shutdown-grace`` seconds (default 60) after
-  its last connection closed, or after it was handed out when no page ever connected; kernels idle for
+  its last connection closed, or ``--connect-grace`` seconds (default 120) after it was handed out when no page
+  ever connected; kernels idle for
   ``--cull-idle`` seconds (default 1800) are culled;
 - **a memory budget** (``--memory-budget-mb``; default 80 % of the memory available when the server starts): a
   student who would push the server over it sees a page saying that the class is full, never a crash;
@@ -118,6 +119,10 @@ class DpvizVoila(Voila):
         0.0, config=True, help="Memory (MB) for the server and its kernels; 0: 80 %% of the memory available at start."
     )
     shutdown_grace = Float(60.0, config=True, help="Seconds after a page's last connection closes until its kernel ends.")
+    connect_grace = Float(
+        120.0, config=True, help="Seconds a served page has to connect to its kernel (a slow device, a busy network) "
+                                 "before the kernel ends."
+    )
     cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
     max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
     refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
@@ -130,6 +135,7 @@ class DpvizVoila(Voila):
         "lessons": "DpvizVoila.lessons",
         "memory-budget-mb": "DpvizVoila.memory_budget_mb",
         "shutdown-grace": "DpvizVoila.shutdown_grace",
+        "connect-grace": "DpvizVoila.connect_grace",
         "cull-idle": "DpvizVoila.cull_idle",
         "max-kernels-per-client": "DpvizVoila.max_kernels_per_client",
         "allow-host": "DpvizVoila.allow_hosts",
@@ -155,6 +161,7 @@ class DpvizVoila(Voila):
                 raise ValueError(f"{name} = {value}: must be an integer in [{low}, 10000]")
         for name, value, low in (
             ("shutdown_grace", self.shutdown_grace, 1.0),
+            ("connect_grace", self.connect_grace, 1.0),
             ("cull_idle", self.cull_idle, 10.0),
             ("memory_budget_mb", self.memory_budget_mb, 0.0),
             ("refill_quiet", self.refill_quiet, 0.0),
@@ -182,6 +189,7 @@ class DpvizVoila(Voila):
         targets, self._chosen = self._pool_targets()
         self.dpviz_pool_targets = targets
         self.dpviz_shutdown_grace = self.shutdown_grace
+        self.dpviz_connect_grace = self.connect_grace
         self.dpviz_max_kernels_per_client = self.max_kernels_per_client
         self.dpviz_refill_quiet = self.refill_quiet
         self.dpviz_fill_concurrency = self.fill_concurrency

@@ -16,7 +16,8 @@ class with:
 - **owners**: the page request that receives a kernel records the client's token (a cookie), and the channel,
   kernel and shutdown routes accept only that client (:meth:`owner`);
 - **an end for every kernel a page received**: shut down ``shutdown_grace`` seconds after its last WebSocket
-  closed, or after it was handed out if no page ever connected; idle kernels are culled by jupyter_server's
+  closed, or ``connect_grace`` seconds after it was handed out if no page ever connected; idle kernels are
+  culled by jupyter_server's
   culler (``cull_idle_timeout``, set by :mod:`dpviz.app`). Pooled kernels are never culled.
 
 Kernels run with single-threaded BLAS (``OMP_NUM_THREADS=1`` ...): thirty kernels each starting a thread per
@@ -69,6 +70,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             app = kwargs.get("parent")
             self.pool_targets: dict[str, int] = dict(getattr(app, "dpviz_pool_targets", {}) or {})
             self.shutdown_grace: float = float(getattr(app, "dpviz_shutdown_grace", 60.0))
+            self.connect_grace: float = float(getattr(app, "dpviz_connect_grace", 120.0))
             self.memory_budget_mb: float = float(getattr(app, "dpviz_memory_budget_mb", 0.0) or 0.0)
             self.max_kernels_per_client: int = int(getattr(app, "dpviz_max_kernels_per_client", 4))
             self.fill_concurrency: int = int(getattr(app, "dpviz_fill_concurrency", 2))
@@ -293,9 +295,10 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
 
         def page_served(self, kernel_id: str) -> None:
             """The page holding ``kernel_id`` was sent: if it never connects (a bare GET, a tab closed while
-            loading), the kernel ends after the grace period."""
+            loading), the kernel ends after ``connect_grace`` (a slow device may need tens of seconds to load the
+            page's scripts before it connects)."""
             if self._open_sockets.get(kernel_id, 0) == 0:
-                self._schedule_end(kernel_id, self.shutdown_grace)
+                self._schedule_end(kernel_id, self.connect_grace)
 
         def owner(self, kernel_id: str) -> str | None:
             return self._owners.get(kernel_id)
