@@ -804,8 +804,8 @@ async def browser_student(st: Student, cls: Class) -> None:
             figure.cancel()
             await asyncio.gather(figure, return_exceptions=True)
             raise StudentError(f"the kernel was gone before the page connected to it (HTTP 404 on {kernel_url}, "
-                               f"{time.monotonic() - t0:.1f} s after arriving; --shutdown-grace "
-                               f"{opts.shutdown_grace:g} s): the page never draws a figure")
+                               f"{time.monotonic() - t0:.1f} s after arriving; the server's --connect-grace "
+                               "passed): the page never draws a figure")
         try:
             figure.result()
         except PlaywrightTimeout:
@@ -1147,9 +1147,8 @@ def parse_args(argv=None):
     p.add_argument("--move-timeout", type=float, default=60.0, help="bound on one slider move (s, default 60)")
     p.add_argument("--start-timeout", type=float, default=900.0, help="bound on the server getting ready (s, default 900)")
     p.add_argument("--leave-timeout", type=float, default=150.0, help="bound on memory coming back (s, default 150)")
-    p.add_argument("--shutdown-grace", type=float, default=10.0, help="--shutdown-grace for the server (s, default 10); the server "
-                   "also ends a served page's kernel when the page has not connected within it, so a browser page that "
-                   "loads slower than this loses its kernel (reported as such)")
+    p.add_argument("--shutdown-grace", type=float, default=10.0, help="--shutdown-grace for the server (s, default 10): how long "
+                   "after a student leaves the kernel ends (a page has --connect-grace, 120 s by default, to connect)")
     p.add_argument("--memory-margin", type=float, default=0.10, help="memory is back within this fraction (default 0.10)")
     p.add_argument("--sample-seconds", type=float, default=1.0, help="interval of /proc and status.json readings")
     p.add_argument("--beacon", action="store_true", help="light clients also POST Voilà's shutdown beacon on leaving")

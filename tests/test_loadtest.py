@@ -24,8 +24,8 @@ TOOL = ROOT / "benchmarks" / "loadtest.py"
 CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
 STUDENTS = 3
 MOVES = 2
-#: --shutdown-grace of the server: also how long a page has to connect to its kernel after it was served, which a
-#: browser loading the page's JavaScript on a busy 2-core machine can need several seconds for.
+#: --shutdown-grace of the server: how long after a student left its kernel ends (short, so the test is quick;
+#: a page has --connect-grace, 120 s by default, to connect in the first place).
 GRACE = 15
 
 
