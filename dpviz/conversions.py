@@ -22,7 +22,7 @@ import math
 import numpy as np
 from scipy import optimize
 
-from dpviz._validation import check_array, check_choice, check_delta, check_positive
+from dpviz._validation import check_choice, check_delta, check_positive, check_real_array
 
 __all__ = [
     "pure_to_zcdp",
@@ -31,6 +31,14 @@ __all__ = [
     "rdp_to_approx_dp",
     "rdp_delta",
 ]
+
+
+def _check_method(method, choices: tuple[str, ...]) -> str:
+    """``method`` must be one of the strings ``choices`` (a non-string, e.g. an array, is refused before any
+    comparison, so the message always names the parameter)."""
+    if not isinstance(method, str):
+        raise ValueError(f"method = {method!r} is not allowed: must be one of " + ", ".join(map(repr, choices)) + ".")
+    return check_choice(method, "method", choices)
 
 
 def pure_to_zcdp(epsilon: float) -> float:
@@ -43,29 +51,36 @@ def pure_to_zcdp(epsilon: float) -> float:
     return 0.5 * eps * eps
 
 
-def _minimise_over_alpha(f_vec, f_scalar) -> float:
-    """min over α > 1 of a smooth function given in the variable t = ln(α − 1): a vectorised log-spaced grid over
-    α − 1 ∈ [e^{−14}, e^{40}] (step 0.05), then a bounded Brent refinement around the best grid point. Any α gives a
-    valid bound, so the result is valid whatever the optimiser's accuracy; the refinement makes it tight."""
-    grid = np.arange(-14.0, 40.0 + 1e-9, 0.05)
-    with np.errstate(over="ignore", invalid="ignore"):
+def _minimise_over_alpha(f_vec, f_scalar, t_lo: float = -14.0, t_hi: float = 40.0) -> float:
+    """min over α > 1 of a smooth function given in the variable t = ln(α − 1): a vectorised grid of step 0.05 over
+    t ∈ [t_lo, t_hi], then a bounded Brent refinement around the best grid point. Any α gives a valid bound, so the
+    result is valid whatever the optimiser's accuracy; the refinement makes it tight. Overflow to +inf (a useless
+    α) and NaN are treated as +inf, silently."""
+    grid = np.arange(t_lo, t_hi + 1e-9, 0.05)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore", divide="ignore"):
         vals = f_vec(grid)
-    vals = np.where(np.isnan(vals), np.inf, vals)
-    i = int(np.argmin(vals))
-    best = float(vals[i])
-    lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
-    res = optimize.minimize_scalar(f_scalar, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
+        vals = np.where(np.isnan(vals), np.inf, vals)
+        i = int(np.argmin(vals))
+        best = float(vals[i])
+        lo, hi = grid[max(i - 1, 0)], grid[min(i + 1, len(grid) - 1)]
+
+        def g(t):
+            v = float(f_scalar(t))
+            return math.inf if math.isnan(v) else v
+
+        res = optimize.minimize_scalar(g, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
     if np.isfinite(res.fun):
         best = min(best, float(res.fun))
     return best
 
 
-def _log_delta_cks(t, rho: float, epsilon: float):
+def _log_delta_cks(t, rho: float, epsilon):
     # ln δ_α = (α−1)(αρ−ε) + α ln(1−1/α) − ln(α−1), with α = 1 + e^t (vectorised over t)
-    # (ln(1 − 1/α) = t − ln(1 + e^t) stays finite as α → 1, where 1 − 1/α rounds to 0)
+    # (ln(1 − 1/α) = −ln(1 + e^{−t}): finite as α → 1, where 1 − 1/α rounds to 0, and accurate for a huge α, where
+    # t − ln(1 + e^t) cancels to 0 — the optimum sits at α ≈ 1/√(2ρ) ~ 1e161 for a subnormal ρ)
     am1 = np.exp(t)
     alpha = 1.0 + am1
-    return am1 * (alpha * rho - epsilon) + alpha * (t - np.logaddexp(0.0, t)) - t
+    return am1 * (alpha * rho - epsilon) - alpha * np.logaddexp(0.0, -t) - t
 
 
 def _log_delta_cks_min(rho: float, eps: np.ndarray) -> np.ndarray:
@@ -73,19 +88,24 @@ def _log_delta_cks_min(rho: float, eps: np.ndarray) -> np.ndarray:
 
     Its derivative in α is g(α) = (2α−1)ρ − ε + ln(1−1/α) (the 1/(α−1) terms cancel), and g' = 2ρ + 1/(α(α−1)) > 0:
     ln δ_α is strictly convex with one minimiser, the root of g. The root is bracketed in t = ln(α−1) ∈ [−745, T]
-    (g < 0 at the left end whenever the minimum is below ln 1 = 0; g(T) > 0 by the choice of T) and found by 100
-    vectorised bisection steps, far below double resolution; ln δ is then evaluated at that α. Every α gives a valid
-    bound (CKS 2020, Corollary 13), so the answer is an upper bound whatever the rounding."""
+    (g < 0 at the left end whenever the minimum is below ln 1 = 0; g(T) > 0 by the choice of T: (2e^T + 1)ρ ≥ ε + 2
+    with T = ln((ε + 2)/ρ) + 1, formed in logs so that a subnormal ρ cannot overflow it) and found by 100 vectorised
+    bisection steps (the bracket is at most ~1500 wide, so 2⁻¹⁰⁰ of it is far below double resolution); ln δ is then
+    evaluated at that α. Every α gives a valid bound (CKS 2020, Corollary 13), so the answer is an upper bound
+    whatever the rounding."""
     lo = np.full(eps.shape, -745.0)
-    hi = np.full(eps.shape, max(1.0, math.log((float(np.max(eps, initial=0.0)) + 2.0) / rho) + 1.0))
-    for _ in range(100):
-        t = 0.5 * (lo + hi)
-        # ln(1 − 1/α) = t − ln(1 + e^t) for α = 1 + e^t
-        g = (2.0 * np.exp(t) + 1.0) * rho - eps + t - np.logaddexp(0.0, t)
-        neg = g < 0
-        lo = np.where(neg, t, lo)
-        hi = np.where(neg, hi, t)
-    return _log_delta_cks(0.5 * (lo + hi), rho, eps)
+    hi = np.full(eps.shape, max(1.0, math.log(float(np.max(eps, initial=0.0)) + 2.0) - math.log(rho) + 1.0))
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        for _ in range(100):
+            t = 0.5 * (lo + hi)
+            # ln(1 − 1/α) = −ln(1 + e^{−t}) for α = 1 + e^t
+            g = (2.0 * np.exp(t) + 1.0) * rho - eps - np.logaddexp(0.0, -t)
+            neg = g < 0
+            lo = np.where(neg, t, lo)
+            hi = np.where(neg, hi, t)
+        out = _log_delta_cks(0.5 * (lo + hi), rho, eps)
+    # NaN can only come from ∞ − ∞ at an astronomically large ε (e^t·ε overflowing): δ is 0 there
+    return np.where(np.isnan(out), -np.inf, out)
 
 
 def zcdp_delta(rho: float, epsilon, method: str = "cks"):
@@ -102,29 +122,34 @@ def zcdp_delta(rho: float, epsilon, method: str = "cks"):
     [0.558836, 1e-05]
     """
     rho = check_positive(rho, "rho", allow_zero=True)
-    check_choice(method, "method", ("cks", "simple"))
-    scalar = np.ndim(epsilon) == 0
+    _check_method(method, ("cks", "simple"))
+    scalar = np.ndim(epsilon) == 0 and not isinstance(epsilon, (list, tuple))
     if scalar:
         eps = np.array([check_positive(epsilon, "epsilon", allow_zero=True)])
     else:
-        eps = check_array(epsilon, "epsilon", allow_empty=True)
+        eps = check_real_array(epsilon, "epsilon", allow_empty=True)
+        if eps.ndim > 1:
+            raise ValueError(f"epsilon has shape {eps.shape} which is not allowed: must be a number or a 1-D array.")
         if np.any(eps < 0):
             raise ValueError(f"epsilon contains {float(eps[eps < 0][0])!r}, which is not allowed: must be >= 0.")
     if rho == 0:
         out = np.zeros(eps.shape)
     elif method == "simple":
-        out = np.where(eps <= rho, 1.0, np.exp(-((eps - rho) ** 2) / (4.0 * rho)))
+        with np.errstate(over="ignore", under="ignore"):
+            out = np.where(eps <= rho, 1.0, np.exp(-((eps - rho) ** 2) / (4.0 * rho)))
     else:
-        with np.errstate(over="ignore"):
+        with np.errstate(over="ignore", under="ignore"):
             out = np.exp(np.minimum(_log_delta_cks_min(rho, eps), 0.0))
     return float(out[0]) if scalar else out
 
 
 def _eps_cks(t, rho: float, log_inv_delta: float):
-    # ε_α = αρ + (ln(1/δ) + (α−1) ln(1−1/α) − ln α)/(α−1), α = 1 + e^t: the improved RDP conversion at ε_α = αρ
+    # ε_α = αρ + (ln(1/δ) − ln α)/(α−1) + ln(1 − 1/α), α = 1 + e^t: the improved RDP conversion at ε_α = αρ.
+    # ln α = log1p(e^t) and ln(1 − 1/α) = −ln(1 + e^{−t}) keep their precision as α → 1, where the optimum lies
+    # when δ is close to 1 (α − 1 ≈ ln(1/δ)), and for a huge α (ρ → 0).
     am1 = np.exp(t)
     alpha = 1.0 + am1
-    return alpha * rho + (log_inv_delta - np.log(alpha)) / am1 + np.log1p(-1.0 / alpha)
+    return alpha * rho + (log_inv_delta - np.log1p(am1)) / am1 - np.logaddexp(0.0, -t)
 
 
 def zcdp_to_approx_dp(rho: float, delta: float, method: str = "cks") -> float:
@@ -133,23 +158,40 @@ def zcdp_to_approx_dp(rho: float, delta: float, method: str = "cks") -> float:
     ``"simple"``: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3).
     ``"cks"``: the smallest ε with :func:`zcdp_delta` (ρ, ε) ≤ δ (CKS 2020, Corollary 13). For each α the bound
     exp((α−1)(αρ−ε))(1−1/α)^α/(α−1) ≤ δ solves in closed form for ε, so the answer is
-    min_{α>1} αρ + (ln(1/δ) − ln α)/(α−1) + ln(1−1/α), minimised numerically; it is never larger than the simple one
-    (clamped at 0).
+    min_{α>1} αρ + (ln(1/δ) − ln α)/(α−1) + ln(1−1/α), minimised numerically over ln(α − 1) on a range that holds
+    the optimum whatever ρ and δ (it sits near α − 1 ≈ ln(1/δ) when δ → 1 and near α ≈ √(ln(1/δ)/ρ) when ρ → 0);
+    it is never larger than the simple one (clamped at 0).
 
     >>> round(zcdp_to_approx_dp(0.5, 1e-5, method="simple"), 6)
     5.298526
     """
     rho = check_positive(rho, "rho", allow_zero=True)
     delta = check_delta(delta, allow_zero=False)
-    check_choice(method, "method", ("cks", "simple"))
+    _check_method(method, ("cks", "simple"))
     if rho == 0:
         return 0.0
-    simple = rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+    lid = -math.log(delta)  # ln(1/δ): 1/δ overflows for subnormal δ
+    simple = rho + 2.0 * math.sqrt(rho * lid)
     if method == "simple":
         return simple
-    lid = math.log(1.0 / delta)
-    best = _minimise_over_alpha(lambda t: _eps_cks(t, rho, lid), lambda t: float(_eps_cks(np.float64(t), rho, lid)))
+    t_lo = min(-14.0, math.log(lid) - 8.0)
+    t_hi = max(40.0, 0.5 * (math.log(lid + 1.0) - math.log(rho)) + 8.0)
+    best = _minimise_over_alpha(lambda t: _eps_cks(t, rho, lid), lambda t: float(_eps_cks(np.float64(t), rho, lid)),
+                                t_lo, t_hi)
     return float(min(max(best, 0.0), simple))
+
+
+def _rdp_curve(orders, rdp) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (orders, rdp): 1-D real arrays of the same length, orders > 1 finite, rdp ≥ 0 (inf allowed)."""
+    orders = check_real_array(orders, "orders", ndim=1)
+    rdp = check_real_array(rdp, "rdp", ndim=1, finite=False)
+    if orders.shape != rdp.shape:
+        raise ValueError(f"orders and rdp have shapes {orders.shape} and {rdp.shape}: must have the same length.")
+    if np.any(orders <= 1):
+        raise ValueError(f"orders = {float(orders[orders <= 1][0])!r} is not allowed: every order must be > 1.")
+    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
+        raise ValueError("rdp contains NaN or negative values, which is not allowed: must be >= 0 (inf allowed).")
+    return orders, rdp
 
 
 def rdp_to_approx_dp(orders, rdp, delta: float, method: str = "improved") -> tuple[float, float]:
@@ -157,21 +199,20 @@ def rdp_to_approx_dp(orders, rdp, delta: float, method: str = "improved") -> tup
 
     ``"classic"``: ε = min_α ε_α + ln(1/δ)/(α−1) (Mironov 2017, Proposition 3).
     ``"improved"``: ε = min_α ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1) (Balle et al. 2020, Theorem 21).
+
+    >>> eps, a = rdp_to_approx_dp([2.0], [0.5], math.exp(-1.5), method="classic")
+    >>> round(eps, 12), a
+    (2.0, 2.0)
     """
-    orders = check_array(orders, "orders", ndim=1)
-    rdp = check_array(rdp, "rdp", ndim=1, finite=False)
-    if orders.shape != rdp.shape:
-        raise ValueError(f"orders and rdp have shapes {orders.shape} and {rdp.shape}: must have the same length.")
-    if np.any(orders <= 1):
-        raise ValueError(f"orders = {orders[orders <= 1][0]!r} is not allowed: every order must be > 1.")
-    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
-        raise ValueError("rdp contains NaN or negative values, which is not allowed: must be >= 0 (inf allowed).")
+    orders, rdp = _rdp_curve(orders, rdp)
     delta = check_delta(delta, allow_zero=False)
-    check_choice(method, "method", ("classic", "improved"))
-    if method == "classic":
-        eps = rdp + math.log(1.0 / delta) / (orders - 1.0)
-    else:
-        eps = rdp + np.log1p(-1.0 / orders) - (math.log(delta) + np.log(orders)) / (orders - 1.0)
+    _check_method(method, ("classic", "improved"))
+    log_delta = math.log(delta)
+    with np.errstate(over="ignore"):
+        if method == "classic":
+            eps = rdp - log_delta / (orders - 1.0)
+        else:
+            eps = rdp + np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1.0)
     eps = np.maximum(eps, 0.0)
     i = int(np.argmin(eps))
     return float(eps[i]), float(orders[i])
@@ -188,16 +229,9 @@ def rdp_delta(orders, rdp, epsilon: float, method: str = "improved") -> tuple[fl
     >>> round(d, 12) == round(math.exp(-1.5), 12), a
     (True, 2.0)
     """
-    orders = check_array(orders, "orders", ndim=1)
-    rdp = check_array(rdp, "rdp", ndim=1, finite=False)
-    if orders.shape != rdp.shape:
-        raise ValueError(f"orders and rdp have shapes {orders.shape} and {rdp.shape}: must have the same length.")
-    if np.any(orders <= 1):
-        raise ValueError(f"orders = {orders[orders <= 1][0]!r} is not allowed: every order must be > 1.")
-    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
-        raise ValueError("rdp contains NaN or negative values, which is not allowed: must be >= 0 (inf allowed).")
+    orders, rdp = _rdp_curve(orders, rdp)
     epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
-    check_choice(method, "method", ("classic", "improved"))
+    _check_method(method, ("classic", "improved"))
     with np.errstate(over="ignore", invalid="ignore"):
         logd = (orders - 1.0) * (rdp - epsilon)
         if method == "improved":
