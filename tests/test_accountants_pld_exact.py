@@ -290,11 +290,87 @@ def test_delta_bound_tables_agree_with_direct_sums():
 
     for ev, k in ((Laplace(2.0), 300), (PoissonSampled(Gaussian(1.1), 0.05), 200)):
         acct = PLDAccountant().compose(ev, count=k)
-        h = acct.effective_interval
         for eps in np.geomspace(0.01, 30.0, 15):
             lo, hi = acct.delta_bounds(float(eps))
-            d_hi = max(_pmf_delta(v, h, eps, True) for v in acct._composed(True).values())
-            d_lo = max(_pmf_delta(v, h, eps, False) for v in acct._composed(False).values())
+            h = acct.last_interval  # the grid this query used (refined or not)
+            d_hi = max(_pmf_delta(v, h, eps, True) for v in acct._composed(True, h).values())
+            d_lo = max(_pmf_delta(v, h, eps, False) for v in acct._composed(False, h).values())
             assert hi == pytest.approx(d_hi, rel=1e-10, abs=1e-300)
             assert lo <= d_lo * (1 + 1e-12) and (d_lo < 1e-12 or lo >= d_lo * (1 - 1e-9))
             assert lo <= hi
+
+
+
+# ------------------------------------------------------------------------------------ 6. refinement (issue 12.5)
+
+_TINY_CASE = (PoissonSampled(Gaussian(2.654), 0.001), 50, 1e-3)
+_TINY_TRUTH = 2.12556e-4  # the exact ε of issue 12, finding 5
+
+
+def test_pld_refines_a_tiny_epsilon_to_within_one_percent_and_stays_pessimistic():
+    # finding 5: on the default grid (h = 1e-4, half of ε) the answer was 2.2562e-4, 6 % high, bounds 9.6 % apart
+    ev, k, delta = _TINY_CASE
+    acct = PLDAccountant().compose(ev, count=k)
+    lo, hi = acct.epsilon_bounds(delta)
+    eps = acct.epsilon(delta)
+    assert eps == hi
+    assert _TINY_TRUTH * (1 - 5e-6) <= eps <= _TINY_TRUTH * 1.01  # ≥ the truth (given to 6 digits), within 1 %
+    assert lo <= _TINY_TRUTH * (1 + 5e-6)
+    assert (hi - lo) <= 0.01 * hi
+    # it was refined, as documented: at least to h ≤ ε/100, never past h/1024
+    h0 = acct.effective_interval
+    assert h0 / 1024 <= acct.last_interval <= eps / 100
+    # without refinement (the grid alone) the answer is the reported 6 % too high: the test can fail
+    coarse = max(_pmf_epsilon(v, h0, delta, True) for v in acct._composed(True, h0).values())
+    assert coarse > _TINY_TRUTH * 1.05
+
+
+def test_pld_refined_answer_against_dp_accounting():
+    dpa = pytest.importorskip("dp_accounting")
+    from dp_accounting.pld import privacy_loss_distribution as dpa_pld
+
+    ev, k, delta = _TINY_CASE
+    ours_lo, ours_hi = PLDAccountant().compose(ev, count=k).epsilon_bounds(delta)
+    pess = dpa_pld.from_gaussian_mechanism(
+        2.654, sampling_prob=0.001, value_discretization_interval=1e-6, pessimistic_estimate=True,
+        neighboring_relation=dpa.NeighboringRelation.ADD_OR_REMOVE_ONE).self_compose(k)
+    theirs = pess.get_epsilon_for_delta(delta)  # an upper bound of the truth (connect-the-dots at h = 1e-6)
+    assert ours_lo <= theirs
+    assert ours_hi == pytest.approx(theirs, rel=1e-4)
+
+
+def test_pld_delta_query_is_refined_too_and_consistent():
+    ev, k, delta = _TINY_CASE
+    acct = PLDAccountant().compose(ev, count=k)
+    eps = acct.epsilon(delta)
+    lo, hi = acct.delta_bounds(eps)
+    assert acct.last_interval <= eps / 100
+    assert lo <= delta <= hi * (1 + 1e-9)  # δ(ε(δ)) brackets δ: the pessimistic ε is certified at δ
+    assert hi - lo <= 0.01 * hi
+
+
+def test_pld_typical_queries_are_not_refined_and_stay_fast():
+    import time
+
+    acct = PLDAccountant().compose(PoissonSampled(Gaussian(1.1), 0.01), count=1000)
+    t0 = time.perf_counter()
+    lo, hi = acct.epsilon_bounds(1e-5)
+    elapsed = time.perf_counter() - t0
+    assert acct.last_interval == acct.effective_interval == 1e-4  # ε ≈ 1.5 ≫ 100 h, bounds 1e-5 apart
+    assert (hi - lo) / hi < 1e-4
+    assert elapsed < 10.0  # ~0.4 s on the 2-core dev machine; generous for a loaded CI runner
+
+
+def test_pld_refinement_is_capped():
+    from dpviz.accountants.pld import REFINE_MAX_POINTS
+
+    # ε ≈ 2.1e-5 would want h ≤ 2.1e-7, 470× finer than h = 1e-4; the loss range (0.356) allows only three
+    # refinements within 2^18 points (h = 1.5625e-6, 228k points): the query stops there
+    acct = PLDAccountant().compose(PoissonSampled(Gaussian(3.0), 0.01), count=2)
+    lo, hi = acct.epsilon_bounds(0.00189)
+    assert 1e-5 < lo <= hi < 1e-4
+    assert acct.last_interval == acct.effective_interval / 64
+    sizes = [v.p.size for key, comp in acct._cache.items()
+             if isinstance(key, tuple) and len(key) == 2 and key[0] in (True, False) for v in comp.values()]
+    assert max(sizes) <= REFINE_MAX_POINTS
+    assert acct.last_interval > hi / 100  # capped: the ε < 100 h rule is not met, and that is documented

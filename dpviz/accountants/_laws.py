@@ -43,7 +43,7 @@ class GaussianLaw(SymmetricLaw):
 
     def __init__(self, mu: float):
         self.mu = float(mu)
-        self.sd = math.sqrt(2.0 * self.mu)
+        self.sd = math.sqrt(2.0) * math.sqrt(self.mu)  # √2·√μ: 2μ overflows for μ near the double range
         self.hi = self.mu + Z_TAIL * self.sd
         self.lo = -self.hi
 
@@ -237,7 +237,9 @@ def discretise(law: Law, h: float, pessimistic: bool):
     error ≈ k·h/2 grows with the number of compositions). Returns ``(lo_index, p, inf_mass, pt)``.
     """
     i_lo = math.floor(law.lo / h)
-    i_hi = max(math.ceil(law.hi / h), i_lo + 1)
+    # one step beyond ⌈hi/h⌉: a largest loss that rounded below its true value (a subnormal loss computed as 0)
+    # must not end up beyond the range, where the pessimistic side would count it as +∞
+    i_hi = max(math.ceil(law.hi / h), i_lo) + 1
     t = np.arange(i_lo, i_hi + 1) * h
     if pessimistic:
         sf_t = law.sf(t)

@@ -13,7 +13,7 @@ from scipy import fft as sfft
 from scipy import special
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_delta, check_integer, check_positive
+from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
 from dpviz.accountants._base import Accountant
 from dpviz.accountants._laws import FiniteLaw, GaussianLaw, LaplaceLaw, SubsampledLaw, discretise
 from dpviz.accountants.events import ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement, _amplify
@@ -22,6 +22,12 @@ __all__ = [
     "PLDAccountant",
     "DEFAULT_VALUE_DISCRETIZATION_INTERVAL",
     "DEFAULT_MAX_GRID_POINTS",
+    "MAX_GRID_POINTS",
+    "MAX_LOSS",
+    "REFINE_LEVELS",
+    "REFINE_MAX_POINTS",
+    "REFINE_RTOL",
+    "REFINE_STEPS",
     "atoms_epsilon",
     "binomial_loss_atoms",
 ]
@@ -31,6 +37,22 @@ DEFAULT_VALUE_DISCRETIZATION_INTERVAL = 1e-4
 
 #: Default grid-size budget of one composed privacy loss distribution (see :class:`PLDAccountant`).
 DEFAULT_MAX_GRID_POINTS = 2**20
+
+#: Largest grid-size budget accepted (2²⁴ points: a few hundred MB of FFT work arrays).
+MAX_GRID_POINTS = 2**24
+
+#: Refinement of a query's grid (see "Refinement" in :class:`PLDAccountant`): an ε below REFINE_STEPS grid steps,
+#: or bounds further apart than REFINE_RTOL of the pessimistic value, ask for a grid 4× finer, at most REFINE_LEVELS
+#: times (h/1024) and never beyond REFINE_MAX_POINTS points (nor max_grid_points).
+REFINE_STEPS = 100.0
+REFINE_RTOL = 0.01
+REFINE_LEVELS = 5
+REFINE_MAX_POINTS = 2**18
+
+#: Largest privacy loss (nats) a single event's grid covers: a loss above it counts as +∞ (pessimistic: it changes
+#: δ(ε) by at most P(L > MAX_LOSS)·e^{ε − MAX_LOSS}, nothing for ε ≤ 9000), a loss below −MAX_LOSS as −MAX_LOSS. Only
+#: mechanisms with a pure ε₀ above 10⁴ (or Gaussians with Δ/σ above ~140) reach it; their ε is "no privacy" anyway.
+MAX_LOSS = 1e4
 
 _TAIL = 1e-30  # tail mass allowed outside an FFT window (bounded by Chernoff, accounted for pessimistically)
 
@@ -53,44 +75,70 @@ def _rr_law(eps: float, delta: float = 0.0) -> FiniteLaw:
     # randomized response / the canonical (ε, δ) pair (Kairouz, Oh & Viswanath 2015): +∞ w.p. δ, ±ε otherwise
     if eps == 0:
         return FiniteLaw([0.0], [1.0 - delta], inf_mass=delta)
-    hi = (1.0 - delta) / (1.0 + math.exp(-eps))
-    lo = (1.0 - delta) / (1.0 + math.exp(eps))
+    if eps == math.inf:
+        return _blatant_law()
+    hi = (1.0 - delta) * float(special.expit(eps))  # 1/(1 + e^{−ε}) without overflow of e^ε
+    lo = (1.0 - delta) * float(special.expit(-eps))
     return FiniteLaw([-eps, eps], [lo, hi], inf_mass=delta)
+
+
+def _blatant_law() -> FiniteLaw:
+    """A mechanism whose neighbouring output laws are disjoint (in double precision): L = +∞ with probability 1
+    (a Gaussian or Laplace with Δ/scale = ∞, a discrete mechanism whose noise is a point mass)."""
+    return FiniteLaw([0.0], [0.0], inf_mass=1.0)
 
 
 def _dlap_law(scale: float, sensitivity: int) -> FiniteLaw:
     from dpviz.accountants.rdp import discrete_laplace_loss
 
+    if 1.0 / scale == math.inf:  # e^{−|k|/scale} is a point mass at 0
+        return _blatant_law()
     losses, log_p = discrete_laplace_loss(scale, sensitivity)
-    return FiniteLaw(losses, np.exp(log_p))
+    with np.errstate(under="ignore"):
+        return FiniteLaw(losses, np.exp(log_p))
 
 
 def _dgauss_law(sigma: float, sensitivity: int) -> FiniteLaw:
     # P = DG(0, σ²), Q = DG(Δ, σ²): L(k) = (Δ² − 2kΔ)/(2σ²). Support truncated to |k| ≤ 12σ + Δ + 2 (mass outside
-    # < 1e-31), normalised on the truncated support.
+    # < 1e-31), normalised on the truncated support. For σ so small that 1/σ overflows the noise is a point mass
+    # at 0 and the two laws are disjoint.
+    if 1.0 / sigma == math.inf:
+        return _blatant_law()
     d = int(sensitivity)
     kmax = int(math.ceil(12.0 * sigma)) + d + 2
     k = np.arange(-kmax, kmax + 1, dtype=float)
-    logw = -(k * k) / (2.0 * sigma * sigma)
-    p = np.exp(logw - special.logsumexp(logw))
-    return FiniteLaw((d * d - 2.0 * k * d) / (2.0 * sigma * sigma), p)
+    with np.errstate(over="ignore", under="ignore"):
+        logw = -0.5 * (k / sigma) ** 2
+        p = np.exp(logw - special.logsumexp(logw))
+        losses = 0.5 * (d / sigma) * ((d - 2.0 * k) / sigma)  # may overflow to ±∞ for a tiny σ: then p = 0 there
+    return FiniteLaw(losses, p)
 
 
 def _tdlap_law(eps: float, kappa: int) -> FiniteLaw:
     # Definition 8 of 000: P ∝ e^{−ε|x−κ|} on {0..2κ}, Q the same shifted by 1 (sensitivity 1).
     # L = +∞ at x = 0, +ε for 1 ≤ x ≤ κ, −ε for κ+1 ≤ x ≤ 2κ.
     x = np.arange(0, 2 * kappa + 1)
-    w = np.exp(-eps * np.abs(x - kappa))
+    with np.errstate(over="ignore", under="ignore"):
+        w = np.exp(-eps * np.abs(x - kappa))
     w = w / w.sum()
     return FiniteLaw([eps, -eps], [w[1 : kappa + 1].sum(), w[kappa + 1 :].sum()], inf_mass=float(w[0]))
+
+
+def _gaussian_law(rho: float):
+    """The Gaussian law with loss mean ρ = Δ²/(2σ²) (ρ = ∞: disjoint laws; ρ = 0, Δ/σ underflowed: identical
+    laws, L = 0)."""
+    if rho == 0.0:
+        return FiniteLaw([0.0], [1.0])
+    return _blatant_law() if rho == math.inf else GaussianLaw(rho)
 
 
 def _base_law(event: Any):
     """The symmetric law of one run of a non-subsampled event, or None."""
     if isinstance(event, _m.Gaussian):
-        return GaussianLaw(event.sensitivity**2 / (2.0 * event.sigma**2))
+        return _gaussian_law(event.rho)
     if isinstance(event, _m.Laplace):
-        return LaplaceLaw(event.sensitivity / event.scale)
+        e0 = event.sensitivity / event.scale
+        return _blatant_law() if e0 == math.inf else LaplaceLaw(e0)
     if isinstance(event, _m.RandomizedResponse):
         return _rr_law(float(event.epsilon))
     if isinstance(event, PureDP):
@@ -118,8 +166,25 @@ def _fixed_pair(event: Any):
     return None
 
 
+def _capped(laws):
+    """Restrict the laws' ranges to [−MAX_LOSS, MAX_LOSS]: :func:`~dpviz.accountants._laws.discretise` then moves
+    the mass above the range to +∞ and rounds the mass below it up to −MAX_LOSS on the pessimistic side, and keeps it
+    at the range ends on the optimistic side, so both bounds stay valid."""
+    if laws is None:
+        return None
+    for law in {id(x): x for x in laws}.values():
+        law.lo = min(max(law.lo, -MAX_LOSS), MAX_LOSS)
+        law.hi = min(max(law.hi, law.lo), MAX_LOSS)
+    return laws
+
+
 def _event_laws(event: Any):
-    """(law for the 'remove' direction, law for the 'add' direction), or None if unsupported."""
+    """(law for the 'remove' direction, law for the 'add' direction), or None if unsupported; ranges capped at
+    ±MAX_LOSS (:func:`_capped`)."""
+    return _capped(_uncapped_laws(event))
+
+
+def _uncapped_laws(event: Any):
     if isinstance(event, PoissonSampled):
         base = _base_law(event.mechanism)
         if base is None:
@@ -198,6 +263,8 @@ def _window(pmf: _Pmf, k: int, h: float) -> tuple[int, int]:
     """Grid-index window [w_lo, w_hi] holding all but ≤ _TAIL of the k-fold composition on each side
     (:func:`_chernoff_window`)."""
     nz = np.flatnonzero(pmf.p > 0)
+    if nz.size == 0:  # every run's loss is +∞ (disjoint laws): nothing finite to compose
+        return k * pmf.lo, k * pmf.lo
     l = (pmf.lo + nz) * h
     t_lo, t_hi = _chernoff_window(l, pmf.p[nz], k)
     full_lo, full_hi = k * pmf.lo, k * (pmf.lo + pmf.p.size - 1)
@@ -256,6 +323,8 @@ def _self_compose(pmf: _Pmf, k: int, h: float, pessimistic: bool) -> _Pmf:
     if pessimistic:
         return _Pmf(w_lo, _denoise(r, True), inf_k + 2 * _TAIL, 0.0)
     c = float(pmf.pt.sum())  # Σ pt ≈ e^{−h/2} < 1: normalise, or its k-th power underflows (k·h/2 ≫ 700)
+    if c == 0.0:  # no Q-mass on the grid (every loss beyond the capped range): Q(S_τ) = 0 for every test
+        return _Pmf(w_lo, _denoise(r, False), inf_k, pmf.err + 2 * _TAIL, np.zeros(r.size), -math.inf)
     rt = _denoise(power(pmf.pt / c), True)
     return _Pmf(w_lo, _denoise(r, False), inf_k, pmf.err + 2 * _TAIL, rt, k * (pmf.ls + math.log(c)))
 
@@ -351,7 +420,8 @@ class _DeltaTable:
             val = self.inf + self.a[j] - math.exp(min(eps + self.log_b[j], self.log_a[j]))
             return min(1.0, max(0.0, float(val)))
         # entry i of a/log_b is the test Σ indices > lo − 1 + i
-        c = eps / self.h - (self.lo - 1)
+        # (clipped to just outside the table, so that an ε far beyond the grid, up to 1e308, stays an integer index)
+        c = min(max(eps / self.h - (self.lo - 1), -1.0), self.a.size + self.n_steps + 4.0)
         i0 = max(0, math.floor(c - self.n_steps - 2))
         i1 = min(self.a.size, math.ceil(c + 3))
         if i1 <= i0:
@@ -411,16 +481,26 @@ def binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: i
     l_lo = max(0, math.floor(k * r - t))
     l_hi = min(k, math.ceil(k * r + t))
     l = np.arange(l_hi, l_lo - 1, -1, dtype=float)  # descending l = ascending loss
-    with np.errstate(invalid="ignore"):  # 0·(−∞) when r₊ or r₋ is 0: that factor is then exactly 1
+    # 0·(−∞) when r₊ or r₋ is 0: that factor is then exactly 1; l·ln r₋ may overflow to −∞ (probability 0)
+    with np.errstate(invalid="ignore", over="ignore"):
         tp = np.where(k - l > 0, (k - l) * log_r_plus, 0.0)
         tm = np.where(l > 0, l * log_r_minus, 0.0)
+        losses = (k - 2.0 * l) * loss
     log_p = _log_binomial_coefficients(k)[l_hi : (l_lo - 1 if l_lo > 0 else None) : -1] + tp + tm + k * log_keep
     tail = math.exp(-_BINOM_LOG_TAIL)
     if l_lo > 0:  # high losses (few −loss runs) beyond the window → +∞
         inf_mass += tail
     if l_hi < k:  # low losses beyond the window → moved up to the lowest kept atom
         log_p[0] = np.logaddexp(log_p[0], -_BINOM_LOG_TAIL)
-    return (k - 2.0 * l) * loss, log_p, inf_mass
+    if not np.all(np.isfinite(losses)):
+        # a total loss beyond the double range (k·loss > 1.8e308): +∞ for every finite ε, so its mass joins the
+        # +∞ atom exactly; a total of −∞ never counts in δ(ε ≥ 0) and is dropped
+        top = losses == np.inf
+        with np.errstate(under="ignore"):
+            inf_mass = min(1.0, inf_mass + float(np.sum(np.exp(log_p[top]))))
+        keep = np.isfinite(losses)
+        losses, log_p = losses[keep], log_p[keep]
+    return losses, log_p, inf_mass
 
 
 #: relative rounding allowance added to ε = ln(inf + A − δ) − ln B (a few ulps of each logarithm): near an atom,
@@ -480,7 +560,7 @@ def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta:
                   log_probs: np.ndarray | None = None) -> float:
     """Smallest ε ≥ 0 with δ(ε) = inf_mass + Σ_{l_i > ε} p_i (1 − e^{ε − l_i}) ≤ delta, for atoms at sorted
     ``losses``; solved exactly: between consecutive atoms δ(ε) = inf_mass + A − e^ε B is explicit. ``math.inf`` if
-    inf_mass ≥ delta.
+    inf_mass > delta.
 
     All sums are taken in log space (A_j = Σ_{i≥j} p_i and B_j = Σ_{i≥j} p_i e^{−l_i} by a reversed
     ``logaddexp.accumulate``), so atoms with huge losses or tiny masses neither overflow nor underflow: B_j can be
@@ -492,7 +572,7 @@ def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta:
     0.999999
     """
     losses = np.asarray(losses, dtype=float)
-    if inf_mass >= delta:
+    if inf_mass > delta:  # (= δ is feasible: at ε ≥ the largest finite loss, δ(ε) is the +∞ mass alone)
         return math.inf
     if log_probs is None:
         probs = np.asarray(probs, dtype=float)
@@ -520,8 +600,10 @@ def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta:
     log_a[:n] = np.logaddexp.accumulate(lp[::-1])[::-1]
     log_b[:n] = np.logaddexp.accumulate((lp - losses)[::-1])[::-1]
     # δ at ε = l_j (atoms with i > j count): inf + Σ_{i>j} p_i (1 − e^{l_j − l_i}) ≥ 0; non-increasing in j.
-    # e^{l_j} B_{j+1} ≤ A_{j+1} ≤ 1 because l_i > l_j there, so the exponent below is ≤ 0 (up to rounding).
-    d_at = inf_mass + np.exp(log_a[1:]) - np.exp(np.minimum(log_b[1:] + losses, log_a[1:]))
+    # e^{l_j} B_{j+1} ≤ A_{j+1} ≤ 1 because l_i > l_j there, so the exponent below is ≤ 0 (up to rounding; a sum
+    # that overflows for astronomically large losses is capped by the same minimum).
+    with np.errstate(over="ignore"):
+        d_at = inf_mass + np.exp(log_a[1:]) - np.exp(np.minimum(log_b[1:] + losses, log_a[1:]))
     pos = losses > 0
     d0 = inf_mass + float(np.sum(np.exp(lp[pos]) * -np.expm1(-losses[pos])))
     if d0 <= delta:
@@ -551,8 +633,18 @@ def _pmf_epsilon(pmf: _Pmf, h: float, delta: float, pessimistic: bool) -> float:
             return math.inf
         return max(0.0, float(np.max(np.log(a[m] - delta) - log_b[m])))
     if not np.any(pmf.p > 0):
-        return 0.0 if pmf.inf < delta else math.inf
+        return 0.0 if pmf.inf <= delta else math.inf
     return atoms_epsilon((pmf.lo + np.arange(pmf.p.size)) * h, pmf.p, pmf.inf, delta)
+
+
+def _gauss(mu: float):
+    """The Gaussian mechanism with Δ/σ = μ (written with σ = 1, Δ = μ, so that every μ ∈ (0, ∞) is representable;
+    μ = 0: identical laws, μ = ∞: disjoint ones)."""
+    if mu == 0.0:
+        return _m.Gaussian(1.0, 5e-324)  # Δ/σ rounds to 0: the mechanism answers ε = 0, δ = 0
+    if mu == math.inf:
+        return _m.Gaussian(5e-324, 1.0)  # Δ/σ = ∞: ε = ∞, δ = 1
+    return _m.Gaussian(1.0, mu)
 
 
 class PLDAccountant(Accountant):
@@ -570,15 +662,32 @@ class PLDAccountant(Accountant):
     √k, not like k·max|L|); different events by FFT convolution. FFT round-off (an absolute error of the same size
     in every bin, estimated from the negative values it leaves) is added to the upper side and removed from the lower
     side. :meth:`epsilon` and :meth:`delta` return the pessimistic (upper) values; :meth:`epsilon_bounds` and
-    :meth:`delta_bounds` return ``(optimistic, pessimistic)``, with the exact answer in between.
+    :meth:`delta_bounds` return ``(optimistic, pessimistic)``, with the exact answer in between, both from the
+    same grid (so every query computes both sides: that is how it knows its error).
 
-    **Grid budget.** The grid step is h = ``value_discretization_interval`` unless the composed window would need
-    more than ``max_grid_points`` points; then h is coarsened to (window width)/``max_grid_points``
-    (:attr:`effective_interval`), so one ε query stays well under a second for any k ≤ 10⁵. Both bounds stay
-    valid; the bracket widens, roughly quadratically in h. Measured at δ = 1e-5 with the default budget 2²⁰: 10⁵
+    **Grid budget.** The grid step is h = ``value_discretization_interval`` unless the composed window (or the loss
+    range of one event) would need more than ``max_grid_points`` points; then h is coarsened to
+    (width)/``max_grid_points`` (:attr:`effective_interval`), so one ε query stays well under a second for any
+    k ≤ 10⁵. Both bounds stay valid; the bracket widens, roughly quadratically in h. Measured at δ = 1e-5 with the default budget 2²⁰: 10⁵
     Laplace(b = 10) steps (h ≈ 7e-4): 615.327 … 615.334; 10⁵ Poisson-subsampled Gaussians (q = 0.01, σ = 1.1):
     21.0894 … 21.0897; 1000 of them (h = 1e-4): 1.51536 … 1.51537. With a budget of 2¹⁶ the first bracket is
     615.27 … 615.57 (0.05 %).
+
+    **Refinement.** The grid is refined per query, so that a small answer is not dominated by the grid: while the
+    ε involved (the pessimistic answer of an ε query, the ε asked about for a δ query) is below
+    :data:`REFINE_STEPS` = 100 grid steps, or the two bounds differ by more than :data:`REFINE_RTOL` = 1 % of the
+    pessimistic one, the query is answered again on a grid 4× finer (straight to h ≤ ε/100 when ε is the reason).
+    Refinement stops after :data:`REFINE_LEVELS` = 5 levels (h/1024), before a grid would exceed
+    min(``max_grid_points``, :data:`REFINE_MAX_POINTS` = 2¹⁸) points, and as soon as a level fails to halve the gap
+    between the bounds (FFT round-off or the truncated tails set it, not the grid). Every level is cached, so a
+    curve of queries pays for each level once, and typical queries (ε ≫ 100 h, bounds within 1 %) are never
+    refined. Example: 50 Poisson-subsampled Gaussians (q = 0.001, σ = 2.654) at δ = 1e-3 have ε = 2.1256e-4, about
+    two steps of the default grid, whose bounds 2.0592e-4 … 2.2562e-4 are 9.6 % apart; refined to h = 1.5625e-6 they
+    are 2.125540e-4 … 2.125588e-4. :attr:`last_interval` reports the step the last query used.
+
+    **Very large losses.** A single event's loss range is capped at ±:data:`MAX_LOSS` = 10⁴ nats: mass above it
+    counts as +∞ and mass below it as −10⁴ (pessimistic; δ(ε) changes by at most P(L > 10⁴)·e^{ε − 10⁴}). Only
+    mechanisms with ε₀ > 10⁴ reach it; neighbouring laws that are disjoint in double precision (Δ/σ = ∞) give L = +∞.
 
     **Exact answers without a grid.** A ledger of Gaussians only is answered in closed form (below). A ledger of k
     runs of ONE two-atom mechanism — randomized response, ``PureDP``, ``ApproxDP`` (plus its +∞ atom), the discrete
@@ -604,12 +713,12 @@ class PLDAccountant(Accountant):
     Parameters
     ----------
     neighboring : {"add_remove", "replace_one"}
-    value_discretization_interval : float, default 1e-4
-        Finest grid step h of the loss (dp-accounting's default too). With connect-the-dots the pessimistic ε for
-        1000 Poisson-subsampled Gaussian steps (q = 0.01, σ = 1.1, δ = 1e-5) is within 1e-5 relative of the exact
-        value; h = 1e-3 is several times faster and still within 1e-3.
-    max_grid_points : int, default 2**20
-        Grid-size budget of one composed distribution (see "Grid budget"); at least 1024.
+    value_discretization_interval : float in (0, 1], default 1e-4
+        Finest grid step h of the loss before refinement (dp-accounting's default too). With connect-the-dots the
+        pessimistic ε for 1000 Poisson-subsampled Gaussian steps (q = 0.01, σ = 1.1, δ = 1e-5) is within 1e-5
+        relative of the exact value; h = 1e-3 is several times faster and still within 1e-3.
+    max_grid_points : int in [1024, :data:`MAX_GRID_POINTS` = 2**24], default 2**20
+        Grid-size budget of one composed distribution (see "Grid budget").
 
     Examples
     --------
@@ -626,10 +735,13 @@ class PLDAccountant(Accountant):
                  value_discretization_interval: float = DEFAULT_VALUE_DISCRETIZATION_INTERVAL, *,
                  max_grid_points: int = DEFAULT_MAX_GRID_POINTS):
         super().__init__(neighboring)
-        self._h = check_positive(value_discretization_interval, "value_discretization_interval")
-        self._max_points = check_integer(max_grid_points, "max_grid_points", minimum=1024)
+        self._h = check_in_range(value_discretization_interval, "value_discretization_interval", 0.0, 1.0,
+                                 low_inclusive=False)
+        self._max_points = check_integer(max_grid_points, "max_grid_points", minimum=1024, maximum=MAX_GRID_POINTS)
         self._cache = None
         self._h_eff = None
+        self._span = 0.0
+        self._h_last = 0.0
 
     @property
     def value_discretization_interval(self) -> float:
@@ -664,13 +776,14 @@ class PLDAccountant(Accountant):
 
     # -- composition ------------------------------------------------------------------------------------------
     def _gaussian_only(self):
-        """σ_eff if every event is a plain Gaussian, else None."""
-        inv = 0.0
+        """μ_eff = (Σ k_i Δ_i²/σ_i²)^{1/2} if every event is a plain Gaussian (0 and ∞ included, when the ratios
+        under- or overflow), else None."""
+        mu2 = 0.0
         for ev, k in self._ledger:
             if not isinstance(ev, _m.Gaussian):
                 return None
-            inv += k * (ev.sensitivity / ev.sigma) ** 2
-        return 1.0 / math.sqrt(inv)
+            mu2 += k * ev.mu * ev.mu
+        return math.sqrt(mu2)
 
     def _binomial(self):
         """(loss, ln r₊, ln r₋, k, p_∞) when the ledger is k runs of ONE event whose privacy loss takes two values ±loss
@@ -693,16 +806,16 @@ class PLDAccountant(Accountant):
 
     def _items(self):
         """[(law_remove, law_add, count)] with all Gaussians merged into one (count 1), and the directions."""
-        gauss_mu = 0.0
+        gauss_rho = 0.0
         groups: list[tuple[Any, int]] = []
         for ev, k in self._merged_ledger():
             if isinstance(ev, _m.Gaussian):
-                gauss_mu += k * ev.sensitivity**2 / (2.0 * ev.sigma**2)
+                gauss_rho += k * ev.rho
             else:
                 groups.append((ev, k))
         items = []
-        if gauss_mu > 0:
-            g = GaussianLaw(gauss_mu)
+        if gauss_rho > 0:
+            (g,) = _capped((_gaussian_law(gauss_rho),))
             items.append((g, g, 1))
         for ev, k in groups:
             lr, la = _event_laws(ev)
@@ -711,16 +824,18 @@ class PLDAccountant(Accountant):
         return items, (("remove",) if symmetric else ("remove", "add"))
 
     def _grid_step(self) -> float:
-        """h, or the step W / max_grid_points when the composed window W (sum of the Chernoff windows of the
-        k-fold compositions, :func:`_chernoff_window`, estimated on a coarse pessimistic grid) would need more
-        points than the budget."""
+        """h, or the step S / max_grid_points when the span S would need more points than the budget: S is the
+        larger of the composed window (sum of the Chernoff windows of the k-fold compositions,
+        :func:`_chernoff_window`, estimated on a coarse pessimistic grid) and the widest single-event loss range
+        (each event's own grid covers its range). The span also caps the refinement (:meth:`_levels`)."""
         if self._h_eff is None:
             items, directions = self._items()
-            width = 0.0
+            width = span = 0.0
             for direction in directions:
                 w = 0.0
                 for lr, la, k in items:
                     law = lr if direction == "remove" else la
+                    span = max(span, law.hi - law.lo)
                     hc = max(self._h, (law.hi - law.lo) / 2048.0, 1e-12)
                     lo, p, _ = discretise(law, hc, True)
                     nz = np.flatnonzero(p > 0)
@@ -733,17 +848,35 @@ class PLDAccountant(Accountant):
                         t_lo, t_hi = _chernoff_window(l, p[nz], k)
                         w += t_hi - t_lo + 2 * hc
                 width = max(width, w)
-            self._h_eff = max(self._h, width / self._max_points)
+            self._span = max(width, span)  # a single event's grid is as long as its (capped) loss range
+            self._h_eff = max(self._h, self._span / self._max_points)
         return self._h_eff
 
-    def _composed(self, pessimistic: bool):
-        """{direction: pmf} for the pessimistic or optimistic side (computed lazily, cached until the next
-        compose); directions 'remove' and 'add', or only 'remove' when every event is symmetric."""
+    def _levels(self) -> list[float]:
+        """The grid steps a query may use: h_eff, h_eff/4, h_eff/16, … — at most :data:`REFINE_LEVELS` refinements
+        (h_eff/1024), and only while the finer grid keeps the composed window and every single-event range within
+        min(max_grid_points, :data:`REFINE_MAX_POINTS`) points."""
+        h0 = self._grid_step()
+        cap = min(self._max_points, REFINE_MAX_POINTS)
+        out = [h0]
+        for _ in range(REFINE_LEVELS):
+            h = out[-1] / 4.0
+            if self._span == 0.0 or h == 0.0 or self._span / h > cap:  # (span 0: nothing to resolve)
+                break
+            out.append(h)
+        return out
+
+    def _composed(self, pessimistic: bool, h: float | None = None):
+        """{direction: pmf} for the pessimistic or optimistic side on the grid of step ``h`` (default: the base
+        step :meth:`_grid_step`; computed lazily, cached until the next compose); directions 'remove' and 'add',
+        or only 'remove' when every event is symmetric."""
         if self._cache is None:
             self._cache = {}
-        if pessimistic in self._cache:
-            return self._cache[pessimistic]
-        h = self._grid_step()
+        if h is None:
+            h = self._grid_step()
+        key = (pessimistic, h)
+        if key in self._cache:
+            return self._cache[key]
         items, directions = self._items()
         out = {}
         for direction in directions:
@@ -755,19 +888,25 @@ class PLDAccountant(Accountant):
                 pmf = _self_compose(pmf, k, h, pessimistic)
                 acc = pmf if acc is None else _compose_two(acc, pmf, pessimistic)
             out[direction] = acc
-        self._cache[pessimistic] = out
+        self._cache[key] = out
         return out
 
     # -- queries ----------------------------------------------------------------------------------------------
+    @property
+    def last_interval(self) -> float:
+        """The grid step used by the most recent ε/δ query: :attr:`effective_interval`, or a finer one when that
+        query was refined (see "Refinement" in the class docstring); 0.0 before any query and for exact ledgers."""
+        return self._h_last
+
     def epsilon_bounds(self, delta: float) -> tuple[float, float]:
         """``(optimistic, pessimistic)`` ε at δ ∈ (0, 1): the exact ε lies in between."""
         delta = check_delta(delta, allow_zero=False)
-        return self._eps_side(delta, False), self._eps_side(delta, True)
+        return self._eps_pair(delta)
 
     def delta_bounds(self, epsilon: float) -> tuple[float, float]:
         """``(optimistic, pessimistic)`` δ at ε ≥ 0: the exact δ lies in between."""
         epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
-        return self._delta_side(epsilon, False), self._delta_side(epsilon, True)
+        return self._delta_pair(epsilon)
 
     def _exact_atoms(self):
         if self._cache is None:
@@ -777,41 +916,93 @@ class PLDAccountant(Accountant):
             self._cache["binomial"] = None if b is None else binomial_loss_atoms(*b)
         return self._cache["binomial"]
 
-    def _eps_side(self, delta: float, pessimistic: bool) -> float:
-        if not self._ledger:
-            return 0.0
-        s = self._gaussian_only()
-        if s is not None:
-            return float(_m.Gaussian(s).epsilon(delta))
+    def _exact_eps(self, delta: float) -> float | None:
+        """ε without a grid (Gaussians only, or one two-atom mechanism), else None."""
+        mu = self._gaussian_only()
+        if mu is not None:
+            return _gauss(mu).epsilon(delta)
         atoms = self._exact_atoms()
         if atoms is not None:
             losses, log_p, inf = atoms
             return atoms_epsilon(losses, None, inf, delta, log_probs=log_p)
-        comp = self._composed(pessimistic)
-        h = self._grid_step()
-        return max(_pmf_epsilon(v, h, delta, pessimistic) for v in comp.values())
+        return None
 
-    def _delta_side(self, epsilon: float, pessimistic: bool) -> float:
-        if not self._ledger:
-            return 0.0
-        s = self._gaussian_only()
-        if s is not None:
-            return float(_m.Gaussian(s).delta(epsilon))
+    def _exact_delta(self, epsilon: float) -> float | None:
+        mu = self._gaussian_only()
+        if mu is not None:
+            return float(_gauss(mu).delta(epsilon))
         atoms = self._exact_atoms()
         if atoms is not None:
             losses, log_p, inf = atoms
             m = losses > epsilon
             return min(1.0, inf + float(np.sum(np.exp(log_p[m]) * -np.expm1(epsilon - losses[m]))))
-        comp = self._composed(pessimistic)
-        h = self._grid_step()
-        key = ("tables", pessimistic)
+        return None
+
+    def _refined(self, query, value: float) -> tuple[float, float]:
+        """(optimistic, pessimistic) answer of ``query(value, pessimistic, h)`` on the coarsest grid of
+        :meth:`_levels` that is fine enough: a query is refined (h → h/4, or straight to the level with
+        h ≤ ε/100) while ε < 100·h (ε the pessimistic answer of an ε query, or the ε asked about) or the two bounds
+        differ by more than :data:`REFINE_RTOL` of the pessimistic one; it stops at the last level, or when a
+        refinement did not at least halve the gap between the bounds (then FFT round-off or the truncated tails,
+        not the grid, set it)."""
+        levels = self._levels()
+        j, prev_gap = 0, math.inf
+        while True:
+            h = levels[j]
+            pess, opt = query(value, True, h), query(value, False, h)
+            opt = min(opt, pess)
+            self._h_last = h
+            eps = pess if query == self._eps_at else value
+            coarse = 0.0 < eps < REFINE_STEPS * h
+            gap = pess - opt
+            loose = math.isfinite(pess) and gap > REFINE_RTOL * pess
+            if j + 1 >= len(levels) or not (coarse or loose) or (not coarse and gap > 0.5 * prev_gap):
+                return opt, pess
+            prev_gap = gap
+            if coarse:  # straight to the first level with ε ≥ 100 h (at least one level down)
+                steps = math.log(min(REFINE_STEPS * h / eps, 4.0 ** len(levels)), 4.0)
+                j = max(j + 1, min(len(levels) - 1, j + math.ceil(steps)))
+            else:
+                j += 1
+
+    def _eps_pair(self, delta: float) -> tuple[float, float]:
+        if not self._ledger:
+            return 0.0, 0.0
+        exact = self._exact_eps(delta)
+        if exact is not None:
+            self._h_last = 0.0
+            return exact, exact
+        return self._refined(self._eps_at, delta)
+
+    def _delta_pair(self, epsilon: float) -> tuple[float, float]:
+        if not self._ledger:
+            return 0.0, 0.0
+        exact = self._exact_delta(epsilon)
+        if exact is not None:
+            self._h_last = 0.0
+            return exact, exact
+        return self._refined(self._delta_at, epsilon)
+
+    def _eps_at(self, delta: float, pessimistic: bool, h: float) -> float:
+        comp = self._composed(pessimistic, h)
+        return max(_pmf_epsilon(v, h, delta, pessimistic) for v in comp.values())
+
+    def _delta_at(self, epsilon: float, pessimistic: bool, h: float) -> float:
+        comp = self._composed(pessimistic, h)
+        key = ("tables", pessimistic, h)
         if key not in self._cache:
             n_steps = sum(k for _, _, k in self._items()[0])
             self._cache[key] = [_DeltaTable(v, h, pessimistic, n_steps) for v in comp.values()]
         return max(t.delta(epsilon) for t in self._cache[key])
 
+    def _eps_side(self, delta: float, pessimistic: bool) -> float:
+        return self._eps_pair(delta)[1 if pessimistic else 0]
+
+    def _delta_side(self, epsilon: float, pessimistic: bool) -> float:
+        return self._delta_pair(epsilon)[1 if pessimistic else 0]
+
     def _epsilon(self, delta: float) -> float:
-        return self._eps_side(delta, True)
+        return self._eps_pair(delta)[1]
 
     def _delta(self, epsilon: float) -> float:
-        return self._delta_side(epsilon, True)
+        return self._delta_pair(epsilon)[1]
