@@ -7,11 +7,12 @@
 True
 
 Every accountant ``Cls(neighboring="add_remove" | "replace_one")`` has ``compose(event, count=1) -> self``,
-``epsilon(delta)``, ``delta(epsilon)``, ``supports(event)`` and a read-only ``ledger``. See
+``epsilon(delta)``, ``delta(epsilon)``, ``supports(event)`` and a read-only ``ledger``; a ledger holds at most
+:data:`MAX_COUNT` runs. See
 :mod:`dpviz.accountants.events` for the events, the neighbouring relations and the sensitivity convention.
 """
 
-from dpviz.accountants._base import Accountant
+from dpviz.accountants._base import MAX_COUNT, Accountant
 from dpviz.accountants.advanced import AdvancedAccountant
 from dpviz.accountants.basic import BasicAccountant
 from dpviz.accountants.calibration import calibrate_laplace_scale, calibrate_sigma
@@ -47,6 +48,7 @@ __all__ = [
     "AdvancedAccountant",
     "ApproxDP",
     "BasicAccountant",
+    "MAX_COUNT",
     "NEIGHBORING",
     "OptimalAccountant",
     "PLDAccountant",

@@ -7,9 +7,9 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special
+from scipy import optimize, special
 
-from dpviz.accountants._base import Accountant, delta_from_epsilon_function
+from dpviz.accountants._base import TINY_DELTA, Accountant, delta_from_epsilon_function, feasible_total
 from dpviz.accountants.events import eps_delta_profile
 
 __all__ = ["AdvancedAccountant", "drv_epsilon"]
@@ -27,7 +27,12 @@ def drv_epsilon(epsilons, counts, delta_slack: float) -> float:
     k = np.asarray(counts, dtype=float)
     if e.size == 0:
         return 0.0
-    return float(math.sqrt(2.0 * math.log(1.0 / delta_slack) * np.sum(k * e * e)) + np.sum(k * e * np.expm1(e)))
+    with np.errstate(over="ignore"):
+        sq = float(np.sum(k * e * e))
+        lin = float(np.sum(k * e * np.expm1(e)))
+    if sq == 0.0:  # every ε_i = 0: the √ term vanishes whatever δ′ (no 0·∞ at a tiny δ′)
+        return lin
+    return math.sqrt(2.0 * -math.log(delta_slack) * sq) + lin  # −ln δ′: 1/δ′ overflows for subnormal δ′
 
 
 class AdvancedAccountant(Accountant):
@@ -37,7 +42,8 @@ class AdvancedAccountant(Accountant):
     mechanisms, ``ApproxDP``, …) keep it, the K runs of events with a privacy curve (Gaussian-type, ``ZCDP``) each
     get δ_c and use their exact ε(δ_c), and δ′ is the slack of the theorem; the split between δ′ and the curves is
     optimised numerically (a logistic-scale grid, then finer grids (10× each) around the best point, each evaluated
-    in one vectorised call of the events' privacy curves; any split is valid, so the answer is a valid bound). With pure
+    in one vectorised call of the events' privacy curves, then Brent's method to 1e-10 on the split; any split is
+    valid, so the answer is a valid bound). With pure
     events only, all the remaining δ is slack.
 
     The theorem is asymptotic in spirit: for few compositions it is *worse* than basic composition (the √ term
@@ -74,7 +80,7 @@ class AdvancedAccountant(Accountant):
     def _epsilon(self, delta: float) -> float:
         fixed_e, fixed_k, delta_f, curves = self._parts()
         rest = delta - delta_f
-        if rest <= 0:
+        if rest <= 0:  # the theorem needs δ′ > 0 (its limit as δ′ → 0 is in _limit_at_zero)
             return math.inf
         if any(math.isinf(e) for e in fixed_e):
             return math.inf
@@ -83,8 +89,9 @@ class AdvancedAccountant(Accountant):
         n_runs = sum(k for _, k in curves)
         fe = np.asarray(fixed_e, dtype=float)
         fk = np.asarray(fixed_k, dtype=float)
-        sq_f = float(np.sum(fk * fe * fe))
-        lin_f = float(np.sum(fk * fe * np.expm1(fe)))
+        with np.errstate(over="ignore"):
+            sq_f = float(np.sum(fk * fe * fe))
+            lin_f = float(np.sum(fk * fe * np.expm1(fe)))
 
         def eps_at(log_frac: np.ndarray) -> np.ndarray:
             # fraction of the rest given to the slack δ′ (a logistic of log_frac), the remainder split equally
@@ -100,22 +107,61 @@ class AdvancedAccountant(Accountant):
                     sq = sq + k * ce * ce
                     lin = lin + k * ce * np.expm1(ce)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                val = np.sqrt(2.0 * np.log(1.0 / slack) * sq) + lin
-            return np.where((slack > 0) & (share > 0) & np.isfinite(val), val, np.inf)
+                # −ln δ′ (1/δ′ overflows for a subnormal δ′); the √ term is 0 when every ε is 0, whatever δ′
+                val = np.where(sq > 0, np.sqrt(2.0 * -np.log(slack) * sq), 0.0) + lin
+            return np.where((slack > 0) & np.isfinite(val), val, np.inf)
 
         # any split is valid, so the best of the candidates is a valid bound: a coarse grid, then finer ones (10× each)
         # around the best point (each vectorised: one call of the curves per grid)
         grid = np.linspace(-30.0, 30.0, 61)
-        best = math.inf
+        best, best_x = math.inf, None
         for _ in range(4):
             vals = eps_at(grid)
             i = int(np.argmin(vals))
             if not math.isfinite(vals[i]):
                 break
-            best = min(best, float(vals[i]))
+            if vals[i] < best:
+                best, best_x = float(vals[i]), float(grid[i])
             step = grid[1] - grid[0]
             grid = np.linspace(grid[i] - step, grid[i] + step, 21)
+        if best_x is not None:
+            # then Brent to 1e-10 around the best point: the objective has kinks (a discrete event's curve is
+            # piecewise smooth), and a grid's best point moves with δ by a first-order amount, which made ε(δ)
+            # non-monotone by ~1e-4 relative; any split is valid, so the smaller value is kept
+            res = optimize.minimize_scalar(lambda x: min(float(eps_at(np.array([x]))[0]), 1e300),
+                                           bounds=(best_x - 1e-3, best_x + 1e-3), method="bounded",
+                                           options={"xatol": 1e-10})
+            best = min(best, float(res.fun))
         return best
 
+    def _limit_at_zero(self) -> float:
+        """lim ε(δ) as δ → 0: finite (= Σ k_i ε_i(e^{ε_i} − 1), here 0) only when the ledger has no δ at all and
+        every ε_i is 0 at δ → 0 (the √(2 ln(1/δ′)·Σ k_i ε_i²) term vanishes only then)."""
+        fixed_e, _, delta_f, curves = self._parts()
+        if delta_f > 0 or any(e > 0 for e in fixed_e) or any(prof.at_zero > 0 for prof, _ in curves):
+            return math.inf
+        return 0.0
+
     def _delta(self, epsilon: float) -> float:
-        return delta_from_epsilon_function(self._epsilon, epsilon, rtol=1e-8)
+        """Pure and (ε, δ) events only: the theorem inverts in closed form, δ = Σ δ_i + exp(−(ε − L)²/(2S)) with
+        S = Σ k_i ε_i², L = Σ k_i ε_i(e^{ε_i} − 1) (1 when ε ≤ L). With curve events the split is optimised
+        numerically, so δ(ε) is the smallest δ whose :meth:`_epsilon` is ≤ ε, by bisection
+        (:func:`~dpviz.accountants._base.delta_from_epsilon_function`)."""
+        fixed_e, fixed_k, delta_f, curves = self._parts()
+        if not curves:
+            if any(math.isinf(e) for e in fixed_e):
+                return 1.0
+            e = np.asarray(fixed_e, dtype=float)
+            k = np.asarray(fixed_k, dtype=float)
+            with np.errstate(over="ignore"):
+                sq = float(np.sum(k * e * e))
+                lin = float(np.sum(k * e * np.expm1(e)))
+            if epsilon < lin or (epsilon == lin and sq > 0.0):
+                return 1.0
+            if sq == 0.0:  # ε(δ) = L for every δ > δ_f: the infimum δ_f (0 when there is none), not attained
+                return 0.0 if delta_f == 0.0 else feasible_total(delta_f, 1, TINY_DELTA)
+            z = (epsilon - lin) / math.sqrt(2.0 * sq)
+            slack = math.exp(-z * z) if z < 1e154 else 0.0
+            # the theorem needs δ′ > 0: an underflowed δ′ is rounded up to the smallest double, never down to 0
+            return feasible_total(delta_f, 1, max(slack, TINY_DELTA))
+        return delta_from_epsilon_function(self._epsilon, epsilon, rtol=1e-8, eps_at_zero=self._limit_at_zero())

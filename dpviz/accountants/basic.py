@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from dpviz.accountants._base import Accountant, delta_from_epsilon_function
+from dpviz.accountants._base import TINY_DELTA, Accountant, delta_from_epsilon_function, feasible_total
 from dpviz.accountants.events import eps_delta_profile
 
 __all__ = ["BasicAccountant"]
@@ -61,14 +61,28 @@ class BasicAccountant(Accountant):
         if not curves:
             return eps_f if delta_f <= delta else math.inf
         rest = delta - delta_f
-        if rest <= 0:
+        if rest < 0:
             return math.inf
         n_runs = sum(k for _, k in curves)
-        share = rest / n_runs
+        share = rest / n_runs  # may underflow to 0: each curve then gives its limit at δ → 0 (∞ for ρ > 0)
         return eps_f + sum(k * float(prof.eps_many(np.array([share]))[0]) for prof, k in curves)
 
     def _delta(self, epsilon: float) -> float:
+        """Exact inverse of :meth:`_epsilon`: the fixed events need ε_f and δ_f; with ONE curve event run K times
+        the remaining ε − ε_f is split equally, and δ = δ_f + K·δ_c((ε − ε_f)/K) with the event's exact δ_c(ε)
+        (the equal δ split of ``_epsilon`` gives equal ε's); with several different curve events, the smallest
+        feasible δ is found by bisection (:func:`~dpviz.accountants._base.delta_from_epsilon_function`)."""
         eps_f, delta_f, curves = self._split()
         if not curves:
             return delta_f if epsilon >= eps_f else 1.0
-        return delta_from_epsilon_function(self._epsilon, epsilon)
+        if epsilon < eps_f:
+            return 1.0
+        if len(curves) == 1:
+            prof, k = curves[0]
+            budget = (epsilon - eps_f) / k
+            share = prof.delta_of(budget)
+            if share == 0.0 and prof.at_zero > budget:  # the exact δ_c underflowed: round it up, never down
+                share = TINY_DELTA
+            return feasible_total(delta_f, k, share)
+        at_zero = eps_f + sum(k * prof.at_zero for prof, k in curves) if delta_f == 0 else math.inf
+        return delta_from_epsilon_function(self._epsilon, epsilon, eps_at_zero=at_zero)

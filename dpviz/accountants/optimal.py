@@ -8,11 +8,20 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from dpviz.accountants._base import Accountant
+from dpviz.accountants._base import Accountant, delta_from_epsilon_function
 from dpviz.accountants.events import eps_delta_profile
 from dpviz.accountants.pld import atoms_epsilon, binomial_loss_atoms
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]
+
+#: Brent's tolerance on ln δ₀ when the accountant minimises over δ₀: tight enough that ε(δ) is monotone to rounding
+#: (with 1e-3 the minimum moved with δ by ~1e-5 relative, which made δ(ε(δ)) exceed δ by 6e-5), at the cost of a
+#: few more evaluations.
+_XATOL = 1e-9
+
+
+def _exp(x: float) -> float:
+    return math.exp(x)  # math.exp underflows to 0.0 silently (np.exp would warn)
 
 
 def _rr_k_atoms(eps0: float, k: int):
@@ -32,6 +41,8 @@ def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
     """
     if eps0 == 0:
         d_rr = 0.0
+    elif eps0 == math.inf:  # each run reveals the bit: δ_RR(ε) = 1 for every finite ε
+        d_rr = 1.0
     else:
         losses, log_p, extra = _rr_k_atoms(eps0, k)
         m = losses > epsilon
@@ -47,12 +58,16 @@ def kov_epsilon(eps0: float, delta0: float, k: int, delta: float) -> float:
     0.1
     """
     log_keep = k * math.log1p(-delta0)
-    # need δ_RR ≤ τ = 1 − (1 − δ)/(1 − δ₀)^k
-    tau = -math.expm1(math.log1p(-delta) - log_keep)
-    if tau <= 0:
+    if delta < -math.expm1(log_keep):  # below 1 − (1 − δ₀)^k, what the δ₀'s alone cost (as kov_delta computes it)
         return math.inf
     if eps0 == 0:
         return 0.0
+    # need δ_RR ≤ τ = 1 − (1 − δ)/(1 − δ₀)^k
+    tau = -math.expm1(math.log1p(-delta) - log_keep)
+    if tau <= 0:  # δ = 1 − (1 − δ₀)^k up to rounding: δ_RR must be 0, which only ε ≥ kε₀ (the largest loss) gives
+        return k * eps0
+    if eps0 == math.inf:
+        return math.inf
     losses, log_p, extra = _rr_k_atoms(eps0, k)
     return min(atoms_epsilon(losses, None, extra, tau, log_probs=log_p), k * eps0)
 
@@ -65,7 +80,8 @@ class OptimalAccountant(Accountant):
     raises ValueError — use :class:`~dpviz.accountants.PLDAccountant` for heterogeneous compositions. An event with a
     fixed guarantee (pure mechanisms, ``ApproxDP``, their subsampled versions) uses it. An event with a privacy curve
     (Gaussian-type, ``ZCDP``) satisfies (ε₀(δ₀), δ₀)-DP for every δ₀; the accountant minimises the KOV bound over δ₀
-    (a grid in ln δ₀ evaluated with one vectorised call of the curve, then Brent), which is valid for every δ₀ but, knowing only one point of the curve per run, stays above
+    (a grid in ln δ₀ evaluated with one vectorised call of the curve, then Brent to 1e-9 in ln δ₀), which is valid for every δ₀
+    but, knowing only one point of the curve per run, stays above
     the PLD answer — often far above: for 631 Gaussians with σ = 4 at δ = 1e-5 it gives ε ≈ 572.7 where the exact
     value is 45.7, because the worst (ε₀, δ₀)-mechanism (randomized response) has expected loss k·ε₀·tanh(ε₀/2),
     ≈ 450 at the best δ₀, whereas the Gaussian's is k/(2σ²) ≈ 20. The neighbouring relation only decides which
@@ -101,13 +117,19 @@ class OptimalAccountant(Accountant):
             return kov_epsilon(prof.fixed[0], prof.fixed[1], k, delta)
 
         def f(ts: np.ndarray, upper=None) -> np.ndarray:  # t = ln δ₀; the curve is evaluated for all δ₀ at once
-            d0 = np.exp(ts)
+            with np.errstate(under="ignore"):
+                d0 = np.exp(ts)  # may underflow to 0: the curve then gives its limit (∞ for ρ > 0)
             e0 = prof.eps_many(d0, upper)
             return np.array([kov_epsilon(float(e), float(d), k, delta) for e, d in zip(e0, d0)])
 
         # every δ₀ gives a valid bound, so the best candidate is valid: a grid over 30 nats of ln δ₀ below the
-        # largest admissible one (k δ₀ < δ is necessary), then a bounded Brent search around the best point
-        hi = math.log(delta / k) - 1e-12
+        # largest admissible one (1 − (1 − δ₀)^k ≤ δ is necessary: δ₀ ≤ 1 − (1 − δ)^{1/k}, slightly above δ/k; for
+        # a tiny δ it is δ/k, taken as ln δ − ln k since δ/k underflows for subnormal δ), then a bounded Brent search
+        # around the best point
+        if delta > 1e-10:
+            hi = math.log(-math.expm1(math.log1p(-delta) / k)) - 1e-12
+        else:
+            hi = math.log(delta) - math.log(k) - 1e-12
         grid = np.linspace(hi - 30.0, hi, 16)
         best = math.inf
         vals = f(grid)
@@ -115,18 +137,22 @@ class OptimalAccountant(Accountant):
         best = float(vals[i])
         if math.isfinite(best):  # the objective is piecewise smooth (atoms switch): bounded Brent around the best
             a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-            e_a = float(prof.eps_many(np.array([math.exp(a)]))[0])  # ε₀ at the smallest δ₀: a warm start
+            e_a = float(prof.eps_many(np.array([_exp(a)]))[0])  # ε₀ at the smallest δ₀: a warm start
+            # δ₀ where no finite ε exists (∞) enters the optimiser as a huge finite value (∞ − ∞ inside Brent's
+            # parabola would be NaN); the answer is the smaller of the grid's best and Brent's
             res = optimize.minimize_scalar(
-                lambda t: float(f(np.array([t]), e_a)[0]), bounds=(a, b), method="bounded",
-                options={"xatol": 1e-3},
+                lambda t: min(float(f(np.array([t]), e_a)[0]), 1e300), bounds=(a, b), method="bounded",
+                options={"xatol": _XATOL},
             )
             best = min(best, float(res.fun))
         return best
 
     def _delta(self, epsilon: float) -> float:
+        """Fixed (ε₀, δ₀): the exact KOV δ(ε) (:func:`kov_delta`). A curve: ε(δ) is a numerical minimisation over
+        δ₀, so δ(ε) is the smallest δ whose :meth:`_epsilon` is ≤ ε, by bisection in ln δ
+        (:func:`~dpviz.accountants._base.delta_from_epsilon_function`)."""
         prof, k = self._single()
         if prof.fixed is not None:
             return kov_delta(prof.fixed[0], prof.fixed[1], k, epsilon)
-        from dpviz.accountants._base import delta_from_epsilon_function
-
-        return delta_from_epsilon_function(self._epsilon, epsilon, rtol=1e-6)
+        at_zero = 0.0 if prof.at_zero == 0.0 else math.inf
+        return delta_from_epsilon_function(self._epsilon, epsilon, rtol=1e-6, eps_at_zero=at_zero)
