@@ -7,7 +7,8 @@ from typing import Callable
 
 from dpviz import mechanisms as _m
 from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
-from dpviz.accountants.events import PoissonSampled
+from dpviz.accountants._base import MAX_COUNT
+from dpviz.accountants.events import PoissonSampled, _deamplified_eps
 
 __all__ = ["calibrate_sigma", "calibrate_laplace_scale"]
 
@@ -20,25 +21,26 @@ def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float,
     ln s (nearly linear: ε ∝ 1/s for small ε), with the Illinois modification (Dowell & Jarratt 1971) so both
     ends converge, and a step of at least a quarter of the tolerance from either end; a bisection step is used
     whenever an end has ε = ∞ or 0. Typically 4–8 evaluations instead of ~25 for plain bisection."""
-    hi = start
+    hi = min(max(start, 1e-300), 1e300)
     n = 0
     e_hi = eps_of(hi)
-    while not e_hi <= target:
-        hi *= 4.0
+    while not e_hi <= target:  # grow by 4×, then by 1e8× after 30 steps, up to the double range
+        hi *= 4.0 if n < 30 else 1e8
         n += 1
-        if n > 60:
-            raise ValueError(f"target_epsilon = {target!r} cannot be reached with any finite noise.")
+        if hi > 1e300:
+            raise ValueError(f"target_epsilon = {target!r} is not allowed here: no noise scale below 1e300 reaches it "
+                             "(must be larger).")
         e_hi = eps_of(hi)
     lo = hi / 4.0
     e_lo = eps_of(lo)
     n = 0
-    while e_lo <= target:
+    while e_lo <= target:  # shrink likewise, down to 1e-300 (then the smallest feasible noise found is returned)
         hi, e_hi = lo, e_lo
-        lo /= 4.0
-        e_lo = eps_of(lo)
+        lo /= 4.0 if n < 30 else 1e8
         n += 1
-        if n > 60:
+        if lo < 1e-300:
             return hi
+        e_lo = eps_of(lo)
     # now eps_of(lo) > target ≥ eps_of(hi); work in x = ln s, f = ln ε − ln target
     x_lo, x_hi = math.log(lo), math.log(hi)
     log_t = math.log(target)
@@ -75,6 +77,9 @@ def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float,
 def _accountant_cls(name: str):
     from dpviz.accountants import ACCOUNTANTS
 
+    if not isinstance(name, str):  # refused before any comparison (an array would not compare to a name)
+        raise ValueError(f"accountant = {name!r} is not allowed: must be one of " + ", ".join(map(repr, ACCOUNTANTS))
+                         + ".")
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
     return ACCOUNTANTS[name]
 
@@ -118,7 +123,7 @@ def calibrate_sigma(
     """
     target = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1)
+    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
     q = None if sampling_rate is None else check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False)
     sens = check_positive(sensitivity, "sensitivity")
     cls = _accountant_cls(accountant)
@@ -159,15 +164,19 @@ def calibrate_laplace_scale(
     """
     target = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta)
-    count = check_integer(count, "count", minimum=1)
+    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
     q = None if sampling_rate is None else check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False)
     sens = check_positive(sensitivity, "sensitivity")
     cls = _accountant_cls(accountant)
     rtol = check_positive(rtol, "rtol")
     if delta == 0.0:
         per = target / count
-        eps0 = per if q is None or q == 1.0 else math.log1p(math.expm1(per) / q)
-        return sens / eps0
+        eps0 = per if q is None else _deamplified_eps(per, q)  # ln(1 + (e^{ε/k} − 1)/q), without overflow
+        scale = sens / eps0 if eps0 > 0 else math.inf
+        if not math.isfinite(scale):
+            raise ValueError(f"target_epsilon = {target_epsilon!r} is not allowed with count = {count} and sensitivity "
+                             f"= {sensitivity!r}: the Laplace scale Δ·k/ε exceeds the double range (must be <= 1.8e308).")
+        return scale
 
     def eps_of(scale: float) -> float:
         ev = _m.Laplace(scale, sens)

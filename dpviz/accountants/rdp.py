@@ -13,10 +13,10 @@ import numpy as np
 from scipy import special
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_array, check_choice, check_delta, check_in_range, check_positive
+from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement, _amplify
-from dpviz.conversions import rdp_delta, rdp_to_approx_dp
+from dpviz.conversions import _check_method, rdp_delta, rdp_to_approx_dp
 
 __all__ = [
     "DEFAULT_ORDERS",
@@ -33,10 +33,22 @@ __all__ = [
 DEFAULT_ORDERS = np.concatenate([1.0 + np.arange(1, 100) / 10.0, np.arange(11.0, 64.0), [128.0, 256.0, 512.0, 1024.0]])
 
 
+#: Largest Rényi order and most orders accepted (an integer order α costs a sum of α + 1 terms; the default orders
+#: stop at 1024). Beyond them a ValueError names the cap.
+MAX_ORDER = 4096.0
+MAX_ORDERS = 100_000
+
+
 def _orders(orders) -> np.ndarray:
-    a = check_array(orders, "orders", ndim=1)
+    a = check_real_array(orders, "orders", ndim=1)
     if np.any(a <= 1):
         raise ValueError(f"orders = {float(a[a <= 1][0])!r} is not allowed: every order must be > 1.")
+    if np.any(a > MAX_ORDER):
+        raise ValueError(f"orders = {float(a[a > MAX_ORDER][0])!r} is not allowed: every order must be <= "
+                         f"MAX_ORDER = {MAX_ORDER:g}.")
+    if a.size > MAX_ORDERS:
+        raise ValueError(f"orders holds {a.size} values, which is not allowed: must hold at most MAX_ORDERS = "
+                         f"{MAX_ORDERS}.")
     return a
 
 
@@ -49,7 +61,9 @@ def rdp_gaussian(orders, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
     a = _orders(orders)
     s = check_positive(sigma, "sigma")
     d = check_positive(sensitivity, "sensitivity")
-    return a * d * d / (2.0 * s * s)
+    mu = d / s  # Python floats: Δ/σ overflows to inf (ε_α = ∞) or underflows to 0, silently
+    with np.errstate(over="ignore"):
+        return a * (0.5 * mu * mu)
 
 
 def rdp_laplace(orders, epsilon: float) -> np.ndarray:
@@ -63,8 +77,10 @@ def rdp_laplace(orders, epsilon: float) -> np.ndarray:
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     if eps == 0:
         return np.zeros_like(a)
-    log_val = np.logaddexp(np.log(a / (2 * a - 1)) + (a - 1) * eps, np.log((a - 1) / (2 * a - 1)) - a * eps)
-    return np.maximum(log_val / (a - 1), 0.0)
+    with np.errstate(over="ignore"):
+        log_val = np.logaddexp(np.log(a / (2 * a - 1)) + (a - 1) * eps, np.log((a - 1) / (2 * a - 1)) - a * eps)
+    # ε-DP bounds every Rényi divergence by ε (the formula overflows to ∞ for an astronomically large ε)
+    return np.minimum(np.maximum(log_val / (a - 1), 0.0), eps)
 
 
 def rdp_pure(orders, epsilon: float) -> np.ndarray:
@@ -79,14 +95,22 @@ def rdp_pure(orders, epsilon: float) -> np.ndarray:
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     if eps == 0:
         return np.zeros_like(a)
-    log_val = np.logaddexp(a * eps, (1 - a) * eps) - np.logaddexp(0.0, eps)
-    return np.minimum(np.maximum(log_val / (a - 1), 0.0), eps)
+    with np.errstate(over="ignore", invalid="ignore"):
+        log_val = np.logaddexp(a * eps, (1 - a) * eps) - np.logaddexp(0.0, eps)
+        val = log_val / (a - 1)
+    # ∞ − ∞ (an astronomically large ε) is NaN: the bound ε_α ≤ ε holds there
+    return np.minimum(np.maximum(np.where(np.isnan(val), eps, val), 0.0), eps)
 
 
 def _rdp_finite(orders: np.ndarray, losses: np.ndarray, log_p: np.ndarray) -> np.ndarray:
     # D_α(P‖Q) = 1/(α−1) ln Σ_j p_j e^{(α−1) l_j}, l_j = ln(p_j/q_j): exact for finite output spaces.
-    vals = special.logsumexp(log_p[None, :] + (orders[:, None] - 1.0) * losses[None, :], axis=1)
+    with np.errstate(over="ignore"):
+        vals = special.logsumexp(log_p[None, :] + (orders[:, None] - 1.0) * losses[None, :], axis=1)
     return np.maximum(vals / (orders - 1.0), 0.0)
+
+
+#: Largest sensitivity of :func:`rdp_discrete_laplace` (its loss law has Δ + 1 atoms).
+MAX_DLAP_SENSITIVITY = 10**6
 
 
 def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, np.ndarray]:
@@ -96,14 +120,15 @@ def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, n
     t = 1.0 / scale
     d = int(sensitivity)
     j = np.arange(1, d)
-    losses = np.concatenate([[d * t], (d - 2 * j) * t, [-d * t]])
-    log_p = np.concatenate(
-        [
-            [-np.logaddexp(0.0, -t)],
-            np.log(np.tanh(t / 2.0)) - j * t,
-            [-d * t - np.logaddexp(0.0, -t)],
-        ]
-    )
+    with np.errstate(over="ignore", under="ignore"):
+        losses = np.concatenate([[d * t], (d - 2 * j) * t, [-d * t]])
+        log_p = np.concatenate(
+            [
+                [-np.logaddexp(0.0, -t)],
+                np.log(np.tanh(t / 2.0)) - j * t,
+                [-d * t - np.logaddexp(0.0, -t)],
+            ]
+        )
     return losses, log_p
 
 
@@ -115,7 +140,11 @@ def rdp_discrete_laplace(orders, scale: float, sensitivity: int = 1) -> np.ndarr
     True
     """
     a = _orders(orders)
-    losses, log_p = discrete_laplace_loss(check_positive(scale, "scale"), sensitivity)
+    scale = check_positive(scale, "scale")
+    sensitivity = check_integer(sensitivity, "sensitivity", minimum=1, maximum=MAX_DLAP_SENSITIVITY)
+    if 1.0 / scale == math.inf:  # the noise is a point mass: the neighbouring laws are disjoint
+        return np.full(a.shape, math.inf)
+    losses, log_p = discrete_laplace_loss(scale, sensitivity)
     return _rdp_finite(a, losses, log_p)
 
 
@@ -123,8 +152,12 @@ def _log_a_integer(alpha: int, q: float, sigma: float) -> float:
     # A_α = Σ_k C(α,k) (1−q)^{α−k} q^k exp((k²−k)/(2σ²))  (Mironov, Talwar & Zhang 2019, Section 3.3, integer α)
     k = np.arange(alpha + 1, dtype=float)
     log_c = special.gammaln(alpha + 1) - special.gammaln(k + 1) - special.gammaln(alpha - k + 1)
-    terms = log_c + k * math.log(q) + (alpha - k) * math.log1p(-q) + (k * k - k) / (2 * sigma * sigma)
-    return float(special.logsumexp(terms))
+    c = 0.5 / (sigma * sigma)  # finite: the caller refuses a σ whose 1/σ² overflows
+    with np.errstate(over="ignore"):
+        terms = log_c + k * math.log(q) + (alpha - k) * math.log1p(-q) + (k * k - k) * c
+        if np.isinf(terms).any():  # a term beyond the double range: A_α = ∞
+            return math.inf
+        return float(special.logsumexp(terms))
 
 
 def _log_a_fractional(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
@@ -159,16 +192,40 @@ def _log_a_fractional(alphas: np.ndarray, q: float, sigma: float) -> np.ndarray:
     return log_a
 
 
+#: Most values the trapezoid rule of :func:`_log_a_fractional` may evaluate (orders × grid points, the grid having
+#: 32·(α_max + 28σ)/σ points); beyond it (σ below ~0.01 with the default orders, or σ above 1e6) the fractional
+#: orders use the chord bound of :func:`_poisson_gaussian_cached` instead.
+FRACTIONAL_GRID_CAP = 4_000_000
+
+
 @functools.lru_cache(maxsize=256)
 def _poisson_gaussian_cached(orders: tuple, q: float, sigma: float) -> tuple:
+    """ε_α for the orders. Fractional orders by the trapezoid rule when its grid fits within
+    :data:`FRACTIONAL_GRID_CAP`, else by the chord bound ln A_α ≤ (⌈α⌉ − α) ln A_⌊α⌋ + (α − ⌊α⌋) ln A_⌈α⌉, valid
+    because ln A_α = ln E[X^α] is convex in α (Hölder's inequality) and exact at the integers (ln A_1 = 0)."""
     a = np.asarray(orders)
     out = np.empty_like(a)
     is_int = a == np.round(a)
+    cache: dict[int, float] = {1: 0.0}
+
+    def log_a_int(n: int) -> float:
+        if n not in cache:
+            cache[n] = _log_a_integer(n, q, sigma)
+        return cache[n]
+
     for i in np.flatnonzero(is_int):
-        out[i] = _log_a_integer(int(a[i]), q, sigma)
+        out[i] = log_a_int(int(a[i]))
     frac = np.flatnonzero(~is_int)
     if frac.size:
-        out[frac] = _log_a_fractional(a[frac], q, sigma)
+        n_grid = 32.0 * (float(np.max(a[frac])) + 28.0 * sigma) / sigma
+        if sigma <= 1e6 and frac.size * n_grid <= FRACTIONAL_GRID_CAP:
+            out[frac] = _log_a_fractional(a[frac], q, sigma)
+        else:
+            for i in frac:
+                lo_n = int(math.floor(a[i]))
+                w = float(a[i]) - lo_n
+                hi_v, lo_v = log_a_int(lo_n + 1), log_a_int(lo_n)
+                out[i] = math.inf if math.inf in (hi_v, lo_v) else (1.0 - w) * lo_v + w * hi_v
     return tuple(np.maximum(out / (a - 1.0), 0.0))
 
 
@@ -185,8 +242,13 @@ def rdp_poisson_gaussian(orders, rate: float, sigma: float, sensitivity: float =
     a = _orders(orders)
     q = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
     s = check_positive(sigma, "sigma") / check_positive(sensitivity, "sensitivity")
+    if s == math.inf:  # Δ/σ rounds to 0: the laws coincide in double precision
+        return np.zeros(a.shape)
+    if s * s == 0.0 or 1.0 / (s * s) == math.inf:  # Δ/σ beyond ~1e154: A_α overflows, ε_α = ∞
+        return np.full(a.shape, math.inf)
     if q == 1.0:
-        return a / (2.0 * s * s)
+        with np.errstate(over="ignore"):
+            return a * (0.5 / (s * s))
     return np.array(_poisson_gaussian_cached(tuple(a.tolist()), q, s))
 
 
@@ -210,8 +272,8 @@ def event_rdp(event: Any, orders) -> np.ndarray | None:
     if isinstance(event, _m.Gaussian):
         return rdp_gaussian(a, event.sigma, event.sensitivity)
     if isinstance(event, (_m.DiscreteGaussian, ZCDP)):
-        rho = event.rho if isinstance(event, ZCDP) else event.sensitivity**2 / (2.0 * event.sigma**2)
-        return a * rho
+        with np.errstate(over="ignore"):
+            return a * event.rho  # ρ = Δ²/(2σ²) for the discrete Gaussian (its .rho never overflows)
     if isinstance(event, _m.Laplace):
         return rdp_laplace(a, event.sensitivity / event.scale)
     if isinstance(event, _m.DiscreteLaplace):
@@ -281,15 +343,16 @@ class RDPAccountant(Accountant):
         """The composed RDP curve ε_α at :attr:`orders`."""
         if self._cache is None:
             total = np.zeros_like(self._orders)
-            for ev, k in self._merged_ledger():
-                total = total + k * event_rdp(ev, self._orders)
+            with np.errstate(over="ignore"):  # an astronomically large ε_α adds up to ∞
+                for ev, k in self._merged_ledger():
+                    total = total + k * event_rdp(ev, self._orders)
             self._cache = total
         return self._cache.copy()
 
     def epsilon(self, delta: float, method: str = "improved") -> float:
         """ε at δ ∈ (0, 1) by the ``"improved"`` (default) or ``"classic"`` conversion."""
         delta = check_delta(delta, allow_zero=False)
-        check_choice(method, "method", ("improved", "classic"))
+        _check_method(method, ("improved", "classic"))
         if not self._ledger:
             return 0.0
         return rdp_to_approx_dp(self._orders, self.rdp(), delta, method=method)[0]
@@ -297,7 +360,7 @@ class RDPAccountant(Accountant):
     def delta(self, epsilon: float, method: str = "improved") -> float:
         """δ at ε ≥ 0 by the inverse of the ``"improved"`` (default) or ``"classic"`` conversion."""
         epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
-        check_choice(method, "method", ("improved", "classic"))
+        _check_method(method, ("improved", "classic"))
         if not self._ledger:
             return 0.0
         return rdp_delta(self._orders, self.rdp(), epsilon, method=method)[0]

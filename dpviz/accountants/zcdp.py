@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_choice, check_delta, check_positive
+from dpviz._validation import check_delta, check_positive
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.events import (
     ZCDP,
@@ -15,7 +15,7 @@ from dpviz.accountants.events import (
     SampledWithoutReplacement,
     _amplify,
 )
-from dpviz.conversions import pure_to_zcdp, zcdp_delta, zcdp_to_approx_dp
+from dpviz.conversions import _check_method, pure_to_zcdp, zcdp_delta, zcdp_to_approx_dp
 
 __all__ = ["ZCDPAccountant", "event_rho"]
 
@@ -37,7 +37,7 @@ def event_rho(event: Any) -> float | None:
     if isinstance(event, ZCDP):
         return event.rho
     if isinstance(event, (_m.Gaussian, _m.DiscreteGaussian)):
-        return event.sensitivity**2 / (2.0 * event.sigma**2)
+        return event.rho  # Δ²/(2σ²), ∞ when it overflows
     if isinstance(event, _PURE):
         eps = event.epsilon if isinstance(event, PureDP) else event.pure_epsilon
         return pure_to_zcdp(eps)
@@ -82,19 +82,25 @@ class ZCDPAccountant(Accountant):
     @property
     def rho(self) -> float:
         """Total ρ of the ledger."""
-        return float(sum(k * event_rho(ev) for ev, k in self._merged_ledger()))
+        return float(sum(k * event_rho(ev) for ev, k in self._merged_ledger()))  # Python floats: overflow is ∞
 
     def epsilon(self, delta: float, method: str = "cks") -> float:
         """ε at δ ∈ (0, 1) from the total ρ (``method`` "cks" or "simple", see the class docstring)."""
         delta = check_delta(delta, allow_zero=False)
-        check_choice(method, "method", ("cks", "simple"))
-        return zcdp_to_approx_dp(self.rho, delta, method=method) if self._ledger else 0.0
+        _check_method(method, ("cks", "simple"))
+        rho = self.rho
+        if rho == math.inf:  # an event with an astronomically large ρ: no finite ε
+            return math.inf
+        return zcdp_to_approx_dp(rho, delta, method=method) if self._ledger else 0.0
 
     def delta(self, epsilon: float, method: str = "cks") -> float:
         """δ at ε ≥ 0 from the total ρ (``method`` "cks" or "simple")."""
         epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
-        check_choice(method, "method", ("cks", "simple"))
-        return zcdp_delta(self.rho, epsilon, method=method) if self._ledger else 0.0
+        _check_method(method, ("cks", "simple"))
+        rho = self.rho
+        if rho == math.inf:
+            return 1.0
+        return zcdp_delta(rho, epsilon, method=method) if self._ledger else 0.0
 
     def _epsilon(self, delta: float) -> float:
         return self.epsilon(delta)
