@@ -361,3 +361,24 @@ def test_cpu_meter_sees_the_machine_work_and_rest():
 
     assert busy is not None and busy >= 0.8 / os.cpu_count()
     assert 0.0 <= busy <= 1.0
+
+
+def test_cpu_meter_window_remembers_a_rush_after_a_quiet_moment():
+    """One quiet half second after a burst of work is not calm: busy_over() averages over its window."""
+    import os
+    import time
+
+    meter = procinfo.CpuMeter()
+    time.sleep(0.3)
+    meter.busy_fraction()
+    end = time.monotonic() + 0.8
+    while time.monotonic() < end:  # one core busy
+        pass
+    meter.busy_fraction()
+    time.sleep(0.5)
+    over = meter.busy_over(5.0)
+    # The burst (0.8 s of one core) is part of the ~1.6 s window: at least half of it counts, with scheduling noise.
+    assert over is not None and over >= 0.8 / 1.6 * 0.7 / os.cpu_count()
+    time.sleep(0.2)
+    latest = meter.busy_over(0.01)  # a window shorter than the last interval still uses that interval
+    assert latest is not None and 0.0 <= latest <= 1.0

@@ -159,7 +159,9 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 busy = sum(self._filling.values())
                 # Students moving sliders come first: once the class is served, a pool that still has kernels
                 # refills only while the machine has CPU to spare (refilling runs a whole lesson per kernel).
-                machine_busy = meter.busy_fraction()
+                # Averaged over the last refill_quiet seconds (at least 5 s): one quiet half second in the middle
+                # of a rush is not calm.
+                machine_busy = meter.busy_over(max(self.refill_quiet, 5.0))
                 students_busy = machine_busy is not None and machine_busy > self.refill_max_busy
                 for nb, _missing in self._deficits():
                     if busy >= self.fill_concurrency:

@@ -8,6 +8,8 @@ direction for a budget.
 from __future__ import annotations
 
 import os
+import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,10 +83,18 @@ def available_memory_mb() -> float | None:
 
 
 class CpuMeter:
-    """The machine's busy CPU fraction (0..1, all cores) between two readings of ``/proc/stat``."""
+    """The machine's busy CPU fraction (0..1, all cores), from readings of ``/proc/stat``.
 
-    def __init__(self) -> None:
+    ``busy_fraction()`` is the fraction since the previous call; ``busy_over(seconds)`` the fraction over (about)
+    the last ``seconds``, from the readings taken by earlier calls of either method (one reading every half second
+    or so is enough), so that a single quiet half second in the middle of a rush does not count as calm.
+    """
+
+    def __init__(self, keep_seconds: float = 30.0) -> None:
+        self._keep = float(keep_seconds)
         self._last = self._read()
+        self._history: deque[tuple[float, int, int]] = deque()
+        self._remember(self._last)
 
     @staticmethod
     def _read() -> tuple[int, int] | None:
@@ -96,11 +106,38 @@ class CpuMeter:
         idle = ticks[3] + (ticks[4] if len(ticks) > 4 else 0)  # idle + iowait
         return sum(ticks[:8]), idle
 
-    def busy_fraction(self) -> float | None:
-        """Busy fraction since the previous call (None without /proc or when no tick has passed)."""
-        now = self._read()
-        last, self._last = self._last, now
+    def _remember(self, reading: tuple[int, int] | None) -> None:
+        if reading is None:
+            return
+        now = time.monotonic()
+        self._history.append((now, *reading))
+        while len(self._history) > 2 and self._history[1][0] < now - self._keep:
+            self._history.popleft()
+
+    @staticmethod
+    def _fraction(now: tuple[int, int] | None, last: tuple[int, int] | None) -> float | None:
         if now is None or last is None or now[0] <= last[0]:
             return None
         total, idle = now[0] - last[0], now[1] - last[1]
         return max(0.0, min(1.0, 1.0 - idle / total))
+
+    def busy_fraction(self) -> float | None:
+        """Busy fraction since the previous call (None without /proc or when no tick has passed)."""
+        now = self._read()
+        last, self._last = self._last, now
+        self._remember(now)
+        return self._fraction(now, last)
+
+    def busy_over(self, seconds: float) -> float | None:
+        """Busy fraction over the last ``seconds`` (from the oldest kept reading within them; at least the
+        latest interval). None without /proc or when no tick has passed."""
+        now = self._read()
+        self._last = now
+        self._remember(now)
+        if now is None or len(self._history) < 2:
+            return None
+        cutoff = time.monotonic() - float(seconds)
+        start = next((h for h in self._history if h[0] >= cutoff), None)
+        if start is None or start is self._history[-1]:
+            start = self._history[-2]
+        return self._fraction(now, (start[1], start[2]))
