@@ -76,6 +76,53 @@ def test_sync_figure_replaces_traces_when_structure_changes():
     assert target.layout.title.text == "new"
 
 
+def _sent(target):
+    """Record the Plotly.update messages a figure widget sends."""
+    sent = []
+    send = target._send_update_msg
+    target._send_update_msg = lambda restyle, relayout, *a, **k: (sent.append((restyle, relayout)),
+                                                                  send(restyle, relayout, *a, **k))
+    return sent
+
+
+def test_sync_figure_sends_only_what_changed_in_one_update():
+    """One message; a changed array, a removed property and a changed title; nothing for an unchanged figure."""
+    from plotly.basedatatypes import Undefined
+
+    def fig(y2, marker=True, title="a"):
+        return go.Figure([go.Scatter(y=[1.0, 2.0], marker=dict(color="red") if marker else None, name="one"),
+                          go.Scatter(y=y2, name="two")], layout=dict(title=title, xaxis=dict(range=[0, 1])))
+
+    target = go.FigureWidget(fig([3.0, 4.0]))
+    sent = _sent(target)
+    sync_figure(target, fig([3.0, 4.0]))
+    assert sent == []
+    sync_figure(target, fig([5.0, 6.0], marker=False, title="b"))
+    assert len(sent) == 1
+    restyle, relayout = sent[0]
+    assert set(restyle) == {"y", "marker"}
+    assert restyle["y"][0] is Undefined and list(restyle["y"][1]) == [5.0, 6.0]
+    assert restyle["marker"][0] is None and restyle["marker"][1] is Undefined
+    assert set(relayout) == {"title"} and relayout["title"]["text"] == "b"
+    # The widget's own figure now is the source (property reads see the new values).
+    assert list(target.data[1].y) == [5.0, 6.0] and target.data[0].marker.color is None
+    assert target.layout.title.text == "b" and tuple(target.layout.xaxis.range) == (0, 1)
+    expected = fig([5.0, 6.0], marker=False, title="b").to_plotly_json()
+    got = target.to_plotly_json()
+    for trace in got["data"]:
+        trace.pop("uid", None)
+    assert got == expected
+
+
+def test_sync_figure_does_not_share_containers_with_the_source():
+    """A zoom in the browser edits the widget's layout in place; a figure a builder reuses must not change."""
+    source = go.Figure([go.Scatter(y=[1.0, 2.0])], layout=dict(xaxis=dict(range=[0, 1])))
+    target = go.FigureWidget(go.Figure([go.Scatter(y=[0.0, 0.0])], layout=dict(xaxis=dict(range=[0, 2]))))
+    sync_figure(target, source)
+    target._layout["xaxis"]["range"] = [5, 6]
+    assert list(source.layout.xaxis.range) == [0, 1] and list(source.data[0].y) == [1.0, 2.0]
+
+
 def test_bench_values_sweep_log_sliders_in_log_space():
     p = _Toy()
     vals = p.bench_values()["delta"]

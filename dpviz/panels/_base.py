@@ -23,6 +23,7 @@ Panels are plain Python objects, so tests and ``make bench`` drive them without 
 
 from __future__ import annotations
 
+import copy
 import functools
 import html
 import importlib
@@ -40,6 +41,7 @@ from typing import Any, Callable, ClassVar, Iterable, Sequence
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
+from plotly.basedatatypes import BasePlotlyType, Undefined
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
 
@@ -392,49 +394,64 @@ def figure_widget(fig: go.Figure) -> go.FigureWidget:
 
 
 def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
-    """Make ``target`` show ``source``: traces updated in place when their number and types match, else replaced.
+    """Make ``target`` show ``source``, sending the browser one update with only what changed.
 
-    Updating in place sends only the changed properties to the browser, which keeps slider updates smooth. The
-    layout is updated property by property and its template is re-applied only when it changed (validating a
-    template is the most expensive step of a plotly update).
+    ``source`` was validated when its builder made it, so its JSON is written into the widget's figure as is (no
+    second validation, the most expensive step of a plotly update): for each trace property and each top-level
+    layout property that differs, the new value (or its removal) goes into one ``Plotly.update`` message, built by
+    plotly's own ``_perform_plotly_restyle`` / ``_perform_plotly_relayout`` (which compare with what the widget
+    holds). When the number or types of traces change, the traces are replaced instead.
     """
-    new_layout = source.layout.to_plotly_json()
-    template = new_layout.pop("template", None)
-    # plotly.js forgets an axis type set explicitly (e.g. "category" over numbers) when an update changes trace
-    # data, unless the same update names it; plotly (Python) sends only layout properties that changed, so it never
-    # does, and the axis fell back to its automatic type (DelStab's outputs on a linear axis after one slider move).
-    types = {f"{k}.type": v["type"] for k, v in new_layout.items()
-             if k[1:5] == "axis" and isinstance(v, dict) and v.get("type") not in (None, "-")}
-    if types and hasattr(target, "_send_update_msg"):
-        send = target._send_update_msg
+    # The raw figure (numpy arrays, not the base64 form of to_plotly_json), copied: the widget's figure must not
+    # share containers with a figure a builder might reuse (a zoom in the browser edits the widget's layout in place).
+    data = copy.deepcopy(source._data)
+    layout = {k: (v if k == "template" else copy.deepcopy(v)) for k, v in source._layout.items()}
+    if len(target._data) != len(data) or any(
+        old.get("type", "scatter") != new.get("type", "scatter") for old, new in zip(target._data, data)
+    ):
+        _replace_traces(target, source, layout)
+        return
+    restyle: dict[str, list] = {}
+    for key in {k for trace in (*target._data, *data) for k in trace} - {"uid", "type"}:
+        values = []
+        for old, new in zip(target._data, data):
+            value = new.get(key, None)
+            if (key not in new and key not in old) or BasePlotlyType._vals_equal(old.get(key), value):
+                value = Undefined
+            values.append(value)
+        if any(v is not Undefined for v in values):
+            restyle[key] = values
+    relayout = {}
+    for key in set(layout) | set(target._layout):
+        value = layout.get(key, None)
+        if (key in layout or key in target._layout) and not BasePlotlyType._vals_equal(target._layout.get(key), value):
+            relayout[key] = value
+    if not restyle and not relayout:
+        return
+    indexes = list(range(len(data)))
+    restyle = target._perform_plotly_restyle(restyle, indexes) if restyle else {}
+    relayout = target._perform_plotly_relayout(relayout) if relayout else {}
+    if restyle:
+        # plotly.js forgets an axis type set explicitly (e.g. "category" over numbers) when an update changes trace
+        # data, unless the same update names it (DelStab's outputs fell back to a linear axis after one slider move).
+        for key, axis in layout.items():
+            if key[1:5] == "axis" and isinstance(axis, dict) and axis.get("type") not in (None, "-"):
+                relayout.setdefault(f"{key}.type", axis["type"])
+    if restyle or relayout:
+        target._send_update_msg(restyle, relayout, indexes)
 
-        def send_with_axis_types(restyle_data, relayout_data, *args, **kwargs):
-            if restyle_data:
-                relayout_data = {**types, **(relayout_data or {})}
-            return send(restyle_data, relayout_data, *args, **kwargs)
 
-        target._send_update_msg = send_with_axis_types
-    try:
-        _sync(target, source, new_layout, template)
-    finally:
-        target.__dict__.pop("_send_update_msg", None)
-
-
-def _sync(target: go.FigureWidget, source: go.Figure, new_layout: dict, template: Any) -> None:
+def _replace_traces(target: go.FigureWidget, source: go.Figure, layout: dict) -> None:
+    """The slow path of :func:`sync_figure`: other traces (number or types), validated by plotly."""
+    layout = source.layout.to_plotly_json()
+    template = layout.pop("template", None)
     with target.batch_update():
-        same = len(target.data) == len(source.data) and all(
-            a.type == b.type for a, b in zip(target.data, source.data)
-        )
-        if same:
-            for t, s in zip(target.data, source.data):
-                t.update(s.to_plotly_json(), overwrite=True)
-        else:
-            target.data = ()
-            target.add_traces(list(source.data))
-        stale = set(target.layout.to_plotly_json()) - set(new_layout) - {"template"}
+        target.data = ()
+        target.add_traces(list(source.data))
+        stale = set(target.layout.to_plotly_json()) - set(layout) - {"template"}
         for key in stale:
             target.layout[key] = None
-        target.layout.update(new_layout, overwrite=True)
+        target.layout.update(layout, overwrite=True)
         if template is not None and template != target.layout.template.to_plotly_json():
             target.layout.template = template
 
