@@ -60,7 +60,8 @@ Definitions (every time is measured by the student's own clock, from the moment 
   no student session is left, every student kernel process is gone and ``memory_mb`` is within
   ``--memory-margin`` (default 10 %) of the value before the class, up to ``--leave-timeout`` (default 150 s).
 
-A few students (``--browsers``, default 3) are real headless Chromium pages through Playwright
+A few students (``--browsers``, default 3) are real headless Chromium pages through Playwright, started at the
+lowest CPU priority (``--browser-nice``, default 19: they stand for the students' own devices)
 (``/usr/bin/chromium``, ``$DPVIZ_CHROMIUM``; never a downloaded browser), one browser context (cookie jar) each.
 
 The first-figure and slider targets are checked on all students together (light clients and browsers; the
@@ -885,6 +886,22 @@ def browser_unavailable() -> str | None:
     return None
 
 
+def niced_chromium(nice: int, directory: Path) -> str:
+    """Chromium's path, or a wrapper that starts it at CPU priority ``nice`` (0: as is).
+
+    The browser students stand for the students' own laptops; here they share the server's cores, and a busy
+    Chromium (5 MB of plotly.js to parse, figures drawn in software) takes CPU the server needs for everyone.
+    At a low priority it gets the CPU the server leaves idle, so the server is measured as a class would see it
+    (and the browsers' own times are pessimistic: see the README).
+    """
+    if nice == 0:
+        return CHROMIUM
+    wrapper = directory / "chromium-niced"
+    wrapper.write_text(f"#!/bin/sh\nexec nice -n {int(nice)} {shlex.quote(CHROMIUM)} \"$@\"\n")
+    wrapper.chmod(0o755)
+    return str(wrapper)
+
+
 # ---- the run -----------------------------------------------------------------------------------------------------
 
 
@@ -931,7 +948,8 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             from playwright.async_api import async_playwright
 
             pw = await async_playwright().start()
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            browser = await pw.chromium.launch(executable_path=niced_chromium(opts.browser_nice, server.log_dir),
+                                               headless=True, args=CHROMIUM_ARGS)
 
         cls = Class(opts, server, lesson, http, browser, mon)
         cls.remaining_students = len(students)
@@ -1151,6 +1169,8 @@ def parse_args(argv=None):
                    "after a student leaves the kernel ends (a page has --connect-grace, 120 s by default, to connect)")
     p.add_argument("--memory-margin", type=float, default=0.10, help="memory is back within this fraction (default 0.10)")
     p.add_argument("--sample-seconds", type=float, default=1.0, help="interval of /proc and status.json readings")
+    p.add_argument("--browser-nice", type=int, default=19, help="CPU priority (nice) of the Chromium students "
+                   "(default 19: they stand for the students' own devices and take only CPU the server leaves; 0: as is)")
     p.add_argument("--beacon", action="store_true", help="light clients also POST Voilà's shutdown beacon on leaving")
     p.add_argument("--server-args", default="", help="extra arguments for python -m dpviz.app (one shell string)")
     p.add_argument("--log-dir", default=None, help="directory for the server's log (default: a new temporary one)")
@@ -1163,6 +1183,8 @@ def parse_args(argv=None):
         p.error("--browsers must be in [0, --students]")
     if opts.moves < 0 or opts.arrival_seconds < 0 or opts.timeout <= 0 or opts.leave_timeout < 0:
         p.error("--moves, --arrival-seconds and the timeouts must not be negative")
+    if not 0 <= opts.browser_nice <= 19:
+        p.error("--browser-nice must be in [0, 19]")
     if opts.panel != "spread" and not opts.panel.isdigit():
         p.error("--panel must be a panel index or 'spread'")
     return opts
