@@ -81,6 +81,8 @@ BASELINES = {
     "theorem8_floor": ((5, 1.0), {}),
     "theorem8_mean_floor": ((5, 1.0, 1.0), {}),
     "crossover_m": ((10_000, 0.01, "paper"), {}),
+    "wme_mse_bound": ((0.96, [10.0, 1e4], [[1.0], [100.0]], 1.0, 1.0, 0.01), {}),
+    "best_budget_split": ((1e5, 0.96, 1.0, 1.0, 0.01), {}),
     # baselines
     "nonprivate_mean": (([[0.0, 1.0], [1.0, 1.0]],), {}),
     "naive_clipped_mean": ((np.zeros(100), 1.0, 1.0), {"rng": 0}),

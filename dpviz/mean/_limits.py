@@ -17,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import check_in_range, check_integer, check_real_array
+from dpviz._validation import (
+    check_delta,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
 
 #: n, m, d, K, k in closed-form bounds (no allocation): ≤ 10¹⁵.
 MAX_COUNT = 10**15
@@ -61,6 +68,37 @@ def scale(value: Any, name: str, *, allow_zero: bool = False) -> float:
     return check_in_range(value, name, low, MAX_SCALE)
 
 
+def _open_probability(value: Any, name: str) -> float:
+    return check_probability(value, name, open_low=True, open_high=True)
+
+
+#: The one meaning of each parameter name in the closed forms of :mod:`dpviz.mean` (review D8: the same seven
+#: ``check_*`` lines were repeated function after function): counts are integers in [1, 10¹⁵], ε, τ, B, σ, r are
+#: finite and > 0, δ, γ and α lie in (0, 1), a variance is ≥ 0.
+_PARAMETERS = {
+    **{k: count for k in ("n", "m", "d", "K", "k")},
+    **{k: check_positive for k in ("epsilon", "tau", "bound", "sigma", "r")},
+    "delta": lambda v, name: check_delta(v, name, allow_zero=False),
+    "gamma": _open_probability,
+    "alpha": _open_probability,
+    "variance": lambda v, name: check_positive(v, name, allow_zero=True),
+}
+
+
+def checked(**params: Any) -> tuple:
+    """Validate closed-form parameters by name, in the order given, and return them converted.
+
+    ``n, d, eps = checked(n=n, d=d, epsilon=epsilon)``: one validator per name (:data:`_PARAMETERS`), so every
+    function of :mod:`dpviz.mean` refuses the same values with the same message (name, value, allowed range).
+    """
+    return tuple(_PARAMETERS[name](value, name) for name, value in params.items())
+
+
+def half_width(value: Any, name: str = "half_width_factor") -> float:
+    """The half-width factor h of PrivateRange's interval [μ̂ − hτ, μ̂ + hτ] (Algorithm 6 of 004): in (0, 10⁶]."""
+    return check_in_range(value, name, 0.0, 1e6, low_inclusive=False)
+
+
 def data(value: Any, name: str, *, ndim=None) -> np.ndarray:
     """A non-empty real finite array whose values satisfy |x| ≤ 1e150."""
     x = check_real_array(value, name, ndim=ndim)
@@ -68,6 +106,16 @@ def data(value: Any, name: str, *, ndim=None) -> np.ndarray:
     if np.any(big):
         raise ValueError(f"{name} contains {float(x[big].flat[0])!r}, which is not allowed: must hold numbers with "
                          f"|x| <= {MAX_SCALE:g} (squares and sums of squares must stay within the double range).")
+    return x
+
+
+def real_counts(value: Any, name: str) -> np.ndarray:
+    """A float array of counts taken as real numbers in [1, 10¹⁵] (the continuous relaxation a map over (n, m)
+    draws; integer counts are the same numbers)."""
+    x = check_real_array(value, name)
+    bad = (x < 1) | (x > MAX_COUNT)
+    if np.any(bad):
+        raise ValueError(f"{name} = {float(x[bad].flat[0])!r} is not allowed: must be numbers in [1, {MAX_COUNT}].")
     return x
 
 

@@ -16,6 +16,11 @@ import numpy as np
 
 from dpviz._validation import as_rng, check_choice, check_delta, check_positive
 from dpviz.mean import _limits
+from dpviz.mean.bounds import _wme_noise_variance
+
+# The textbook σ = Δ₂√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1) has one home, dpviz.mechanisms; re-exported
+# here because lesson 05 and its tests import it from dpviz.mean.
+from dpviz.mechanisms import classic_gaussian_sigma
 
 __all__ = [
     "nonprivate_mean",
@@ -41,20 +46,6 @@ def nonprivate_mean(data) -> np.ndarray | float:
     if x.ndim == 3:
         return x.reshape(-1, x.shape[-1]).mean(axis=0)
     return float(x.mean())
-
-
-def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
-    """σ = Δ₂·√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1; valid for ε < 1).
-
-    >>> round(classic_gaussian_sigma(1.0, 1e-5), 4)
-    4.8448
-    """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    s = check_positive(sensitivity, "sensitivity")
-    # ln 1.25 − ln δ, not ln(1.25/δ): 1.25/δ overflows to inf for subnormal δ
-    return _limits.evaluate(lambda: s * math.sqrt(2.0 * (math.log(1.25) - math.log(delta))) / eps, "σ",
-                            epsilon=epsilon, delta=delta, sensitivity=sensitivity)
 
 
 def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str = "laplace",
@@ -143,18 +134,14 @@ def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float
 # ---------------------------------------------------------------------------------------- closed-form MSEs
 
 
-def _nm(n, m):
-    return _limits.count(n, "n"), _limits.count(m, "m")
-
-
 def nonprivate_mse(variance: float, n: int, m: int) -> float:
     """Var(P)/(nm): the mean of all samples, iid users (Cor 1 of 004, first term).
 
     >>> nonprivate_mse(1.0, 100, 10)
     0.001
     """
-    n, m = _nm(n, m)
-    return check_positive(variance, "variance", allow_zero=True) / (n * m)  # n·m ≤ 1e30: no overflow
+    n, m, variance = _limits.checked(n=n, m=m, variance=variance)
+    return variance / (n * m)  # n·m ≤ 1e30: no overflow
 
 
 def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
@@ -163,9 +150,7 @@ def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: fl
     >>> naive_laplace_mse(0.0, 100, 10, 1.0, 1.0)
     0.0008
     """
-    n, m = _nm(n, m)
-    eps = check_positive(epsilon, "epsilon")
-    bound = check_positive(bound, "bound")
+    n, m, eps, bound = _limits.checked(n=n, m=m, epsilon=epsilon, bound=bound)
     base = nonprivate_mse(variance, n, m)
     return _limits.evaluate(lambda: base + 8.0 * bound ** 2 / (n * eps) ** 2, "the MSE",
                             variance=variance, n=n, epsilon=epsilon, bound=bound)
@@ -178,11 +163,7 @@ def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: f
     >>> round(naive_gaussian_mse(0.0, 10_000, 10, 1.0, 1e-6, 1.0, d=16), 8)  # Appendix Z: 1.80e−5
     1.797e-05
     """
-    n, m = _nm(n, m)
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    bound = check_positive(bound, "bound")
-    d = _limits.count(d, "d")
+    n, m, eps, delta, bound, d = _limits.checked(n=n, m=m, epsilon=epsilon, delta=delta, bound=bound, d=d)
     base = nonprivate_mse(variance, n, m)
     log_term = math.log(1.25) - math.log(delta)  # 1.25/δ overflows for subnormal δ
     return _limits.evaluate(lambda: base + 8.0 * d * bound ** 2 * log_term / (n * eps) ** 2, "the MSE",
@@ -195,11 +176,9 @@ def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> floa
     >>> wme_mse(0.0, 100, 10, 1.0, 0.5)
     0.0032
     """
-    n, m = _nm(n, m)
-    eps = check_positive(epsilon, "epsilon")
-    tau = check_positive(tau, "tau")
+    n, m, eps, tau = _limits.checked(n=n, m=m, epsilon=epsilon, tau=tau)
     base = nonprivate_mse(variance, n, m)
-    return _limits.evaluate(lambda: base + 128.0 * tau ** 2 / (n * eps) ** 2, "the MSE",
+    return _limits.evaluate(lambda: base + _wme_noise_variance(n, eps, tau), "the MSE",
                             variance=variance, n=n, epsilon=epsilon, tau=tau)
 
 
@@ -209,9 +188,7 @@ def item_level_mse(variance: float, n: int, m: int, epsilon: float, bound: float
     >>> item_level_mse(0.0, 100, 10, 1.0, 1.0)
     8e-06
     """
-    n, m = _nm(n, m)
-    eps = check_positive(epsilon, "epsilon")
-    bound = check_positive(bound, "bound")
+    n, m, eps, bound = _limits.checked(n=n, m=m, epsilon=epsilon, bound=bound)
     base = nonprivate_mse(variance, n, m)
     return _limits.evaluate(lambda: base + 8.0 * bound ** 2 / (n * m * eps) ** 2, "the MSE",
                             variance=variance, n=n, m=m, epsilon=epsilon, bound=bound)

@@ -33,7 +33,8 @@ from dpviz._validation import (
 )
 from dpviz.mean import _limits
 from dpviz.mean.baselines import classic_gaussian_sigma
-from dpviz.mean.winsorized import _wme_rows, tau_paper, tau_safe
+from dpviz.mean.bounds import _wme_noise_variance, tau_paper, tau_safe
+from dpviz.mean.winsorized import _wme_rows
 
 __all__ = [
     "KINDS",
@@ -323,5 +324,5 @@ def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, t
         out["mse"][i] = np.mean(err ** 2)
         lo, hi = (mid - 2 * t)[:, None], (mid + 2 * t)[:, None]
         out["clipped"][i] = np.mean((X < lo) | (X > hi))
-        out["noise"][i] = 128.0 * t * t / (n * eps) ** 2
+        out["noise"][i] = _wme_noise_variance(n, eps, float(t))
     return out

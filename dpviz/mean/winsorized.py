@@ -7,8 +7,8 @@
   at ε′ = ε/√(8 d log(1/δ)), τ′ = 10τ√(log(dn/γ)/d), range √d·B; (ε, δ)-DP by advanced composition.
 * :func:`user_level_mean` — Corollary 1 (user averages as items); :func:`subgaussian_mean` — Corollary 5;
   :func:`answer_adaptive_queries` — Theorem 10.
-* τ presets :func:`tau_paper`, :func:`tau_safe`, :func:`tau_oracle` and the closed-form variances / β's of
-  Theorems 1, 2, 10 and the fixed-n floor of Theorem 8.
+The τ presets and every closed form of 004 (variances, β's of Theorems 1, 2, 10, the Corollary 1 bound, the
+fixed-n floor of Theorem 8) are in :mod:`dpviz.mean.bounds`.
 
 Everything here is exact sampling (no Monte Carlo inside a privacy argument). Data outside the stated domain
 ([−B, B] resp. [−B, B]^d) is first projected onto it, coordinate by coordinate: a map applied to each user's
@@ -23,20 +23,12 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpviz._validation import (
-    as_rng,
-    check_choice,
-    check_delta,
-    check_in_range,
-    check_positive,
-    check_probability,
-    check_real_array,
-)
+from dpviz._validation import as_rng, check_in_range, check_positive, check_probability, check_real_array
 from dpviz.mean import _limits
-from dpviz.mean.hadamard import HadamardRotation, next_power_of_two, random_rotation
+from dpviz.mean.bounds import corollary1_gamma, highd_parameters, tau_for, tau_subgaussian, theorem10_budget
+from dpviz.mean.hadamard import HadamardRotation, random_rotation
 
 __all__ = [
-    "C0",
     "RangeBins",
     "range_bins",
     "private_range_probabilities",
@@ -45,34 +37,11 @@ __all__ = [
     "winsorized_mean_1d",
     "winsorized_mean_1d_result",
     "winsorized_mean_highd",
-    "highd_parameters",
     "user_level_mean",
     "user_level_mean_1d",
     "subgaussian_mean",
     "answer_adaptive_queries",
-    "theorem10_budget",
-    "advanced_composition_epsilon",
-    "tau_paper",
-    "tau_safe",
-    "tau_oracle",
-    "tau_subgaussian",
-    "tau_for",
-    "TAU_PRESETS",
-    "wme_1d_noise_variance",
-    "wme_highd_noise_variance",
-    "theorem1_beta",
-    "theorem2_beta",
-    "theorem10_variance_bound",
-    "corollary1_mse_bound",
-    "theorem8_floor",
-    "theorem8_mean_floor",
-    "crossover_m",
 ]
-
-#: c₀ = 102,400 = 128·100·8 of Theorem 2 (004): exactly the Laplace variance of Algorithm 2 (digest 004, §2.3).
-C0 = 102_400
-
-TAU_PRESETS = ("safe", "paper", "oracle")
 
 
 # ----------------------------------------------------------------------------------------------- bins
@@ -169,10 +138,6 @@ def _check_common(epsilon, tau, bound):
     tau = _limits.scale(tau, "tau")
     bound = _limits.scale(bound, "bound")
     return eps, tau, bound
-
-
-def _half_width(h) -> float:
-    return check_in_range(h, "half_width_factor", 0.0, 1e6, low_inclusive=False)
 
 
 def _values_1d(values, bound, name="values") -> np.ndarray:
@@ -317,7 +282,7 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
     (-0.1, 0.3)
     """
     eps, tau, bound = _check_common(epsilon, tau, bound)
-    h = _half_width(half_width_factor)
+    h = _limits.half_width(half_width_factor)
     x = _values_1d(values, bound)
     mu = float(_private_range_rows(x[None, :], eps, tau, bound, as_rng(rng))[0])
     return mu - h * tau, mu + h * tau
@@ -411,7 +376,7 @@ def winsorized_mean_1d_result(values, epsilon: float, tau: float, bound: float, 
                               half_width_factor: float = 2.0) -> WMEResult:
     """:func:`winsorized_mean_1d` returning all intermediate quantities as a :class:`WMEResult`."""
     eps, tau, bound = _check_common(epsilon, tau, bound)
-    h = _half_width(half_width_factor)
+    h = _limits.half_width(half_width_factor)
     x = _values_1d(values, bound)
     est, mu, clipped, noise, scale = _wme_rows(x[None, :], eps, tau, bound, as_rng(rng), h)
     lo, hi = float(mu[0]) - h * tau, float(mu[0]) + h * tau
@@ -420,47 +385,6 @@ def winsorized_mean_1d_result(values, epsilon: float, tau: float, bound: float, 
 
 
 # ----------------------------------------------------------------------------------------------- WME high-D
-
-
-@dataclass(frozen=True)
-class HighDParameters:
-    """Per-coordinate parameters of Algorithm 2 of 004 (with d the padded dimension, digest pitfall P5)."""
-
-    d: int
-    d_pad: int
-    epsilon_coord: float
-    tau_coord: float
-    bound_coord: float
-    noise_scale: float
-
-
-def highd_parameters(n: int, d: int, epsilon: float, delta: float, tau: float, bound: float,
-                     gamma: float = 0.01) -> HighDParameters:
-    """ε′ = ε/√(8 d log(1/δ)), τ′ = 10τ√(log(dn/γ)/d), range √d·B, Laplace scale 8τ′/(nε′) (004, Algorithm 2).
-
-    d is the padded dimension 2^⌈log₂ d⌉ throughout (digest 004 pitfall P5; the proof of Thm 2 writes
-    τ′ = 10τ√log(nd/α)/d, a typo for /√d).
-
-    >>> p = highd_parameters(10_000, 16, 1.0, 1e-6, 0.269, 1.0, gamma=0.01)
-    >>> round(p.epsilon_coord, 5)
-    0.02378
-    """
-    n = _limits.count(n, "n")
-    d = _limits.count(d, "d")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    tau = check_positive(tau, "tau")
-    bound = check_positive(bound, "bound")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    dp = next_power_of_two(d)
-    # −ln δ and ln d + ln n − ln γ: 1/δ and dn/γ overflow for subnormal δ, γ
-    eps_c = eps / math.sqrt(8.0 * dp * -math.log(delta))
-    tau_c = _limits.evaluate(lambda: 10.0 * tau * math.sqrt((math.log(dp) + math.log(n) - math.log(gamma)) / dp),
-                             "τ′", tau=tau, n=n, d=d, gamma=gamma)
-    bound_c = _limits.evaluate(lambda: math.sqrt(dp) * bound, "√d·B", bound=bound, d=d)
-    scale = _limits.evaluate(lambda: 8.0 * tau_c / (n * eps_c), "the Laplace scale 8τ′/(nε′)",
-                             epsilon=epsilon, delta=delta, tau=tau, n=n, d=d)
-    return HighDParameters(d, dp, eps_c, tau_c, bound_c, scale)
 
 
 def _points_2d(points, bound, name="points") -> np.ndarray:
@@ -521,12 +445,11 @@ def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, boun
     >>> est.shape
     (3,)
     """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
+    eps, delta = _limits.checked(epsilon=epsilon, delta=delta)
     tau = _limits.scale(tau, "tau")
     bound = _limits.scale(bound, "bound")
     gamma = 0.01 if gamma is None else gamma
-    h = _half_width(half_width_factor)
+    h = _limits.half_width(half_width_factor)
     x = _points_2d(points, bound)
     n, d = x.shape
     g = as_rng(rng)
@@ -539,108 +462,6 @@ def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, boun
     rows = np.clip(y.T, -prm.bound_coord, prm.bound_coord)
     est, *_ = _wme_rows(rows, prm.epsilon_coord, prm.tau_coord, prm.bound_coord, g, h)
     return rotation.invert(est)
-
-
-# ----------------------------------------------------------------------------------------------- τ presets
-
-
-def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
-    """τ = B·√(log(2n/γ)/(2m)): the radius 004 uses for user averages (Corollary 1, proof in D.4).
-
-    It is Hoeffding for data of range B (e.g. [0, B]); for data in [−B, B] (range 2B) it is too small by a factor
-    2, so it can UNDER-COVER: for ±B data with n = 10⁴, m = 100 the max deviation of user means exceeds it in
-    every run (digest 004 pitfall P7). Privacy never depends on τ; only utility does.
-
-    >>> round(tau_paper(1.0, 100, 10_000, 0.01), 4)
-    0.2693
-    """
-    bound = check_positive(bound, "bound")
-    m = _limits.count(m, "m")
-    n = _limits.count(n, "n")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
-    return _limits.evaluate(lambda: bound * math.sqrt(log_term / (2 * m)), "τ", bound=bound, m=m, n=n, gamma=gamma)
-
-
-def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float:
-    """A radius that provably covers all n user averages w.p. ≥ 1 − γ (digest 004 pitfall P7 [impl]).
-
-    * d = 1, samples in [−B, B]: Hoeffding + union bound, τ = B·√(2 log(2n/γ)/m);
-    * d > 1, samples in the ℓ₂ ball B₂(0, B): McDiarmid, τ = (B/√m)·(1 + √(8 log(n/γ))).
-
-    This is the default of :func:`user_level_mean`: it keeps the (τ, γ)-concentration premise of Theorems 1–2 true,
-    at the price of a 2× larger radius (4× larger noise variance) than :func:`tau_paper` in 1-D.
-
-    >>> round(tau_safe(1.0, 100, 10_000, 0.01), 4)
-    0.5387
-    """
-    bound = check_positive(bound, "bound")
-    m = _limits.count(m, "m")
-    n = _limits.count(n, "n")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    d = _limits.count(d, "d")
-    if d == 1:
-        log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
-        return _limits.evaluate(lambda: bound * math.sqrt(2.0 * log_term / m), "τ", bound=bound, m=m, n=n,
-                                gamma=gamma)
-    log_term = math.log(n) - math.log(gamma)
-    return _limits.evaluate(lambda: bound / math.sqrt(m) * (1.0 + math.sqrt(8.0 * log_term)), "τ", bound=bound,
-                            m=m, n=n, gamma=gamma)
-
-
-def tau_oracle(user_means, center) -> float:
-    """τ = max_i ‖X_i − x₀‖₂ computed FROM THE DATA with the true centre: NOT PRIVATE (digest 004 pitfall P8).
-
-    The smallest radius for which the data is concentrated; a teaching reference only.
-
-    >>> tau_oracle([0.1, 0.4, -0.2], 0.0)
-    0.4
-    """
-    x = check_real_array(user_means, "user_means", ndim=(1, 2))
-    c = check_real_array(center, "center", ndim=(0, 1))
-    need = 1 if x.ndim == 1 else x.shape[1]
-    if c.ndim == 1 and c.size != need:
-        raise ValueError(f"center has shape {c.shape}, which is not allowed: must be a number or a vector of length "
-                         f"{need} (the dimension of user_means).")
-    with np.errstate(over="ignore"):  # differences near ±1e308 overflow: refused below, not returned as inf
-        dev = np.abs(x - c.reshape(-1)[0] if x.ndim == 1 else x - c)
-        tau = float(np.max(dev)) if x.ndim == 1 else _max_row_norm(dev)
-    return _limits.finite(tau, "max_i ‖X_i − x₀‖₂", user_means="...", center=center)
-
-
-def _max_row_norm(a: np.ndarray) -> float:
-    """max_i ‖a_i‖₂, rescaled by the largest entry so that squares of entries near 1e308 do not overflow."""
-    top = float(np.max(a))
-    if top == 0.0 or not math.isfinite(top):
-        return top
-    return top * float(np.max(np.linalg.norm(a / top, axis=1)))
-
-
-def tau_subgaussian(sigma: float, n: int, gamma: float, d: int = 1) -> float:
-    """τ = σ·√(d·log(2n/γ)) for n iid σ²-sub-Gaussian vectors (004, Definition 2 example; Corollary 5).
-
-    >>> round(tau_subgaussian(1.0, 100, 0.01, 4), 4)
-    6.294
-    """
-    sigma = check_positive(sigma, "sigma")
-    n = _limits.count(n, "n")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    d = _limits.count(d, "d")
-    log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
-    return _limits.evaluate(lambda: sigma * math.sqrt(d * log_term), "τ", sigma=sigma, n=n, gamma=gamma, d=d)
-
-
-def tau_for(preset: str, bound: float, m: int, n: int, gamma: float, *, d: int = 1,
-            user_means=None, center=None) -> float:
-    """Dispatch on a preset name: ``"safe"`` (default everywhere), ``"paper"`` or ``"oracle"`` (needs the data)."""
-    check_choice(preset, "tau", TAU_PRESETS)
-    if preset == "paper":
-        return tau_paper(bound, m, n, gamma)
-    if preset == "safe":
-        return tau_safe(bound, m, n, gamma, d=d)
-    if user_means is None or center is None:
-        raise ValueError("tau = 'oracle' is not allowed here: must pass user_means and center (non-private).")
-    return max(tau_oracle(user_means, center), 1e-12)
 
 
 # ----------------------------------------------------------------------------------------------- Cor 1, Cor 5
@@ -691,14 +512,6 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
     t = _resolve_tau(tau, bound, m, n, gamma, 1, means, center)
     est = winsorized_mean_1d(means, epsilon, t, bound, rng=rng, half_width_factor=half_width_factor)
     return float(np.clip(est, -bound, bound)) if project else est
-
-
-def corollary1_gamma(n: int, m: int, d: int, epsilon: float) -> float:
-    """The paper's choice α = γ = c₀d/(3mn²ε²) in the proof of Corollary 1 (004, D.4), capped at 0.5."""
-    try:
-        return min(0.5, C0 * d / (3.0 * m * n * n * epsilon * epsilon))
-    except ZeroDivisionError:  # n²ε² underflowed to 0: the quotient is huge, the cap applies
-        return 0.5
 
 
 def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: float | None = None,
@@ -762,34 +575,6 @@ def subgaussian_mean(points, epsilon: float, delta: float, sigma: float, bound: 
 # ----------------------------------------------------------------------------------------------- Thm 10
 
 
-def advanced_composition_epsilon(epsilon0: float, k: int, delta_prime: float) -> float:
-    """ε̄ = k·ε₀(e^{ε₀} − 1) + √(2k ln(1/δ′))·ε₀ (Dwork–Rothblum–Vadhan 2010, Thm III.3; as used in 004 D.6).
-
-    >>> round(advanced_composition_epsilon(0.1, 10, 1e-5), 4)
-    1.6226
-    """
-    e0 = check_positive(epsilon0, "epsilon0", allow_zero=True)
-    k = _limits.count(k, "k")
-    dp = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    # −ln δ′: 1/δ′ overflows for subnormal δ′; e^{ε₀} − 1 = inf (not OverflowError) for ε₀ > 709
-    return _limits.evaluate(lambda: k * e0 * _limits.expm1_or_inf(e0) + math.sqrt(2.0 * k * -math.log(dp)) * e0,
-                            "ε̄", epsilon0=epsilon0, k=k, delta_prime=delta_prime)
-
-
-def theorem10_budget(epsilon: float, delta: float, K: int) -> tuple[float, float]:
-    """Per-query budget of Theorem 10 (004, D.6): ε₀ = ε/(2√(2K log(2/δ))), δ₀ = δ/(2K).
-
-    >>> e0, d0 = theorem10_budget(1.0, 1e-5, 100)
-    >>> round(e0, 5), round(d0, 12)
-    (0.01012, 5e-08)
-    """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    K = _limits.count(K, "K")
-    log_term = math.log(2.0) - math.log(delta)  # 2/δ overflows for subnormal δ
-    return eps / (2.0 * math.sqrt(2.0 * K * log_term)), delta / (2.0 * K)
-
-
 def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarray]], Callable], K: int,
                             epsilon: float, delta: float, tau: float, bound: float, *, gamma: float = 0.01,
                             rng=None) -> list[np.ndarray]:
@@ -837,165 +622,3 @@ def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarr
         answers.append(winsorized_mean_highd(vals, e0, d0, tau, bound, gamma=gamma / K, rng=g))
     return answers
 
-
-# ----------------------------------------------------------------------------------------------- closed forms
-
-
-def wme_1d_noise_variance(n: int, epsilon: float, tau: float, half_width_factor: float = 2.0) -> float:
-    """Var of Algorithm 1's noise: 2·(8τ/(nε))² = 128τ²/(n²ε²) (004, Thm 1; Laplace variance 2b²).
-
-    >>> wme_1d_noise_variance(100, 1.0, 1.0)
-    0.0128
-    """
-    n = _limits.count(n, "n")
-    eps = check_positive(epsilon, "epsilon")
-    tau = check_positive(tau, "tau")
-    h = _half_width(half_width_factor)
-    return _limits.evaluate(lambda: 2.0 * (4.0 * h * tau / (n * eps)) ** 2, "the variance", n=n, epsilon=epsilon,
-                            tau=tau, half_width_factor=half_width_factor)
-
-
-def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: float,
-                             gamma: float = 0.01) -> float:
-    """Exact total Laplace variance of Algorithm 2: d·2·(8τ′/(nε′))² = c₀·dτ²·log(dn/γ)·log(1/δ)/(n²ε²).
-
-    d is the padded dimension; c₀ = 102,400 = 128·100·8 is this variance exactly, not a loose bound (004, Thm 2;
-    digest 004 §2.3).
-
-    >>> v = wme_highd_noise_variance(10_000, 16, 1.0, 1e-6, 0.269, 0.01)
-    >>> round(v, 3)
-    0.272
-    """
-    p = highd_parameters(n, d, epsilon, delta, tau, 1.0, gamma)
-    return _limits.evaluate(lambda: p.d_pad * 2.0 * p.noise_scale ** 2, "the variance", n=n, d=d, epsilon=epsilon,
-                            delta=delta, tau=tau)
-
-
-def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float) -> float:
-    """β = min{1, γ + (B/τ)·exp(−nε/8)} (004, Theorem 1; see digest pitfall P3 on the exponent).
-
-    >>> round(theorem1_beta(1000, 1.0, 0.1, 1.0, 0.01), 6)
-    0.01
-    """
-    n = _limits.count(n, "n")
-    eps = check_positive(epsilon, "epsilon")
-    tau = check_positive(tau, "tau")
-    bound = check_positive(bound, "bound")
-    gamma = check_probability(gamma, "gamma")
-    return min(1.0, gamma + _coef_exp(bound / tau, math.log(bound) - math.log(tau), -n * eps / 8.0))
-
-
-def theorem2_beta(n: int, d: int, epsilon: float, delta: float, tau: float, bound: float, gamma: float) -> float:
-    """β = min{1, 2γ + (d²B√log(dn/γ)/τ)·exp(−nε/(24√(d log(1/δ))))} (004, Theorem 2, main-text exponent).
-
-    >>> theorem2_beta(1000, 16, 1.0, 1e-6, 0.781, 1.0, 0.01)
-    1.0
-    """
-    n = _limits.count(n, "n")
-    d = _limits.count(d, "d")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    tau = check_positive(tau, "tau")
-    bound = check_positive(bound, "bound")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    log_dng = math.log(d) + math.log(n) - math.log(gamma)  # dn/γ overflows for subnormal γ
-    with np.errstate(over="ignore"):
-        pref = float(np.float64(d * d) * bound * math.sqrt(log_dng) / tau)
-    log_pref = 2.0 * math.log(d) + math.log(bound) + 0.5 * math.log(log_dng) - math.log(tau)
-    return min(1.0, 2 * gamma + _coef_exp(pref, log_pref, -n * eps / (24.0 * math.sqrt(d * -math.log(delta)))))
-
-
-def _coef_exp(coef: float, log_coef: float, exponent: float) -> float:
-    """coef·e^{exponent} for coef > 0 and exponent ≤ 0, as written when both factors are ordinary doubles, else in
-    log space (coef may have overflowed to inf, or e^{exponent} underflowed although the product does not);
-    capped at e (callers take min(1, ·))."""
-    if math.isfinite(coef) and exponent > -700.0:
-        return min(coef * math.exp(exponent), math.e)
-    return math.exp(min(log_coef + exponent, 1.0))
-
-
-def theorem10_variance_bound(n: int, d: int, K: int, epsilon: float, delta: float, tau: float,
-                             gamma: float) -> float:
-    """Var(v′_k) ≤ 8c₀·dKτ²·log(Kdn/γ)·log²(2K/δ)/(n²ε²) (004, Theorem 10)."""
-    n = _limits.count(n, "n")
-    d = _limits.count(d, "d")
-    K = _limits.count(K, "K")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    tau = check_positive(tau, "tau")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    log_kdn = math.log(K * d * n) - math.log(gamma)  # K·d·n/γ and 2K/δ overflow for subnormal γ, δ
-    log_2k = math.log(2 * K) - math.log(delta)
-    return _limits.evaluate(lambda: 8 * C0 * d * K * tau ** 2 * log_kdn * log_2k ** 2 / (n * eps) ** 2,
-                            "the variance bound", n=n, d=d, K=K, epsilon=epsilon, delta=delta, tau=tau, gamma=gamma)
-
-
-def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, bound: float, variance: float,
-                         gamma: float, alpha: float | None = None) -> float:
-    """Explicit Cor 1 bound (004, D.4): Var/(mn) + c₀dB²log(2n/γ)log(dn/α)log(1/δ)/(mn²ε²) + βB²."""
-    n = _limits.count(n, "n")
-    m = _limits.count(m, "m")
-    d = _limits.count(d, "d")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    bound = check_positive(bound, "bound")
-    variance = check_positive(variance, "variance", allow_zero=True)
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    alpha = gamma if alpha is None else check_probability(alpha, "alpha", open_low=True, open_high=True)
-    tau = tau_paper(bound, m, n, gamma)
-    # logs of quotients as differences: dn/α, 2n/γ, 1/δ overflow for subnormal α, γ, δ
-    log_dna, log_2ng, log_1d = math.log(d * n) - math.log(alpha), math.log(2 * n) - math.log(gamma), -math.log(delta)
-    # β: tau_paper is ∝ B, so d²B√log(dn/α)/τ = d²√(2m·log(dn/α)/log(2n/γ)) (no B/τ overflow)
-    coef = d * d * bound * math.sqrt(log_dna) / tau
-    log_coef = 2.0 * math.log(d) + 0.5 * math.log(2.0 * m * log_dna / log_2ng)
-    beta = min(1.0, gamma + alpha + _coef_exp(coef, log_coef, -n * eps / (24 * math.sqrt(d * log_1d))))
-    return _limits.evaluate(
-        lambda: variance / (m * n) + C0 * d * bound ** 2 * log_2ng * log_dna * log_1d / (m * n * n * eps * eps)
-        + beta * bound ** 2, "the MSE bound", n=n, m=m, d=d, epsilon=epsilon, delta=delta, bound=bound,
-        variance=variance)
-
-
-def theorem8_floor(n: int, epsilon: float) -> float:
-    """max_ϑ E(A − ϑ)² ≥ 1/(8(1 + e^{nε})) for every user-level (ε, δ)-DP A into [0, 1], whatever m.
-
-    004, Theorem 8 (App. B), with the explicit constant from its proof (digest 004 §3.6 [derived]); needs
-    δ < 1/(2n·e^{nε}).
-
-    >>> round(theorem8_floor(1, 1.0), 4), round(theorem8_floor(5, 1.0), 6)
-    (0.0336, 0.000837)
-    """
-    n = _limits.count(n, "n")
-    eps = check_positive(epsilon, "epsilon")
-    x = n * eps
-    return 0.125 * math.exp(-x) / (1.0 + math.exp(-x)) if x > 0 else 0.0625
-
-
-def theorem8_mean_floor(n: int, epsilon: float, bound: float = 1.0) -> float:
-    """Mean estimation on {±B}: inf max E(μ̂ − μ)² ≥ B²/(2(1 + e^{nε})) (004, Thm 8 reduction μ = B(2ϑ − 1)).
-
-    >>> round(theorem8_mean_floor(1, 1.0), 4)
-    0.1345
-    """
-    bound = check_positive(bound, "bound")
-    floor = theorem8_floor(n, epsilon)
-    x = _limits.count(n, "n") * check_positive(epsilon, "epsilon")
-    if math.isfinite(bound * bound) and x <= 700.0:
-        value = 4.0 * bound * bound * floor
-    else:  # B² overflows or e^{−nε} underflows: 4B²·e^{−x}/(8(1 + e^{−x})) = e^{2 ln B − x − ln 2 − ln(1 + e^{−x})}
-        value = _limits.exp_or_inf(2.0 * math.log(bound) - x - math.log(2.0) - math.log1p(math.exp(-x)))
-    return _limits.finite(value, "the floor B²/(2(1 + e^{nε}))", n=n, epsilon=epsilon, bound=bound)
-
-
-def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
-    """m at which WME's noise equals the naive Laplace noise 8B²/(n²ε²) in 1-D (digest 004 §5, W1 [derived]).
-
-    128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4: with the paper radius m* = 8·log(2n/γ); with the safe radius
-    m* = 32·log(2n/γ).
-
-    >>> round(crossover_m(10_000, 0.01))
-    116
-    """
-    n = _limits.count(n, "n")
-    gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
-    check_choice(preset, "preset", ("paper", "safe"))
-    return (8.0 if preset == "paper" else 32.0) * (math.log(2 * n) - math.log(gamma))  # 2n/γ overflows if γ tiny

@@ -1,0 +1,101 @@
+"""Closed forms of 004 in :mod:`dpviz.mean.bounds` against mpmath oracles, and their one home (issue 13).
+
+The Theorem 1 MSE map of the fixed-budget panel (lesson 05) used to be re-derived inside the panel; it is now
+:func:`dpviz.mean.wme_mse_bound`, checked here against the formula evaluated in 50-digit arithmetic on the panel's own
+(non-integer) grid, and against the scalar functions at integers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import dpviz.mechanisms
+from dpviz import mean as MM
+from dpviz.accountants import advanced
+
+mp.mp.dps = 50
+
+
+def _oracle_mse(variance, n, m, eps, bound, gamma):
+    """Var/(nm) + 128τ²/(n²ε²) + min{1, γ + (B/τ)e^{−nε/8}}·(2B)², τ = B√(2 ln(2n/γ)/m) (004 Thm 1, Hoeffding τ)."""
+    n, m, eps, bound, gamma, variance = (mp.mpf(x) for x in (n, m, eps, bound, gamma, variance))
+    tau = bound * mp.sqrt(2 * mp.log(2 * n / gamma) / m)
+    beta = mp.mpf(1) if gamma + bound / tau * mp.exp(-n * eps / 8) >= 1 else gamma + bound / tau * mp.exp(-n * eps / 8)
+    return variance / (n * m) + 128 * tau ** 2 / (n * eps) ** 2 + beta * (2 * bound) ** 2
+
+
+def test_theorem_calculators_live_in_bounds_and_sigma_in_mechanisms():
+    for name in ("tau_paper", "tau_safe", "theorem1_beta", "theorem2_beta", "theorem8_floor", "theorem10_budget",
+                 "theorem10_variance_bound", "corollary1_mse_bound", "highd_parameters", "crossover_m",
+                 "advanced_composition_epsilon", "wme_mse_bound"):
+        assert getattr(MM, name).__module__ == "dpviz.mean.bounds", name
+    # the textbook σ has one home: dpviz.mean re-exports the mechanisms' function, it is not a copy
+    assert MM.classic_gaussian_sigma is dpviz.mechanisms.classic_gaussian_sigma
+
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 3.0])
+def test_wme_mse_bound_on_the_panel_grid_matches_the_oracle(eps):
+    log_n = np.linspace(1, 5, 17)
+    log_m = np.linspace(0, 4, 13)
+    got = MM.wme_mse_bound(0.96, 10.0 ** log_n[None, :], 10.0 ** log_m[:, None], eps, 1.0, 0.01)
+    assert got.shape == (13, 17)
+    for i, lm in enumerate(log_m):
+        for j, ln in enumerate(log_n):
+            want = float(_oracle_mse(0.96, mp.mpf(10) ** ln, mp.mpf(10) ** lm, eps, 1.0, 0.01))
+            assert got[i, j] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("n,m,eps,bound,gamma", [(10, 1, 0.1, 1.0, 0.01), (1000, 100, 1.0, 1.0, 0.01),
+                                                 (50, 7, 2.0, 3.0, 0.2), (10**6, 10**4, 0.5, 1e-3, 1e-9)])
+def test_wme_mse_bound_at_integers_is_the_scalar_path(n, m, eps, bound, gamma):
+    tau = MM.tau_safe(bound, m, n, gamma)
+    scalar = (MM.wme_mse(0.5, n, m, eps, tau) + MM.theorem1_beta(n, eps, tau, bound, gamma) * (2 * bound) ** 2)
+    assert MM.wme_mse_bound(0.5, n, m, eps, bound, gamma) == pytest.approx(scalar, rel=1e-14)
+    assert MM.wme_mse_bound(0.5, n, m, eps, bound, gamma) == pytest.approx(
+        float(_oracle_mse(0.5, n, m, eps, bound, gamma)), rel=1e-12)
+
+
+@pytest.mark.parametrize("budget", [1e3, 1e5, 1e7])
+@pytest.mark.parametrize("eps", [0.1, 1.0, 10.0])
+def test_best_budget_split_is_the_oracle_argmin_on_its_line(budget, eps):
+    ln = np.linspace(1.0, 5.0, 400)
+    lm = math.log10(budget) - ln
+    ok = (lm >= 0.0) & (lm <= 4.0)
+    vals = [_oracle_mse(0.96, mp.mpf(10) ** a, mp.mpf(10) ** b, eps, 1.0, 0.01) for a, b in zip(ln[ok], lm[ok])]
+    k = min(range(len(vals)), key=vals.__getitem__)
+    assert MM.best_budget_split(budget, 0.96, eps) == (pytest.approx(ln[ok][k], abs=0), pytest.approx(lm[ok][k], abs=0))
+
+
+def test_best_budget_split_outside_the_box_and_bad_ranges():
+    assert MM.best_budget_split(1e10, 0.96, 1.0) is None  # n·m = 10¹⁰ misses [10, 10⁵] × [1, 10⁴]
+    with pytest.raises(ValueError, match="log_n_range"):
+        MM.best_budget_split(1e5, 0.96, 1.0, log_n_range=(5.0, 1.0))
+    with pytest.raises(ValueError, match="budget"):
+        MM.best_budget_split(-1.0, 0.96, 1.0)
+
+
+def test_wme_mse_bound_refuses_counts_below_one_and_results_beyond_the_double_range():
+    with pytest.raises(ValueError, match="n = 0.5"):
+        MM.wme_mse_bound(0.96, [10.0, 0.5], 10.0, 1.0)
+    with pytest.raises(ValueError, match="double range"):
+        MM.wme_mse_bound(0.96, 10.0, 10.0, 5e-324)
+
+
+@pytest.mark.parametrize("e0", [1e-6, 1e-3, 0.1, 1.0, 5.0])
+@pytest.mark.parametrize("k", [1, 10, 10**4])
+@pytest.mark.parametrize("dp", [1e-300, 1e-10, 1e-5, 0.5])
+def test_advanced_composition_epsilon_matches_the_drv_oracle(e0, k, dp):
+    # ε̄ = k ε₀ (e^{ε₀} − 1) + √(2k ln(1/δ′)) ε₀ (Dwork, Rothblum & Vadhan 2010, Thm III.3), 50 digits
+    want = k * mp.mpf(e0) * mp.expm1(e0) + mp.sqrt(2 * k * mp.log(1 / mp.mpf(dp))) * mp.mpf(e0)
+    assert MM.advanced_composition_epsilon(e0, k, dp) == pytest.approx(float(want), rel=1e-13)
+    # one implementation: the accountants' function with (ε₀, k) as lists gives the same number
+    assert MM.advanced_composition_epsilon(e0, k, dp) == advanced.drv_epsilon([e0], [k], dp)
+
+
+def test_advanced_composition_epsilon_beyond_the_double_range_is_a_value_error():
+    with pytest.raises(ValueError, match="double range"):
+        MM.advanced_composition_epsilon(800.0, 1, 1e-5)  # e^{800} − 1 overflows
