@@ -237,7 +237,13 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
         # ---- memory budget ---------------------------------------------------------------------------------------
 
         def memory_mb(self) -> float:
-            return procinfo.tree_memory_mb()
+            """The server's and its kernels' memory (MB), read from /proc at most once a second (the pool filler
+            and the status page ask often; walking /proc for 30 kernels is not free); a kernel start forgets it."""
+            now = time.monotonic()
+            cached = getattr(self, "_memory_reading", None)
+            if cached is None or now - cached[0] > 1.0:
+                cached = self._memory_reading = (now, procinfo.tree_memory_mb())
+            return cached[1]
 
         def _measure_kernel(self, kernel_id: str) -> None:
             pid = self._kernel_pid(kernel_id)
@@ -268,7 +274,9 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 raise ClassFull()
             env = dict(kwargs.pop("env", None) or os.environ)
             env.update(SINGLE_THREAD_ENV)
+            self._memory_reading = None
             kernel_id = await ensure_async(super().start_kernel(*args, env=env, **kwargs))
+            self._memory_reading = None
             if client is not None:
                 self._hand_out(kernel_id)
             return kernel_id
