@@ -101,6 +101,9 @@ BASELINES = {
     "simulate_errors": ((_POP, 100, 10, 1.0), {"trials": 5, "rng": 0}),
     "mse_table": ((_POP, 100, [10, 20], 1.0), {"trials": 5, "rng": 0}),
     "tau_sweep": ((_POP, 100, 10, 1.0, [0.1, 1.0]), {"trials": 5, "rng": 0}),
+    "common_user_means": ((_POP, 50, [1, 10]), {"trials": 3, "seed": 0}),
+    "mse_against_m": ((_POP, 50, [1, 10], 1.0), {"trials": 3}),
+    "tau_knob_sweep": ((_POP, 50, 10, 1.0, [0.5, 1.0]), {"trials": 3}),
     # robust
     "AlgorithmA1D": ((_A.edges, _A.counts, _A.density, _A.garbage), {}),
     "algorithm_a_1d": ((_POINTS_1D, 1.0, 1.0, 0.1), {}),
@@ -130,6 +133,11 @@ BASELINES = {
     "theorem7_error": ((100, 10, 4, 1.0, 1e-6, 0.05, 1.0), {}),
     "corollary8_error": ((100, 10, 4, 1.0, 1.0), {}),
     "robust_floor": ((0.25, 100, 1.0), {}),
+    "theorem7_guarantee": ((100, 2, 1.0, 10.0), {}),
+    "corollary8_samples": (([10.0, 100.0], 100, 1.0, 0.1, 1.0), {}),
+    "levy_max_dimension": ((10, 1.0, 1e-6), {}),
+    "algorithm_a_neighbours_2d": ((6, 1.0, 0.5, 1e-3), {"resolution": 20}),
+    "robustness_curve": (([0.0, 0.25], 25, 1.0), {"n": 30, "runs": 1}),
 }
 
 EXEMPT: dict[str, str] = {}
@@ -194,6 +202,8 @@ METHODS = [
     ("Population(heterogeneous).user_mean_variance", MM.Population("heterogeneous").user_mean_variance, (10,)),
     ("AlgorithmA1D.pdf", _A.pdf, (np.array([0.0, 0.5]),)),
     ("AlgorithmA1D.sample", _A.sample, (5,)),
+    ("AlgorithmA2D.mass", MM.algorithm_a_2d(_POINTS_2D, 1.0, 1.0, 0.1, resolution=20).mass,
+     (np.ones((20, 20), dtype=bool),)),
 ]
 
 

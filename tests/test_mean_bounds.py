@@ -99,3 +99,39 @@ def test_advanced_composition_epsilon_matches_the_drv_oracle(e0, k, dp):
 def test_advanced_composition_epsilon_beyond_the_double_range_is_a_value_error():
     with pytest.raises(ValueError, match="double range"):
         MM.advanced_composition_epsilon(800.0, 1, 1e-5)  # e^{800} − 1 overflows
+
+
+# ----------------------------------------------------------------------------------------------- 003's closed forms
+
+
+@pytest.mark.parametrize("n", [1.0, 3.5, 10.0, 1e3, 1e5])
+@pytest.mark.parametrize("d,eps,a,r", [(1, 1.0, 0.1, 1.0), (100, 0.3, 0.03, 2.0), (10**4, 5.0, 0.3, 0.5)])
+def test_corollary8_samples_solves_each_term_of_corollary8_for_m(n, d, eps, a, r):
+    # r√d/(εn√m) = a ⇔ m = r²d/(ε²n²a²); r/√(mn) = a ⇔ m = r²/(na²); at least one sample
+    want = max(mp.mpf(r) ** 2 * d / (mp.mpf(eps) ** 2 * mp.mpf(n) ** 2 * mp.mpf(a) ** 2),
+               mp.mpf(r) ** 2 / (mp.mpf(n) * mp.mpf(a) ** 2), 1)
+    assert MM.corollary8_samples(n, d, eps, a, r) == pytest.approx(float(want), rel=1e-14)
+    if float(n).is_integer() and float(want).is_integer() is False and want > 1:
+        # the Cor 8 error at ⌈m⌉ samples is at most 2a (each term ≤ a)
+        assert MM.corollary8_error(int(n), math.ceil(float(want)), d, eps, r) <= 2 * a * (1 + 1e-12)
+
+
+def test_corollary8_samples_broadcasts_like_the_scalar_calls():
+    ns = np.logspace(0, 5, 11)
+    assert MM.corollary8_samples(ns, 50, 1.0, 0.1).tolist() == [MM.corollary8_samples(x, 50, 1.0, 0.1) for x in ns]
+
+
+@pytest.mark.parametrize("n,eps,delta", [(10, 1.0, 1e-6), (1000, 0.1, 1e-10), (3, 2.0, 0.5)])
+def test_levy_max_dimension_inverts_levy_users_required(n, eps, delta):
+    want = (mp.mpf(eps) * n / -mp.log(mp.mpf(delta))) ** 2
+    d_star = MM.levy_max_dimension(n, eps, delta)
+    assert d_star == pytest.approx(float(want), rel=1e-13)
+    if d_star >= 1:  # the largest integer d is still inside 004's regime, the next one is not
+        assert MM.levy_users_required(math.floor(d_star), eps, delta) <= n * (1 + 1e-12)
+    assert MM.levy_users_required(math.floor(d_star) + 1, eps, delta) > n
+
+
+@pytest.mark.parametrize("m,d,r,c", [(100, 2, 1.0, 10.0), (25, 16, 0.3, 1.0), (1, 1, 2.0, 10.0)])
+def test_theorem7_guarantee(m, d, r, c):
+    want = mp.mpf(c) * r / mp.sqrt(m) * (1 + mp.sqrt(d))
+    assert MM.theorem7_guarantee(m, d, r, c) == pytest.approx(float(want), rel=1e-14)

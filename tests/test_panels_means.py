@@ -92,9 +92,9 @@ def test_ball_panel_shows_the_count_f():
     p.controls["show"].value = "count"
     assert p.last_error is None
     z = np.asarray(p.figures[0].data[0].z, dtype=float)
-    from dpviz.mean import algorithm_a_2d
+    from dpviz.mean import algorithm_a_2d, algorithm_a_neighbours_2d
 
-    x = BallFindingPanel._base_points(12).copy()
+    x = algorithm_a_neighbours_2d(12, 0.0, 0.5, 1e-3)[0].copy()  # the panel's 12 seeded user means
     x[-1, 0] += 3.0
     A = algorithm_a_2d(x, 1.0, 0.5, 1e-3, resolution=70)
     np.testing.assert_array_equal(np.nan_to_num(z), A.counts)

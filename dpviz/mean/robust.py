@@ -34,7 +34,10 @@ Theorem 4 with the corrected Prop. 15 ((3ε₁, 3δ₁) for the G2 bit + (2ε₁
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable
 
 import numpy as np
 from scipy import special
@@ -80,6 +83,11 @@ __all__ = [
     "theorem7_error",
     "corollary8_error",
     "robust_floor",
+    "theorem7_guarantee",
+    "corollary8_samples",
+    "levy_max_dimension",
+    "algorithm_a_neighbours_2d",
+    "robustness_curve",
 ]
 
 
@@ -333,6 +341,23 @@ class AlgorithmA2D:
                                  "(len(ys), len(xs)) of numbers >= 0.")
         object.__setattr__(self, "garbage", check_probability(self.garbage, "garbage"))
         object.__setattr__(self, "radius", _limits.scale(self.radius, "radius"))
+
+    def mass(self, where=None) -> float:
+        """Probability of the grid cells (all of them, or those where the boolean array ``where`` is true):
+        Σ density·cell area (the cell-centre rule of :func:`algorithm_a_2d`); the garbage atom is :attr:`garbage`.
+
+        >>> A = algorithm_a_2d([[0, 0], [0.2, 0]], 1.0, 1.0, 0.1, resolution=50)
+        >>> round(A.mass() + A.garbage, 12)
+        1.0
+        """
+        cell = (self.xs[1] - self.xs[0]) * (self.ys[1] - self.ys[0]) if self.xs.size > 1 and self.ys.size > 1 else 1.0
+        if where is None:
+            return float(self.density.sum() * cell)
+        w = np.asarray(where)
+        if w.dtype != bool or w.shape != self.density.shape:
+            raise ValueError(f"where has shape {w.shape} and dtype {w.dtype}, which is not allowed: must be a boolean "
+                             f"array of shape {self.density.shape}.")
+        return float(self.density[w].sum() * cell)
 
 
 def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None,
@@ -920,3 +945,163 @@ def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
     m = _limits.count(m, "m")
     r = check_positive(r, "r")
     return r * kappa / math.sqrt(m)
+
+
+def theorem7_guarantee(m: int, d: int, r: float = 1.0, markov_factor: float = 10.0) -> float:
+    """The error radius r′(1 + √d), r′ = c·r/√m, of DP-Estimate-User (003, Theorem 7 with Proposition 14; c = 10,
+    the Markov constant of Theorem 7's proof, as in :func:`dp_estimate_user`).
+
+    >>> round(theorem7_guarantee(100, 2), 4)
+    2.4142
+    """
+    m, d, r = _limits.checked(m=m, d=d, r=r)
+    c = check_in_range(markov_factor, "markov_factor", 0.0, 1e6, low_inclusive=False)
+    return _limits.evaluate(lambda: c * r / math.sqrt(m) * (1.0 + math.sqrt(d)), "r′(1 + √d)", m=m, d=d, r=r)
+
+
+def corollary8_samples(n, d: int, epsilon: float, error: float, r: float = 1.0):
+    """Samples per user needed for ℓ₂ error a by Corollary 8 of 003 (constants and logs dropped), at least one:
+    m = max{r²d/(ε²n²a²), r²/(na²), 1} — :func:`corollary8_error` solved for m term by term.
+
+    ``n`` broadcasts (real numbers ≥ 1, for curves over n); a float for scalar n.
+
+    >>> round(corollary8_samples(10, 100, 1.0, 0.1), 9)
+    100.0
+    >>> corollary8_samples([1e3, 1e5], 100, 1.0, 0.1).tolist()
+    [1.0, 1.0]
+    """
+    d, eps, r = _limits.checked(d=d, epsilon=epsilon, r=r)
+    a = check_positive(error, "error")
+    nn = _limits.real_counts(n, "n")
+    eps, a, r = np.float64(eps), np.float64(a), np.float64(r)  # inf or 0 at the extremes, not OverflowError
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        m = np.maximum(np.maximum(r * r * d / (eps ** 2 * nn ** 2 * a ** 2), r * r / (nn * a ** 2)), 1.0)
+    if not np.all(np.isfinite(m)):
+        _limits.finite(math.inf, "the number of samples", d=d, epsilon=epsilon, error=error, r=r)
+    return float(m) if m.ndim == 0 else m
+
+
+def levy_max_dimension(n: int, epsilon: float, delta: float) -> float:
+    """The largest d with n ≥ √d·log(1/δ)/ε (:func:`levy_users_required` solved for d): (εn/log(1/δ))².
+
+    >>> levy_max_dimension(10, 1.0, math.exp(-1))
+    100.0
+    """
+    n, eps, delta = _limits.checked(n=n, epsilon=epsilon, delta=delta)
+    return _limits.evaluate(lambda: (eps * n / -math.log(delta)) ** 2, "(εn/log(1/δ))²", n=n, epsilon=epsilon,
+                            delta=delta)
+
+
+# --------------------------------------------------------------------------------------------- lesson 05 scenes
+# Seeded, cached experiments behind the lesson-05 panels (the same numbers for every control value).
+
+
+@dataclass(frozen=True)
+class _NeighboursKey:
+    n: int
+    epsilon: float
+    delta: float
+    r: float
+    resolution: int
+    spread: float
+    seed: int
+
+
+@lru_cache(maxsize=8)
+def _gaussian_points(n: int, spread: float, seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).normal(0.0, spread, (n, 2))
+    x.setflags(write=False)
+    return x
+
+
+@lru_cache(maxsize=64)
+def _algorithm_a_original(key: _NeighboursKey) -> AlgorithmA2D:
+    return algorithm_a_2d(_gaussian_points(key.n, key.spread, key.seed), key.r, key.epsilon, key.delta,
+                          resolution=key.resolution)
+
+
+def algorithm_a_neighbours_2d(n: int, move: float, epsilon: float, delta: float, *, r: float = 1.0,
+                              resolution: int = 70, spread: float = 0.35, seed: int = 3):
+    """Algorithm A (003) in 2-D on n user means x_i ~ N(0, spread²I) (seeded) and on the neighbour x′ whose last
+    user is moved by ``move`` along the first axis (lesson 05, "inside Algorithm A").
+
+    Returns
+    -------
+    points, moved_points : np.ndarray, shape (n, 2)
+    original, moved : AlgorithmA2D
+        :func:`algorithm_a_2d` on x and on x′ (the one on x is cached: it does not depend on ``move``).
+
+    >>> x, xp, A0, A = algorithm_a_neighbours_2d(12, 2.0, 0.5, 1e-3, resolution=30)
+    >>> float(xp[-1, 0] - x[-1, 0]), A0 is algorithm_a_neighbours_2d(12, 3.0, 0.5, 1e-3, resolution=30)[2]
+    (2.0, True)
+    """
+    n = check_integer(n, "n", minimum=1, maximum=_MAX_GRID_POINTS)
+    move = check_in_range(move, "move", -_limits.MAX_SCALE, _limits.MAX_SCALE)
+    spread = _limits.scale(spread, "spread")
+    key = _NeighboursKey(n, check_positive(epsilon, "epsilon"), check_delta(delta, "delta", allow_zero=False),
+                         _limits.scale(r, "r"), check_integer(resolution, "resolution", minimum=10, maximum=1000),
+                         spread, int(seed))
+    x = _gaussian_points(n, spread, key.seed)
+    xp = x.copy()
+    xp[-1, 0] += move
+    return x, xp, _algorithm_a_original(key), algorithm_a_2d(xp, key.r, key.epsilon, key.delta,
+                                                             resolution=key.resolution)
+
+
+_ROBUSTNESS_CACHE: OrderedDict = OrderedDict()
+
+
+def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2, r: float = 1.0,
+                     delta: float = 1e-6, runs: int = 3, center: float = 0.5, magnitude: float = 20.0,
+                     seed: int = 27, progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Median ℓ₂ error against the fraction κ of corrupted users: :func:`dp_estimate_user` (003, Theorem 7) and the
+    plain mean of user means (lesson 05, "corrupted users").
+
+    For each κ, ``runs`` datasets of n exact Gaussian user means (centre ``center`` in every coordinate, covariance
+    r²/(dm)·I, i.e. E‖X̄ − µ‖² = r²/m) are corrupted by :func:`corrupt_users` (``magnitude`` away); each user is
+    given as its mean, so r′ = 10r/√m enters through ``markov_factor``. A ⊥ output counts as an infinite error.
+    All draws come in order from one generator seeded with ``seed``; results are cached (read-only) and
+    ``progress(fraction)`` is called after each κ when they are computed.
+
+    Returns
+    -------
+    robust, naive : np.ndarray over ``kappas``
+
+    >>> rob, nai = robustness_curve([0.0, 0.25], 100, 1.0, n=60, runs=1)
+    >>> rob.shape, bool(nai[1] > nai[0])
+    ((2,), True)
+    """
+    ks = check_real_array(kappas, "kappas", ndim=1)
+    if ks.size > 100 or np.any((ks < 0) | (ks > 1)):
+        raise ValueError(f"kappas = {kappas!r} is not allowed: must be at most 100 fractions in [0, 1].")
+    m, d, r, eps, delta = _limits.checked(m=m, d=d, r=r, epsilon=epsilon, delta=delta)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    runs = _limits.count(runs, "runs", cap=_limits.MAX_REPETITIONS)
+    _limits.elements(n * d, "the user means (n × d)")
+    center = check_in_range(center, "center", -_limits.MAX_SCALE, _limits.MAX_SCALE)
+    magnitude = _limits.scale(magnitude, "magnitude", allow_zero=True)
+    key = (tuple(ks.tolist()), m, eps, n, d, r, delta, runs, center, magnitude, int(seed))
+    if key in _ROBUSTNESS_CACHE:
+        _ROBUSTNESS_CACHE.move_to_end(key)
+        return _ROBUSTNESS_CACHE[key]
+    g = np.random.default_rng(seed)
+    rob, nai = [], []
+    for j, kap in enumerate(ks):
+        er, en = [], []
+        for _ in range(runs):
+            means = center + g.normal(0.0, r / math.sqrt(d * m), (n, d))  # exact law of Gaussian user means
+            bad = corrupt_users(means[:, None, :], float(kap), magnitude=magnitude, rng=g)
+            est = dp_estimate_user(bad, r, eps, delta, rng=g, markov_factor=10.0 / math.sqrt(m))
+            er.append(np.inf if est is None else float(np.linalg.norm(est - center)))
+            en.append(float(np.linalg.norm(bad.mean(axis=(0, 1)) - center)))
+        rob.append(np.median(er))
+        nai.append(np.median(en))
+        if progress is not None:
+            progress((j + 1) / ks.size)
+    out = (np.array(rob), np.array(nai))
+    for a in out:
+        a.setflags(write=False)
+    _ROBUSTNESS_CACHE[key] = out
+    if len(_ROBUSTNESS_CACHE) > 8:
+        _ROBUSTNESS_CACHE.popitem(last=False)
+    return out

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -32,8 +33,8 @@ from dpviz._validation import (
     check_real_array,
 )
 from dpviz.mean import _limits
-from dpviz.mean.baselines import classic_gaussian_sigma
-from dpviz.mean.bounds import _wme_noise_variance, tau_paper, tau_safe
+from dpviz.mean.baselines import classic_gaussian_sigma, naive_laplace_mse, wme_mse
+from dpviz.mean.bounds import _wme_noise_variance, crossover_m, tau_oracle, tau_paper, tau_safe
 from dpviz.mean.winsorized import _wme_rows
 
 __all__ = [
@@ -45,6 +46,9 @@ __all__ = [
     "simulate_errors",
     "mse_table",
     "tau_sweep",
+    "common_user_means",
+    "mse_against_m",
+    "tau_knob_sweep",
 ]
 
 KINDS = ("bounded", "bernoulli", "gaussian", "heavy", "heterogeneous")
@@ -326,3 +330,128 @@ def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, t
         out["clipped"][i] = np.mean((X < lo) | (X > hi))
         out["noise"][i] = _wme_noise_variance(n, eps, float(t))
     return out
+
+
+# ----------------------------------------------------------------------------------------------- lesson 05 scenes
+# Seeded, cached experiments behind the lesson-05 panels (common random numbers: every control value sees the same
+# data). The results are read-only: a cache must not be changed by its readers.
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def _count_tuple(ms, name: str) -> tuple[int, ...]:
+    grid = check_real_array(ms, name, ndim=1)
+    if grid.size > 100:
+        raise ValueError(f"{name} has {grid.size} values, which is not allowed: must hold at most 100 values of m.")
+    return tuple(_limits.count(m, name) for m in grid.tolist())
+
+
+def common_user_means(population: Population, n: int, ms, *, trials: int = 60, seed: int = 505
+                      ) -> tuple[np.ndarray, ...]:
+    """One (trials, n) matrix of user means per m in ``ms``, clipped to [−B, B], drawn in order from one generator
+    seeded with ``seed`` (common random numbers for a figure over m); cached, read-only.
+
+    >>> X = common_user_means(Population(), 100, [1, 10], trials=5)
+    >>> [x.shape for x in X], X[0] is common_user_means(Population(), 100, [1, 10], trials=5)[0]
+    ([(5, 100), (5, 100)], True)
+    """
+    _check_population(population)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    trials = _limits.count(trials, "trials", cap=_limits.MAX_TRIALS)
+    ms = _count_tuple(ms, "ms")
+    _limits.elements(trials * n * len(ms), "the simulated user means (trials × n × len(ms))")
+    return _common_user_means(population, n, ms, trials, int(seed))
+
+
+@lru_cache(maxsize=32)
+def _common_user_means(population: Population, n: int, ms: tuple[int, ...], trials: int, seed: int):
+    g = np.random.default_rng(seed)
+    B = population.bound
+    return tuple(_frozen(np.clip(sample_user_means(population, n, m, size=trials, rng=g), -B, B)) for m in ms)
+
+
+def mse_against_m(population: Population, n: int, ms, epsilon: float, *, tau="safe", gamma: float = 0.01,
+                  trials: int = 60, seed: int = 505, noise_seed: int = 7) -> tuple[dict, dict, float]:
+    """MSE against m of the non-private mean, naive Laplace (noise 2B/(nε)) and Algorithm 1 of 004, simulated on
+    :func:`common_user_means` and by formula (lesson 05, "winsorized vs naive").
+
+    The noise of every estimator and m is drawn in order from one generator seeded with ``noise_seed``.
+
+    Returns
+    -------
+    simulated : dict name → list of MSE over ``ms`` ("nonprivate", "naive_laplace", "winsorized")
+    formulas : dict name → list (:func:`naive_laplace_mse`, :func:`wme_mse`; "nonprivate" = Var(user mean)/n
+        when the variance is finite)
+    crossover : float
+        m* of :func:`crossover_m` for the preset.
+
+    >>> sim, form, cross = mse_against_m(Population(), 300, [1, 100], 1.0, trials=5)
+    >>> sorted(sim), sorted(form), round(cross)
+    (['naive_laplace', 'nonprivate', 'winsorized'], ['naive_laplace', 'nonprivate', 'winsorized'], 352)
+    """
+    _check_population(population)
+    eps = check_positive(epsilon, "epsilon")
+    check_choice(tau, "tau", ("safe", "paper"))
+    gamma = check_in_range(gamma, "gamma", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    data = common_user_means(population, n, ms, trials=trials, seed=seed)
+    ms = _count_tuple(ms, "ms")
+    P, B = population, population.bound
+    _limits.evaluate(lambda: 2 * B / (n * eps), "the Laplace scale 2B/(nε)", n=n, epsilon=epsilon, bound=B)
+    g = np.random.default_rng(noise_seed)
+    var = P.variance if math.isfinite(P.variance) else None
+    sim: dict[str, list[float]] = {"nonprivate": [], "naive_laplace": [], "winsorized": []}
+    form: dict[str, list[float]] = {"naive_laplace": [], "winsorized": []}
+    for m, X in zip(ms, data):
+        t = _tau_value(tau, B, m, n, gamma)
+        means = X.mean(axis=1)
+        sim["nonprivate"].append(float(np.mean((means - P.mean) ** 2)))
+        lap = means + g.laplace(0.0, 2.0 * B / (n * eps), size=X.shape[0])
+        sim["naive_laplace"].append(float(np.mean((lap - P.mean) ** 2)))
+        est = _wme_rows(X, eps, t, B, g)[0]
+        sim["winsorized"].append(float(np.mean((est - P.mean) ** 2)))
+        v = P.user_mean_variance(m) * m if var is not None else 0.0
+        form["naive_laplace"].append(naive_laplace_mse(v, n, m, eps, B))
+        form["winsorized"].append(wme_mse(v, n, m, eps, t))
+    if var is not None:
+        form["nonprivate"] = [P.user_mean_variance(m) / n for m in ms]
+    return sim, form, crossover_m(n, gamma, tau)
+
+
+def tau_knob_sweep(population: Population, n: int, m: int, epsilon: float, ratios, *, gamma: float = 0.01,
+                   trials: int = 60, seed: int = 11, data_seed: int = 12) -> dict:
+    """:func:`tau_sweep` over τ = ratio·τ_safe, with the paper and oracle radii as multiples of τ_safe (lesson 05,
+    "τ is a bias–variance knob"); cached, read-only.
+
+    The oracle radius :func:`tau_oracle` is measured on one dataset drawn with ``data_seed`` around the true mean
+    (not private: a teaching reference).
+
+    Returns
+    -------
+    dict with ``sweep`` (the :func:`tau_sweep` arrays), ``tau_safe`` (τ_safe), ``paper`` and ``oracle``
+    (τ_paper/τ_safe and τ_oracle/τ_safe).
+
+    >>> out = tau_knob_sweep(Population(), 200, 20, 1.0, [0.5, 1.0], trials=5)
+    >>> sorted(out), round(out["paper"], 3)
+    (['oracle', 'paper', 'sweep', 'tau_safe'], 0.5)
+    """
+    _check_population(population)
+    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
+    m = _limits.count(m, "m")
+    eps = check_positive(epsilon, "epsilon")
+    r = check_real_array(ratios, "ratios", ndim=1)
+    gamma = check_in_range(gamma, "gamma", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    trials = _limits.count(trials, "trials", minimum=2, cap=_limits.MAX_TRIALS)
+    return _tau_knob_sweep(population, n, m, eps, tuple(r.tolist()), gamma, trials, int(seed), int(data_seed))
+
+
+@lru_cache(maxsize=16)
+def _tau_knob_sweep(population, n, m, eps, ratios, gamma, trials, seed, data_seed):
+    B = population.bound
+    ts = tau_safe(B, m, n, gamma)
+    out = tau_sweep(population, n, m, eps, np.asarray(ratios) * ts, trials=trials, rng=seed)
+    X = sample_user_means(population, n, m, rng=data_seed)
+    return {"sweep": {k: _frozen(v) for k, v in out.items()}, "tau_safe": ts,
+            "paper": tau_paper(B, m, n, gamma) / ts, "oracle": tau_oracle(X, population.mean) / ts}

@@ -1,38 +1,44 @@
-"""Panels of lesson 05 "Means from few users" (004: Levy et al.; 003: Esfandiari, Mirrokni & Narayanan)."""
+"""Panels of lesson 05 "Means from few users" (004: Levy et al.; 003: Esfandiari, Mirrokni & Narayanan).
+
+Controls and figures only: every number comes from :mod:`dpviz.mean` (the seeded, cached experiments of each panel
+are there too: :func:`~dpviz.mean.mse_against_m`, :func:`~dpviz.mean.tau_knob_sweep`,
+:func:`~dpviz.mean.wme_mse_bound`, :func:`~dpviz.mean.algorithm_a_neighbours_2d`,
+:func:`~dpviz.mean.robustness_curve`).
+"""
 
 from __future__ import annotations
 
 import math
 import threading
-from functools import lru_cache
 
 import numpy as np
 
 from dpviz.mean import (
     Population,
-    algorithm_a_1d,
-    algorithm_a_2d,
-    corrupt_users,
+    algorithm_a_neighbours_2d,
+    best_budget_split,
+    common_user_means,
+    corollary8_error,
+    corollary8_samples,
     crossover_m,
-    dp_estimate_user,
+    levy_max_dimension,
     levy_users_required,
+    mse_against_m,
     naive_laplace_mse,
-    nonprivate_mse,
     prob_g2,
     robust_floor,
+    robustness_curve,
     round_acceptance_1d,
-    sample_user_means,
-    tau_oracle,
-    tau_paper,
+    tau_knob_sweep,
     tau_safe,
-    tau_sweep,
     teaching_round_cap,
     theorem1_beta,
+    theorem7_guarantee,
     theorem8_mean_floor,
     users_lower_bound,
     wme_mse,
+    wme_mse_bound,
 )
-from dpviz.mean.winsorized import _wme_rows
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
 from dpviz.plots.mean import (
     ball_finding_figure,
@@ -68,19 +74,12 @@ def _population(kind: str) -> Population:
     return Population(kind, mean, 1.0, scale=0.5, heterogeneity=0.2)
 
 
-@lru_cache(maxsize=32)
-def _user_means(kind: str, n: int) -> tuple[np.ndarray, ...]:
-    """Common random numbers: one (trials, n) matrix of user means per m, cached (seeded, data-independent)."""
-    P = _population(kind)
-    g = np.random.default_rng(505)
-    return tuple(np.clip(sample_user_means(P, n, m, size=_TRIALS, rng=g), -1.0, 1.0) for m in _M_GRID)
-
-
 _prewarm_started = threading.Event()
 
 
 def _prewarm_user_means(n: int) -> None:
-    """Fill the :func:`_user_means` cache for every data kind at ``n``, once per process, in a background thread
+    """Fill the :func:`~dpviz.mean.common_user_means` cache for every data kind at ``n``, once per process, in a
+    background thread
     started by the learner's first change to the panel: the first switch to a data kind otherwise simulates in the
     update (0.1–0.25 s), while a learner moving ε leaves the kernel idle for seconds. The cache holds the same
     seeded arrays either way."""
@@ -90,7 +89,7 @@ def _prewarm_user_means(n: int) -> None:
 
     def work():
         for _, kind in _KINDS:
-            _user_means(kind, n)
+            common_user_means(_population(kind), n, _M_GRID, trials=_TRIALS)
 
     threading.Thread(target=work, name="dpviz-prewarm-user-means", daemon=True).start()
 
@@ -147,29 +146,13 @@ class WinsorizedVsNaivePanel(Panel):
 
     def _render(self, v):
         eps, n, kind, preset = float(v["epsilon"]), int(v["n"]), v["kind"], v["tau"]
-        P = _population(kind)
-        data = _user_means(kind, n)
-        g = np.random.default_rng(7)
-        sim = {"nonprivate": [], "naive_laplace": [], "winsorized": []}
-        form = {"naive_laplace": [], "winsorized": []}
-        var = P.variance if math.isfinite(P.variance) else None
-        for m, X in zip(_M_GRID, data):
-            tau = tau_safe(1.0, m, n, _GAMMA) if preset == "safe" else tau_paper(1.0, m, n, _GAMMA)
-            sim["nonprivate"].append(np.mean((X.mean(axis=1) - P.mean) ** 2))
-            lap = X.mean(axis=1) + g.laplace(0.0, 2.0 / (n * eps), size=X.shape[0])
-            sim["naive_laplace"].append(np.mean((lap - P.mean) ** 2))
-            est = _wme_rows(X, eps, tau, 1.0, g)[0]
-            sim["winsorized"].append(np.mean((est - P.mean) ** 2))
-            vv = P.user_mean_variance(m) * m if var is not None else 0.0
-            form["naive_laplace"].append(naive_laplace_mse(vv, n, m, eps, 1.0))
-            form["winsorized"].append(wme_mse(vv, n, m, eps, tau))
-        if var is not None:
-            form["nonprivate"] = [P.user_mean_variance(m) / n for m in _M_GRID]
-        cross = crossover_m(n, _GAMMA, preset)
+        sim, form, cross = mse_against_m(_population(kind), n, _M_GRID, eps, tau=preset, gamma=_GAMMA,
+                                         trials=_TRIALS)
         fig = mse_vs_m_figure(_M_GRID, sim, form, crossover=cross)
-        note = "" if var is not None else " (heavy tails: infinite variance, no non-private formula)"
+        note = "" if "nonprivate" in form else " (heavy tails: infinite variance, no non-private formula)"
+        naive = naive_laplace_mse(0.0, n, 1, eps, 1.0)
         readout = (f"Crossover m* = {8 if preset == 'paper' else 32}·log(2n/γ) ≈ <b>{cross:.0f}</b> samples per user"
-                   f"{note}. Naive noise 8B²/(n²ε²) = {_nice(8 / (n * eps) ** 2)} does not move with m.")
+                   f"{note}. Naive noise 8B²/(n²ε²) = {_nice(naive)} does not move with m.")
         return View(figures=[fig], readout=readout)
 
 
@@ -188,18 +171,10 @@ class TauKnobPanel(Panel):
             "epsilon": dropdown("privacy ε", [("0.3", 0.3), ("1", 1.0), ("3", 3.0)], 1.0),
         }
 
-    @staticmethod
-    @lru_cache(maxsize=16)
-    def _sweep(m: int, eps: float):
-        n = 1000
-        ts = tau_safe(1.0, m, n, _GAMMA)
-        out = tau_sweep(_population("bounded"), n, m, eps, TauKnobPanel._RATIOS * ts, trials=60, rng=11)
-        X = sample_user_means(_population("bounded"), n, m, rng=12)
-        return out, ts, tau_paper(1.0, m, n, _GAMMA) / ts, tau_oracle(X, 0.2) / ts
-
     def _render(self, v):
         r, m, eps = float(v["ratio"]), int(v["m"]), float(v["epsilon"])
-        out, ts, paper, oracle = self._sweep(m, eps)
+        k = tau_knob_sweep(_population("bounded"), 1000, m, eps, self._RATIOS, gamma=_GAMMA, trials=60)
+        out, ts, paper, oracle = k["sweep"], k["tau_safe"], k["paper"], k["oracle"]
         presets = {"paper": paper, "safe": 1.0, "oracle (not private)": oracle}
         fig = tau_knob_figure(self._RATIOS, out, current=r, presets=presets, trials=60)
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
@@ -209,12 +184,7 @@ class TauKnobPanel(Panel):
         return View(figures=[fig], readout=readout)
 
 
-def _mse_grid(eps: float, log_n: np.ndarray, log_m: np.ndarray, var: float = 0.96) -> np.ndarray:
-    n = 10.0 ** log_n[None, :]
-    m = 10.0 ** log_m[:, None]
-    tau = np.sqrt(2 * np.log(2 * n / _GAMMA) / m)
-    beta = np.minimum(1.0, _GAMMA + np.exp(-n * eps / 8) / tau)
-    return var / (n * m) + 128 * tau ** 2 / (n * eps) ** 2 + beta * 4.0
+_VAR = 0.96  # Var of one ±1 sample with mean 0.2
 
 
 class FixedBudgetPanel(Panel):
@@ -236,18 +206,11 @@ class FixedBudgetPanel(Panel):
         eps, N = float(v["epsilon"]), float(v["budget"])
         # γ·(2B)² = 0.04 is the same in every cell and dwarfs the rest for n ≳ 100, which painted the map one flat
         # colour: draw what the split changes, MSE − γ(2B)² (the best splits below are unchanged by the shift)
-        z = np.log10(_mse_grid(eps, self._LN, self._LM) - 4.0 * _GAMMA)
+        mse = wme_mse_bound(_VAR, 10.0 ** self._LN[None, :], 10.0 ** self._LM[:, None], eps, 1.0, _GAMMA)
+        z = np.log10(mse - 4.0 * _GAMMA)
         budgets = [N / 100, N, N * 100]
-        best = []
-        for B in budgets:
-            ln = np.linspace(self._LN[0], self._LN[-1], 400)
-            lm = math.log10(B) - ln
-            ok = (lm >= self._LM[0]) & (lm <= self._LM[-1])
-            if not ok.any():
-                continue
-            vals = np.log10(_mse_grid(eps, ln[ok], lm[ok]).diagonal())
-            k = int(np.argmin(vals))
-            best.append((ln[ok][k], lm[ok][k]))
+        box = {"log_n_range": (self._LN[0], self._LN[-1]), "log_m_range": (self._LM[0], self._LM[-1])}
+        best = [p for p in (best_budget_split(B, _VAR, eps, 1.0, _GAMMA, **box) for B in budgets) if p is not None]
         fig = budget_heatmap_figure(
             self._LN, self._LM, z, budgets=budgets, best=best, z_label="log₁₀(MSE − γ(2B)²)",
             source=("Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), β = γ + (B/τ)e<sup>−nε/8"
@@ -282,22 +245,20 @@ class IsoAccuracyPanel(Panel):
         n_lb = users_lower_bound(eps, delta)
         n_levy = levy_users_required(d, eps, delta)
         ns = np.logspace(0, 5, 200)
-        curves = {}
-        for a in (0.3, 0.1, 0.03):
-            # every user holds at least one sample: the formula's m < 1 means "m = 1 is enough"
-            m = np.maximum(np.maximum(d / (eps ** 2 * ns ** 2 * a ** 2), 1 / (ns * a ** 2)), 1.0)
-            curves[f"error a = {a}"] = np.where(ns >= n_lb, m, np.nan)
+        # every user holds at least one sample: corollary8_samples is at least 1
+        curves = {f"error a = {a}": np.where(ns >= n_lb, corollary8_samples(ns, d, eps, a), np.nan)
+                  for a in (0.3, 0.1, 0.03)}
         fig1 = iso_accuracy_figure(ns, curves, walls={f"ln(1/δ)/(3ε) = {n_lb:.3g} (003 Lemma 9)": n_lb,
                                                      f"√d·ln(1/δ)/ε = {n_levy:.3g} (004)": n_levy})
         ds = 2.0 ** np.arange(0, 15)
         m_fixed = 100
-        ours = np.sqrt(ds) / (eps * n_fixed * math.sqrt(m_fixed)) + 1 / math.sqrt(m_fixed * n_fixed)
+        ours = np.array([corollary8_error(n_fixed, m_fixed, int(k), eps) for k in ds])
         if n_fixed < n_lb:
             ours = np.full_like(ds, np.nan)
-        older = np.where(n_fixed >= np.sqrt(ds) * math.log(1 / delta) / eps, ours, np.nan)
+        older = np.where([n_fixed >= levy_users_required(int(k), eps, delta) for k in ds], ours, np.nan)
         fig2 = error_vs_d_figure(ds, ours, older, n=n_fixed)
         readout = (f"Lemma 9 wall: n ≥ {n_lb:.3g} users whatever m and d (003). 004 needs n ≳ {n_levy:.3g} at d = {d}. "
-                   f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {(eps * n_fixed / math.log(1 / delta)) ** 2:.3g}.")
+                   f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {levy_max_dimension(n_fixed, eps, delta):.3g}.")
         hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Lemma 9 of 003 assumes δ ≤ ε², so its wall is not proven here."
                 if delta > eps * eps else None)
         return View(figures=[fig1, fig2], readout=readout, hint=hint)
@@ -323,24 +284,10 @@ class BallFindingPanel(Panel):
             "show": toggle("colour by", [("output density", "density"), ("count f(p)", "count")], "density"),
         }
 
-    @staticmethod
-    @lru_cache(maxsize=8)
-    def _base_points(n: int):
-        return np.random.default_rng(3).normal(0.0, 0.35, (n, 2))
-
-    @staticmethod
-    @lru_cache(maxsize=64)
-    def _original(n: int, eps: float, delta: float):
-        return algorithm_a_2d(BallFindingPanel._base_points(n), 1.0, eps, delta, resolution=70)
-
     def _render(self, v):
         move, eps, n, delta = float(v["move"]), float(v["epsilon"]), int(v["n"]), float(v["delta"])
-        x = self._base_points(n).copy()
-        xp = x.copy()
-        xp[-1, 0] += move
         r = 1.0
-        A = algorithm_a_2d(xp, r, eps, delta, resolution=70)
-        A0 = self._original(n, eps, delta)
+        _, xp, A0, A = algorithm_a_neighbours_2d(n, move, eps, delta, r=r, resolution=70)
         if v["show"] == "count":
             # f = 0 outside every ball: left blank, like the zero density there
             z, z_label = np.where(A.counts > 0, A.counts, np.nan), "count f(p)"
@@ -349,10 +296,8 @@ class BallFindingPanel(Panel):
                 z = np.where(A.density > 0, np.log10(A.density), np.nan)
             z_label = "log₁₀ density"
         fig = ball_finding_figure(A.xs, A.ys, z, xp, A.radius, moved=n - 1, z_label=z_label)
-        cellA = (A.xs[1] - A.xs[0]) * (A.ys[1] - A.ys[0])
-        cell0 = (A0.xs[1] - A0.xs[0]) * (A0.ys[1] - A0.ys[0])
-        pts_mass = [A0.density.sum() * cell0, A.density.sum() * cellA]
-        lonely = [A0.density[A0.counts == 1].sum() * cell0, A.density[A.counts == 1].sum() * cellA]
+        pts_mass = [A0.mass(), A.mass()]
+        lonely = [A0.mass(A0.counts == 1), A.mass(A.counts == 1)]
         labels = ["a point (any f)", "a point where f = 1", "garbage G"]
         fig2 = garbage_figure(labels, [pts_mass[0], max(lonely[0], 1e-300), A0.garbage],
                               [pts_mass[1], max(lonely[1], 1e-300), A.garbage])
@@ -383,30 +328,12 @@ class RobustnessPanel(Panel):
             "epsilon": dropdown("privacy ε", [("0.5", 0.5), ("1", 1.0), ("2", 2.0)], 1.0),
         }
 
-    @lru_cache(maxsize=8)
-    def _curve(self, m: int, eps: float):
-        n, d, r, runs = 150, 2, 1.0, 3
-        g = np.random.default_rng(27)
-        rob, nai = [], []
-        for j, kap in enumerate(self._KAPPAS):
-            er, en = [], []
-            for _ in range(runs):
-                means = 0.5 + g.normal(0.0, r / math.sqrt(d * m), (n, d))  # exact law of Gaussian user means
-                bad = corrupt_users(means[:, None, :], float(kap), magnitude=20.0, rng=g)
-                # each "user" is given as its exact mean (m = 1 row), so r′ = 10r/√m enters via markov_factor
-                est = dp_estimate_user(bad, r, eps, 1e-6, rng=g, markov_factor=10.0 / math.sqrt(m))
-                er.append(np.inf if est is None else float(np.linalg.norm(est - 0.5)))
-                en.append(float(np.linalg.norm(bad.mean(axis=(0, 1)) - 0.5)))
-            rob.append(np.median(er))
-            nai.append(np.median(en))
-            self.report_progress((j + 1) / len(self._KAPPAS))
-        return np.array(rob), np.array(nai)
-
     def _render(self, v):
         kap, m, eps = float(v["kappa"]), int(v["m"]), float(v["epsilon"])
-        rob, nai = self._curve(m, eps)
+        # n = 150 users, d = 2, r = 1, 3 runs per κ, δ = 10⁻⁶ (the defaults of robustness_curve)
+        rob, nai = robustness_curve(self._KAPPAS, m, eps, progress=self.report_progress)
         floor = np.array([robust_floor(k, m) for k in self._KAPPAS])
-        bound = 10 / math.sqrt(m) * (1 + math.sqrt(2))
+        bound = theorem7_guarantee(m, 2)
         # the floor is 0 at κ = 0: leave that point out on the log axis rather than drawing an invented 10⁻⁴
         fig = robustness_figure(self._KAPPAS, np.where(np.isfinite(rob), rob, np.nan), nai,
                                 np.where(floor > 0, floor, np.nan), bound=bound, current=kap)
@@ -426,7 +353,7 @@ class FixedNFloorPanel(Panel):
     def __init__(self, **kw):
         self.exercise = PredictReveal(
             "With ε = 1, how many users n are needed before the Theorem 8 floor B²/(2(1+e<sup>nε</sup>)) (B = 1) "
-            "drops below 10⁻⁴?", lambda: float(math.ceil(math.log(1 / (2e-4) - 1))),
+            "drops below 10⁻⁴?", lambda: float(next(k for k in range(1, 1000) if theorem8_mean_floor(k, 1.0) < 1e-4)),
             explain=lambda a: ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9: "
                                "only logarithmically many users are "
                                "needed, matching the n ≳ log(·)/ε requirements (004 Thm 8; 003 Lemma 9)."),
