@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_positive, check_probability, check_real_array
+from dpviz._validation import as_rng, check_positive, check_real_array
 from dpviz.mean import _limits
 
 __all__ = [
@@ -174,9 +174,7 @@ def lemma2_flattening_bound(norm: float, n: int, d: int, alpha: float) -> float:
     6.7905
     """
     norm = check_positive(norm, "norm", allow_zero=True)
-    n = _limits.count(n, "n")
-    d = _limits.count(d, "d")
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    n, d, alpha = _limits.checked(n=n, d=d, alpha=alpha)
     log_term = math.log(n) + math.log(d) - math.log(alpha)  # n·d/α overflows for subnormal α
     return _limits.finite(10.0 * norm * math.sqrt(max(log_term, 0.0) / d), "the bound",
                           norm=norm, n=n, d=d, alpha=alpha)
@@ -192,8 +190,6 @@ def hoeffding_flattening_bound(norm: float, n: int, d: int, alpha: float) -> flo
     1.0044
     """
     norm = check_positive(norm, "norm", allow_zero=True)
-    n = _limits.count(n, "n")
-    d = _limits.count(d, "d")
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    n, d, alpha = _limits.checked(n=n, d=d, alpha=alpha)
     log_term = math.log(2.0) + math.log(n) + math.log(d) - math.log(alpha)  # 2nd/α overflows for subnormal α
     return _limits.finite(norm * math.sqrt(2.0 * log_term / d), "the bound", norm=norm, n=n, d=d, alpha=alpha)

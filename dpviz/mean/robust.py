@@ -635,9 +635,7 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     >>> e, dd
     (1.0, 1e-06)
     """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    k = _limits.count(k, "k")
+    eps, delta, k = _limits.checked(epsilon=epsilon, delta=delta, k=k)
     if k == 1:
         return eps, delta
     L = math.sqrt(2 * k * (math.log(2.0) - math.log(delta)))  # 2/δ overflows for subnormal δ
@@ -718,9 +716,7 @@ def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int
     """
     x = _limits.data(points, "points", ndim=2)
     r = _limits.scale(r, "r")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    eps, delta, alpha = _limits.checked(epsilon=epsilon, delta=delta, alpha=alpha)
     k = _limits.count(k, "k", cap=_limits.MAX_DIMENSION)
     return _blocks(x, r, eps, delta, alpha, k, N, as_rng(rng))
 
@@ -830,8 +826,7 @@ def users_lower_bound(epsilon: float, delta: float) -> float:
     >>> round(users_lower_bound(1.0, 1e-6), 2), round(users_lower_bound(0.1, 1e-6), 1)
     (4.61, 46.1)
     """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
+    eps, delta = _limits.checked(epsilon=epsilon, delta=delta)
     return _limits.evaluate(lambda: -math.log(delta) / (3 * eps), "log(1/δ)/(3ε)", epsilon=epsilon, delta=delta)
 
 
@@ -842,9 +837,7 @@ def levy_users_required(d: int, epsilon: float, delta: float) -> float:
     >>> levy_users_required(100, 1.0, math.exp(-1))
     10.0
     """
-    d = _limits.count(d, "d")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
+    d, eps, delta = _limits.checked(d=d, epsilon=epsilon, delta=delta)
     return _limits.evaluate(lambda: math.sqrt(d) * -math.log(delta) / eps, "√d·log(1/δ)/ε", d=d, epsilon=epsilon,
                             delta=delta)
 
@@ -858,9 +851,7 @@ def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
     >>> prop14_users(1.0, 1e-6, 0.05)
     186
     """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    eps, delta, alpha = _limits.checked(epsilon=epsilon, delta=delta, alpha=alpha)
     log_16_ad = math.log(16.0) - math.log(alpha) - math.log(delta)  # 16/(αδ) overflows for tiny α, δ
     log_4_a = math.log(4.0) - math.log(alpha)
 
@@ -905,13 +896,7 @@ def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np
 
 def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: float, r: float = 1.0) -> float:
     """Theorem 7 of 003 (shape, O-constants set to 1): min{ r√(d/m), r√d·log(d/δ)·√log(1/δ)·√log(dn/α)/(εn√m) }."""
-    n = _limits.count(n, "n")
-    m = _limits.count(m, "m")
-    d = _limits.count(d, "d")
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta", allow_zero=False)
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
-    r = check_positive(r, "r")
+    n, m, d, eps, delta, alpha, r = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, delta=delta, alpha=alpha, r=r)
     a = r * math.sqrt(d / m)
     # logs of quotients as differences (d/δ, 1/δ, dn/α overflow for subnormal δ, α); b = inf just loses the min
     log_dd, log_1d, log_dna = math.log(d) - math.log(delta), -math.log(delta), math.log(d * n) - math.log(alpha)
@@ -922,11 +907,7 @@ def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: 
 
 def corollary8_error(n: int, m: int, d: int, epsilon: float, r: float = 1.0) -> float:
     """Corollary 8 of 003 (logs and constants dropped): r·(√d/(εn√m) + 1/√(mn))."""
-    n = _limits.count(n, "n")
-    m = _limits.count(m, "m")
-    d = _limits.count(d, "d")
-    eps = check_positive(epsilon, "epsilon")
-    r = check_positive(r, "r")
+    n, m, d, eps, r = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, r=r)
     return _limits.evaluate(lambda: r * (math.sqrt(d) / (eps * n * math.sqrt(m)) + 1 / math.sqrt(m * n)),
                             "the error bound", n=n, m=m, d=d, epsilon=epsilon, r=r)
 
