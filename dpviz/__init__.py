@@ -14,7 +14,9 @@ the paper-specific packages are imported as modules (``from dpviz import userlev
 True
 """
 
-from dpviz import accountants, conversions, learning, mean, mechanisms, partial, userlevel  # noqa: F401
+import importlib
+
+from dpviz import accountants, conversions, mechanisms  # noqa: F401
 from dpviz.accountants import (  # noqa: F401
     ACCOUNTANTS,
     AdvancedAccountant,
@@ -47,3 +49,17 @@ from dpviz.mechanisms import (  # noqa: F401
 )
 
 __version__ = "0.1.0"
+
+#: The papers' packages load on first use (``dpviz.userlevel``, ``from dpviz import mean``): a lesson's kernel then
+#: imports only what that lesson needs (each student's kernel pays every import).
+_LAZY = ("learning", "mean", "partial", "userlevel")
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return importlib.import_module(f"dpviz.{name}")
+    raise AttributeError(f"module 'dpviz' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -65,3 +65,19 @@ def test_the_check_sees_a_violation(tmp_path):
     bad = tmp_path / "x.py"
     bad.write_text("import numpy\nfrom plotly import graph_objects\n")
     assert "plotly" in _imports(bad)
+
+
+def test_import_dpviz_loads_only_the_core_a_lesson_needs():
+    """Each student's kernel pays every import: the papers' packages load on first use, yet stay reachable."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dpviz\n"
+            "lazy = ('dpviz.learning', 'dpviz.mean', 'dpviz.partial', 'dpviz.userlevel')\n"
+            "print(sorted(m for m in lazy if m in sys.modules))\n"
+            "print(dpviz.userlevel.__name__, dpviz.mean.__name__, dpviz.learning.__name__, dpviz.partial.__name__)\n"
+            "from dpviz import userlevel\n"
+            "print(hasattr(dpviz, 'nope'))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[:3] == ["[]", "dpviz.userlevel dpviz.mean dpviz.learning dpviz.partial", "False"]
