@@ -79,10 +79,9 @@ _prewarm_started = threading.Event()
 
 def _prewarm_user_means(n: int) -> None:
     """Fill the :func:`~dpviz.mean.common_user_means` cache for every data kind at ``n``, once per process, in a
-    background thread
-    started by the learner's first change to the panel: the first switch to a data kind otherwise simulates in the
-    update (0.1–0.25 s), while a learner moving ε leaves the kernel idle for seconds. The cache holds the same
-    seeded arrays either way."""
+    background thread started by the learner's first change to the panel: the first switch to a data kind otherwise
+    simulates in the update (0.1–0.25 s), while a learner moving ε leaves the kernel idle for seconds. The cache
+    holds the same seeded arrays either way."""
     if _prewarm_started.is_set():
         return
     _prewarm_started.set()
@@ -257,8 +256,9 @@ class IsoAccuracyPanel(Panel):
             ours = np.full_like(ds, np.nan)
         older = np.where([n_fixed >= levy_users_required(int(k), eps, delta) for k in ds], ours, np.nan)
         fig2 = error_vs_d_figure(ds, ours, older, n=n_fixed)
+        d_max = levy_max_dimension(n_fixed, eps, delta)
         readout = (f"Lemma 9 wall: n ≥ {n_lb:.3g} users whatever m and d (003). 004 needs n ≳ {n_levy:.3g} at d = {d}. "
-                   f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {levy_max_dimension(n_fixed, eps, delta):.3g}.")
+                   f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {d_max:.3g}.")
         hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Lemma 9 of 003 assumes δ ≤ ε², so its wall is not proven here."
                 if delta > eps * eps else None)
         return View(figures=[fig1, fig2], readout=readout, hint=hint)
@@ -353,7 +353,8 @@ class FixedNFloorPanel(Panel):
     def __init__(self, **kw):
         self.exercise = PredictReveal(
             "With ε = 1, how many users n are needed before the Theorem 8 floor B²/(2(1+e<sup>nε</sup>)) (B = 1) "
-            "drops below 10⁻⁴?", lambda: float(next(k for k in range(1, 1000) if theorem8_mean_floor(k, 1.0) < 1e-4)),
+            "drops below 10⁻⁴?",
+            lambda: float(next(k for k in range(1, 1000) if theorem8_mean_floor(k, 1.0) < 1e-4)),
             explain=lambda a: ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9: "
                                "only logarithmically many users are "
                                "needed, matching the n ≳ log(·)/ε requirements (004 Thm 8; 003 Lemma 9)."),
