@@ -135,3 +135,11 @@ def test_levy_max_dimension_inverts_levy_users_required(n, eps, delta):
 def test_theorem7_guarantee(m, d, r, c):
     want = mp.mpf(c) * r / mp.sqrt(m) * (1 + mp.sqrt(d))
     assert MM.theorem7_guarantee(m, d, r, c) == pytest.approx(float(want), rel=1e-14)
+
+
+@pytest.mark.parametrize("n,m,eps,delta,bound,d", [(10_000, 10, 1.0, 1e-6, 1.0, 16), (7, 3, 0.1, 0.3, 5.0, 1),
+                                                   (1, 1, 1e-3, 5e-324, 1e-100, 2)])
+def test_naive_gaussian_mse_is_the_textbook_sigma_squared(n, m, eps, delta, bound, d):
+    # Var/(nm) + d·σ², σ = (2B/n)√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), 50 digits
+    want = mp.mpf(0.5) / (n * m) + d * 8 * mp.mpf(bound) ** 2 * mp.log(mp.mpf(1.25) / mp.mpf(delta)) / (n * mp.mpf(eps)) ** 2
+    assert MM.naive_gaussian_mse(0.5, n, m, eps, delta, bound, d) == pytest.approx(float(want), rel=1e-13)
