@@ -22,10 +22,11 @@ from dpviz.accountants import (
     RDPAccountant,
     calibrate_sigma,
 )
-from dpviz.accountants._laws import GaussianLaw, discretise
 from dpviz.accountants.events import gaussian_epsilon_many
 from dpviz.accountants.optimal import kov_epsilon
-from dpviz.accountants.pld import _Pmf, _chernoff_window, _pmf_epsilon, _rr_law, _self_compose, atoms_epsilon
+from dpviz.accountants.pld.atoms import atoms_epsilon
+from dpviz.accountants.pld.grid import _chernoff_window, _Pmf, _pmf_epsilon, _self_compose
+from dpviz.accountants.pld.laws import _rr_law, GaussianLaw, discretise
 from dpviz.mechanisms import DiscreteLaplace, Gaussian, Laplace, RandomizedResponse, gaussian_delta
 
 
@@ -195,9 +196,9 @@ def test_pld_bounds_sandwich_exact_discrete_laplace_convolution_tightly():
 
 
 def test_pld_grid_path_gaussian_brackets_the_closed_form_tightly():
-    # the Gaussian closed form is bypassed: the loss law N(μ, 2μ) of one step is discretised and self-composed
+    # the Gaussian closed form is bypassed: the loss law N(ρ, 2ρ), ρ = Δ²/(2σ²), of one step is discretised and self-composed
     sigma, k, h = 4.0, 1000, 1e-4
-    law = GaussianLaw(1.0 / (2 * sigma**2))
+    law = GaussianLaw(rho=1.0 / (2 * sigma**2))
     pes = _self_compose(_Pmf(*discretise(law, h, True)), k, h, True)
     lo_i, p, inf, pt = discretise(law, h, False)
     opt = _self_compose(_Pmf(lo_i, p, inf, 0.0, pt), k, h, False)
@@ -286,7 +287,7 @@ def test_pld_coarse_grid_long_composition_keeps_a_finite_optimistic_bound():
 
 
 def test_delta_bound_tables_agree_with_direct_sums():
-    from dpviz.accountants.pld import _pmf_delta
+    from dpviz.accountants.pld.grid import _pmf_delta
 
     for ev, k in ((Laplace(2.0), 300), (PoissonSampled(Gaussian(1.1), 0.05), 200)):
         acct = PLDAccountant().compose(ev, count=k)

@@ -16,6 +16,7 @@ from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement, _amplify
+from dpviz.accountants.pld.laws import discrete_laplace_loss
 from dpviz.conversions import _check_method, rdp_delta, rdp_to_approx_dp
 
 __all__ = [
@@ -113,28 +114,9 @@ def _rdp_finite(orders: np.ndarray, losses: np.ndarray, log_p: np.ndarray) -> np
 MAX_DLAP_SENSITIVITY = 10**6
 
 
-def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, np.ndarray]:
-    """Exact privacy loss of the discrete Laplace mechanism (pmf ∝ e^{−|k|/b}, shift Δ): losses ``l`` and their
-    log-probabilities under P = DLap(0): l = Δt w.p. 1/(1+e^{−t}), l = (Δ−2j)t w.p. tanh(t/2)e^{−jt} for
-    0 < j < Δ, and l = −Δt w.p. e^{−Δt}/(1+e^{−t}), with t = 1/b (direct computation from the pmf)."""
-    t = 1.0 / scale
-    d = int(sensitivity)
-    j = np.arange(1, d)
-    with np.errstate(over="ignore", under="ignore"):
-        losses = np.concatenate([[d * t], (d - 2 * j) * t, [-d * t]])
-        log_p = np.concatenate(
-            [
-                [-np.logaddexp(0.0, -t)],
-                np.log(np.tanh(t / 2.0)) - j * t,
-                [-d * t - np.logaddexp(0.0, -t)],
-            ]
-        )
-    return losses, log_p
-
-
 def rdp_discrete_laplace(orders, scale: float, sensitivity: int = 1) -> np.ndarray:
     """Exact RDP of the discrete Laplace mechanism, from its finite privacy-loss distribution
-    (:func:`discrete_laplace_loss`); with Δ = 1 it equals randomized response with ε = 1/b.
+    (:func:`dpviz.accountants.pld.laws.discrete_laplace_loss`); with Δ = 1 it equals randomized response with ε = 1/b.
 
     >>> np.allclose(rdp_discrete_laplace([2.0, 3.5], 1.0), rdp_pure([2.0, 3.5], 1.0))
     True

@@ -7,6 +7,10 @@ vectorised functions under P — ``sf(t) = P(L > t)``, ``sf_ge(t) = P(L ≥ t)``
 ``inf_mass = P(L = +∞)`` and a range [lo, hi] outside which the mass is negligible (it is still accounted for
 exactly: see :func:`discretise`). Each function is computed directly (never as 1 − another) so that tail
 probabilities keep their relative precision.
+
+The laws of the mechanisms themselves (Gaussian, Laplace, randomized response and the canonical (ε, δ) pair,
+discrete Laplace, discrete Gaussian, truncated discrete Laplace) are built by the ``*_law`` functions at the end;
+:func:`discrete_laplace_loss` is shared with the RDP accountant.
 """
 
 from __future__ import annotations
@@ -16,7 +20,10 @@ import math
 import numpy as np
 from scipy import special
 
-Z_TAIL = 10.0  # Gaussian ranges cover μ ± 10 sd (tail mass 7.6e-24, moved pessimistically to +∞ / the range end)
+__all__ = ["FiniteLaw", "GaussianLaw", "LaplaceLaw", "Law", "SubsampledLaw", "SymmetricLaw", "discrete_laplace_loss",
+           "discretise"]
+
+Z_TAIL = 10.0  # Gaussian ranges cover ρ ± 10 sd (tail mass 7.6e-24, moved pessimistically to +∞ / the range end)
 
 
 class Law:
@@ -38,20 +45,22 @@ class SymmetricLaw(Law):
 
 
 class GaussianLaw(SymmetricLaw):
-    """Gaussian mechanism with μ = Δ²/(2σ²): L ~ N(μ, 2μ) under P (Balle & Wang 2018, Lemma 3 / Dong, Roth & Su
-    2022, Gaussian differential privacy)."""
+    """Gaussian mechanism N(0, σ²) vs N(Δ, σ²), parametrised by ρ = Δ²/(2σ²) (its zCDP parameter, and the mean of
+    its privacy loss): L ~ N(ρ, 2ρ) under P (Balle & Wang 2018, Lemma 3; Dong, Roth & Su 2022, Gaussian
+    differential privacy, where the same law is written N(μ²/2, μ²) with μ = Δ/σ = √(2ρ)). ρ, not μ, because the
+    PLD accountant merges Gaussians by adding their ρ."""
 
-    def __init__(self, mu: float):
-        self.mu = float(mu)
-        self.sd = math.sqrt(2.0) * math.sqrt(self.mu)  # √2·√μ: 2μ overflows for μ near the double range
-        self.hi = self.mu + Z_TAIL * self.sd
+    def __init__(self, rho: float):
+        self.rho = float(rho)
+        self.sd = math.sqrt(2.0) * math.sqrt(self.rho)  # √2·√ρ = Δ/σ: 2ρ overflows for ρ near the double range
+        self.hi = self.rho + Z_TAIL * self.sd
         self.lo = -self.hi
 
     def sf(self, t):
-        return special.ndtr((self.mu - np.asarray(t, dtype=float)) / self.sd)
+        return special.ndtr((self.rho - np.asarray(t, dtype=float)) / self.sd)
 
     def cdf(self, t):
-        return special.ndtr((np.asarray(t, dtype=float) - self.mu) / self.sd)
+        return special.ndtr((np.asarray(t, dtype=float) - self.rho) / self.sd)
 
     sf_ge = sf
     cdf_lt = cdf
@@ -279,3 +288,86 @@ def discretise(law: Law, h: float, pessimistic: bool):
     with np.errstate(divide="ignore", over="ignore"):
         pt = np.exp(np.log(q) + t)  # Q-mass · e^{a}, without 0·inf for large a
     return i_lo, p, float(law.inf_mass), pt
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Laws of single mechanisms
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, np.ndarray]:
+    """Exact privacy loss of the discrete Laplace mechanism (pmf ∝ e^{−|k|/b}, shift Δ): losses ``l`` and their
+    log-probabilities under P = DLap(0): l = Δt w.p. 1/(1+e^{−t}), l = (Δ−2j)t w.p. tanh(t/2)e^{−jt} for
+    0 < j < Δ, and l = −Δt w.p. e^{−Δt}/(1+e^{−t}), with t = 1/b (direct computation from the pmf)."""
+    t = 1.0 / scale
+    d = int(sensitivity)
+    j = np.arange(1, d)
+    with np.errstate(over="ignore", under="ignore"):
+        losses = np.concatenate([[d * t], (d - 2 * j) * t, [-d * t]])
+        log_p = np.concatenate(
+            [
+                [-np.logaddexp(0.0, -t)],
+                np.log(np.tanh(t / 2.0)) - j * t,
+                [-d * t - np.logaddexp(0.0, -t)],
+            ]
+        )
+    return losses, log_p
+
+
+def _rr_law(eps: float, delta: float = 0.0) -> FiniteLaw:
+    # randomized response / the canonical (ε, δ) pair (Kairouz, Oh & Viswanath 2015): +∞ w.p. δ, ±ε otherwise
+    if eps == 0:
+        return FiniteLaw([0.0], [1.0 - delta], inf_mass=delta)
+    if eps == math.inf:
+        return _blatant_law()
+    hi = (1.0 - delta) * float(special.expit(eps))  # 1/(1 + e^{−ε}) without overflow of e^ε
+    lo = (1.0 - delta) * float(special.expit(-eps))
+    return FiniteLaw([-eps, eps], [lo, hi], inf_mass=delta)
+
+
+def _blatant_law() -> FiniteLaw:
+    """A mechanism whose neighbouring output laws are disjoint (in double precision): L = +∞ with probability 1
+    (a Gaussian or Laplace with Δ/scale = ∞, a discrete mechanism whose noise is a point mass)."""
+    return FiniteLaw([0.0], [0.0], inf_mass=1.0)
+
+
+def _dlap_law(scale: float, sensitivity: int) -> FiniteLaw:
+    if 1.0 / scale == math.inf:  # e^{−|k|/scale} is a point mass at 0
+        return _blatant_law()
+    losses, log_p = discrete_laplace_loss(scale, sensitivity)
+    with np.errstate(under="ignore"):
+        return FiniteLaw(losses, np.exp(log_p))
+
+
+def _dgauss_law(sigma: float, sensitivity: int) -> FiniteLaw:
+    # P = DG(0, σ²), Q = DG(Δ, σ²): L(k) = (Δ² − 2kΔ)/(2σ²). Support truncated to |k| ≤ 12σ + Δ + 2 (mass outside
+    # < 1e-31), normalised on the truncated support. For σ so small that 1/σ overflows the noise is a point mass
+    # at 0 and the two laws are disjoint.
+    if 1.0 / sigma == math.inf:
+        return _blatant_law()
+    d = int(sensitivity)
+    kmax = int(math.ceil(12.0 * sigma)) + d + 2
+    k = np.arange(-kmax, kmax + 1, dtype=float)
+    with np.errstate(over="ignore", under="ignore"):
+        logw = -0.5 * (k / sigma) ** 2
+        p = np.exp(logw - special.logsumexp(logw))
+        losses = 0.5 * (d / sigma) * ((d - 2.0 * k) / sigma)  # may overflow to ±∞ for a tiny σ: then p = 0 there
+    return FiniteLaw(losses, p)
+
+
+def _tdlap_law(eps: float, kappa: int) -> FiniteLaw:
+    # Definition 8 of 000: P ∝ e^{−ε|x−κ|} on {0..2κ}, Q the same shifted by 1 (sensitivity 1).
+    # L = +∞ at x = 0, +ε for 1 ≤ x ≤ κ, −ε for κ+1 ≤ x ≤ 2κ.
+    x = np.arange(0, 2 * kappa + 1)
+    with np.errstate(over="ignore", under="ignore"):
+        w = np.exp(-eps * np.abs(x - kappa))
+    w = w / w.sum()
+    return FiniteLaw([eps, -eps], [w[1 : kappa + 1].sum(), w[kappa + 1 :].sum()], inf_mass=float(w[0]))
+
+
+def _gaussian_law(rho: float):
+    """The Gaussian law with loss mean ρ = Δ²/(2σ²) (ρ = ∞: disjoint laws; ρ = 0, Δ/σ underflowed: identical
+    laws, L = 0)."""
+    if rho == 0.0:
+        return FiniteLaw([0.0], [1.0])
+    return _blatant_law() if rho == math.inf else GaussianLaw(rho)
