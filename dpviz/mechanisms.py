@@ -37,6 +37,7 @@ from scipy import optimize, special
 from dpviz._validation import (
     as_rng,
     check_delta,
+    check_in_range,
     check_integer,
     check_positive,
     check_probability,
@@ -54,6 +55,8 @@ __all__ = [
     "exponential_mechanism",
     "exponential_mechanism_probabilities",
     "classic_gaussian_sigma",
+    "classic_gaussian_epsilon",
+    "analytic_gaussian_sigma",
     "gaussian_delta",
     "bernoulli_exp_neg",
     "sample_discrete_laplace",
@@ -95,6 +98,21 @@ def _alpha_arg(alpha: Any) -> tuple[np.ndarray, bool]:
         bad = float(arr[(arr < 0) | (arr > 1)][0])
         raise ValueError(f"alpha = {bad!r} is not allowed: must be a number in [0, 1].")
     return arr.astype(float), False
+
+
+def _array_arg(value: Any, name: str, low: float, high: float, *, low_inclusive: bool = True,
+               high_inclusive: bool = True) -> tuple[np.ndarray, bool]:
+    """A number or array of numbers in an interval (NaN refused); returns (float array, was_scalar)."""
+    if np.ndim(value) == 0:
+        return np.array([check_in_range(value, name, low, high, low_inclusive=low_inclusive,
+                                        high_inclusive=high_inclusive)]), True
+    arr = check_real_array(value, name, finite=False).astype(float)
+    ok = ((arr >= low) if low_inclusive else (arr > low)) & ((arr <= high) if high_inclusive else (arr < high))
+    if not np.all(ok):
+        lb, rb = "[" if low_inclusive else "(", "]" if high_inclusive else ")"
+        bad = float(arr[~ok].flat[0])
+        raise ValueError(f"{name} = {bad!r} is not allowed: must be a number in {lb}{low:g}, {high:g}{rb}.")
+    return arr, False
 
 
 def _nonneg(x: np.ndarray) -> np.ndarray:
@@ -385,10 +403,11 @@ def gaussian_delta(epsilon, mu: float) -> np.ndarray:
     return _gaussian_delta(e, check_positive(mu, "mu"))
 
 
-def _gaussian_delta(e: np.ndarray, mu: float) -> np.ndarray:
-    """:func:`gaussian_delta` on a validated float array ``e`` ≥ 0 and 0 < μ < inf (no per-call validation: the
-    inner loop of ``Gaussian.epsilon``)."""
-    out = np.empty_like(e)
+def _gaussian_delta(e, mu) -> np.ndarray:
+    """:func:`gaussian_delta` on validated floats ``e`` ≥ 0 and 0 < μ < inf, broadcasting ``e`` against ``mu``
+    (no per-call validation: the inner loop of ``Gaussian.epsilon`` and of :func:`analytic_gaussian_sigma`)."""
+    e, mu = np.broadcast_arrays(np.asarray(e, dtype=float), np.asarray(mu, dtype=float))
+    out = np.empty(e.shape)
     with np.errstate(under="ignore", over="ignore"):
         # ε/μ overflows to +inf only for μ < ε/1.8e308, where δ(ε) < e^{−x₁²/2} is 0 in double precision (and
         # the formulas below give exactly 0 at x₁ = x₂ = +inf)
@@ -405,6 +424,69 @@ def _gaussian_delta(e: np.ndarray, mu: float) -> np.ndarray:
         out[neg] = (0.5 * (special.erf(-xn1 / _SQRT2) + special.erf(xn2 / _SQRT2))
                     - 0.5 * g[neg] * special.erfcx(xn2 / _SQRT2) * -np.expm1(-e[neg]))
     return _clip01(out, 0.0, 1.0)
+
+
+def _gaussian_delta_sigma(e, sigma, sensitivity) -> np.ndarray:
+    """δ(ε) of N(0, σ²) noise at sensitivity Δ, μ = Δ/σ computed here (broadcasting): 0 where μ underflows to 0
+    (identical outputs in double precision), 1 where it overflows (disjoint outputs)."""
+    e, sigma, sensitivity = np.broadcast_arrays(np.asarray(e, dtype=float), np.asarray(sigma, dtype=float),
+                                                np.asarray(sensitivity, dtype=float))
+    with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+        mu = sensitivity / sigma
+    inside = (mu > 0) & (mu < math.inf)
+    out = np.where(mu == math.inf, 1.0, 0.0)
+    if np.any(inside):
+        out[inside] = _gaussian_delta(e[inside], mu[inside])
+    return out
+
+
+def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
+    """Smallest σ for which the Gaussian mechanism x + N(0, σ²) with sensitivity Δ is (ε, δ)-DP: the analytic
+    Gaussian calibration of Balle & Wang 2018 (Theorem 8 and Algorithm 1), i.e. the smallest σ with
+
+        Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) ≤ δ,   μ = Δ/σ.
+
+    Exact in double precision: δ(ε; Δ/σ) is non-increasing in σ, and a vectorised bisection on the bit patterns of
+    the non-negative doubles (64 halvings of [0, +inf], whatever the scale) returns, for each entry, the double σ
+    with δ(ε; Δ/σ) ≤ δ whose predecessor is infeasible, both as evaluated by :func:`gaussian_delta` (so
+    ``Gaussian(sigma, sensitivity).delta(epsilon) <= delta`` holds for the returned σ and fails one ulp below).
+
+    For k-fold composition of the same Gaussian (GDP: μ_total = √k·Δ/σ; Dong, Roth & Su 2022, Cor. 3.3) pass
+    ``sensitivity = √k·Δ``. Broadcasts over ``epsilon``, ``delta`` and ``sensitivity`` (scalars in, float out).
+
+    Raises ``ValueError`` for ε < 0, δ ∉ (0, 1), Δ ≤ 0, or when σ exceeds the double range.
+
+    >>> s = analytic_gaussian_sigma(1.0, 1e-5)
+    >>> round(s, 6), Gaussian(s).delta(1.0) <= 1e-5 < Gaussian(float(np.nextafter(s, 0))).delta(1.0)
+    (3.730631, True)
+    """
+    e, se = _eps_arg(epsilon)
+    d, sd = _array_arg(delta, "delta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    s, ss = _array_arg(sensitivity, "sensitivity", 0.0, math.inf, low_inclusive=False, high_inclusive=False)
+    e, d, s = np.broadcast_arrays(e, d, s)
+    sigma = _analytic_gaussian_sigma(e, d, s)
+    if not np.all(np.isfinite(sigma)):
+        i = np.flatnonzero(~np.isfinite(sigma.ravel()))[0]
+        raise ValueError(f"epsilon = {e.flat[i]!r}, delta = {d.flat[i]!r}, sensitivity = {s.flat[i]!r} are not "
+                         "allowed together: the smallest σ exceeds the double range (must be <= 1.8e308); use a "
+                         "larger epsilon or delta, or a smaller sensitivity.")
+    return float(sigma.ravel()[0]) if (se and sd and ss) else sigma
+
+
+def _analytic_gaussian_sigma(e: np.ndarray, d: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """:func:`analytic_gaussian_sigma` on validated arrays of one shape (ε ≥ 0, 0 < δ < 1, 0 < Δ < inf); +inf where
+    no finite double σ is feasible."""
+    lo = np.zeros(e.shape, dtype=np.int64)                        # bits of σ = 0: infeasible (δ(ε; ∞) = 1 > δ)
+    hi = np.full(e.shape, np.float64(math.inf).view(np.int64))    # bits of σ = +inf: feasible (μ = 0, δ = 0)
+    while True:
+        live = hi - lo > 1
+        if not np.any(live):
+            break
+        mid = lo + (hi - lo) // 2
+        ok = _gaussian_delta_sigma(e, mid.view(np.float64), s) <= d
+        hi = np.where(live & ok, mid, hi)
+        lo = np.where(live & ~ok, mid, lo)
+    return hi.view(np.float64)
 
 
 def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -427,6 +509,28 @@ def classic_gaussian_sigma(epsilon: float, delta: float, sensitivity: float = 1.
                          f"together: σ = Δ·√(2 ln(1.25/δ))/ε exceeds the double range (must be <= 1.8e308); use a "
                          "larger epsilon or a smaller sensitivity.")
     return sigma
+
+
+def classic_gaussian_epsilon(sigma, delta, sensitivity=1.0):
+    """ε = Δ·√(2 ln(1.25/δ))/σ: the textbook calibration σ = Δ√(2 ln(1.25/δ))/ε of
+    :func:`classic_gaussian_sigma` solved for ε (Dwork & Roth 2014, Theorem A.1). The theorem proves
+    (ε, δ)-DP only for ε < 1; above that the value is what the formula claims, not a guarantee (compare with
+    :meth:`Gaussian.epsilon`). Broadcasts over ``sigma``, ``delta`` and ``sensitivity`` (scalars in, float out).
+
+    Raises ``ValueError`` for σ ≤ 0, δ ∉ (0, 1) or Δ ≤ 0.
+
+    >>> round(classic_gaussian_epsilon(classic_gaussian_sigma(0.5, 1e-5), 1e-5), 12)
+    0.5
+    """
+    g, sg = _array_arg(sigma, "sigma", 0.0, math.inf, low_inclusive=False, high_inclusive=False)
+    d, sd = _array_arg(delta, "delta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    s, ss = _array_arg(sensitivity, "sensitivity", 0.0, math.inf, low_inclusive=False, high_inclusive=False)
+    with np.errstate(over="ignore", under="ignore"):
+        eps = s * np.sqrt(2.0 * (math.log(1.25) - np.log(d))) / g  # ln 1.25 − ln δ: 1.25/δ overflows for tiny δ
+    if not np.all(np.isfinite(eps)):
+        raise ValueError(f"sigma = {sigma!r}, delta = {delta!r}, sensitivity = {sensitivity!r} are not allowed "
+                         "together: ε = Δ·√(2 ln(1.25/δ))/σ exceeds the double range (must be <= 1.8e308).")
+    return float(eps.ravel()[0]) if (sg and sd and ss) else eps
 
 
 # ============================================================================================ continuous mechanisms

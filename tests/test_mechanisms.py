@@ -164,6 +164,52 @@ def test_classic_formula_valid_below_one_and_fails_for_large_epsilon():
     assert M.classic_gaussian_sigma(1.0, 1e-5, 2.0) == pytest.approx(2 * math.sqrt(2 * math.log(1.25e5)))
 
 
+
+@pytest.mark.parametrize("sigma,delta,sens", [(1.0, 1e-5, 1.0), (0.3, 0.2, 2.0), (1e3, 1e-300, 1e-3),
+                                              (5.0, 0.999, 1e200)])
+def test_classic_gaussian_epsilon_is_the_textbook_formula_solved_for_epsilon(sigma, delta, sens):
+    # oracle: ε = Δ√(2 ln(1.25/δ))/σ in 50-digit mpmath (Dwork & Roth 2014, Thm A.1)
+    truth = mp.mpf(sens) * mp.sqrt(2 * mp.log(mp.mpf("1.25") / mp.mpf(delta))) / mp.mpf(sigma)
+    assert M.classic_gaussian_epsilon(sigma, delta, sens) == pytest.approx(float(truth), rel=4e-16, abs=0)
+    got = M.classic_gaussian_epsilon(np.array([sigma, 2 * sigma]), delta, sens)
+    assert got.shape == (2,) and got[1] == pytest.approx(float(truth) / 2, rel=4e-16, abs=0)
+    with pytest.raises(ValueError, match="delta"):
+        M.classic_gaussian_epsilon(sigma, 1.0)
+    with pytest.raises(ValueError, match="sigma"):
+        M.classic_gaussian_epsilon([1.0, -1.0], 1e-5)
+
+
+@pytest.mark.parametrize("eps,delta,sens", [(1.0, 1e-5, 1.0), (0.0, 1e-3, 1.0), (1e-3, 1e-10, 2.0),
+                                            (10.0, 1e-12, 1.0), (50.0, 1e-300, 3.0), (0.5, 0.9, 1e-100),
+                                            (4.0, 1e-6, 1e150)])
+def test_analytic_gaussian_sigma_is_the_smallest_feasible_double(eps, delta, sens):
+    # oracle: the mpmath Balle-Wang profile; σ is feasible (up to the few-ulp rounding of the double profile)
+    # and 1e-9 relatively below it the true δ already exceeds the target
+    s = M.analytic_gaussian_sigma(eps, delta, sens)
+    assert mp_gauss_delta(eps, s, sens) <= mp.mpf(delta) * (1 + mp.mpf("1e-9"))
+    assert mp_gauss_delta(eps, s * (1 - 1e-9), sens) > mp.mpf(delta)
+    # exact in double precision with respect to the profile the mechanisms evaluate
+    assert Gaussian(s, sens).delta(eps) <= delta < Gaussian(float(np.nextafter(s, 0)), sens).delta(eps)
+
+
+def test_analytic_gaussian_sigma_broadcasts_and_validates():
+    eps = np.array([[0.1], [1.0], [5.0]])
+    dl = np.array([1e-3, 1e-6])
+    got = M.analytic_gaussian_sigma(eps, dl)
+    assert got.shape == (3, 2)
+    for i in range(3):
+        for j in range(2):
+            assert got[i, j] == M.analytic_gaussian_sigma(float(eps[i, 0]), float(dl[j]))
+    # the exact σ is below the textbook one where the textbook one is valid (ε < 1)
+    assert M.analytic_gaussian_sigma(0.5, 1e-5) < M.classic_gaussian_sigma(0.5, 1e-5)
+    for bad, name in [((-1.0, 1e-5), "epsilon"), ((1.0, 0.0), "delta"), ((1.0, [0.5, 1.0]), "delta"),
+                      ((1.0, 1e-5, 0.0), "sensitivity")]:
+        with pytest.raises(ValueError, match=name):
+            M.analytic_gaussian_sigma(*bad)
+    with pytest.raises(ValueError, match="double range"):
+        M.analytic_gaussian_sigma(0.0, 1e-300, 1e300)
+
+
 # ------------------------------------------------------------------------------------------- Laplace / RR
 
 
