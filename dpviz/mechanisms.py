@@ -457,8 +457,8 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
     Raises ``ValueError`` for ε < 0, δ ∉ (0, 1), Δ ≤ 0, or when σ exceeds the double range.
 
     >>> s = analytic_gaussian_sigma(1.0, 1e-5)
-    >>> round(s, 6), Gaussian(s).delta(1.0) <= 1e-5 < Gaussian(float(np.nextafter(s, 0))).delta(1.0)
-    (3.730631, True)
+    >>> round(s, 6), bool(Gaussian(s).delta(1.0) <= 1e-5 < Gaussian(float(np.nextafter(s, 0))).delta(1.0))
+    (3.730632, True)
     """
     e, se = _eps_arg(epsilon)
     d, sd = _array_arg(delta, "delta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
