@@ -130,6 +130,13 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     "halfspace_net": ((2, 0.2), {}),
     "robust_halfspace_learner": ((PM, YPM, 1.0, 0.6, 0.1), {"rng": 0}),
     "HalfspaceResult": (_fields(HALF), {}),
+    # experiments (lesson 07's curves and seeded simulations)
+    "record_epsilon_curves": ((0.1, 1e-6), {"d_max": 20, "k_way": 2}),
+    "sparse_attack": ((2.0, 40, 3), {}),
+    "planted_data": ((500, 8, 3, 0), {}),
+    "projection_empirical_mse": ((2, 200, 1.0, 1), {}),
+    "mwem_best_rounds": ((1000, 1.0, 10, 2, 3), {}),
+    "mwem_ell_tradeoff": ((1.0, 1000, 10, 2), {}),
 }
 
 METHOD_BASELINES: dict[str, tuple[object, str, tuple, dict]] = {
@@ -239,6 +246,10 @@ def test_cap_records():
     _refused(PD.priv_histogram, _zeros(1_000_000, 21), 1.0, match=r"n·d = .*21000000 bits.*MAX_RECORD_ENTRIES")
     _refused(PD.canonical_histogram, _zeros(1_000_000, 21), 1.0, match="MAX_RECORD_ENTRIES")
     _refused(PD.projection_mechanism, _zeros(3_000_000, 8), 0.1, match="MAX_RECORD_ENTRIES")
+    # planted_data allocates n·d bits itself: refused from its arguments (4·10⁶ × 6 = 2.4·10⁷ bits)
+    _refused(PD.planted_data, 4_000_000, 6, match=r"n·d = 4000000·6 = 24000000 bits .*<= 20000000.*MAX_RECORD_ENTRIES")
+    _refused(PD.planted_data, 4_000_001, 1, match=r"n = 4000001 .*<= 4000000")
+    _refused(PD.planted_data, 100, 8, 6, match=r"n_heavy = 6 .*<= 5")
 
 
 def test_cap_heavy_hitter_work():

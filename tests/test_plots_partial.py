@@ -70,7 +70,7 @@ def test_sparse_attack_matches_the_expected_rate_in_its_title():
 
 
 def test_heavy_hitter_figures():
-    X, planted, _ = P.planted_data(5000, 8, 3, 0)
+    X, planted, _ = PD.planted_data(5000, 8, 3, 0)
     p = PD.heavy_hitter_params(1.0, 0.1, 5000)
     res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=0)
     f = P.heavy_hitter_tree_figure(res)
@@ -110,7 +110,7 @@ def _texts(fig):
 
 def _all_figures():
     led = PD.census_2020_example()
-    X, _, _ = P.planted_data(5000, 8, 3, 0)
+    X, _, _ = PD.planted_data(5000, 8, 3, 0)
     p = PD.heavy_hitter_params(1.0, 0.1, 5000)
     res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=0)
     return [P.record_epsilon_figure(0.1, 20, 3, 1e-6), P.rho_growth_figure(0.2, 10), P.census_figure(led, {"race"}),
@@ -133,7 +133,7 @@ def test_figure_text_has_no_raw_tex_and_every_figure_cites_a_source():
 
 def test_heavy_hitter_strings_are_categories():
     # bit strings such as "0101…" would otherwise be read by plotly as numbers and drawn as hairlines at ~10^15
-    X, planted, counts = P.planted_data(5000, 8, 3, 0)
+    X, planted, counts = PD.planted_data(5000, 8, 3, 0)
     p = PD.heavy_hitter_params(1.0, 0.1, 5000)
     res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=0)
     g = P.heavy_hitter_found_figure(X, res, 0.1)

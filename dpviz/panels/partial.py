@@ -208,7 +208,7 @@ class HeavyHitterPanel(Panel):
     def _render(self, v):
         eps0, d, n = float(v["eps0"]), int(v["d"]), int(round(v["n"]))
         nu, eta = float(v["nu"]), float(v["eta"])
-        X, planted, counts = P.planted_data(n, d, 5, 0)
+        X, planted, counts = PD.planted_data(n, d, 5, 0)
         p = PD.heavy_hitter_params(eps0, nu, n, constants=v["constants"])
         res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=int(v["seed"]))
         f1 = P.heavy_hitter_tree_figure(res)

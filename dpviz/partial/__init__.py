@@ -6,7 +6,8 @@ always the per-attribute parameter and ``eps`` the per-person one (the paper wri
 
 Submodules: :mod:`.accounting` (Proposition 8, Lemmas 7, 9, 10, the Census ledger), :mod:`.interpretation`
 (Propositions 26–27, bit recovery), :mod:`.histograms` (Algorithm 2, Theorems 15–16, the canonical histogram),
-:mod:`.marginals` (projection mechanism, partial MWEM), :mod:`.learners` (Theorems 18, 20, 31, 33).
+:mod:`.marginals` (projection mechanism, partial MWEM), :mod:`.learners` (Theorems 18, 20, 31, 33),
+:mod:`.experiments` (the lesson's curves and seeded simulations, drawn by :mod:`dpviz.plots.partial`).
 """
 
 from dpviz.partial.accounting import *  # noqa: F401,F403
@@ -25,3 +26,7 @@ from dpviz.partial.learners import *  # noqa: F401,F403,E402
 from dpviz.partial.learners import __all__ as _learn_all  # noqa: E402
 
 __all__ += list(_learn_all)
+from dpviz.partial.experiments import *  # noqa: F401,F403,E402
+from dpviz.partial.experiments import __all__ as _exp_all  # noqa: E402
+
+__all__ += list(_exp_all)

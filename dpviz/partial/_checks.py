@@ -1,7 +1,7 @@
 """Boundary checks of dpviz.partial beyond :mod:`dpviz._validation`, and the package's caps.
 
-* :func:`real_array` — :func:`dpviz._validation.check_array` that refuses complex input (numpy would cast it to
-  real with a ComplexWarning and drop the imaginary part) and checks a range;
+* :func:`real_array` — :func:`dpviz._validation.check_real_array` (complex input refused, not cast to real) plus a
+  range and an integer check;
 * :func:`check_eps` / :func:`check_rho` / :func:`check_count` — privacy parameters and counts in ranges where every
   formula of the package stays inside the float range;
 * small field checks used by the ``__post_init__`` of the result records.
@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import check_array, check_choice, check_in_range, check_integer
+from dpviz._validation import check_choice, check_in_range, check_integer, check_real_array
 
 MAX_RECORDS = 4_000_000
 """Cap on the number of records n of a dataset (the panels use ≤ 10⁶)."""
@@ -69,26 +69,11 @@ MAX_SCALE = 1e12
 """Cap on scales (σ, λ, μ, τ, Δ, diameters, sensitivities) and on log|X|; scales below 1/MAX_SCALE are refused too."""
 
 
-def _is_complex(value: Any) -> bool:
-    if isinstance(value, (complex, np.complexfloating)):
-        return True
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind == "c"
-    if isinstance(value, (list, tuple)):
-        try:
-            return np.asarray(value).dtype.kind == "c"
-        except (ValueError, TypeError):  # ragged or unreadable: check_array words the error
-            return False
-    return False
-
-
 def real_array(value: Any, name: str, *, ndim=None, allow_empty: bool = False, low: float | None = None,
                high: float | None = None, integer: bool = False) -> np.ndarray:
-    """:func:`check_array` (float, finite) that also refuses complex values, and optionally entries outside
-    [low, high] or non-integers; the message names ``name`` and the allowed range."""
-    if _is_complex(value):
-        raise ValueError(f"{name} has complex values, which is not allowed: must be real numbers.")
-    arr = check_array(value, name, ndim=ndim, allow_empty=allow_empty)
+    """:func:`dpviz._validation.check_real_array` (float, finite, complex refused), optionally also refusing entries
+    outside [low, high] or non-integers; the message names ``name`` and the allowed range."""
+    arr = check_real_array(value, name, ndim=ndim, allow_empty=allow_empty)
     if arr.size:
         lo = float(arr.min())
         hi = float(arr.max())

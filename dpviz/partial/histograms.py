@@ -20,16 +20,16 @@ from __future__ import annotations
 import dataclasses
 import math
 from functools import lru_cache
+
 import numpy as np
 
-from dpviz._validation import as_rng, check_array, check_in_range
+from dpviz._validation import as_rng, check_in_range, check_real_array
 from dpviz.partial._checks import (
     MAX_COUNT,
     MAX_HH_CANDIDATES,
     MAX_HH_SORT,
     MAX_RECORD_ENTRIES,
     MAX_RECORDS,
-    _is_complex,
     check_count,
     check_eps,
     check_name,
@@ -96,16 +96,14 @@ def as_binary_records(X, name: str = "X") -> np.ndarray:
 
     Caps: n ≤ MAX_RECORDS (4·10⁶) and n·d ≤ MAX_RECORD_ENTRIES (2·10⁷), checked on the shape before anything is
     converted or copied."""
-    if _is_complex(X):
-        raise ValueError(f"{name} has complex values, which is not allowed: attributes must be bits 0/1.")
     if isinstance(X, np.ndarray) and X.dtype.kind in "biuf":
         arr = X  # a numeric array is checked as it is: no float copy of a large dataset
         if arr.ndim != 2:
             raise ValueError(f"{name} has shape {arr.shape} ({arr.ndim}-D) which is not allowed: must be 2-D.")
         if arr.size == 0 and arr.shape[1] != 0:
             raise ValueError(f"{name} is empty, which is not allowed: must hold at least one value.")
-    else:
-        arr = check_array(X, name, ndim=2, allow_empty=True)
+    else:  # lists, object arrays, complex input (refused, not cast to real)
+        arr = check_real_array(X, name, ndim=2, allow_empty=True)
         if arr.size == 0 and arr.shape[1] != 0:
             raise ValueError(f"{name} is empty, which is not allowed: must hold at least one value.")
     n, d = arr.shape

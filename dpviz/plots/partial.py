@@ -17,13 +17,12 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz._validation import check_delta, check_integer, check_positive
 from dpviz import partial as PD
+from dpviz._validation import check_delta, check_integer, check_positive
 from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption
 
 __all__ = [
@@ -43,6 +42,9 @@ __all__ = [
     "interpretation_figure",
     "planted_data",
 ]
+
+#: Re-exported from :mod:`dpviz.partial.experiments` (its home) for existing callers.
+planted_data = PD.planted_data
 
 _SRC = "Ghazi, Kumar, Manurangsi & Steinke (paper 001)"
 
@@ -79,22 +81,6 @@ def _vline(fig: go.Figure, x: float, text: str) -> None:
 
 # ----------------------------------------------------------------------------------------------- W1
 
-@lru_cache(maxsize=256)
-def _record_curves(eps0: float, d_max: int, delta: float, k_way: int):
-    d = np.arange(1, d_max + 1, dtype=float)
-    rho = 0.5 * (d * eps0) ** 2
-    pure = d * eps0
-    simple = PD.zcdp_epsilon_curve(rho, delta, "simple")
-    cks = PD.zcdp_epsilon_curve(rho, delta, "cks")
-    # mechanism-specific per-person ε in the ½ε² parametrisation
-    parallel = np.sqrt(d) * eps0  # ρ = ½dε0² (Lemma 10 + composition)
-    proj = np.sqrt(np.maximum(d, k_way) / k_way) * eps0  # ε/ε0 = √(d/k) (Theorem 11)
-    ell = np.maximum(np.floor(d / k_way), 1)
-    mwem = np.sqrt(2 * 0.25 * (ell**2 + ell)) * eps0  # ¼(ℓ²+ℓ)ε0² (Theorem 12, exact total)
-    par_dp = PD.zcdp_epsilon_curve(0.5 * d * eps0**2, delta, "cks")
-    return d, pure, simple, cks, parallel, proj, mwem, par_dp
-
-
 def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: int = 100,
                           show_mechanisms: bool = True, k_way: int = 2, template: str | None = TEMPLATE) -> go.Figure:
     """Whole-record ε implied by ε0 per attribute, against the number of attributes d (Proposition 8 of 001).
@@ -111,7 +97,8 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
     if k > d:
         raise ValueError(f"k = {k} attributes targeted is not allowed: must be <= d = {d}.")
     delta = check_delta(delta, allow_zero=False)
-    dd, pure, simple, cks, parallel, proj, mwem, par_dp = _record_curves(e0, int(d_max), delta, int(k_way))
+    dd, pure, simple, cks, parallel, proj, mwem, par_dp = PD.record_epsilon_curves(e0, delta, d_max=d_max,
+                                                                                   k_way=k_way)
     traces = [
         go.Scatter(x=dd, y=pure, name="pure ε = d·ε0 (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
         go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε0)², simple", line=dict(color=ROLE["approx"], dash="dash")),
@@ -241,23 +228,12 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
     return fig
 
 
-@lru_cache(maxsize=64)
-def _sparse_attack(eps: float, cells: int, seed: int):
-    rng = np.random.default_rng(seed)
-    f = (rng.random(cells) < 0.3).astype(int)
-    noisy = f + rng.laplace(0.0, 1.0 / eps, size=cells)
-    # plain rounding, as in Section 5 of 001: right with probability exactly 1 − e^{−ε/2}, the "expected" figure in
-    # the title (clipping the guess to {0, 1} would be right with probability 1 − ½e^{−ε/2} instead)
-    guess = np.round(noisy)
-    return f, noisy, guess
-
-
 def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template: str | None = TEMPLATE) -> go.Figure:
     """A simulated adversary on a sparse histogram with f_y ∈ {0, 1}: the noisy counts f_y + Laplace(1/ε) and the
     guess round(noisy), right with probability 1 − e^{−ε/2} per cell (the number in the title) — each person's cell
     is revealed when the guess is right (Section 5 of 001)."""
     e = check_positive(eps, "eps")
-    f, noisy, guess = _sparse_attack(e, int(cells), int(seed))
+    f, noisy, guess = PD.sparse_attack(e, cells, seed)
     right = guess == f
     y = np.arange(cells)
     fig = go.Figure(data=[
@@ -276,37 +252,6 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
 
 
 # ----------------------------------------------------------------------------------------------- W6 (heavy hitters)
-
-@lru_cache(maxsize=4)
-def _uniform_bits(seed: int) -> np.ndarray:
-    out = np.random.default_rng(seed).integers(0, 2, size=(100000, 32)).astype(np.uint8)
-    out.setflags(write=False)
-    return out
-
-
-@lru_cache(maxsize=32)
-def planted_data(n: int, d: int, n_heavy: int = 5, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Synthetic binary data: ``n_heavy`` planted strings with counts spread over 6%–30% of n, the rest uniform.
-    Returns ``(X, planted, planted_counts)``; cached (read-only arrays). For n ≤ 100,000 and d ≤ 32 the uniform
-    background is a slice of one cached draw, so moving a slider does not redraw it."""
-    n = check_integer(n, "n", minimum=1)
-    d = check_integer(d, "d", minimum=1)
-    rng = np.random.default_rng(seed + 1)
-    if n <= 100000 and d <= 32:
-        X = _uniform_bits(seed)[:n, :d].copy()
-    else:
-        X = np.random.default_rng(seed).integers(0, 2, size=(n, d)).astype(np.uint8)
-    planted = np.unique(rng.integers(0, 2, size=(n_heavy, d)), axis=0).astype(np.uint8)
-    fr = np.linspace(0.06, 0.30, len(planted))
-    counts = np.floor(fr * n).astype(int)
-    i = 0
-    for p, c in zip(planted, counts):
-        X[i:i + c] = p
-        i += c
-    for a in (X, planted, counts):
-        a.setflags(write=False)
-    return X, planted, counts
-
 
 def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | None = TEMPLATE) -> go.Figure:
     """Every candidate of PrivHeavyHitter (Algorithm 2 of 001): x = level (jittered by node), y = clamped noisy
@@ -410,24 +355,6 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template:
 
 # ----------------------------------------------------------------------------------------------- W4/W5
 
-@lru_cache(maxsize=64)
-def _projection_empirical(k: int, n: int, eps0: float, reps: int = 4):
-    out = []
-    for d in (4, 6, 8):
-        if d < k:
-            continue
-        X, _, _ = planted_data(n, d, 3, 1)
-        Q = PD.kway_query_matrix(d, k)
-        qx = np.bincount(X @ (1 << np.arange(d - 1, -1, -1)), minlength=1 << d) / n @ Q
-        D, D0 = PD.kway_diameters(d, k)
-        row = [d]
-        for sigma in (D0 / (eps0 * n), D / (eps0 * n)):
-            est = PD.projection_mechanism(X, sigma, k=k, rng=d, size=reps, iterations=150)
-            row.append(float(np.mean((est - qx) ** 2)))
-        out.append(row)
-    return np.array(out)
-
-
 def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, simulate: bool = False,
                             template: str | None = TEMPLATE) -> go.Figure:
     """MSE bound of the projection mechanism against d (Theorem 11 of 001, digest A1): at a fixed per-attribute
@@ -446,7 +373,7 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
                                                                                           width=2)),
     ]
     if simulate:
-        emp = _projection_empirical(k, n, e)
+        emp = PD.projection_empirical_mse(k, n, e)
         if len(emp):
             traces += [
                 go.Scatter(x=emp[:, 0], y=emp[:, 1], mode="markers", name="simulated MSE, fixed ε0",
@@ -473,10 +400,7 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *, templ
     n = check_integer(n, "n", minimum=1)
     d = check_integer(d, "d", minimum=2)
     k = check_integer(k, "k", minimum=1, maximum=d)
-    ells = np.arange(1, d // k + 1)
-    logX, m = d * math.log(2), math.comb(d, k)
-    bounds = np.array([_best_T(n, e0, logX, m, int(l_))[1] for l_ in ells])
-    person = np.array([math.sqrt(2 * PD.mwem_person_rho(e0, int(l_))) for l_ in ells])
+    ells, person, bounds = PD.mwem_ell_tradeoff(e0, n, d, k)
     sel = ells == ell
     fig = go.Figure(data=[
         go.Scatter(x=person, y=bounds, mode="lines+markers+text", text=[f"ℓ={v}" for v in ells],
@@ -491,16 +415,11 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *, templ
     return fig
 
 
-@lru_cache(maxsize=512)
-def _best_T(n, e0, logX, m, ell):
-    return PD.mwem_best_T(n, e0, logX, m, ell, T_max=200000)
-
-
 def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: str | None = TEMPLATE) -> go.Figure:
     """Bound (3) of Theorem 12 of 001 against the number of rounds T (log x), with its minimiser T* marked."""
     e0 = check_positive(eps0, "eps0")
+    Tstar, b = PD.mwem_best_rounds(n, e0, d, k, ell)
     logX, m = d * math.log(2), math.comb(d, k)
-    Tstar, b = _best_T(int(n), e0, logX, m, int(ell))
     T = np.unique(np.round(np.logspace(0, math.log10(max(20 * Tstar, 100)), 200)))
     y = PD.mwem_error_bound(T, n, e0, logX, m, ell)
     fig = go.Figure(data=[
