@@ -80,18 +80,20 @@ class RecordEpsilonPanel(Panel):
         e_cks = float(PD.zcdp_epsilon_curve(rho, delta, "cks"))
         e_simple = float(PD.zcdp_epsilon_curve(rho, delta, "simple"))
         rk = PD.targeted_rho(eps0, k)
+        pure = PD.whole_record_pure_epsilon(eps0, d)
+        rho_par = PD.parallel_composition([eps0] * d, "zcdp").record
         readout = (
-            f"<b>Whole record</b> (Prop 8 of 001): pure ε = d·ε0 = <b>{d * eps0:.4g}</b>; "
+            f"<b>Whole record</b> (Prop 8 of 001): pure ε = d·ε0 = <b>{pure:.4g}</b>; "
             f"zCDP ρ = ½(dε0)² = <b>{rho:.4g}</b> → (ε, δ = {delta:.0e}): <b>{e_cks:.4g}</b> (CKS 2020) or "
             f"{e_simple:.4g} (ρ + 2√(ρ ln 1/δ)).<br>"
-            f"<b>k = {k} attributes</b>: pure k·ε0 = {k * eps0:.4g}; ρ = ½(kε0)² = {rk:.4g}.<br>"
-            f"<b>Independent per-column releases</b> (Lemma 10): ρ = ½dε0² = {0.5 * d * eps0 ** 2:.4g}, "
-            f"i.e. ε = √d·ε0 = {math.sqrt(d) * eps0:.4g}.<br><small>{html.escape(_P20)}</small>")
+            f"<b>k = {k} attributes</b>: pure k·ε0 = {PD.targeted_pure_epsilon(eps0, k):.4g}; ρ = ½(kε0)² = {rk:.4g}.<br>"
+            f"<b>Independent per-column releases</b> (Lemma 10): ρ = ½dε0² = {rho_par:.4g}, "
+            f"i.e. ε = √d·ε0 = {PD.eps_from_rho(rho_par):.4g}.<br><small>{html.escape(_P20)}</small>")
         hint = None
-        if d * eps0 > 10:
+        if pure > 10:
             hint = ("The whole-record ε is above 10: the per-attribute ε0 is the meaningful number here, and "
                     "the record-level guarantee is weak (an adversary can guess one secret bit of the whole record "
-                    f"with probability up to {PD.bit_recovery_probability(d * eps0):.4f}).")
+                    f"with probability up to {PD.bit_recovery_probability(pure):.4f}).")
         return View(figures=[f1, f2], readout=readout, hint=hint)
 
 
@@ -289,7 +291,7 @@ class MarginalsPanel(Panel):
         readout = (f"Projection, d = {d}: Δ = √m = {D:.4g}, Δ0 = √C(d−1,k−1) = {D0:.4g}: the same noise gives "
                    f"ε/ε0 = √(d/k) = {D / D0:.4g} (Theorem 11). Partial MWEM with ℓ = {ell}: ε0 = {e:g} per "
                    f"attribute, per person ρ = ¼(ℓ²+ℓ)ε0² = {PD.mwem_person_rho(e, ell):.4g} "
-                   f"(ε = {math.sqrt(2 * PD.mwem_person_rho(e, ell)):.4g}; Theorem 12).")
+                   f"(ε = {PD.eps_from_rho(PD.mwem_person_rho(e, ell)):.4g}; Theorem 12).")
         return View(figures=[f1, f2, f3], readout=readout)
 
 
@@ -322,8 +324,9 @@ class MisconceptionPanel(Panel):
         }
 
     def _answer(self) -> float:
-        v = self.values()
-        return float(v["eps_important"] + (v["d"] - 1) * v["eps_other"])
+        v = self.values()  # whole-record pure ε of per-column releases: Σ_j ε_j (Lemma 10 + basic composition)
+        eps_j = [float(v["eps_important"])] + [float(v["eps_other"])] * (int(v["d"]) - 1)
+        return float(PD.parallel_composition(eps_j, "pure").record)
 
     def _explain(self, truth: float) -> str:
         v = self.values()
