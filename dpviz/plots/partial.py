@@ -97,6 +97,7 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
     if k > d:
         raise ValueError(f"k = {k} attributes targeted is not allowed: must be <= d = {d}.")
     delta = check_delta(delta, allow_zero=False)
+    k_cost = PD.targeted_pure_epsilon(e0, k)
     dd, pure, simple, cks, parallel, proj, mwem, par_dp = PD.record_epsilon_curves(e0, delta, d_max=d_max,
                                                                                    k_way=k_way)
     traces = [
@@ -438,6 +439,16 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
 
 # ----------------------------------------------------------------------------------------------- misconception
 
+def _record_pure(eps_j) -> float:
+    """Whole-record pure ε of per-column releases, Σ_j ε_j (:func:`dpviz.partial.parallel_composition`)."""
+    return PD.parallel_composition(eps_j, "pure").record
+
+
+def _record_zcdp_eps(eps_j) -> float:
+    """Whole-record ε = √(2ρ), ρ = ½Σ_j ε_j², of per-column ½ε_j²-zCDP releases (Lemma 10)."""
+    return PD.eps_from_rho(PD.parallel_composition(eps_j, "zcdp").record)
+
+
 def misconception_figure(eps_important: float, eps_other: float, d: int, *, reveal: bool = True,
                          template: str | None = TEMPLATE) -> go.Figure:
     """Per-attribute budgets (one attribute the learner cares about, d − 1 others) released column by column, and
@@ -450,8 +461,8 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
     a = check_positive(eps_important, "eps_important")
     b = check_positive(eps_other, "eps_other")
     d = check_integer(d, "d", minimum=2)
-    eps_j = np.array([a] + [b] * (d - 1))
-    uniform = np.full(d, b)
+    eps_j = [a] + [b] * (d - 1)
+    uniform = [b] * d
     src = (f"Releases that each read one column: per-attribute cost ε<sub>j</sub>, whole record Σ<sub>j</sub> "
            f"ε<sub>j</sub>. Source: {_SRC},<br>Lemma 10 and Section 7 (non-uniform ε<sub>j</sub>, correlated "
            "attributes).")
@@ -472,12 +483,12 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
                marker=dict(color=ROLE["exact"])),
         go.Bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
                marker=dict(color="#bbbbbb")),
-    ], layout=_layout(f"Whole-record ε: {eps_j.sum():.3g} (your split) vs {uniform.sum():.3g} (all equal)",
+    ], layout=_layout(f"Whole-record ε: {_record_pure(eps_j):.3g} (your split) vs {_record_pure(uniform):.3g} (all equal)",
                           "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
-    fig.add_annotation(text=f"zCDP: √(Σ<sub>j</sub> ε<sub>j</sub>²) = {math.sqrt(float(np.sum(eps_j**2))):.3g} vs "
-                            f"{math.sqrt(float(np.sum(uniform**2))):.3g}", xref="paper", yref="paper", x=1, y=1.02,
+    fig.add_annotation(text=f"zCDP: √(Σ<sub>j</sub> ε<sub>j</sub>²) = {_record_zcdp_eps(eps_j):.3g} vs "
+                            f"{_record_zcdp_eps(uniform):.3g}", xref="paper", yref="paper", x=1, y=1.02,
                        xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=11))
     _caption(fig, src)
     return fig
