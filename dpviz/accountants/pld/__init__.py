@@ -183,10 +183,10 @@ class PLDAccountant(Accountant):
     **Grid budget.** The grid step is h = ``value_discretization_interval`` unless the composed window (or the loss
     range of one event) would need more than ``max_grid_points`` points; then h is coarsened to
     (width)/``max_grid_points`` (:attr:`effective_interval`), so one ε query stays well under a second for any
-    k ≤ 10⁵. Both bounds stay valid; the bracket widens, roughly quadratically in h. Measured at δ = 1e-5 with the default budget 2²⁰: 10⁵
-    Laplace(b = 10) steps (h ≈ 7e-4): 615.327 … 615.334; 10⁵ Poisson-subsampled Gaussians (q = 0.01, σ = 1.1):
-    21.0894 … 21.0897; 1000 of them (h = 1e-4): 1.51536 … 1.51537. With a budget of 2¹⁶ the first bracket is
-    615.27 … 615.57 (0.05 %).
+    k ≤ 10⁵. Both bounds stay valid; the bracket widens, roughly quadratically in h. Measured at δ = 1e-5 with the
+    default budget 2²⁰: 10⁵ Laplace(b = 10) steps (h ≈ 7e-4): 615.327 … 615.334; 10⁵ Poisson-subsampled Gaussians
+    (q = 0.01, σ = 1.1): 21.0894 … 21.0897; 1000 of them (h = 1e-4): 1.51536 … 1.51537. With a budget of 2¹⁶ the
+    first bracket is 615.27 … 615.57 (0.05 %).
 
     **Refinement.** The grid is refined per query, so that a small answer is not dominated by the grid: while the
     ε involved (the pessimistic answer of an ε query, the ε asked about for a δ query) is below
@@ -218,8 +218,9 @@ class PLDAccountant(Accountant):
     discrete Laplace (exact loss laws); ``PureDP`` and ``ApproxDP`` through their worst case (randomized response,
     plus an atom δ at +∞; Kairouz, Oh & Viswanath 2015); ``PoissonSampled`` of any of these (add/remove; the
     dominating pairs ((1−q)Q + qP, Q) and (Q, (1−q)Q + qP), both directions tracked, the larger δ reported, as in
-    dp-accounting); ``SampledWithoutReplacement`` of a pure or (ε, δ) event (replace-one; Theorem 7 of 000 gives an
-    (ε′, δ′) pair, composed through its worst case). ``ZCDP`` has no PLD and is refused.
+    dp-accounting); ``SampledWithoutReplacement`` of a pure or (ε, δ) event (replace-one; Ghazi et al. 2023,
+    Thm 7, after Balle, Barthe & Gaboardi 2018, gives an (ε′, δ′) pair, composed through its worst case). ``ZCDP``
+    has no PLD and is refused.
 
     Neighbouring relation: the mechanisms' sensitivity is that of the chosen relation (see
     :mod:`dpviz.accountants.events`), so e.g. dp-accounting's replace-one ``GaussianDpEvent(σ)`` is

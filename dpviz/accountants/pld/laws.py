@@ -356,7 +356,8 @@ def _dgauss_law(sigma: float, sensitivity: int) -> FiniteLaw:
 
 
 def _tdlap_law(eps: float, kappa: int) -> FiniteLaw:
-    # Definition 8 of 000: P ∝ e^{−ε|x−κ|} on {0..2κ}, Q the same shifted by 1 (sensitivity 1).
+    # Ghazi et al. 2023 (user-level DP with few examples per user), Def 8: P ∝ e^{−ε|x−κ|} on {0..2κ}, Q the
+    # same shifted by 1 (sensitivity 1).
     # L = +∞ at x = 0, +ε for 1 ≤ x ≤ κ, −ε for κ+1 ≤ x ≤ 2κ.
     x = np.arange(0, 2 * kappa + 1)
     with np.errstate(over="ignore", under="ignore"):
