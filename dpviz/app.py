@@ -51,7 +51,7 @@ from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
 from dpviz.lessons import NOTEBOOK_DIR, lessons
-from dpviz.server import procinfo
+from dpviz.server import procinfo, templating
 from dpviz.server.handlers import (
     NO_FAVICON,
     GuardedKernelWebsocketHandler,
@@ -276,6 +276,7 @@ class DpvizVoila(Voila):
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    templating.install()  # compile the page templates once, not per page
     app = DpvizVoila()
     app.config_file_paths = [str(NOTEBOOKS)]
     # Kernels idle for cull_idle seconds are culled (also when a tab is still open, also when busy: a kernel
