@@ -8,7 +8,12 @@ put back to its default, so each row measures the panel around its default setti
 Computations: each ``benchmarks/bench_*.py`` may expose ``CASES = [(name, zero_arg_callable, target_s), ...]``
 and a ``compare_dp_accounting()`` returning printable lines.
 
-Prints a table of p50 / p95 / max per widget with its target; no test asserts a time.
+Prints a table of p50 / p95 / max per widget with its target, then where an update's time goes (p50 / p95 of
+each stage: the numerics, plotly building and validating the figures, syncing them into the widgets — diff,
+plotly's trait serialisation — and encoding the message as the kernel would, with its size). The stage timers
+add a little overhead of their own, so the stages of the second table sum to slightly more than the first.
+No test asserts a time. The
+browser's share (WebSocket, plotly.js redraw) is measured by the browser tests (``tests/test_browser.py``).
 Usage: ``python benchmarks/run.py [--repeat N] [--only SUBSTRING]``.
 """
 
@@ -51,14 +56,118 @@ DEFAULT_TARGET = 0.100
 LESSON_TARGETS = {"dpviz.panels.privacy_loss": 0.050}
 
 
+class Stages:
+    """Per-update stage timings of one panel: wraps its render/apply and the plot builders it calls."""
+
+    NAMES = ("numerics", "figures", "sync", "encode")
+
+    def __init__(self) -> None:
+        self.current: dict[str, float] = {}
+        self.rows: list[dict[str, float]] = []
+        self.depth = 0
+        self.rendering = False
+
+    def add(self, stage: str, seconds: float) -> None:
+        self.current[stage] = self.current.get(stage, 0.0) + seconds
+
+    def close_update(self) -> None:
+        if self.current:
+            self.rows.append(self.current)
+        self.current = {}
+
+    def summary(self) -> dict[str, tuple[float, float]]:
+        out = {}
+        for name in (*self.NAMES, "bytes"):
+            vals = [r.get(name, 0.0) for r in self.rows]
+            out[name] = (_pct(vals, 50), _pct(vals, 95))
+        return out
+
+
+STAGES: Stages | None = None
+
+
+def _timed_plotly(fn):
+    """A plotly method that books its time as 'figures' while a panel renders (outermost call only)."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        if STAGES is None or STAGES.depth or not STAGES.rendering:
+            return fn(*args, **kwargs)
+        STAGES.depth += 1
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            STAGES.depth -= 1
+            STAGES.add("figures", time.perf_counter() - t0)
+    return wrapper
+
+
+def instrument_plotly() -> None:
+    """Book the time plotly spends building and validating figures (constructors, add_*/update_*, property
+    assignment), wherever dpviz calls it from, so that a panel's render splits into numerics and figures."""
+    from plotly.basedatatypes import BaseFigure, BasePlotlyType
+
+    for cls, names in ((BaseFigure, ("__init__", "__setitem__", "add_trace", "add_traces", "update", "update_layout",
+                                     "update_traces", "update_xaxes", "update_yaxes", "_add_annotation_like",
+                                     "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")),
+                       (BasePlotlyType, ("__init__", "__setitem__", "update"))):
+        for name in names:
+            if hasattr(cls, name) and not getattr(getattr(cls, name), "_dpviz_timed", False):
+                timed = _timed_plotly(getattr(cls, name))
+                timed._dpviz_timed = True
+                setattr(cls, name, timed)
+
+
+def instrument_panel(panel) -> None:
+    """Time the panel's render (numerics + figures) and apply (sync), and encode what its figures send."""
+    import json
+
+    from comm.base_comm import BaseComm
+
+    render, apply = panel._render, panel._apply
+
+    def timed_render(v):
+        t0 = time.perf_counter()
+        STAGES.rendering = True
+        try:
+            return render(v)
+        finally:
+            STAGES.rendering = False
+            STAGES.add("numerics", time.perf_counter() - t0)  # figures are subtracted in close_update
+
+    def timed_apply(view):
+        t0 = time.perf_counter()
+        try:
+            return apply(view)
+        finally:
+            STAGES.add("sync", time.perf_counter() - t0)
+
+    panel._render, panel._apply = timed_render, timed_apply
+
+    def publish(self, msg_type, data=None, metadata=None, buffers=None, **keys):  # what the kernel would encode
+        t0 = time.perf_counter()
+        text = json.dumps(data, default=str, allow_nan=False)
+        STAGES.add("encode", time.perf_counter() - t0)
+        STAGES.add("bytes", len(text) + sum(len(b) for b in buffers or ()))
+
+    for fig in panel.figures:
+        if fig.comm is not None:
+            fig.comm.publish_msg = publish.__get__(fig.comm, BaseComm)
+
+
 def _pct(samples, q):
     return float(np.percentile(np.asarray(samples), q)) if samples else float("nan")
 
 
 def bench_panel(cls, repeat: int = 1) -> tuple[list[float], int, list[str]]:
+    global STAGES
     panel = cls()
     problems = [f"default settings: {panel.last_error}"] if panel.last_error else []
     panel.update()  # warm-up: lazy imports and plotly validators are paid once per kernel, not per slider move
+    STAGES = Stages()
+    instrument_panel(panel)
     samples: list[float] = []
     slow_updates = 0
     defaults = panel.values()
@@ -72,12 +181,22 @@ def bench_panel(cls, repeat: int = 1) -> tuple[list[float], int, list[str]]:
                 control.value = value
                 if len(panel.timings.samples) > n_before:
                     samples.append(panel.timings.samples[-1])
+                _close_stages()
             if control.value != defaults[name]:
                 control.value = defaults[name]  # back to default (not timed separately: also an update)
                 samples.append(panel.timings.samples[-1])
+                _close_stages()
     if getattr(cls, "slow", False):
         slow_updates = len(samples)
     return samples, slow_updates, problems
+
+
+def _close_stages() -> None:
+    cur = STAGES.current
+    if cur:
+        cur["numerics"] = max(cur.get("numerics", 0.0) - cur.get("figures", 0.0), 0.0)
+        cur["sync"] = max(cur.get("sync", 0.0) - cur.get("encode", 0.0), 0.0)
+    STAGES.close_update()
 
 
 def load_case_modules():
@@ -112,6 +231,8 @@ def main(argv=None) -> int:
     print("-" * len(header))
     for problem in import_panels():
         print(f"  ! could not import {problem}")
+    instrument_plotly()
+    breakdown = []
     for name, cls in sorted(PANEL_REGISTRY.items(), key=lambda kv: (kv[1].__module__, kv[0])):
         if args.only and args.only not in name and args.only not in cls.__module__:
             continue
@@ -124,7 +245,17 @@ def main(argv=None) -> int:
               f"{p50 * 1e3:8.1f} {p95 * 1e3:8.1f} {mx * 1e3:8.1f} {target * 1e3:6.0f}ms  {mark}")
         for problem in problems:
             print(f"    ! {problem}")
+        breakdown.append((name, STAGES.summary()))
     print("  * slow panels fire on release only and show a progress bar while they compute.")
+    print()
+    print("Where an update's time goes in the kernel (p50 / p95 ms per update; encode = the message's JSON, as the "
+          "kernel sends it)")
+    header = (f"{'panel':44s} " + " ".join(f"{n:>15s}" for n in Stages.NAMES) + f" {'sent KB':>13s}")
+    print(header)
+    print("-" * len(header))
+    for name, summ in breakdown:
+        cells = " ".join(f"{summ[n][0] * 1e3:7.1f}/{summ[n][1] * 1e3:7.1f}" for n in Stages.NAMES)
+        print(f"{name:44s} {cells} {summ['bytes'][0] / 1e3:6.1f}/{summ['bytes'][1] / 1e3:6.1f}")
 
     modules = load_case_modules()
     cases = [(c, m.__name__) for m in modules for c in getattr(m, "CASES", [])]
