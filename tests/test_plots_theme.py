@@ -1,5 +1,6 @@
 """The shared figure helpers: captions placed in pixels below the axis labels, approximation notes."""
 
+import numpy as np
 import plotly.graph_objects as go
 
 from dpviz.plots._theme import approx_note, caption
@@ -31,3 +32,26 @@ def test_approx_note_is_marked_and_can_be_lifted_over_a_legend():
     fig = approx_note(_fig(), "grid", yshift=34)
     ann = fig.layout.annotations[-1]
     assert ann.text == "≈ grid" and ann.yshift == 34 and (ann.x, ann.y) == (1, 1.0)
+
+
+def test_plain_layout_dict_is_the_shared_base_layout():
+    from dpviz.plots._theme import _layout, base_layout
+
+    want = base_layout("title", "ε", "δ", height=300).to_plotly_json()
+    got = go.Layout(_layout("title", "ε", "δ", height=300)).to_plotly_json()
+    assert got == want
+    lay = _layout("t", "x", "y", title_size=15, xaxis={"type": "log"}, yaxis={"range": [0, 1]})
+    assert lay["title"] == {"text": "t", "font": {"size": 15}}
+    assert lay["xaxis"] == {"title": {"text": "x"}, "type": "log"} and lay["yaxis"]["range"] == [0, 1]
+
+
+def test_reference_lines_span_the_plot_and_gaps_replace_non_finite_values():
+    from dpviz.plots._theme import _gaps, _hline, _vline
+
+    fig = go.Figure(go.Scatter(x=[0, 10], y=[0, 1]),
+                    layout=dict(shapes=[_vline(4.0, color="#000000", width=2), _hline(0.5, dash="dot")]))
+    v, h = fig.layout.shapes
+    assert (v.x0, v.x1, v.y0, v.y1, v.xref, v.yref) == (4.0, 4.0, 0, 1, "x", "paper")
+    assert (v.line.color, v.line.width, v.line.dash) == ("#000000", 2, "dash")
+    assert (h.x0, h.x1, h.y0, h.y1, h.xref, h.yref, h.line.dash) == (0, 1, 0.5, 0.5, "paper", "y", "dot")
+    assert _gaps(np.array([0.5, np.nan, -np.inf, 3])) == [0.5, None, None, 3.0]
