@@ -11,13 +11,13 @@ Each panel has a no-argument constructor with defaults that render in well under
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from dpviz import mechanisms as M
 from dpviz.conversions import zcdp_to_approx_dp
 
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._format import _fmt, _table
 from dpviz.plots import privacy_loss as P
 
 __all__ = ["OutputDistributionsPanel", "PrivacyLossPanel", "PrivacyProfilePanel", "TradeoffPanel",
@@ -89,15 +89,6 @@ def _ignored_hint(v: dict[str, Any]) -> str | None:
     return text
 
 
-def _table(rows: list[tuple[str, str]]) -> str:
-    return "<table>" + "".join(f"<tr><td style='padding:1px 12px 1px 0'>{a}</td><td><b>{b}</b></td></tr>"
-                               for a, b in rows) + "</table>"
-
-
-def _fmt_eps(e: float) -> str:
-    return "∞" if math.isinf(e) else f"{e:.4g}"
-
-
 class OutputDistributionsPanel(Panel):
     """Output distributions of M(x) and M(x′) with the hockey-stick area δ(ε) shaded."""
 
@@ -118,7 +109,7 @@ class OutputDistributionsPanel(Panel):
         d = m.delta(eps)
         rows = [("mechanism", P.mechanism_label(m)),
                 ("δ(ε) = shaded area", f"{d:.4g}"),
-                ("pure ε (δ = 0)", _fmt_eps(m.pure_epsilon)),
+                ("pure ε (δ = 0)", _fmt(m.pure_epsilon)),
                 ("reading", f"M is ({eps:.3g}, {d:.3g})-DP, and no smaller δ works at this ε")]
         return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))
 
@@ -146,7 +137,7 @@ class PrivacyLossPanel(Panel):
         rows = [("P[L > ε]", f"{sf:.4g}"),
                 ("δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>]", f"{d:.4g}"),
                 ("E[e<sup>−L</sup>] (= 1 − P[M(x′) outside supp M(x)])", f"{1 - pld.missing_mass:.6g}"),
-                ("largest possible loss", _fmt_eps(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
+                ("largest possible loss", _fmt(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
                  else "∞ (the endpoint −κ)")]
         hint = _ignored_hint(v)
         if sf > 0 and d / sf < 0.5:
@@ -192,7 +183,7 @@ class PrivacyProfilePanel(Panel):
     def _explain(self, answer: float) -> str:
         v = self.values()
         s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
-        classic = dl * math.sqrt(2 * math.log(1.25 / d)) / s
+        classic = M.classic_gaussian_epsilon(s, d, dl)
         simple = zcdp_to_approx_dp(dl * dl / (2 * s * s), d, method="simple")
         return (f"The classic formula σ = Δ√(2 ln(1.25/δ))/ε, solved for ε, says ε = {classic:.4g} "
                 f"({'inside' if classic < 1 else 'outside'} its proven range ε < 1; Dwork & Roth 2014, Thm A.1); "
@@ -205,7 +196,7 @@ class PrivacyProfilePanel(Panel):
         revealed = self._revealed_at == tuple(v.values())
         fig = P.privacy_profile_figure(s, dl, delta_mark=d, show_epsilon=revealed)
         exact = g.epsilon(d)
-        classic = dl * math.sqrt(2 * math.log(1.25 / d)) / s
+        classic = M.classic_gaussian_epsilon(s, d, dl)
         cks = zcdp_to_approx_dp(g.rho, d, method="cks")
         simple = zcdp_to_approx_dp(g.rho, d, method="simple")
         classic_note = ("valid (ε < 1) but loose" if classic < 1 else
@@ -247,5 +238,5 @@ class TradeoffPanel(Panel):
         rows = [("mechanism", P.mechanism_label(m)),
                 ("its exact δ(ε) at this ε", f"{need:.4g} — {'≤' if ok else '>'} δ = {d:.3g}: "
                                               f"{'(ε, δ)-DP holds' if ok else '(ε, δ)-DP fails'}"),
-                ("smallest ε for this δ", _fmt_eps(eps_need))]
+                ("smallest ε for this δ", _fmt(eps_need))]
         return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))
