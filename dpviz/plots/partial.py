@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 
 from dpviz import partial as PD
 from dpviz._validation import check_delta, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _gaps, _layout, approx_note, caption
 
 __all__ = [
     "record_epsilon_figure",
@@ -49,19 +49,6 @@ planted_data = PD.planted_data
 _SRC = "Ghazi, Kumar, Manurangsi & Steinke (paper 001)"
 
 
-def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template) -> dict:
-    """:func:`dpviz.plots._theme.base_layout` as a plain dict: ``go.Figure`` then copies the registered template
-    once instead of twice (each copy costs a few ms, and lesson-07 panels build up to three figures per update)."""
-    return dict(template=template, title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)),
-                yaxis=dict(title=dict(text=yaxis_title)))
-
-
-def _gaps(values) -> list:
-    """A list with ``None`` where ``values`` is NaN/inf: plotly draws a gap there. A bare NaN is not JSON: in a
-    widget update message it makes the browser drop the update, and the figure stops following its sliders."""
-    return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=float).tolist()]
-
-
 def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: float = 60.0) -> go.Figure:
     """:func:`dpviz.plots._theme.caption` placed ``below`` pixels under the plot area (clear of the tick labels and
     the x-axis title), with a bottom margin that fits it. Break long captions with ``<br>`` (at most ~130
@@ -72,11 +59,6 @@ def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: flo
     bottom = int(below + 15 * lines + 14)
     fig.update_layout(height=h, margin=dict(b=bottom))
     return caption(fig, text, y=-below / max(h - top - bottom, 100))
-
-
-def _vline(fig: go.Figure, x: float, text: str) -> None:
-    fig.add_vline(x=x, line=dict(color="#888888", dash="dot", width=1),
-                  annotation=dict(text=text, font=dict(size=11, color="#555555")), annotation_position="top")
 
 
 # ----------------------------------------------------------------------------------------------- W1
