@@ -12,7 +12,18 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, caption
+from dpviz.plots._theme import (
+    DASHES,
+    PALETTE,
+    ROLE,
+    TEMPLATE,
+    _gaps,
+    _hline,
+    _layout,
+    _vline,
+    approx_note,
+    caption,
+)
 
 __all__ = [
     "mse_vs_m_figure",
@@ -26,24 +37,21 @@ __all__ = [
     "fixed_n_floor_figure",
 ]
 
-def _layout(title, xt, yt, template, *, xlog=False, ylog=False, bottom: int = 100, **extra) -> dict:
-    """A plain layout dict (cheap to validate once in go.Figure: no update_layout round trips).
-
-    ``bottom`` is the bottom margin in pixels: room for tick labels, the axis title and the source caption
-    (placed by :func:`_source` at a fixed pixel offset under the plot, so it never runs into the axis title).
+def _frame(title, xt, yt, template, *, xlog=False, ylog=False, bottom: int = 100, **extra) -> dict:
+    """The shared :func:`~dpviz.plots._theme._layout` with this lesson's conventions: optional log axes (powers of
+    ten on a log y), empty shape and annotation lists for :func:`_marked_vline` / :func:`_marked_hline`, and a
+    bottom margin of ``bottom`` pixels: room for tick labels, the axis title and the source caption (placed by
+    :func:`_source` at a fixed pixel offset under the plot, so it never runs into the axis title).
     """
-    lay = dict(template=template, title=dict(text=title), margin=dict(b=bottom),
-               xaxis=dict(title=dict(text=xt), **({"type": "log"} if xlog else {})),
-               yaxis=dict(title=dict(text=yt), **({"type": "log", "exponentformat": "power"} if ylog else {})),
-               shapes=[], annotations=[])
-    lay.update(extra)
-    return lay
+    return _layout(title, xt, yt, template=template, xaxis={"type": "log"} if xlog else None,
+                   yaxis={"type": "log", "exponentformat": "power"} if ylog else None, margin=dict(b=bottom),
+                   shapes=[], annotations=[], **extra)
 
 
-def _vline(lay: dict, x: float, text: str, color: str, dash: str = "dot", *, width: float = 1.5, top=True,
-           text_y: float | None = None) -> None:
-    lay["shapes"].append(dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
-                              line=dict(color=color, dash=dash, width=width)))
+def _marked_vline(lay: dict, x: float, text: str, color: str, dash: str = "dot", *, width: float = 1.5, top=True,
+                  text_y: float | None = None) -> None:
+    """A :func:`~dpviz.plots._theme._vline` at ``x`` with its label (top or bottom of the plot) in ``lay``."""
+    lay["shapes"].append(_vline(x, color=color, dash=dash, width=width))
     if text:
         xa = math.log10(x) if lay["xaxis"].get("type") == "log" else x
         y = text_y if text_y is not None else (1 if top else 0.03)
@@ -52,9 +60,9 @@ def _vline(lay: dict, x: float, text: str, color: str, dash: str = "dot", *, wid
                                        font=dict(size=11, color=color), bgcolor="rgba(255,255,255,0.7)"))
 
 
-def _hline(lay: dict, y: float, text: str, color: str, dash: str = "dashdot") -> None:
-    lay["shapes"].append(dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y,
-                              line=dict(color=color, dash=dash, width=1.5)))
+def _marked_hline(lay: dict, y: float, text: str, color: str, dash: str = "dashdot") -> None:
+    """A :func:`~dpviz.plots._theme._hline` at ``y`` with its label at the left end, in ``lay``."""
+    lay["shapes"].append(_hline(y, color=color, dash=dash, width=1.5))
     ya = math.log10(y) if lay["yaxis"].get("type") == "log" else y
     lay["annotations"].append(dict(x=0.01, xref="paper", y=ya, yref="y", text=text, showarrow=False, xanchor="left",
                                    yanchor="bottom", font=dict(size=11, color=color)))
@@ -69,16 +77,19 @@ def _source(fig: go.Figure, text: str, *, below: int = 64) -> go.Figure:
 
 
 def _none_for_nan(values):
-    """``values`` with every non-finite number replaced by None (a gap in plotly): a list for 1-D data; for a 2-D
-    heatmap grid an object array (plotly validates an array in one step but a nested list element by element, ~10 ms
-    for a 70 × 70 grid; it sends both as JSON with ``null``)."""
+    """``values`` with every non-finite number replaced by None (a gap in plotly), untouched when all are finite:
+    1-D data through the shared :func:`~dpviz.plots._theme._gaps`; a 2-D heatmap grid as an object array of the
+    same shape (``_gaps`` flattens; plotly validates an array in one step but a nested list element by element,
+    ~10 ms for a 70 × 70 grid; it sends both as JSON with ``null``)."""
     arr = np.asarray(values, dtype=float)
     bad = ~np.isfinite(arr)
     if not bad.any():
         return values
+    if arr.ndim != 2:
+        return _gaps(arr)
     out = arr.astype(object)
     out[bad] = None
-    return out if out.ndim == 2 else out.tolist()
+    return out
 
 
 def _json_safe(traces: list[dict]) -> list[dict]:
@@ -119,7 +130,7 @@ def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]
                     formulas: Mapping[str, Sequence[float]], *, crossover: float | None = None,
                     title: str = "MSE against samples per user m", template: str = TEMPLATE) -> go.Figure:
     """Log–log MSE vs m: markers = simulation, lines = formula, dotted vertical line at the crossover m*."""
-    lay = _layout(title, "samples per user m (log)", "mean squared error (log)", template, xlog=True, ylog=True)
+    lay = _frame(title, "samples per user m (log)", "mean squared error (log)", template, xlog=True, ylog=True)
     traces = []
     for key, ys in formulas.items():
         name, color = _EST_STYLE.get(key, (key, PALETTE[6]))
@@ -130,7 +141,7 @@ def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]
         traces.append(dict(type="scatter", x=list(ms), y=list(ys), mode="markers+lines", name=f"{name}: simulated",
                                  line=dict(color=color, width=1), marker=dict(size=8, color=color)))
     if crossover is not None and crossover > 0:
-        _vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
+        _marked_vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
     fig = go.Figure(data=_json_safe(traces), layout=lay)
     _source(fig, "Source: WME noise 128τ²/(n²ε²) (004, Thm 1); naive Laplace 8B²/(n²ε²); non-private Var/(nm) "
                  "(004 Cor 1). Crossover where τ = B/4.")
@@ -147,7 +158,7 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
     bias²: below it the bias² curve is sampling noise, not clipping bias.
     """
     # y2: explicit ticks (an overlaying axis otherwise gets ticks synced to the log grid of y: 0.162, 0.446, …)
-    lay = _layout("The concentration radius τ trades bias for noise", "τ / τ_safe (log)", "squared error (log)",
+    lay = _frame("The concentration radius τ trades bias for noise", "τ / τ_safe (log)", "squared error (log)",
                   template, xlog=True, ylog=True, bottom=120,
                   yaxis2=dict(title=dict(text="fraction of users clipped"), overlaying="y", side="right",
                               range=[0, 1], tickmode="linear", tick0=0, dtick=0.25, tickformat=".0%",
@@ -170,7 +181,7 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
                            name=f"Monte-Carlo resolution of bias² (MSE/{trials})", hoverinfo="skip",
                            line=dict(color="#999999", width=1, dash="dot")))
     for k, (label, val) in enumerate(presets.items()):
-        _vline(lay, val, label, ROLE["bound"], DASHES[(k + 1) % len(DASHES)], top=bool(k % 2 == 0))
+        _marked_vline(lay, val, label, ROLE["bound"], DASHES[(k + 1) % len(DASHES)], top=bool(k % 2 == 0))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
     _source(fig, "Source: Algorithm 1 of 004; τ_paper = B√(log(2n/γ)/(2m)) (004 Cor 1), τ_safe = B√(2log(2n/γ)/m) "
                  "(Hoeffding), oracle = max user deviation (not private).", below=82)
@@ -185,7 +196,7 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
 
     ``z_label`` names the coloured quantity; ``source`` replaces the default caption (say what is drawn)."""
     # the iso-N lines are white (they cross the whole colour scale), so the legend gets a dark background
-    lay = _layout("Fixed budget N = n·m: more users or more samples per user?", "log₁₀ n (users)",
+    lay = _frame("Fixed budget N = n·m: more users or more samples per user?", "log₁₀ n (users)",
                   "log₁₀ m (samples per user)", template,
                   legend=dict(x=1.22, y=1, bgcolor="rgba(70,70,70,0.9)", font=dict(color="white")))
     traces = [dict(type="heatmap", x=log_n, y=log_m, z=log_err, colorscale="Viridis", reversescale=True,
@@ -209,14 +220,14 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
 def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, walls: Mapping[str, float],
                         template: str = TEMPLATE) -> go.Figure:
     """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users)."""
-    lay = _layout("Samples per user needed for a target error", "users n (log)", "samples per user m (log)",
+    lay = _frame("Samples per user needed for a target error", "users n (log)", "samples per user m (log)",
                   template, xlog=True, ylog=True, bottom=112)
     traces = [dict(type="scatter", x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
               for k, (label, m) in enumerate(curves.items())]
     colors = [ROLE["naive"], ROLE["bound"]]
     for k, (label, n0) in enumerate(walls.items()):
         # first label at the top, second a little above the bottom (the curves end on m = 1 there)
-        _vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0, text_y=None if k == 0 else 0.1)
+        _marked_vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0, text_y=None if k == 0 else 0.1)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
     _source(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)), at least 1 (003 Cor 8, constants and logs dropped);<br>"
                  "walls: n ≥ ln(1/δ)/(3ε) (003 Lemma 9), n ≥ √d·ln(1/δ)/ε (004 Cor 1).", below=60)
@@ -227,7 +238,7 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
 def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n: int,
                       template: str = TEMPLATE) -> go.Figure:
     """ℓ₂ error against d at fixed n: 003 (feasible for all d) vs 004's regime (infeasible beyond its wall)."""
-    lay = _layout(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
+    lay = _frame(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
                   xlog=True, ylog=True, bottom=112)
     traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
                          line=dict(color=ROLE["private"], width=3)),
@@ -253,7 +264,7 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
                         template: str = TEMPLATE) -> go.Figure:
     """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted)."""
     # legend under the plot, pinned to the figure's bottom edge: on the right it collided with the colour bar
-    lay = _layout(title or "Inside Algorithm A (003): balls, count f(p), output density", "p₁", "p₂", template,
+    lay = _frame(title or "Inside Algorithm A (003): balls, count f(p), output density", "p₁", "p₂", template,
                   bottom=140, legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0,
                                           xanchor="left"))
     lay["yaxis"]["scaleanchor"] = "x"
@@ -279,7 +290,7 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
 def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: Sequence[float], *,
                    template: str = TEMPLATE) -> go.Figure:
     """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user)."""
-    lay = _layout("Where the output mass goes: x vs neighbour x′", "", "probability (log)", template,
+    lay = _frame("Where the output mass goes: x vs neighbour x′", "", "probability (log)", template,
                   ylog=True, barmode="group", bottom=100)
     traces = [dict(type="bar", x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
               dict(type="bar", x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
@@ -295,7 +306,7 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
 def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray, floor: np.ndarray, *,
                       bound: float | None = None, current: float | None = None, template: str = TEMPLATE) -> go.Figure:
     """Median ℓ₂ error vs fraction κ of corrupted users: 003's estimator, non-robust mean, r·κ/√m floor."""
-    lay = _layout("Robustness to corrupted users", "fraction of users corrupted κ", "ℓ₂ error (log)", template,
+    lay = _frame("Robustness to corrupted users", "fraction of users corrupted κ", "ℓ₂ error (log)", template,
                   ylog=True)
     traces = [dict(type="scatter", x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User (003 Alg 3)",
                          line=dict(color=ROLE["private"], width=3)),
@@ -304,10 +315,10 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
               dict(type="scatter", x=kappas, y=floor, mode="lines", name="floor r·κ/√m (003 Prop 27, any estimator)",
                          line=dict(color=ROLE["bound"], dash="dot"))]
     if bound is not None:
-        _hline(lay, bound, "guarantee r′(1+√d), r′ = 10r/√m (003 Thm 7, Prop 14)", PALETTE[2])
-    _vline(lay, 0.25, "κ = 1/4 (Thm 7)", "#777777", top=False)
+        _marked_hline(lay, bound, "guarantee r′(1+√d), r′ = 10r/√m (003 Thm 7, Prop 14)", PALETTE[2])
+    _marked_vline(lay, 0.25, "κ = 1/4 (Thm 7)", "#777777", top=False)
     if current is not None:
-        _vline(lay, current, "", ROLE["x_prime"], "solid", width=2)
+        _marked_vline(lay, current, "", ROLE["x_prime"], "solid", width=2)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
     _source(fig, "Source: 003 Theorem 7 (n/4 corrupted users), Proposition 27 (error ≳ rκ/√m even non-privately).")
     approx_note(fig, "Monte Carlo (median over runs)")
@@ -317,7 +328,7 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
 def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mapping[int, np.ndarray], *,
                          template: str = TEMPLATE) -> go.Figure:
     """Theorem 8 (004): for fixed n the error cannot go below B²/(2(1+e^{nε})) however large m is."""
-    lay = _layout("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
+    lay = _frame("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
                   xlog=True, ylog=True, bottom=112)
     traces = []
     for k, (n, fl) in enumerate(floors.items()):
