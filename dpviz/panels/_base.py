@@ -24,7 +24,6 @@ Panels are plain Python objects, so tests and ``make bench`` drive them without 
 from __future__ import annotations
 
 import copy
-import functools
 import html
 import importlib
 import json
@@ -368,7 +367,9 @@ export default () => {
 """
 
 
-@functools.lru_cache(maxsize=None)
+_WIDGET_CLASSES: dict[str, type[go.FigureWidget]] = {}
+
+
 def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
     """A ``FigureWidget`` whose front-end module is a small shim that imports plotly's bundle from ``bundle_url``.
 
@@ -376,8 +377,12 @@ def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
     ~5 MB inline copy per figure (the default). The shim never waits for the bundle inside anywidget's 2 s
     initialisation limit (see ``_SHIM_TEMPLATE``), so a slow download cannot leave a figure deaf to its sliders.
     """
-    shim = _SHIM_TEMPLATE.replace("__URL__", json.dumps(bundle_url)).replace("__TRAITS__", json.dumps(_PY2JS_TRAITS))
-    return type("SharedBundleFigureWidget", (go.FigureWidget,), {"_esm": shim, "__module__": __name__})
+    if bundle_url not in _WIDGET_CLASSES:  # one class per URL (a page's figures share one module)
+        shim = _SHIM_TEMPLATE.replace("__URL__", json.dumps(bundle_url)).replace("__TRAITS__",
+                                                                                 json.dumps(_PY2JS_TRAITS))
+        _WIDGET_CLASSES[bundle_url] = type("SharedBundleFigureWidget", (go.FigureWidget,),
+                                           {"_esm": shim, "__module__": __name__})
+    return _WIDGET_CLASSES[bundle_url]
 
 
 def figure_widget(fig: go.Figure) -> go.FigureWidget:
