@@ -40,6 +40,7 @@ from dpviz.mean import (
     wme_mse_bound,
 )
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.panels._format import _big, _fmt
 from dpviz.plots.mean import (
     ball_finding_figure,
     budget_heatmap_figure,
@@ -93,20 +94,6 @@ def _prewarm_user_means(n: int) -> None:
     threading.Thread(target=work, name="dpviz-prewarm-user-means", daemon=True).start()
 
 
-def _nice(x: float) -> str:
-    return f"{x:.3g}"
-
-
-def _big(x: float) -> str:
-    """1e+05 → "100,000"; 3.16e+07 → "3.16·10⁷" (readouts)."""
-    if x < 1e6:
-        return f"{x:,.0f}"
-    e = int(math.floor(math.log10(x)))
-    mant = x / 10 ** e
-    sup = str(e).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return f"10{sup}" if abs(mant - 1) < 5e-3 else f"{mant:.3g}·10{sup}"
-
-
 class WinsorizedVsNaivePanel(Panel):
     """MSE vs m for non-private, naive Laplace and winsorized means, simulated and by formula (004 Thm 1)."""
 
@@ -151,7 +138,7 @@ class WinsorizedVsNaivePanel(Panel):
         note = "" if "nonprivate" in form else " (heavy tails: infinite variance, no non-private formula)"
         naive = naive_laplace_mse(0.0, n, 1, eps, 1.0)
         readout = (f"Crossover m* = {8 if preset == 'paper' else 32}·log(2n/γ) ≈ <b>{cross:.0f}</b> samples per user"
-                   f"{note}. Naive noise 8B²/(n²ε²) = {_nice(naive)} does not move with m.")
+                   f"{note}. Naive noise 8B²/(n²ε²) = {_fmt(naive, 3)} does not move with m.")
         return View(figures=[fig], readout=readout)
 
 
@@ -177,8 +164,8 @@ class TauKnobPanel(Panel):
         presets = {"paper": paper, "safe": 1.0, "oracle (not private)": oracle}
         fig = tau_knob_figure(self._RATIOS, out, current=r, presets=presets, trials=60)
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
-        readout = (f"τ = {_nice(r * ts)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
-                   f"{_nice(out['bias2'][i])}, noise {_nice(out['noise'][i])}, MSE {_nice(out['mse'][i])}. "
+        readout = (f"τ = {_fmt(r * ts, 3)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
+                   f"{_fmt(out['bias2'][i], 3)}, noise {_fmt(out['noise'][i], 3)}, MSE {_fmt(out['mse'][i], 3)}. "
                    f"The paper's τ is {paper:.2f}×τ_safe: for ±B data it under-covers (its Hoeffding radius assumes range B, not 2B).")
         return View(figures=[fig], readout=readout)
 
