@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -211,10 +210,11 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     """The item-level budget (ε₀, δ₀) whose group-privacy lift to users with m examples is (ε, δ): the exact
     inverse of Lemma 6 of Ghazi et al. 2023, ε₀ = ε/m and δ₀ = δ·(e^{ε/m} − 1)/(e^{ε} − 1) = δ / Σ_{j<m} e^{jε/m}.
 
-    This is the tightest valid answer, to the last bit: ε₀ is the largest double with m·ε₀ ≤ ε (exactly, in
-    rational arithmetic), and δ₀ the largest double whose lift ``group_privacy(ε₀, δ₀, m)`` is at most δ (the
-    closed form, then a search over neighbouring doubles). So the lift reproduces the target and any larger δ₀
-    would overshoot it.
+    This is the tightest valid answer, to the last bit: ε₀ is the largest double whose lift m·ε₀ is at most ε, and
+    δ₀ the largest double whose lift ``group_privacy(ε₀, δ₀, m)`` is at most δ, both as :func:`group_privacy`
+    computes them (the closed form, then a search over neighbouring doubles). So the lift gives back the target
+    (exactly, wherever a double lifts to it) and the next larger double would overshoot it. The lift itself is
+    within a few ulps of Lemma 6 evaluated exactly (tests/test_family_group.py checks both against mpmath).
 
     One definition for every lesson (issue 13): lesson 05 used to divide δ by the looser factor m·e^{(m−1)ε/m}
     (Vadhan 2017, Lemma 2.2), which is also valid but smaller (δ₀ = 4.07·10⁻⁸ instead of 6.12·10⁻⁸ at

@@ -3,13 +3,16 @@
 * **Contribution bounding** keeps at most k examples per user; an item-level mechanism on the bounded data is then
   user-level private with its sensitivity multiplied by k (one user moves at most k items). The price is a
   *truncation bias* (the examples thrown away), traded against the noise, which grows with k.
-* **Group privacy** (Lemma 6 of 000): an (ε, δ)-item-level DP algorithm run on all items is, for user-level
-  neighbours with m examples each (m-neighbours at item level),
-  (mε, δ·(e^{mε} − 1)/(e^{ε} − 1))-user-level DP. The δ factor is a geometric sum, not m (digest pitfall 3).
+* **Group privacy** (Ghazi et al. 2023, Lemma 6): an (ε, δ)-item-level DP algorithm run on all items is, for
+  user-level neighbours with m examples each (m-neighbours at item level), (mε, δ·(e^{mε} − 1)/(e^{ε} − 1))-user-level
+  DP. The δ factor is a geometric sum, not m. :func:`group_privacy_lift` and its exact inverse
+  :func:`group_privacy_item_budget` live in :mod:`dpviz.accountants.group` (the one home of group privacy) and are
+  re-exported here, so ``dpviz.userlevel.group_privacy_lift`` keeps working.
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``000_eed7e3c6d3636c79.txt``): Lemma 6 (group privacy), Section 1 (naive conversion).
+Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",
+NeurIPS 2023: Lemma 6 (group privacy), Section 1 (naive conversion).
 Dwork & Roth, "The Algorithmic Foundations of Differential Privacy", 2014, Theorem 2.2 (group privacy, pure DP).
 """
 
@@ -21,9 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_delta, check_integer
+from dpviz._validation import as_rng, check_choice, check_integer
+from dpviz.accountants.group import group_privacy_item_budget, group_privacy_lift
 
-from ._checks import MAX_ITEMS, MAX_WORK, check_cells, check_dataset, check_epsilon, check_scale, log_expm1
+from ._checks import MAX_ITEMS, MAX_WORK, check_cells, check_dataset, check_epsilon, check_scale
 from .data import UserDataset
 
 __all__ = [
@@ -165,67 +169,3 @@ def bounding_tradeoff(
         "rmse": np.sqrt(bias**2 + noise_sd**2),
         "sensitivity": sens,
     }
-
-
-def _local_group_privacy(epsilon: float, delta: float, k: int) -> tuple[float, float]:
-    factor = float(k) if epsilon == 0 else math.expm1(k * epsilon) / math.expm1(epsilon)
-    return k * epsilon, min(1.0, factor * delta) if delta > 0 else 0.0
-
-
-def group_privacy_lift(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """(ε_m, δ_m) = (mε, δ·(e^{mε} − 1)/(e^{ε} − 1)): item-level (ε, δ) lifted to users of m examples.
-
-    Lemma 6 of 000 (group privacy) with k = m: a user-level neighbour is an item-level m-neighbour. The δ factor is
-    the geometric sum Σ_{j<m} e^{jε} (digest pitfall 3); it is m at ε = 0. δ_m is capped at 1 (a δ ≥ 1 says nothing).
-    Delegates to ``dpviz.accountants.group_privacy`` when that module is available.
-
-    Parameters
-    ----------
-    epsilon : float
-        Item-level ε in [0, 500] (MAX_EPSILON).
-    delta : float
-        Item-level δ in [0, 1).
-    m : int
-        Examples per user (group size), in [1, 10⁷] (MAX_ITEMS). When e^{mε} exceeds the float range the factor is
-        evaluated in log space (δ_m is then 1 unless δ is astronomically small).
-
-    Returns
-    -------
-    (float, float)
-
-    Examples
-    --------
-    >>> eps_m, delta_m = group_privacy_lift(0.1, 1e-6, 10)
-    >>> round(eps_m, 12), round(delta_m / 1e-6, 6)
-    (1.0, 16.337994)
-    """
-    epsilon = check_epsilon(epsilon, allow_zero=True)
-    delta = check_delta(delta, "delta")
-    m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
-    if m * epsilon > 700.0:  # e^{mε} beyond the float range: the geometric factor in log space
-        if delta == 0.0:
-            return m * epsilon, 0.0
-        log_factor = log_expm1(m * epsilon) - log_expm1(epsilon)
-        return m * epsilon, min(1.0, math.exp(min(0.0, math.log(delta) + log_factor)))
-    try:
-        from dpviz.accountants import group_privacy  # type: ignore[attr-defined]
-    except ImportError:
-        return _local_group_privacy(epsilon, delta, m)
-    eps_m, delta_m = group_privacy(epsilon, delta, m)
-    return float(eps_m), min(1.0, float(delta_m))
-
-
-def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """Item-level budget (ε₀, δ₀) = (ε/m, δ·(e^{ε/m} − 1)/(e^{ε} − 1)) whose group-privacy lift is exactly (ε, δ).
-
-    The inverse of :func:`group_privacy_lift` (Lemma 6 of 000): the naive way to reach (ε, δ)-user-level DP.
-
-    >>> eps0, delta0 = group_privacy_item_budget(1.0, 1e-6, 10)
-    >>> [round(v, 12) for v in group_privacy_lift(eps0, delta0, 10)]
-    [1.0, 1e-06]
-    """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, "delta")
-    m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
-    eps0 = epsilon / m
-    return eps0, delta * math.expm1(eps0) / math.expm1(epsilon)
