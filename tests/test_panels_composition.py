@@ -14,6 +14,7 @@ from dpviz.panels.composition import (
     GroupPrivacyPanel,
     disagreement_table,
 )
+from dpviz.accountants import compare as M
 from dpviz.plots import composition as C
 
 mp.mp.dps = 40
@@ -82,8 +83,8 @@ def test_lab_readout_explains_every_accountant_with_ratio_and_source():
 
 def test_disagreement_table_ratio_is_relative_to_the_exact_epsilon():
     html = disagreement_table("gaussian", 4.0, 100, 1.0, 1e-5, "add_remove")
-    exact = C.exact_epsilon("gaussian", 4.0, 100, 1.0, 1e-5)
-    basic = C.epsilon_result("basic", "gaussian", 4.0, 100, 1.0, 1e-5).epsilon
+    exact = M.exact_epsilon("gaussian", 4.0, 100, 1.0, 1e-5)
+    basic = M.epsilon_result("basic", "gaussian", 4.0, 100, 1.0, 1e-5).epsilon
     assert f"{basic / exact:.2f}×" in html
 
 
@@ -100,6 +101,16 @@ def test_lab_bad_combination_is_reported_and_the_panel_recovers():
     line = [t for t in p.figures[0].data if t.type == "scatter"][0]
     k = round(p.controls["k"].value)
     assert line.y[0] == pytest.approx(gauss_eps(p.controls["sigma"].value / 2 / math.sqrt(k), 1e-5), rel=1e-6)
+
+
+def test_noise_sliders_have_their_own_layouts():
+    # hiding the Laplace slider must not hide the Gaussian one (each control owns its Layout)
+    p = GroupPrivacyPanel()
+    layouts = [c.layout for c in p.controls.values()]
+    assert len({id(x) for x in layouts}) == len(layouts)
+    p.controls["mechanism"].value = "laplace"
+    assert p.controls["sigma"].layout.display == "none" and p.controls["scale"].layout.display is None
+    assert p.controls["delta"].layout.display is None
 
 
 def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():

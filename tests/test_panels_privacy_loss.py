@@ -72,7 +72,7 @@ def test_ignored_sliders_are_named_in_the_hint():
     p.controls["mechanism"].value = "rr"
     assert "ignores" in p.hint.value and "σ/b" in p.hint.value
     p.controls["mechanism"].value = "tdlap"
-    assert "Definition 8" in p.hint.value
+    assert "Ghazi et al. 2023, Def. 8" in p.hint.value
 
 
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])

@@ -17,7 +17,9 @@ import math
 
 import ipywidgets as W
 
+from dpviz.accountants import compare as C
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.panels._format import _fmt
 from dpviz.plots import composition as P
 
 __all__ = ["CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel",
@@ -28,18 +30,11 @@ _NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one pers
 _NOISE_CONTROL = {"gaussian": "sigma", "laplace": "scale", "rr": "eps0"}
 
 
-def _own_layout(control: W.Widget) -> W.Widget:
-    """Give a control its own Layout: the base helpers share one Layout instance between all controls, so hiding
-    one slider through it would hide every control of every panel."""
-    control.layout = W.Layout(width="420px")
-    return control
-
-
 def _noise_controls() -> dict[str, W.Widget]:
     return {
-        "sigma": _own_layout(log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05)),
-        "scale": _own_layout(log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05)),
-        "eps0": _own_layout(log_slider("randomized response ε₀", 0.1, -2.0, 1.0, step=0.05)),
+        "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
+        "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
+        "eps0": log_slider("randomized response ε₀", 0.1, -2.0, 1.0, step=0.05),
     }
 
 
@@ -71,9 +66,9 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
 
     The tightest is the exact ε when a closed form exists (k Gaussians), else the smallest certified upper bound.
     """
-    results = P.compare_accountants(mechanism, noise, count, rate, delta, neighboring)
-    exact = P.exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
-    ref = P.reference_epsilon(results, exact)
+    results = C.compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=P.ACCOUNTANT_ORDER)
+    exact = C.exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+    ref = C.reference_epsilon(results, exact)
     rows = []
     for r in results:
         info = P.ACCOUNTANT_INFO[r.accountant]
@@ -81,7 +76,7 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
             eps, ratio = "n/a", "—"
             why = f"Not applicable here: {html.escape(r.error or '')}"
         else:
-            eps = P._fmt(r.epsilon)
+            eps = _fmt(r.epsilon)
             if ref is None or not math.isfinite(r.epsilon):
                 ratio = "—" if ref is None else "∞"
             elif ref == 0:
@@ -90,7 +85,7 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
                 ratio = f"{r.epsilon / ref:.2f}×"
             why = html.escape(info.why)
             if r.accountant == "pld" and r.lower is not None:
-                eps = f"{P._fmt(r.lower)} … {P._fmt(r.epsilon)}"
+                eps = f"{_fmt(r.lower)} … {_fmt(r.epsilon)}"
                 if math.isfinite(r.epsilon) and r.epsilon > 0:
                     why += f" Here the bracket is {100 * (r.epsilon - r.lower) / r.epsilon:.2g}% wide."
             if r.alternative is not None and math.isfinite(r.alternative):
@@ -149,7 +144,7 @@ class CompositionLabPanel(Panel):
         noise, k, q, delta, nb = _noise(v, mech), _count(v), float(v["rate"]), float(v["delta"]), v["neighboring"]
         _check_sampling(q, nb)
         for i, name in enumerate(P.ACCOUNTANT_ORDER):  # fill the cache accountant by accountant, with progress
-            P.epsilon_result(name, mech, noise, k, q, delta, nb)
+            C.epsilon_result(name, mech, noise, k, q, delta, nb)
             self.report_progress(0.1 * (i + 1))
         bars = P.accountant_bars_figure(mech, noise, k, q, delta, nb)
         self.report_progress(0.7)
@@ -171,7 +166,7 @@ class CompositionLabPanel(Panel):
 
 
 def _answer_100_gaussians() -> float:
-    return float(P.exact_epsilon("gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA))
+    return float(C.exact_epsilon("gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA))
 
 
 _EX_SIGMA = 10.0
@@ -179,8 +174,8 @@ _EX_DELTA = 1e-5
 
 
 def _explain_100_gaussians(truth: float) -> str:
-    one = P.exact_epsilon("gaussian", _EX_SIGMA, 1, 1.0, _EX_DELTA)
-    basic = P.epsilon_result("basic", "gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA)
+    one = C.exact_epsilon("gaussian", _EX_SIGMA, 1, 1.0, _EX_DELTA)
+    basic = C.epsilon_result("basic", "gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA)
     b = f"{basic.epsilon:.3g}" if basic.available else "n/a"
     return (f"One release has ε₁ = {one:.3g}; 100 × ε₁ = {100 * one:.3g} is the naive guess, and the basic accountant "
             f"(which also splits δ over the 100 steps) certifies {b}. But 100 Gaussians of σ = {_EX_SIGMA:g} are "
@@ -255,7 +250,7 @@ class CalibrationPanel(Panel):
         mech, target, delta, k, q = v["mechanism"], float(v["target"]), float(v["delta"]), _count(v), float(v["rate"])
         fig = P.calibration_figure(mech, target, delta, k, q, progress=self.report_progress)
         sym = P.NOISE_SYMBOL[mech]
-        vals = {n: P.calibrated_noise(n, mech, target, delta, k, q) for n in P.ACCOUNTANT_ORDER}
+        vals = {n: C.calibrated_noise(n, mech, target, delta, k, q) for n in P.ACCOUNTANT_ORDER}
         ok = {n: x for n, (x, _) in vals.items() if x is not None}
         best = min(ok.values()) if ok else None
         rows = []
@@ -289,12 +284,12 @@ _GP_K = 10
 
 
 def _answer_group() -> float:
-    c = P.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
+    c = C.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
     return float(c["eps_exact"][-1])
 
 
 def _explain_group(truth: float) -> str:
-    c = P.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
+    c = C.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
     return (f"One record: ε₁ = {c['eps1']:.3g}. Generic group privacy gives {_GP_K}·ε₁ = {c['eps_generic'][-1]:.3g} "
             f"and inflates δ to {min(c['delta_generic'][-1], 1.0):.2g}. The exact answer treats the user's "
             f"{_GP_K} records as one query that moves by {_GP_K}: a Gaussian with sensitivity {_GP_K}, i.e. noise "
@@ -319,8 +314,8 @@ class GroupPrivacyPanel(Panel):
         return {
             "group": int_slider("group size k", 4, 1, 20),
             "mechanism": dropdown("mechanism", [("Gaussian", "gaussian"), ("Laplace", "laplace")], "gaussian"),
-            "sigma": _own_layout(log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05)),
-            "scale": _own_layout(log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05)),
+            "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
+            "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
             "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
         }
 
@@ -329,7 +324,7 @@ class GroupPrivacyPanel(Panel):
         _show_only_noise(self.controls, mech)
         noise = _noise(v, mech)
         fig = P.group_privacy_figure(mech, noise, delta, k, 20)
-        c = P.group_privacy_curves(mech, noise, delta, 20)
+        c = C.group_privacy_curves(mech, noise, delta, 20)
         i = k - 1
         eg, dg, ee = c["eps_generic"][i], c["delta_generic"][i], c["eps_exact"][i]
         if mech == "gaussian":

@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from dpviz import mechanisms as M
+from dpviz.accountants.factory import make_mechanism
 from dpviz.conversions import zcdp_to_approx_dp
-
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import privacy_loss as P
@@ -47,20 +47,11 @@ _TDLAP_DELTA = 1e-3
 
 def build_mechanism(kind: str, scale: float = 1.0, sensitivity: float = 1.0, mech_epsilon: float = 1.0,
                     tdlap_delta: float = _TDLAP_DELTA):
-    """The mechanism of :mod:`dpviz.mechanisms` a panel's controls describe (``scale`` is σ or b)."""
-    if kind == "laplace":
-        return M.Laplace(scale, sensitivity)
-    if kind == "gaussian":
-        return M.Gaussian(scale, sensitivity)
-    if kind == "rr":
-        return M.RandomizedResponse(mech_epsilon)
-    if kind == "dlaplace":
-        return M.DiscreteLaplace(scale, int(round(sensitivity)))
-    if kind == "dgaussian":
-        return M.DiscreteGaussian(scale, int(round(sensitivity)))
-    if kind == "tdlap":
-        return M.TruncatedDiscreteLaplace(mech_epsilon, tdlap_delta)
-    raise ValueError(f"mechanism = {kind!r} is not allowed: must be one of {', '.join(k for _, k in MECHANISM_OPTIONS)}.")
+    """The mechanism a panel's controls describe: ``scale`` (σ or b) and ``sensitivity`` for the additive-noise
+    mechanisms, ``mech_epsilon`` (ε₀) for randomized response and TDLap, built by the one factory
+    :func:`dpviz.accountants.factory.make_mechanism` (a ValueError names an unknown ``kind``)."""
+    noise = mech_epsilon if "mech_epsilon" in _USES.get(kind, ()) else scale
+    return make_mechanism(kind, noise, sensitivity, tdlap_delta=tdlap_delta)
 
 
 def _mechanism_controls() -> dict[str, Any]:
@@ -85,7 +76,7 @@ def _ignored_hint(v: dict[str, Any]) -> str | None:
     if v["mechanism"] == "rr":
         text += " Neighbours are the two bits x = 0 and x′ = 1."
     if v["mechanism"] == "tdlap":
-        text += f" TDLap uses δ₀ = {_TDLAP_DELTA:g} (κ = 1 + ⌈ln(1/δ₀)/ε₀⌉, Definition 8 of 000)."
+        text += f" TDLap uses δ₀ = {_TDLAP_DELTA:g} (κ = 1 + ⌈ln(1/δ₀)/ε₀⌉, Ghazi et al. 2023, Def. 8)."
     return text
 
 

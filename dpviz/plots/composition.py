@@ -10,65 +10,45 @@ Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accou
 * :func:`group_privacy_figure` — ε and δ for a group of k people, generic group privacy against the exact answer
   of the same mechanism run with sensitivity k (a user with k records).
 
-The numbers come from small cached helpers (:func:`epsilon_result`, :func:`compare_accountants`,
-:func:`epsilon_vs_count`, :func:`privacy_profile`, :func:`calibrated_noise`, :func:`group_privacy_curves`) that are
-memoised with :func:`functools.lru_cache` on their hashable arguments, so a panel update that repeats a setting costs
-nothing. An accountant that does not support a setting (e.g. the optimal composition theorem for a subsampled
-mechanism) is reported as "not applicable" with its own error message, never silently dropped.
-
-References
-----------
-* Basic composition: Dwork, McSherry, Nissim & Smith 2006; Dwork & Roth 2014, Theorem 3.16.
-* Advanced composition: Dwork, Rothblum & Vadhan 2010 ("Boosting and differential privacy"), Theorem III.3.
-* Optimal composition: Kairouz, Oh & Viswanath 2015 ("The composition theorem for differential privacy"), Thm 3.3.
-* Rényi DP: Mironov 2017 ("Rényi differential privacy"), Prop. 1 (composition) and Prop. 3 (conversion);
-  improved conversion: Balle et al. 2020 ("Hypothesis testing interpretations and Rényi DP"), Theorem 21.
-* zCDP: Bun & Steinke 2016 ("Concentrated differential privacy: simplifications, extensions, and lower bounds"),
-  Lemma 2.3 / Prop. 1.3; conversion: Canonne, Kamath & Steinke 2020 ("The discrete Gaussian for DP"), Cor. 13.
-* Privacy loss distributions: Meiser & Mohammadi 2018 ("Tight on budget?"); Koskela, Jälkö & Honkela 2020
-  ("Computing tight DP guarantees using FFT"); Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022
-  ("Connect the dots: tighter discrete approximations of privacy loss distributions").
-* Exact Gaussian profile: Balle & Wang 2018 ("Improving the Gaussian mechanism for DP"), Theorem 8; k Gaussians
-  of noise σ compose exactly to one Gaussian of noise σ/√k (Dong, Roth & Su 2019, Corollary 3.3).
+Every number comes from the lab's model, :mod:`dpviz.accountants.compare` (cached there); this module only draws
+it, with what the lesson says about each accountant (:data:`ACCOUNTANT_INFO`) in the lesson's order
+(:data:`ACCOUNTANT_ORDER`). Sources are cited in the captions and in :mod:`dpviz.accountants.compare`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
-from typing import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from scipy import optimize
 
-from dpviz import accountants as _acc
-from dpviz import mechanisms as _mech
 from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
-from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, caption
+from dpviz.accountants.compare import (
+    NOISE_PARAMETER,
+    PROFILE_DELTAS,
+    PROFILE_DIRECTION,
+    PROFILE_POINT_ONLY,
+    calibrated_noise,
+    check_setting,
+    compare_accountants,
+    count_grid,
+    epsilon_vs_count,
+    exact_epsilon,
+    exact_gaussian_sigma,
+    exact_profile,
+    group_privacy_curves,
+    pld_grid_step,
+    privacy_profile,
+)
+from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, _hline, _layout, _vline, approx_note, caption
 
 __all__ = [
     "ACCOUNTANT_ORDER",
     "ACCOUNTANT_INFO",
     "MECHANISM_LABELS",
+    "NOISE_SYMBOL",
     "AccountantInfo",
-    "EpsilonResult",
-    "query_sensitivity",
-    "pld_grid_step",
-    "make_mechanism",
-    "make_event",
-    "epsilon_result",
-    "compare_accountants",
-    "exact_epsilon",
-    "reference_epsilon",
-    "count_grid",
-    "epsilon_vs_count",
-    "privacy_profile",
-    "PROFILE_DIRECTION",
-    "PROFILE_DELTAS",
-    "calibrated_noise",
-    "group_privacy_curves",
     "accountant_bars_figure",
     "epsilon_vs_count_figure",
     "privacy_profile_figure",
@@ -76,16 +56,17 @@ __all__ = [
     "group_privacy_figure",
 ]
 
-#: Accountants in the order the lesson shows them: loosest (oldest) to tightest.
+#: The order the lesson shows the accountants in (bars, legends, tables): loosest (oldest) to tightest, zCDP before
+#: Rényi DP because the lesson's text introduces zCDP's single number ρ before the Rényi curve ε(α). A display
+#: order only: the same accountants as :data:`dpviz.accountants.ACCOUNTANTS`, whose order (rdp before zcdp) the
+#: model :mod:`dpviz.accountants.compare` uses.
 ACCOUNTANT_ORDER = ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
 
 #: The mechanisms of the lab and how the lesson names them.
 MECHANISM_LABELS = {"gaussian": "Gaussian", "laplace": "Laplace", "rr": "Randomized response"}
 
-#: The noise parameter of each mechanism (symbol shown on axes and sliders).
-NOISE_SYMBOL = {"gaussian": "σ", "laplace": "b", "rr": "ε₀"}
-
-NEIGHBORING = ("add_remove", "replace_one")
+#: The noise parameter of each mechanism (symbol shown on axes and sliders): the model's names.
+NOISE_SYMBOL = NOISE_PARAMETER
 
 
 @dataclasses.dataclass(frozen=True)
@@ -144,390 +125,7 @@ ACCOUNTANT_INFO = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
-class EpsilonResult:
-    """One accountant's answer for one setting.
-
-    ``epsilon`` is the guarantee it certifies (for PLD the pessimistic end), ``lower`` the PLD optimistic end,
-    ``alternative`` the other conversion (RDP classic, zCDP simple), ``error`` why the accountant does not apply.
-    """
-
-    accountant: str
-    epsilon: float | None
-    lower: float | None = None
-    alternative: float | None = None
-    error: str | None = None
-
-    @property
-    def available(self) -> bool:
-        return self.epsilon is not None
-
-
-# --------------------------------------------------------------------------------------------- computations
-
-
-def _check_setting(mechanism, noise, count, rate, neighboring):
-    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
-    noise = check_positive(noise, NOISE_SYMBOL[mechanism] if mechanism in NOISE_SYMBOL else "noise")
-    count = check_integer(count, "count", minimum=1)
-    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
-    check_choice(neighboring, "neighboring", NEIGHBORING)
-    return noise, count, rate
-
-
-def query_sensitivity(mechanism: str, neighboring: str = "add_remove") -> float:
-    """Sensitivity of the lab's query under the chosen neighbouring relation.
-
-    The Gaussian and Laplace steps of the lab answer a **sum of values clipped to [−1, 1]**: adding or removing one
-    person moves it by at most 1, replacing one person's value by at most 2. Randomized response reports one bit
-    about a person, which flips between neighbours under either relation (sensitivity 1 both ways). Accountants never
-    rescale sensitivity themselves (see :mod:`dpviz.accountants.events`).
-
-    >>> query_sensitivity("gaussian", "replace_one"), query_sensitivity("rr", "replace_one")
-    (2.0, 1.0)
-    """
-    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
-    check_choice(neighboring, "neighboring", NEIGHBORING)
-    return 2.0 if (neighboring == "replace_one" and mechanism != "rr") else 1.0
-
-
-def make_mechanism(mechanism: str, noise: float, sensitivity: float = 1.0):
-    """The mechanism object of :mod:`dpviz.mechanisms` for a lab setting.
-
-    ``noise`` is σ for ``"gaussian"``, the scale b for ``"laplace"`` and ε₀ for ``"rr"`` (randomized response,
-    whose sensitivity is always 1).
-
-    >>> make_mechanism("gaussian", 2.0).sigma
-    2.0
-    """
-    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
-    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
-    sensitivity = check_positive(sensitivity, "sensitivity")
-    if mechanism == "gaussian":
-        return _mech.Gaussian(noise, sensitivity=sensitivity)
-    if mechanism == "laplace":
-        return _mech.Laplace(noise, sensitivity=sensitivity)
-    return _mech.RandomizedResponse(noise)
-
-
-def make_event(mechanism: str, noise: float, rate: float = 1.0, neighboring: str = "add_remove"):
-    """The event one step of the lab composes: the mechanism with the query's sensitivity under ``neighboring``
-    (:func:`query_sensitivity`), Poisson-subsampled when ``rate < 1``."""
-    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
-    m = make_mechanism(mechanism, noise, query_sensitivity(mechanism, neighboring))
-    return m if rate >= 1.0 else _acc.PoissonSampled(m, rate)
-
-
-_EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)
-
-
-#: Finest PLD grid step (dpviz.accountants' default) and the grid-size budget of the lab's PLD accountant (the
-#: accountant coarsens its step only when a composition would need more points; the bracket shows the cost).
-PLD_FINEST_STEP = 1e-4
-PLD_GRID_BUDGET = 2 ** 16
-
-
-def pld_grid_step(mechanism: str, noise: float, count: int, neighboring: str = "add_remove",
-                  rate: float = 1.0) -> float:
-    """The PLD grid step h the lab's accountant actually uses for this setting (its
-    :attr:`~dpviz.accountants.PLDAccountant.effective_interval`): 0.0 when the answer is exact without a grid
-    (Gaussians only: closed form; randomized response without sampling: exact binomial law), else the default 1e-4
-    or the coarser step the accountant chose so that the composed loss window (≈ 23.5 standard deviations of the
-    summed privacy loss, growing like √k) fits in :data:`PLD_GRID_BUDGET` points.
-
-    A coarser grid never makes the answer wrong: PLD's pessimistic end stays an upper bound and its optimistic end a
-    lower bound; only the bracket between them widens, and the figures show it.
-
-    >>> pld_grid_step("gaussian", 4.0, 10), pld_grid_step("rr", 0.5, 100_000)
-    (0.0, 0.0)
-    >>> pld_grid_step("laplace", 10.0, 10)
-    0.0001
-    """
-    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
-    acct, _ = _composed("pld", mechanism, noise, rate, count, neighboring)
-    return float(acct.effective_interval) if acct is not None else PLD_FINEST_STEP
-
-
-@functools.lru_cache(maxsize=1024)
-def _composed(name: str, mechanism: str, noise: float, rate: float, count: int, neighboring: str):
-    """(accountant after composing ``count`` steps, None) or (None, the reason it does not apply); cached."""
-    try:
-        cls = _acc.ACCOUNTANTS[name]
-    except (AttributeError, KeyError):
-        return None, f"the {name} accountant is not available in this installation"
-    try:
-        if name == "pld":
-            acct = cls(neighboring=neighboring, value_discretization_interval=PLD_FINEST_STEP,
-                       max_grid_points=PLD_GRID_BUDGET)
-        else:
-            acct = cls(neighboring=neighboring)
-        acct = acct.compose(make_event(mechanism, noise, rate, neighboring), count=count)
-    except _EXPECTED as exc:
-        return None, str(exc) or type(exc).__name__
-    return acct, None
-
-
-def _finite_or_inf(x) -> float:
-    x = float(x)
-    if math.isnan(x):
-        raise ValueError("an accountant returned NaN")
-    return x
-
-
-@functools.lru_cache(maxsize=8192)
-def epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: float, delta: float,
-                   neighboring: str = "add_remove") -> EpsilonResult:
-    """ε of accountant ``name`` after ``count`` steps of the lab setting, at ``delta``; cached.
-
-    PLD reports its bracket (``lower`` = optimistic, ``epsilon`` = pessimistic); RDP uses the improved
-    conversion (Balle et al. 2020, Thm 21) with the classic one (Mironov 2017, Prop. 3) as ``alternative``;
-    zCDP uses the CKS conversion (CKS 2020, Cor. 13) with the simple ρ + 2√(ρ ln(1/δ)) as ``alternative``.
-    An accountant that cannot handle the setting yields ``epsilon=None`` and its error message.
-    """
-    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
-    check_choice(name, "accountant", ACCOUNTANT_ORDER)
-    delta = check_delta(delta, allow_zero=False)
-    acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
-    if acct is None:
-        return EpsilonResult(name, None, error=err)
-    try:
-        if name == "pld" and hasattr(acct, "epsilon_bounds"):
-            lo, hi = acct.epsilon_bounds(delta)
-            return EpsilonResult(name, _finite_or_inf(hi), lower=_finite_or_inf(lo))
-        if name == "rdp":
-            return EpsilonResult(name, _finite_or_inf(acct.epsilon(delta, method="improved")),
-                                 alternative=_finite_or_inf(acct.epsilon(delta, method="classic")))
-        if name == "zcdp":
-            return EpsilonResult(name, _finite_or_inf(acct.epsilon(delta, method="cks")),
-                                 alternative=_finite_or_inf(acct.epsilon(delta, method="simple")))
-        return EpsilonResult(name, _finite_or_inf(acct.epsilon(delta)))
-    except _EXPECTED as exc:
-        return EpsilonResult(name, None, error=str(exc) or type(exc).__name__)
-
-
-def compare_accountants(mechanism: str = "gaussian", noise: float = 4.0, count: int = 100, rate: float = 1.0,
-                        delta: float = 1e-5, neighboring: str = "add_remove") -> tuple[EpsilonResult, ...]:
-    """Every accountant's :class:`EpsilonResult` for one setting, in :data:`ACCOUNTANT_ORDER`."""
-    return tuple(epsilon_result(n, mechanism, noise, count, rate, delta, neighboring) for n in ACCOUNTANT_ORDER)
-
-
-@functools.lru_cache(maxsize=2048)
-def exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: float,
-                  neighboring: str = "add_remove") -> float | None:
-    """The exact ε(δ) of the composition when a closed form exists, else ``None``.
-
-    Only for ``count`` Gaussians of noise σ without subsampling: they compose exactly to one Gaussian of noise
-    σ/√k (Dong, Roth & Su 2019, Cor. 3.3), whose profile is exact (Balle & Wang 2018, Thm 8), with the query's
-    sensitivity under ``neighboring`` (:func:`query_sensitivity`).
-
-    >>> round(exact_epsilon("gaussian", 10.0, 100, 1.0, 1e-5), 6) == round(
-    ...     make_mechanism("gaussian", 1.0).epsilon(1e-5), 6)
-    True
-    """
-    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
-    delta = check_delta(delta, allow_zero=False)
-    if mechanism != "gaussian" or rate < 1.0:
-        return None
-    sens = query_sensitivity(mechanism, neighboring)
-    return float(_mech.Gaussian(noise / math.sqrt(count), sensitivity=sens).epsilon(delta))
-
-
-def reference_epsilon(results: Sequence[EpsilonResult], exact: float | None = None) -> float | None:
-    """The tightest valid ε: the exact one if known, else the smallest certified upper bound among ``results``."""
-    if exact is not None:
-        return exact
-    vals = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon)]
-    return min(vals) if vals else None
-
-
-def count_grid(max_count: int, n: int = 13) -> tuple[int, ...]:
-    """A modest log-spaced grid of compositions 1 … ``max_count`` (about ``n`` distinct integers).
-
-    >>> count_grid(100, 5)
-    (1, 3, 10, 32, 100)
-    """
-    max_count = check_integer(max_count, "max_count", minimum=1)
-    n = check_integer(n, "n", minimum=2)
-    grid = np.unique(np.round(np.logspace(0.0, math.log10(max_count), n)).astype(int))
-    return tuple(int(g) for g in grid)
-
-
-def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, neighboring: str,
-                     counts: Sequence[int], *, progress=None) -> dict[str, list[EpsilonResult]]:
-    """ε for every accountant at every count in ``counts`` (each point cached by :func:`epsilon_result`).
-
-    ``progress(fraction)`` is called as points complete (for a panel's progress bar).
-    """
-    out: dict[str, list[EpsilonResult]] = {n: [] for n in ACCOUNTANT_ORDER}
-    total = len(ACCOUNTANT_ORDER) * len(counts)
-    done = 0
-    for name in ACCOUNTANT_ORDER:
-        for k in counts:
-            out[name].append(epsilon_result(name, mechanism, noise, int(k), rate, delta, neighboring))
-            done += 1
-            if progress is not None:
-                progress(done / total)
-    return out
-
-
-#: How each accountant's profile is traced: "eps" = ε(δ) on a δ grid (cheap for accountants that are naturally
-#: stated as ε(δ)), "delta" = δ(ε) on an ε grid (cheap for divergence- and distribution-based accountants).
-PROFILE_DIRECTION = {"basic": "eps", "advanced": "eps", "optimal": "eps", "zcdp": "delta", "rdp": "delta",
-                     "pld": "delta"}
-
-#: Accountants drawn as one point (at the learner's δ) rather than a curve for Gaussian steps: their ε(δ) is a
-#: numerical optimisation per δ there, too slow for a full curve in an interactive update.
-PROFILE_POINT_ONLY = ("advanced", "optimal")
-
-#: δ grid for the accountants traced through ε(δ) (basic uses every second point, advanced/optimal every third).
-PROFILE_DELTAS = tuple(float(d) for d in np.logspace(-14.0, -0.5, 28))
-
-
-@functools.lru_cache(maxsize=512)
-def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
-    acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
-    if acct is None:
-        return None, None, None, err
-    try:
-        if PROFILE_DIRECTION[name] == "eps":
-            deltas = PROFILE_DELTAS[::2] if name == "basic" else PROFILE_DELTAS[::3]
-            eps = np.array([float(acct.epsilon(d)) for d in deltas], dtype=float)
-            dl = np.array(deltas, dtype=float)
-            keep = np.isfinite(eps)  # drops inf (unreachable) and any NaN
-            order = np.argsort(eps[keep], kind="stable")
-            return eps[keep][order], dl[keep][order], None, None
-        grid = np.array(eps_grid, dtype=float)
-        if name == "pld" and hasattr(acct, "delta_bounds"):
-            pairs = [acct.delta_bounds(e) for e in eps_grid]
-            lo = np.array([p[0] for p in pairs], dtype=float)
-            hi = np.array([p[1] for p in pairs], dtype=float)
-            return grid, hi, lo, None
-        vals = np.array([float(acct.delta(e)) for e in eps_grid], dtype=float)
-        if np.any(np.isnan(vals)):
-            raise ValueError("the accountant returned NaN for δ(ε)")
-        return grid, vals, None, None
-    except _EXPECTED as exc:
-        return None, None, None, str(exc) or type(exc).__name__
-
-
-def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: float, neighboring: str,
-                    epsilons: Sequence[float]):
-    """The privacy profile δ(ε) of the composition by accountant ``name``, as points; cached.
-
-    Returns ``(eps, delta, delta_lower, error)``. Accountants in :data:`PROFILE_DIRECTION` marked ``"delta"`` are
-    evaluated as δ(ε) on the grid ``epsilons``; those marked ``"eps"`` as ε(δ) on :data:`PROFILE_DELTAS` (the same
-    curve, traced from the other axis, because their ε(δ) is the cheap direction), sorted by ε, infinite ε dropped.
-    ``delta_lower`` is PLD's optimistic profile (else None); ``error`` is the reason when not applicable.
-    """
-    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
-    check_choice(name, "accountant", ACCOUNTANT_ORDER)
-    grid = tuple(float(check_positive(e, "epsilon", allow_zero=True)) for e in epsilons)
-    return _profile(name, mechanism, noise, count, rate, neighboring, grid)
-
-
-@functools.lru_cache(maxsize=512)
-def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
-                     rate: float) -> tuple[float | None, str | None]:
-    """The smallest noise (σ or Laplace scale b) for which accountant ``name`` certifies ``target_epsilon``.
-
-    Calls :func:`dpviz.accountants.calibrate_sigma` / ``calibrate_laplace_scale``; returns ``(noise, None)`` or
-    ``(None, reason)`` when that accountant cannot calibrate this setting.
-    """
-    check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
-    check_choice(name, "accountant", ACCOUNTANT_ORDER)
-    target_epsilon = check_positive(target_epsilon, "target_epsilon")
-    delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1)
-    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
-    try:
-        q = None if rate >= 1.0 else rate
-        if mechanism == "gaussian":
-            opts = {"max_grid_points": PLD_GRID_BUDGET} if name == "pld" else None
-            val = _acc.calibrate_sigma(target_epsilon, delta, count=count, sampling_rate=q, accountant=name,
-                                       accountant_options=opts)
-        else:
-            val = _acc.calibrate_laplace_scale(target_epsilon, delta, count=count, sampling_rate=q, accountant=name)
-    except _EXPECTED as exc:
-        return None, str(exc) or type(exc).__name__
-    val = float(val)
-    if not math.isfinite(val):
-        return None, "no finite noise reaches this target"
-    return val, None
-
-
-@functools.lru_cache(maxsize=512)
-def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:
-    """Smallest σ with ε(δ) ≤ target for ``count`` unsampled Gaussians: √k · σ₁ = √k/μ₁, where μ₁ = Δ/σ₁ is the
-    largest μ whose exact profile (Balle & Wang 2018, Thm 8) has δ(target) ≤ δ: Brent's method on the increasing
-    μ ↦ δ(target; μ) (one profile evaluation per step, no inner root find), then stepped down by ulps until feasible.
-
-    >>> s = exact_gaussian_sigma(1.0, 1e-5, 1)
-    >>> _mech.Gaussian(s).epsilon(1e-5) <= 1.0 < _mech.Gaussian(s * (1 - 1e-12)).epsilon(1e-5)
-    True
-    """
-    target_epsilon = check_positive(target_epsilon, "target_epsilon")
-    delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1)
-    f = lambda mu: float(_mech.gaussian_delta(target_epsilon, mu)[0]) - delta  # noqa: E731
-    lo, hi = 1e-3, 1.0
-    while f(lo) > 0:
-        lo /= 2.0
-    while f(hi) <= 0:
-        lo, hi = hi, hi * 2.0
-    mu = optimize.brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
-    while f(mu) > 0:
-        mu = float(np.nextafter(mu, 0.0))
-    return math.sqrt(count) / mu
-
-
-@functools.lru_cache(maxsize=512)
-def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: int) -> dict[str, np.ndarray]:
-    """Group privacy for groups of size 1 … ``max_group``, two ways.
-
-    * generic: from the mechanism's single-person guarantee (ε₁, δ₁) — pure (ε₁, 0) for Laplace, (ε(δ), δ) for a
-      Gaussian — the group guarantee (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) of :func:`dpviz.accountants.group_privacy`
-      (Ghazi, Kamath, Kumar, Manurangsi, Meka & Zhang 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0);
-    * exact: the same mechanism when the group (a user with k records) moves the query by k, i.e. sensitivity k
-      (:func:`dpviz.accountants.group_privacy_mechanism`), at the generic δ_k (same δ, fairer ε comparison) and at
-      the single-person δ.
-
-    Returns arrays ``k``, ``eps_generic``, ``delta_generic`` (may exceed 1: vacuous), ``eps_exact_same_delta``
-    (NaN-free; ``inf`` where δ_k ≥ 1 makes any ε trivially valid is replaced by 0) and ``eps_exact``.
-    """
-    check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
-    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
-    delta = check_delta(delta, allow_zero=False)
-    max_group = check_integer(max_group, "max_group", minimum=1, maximum=1000)
-    m = make_mechanism(mechanism, noise)
-    if math.isfinite(m.pure_epsilon):
-        eps1, delta1 = float(m.pure_epsilon), 0.0
-    else:
-        eps1, delta1 = float(m.epsilon(delta)), delta
-    ks = np.arange(1, max_group + 1)
-    eg, dg, es, ee = [], [], [], []
-    for k in ks:
-        ek, dk = _acc.group_privacy(eps1, delta1, int(k))
-        mk = _acc.group_privacy_mechanism(m, int(k))
-        eg.append(float(ek))
-        dg.append(float(dk))
-        if math.isfinite(mk.pure_epsilon):
-            es.append(float(mk.pure_epsilon))
-            ee.append(float(mk.pure_epsilon))
-        else:
-            es.append(float(mk.epsilon(dk)) if dk < 1.0 else 0.0)
-            ee.append(float(mk.epsilon(delta)))
-    return {"k": ks, "eps_generic": np.array(eg), "delta_generic": np.array(dg),
-            "eps_exact_same_delta": np.array(es), "eps_exact": np.array(ee), "eps1": eps1, "delta1": delta1}
-
-
 # --------------------------------------------------------------------------------------------- figures
-
-
-def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str = TEMPLATE, **kwargs) -> dict:
-    """The same layout as :func:`dpviz.plots._theme.base_layout`, as a plain dict: plotly then resolves the
-    template once (when the Figure is built) instead of twice, which saves ~8 ms per figure update."""
-    return dict(template=template, title=dict(text=title), xaxis=dict(title=dict(text=xaxis_title)),
-                yaxis=dict(title=dict(text=yaxis_title)), **kwargs)
 
 
 def _setting_text(mechanism, noise, count, rate, delta=None, neighboring=None) -> str:
@@ -558,9 +156,9 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     2018 Thm 8). Accountants that do not apply get an empty slot labelled "n/a"; an infinite ε (no finite ε
     reaches δ) a bar at the top labelled "∞". The y axis switches to log when the bars span more than 20×.
     """
-    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
-    results = compare_accountants(mechanism, noise, count, rate, delta, neighboring)
+    results = compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=ACCOUNTANT_ORDER)
     exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
     finite = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon)]
     finite += [r.lower for r in results if r.lower is not None and math.isfinite(r.lower) and r.lower > 0]
@@ -621,8 +219,8 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     layout["yaxis"].update(dict(type="log") if use_log else dict(rangemode="tozero"))
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Sources: DRV 2010; KOV 2015; Bun–Steinke 2016 & CKS 2020 (zCDP); Mironov 2017 & Balle et al. 2020 "
-                 "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); exact: Balle–Wang "
-                 "2018 Thm 8.", below=58)
+                 "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); "
+                 "exact: Balle–Wang 2018 Thm 8.", below=58)
     if any(r.accountant == "pld" and r.lower is not None for r in results):
         h = pld_grid_step(mechanism, noise, count, neighboring, rate)
         if h > 0:
@@ -642,16 +240,19 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     k runs over :func:`count_grid` (``n_points`` log-spaced integers up to ``max_count``); ``current`` marks the
     learner's k with a vertical line. A dotted reference line shows the exact Gaussian ε when it exists.
     """
-    noise, _, rate = _check_setting(mechanism, noise, 1, rate, neighboring)
+    noise, _, rate = check_setting(mechanism, noise, 1, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
     counts = count_grid(max_count, n_points)
-    res = epsilon_vs_count(mechanism, noise, rate, delta, neighboring, counts, progress=progress)
+    res = epsilon_vs_count(mechanism, noise, rate, delta, neighboring, counts, progress=progress,
+                           accountants=ACCOUNTANT_ORDER)
     data = []
     missing = []
     for name in ACCOUNTANT_ORDER:
         info = ACCOUNTANT_INFO[name]
-        ks = [k for k, r in zip(counts, res[name]) if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
-        es = [r.epsilon for r in res[name] if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+        shown = [(k, r.epsilon) for k, r in zip(counts, res[name], strict=True)
+                 if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+        ks = [k for k, _ in shown]
+        es = [e for _, e in shown]
         if not ks:
             errs = [r.error for r in res[name] if r.error]
             missing.append(f"{info.label}: {errs[0] if errs else 'no finite ε'}")
@@ -678,8 +279,7 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     layout = _layout(title, "number of compositions k", "ε", template=template)
     layout["xaxis"]["type"] = layout["yaxis"]["type"] = "log"
     if current is not None:
-        layout["shapes"] = [dict(type="line", xref="x", yref="paper", x0=int(current), x1=int(current), y0=0, y1=1,
-                                 line=dict(color="#777777", dash="dash", width=1))]
+        layout["shapes"] = [_vline(int(current))]
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Each line: one accountant's certified ε (PLD: pessimistic end). Log–log slope: 1 for basic; "
                  "½ (ε ∝ √k) for the others<br>while kρ < 4 ln(1/δ), rising back to 1 as the mean loss kρ takes over "
@@ -707,9 +307,9 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     Every point (ε, δ) on a curve is a guarantee: the mechanism is (ε, δ(ε))-DP. A lower curve is a better
     guarantee. ε runs over ``n_points`` log-spaced values around the learner's setting; δ below 1e-16 is cut.
     """
-    noise, count, rate = _check_setting(mechanism, noise, count, rate, neighboring)
+    noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
-    results = compare_accountants(mechanism, noise, count, rate, delta, neighboring)
+    results = compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=ACCOUNTANT_ORDER)
     exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
     lo, hi = _eps_window(results, exact)
     grid = tuple(float(x) for x in np.geomspace(lo, hi, n_points))
@@ -748,9 +348,8 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
         data.append(go.Scatter(x=xs, y=y, mode="lines", name=info.label,
                                line=dict(color=info.colour, dash=info.dash, width=2.5),
                                hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.3e}}<extra></extra>"))
-    if exact is not None:
-        g = _mech.Gaussian(noise / math.sqrt(count), sensitivity=query_sensitivity(mechanism, neighboring))
-        dex = np.array([float(g.delta(e)) for e in grid])
+    dex = exact_profile(mechanism, noise, count, rate, neighboring, grid)
+    if exact is not None and dex is not None:
         data.append(go.Scatter(x=list(grid), y=[float(v) if v >= floor else None for v in dex], mode="lines",
                                name="exact (Gaussian σ/√k)", line=dict(color=ROLE["truth"], dash="dot", width=1.5),
                                hovertemplate="exact<br>ε = %{x:.4g}<br>δ = %{y:.3e}<extra></extra>"))
@@ -758,8 +357,7 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     layout = _layout(title, "ε", "δ(ε)  (log scale)", template=template)
     layout["yaxis"].update(type="log", exponentformat="power", range=[-16, 0.05])
     layout["xaxis"].update(type="log", range=[math.log10(lo), math.log10(hi)])
-    layout["shapes"] = [dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=delta, y1=delta,
-                             line=dict(color="#777777", dash="dash", width=1))]
+    layout["shapes"] = [_hline(delta)]
     layout["annotations"] = [dict(text=f"your δ = {delta:.0e}", xref="paper", yref="y", x=0.0, y=math.log10(delta),
                                   xanchor="left", yanchor="top", showarrow=False, font=dict(size=11))]
     fig = go.Figure(data=data, layout=layout)
@@ -859,17 +457,14 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
         data.append(go.Scatter(x=ks, y=[0.0] * len(ks), mode="lines", name="δ = 0 (pure DP) both ways",
                                line=dict(color=ROLE["exact"], width=3), showlegend=False, xaxis="x2", yaxis="y2",
                                hovertemplate="δ = 0<extra></extra>"))
-    grey = dict(color="#777777", dash="dash", width=1)
-    shapes = [dict(type="line", xref=xr, yref="paper", x0=group, x1=group, y0=0, y1=1, line=grey)
-              for xr in ("x", "x2")]
+    shapes = [_vline(group, xref=xr) for xr in ("x", "x2")]
     annotations = [dict(text=t, xref="paper", yref="paper", x=x, y=1.0, xanchor="center", yanchor="bottom",
                         showarrow=False, font=dict(size=14))
                    for t, x in (("ε for a group of k", 0.215), ("δ for a group of k", 0.785))]
     y2 = dict(title=dict(text="δ"), anchor="x2")
     if mechanism == "gaussian":
         y2.update(type="log", exponentformat="power")
-        shapes.append(dict(type="line", xref="x2 domain", yref="y2", x0=0, x1=1, y0=1.0, y1=1.0,
-                           line=dict(color="#777777", dash="dot", width=1)))
+        shapes.append(_hline(1.0, xref="x2 domain", yref="y2", dash="dot"))
         annotations.append(dict(text="δ = 1: vacuous", xref="x2 domain", yref="y2", x=0.02, y=0.0,
                                 xanchor="left", yanchor="top", showarrow=False, font=dict(size=11)))
     layout = dict(

@@ -44,7 +44,7 @@ _SOURCES = {
     "RandomizedResponse": "randomized response (Warner 1965; Dwork & Roth 2014, §3.2)",
     "DiscreteLaplace": "discrete Laplace (Ghosh et al. 2012; Canonne, Kamath & Steinke 2020)",
     "DiscreteGaussian": "discrete Gaussian (Canonne, Kamath & Steinke 2020, Def. 1)",
-    "TruncatedDiscreteLaplace": "TDLap (Definition 8 of 000, user-level DP with few examples)",
+    "TruncatedDiscreteLaplace": "TDLap (Ghazi et al. 2023, Def. 8: user-level DP with few examples per user)",
 }
 
 

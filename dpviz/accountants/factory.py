@@ -1,0 +1,62 @@
+"""The one string → mechanism factory: a lesson's dropdown key and noise level → a :mod:`dpviz.mechanisms` object.
+
+Lesson 01's panels (six mechanisms) and lesson 02's composition lab (Gaussian, Laplace, randomized response) both
+build their mechanisms here, so a key means the same mechanism everywhere.
+
+>>> make_mechanism("gaussian", 2.0).sigma, make_mechanism("rr", 0.5).epsilon
+(2.0, 0.5)
+"""
+
+from __future__ import annotations
+
+from dpviz import mechanisms as _m
+from dpviz._validation import check_choice, check_integer
+
+__all__ = ["MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
+
+#: The keys :func:`make_mechanism` knows, in the order lesson 01 lists them.
+MECHANISM_KINDS = ("laplace", "gaussian", "rr", "dlaplace", "dgaussian", "tdlap")
+
+#: What the ``noise`` argument of :func:`make_mechanism` is for each key: the Gaussian's σ, the Laplace scale b, or
+#: the ε₀ of randomized response / the truncated discrete Laplace.
+NOISE_PARAMETER = {"laplace": "b", "gaussian": "σ", "rr": "ε₀", "dlaplace": "b", "dgaussian": "σ", "tdlap": "ε₀"}
+
+
+def make_mechanism(kind: str, noise: float, sensitivity: float = 1.0, *, tdlap_delta: float = 1e-3):
+    """The mechanism of :mod:`dpviz.mechanisms` named by ``kind`` (one of :data:`MECHANISM_KINDS`).
+
+    ``noise`` is the parameter of :data:`NOISE_PARAMETER`:
+
+    * ``"laplace"``: ``Laplace(b, Δ)`` (Dwork & Roth 2014, Def. 3.3);
+    * ``"gaussian"``: ``Gaussian(σ, Δ)`` (Dwork & Roth 2014, Thm A.1; Balle & Wang 2018, Thm 8);
+    * ``"rr"``: binary randomized response ``RandomizedResponse(ε₀)`` (Warner 1965), whose neighbours are the two
+      bits, so ``sensitivity`` does not apply;
+    * ``"dlaplace"`` / ``"dgaussian"``: ``DiscreteLaplace(b, Δ)`` / ``DiscreteGaussian(σ, Δ)`` (Canonne, Kamath &
+      Steinke 2020), Δ an integer;
+    * ``"tdlap"``: ``TruncatedDiscreteLaplace(ε₀, tdlap_delta)`` (Ghazi et al. 2023, Def. 8), neighbours 0 and 1,
+      so ``sensitivity`` does not apply.
+
+    The mechanisms validate their own parameters (a ValueError names the parameter, its value and the allowed
+    range); an unknown ``kind`` raises a ValueError that lists the known ones.
+
+    >>> make_mechanism("dgaussian", 1.5, 2.0)
+    DiscreteGaussian(sigma=1.5, sensitivity=2)
+    >>> make_mechanism("cauchy", 1.0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: mechanism = 'cauchy' is not allowed: must be one of 'laplace', 'gaussian', 'rr', 'dlaplace', ...
+    """
+    if kind == "gaussian":
+        return _m.Gaussian(noise, sensitivity)
+    if kind == "laplace":
+        return _m.Laplace(noise, sensitivity)
+    if kind == "rr":
+        return _m.RandomizedResponse(noise)
+    if kind == "dlaplace":
+        return _m.DiscreteLaplace(noise, check_integer(sensitivity, "sensitivity", minimum=1))
+    if kind == "dgaussian":
+        return _m.DiscreteGaussian(noise, check_integer(sensitivity, "sensitivity", minimum=1))
+    if kind == "tdlap":
+        return _m.TruncatedDiscreteLaplace(noise, tdlap_delta)
+    check_choice(kind, "mechanism", MECHANISM_KINDS)
+    raise AssertionError("unreachable: every kind of MECHANISM_KINDS is handled above")
