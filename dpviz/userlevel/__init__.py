@@ -4,10 +4,14 @@ Core numerics only (numpy/scipy). Modules:
 
 * :mod:`dpviz.userlevel.data` — :class:`UserDataset`, item-level and user-level neighbours (Definitions 1–2).
 * :mod:`dpviz.userlevel.baselines` — contribution bounding and its bias, the group-privacy lift (Lemma 6).
+* :mod:`dpviz.userlevel.bounding` — lesson 03's models: heavy-tailed counts and the bias/noise/RMSE of contribution
+  bounding for every bound k at once.
 * :mod:`dpviz.userlevel.ptr` — κ, TDLap (Definition 8), hockey-stick / ≈_{ε,δ}, LDDP (Definition 16), DelStab
-  (Algorithm 1, Lemma 18) on an exact toy, subsampling (Theorem 7).
-* :mod:`dpviz.userlevel.bounds` — Theorems 4, 10, 11, Corollary 3, Observation 28, Tables 1–2, breakpoints, crossover.
-* :mod:`dpviz.userlevel.learners` — pure-DP learners ALG-8 … ALG-12 (Section 4, Appendix E).
+  (Algorithm 1, Lemma 18) on an exact toy, subsampling (Theorem 7), the exact swap-loss pmf of "why √m".
+* :mod:`dpviz.userlevel.bounds` — Theorems 4, 10, 11, Corollary 3, Observation 28, Tables 1–2, breakpoints, crossover,
+  regime breakpoints of any table row.
+* :mod:`dpviz.userlevel.learners` — pure-DP learners ALG-8 … ALG-12 (Section 4, Appendix E), the
+  exact pairwise-sum law and ALG-9's clipping trade-off.
 
 Every public function answers bad input with a ValueError (TypeError for a wrong Python type) naming the parameter
 and its range, and refuses any size beyond the caps of :mod:`dpviz.userlevel._checks` (users, examples, cells, work,
@@ -23,6 +27,12 @@ from .baselines import (
     group_privacy_lift,
     truncation_bias,
 )
+from .bounding import (
+    BoundingTradeoff,
+    bounding_curves,
+    int_log_grid,
+    sample_counts,
+)
 from .bounds import (
     TABLE1_ROWS,
     TABLE2_ROWS,
@@ -34,6 +44,7 @@ from .bounds import (
     group_privacy_users,
     item_level_users,
     observation28_bounds,
+    regime_breakpoints,
     theorem4_users,
     theorem10_item_delta,
     theorem10_item_epsilon,
@@ -43,9 +54,11 @@ from .bounds import (
 from .data import UserDataset
 from .learners import (
     ClippedPairwiseEM,
+    ClippingTradeoff,
     Selection,
     ThresholdClass,
     agnostic_pac_learner,
+    clipping_tradeoff,
     discrete_cover,
     learn_distribution_cover,
     pac_scores,
@@ -62,9 +75,11 @@ from .ptr import (
     NoisySum,
     approx_eq,
     delstab_parameters,
+    discard_curves,
     hockey_stick,
     is_lddp,
     kappa,
+    pmf_quantile,
     subsample_users,
     subsampling_amplification,
     swap_difference_pmf,
@@ -81,6 +96,11 @@ __all__ = [
     "bounding_tradeoff",
     "group_privacy_lift",
     "group_privacy_item_budget",
+    # bounding (lesson 03)
+    "int_log_grid",
+    "sample_counts",
+    "BoundingTradeoff",
+    "bounding_curves",
     # ptr
     "kappa",
     "tdlap_pmf",
@@ -96,6 +116,8 @@ __all__ = [
     "subsample_users",
     "subsampling_amplification",
     "swap_difference_pmf",
+    "pmf_quantile",
+    "discard_curves",
     # bounds
     "theorem10_item_epsilon",
     "theorem10_item_delta",
@@ -109,6 +131,7 @@ __all__ = [
     "theorem4_users",
     "breakpoints",
     "crossover_group_privacy",
+    "regime_breakpoints",
     "BoundRow",
     "TABLE1_ROWS",
     "TABLE2_ROWS",
@@ -125,4 +148,6 @@ __all__ = [
     "simulate_threshold_learning",
     "paper_tau",
     "pairwise_sum_pmf",
+    "ClippingTradeoff",
+    "clipping_tradeoff",
 ]

@@ -13,7 +13,6 @@ scale-like knobs (τ, constants, n_priv, dimensions, value ranges) ≤ :data:`MA
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -59,8 +58,8 @@ MAX_SUBSETS = 5_000
 MAX_BRUTE_VISITS = 2_000_000
 """Cap on the subsets visited by DelStab's ``output_pmf(method="brute")`` (a cross-check for tiny instances)."""
 
-MAX_PAIRWISE_M = 2_000
-"""Cap on m in :func:`~dpviz.userlevel.pairwise_sum_pmf` (an (m+1)² table)."""
+MAX_PAIRWISE_M = 1_000_000
+"""Cap on m in :func:`~dpviz.userlevel.pairwise_sum_pmf` (an FFT on 2m + 1 points; panels use ≤ 3200)."""
 
 MAX_SWAP_M = 1_000_000
 """Cap on m in :func:`~dpviz.userlevel.swap_difference_pmf` (panels use ≤ 10⁴)."""
@@ -143,10 +142,3 @@ def index_list(value: Any, name: str, n: int) -> list[int]:
     if isinstance(value, (str, bytes)) or np.ndim(value) != 1:
         raise TypeError(f"{name} = {value!r} is not allowed: must be a sequence of user indices in [0, {n - 1}].")
     return [check_integer(u, name, minimum=0, maximum=n - 1) for u in value]
-
-
-def log_expm1(x: float) -> float:
-    """ln(e^x − 1) for x > 0 without overflow (x + ln(1 − e^{−x}) for large x)."""
-    if x > 30.0:
-        return x + math.log1p(-math.exp(-x))
-    return math.log(math.expm1(x))

@@ -27,9 +27,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
+from dpviz._roots import brentq
 from dpviz._validation import check_choice, check_delta, check_in_range
+from dpviz.accountants.group import _group_log_factor
 
 from ._checks import (
     MAX_BOUND_M,
@@ -53,6 +54,7 @@ __all__ = [
     "theorem4_users",
     "breakpoints",
     "crossover_group_privacy",
+    "regime_breakpoints",
     "BoundRow",
     "TABLE1_ROWS",
     "TABLE2_ROWS",
@@ -105,14 +107,6 @@ def _log_inv_item_delta(mm: np.ndarray, eps: float, dl: float) -> np.ndarray:
             f"δ′ = δε/(m·ln(1/δ)) = {worst:.4g} must be < 1 (use a smaller δ or ε)."
         )
     return out
-
-
-def _log_expm1_array(x: np.ndarray) -> np.ndarray:
-    """ln(e^x − 1) elementwise for x > 0, without overflow."""
-    x = np.asarray(x, dtype=float)
-    big = x > 30.0
-    small = np.where(big, 1.0, x)
-    return np.where(big, x + np.log1p(-np.exp(-np.where(big, x, 30.0))), np.log(np.expm1(small)))
 
 
 def theorem10_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
@@ -345,7 +339,7 @@ def group_privacy_users(
     n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
     # ln(1/δ₀) with δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1) ≤ δ, in log space (e^{ε} may overflow, δ₀ underflow)
-    log_inv_d0 = -math.log(dl) - _log_expm1_array(eps / mm) + _log_expm1_array(np.array(eps))
+    log_inv_d0 = -math.log(dl) + _group_log_factor(eps / mm, mm)
     n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
     t = {
         "floor": np.zeros_like(mm),
@@ -430,22 +424,56 @@ def crossover_group_privacy(
             hi *= 2.0
         if f(lo) > 0:  # only when A < 1 and the transformation already wins at m = 1
             return 1.0
-        return float(optimize.brentq(f, lo, hi, xtol=1e-9, rtol=1e-13))
+        return float(brentq(f, lo, hi, xtol=1e-9, rtol=1e-13))
 
-    def g(logm: float) -> float:
-        m = math.exp(logm)
-        kw = dict(n_priv=n_priv, n_stat=n_stat, c=c, clamp=False)
+    kw = dict(n_priv=n_priv, n_stat=n_stat, c=c, clamp=False)
+
+    def g(logm: Any) -> Any:
+        m = np.exp(logm)
         return theorem10_users(m, eps, dl, **kw) - group_privacy_users(m, eps, dl, **kw)
 
     grid = np.linspace(0.0, math.log(m_max), 400)
-    vals = np.array([g(x) for x in grid])
+    vals = g(grid)  # the bounds broadcast over m: one vectorised evaluation of the whole grid
     if vals[0] < 0:
         return 1.0
     idx = np.nonzero(vals < 0)[0]
     if idx.size == 0:
         return math.inf
     i = int(idx[0])
-    return float(math.exp(optimize.brentq(g, grid[i - 1], grid[i], xtol=1e-12)))
+    return float(math.exp(brentq(lambda x: float(g(x)), grid[i - 1], grid[i], xtol=1e-12)))
+
+
+def regime_breakpoints(row: BoundRow, epsilon: float, alpha: float, dim: float, *, m_max: float = 1e9
+                       ) -> list[tuple[float, str, str]]:
+    """Where the dominant term of a Table 1/2 bound changes, as (m, from-term, to-term), m in [1, m_max].
+
+    Found on a log grid of 400 points and refined by Brent's method on ln term_a(m) = ln term_b(m) (exact for the
+    drawn formulas; the constant C cancels). For Table 1's three-term law these are m₁ = ε²/α² and m₂ = 1/α² (see
+    :func:`breakpoints`); for Theorem 4 the single m = 1/α. [derived] (Ghazi et al. 2023, Tables 1–2; digest §7.1).
+
+    >>> [round(b[0], 6) for b in regime_breakpoints(TABLE1_ROWS[1], 0.5, 0.1, 10.0)]
+    [25.0, 100.0]
+    """
+    if not isinstance(row, BoundRow):
+        raise TypeError(f"row = {type(row).__name__} is not allowed: must be a BoundRow (from TABLE1_ROWS or "
+                        "TABLE2_ROWS).")
+    m_max = check_in_range(m_max, "m_max", 1.0, MAX_BOUND_M)
+    m = np.geomspace(1.0, m_max, 400)
+    terms = row.user_level_terms(m, epsilon, alpha, dim)
+    names = [k for k in ("floor", "privacy", "statistical") if k in terms]
+    stack = np.vstack([np.asarray(terms[k], dtype=float) for k in names])
+    dom = np.argmax(stack, axis=0)
+    out = []
+    for i in np.nonzero(np.diff(dom))[0]:
+        a, b = names[dom[i]], names[dom[i + 1]]
+
+        def f(logm: float, a=a, b=b) -> float:
+            t = row.user_level_terms(math.exp(logm), epsilon, alpha, dim)
+            return math.log(t[a]) - math.log(t[b])
+
+        root = brentq(f, math.log(m[i]), math.log(m[i + 1]), xtol=1e-13)
+        out.append((math.exp(root), a, b))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- Tables 1 and 2

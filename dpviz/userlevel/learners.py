@@ -19,12 +19,12 @@ McSherry & Talwar, "Mechanism Design via Differential Privacy", FOCS 2007 (the e
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import math
 from typing import Any
 
 import numpy as np
-from scipy import special
 
 from dpviz._validation import (
     as_rng,
@@ -34,15 +34,16 @@ from dpviz._validation import (
     check_positive,
     check_probability,
 )
+from dpviz.mechanisms import exponential_mechanism, exponential_mechanism_probabilities
 
 from ._checks import (
-    MAX_CELLS,
     MAX_COVER,
     MAX_DOMAIN,
     MAX_GRID_SIZE,
     MAX_ITEMS,
     MAX_PAIRWISE_M,
     MAX_TRIALS,
+    MAX_USERS,
     MAX_WORK,
     check_cells,
     check_epsilon,
@@ -50,11 +51,6 @@ from ._checks import (
     real_array,
 )
 from .data import UserDataset
-
-try:  # the shared exponential mechanism
-    from dpviz import mechanisms as _mech
-except ImportError:  # pragma: no cover
-    _mech = None
 
 __all__ = [
     "Selection",
@@ -69,6 +65,8 @@ __all__ = [
     "simulate_threshold_learning",
     "paper_tau",
     "pairwise_sum_pmf",
+    "ClippingTradeoff",
+    "clipping_tradeoff",
 ]
 
 
@@ -120,14 +118,8 @@ def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: A
     """
     losses = np.asarray(losses, dtype=float)
     gen = as_rng(rng)
-    if _mech is not None:
-        probs = np.asarray(_mech.exponential_mechanism_probabilities(-losses, epsilon, sensitivity), dtype=float)
-        idx = int(_mech.exponential_mechanism(-losses, epsilon, sensitivity, rng=gen))
-    else:  # pragma: no cover - only while dpviz.mechanisms is absent
-        logits = -epsilon * losses / (2.0 * sensitivity)
-        w = np.exp(logits - logits.max())
-        probs = w / w.sum()
-        idx = int(gen.choice(len(probs), p=probs))
+    probs = np.asarray(exponential_mechanism_probabilities(-losses, epsilon, sensitivity), dtype=float)
+    idx = int(exponential_mechanism(-losses, epsilon, sensitivity, rng=gen))
     return Selection(idx, losses, probs, float(sensitivity), float(epsilon))
 
 
@@ -625,9 +617,11 @@ def learn_distribution_cover(
 def pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
     """Exact pmf of u = Σ_{j≤m} ψ_j on {−m, …, m} for i.i.d. ψ_j ∈ {−1, 0, +1}, P(+1) = plus, P(−1) = minus.
 
-    One user's pairwise sum in ALG-9 when ψ takes values in {−1, 0, 1} (e.g. ALG-10's mistake differences). Trinomial
-    closed form: P(u) = Σ_{a−b=u} m!/(a! b! (m−a−b)!)·plus^a·minus^b·(1−plus−minus)^{m−a−b}, computed in log space.
-    Index j of the result is u = j − m.
+    One user's pairwise sum in ALG-9 when ψ takes values in {−1, 0, 1} (e.g. ALG-10's mistake differences). The law
+    is the trinomial P(u) = Σ_{a−b=u} m!/(a! b! (m−a−b)!)·plus^a·minus^b·(1−plus−minus)^{m−a−b}, computed as the
+    m-fold convolution of the one-example law by FFT on 2m + 1 points (no wrap-around: the support has exactly
+    2m + 1 points), O(m log m); round-off (≤ 1e-15 absolute) is clipped at 0 and the result renormalised (the tests
+    compare it with the trinomial sum). Index j of the result is u = j − m. Cached; the array is read-only.
 
     >>> [round(float(v), 12) for v in pairwise_sum_pmf(1, 0.3, 0.2)]
     [0.2, 0.5, 0.3]
@@ -635,27 +629,81 @@ def pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
     m = check_integer(m, "m", minimum=1, maximum=MAX_PAIRWISE_M)
     pl = check_probability(plus, "plus")
     mi = check_probability(minus, "minus")
-    zero = 1.0 - pl - mi
-    if zero < -1e-12:
+    if 1.0 - pl - mi < -1e-12:
         raise ValueError(f"plus + minus = {pl + mi!r} is not allowed: must be <= 1.")
-    zero = max(zero, 0.0)
-    a = np.arange(m + 1)[:, None]
-    b = np.arange(m + 1)[None, :]
-    ok = a + b <= m
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logt = (
-            special.gammaln(m + 1)
-            - special.gammaln(a + 1)
-            - special.gammaln(b + 1)
-            - special.gammaln(np.maximum(m - a - b, 0) + 1)
-            + special.xlogy(a, pl)
-            + special.xlogy(b, mi)
-            + special.xlogy(np.maximum(m - a - b, 0), zero)
-        )
-    terms = np.where(ok, np.exp(np.where(ok, logt, -np.inf)), 0.0)
-    out = np.zeros(2 * m + 1)
-    np.add.at(out, (a - b + m)[ok], terms[ok])
-    return out / out.sum()
+    return _pairwise_sum_pmf(m, float(pl), float(mi))
+
+
+@functools.lru_cache(maxsize=128)
+def _pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
+    """:func:`pairwise_sum_pmf` on validated arguments."""
+    size = 2 * m + 1
+    step = np.zeros(size)
+    step[0] = max(1.0 - plus - minus, 0.0)
+    step[1] = plus
+    step[-1] = minus  # −1 wraps to the last index
+    pmf = np.fft.irfft(np.fft.rfft(step) ** m, n=size)
+    pmf = np.roll(pmf, m)  # index i ↔ u = i − m
+    pmf = np.clip(pmf, 0.0, None)
+    pmf /= pmf.sum()
+    pmf.setflags(write=False)
+    return pmf
+
+
+@dataclasses.dataclass(frozen=True)
+class ClippingTradeoff:
+    """Clipping bias against EM noise for ALG-9 (Ghazi et al. 2023, Appendix E.1), for a grid of τ.
+
+    ``bias[τ] = n·|E[clip(u, −τ, τ)] − E[u]|`` (score units, exact), ``em_error[τ] = (2Δ/ε)·ln(|ℋ|/β)`` with Δ = 2τ
+    (the standard exponential-mechanism bound, McSherry & Talwar 2007), ``signal = 0.2·α·n·m`` (the gap between the
+    events E2 and E3 of the proof of Theorem 37). Built by :func:`clipping_tradeoff`.
+    """
+
+    tau: np.ndarray
+    bias: np.ndarray
+    em_error: np.ndarray
+    signal: float
+    tau_paper: float
+    tau_best: float
+    pmf: np.ndarray
+    m: int
+
+
+def clipping_tradeoff(m: int, alpha: float, disagree: float, epsilon: float, n_users: int, n_hyp: int,
+                      *, beta: float = 0.1) -> ClippingTradeoff:
+    """Per-user pairwise sums u_i = Σ_j ψ(x_{i,j}) for a pair (H, H′) whose comparison ψ ∈ {−1, 0, 1} has mean α
+    (H worse by α) and P(ψ ≠ 0) = ``disagree``: the exact law of u (:func:`pairwise_sum_pmf`), and for 160
+    log-spaced τ in [0.5, m] the clipping bias and the EM error.
+
+    Paper's choice τ = αm + √(m·ln(1/α)) (Ghazi et al. 2023, proof of Theorem 37, constant C = 1). The EM error
+    uses ``ClippedPairwiseEM(ε, τ).sensitivity`` = 2τ.
+
+    >>> t = clipping_tradeoff(100, 0.1, 0.3, 1.0, 1000, 100)
+    >>> t.tau.size, round(t.tau_paper, 4), bool(t.bias[0] > t.bias[-1])
+    (160, 25.1743, True)
+    """
+    m = check_integer(m, "m", minimum=1, maximum=20_000)
+    alpha = check_in_range(alpha, "alpha", 0.0, 0.5, low_inclusive=False)
+    disagree = check_in_range(disagree, "disagree", 0.0, 1.0, low_inclusive=False)
+    if alpha > disagree:
+        raise ValueError(f"alpha = {alpha:g} is not allowed with disagree = {disagree:g}: the mean of ψ ∈ {{−1,0,1}} "
+                         "cannot exceed the rate at which H and H′ disagree (choose alpha ≤ disagree).")
+    epsilon = check_epsilon(epsilon, divides=True)
+    n_users = check_integer(n_users, "n_users", minimum=1, maximum=MAX_USERS)
+    n_hyp = check_integer(n_hyp, "n_hyp", minimum=2, maximum=2**53)
+    beta = check_in_range(beta, "beta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    pmf = _pairwise_sum_pmf(m, (disagree + alpha) / 2, (disagree - alpha) / 2)
+    u = np.arange(-m, m + 1, dtype=float)
+    mean_u = float(np.dot(u, pmf))
+    taus = np.geomspace(0.5, max(m, 1) * 1.0, 160)
+    clipped_means = np.array([np.dot(np.clip(u, -t, t), pmf) for t in taus])
+    bias = n_users * np.abs(clipped_means - mean_u)
+    delta_sens = np.array([ClippedPairwiseEM(epsilon, float(t)).sensitivity for t in taus])
+    em = 2 * delta_sens / epsilon * math.log(n_hyp / beta)
+    tau_paper = alpha * m + math.sqrt(m * math.log(1 / alpha))
+    best = float(taus[int(np.argmin(bias + em))])
+    return ClippingTradeoff(tau=taus, bias=bias, em_error=em, signal=0.2 * alpha * n_users * m,
+                            tau_paper=tau_paper, tau_best=best, pmf=pmf, m=m)
 
 
 def simulate_threshold_learning(

@@ -35,12 +35,11 @@ from dpviz._validation import (
     check_integer,
     check_positive,
 )
+from dpviz.accountants import amplify_without_replacement
+from dpviz.mechanisms import TruncatedDiscreteLaplace
 
 from ._checks import (
     MAX_BRUTE_VISITS,
-    MAX_CELLS,
-    MAX_EPSILON,
-    MAX_ITEMS,
     MAX_KAPPA,
     MAX_OUTPUTS,
     MAX_SUBSETS,
@@ -71,6 +70,8 @@ __all__ = [
     "subsample_users",
     "subsampling_amplification",
     "swap_difference_pmf",
+    "pmf_quantile",
+    "discard_curves",
 ]
 
 #: The output ⊥ ("no stable set found") of DelStab; last entry of ``DelStab.outputs``.
@@ -78,11 +79,6 @@ BOTTOM = "⊥"
 
 
 # ---------------------------------------------------------------------------------------------- TDLap and κ
-try:  # the shared mechanism (dpviz.mechanisms); the closed forms below are the fallback and the test oracle
-    from dpviz.mechanisms import TruncatedDiscreteLaplace as _TDLap
-except ImportError:  # pragma: no cover - only while dpviz.mechanisms is absent
-    _TDLap = None
-
 
 def kappa(epsilon: float, delta: float) -> int:
     """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (Definition 8 of 000; natural log).
@@ -104,9 +100,7 @@ def kappa(epsilon: float, delta: float) -> int:
     """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    if _TDLap is not None:
-        return int(_TDLap(epsilon, delta).kappa)
-    return 1 + math.ceil(math.log(1.0 / delta) / epsilon)  # pragma: no cover
+    return int(TruncatedDiscreteLaplace(epsilon, delta).kappa)
 
 
 def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
@@ -129,10 +123,7 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
             "(MAX_KAPPA) to build the TDLap pmf on {0, …, 2κ}; use a larger ε or δ."
         )
     r = np.arange(2 * k + 1)
-    if _TDLap is not None:
-        p = np.asarray(_TDLap(float(epsilon), float(delta)).pmf(r, value=k), dtype=float)
-    else:  # pragma: no cover
-        p = np.exp(-float(epsilon) * np.abs(r - k))
+    p = np.asarray(TruncatedDiscreteLaplace(float(epsilon), float(delta)).pmf(r, value=k), dtype=float)
     return p / p.sum()
 
 
@@ -146,12 +137,8 @@ def tdlap_sample(epsilon: float, delta: float, size: Any = None, rng: Any = None
     >>> int(r.min()) >= 0 and int(r.max()) <= 2 * kappa(1.0, 0.1)
     True
     """
-    p = tdlap_pmf(epsilon, delta)
-    gen = as_rng(rng)
-    if _TDLap is not None:
-        out = _TDLap(float(epsilon), float(delta)).sample(size=size, rng=gen)
-    else:  # pragma: no cover
-        out = gen.choice(len(p), size=size, p=p)
+    tdlap_pmf(epsilon, delta)  # validates (ε, δ) and the κ cap before sampling
+    out = TruncatedDiscreteLaplace(float(epsilon), float(delta)).sample(size=size, rng=as_rng(rng))
     return int(out) if size is None else np.asarray(out, dtype=np.int64)
 
 
@@ -880,8 +867,9 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     """(ε′, δ′) = (ln(1 + η(e^{ε} − 1)), ηδ), η = size/population (Theorem 7 of 000, [BBG18]).
 
     Sampling ``size`` of ``population`` units uniformly without replacement, substitution neighbours (digest
-    pitfall 10: not the Poisson formula). Delegates to ``dpviz.accountants.events.amplify_without_replacement`` (the
-    accounting of the ``SampledWithoutReplacement`` event) when available.
+    pitfall 10: not the Poisson formula). The formula's one home is
+    :func:`dpviz.accountants.amplify_without_replacement` (the accounting of the ``SampledWithoutReplacement``
+    event); this is the lesson's name for it.
 
     >>> eps, dl = subsampling_amplification(1.0, 1e-6, 10, 100)
     >>> round(eps, 10) == round(math.log1p(0.1 * math.expm1(1.0)), 10), dl
@@ -891,11 +879,6 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     delta = check_delta(delta, "delta")
     population = check_integer(population, "population", minimum=1, maximum=2**53)
     size = check_integer(size, "size", minimum=1, maximum=population)
-    try:
-        from dpviz.accountants.events import amplify_without_replacement
-    except ImportError:  # pragma: no cover - only while dpviz.accountants is absent
-        eta = size / population
-        return math.log1p(eta * math.expm1(epsilon)), eta * delta
     e2, d2 = amplify_without_replacement(epsilon, delta, size, population)
     return float(e2), float(d2)
 
@@ -905,22 +888,60 @@ def swap_difference_pmf(m: int, p: float) -> np.ndarray:
     """Exact pmf of |S − S′| on {0, …, m} for independent S, S′ ∼ Bin(m, p): two random users' sums of m bits.
 
     With A an ε₀-item-level DP noisy count, swapping the two users' blocks costs privacy loss ε₀·|S − S′| — at
-    worst ε₀·m (group privacy), typically ≈ ε₀·√(2mp(1−p))·√(2/π) ([derived] illustration of Theorems 13/17 of 000;
-    digest §7.5). P(|D| = 0) = Σ_s b(s)², P(|D| = d) = 2·Σ_s b(s)·b(s+d) for d ≥ 1 (b the binomial pmf);
-    the correlation is computed directly for m ≤ 2000 and by FFT beyond (round-off ≤ 1e-15, clipped at 0).
+    worst ε₀·m (group privacy), typically ≈ ε₀·√(2mp(1−p))·√(2/π) ([derived] illustration of Theorems 13/17 of
+    Ghazi et al. 2023; digest §7.5). P(|D| = 0) = Σ_s b(s)², P(|D| = d) = 2·Σ_s b(s)·b(s+d) for d ≥ 1 (b the
+    binomial pmf): the autocorrelation of b, computed by FFT on 2m + 1 points (no wrap-around), O(m log m) for every
+    m. Round-off (≤ 1e-15 absolute) is clipped at 0 and the result renormalised. Cached; the array is read-only.
 
     >>> [round(float(v), 12) for v in swap_difference_pmf(1, 0.5)]
     [0.5, 0.5]
     """
     m = check_integer(m, "m", minimum=1, maximum=MAX_SWAP_M)
     p = check_in_range(p, "p", 0.0, 1.0)
+    return _swap_difference_pmf(m, float(p))
+
+
+@functools.lru_cache(maxsize=256)
+def _swap_difference_pmf(m: int, p: float) -> np.ndarray:
+    """:func:`swap_difference_pmf` on validated (m, p)."""
     b = binomial_pmf(m, p)  # not scipy.stats: its import costs every kernel ~0.5 CPU-s and ~45 MB
-    if m <= 2000:
-        corr = np.correlate(b, b, mode="full")
-    else:  # the same correlation by FFT on 2m + 1 points (no wrap-around)
-        f = np.fft.rfft(b, 2 * m + 1)
-        corr = np.roll(np.fft.irfft(f * np.conj(f), 2 * m + 1), m)
-    corr = np.maximum(corr, 0.0)
-    out = corr[m:].copy()  # index d ↔ D = S − S′ = d ≥ 0
-    out[1:] *= 2.0  # D and −D are equally likely
-    return out / out.sum()
+    size = 2 * m + 1  # lags −m..m fit exactly: no wrap-around
+    f = np.fft.rfft(b, size)
+    d = np.fft.irfft(f * np.conj(f), size)  # index j ↔ S − S′ = j (mod size)
+    d = np.clip(d, 0.0, None)
+    d /= d.sum()
+    out = d[: m + 1].copy()
+    out[1:] += d[m + 1:][::-1]  # D and −D are equally likely
+    out.setflags(write=False)
+    return out
+
+
+def pmf_quantile(pmf: Any, q: float) -> int:
+    """Smallest index i with Σ_{j ≤ i} pmf[j] ≥ q (the q-quantile of a pmf on {0, 1, …}), with a 10⁻¹² tolerance
+    on the cumulative sum so that rounding in a pmf summing to 1 cannot push an exact quantile one step up.
+
+    >>> pmf_quantile([0.25, 0.25, 0.5], 0.5), pmf_quantile([0.25, 0.25, 0.5], 0.51)
+    (1, 2)
+    """
+    q = check_in_range(q, "q", 0.0, 1.0)
+    pmf = real_array(pmf, "pmf", ndim=1)
+    return int(np.searchsorted(np.cumsum(pmf), q - 1e-12))
+
+
+def discard_curves(convention: str = "proof") -> tuple[np.ndarray, tuple[tuple[float, np.ndarray], ...]]:
+    """4κ(ε̄, δ̄) — the users Algorithm 1 of Ghazi et al. 2023 always deletes — on 120 log-spaced ε in [0.05, 10],
+    for δ ∈ {10⁻², 10⁻⁴, 10⁻⁶, 10⁻⁹, 10⁻¹²}: ``(eps_grid, ((delta, four_kappa), …))`` (lesson 04's PTR figure).
+
+    >>> eps, curves = discard_curves()
+    >>> eps.size, [d for d, _ in curves][:2], int(curves[2][1][0]) == delstab_parameters(0.05, 1e-6).discarded
+    (120, [0.01, 0.0001], True)
+    """
+    return _discard_curves(check_choice(convention, "convention", ("proof", "printed")))
+
+
+@functools.lru_cache(maxsize=4)
+def _discard_curves(convention: str) -> tuple[np.ndarray, tuple]:
+    eps_grid = np.geomspace(0.05, 10, 120)
+    curves = tuple((d, np.array([delstab_parameters(float(e), d, convention=convention).discarded for e in eps_grid]))
+                   for d in (1e-2, 1e-4, 1e-6, 1e-9, 1e-12))
+    return eps_grid, curves
