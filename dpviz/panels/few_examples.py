@@ -19,8 +19,26 @@ from typing import Any
 import numpy as np
 
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
-from dpviz.plots import userlevel as P
+from dpviz.panels._format import _table
+from dpviz.plots import few_examples as P
+from dpviz.userlevel import (
+    TABLE1_ROWS,
+    TABLE2_ROWS,
+    ClippingTradeoff,
+    DelStab,
+    NoisySum,
+    UserDataset,
+    clipping_tradeoff,
+    crossover_group_privacy,
+    delstab_parameters,
+    pmf_quantile,
+    regime_breakpoints,
+    simulate_threshold_learning,
+    swap_difference_pmf,
+    tdlap_pmf,
+)
 
+# Numbers come from dpviz.userlevel, figures from dpviz.plots.few_examples.
 # Paired views are built with template="none" and joined by P.side_by_side, which applies the dpviz template once
 # (template validation is the most expensive step of building a plotly figure).
 
@@ -39,14 +57,7 @@ HIDDEN_NOTE = ("<p style='color:#8a4b00'>Hidden constants and polylog factors ar
                "</p>")
 
 
-def _table(rows: list[tuple[str, str]]) -> str:
-    return "<table>" + "".join(
-        f"<tr><td style='padding:1px 12px 1px 0'>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
-
-
 def _rows():
-    from dpviz.userlevel import TABLE1_ROWS, TABLE2_ROWS
-
     return {f"t{r.table}:{r.key}": r for r in (*TABLE1_ROWS, *TABLE2_ROWS)}
 
 
@@ -80,7 +91,7 @@ class UsersNeededPanel(Panel):
         n1 = row.item_level(eps, alpha, dim, constant=C)
         naive = C * sum(f(np.array([m]), eps / m, alpha, dim) for _, f in row.item_terms)[0] / m
         dominant = max((k for k in ("floor", "privacy", "statistical") if k in t), key=lambda k: t[k])
-        bps = P.regime_breakpoints(row, eps, alpha, dim)
+        bps = regime_breakpoints(row, eps, alpha, dim)
         rows = [
             ("row", f"Table {row.table}, {row.problem}: {row.ours_formula} ({row.source}); item-level "
                     f"{row.item_formula}; dimension = {row.dimension}"),
@@ -119,15 +130,14 @@ class GenericTransformationPanel(Panel):
         }
 
     def _render(self, v: dict[str, Any]) -> View:
-        from dpviz.userlevel import crossover_group_privacy, delstab_parameters
-
         eps, dl = float(v["epsilon"]), float(v["delta"])
         kw = dict(n_priv=float(v["n_priv"]), n_stat=float(v["n_stat"]), c=float(v["c"]),
                   constant=float(v["constant"]))
         f1 = P.generic_users_figure(eps, dl, **kw, template="none")
         f2 = P.item_budget_figure(eps, dl, template="none")
         mb = crossover_group_privacy(eps, dl, kind="budget")
-        mu = P._users_crossover(np.geomspace(1.0, 1e8, 240), eps, dl, kw["n_priv"], kw["n_stat"], kw["c"])
+        mu = crossover_group_privacy(eps, dl, kind="users", n_priv=kw["n_priv"], n_stat=kw["n_stat"], c=kw["c"],
+                                     m_max=1e8)
         par = delstab_parameters(eps, dl)
         readout = _table([
             ("Theorem 10's item budget beats ε/m for",
@@ -156,8 +166,6 @@ class PTRPricePanel(Panel):
         }
 
     def _render(self, v: dict[str, Any]) -> View:
-        from dpviz.userlevel import delstab_parameters, tdlap_pmf
-
         eps, dl, conv = float(v["epsilon"]), float(v["delta"]), v["convention"]
         par = delstab_parameters(eps, dl, convention=conv)
         other = delstab_parameters(eps, dl, convention="printed" if conv == "proof" else "proof")
@@ -199,8 +207,6 @@ class DelStabToyPanel(Panel):
         }
 
     def _render(self, v: dict[str, Any]) -> View:
-        from dpviz.userlevel import DelStab, NoisySum, UserDataset, delstab_parameters
-
         eps, dl = float(v["epsilon"]), float(v["delta"])
         n, m = int(v["n_users"]), int(v["m"])
         par = delstab_parameters(eps, dl)
@@ -256,8 +262,8 @@ class SqrtMPanel(Panel):
         m, p, e0 = int(round(v["m"])), float(v["p"]), float(v["epsilon0"])
         f1 = P.swap_loss_figure(m, p, e0, template="none")
         f2 = P.swap_loss_scaling_figure(p, e0, m_mark=m, template="none")
-        pmf = P._swap_loss_pmf(m, p)
-        q99 = P._quantile(pmf, 0.99)
+        pmf = swap_difference_pmf(m, p)
+        q99 = pmf_quantile(pmf, 0.99)
         mean = float(np.dot(np.arange(m + 1), pmf))
         readout = _table([
             ("worst case ε₀·m (group privacy)", f"{e0 * m:.4g}"),
@@ -289,8 +295,6 @@ class ThresholdLearnerPanel(Panel):
         return {"m": [2, 8, 32, 64], "epsilon": [0.5, 2.0, 4.0], "grid_size": [100, 1000], "trials": [30, 60]}
 
     def _render(self, v: dict[str, Any]) -> View:
-        from dpviz.userlevel import simulate_threshold_learning
-
         m, eps, K, trials = int(v["m"]), float(v["epsilon"]), int(v["grid_size"]), int(v["trials"])
         n_grid = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
         ms = [1, m]
@@ -353,7 +357,7 @@ class ClippingPanel(Panel):
              "signal is biased away; too loosely and the exponential mechanism's noise (∝ τ) drowns it.")
 
     def __init__(self, **overrides: Any):
-        self._last: P.ClippingTradeoff | None = None
+        self._last: ClippingTradeoff | None = None
         self.exercise = PredictReveal(
             "For the current settings, roughly which τ minimises clipping bias + EM error? "
             "(In units of τ, not τ/√m.)",
@@ -381,8 +385,8 @@ class ClippingPanel(Panel):
     def _render(self, v: dict[str, Any]) -> View:
         m = int(round(v["m"]))
         tau = float(v["tau_rel"]) * math.sqrt(m)
-        t = P.clipping_tradeoff(m, float(v["alpha"]), float(v["disagree"]), float(v["epsilon"]),
-                                int(round(v["n_users"])), int(round(v["n_hyp"])))
+        t = clipping_tradeoff(m, float(v["alpha"]), float(v["disagree"]), float(v["epsilon"]),
+                              int(round(v["n_users"])), int(round(v["n_hyp"])))
         self._last = t
         f1 = P.clipping_histogram_figure(t, tau, template="none")
         f2 = P.clipping_tradeoff_figure(t, tau, template="none")

@@ -13,21 +13,17 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from dpviz.accountants.group import group_privacy_curve, group_privacy_log_factor
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
-from dpviz.plots import userlevel as P
+from dpviz.panels._format import _table
+from dpviz.plots import items_to_users as P
+from dpviz.userlevel import BoundingTradeoff, bounding_curves
 
+# Numbers come from dpviz.accountants.group and dpviz.userlevel, figures from dpviz.plots.items_to_users.
 # Paired views are built with template="none" and joined by P.side_by_side, which applies the dpviz template once
 # (template validation is the most expensive step of building a plotly figure).
 
 __all__ = ["NeighboursPanel", "GroupPrivacyCostPanel", "BoundingExplorerPanel"]
-
-
-def _row(label: str, value: str) -> str:
-    return f"<tr><td style='padding:1px 12px 1px 0'>{label}</td><td><b>{value}</b></td></tr>"
-
-
-def _table(rows: list[tuple[str, str]]) -> str:
-    return "<table>" + "".join(_row(a, b) for a, b in rows) + "</table>"
 
 
 class NeighboursPanel(Panel):
@@ -97,9 +93,9 @@ class GroupPrivacyCostPanel(Panel):
         m_max = max(int(v["m_max"]), m)
         f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m, template="none")
         f2 = P.group_privacy_delta_figure(eps, dlt, m_max, m_mark=m, template="none")
-        e_m, d_m, d_l = P.group_privacy_cost(eps, dlt, [m])
+        e_m, d_m, d_l = group_privacy_curve(eps, dlt, [m])
         # log10 of the blow-up factor, in log space: e^{mε} overflows a float long before m = 10⁴ at ε = 3
-        log10_factor = (m * eps + math.log1p(-math.exp(-m * eps)) - math.log(math.expm1(eps))) / math.log(10.0)
+        log10_factor = group_privacy_log_factor(eps, m) / math.log(10.0)
         verdict = ("<span style='color:#D55E00'>vacuous: δ′ ≥ 1 promises nothing</span>" if d_m[0] >= 1
                    else ("<span style='color:#D55E00'>weak: ε′ > 10</span>" if e_m[0] > 10 else "meaningful"))
         readout = _table([
@@ -131,7 +127,7 @@ class BoundingExplorerPanel(Panel):
             rel_tol=0.25,
             guess_label="your k:",
         )
-        self._last: P.BoundingTradeoff | None = None
+        self._last: BoundingTradeoff | None = None
         super().__init__(**overrides)
 
     def _build_controls(self):
@@ -160,8 +156,8 @@ class BoundingExplorerPanel(Panel):
 
     def _render(self, v: dict[str, Any]) -> View:
         k = int(round(v["k"]))
-        t = P.bounding_curves(int(round(v["n_users"])), float(v["median"]), float(v["tail"]), float(v["epsilon"]),
-                              mechanism=v["mechanism"], delta=float(v["delta"]), cap=1000)
+        t = bounding_curves(int(round(v["n_users"])), float(v["median"]), float(v["tail"]), float(v["epsilon"]),
+                            mechanism=v["mechanism"], delta=float(v["delta"]), cap=1000)
         self._last = t
         f1 = P.bounding_error_figure(t, k)
         f2 = P.contribution_histogram_figure(t, k)

@@ -1,0 +1,67 @@
+"""Figure tests of lesson 03 "From items to users" (dpviz.plots.items_to_users): the figures draw the numbers of dpviz.userlevel, with the right marks and
+captions. The numerics themselves are tested against oracles in tests/test_userlevel_models.py.
+"""
+
+from __future__ import annotations
+
+import mpmath as mp
+import numpy as np
+import pytest
+
+import dpviz.userlevel as U
+from dpviz.plots import items_to_users as P
+
+
+def _mp_group_delta(eps, delta, k):
+    with mp.workdps(50):
+        return +(mp.mpf(delta) * (mp.exp(k * mp.mpf(eps)) - 1) / (mp.exp(mp.mpf(eps)) - 1))
+
+
+def test_group_privacy_figures_content():
+    f = P.group_privacy_epsilon_figure(0.5, 1000, m_mark=10)
+    x, y = np.asarray(f.data[0].x), np.asarray(f.data[0].y)
+    assert x[0] == 1 and x[-1] == 1000
+    np.testing.assert_allclose(y, 0.5 * x)
+    assert f.layout.xaxis.type == "log" and f.layout.yaxis.type == "log"
+    g = P.group_privacy_delta_figure(1.0, 1e-6, 1000, m_mark=10)
+    # the "vacuous from m = …" line sits at the first m with δ′ ≥ 1
+    first = next(m for m in range(1, 1000) if _mp_group_delta(1.0, 1e-6, m) >= 1)
+    assert any(s.x0 == first for s in g.layout.shapes)
+    assert any(f"m = {first}" in (a.text or "") for a in g.layout.annotations)
+    with pytest.raises(ValueError, match="delta"):
+        P.group_privacy_delta_figure(1.0, 0.0)
+
+
+def test_bounding_figures_mark_optimum_and_current_k():
+    t = U.bounding_curves(1000, 5.0, 2.0, 1.0)
+    f = P.bounding_error_figure(t, 20)
+    names = [tr.name for tr in f.data]
+    assert f"optimum k* = {t.k_user}" in names and "your k = 20" in names
+    star = f.data[names.index(f"optimum k* = {t.k_user}")]
+    assert star.y[0] == pytest.approx(t.rmse_user.min())
+    assert any(s.x0 == 20 for s in f.layout.shapes)
+    h = P.contribution_histogram_figure(t, 20)
+    kept, cut = h.data[0], h.data[1]
+    assert sum(kept.y[:-1]) + sum(cut.y[:-1]) == t.counts.size
+    assert sum(cut.y[:-1]) == int((t.counts > 20).sum())
+    with pytest.raises(ValueError, match="k"):
+        P.bounding_error_figure(t, 0)
+
+
+@pytest.mark.parametrize("kind", ["item", "user"])
+def test_neighbours_figure_differs_in_the_right_cells(kind):
+    f = P.neighbours_figure(5, 4, user=2, index=1, kind=kind)
+    a, b = np.asarray(f.data[0].z), np.asarray(f.data[1].z)
+    diff = np.argwhere(a != b)
+    if kind == "item":
+        assert diff.tolist() == [[2, 1]]
+    else:
+        assert sorted(diff[:, 0].tolist()) == [2, 2, 2, 2] and len(diff) == 4  # the whole row of user 3
+    assert set(np.unique(a)) <= {1, 2, 3, 4, 5} and set(np.unique(b)) <= {1, 2, 3, 4, 5}
+
+
+def test_neighbours_figure_rejects_bad_input():
+    with pytest.raises(ValueError, match="user"):
+        P.neighbours_figure(3, 3, user=3)
+    with pytest.raises(ValueError, match="kind"):
+        P.neighbours_figure(3, 3, kind="group")
