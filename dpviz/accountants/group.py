@@ -79,7 +79,8 @@ def _group_privacy(epsilon: Any, delta: Any, k: Any, *, cap: float = 1.0) -> tup
     """(kε, δ·Σ_{j<k} e^{jε}) elementwise on validated ε ≥ 0, 0 ≤ δ < 1, k ≥ 1 (broadcast; float arrays).
 
     δ′ is capped at ``cap`` (1 for a guarantee: δ ≥ 1 says nothing; :func:`group_privacy_curve` passes e^{700}).
-    kε ≤ 700: δ·((e^{kε} − 1)/(e^{ε} − 1)) with two ``expm1`` (ε = 0: δ·k); beyond, exp(ln δ + ln factor).
+    kε ≤ 700: δ·((e^{kε} − 1)/(e^{ε} − 1)) with two ``expm1`` (ε = 0: δ·k); beyond, δ·e^{ln factor} while the
+    factor is a double (ε alone large, k small; exact at k = 1), else exp(ln δ + ln factor).
     :func:`_group_privacy1` is the same branches on Python floats (tested equal elementwise).
     """
     eps, dl, kk = np.broadcast_arrays(np.asarray(epsilon, dtype=float), np.asarray(delta, dtype=float),
@@ -89,7 +90,9 @@ def _group_privacy(epsilon: Any, delta: Any, k: Any, *, cap: float = 1.0) -> tup
         direct = (ke <= _LOG_SWITCH) & (eps > 0)
         factor = np.expm1(np.where(direct, ke, 1.0)) / np.expm1(np.where(direct, eps, 1.0))
         log_cap = math.log(cap)
-        via_logs = np.exp(np.minimum(np.log(np.where(dl > 0, dl, 1.0)) + _group_log_factor(eps, kk), log_cap))
+        log_f = _group_log_factor(eps, kk)
+        via_logs = np.where(log_f <= _LOG_SWITCH, dl * np.exp(np.minimum(log_f, _LOG_SWITCH)),
+                            np.exp(np.minimum(np.log(np.where(dl > 0, dl, 1.0)) + log_f, log_cap)))
         d = np.where(eps == 0, dl * kk, np.where(direct, dl * factor, via_logs))
     d = np.where(dl == 0, 0.0, np.minimum(d, cap))
     return ke + 0.0, d + 0.0
@@ -106,6 +109,8 @@ def _group_privacy1(eps: float, delta: float, k: float) -> tuple[float, float]:
     if ke <= _LOG_SWITCH:
         return ke, min(1.0, delta * (math.expm1(ke) / math.expm1(eps)))
     log_factor = (k - 1.0) * eps + math.log(-math.expm1(-ke)) - math.log(-math.expm1(-eps))
+    if log_factor <= _LOG_SWITCH:  # ε alone is large (k small): the factor itself is a double (1 at k = 1)
+        return ke, min(1.0, delta * math.exp(log_factor))
     return ke, math.exp(min(math.log(delta) + log_factor, 0.0))
 
 
@@ -130,7 +135,9 @@ def _array(value: Any, name: str, low: float, high: float, *, high_open: bool = 
         bad = (arr < low) | ((arr >= high) if high_open else (arr > high))
         allowed = f"a number in [{low:g}, {high:g}{')' if high_open else ']'}"
     if np.any(bad):
-        raise ValueError(f"{name} = {arr[bad].flat[0]!r} is not allowed: must be {allowed}.")
+        first = float(arr[bad].flat[0])
+        shown = int(first) if integer and first.is_integer() else first
+        raise ValueError(f"{name} = {shown!r} is not allowed: must be {allowed}.")
     return arr, False
 
 
