@@ -234,3 +234,124 @@ def as_rng(rng: Any = None) -> np.random.Generator:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
         raise _fail("rng", rng, "a numpy Generator, an int seed or None") from None
+
+
+# ============================================================================================ array arguments
+# Scalar-or-array argument helpers of the numerical core (formerly in dpviz/mechanisms.py): each returns
+# (float array, was_scalar) so that a function validates once at its public boundary, computes on arrays, and
+# hands back a float for scalar input (:func:`_out`).
+
+#: Most values one call may draw (``size`` of ``sample_noise``/``sample``/the samplers, counted over all axes):
+#: 10⁷ doubles are 80 MB; a larger request is refused with a ValueError naming this cap.
+MAX_SAMPLES = 10_000_000
+
+
+def _eps_arg(epsilon: Any) -> tuple[np.ndarray, bool]:
+    """ε ≥ 0 (finite), scalar or array; returns (float array, was_scalar)."""
+    if np.ndim(epsilon) == 0:
+        e = check_positive(epsilon, "epsilon", allow_zero=True)
+        return np.array([e]), True
+    arr = check_real_array(epsilon, "epsilon")
+    if np.any(arr < 0):
+        bad = float(arr[arr < 0][0])
+        raise ValueError(f"epsilon = {bad!r} is not allowed: must be a non-negative number >= 0.")
+    return arr.astype(float), False
+
+
+def _alpha_arg(alpha: Any) -> tuple[np.ndarray, bool]:
+    if np.ndim(alpha) == 0:
+        return np.array([check_probability(alpha, "alpha")]), True
+    arr = check_real_array(alpha, "alpha")
+    if np.any((arr < 0) | (arr > 1)):
+        bad = float(arr[(arr < 0) | (arr > 1)][0])
+        raise ValueError(f"alpha = {bad!r} is not allowed: must be a number in [0, 1].")
+    return arr.astype(float), False
+
+
+def _array_arg(value: Any, name: str, low: float, high: float, *, low_inclusive: bool = True,
+               high_inclusive: bool = True) -> tuple[np.ndarray, bool]:
+    """A number or array of numbers in an interval (NaN refused); returns (float array, was_scalar)."""
+    if np.ndim(value) == 0:
+        return np.array([check_in_range(value, name, low, high, low_inclusive=low_inclusive,
+                                        high_inclusive=high_inclusive)]), True
+    arr = check_real_array(value, name, finite=False).astype(float)
+    ok = ((arr >= low) if low_inclusive else (arr > low)) & ((arr <= high) if high_inclusive else (arr < high))
+    if not np.all(ok):
+        lb, rb = "[" if low_inclusive else "(", "]" if high_inclusive else ")"
+        bad = float(arr[~ok].flat[0])
+        raise ValueError(f"{name} = {bad!r} is not allowed: must be a number in {lb}{low:g}, {high:g}{rb}.")
+    return arr, False
+
+
+def _nonneg(x: np.ndarray) -> np.ndarray:
+    """max(x, 0) without negative zeros."""
+    return np.where(x > 0, x, 0.0)
+
+
+def _clip01(x, lo=0.0, hi=1.0):
+    """Clip to [lo, hi] without negative zeros; NaN stays NaN (so :func:`_no_nan` can refuse it, never 0)."""
+    return np.where(x > lo, np.minimum(x, hi), np.where(np.isnan(x), x, lo)) + 0.0
+
+
+def _no_nan(arr: np.ndarray, what: str, name: str, value) -> np.ndarray:
+    """Raise instead of returning NaN: every formula here is finite on its validated domain, so a NaN is a
+    floating-point failure at extreme parameters and must not reach the caller as a number."""
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{what} could not be evaluated at {name} = {value!r}: the computation lost all precision "
+                         "(extreme parameters); nothing is returned rather than NaN.")
+    return arr
+
+
+def _out(arr: np.ndarray, scalar: bool):
+    return float(arr[0]) if scalar else arr
+
+
+def _size_arg(size: Any) -> tuple[tuple[int, ...], bool]:
+    """``size`` of a sampler: None (one scalar), an integer or a shape; at most :data:`MAX_SAMPLES` values."""
+    if size is None:
+        return (1,), True
+    if np.ndim(size) == 0:
+        return (check_integer(size, "size", minimum=0, maximum=MAX_SAMPLES),), False
+    if isinstance(size, np.ndarray) and size.size == 0:
+        return (), False
+    try:
+        parts = list(size)
+    except TypeError:
+        raise ValueError(f"size = {size!r} is not allowed: must be None, an integer or a tuple of integers.") from None
+    if len(parts) > 32:
+        raise ValueError(f"size has {len(parts)} axes, which is not allowed: must have at most 32 (numpy's limit).")
+    shape = tuple(check_integer(s, "size", minimum=0, maximum=MAX_SAMPLES) for s in parts)
+    if math.prod(shape) > MAX_SAMPLES:
+        raise ValueError(f"size = {shape!r} is not allowed: must hold at most {MAX_SAMPLES} values in total "
+                         f"(it holds {math.prod(shape)}).")
+    return shape, False
+
+
+_INT_LIMIT = 2**53  # integer query values: exact in float64, and value + noise stays far inside int64
+
+
+def _values_arg(value: Any, *, integer: bool) -> tuple[np.ndarray, bool]:
+    name = "value"
+    if np.ndim(value) == 0:
+        if integer:
+            return np.array([check_integer(value, name, minimum=-_INT_LIMIT, maximum=_INT_LIMIT)],
+                            dtype=np.int64), True
+        return np.array([_as_float(value, name, "a finite number")]), True
+    arr = check_real_array(value, name)
+    if integer:
+        if not np.all(np.equal(np.mod(arr, 1), 0)):
+            bad = arr[np.mod(arr, 1) != 0].flat[0]
+            raise ValueError(f"value = {bad!r} is not allowed: must be an integer (discrete mechanism).")
+        if np.any(np.abs(arr) > _INT_LIMIT):
+            bad = arr[np.abs(arr) > _INT_LIMIT].flat[0]
+            raise ValueError(f"value = {bad!r} is not allowed: must be an integer in [-2**53, 2**53].")
+        return arr.astype(np.int64), False
+    return arr.astype(float), False
+
+
+def _grid_arg(x: Any, name: str) -> np.ndarray:
+    """Points at which a pmf/pdf/sf is evaluated: numbers, ±inf allowed, NaN refused."""
+    arr = check_real_array(x, name, allow_empty=True, finite=False)
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} contains NaN, which is not allowed: must be numbers (±inf allowed).")
+    return arr

@@ -612,7 +612,7 @@ def test_property_pure_dp_accountants_agree_and_order(eps0, k, log_delta):
 
 import warnings  # noqa: E402
 
-from dpviz.accountants._base import TINY_DELTA, TOP_DELTA  # noqa: E402
+from dpviz._inverse import TINY_DELTA, TOP_DELTA  # noqa: E402
 
 
 def _mp_gauss_delta(mu, eps):

@@ -9,13 +9,11 @@ the accountant unchanged.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import Any
 
-from scipy import optimize
-
 from dpviz._validation import check_choice, check_delta, check_integer, check_positive
-from dpviz.accountants.events import NEIGHBORING, is_event, unsupported_reason_subsampling
+from dpviz.accountants.events import NEIGHBORING, is_event
+from dpviz.accountants.profiles import unsupported_reason_subsampling
 
 __all__ = ["Accountant", "MAX_COUNT"]
 
@@ -134,108 +132,6 @@ class Accountant:
 
     def _delta(self, epsilon: float) -> float:  # pragma: no cover - abstract
         raise NotImplementedError
-
-
-def epsilon_from_delta_function(delta_of_eps, target: float, hi: float = 1.0, *, rtol: float = 1e-12) -> float:
-    """Smallest ε ≥ 0 with ``delta_of_eps(ε) ≤ target`` for a non-increasing δ(ε), by bisection that keeps the
-    feasible (upper) end, so the answer never under-reports ε. ``math.inf`` when no ε ≤ 1e4 works."""
-    if delta_of_eps(0.0) <= target:
-        return 0.0
-    lo = 0.0
-    while delta_of_eps(hi) > target:
-        lo = hi
-        hi *= 2.0
-        if hi > 1e4:
-            return math.inf
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if delta_of_eps(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-        if hi - lo <= rtol * max(hi, 1e-300):
-            break
-    return hi
-
-
-#: the smallest positive double: a δ below it cannot be represented, so a δ(ε) search rounds up to it
-TINY_DELTA = 5e-324
-
-#: largest double below 1: the largest δ an ε(δ) can be asked about
-TOP_DELTA = 1.0 - 2.0**-53
-
-
-def delta_from_epsilon_function(eps_of_delta, epsilon: float, *, rtol: float = 1e-10,
-                                eps_at_zero: float = math.inf) -> float:
-    """δ(ε) of an accountant that is stated as ε(δ): the smallest δ ∈ [0, 1] with ``eps_of_delta(δ) ≤ epsilon``.
-
-    The accountant certifies (ε(δ), δ) for every δ ∈ (0, 1), and (ε, δ)-DP implies (ε′, δ′)-DP for ε′ ≥ ε,
-    δ′ ≥ δ; so the pairs it certifies at ε are {δ : ε(δ) ≤ ε}, and δ(ε) is their infimum — non-increasing in ε
-    whatever ε(δ) looks like. ε(δ) is non-increasing here, so the set is an interval [δ*, 1) and δ* is found in
-    x = ln δ ∈ [ln 5e-324, ln(1 − 2⁻⁵³)] by regula falsi with the Illinois modification (Dowell & Jarratt 1971; a
-    bisection step whenever an end is infinite or a step fails to halve the bracket), keeping a bracket
-    [x_lo, x_hi] with ε(e^{x_lo}) > ``epsilon`` ≥ ε(e^{x_hi}) until it is ``rtol`` wide. The δ returned is always
-    one at which ``eps_of_delta`` was evaluated and found ≤ ``epsilon``, so ε(δ(ε)) ≤ ε exactly and δ(ε) is never
-    below the accountant's own infimum (it exceeds it by < ``rtol`` relative). Typically 6–12 evaluations of ε(δ).
-    Ends:
-
-    * 1.0 when even δ = 1 − 2⁻⁵³ needs a larger ε (no guarantee at this ε);
-    * 0.0 when ``eps_at_zero`` (the limit of ε(δ) as δ → 0, supplied by the accountant: ∞ unless the ledger has
-      no δ part at all) is ≤ ``epsilon``;
-    * 5e-324 (the smallest positive double, rounding the infimum up) when that δ is already feasible but δ = 0
-      is not: the exact δ then lies in (0, 5e-324].
-
-    ``eps_of_delta`` must accept every δ in [5e-324, 1) (shares δ/k that underflow to 0 included) without
-    warnings.
-    """
-    e_hi = eps_of_delta(TOP_DELTA)
-    if e_hi > epsilon:
-        return 1.0
-    if eps_at_zero <= epsilon:
-        return 0.0
-    e_lo = eps_of_delta(TINY_DELTA)
-    if e_lo <= epsilon:
-        return TINY_DELTA
-    x_lo, x_hi = _logit(TINY_DELTA), _logit(TOP_DELTA)
-    seen = {"feasible": x_hi, "infeasible": x_lo}  # smallest x found feasible, largest x below it found infeasible
-    target = math.asinh(epsilon)
-
-    def g(x: float) -> float:
-        e = eps_of_delta(_expit(x))
-        # asinh compresses ε's many orders of magnitude (∞ included, as a huge finite value) so that the
-        # interpolation steps of Brent's method make progress; the root is unchanged (asinh is increasing). The
-        # sign is the feasibility, strictly: a 0 would end the search there (asinh can round a difference of a few
-        # ulps of ε away, and ε(δ) = ε can hold on a whole interval, ε = 0 above some δ*)
-        if e <= epsilon:
-            seen["feasible"] = min(seen["feasible"], x)
-            return min(math.asinh(e) - target, 0.0) - 1e-12
-        if x < seen["feasible"]:
-            seen["infeasible"] = max(seen["infeasible"], x)
-        return max(min(math.asinh(e), 1e300) - target, 1e-300)
-
-    with warnings.catch_warnings():  # Brent may report non-convergence in maxiter; the bracket is still valid
-        warnings.simplefilter("ignore", RuntimeWarning)
-        optimize.brentq(g, x_lo, x_hi, xtol=0.25 * rtol, rtol=4 * 2.0**-52, maxiter=200, full_output=True, disp=False)
-    # safeguard: where ε(δ) is not exactly monotone (a numerical minimisation inside it), Brent may stop at an
-    # infeasible point with the nearest feasible one further away; bisect between them to the tolerance
-    for _ in range(200):
-        a, b = seen["infeasible"], seen["feasible"]
-        if b - a <= rtol:
-            break
-        g(0.5 * (a + b))
-    return _expit(seen["feasible"])
-
-
-def _logit(d: float) -> float:
-    return math.log(d) - math.log1p(-d)
-
-
-def _expit(x: float) -> float:
-    """1/(1 + e^{−x}) without overflow, exact to rounding on both tails (δ tiny and δ near 1)."""
-    if x < 0:
-        e = math.exp(x)
-        return e / (1.0 + e)
-    return 1.0 / (1.0 + math.exp(-x))
 
 
 def feasible_total(delta_f: float, k: int, share: float) -> float:

@@ -9,8 +9,9 @@ from typing import Any
 import numpy as np
 from scipy import optimize, special
 
-from dpviz.accountants._base import TINY_DELTA, Accountant, delta_from_epsilon_function, feasible_total
-from dpviz.accountants.events import eps_delta_profile
+from dpviz._inverse import TINY_DELTA, delta_from_epsilon_function
+from dpviz.accountants._base import Accountant, feasible_total
+from dpviz.accountants.profiles import eps_delta_profile
 
 __all__ = ["AdvancedAccountant", "drv_epsilon"]
 

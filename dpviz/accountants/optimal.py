@@ -8,8 +8,9 @@ from typing import Any
 import numpy as np
 from scipy import optimize
 
-from dpviz.accountants._base import Accountant, delta_from_epsilon_function
-from dpviz.accountants.events import eps_delta_profile
+from dpviz._inverse import delta_from_epsilon_function
+from dpviz.accountants._base import Accountant
+from dpviz.accountants.profiles import eps_delta_profile
 from dpviz.accountants.pld import atoms_epsilon, binomial_loss_atoms
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]

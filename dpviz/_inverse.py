@@ -1,0 +1,240 @@
+"""Monotone inversion: the one home of dpviz's root finding on monotone privacy curves.
+
+Two families, both keeping the feasible end of a bracket so that an inverse never under-reports privacy loss:
+
+* **smallest feasible double** — :func:`_inverse_profile` (Brent's method to full precision, then
+  :func:`_snap` moves ulp by ulp until the result is feasible and its predecessor is not), :func:`_bisect_floats`
+  (bisection on the bit patterns of doubles, ≤ 64 steps), its vectorised form :func:`_bisect_doubles`, and
+  :func:`_snap_closed_form` (fixes the last bits of a closed-form inverse). Used by the mechanisms' exact
+  ``epsilon(delta)`` and by :func:`dpviz.mechanisms.analytic_gaussian_sigma`.
+* **to a relative tolerance** — for accountants whose ε(δ) is itself costly (a numerical minimisation or an FFT):
+  :func:`delta_from_epsilon_function` (Illinois-safeguarded Brent on logit δ)
+  and :func:`_bisect_noise` (noise calibration, secant on ln ε against ln s). These return a point at which the
+  function was evaluated and found feasible, within ``rtol`` of the infimum; they are not snapped to the last ulp
+  (each extra ulp step would cost a full accountant evaluation).
+
+Root finding is :func:`dpviz._roots.brentq` (Brent 1973), not ``scipy.optimize`` (its import costs each student
+kernel 0.3–0.6 CPU-s; issue 11).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+import numpy as np
+
+from dpviz._roots import brentq
+
+__all__: list[str] = []
+
+
+def _inverse_profile(profile: Callable[[np.ndarray], np.ndarray], delta: float, lo: float, hi: float) -> float:
+    """Smallest ε in [lo, hi] with profile(ε) ≤ delta, for a continuous non-increasing profile with
+    profile(lo) > delta ≥ profile(hi): Brent's method to full double precision (xtol 1e-300, rtol 4·2⁻⁵²), then
+    a few ulp steps so that the returned ε is feasible and its predecessor is not."""
+    f = lambda e: float(profile(np.array([e]))[0]) - delta  # noqa: E731
+    try:
+        root = brentq(f, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
+    except RuntimeError:  # no convergence (e.g. delta among subnormals, where the profile is a staircase)
+        root = _bisect_floats(f, lo, hi)
+    return _snap(f, root, lo, hi)
+
+
+def _bisect_floats(f: Callable[[float], float], lo: float, hi: float) -> float:
+    """Smallest double in [lo, hi] with f ≤ 0 for a non-increasing f with f(hi) ≤ 0, by bisection on the bit
+    patterns of non-negative doubles (at most 64 steps, whatever the scale)."""
+    a, b = np.float64(lo).view(np.int64), np.float64(hi).view(np.int64)
+    while b - a > 1:
+        mid = a + (b - a) // 2
+        if f(float(mid.view(np.float64))) > 0:
+            a = mid
+        else:
+            b = mid
+    return float(b.view(np.float64)) if f(lo) > 0 else lo
+
+
+def _snap(f: Callable[[float], float], root: float, lo: float, hi: float) -> float:
+    """Move ``root`` by a few ulps so that f(root) ≤ 0 and f(predecessor) > 0 (f = profile − delta, non-increasing):
+    the returned ε is feasible and the smallest such double, not merely within rounding of the exact root."""
+    steps = 0
+    while f(root) > 0 and root < hi and steps < 64:
+        root = float(np.nextafter(root, math.inf))
+        steps += 1
+    if f(root) > 0:
+        root = hi
+    while root > lo and steps < 128:
+        prev = float(np.nextafter(root, -math.inf))
+        if f(prev) > 0:
+            break
+        root = prev
+        steps += 1
+    return root
+
+
+def _snap_closed_form(profile: Callable[[np.ndarray], np.ndarray], delta: float, eps: float, hi: float) -> float:
+    """A closed-form ε(δ) rounded in floating point can sit an ulp or two on either side of the smallest feasible
+    double; snap it (the closed forms are exact in real arithmetic, this only fixes their last bits)."""
+    if not (math.isfinite(eps) and math.isfinite(hi)) or eps > hi:
+        return eps
+    return _snap(lambda e: float(profile(np.array([e]))[0]) - delta, eps, 0.0, hi)
+
+
+def _bisect_doubles(feasible: Callable[[np.ndarray], np.ndarray], shape: tuple[int, ...], lo: float = 0.0,
+                    hi: float = math.inf) -> np.ndarray:
+    """Vectorised :func:`_bisect_floats`: for a monotone predicate (infeasible below, feasible above) evaluated on
+    an array of candidate doubles of ``shape``, the smallest double in (lo, hi] that is feasible, per entry, by
+    bisection on the bit patterns of non-negative doubles (at most 64 vector evaluations whatever the scale).
+    ``lo`` must be infeasible and ``hi`` feasible (``hi`` itself is returned where nothing below it is)."""
+    a = np.full(shape, np.float64(lo).view(np.int64))
+    b = np.full(shape, np.float64(hi).view(np.int64))
+    while True:
+        live = b - a > 1
+        if not np.any(live):
+            return b.view(np.float64)
+        mid = a + (b - a) // 2
+        ok = np.asarray(feasible(mid.view(np.float64)), dtype=bool)
+        b = np.where(live & ok, mid, b)
+        a = np.where(live & ~ok, mid, a)
+
+
+#: the smallest positive double: a δ below it cannot be represented, so a δ(ε) search rounds up to it
+TINY_DELTA = 5e-324
+
+#: largest double below 1: the largest δ an ε(δ) can be asked about
+TOP_DELTA = 1.0 - 2.0**-53
+
+
+def delta_from_epsilon_function(eps_of_delta, epsilon: float, *, rtol: float = 1e-10,
+                                eps_at_zero: float = math.inf) -> float:
+    """δ(ε) of an accountant that is stated as ε(δ): the smallest δ ∈ [0, 1] with ``eps_of_delta(δ) ≤ epsilon``.
+
+    The accountant certifies (ε(δ), δ) for every δ ∈ (0, 1), and (ε, δ)-DP implies (ε′, δ′)-DP for ε′ ≥ ε,
+    δ′ ≥ δ; so the pairs it certifies at ε are {δ : ε(δ) ≤ ε}, and δ(ε) is their infimum — non-increasing in ε
+    whatever ε(δ) looks like. ε(δ) is non-increasing here, so the set is an interval [δ*, 1) and δ* is found in
+    x = ln δ ∈ [ln 5e-324, ln(1 − 2⁻⁵³)] by regula falsi with the Illinois modification (Dowell & Jarratt 1971; a
+    bisection step whenever an end is infinite or a step fails to halve the bracket), keeping a bracket
+    [x_lo, x_hi] with ε(e^{x_lo}) > ``epsilon`` ≥ ε(e^{x_hi}) until it is ``rtol`` wide. The δ returned is always
+    one at which ``eps_of_delta`` was evaluated and found ≤ ``epsilon``, so ε(δ(ε)) ≤ ε exactly and δ(ε) is never
+    below the accountant's own infimum (it exceeds it by < ``rtol`` relative). Typically 6–12 evaluations of ε(δ).
+    Ends:
+
+    * 1.0 when even δ = 1 − 2⁻⁵³ needs a larger ε (no guarantee at this ε);
+    * 0.0 when ``eps_at_zero`` (the limit of ε(δ) as δ → 0, supplied by the accountant: ∞ unless the ledger has
+      no δ part at all) is ≤ ``epsilon``;
+    * 5e-324 (the smallest positive double, rounding the infimum up) when that δ is already feasible but δ = 0
+      is not: the exact δ then lies in (0, 5e-324].
+
+    ``eps_of_delta`` must accept every δ in [5e-324, 1) (shares δ/k that underflow to 0 included) without
+    warnings.
+    """
+    e_hi = eps_of_delta(TOP_DELTA)
+    if e_hi > epsilon:
+        return 1.0
+    if eps_at_zero <= epsilon:
+        return 0.0
+    e_lo = eps_of_delta(TINY_DELTA)
+    if e_lo <= epsilon:
+        return TINY_DELTA
+    x_lo, x_hi = _logit(TINY_DELTA), _logit(TOP_DELTA)
+    seen = {"feasible": x_hi, "infeasible": x_lo}  # smallest x found feasible, largest x below it found infeasible
+    target = math.asinh(epsilon)
+
+    def g(x: float) -> float:
+        e = eps_of_delta(_expit(x))
+        # asinh compresses ε's many orders of magnitude (∞ included, as a huge finite value) so that the
+        # interpolation steps of Brent's method make progress; the root is unchanged (asinh is increasing). The
+        # sign is the feasibility, strictly: a 0 would end the search there (asinh can round a difference of a few
+        # ulps of ε away, and ε(δ) = ε can hold on a whole interval, ε = 0 above some δ*)
+        if e <= epsilon:
+            seen["feasible"] = min(seen["feasible"], x)
+            return min(math.asinh(e) - target, 0.0) - 1e-12
+        if x < seen["feasible"]:
+            seen["infeasible"] = max(seen["infeasible"], x)
+        return max(min(math.asinh(e), 1e300) - target, 1e-300)
+
+    try:
+        brentq(g, x_lo, x_hi, xtol=0.25 * rtol, rtol=4 * 2.0**-52, maxiter=200)
+    except RuntimeError:  # no convergence in maxiter: the bracket in ``seen`` is still valid
+        pass
+    # safeguard: where ε(δ) is not exactly monotone (a numerical minimisation inside it), Brent may stop at an
+    # infeasible point with the nearest feasible one further away; bisect between them to the tolerance
+    for _ in range(200):
+        a, b = seen["infeasible"], seen["feasible"]
+        if b - a <= rtol:
+            break
+        g(0.5 * (a + b))
+    return _expit(seen["feasible"])
+
+
+def _logit(d: float) -> float:
+    return math.log(d) - math.log1p(-d)
+
+
+def _expit(x: float) -> float:
+    """1/(1 + e^{−x}) without overflow, exact to rounding on both tails (δ tiny and δ near 1)."""
+    if x < 0:
+        e = math.exp(x)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float, rtol: float) -> float:
+    """Smallest s > 0 (to relative ``rtol``) with eps_of(s) ≤ target, for ε non-increasing in the noise s.
+
+    A bracket [lo, hi] with eps_of(lo) > target ≥ eps_of(hi) is kept at every step and ``hi`` is returned, so the
+    noise never overshoots the privacy budget. Inside the bracket the next point is the secant of ln ε against
+    ln s (nearly linear: ε ∝ 1/s for small ε), with the Illinois modification (Dowell & Jarratt 1971) so both
+    ends converge, and a step of at least a quarter of the tolerance from either end; a bisection step is used
+    whenever an end has ε = ∞ or 0. Typically 4–8 evaluations instead of ~25 for plain bisection."""
+    hi = min(max(start, 1e-300), 1e300)
+    n = 0
+    e_hi = eps_of(hi)
+    while not e_hi <= target:  # grow by 4×, then by 1e8× after 30 steps, up to the double range
+        hi *= 4.0 if n < 30 else 1e8
+        n += 1
+        if hi > 1e300:
+            raise ValueError(f"target_epsilon = {target!r} is not allowed here: no noise scale below 1e300 reaches it "
+                             "(must be larger).")
+        e_hi = eps_of(hi)
+    lo = hi / 4.0
+    e_lo = eps_of(lo)
+    n = 0
+    while e_lo <= target:  # shrink likewise, down to 1e-300 (then the smallest feasible noise found is returned)
+        hi, e_hi = lo, e_lo
+        lo /= 4.0 if n < 30 else 1e8
+        n += 1
+        if lo < 1e-300:
+            return hi
+        e_lo = eps_of(lo)
+    # now eps_of(lo) > target ≥ eps_of(hi); work in x = ln s, f = ln ε − ln target
+    x_lo, x_hi = math.log(lo), math.log(hi)
+    log_t = math.log(target)
+
+    def f_of(e: float) -> float:
+        if e <= 0.0:
+            return -math.inf
+        return math.log(e) - log_t if math.isfinite(e) else math.inf
+
+    f_lo, f_hi = f_of(e_lo), f_of(e_hi)
+    tol = math.log1p(rtol)
+    side = 0
+    while x_hi - x_lo > tol:
+        w = x_hi - x_lo
+        if math.isfinite(f_lo) and math.isfinite(f_hi) and f_lo > f_hi:
+            x = x_hi - f_hi * w / (f_hi - f_lo)
+            x = min(max(x, x_lo + 0.25 * tol), x_hi - 0.25 * tol)
+        else:
+            x = 0.5 * (x_lo + x_hi)
+        fx = f_of(eps_of(math.exp(x)))
+        if fx <= 0:  # feasible: new upper end
+            x_hi, f_hi = x, fx
+            if side == 1 and math.isfinite(f_lo):
+                f_lo *= 0.5  # Illinois
+            side = 1
+        else:
+            x_lo, f_lo = x, fx
+            if side == -1 and math.isfinite(f_hi):
+                f_hi *= 0.5
+            side = -1
+    return math.exp(x_hi)
