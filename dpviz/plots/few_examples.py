@@ -18,8 +18,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption
-from dpviz.plots.items_to_users import _label, _vline, side_by_side
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _vline, approx_note, caption
+from dpviz.plots.items_to_users import _label, side_by_side
 from dpviz.userlevel import (
     ClippingTradeoff,
     breakpoints,
@@ -146,7 +146,7 @@ def users_needed_figure(
         marks = [(m1, "m₁ = ε²/α²"), (m2, "m₂ = 1/α²")]
     for xv, txt in marks:
         if 1.0 <= xv <= m_max:
-            shapes.append(_vline(xv, "#666"))
+            shapes.append(_vline(xv, color="#666", dash="dot", width=1.5))
             notes.append(_label(xv, " " + txt, log_x=True, y=0.99))
     if m_mark is not None:
         mk = check_in_range(m_mark, "m_mark", 1.0, m_max)
@@ -223,7 +223,7 @@ def generic_users_figure(
     shapes, notes = [], []
     mx = crossover_group_privacy(epsilon, delta, kind="users", n_priv=n_priv, n_stat=n_stat, c=c, m_max=m[-1])
     if math.isfinite(mx) and mx > 1:
-        shapes.append(_vline(mx, ROLE["naive"]))
+        shapes.append(_vline(mx, color=ROLE["naive"], dash="dot", width=1.5))
         notes.append(_label(mx, f" Thm 10 beats group privacy for m > {mx:,.0f}", log_x=True, y=0.99,
                             color=ROLE["naive"]))
     fig = go.Figure(data=data, layout=dict(
@@ -260,7 +260,7 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
     mx = crossover_group_privacy(epsilon, delta, kind="budget")
     shapes, notes = [], []
     if 1 <= mx <= m[-1]:
-        shapes.append(_vline(mx, "#666"))
+        shapes.append(_vline(mx, color="#666", dash="dot", width=1.5))
         notes.append(_label(mx, f" crossover m ≈ {mx:,.0f}", log_x=True, y=0.99))
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Item-level ε the inner algorithm must run at", font=dict(size=14)),
@@ -405,12 +405,13 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
     mean = float(np.dot(np.arange(m + 1), pmf))
     data = [go.Bar(x=x, y=pmf[: hi + 1], name="P(loss = ε₀·|S − S′|)", marker_color=ROLE["private"],
                    hovertemplate="loss %{x:.3g}: %{y:.3g}<extra></extra>")]
-    shapes = [_vline(epsilon0 * math.sqrt(m), PALETTE[2], "dash", 2), _vline(epsilon0 * q99, PALETTE[3], "dot", 2)]
+    shapes = [_vline(epsilon0 * math.sqrt(m), color=PALETTE[2], dash="dash", width=2),
+              _vline(epsilon0 * q99, color=PALETTE[3], dash="dot", width=2)]
     notes = [_label(epsilon0 * math.sqrt(m), " ε₀·√m", color=PALETTE[2], y=0.95),
              _label(epsilon0 * q99, " 99% quantile", color=PALETTE[3], y=0.85)]
     x_right = epsilon0 * hi * 1.15 + epsilon0
     if epsilon0 * m <= x_right * 3:
-        shapes.append(_vline(epsilon0 * m, ROLE["naive"], "solid", 2.5))
+        shapes.append(_vline(epsilon0 * m, color=ROLE["naive"], dash="solid", width=2.5))
         notes.append(_label(epsilon0 * m, " worst case ε₀·m", color=ROLE["naive"], y=0.75))
         x_right = max(x_right, epsilon0 * m * 1.12)
     else:
@@ -449,7 +450,7 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
                                marker=dict(size=4)))
     data.append(go.Scatter(x=ms, y=epsilon0 * np.sqrt(ms), mode="lines", name="ε₀·√m (slope ½)",
                            line=dict(color=PALETTE[2], dash="longdash")))
-    shapes = [_vline(m_mark, "#777")] if m_mark else []
+    shapes = [_vline(m_mark, color="#777", dash="dot", width=1.5)] if m_mark else []
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Typical loss grows like √m, the worst case like m", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="m (examples per user)")),
@@ -482,9 +483,9 @@ def clipping_histogram_figure(t: ClippingTradeoff, tau: float, *, template: str 
     shapes = [dict(type="rect", xref="x", yref="paper", x0=x0, x1=x1, y0=0, y1=1, fillcolor=ROLE["region"],
                    line=dict(width=0), layer="below")]
     if -tau >= lo - 1:
-        shapes.append(_vline(-tau, ROLE["bound"], "dash"))
+        shapes.append(_vline(-tau, color=ROLE["bound"], dash="dash", width=1.5))
     if tau <= hi + 1:
-        shapes.append(_vline(tau, ROLE["bound"], "dash"))
+        shapes.append(_vline(tau, color=ROLE["bound"], dash="dash", width=1.5))
     fig = go.Figure(data=data, layout=dict(
         template=template, bargap=0.05, barmode="overlay", shapes=shapes,
         legend=dict(x=0.98, y=0.98, xanchor="right"),
@@ -514,7 +515,8 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
         go.Scatter(x=[t.tau_best], y=[float(np.min(total))], mode="markers", name=f"best τ ≈ {t.tau_best:.3g}",
                    marker=dict(symbol="star", size=16, color=ROLE["private"])),
     ]
-    shapes = [_vline(tau, "#777"), _vline(t.tau_paper, ROLE["naive"], "dashdot")]
+    shapes = [_vline(tau, color="#777", dash="dot", width=1.5),
+              _vline(t.tau_paper, color=ROLE["naive"], dash="dashdot", width=1.5)]
     notes = [_label(t.tau_paper, " paper: αm + √(m ln(1/α))", log_x=True, color=ROLE["naive"], y=0.99)]
     fig = go.Figure(data=data, layout=dict(
         template=template, shapes=shapes, annotations=notes,

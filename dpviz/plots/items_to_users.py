@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from dpviz._validation import check_choice, check_delta, check_integer, check_positive
 from dpviz.accountants.group import group_privacy_curve
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _hline, _vline, approx_note, caption
 from dpviz.userlevel import BoundingTradeoff, UserDataset, int_log_grid
 
 __all__ = [
@@ -32,16 +32,6 @@ __all__ = [
 
 
 # =============================================================================================== layout helpers
-def _vline(x: float, color: str = "#777", dash: str = "dot", width: float = 1.5) -> dict:
-    """A vertical reference line as a layout shape dict (much cheaper than ``Figure.add_vline``)."""
-    return dict(type="line", xref="x", yref="paper", x0=x, x1=x, y0=0, y1=1,
-                line=dict(color=color, dash=dash, width=width))
-
-
-def _hline(y: float, color: str = "#777", dash: str = "dot", width: float = 1.5) -> dict:
-    return dict(type="line", xref="paper", yref="y", x0=0, x1=1, y0=y, y1=y,
-                line=dict(color=color, dash=dash, width=width))
-
 
 def _label(x: float, text: str, *, y: float = 1.0, log_x: bool = False, color: str = "#444",
            xanchor: str = "left", yref: str = "paper") -> dict:
@@ -237,7 +227,7 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
                              line=dict(color=ROLE["bound"], dash="dash")))
     fig.add_trace(go.Scatter(x=m, y=np.minimum(m * delta, top), mode="lines", name="m·δ (a common mistake)",
                              line=dict(color=PALETTE[2], dash="dot")))
-    shapes = [_hline(1.0, "#888")]
+    shapes = [_hline(1.0, color="#888", dash="dot", width=1.5)]
     notes = [dict(x=1, xref="paper", y=0, yref="y", text="δ′ ≥ 1: no guarantee at all", showarrow=False,
                   xanchor="right", yanchor="bottom", font=dict(size=11, color="#555"))]
     vac = np.nonzero(d_m >= 1.0)[0]
@@ -247,7 +237,7 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
         lo = int(m[vac[0] - 1]) if vac[0] > 0 else 1
         ints = np.arange(lo, m_vac + 1)
         m_vac = int(ints[np.nonzero(group_privacy_curve(epsilon, delta, ints)[1] >= 1.0)[0][0]])
-        shapes.append(_vline(m_vac, ROLE["naive"]))
+        shapes.append(_vline(m_vac, color=ROLE["naive"], dash="dot", width=1.5))
         notes.append(_label(m_vac, f"vacuous from m = {m_vac} ", log_x=True, color=ROLE["naive"], xanchor="right",
                             y=0.9))
     if m_mark is not None:
@@ -303,7 +293,7 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLA
                       "(records kept per user)", yaxis_title="error (same units as the answer)", xaxis_type="log",
                       yaxis_type="log", yaxis_range=[math.log10(ymin), math.log10(ymax)],
                       legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=11)),
-                      height=460, shapes=[_vline(k)])
+                      height=460, shapes=[_vline(k, color="#777", dash="dot", width=1.5)])
     src = ("Laplace std √2·Δ/ε (Dwork & Roth 2014, Thm 3.6)" if t.mechanism == "laplace"
            else "analytic Gaussian σ (Balle & Wang 2018, Thm 8)")
     caption(fig, f"Sensitivity: k at user level (000, Def. 1), 1 at item level; {src}; group privacy: 000, Lemma 6."
@@ -330,7 +320,7 @@ def contribution_histogram_figure(t: BoundingTradeoff, k: int, *, template: str 
                             f"{t.users_truncated(k):.1%} of users truncated", xaxis_title="records per user c_i",
                       yaxis_title="number of users", xaxis_type="log",
                       legend=dict(x=0.98, y=0.98, xanchor="right", font=dict(size=11)),
-                      shapes=[_vline(k, ROLE["bound"], width=2)],
+                      shapes=[_vline(k, color=ROLE["bound"], dash="dot", width=2)],
                       annotations=[_label(k, f" k = {k}", log_x=True, y=0.75)])
     approx_note(fig, "synthetic heavy-tailed counts (discretised Pareto, fixed seed)")
     caption(fig, "Orange bins: users who lose records when at most k are kept. The bound k must be fixed "
