@@ -2,6 +2,7 @@
 
 import math
 
+import mpmath as mp
 import numpy as np
 import pytest
 from scipy import stats
@@ -34,12 +35,20 @@ def test_closed_forms():
     assert nonprivate_mse(2.0, 4, 5) == 0.1
 
 
-def test_group_privacy_budget_lifts_back():
-    e0, d0 = group_privacy_item_budget(1.0, 1e-6, 10)
-    # group privacy of (e0, d0) for k = 10: (k e0, k e^{(k-1)e0} d0)
-    assert 10 * e0 == pytest.approx(1.0) and 10 * math.exp(9 * e0) * d0 == pytest.approx(1e-6)
-    eps_k, delta_k = group_privacy(e0, d0, 10)
-    assert eps_k == pytest.approx(1.0) and delta_k <= 1e-6 * (1 + 1e-9)
+@pytest.mark.parametrize("eps,delta,m", [(1.0, 1e-6, 10), (0.1, 1e-5, 3), (5.0, 1e-9, 100), (1.0, 0.5, 1)])
+def test_group_privacy_budget_is_the_exact_inverse_of_lemma6(eps, delta, m):
+    # one definition for lessons 03-05 (issue 13): ε₀ = ε/m, δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1), the inverse of
+    # group privacy (Ghazi et al. 2023, Lemma 6: (ε₀, δ₀) → (mε₀, δ₀·(e^{mε₀} − 1)/(e^{ε₀} − 1))), 50 digits
+    mp.mp.dps = 50
+    e0, d0 = group_privacy_item_budget(eps, delta, m)
+    assert e0 == pytest.approx(eps / m, rel=1e-15)
+    want = mp.mpf(delta) * mp.expm1(mp.mpf(eps) / m) / mp.expm1(mp.mpf(eps))
+    assert d0 == pytest.approx(float(want), rel=1e-13)
+    eps_m, delta_m = group_privacy(e0, d0, m)  # lifts back to the target, never above it
+    assert eps_m <= eps and delta_m <= delta
+    assert eps_m == pytest.approx(eps, rel=1e-15) and delta_m == pytest.approx(delta, rel=1e-13)
+    if (eps, delta, m) == (1.0, 1e-6, 10):  # the number lessons 03/04 show; lesson 05's old looser one was 4.07e-8
+        assert round(d0, 10) == pytest.approx(6.12e-8, abs=0)
 
 
 @pytest.mark.parametrize("kind", ["bounded", "bernoulli", "gaussian", "heterogeneous"])

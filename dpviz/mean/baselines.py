@@ -3,9 +3,17 @@
 * non-private mean of all n·m samples (MSE Var/(nm));
 * naive user-level mechanism: clip each user's average to [−B, B] (ℓ₂ ball in d-D), add Laplace (ℓ₁ sensitivity)
   or Gaussian (ℓ₂ sensitivity 2B/n) noise — its noise does not fall with m;
-* an item-level Laplace mechanism lifted to user level by group privacy (a user = a group of m items).
+* an item-level Laplace mechanism lifted to user level by group privacy (a user = a group of m items; the budget
+  from :func:`dpviz.accountants.group.group_privacy_item_budget`, Ghazi et al. 2023, Lemma 6).
 
 Neighbours are replace-one (n public), so the mean of n values in [−B, B] has sensitivity 2B/n.
+
+Two names here have their one home elsewhere and are re-exported because lesson 05 and its tests import them from
+:mod:`dpviz.mean`: :func:`classic_gaussian_sigma`, the textbook σ = Δ₂√(2 ln(1.25/δ))/ε (Dwork & Roth 2014,
+Thm A.1), from :mod:`dpviz.mechanisms`; and :func:`group_privacy_item_budget`, the item-level (ε₀, δ₀) whose group
+privacy lift is (ε, δ), from :mod:`dpviz.accountants.group`: the exact inverse of Lemma 6 of Ghazi et al. 2023,
+ε₀ = ε/m and δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1), so lessons 03–05 share one definition (lesson 05 used to divide δ by
+the looser m·e^{(m−1)ε/m}: 4.07·10⁻⁸ instead of 6.12·10⁻⁸ at (ε, δ, m) = (1, 10⁻⁶, 10)).
 """
 
 from __future__ import annotations
@@ -14,13 +22,11 @@ import math
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_delta, check_positive
+from dpviz._validation import as_rng, check_choice, check_positive
+from dpviz.accountants.group import group_privacy_item_budget  # re-exported (one home: see the module docstring)
 from dpviz.mean import _limits
 from dpviz.mean.bounds import _wme_noise_variance
-
-# The textbook σ = Δ₂√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1) has one home, dpviz.mechanisms; re-exported
-# here because lesson 05 and its tests import it from dpviz.mean.
-from dpviz.mechanisms import classic_gaussian_sigma
+from dpviz.mechanisms import classic_gaussian_sigma  # re-exported (one home: see the module docstring)
 
 __all__ = [
     "nonprivate_mean",
@@ -91,23 +97,6 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
         sigma = classic_gaussian_sigma(eps, delta, 2.0 * bound / n)
         out = mean + g.normal(0.0, sigma, size=np.shape(mean))
     return float(out) if x.ndim == 1 else out
-
-
-def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[float, float]:
-    """Item-level (ε₀, δ₀) whose group-privacy lift to groups of m items is (ε, δ).
-
-    An (ε₀, δ₀)-DP mechanism is (kε₀, k·e^{(k−1)ε₀}·δ₀)-DP for datasets differing in k records (group privacy;
-    Dwork & Roth 2014 Thm 2.2 for δ = 0, Vadhan 2017 Lemma 2.2 in general). With k = m:
-    ε₀ = ε/m, δ₀ = δ/(m·e^{(m−1)ε/m}) (digest 004 §2.12 quotes ≈ δ/(m e^ε)).
-
-    >>> group_privacy_item_budget(1.0, 0.0, 4)
-    (0.25, 0.0)
-    """
-    eps = check_positive(epsilon, "epsilon")
-    delta = check_delta(delta, "delta")
-    m = _limits.count(m, "m")
-    e0 = eps / m
-    return e0, delta / (m * _limits.exp_or_inf((m - 1) * e0))  # δ/inf = 0: δ₀ underflows, it does not overflow
 
 
 def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float:
