@@ -15,8 +15,10 @@ implementation).
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from fractions import Fraction
+from pathlib import Path
 
 import mpmath as mp
 import numpy as np
@@ -213,6 +215,20 @@ def test_item_budget_lesson_numbers():
     assert e0 == 0.1 and d0 == pytest.approx(want, rel=1e-15)
     assert f"{d0:.3g}" == "6.12e-08" and f"{loose:.3g}" == "4.07e-08"
     assert G.group_privacy(e0, d0, 10) == (1.0, 1e-6)
+
+
+@pytest.mark.parametrize("lesson", ["03_items_to_users", "04_few_examples"])
+def test_lessons_state_the_numbers_the_code_gives(lesson):
+    """Lessons 03 and 04 quote the item budget at (1, 10⁻⁶, 10): the prose must show what the one definition gives."""
+    nb = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / f"{lesson}.ipynb").read_text("utf-8"))
+    prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+    e0, d0 = G.group_privacy_item_budget(1.0, 1e-6, 10)
+    mant, exp = f"{d0:.2e}".split("e")
+    sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    assert f"δ₀ ≈ {mant}·10{str(int(exp)).translate(sup)}" in prose  # δ₀ ≈ 6.12·10⁻⁸
+    assert "δ₀ = δ·(e^{ε/m} − 1)/(e^{ε} − 1)" in prose and "Lemma 6" in prose
+    if lesson == "03_items_to_users":
+        assert f"ε₀ = {e0:g}" in prose and "δ₀ ≈ 4.07·10⁻⁸" in prose  # and the looser form's number
 
 
 def test_the_inverse_check_rejects_the_looser_form():
