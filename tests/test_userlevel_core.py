@@ -146,10 +146,12 @@ class TestBaselines:
             assert dm > m * delta  # not the linear factor m (pitfall 3)
 
     def test_group_privacy_item_budget_round_trip(self):
+        # the exact inverse of Lemma 6 (Ghazi et al. 2023): the lift gives the target back to the last bit here,
+        # and δ₀ is δ(e^{ε/m} − 1)/(e^{ε} − 1) (mpmath), not the looser δ/(m·e^{(m−1)ε/m})
         for m in (1, 4, 50):
             e0, d0 = group_privacy_item_budget(1.0, 1e-6, m)
-            em, dm = group_privacy_lift(e0, d0, m)
-            assert em == pytest.approx(1.0, rel=1e-13) and dm == pytest.approx(1e-6, rel=1e-12)
+            assert group_privacy_lift(e0, d0, m) == (1.0, 1e-6)
+            assert d0 == pytest.approx(float(mp.mpf(1e-6) * mp.expm1(mp.mpf(1) / m) / mp.expm1(1)), rel=1e-14)
 
     def test_group_privacy_bad(self):
         with pytest.raises(ValueError, match="^m = 0"):
