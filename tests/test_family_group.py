@@ -8,8 +8,8 @@ within the target and the next larger double overshoots it — checked with ``ma
 
 Public entry points covered: ``dpviz.accountants.group.{group_privacy, group_privacy_lift, group_privacy_item_budget,
 group_privacy_curve, group_privacy_log_factor}`` and their re-exports ``dpviz.accountants.group_privacy``,
-``dpviz.userlevel.group_privacy_lift``, ``dpviz.userlevel.group_privacy_item_budget`` (each must *be* the one
-implementation).
+``dpviz.userlevel.group_privacy_lift``, ``dpviz.userlevel.group_privacy_item_budget``,
+``dpviz.mean.group_privacy_item_budget`` (each must *be* the one implementation).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import dpviz.accountants as A
+import dpviz.mean as MEAN
 import dpviz.userlevel as U
 from dpviz.accountants import group as G
 
@@ -69,6 +70,7 @@ def test_every_public_name_is_the_one_implementation():
     assert A.group_privacy_mechanism is G.group_privacy_mechanism
     assert U.group_privacy_lift is G.group_privacy_lift
     assert U.group_privacy_item_budget is G.group_privacy_item_budget
+    assert MEAN.group_privacy_item_budget is G.group_privacy_item_budget
 
 
 def test_lift_ranges_are_those_of_dpviz_userlevel():
