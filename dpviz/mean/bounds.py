@@ -424,8 +424,8 @@ def wme_mse_bound(variance: float, n, m, epsilon: float, bound: float = 1.0, gam
     nn, mm = np.broadcast_arrays(_limits.real_counts(n, "n"), _limits.real_counts(m, "m"))
     with np.errstate(over="ignore", under="ignore"):
         tau = _tau_safe_1d(bound, mm, nn, gamma)
-        mse = variance / (nn * mm) + _wme_noise_variance(nn, eps, tau) + _theorem1_beta(nn, eps, tau, bound, gamma) * (
-            2.0 * bound) ** 2
+        beta = _theorem1_beta(nn, eps, tau, bound, gamma)
+        mse = variance / (nn * mm) + _wme_noise_variance(nn, eps, tau) + beta * (2.0 * bound) ** 2
     if not np.all(np.isfinite(mse)):
         _limits.finite(float(mse[~np.isfinite(mse)].flat[0]), "the MSE bound", variance=variance, epsilon=epsilon,
                        bound=bound, gamma=gamma)
