@@ -251,3 +251,14 @@ def test_the_inverse_check_rejects_a_rounded_up_budget():
 
     with pytest.raises(AssertionError, match="the lift exceeds the target"):
         _check_inverse(one_ulp_too_big, 1.0, 1e-6, 10)
+
+
+def test_log_item_delta_kernel_against_mpmath():
+    """The unchecked closed-form inverse that dpviz.userlevel evaluates over whole axes of m (real m allowed)."""
+    m = np.array([1.0, 2.0, 10.0, 37.5, 1e3, 1e6, 1e12])
+    for eps, delta in itertools.product([1e-6, 0.5, 1.0, 10.0, 1e3], [TINY, 1e-300, 1e-6, 0.5]):
+        got = G._log_item_delta(eps / m, delta, m)
+        with mp.workdps(60):
+            want = [mp.log(mp.mpf(delta)) - mp.log(mp.expm1(mp.mpf(eps))) + mp.log(mp.expm1(mp.mpf(eps / mm)))
+                    for mm in m]
+        assert np.allclose(got, [float(w) for w in want], rtol=1e-12, atol=1e-12), (eps, delta)

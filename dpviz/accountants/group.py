@@ -114,6 +114,15 @@ def _group_privacy1(eps: float, delta: float, k: float) -> tuple[float, float]:
     return ke, math.exp(min(math.log(delta) + log_factor, 0.0))
 
 
+def _log_item_delta(epsilon0: Any, delta: Any, m: Any) -> np.ndarray:
+    """ln δ₀ = ln δ − ln Σ_{j<m} e^{jε₀}: the item-level δ₀ whose lift over m records at ε₀ is δ (the closed-form
+    inverse of Lemma 6, in logs so that it never underflows; elementwise, m may be real). Unchecked: ε₀ ≥ 0,
+    0 < δ < 1, m ≥ 1. :func:`group_privacy_item_budget` starts from it and snaps δ₀ to the last bit; the user
+    complexity of naive group privacy (:func:`dpviz.userlevel.group_privacy_users`, with ε₀ = ε/m) and the
+    group-lifted Gaussian of lesson 03 use it directly (a few ulps from the snapped value)."""
+    return np.log(np.asarray(delta, dtype=float)) - _group_log_factor(epsilon0, m)
+
+
 # ----------------------------------------------------------------------------------------------- validation
 
 
@@ -253,7 +262,7 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     eps0 = _largest_double(lambda x: m * x <= epsilon, epsilon / m, math.inf)
     if delta == 0.0:
         return eps0, 0.0
-    guess = math.exp(math.log(delta) - float(_group_log_factor(eps0, m)))  # δ / Σ_{j<m} e^{jε₀}
+    guess = math.exp(float(_log_item_delta(eps0, delta, m)))  # δ / Σ_{j<m} e^{jε₀}
     return eps0, _largest_double(lambda y: _group_privacy1(eps0, y, m)[1] <= delta, guess, 1.0)
 
 
