@@ -3,6 +3,8 @@ variable, the privacy profile δ(ε) and the hypothesis-testing (trade-off) view
 
 Every builder is a pure function of a mechanism from :mod:`dpviz.mechanisms` (or plain numbers) and returns a new
 ``plotly.graph_objects.Figure`` in the shared ``"dpviz"`` template, with a caption citing the formula it draws.
+The numbers come from the core: the mechanisms' exact profiles, privacy-loss distributions and trade-off curves,
+:mod:`dpviz.gaussian_profiles` (exact vs classic vs zCDP δ(ε)) and :mod:`dpviz.tradeoff` (the (ε, δ)-DP region).
 """
 
 from __future__ import annotations
@@ -14,17 +16,16 @@ import plotly.graph_objects as go
 
 from dpviz import mechanisms as mech
 from dpviz._validation import check_delta, check_positive
-from dpviz.conversions import zcdp_delta
-from dpviz.plots._theme import ROLE, TEMPLATE, caption
+from dpviz.gaussian_profiles import gaussian_profile_curves
+from dpviz.plots._theme import ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, caption
+from dpviz.tradeoff import dp_region_kink, dp_region_lower_bound
 
 __all__ = [
     "MECHANISM_NAMES",
     "mechanism_label",
     "output_distributions_figure",
     "privacy_loss_figure",
-    "gaussian_profile_curves",
     "privacy_profile_figure",
-    "dp_region_lower_bound",
     "tradeoff_figure",
 ]
 
@@ -63,20 +64,6 @@ def mechanism_label(m) -> str:
     if isinstance(m, mech.TruncatedDiscreteLaplace):
         return f"{name}, ε₀ = {float(m.epsilon):.3g}, δ₀ = {float(m.delta):.2g}, κ = {m.kappa}"
     return name
-
-
-def _layout(title: str, xaxis_title: str, yaxis_title: str, *, template: str, **kwargs) -> dict:
-    """Like :func:`dpviz.plots._theme.base_layout` but a plain dict: ``go.Figure`` then copies the template once
-    instead of twice (each copy of the registered template costs ~10 ms, half a slider update's budget)."""
-    return dict(template=template, title=dict(text=title, font=dict(size=15)),
-                xaxis=dict(title=dict(text=xaxis_title)), yaxis=dict(title=dict(text=yaxis_title)), **kwargs)
-
-
-def _gaps(values) -> list:
-    """A list with ``None`` where ``values`` is NaN/inf: plotly draws a gap there, and the widget's JSON
-    messages stay valid (NaN is not JSON; ``jupyter_client`` warns and front-ends may drop the message)."""
-    a = np.asarray(values, dtype=float)
-    return [float(v) if math.isfinite(v) else None for v in a.tolist()]
 
 
 def _check_mech(m) -> None:
@@ -138,26 +125,29 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
         eq = e * q
         lower = np.minimum(p, eq)
         traces = [
-            go.Scatter(x=y, y=p, mode="lines", name="p<sub>x</sub>: density of M(x)", line=dict(color=ROLE["x"], width=3)),
+            go.Scatter(x=y, y=p, mode="lines", name="p<sub>x</sub>: density of M(x)",
+                       line=dict(color=ROLE["x"], width=3)),
             go.Scatter(x=y, y=q, mode="lines", name="p<sub>x′</sub>: density of M(x′)",
                        line=dict(color=ROLE["x_prime"], width=3)),
-            go.Scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines", name="e<sup>ε</sup> · p<sub>x′</sub>",
-                       line=dict(color=ROLE["bound"], dash="dash", width=2)),
+            go.Scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines",
+                       name="e<sup>ε</sup> · p<sub>x′</sub>", line=dict(color=ROLE["bound"], dash="dash", width=2)),
             go.Scatter(x=y, y=lower, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
             go.Scatter(x=y, y=p, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=ROLE["shade"],
-                       name=f"area (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub> = δ(ε) = {d:.3g}", hoverinfo="skip"),
+                       name=f"area (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub> = δ(ε) = {d:.3g}",
+                       hoverinfo="skip"),
         ]
         xt, yt = "output y (query answer + noise)", "probability density"
     title = f"M(x) vs M(x′): {mechanism_label(m)}; at ε = {eps:.3g}, δ(ε) = {d:.3g}"
-    layout = _layout(title, xt, yt, template=template, barmode="overlay",
-                         legend=dict(orientation="h", y=-0.2, x=0, yanchor="top", traceorder="normal"), margin=dict(b=150),
-                         height=470)
+    layout = _layout(title, xt, yt, template=template, title_size=15, barmode="overlay",
+                     legend=dict(orientation="h", y=-0.2, x=0, yanchor="top", traceorder="normal"),
+                     margin=dict(b=150), height=470)
     fig = go.Figure(data=traces, layout=layout)
     if _is_discrete(m):
         fig.update_xaxes(dtick=1 if len(k) <= 25 else None)
-    caption(fig, f"x = {x:g}, x′ = {xp:g}. Shaded: (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>, total area = hockey-stick divergence = δ(ε) "
-                 "(Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5).<br>" + _SOURCES[type(m).__name__] + ".",
-            y=-0.42)
+    caption(fig, f"x = {x:g}, x′ = {xp:g}. Shaded: (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>, "
+                 "total area = hockey-stick divergence = δ(ε) "
+                 "(Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5).<br>"
+                 + _SOURCES[type(m).__name__] + ".", y=-0.42)
     return fig
 
 
@@ -213,12 +203,11 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
     sf = pld.sf(eps)
     d = m.delta(eps)
     layout = _layout(f"Privacy loss L of {mechanism_label(m)}: P[L > ε] = {sf:.3g}, δ(ε) = {d:.3g}",
-                         "privacy loss ℓ = ln(p<sub>x</sub>(o)/p<sub>x′</sub>(o))", "density (curve) / probability (atoms)",
-                         template=template, legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"),
-                         margin=dict(b=140), height=450,
-                         # a plain layout shape, not fig.add_vline (which costs ~15 ms per call)
-                         shapes=[dict(type="line", xref="x", yref="y domain", x0=eps, x1=eps, y0=0, y1=1,
-                                      line=dict(color=ROLE["bound"], dash="dash", width=2))])
+                     "privacy loss ℓ = ln(p<sub>x</sub>(o)/p<sub>x′</sub>(o))", "density (curve) / probability (atoms)",
+                     template=template, title_size=15, legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"),
+                     margin=dict(b=140), height=450,
+                     # a plain layout shape, not fig.add_vline (which costs ~15 ms per call)
+                     shapes=[_vline(eps, color=ROLE["bound"], width=2, yref="y domain")])
     fig = go.Figure(data=traces, layout=layout)
     fig.add_annotation(x=eps, y=1.0, yref="paper", text=f"ε = {eps:.3g}", showarrow=False, yanchor="bottom",
                        font=dict(color=ROLE["bound"]))
@@ -235,34 +224,13 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
 # =============================================================================================== privacy profile
 
 
-def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: float | None = None,
-                            n: int = 121) -> dict[str, np.ndarray]:
-    """The δ(ε) curves the profile figure draws, on a common ε grid:
-
-    * ``exact``: Balle & Wang 2018, Thm 8 (:meth:`dpviz.mechanisms.Gaussian.delta`);
-    * ``classic``: the δ the textbook formula σ = Δ√(2 ln(1.25/δ))/ε assigns, δ = 1.25·exp(−(εσ/Δ)²/2)
-      (Dwork & Roth 2014, Thm A.1; proven only for ε < 1);
-    * ``cks`` and ``simple`` (on the same grid, ``eps_zcdp``): ρ-zCDP (ρ = Δ²/(2σ²), Bun & Steinke 2016, Prop. 1.6) converted by
-      :func:`dpviz.conversions.zcdp_delta` (CKS 2020, Cor. 13; Bun & Steinke 2016, Prop. 1.3).
-    """
-    s = check_positive(sigma, "sigma")
-    dl = check_positive(sensitivity, "sensitivity")
-    g = mech.Gaussian(s, dl)
-    if eps_max is None:
-        eps_max = max(1.5, 1.15 * g.epsilon(1e-12))
-    eps = np.linspace(0.0, float(eps_max), n)
-    exact = g.delta(eps)
-    classic = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
-    return {"eps": eps, "exact": exact, "classic": classic, "eps_zcdp": eps,
-            "cks": zcdp_delta(g.rho, eps, method="cks"), "simple": zcdp_delta(g.rho, eps, method="simple")}
-
-
 def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: float | None = None, *,
                            show_epsilon: bool = True, template: str = TEMPLATE) -> go.Figure:
     """δ(ε) of the Gaussian mechanism: exact (Balle & Wang 2018, Thm 8) against the classic calibration
     (Dwork & Roth 2014, Thm A.1: solid where its proof holds, ε < 1; dotted beyond; red marks where it claims a δ
     *smaller* than the truth, i.e. is wrong) and the zCDP conversions (Bun & Steinke 2016, Prop. 1.3; Canonne, Kamath
-    & Steinke 2020, Cor. 13). Log y axis. ``delta_mark`` adds the horizontal line δ and (with ``show_epsilon``) the exact ε(δ)."""
+    & Steinke 2020, Cor. 13), as computed by :func:`dpviz.gaussian_profiles.gaussian_profile_curves`. Log y axis.
+    ``delta_mark`` adds the horizontal line δ and (with ``show_epsilon``) the exact ε(δ)."""
     c = gaussian_profile_curves(sigma, sensitivity)
     eps = c["eps"]
     floor = 1e-16
@@ -284,8 +252,8 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
              line=dict(color=ROLE["alt"], width=2, dash="dash")),
         line(c["eps_zcdp"], clip(c["simple"]), "zCDP → DP, ρ + 2√(ρ ln 1/δ) (BS16 Prop 1.3)",
              line=dict(color=ROLE["alt2"], width=2, dash="dashdot")),
-        line(eps, clip(np.where(valid, c["classic"], np.nan)), "classic 1.25·e<sup>−(εσ/Δ)²/2</sup>, ε < 1 (D&R Thm A.1)",
-             line=dict(color=ROLE["approx"], width=2)),
+        line(eps, clip(np.where(valid, c["classic"], np.nan)),
+             "classic 1.25·e<sup>−(εσ/Δ)²/2</sup>, ε < 1 (D&R Thm A.1)", line=dict(color=ROLE["approx"], width=2)),
         line(eps, clip(np.where(beyond, c["classic"], np.nan)), "classic formula for ε ≥ 1 (not proven)",
              line=dict(color=ROLE["approx"], width=2, dash="dot")),
         dict(type="scatter", x=eps, y=clip(np.where(wrong, c["classic"], np.nan)), mode="markers",
@@ -293,7 +261,7 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
     ]
     g = mech.Gaussian(sigma, sensitivity)
     title = f"Privacy profile of the Gaussian mechanism, σ = {g.sigma:.3g}, Δ = {g.sensitivity:.3g}"
-    layout = _layout(title, "ε (privacy loss bound)", "δ(ε)  (log scale)", template=template,
+    layout = _layout(title, "ε (privacy loss bound)", "δ(ε)  (log scale)", template=template, title_size=15,
                      legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=12)),
                      margin=dict(b=140), height=520,
                      # plain layout shapes/annotations, not fig.add_vrect/add_hline (~15 ms per call)
@@ -304,8 +272,7 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
     layout["yaxis"].update(type="log", range=[-15.5, 0.05], exponentformat="power")
     if delta_mark is not None:
         dm = check_delta(delta_mark, "delta", allow_zero=False)
-        layout["shapes"].append(dict(type="line", xref="x domain", yref="y", x0=0, x1=1, y0=dm, y1=dm,
-                                     line=dict(color=ROLE["bound"], dash="dot", width=1)))
+        layout["shapes"].append(_hline(dm, color=ROLE["bound"], dash="dot", xref="x domain"))
         e_ex = g.epsilon(dm) if show_epsilon else math.nan
         traces.append(dict(type="scatter", x=[e_ex] if show_epsilon else [], y=[dm] if show_epsilon else [],
                            mode="markers",
@@ -322,15 +289,6 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
 # =============================================================================================== trade-off
 
 
-def dp_region_lower_bound(alpha, epsilon: float, delta: float) -> np.ndarray:
-    """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): a mechanism is (ε, δ)-DP iff its trade-off curve
-    lies on or above this (Kairouz, Oh & Viswanath 2015, Thm 2.1; Dong, Roth & Su 2022, Prop. 2.5)."""
-    a = np.asarray(alpha, dtype=float)
-    e = check_positive(epsilon, "epsilon", allow_zero=True)
-    d = check_delta(delta)
-    return np.maximum.reduce([np.zeros_like(a), 1 - d - math.exp(e) * a, math.exp(-e) * (1 - d - a)])
-
-
 def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE) -> go.Figure:
     """The trade-off curve β = T(M(x), M(x′))(α) of the most powerful tests (Dong, Roth & Su 2022, Def. 2.1) over
     the region that (ε, δ)-DP allows, β ≥ f_{ε,δ}(α) (Kairouz, Oh & Viswanath 2015); points where the curve dips
@@ -339,7 +297,7 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     d = check_delta(delta)
     alpha = np.linspace(0.0, 1.0, 401)
-    alpha = np.union1d(alpha, np.clip([(1 - d) * math.exp(-eps) / (1 + math.exp(-eps))], 0, 1))
+    alpha = np.union1d(alpha, np.clip([dp_region_kink(eps, d)], 0, 1))
     beta = m.tradeoff(alpha)
     bound = dp_region_lower_bound(alpha, eps, d)
     viol = beta < bound - 1e-12
@@ -356,14 +314,16 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
     ok = not np.any(viol)
     verdict = "satisfies" if ok else "does NOT satisfy"
     layout = _layout(f"Hypothesis-testing view: the mechanism {verdict} (ε = {eps:.3g}, δ = {d:.2g})-DP",
-                         "type I error α (say 'x′' when it was x)", "type II error β (say 'x' when it was x′)",
-                         template=template, legend=dict(x=0.99, y=0.99, xanchor="right", yanchor="top",
-                                                        font=dict(size=12), traceorder="normal"),
-                         margin=dict(b=140), height=560)
+                     "type I error α (say 'x′' when it was x)", "type II error β (say 'x' when it was x′)",
+                     template=template, title_size=15,
+                     legend=dict(x=0.99, y=0.99, xanchor="right", yanchor="top", font=dict(size=12),
+                                 traceorder="normal"),
+                     margin=dict(b=140), height=560)
     fig = go.Figure(data=traces, layout=layout)
     fig.update_xaxes(range=[0, 1], constrain="domain")
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1)
-    caption(fig, "Trade-off T(P,Q)(α) = inf{β<sub>φ</sub> : α<sub>φ</sub> ≤ α} (Dong, Roth & Su 2022, Def. 2.1). (ε, δ)-DP ⟺ "
-                 "β ≥ max(0, 1 − δ − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − δ − α))<br>(Kairouz, Oh & Viswanath 2015, Thm 2.1; "
-                 "DRS 2022, Prop. 2.5). Discrete mechanisms: Neyman–Pearson tests with randomisation.", y=-0.15)
+    caption(fig, "Trade-off T(P,Q)(α) = inf{β<sub>φ</sub> : α<sub>φ</sub> ≤ α} (Dong, Roth & Su 2022, Def. 2.1). "
+                 "(ε, δ)-DP ⟺ β ≥ max(0, 1 − δ − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − δ − α))<br>"
+                 "(Kairouz, Oh & Viswanath 2015, Thm 2.1; DRS 2022, Prop. 2.5). "
+                 "Discrete mechanisms: Neyman–Pearson tests with randomisation.", y=-0.15)
     return fig
