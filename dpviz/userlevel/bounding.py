@@ -141,8 +141,9 @@ def _group_sigma_curve(epsilon: float, delta: float, cap: int) -> np.ndarray:
     """σ of an item-level Gaussian (sensitivity 1) run at (ε/k, δ_k), δ_k = δ(e^{ε/k}−1)/(e^{ε}−1), for k = 1..cap:
     the item-level budget whose group-privacy lift (Lemma 6 of Ghazi et al. 2023) is exactly (ε, δ) for k records.
 
-    Calibrated exactly (:func:`dpviz.mechanisms.analytic_gaussian_sigma`) on ≤ 60 log-spaced k and interpolated in
-    log–log between them (σ is smooth and monotone in k). Read-only.
+    Calibrated exactly (:func:`dpviz.mechanisms.analytic_gaussian_sigma`, one vectorised call) on ≤ 60 log-spaced k
+    including k = 1 and k = cap, and interpolated in log–log between them (σ is smooth and monotone in k); at k = 1
+    the factor is exactly 1, so entry 0 is σ₁(ε, δ) itself. Read-only.
     """
     ks = _int_log_grid(1, cap, 60).astype(float)
     eps_k = epsilon / ks
@@ -150,6 +151,7 @@ def _group_sigma_curve(epsilon: float, delta: float, cap: int) -> np.ndarray:
     delta_k = np.exp(math.log(delta) - _group_log_factor(eps_k, ks))
     sig = analytic_gaussian_sigma(eps_k, delta_k)
     out = np.exp(np.interp(np.log(np.arange(1, cap + 1, dtype=float)), np.log(ks), np.log(sig)))
+    out[ks.astype(np.int64) - 1] = sig  # exact at the calibrated k (exp∘log need not round-trip)
     out.setflags(write=False)
     return out
 
@@ -251,10 +253,10 @@ def _bounding_curves(n_users: int, median: float, tail: float, epsilon: float, m
         noise_item = np.full(cap, unit)
         noise_group = noise_user.copy()
     else:
-        s1 = analytic_gaussian_sigma(epsilon, delta)
+        noise_group = _group_sigma_curve(epsilon, delta, cap)
+        s1 = float(noise_group[0])  # k = 1: the lift is the identity, σ₁ = analytic_gaussian_sigma(ε, δ) exactly
         noise_user = s1 * k
         noise_item = np.full(cap, s1)
-        noise_group = _group_sigma_curve(epsilon, delta, cap)
     rm = [np.sqrt(bias**2 + nz**2) for nz in (noise_user, noise_item, noise_group)]
     opt = [int(np.argmin(r)) + 1 for r in rm]
     for arr in (k, bias, noise_user, noise_item, noise_group, *rm):
