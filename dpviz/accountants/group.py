@@ -1,7 +1,8 @@
 """Group privacy: what a guarantee for one record says about k records (one person with k rows).
 
 The one home of group privacy in dpviz (issue 13). Every public name validates once and calls the unchecked
-kernels :func:`_group_privacy` and :func:`_group_log_factor`, which other dpviz modules may import:
+kernels :func:`_group_privacy`, :func:`_group_log_factor` and :func:`_log_item_delta`, which other dpviz modules
+may import:
 
 * :func:`group_privacy` — Lemma 6 of Ghazi et al. 2023, scalar or broadcast over arrays of ε, δ and k;
 * :func:`group_privacy_lift` — the same lemma read at user level (k = m examples per user), lessons 03–04;
