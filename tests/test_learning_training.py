@@ -19,7 +19,7 @@ from dpviz.learning import (
     train_user_level,
     user_task_from_arrays,
 )
-from dpviz.learning._privacy import gdp_delta, gdp_epsilon, gdp_mu_for, group_privacy, reference_epsilon
+from dpviz.learning._privacy import gdp_delta, gdp_epsilon, gdp_mu_for, group_privacy
 from dpviz.mechanisms import Gaussian
 
 
@@ -244,8 +244,12 @@ def test_paper_mode_privacy_within_paper_claim():
     e_coord = e1 / math.sqrt(8 * dp * math.log(1 / d1))  # Alg. 2 of 004 per-coordinate budget
     assert run.params["epsilon_coord"] == pytest.approx(e_coord, rel=1e-12)
     assert run.privacy.events == ((("pure", pytest.approx(e_coord)), T * dp),)
-    # independent bound: zCDP composition of the same pure events must be >= the accountant's tighter answer
-    assert run.privacy.epsilon <= reference_epsilon(run.privacy.events, delta) * (1 + 1e-9)
+    # independent bound: k pure ε₀ events are (kε₀²/2)-zCDP (Bun & Steinke 2016, Prop. 1.4), hence
+    # (ρ + 2√(ρ ln(1/δ)), δ)-DP (Prop. 1.3), capped by basic composition kε₀: the accountant's answer is tighter
+    k = T * dp
+    rho = k * e_coord**2 / 2.0
+    closed_form = min(rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta)), k * e_coord)
+    assert run.privacy.epsilon <= closed_form * (1 + 1e-9)
     # and the paper's claim (advanced composition, Thm 10 of 004) is valid, hence not below the true ε
     assert run.privacy.epsilon_paper == eps and run.privacy.epsilon <= eps
     assert np.isfinite(run.losses).all()
@@ -335,7 +339,7 @@ def test_erm_excess_falls_with_number_of_examples():
 def test_user_level_beats_naive_when_m_is_large():
     """The regime of 004 (privacy cost ∝ τ ∝ 1/√m for user-level, independent of m for naive): with m = 1000
     the winsorized (practical) run has lower excess risk than the naive one at the same (ε, δ); with m = 5 the
-    user gradients are not concentrated (τ > G) and both coincide exactly."""
+    user gradients are not concentrated (τ > G) and both coincide (to rounding)."""
     big = make_linear_task(500, 1000, 3, rng=4)
     assert concentration_radius(big.lipschitz, big.m, big.n) < big.lipschitz / 3
     u = np.array([train_user_level(big, 1.0, 1e-5, 60, learning_rate=2.0, rng=s).final_excess for s in range(12)])
@@ -346,7 +350,9 @@ def test_user_level_beats_naive_when_m_is_large():
     assert concentration_radius(small.lipschitz, small.m, small.n) > small.lipschitz
     a = train_user_level(small, 1.0, 1e-5, 30, rng=7)
     b = train_naive(small, 1.0, 1e-5, 30, rng=7)
-    np.testing.assert_array_equal(a.iterates, b.iterates)
+    # the same algorithm (clipping inactive), its noise std written 2z/n·C in one and z·2C/n in the other: equal up
+    # to the rounding of that product
+    np.testing.assert_allclose(a.iterates, b.iterates, rtol=1e-12, atol=1e-15)
 
 
 def test_user_level_excess_falls_with_m_and_n_naive_not_with_m():

@@ -6,7 +6,8 @@
   reports composed with :mod:`dpviz.accountants`;
 * :mod:`dpviz.learning.erm` — Phased ERM (Algorithm 4), private selection (Algorithm 5), heterogeneity transfer
   (Theorem 9), the ERM reduction of 003 (Algorithm H);
-* :mod:`dpviz.learning.rates` — the rates of Theorems 3, 4, 5, 6, 7, 8 as formulas with validity conditions.
+* :mod:`dpviz.learning.rates` — the rates of Theorems 3, 4, 5, 6, 7, 8 as formulas with validity conditions;
+* :mod:`dpviz.learning.experiments` — the seeded, cached experiments behind the lesson panels.
 
 References
 ----------
@@ -14,7 +15,7 @@ References
 003: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with Few Users", 2022.
 """
 
-from dpviz.learning import rates  # noqa: F401
+from dpviz.learning import experiments, rates  # noqa: F401
 from dpviz.learning.erm import *  # noqa: F401,F403
 from dpviz.learning.erm import __all__ as _e
 from dpviz.learning.optim import *  # noqa: F401,F403
@@ -24,4 +25,4 @@ from dpviz.learning.tasks import __all__ as _t
 from dpviz.learning.training import *  # noqa: F401,F403
 from dpviz.learning.training import __all__ as _tr
 
-__all__ = [*_t, *_o, *_tr, *_e, "rates"]
+__all__ = [*_t, *_o, *_tr, *_e, "rates", "experiments"]

@@ -42,7 +42,6 @@ from dpviz.learning._checks import (
     field_int,
     real_array,
 )
-from dpviz.learning._privacy import check_accountant
 from dpviz.learning.optim import VARIANTS, FirstOrderMethod, _run_first_order
 from dpviz.learning.tasks import UserTask, concentration_radius
 from dpviz.learning.training import (
@@ -53,6 +52,7 @@ from dpviz.learning.training import (
     _knows_excess,
     _report,
     _step_size,
+    check_accountant,
     train_user_level,
 )
 

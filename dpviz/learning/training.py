@@ -34,7 +34,8 @@ from typing import Callable
 import numpy as np
 
 from dpviz._validation import as_rng, check_delta, check_integer, check_positive, check_probability
-from dpviz.learning import _privacy
+from dpviz import accountants as _acc
+from dpviz.mechanisms import Gaussian, gaussian_mu
 from dpviz.learning._checks import (
     MAX_MAGNITUDE,
     MAX_STEPS,
@@ -229,7 +230,7 @@ def _common(task, T, epsilon=None, delta=None, learning_rate=None, *, private=Tr
     if private:
         epsilon = check_positive(epsilon, "epsilon")
         delta = check_delta(delta, "delta", allow_zero=False)
-        _privacy.check_accountant(accountant)
+        check_accountant(accountant)
     if learning_rate is not None:
         learning_rate = check_scale(learning_rate, "learning_rate")
     if progress is not None and not callable(progress):
@@ -284,11 +285,37 @@ def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
     return v * fac, (nrm[..., 0] > radius)
 
 
+def check_accountant(accountant) -> str:
+    """``accountant`` must name one of :data:`dpviz.accountants.ACCOUNTANTS`."""
+    return check_name(accountant, "accountant", tuple(_acc.ACCOUNTANTS))
+
+
+def accountant_epsilon(events, delta: float, accountant: str = "pld") -> tuple[float, str]:
+    """Compose ``events`` [(event, count), ...] in a fresh :mod:`dpviz.accountants` accountant (replace-one
+    neighbours, Definition 1 of 004); return (ε, the accountant's class name).
+
+    Events are given as tuples ``("gaussian", noise_multiplier)`` (a Gaussian mechanism with sensitivity 1 and
+    σ = noise_multiplier), ``("pure", epsilon)`` or ``("approx", (epsilon, delta))``.
+    """
+    cls = _acc.ACCOUNTANTS[accountant]
+    a = cls(neighboring="replace_one")
+    for (kind, value), count in events:
+        a.compose(_to_event(kind, value), count=int(count))
+    return float(a.epsilon(delta)), cls.__name__
+
+
+def _to_event(kind, value):
+    if kind == "gaussian":
+        return Gaussian(sigma=float(value), sensitivity=1.0)
+    if kind == "pure":
+        return _acc.PureDP(float(value))
+    if kind == "approx":
+        return _acc.ApproxDP(float(value[0]), float(value[1]))
+    raise ValueError(f"event kind = {kind!r} is not allowed: must be 'gaussian', 'pure' or 'approx'.")
+
+
 def _report(events, delta, accountant, **extra) -> PrivacySpent:
-    try:
-        eps, name = _privacy.accountant_epsilon(events, delta, accountant)
-    except ImportError:  # accountants not installed in this checkout yet: exact closed forms (see _privacy)
-        eps, name = _privacy.reference_epsilon(events, delta), "closed form (μ-GDP / zCDP)"
+    eps, name = accountant_epsilon(events, delta, accountant)
     return PrivacySpent(epsilon=eps, delta=delta, accountant=name, events=tuple(events), **extra)
 
 
@@ -344,7 +371,7 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
     """Naive user-level DP-SGD: clip each user's average gradient to norm C (default G), add N(0, s²I),
     s = z·2C/n (digest 004 §2.12; the privacy error does not fall with m).
 
-    The noise multiplier z = √T/μ, with μ the exact GDP level spending (ε, δ) (:func:`_privacy.gdp_mu_for`):
+    The noise multiplier z = √T/μ, with μ the exact GDP level spending (ε, δ) (:func:`dpviz.mechanisms.gaussian_mu`):
     T adaptive Gaussian steps of sensitivity 2C/n are exactly μ-GDP (Dong, Roth & Su 2022, Cor. 2).
     """
     T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
@@ -352,7 +379,7 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
     C = task.lipschitz if clip is None else check_scale(clip, "clip")
     g = as_rng(rng)
     n, d = task.n, task.d
-    z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
+    z = math.sqrt(T) / gaussian_mu(eps, delta)
     s = z * 2.0 * C / n
     lr = lr or _step_size(task, s * math.sqrt(d), T)
     clip_frac = np.zeros(T)
@@ -431,7 +458,7 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
         return _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g,
                             progress, reg)
     tau = concentration_radius(G, m, n, gamma) if tau is None else tau
-    z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
+    z = math.sqrt(T) / gaussian_mu(eps, delta)
     H = task.smoothness
     coef = 2.0 * z / n  # noise std per unit radius
     # stationary radius r* = τ/(1 − 2 coef √d) if the feedback is stable; used for the public step size
@@ -514,7 +541,7 @@ def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-
     g = as_rng(rng)
     n, m, d = task.n, task.m, task.d
     N = n * m
-    z = math.sqrt(T) / _privacy.gdp_mu_for(eps, delta)
+    z = math.sqrt(T) / gaussian_mu(eps, delta)
     s = z * 2.0 * C / N  # std on the mean over N examples
     lr = lr or _step_size(task, s * math.sqrt(d), T)
     clip_frac = np.zeros(T)

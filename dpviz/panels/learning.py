@@ -11,19 +11,11 @@
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
-from dpviz.learning import (
-    compare_training,
-    make_linear_task,
-    make_logistic_task,
-    phased_erm_schedule,
-    rates,
-    train_naive,
-    train_user_level,
-)
+from dpviz.learning import compare_training, phased_erm_schedule, rates
+from dpviz.learning.experiments import heterogeneity_formula, heterogeneity_m_star, heterogeneity_point, lesson_task
 from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.plots import learning as P
 
@@ -151,13 +143,6 @@ class PhasedERMPanel(Panel):
         return View([fig], readout=readout, hint=hint)
 
 
-@lru_cache(maxsize=8)
-def _task(kind: str, n: int, m: int, d: int, h: float, seed: int):
-    make = make_linear_task if kind == "linear" else make_logistic_task
-    kw = dict(holdout=4000) if kind == "logistic" else {}
-    return make(n, m, d, heterogeneity=h, rng=seed, **kw)
-
-
 class TrainLivePanel(Panel):
     """Train a small model live with four methods at the same (ε, δ) and see what each run spends."""
 
@@ -191,7 +176,7 @@ class TrainLivePanel(Panel):
             raise ValueError(f"n·m = {n * m:,} examples is too many for a live run: keep n·m ≤ {_MAX_EXAMPLES:,} "
                              "(lower n or m).")
         delta = 1e-5
-        task = _task(kind, n, m, 10, round(h, 3), 0)
+        task = lesson_task(kind, n, m, 10, round(h, 3), 0)
         runs = compare_training(task, eps, delta, T, mode=v["mode"], rng=1, progress=self.report_progress)
         labels = {}
         # the logistic task's excess risk is a Monte-Carlo estimate against θ* that can read below 0: show the
@@ -239,15 +224,6 @@ class TrainLivePanel(Panel):
         return View([fig], readout=_table(rows), hint=hint)
 
 
-@lru_cache(maxsize=32)
-def _hetero_point(n: int, m: int, h: float, seed: int):
-    task = make_linear_task(n, m, 5, heterogeneity=h, rng=seed)
-    erm = task.excess_risk(task.erm_solution())
-    u = train_user_level(task, 1.0, 1e-5, 60, rng=seed).final_excess
-    nv = train_naive(task, 1.0, 1e-5, 60, rng=seed).final_excess
-    return erm, u, nv
-
-
 class HeterogeneityPanel(Panel):
     """Excess risk against m for a heterogeneity level h: the m-independent user-drift floor."""
 
@@ -273,9 +249,7 @@ class HeterogeneityPanel(Panel):
 
     @staticmethod
     def _m_star(n, h):
-        task = _task("linear", 2, 1, 5, 0.0, 0)
-        tr = float(np.trace(task.sigma_x))
-        return math.inf if h == 0 else 0.25 * 25 / (h**2 * tr)
+        return heterogeneity_m_star(h)
 
     def _build_controls(self):
         return {
@@ -291,17 +265,16 @@ class HeterogeneityPanel(Panel):
         ms = np.array([m for m in self.MS if n * m <= 400_000], dtype=float)
         pts = []
         for i, m in enumerate(ms):
-            pts.append(_hetero_point(n, int(m), h, 0))
+            pts.append(heterogeneity_point(n, int(m), h, 0))
             self.report_progress((i + 1) / len(ms))
         pts = np.array(pts)
-        tr = float(np.trace(_task("linear", 2, 1, 5, 0.0, 0).sigma_x))
-        formula = 0.25 * 5 / (2 * n * ms) + h**2 * tr / (2 * n * 5)
+        formula, floor = heterogeneity_formula(n, ms, h)
         m_star = self._m_star(n, h)
         fig = P.heterogeneity_figure(ms, {"nonprivate": pts[:, 0], "user_level": pts[:, 1], "naive": pts[:, 2]},
                                      formula=formula, m_star=m_star)
         readout = _table([
             ("m* = s²d²/(h² tr Σ)", "∞ (no drift)" if not math.isfinite(m_star) else f"{m_star:.0f}"),
-            ("drift floor h² tr Σ/(2nd)", f"{h**2 * tr / (2 * n * 5):.2e}"),
+            ("drift floor h² tr Σ/(2nd)", f"{floor:.2e}"),
             ("private runs", "ε = 1, δ = 1e-5, T = 60"),
         ])
         return View([fig], readout=readout)

@@ -1,0 +1,60 @@
+"""The seeded, cached experiments behind lesson 06's panels (numbers only; the panels draw them).
+
+* :func:`lesson_task` — the synthetic task a panel trains on (linear or logistic; cached: the panels re-render
+  with the same task);
+* :func:`heterogeneity_point` — ERM, user-level DP-SGD and naive DP-SGD excess risk at one (n, m, h);
+* :func:`heterogeneity_formula` and :func:`heterogeneity_m_star` — the two terms of the linear task's excess risk,
+  statistical s²d/(2nm) and user drift h²·tr Σ/(2nd), and where the second overtakes the first,
+  m* = s²d²/(h² tr Σ) (the m-independent floor of 004, Thm 9).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+from dpviz.learning.tasks import make_linear_task, make_logistic_task
+from dpviz.learning.training import train_naive, train_user_level
+
+__all__ = ["lesson_task", "heterogeneity_point", "heterogeneity_formula", "heterogeneity_m_star"]
+
+#: the heterogeneity experiment's fixed settings: d = 5 features, label noise s = 0.5 (make_linear_task's default),
+#: private runs at (ε, δ) = (1, 1e-5) with T = 60 steps
+HETERO_D, HETERO_LABEL_NOISE, HETERO_EPSILON, HETERO_DELTA, HETERO_STEPS = 5, 0.5, 1.0, 1e-5, 60
+
+
+@lru_cache(maxsize=8)
+def lesson_task(kind: str, n: int, m: int, d: int, heterogeneity: float, seed: int):
+    """``make_linear_task`` / ``make_logistic_task`` (with a 4000-user holdout) at these settings, cached."""
+    make = make_linear_task if kind == "linear" else make_logistic_task
+    kw = dict(holdout=4000) if kind == "logistic" else {}
+    return make(n, m, d, heterogeneity=heterogeneity, rng=seed, **kw)
+
+
+@lru_cache(maxsize=32)
+def heterogeneity_point(n: int, m: int, h: float, seed: int) -> tuple[float, float, float]:
+    """Excess risk of (ERM, user-level DP-SGD, naive DP-SGD) on the d = 5 linear task with heterogeneity h."""
+    task = make_linear_task(n, m, HETERO_D, heterogeneity=h, rng=seed)
+    erm = task.excess_risk(task.erm_solution())
+    u = train_user_level(task, HETERO_EPSILON, HETERO_DELTA, HETERO_STEPS, rng=seed).final_excess
+    nv = train_naive(task, HETERO_EPSILON, HETERO_DELTA, HETERO_STEPS, rng=seed).final_excess
+    return erm, u, nv
+
+
+def _trace_sigma() -> float:
+    """tr Σ of the d = 5 linear task's feature covariance (a property of the generator, not of n, m, h)."""
+    return float(np.trace(lesson_task("linear", 2, 1, HETERO_D, 0.0, 0).sigma_x))
+
+
+def heterogeneity_formula(n: int, ms, h: float) -> tuple[np.ndarray, float]:
+    """(excess-risk formula s²d/(2nm) + h²·tr Σ/(2nd) over ``ms``, the drift floor h²·tr Σ/(2nd))."""
+    s2, d = HETERO_LABEL_NOISE**2, HETERO_D
+    floor = h**2 * _trace_sigma() / (2 * n * d)
+    return s2 * d / (2 * n * np.asarray(ms, dtype=float)) + floor, floor
+
+
+def heterogeneity_m_star(h: float) -> float:
+    """m* = s²d²/(h² tr Σ): past it the excess risk is flat in m (``math.inf`` for h = 0)."""
+    return math.inf if h == 0 else HETERO_LABEL_NOISE**2 * HETERO_D**2 / (h**2 * _trace_sigma())
