@@ -76,7 +76,9 @@ def calibrate_sigma(
             ev = PoissonSampled(ev, q)
         return cls(neighboring=neighboring, **opts).compose(ev, count).epsilon(delta)
 
-    start = sens * math.sqrt(2.0 * math.log(1.25 / delta)) * math.sqrt(count) / target
+    # first guess: the textbook σ (Dwork & Roth 2014, Thm A.1) of the √k-fold sensitivity; ×Δ√k/ε may overflow to
+    # inf, which _bisect_noise caps at 1e300
+    start = _m.classic_gaussian_sigma(1.0, delta) * sens * math.sqrt(count) / target
     return _bisect_noise(eps_of, target, start, rtol)
 
 
