@@ -469,17 +469,16 @@ def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: 
     else:
         eps1, delta1 = float(m.epsilon(delta)), delta
     ks = np.arange(1, max_group + 1)
-    eg, dg, es, ee = [], [], [], []
-    for k in ks:
-        ek, dk = group_privacy(eps1, delta1, int(k))
-        mk = group_privacy_mechanism(m, int(k))
-        eg.append(float(ek))
-        dg.append(float(dk))
+    eg, dg = group_privacy(eps1, delta1, ks)
+    eg, dg = np.asarray(eg, dtype=float), np.asarray(dg, dtype=float)
+    es, ee = [], []
+    for k, dk in zip(ks.tolist(), dg.tolist(), strict=True):
+        mk = group_privacy_mechanism(m, k)
         if math.isfinite(mk.pure_epsilon):
             es.append(float(mk.pure_epsilon))
             ee.append(float(mk.pure_epsilon))
         else:
             es.append(float(mk.epsilon(dk)) if dk < 1.0 else 0.0)
             ee.append(float(mk.epsilon(delta)))
-    return {"k": ks, "eps_generic": np.array(eg), "delta_generic": np.array(dg),
+    return {"k": ks, "eps_generic": eg, "delta_generic": dg,
             "eps_exact_same_delta": np.array(es), "eps_exact": np.array(ee), "eps1": eps1, "delta1": delta1}

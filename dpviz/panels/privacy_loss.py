@@ -175,7 +175,7 @@ class PrivacyProfilePanel(Panel):
         v = self.values()
         s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
         classic = M.classic_gaussian_epsilon(s, d, dl)
-        simple = zcdp_to_approx_dp(dl * dl / (2 * s * s), d, method="simple")
+        simple = zcdp_to_approx_dp(M.Gaussian(s, dl).rho, d, method="simple")
         return (f"The classic formula σ = Δ√(2 ln(1.25/δ))/ε, solved for ε, says ε = {classic:.4g} "
                 f"({'inside' if classic < 1 else 'outside'} its proven range ε < 1; Dwork & Roth 2014, Thm A.1); "
                 f"the simple zCDP bound says {simple:.4g} (Bun & Steinke 2016, Prop. 1.3). The exact answer solves "
