@@ -24,7 +24,7 @@ import math
 import numpy as np
 
 from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
-from dpviz.accountants.group import _group_log_factor
+from dpviz.accountants.group import _log_item_delta
 from dpviz.mechanisms import analytic_gaussian_sigma
 
 __all__ = [
@@ -148,7 +148,7 @@ def _group_sigma_curve(epsilon: float, delta: float, cap: int) -> np.ndarray:
     ks = _int_log_grid(1, cap, 60).astype(float)
     eps_k = epsilon / ks
     # δ_k·(e^{k·ε/k} − 1)/(e^{ε/k} − 1) = δ: the group-privacy lift of (ε/k, δ_k) over k records is (ε, δ)
-    delta_k = np.exp(math.log(delta) - _group_log_factor(eps_k, ks))
+    delta_k = np.exp(_log_item_delta(eps_k, delta, ks))
     sig = analytic_gaussian_sigma(eps_k, delta_k)
     out = np.exp(np.interp(np.log(np.arange(1, cap + 1, dtype=float)), np.log(ks), np.log(sig)))
     out[ks.astype(np.int64) - 1] = sig  # exact at the calibrated k (exp∘log need not round-trip)

@@ -30,7 +30,7 @@ import numpy as np
 
 from dpviz._roots import brentq
 from dpviz._validation import check_choice, check_delta, check_in_range
-from dpviz.accountants.group import _group_log_factor
+from dpviz.accountants.group import _log_item_delta
 
 from ._checks import (
     MAX_BOUND_M,
@@ -339,7 +339,7 @@ def group_privacy_users(
     n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
     # ln(1/δ₀) with δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1) ≤ δ, in log space (e^{ε} may overflow, δ₀ underflow)
-    log_inv_d0 = -math.log(dl) + _group_log_factor(eps / mm, mm)
+    log_inv_d0 = -_log_item_delta(eps / mm, dl, mm)  # the inverse of Lemma 6, in accountants.group
     n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
     t = {
         "floor": np.zeros_like(mm),
