@@ -6,6 +6,7 @@ import ipywidgets as W
 import mpmath as mp
 import pytest
 
+from dpviz.accountants import compare as M
 from dpviz.panels._base import PANEL_REGISTRY
 from dpviz.panels.composition import (
     CalibrationPanel,
@@ -14,7 +15,6 @@ from dpviz.panels.composition import (
     GroupPrivacyPanel,
     disagreement_table,
 )
-from dpviz.accountants import compare as M
 from dpviz.plots import composition as C
 
 mp.mp.dps = 40
@@ -134,7 +134,7 @@ def test_calibration_panel_bars_follow_the_target():
     p.controls["target"].value = 2.0
     after = ys(p.figures[0])
     assert after != before
-    for a, b in zip(before, after):
+    for a, b in zip(before, after, strict=True):
         if a is not None and b is not None:
             assert b < a  # a looser target needs less noise
     assert "variance" in p.readout.value

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from _figure_checks import watch_updates_for_nan
 
 from dpviz import mechanisms as M
 from dpviz.panels import privacy_loss as PL
 from dpviz.panels._base import PANEL_REGISTRY
-
-from _figure_checks import watch_updates_for_nan
 
 PANELS = [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.PrivacyProfilePanel, PL.TradeoffPanel]
 

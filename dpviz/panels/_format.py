@@ -10,7 +10,7 @@ helpers so tables and numbers look the same in every lesson.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
 
 __all__: list[str] = []  # helpers for dpviz.panels only
 
