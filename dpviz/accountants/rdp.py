@@ -15,7 +15,8 @@ from scipy import special
 from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.accountants._base import Accountant
-from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement, _amplify
+from dpviz.accountants.amplification import _amplify
+from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement
 from dpviz.accountants.pld.laws import discrete_laplace_loss
 from dpviz.conversions import _check_method, rdp_delta, rdp_to_approx_dp
 

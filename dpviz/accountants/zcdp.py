@@ -8,13 +8,8 @@ from typing import Any
 from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_positive
 from dpviz.accountants._base import Accountant
-from dpviz.accountants.events import (
-    ZCDP,
-    PoissonSampled,
-    PureDP,
-    SampledWithoutReplacement,
-    _amplify,
-)
+from dpviz.accountants.amplification import _amplify
+from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement
 from dpviz.conversions import _check_method, pure_to_zcdp, zcdp_delta, zcdp_to_approx_dp
 
 __all__ = ["ZCDPAccountant", "event_rho"]

@@ -17,7 +17,8 @@ import numpy as np
 from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
 from dpviz.accountants._base import Accountant
-from dpviz.accountants.events import ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement, _amplify
+from dpviz.accountants.amplification import _amplify
+from dpviz.accountants.events import ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement
 from dpviz.accountants.pld.atoms import atoms_epsilon, binomial_loss_atoms
 from dpviz.accountants.pld.grid import (
     _chernoff_window,
