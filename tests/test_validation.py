@@ -166,3 +166,25 @@ def test_check_real_array_otherwise_behaves_as_check_array():
         check_real_array([1.0, math.nan], "x")
     msg = str(pytest.raises(ValueError, check_real_array, [0j] * 50, "x").value)
     assert "50 values" in msg and len(msg) < 200  # a long input is summarised, not printed
+
+
+def test_array_arg_validates_scalars_and_arrays_with_the_template():
+    from dpviz._validation import _array_arg
+
+    arr, scalar = _array_arg(0.5, "delta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    assert scalar and arr.tolist() == [0.5]
+    arr, scalar = _array_arg([0.1, 0.2], "delta", 0.0, 1.0)
+    assert not scalar and arr.dtype == float and arr.tolist() == [0.1, 0.2]
+    with pytest.raises(ValueError, match=r"delta = 1\.0 is not allowed: must be a number in \(0, 1\)\."):
+        _array_arg([0.5, 1.0], "delta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    with pytest.raises(ValueError, match="delta"):
+        _array_arg([0.5, math.nan], "delta", 0.0, 1.0)
+
+
+def test_bisect_doubles_finds_the_smallest_feasible_double():
+    # oracle: the predicate x >= t has the answer t itself (every double t > 0), found among all 2^63 bit patterns
+    from dpviz._inverse import _bisect_doubles
+
+    t = np.array([5e-324, 1e-300, 0.1, 1.0, 3.7e200])
+    got = _bisect_doubles(lambda x: x >= t, t.shape, 0.0, math.inf)
+    np.testing.assert_array_equal(got, t)
