@@ -81,3 +81,61 @@ def test_import_dpviz_loads_only_the_core_a_lesson_needs():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[:3] == ["[]", "dpviz.userlevel dpviz.mean dpviz.learning dpviz.partial", "False"]
+
+
+# ---- one home per formula (issue 13): figures and panels hold no models -------------------------------------------
+
+UPPER = sorted(p for p in PKG.rglob("*.py") if _layer(p) in ("plots", "panels"))
+
+
+def _private_imports_across_packages(path: Path) -> list[str]:
+    """Private names (``_x``) or private modules imported from another dpviz package (a private kernel is for its
+    own package; figures and panels use the core's public names)."""
+    own = ".".join(path.relative_to(PKG.parent).with_suffix("").parts[:2])  # e.g. dpviz.plots
+    bad = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.ImportFrom) and node.module and node.level == 0
+                and node.module.startswith("dpviz")):
+            continue
+        if ".".join(node.module.split(".")[:2]) == own:
+            continue
+        if node.module != "dpviz._validation" and any(part.startswith("_") for part in node.module.split(".")[1:]):
+            bad.append(node.module)  # (dpviz._validation is the package-wide argument checking toolkit)
+        bad += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return bad
+
+
+def _model_machinery(path: Path) -> list[str]:
+    """Caches and root finding: the marks of a model living in a figure or panel module."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr in ("lru_cache", "cache") and \
+                isinstance(node.value, ast.Name) and node.value.id == "functools":
+            found.append(f"functools.{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "functools":
+            found += [f"functools.{a.name}" for a in node.names if a.name in ("lru_cache", "cache")]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+            names += [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
+            found += [n for n in names if n.startswith("scipy.optimize") or n == "dpviz._roots"]
+    return found
+
+
+@pytest.mark.parametrize("path", UPPER, ids=lambda p: str(p.relative_to(PKG)))
+def test_figures_and_panels_hold_no_models(path):
+    """plots/ and panels/ define no lru_cache, find no roots and import no private name of another package."""
+    found = _model_machinery(path) + _private_imports_across_packages(path)
+    assert not found, f"{path.relative_to(PKG)}: {sorted(set(found))} (the numerics belong in the core)"
+
+
+def test_the_model_guard_sees_a_violation(tmp_path):
+    bad = PKG / "plots" / "_guard_probe.py"
+    src = ("import functools\nfrom scipy.optimize import brentq\nfrom dpviz.mechanisms import _gaussian_delta\n"
+           "@functools.lru_cache\ndef f(x):\n    return x\n")
+    bad.write_text(src)
+    try:
+        found = _model_machinery(bad) + _private_imports_across_packages(bad)
+    finally:
+        bad.unlink()
+    assert "functools.lru_cache" in found and "scipy.optimize.brentq" in found
+    assert "dpviz.mechanisms._gaussian_delta" in found
