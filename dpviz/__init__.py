@@ -33,6 +33,7 @@ from dpviz.accountants import (  # noqa: F401
     calibrate_laplace_scale,
     calibrate_sigma,
     group_privacy,
+    group_privacy_item_budget,
     group_privacy_mechanism,
 )
 from dpviz.conversions import pure_to_zcdp, rdp_to_approx_dp, zcdp_delta, zcdp_to_approx_dp  # noqa: F401
@@ -43,9 +44,14 @@ from dpviz.mechanisms import (  # noqa: F401
     Laplace,
     RandomizedResponse,
     TruncatedDiscreteLaplace,
+    analytic_gaussian_sigma,
+    classic_gaussian_epsilon,
     classic_gaussian_sigma,
     exponential_mechanism,
     exponential_mechanism_probabilities,
+    gaussian_delta,
+    gaussian_epsilon,
+    gaussian_mu,
 )
 
 __version__ = "0.1.0"

@@ -79,6 +79,10 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     # group privacy
     "group_privacy": ((1.0, 1e-6, 3), {}),
     "group_privacy_mechanism": ((M.Gaussian(2.0), 3), {}),
+    "group_privacy_lift": ((0.1, 1e-6, 10), {}),
+    "group_privacy_item_budget": ((1.0, 1e-6, 10), {}),
+    "group_privacy_curve": ((1.0, 1e-6, [1, 2]), {}),
+    "group_privacy_log_factor": ((1.0, 3), {}),
 }
 
 EXEMPT = {

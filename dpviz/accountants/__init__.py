@@ -26,13 +26,20 @@ from dpviz.accountants.events import (
     amplify_poisson,
     amplify_without_replacement,
 )
-from dpviz.accountants.group import group_privacy, group_privacy_mechanism
+from dpviz.accountants.group import (
+    group_privacy,
+    group_privacy_curve,
+    group_privacy_item_budget,
+    group_privacy_lift,
+    group_privacy_log_factor,
+    group_privacy_mechanism,
+)
 from dpviz.accountants.optimal import OptimalAccountant
 from dpviz.accountants.pld import PLDAccountant
 from dpviz.accountants.rdp import RDPAccountant
 from dpviz.accountants.zcdp import ZCDPAccountant
 
-#: name → accountant class, in the order lessons show them (loosest first)
+#: name → accountant class, loosest bound first (lesson 02 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER)
 ACCOUNTANTS = {
     "basic": BasicAccountant,
     "advanced": AdvancedAccountant,
@@ -63,5 +70,9 @@ __all__ = [
     "calibrate_laplace_scale",
     "calibrate_sigma",
     "group_privacy",
+    "group_privacy_curve",
+    "group_privacy_item_budget",
+    "group_privacy_lift",
+    "group_privacy_log_factor",
     "group_privacy_mechanism",
 ]
