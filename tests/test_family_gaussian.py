@@ -64,9 +64,9 @@ def eps_grid(mu):
     return sorted({float(e) for e in g})
 
 
-def check_delta(fn, mu, where):
-    """fn(ε array) against the oracle on the ε grid of μ; returns the list of failures."""
-    eps = np.array(eps_grid(mu))
+def check_delta(fn, mu, where, eps=None):
+    """fn(ε array) against the oracle on ``eps`` (default: the ε grid of μ); returns the list of failures."""
+    eps = np.array(eps_grid(mu) if eps is None else eps)
     got = np.asarray(fn(eps), dtype=float)
     bad = []
     for e, g in zip(eps.tolist(), got.tolist()):
@@ -89,6 +89,46 @@ def check_delta(fn, mu, where):
 @pytest.mark.parametrize("mu", MUS)
 def test_gaussian_delta_against_mpmath(mu):
     assert check_delta(lambda e: M.gaussian_delta(e, mu), mu, "gaussian_delta") == []
+
+
+#: large μ (6.67 is lesson 01's σ = 0.3, Δ = 2): where the 10-point Gauss–Legendre branch of the kernel (x₁ > 0,
+#: x₁μ < 1, an interval of length μ) lost accuracy before issue 13 — relative error 4e-12 at μ = 4, 3.7e-9 at
+#: μ = 6.67, 3e-7 at μ = 10, 1.3e-3 at μ = 30, just above ε = μ²/2 (x₁ ≈ 0)
+BIG_MUS = [2.0, 4.0, 20.0 / 3.0, 10.0, 30.0]
+
+
+def near_x1_zero(mu):
+    """ε = (x₁ + μ/2)μ for a fine sweep of x₁ ∈ [−1/μ, 2/μ] around 0 (both sides of every branch switch)."""
+    x1 = [s / mu for s in np.linspace(-1.0, 2.0, 61)] + [1e-300, 1e-20, 1e-12, 1e-8, 1e-4, -1e-8]
+    return sorted({float((x + mu / 2) * mu) for x in x1 if (x + mu / 2) * mu >= 0})
+
+
+@pytest.mark.parametrize("mu", BIG_MUS)
+def test_gaussian_delta_against_mpmath_at_large_mu(mu):
+    eps = eps_grid(mu) + near_x1_zero(mu)
+    assert check_delta(lambda e: M.gaussian_delta(e, mu), mu, "gaussian_delta", eps) == []
+
+
+@pytest.mark.parametrize("mu", [1e-12, 1e-3, 0.5, 1.0])
+def test_gaussian_delta_against_mpmath_near_x1_zero_at_small_mu(mu):
+    # the quadrature branch's own territory (x₁ ∈ (0, 1/μ)), up to its largest interval μ = 1
+    assert check_delta(lambda e: M.gaussian_delta(e, mu), mu, "gaussian_delta", near_x1_zero(mu)) == []
+
+
+def test_the_large_mu_test_catches_the_quadrature_at_mu_30():
+    # the same sweep with the quadrature branch forced at μ = 30 (the kernel before the fix) must fail
+    from dpviz.mechanisms import gaussian as G
+
+    def quad_everywhere(e, mu=30.0):
+        e = np.asarray(e, dtype=float)
+        x1 = e / mu - mu / 2
+        t = x1[:, None] + mu * G._GL_NODES
+        f = 1.0 - t * (G._SQRT_HALF_PI * special.erfcx(t / math.sqrt(2.0)))
+        q = G._INV_SQRT_2PI * np.exp(-0.5 * x1 * x1) * mu * (f @ G._GL_WEIGHTS)
+        return np.where((x1 > 0) & (x1 * mu < 1), q, M.gaussian_delta(e, mu))
+
+    bad = check_delta(quad_everywhere, 30.0, "quadrature at mu = 30", near_x1_zero(30.0))
+    assert bad and max(b[4] for b in bad) > 1e-4
 
 
 @pytest.mark.parametrize("mu", MUS)

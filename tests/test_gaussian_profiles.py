@@ -18,14 +18,8 @@ def bw_delta(eps, mu):
     return mp.ncdf(mu / 2 - eps / mu) - mp.e ** eps * mp.ncdf(-mu / 2 - eps / mu)
 
 
-_BIG_MU_BRANCH = pytest.mark.xfail(strict=True, reason=(
-    "Currently fails with: relative error 3.5e-9 at ε ≈ 22.3 (μ = Δ/σ = 6.67) in mechanisms.gaussian._gaussian_delta, "
-    "whose 10-point Gauss–Legendre branch (x₁ > 0, x₁μ < 1) integrates over an interval of length μ (1e-3 at "
-    "μ = 30). Possible resolution: take that branch only for small μ (e.g. μ ≤ 1), else the erfcx branch."))
-
-
 @pytest.mark.parametrize("sigma,sens", [(0.8, 1.5), (1.0, 1.0), (3.0, 1.0), (0.2, 3.0),
-                                        pytest.param(0.3, 2.0, marks=_BIG_MU_BRANCH)])
+                                        (0.3, 2.0)])  # μ = 6.67: lesson 01's figure
 def test_curves_against_mpmath_and_hand_formulas(sigma, sens):
     c = gaussian_profile_curves(sigma, sens)
     eps = c["eps"]
