@@ -19,6 +19,7 @@ import importlib
 from dpviz import accountants, conversions, mechanisms  # noqa: F401
 from dpviz.accountants import (  # noqa: F401
     ACCOUNTANTS,
+    ZCDP,
     AdvancedAccountant,
     ApproxDP,
     BasicAccountant,
@@ -28,7 +29,6 @@ from dpviz.accountants import (  # noqa: F401
     PureDP,
     RDPAccountant,
     SampledWithoutReplacement,
-    ZCDP,
     ZCDPAccountant,
     calibrate_laplace_scale,
     calibrate_sigma,

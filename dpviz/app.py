@@ -84,7 +84,8 @@ def _lesson_numbers(spec: str) -> list[str]:
         elif part in by_number.values():
             chosen.append(part)
         else:
-            raise ValueError(f"lessons = {spec!r}: unknown lesson {part!r}; the lessons are {', '.join(sorted(by_number))}")
+            raise ValueError(f"lessons = {spec!r}: unknown lesson {part!r}; "
+                             f"the lessons are {', '.join(sorted(by_number))}")
     return chosen
 
 
@@ -118,7 +119,8 @@ class DpvizVoila(Voila):
     memory_budget_mb = Float(
         0.0, config=True, help="Memory (MB) for the server and its kernels; 0: 80 %% of the memory available at start."
     )
-    shutdown_grace = Float(60.0, config=True, help="Seconds after a page's last connection closes until its kernel ends.")
+    shutdown_grace = Float(60.0, config=True,
+                           help="Seconds after a page's last connection closes until its kernel ends.")
     connect_grace = Float(
         120.0, config=True, help="Seconds a served page has to connect to its kernel (a slow device, a busy network) "
                                  "before the kernel ends."
@@ -171,7 +173,8 @@ class DpvizVoila(Voila):
 
     def _pool_targets(self) -> tuple[dict[str, int], list[str]]:
         if self.class_size > 0:
-            chosen = _lesson_numbers(self.lessons) if self.lessons else [lesson.filename for lesson in lessons(NOTEBOOKS)]
+            chosen = (_lesson_numbers(self.lessons) if self.lessons
+                      else [lesson.filename for lesson in lessons(NOTEBOOKS)])
             targets = {"*": 0, LANDING: 0, **{nb: self.class_size for nb in chosen}}
         else:
             if self.lessons:

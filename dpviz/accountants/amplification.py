@@ -74,9 +74,9 @@ def _deamplified_eps(eps_prime: float, eta: float) -> float:
 
 
 def _amplified_delta_curve(delta_of_eps: Callable[[float], float], eta: float) -> Callable[[float], float]:
-    """δ′(ε′) = η·δ(ln(1 + (e^{ε′} − 1)/η)): the exact inverse of the amplified curve ε′(δ′) = ln(1 + η(e^{ε(δ′/η)} − 1))
-    (the amplification theorems hold for every (ε, δ) pair the mechanism satisfies, so they transform the whole
-    privacy profile)."""
+    """δ′(ε′) = η·δ(ln(1 + (e^{ε′} − 1)/η)): the exact inverse of the amplified curve
+    ε′(δ′) = ln(1 + η(e^{ε(δ′/η)} − 1)) (the amplification theorems hold for every (ε, δ) pair the mechanism
+    satisfies, so they transform the whole privacy profile)."""
 
     def curve(eps_prime: float) -> float:
         return min(1.0, eta * delta_of_eps(_deamplified_eps(eps_prime, eta)))

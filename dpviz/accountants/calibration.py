@@ -116,8 +116,9 @@ def calibrate_laplace_scale(
         eps0 = per if q is None else _deamplified_eps(per, q)  # ln(1 + (e^{ε/k} − 1)/q), without overflow
         scale = sens / eps0 if eps0 > 0 else math.inf
         if not math.isfinite(scale):
-            raise ValueError(f"target_epsilon = {target_epsilon!r} is not allowed with count = {count} and sensitivity "
-                             f"= {sensitivity!r}: the Laplace scale Δ·k/ε exceeds the double range (must be <= 1.8e308).")
+            raise ValueError(f"target_epsilon = {target_epsilon!r} is not allowed with count = {count} "
+                             f"and sensitivity = {sensitivity!r}: the Laplace scale Δ·k/ε exceeds the double range "
+                             "(must be <= 1.8e308).")
         return scale
 
     def eps_of(scale: float) -> float:

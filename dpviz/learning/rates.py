@@ -60,7 +60,8 @@ def _arg(x, name: str, low: float, high: float, *, high_open: bool = False) -> n
     ok = (a >= low) & ((a < high) if high_open else (a <= high))
     if not np.all(ok):
         shown = repr(x) if a.ndim == 0 else f"an array containing {float(a[~ok].flat[0])!r}"
-        raise ValueError(f"{name} = {shown} is not allowed: must be a number in [{low:g}, {high:g}{')' if high_open else ']'}.")
+        raise ValueError(f"{name} = {shown} is not allowed: "
+                         f"must be a number in [{low:g}, {high:g}{')' if high_open else ']'}.")
     return a
 
 

@@ -104,7 +104,8 @@ class UserTask:
         if X.shape[0] == 0 or X.shape[2] == 0:
             raise ValueError(f"X has shape {X.shape} which is not allowed: must hold n >= 1 users and d >= 1.")
         if X.shape[1] == 0:
-            raise ValueError("X has users with no examples (m = 0), which is not allowed: every user needs >= 1 example.")
+            raise ValueError("X has users with no examples (m = 0), which is not allowed: "
+                             "every user needs >= 1 example.")
         if y.shape != X.shape[:2]:
             raise ValueError(
                 f"y has shape {y.shape} which is not allowed: must be (n, m) = {X.shape[:2]} to match X {X.shape}."
@@ -114,8 +115,8 @@ class UserTask:
         for name, arr in (("X", X), ("y", y)):
             big = float(np.max(np.abs(arr)))
             if big > MAX_MAGNITUDE:
-                raise ValueError(f"{name} has an entry of magnitude {big:.3g}, which is not allowed: entries must lie in "
-                                 f"[-{MAX_MAGNITUDE:g}, {MAX_MAGNITUDE:g}].")
+                raise ValueError(f"{name} has an entry of magnitude {big:.3g}, which is not allowed: "
+                                 f"entries must lie in [-{MAX_MAGNITUDE:g}, {MAX_MAGNITUDE:g}].")
         for name in ("radius", "lipschitz", "smoothness"):
             object.__setattr__(self, name, check_scale(getattr(self, name), name))
         for name in ("heterogeneity", "label_noise"):

@@ -33,9 +33,8 @@ from typing import Callable
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_delta, check_integer, check_positive, check_probability
 from dpviz import accountants as _acc
-from dpviz.mechanisms import Gaussian, gaussian_mu
+from dpviz._validation import as_rng, check_delta, check_integer, check_positive, check_probability
 from dpviz.learning._checks import (
     MAX_MAGNITUDE,
     MAX_STEPS,
@@ -51,6 +50,7 @@ from dpviz.learning._checks import (
 )
 from dpviz.learning.optim import FirstOrderMethod, _run_first_order
 from dpviz.learning.tasks import UserTask, concentration_radius
+from dpviz.mechanisms import Gaussian, gaussian_mu
 
 __all__ = [
     "PrivacySpent",

@@ -149,8 +149,9 @@ def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: f
                        d: int = 1) -> float:
     """Var/(nm) + 8dB²ln(1.25/δ)/(n²ε²): naive Gaussian on user means (digest 004 §2.12).
 
-    The noise term is d·σ² for the textbook σ = (2B/n)·√(2 ln(1.25/δ))/ε (:func:`dpviz.mechanisms.classic_gaussian_sigma`,
-    Dwork & Roth 2014, Thm A.1), computed there at sensitivity 1 and scaled by (2B/n)².
+    The noise term is d·σ² for the textbook σ = (2B/n)·√(2 ln(1.25/δ))/ε
+    (:func:`dpviz.mechanisms.classic_gaussian_sigma`, Dwork & Roth 2014, Thm A.1), computed there at sensitivity 1
+    and scaled by (2B/n)².
 
     >>> round(naive_gaussian_mse(0.0, 10_000, 10, 1.0, 1e-6, 1.0, d=16), 8)  # Appendix Z: 1.80e−5
     1.797e-05

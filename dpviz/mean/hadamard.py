@@ -99,7 +99,8 @@ class HadamardRotation:
         s = check_real_array(self.signs, "signs", ndim=1)
         if s.shape[0] != next_power_of_two(self.d) or not np.all(np.abs(s) == 1):
             raise ValueError(
-                f"signs has shape {s.shape}, which is not allowed: must be ±1 entries of length {next_power_of_two(self.d)}."
+                f"signs has shape {s.shape}, which is not allowed: "
+                f"must be ±1 entries of length {next_power_of_two(self.d)}."
             )
         object.__setattr__(self, "signs", s)
 

@@ -421,7 +421,8 @@ def acceptance_probability_valid(n: int, epsilon: float) -> bool:
     :func:`dp_estimate_1` at privacy (ε, δ) runs the pseudocode at ε₁ = ε/5. Equivalently (with c = 2n/3 > 1):
     ε₁ ≥ ln(c)/(c − 1).
 
-    >>> acceptance_probability_valid(2, 1.0), acceptance_probability_valid(10, 1/3), acceptance_probability_valid(11, 1/3)
+    >>> (acceptance_probability_valid(2, 1.0), acceptance_probability_valid(10, 1/3),
+    ...  acceptance_probability_valid(11, 1/3))
     (True, False, True)
     """
     n = _limits.count(n, "n")
@@ -513,7 +514,8 @@ def _uniform_in_ball(c: np.ndarray, radius: float, size: int, g) -> np.ndarray:
 
 @dataclass(frozen=True)
 class DPEstimate1Result:
-    """Outcome of :func:`dp_estimate_1`: ``point`` (None for garbage), ``outcome`` ∈ {"point", "G1", "G2"}, rounds run."""
+    """Outcome of :func:`dp_estimate_1`: ``point`` (None for garbage), ``outcome`` ∈ {"point", "G1", "G2"},
+    rounds run."""
 
     point: np.ndarray | None
     outcome: str
@@ -901,7 +903,8 @@ def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: 
     # logs of quotients as differences (d/δ, 1/δ, dn/α overflow for subnormal δ, α); b = inf just loses the min
     log_dd, log_1d, log_dna = math.log(d) - math.log(delta), -math.log(delta), math.log(d * n) - math.log(alpha)
     with np.errstate(over="ignore"):
-        b = float(np.float64(r) * math.sqrt(d) * log_dd * math.sqrt(log_1d) * math.sqrt(log_dna) / (eps * n * math.sqrt(m)))
+        b = float(np.float64(r) * math.sqrt(d) * log_dd * math.sqrt(log_1d) * math.sqrt(log_dna)
+                  / (eps * n * math.sqrt(m)))
     return _limits.finite(min(a, b), "the error bound", n=n, m=m, d=d, r=r)
 
 

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from dpviz._inverse import _inverse_profile, _snap_closed_form
 from dpviz._validation import (
     _INT_LIMIT,
     _alpha_arg,
@@ -19,12 +20,10 @@ from dpviz._validation import (
     check_integer,
     check_positive,
 )
-from dpviz._inverse import _inverse_profile, _snap_closed_form
 from dpviz.mechanisms._base import _CallableFloat, _Mechanism
 from dpviz.mechanisms.gaussian import _rho, _zcdp_bracket
 from dpviz.mechanisms.loss import PrivacyLossDistribution, _discrete_tradeoff
 from dpviz.mechanisms.samplers import _MAX_SAMPLER_SCALE, _rejection, sample_discrete_gaussian, sample_discrete_laplace
-
 
 _MAX_DG_TERMS = 2_000_000  # per ε: beyond this the exact discrete-Gaussian sum is refused (σ ≳ 1.7e5)
 

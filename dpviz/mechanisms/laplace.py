@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from dpviz._inverse import _snap_closed_form
 from dpviz._validation import (
     _alpha_arg,
     _clip01,
@@ -19,7 +20,6 @@ from dpviz._validation import (
     check_positive,
     check_real_array,
 )
-from dpviz._inverse import _snap_closed_form
 from dpviz.mechanisms._base import _Mechanism
 from dpviz.mechanisms.loss import PrivacyLossDistribution
 

@@ -9,6 +9,7 @@ import math
 import numpy as np
 from scipy import special
 
+from dpviz._inverse import _snap_closed_form
 from dpviz._validation import (
     _alpha_arg,
     _grid_arg,
@@ -20,7 +21,6 @@ from dpviz._validation import (
     check_integer,
     check_positive,
 )
-from dpviz._inverse import _snap_closed_form
 from dpviz.mechanisms._base import _CallableFloat, _Mechanism
 from dpviz.mechanisms.loss import PrivacyLossDistribution, _discrete_tradeoff
 

@@ -156,8 +156,8 @@ def log_slider(description: str, value: float, min_exp: float, max_exp: float, *
     value with ``round()`` in ``_render``.
     """
     exponent = _on_grid(math.log10(value), min_exp, step)
-    return W.FloatLogSlider(value=float(10.0 ** exponent), base=10, min=min_exp, max=max_exp, step=step, description=description,
-                            readout_format=readout_format, continuous_update=continuous_update,
+    return W.FloatLogSlider(value=float(10.0 ** exponent), base=10, min=min_exp, max=max_exp, step=step,
+                            description=description, readout_format=readout_format, continuous_update=continuous_update,
                             style=_STYLE, layout=_control_layout())
 
 

@@ -149,9 +149,10 @@ class TrainLivePanel(Panel):
     title = "Train live: user-level DP-SGD against the baselines"
     intro = ("Each run trains the same model on n users × m examples for T steps. User-level DP-SGD averages each "
              "user's gradients first and then privatises the mean across users (004 Algorithm 3, practical "
-             "variant); naive clips each user to G; example-level DP-SGD protects single examples only. Every run gets the "
-             "same ε (δ = 10⁻⁵) — at user level, except example-level DP-SGD, which gets it per example. The legend "
-             "and the table show the user-level ε each run really spends, composed by a privacy accountant.")
+             "variant); naive clips each user to G; example-level DP-SGD protects single examples only. "
+             "Every run gets the same ε (δ = 10⁻⁵) — at user level, except example-level DP-SGD, which gets it "
+             "per example. The legend and the table show the user-level ε each run really spends, composed by a "
+             "privacy accountant.")
     slow = True
 
     def _build_controls(self):

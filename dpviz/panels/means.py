@@ -108,7 +108,8 @@ class WinsorizedVsNaivePanel(Panel):
             "(samples per user) on does the winsorized mean's noise drop below the naive Laplace noise?",
             lambda: crossover_m(10_000, _GAMMA, "paper"),
             explain=lambda a: ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (004, Theorem 1 "
-                               "against the naive Laplace noise): it does not depend on ε, and grows only logarithmically with n."),
+                               "against the naive Laplace noise): it does not depend on ε, and grows only "
+                               "logarithmically with n."),
             rel_tol=0.15, unit=" samples")
         super().__init__(**kw)
 
@@ -166,7 +167,8 @@ class TauKnobPanel(Panel):
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
         readout = (f"τ = {_fmt(r * ts, 3)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
                    f"{_fmt(out['bias2'][i], 3)}, noise {_fmt(out['noise'][i], 3)}, MSE {_fmt(out['mse'][i], 3)}. "
-                   f"The paper's τ is {paper:.2f}×τ_safe: for ±B data it under-covers (its Hoeffding radius assumes range B, not 2B).")
+                   f"The paper's τ is {paper:.2f}×τ_safe: for ±B data it under-covers "
+                   "(its Hoeffding radius assumes range B, not 2B).")
         return View(figures=[fig], readout=readout)
 
 
@@ -203,7 +205,8 @@ class FixedBudgetPanel(Panel):
                     "</sup> (004 Thm 1);<br>B = 1, γ = 0.01, Var = 0.96. Colour: MSE minus γ(2B)² = 0.04, which is "
                     "the same for every split."))
         edge = self._LN[-1] - 1e-9
-        txt = "; ".join(f"N = {_big(b)}: n ≈ {_big(10 ** p[0])}{' (the largest n on the map)' if p[0] >= edge else ''}, "
+        txt = "; ".join(f"N = {_big(b)}: n ≈ {_big(10 ** p[0])}"
+                        f"{' (the largest n on the map)' if p[0] >= edge else ''}, "
                         f"m ≈ {10 ** p[1]:.3g}" for b, p in zip(budgets, best))
         return View(figures=[fig], readout=f"Best splits: {txt}. The statistical term Var/N is the same along a line; "
                                            "the privacy term 128τ²/(n²ε²) ∝ 1/(nN) favours users (004 §1).")
@@ -246,7 +249,8 @@ class IsoAccuracyPanel(Panel):
         d_max = levy_max_dimension(n_fixed, eps, delta)
         readout = (f"Lemma 9 wall: n ≥ {n_lb:.3g} users whatever m and d (003). 004 needs n ≳ {n_levy:.3g} at d = {d}. "
                    f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {d_max:.3g}.")
-        hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Lemma 9 of 003 assumes δ ≤ ε², so its wall is not proven here."
+        hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Lemma 9 of 003 assumes δ ≤ ε², "
+                "so its wall is not proven here."
                 if delta > eps * eps else None)
         return View(figures=[fig1, fig2], readout=readout, hint=hint)
 
@@ -362,6 +366,7 @@ class FixedNFloorPanel(Panel):
         wme = {k: np.array([wme_mse(1.0, k, int(m), eps, tau_safe(1.0, int(m), k, _GAMMA)) for m in ms]) for k in ns}
         fig = fixed_n_floor_figure(ms, floors, wme)
         beta = theorem1_beta(n, eps, tau_safe(1.0, 10_000, n, _GAMMA), 1.0, _GAMMA)
+        verdict = "vacuous: the formula is not a guarantee here" if beta >= 0.5 else "small: the formula applies"
         readout = (f"n = {n}: floor {floors[n]:.3g} for every m. Theorem 1's β at m = 10⁴ is {beta:.3g} — "
-                   f"{'vacuous: the formula is not a guarantee here' if beta >= 0.5 else 'small: the formula applies'}.")
+                   f"{verdict}.")
         return View(figures=[fig], readout=readout)

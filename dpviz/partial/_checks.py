@@ -36,8 +36,8 @@ MAX_HH_CANDIDATES = 4_000_000
 MAX_WORK = 2_000_000_000
 """Cap on the work units (≈ 1–2 ns each) of one call: the projection mechanism (size·(2·iterations·2^d·m + SVD)),
 :func:`project_onto_hull` (2·iterations·N·m + SVD), partial MWEM (T·(2^d·(m + ℓ) + |sets|)), :func:`graph_metric`
-(N·(3·edges + 20·N·log₂N), Dijkstra from every node), :func:`diameters_brute_force` (N²·m) and :func:`zcdp_epsilon_curve`
-(4·1600 per ρ value)."""
+(N·(3·edges + 20·N·log₂N), Dijkstra from every node), :func:`diameters_brute_force` (N²·m) and
+:func:`zcdp_epsilon_curve` (4·1600 per ρ value)."""
 
 MAX_T_SEARCH = 10_000_000
 """Cap on T_max of :func:`mwem_best_T` (the panels use 2·10⁵)."""

@@ -672,7 +672,7 @@ def _path_loss(oc: np.ndarray, nc: np.ndarray, lam: float, tau: float, mu: float
         tn = _terms(nc[lev - 1, 0], nc[lev - 1, 1], thr, mu, lam)
         nxt: dict = {}
 
-        def put(state, val):
+        def put(state, val, nxt=nxt):
             if val > nxt.get(state, -math.inf):
                 nxt[state] = val
 

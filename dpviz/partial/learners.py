@@ -12,7 +12,6 @@ import dataclasses
 import math
 
 import numpy as np
-
 from scipy import special
 
 from dpviz._validation import as_rng, check_array, check_in_range
@@ -351,8 +350,8 @@ def _margins(gamma, gamma_prime) -> tuple[float, float]:
     if gp >= g:
         raise ValueError(f"gamma_prime = {gamma_prime!r} is not allowed: must be < gamma = {gamma!r}.")
     if (g - gp) < MIN_FRACTION:
-        raise ValueError(f"gamma − gamma_prime = {g - gp:.3g} is not allowed: must be >= {MIN_FRACTION:g} (the loss has "
-                         "slope 1/((γ − γ')d)).")
+        raise ValueError(f"gamma − gamma_prime = {g - gp:.3g} is not allowed: must be >= {MIN_FRACTION:g} "
+                         "(the loss has slope 1/((γ − γ')d)).")
     return g, gp
 
 

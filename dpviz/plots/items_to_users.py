@@ -2,8 +2,8 @@
 
 Every builder is a pure function returning a NEW :class:`plotly.graph_objects.Figure` (no widgets, no ``show()``).
 The numbers come from :func:`dpviz.accountants.group.group_privacy_curve` (Lemma 6) and :mod:`dpviz.userlevel` (the
-contribution-bounding model); this module only draws. It also holds the layout helpers that lesson 04's figures share (:func:`side_by_side`, reference lines
-and their labels).
+contribution-bounding model); this module only draws. It also holds the layout helpers that lesson 04's figures
+share (:func:`side_by_side`, reference lines and their labels).
 
 Paper: Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",
 NeurIPS 2023 (cited below as "000").
@@ -296,8 +296,10 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLA
                       height=460, shapes=[_vline(k, color="#777", dash="dot", width=1.5)])
     src = ("Laplace std √2·Δ/ε (Dwork & Roth 2014, Thm 3.6)" if t.mechanism == "laplace"
            else "analytic Gaussian σ (Balle & Wang 2018, Thm 8)")
-    caption(fig, f"Sensitivity: k at user level (000, Def. 1), 1 at item level; {src}; group privacy: 000, Lemma 6."
-                 "<br>RMSE = √(bias² + noise²), exact for this synthetic dataset (every value 1, counts seeded).", below=75)
+    caption(fig, f"Sensitivity: k at user level (000, Def. 1), 1 at item level; {src}; "
+                 "group privacy: 000, Lemma 6."
+                 "<br>RMSE = √(bias² + noise²), exact for this synthetic dataset (every value 1, counts seeded).",
+            below=75)
     return fig
 
 

@@ -170,7 +170,8 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
         dict(type="scatter", x=x, y=list(sweep["bias2"]), name="bias² (clipping)", line=dict(color=ROLE["naive"])),
         dict(type="scatter", x=x, y=list(sweep["noise"]), name="Laplace noise 128τ²/(n²ε²)",
                    line=dict(color=ROLE["alt"], dash="dash")),
-        dict(type="scatter", x=x, y=list(sweep["mse"]), name="MSE (simulated)", line=dict(color=ROLE["private"], width=3)),
+        dict(type="scatter", x=x, y=list(sweep["mse"]), name="MSE (simulated)",
+             line=dict(color=ROLE["private"], width=3)),
         dict(type="scatter", x=x, y=list(sweep["clipped"]), name="fraction of users clipped (right axis)", yaxis="y2",
                    line=dict(color=PALETTE[3], dash="dot")),
         dict(type="scatter", x=[current], y=[sweep["mse"][i]], mode="markers", name="your τ",
@@ -270,7 +271,8 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
     lay["yaxis"]["scaleanchor"] = "x"
     lay["height"] = 560
     cx, cy = _circles(np.asarray(points), radius)
-    traces = [dict(type="heatmap", x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)), name=z_label),
+    traces = [dict(type="heatmap", x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)),
+                   name=z_label),
               dict(type="scatter", x=cx, y=cy, mode="lines", name=f"balls B_i (radius {radius:.2g})",
                          line=dict(color="rgba(0,0,0,0.35)", width=1)),
               dict(type="scatter", x=points[:, 0], y=points[:, 1], mode="markers", name="users' means x_i",
@@ -333,8 +335,8 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
     traces = []
     for k, (n, fl) in enumerate(floors.items()):
         c = PALETTE[k % 5]
-        traces.append(dict(type="scatter", x=ms, y=np.full(len(ms), fl), mode="lines", name=f"n = {n}: lower bound (Thm 8)",
-                                 line=dict(color=c, width=3)))
+        traces.append(dict(type="scatter", x=ms, y=np.full(len(ms), fl), mode="lines",
+                           name=f"n = {n}: lower bound (Thm 8)", line=dict(color=c, width=3)))
         traces.append(dict(type="scatter", x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE (β ignored)",
                                  line=dict(color=c, dash="dash")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)

@@ -84,9 +84,10 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
                                                                                    k_way=k_way)
     traces = [
         go.Scatter(x=dd, y=pure, name="pure ε = d·ε0 (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε0)², simple", line=dict(color=ROLE["approx"], dash="dash")),
+        go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε0)², simple",
+                   line=dict(color=ROLE["approx"], dash="dash")),
         go.Scatter(x=dd, y=cks, name="(ε, δ) from ρ = ½(dε0)², CKS", line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=[1, d_max], y=[k * e0, k * e0], name=f"k = {k} targeted attributes: k·ε0", mode="lines",
+        go.Scatter(x=[1, d_max], y=[k_cost, k_cost], name=f"k = {k} targeted attributes: k·ε0", mode="lines",
                    line=dict(color=ROLE["alt"], dash="dot")),
     ]
     if show_mechanisms:
@@ -132,8 +133,8 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
                           template=template))
     fig.update_xaxes(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100], title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1, title_text="whole-record ρ (zCDP, log scale)")
-    _caption(fig, f"Group privacy squares under zCDP: slope 2 on log–log axes. Sources: {_SRC}, Prop 8 and Lemma 10;<br>"
-                  "Bun & Steinke 2016.")
+    _caption(fig, "Group privacy squares under zCDP: slope 2 on log–log axes. "
+                  f"Sources: {_SRC}, Prop 8 and Lemma 10;<br>Bun & Steinke 2016.")
     return fig
 
 
@@ -163,7 +164,8 @@ def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = T
     return fig
 
 
-def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *, template: str | None = TEMPLATE) -> go.Figure:
+def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
+                          template: str | None = TEMPLATE) -> go.Figure:
     """ε at δ (CKS and simple conversions) for the chosen change against the whole record (Section 7 of 001)."""
     delta = check_delta(delta, allow_zero=False)
     rho_s = ledger.change_rho(changed) if changed else 0.0
@@ -181,7 +183,8 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *, te
                           "ε of the (ε, δ)-DP guarantee", template=template))
     fig.update_layout(barmode="group", yaxis=dict(rangemode="tozero"))
     fig.update_traces(cliponaxis=False)
-    _caption(fig, "Paper: 2.63 zCDP → (13.8, 10<sup>−6</sup>); race + ethnicity 1.02 zCDP → (7.85, 10<sup>−6</sup>).<br>"
+    _caption(fig, "Paper: 2.63 zCDP → (13.8, 10<sup>−6</sup>); "
+                  "race + ethnicity 1.02 zCDP → (7.85, 10<sup>−6</sup>).<br>"
                   f"Sources: {_SRC}, Section 7; CKS 2020 Cor 13; Bun & Steinke 2016 Prop 1.3.", below=40)
     return fig
 
@@ -196,9 +199,11 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
     fig = go.Figure(data=[
         go.Scatter(x=x, y=PD.rounding_reveals_probability(x), name="Laplace(1/ε): 1 − e<sup>−ε/2</sup>",
                    line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0), name="Laplace(2/ε) (replace-one): 1 − e<sup>−ε/4</sup>",
+        go.Scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0),
+                   name="Laplace(2/ε) (replace-one): 1 − e<sup>−ε/4</sup>",
                    line=dict(color=ROLE["alt"], dash="dash")),
-        go.Scatter(x=x, y=PD.bit_recovery_probability(x), name="best guess of a secret bit: e<sup>ε</sup>/(1 + e<sup>ε</sup>)",
+        go.Scatter(x=x, y=PD.bit_recovery_probability(x),
+                   name="best guess of a secret bit: e<sup>ε</sup>/(1 + e<sup>ε</sup>)",
                    line=dict(color=ROLE["approx"], dash="dot")),
         go.Scatter(x=[e, e], y=[PD.rounding_reveals_probability(e), PD.rounding_reveals_probability(e, 2.0)],
                    mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
@@ -376,7 +381,8 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
     return fig
 
 
-def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: str | None = TEMPLATE) -> go.Figure:
+def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *,
+                         template: str | None = TEMPLATE) -> go.Figure:
     """Partial MWEM's ℓ trade-off (Theorem 12 of 001): for each ℓ = 1..⌊d/k⌋, the error bound (3) at the best
     integer T against the per-person ε = √(2ρ), ρ = ¼(ℓ²+ℓ)ε0². Larger ℓ: better partial error, larger ε."""
     e0 = check_positive(eps0, "eps0")
@@ -465,7 +471,8 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
                marker=dict(color=ROLE["exact"])),
         go.Bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
                marker=dict(color="#bbbbbb")),
-    ], layout=_layout(f"Whole-record ε: {_record_pure(eps_j):.3g} (your split) vs {_record_pure(uniform):.3g} (all equal)",
+    ], layout=_layout(f"Whole-record ε: {_record_pure(eps_j):.3g} (your split) "
+                      f"vs {_record_pure(uniform):.3g} (all equal)",
                           "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
@@ -491,7 +498,8 @@ def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLAT
         go.Scatter(x=k, y=np.minimum(PD.posterior_tv_bound(e0, k), 1.0),
                    name="posterior shift ≤ e<sup>2kε0</sup> − 1 (Prop 26; capped at 1)",
                    line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k), name="bit recovery ≤ e<sup>kε0</sup>/(1 + e<sup>kε0</sup>)",
+        go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k),
+                   name="bit recovery ≤ e<sup>kε0</sup>/(1 + e<sup>kε0</sup>)",
                    line=dict(color=ROLE["approx"], dash="dash")),
         go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε0²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of size k (nats)",
                    line=dict(color=ROLE["alt"], dash="dot")),

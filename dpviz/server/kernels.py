@@ -148,7 +148,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 if missing > 0:
                     need.append((nb, missing))
             # Emptiest pool first (relative to its target), then by name for a stable order.
-            need.sort(key=lambda item: (len(self._pools.get(item[0], [])) / max(self.pool_targets[item[0]], 1), item[0]))
+            need.sort(key=lambda item: (len(self._pools.get(item[0], [])) / max(self.pool_targets[item[0]], 1),
+                                        item[0]))
             return need
 
         async def _fill_forever(self) -> None:

@@ -85,7 +85,8 @@ class UserDataset:
         if len(raw) == 0:
             raise ValueError("blocks is empty, which is not allowed: a dataset needs at least one user.")
         if len(raw) > MAX_USERS:
-            raise ValueError(f"blocks holds {len(raw)} users, which is not allowed: must be <= {MAX_USERS} (MAX_USERS).")
+            raise ValueError(f"blocks holds {len(raw)} users, which is not allowed: "
+                             f"must be <= {MAX_USERS} (MAX_USERS).")
         out = []
         item_shape = None
         total = 0

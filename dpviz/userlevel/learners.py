@@ -347,7 +347,8 @@ class ClippedPairwiseEM:
 
     @staticmethod
     def user_sums(psi: Any) -> np.ndarray:
-        """u[a, b, i] = Σ_j ψ[a, b, i, j] from per-example comparisons ``psi`` of shape (K, K, n, m), values in [−1, 1]."""
+        """u[a, b, i] = Σ_j ψ[a, b, i, j] from per-example comparisons ``psi`` of shape (K, K, n, m),
+        values in [−1, 1]."""
         p = real_array(psi, "psi", ndim=4)
         if np.any(np.abs(p) > 1):
             raise ValueError("psi is not allowed: comparison values must lie in [-1, 1].")
@@ -502,10 +503,10 @@ def scheffe_selection(
     >>> X = np.random.default_rng(0).choice(2, size=(200, 10), p=[0.2, 0.8])
     >>> scheffe_selection(X, cands, 1.0, alpha=0.2, rng=0).index
     2
-    >>> scheffe_selection(UserDataset([[0, 1], [1]]), cands, 1.0, alpha=0.2)
+    >>> scheffe_selection(UserDataset([[0, 1], [1]]), cands, 1.0, alpha=0.2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: X is ragged (per-user counts 1..2), which is not allowed without a public tau or m: τ would be read from the private data; pass m (examples per user) or tau.
+    ValueError: X is ragged (per-user counts 1..2), which is not allowed without a public tau or m: ... or tau.
     """
     eps = check_epsilon(epsilon)
     C = real_array(candidates, "candidates", ndim=2)

@@ -505,7 +505,8 @@ class DelStab:
         if dataset.n_users < par.discarded:
             raise ValueError(
                 f"n_users = {dataset.n_users} is not allowed: DelStab deletes 4κ = {par.discarded} users "
-                f"(κ = {par.kappa} for ε = {self.epsilon:g}, δ = {self.delta:g}), so it needs n_users >= {par.discarded}."
+                f"(κ = {par.kappa} for ε = {self.epsilon:g}, δ = {self.delta:g}), "
+                f"so it needs n_users >= {par.discarded}."
             )
         return np.asarray(self.algorithm.user_values(dataset), dtype=np.int64), par
 
@@ -544,8 +545,8 @@ class DelStab:
         """The stability test's answer for every value r of R₁ (exact).
 
         Returns a dict: ``"r"`` (0..2κ), ``"tdlap"`` (Pr[R₁ = r]), ``"n_stable"`` (|X_stable| for R₁ = r),
-        ``"n_subsets"`` (C(n, r)), ``"stable"`` (X_stable ≠ ∅), ``"bottom_probability"`` (Pr[⊥] = Σ_r Pr[R₁=r]·1[X_stable=∅]),
-        and ``"parameters"``.
+        ``"n_subsets"`` (C(n, r)), ``"stable"`` (X_stable ≠ ∅),
+        ``"bottom_probability"`` (Pr[⊥] = Σ_r Pr[R₁=r]·1[X_stable=∅]), and ``"parameters"``.
         """
         an = self._analysis(dataset)
         par = an.par
@@ -615,7 +616,7 @@ class DelStab:
         # subsets visited: C(n, 4κ) deletions T, then for each r every S and every completion U
         visits = math.comb(n, K4) + sum(math.comb(n, r) * math.comb(n - r, K4 - r) for r in range(2 * par.kappa + 1))
         check_cells(visits, "subsets enumerated by method='brute'", MAX_BRUTE_VISITS, "MAX_BRUTE_VISITS")
-        pmf_fn = getattr(self.algorithm, "pmf")
+        pmf_fn = self.algorithm.pmf
         ids: dict[int, int] = {}
         rows: list[np.ndarray] = []
         key_of: dict[bytes, int] = {}
@@ -883,7 +884,7 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     return float(e2), float(d2)
 
 
-# ---------------------------------------------------------------------------------------------- why √m (Theorems 13, 17)
+# ------------------------------------------------------------------------------------------ why √m (Theorems 13, 17)
 def swap_difference_pmf(m: int, p: float) -> np.ndarray:
     """Exact pmf of |S − S′| on {0, …, m} for independent S, S′ ∼ Bin(m, p): two random users' sums of m bits.
 

@@ -24,8 +24,8 @@ from dpviz.accountants.pld.grid import (
     _chernoff_window,
     _compose_two,
     _DeltaTable,
-    _pmf_epsilon,
     _Pmf,
+    _pmf_epsilon,
     _self_compose,
 )
 from dpviz.accountants.pld.laws import (

@@ -253,7 +253,7 @@ def discretise(law: Law, h: float, pessimistic: bool):
     if pessimistic:
         sf_t = law.sf(t)
         cdf_t = law.cdf(t)
-        a, b = t[:-1], t[1:]
+        a = t[:-1]
         m = np.where(sf_t[:-1] < 0.5, sf_t[:-1] - sf_t[1:], cdf_t[1:] - cdf_t[:-1])
         m = np.maximum(m, 0.0)
         qsf_t = law.qsf(t)
