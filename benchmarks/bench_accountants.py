@@ -159,11 +159,14 @@ def compare_dp_accounting(repeat: int = 5) -> list[str]:
     theirs_val, theirs_t = _time(theirs, repeat)
     _, width, ref = reference_epsilon()
     lines = [
-        f"PLD eps(delta=1e-5), {COUNT} x Poisson-subsampled Gaussian (q={RATE}, sigma={SIGMA}); median of {repeat} runs",
+        f"PLD eps(delta=1e-5), {COUNT} x Poisson-subsampled Gaussian (q={RATE}, sigma={SIGMA}); "
+        f"median of {repeat} runs",
         f"  reference eps = {ref:.9f} (dpviz connect-the-dots at h=2e-5 and 1e-4, h^2-extrapolated; "
         f"rigorous bracket at h=2e-5: width {width:.1e})",
-        f"  dpviz        (h=1e-4): eps = {ours_val:.9f}  rel. to ref = {(ours_val - ref) / ref:+.2e}  time = {ours_t * 1e3:8.1f} ms",
-        f"  dp-accounting(h=1e-4): eps = {theirs_val:.9f}  rel. to ref = {(theirs_val - ref) / ref:+.2e}  time = {theirs_t * 1e3:8.1f} ms",
+        f"  dpviz        (h=1e-4): eps = {ours_val:.9f}  rel. to ref = {(ours_val - ref) / ref:+.2e}  "
+        f"time = {ours_t * 1e3:8.1f} ms",
+        f"  dp-accounting(h=1e-4): eps = {theirs_val:.9f}  rel. to ref = {(theirs_val - ref) / ref:+.2e}  "
+        f"time = {theirs_t * 1e3:8.1f} ms",
         f"  dpviz vs dp-accounting: rel. difference = {(ours_val - theirs_val) / theirs_val:+.2e}, "
         f"time ratio dpviz/dp-accounting = {ours_t / theirs_t:.3f} (target <= 0.5), "
         f"accuracy target |rel| <= 1e-3: {'met' if abs(ours_val - ref) / ref <= 1e-3 else 'NOT met'}",

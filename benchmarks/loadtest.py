@@ -513,7 +513,8 @@ class KernelChannel:
     async def read(self, timeout: float) -> KernelMessage:
         raw = await asyncio.wait_for(self.conn.read_message(), max(timeout, 0.001))
         if raw is None:
-            raise StudentError(f"kernel WebSocket closed by the server ({self.conn.close_code} {self.conn.close_reason})")
+            raise StudentError(
+                f"kernel WebSocket closed by the server ({self.conn.close_code} {self.conn.close_reason})")
         msg = parse_v1(raw)
         self._watch(msg)
         return msg
@@ -572,7 +573,8 @@ async def light_student(st: Student, cls: Class) -> None:
             jar.load(header)
         cookie = "; ".join(f"{k}={morsel.value}" for k, morsel in jar.items())
 
-        ws = cls.server.url.replace("http://", "ws://") + f"/api/kernels/{st.kernel_id}/channels?session_id={uuid.uuid4()}"
+        ws = (cls.server.url.replace("http://", "ws://")
+              + f"/api/kernels/{st.kernel_id}/channels?session_id={uuid.uuid4()}")
         try:
             conn = await asyncio.wait_for(
                 websocket_connect(HTTPRequest(ws, headers={"Cookie": cookie}, connect_timeout=cls.left(60)),
@@ -632,7 +634,8 @@ async def request_states(chan: KernelChannel, control: str, cls: Class) -> dict:
         except asyncio.TimeoutError:
             raise StudentError(f"no widget states within {cls.opts.move_timeout:g} s") from None
         c = msg.content
-        if msg.msg_type == "comm_msg" and c.get("comm_id") == control and c.get("data", {}).get("method") == "update_states":
+        if (msg.msg_type == "comm_msg" and c.get("comm_id") == control
+                and c.get("data", {}).get("method") == "update_states"):
             return c["data"]["states"]
         if msg.msg_type == "comm_close" and c.get("comm_id") == control and info_id is None:
             info_id = await chan.send("shell", "comm_info_request", {"target_name": "jupyter.widget"})
@@ -1030,7 +1033,8 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
     students: list[Student] = result.get("students", [])
     light = [s for s in students if s.kind == "light"]
     browsers = [s for s in students if s.kind == "browser"]
-    rush = [lat for s in students for lat, t in zip(s.slider_figure_s, s.move_started_s) if t <= result["last_arrival_s"]]
+    rush = [lat for s in students for lat, t in zip(s.slider_figure_s, s.move_started_s)
+            if t <= result["last_arrival_s"]]
     errors = [f"student {s.index} ({s.kind}): {e}" for s in students for e in s.errors]
     summary = {
         "page_s": stats(s.page_s for s in students),
@@ -1056,7 +1060,8 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
         targets.append({"name": name, "limit": limit_s, "value": value, "pass": value is not None and value <= limit_s})
     targets.append({"name": "0 errors", "limit": 0, "value": len(errors), "pass": not errors})
     after = result.get("memory_after", {})
-    targets.append({"name": f"memory back to baseline (±{opts.memory_margin:.0%}) within 2 min", "limit": MEMORY_BACK_TARGET_S,
+    targets.append({"name": f"memory back to baseline (±{opts.memory_margin:.0%}) within 2 min",
+                    "limit": MEMORY_BACK_TARGET_S,
                     "value": after.get("return_s"),
                     "pass": bool(after.get("returned")) and after["return_s"] <= MEMORY_BACK_TARGET_S})
     ok = not errors and bool(after.get("returned"))
@@ -1086,8 +1091,9 @@ def format_report(rep: dict) -> str:
     n = len(rep["students"])
     nb = sum(1 for st in rep["students"] if st["kind"] == "browser")
     lines = [
-        f"dpviz load test: {rep['mode']} mode, lesson {rep['lesson']}, {n} students ({n - nb} light, {nb} in Chromium), "
-        f"arriving within {cfg['arrival_seconds']:g} s (seed {cfg['seed']}), {cfg['moves']} slider moves each",
+        f"dpviz load test: {rep['mode']} mode, lesson {rep['lesson']}, {n} students "
+        f"({n - nb} light, {nb} in Chromium), arriving within {cfg['arrival_seconds']:g} s (seed {cfg['seed']}), "
+        f"{cfg['moves']} slider moves each",
         f"server: {rep['server']['ready_line']!r} after {_fmt(rep['server']['ready_s'], digits=1)} s; "
         f"shutdown grace {cfg['shutdown_grace']:g} s; log {rep['server']['log']}",
         "",
@@ -1135,7 +1141,8 @@ def format_report(rep: dict) -> str:
         lines.append(f"memory back within {mem['margin']:.0%} of before ({after['limit_mb']:.0f} MB), no session and "
                      f"no student kernel left, {after['return_s']:.1f} s after everyone left")
     else:
-        lines.append(f"memory NOT back within {cfg['leave_timeout']:g} s: limit {_fmt(after.get('limit_mb'), digits=0)} MB, "
+        lines.append(f"memory NOT back within {cfg['leave_timeout']:g} s: "
+                     f"limit {_fmt(after.get('limit_mb'), digits=0)} MB, "
                      f"student kernels still alive: {len(after.get('student_kernels_alive') or [])}")
     lines.append("")
     lines.append(f"targets ({rep['mode']} mode):")
@@ -1149,11 +1156,13 @@ def format_report(rep: dict) -> str:
 
 
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--students", type=int, default=30, help="students in the class (default 30)")
     p.add_argument("--browsers", type=int, default=3, help="of which real headless Chromium pages (default 3)")
     p.add_argument("--lesson", default="02", help="lesson number or notebook (default 02)")
-    p.add_argument("--arrival-seconds", type=float, default=10.0, help="students arrive uniformly within this (default 10)")
+    p.add_argument("--arrival-seconds", type=float, default=10.0,
+                   help="students arrive uniformly within this (default 10)")
     p.add_argument("--seed", type=int, default=1, help="seed of arrival times, browser choice and think times")
     p.add_argument("--classroom", action="store_true", help="start the server with --class-size=N --lessons=<lesson>")
     p.add_argument("--class-size", type=int, default=0, help="--class-size for the server (default: --students)")
@@ -1161,16 +1170,21 @@ def parse_args(argv=None):
     p.add_argument("--think-seconds", type=float, default=1.0, help="mean pause before each move (0.5-1.5x; default 1)")
     p.add_argument("--panel", default="spread", help="panel whose first slider students move: an index, or 'spread' "
                                                      "(student i takes panel i mod n; default)")
-    p.add_argument("--timeout", type=float, default=600.0, help="bound on the class: arrival to leaving (s, default 600)")
+    p.add_argument("--timeout", type=float, default=600.0,
+                   help="bound on the class: arrival to leaving (s, default 600)")
     p.add_argument("--move-timeout", type=float, default=60.0, help="bound on one slider move (s, default 60)")
-    p.add_argument("--start-timeout", type=float, default=900.0, help="bound on the server getting ready (s, default 900)")
+    p.add_argument("--start-timeout", type=float, default=900.0,
+                   help="bound on the server getting ready (s, default 900)")
     p.add_argument("--leave-timeout", type=float, default=150.0, help="bound on memory coming back (s, default 150)")
-    p.add_argument("--shutdown-grace", type=float, default=10.0, help="--shutdown-grace for the server (s, default 10): how long "
-                   "after a student leaves the kernel ends (a page has --connect-grace, 120 s by default, to connect)")
-    p.add_argument("--memory-margin", type=float, default=0.10, help="memory is back within this fraction (default 0.10)")
+    p.add_argument("--shutdown-grace", type=float, default=10.0,
+                   help="--shutdown-grace for the server (s, default 10): how long after a student leaves the kernel "
+                   "ends (a page has --connect-grace, 120 s by default, to connect)")
+    p.add_argument("--memory-margin", type=float, default=0.10,
+                   help="memory is back within this fraction (default 0.10)")
     p.add_argument("--sample-seconds", type=float, default=1.0, help="interval of /proc and status.json readings")
-    p.add_argument("--browser-nice", type=int, default=19, help="CPU priority (nice) of the Chromium students "
-                   "(default 19: they stand for the students' own devices and take only CPU the server leaves; 0: as is)")
+    p.add_argument("--browser-nice", type=int, default=19,
+                   help="CPU priority (nice) of the Chromium students (default 19: they stand for the students' own "
+                   "devices and take only CPU the server leaves; 0: as is)")
     p.add_argument("--beacon", action="store_true", help="light clients also POST Voilà's shutdown beacon on leaving")
     p.add_argument("--server-args", default="", help="extra arguments for python -m dpviz.app (one shell string)")
     p.add_argument("--log-dir", default=None, help="directory for the server's log (default: a new temporary one)")
