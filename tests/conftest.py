@@ -7,7 +7,6 @@ machine; set HYPOTHESIS_PROFILE=thorough for a longer local search.
 import os
 
 import pytest
-
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(

@@ -26,7 +26,7 @@ from dpviz.accountants.events import gaussian_epsilon_many
 from dpviz.accountants.optimal import kov_epsilon
 from dpviz.accountants.pld.atoms import atoms_epsilon
 from dpviz.accountants.pld.grid import _chernoff_window, _Pmf, _pmf_epsilon, _self_compose
-from dpviz.accountants.pld.laws import _rr_law, GaussianLaw, discretise
+from dpviz.accountants.pld.laws import GaussianLaw, _rr_law, discretise
 from dpviz.mechanisms import DiscreteLaplace, Gaussian, Laplace, RandomizedResponse, gaussian_delta
 
 
@@ -196,7 +196,8 @@ def test_pld_bounds_sandwich_exact_discrete_laplace_convolution_tightly():
 
 
 def test_pld_grid_path_gaussian_brackets_the_closed_form_tightly():
-    # the Gaussian closed form is bypassed: the loss law N(ρ, 2ρ), ρ = Δ²/(2σ²), of one step is discretised and self-composed
+    # the Gaussian closed form is bypassed: the loss law N(ρ, 2ρ), ρ = Δ²/(2σ²), of one step is discretised and
+    # self-composed
     sigma, k, h = 4.0, 1000, 1e-4
     law = GaussianLaw(rho=1.0 / (2 * sigma**2))
     pes = _self_compose(_Pmf(*discretise(law, h, True)), k, h, True)

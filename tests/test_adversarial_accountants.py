@@ -107,7 +107,7 @@ def _method_cases():
     cases = []
     for cname in _ACCOUNTANT_NAMES:
         cls = getattr(A, cname)
-        for i, ev in enumerate(_EVENTS[cls.name]):
+        for ev in _EVENTS[cls.name]:
             tag = f"{cname}[{type(ev).__name__}]"
             acct = cls().compose(ev, count=3)
             cases.append((f"{tag}.compose", _named(lambda e, k, c=cls: c().compose(e, k), "compose"), (ev, 2)))
@@ -279,7 +279,8 @@ def test_ledger_size_is_capped(cls):
 def test_calibration_and_group_sizes_are_capped():
     cap = _base.MAX_COUNT
     for call in (lambda: A.calibrate_sigma(1.0, 1e-5, cap + 1), lambda: A.calibrate_laplace_scale(1.0, 0.0, cap + 1),
-                 lambda: A.group_privacy(1.0, 1e-6, cap + 1), lambda: A.group_privacy_mechanism(A.PureDP(1.0), cap + 1)):
+                 lambda: A.group_privacy(1.0, 1e-6, cap + 1),
+                 lambda: A.group_privacy_mechanism(A.PureDP(1.0), cap + 1)):
         with pytest.raises(ValueError, match=rf"<= {cap}"):
             call()
 

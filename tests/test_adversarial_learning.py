@@ -10,14 +10,13 @@ allocate gigabytes.
 from __future__ import annotations
 
 import dataclasses
-import re
 
 import numpy as np
 import pytest
+from _adversarial import call_outcome, missing_baselines, sweep
 
 import dpviz.learning as L
 from dpviz.learning import rates
-from _adversarial import call_outcome, missing_baselines, sweep
 
 # ----------------------------------------------------------------------------------------------- fixtures
 

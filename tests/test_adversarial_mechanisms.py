@@ -189,7 +189,8 @@ def test_classic_gaussian_sigma_out_of_range_is_a_value_error():
     with pytest.raises(ValueError, match="epsilon"):
         _quiet(M.classic_gaussian_sigma, 5e-324, 1e-5)
     # δ = 5e-324: ln(1.25/δ) = ln 1.25 + 744.44; σ = √(2·744.66)/0.5 = 77.18 (by hand)
-    assert _quiet(M.classic_gaussian_sigma, 0.5, 5e-324) == pytest.approx(2 * math.sqrt(2 * (math.log(1.25) + 744.4400719213812)))
+    assert _quiet(M.classic_gaussian_sigma, 0.5, 5e-324) == pytest.approx(
+        2 * math.sqrt(2 * (math.log(1.25) + 744.4400719213812)))
 
 
 def test_tdlap_kappa_extremes():

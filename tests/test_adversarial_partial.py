@@ -13,9 +13,9 @@ import math
 
 import numpy as np
 import pytest
+from _adversarial import call_outcome, missing_baselines, sweep
 
 import dpviz.partial as PD
-from _adversarial import call_outcome, missing_baselines, sweep
 
 # ----------------------------------------------------------------------------------------------- fixtures
 

@@ -22,10 +22,10 @@ import warnings
 import mpmath as mp
 import numpy as np
 import pytest
+from _adversarial import call_outcome, missing_baselines, sweep
 
 import dpviz.userlevel as U
 from dpviz.userlevel import _checks as caps
-from _adversarial import call_outcome, missing_baselines, sweep
 
 # ----------------------------------------------------------------------------------------------- fixtures
 
@@ -242,7 +242,8 @@ def _list_gen(method):
 
 
 # result records, built only by the validated function named (users read them, never construct them)
-RESULT_RECORDS = {"BoundingTradeoff": "returned by bounding_curves", "ClippingTradeoff": "returned by clipping_tradeoff"}
+RESULT_RECORDS = {"BoundingTradeoff": "returned by bounding_curves",
+                  "ClippingTradeoff": "returned by clipping_tradeoff"}
 
 
 def test_every_public_callable_has_a_baseline():

@@ -128,20 +128,25 @@ def page(browser):
 # axis title, tick label, legend or figure title: the citation a learner should be able to read is then illegible.
 _LAYOUT_PROBLEMS = """() => {
   const out = [];
-  const inter = (a, b) => !(a.right <= b.left + 1 || b.right <= a.left + 1 || a.bottom <= b.top + 1 || b.bottom <= a.top + 1);
+  const inter = (a, b) => !(a.right <= b.left + 1 || b.right <= a.left + 1 ||
+                             a.bottom <= b.top + 1 || b.bottom <= a.top + 1);
   document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
     const svg = gd.querySelector('.main-svg').getBoundingClientRect();
     const title = (gd.layout && gd.layout.title && gd.layout.title.text || '').slice(0, 40);
     const anns = Array.from(gd.querySelectorAll('.annotation')).map(a => [a, a.getBoundingClientRect()]);
-    const labels = Array.from(gd.querySelectorAll('.xtitle, .ytitle, .x2title, .xtick text, .ytick text, .legend .bg, .g-gtitle'))
+    const labels = Array.from(gd.querySelectorAll(
+        '.xtitle, .ytitle, .x2title, .xtick text, .ytick text, .legend .bg, .g-gtitle'))
         .map(e => [e, e.getBoundingClientRect()]);
     anns.forEach(([a, r]) => {
       const txt = a.textContent.slice(0, 50);
       if (r.width === 0) return;
       if (r.bottom > svg.bottom + 1 || r.top < svg.top - 1 || r.right > svg.right + 1 || r.left < svg.left - 1)
-        out.push(`fig ${i} [${title}] annotation clipped: "${txt}" ann ${Math.round(r.top)}-${Math.round(r.bottom)} svg ${Math.round(svg.top)}-${Math.round(svg.bottom)}`);
+        out.push(`fig ${i} [${title}] annotation clipped: "${txt}" ann ${Math.round(r.top)}-${Math.round(r.bottom)}` +
+                 ` svg ${Math.round(svg.top)}-${Math.round(svg.bottom)}`);
       labels.forEach(([e, q]) => {
-        if (q.width > 0 && inter(r, q)) out.push(`fig ${i} [${title}] annotation "${txt}" overlaps ${e.getAttribute('class')} "${e.textContent.slice(0, 20)}"`);
+        if (q.width > 0 && inter(r, q))
+          out.push(`fig ${i} [${title}] annotation "${txt}" overlaps ${e.getAttribute('class')}` +
+                   ` "${e.textContent.slice(0, 20)}"`);
       });
     });
   });

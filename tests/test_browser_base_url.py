@@ -24,9 +24,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-
 from _server import Client, free_port, start_app
-from dpviz.lessons import lessons
 from test_browser import (
     _PANEL_SIGNATURE,
     CHROMIUM,
@@ -35,6 +33,8 @@ from test_browser import (
     _move_first_slider_and_wait,
     _unavailable_reason,
 )
+
+from dpviz.lessons import lessons
 
 pytestmark = pytest.mark.browser
 

@@ -19,12 +19,11 @@ import sys
 import time
 
 import pytest
+from _server import start_app
+from test_browser import CHROMIUM, CHROMIUM_ARGS, browser_available  # noqa: F401 (a fixture: skip, or fail in CI)
 
 from dpviz.lessons import lessons
 from dpviz.panels._base import Panel
-
-from _server import start_app
-from test_browser import CHROMIUM, CHROMIUM_ARGS, browser_available  # noqa: F401 (a fixture: skip, or fail in CI)
 
 pytestmark = pytest.mark.browser
 
@@ -126,7 +125,7 @@ def _compare(name: str, rendered: list, panels: list[Panel], *, at_defaults: boo
 
 
 @pytest.fixture(scope="module")
-def loaded_app(browser_available, tmp_path_factory):
+def loaded_app(browser_available, tmp_path_factory):  # noqa: F811 (pytest fixture imported from test_browser)
     """The app, with two CPU burners running for as long as the tests do (bounded: they end with the module)."""
     burners = [subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 1800\n"
                                  "while time.time() < end: pass"]) for _ in range(2)]
@@ -141,7 +140,7 @@ def loaded_app(browser_available, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(browser_available):
+def browser(browser_available):  # noqa: F811 (pytest fixture imported from test_browser)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:

@@ -15,7 +15,6 @@ from dpviz.learning.erm import (
     train_algorithm_h,
 )
 
-
 # ------------------------------------------------------------------------------------------- Algorithm 4
 
 

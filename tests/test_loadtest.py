@@ -69,7 +69,8 @@ def test_every_student_is_served_and_moves_a_figure(run):
         assert s["page_widget_views"] > 0, f"student {s['index']}: the page holds no widget" + where
         assert s["first_figure_s"] is not None, f"student {s['index']} saw no figure" + where
         assert s["figure_updates"] >= 1, f"student {s['index']}: no figure update came back" + where
-        assert len(s["slider_figure_s"]) == MOVES, f"student {s['index']}: not every slider move changed a figure" + where
+        assert len(s["slider_figure_s"]) == MOVES, (
+            f"student {s['index']}: not every slider move changed a figure" + where)
     # The server was in classroom mode with the class pre-heated, and every student was counted as a session.
     assert rep["mode"] == "classroom" and rep["server"]["ready_line"].startswith(f"ready for {STUDENTS} students")
     assert rep["memory"]["before"]["sessions"] == 0
@@ -117,7 +118,8 @@ def tool():
 def test_v1_frames_round_trip_and_match_the_servers_check(tool):
     from dpviz.server.handlers import plausible_v1_frame
 
-    msg_id, frame = tool.v1_frame("shell", "comm_msg", {"comm_id": "c", "data": {"method": "update"}}, {"version": "2.1.0"})
+    msg_id, frame = tool.v1_frame("shell", "comm_msg", {"comm_id": "c", "data": {"method": "update"}},
+                                  {"version": "2.1.0"})
     assert plausible_v1_frame(frame)
     msg = tool.parse_v1(frame)
     assert (msg.channel, msg.msg_type, msg.content["comm_id"], msg.n_buffers) == ("shell", "comm_msg", "c", 0)

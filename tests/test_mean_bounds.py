@@ -141,5 +141,6 @@ def test_theorem7_guarantee(m, d, r, c):
                                                    (1, 1, 1e-3, 5e-324, 1e-100, 2)])
 def test_naive_gaussian_mse_is_the_textbook_sigma_squared(n, m, eps, delta, bound, d):
     # Var/(nm) + d·σ², σ = (2B/n)√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1), 50 digits
-    want = mp.mpf(0.5) / (n * m) + d * 8 * mp.mpf(bound) ** 2 * mp.log(mp.mpf(1.25) / mp.mpf(delta)) / (n * mp.mpf(eps)) ** 2
+    want = (mp.mpf(0.5) / (n * m)
+            + d * 8 * mp.mpf(bound) ** 2 * mp.log(mp.mpf(1.25) / mp.mpf(delta)) / (n * mp.mpf(eps)) ** 2)
     assert MM.naive_gaussian_mse(0.5, n, m, eps, delta, bound, d) == pytest.approx(float(want), rel=1e-13)

@@ -10,6 +10,7 @@ from scipy import stats
 
 from dpviz.mean import (
     acceptance_probability_valid,
+    advanced_composition_epsilon,
     algorithm_a_1d,
     algorithm_a_2d,
     algorithm_a_privacy_profile,
@@ -28,7 +29,6 @@ from dpviz.mean import (
     split_budget,
     uniform_in_ball,
     users_lower_bound,
-    advanced_composition_epsilon,
 )
 
 

@@ -100,7 +100,8 @@ def test_wme_mse_slope_minus_one_naive_not():
     slope_n = np.log(tab["naive_laplace"][2] / tab["naive_laplace"][1]) / np.log(10)
     # relative se of an MSE from T Laplace-ish errors ≤ sqrt(5/T) = 0.05; slope se ≤ 0.05·√2/ln(100) ≈ 0.015
     assert slope_w == pytest.approx(-1.0, abs=0.1)
-    expect_n = math.log(naive_laplace_mse(P.variance, n, 1000, eps, 1.0) / naive_laplace_mse(P.variance, n, 100, eps, 1.0))
+    expect_n = math.log(naive_laplace_mse(P.variance, n, 1000, eps, 1.0)
+                        / naive_laplace_mse(P.variance, n, 100, eps, 1.0))
     assert slope_n == pytest.approx(expect_n / math.log(10), abs=0.1)
     assert slope_n > -0.6
     # and the winsorized MSE matches the formula Var/(nm) + 128τ²/(n²ε²) (ideal estimator of Thm 1)

@@ -12,6 +12,7 @@ from dpviz.mean import (
     C0,
     HadamardRotation,
     advanced_composition_epsilon,
+    answer_adaptive_queries,
     crossover_m,
     fwht,
     highd_parameters,
@@ -36,9 +37,7 @@ from dpviz.mean import (
     winsorized_mean_highd,
     wme_1d_noise_variance,
     wme_highd_noise_variance,
-    answer_adaptive_queries,
 )
-
 
 # ------------------------------------------------------------------------------------- PrivateRange
 

@@ -44,7 +44,7 @@ def test_environment_yml_pins_agree_with_pyproject():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     pins = {_name(r): r.replace(" ", "").lower() for r in project["dependencies"]}
     env_text = (ROOT / "environment.yml").read_text()
-    for name, spec in pins.items():
+    for spec in pins.values():
         assert re.search(rf"^\s*-\s*{re.escape(spec)}\s*$", env_text.lower(), re.M), f"{spec} not in environment.yml"
 
 

@@ -67,8 +67,8 @@ def test_in_range_values_from_the_browser_still_move_the_panel(panels, name):
     panel = panels[name]
     for cname, control in panel.controls.items():
         if isinstance(control, (W.FloatSlider, W.IntSlider, W.FloatLogSlider)):
-            lo, hi = ((control.base ** control.min, control.base ** control.max) if isinstance(control, W.FloatLogSlider)
-                      else (control.min, control.max))
+            lo, hi = ((control.base ** control.min, control.base ** control.max)
+                      if isinstance(control, W.FloatLogSlider) else (control.min, control.max))
             target = hi if control.value != hi else lo
             _from_browser(control, {"value": target})
             assert control.value == pytest.approx(target, rel=1e-12), f"{name}.{cname}"

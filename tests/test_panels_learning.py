@@ -1,6 +1,5 @@
 """Headless tests of the lesson-06 panels: controls change figures, bad combinations show a message."""
 
-import math
 
 import numpy as np
 import pytest

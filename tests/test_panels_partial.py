@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+from _figure_checks import watch_updates_for_nan
 
 from dpviz.panels._base import PANEL_REGISTRY
 from dpviz.panels.partial import (
+    AttributeUsersNeededPanel,
     CanonicalHistogramPanel,
     CensusPanel,
     HeavyHitterPanel,
@@ -12,10 +14,7 @@ from dpviz.panels.partial import (
     MarginalsPanel,
     MisconceptionPanel,
     RecordEpsilonPanel,
-    AttributeUsersNeededPanel,
 )
-
-from _figure_checks import watch_updates_for_nan
 
 ALL = [RecordEpsilonPanel, InterpretationPanel, CensusPanel, CanonicalHistogramPanel, HeavyHitterPanel,
        AttributeUsersNeededPanel, MarginalsPanel, MisconceptionPanel]

@@ -14,11 +14,10 @@ import pkgutil
 import warnings
 
 import pytest
+from _figure_checks import watch_updates_for_nan
 
 import dpviz.panels as panels_pkg
 from dpviz.panels._base import PANEL_REGISTRY
-
-from _figure_checks import watch_updates_for_nan
 
 for _module in pkgutil.iter_modules(panels_pkg.__path__):
     if not _module.name.startswith("_"):

@@ -12,7 +12,6 @@ import json
 import urllib.request
 
 import pytest
-
 from _server import (
     V1,
     Client,
@@ -24,6 +23,7 @@ from _server import (
     ws_send_and_wait_closed,
     ws_url,
 )
+
 from dpviz.server import procinfo
 from dpviz.server.handlers import plausible_v1_frame
 
@@ -84,7 +84,8 @@ def test_freeze_b_lying_offset_count_closes_the_socket_and_server_keeps_answerin
     client = Client(app.url)
     kid = client.open_lesson(LESSON)
     before = _server_rss(app)
-    closed = ws_send_and_wait_closed(ws_url(app, kid), client.cookie_header(), [(2**62).to_bytes(8, "little") + bytes(8)])
+    closed = ws_send_and_wait_closed(ws_url(app, kid), client.cookie_header(),
+                                     [(2**62).to_bytes(8, "little") + bytes(8)])
     assert closed
     assert answers_within(app, 1.0)
     assert _server_rss(app) < before + 50
@@ -224,7 +225,8 @@ def test_cross_site_subresources_and_foreign_hosts_start_no_kernel(app):
     client = Client(app.url)
     kernels = app.status()["kernels"]
     assert client.request(f"/voila/render/{LESSON}", headers={"Sec-Fetch-Dest": "image"})[0] == 403
-    assert client.request(f"/voila/render/{LESSON}", headers={"Host": "evil.example", "Origin": "http://evil.example"})[0] == 403
+    evil = {"Host": "evil.example", "Origin": "http://evil.example"}
+    assert client.request(f"/voila/render/{LESSON}", headers=evil)[0] == 403
     assert app.status()["kernels"] == kernels
 
 
@@ -329,7 +331,8 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         assert a.status()["sessions"] == 2
         # They never connect (closed their tabs): their kernels end; the pool refills to 2.
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
-        assert wait_until(lambda: a.status()["pool"]["03_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
+        assert wait_until(
+            lambda: a.status()["pool"]["03_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
         assert a.status()["memory_mb"] < idle_mb * 1.3
     finally:
         a.stop()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from dpviz.userlevel import (
     TABLE1_ROWS,
     TABLE2_ROWS,
+    NoisySum,
     UserDataset,
     approx_eq,
     bounding_tradeoff,
@@ -41,7 +42,6 @@ from dpviz.userlevel import (
     theorem10_users,
     theorem11_users,
     truncation_bias,
-    NoisySum,
 )
 
 mp.mp.dps = 40
@@ -211,7 +211,8 @@ class TestDelStabParameters:
     # Digest §7.4: (ε, δ) → κ with the proof's denominator (pinned) and the printed one.
     @pytest.mark.parametrize(
         "eps, delta, k_proof, k_printed, dbar_printed",
-        [(1, 1e-6, 48, 49, 1.500e-7), (1, 1e-3, 27, 28, 1.500e-4), (3, 0.1, 6, 7, 3.393e-3), (0.5, 1e-5, 80, 80, 1.982e-6)],
+        [(1, 1e-6, 48, 49, 1.500e-7), (1, 1e-3, 27, 28, 1.500e-4), (3, 0.1, 6, 7, 3.393e-3),
+         (0.5, 1e-5, 80, 80, 1.982e-6)],
     )
     def test_table(self, eps, delta, k_proof, k_printed, dbar_printed):
         p = delstab_parameters(eps, delta)
@@ -371,7 +372,8 @@ class TestSwapDifference:
         want = np.zeros(m + 1)
         for s in range(m + 1):
             for t in range(m + 1):
-                want[abs(s - t)] += math.comb(m, s) * p**s * (1 - p) ** (m - s) * math.comb(m, t) * p**t * (1 - p) ** (m - t)
+                want[abs(s - t)] += (math.comb(m, s) * p**s * (1 - p) ** (m - s)
+                                     * math.comb(m, t) * p**t * (1 - p) ** (m - t))
         assert np.allclose(swap_difference_pmf(m, p), want, rtol=1e-12, atol=1e-15)
 
     def test_fft_branch_and_sqrt_m_scale(self):
@@ -439,7 +441,8 @@ class TestBounds:
         assert u[1] > u[0]  # ln(1/δ₀) grows with m: the privacy term does not shrink
 
     @pytest.mark.parametrize(
-        "eps, delta, want", [(1, 1e-6, 4.2e3), (1, 1e-3, 6.4e2), (0.5, 1e-6, 1.8e4), (2, 1e-5, 5.9e2), (0.1, 1e-6, 5.1e5)]
+        "eps, delta, want",
+        [(1, 1e-6, 4.2e3), (1, 1e-3, 6.4e2), (0.5, 1e-6, 1.8e4), (2, 1e-5, 5.9e2), (0.1, 1e-6, 5.1e5)],
     )
     def test_crossover_table(self, eps, delta, want):
         m = crossover_group_privacy(eps, delta)

@@ -8,8 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.userlevel import ptr
-from dpviz.userlevel import BOTTOM, DelStab, NoisySum, UserDataset, approx_eq, hockey_stick, tdlap_pmf
+from dpviz.userlevel import BOTTOM, DelStab, NoisySum, UserDataset, approx_eq, hockey_stick, ptr, tdlap_pmf
 
 TOL = 1e-12  # float64 round-off slack in the exact comparisons
 

@@ -315,7 +315,7 @@ class TestScheffe:
         assert m2 <= 0.5  # Theorem 41 target α with this cover
 
 
-# ------------------------------------------------------------------------------------------------ simulated learning curves
+# ------------------------------------------------------------------------------------------- simulated learning curves
 class TestSimulation:
     def test_error_falls_with_n_and_m(self):
         """Theorem 4: error ≈ C·ln(K+1)/(ε n m) while m ≤ 1/α. For thresholds with EM, a direct computation with the

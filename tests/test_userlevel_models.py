@@ -23,7 +23,7 @@ import dpviz.userlevel as U
 # dpviz.accountants.group and its oracle tests in tests/test_family_group.py.
 
 
-# ------------------------------------------------------------------------------------------- Gaussian noise of the bounding model
+# --------------------------------------------------------------------------------- Gaussian noise of the bounding model
 
 
 def _mp_gauss_delta(sigma, eps):

@@ -40,8 +40,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from _server import Client, start_app
+
 from dpviz.lessons import lessons
 from dpviz.server import procinfo
 
