@@ -1,0 +1,43 @@
+"""`make bench` runs: every benchmark case executes once, and a panel's update splits into its stages."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run_module():
+    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+RUN = _run_module()
+CASES = [(case, m.__name__) for m in RUN.load_case_modules() for case in getattr(m, "CASES", [])]
+
+
+@pytest.mark.parametrize("case", [c for c, _ in CASES], ids=[c[0] for c, _ in CASES])
+def test_every_benchmark_case_runs(case):
+    name, fn, target = case
+    fn()
+    assert target is None or target > 0
+
+
+def test_the_stage_breakdown_accounts_for_an_update():
+    from dpviz.panels.composition import GroupPrivacyPanel
+
+    RUN.import_panels()
+    RUN.instrument_plotly()
+    samples, _, problems = RUN.bench_panel(GroupPrivacyPanel)
+    assert not problems and samples
+    summary = RUN.STAGES.summary()
+    assert set(summary) == {"numerics", "figures", "sync", "encode", "bytes"}
+    assert summary["figures"][0] > 0 and summary["sync"][0] > 0 and summary["bytes"][0] > 100
+    # The stages of one update add up to about its measured time (the timers' own overhead aside).
+    total = sum(summary[s][0] for s in ("numerics", "figures", "sync", "encode"))
+    assert 0.5 * sorted(samples)[len(samples) // 2] < total < 3 * sorted(samples)[len(samples) // 2]
