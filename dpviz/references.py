@@ -129,6 +129,8 @@ REFERENCES: dict[str, Reference] = {
     "bun2018composable": _r("Bun, Dwork, Rothblum, Steinke", 2018, "Composable and Versatile Privacy via Truncated CDP",
                             "STOC 2018"),
     # -- user-level and partial DP, learning and estimation --------------------------------------------------------
+    "beimel2019characterizing": _r("Beimel, Nissim, Stemmer", 2019, "Characterizing the Sample Complexity of Pure "
+                                   "Private Learners", "Journal of Machine Learning Research 20"),
     "feldman2017generalization": _r("Feldman, Steinke", 2017, "Generalization for Adaptively-chosen Estimators via "
                                     "Stable Median", "COLT 2017 (PMLR 65)"),
     "bassily2019private": _r("Bassily, Feldman, Talwar, Thakurta", 2019, "Private Stochastic Convex Optimization with "
@@ -164,6 +166,8 @@ REFERENCES: dict[str, Reference] = {
     "okabe2008cud": _r("Okabe, Ito", 2008, "Color Universal Design (CUD): How to Make Figures and Presentations "
                        "that Are Friendly to Colorblind People", "J*FLY"),
     "brent1973algorithms": _r("Brent", 1973, "Algorithms for Minimization without Derivatives", "Prentice-Hall"),
+    "anderson1973high": _r("Anderson, Björck", 1973, "A New High Order Method of Regula Falsi Type for Computing a "
+                           "Root of an Equation", "BIT 13"),
     "dowell1971illinois": _r("Dowell, Jarratt", 1971, "A Modified Regula Falsi Method for Computing the Root of an "
                              "Equation", "BIT 11"),
 }
