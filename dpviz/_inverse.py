@@ -95,16 +95,18 @@ def _bisect_doubles(feasible: Callable[[np.ndarray], np.ndarray], shape: tuple[i
       is infeasible and its upper end feasible (a few evaluations).
     * ``gap=True``: ``feasible`` returns a pair ``(ok, g)``: ``ok`` the predicate (the only authority) and ``g`` a
       real helper of the same shape, non-increasing in x, > 0 on the infeasible and ≤ 0 on the feasible side up to
-      rounding (e.g. ln δ(x) − ln δ_target), ±inf or NaN where it cannot be computed. The bracket is then narrowed
-      by regula falsi on g (Illinois modification, Dowell & Jarratt 1971, and ulp nudges for the last bits;
-      a bisection step whenever g is not finite or a step fails to halve the bracket), typically to a few ulps in
-      5–8 evaluations.
+      rounding (e.g. ln δ(x) − ln δ_target), ±inf or NaN where it cannot be computed (numpy's divide and invalid
+      warnings are off while ``feasible`` runs). The bracket is then narrowed
+      by regula falsi on g against x (the Anderson–Björck 1973 modification, Illinois where it fails, and
+      ulp nudges for the last bits; a bisection step whenever g is not finite or steps fail to halve the
+      bracket), typically to a few ulps in 5–8 evaluations.
 
     Either way the plain bisection is then replayed from [lo, hi]: its midpoints more than ``_REPLAY_ULPS`` ulps
     outside the narrowed bracket [a, b] (a found infeasible, b feasible) are decided by their side, the few inside
     are evaluated. So the double returned is identical to the unaided search's even where rounding makes the
     predicate non-monotone within a few ulps of its switch (as δ(ε; Δ/σ) is, for about 1 σ in 100); the aids only
-    assume it monotone farther away. Typically 10–16 evaluations with a guess and ``gap``, instead of 64.
+    assume it monotone farther away. Typically 13–16 evaluations with a guess and ``gap`` (about 5 of them for
+    the replay), instead of 64; a guess without ``gap`` saves nothing unless it is within a few ulps.
     """
     top = np.int64(np.float64(hi).view(np.int64))
     bot = np.int64(np.float64(lo).view(np.int64))
@@ -112,28 +114,44 @@ def _bisect_doubles(feasible: Callable[[np.ndarray], np.ndarray], shape: tuple[i
     b = np.full(shape, top)
     if gap:
         def test(bits):
-            ok, g = feasible(bits.view(np.float64))
+            with np.errstate(divide="ignore", invalid="ignore"):  # ln 0 and the like: a helper of ±inf or NaN
+                ok, g = feasible(bits.view(np.float64))
             return np.asarray(ok, dtype=bool), np.asarray(g, dtype=float)
     else:
         def test(bits):
             return np.asarray(feasible(bits.view(np.float64)), dtype=bool), None
     if guess is not None or gap:
-        a, b = _narrow_bracket(test, a, b, shape, guess, gap)
+        with np.errstate(all="ignore"):  # the bracket's own arithmetic (a helper may be ±inf or NaN)
+            a, b = _narrow_bracket(test, a, b, shape, guess, gap)
     # replay of the plain bisection: evaluate only its midpoints near [a, b]
     near_lo, near_hi = a - _REPLAY_ULPS, b + _REPLAY_ULPS
     x = np.full(shape, bot)
     y = np.full(shape, top)
+    if x.size <= 8:  # few entries: run the decided steps (far from [a, b]) in Python integers, cheaper than numpy's
+        xf, yf = x.reshape(-1), y.reshape(-1)
+        for i, (lo_i, hi_i) in enumerate(zip(near_lo.reshape(-1).tolist(), near_hi.reshape(-1).tolist())):
+            xi, yi = int(bot), int(top)
+            while yi - xi > 1:
+                m = xi + (yi - xi) // 2
+                if lo_i <= m <= hi_i:
+                    break
+                if m > hi_i:
+                    yi = m
+                else:
+                    xi = m
+            xf[i], yf[i] = xi, yi
     while True:
-        live = y - x > 1
-        if not np.any(live):
+        w = y - x
+        live = w > 1
+        if not live.any():
             return y.view(np.float64)
-        mid = x + (y - x) // 2
-        near = live & (mid >= near_lo) & (mid <= near_hi)
+        mid = x + (w >> 1)
+        near = (mid >= near_lo) & (mid <= near_hi) & live
         ok = mid > near_hi
-        if np.any(near):
+        if near.any():
             ok = np.where(near, test(mid)[0], ok)
-        y = np.where(live & ok, mid, y)
-        x = np.where(live & ~ok, mid, x)
+        np.copyto(y, mid, where=live & ok)
+        np.copyto(x, mid, where=live & ~ok)
 
 
 #: how far (in ulps) outside the narrowed bracket :func:`_bisect_doubles` still evaluates the predicate when it
@@ -154,8 +172,7 @@ def _narrow_bracket(test, a, b, shape, guess, gap):
     gb = np.full(shape, np.nan)
     if guess is not None:
         if callable(guess):
-            with np.errstate(all="ignore"):
-                guess = guess()
+            guess = guess()  # (numpy's warnings are off here)
         g = np.broadcast_to(np.asarray(guess, dtype=float), shape)
         gbits = np.where(np.isfinite(g) & (g > 0), np.abs(g), 0.0).view(np.int64)
         usable = (gbits > bot) & (gbits < top)
@@ -163,8 +180,8 @@ def _narrow_bracket(test, a, b, shape, guess, gap):
             c = np.where(usable, gbits, a + (b - a) // 2)
             ok, h = test(c)
             a, b, ga, gb = _update(a, b, ga, gb, c, ok, h, usable)
-            # grow geometrically: first a factor 2 in value (2^52 ulps) when the helper will interpolate, else 4
-            # ulps; then ×16 per step (or squared: factors 2, 4, 16, 256, … with a helper)
+            # grow geometrically: with a helper, factors 2, 4, 16, 256, … in value (steps of 2^52, 2^53, … ulps:
+            # regula falsi then narrows), without one 4, 64, 1024, … ulps (bisection then halves)
             step = np.full(shape, np.int64(2**52 if gap else 4))
             up = usable & ~ok  # guess infeasible: look above it
             down = usable & ok  # guess feasible: look below it
@@ -174,7 +191,8 @@ def _narrow_bracket(test, a, b, shape, guess, gap):
                 todo = grow_up | grow_down
                 if not np.any(todo):
                     break
-                c = np.where(grow_up, a + step, np.where(grow_down, b - step, a + (b - a) // 2))
+                span = np.minimum(step, b - a)  # (no int64 overflow near +inf's bit pattern)
+                c = np.where(grow_up, a + span, np.where(grow_down, b - span, a + (b - a) // 2))
                 c = np.where((c <= a) | (c >= b), a + (b - a) // 2, c)
                 ok, h = test(c)
                 a, b, ga, gb = _update(a, b, ga, gb, c, ok, h, todo)
@@ -191,9 +209,12 @@ def _narrow_bracket(test, a, b, shape, guess, gap):
             break
         w = (b - a).astype(float)
         interp = np.isfinite(ga) & np.isfinite(gb) & (ga > gb) & (slow < 3)
-        with np.errstate(all="ignore"):
-            t = np.where(interp, ga / (ga - gb), 0.5)
-        c = a + np.clip(np.rint(t * w), 1, w - 1).astype(np.int64)
+        t = np.where(interp, ga / (ga - gb), 0.5)
+        # interpolate in value (where both ends are finite), else in bit pattern (≈ log of the value)
+        av, bv = a.view(np.float64), b.view(np.float64)
+        cv = av + t * (bv - av)
+        c = np.where(interp & np.isfinite(cv) & (cv > 0), np.maximum(cv, 0.0).view(np.int64),
+                     a + np.clip(np.rint(t * w), 1, w - 1).astype(np.int64))
         # the same end moved twice running: push the point a growing number of ulps towards the stale end, so
         # that noise of the helper in its last bits cannot keep the point on one side
         c = np.where(interp & (side == 1), c - nudge, np.where(interp & (side == -1), c + nudge, c))
@@ -201,10 +222,15 @@ def _narrow_bracket(test, a, b, shape, guess, gap):
         ok, h = test(c)
         moved_b = live & ok
         moved_a = live & ~ok
-        # Illinois: halve the helper at the end that stays a second time
-        ga = np.where(moved_b & (side == 1), 0.5 * ga, ga)
-        gb = np.where(moved_a & (side == -1), 0.5 * gb, gb)
-        nudge = np.where((moved_b & (side == 1)) | (moved_a & (side == -1)), np.minimum(nudge * 4, 2**60), 1)
+        # the end that stays a second time: Anderson & Björck (1973) scale its helper by 1 − g(c)/g(old end), or
+        # halve it (Illinois) where that is not in (0, 1)
+        mb = np.where(np.isfinite(h) & (gb != 0), 1.0 - h / gb, 0.5)
+        ma = np.where(np.isfinite(h) & (ga != 0), 1.0 - h / ga, 0.5)
+        mb = np.where((mb > 0) & (mb < 1), mb, 0.5)
+        ma = np.where((ma > 0) & (ma < 1), ma, 0.5)
+        ga = np.where(moved_b & (side == 1), mb * ga, ga)
+        gb = np.where(moved_a & (side == -1), ma * gb, gb)
+        nudge = np.where((moved_b & (side == 1)) | (moved_a & (side == -1)), np.minimum(nudge * 4, 2**40), 1)
         a, b, ga, gb = _update(a, b, ga, gb, c, ok, h, live)
         side = np.where(moved_b, 1, np.where(moved_a, -1, side)).astype(np.int8)
         halved = (b - a) <= width0 // 2
