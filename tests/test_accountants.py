@@ -257,6 +257,51 @@ def test_advanced_closed_form_and_crossover():
     assert adv <= naive + 1e-9
 
 
+
+def _mp_drv(epsilons, counts, slack):
+    """Dwork, Rothblum & Vadhan 2010, Thm III.3 in 30-digit mpmath:
+    √(2 ln(1/δ′) Σ k_i ε_i²) + Σ k_i ε_i(e^{ε_i} − 1)."""
+    e = [mp.mpf(x) for x in epsilons]
+    sq = mp.fsum(k * x * x for k, x in zip(counts, e))
+    return mp.sqrt(2 * mp.log(1 / mp.mpf(slack)) * sq) + mp.fsum(k * x * mp.expm1(x) for k, x in zip(counts, e))
+
+
+@pytest.mark.parametrize("epsilons, counts, slack", [
+    ([1e-200], [10], 1e-5),            # Σ k ε² = 1e-399 underflows to 0: returned 0.0 before issue 13
+    ([1e-170, 3e-171], [4, 7], 1e-12),
+    ([1e-300, 5e-324], [1, 1000], 1e-300),
+    ([1e-160], [1], 0.5),              # ε² = 1e-320 is subnormal (3 digits)
+    ([0.1, 1e-200], [100, 5], 1e-6),
+    ([1e-5, 2e-3], [1000, 3], 1e-9),
+])
+def test_drv_epsilon_against_mpmath_also_at_tiny_epsilon(epsilons, counts, slack):
+    want = _mp_drv(epsilons, counts, slack)
+    got = drv_epsilon(epsilons, counts, slack)
+    assert mp.almosteq(mp.mpf(got), want, rel_eps=1e-14, abs_eps=0), (got, float(want))
+    assert drv_epsilon([0.0, 0.0], [3, 4], 1e-300) == 0.0
+
+
+def test_advanced_accountant_at_tiny_epsilon_both_directions():
+    # pure events: ε(δ) = drv_epsilon and its closed-form inverse δ(ε) = exp(−(ε − L)²/(2S)) (S = Σ k ε² underflowed
+    # to 0 for ε < 1e-162, which reported ε(δ) = 0 and δ(ε) = 0 before issue 13)
+    acct = AdvancedAccountant().compose(PureDP(1e-200), count=10)
+    eps = acct.epsilon(1e-5)
+    assert mp.almosteq(mp.mpf(eps), _mp_drv([1e-200], [10], 1e-5), rel_eps=1e-14, abs_eps=0)
+    for e in (1e-199, 2e-199, 5e-199):
+        want = mp.exp(-(mp.mpf(e) - 10 * mp.mpf(1e-200) * mp.expm1(mp.mpf(1e-200))) ** 2 / (20 * mp.mpf(1e-200) ** 2))
+        assert mp.almosteq(mp.mpf(acct.delta(e)), want, rel_eps=1e-12, abs_eps=0), e
+    # curve events (the split δ = δ′ + 10·δ_c is optimised): against the best of a fine grid of splits, each an
+    # exact ε(δ_c) of the Gaussian in drv_epsilon (checked above); at μ = 1e-170 (ε² < 1e-330 underflows) the
+    # accountant returned ~0 before issue 13
+    from dpviz.mechanisms import gaussian_epsilon_many
+
+    mu, delta = 1e-170, 1e-175
+    got = AdvancedAccountant().compose(Gaussian(1.0 / mu), count=10).epsilon(delta)
+    fracs = 1.0 / (1.0 + np.exp(-np.linspace(-12.0, 12.0, 4001)))  # δ′/δ
+    ces = gaussian_epsilon_many(mu, delta * (1.0 - fracs) / 10)
+    grid_best = min(drv_epsilon([c], [10], delta * f) for c, f in zip(ces.tolist(), fracs.tolist()))
+    assert 1e-170 < got and grid_best * (1 - 1e-6) <= got <= grid_best * (1 + 1e-12), (got, grid_best)
+
 def _brute_force_rr_delta(eps0, k, eps):
     """Enumerate all 2^k outputs of k randomized responses on neighbouring bits: exact hockey-stick divergence."""
     p = mp.e**eps0 / (1 + mp.e**eps0)

@@ -167,12 +167,13 @@ def test_gdp_delta_of_lesson_06_is_the_same_profile(mu):
 def test_one_gaussian_in_the_basic_and_optimal_accountants(mu):
     # a single event: both accountants must return its own privacy profile δ(ε), the basic one exactly (it inverts
     # the curve), the optimal one to its documented tolerance (a minimisation over δ₀ inside, δ found by bisection
-    # in ln δ to rtol 1e-6), never below the true δ
+    # in ln δ to rtol 1e-6), never below the true δ; also at ε = 0, which the optimal accountant got below the true
+    # δ(0) until issue 13 (its kov_epsilon rounded every ε below ~1e-16 to 0, e.g. ε(3.9894e-13) = 0 at μ = 1e-12)
     mech = Gaussian(1.0 / mu, 1.0)
     exact_mu = mp.mpf(1) / mp.mpf(1.0 / mu)
     for cls, tol in ((BasicAccountant, 1e-9), (OptimalAccountant, 2e-6)):
         acct = cls().compose(mech)
-        for e in (0.1, 1.0, 5.0):
+        for e in (0.0, 0.1, 1.0, 5.0):
             truth = mp_delta(e, exact_mu)
             got = acct.delta(e)
             if truth < mp.mpf("1e-300"):
@@ -262,8 +263,9 @@ def test_gaussian_epsilon_many_is_feasible_and_within_ulps(mu):
 @pytest.mark.parametrize("mu", MUS)
 def test_one_gaussian_epsilon_in_the_accountants(mu):
     mech = Gaussian(1.0 / mu, 1.0)
+    below_zero = 0.5 * float(mp_delta(0, mp.mpf(1) / mp.mpf(1.0 / mu)))  # below δ(0): ε of order μ, tiny for tiny μ
     for cls in (BasicAccountant, OptimalAccountant):
-        for d in (1e-12, 1e-6, 1e-3):
+        for d in (1e-12, 1e-6, 1e-3, below_zero):
             exact = mech.epsilon(d)
             got = cls().compose(mech).epsilon(d)
             assert exact <= got <= exact * (1 + 1e-12) + 1e-300, (cls.__name__, mu, d, got, exact)

@@ -7,13 +7,16 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
 
 from dpviz._inverse import TINY_DELTA, delta_from_epsilon_function
+from dpviz._roots import minimize_bounded
 from dpviz.accountants._base import Accountant, feasible_total
 from dpviz.accountants.profiles import eps_delta_profile
 
 __all__ = ["AdvancedAccountant", "drv_epsilon"]
+
+_SQRT2 = math.sqrt(2.0)
 
 
 def drv_epsilon(epsilons, counts, delta_slack: float) -> float:
@@ -28,12 +31,22 @@ def drv_epsilon(epsilons, counts, delta_slack: float) -> float:
     k = np.asarray(counts, dtype=float)
     if e.size == 0:
         return 0.0
+    root = _root_sum_sq(e, k)
     with np.errstate(over="ignore"):
-        sq = float(np.sum(k * e * e))
         lin = float(np.sum(k * e * np.expm1(e)))
-    if sq == 0.0:  # every ε_i = 0: the √ term vanishes whatever δ′ (no 0·∞ at a tiny δ′)
+    if root == 0.0:  # every ε_i = 0: the √ term vanishes whatever δ′ (no 0·∞ at a tiny δ′)
         return lin
-    return math.sqrt(2.0 * -math.log(delta_slack) * sq) + lin  # −ln δ′: 1/δ′ overflows for subnormal δ′
+    return math.sqrt(2.0 * -math.log(delta_slack)) * root + lin  # −ln δ′: 1/δ′ overflows for subnormal δ′
+
+
+def _root_sum_sq(e: np.ndarray, k: np.ndarray) -> float:
+    """√(Σ k_i ε_i²) without underflow or overflow: m·√(Σ k_i (ε_i/m)²) with m = max ε_i (Σ k_i ε_i² itself is 0
+    for every ε_i < ~1e-162, which dropped the √ term of :func:`drv_epsilon`, and ∞ above ~1e154)."""
+    m = float(np.max(e)) if e.size else 0.0
+    if m == 0.0 or m == math.inf:
+        return m
+    r = e / m
+    return m * math.sqrt(float(np.sum(k * r * r)))
 
 
 class AdvancedAccountant(Accountant):
@@ -91,8 +104,8 @@ class AdvancedAccountant(Accountant):
         fe = np.asarray(fixed_e, dtype=float)
         fk = np.asarray(fixed_k, dtype=float)
         with np.errstate(over="ignore"):
-            sq_f = float(np.sum(fk * fe * fe))
             lin_f = float(np.sum(fk * fe * np.expm1(fe)))
+        max_f = float(np.max(fe)) if fe.size else 0.0
 
         def eps_at(log_frac: np.ndarray) -> np.ndarray:
             # fraction of the rest given to the slack δ′ (a logistic of log_frac), the remainder split equally
@@ -100,16 +113,21 @@ class AdvancedAccountant(Accountant):
             frac = special.expit(log_frac)
             slack = rest * frac
             share = rest * special.expit(-log_frac) / n_runs
-            sq = np.full(frac.shape, sq_f)
+            ces = [prof.eps_many(share) for prof, _ in curves]
             lin = np.full(frac.shape, lin_f)
-            for prof, k in curves:
-                ce = prof.eps_many(share)
-                with np.errstate(over="ignore", invalid="ignore"):
-                    sq = sq + k * ce * ce
+            # √(Σ k_i ε_i²) scaled by m = max ε_i (the sum of squares underflows for ε_i < ~1e-162)
+            m = np.full(frac.shape, max_f)
+            for ce in ces:
+                m = np.fmax(m, ce)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                ms = np.where((m > 0) & (m < np.inf), m, 1.0)
+                sq = np.sum(fk * (fe / ms[:, None]) ** 2, axis=1) if fe.size else np.zeros(frac.shape)
+                for ce, (_, k) in zip(ces, curves):
+                    sq = sq + k * (ce / ms) ** 2
                     lin = lin + k * ce * np.expm1(ce)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                root = np.where(m < np.inf, ms * np.sqrt(sq), np.inf)
                 # −ln δ′ (1/δ′ overflows for a subnormal δ′); the √ term is 0 when every ε is 0, whatever δ′
-                val = np.where(sq > 0, np.sqrt(2.0 * -np.log(slack) * sq), 0.0) + lin
+                val = np.where(m > 0, np.sqrt(2.0 * -np.log(slack)) * root, 0.0) + lin
             return np.where((slack > 0) & np.isfinite(val), val, np.inf)
 
         # any split is valid, so the best of the candidates is a valid bound: a coarse grid, then finer ones (10× each)
@@ -129,9 +147,8 @@ class AdvancedAccountant(Accountant):
             # then Brent to 1e-10 around the best point: the objective has kinks (a discrete event's curve is
             # piecewise smooth), and a grid's best point moves with δ by a first-order amount, which made ε(δ)
             # non-monotone by ~1e-4 relative; any split is valid, so the smaller value is kept
-            res = optimize.minimize_scalar(lambda x: min(float(eps_at(np.array([x]))[0]), 1e300),
-                                           bounds=(best_x - 1e-3, best_x + 1e-3), method="bounded",
-                                           options={"xatol": 1e-10})
+            res = minimize_bounded(lambda x: min(float(eps_at(np.array([x]))[0]), 1e300),
+                                   best_x - 1e-3, best_x + 1e-3, xatol=1e-10)
             best = min(best, float(res.fun))
         return best
 
@@ -154,14 +171,14 @@ class AdvancedAccountant(Accountant):
                 return 1.0
             e = np.asarray(fixed_e, dtype=float)
             k = np.asarray(fixed_k, dtype=float)
+            root = _root_sum_sq(e, k)  # √S, scaled: S itself underflows to 0 for ε_i < ~1e-162
             with np.errstate(over="ignore"):
-                sq = float(np.sum(k * e * e))
                 lin = float(np.sum(k * e * np.expm1(e)))
-            if epsilon < lin or (epsilon == lin and sq > 0.0):
+            if epsilon < lin or (epsilon == lin and root > 0.0):
                 return 1.0
-            if sq == 0.0:  # ε(δ) = L for every δ > δ_f: the infimum δ_f (0 when there is none), not attained
+            if root == 0.0:  # ε(δ) = L for every δ > δ_f: the infimum δ_f (0 when there is none), not attained
                 return 0.0 if delta_f == 0.0 else feasible_total(delta_f, 1, TINY_DELTA)
-            z = (epsilon - lin) / math.sqrt(2.0 * sq)
+            z = (epsilon - lin) / root / _SQRT2
             slack = math.exp(-z * z) if z < 1e154 else 0.0
             # the theorem needs δ′ > 0: an underflowed δ′ is rounded up to the smallest double, never down to 0
             return feasible_total(delta_f, 1, max(slack, TINY_DELTA))

@@ -6,12 +6,12 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import optimize
 
 from dpviz._inverse import delta_from_epsilon_function
+from dpviz._roots import minimize_bounded
 from dpviz.accountants._base import Accountant
-from dpviz.accountants.profiles import eps_delta_profile
 from dpviz.accountants.pld import atoms_epsilon, binomial_loss_atoms
+from dpviz.accountants.profiles import eps_delta_profile
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]
 
@@ -52,25 +52,80 @@ def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
 
 
 def kov_epsilon(eps0: float, delta0: float, k: int, delta: float) -> float:
-    """Smallest ε with :func:`kov_delta` ≤ δ, solved exactly (δ_RR is piecewise explicit in e^ε);
-    ``math.inf`` when (1 − δ₀)^k ≤ 1 − δ (the δ₀'s alone exceed the target).
+    """Smallest ε with :func:`kov_delta` ≤ δ, solved exactly (δ_RR is piecewise explicit in e^ε; Kairouz, Oh &
+    Viswanath 2015, Theorem 3.3); ``math.inf`` when (1 − δ₀)^k ≤ 1 − δ (the δ₀'s alone exceed the target).
+
+    With τ = (δ − (1 − (1 − δ₀)^k))/(1 − δ₀)^k (for k = 1: (δ − δ₀)/(1 − δ₀), δ − δ₀ exact when they are close) the
+    condition is δ_RR(ε) ≤ τ. On the lattice of losses L_i = (k − 2l)ε₀ the profile is evaluated without
+    cancellation (:func:`_kov_epsilon_lattice`), so ε keeps its relative precision also for a tiny ε₀ (one Gaussian
+    with μ = 1e-12 in the optimal accountant gives ε₀ ≈ 5e-18): before issue 13 ε was formed as ln(A − τ) − ln B,
+    whose absolute error ~1e-16 rounded every ε below ~1e-16 to 0 — under-reporting. For a large ε₀ (2ε₀·#atoms >
+    600) or τ > 1/2 (where 1 − τ, not τ, carries the information and the lattice sums, accurate relative to τ, are
+    not; a τ > 1/2 needs tanh(kε₀/2) > 1/2, so ε is not tiny) the log-space solver
+    :func:`~dpviz.accountants.pld.atoms_epsilon` is used (absolute error ~1e-16·|ln B|, rounded up).
 
     >>> round(kov_epsilon(0.1, 0.0, 1, 1e-6), 5)   # one RR(0.1): just below 0.1
     0.1
     """
     log_keep = k * math.log1p(-delta0)
-    if delta < -math.expm1(log_keep):  # below 1 − (1 − δ₀)^k, what the δ₀'s alone cost (as kov_delta computes it)
+    spent = delta0 if k == 1 else -math.expm1(log_keep)  # 1 − (1 − δ₀)^k, what the δ₀'s alone cost
+    if delta < spent:
         return math.inf
     if eps0 == 0:
         return 0.0
-    # need δ_RR ≤ τ = 1 − (1 − δ)/(1 − δ₀)^k
-    tau = -math.expm1(math.log1p(-delta) - log_keep)
-    if tau <= 0:  # δ = 1 − (1 − δ₀)^k up to rounding: δ_RR must be 0, which only ε ≥ kε₀ (the largest loss) gives
+    # need δ_RR ≤ τ = 1 − (1 − δ)/(1 − δ₀)^k = (δ − spent)/(1 − δ₀)^k: the second form for a small τ (δ − spent
+    # is exact when they are close), the first for τ near 1 (where (1 − δ)/(1 − δ₀)^k is the small part; the second
+    # could round above 1)
+    tau = (delta - spent) * math.exp(-log_keep)
+    if tau > 0.5:
+        tau = 1.0 if delta >= 1.0 else -math.expm1(math.log1p(-delta) - log_keep)
+    if tau <= 0:  # δ = 1 − (1 − δ₀)^k: δ_RR must be 0, which only ε ≥ kε₀ (the largest loss) gives
         return k * eps0
     if eps0 == math.inf:
         return math.inf
     losses, log_p, extra = _rr_k_atoms(eps0, k)
+    if tau <= 0.5 and 2.0 * eps0 * losses.size <= 600.0:
+        return min(_kov_epsilon_lattice(eps0, losses, log_p, extra, tau), k * eps0)
     return min(atoms_epsilon(losses, None, extra, tau, log_probs=log_p), k * eps0)
+
+
+def _kov_epsilon_lattice(eps0: float, losses: np.ndarray, log_p: np.ndarray, extra: float, tau: float) -> float:
+    """Smallest ε ≥ 0 with extra + Σ_{L_j > ε} p_j (1 − e^{ε − L_j}) ≤ τ for atoms on the lattice L_j = L_0 + 2jε₀
+    (ascending, contiguous: :func:`_rr_k_atoms`), without cancellation. With q = e^{−2ε₀}, F_i = Σ_{j≥i} p_j q^{j−i}
+    and D_i = Σ_{j>i} p_j (1 − q^{j−i}) = (1 − q)·Σ_{m>i} F_m (sums of positive terms, by reversed cumulative sums
+    of p_j q^j, in range since 2ε₀·#atoms ≤ 600), the profile is δ(L_i) = extra + D_i at the atoms and
+    δ(L_i − s) = extra + D_i + (1 − e^{−s}) F_i for 0 ≤ s ≤ 2ε₀ in between; so
+    ε = L_i − s with s = −ln(1 − (τ − extra − D_i)/F_i) on the first atom with δ(L_i) ≤ τ, rounded up by a few ulps
+    of the terms (never under-reports ε)."""
+    if extra > tau:
+        return math.inf
+    n = losses.size
+    one_q = -math.expm1(-2.0 * eps0)  # 1 − q
+    j = np.arange(n, dtype=float)
+    with np.errstate(under="ignore"):
+        w = np.exp(log_p - 2.0 * eps0 * (j - (n - 1) / 2.0))  # p_j q^{j − c}, centred: |2ε₀(j − c)| ≤ 300
+        tail_w = np.cumsum(w[::-1])[::-1]  # Σ_{j≥i} p_j q^{j−c}
+        f = tail_w * np.exp(2.0 * eps0 * (j - (n - 1) / 2.0))  # F_i
+    tail_f = np.append(np.cumsum(f[::-1])[::-1][1:], 0.0)  # Σ_{m>i} F_m
+    d = one_q * tail_f  # D_i
+    pos = np.flatnonzero(losses > 0)
+    if pos.size == 0:  # no positive loss: δ_RR(0) = extra ≤ τ
+        return 0.0
+    i0 = int(pos[0])
+    # ε = 0 lies in (L_{i0−1}, L_{i0}]: δ_RR(0) = extra + D_{i0} + (1 − e^{−L_{i0}}) F_{i0}
+    if extra + d[i0] + -math.expm1(-float(losses[i0])) * f[i0] <= tau:
+        return 0.0
+    ok = np.flatnonzero(extra + d[i0:] <= tau)
+    i = i0 + int(ok[0]) if ok.size else n - 1
+    num = tau - extra - float(d[i])
+    u = max(num, 0.0) / float(f[i])
+    if u >= 1.0:  # rounding: cannot happen for exact inputs (δ(L_{i−1}) > τ means u < 1 − q)
+        return max(0.0, float(losses[i - 1])) if i > 0 else 0.0
+    s = -math.log1p(-u)
+    li = float(losses[i])
+    eps = li - s
+    eps += 8.0 * 2.0**-52 * (li + s + (tau + extra + float(d[i])) / (float(f[i]) * (1.0 - u)))
+    return max(0.0, eps)
 
 
 class OptimalAccountant(Accountant):
@@ -81,12 +136,12 @@ class OptimalAccountant(Accountant):
     raises ValueError — use :class:`~dpviz.accountants.PLDAccountant` for heterogeneous compositions. An event with a
     fixed guarantee (pure mechanisms, ``ApproxDP``, their subsampled versions) uses it. An event with a privacy curve
     (Gaussian-type, ``ZCDP``) satisfies (ε₀(δ₀), δ₀)-DP for every δ₀; the accountant minimises the KOV bound over δ₀
-    (a grid in ln δ₀ evaluated with one vectorised call of the curve, then Brent to 1e-9 in ln δ₀), which is valid for every δ₀
-    but, knowing only one point of the curve per run, stays above
-    the PLD answer — often far above: for 631 Gaussians with σ = 4 at δ = 1e-5 it gives ε ≈ 572.7 where the exact
-    value is 45.7, because the worst (ε₀, δ₀)-mechanism (randomized response) has expected loss k·ε₀·tanh(ε₀/2),
-    ≈ 450 at the best δ₀, whereas the Gaussian's is k/(2σ²) ≈ 20. The neighbouring relation only decides which
-    sampling events are accepted.
+    (a grid in ln δ₀ evaluated with one vectorised call of the curve, then Brent to 1e-9 in ln δ₀ by
+    :func:`dpviz._roots.minimize_bounded`), which is valid for every δ₀ but, knowing only one point of the curve per
+    run, stays above the PLD answer — often far above: for 631 Gaussians with σ = 4 at δ = 1e-5 it gives
+    ε ≈ 572.7 where the exact value is 45.7, because the worst (ε₀, δ₀)-mechanism (randomized response) has
+    expected loss k·ε₀·tanh(ε₀/2), ≈ 450 at the best δ₀, whereas the Gaussian's is k/(2σ²) ≈ 20. The neighbouring
+    relation only decides which sampling events are accepted.
 
     Examples
     --------
@@ -141,10 +196,7 @@ class OptimalAccountant(Accountant):
             e_a = float(prof.eps_many(np.array([_exp(a)]))[0])  # ε₀ at the smallest δ₀: a warm start
             # δ₀ where no finite ε exists (∞) enters the optimiser as a huge finite value (∞ − ∞ inside Brent's
             # parabola would be NaN); the answer is the smaller of the grid's best and Brent's
-            res = optimize.minimize_scalar(
-                lambda t: min(float(f(np.array([t]), e_a)[0]), 1e300), bounds=(a, b), method="bounded",
-                options={"xatol": _XATOL},
-            )
+            res = minimize_bounded(lambda t: min(float(f(np.array([t]), e_a)[0]), 1e300), a, b, xatol=_XATOL)
             best = min(best, float(res.fun))
         return best
 

@@ -24,6 +24,7 @@ from typing import Callable
 import numpy as np
 from scipy import special
 
+from dpviz._inverse import _bisect_doubles, _inverse_profile
 from dpviz._validation import (
     _alpha_arg,
     _array_arg,
@@ -36,10 +37,8 @@ from dpviz._validation import (
     check_positive,
     check_real_array,
 )
-from dpviz._inverse import _bisect_doubles, _inverse_profile
 from dpviz.mechanisms._base import _Mechanism
 from dpviz.mechanisms.loss import PrivacyLossDistribution
-
 
 _SQRT2 = math.sqrt(2.0)
 
