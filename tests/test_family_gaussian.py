@@ -323,7 +323,7 @@ def test_amplification_and_its_inverse_against_mpmath(q):
         got = _amplified_eps(e, q)
         assert abs(mp.mpf(got) / truth - 1) < 8 * ULP * kappa, (q, e, got, float(truth))
         assert amplify_poisson(e, 1e-6, q) == (got, q * 1e-6)
-        many = _amplified_many(lambda d: np.full(np.shape(d), e), q, np.array([1e-9]))[0]
+        many = _amplified_many(lambda d, e=e: np.full(np.shape(d), e), q, np.array([1e-9]))[0]
         assert abs(mp.mpf(many) / truth - 1) < 8 * ULP * kappa
         # inverse: ln(1 + (e^{ε′} − 1)/q)
         back = mp.log(1 + mp.expm1(em) / qm)

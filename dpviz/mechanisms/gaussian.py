@@ -317,8 +317,9 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):
 
     Exact in double precision: δ(ε; Δ/σ) is non-increasing in σ, and a vectorised search on the bit patterns of
     the non-negative doubles (:func:`dpviz._inverse._bisect_doubles`, started from σ = Δ/μ with μ²/2 − Φ⁻¹(δ)μ = ε
-    and steered by ln δ(σ) − ln δ: ~15 evaluations instead of 64 halvings, same result) returns, for each entry, the double σ with δ(ε; Δ/σ) ≤ δ whose predecessor is infeasible, both as
-    evaluated by :func:`gaussian_delta` (so ``Gaussian(sigma, sensitivity).delta(epsilon) <= delta`` holds for
+    and steered by ln δ(σ) − ln δ: ~15 evaluations instead of 64 halvings, same result) returns, for each entry,
+    the double σ with δ(ε; Δ/σ) ≤ δ whose predecessor is infeasible, both as evaluated by :func:`gaussian_delta`
+    (so ``Gaussian(sigma, sensitivity).delta(epsilon) <= delta`` holds for
     the returned σ and fails one ulp below).
 
     For k-fold composition of the same Gaussian (GDP: μ_total = √k·Δ/σ; Dong, Roth & Su 2022, Cor. 3.3) pass
