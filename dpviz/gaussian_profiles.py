@@ -14,28 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 from dpviz import mechanisms as _mech
-from dpviz._validation import _eps_arg, check_integer, check_positive
+from dpviz._validation import check_integer, check_positive
 from dpviz.conversions import zcdp_delta
+from dpviz.mechanisms.gaussian import classic_gaussian_delta  # the textbook formula's home (re-exported here)
 
 __all__ = ["classic_gaussian_delta", "gaussian_profile_curves"]
-
-
-def classic_gaussian_delta(epsilon, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
-    """δ = min(1, 1.25·exp(−(εσ/Δ)²/2)): the textbook calibration σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014,
-    Thm A.1) solved for δ — the δ it *claims* for noise σ at ε. Proven only for ε < 1; above that it can claim a δ
-    below the exact one (Balle & Wang 2018, §3), which lesson 01 shows. Inverse of
-    :func:`dpviz.mechanisms.classic_gaussian_sigma` in δ; broadcasts over ``epsilon`` (≥ 0; scalar in, float out).
-
-    >>> from dpviz.mechanisms import classic_gaussian_sigma
-    >>> s = classic_gaussian_sigma(0.5, 1e-5)
-    >>> round(float(classic_gaussian_delta(0.5, s)) / 1e-5, 12)
-    1.0
-    """
-    eps, scalar = _eps_arg(epsilon)
-    s = check_positive(sigma, "sigma")
-    dl = check_positive(sensitivity, "sensitivity")
-    delta = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
-    return float(delta[0]) if scalar else delta
 
 
 def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: float | None = None,

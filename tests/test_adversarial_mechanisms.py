@@ -93,6 +93,7 @@ BASELINES = {
     "gaussian_epsilon_many": ((1.0, [1e-5, 1e-3]), {}),
     "gaussian_mu": ((1.0, 1e-5), {}),
     "classic_gaussian_epsilon": ((1.0, 1e-5, 1.0), {}),
+    "classic_gaussian_delta": ((0.5, 9.7, 1.0), {}),
     "analytic_gaussian_sigma": ((1.0, 1e-5, 1.0), {}),
     "bernoulli_exp_neg": (([0.5, 2.5], 0), {}),
     "sample_discrete_laplace": ((2.0, 5, 0), {}),

@@ -403,6 +403,23 @@ def classic_gaussian_epsilon(sigma, delta, sensitivity=1.0):
     return float(eps.ravel()[0]) if (sg and sd and ss) else eps
 
 
+def classic_gaussian_delta(epsilon, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
+    """δ = min(1, 1.25·exp(−(εσ/Δ)²/2)): the textbook calibration σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014,
+    Thm A.1) solved for δ — the δ it *claims* for noise σ at ε. Proven only for ε < 1; above that it can claim a δ
+    below the exact one (Balle & Wang 2018, §3), which lesson 01 shows. Inverse of
+    :func:`dpviz.mechanisms.classic_gaussian_sigma` in δ; broadcasts over ``epsilon`` (≥ 0; scalar in, float out).
+
+    >>> s = classic_gaussian_sigma(0.5, 1e-5)
+    >>> round(float(classic_gaussian_delta(0.5, s)) / 1e-5, 12)
+    1.0
+    """
+    eps, scalar = _eps_arg(epsilon)
+    s = check_positive(sigma, "sigma")
+    dl = check_positive(sensitivity, "sensitivity")
+    delta = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
+    return float(delta[0]) if scalar else delta
+
+
 def _rho(sensitivity: float, sigma: float) -> float:
     """Δ²/(2σ²) without OverflowError/ZeroDivisionError at extreme (valid) parameters."""
     try:
