@@ -416,7 +416,8 @@ def classic_gaussian_delta(epsilon, sigma: float, sensitivity: float = 1.0) -> n
     eps, scalar = _eps_arg(epsilon)
     s = check_positive(sigma, "sigma")
     dl = check_positive(sensitivity, "sensitivity")
-    delta = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
+    with np.errstate(over="ignore", under="ignore"):  # (εσ/Δ)² → inf: δ = 0, as it should
+        delta = np.minimum(1.25 * np.exp(-0.5 * (eps * s / dl) ** 2), 1.0)
     return float(delta[0]) if scalar else delta
 
 
