@@ -97,7 +97,7 @@ def _bisect_doubles(feasible: Callable[[np.ndarray], np.ndarray], shape: tuple[i
       real helper of the same shape, non-increasing in x, > 0 on the infeasible and ≤ 0 on the feasible side up to
       rounding (e.g. ln δ(x) − ln δ_target), ±inf or NaN where it cannot be computed (numpy's divide and invalid
       warnings are off while ``feasible`` runs). The bracket is then narrowed
-      by regula falsi on g against x (the Anderson–Björck 1973 modification, Illinois where it fails, and
+      by regula falsi on g against x (the Anderson & Björck 1973 modification, Illinois where it fails, and
       ulp nudges for the last bits; a bisection step whenever g is not finite or steps fail to halve the
       bracket), typically to a few ulps in 5–8 evaluations.
 

@@ -8,7 +8,8 @@
 * Rényi DP (α, ε_α) → (ε, δ)-DP, two ways:
   - ``"classic"``: ε = ε_α + ln(1/δ)/(α−1) (Mironov 2017, Proposition 3);
   - ``"improved"``: ε = ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1)
-    (Balle et al. 2020, "Hypothesis testing interpretations and Rényi DP", Theorem 21; CKS 2020, Proposition 12).
+    (Balle et al. 2020, "Hypothesis testing interpretations and Rényi DP", Theorem 21; Canonne, Kamath & Steinke 2020,
+    Proposition 12).
 
 The infimum over α is a one-dimensional minimisation of a smooth function; it is solved numerically (a log-spaced
 grid, then a bounded Brent refinement), and the answer is an upper bound on the true ε whatever the optimiser's
@@ -91,8 +92,8 @@ def _log_delta_cks_min(rho: float, eps: np.ndarray) -> np.ndarray:
     (g < 0 at the left end whenever the minimum is below ln 1 = 0; g(T) > 0 by the choice of T: (2e^T + 1)ρ ≥ ε + 2
     with T = ln((ε + 2)/ρ) + 1, formed in logs so that a subnormal ρ cannot overflow it) and found by 100 vectorised
     bisection steps (the bracket is at most ~1500 wide, so 2⁻¹⁰⁰ of it is far below double resolution); ln δ is then
-    evaluated at that α. Every α gives a valid bound (CKS 2020, Corollary 13), so the answer is an upper bound
-    whatever the rounding."""
+    evaluated at that α. Every α gives a valid bound (Canonne, Kamath & Steinke 2020, Corollary 13), so the answer is an
+    upper bound whatever the rounding."""
     lo = np.full(eps.shape, -745.0)
     hi = np.full(eps.shape, max(1.0, math.log(float(np.max(eps, initial=0.0)) + 2.0) - math.log(rho) + 1.0))
     with np.errstate(over="ignore", under="ignore", invalid="ignore"):
@@ -111,8 +112,8 @@ def _log_delta_cks_min(rho: float, eps: np.ndarray) -> np.ndarray:
 def zcdp_delta(rho: float, epsilon, method: str = "cks"):
     """δ(ε) for a ρ-zCDP mechanism (``epsilon`` a number, or an array for a whole curve at once).
 
-    ``method="cks"``: δ = inf_{α>1} exp((α−1)(αρ−ε))·(1−1/α)^α/(α−1) (CKS 2020, Corollary 13); the infimum is found
-    exactly as the root of its derivative in α (see ``_log_delta_cks_min``).
+    ``method="cks"``: δ = inf_{α>1} exp((α−1)(αρ−ε))·(1−1/α)^α/(α−1) (Canonne, Kamath & Steinke 2020, Corollary 13); the
+    infimum is found exactly as the root of its derivative in α (see ``_log_delta_cks_min``).
     ``method="simple"``: the inverse of ε = ρ + 2√(ρ ln(1/δ)), i.e. δ = exp(−(ε−ρ)²/(4ρ)) for ε ≥ ρ
     (Bun & Steinke 2016, Proposition 1.3); 1 for ε < ρ.
 
@@ -156,8 +157,8 @@ def zcdp_to_approx_dp(rho: float, delta: float, method: str = "cks") -> float:
     """ε such that ρ-zCDP implies (ε, δ)-DP.
 
     ``"simple"``: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3).
-    ``"cks"``: the smallest ε with :func:`zcdp_delta` (ρ, ε) ≤ δ (CKS 2020, Corollary 13). For each α the bound
-    exp((α−1)(αρ−ε))(1−1/α)^α/(α−1) ≤ δ solves in closed form for ε, so the answer is
+    ``"cks"``: the smallest ε with :func:`zcdp_delta` (ρ, ε) ≤ δ (Canonne, Kamath & Steinke 2020, Corollary 13). For
+    each α the bound exp((α−1)(αρ−ε))(1−1/α)^α/(α−1) ≤ δ solves in closed form for ε, so the answer is
     min_{α>1} αρ + (ln(1/δ) − ln α)/(α−1) + ln(1−1/α), minimised numerically over ln(α − 1) on a range that holds
     the optimum whatever ρ and δ (it sits near α − 1 ≈ ln(1/δ) when δ → 1 and near α ≈ √(ln(1/δ)/ρ) when ρ → 0);
     it is never larger than the simple one (clamped at 0).

@@ -29,7 +29,8 @@ def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: flo
     * ``exact``: Balle & Wang 2018, Thm 8 (:meth:`dpviz.mechanisms.Gaussian.delta`);
     * ``classic``: :func:`classic_gaussian_delta` (Dwork & Roth 2014, Thm A.1; proven only for ε < 1);
     * ``cks`` and ``simple`` (on the same grid, ``eps_zcdp``): ρ-zCDP (ρ = Δ²/(2σ²), Bun & Steinke 2016, Prop. 1.6)
-      converted by :func:`dpviz.conversions.zcdp_delta` (CKS 2020, Cor. 13; Bun & Steinke 2016, Prop. 1.3).
+      converted by :func:`dpviz.conversions.zcdp_delta` (Canonne, Kamath & Steinke 2020, Cor. 13; Bun & Steinke 2016,
+      Prop. 1.3).
 
     >>> c = gaussian_profile_curves(1.0, n=3, eps_max=2.0)
     >>> c["eps"].tolist(), bool(np.all(c["exact"] <= c["cks"]))

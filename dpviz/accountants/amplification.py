@@ -2,7 +2,7 @@
 
 Poisson subsampling with rate q = η under add/remove neighbours (Balle, Barthe & Gaboardi 2018, Theorem 8; Li,
 Qardaji & Su 2012), and sampling n of n′ records without replacement, η = n/n′, under substitution neighbours
-(Balle, Barthe & Gaboardi 2018, Theorem 9; Theorem 7 of 000_eed7e3c6d3636c79). The one home of the formula:
+(Balle, Barthe & Gaboardi 2018, Theorem 9; Theorem 7 of Ghazi et al. 2023). The one home of the formula:
 :func:`_amplified_eps` (scalar), :func:`_amplified_many` (whole privacy curves), :func:`_deamplified_eps` (the
 inverse, used by noise calibration) and :func:`_amplified_delta_curve` (the amplified δ(ε)).
 """
@@ -35,7 +35,7 @@ def amplify_poisson(epsilon: float, delta: float, rate: float) -> tuple[float, f
 
 def amplify_without_replacement(epsilon: float, delta: float, sample_size: int, population: int) -> tuple[float, float]:
     """(ε, δ) → (ln(1 + η(e^ε − 1)), ηδ) with η = n/n′: sampling n of n′ records without replacement, substitution
-    neighbours (Theorem 7 of 000_eed7e3c6d3636c79).
+    neighbours (Theorem 7 of Ghazi et al. 2023).
 
     >>> eps, d = amplify_without_replacement(1.0, 1e-6, 10, 100)
     >>> round(eps, 6), d

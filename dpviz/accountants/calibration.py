@@ -98,8 +98,9 @@ def calibrate_laplace_scale(
 
     With ``delta=0`` the answer is pure DP and exact in closed form, whatever the accountant: k runs of an
     ε₀-DP mechanism are exactly kε₀-DP (basic composition is tight for pure DP; Laplace attains it), and Poisson
-    sampling gives ε₀′ = ln(1 + q(e^{ε₀} − 1)) (BBG18, Theorem 8); so b = Δ / ln(1 + (e^{ε/k} − 1)/q) (q = 1 without
-    sampling). With ``delta > 0`` the named accountant is inverted by bisection keeping the feasible end.
+    sampling gives ε₀′ = ln(1 + q(e^{ε₀} − 1)) (Balle, Barthe & Gaboardi 2018, Theorem 8); so b = Δ / ln(1 + (e^{ε/k}
+    − 1)/q) (q = 1 without sampling). With ``delta > 0`` the named accountant is inverted by bisection keeping the
+    feasible end.
 
     >>> calibrate_laplace_scale(2.0, count=4)
     2.0

@@ -27,11 +27,10 @@ References
 * Optimal composition: Kairouz, Oh & Viswanath 2015, Theorem 3.3.
 * Rényi DP: Mironov 2017, Prop. 1 and 3; improved conversion: Balle et al. 2020, Theorem 21.
 * zCDP: Bun & Steinke 2016, Lemma 2.3 / Prop. 1.3; conversion: Canonne, Kamath & Steinke 2020, Cor. 13.
-* Privacy loss distributions: Meiser & Mohammadi 2018; Koskela, Jälkö & Honkela 2020; Doroshenko, Ghazi, Kamath,
-  Kumar & Manurangsi 2022.
+* Privacy loss distributions: Meiser & Mohammadi 2018; Koskela, Jälkö & Honkela 2020; Doroshenko et al. 2022.
 * Exact Gaussian profile: Balle & Wang 2018, Theorem 8; k Gaussians of noise σ compose exactly to one Gaussian of
-  noise σ/√k (Dong, Roth & Su 2019, Corollary 3.3).
-* Group privacy: Ghazi, Kamath, Kumar, Manurangsi, Meka & Zhang 2023, Lemma 6; Dwork & Roth 2014, Theorem 2.2.
+  noise σ/√k (Dong, Roth & Su 2022, Corollary 3.3).
+* Group privacy: Ghazi et al. 2023, Lemma 6; Dwork & Roth 2014, Theorem 2.2.
 """
 
 from __future__ import annotations
@@ -221,8 +220,8 @@ def epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: fl
 
     PLD reports its bracket (``lower`` = optimistic, ``epsilon`` = pessimistic); RDP uses the improved
     conversion (Balle et al. 2020, Thm 21) with the classic one (Mironov 2017, Prop. 3) as ``alternative``;
-    zCDP uses the CKS conversion (CKS 2020, Cor. 13) with the simple ρ + 2√(ρ ln(1/δ)) as ``alternative``.
-    An accountant that cannot handle the setting yields ``epsilon=None`` and its error message.
+    zCDP uses the CKS conversion (Canonne, Kamath & Steinke 2020, Cor. 13) with the simple ρ + 2√(ρ ln(1/δ)) as
+    ``alternative``. An accountant that cannot handle the setting yields ``epsilon=None`` and its error message.
 
     >>> epsilon_result("basic", "rr", 0.1, 50, 1.0, 1e-5).epsilon  # pure DP: ε adds up, 50 × 0.1
     5.0
@@ -262,7 +261,7 @@ def exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: 
     """The exact ε(δ) of the composition when a closed form exists, else ``None``.
 
     Only for ``count`` Gaussians of noise σ without subsampling: they compose exactly to one Gaussian of noise
-    σ/√k (Dong, Roth & Su 2019, Cor. 3.3), whose profile is exact (Balle & Wang 2018, Thm 8), with the query's
+    σ/√k (Dong, Roth & Su 2022, Cor. 3.3), whose profile is exact (Balle & Wang 2018, Thm 8), with the query's
     sensitivity under ``neighboring`` (:func:`query_sensitivity`).
 
     >>> exact_epsilon("gaussian", 10.0, 100, 1.0, 1e-5) == make_mechanism("gaussian", 1.0).epsilon(1e-5)
@@ -279,7 +278,7 @@ def exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: 
 def exact_profile(mechanism: str, noise: float, count: int, rate: float, neighboring: str,
                   epsilons) -> np.ndarray | None:
     """The exact privacy profile δ(ε) of the composition at ``epsilons`` when a closed form exists, else ``None``:
-    the Balle–Wang profile (2018, Thm 8) of one Gaussian of noise σ/√k (Dong, Roth & Su 2019, Cor. 3.3), as for
+    the Balle–Wang profile (2018, Thm 8) of one Gaussian of noise σ/√k (Dong, Roth & Su 2022, Cor. 3.3), as for
     :func:`exact_epsilon`.
 
     >>> exact_profile("gaussian", 2.0, 4, 1.0, "add_remove", [0.0]) == make_mechanism("gaussian", 1.0).delta([0.0])
@@ -425,7 +424,7 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
 @functools.lru_cache(maxsize=512)
 def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:
     """Smallest σ with ε(δ) ≤ ``target_epsilon`` for ``count`` unsampled Gaussians of sensitivity 1, exact in double
-    precision: k Gaussians of noise σ are one Gaussian of noise σ/√k (Dong, Roth & Su 2019, Cor. 3.3), i.e. one
+    precision: k Gaussians of noise σ are one Gaussian of noise σ/√k (Dong, Roth & Su 2022, Cor. 3.3), i.e. one
     Gaussian of noise σ and sensitivity √k, calibrated by the analytic Gaussian mechanism
     (:func:`dpviz.mechanisms.analytic_gaussian_sigma`; Balle & Wang 2018, Thm 8 and Algorithm 1).
 
@@ -445,7 +444,7 @@ def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: 
 
     * generic: from the mechanism's single-person guarantee (ε₁, δ₁) — pure (ε₁, 0) for Laplace, (ε(δ), δ) for a
       Gaussian — the group guarantee (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) of :func:`dpviz.accountants.group_privacy`
-      (Ghazi, Kamath, Kumar, Manurangsi, Meka & Zhang 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0), δ
+      (Ghazi et al. 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0), δ
       capped at 1;
     * exact: the same mechanism when the group (a user with k records) moves the query by k, i.e. sensitivity k
       (:func:`dpviz.accountants.group_privacy_mechanism`), at the generic δ_k (same δ, fairer ε comparison) and at

@@ -12,7 +12,8 @@ immutable descriptions:
   with probability ``rate``); amplification is analysed for **add/remove** neighbours;
 * :class:`SampledWithoutReplacement` (mechanism, sample_size, population) — run the mechanism on a uniformly random
   subset of exactly ``sample_size`` of the ``population`` records; amplification is analysed for **substitution**
-  (replace-one) neighbours, Theorem 7 of 000_eed7e3c6d3636c79 ([BBG18]): ε′ = ln(1 + η(e^ε − 1)), δ′ = ηδ, η = n/n′.
+  (replace-one) neighbours, Theorem 7 of Ghazi et al. 2023 (Balle, Barthe & Gaboardi 2018): ε′ = ln(1 + η(e^ε − 1)),
+  δ′ = ηδ, η = n/n′.
 
 Neighbouring relation (the ``neighboring`` argument of every accountant)
 -------------------------------------------------------------------------
@@ -166,8 +167,8 @@ class PoissonSampled:
 class SampledWithoutReplacement:
     """Run ``mechanism`` on ``sample_size`` (n) records drawn uniformly without replacement from the
     ``population`` (n′ ≥ n) records of the dataset. For substitution (replace-one) neighbours, an (ε, δ)-DP
-    mechanism becomes (ln(1 + η(e^ε − 1)), ηδ)-DP with η = n/n′ (Theorem 7 of 000_eed7e3c6d3636c79, from [BBG18];
-    digest pitfall 10: this is the fixed-size, substitution result, not the Poisson one).
+    mechanism becomes (ln(1 + η(e^ε − 1)), ηδ)-DP with η = n/n′ (Theorem 7 of Ghazi et al. 2023, from Balle,
+    Barthe & Gaboardi 2018; digest pitfall 10: this is the fixed-size, substitution result, not the Poisson one).
 
     >>> SampledWithoutReplacement(PureDP(1.0), 10, 100).eta
     0.1

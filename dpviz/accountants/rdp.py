@@ -278,14 +278,14 @@ class RDPAccountant(Accountant):
     """Rényi DP accountant: per order α, ε_α of the composition is the sum of the ε_α's (Mironov 2017,
     Proposition 1); (ε, δ) then follows by minimising a conversion over the orders:
 
-    * ``method="improved"`` (default): ε = ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1) (Balle, Barthe, Gaboardi, Hsu &
-      Sato 2020, Theorem 21; Canonne, Kamath & Steinke 2020, Proposition 12);
+    * ``method="improved"`` (default): ε = ε_α + ln((α−1)/α) − (ln δ + ln α)/(α−1) (Balle et al. 2020, Theorem 21;
+      Canonne, Kamath & Steinke 2020, Proposition 12);
     * ``method="classic"``: ε = ε_α + ln(1/δ)/(α−1) (Mironov 2017, Proposition 3).
 
     Supported events: see :func:`event_rdp`. (ε, δ)-only events (``ApproxDP``, ``TruncatedDiscreteLaplace``) are
     refused (an RDP curve cannot hold a δ). The Poisson-sampled Gaussian uses add/remove neighbours (as in
-    dp-accounting); under ``"replace_one"`` only fixed-size sampling of pure mechanisms (Theorem 7 of 000) is
-    accepted.
+    dp-accounting); under ``"replace_one"`` only fixed-size sampling of pure mechanisms (Theorem 7 of Ghazi et al. 2023)
+    is accepted.
 
     Parameters
     ----------

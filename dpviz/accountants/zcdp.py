@@ -23,9 +23,10 @@ def event_rho(event: Any) -> float | None:
     * Gaussian and discrete Gaussian: ρ = Δ²/(2σ²) (Bun & Steinke 2016, Proposition 1.6; Canonne, Kamath & Steinke
       2020, Theorem 4 for the discrete one);
     * pure ε-DP mechanisms: ρ = ε²/2 (Bun & Steinke 2016, Proposition 1.4);
-    * subsampled pure mechanisms: the amplified pure ε′ (Theorem 7 of 000 / BBG18 Theorem 8), then ε′²/2;
+    * subsampled pure mechanisms: the amplified pure ε′ (Theorem 7 of Ghazi et al. 2023 / Balle, Barthe & Gaboardi 2018
+      Theorem 8), then ε′²/2;
     * subsampled Gaussian-type mechanisms: ρ of the mechanism itself. zCDP cannot express amplification by
-      subsampling (Bun & Steinke 2016, Section 1.2; Bun, Dwork, Rothblum & Steinke 2018), so the sampled mechanism
+      subsampling (Bun & Steinke 2016, Section 1.2; Bun et al. 2018), so the sampled mechanism
       is charged in full — valid (the Rényi divergence is jointly quasi-convex, van Erven & Harremoës 2014,
       Theorem 13) but loose: this is the price of the simple representation, and the RDP and PLD accountants do better.
     """

@@ -1,12 +1,12 @@
-"""Phased ERM (Algorithm 4), private selection (Algorithm 5), heterogeneity transfer (Theorem 9) of 004, and the
-ERM reduction of 003 (Algorithm H).
+"""Phased ERM (Algorithm 4), private selection (Algorithm 5), heterogeneity transfer (Theorem 9) of Levy et al. 2021,
+and the ERM reduction of Esfandiari, Mirrokni & Narayanan 2022 (Algorithm H).
 
 References
 ----------
-004: Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021): Algorithm 4 and Theorem 4 (§5.1),
+Levy et al. 2021: Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021): Algorithm 4 and Theorem 4 (§5.1),
 Algorithm 5 and Theorem 6 (App. A), Theorem 9 (App. C).
-003: Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with Few Users" (2022):
-Appendix D, Theorems 29–30 (digest "Algorithm H").
+Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with
+Few Users" (2022): Appendix D, Theorems 29–30 (digest "Algorithm H").
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ __all__ = [
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PhasedERMSchedule:
-    """The schedule of Algorithm 4 of 004: phases t = 1..T, users n_t = ⌊n/2^t⌋, regularisation λ_t = 4^t λ.
+    """The schedule of Algorithm 4 of Levy et al. 2021: phases t = 1..T, users n_t = ⌊n/2^t⌋, regularisation λ_t = 4^t
+    λ.
 
     Attributes
     ----------
@@ -87,9 +88,9 @@ class PhasedERMSchedule:
     lambdas : ndarray
         λ_t = 4^t λ.
 
-    Erratum (digest 004 §3.4): the proof of Theorem 4 (App. F.1) states λ_{t−1}·n_{t−1}² = 2^{t−1}·λn; with this
-    schedule it is λ_t·n_t² = λn² for every phase (up to the floor), which is what gives each phase the privacy
-    term σ²d²/(λn²mε²) the proof then sums.
+    Erratum (digest of Levy et al. 2021, §3.4): the proof of Theorem 4 (App. F.1) states λ_{t−1}·n_{t−1}² = 2^{t−1}·λn;
+    with this schedule it is λ_t·n_t² = λn² for every phase (up to the floor), which is what gives each phase the
+    privacy term σ²d²/(λn²mε²) the proof then sums.
     """
 
     phases: int
@@ -113,7 +114,7 @@ class PhasedERMSchedule:
 
 def phased_erm_schedule(n: int, m: int, d: int, epsilon: float, *, G: float = 1.0, sigma: float = 1.0,
                         R: float = 1.0) -> PhasedERMSchedule:
-    """Step 1 and 3 of Algorithm 4 of 004 (digest 004 §2.9); R is the diameter of Θ.
+    """Step 1 and 3 of Algorithm 4 of Levy et al. 2021 (digest of Levy et al. 2021, §2.9); R is the diameter of Θ.
 
     >>> s = phased_erm_schedule(1000, 100, 10, 1.0)
     >>> s.phases, s.users.tolist()
@@ -163,7 +164,7 @@ class PhasedERMRun:
 def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, steps_per_phase: int = 100,
                sigma: float | None = None, mode: str = "practical", rng=None,
                progress: Callable[[float], None] | None = None) -> PhasedERMRun:
-    """Algorithm 4 of 004 (Phased ERM for SCO): regularised ERM on fresh, disjoint groups of users.
+    """Algorithm 4 of Levy et al. 2021 (Phased ERM for SCO): regularised ERM on fresh, disjoint groups of users.
 
     Phase t minimises L(θ; S_t) + (λ_t/2)‖θ − θ̂_{t−1}‖² (eq. 7) with Algorithm 3 (:func:`train_user_level`,
     strongly convex variant, μ = λ_t) on n_t = ⌊n/2^t⌋ users not used before, starting from θ̂_{t−1} (θ̂_0 = 0,
@@ -242,7 +243,7 @@ class SelectionResult:
 
 
 def selection_tau(K: int, n: int, m: int, alpha: float, B: float = 1.0) -> float:
-    """τ = (B/2)√((log(Kn) + log(10/α))/m) of Theorem 6 of 004 (too small by a constant, digest pitfall P7:
+    """τ = (B/2)√((log(Kn) + log(10/α))/m) of Theorem 6 of Levy et al. 2021 (too small by a constant, digest pitfall P7:
     privacy is unaffected).
 
     >>> round(selection_tau(10, 100, 25, 0.1), 4)
@@ -262,7 +263,7 @@ def _selection_tau(K: int, n: int, m: int, alpha: float, B: float) -> float:
 
 def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0, alpha: float = 0.1,
                       stop_prob: float | None = None, tau: float | None = None, rng=None) -> SelectionResult:
-    """Algorithm 5 of 004: pure ε-user-level-DP choice among K parameters by repeated noisy loss estimates.
+    """Algorithm 5 of Levy et al. 2021: pure ε-user-level-DP choice among K parameters by repeated noisy loss estimates.
 
     Each draw picks J ~ Unif{1..K} and runs A_J = WinsorizedMean1D({L(θ^(J); S_u)}_u, ε/3, τ, B)
     (:func:`dpviz.mean.winsorized_mean_1d`, fresh randomness every draw); after each draw stop with probability γ;
@@ -315,13 +316,14 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     return SelectionResult(index=best_j, value=best_v, draws=draws, epsilon=eps)
 
 
-# --------------------------------------------------------------------------------------------- Algorithm H (003)
+# --------------------------------------------------------------------------------------------- Algorithm H (Esfandiari,
+# Mirrokni & Narayanan 2022)
 
 
 def algorithm_h_budget(epsilon: float, delta: float, T: int) -> tuple[float, float]:
-    """Per-step (ε_t, δ_t) of Algorithm H (003, App. D): strong composition over T steps (003, Thm 12) with
-    δ′ = δ/2, δ_t = δ/(2T), ε_t solving √(2T log(2/δ))·ε_t + T ε_t(e^{ε_t} − 1) = ε, or the basic split if larger
-    (:func:`dpviz.mean.robust.split_budget`).
+    """Per-step (ε_t, δ_t) of Algorithm H (Esfandiari, Mirrokni & Narayanan 2022, App. D): strong composition over T
+    steps (Esfandiari, Mirrokni & Narayanan 2022, Thm 12) with δ′ = δ/2, δ_t = δ/(2T), ε_t solving √(2T log(2/δ))·ε_t +
+    T ε_t(e^{ε_t} − 1) = ε, or the basic split if larger (:func:`dpviz.mean.robust.split_budget`).
 
     >>> e, d = algorithm_h_budget(1.0, 1e-6, 1)
     >>> (e, d)
@@ -341,12 +343,14 @@ def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5,
                       learning_rate: float | None = None, *, radius: float | None = None, variant: str = "convex",
                       accountant: str = "pld", rng=None,
                       progress: Callable[[float], None] | None = None) -> TrainingRun:
-    """Algorithm H: the ERM reduction of 003 (App. D; Thm 30): Algorithm 3's loop with 003's private mean.
+    """Algorithm H: the ERM reduction of Esfandiari, Mirrokni & Narayanan 2022 (App. D; Thm 30): Algorithm 3's loop with
+    Esfandiari, Mirrokni & Narayanan 2022's private mean.
 
-    Each step averages every user's gradient and estimates their mean with 003's ball-finding estimator
-    (:func:`dpviz.mean.robust.dp_estimate_blocks`, k = 1) at (ε_t, δ_t) = :func:`algorithm_h_budget`; ⊥ (garbage)
-    becomes g_t = 0 (post-processing). It needs only n = Ω̃(√T/ε) users instead of Ω̃(√(dT)/ε) (Thm 30 vs 29 of
-    003), at the price of an O(r√d) error per step (r = ``radius`` of the user gradients, default
+    Each step averages every user's gradient and estimates their mean with Esfandiari, Mirrokni & Narayanan 2022's
+    ball-finding estimator (:func:`dpviz.mean.robust.dp_estimate_blocks`, k = 1) at (ε_t,
+    δ_t) = :func:`algorithm_h_budget`; ⊥ (garbage) becomes g_t = 0 (post-processing). It needs only n = Ω̃(√T/ε) users
+    instead of Ω̃(√(dT)/ε) (Thm 30 vs 29 of Esfandiari, Mirrokni & Narayanan 2022), at the price of an O(r√d) error per
+    step (r = ``radius`` of the user gradients, default
     :func:`concentration_radius`).
     """
     from dpviz.mean.robust import dp_estimate_blocks

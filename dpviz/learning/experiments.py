@@ -5,7 +5,7 @@
 * :func:`heterogeneity_point` — ERM, user-level DP-SGD and naive DP-SGD excess risk at one (n, m, h);
 * :func:`heterogeneity_formula` and :func:`heterogeneity_m_star` — the two terms of the linear task's excess risk,
   statistical s²d/(2nm) and user drift h²·tr Σ/(2nd), and where the second overtakes the first,
-  m* = s²d²/(h² tr Σ) (the m-independent floor of 004, Thm 9).
+  m* = s²d²/(h² tr Σ) (the m-independent floor of Levy et al. 2021, Thm 9).
 """
 
 from __future__ import annotations

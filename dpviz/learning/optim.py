@@ -1,14 +1,16 @@
-"""Algorithm 7 of 004 (Levy et al. 2021, App. E.2): the generic first-order optimiser, and its three variants.
+"""Algorithm 7 of Levy et al. 2021 (App. E.2): the generic first-order optimiser, and its three variants.
 
     for t = 0..T−1:  θ_t = Query(o_t);  g_t = O(θ_t);  o_{t+1} = Update(o_t, g_t)
     return θ̂_T = Aggregate(o_0..o_T)
 
-Remark 2 of 004 names the variants used by Proposition 4; the paper gives no step sizes, so ours are stated here:
+Remark 2 of Levy et al. 2021 names the variants used by Proposition 4; the paper gives no step sizes, so ours are stated
+here:
 
 * ``"convex"`` — fixed-step projected SGD, Aggregate = uniform average of θ_1..θ_T (Bubeck 2015, Thm 6.3).
 * ``"strongly_convex"`` — fixed-step projected SGD for the first ⌈T/2⌉ steps (restart point = last iterate), then
   a single restart with decreasing steps η_k = min(η, 2/(μ(k + k₀))), k₀ = 2H/μ, and non-uniform averaging with
-  weights ∝ (k + k₀) (Kulunchakov & Mairal 2020, Cor. 32, in the spirit; weights after Lacoste-Julien et al. 2012).
+  weights ∝ (k + k₀) (Kulunchakov & Mairal 2020, Cor. 32, in the spirit; weights after Lacoste-Julien,
+  Schmidt & Bach 2012).
 * ``"nonconvex"`` — fixed-step projected SGD; Aggregate returns a past iterate chosen uniformly at random
   (Davis & Drusvyatskiy 2019, Cor. 3.6).
 
@@ -43,12 +45,12 @@ VARIANTS = ("convex", "strongly_convex", "nonconvex")
 
 @dataclasses.dataclass(frozen=True)
 class FirstOrderMethod:
-    """The optimiser tuple {Query, Update, Aggregate} of Algorithm 7 (004), as a value object.
+    """The optimiser tuple {Query, Update, Aggregate} of Algorithm 7 (Levy et al. 2021), as a value object.
 
     Parameters
     ----------
     variant : {"convex", "strongly_convex", "nonconvex"}
-        Remark 2 of 004.
+        Remark 2 of Levy et al. 2021.
     learning_rate : float
         Fixed step size η > 0.
     radius : float
@@ -139,7 +141,7 @@ class OptimisationTrace:
 def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: int, method: FirstOrderMethod, *,
                     rng=None, progress: Callable[[float], None] | None = None,
                     progress_every: int = 10) -> OptimisationTrace:
-    """Algorithm 7 of 004: T calls to ``oracle(theta_t, t)`` with projected updates, then Aggregate.
+    """Algorithm 7 of Levy et al. 2021: T calls to ``oracle(theta_t, t)`` with projected updates, then Aggregate.
 
     Parameters
     ----------

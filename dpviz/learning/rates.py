@@ -1,10 +1,10 @@
-"""Rates of learning with user-level DP, as formulas (004: Levy et al. 2021; 003: Esfandiari et al. 2022).
+"""Rates of learning with user-level DP, as formulas (Levy et al. 2021; Esfandiari, Mirrokni & Narayanan 2022).
 
 The paper's rates are Õ(·)/Ω(·) statements: constants and log factors are hidden. Every function here returns the
 *shape* of the bound times a constant knob ``C`` (default 1; "hidden constant set to 1" must be said on any figure
 that plots them) and is vectorised over numpy arrays. Validity conditions are separate functions returning booleans,
-so a figure can shade where a bound is proved to hold. Notation (digest 004 §1): n users, m samples per user,
-d dimensions, R the *diameter* of Θ, G the Lipschitz constant, σ the sub-Gaussian parameter of the gradients,
+so a figure can shade where a bound is proved to hold. Notation (digest of Levy et al. 2021, §1): n users, m samples per
+user, d dimensions, R the *diameter* of Θ, G the Lipschitz constant, σ the sub-Gaussian parameter of the gradients,
 G̃ = σ√d, G_ = min(G, G̃), H smoothness, T steps. ``n√(mε)`` in the extraction reads n·√m·ε (digest §0 item 1).
 
 >>> round(sco_upper(1e4, 100, 10, 1.0), 6)   # R√(G·G_)/√(mn) + Rσd/(n√m ε) with R = G = σ = 1 → G_ = 1
@@ -92,7 +92,7 @@ def _nmde(n, m, d, epsilon):
 
 
 def erm_convex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
-    """Thm 3(i) of 004: E[L(θ̂; S) − min L] = Õ(R²H/T + Rσd/(n√m ε)) (= R G̃ √d/(n√m ε)).
+    """Thm 3(i) of Levy et al. 2021: E[L(θ̂; S) − min L] = Õ(R²H/T + Rσd/(n√m ε)) (= R G̃ √d/(n√m ε)).
 
     The privacy term does not grow with T (ν ∝ √T, rate νR/√T; digest §3.3 [derived]); the cost of more steps is
     the condition n ≳ √(dT)/ε (:func:`erm_users_needed`).
@@ -107,7 +107,7 @@ def erm_convex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
 
 
 def erm_strongly_convex(n, m, d, epsilon, T, *, mu=1.0, R=1.0, H=1.0, G=1.0, sigma=1.0, C=1.0):
-    """Thm 3(ii) of 004: Õ(GR·exp(−μT/H) + σ²d²/(μ n² m ε²)) (G̃²d = σ²d²)."""
+    """Thm 3(ii) of Levy et al. 2021: Õ(GR·exp(−μT/H) + σ²d²/(μ n² m ε²)) (G̃²d = σ²d²)."""
     n, m, d, eps = _nmde(n, m, d, epsilon)
     T = _size(T, "T")
     mu, R, H, G = _pos(mu, "mu"), _pos(R, "R"), _pos(H, "H"), _pos(G, "G")
@@ -116,7 +116,7 @@ def erm_strongly_convex(n, m, d, epsilon, T, *, mu=1.0, R=1.0, H=1.0, G=1.0, sig
 
 
 def erm_nonconvex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
-    """Thm 3(iii) of 004 (squared gradient mapping): Õ(H²R²/T + HRσd/(n√m ε)).
+    """Thm 3(iii) of Levy et al. 2021 (squared gradient mapping): Õ(H²R²/T + HRσd/(n√m ε)).
 
     The paper prints H²R/T; with Δ₁ ≤ HR² from its own proof the term is H²R²/T (digest §3.3 [typo?]); we use
     the corrected form.
@@ -128,7 +128,8 @@ def erm_nonconvex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
 
 
 def erm_users_needed(d, T, epsilon, *, C=1.0):
-    """Users Algorithm 3 needs: n = Ω̃(√(dT)/ε) (Thm 3 of 004; Thm 29 of 003), logs hidden.
+    """Users Algorithm 3 needs: n = Ω̃(√(dT)/ε) (Thm 3 of Levy et al. 2021; Thm 29 of Esfandiari,
+    Mirrokni & Narayanan 2022), logs hidden.
 
     >>> erm_users_needed(100, 400, 1.0)
     200.0
@@ -138,7 +139,8 @@ def erm_users_needed(d, T, epsilon, *, C=1.0):
 
 
 def erm_users_needed_003(d, T, epsilon, *, C=1.0):
-    """Users the ERM reduction of 003 needs: n = Ω̃(√T/ε), independent of d (Thm 30 of 003, Algorithm H)."""
+    """Users the ERM reduction of Esfandiari, Mirrokni & Narayanan 2022 needs: n = Ω̃(√T/ε), independent of d (Thm 30 of
+    Esfandiari, Mirrokni & Narayanan 2022, Algorithm H)."""
     d, T, eps, C = _size(d, "d"), _size(T, "T"), _pos(epsilon, "epsilon"), _pos(C, "C")
     return _ret(C * np.sqrt(T) / eps + 0.0 * d)
 
@@ -147,7 +149,7 @@ def erm_users_needed_003(d, T, epsilon, *, C=1.0):
 
 
 def sco_upper(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
-    """Thm 4 of 004 (Phased ERM): Õ(R√(G·G_)/√(mn) + Rσd/(n√m ε)), G_ = min(G, σ√d)."""
+    """Thm 4 of Levy et al. 2021 (Phased ERM): Õ(R√(G·G_)/√(mn) + Rσd/(n√m ε)), G_ = min(G, σ√d)."""
     n, m, d, eps = _nmde(n, m, d, epsilon)
     R, G, sigma, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(C, "C")
     gu = _g_under(G, sigma, d)
@@ -155,7 +157,7 @@ def sco_upper(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
 
 
 def sco_lower(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
-    """Thm 5 of 004: every user-level (ε, δ)-DP algorithm has excess ≥ Ω(RG_/√(mn) + RG_√d/(n√m ε)).
+    """Thm 5 of Levy et al. 2021: every user-level (ε, δ)-DP algorithm has excess ≥ Ω(RG_/√(mn) + RG_√d/(n√m ε)).
 
     Matches Thm 4 up to logs when G = Θ(σ√d). The explicit privacy constant from the proof is ≈ 1/20480
     (digest §3.4 [derived]); ``C`` defaults to 1 like the upper bound, so the two shapes can be compared.
@@ -177,14 +179,14 @@ def sco_item_level(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
 
 def sco_naive(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
     """Naive user-level rate (clip each user's contribution to G): RG(1/√(nm) + √d/(nε)); the privacy term does
-    not fall with m (digest 004 §3.8, last column)."""
+    not fall with m (digest of Levy et al. 2021, §3.8, last column)."""
     n, m, d, eps = _nmde(n, m, d, epsilon)
     R, G, C = _pos(R, "R"), _pos(G, "G"), _pos(C, "C")
     return _ret(C * R * G * (1.0 / np.sqrt(n * m) + np.sqrt(d) / (n * eps)))
 
 
 def sco_users_needed(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
-    """Thm 4's condition: n = Ω̃(min{∛(d² m H² R²/(G G_ ε⁴)), H R √m/(σ ε)}) (004)."""
+    """Thm 4's condition: n = Ω̃(min{∛(d² m H² R²/(G G_ ε⁴)), H R √m/(σ ε)}) (Levy et al. 2021)."""
     d, m, eps = _size(d, "d"), _size(m, "m"), _pos(epsilon, "epsilon")
     R, G, sigma, H, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(H, "H"), _pos(C, "C")
     gu = _g_under(G, sigma, d)
@@ -194,9 +196,10 @@ def sco_users_needed(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
 
 
 def sco_users_needed_003(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
-    """Thm 32 of 003: n = Ω̃(1/ε + min{∛(m H² R²/(G G_ ε⁴)), H R √m/(d σ ε)}).
+    """Thm 32 of Esfandiari, Mirrokni & Narayanan 2022: n = Ω̃(1/ε + min{∛(m H² R²/(G G_ ε⁴)), H R √m/(d σ ε)}).
 
-    003 prints √ε in the second term; re-deriving from n ≥ √(H/λ)/ε gives ε (digest 003 §2.9 [ours]); we use ε.
+    Esfandiari, Mirrokni & Narayanan 2022 prints √ε in the second term; re-deriving from n ≥ √(H/λ)/ε gives ε (digest of
+    Esfandiari, Mirrokni & Narayanan 2022, §2.9 [ours]); we use ε.
     """
     d, m, eps = _size(d, "d"), _size(m, "m"), _pos(epsilon, "epsilon")
     R, G, sigma, H, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(H, "H"), _pos(C, "C")
@@ -216,7 +219,7 @@ def sco_valid(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
 
 
 def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
-    """Cor. 3 of 004 (Algorithm 5, pure ε-DP): Õ(B√(log K/(mn)) + B log^{3/2}(K n m ε)/(n√m ε)).
+    """Cor. 3 of Levy et al. 2021 (Algorithm 5, pure ε-DP): Õ(B√(log K/(mn)) + B log^{3/2}(K n m ε)/(n√m ε)).
 
     Valid when n ≥ Ω̃(1/ε)·max{1/(Km), log(Km)} (:func:`finite_class_valid`).
     """
@@ -227,7 +230,7 @@ def finite_class_upper(n, m, K, epsilon, *, B=1.0, C=1.0):
 
 
 def finite_class_lower(n, m, K, epsilon, *, B=1.0, C=1.0):
-    """Thm 7 of 004: Ω(B√(log K/(mn)) + B log K/(n√m ε)), for log₂K ≥ 32 log 2 and
+    """Thm 7 of Levy et al. 2021: Ω(B√(log K/(mn)) + B log K/(n√m ε)), for log₂K ≥ 32 log 2 and
     n ≥ log₂K·max{1/(192√m ε), 1/(96m)} (:func:`finite_class_lower_valid`)."""
     n, m, K, eps = _size(n, "n"), _size(m, "m"), _size(K, "K"), _pos(epsilon, "epsilon")
     B, C = _pos(B, "B"), _pos(C, "C")
@@ -235,7 +238,8 @@ def finite_class_lower(n, m, K, epsilon, *, B=1.0, C=1.0):
 
 
 def finite_class_valid(n, m, K, epsilon, *, C=1.0):
-    """Boolean mask: where Cor. 3 of 004 is proved, n ≥ (C/ε)·max{1/(Km), log(Km)} (its Ω̃(1) and logs set to ``C``).
+    """Boolean mask: where Cor. 3 of Levy et al. 2021 is proved, n ≥ (C/ε)·max{1/(Km), log(Km)} (its Ω̃(1) and logs
+    set to ``C``).
 
     >>> bool(finite_class_valid(10, 10, 10, 1.0)), bool(finite_class_valid(4, 10, 10, 1.0))
     (True, False)
@@ -246,7 +250,7 @@ def finite_class_valid(n, m, K, epsilon, *, C=1.0):
 
 
 def finite_class_lower_valid(n, m, K, epsilon):
-    """Boolean mask: where Thm 7 of 004 is proved, log₂K ≥ 32 log 2 and n ≥ log₂K·max{1/(192√m ε), 1/(96m)}
+    """Boolean mask: where Thm 7 of Levy et al. 2021 is proved, log₂K ≥ 32 log 2 and n ≥ log₂K·max{1/(192√m ε), 1/(96m)}
     (explicit constants, no knob).
 
     >>> bool(finite_class_lower_valid(100, 1, 2**23, 1.0)), bool(finite_class_lower_valid(100, 1, 2**22, 1.0))
@@ -259,7 +263,7 @@ def finite_class_lower_valid(n, m, K, epsilon):
 
 
 def fixed_n_floor_valid(n, epsilon, delta):
-    """Boolean mask: Thm 8 of 004 holds for every user-level (ε, δ)-DP algorithm with δ < 1/(2n·e^{nε}).
+    """Boolean mask: Thm 8 of Levy et al. 2021 holds for every user-level (ε, δ)-DP algorithm with δ < 1/(2n·e^{nε}).
 
     >>> bool(fixed_n_floor_valid(5, 1.0, 1e-5)), bool(fixed_n_floor_valid(20, 1.0, 1e-5))
     (True, False)
@@ -273,7 +277,7 @@ def fixed_n_floor_valid(n, epsilon, delta):
 
 
 def fixed_n_floor(n, epsilon, *, B=1.0):
-    """Thm 8 of 004 with the proof's constant: max_ϑ E[(A − ϑ)²] ≥ B²/(8(1 + e^{nε})), whatever m is
+    """Thm 8 of Levy et al. 2021 with the proof's constant: max_ϑ E[(A − ϑ)²] ≥ B²/(8(1 + e^{nε})), whatever m is
     (digest §3.6 [derived]; requires δ < 1/(2n e^{nε}), :func:`fixed_n_floor_valid`).
 
     >>> round(fixed_n_floor(1, 1.0), 4)
@@ -288,8 +292,8 @@ def fixed_n_floor(n, epsilon, *, B=1.0):
 
 
 def heterogeneity_transfer(rate, n, m, Delta, *, B=1.0):
-    """Thm 9 of 004: an algorithm with excess risk L(m, n) under A2 has, under A1 (max_u ‖P_u − P₀‖_TV ≤ Δ),
-    excess risk ≤ L(m, n) + B(mn + 2)Δ for every user's distribution. The penalty grows with m.
+    """Thm 9 of Levy et al. 2021: an algorithm with excess risk L(m, n) under A2 has, under A1 (max_u ‖P_u −
+    P₀‖_TV ≤ Δ), excess risk ≤ L(m, n) + B(mn + 2)Δ for every user's distribution. The penalty grows with m.
 
     >>> round(heterogeneity_transfer(0.01, 100, 10, 1e-5), 8)
     0.02002

@@ -1,7 +1,8 @@
 """Toy learning tasks on synthetic user-partitioned data (for lesson 06 and the tests).
 
 Every task holds n users with m examples each (the paper assumes |S_u| = m for all users, footnote 3 of
-004 "Learning with User-Level Privacy", Levy et al. 2021). The empirical objective is eq. (3) of 004,
+Levy et al. 2021 "Learning with User-Level Privacy", Levy et al. 2021). The empirical objective is eq. (3) of
+Levy et al. 2021,
 
     L(θ; S) = (1/n) Σ_u L(θ; S_u),    L(θ; S_u) = (1/m) Σ_j ℓ(θ; z_j^(u)),
 
@@ -9,8 +10,8 @@ and user-level algorithms need the *per-user average gradients* ∇L(θ; S_u), c
 (vectorised over users, no Python loop).
 
 Heterogeneity knob ``heterogeneity = h``: user u's parameter is θ*_u = θ* + h·v_u with v_u uniform on the unit
-sphere, so users' distributions drift from the population (our parametric stand-in for assumption A1 of 004, which
-measures drift in total variation).
+sphere, so users' distributions drift from the population (our parametric stand-in for assumption A1 of
+Levy et al. 2021, which measures drift in total variation).
 
 Linear regression (the problem with a known optimum used by the tests)
     x = D·s with s uniform on the unit sphere of R^d and D = diag(λ_1..λ_d) (λ_1 = 1 ≥ … ≥ λ_d = 1/√κ), so
@@ -71,9 +72,9 @@ class UserTask:
     radius : float
         Θ is the ℓ₂ ball of this radius around 0 (the paper's diameter R is ``2 * radius``).
     lipschitz : float
-        Public bound G on ‖∇ℓ(θ; z)‖₂ over θ ∈ Θ and every possible z (assumption of 004 §2.1).
+        Public bound G on ‖∇ℓ(θ; z)‖₂ over θ ∈ Θ and every possible z (assumption of Levy et al. 2021, §2.1).
     smoothness : float
-        Public bound H on the smoothness of ℓ (assumption A3 of 004).
+        Public bound H on the smoothness of ℓ (assumption A3 of Levy et al. 2021).
     theta_star : ndarray or None
         Population optimum θ* (known for synthetic data).
     sigma_x : ndarray or None, shape (d, d)
@@ -179,11 +180,12 @@ class UserTask:
 
     # -- objective (public methods validate θ once; the private kernels below are what the algorithms call) -----
     def loss(self, theta) -> np.ndarray | float:
-        """Empirical loss L(θ; S) of eq. (3) of 004; ``theta`` may be (d,) or a stack (k, d)."""
+        """Empirical loss L(θ; S) of eq. (3) of Levy et al. 2021; ``theta`` may be (d,) or a stack (k, d)."""
         return self._loss(self.check_theta(theta))
 
     def user_gradients(self, theta) -> np.ndarray:
-        """Per-user average gradients ∇L(θ; S_u) = (1/m) Σ_j ∇ℓ(θ; z_j^(u)), shape (n, d) (Alg. 3 step 5 of 004)."""
+        """Per-user average gradients ∇L(θ; S_u) = (1/m) Σ_j ∇ℓ(θ; z_j^(u)), shape (n, d) (Alg. 3 step 5 of
+        Levy et al. 2021)."""
         return self._user_gradients(self._check_point(theta))
 
     def example_gradients(self, theta) -> np.ndarray:
@@ -457,8 +459,8 @@ def user_task_from_arrays(kind: str, X: Sequence | np.ndarray, y: Sequence | np.
                           lipschitz: float = 1.0, smoothness: float = 1.0) -> UserTask:
     """Build a task from real data: ``X`` either an (n, m, d) array or a list of per-user (m_u, d) arrays.
 
-    Every user must hold the same number m ≥ 1 of examples (004 assumes |S_u| = m, footnote 3); a user with no
-    examples or mismatched shapes raise ``ValueError``.
+    Every user must hold the same number m ≥ 1 of examples (Levy et al. 2021 assumes |S_u| = m, footnote 3); a user with
+    no examples or mismatched shapes raise ``ValueError``.
 
     >>> user_task_from_arrays("linear", [np.zeros((2, 3)), np.zeros((0, 3))], [np.zeros(2), np.zeros(0)])
     Traceback (most recent call last):
@@ -499,7 +501,7 @@ def user_task_from_arrays(kind: str, X: Sequence | np.ndarray, y: Sequence | np.
 def concentration_radius(lipschitz: float, m: int, n: int, gamma: float = 0.01) -> float:
     """Radius τ = (G/√m)·(1 + √(2 ln(n/γ))) holding every user's average gradient around the population mean.
 
-    Derivation (ours; the paper's Prop. 1 of 004 hides its constants in O(·)): for m i.i.d. vectors with
+    Derivation (ours; the paper's Prop. 1 of Levy et al. 2021 hides its constants in O(·)): for m i.i.d. vectors with
     ‖∇ℓ‖ ≤ G, E‖X̄ − μ‖ ≤ √(Var/m) ≤ G/√m, and ‖X̄ − μ‖ has bounded differences 2G/m, so McDiarmid gives
     ‖X̄ − μ‖ ≤ G/√m + G√(2 ln(n/γ)/m) for all n users with probability ≥ 1 − γ (union bound).
     Only utility depends on τ; privacy holds for any τ (digest pitfall P7/P8).

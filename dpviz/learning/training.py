@@ -1,20 +1,20 @@
-"""Training with user-level DP: Algorithm 3 of 004 and the baselines it is compared with.
+"""Training with user-level DP: Algorithm 3 of Levy et al. 2021 and the baselines it is compared with.
 
 Four ways to train on n users × m examples, all vectorised over users and driven by Algorithm 7
 (:func:`dpviz.learning.optim.run_first_order`):
 
-* :func:`train_user_level` — **Algorithm 3 of 004 (Winsorized First-Order Optimization)**: at every step, each user's
-  *average* gradient g_u = ∇L(θ_t; S_u), then one private user-level mean of the g_u.
+* :func:`train_user_level` — **Algorithm 3 of Levy et al. 2021 (Winsorized First-Order Optimization)**: at every step,
+  each user's *average* gradient g_u = ∇L(θ_t; S_u), then one private user-level mean of the g_u.
   ``mode="paper"`` is the algorithm as printed: the mean is WinsorizedMeanHighD (Algorithm 2, from
-  :mod:`dpviz.mean`) at the per-step budget ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (Thm 10 of 004), with B = G.
-  ``mode="practical"`` (ours, labelled as such everywhere) keeps the idea — clip user gradients to a ball of radius
-  ∝ τ ∝ 1/√m around a *public* centre instead of to radius G around 0 — but makes it usable at n ≈ 10³:
+  :mod:`dpviz.mean`) at the per-step budget ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (Thm 10 of Levy et al. 2021), with
+  B = G. ``mode="practical"`` (ours, labelled as such everywhere) keeps the idea — clip user gradients to a ball of
+  radius ∝ τ ∝ 1/√m around a *public* centre instead of to radius G around 0 — but makes it usable at n ≈ 10³:
   the centre is the previous step's released private gradient (free post-processing), the radius is
   r_t = τ + H‖θ_t − θ_{t−1}‖ + 2 s_{t−1}√d (drift of a user's gradient plus the centre's noise), capped at G, and
   the noise is Gaussian with the same noise multiplier as the naive baseline. The paper's constants make
-  Algorithm 3 lose to the naive baseline until m is in the millions (digest 004 pitfall P14).
+  Algorithm 3 lose to the naive baseline until m is in the millions (digest of Levy et al. 2021, pitfall P14).
 * :func:`train_naive` — clip each user's average gradient to ‖g_u‖ ≤ G, Gaussian noise with sensitivity 2G/n
-  (replace-one) (digest 004 §2.12): privacy cost independent of m.
+  (replace-one) (digest of Levy et al. 2021, §2.12): privacy cost independent of m.
 * :func:`train_example_level` — example-level (item-level) DP-SGD: per-example clipping to C, Gaussian noise,
   full batch. Its guarantee protects one *example*; a user's m examples move the clipped sum by up to 2mC, so its
   exact user-level cost is the same Gaussian with m times the sensitivity.
@@ -22,7 +22,7 @@ Four ways to train on n users × m examples, all vectorised over users and drive
 
 Privacy of every run is reported as user-level (ε, δ) by composing the run's per-step events with
 :mod:`dpviz.accountants` (:class:`PrivacySpent`). Neighbouring datasets differ in one user's whole data
-(replace-one, Definition 1 of 004).
+(replace-one, Definition 1 of Levy et al. 2021).
 """
 
 from __future__ import annotations
@@ -79,8 +79,8 @@ class PrivacySpent:
     epsilon_item : float or None
         Item-level ε (only for example-level DP-SGD, which is calibrated to it).
     epsilon_paper : float or None
-        The guarantee the paper's own analysis claims (Algorithm 3: the target ε, via Thm 10 of 004, for ε ≤ 1).
-    accountant : str
+        The guarantee the paper's own analysis claims (Algorithm 3: the target ε, via Thm 10 of Levy et al. 2021, for
+    ε ≤ 1). accountant : str
         Which accountant composed ``events``.
     events : tuple
         The per-run events ((kind, value), count): ``("gaussian", z)`` is a Gaussian mechanism with
@@ -182,7 +182,8 @@ class TrainingRun:
 
 
 def step_size(task: UserTask, noise_norm: float, T: int, extra_curvature: float = 0.0) -> float:
-    """η = 1/(H_eff + ν√T/R): the fixed step of Prop. 4(i) of 004 (digest 004 §2.6 [impl]), R = diameter of Θ.
+    """η = 1/(H_eff + ν√T/R): the fixed step of Prop. 4(i) of Levy et al. 2021 (digest of Levy et al. 2021, §2.6
+    [impl]), R = diameter of Θ.
 
     H_eff is the population curvature λ_max(E∇²ℓ) when the task knows it (a public property of the synthetic
     distribution), else the smoothness bound H; ν is the norm of the gradient noise. ``extra_curvature`` adds the
@@ -208,7 +209,7 @@ def _curvature(task: UserTask) -> float:
 
 
 def algorithm3_budget(epsilon: float, delta: float, T: int) -> tuple[float, float]:
-    """Per-step budget of Algorithm 3 of 004: ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (step 2; Thm 10).
+    """Per-step budget of Algorithm 3 of Levy et al. 2021: ε′ = ε/(2√(2T log(2/δ))), δ′ = δ/(2T) (step 2; Thm 10).
 
     >>> e, d = algorithm3_budget(1.0, 1e-5, 100)
     >>> round(e, 4), float(f"{d:.3g}")
@@ -292,7 +293,7 @@ def check_accountant(accountant) -> str:
 
 def accountant_epsilon(events, delta: float, accountant: str = "pld") -> tuple[float, str]:
     """Compose ``events`` [(event, count), ...] in a fresh :mod:`dpviz.accountants` accountant (replace-one
-    neighbours, Definition 1 of 004); return (ε, the accountant's class name).
+    neighbours, Definition 1 of Levy et al. 2021); return (ε, the accountant's class name).
 
     Events are given as tuples ``("gaussian", noise_multiplier)`` (a Gaussian mechanism with sensitivity 1 and
     σ = noise_multiplier), ``("pure", epsilon)`` or ``("approx", (epsilon, delta))``.
@@ -347,7 +348,8 @@ def _regulariser(l2, l2_centre, d):
 def train_nonprivate(task: UserTask, T: int = 200, learning_rate: float | None = None, *, variant: str = "convex",
                      strong_convexity: float | None = None, theta0=None, rng=None,
                      progress: Callable[[float], None] | None = None) -> TrainingRun:
-    """Full-batch projected gradient descent on L(θ; S) (Algorithm 7 of 004 with the exact gradient oracle).
+    """Full-batch projected gradient descent on L(θ; S) (Algorithm 7 of Levy et al. 2021 with the exact gradient
+    oracle).
 
     >>> from dpviz.learning.tasks import make_linear_task
     >>> run = train_nonprivate(make_linear_task(200, 5, 3, rng=0), T=50)
@@ -369,7 +371,7 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
                 strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
                 progress: Callable[[float], None] | None = None) -> TrainingRun:
     """Naive user-level DP-SGD: clip each user's average gradient to norm C (default G), add N(0, s²I),
-    s = z·2C/n (digest 004 §2.12; the privacy error does not fall with m).
+    s = z·2C/n (digest of Levy et al. 2021, §2.12; the privacy error does not fall with m).
 
     The noise multiplier z = √T/μ, with μ the exact GDP level spending (ε, δ) (:func:`dpviz.mechanisms.gaussian_mu`):
     T adaptive Gaussian steps of sensitivity 2C/n are exactly μ-GDP (Dong, Roth & Su 2022, Cor. 2).
@@ -402,7 +404,7 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
                      strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
                      progress: Callable[[float], None] | None = None, l2: float = 0.0,
                      l2_centre=None) -> TrainingRun:
-    """User-level DP-SGD: Algorithm 3 of 004 (Winsorized First-Order Optimization).
+    """User-level DP-SGD: Algorithm 3 of Levy et al. 2021 (Winsorized First-Order Optimization).
 
     Every step uses all n users: g_u = ∇L(θ_t; S_u) (step 5), then a private user-level mean (step 6).
 
@@ -416,9 +418,10 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     learning_rate : float, optional
         Fixed step η > 0; default :func:`step_size` from this method's public noise level.
     mode : {"practical", "paper"}
-        ``"paper"``: step 6 is WinsorizedMeanHighD (Alg. 2 of 004, :func:`dpviz.mean.winsorized_mean_highd`) at
-        (ε′, δ′) = :func:`algorithm3_budget`, γ/T per call (Thm 10), B = G. ``"practical"`` (ours): centre =
-        previous private gradient, radius r_t (module docstring), Gaussian noise with noise multiplier z as in
+        ``"paper"``: step 6 is WinsorizedMeanHighD (Alg. 2 of Levy et al. 2021,
+        :func:`dpviz.mean.winsorized_mean_highd`) at (ε′, δ′) = :func:`algorithm3_budget`, γ/T per call (Thm 10), B = G.
+        ``"practical"`` (ours): centre = previous private gradient, radius r_t (module docstring), Gaussian noise with
+        noise multiplier z as in
         :func:`train_naive`, so both spend exactly the same (ε, δ).
     tau : float, optional
         Concentration radius of the user gradients (public); default :func:`concentration_radius`
@@ -435,7 +438,8 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     TrainingRun
         ``privacy.epsilon`` is the accountant's user-level ε; ``privacy.epsilon_paper`` the paper's claimed ε
         (paper mode; Theorem 3 states it for ε ≤ 1). Paper mode also reports ``params["beta"]``, the β of
-        Thm 10 of 004 (min{1, T·β of Thm 2 at (ε′, δ′, γ/T)}): Theorem 3's utility bound says nothing when β ≈ 1.
+        Thm 10 of Levy et al. 2021 (min{1, T·β of Thm 2 at (ε′, δ′, γ/T)}): Theorem 3's utility bound says nothing when
+        β ≈ 1.
 
     Raises
     ------
@@ -499,12 +503,12 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
     from dpviz.mean import highd_parameters, theorem2_beta, winsorized_mean_highd
 
     G, n, m, d = task.lipschitz, task.n, task.m, task.d
-    gam = gamma / T  # Thm 10 of 004 passes γ/K to each call (digest §2.7)
+    gam = gamma / T  # Thm 10 of Levy et al. 2021 passes γ/K to each call (digest §2.7)
     tau = concentration_radius(G, m, n, gam) if tau is None else tau
     e1, d1 = algorithm3_budget(eps, delta, T)
     prm = highd_parameters(n, d, e1, d1, tau, G, gam)
-    # β of Thm 10 of 004 (= Thm 2's β per call at (ε′, δ′, γ/T), union bound over the T calls): the run equals
-    # the ideal unbiased-oracle run except with probability β; β = 1 makes Thm 3 vacuous (digest pitfall P13)
+    # β of Thm 10 of Levy et al. 2021 (= Thm 2's β per call at (ε′, δ′, γ/T), union bound over the T calls): the run
+    # equals the ideal unbiased-oracle run except with probability β; β = 1 makes Thm 3 vacuous (digest pitfall P13)
     beta = min(1.0, T * theorem2_beta(n, prm.d_pad, e1, d1, tau, G, gam))
     lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (digest pitfall P4)
     lam = reg.lam

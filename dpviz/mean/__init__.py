@@ -2,11 +2,12 @@
 
 Two papers:
 
-* 004 — Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh, "Learning with User-Level Privacy": winsorized means
+* Levy et al. 2021 — Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh, "Learning with User-Level Privacy": winsorized means
   (:mod:`dpviz.mean.winsorized`, rotation in :mod:`dpviz.mean.hadamard`, the theorems' closed forms in
   :mod:`dpviz.mean.bounds`), privacy cost falling as 1/√m;
-* 003 — Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with Few Users": ball-finding
-  with a garbage bucket (:mod:`dpviz.mean.robust`), a number of users independent of d, robust to corrupted users.
+* Esfandiari, Mirrokni & Narayanan 2022 — Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation
+  with Few Users": ball-finding with a garbage bucket (:mod:`dpviz.mean.robust`), a number of users independent of d,
+  robust to corrupted users.
 
 Plus baselines (:mod:`dpviz.mean.baselines`) and vectorised simulations (:mod:`dpviz.mean.simulate`).
 Everything public in the submodules is re-exported here.

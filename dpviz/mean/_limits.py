@@ -47,7 +47,8 @@ MAX_BINS = 2**52
 #: Bins listed one by one (:func:`private_range_probabilities`, :attr:`RangeBins.midpoints`).
 MAX_DENSE_BINS = 10_000_000
 
-#: Copies of DP-Estimate-1 (Algorithm 2 of 003) and adaptive queries (Theorem 10 of 004).
+#: Copies of DP-Estimate-1 (Algorithm 2 of Esfandiari, Mirrokni & Narayanan 2022) and adaptive queries (Theorem 10 of
+#: Levy et al. 2021).
 MAX_REPETITIONS = 10_000
 
 #: Scale-type parameters that get squared or differenced (radii r and R, bounds B, data values): |x| ≤ 1e150, so
@@ -95,7 +96,8 @@ def checked(**params: Any) -> tuple:
 
 
 def half_width(value: Any, name: str = "half_width_factor") -> float:
-    """The half-width factor h of PrivateRange's interval [μ̂ − hτ, μ̂ + hτ] (Algorithm 6 of 004): in (0, 10⁶]."""
+    """The half-width factor h of PrivateRange's interval [μ̂ − hτ, μ̂ + hτ] (Algorithm 6 of Levy et al. 2021): in
+    (0, 10⁶]."""
     return check_in_range(value, name, 0.0, 1e6, low_inclusive=False)
 
 

@@ -1,4 +1,4 @@
-"""Baselines every user-level mean comparison needs (digest 004 §2.12; not algorithms of the papers).
+"""Baselines every user-level mean comparison needs (digest of Levy et al. 2021, §2.12; not algorithms of the papers).
 
 * non-private mean of all n·m samples (MSE Var/(nm));
 * naive user-level mechanism: clip each user's average to [−B, B] (ℓ₂ ball in d-D), add Laplace (ℓ₁ sensitivity)
@@ -59,7 +59,7 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
     """Naive user-level DP mean: clip each user's value to [−B, B] (ℓ₂ ball of radius B in d-D), average, add noise.
 
     * ``"laplace"``: ε-DP, Lap(Δ₁/ε) per coordinate with Δ₁ = 2B/n in 1-D (2B√d/n in d-D); 1-D variance
-      8B²/(n²ε²) (digest 004 §2.12);
+      8B²/(n²ε²) (digest of Levy et al. 2021, §2.12);
     * ``"gaussian"``: (ε, δ)-DP, N(0, σ²I) with σ = (2B/n)√(2 ln(1.25/δ))/ε (classic Gaussian mechanism,
       Dwork & Roth 2014 Thm A.1, for ε < 1); noise MSE 8dB²ln(1.25/δ)/(n²ε²).
 
@@ -103,8 +103,8 @@ def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float
     """Item-level Laplace mean of all n·m samples, lifted to user level by group privacy (1-D).
 
     Item-level sensitivity of the mean of nm values in [−B, B] is 2B/(nm); run at ε₀ = ε/m the noise scale is
-    2B/(nm)/(ε/m) = 2B/(nε): exactly the naive user-level noise, independent of m (004 §1: "using the group
-    property with item-level DP estimators" gives error independent of m).
+    2B/(nm)/(ε/m) = 2B/(nε): exactly the naive user-level noise, independent of m (Levy et al. 2021, §1: "using the
+    group property with item-level DP estimators" gives error independent of m).
 
     Parameters
     ----------
@@ -124,7 +124,7 @@ def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float
 
 
 def nonprivate_mse(variance: float, n: int, m: int) -> float:
-    """Var(P)/(nm): the mean of all samples, iid users (Cor 1 of 004, first term).
+    """Var(P)/(nm): the mean of all samples, iid users (Cor 1 of Levy et al. 2021, first term).
 
     >>> nonprivate_mse(1.0, 100, 10)
     0.001
@@ -134,7 +134,7 @@ def nonprivate_mse(variance: float, n: int, m: int) -> float:
 
 
 def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
-    """Var/(nm) + 8B²/(n²ε²): naive Laplace on user means in [−B, B] (digest 004 §2.12); flat in m.
+    """Var/(nm) + 8B²/(n²ε²): naive Laplace on user means in [−B, B] (digest of Levy et al. 2021, §2.12); flat in m.
 
     >>> naive_laplace_mse(0.0, 100, 10, 1.0, 1.0)
     0.0008
@@ -147,7 +147,7 @@ def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: fl
 
 def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: float, bound: float,
                        d: int = 1) -> float:
-    """Var/(nm) + 8dB²ln(1.25/δ)/(n²ε²): naive Gaussian on user means (digest 004 §2.12).
+    """Var/(nm) + 8dB²ln(1.25/δ)/(n²ε²): naive Gaussian on user means (digest of Levy et al. 2021, §2.12).
 
     The noise term is d·σ² for the textbook σ = (2B/n)·√(2 ln(1.25/δ))/ε
     (:func:`dpviz.mechanisms.classic_gaussian_sigma`, Dwork & Roth 2014, Thm A.1), computed there at sensitivity 1
@@ -164,7 +164,8 @@ def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: f
 
 
 def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> float:
-    """Var/(nm) + 128τ²/(n²ε²): MSE of the ideal estimator of Theorem 1 (004) — β-close to Algorithm 1's output.
+    """Var/(nm) + 128τ²/(n²ε²): MSE of the ideal estimator of Theorem 1 (Levy et al. 2021) — β-close to Algorithm 1's
+    output.
 
     >>> wme_mse(0.0, 100, 10, 1.0, 0.5)
     0.0032

@@ -1,7 +1,7 @@
-"""Closed forms of 004 (Levy et al. 2021, "Learning with User-Level Privacy"): the theorem calculators of lesson 05.
+"""Closed forms of Levy et al. 2021 ("Learning with User-Level Privacy"): the theorem calculators of lesson 05.
 
-The algorithms live in :mod:`dpviz.mean.winsorized`; this module holds every number a theorem of 004 states about
-them, each once:
+The algorithms live in :mod:`dpviz.mean.winsorized`; this module holds every number a theorem of Levy et al. 2021 states
+about them, each once:
 
 * the radius presets τ (:func:`tau_paper` of Corollary 1, :func:`tau_safe`, :func:`tau_subgaussian`, the non-private
   :func:`tau_oracle`) and the per-coordinate parameters of Algorithm 2 (:func:`highd_parameters`);
@@ -53,7 +53,8 @@ __all__ = [
     "best_budget_split",
 ]
 
-#: c₀ = 102,400 = 128·100·8 of Theorem 2 (004): exactly the Laplace variance of Algorithm 2 (digest 004, §2.3).
+#: c₀ = 102,400 = 128·100·8 of Theorem 2 (Levy et al. 2021): exactly the Laplace variance of Algorithm 2 (digest of
+#: Levy et al. 2021, §2.3).
 C0 = 102_400
 
 TAU_PRESETS = ("safe", "paper", "oracle")
@@ -61,7 +62,7 @@ TAU_PRESETS = ("safe", "paper", "oracle")
 
 @dataclass(frozen=True)
 class HighDParameters:
-    """Per-coordinate parameters of Algorithm 2 of 004 (with d the padded dimension, digest pitfall P5)."""
+    """Per-coordinate parameters of Algorithm 2 of Levy et al. 2021 (with d the padded dimension, digest pitfall P5)."""
 
     d: int
     d_pad: int
@@ -73,9 +74,10 @@ class HighDParameters:
 
 def highd_parameters(n: int, d: int, epsilon: float, delta: float, tau: float, bound: float,
                      gamma: float = 0.01) -> HighDParameters:
-    """ε′ = ε/√(8 d log(1/δ)), τ′ = 10τ√(log(dn/γ)/d), range √d·B, Laplace scale 8τ′/(nε′) (004, Algorithm 2).
+    """ε′ = ε/√(8 d log(1/δ)), τ′ = 10τ√(log(dn/γ)/d), range √d·B, Laplace scale 8τ′/(nε′) (Levy et al. 2021,
+    Algorithm 2).
 
-    d is the padded dimension 2^⌈log₂ d⌉ throughout (digest 004 pitfall P5; the proof of Thm 2 writes
+    d is the padded dimension 2^⌈log₂ d⌉ throughout (digest of Levy et al. 2021, pitfall P5; the proof of Thm 2 writes
     τ′ = 10τ√log(nd/α)/d, a typo for /√d).
 
     >>> p = highd_parameters(10_000, 16, 1.0, 1e-6, 0.269, 1.0, gamma=0.01)
@@ -99,11 +101,11 @@ def highd_parameters(n: int, d: int, epsilon: float, delta: float, tau: float, b
 
 
 def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
-    """τ = B·√(log(2n/γ)/(2m)): the radius 004 uses for user averages (Corollary 1, proof in D.4).
+    """τ = B·√(log(2n/γ)/(2m)): the radius Levy et al. 2021 uses for user averages (Corollary 1, proof in D.4).
 
     It is Hoeffding for data of range B (e.g. [0, B]); for data in [−B, B] (range 2B) it is too small by a factor
     2, so it can UNDER-COVER: for ±B data with n = 10⁴, m = 100 the max deviation of user means exceeds it in
-    every run (digest 004 pitfall P7). Privacy never depends on τ; only utility does.
+    every run (digest of Levy et al. 2021, pitfall P7). Privacy never depends on τ; only utility does.
 
     >>> round(tau_paper(1.0, 100, 10_000, 0.01), 4)
     0.2693
@@ -114,7 +116,7 @@ def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
 
 
 def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float:
-    """A radius that provably covers all n user averages w.p. ≥ 1 − γ (digest 004 pitfall P7 [impl]).
+    """A radius that provably covers all n user averages w.p. ≥ 1 − γ (digest of Levy et al. 2021, pitfall P7 [impl]).
 
     * d = 1, samples in [−B, B]: Hoeffding + union bound, τ = B·√(2 log(2n/γ)/m);
     * d > 1, samples in the ℓ₂ ball B₂(0, B): McDiarmid, τ = (B/√m)·(1 + √(8 log(n/γ))).
@@ -141,7 +143,8 @@ def _tau_safe_1d(bound, m, n, gamma):
 
 
 def tau_oracle(user_means, center) -> float:
-    """τ = max_i ‖X_i − x₀‖₂ computed FROM THE DATA with the true centre: NOT PRIVATE (digest 004 pitfall P8).
+    """τ = max_i ‖X_i − x₀‖₂ computed FROM THE DATA with the true centre: NOT PRIVATE (digest of Levy et al. 2021,
+    pitfall P8).
 
     The smallest radius for which the data is concentrated; a teaching reference only.
 
@@ -169,7 +172,7 @@ def _max_row_norm(a: np.ndarray) -> float:
 
 
 def tau_subgaussian(sigma: float, n: int, gamma: float, d: int = 1) -> float:
-    """τ = σ·√(d·log(2n/γ)) for n iid σ²-sub-Gaussian vectors (004, Definition 2 example; Corollary 5).
+    """τ = σ·√(d·log(2n/γ)) for n iid σ²-sub-Gaussian vectors (Levy et al. 2021, Definition 2 example; Corollary 5).
 
     >>> round(tau_subgaussian(1.0, 100, 0.01, 4), 4)
     6.294
@@ -193,7 +196,7 @@ def tau_for(preset: str, bound: float, m: int, n: int, gamma: float, *, d: int =
 
 
 def corollary1_gamma(n: int, m: int, d: int, epsilon: float) -> float:
-    """The paper's choice α = γ = c₀d/(3mn²ε²) in the proof of Corollary 1 (004, D.4), capped at 0.5."""
+    """The paper's choice α = γ = c₀d/(3mn²ε²) in the proof of Corollary 1 (Levy et al. 2021, D.4), capped at 0.5."""
     try:
         return min(0.5, C0 * d / (3.0 * m * n * n * epsilon * epsilon))
     except ZeroDivisionError:  # n²ε² underflowed to 0: the quotient is huge, the cap applies
@@ -201,7 +204,8 @@ def corollary1_gamma(n: int, m: int, d: int, epsilon: float) -> float:
 
 
 def advanced_composition_epsilon(epsilon0: float, k: int, delta_prime: float) -> float:
-    """ε̄ = k·ε₀(e^{ε₀} − 1) + √(2k ln(1/δ′))·ε₀ (Dwork–Rothblum–Vadhan 2010, Thm III.3; as used in 004 D.6).
+    """ε̄ = k·ε₀(e^{ε₀} − 1) + √(2k ln(1/δ′))·ε₀ (Dwork, Rothblum & Vadhan 2010, Thm III.3; as used in Levy et al. 2021
+    D.6).
 
     The k-fold composition of one ε₀-DP mechanism is (ε̄, δ′)-DP. A thin wrapper with lesson 05's argument order
     (ε₀, k, δ′) around the one implementation, :func:`dpviz.accountants.advanced.drv_epsilon` (which takes lists
@@ -217,7 +221,7 @@ def advanced_composition_epsilon(epsilon0: float, k: int, delta_prime: float) ->
 
 
 def theorem10_budget(epsilon: float, delta: float, K: int) -> tuple[float, float]:
-    """Per-query budget of Theorem 10 (004, D.6): ε₀ = ε/(2√(2K log(2/δ))), δ₀ = δ/(2K).
+    """Per-query budget of Theorem 10 (Levy et al. 2021, D.6): ε₀ = ε/(2√(2K log(2/δ))), δ₀ = δ/(2K).
 
     >>> e0, d0 = theorem10_budget(1.0, 1e-5, 100)
     >>> round(e0, 5), round(d0, 12)
@@ -239,7 +243,7 @@ def _wme_noise_variance(n, eps, tau, h=2.0):
 
 
 def wme_1d_noise_variance(n: int, epsilon: float, tau: float, half_width_factor: float = 2.0) -> float:
-    """Var of Algorithm 1's noise: 2·(8τ/(nε))² = 128τ²/(n²ε²) (004, Thm 1; Laplace variance 2b²).
+    """Var of Algorithm 1's noise: 2·(8τ/(nε))² = 128τ²/(n²ε²) (Levy et al. 2021, Thm 1; Laplace variance 2b²).
 
     >>> wme_1d_noise_variance(100, 1.0, 1.0)
     0.0128
@@ -254,8 +258,8 @@ def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: 
                              gamma: float = 0.01) -> float:
     """Exact total Laplace variance of Algorithm 2: d·2·(8τ′/(nε′))² = c₀·dτ²·log(dn/γ)·log(1/δ)/(n²ε²).
 
-    d is the padded dimension; c₀ = 102,400 = 128·100·8 is this variance exactly, not a loose bound (004, Thm 2;
-    digest 004 §2.3).
+    d is the padded dimension; c₀ = 102,400 = 128·100·8 is this variance exactly, not a loose bound (Levy et al. 2021,
+    Thm 2; digest of Levy et al. 2021, §2.3).
 
     >>> v = wme_highd_noise_variance(10_000, 16, 1.0, 1e-6, 0.269, 0.01)
     >>> round(v, 3)
@@ -267,7 +271,7 @@ def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: 
 
 
 def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float) -> float:
-    """β = min{1, γ + (B/τ)·exp(−nε/8)} (004, Theorem 1; see digest pitfall P3 on the exponent).
+    """β = min{1, γ + (B/τ)·exp(−nε/8)} (Levy et al. 2021, Theorem 1; see digest pitfall P3 on the exponent).
 
     >>> round(theorem1_beta(1000, 1.0, 0.1, 1.0, 0.01), 6)
     0.01
@@ -287,7 +291,7 @@ def _theorem1_beta(n, eps, tau, bound, gamma):
 
 
 def theorem2_beta(n: int, d: int, epsilon: float, delta: float, tau: float, bound: float, gamma: float) -> float:
-    """β = min{1, 2γ + (d²B√log(dn/γ)/τ)·exp(−nε/(24√(d log(1/δ))))} (004, Theorem 2, main-text exponent).
+    """β = min{1, 2γ + (d²B√log(dn/γ)/τ)·exp(−nε/(24√(d log(1/δ))))} (Levy et al. 2021, Theorem 2, main-text exponent).
 
     >>> theorem2_beta(1000, 16, 1.0, 1e-6, 0.781, 1.0, 0.01)
     1.0
@@ -313,7 +317,7 @@ def _coef_exp(coef, log_coef, exponent):
 
 def theorem10_variance_bound(n: int, d: int, K: int, epsilon: float, delta: float, tau: float,
                              gamma: float) -> float:
-    """Var(v′_k) ≤ 8c₀·dKτ²·log(Kdn/γ)·log²(2K/δ)/(n²ε²) (004, Theorem 10)."""
+    """Var(v′_k) ≤ 8c₀·dKτ²·log(Kdn/γ)·log²(2K/δ)/(n²ε²) (Levy et al. 2021, Theorem 10)."""
     n, d, K, eps, delta, tau, gamma = _limits.checked(n=n, d=d, K=K, epsilon=epsilon, delta=delta, tau=tau,
                                                       gamma=gamma)
     log_kdn = math.log(K * d * n) - math.log(gamma)  # K·d·n/γ and 2K/δ overflow for subnormal γ, δ
@@ -324,7 +328,7 @@ def theorem10_variance_bound(n: int, d: int, K: int, epsilon: float, delta: floa
 
 def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, bound: float, variance: float,
                          gamma: float, alpha: float | None = None) -> float:
-    """Explicit Cor 1 bound (004, D.4): Var/(mn) + c₀dB²log(2n/γ)log(dn/α)log(1/δ)/(mn²ε²) + βB²."""
+    """Explicit Cor 1 bound (Levy et al. 2021, D.4): Var/(mn) + c₀dB²log(2n/γ)log(dn/α)log(1/δ)/(mn²ε²) + βB²."""
     n, m, d, eps, delta, bound, variance, gamma = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, delta=delta,
                                                                   bound=bound, variance=variance, gamma=gamma)
     alpha = gamma if alpha is None else _limits.checked(alpha=alpha)[0]
@@ -344,8 +348,8 @@ def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, b
 def theorem8_floor(n: int, epsilon: float) -> float:
     """max_ϑ E(A − ϑ)² ≥ 1/(8(1 + e^{nε})) for every user-level (ε, δ)-DP A into [0, 1], whatever m.
 
-    004, Theorem 8 (App. B), with the explicit constant from its proof (digest 004 §3.6 [derived]); needs
-    δ < 1/(2n·e^{nε}).
+    Levy et al. 2021, Theorem 8 (App. B), with the explicit constant from its proof (digest of Levy et al. 2021, §3.6
+    [derived]); needs δ < 1/(2n·e^{nε}).
 
     >>> round(theorem8_floor(1, 1.0), 4), round(theorem8_floor(5, 1.0), 6)
     (0.0336, 0.000837)
@@ -356,7 +360,8 @@ def theorem8_floor(n: int, epsilon: float) -> float:
 
 
 def theorem8_mean_floor(n: int, epsilon: float, bound: float = 1.0) -> float:
-    """Mean estimation on {±B}: inf max E(μ̂ − μ)² ≥ B²/(2(1 + e^{nε})) (004, Thm 8 reduction μ = B(2ϑ − 1)).
+    """Mean estimation on {±B}: inf max E(μ̂ − μ)² ≥ B²/(2(1 + e^{nε})) (Levy et al. 2021, Thm 8 reduction μ = B(2ϑ
+    − 1)).
 
     >>> round(theorem8_mean_floor(1, 1.0), 4)
     0.1345
@@ -372,7 +377,8 @@ def theorem8_mean_floor(n: int, epsilon: float, bound: float = 1.0) -> float:
 
 
 def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
-    """m at which WME's noise equals the naive Laplace noise 8B²/(n²ε²) in 1-D (digest 004 §5, W1 [derived]).
+    """m at which WME's noise equals the naive Laplace noise 8B²/(n²ε²) in 1-D (digest of Levy et al. 2021, §5, W1
+    [derived]).
 
     128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4: with the paper radius m* = 8·log(2n/γ); with the safe radius
     m* = 32·log(2n/γ).
@@ -389,8 +395,8 @@ def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
 
 
 def wme_mse_bound(variance: float, n, m, epsilon: float, bound: float = 1.0, gamma: float = 0.01):
-    """Theorem 1 of 004 as an MSE over (n, m): Var/(nm) + 128τ²/(n²ε²) + β·(2B)², with τ = :func:`tau_safe` (d = 1)
-    and β = :func:`theorem1_beta`.
+    """Theorem 1 of Levy et al. 2021 as an MSE over (n, m): Var/(nm) + 128τ²/(n²ε²) + β·(2B)², with τ = :func:`tau_safe`
+    (d = 1) and β = :func:`theorem1_beta`.
 
     With probability ≥ 1 − β Algorithm 1 returns the sample mean of the n user averages plus Lap(8τ/(nε)) (variance
     128τ²/(n²ε²), :func:`wme_1d_noise_variance`); otherwise its error is at most the width 2B of the domain, which
@@ -448,7 +454,7 @@ def best_budget_split(budget: float, variance: float, epsilon: float, bound: flo
 
     Returns (log₁₀ n, log₁₀ m) of the best grid point, or None when the line n·m = N misses the box. At a fixed N
     the statistical term Var/N is the same for every split while the privacy term 128τ²/(n²ε²) ∝ log(2n/γ)/(nN)
-    favours users (004 §1).
+    favours users (Levy et al. 2021, §1).
 
     >>> ln, lm = best_budget_split(1e5, 0.96, 1.0)
     >>> round(ln + lm, 9), ln > lm

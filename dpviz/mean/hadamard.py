@@ -5,8 +5,9 @@ on {±1}; U is orthogonal, U⁻¹ = Uᵀ = d^{-1/2}·D·H. Vectors are zero-padd
 
 References
 ----------
-004: Levy et al., "Learning with User-Level Privacy", Lemma 2 and Algorithm 2.
-003: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with Few Users", §B.3, Lemma 20.
+Levy et al. 2021: Levy et al., "Learning with User-Level Privacy", Lemma 2 and Algorithm 2.
+Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with
+Few Users", §B.3, Lemma 20.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ __all__ = [
 
 
 def next_power_of_two(d: int) -> int:
-    """Smallest power of two ≥ d (digest 003 §7 item 5: the paper's "largest" is a slip for "smallest").
+    """Smallest power of two ≥ d (digest of Esfandiari, Mirrokni & Narayanan 2022, §7 item 5: the paper's "largest" is a
+    slip for "smallest").
 
     >>> [next_power_of_two(d) for d in (1, 2, 3, 16, 17)]
     [1, 2, 4, 16, 32]
@@ -81,7 +83,8 @@ def _fwht(x: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class HadamardRotation:
-    """The orthogonal map U = d_pad^{-1/2}·H·D acting on zero-padded vectors (Lemma 2 of 004; Lemma 20 of 003).
+    """The orthogonal map U = d_pad^{-1/2}·H·D acting on zero-padded vectors (Lemma 2 of Levy et al. 2021; Lemma 20 of
+    Esfandiari, Mirrokni & Narayanan 2022).
 
     Parameters
     ----------
@@ -154,7 +157,8 @@ class HadamardRotation:
 
 
 def random_rotation(d: int, *, rng=None) -> HadamardRotation:
-    """Draw U = d_pad^{-1/2}·H·D with fresh iid uniform ±1 signs (Algorithm 2 of 004, steps 1–2; 003 §B.3).
+    """Draw U = d_pad^{-1/2}·H·D with fresh iid uniform ±1 signs (Algorithm 2 of Levy et al. 2021, steps 1–2;
+    Esfandiari, Mirrokni & Narayanan 2022, §B.3).
 
     >>> U = random_rotation(3, rng=0)
     >>> U.d_pad
@@ -169,7 +173,7 @@ def random_rotation(d: int, *, rng=None) -> HadamardRotation:
 
 
 def lemma2_flattening_bound(norm: float, n: int, d: int, alpha: float) -> float:
-    """Lemma 2 of 004: max_i ‖U x_i − U x₀‖_∞ ≤ 10·max_i‖x_i − x₀‖₂·√(log(nd/α))/√d w.p. ≥ 1 − α.
+    """Lemma 2 of Levy et al. 2021: max_i ‖U x_i − U x₀‖_∞ ≤ 10·max_i‖x_i − x₀‖₂·√(log(nd/α))/√d w.p. ≥ 1 − α.
 
     >>> round(lemma2_flattening_bound(1.0, 1, 16, 0.01), 4)
     6.7905
@@ -185,7 +189,8 @@ def hoeffding_flattening_bound(norm: float, n: int, d: int, alpha: float) -> flo
     """Explicit-constant form: ‖U v_i‖_∞ ≤ ‖v_i‖·√(2·log(2nd/α)/d) for all i w.p. ≥ 1 − α.
 
     Hoeffding per coordinate (a sum of d independent terms ±v_k/√d), union bound over n·d entries
-    (digest of 003, primitive P3 [ours]; the paper's Lemma 20 has an unspecified O(·)).
+    (digest of Esfandiari, Mirrokni & Narayanan 2022, primitive P3 [ours]; the paper's Lemma 20 has an unspecified
+    O(·)).
 
     >>> round(hoeffding_flattening_bound(1.0, 1, 16, 0.01), 4)
     1.0044

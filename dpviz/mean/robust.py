@@ -1,5 +1,5 @@
-"""Private ball-finding with a garbage bucket (003: Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private
-Mean Estimation with Few Users", 2022).
+"""Private ball-finding with a garbage bucket (Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni & Narayanan,
+"Tight and Robust Private Mean Estimation with Few Users", 2022).
 
 * :func:`algorithm_a_1d` — Algorithm A (Theorem 2) *exactly* in 1-D: density ∝ e^{(ε/2)·min(f(p), 2n/3)} on ∪B_i
   plus a garbage atom of mass (4/δ)·V_B; piecewise constant, so its output law and privacy profile are exact
@@ -97,11 +97,12 @@ def _log_vol_ball(d: int, R: float) -> float:
 
 
 def _algorithm_1_parameters(eps: float, delta: float) -> tuple[float, float]:
-    """Pseudocode parameters (ε₁, δ₁) = (ε/5, δ/4) at which Algorithm 1 of 003 runs so that it is (ε, δ)-DP.
+    """Pseudocode parameters (ε₁, δ₁) = (ε/5, δ/4) at which Algorithm 1 of Esfandiari, Mirrokni & Narayanan 2022 runs so
+    that it is (ε, δ)-DP.
 
-    Proof of Theorem 4 of 003 (weak composition) with dpviz's corrected Prop. 15: the G2 bit is (3ε₁, 3δ₁)-DP
-    (Lemma 18) and a stopped round is a draw of Algorithm A at exponent ε₁, which is (2ε₁, δ₁)-DP (not (ε₁, δ₁) as
-    Prop. 15 states); total (5ε₁, 4δ₁) = (ε, δ).
+    Proof of Theorem 4 of Esfandiari, Mirrokni & Narayanan 2022 (weak composition) with dpviz's corrected Prop. 15: the
+    G2 bit is (3ε₁, 3δ₁)-DP (Lemma 18) and a stopped round is a draw of Algorithm A at exponent ε₁, which is (2ε₁,
+    δ₁)-DP (not (ε₁, δ₁) as Prop. 15 states); total (5ε₁, 4δ₁) = (ε, δ).
     """
     return eps / 5.0, delta / 4.0
 
@@ -116,7 +117,8 @@ def _log_delta_1(delta: float) -> float:
 
 @dataclass(frozen=True)
 class AlgorithmA1D:
-    """Exact output law of Algorithm A (003, Thm 2) in 1-D: piecewise-constant density + garbage atom.
+    """Exact output law of Algorithm A (Esfandiari, Mirrokni & Narayanan 2022, Thm 2) in 1-D: piecewise-constant density
+    + garbage atom.
 
     ``edges`` (K+1,) sorted breakpoints; ``counts`` f on each of the K segments; ``density`` the normalised density
     on each segment (0 where f = 0); ``garbage`` = P[G] = (4/δ)V_B / (Z + (4/δ)V_B).
@@ -185,7 +187,8 @@ class AlgorithmA1D:
 
 
 def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None) -> AlgorithmA1D:
-    """Algorithm A of 003 (Theorem 2), exact in 1-D, run so that it is (ε, δ)-DP: exponent ε/2.
+    """Algorithm A of Esfandiari, Mirrokni & Narayanan 2022 (Theorem 2), exact in 1-D, run so that it is (ε, δ)-DP:
+    exponent ε/2.
 
     B_i = [x_i − R, x_i + R] with R = r·√d = r (paper); f(p) = #{i : p ∈ B_i}; unnormalised density
     e^{(ε/2)·min(f(p), 2n/3)} where f > 0, plus an atom G of mass (4/δ)·V_B, V_B = 2R. Computed in log space.
@@ -248,8 +251,8 @@ def _algorithm_a_1d_terms(x: np.ndarray, R: float, lam: float):
 
 
 def _algorithm_a_1d_law(x: np.ndarray, R: float, lam: float, log_delta: float) -> AlgorithmA1D:
-    """Algorithm A's output law as printed in 003, with exponent ``lam`` (density ∝ e^{lam·min(f, 2n/3)}) and
-    garbage mass (4/δ)·2R, δ = e^{log_delta}. Computed in log space."""
+    """Algorithm A's output law as printed in Esfandiari, Mirrokni & Narayanan 2022, with exponent ``lam`` (density ∝
+    e^{lam·min(f, 2n/3)}) and garbage mass (4/δ)·2R, δ = e^{log_delta}. Computed in log space."""
     edges, f, lengths, rel, cmax = _algorithm_a_1d_terms(x, R, lam)
     lam_cmax = lam * cmax  # Python floats: inf on overflow, no warning
     log_g = math.log(4.0) - log_delta + math.log(2 * R) - lam_cmax  # relative to the same shift; −inf if lam_cmax = inf
@@ -362,7 +365,8 @@ class AlgorithmA2D:
 
 def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None,
                    resolution: int = 120) -> AlgorithmA2D:
-    """Algorithm A of 003 in 2-D on a ``resolution``² grid over the bounding box of ∪B_i (approximate).
+    """Algorithm A of Esfandiari, Mirrokni & Narayanan 2022 in 2-D on a ``resolution``² grid over the bounding box of
+    ∪B_i (approximate).
 
     Balls of radius R = r√2 (paper) around each point; density ∝ e^{(ε/2)·min(f, 2n/3)} on f > 0; garbage mass
     (4/δ)·πR². The grid integral is a midpoint rule (error O(cell size) at ball boundaries).
@@ -415,7 +419,8 @@ _MAX_GRID_POINTS = 10_000
 
 
 def acceptance_probability_valid(n: int, epsilon: float) -> bool:
-    """Prop 16 of 003, exact form: step 7's probability is ≤ ½ for every f iff e^x/x ≥ e^ε/ε, x = 2εn/3.
+    """Prop 16 of Esfandiari, Mirrokni & Narayanan 2022, exact form: step 7's probability is ≤ ½ for every f iff
+    e^x/x ≥ e^ε/ε, x = 2εn/3.
 
     Here ε is the *pseudocode* parameter ε₁ of Algorithm 1 (the exponent), not a privacy level:
     :func:`dp_estimate_1` at privacy (ε, δ) runs the pseudocode at ε₁ = ε/5. Equivalently (with c = 2n/3 > 1):
@@ -435,10 +440,12 @@ def acceptance_probability_valid(n: int, epsilon: float) -> bool:
 
 
 def paper_round_cap(n: int, alpha: float) -> float:
-    """N = 18·e^{10√(log n)}/α (003, Lemma 18 proof) — astronomically large (2.1e9/α at n = 100).
+    """N = 18·e^{10√(log n)}/α (Esfandiari, Mirrokni & Narayanan 2022, Lemma 18 proof) — astronomically large (2.1e9/α
+    at n = 100).
 
-    Theorem 4 and Corollary 5 of 003 print the runtime as e^{√(10 log n)}; Algorithm 1 (N = Θ(e^{10√(log n)}/α)) and
-    Lemma 18 (q ≥ 1/(18e^{10√(log n)})) are taken as authoritative (digest 003 §7 item 1).
+    Theorem 4 and Corollary 5 of Esfandiari, Mirrokni & Narayanan 2022 print the runtime as e^{√(10 log n)}; Algorithm 1
+    (N = Θ(e^{10√(log n)}/α)) and Lemma 18 (q ≥ 1/(18e^{10√(log n)})) are taken as authoritative (digest of Esfandiari,
+    Mirrokni & Narayanan 2022, §7 item 1).
 
     >>> f"{paper_round_cap(100, 1.0):.2e}"
     '3.76e+10'
@@ -449,7 +456,8 @@ def paper_round_cap(n: int, alpha: float) -> float:
 
 
 def teaching_round_cap(alpha: float) -> float:
-    """N = 100/α: a data-independent teaching default (digest 003 pitfall 6 [ours]); a deviation from the paper."""
+    """N = 100/α: a data-independent teaching default (digest of Esfandiari, Mirrokni & Narayanan 2022, pitfall 6
+    [ours]); a deviation from the paper."""
     alpha = check_probability(alpha, "alpha", open_low=True)
     return _limits.evaluate(lambda: 100.0 / alpha, "N", alpha=alpha)
 
@@ -458,8 +466,8 @@ def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_
     """Per-round stopping probability q of :func:`dp_estimate_1` at privacy (ε, δ) in 1-D, exactly.
 
     With the pseudocode parameters (ε₁, δ₁) = (ε/5, δ/4) that :func:`dp_estimate_1` uses:
-    q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (digest 003 §2.2, from Prop 17), Z the total of
-    Algorithm A at exponent ε₁. Computed in log space.
+    q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (digest of Esfandiari, Mirrokni & Narayanan 2022, §2.2, from
+    Prop 17), Z the total of Algorithm A at exponent ε₁. Computed in log space.
     """
     x = _limits.data(points, "points", ndim=1)
     eps = check_positive(epsilon, "epsilon")
@@ -480,7 +488,8 @@ def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_
 
 
 def prob_g2(q: float, N: float) -> float:
-    """P[Algorithm 1 returns G2] = (1 − q)/((N − 1)q + 1) for X ~ Geom(1/N) rounds (003, Lemma 18 proof).
+    """P[Algorithm 1 returns G2] = (1 − q)/((N − 1)q + 1) for X ~ Geom(1/N) rounds (Esfandiari,
+    Mirrokni & Narayanan 2022, Lemma 18 proof).
 
     >>> prob_g2(0.5, 1.0)
     0.5
@@ -491,7 +500,8 @@ def prob_g2(q: float, N: float) -> float:
 
 
 def uniform_in_ball(center, radius: float, size: int, *, rng=None) -> np.ndarray:
-    """Uniform points in B(c, R): c + R·u^{1/d}·g/‖g‖ (003 footnote 3; the u^{1/d} is essential, pitfall 2).
+    """Uniform points in B(c, R): c + R·u^{1/d}·g/‖g‖ (Esfandiari, Mirrokni & Narayanan 2022, footnote 3; the u^{1/d} is
+    essential, pitfall 2).
 
     ``center``: one centre (d,) or one per point (size, d); at most 10⁷ coordinates are drawn."""
     c = np.atleast_2d(_limits.data(center, "center", ndim=(1, 2)))
@@ -536,7 +546,8 @@ class DPEstimate1Result:
 
 def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: float = 1 / 3, N: float | str = "teaching",
                   ball_radius: float | None = None, rng=None) -> DPEstimate1Result:
-    """Algorithm 1 of 003 (DP-Estimate-1, Theorem 4) at privacy (ε, δ): rejection sampling for Algorithm A.
+    """Algorithm 1 of Esfandiari, Mirrokni & Narayanan 2022 (DP-Estimate-1, Theorem 4) at privacy (ε, δ): rejection
+    sampling for Algorithm A.
 
     The pseudocode runs at (ε₁, δ₁) = (ε/5, δ/4):
 
@@ -548,17 +559,17 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
 
     Conditioned on stopping, one round is exactly Algorithm A with exponent ε₁ and garbage mass (4/δ₁)·V_B
     (Prop 17), i.e. :func:`algorithm_a_1d` at (2ε₁, δ₁). Guarantee: (ε, δ)-DP for any data. The proof of Thm 4 of
-    003 composes (3ε₁, 3δ₁) for the G2 bit (Lemma 18) with Algorithm A's privacy and concludes (4ε₁, 4δ₁); but
-    Algorithm A with exponent ε₁ is (2ε₁, δ₁)-DP, not the (ε₁, δ₁) claimed by Esfandiari, Mirrokni & Narayanan
-    2022, Prop. 15 (dpviz's own erratum, see :func:`algorithm_a_1d`), so the corrected total is (5ε₁, 4δ₁) = (ε, δ).
-    (The paper's proofs assume ε₁, δ₁ ≤ 1/3, i.e. ε ≤ 5/3 here.)
+    Esfandiari, Mirrokni & Narayanan 2022 composes (3ε₁, 3δ₁) for the G2 bit (Lemma 18) with Algorithm A's privacy and
+    concludes (4ε₁, 4δ₁); but Algorithm A with exponent ε₁ is (2ε₁, δ₁)-DP, not the (ε₁, δ₁) claimed by Esfandiari,
+    Mirrokni & Narayanan 2022, Prop. 15 (dpviz's own erratum, see :func:`algorithm_a_1d`), so the corrected total is
+    (5ε₁, 4δ₁) = (ε, δ). (The paper's proofs assume ε₁, δ₁ ≤ 1/3, i.e. ε ≤ 5/3 here.)
 
     Parameters
     ----------
     points : array_like, shape (n, d) or (n,)
     r : float
         Known radius r of a ball holding ≥ 2/3 of the points. (The printed signature of Algorithm 1 omits r,
-        although its lines 5–6 use it; digest 003 §7 item 3.)
+        although its lines 5–6 use it; digest of Esfandiari, Mirrokni & Narayanan 2022, §7 item 3.)
     epsilon, delta : float
         Privacy (ε, δ) of the whole mechanism; the pseudocode runs at (ε/5, δ/4).
     alpha : float
@@ -628,10 +639,11 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
 
 
 def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
-    """Per-mechanism (e, d) so that k of them compose to (ε, δ) (digest 003 P4 [ours]).
+    """Per-mechanism (e, d) so that k of them compose to (ε, δ) (digest of Esfandiari, Mirrokni & Narayanan 2022, P4
+    [ours]).
 
-    Strong composition (003 Thm 12): δ′ = δ/2, d = δ/(2k), e solves √(2k·log(2/δ))·e + k·e(e^e − 1) = ε
-    (bisection); the weak split (ε/k, δ/k) is used instead when its e is larger.
+    Strong composition (Esfandiari, Mirrokni & Narayanan 2022, Thm 12): δ′ = δ/2, d = δ/(2k), e solves √(2k·log(2/δ))·e
+    + k·e(e^e − 1) = ε (bisection); the weak split (ε/k, δ/k) is used instead when its e is larger.
 
     >>> e, dd = split_budget(1.0, 1e-6, 1)
     >>> e, dd
@@ -656,14 +668,16 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
 
 def dp_estimate_2(points, r: float, epsilon: float, delta: float, *, alpha: float = 0.05, copies: int | None = None,
                   N: float | str = "teaching", ball_radius: float | None = None, rng=None) -> np.ndarray | None:
-    """Algorithm 2 of 003 (DP-Estimate-2, Corollary 5): coordinate-wise median of k copies of DP-Estimate-1.
+    """Algorithm 2 of Esfandiari, Mirrokni & Narayanan 2022 (DP-Estimate-2, Corollary 5): coordinate-wise median of k
+    copies of DP-Estimate-1.
 
     Overall (ε, δ)-DP: the budget is split over the k copies (:func:`split_budget`) and each copy is
-    :func:`dp_estimate_1` at that per-copy (e, d) (its pseudocode runs at (e/5, d/4): Thm 4 of 003 with the
-    corrected Prop. 15) with failure 1/3. Garbage copies are discarded; if all are garbage the result is None (⊥;
-    the paper is silent — pitfall 16).
+    :func:`dp_estimate_1` at that per-copy (e, d) (its pseudocode runs at (e/5, d/4): Thm 4 of Esfandiari,
+    Mirrokni & Narayanan 2022 with the corrected Prop. 15) with failure 1/3. Garbage copies are discarded; if all are
+    garbage the result is None (⊥; the paper is silent — pitfall 16).
 
-    ``copies`` default ⌈8·log(1/α)⌉: a heuristic (Hoeffding would need 112.5·log(1/α); digest 003 §2.3).
+    ``copies`` default ⌈8·log(1/α)⌉: a heuristic (Hoeffding would need 112.5·log(1/α); digest of Esfandiari,
+    Mirrokni & Narayanan 2022, §2.3).
     """
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     if copies is None:
@@ -707,13 +721,14 @@ def _blocks(points, r, epsilon, delta, alpha, k, N, g, ball_radius_factor=None):
 
 def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int = 1, alpha: float = 0.05,
                        N: float | str = "teaching", rng=None) -> np.ndarray | None:
-    """Theorem 6 of 003: interpolate to more users with k² blocks of a randomized Hadamard rotation.
+    """Theorem 6 of Esfandiari, Mirrokni & Narayanan 2022: interpolate to more users with k² blocks of a randomized
+    Hadamard rotation.
 
     M = d^{-1/2}HD (fresh, data-independent, shared by all points); block s = coordinates s·d/k² … of M·x_i; each
     block runs DP-Estimate-1 at the strong-composition split of (ε, δ) over k² blocks (:func:`dp_estimate_1` then
-    runs its pseudocode at (ε/5, δ/4) of that share: Thm 4 of 003 with the corrected Prop. 15) with radius
-    r_s = r·√(2·log(2nd/α))/k (Hoeffding form of Lemma 20, digest [ours]) and failure α/k²; return M⁻¹·concat.
-    Error O(r√(d·log(dn/α))/k). k = 1: no rotation, DP-Estimate-1 on the points with radius r.
+    runs its pseudocode at (ε/5, δ/4) of that share: Thm 4 of Esfandiari, Mirrokni & Narayanan 2022 with the corrected
+    Prop. 15) with radius r_s = r·√(2·log(2nd/α))/k (Hoeffding form of Lemma 20, digest [ours]) and failure α/k²; return
+    M⁻¹·concat. Error O(r√(d·log(dn/α))/k). k = 1: no rotation, DP-Estimate-1 on the points with radius r.
     Returns None if any block returns garbage (⊥).
     """
     x = _limits.data(points, "points", ndim=2)
@@ -725,13 +740,15 @@ def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int
 
 def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1, alpha: float = 0.05,
                      N: float | str = "teaching", markov_factor: float = 10.0, rng=None) -> np.ndarray | None:
-    """Algorithm 3 of 003 (DP-Estimate-User, Theorem 7): user-level (ε, δ)-DP mean, robust to n/4 corrupted users.
+    """Algorithm 3 of Esfandiari, Mirrokni & Narayanan 2022 (DP-Estimate-User, Theorem 7): user-level (ε, δ)-DP mean,
+    robust to n/4 corrupted users.
 
     X̄_i = each user's average; effective radius r′ = 10r/√m (proof of Thm 7: E‖X̄_i − µ‖² ≤ 2r²/m and Markov gives
     ≥ 49/50 of users within 10r/√m; ≥ 11n/12 − n/4 = 2n/3 good users remain after n/4 corruptions); then
     :func:`dp_estimate_blocks` with r′ (k = 1: DP-Estimate-1 directly at (ε, δ), no composition; its pseudocode
-    runs at (ε/5, δ/4), Thm 4 of 003 with dpviz's correction of Prop. 15, see :func:`dp_estimate_1`). Line 6 of the
-    printed Algorithm 3 uses X_i (should be X̄_i) and line 8 uses n/k² (should be d/k²): corrected per digest §7.
+    runs at (ε/5, δ/4), Thm 4 of Esfandiari, Mirrokni & Narayanan 2022 with dpviz's correction of Prop. 15, see
+    :func:`dp_estimate_1`). Line 6 of the printed Algorithm 3 uses X_i (should be X̄_i) and line 8 uses n/k² (should be
+    d/k²): corrected per digest §7.
 
     Parameters
     ----------
@@ -761,7 +778,8 @@ def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1
 
 def learn_discrete(samples, d: int, epsilon: float, delta: float, *, alpha: float = 0.05, k: int = 1,
                    project: bool = True, rng=None) -> np.ndarray | None:
-    """Corollary 8 of 003 (Algorithm G): learn a distribution on {0, …, d−1} from n users × m samples.
+    """Corollary 8 of Esfandiari, Mirrokni & Narayanan 2022 (Algorithm G): learn a distribution on {0, …, d−1} from n
+    users × m samples.
 
     Each sample becomes the one-hot vector e_ℓ (all in the unit ball around 0, so r = 1); the user-level mean
     estimator runs on the one-hot data; TV ≤ ½√d·‖·‖₂ = Õ(d/(εn√m) + √(d/(mn))). With ``project`` the estimate is
@@ -785,7 +803,8 @@ def learn_discrete(samples, d: int, epsilon: float, delta: float, *, alpha: floa
 
 
 def corrupt_users(data, fraction: float, *, mode: str = "far", magnitude: float = 10.0, rng=None) -> np.ndarray:
-    """The adversary of Theorem 7 (003): after seeing the data, replace all data of ⌊κn⌋ users.
+    """The adversary of Theorem 7 (Esfandiari, Mirrokni & Narayanan 2022): after seeing the data, replace all data of
+    ⌊κn⌋ users.
 
     Modes: ``"far"`` — corrupted users put every sample at µ̂ + magnitude·e₁ (µ̂ = the clean sample mean, which the
     adversary sees); ``"spread"`` — each corrupted user at an independent far random point; ``"shift"`` — all at
@@ -822,8 +841,8 @@ def corrupt_users(data, fraction: float, *, mode: str = "far", magnitude: float 
 
 
 def users_lower_bound(epsilon: float, delta: float) -> float:
-    """Lemma 9 of 003: no user-level (ε, δ)-DP algorithm learns the ball to any accuracy w.p. 2/3 with
-    n ≤ log(1/δ)/(3ε) users, even with m = ∞ (assumes δ ≤ ε²).
+    """Lemma 9 of Esfandiari, Mirrokni & Narayanan 2022: no user-level (ε, δ)-DP algorithm learns the ball to any
+    accuracy w.p. 2/3 with n ≤ log(1/δ)/(3ε) users, even with m = ∞ (assumes δ ≤ ε²).
 
     >>> round(users_lower_bound(1.0, 1e-6), 2), round(users_lower_bound(0.1, 1e-6), 1)
     (4.61, 46.1)
@@ -833,8 +852,9 @@ def users_lower_bound(epsilon: float, delta: float) -> float:
 
 
 def levy_users_required(d: int, epsilon: float, delta: float) -> float:
-    """The older requirement n ≳ √d·log(1/δ)/ε (004 Cor 1 / Levy et al., constants and log factors dropped) that 003
-    removes (digest 003 §7 item 12 on the ambiguous square-root extent).
+    """The older requirement n ≳ √d·log(1/δ)/ε (Levy et al. 2021, Cor 1 / Levy et al., constants and log factors
+    dropped) that Esfandiari, Mirrokni & Narayanan 2022 removes (digest of Esfandiari, Mirrokni & Narayanan 2022, §7
+    item 12 on the ambiguous square-root extent).
 
     >>> levy_users_required(100, 1.0, math.exp(-1))
     10.0
@@ -845,7 +865,8 @@ def levy_users_required(d: int, epsilon: float, delta: float) -> float:
 
 
 def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
-    """Smallest n with (2/3)εn − 10√(log n) ≥ log(16/(αδ)) and (1/3)εn − 11·log n ≥ log(4/α) (003, Prop 14 proof).
+    """Smallest n with (2/3)εn − 10√(log n) ≥ log(16/(αδ)) and (1/3)εn − 11·log n ≥ log(4/α) (Esfandiari,
+    Mirrokni & Narayanan 2022, Prop 14 proof).
 
     ε here is Algorithm A's exponent as printed in the paper, not a privacy level: :func:`algorithm_a_1d` at
     privacy ε uses exponent ε/2 (dpviz's erratum to Prop. 15), so pass ε/2 to size it.
@@ -879,7 +900,8 @@ def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
 
 
 def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np.ndarray:
-    """The hybrid chain of Lemma 9 (003): smallest p_i allowed by p_{i+1} ≤ e^ε·p_i + δ from p_n (i = n … 0).
+    """The hybrid chain of Lemma 9 (Esfandiari, Mirrokni & Narayanan 2022): smallest p_i allowed by p_{i+1} ≤ e^ε·p_i +
+    δ from p_n (i = n … 0).
 
     p_i ≥ max(0, (p_{i+1} − δ)·e^{−ε}); returns [p_0, …, p_n].
 
@@ -897,7 +919,8 @@ def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np
 
 
 def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: float, r: float = 1.0) -> float:
-    """Theorem 7 of 003 (shape, O-constants set to 1): min{ r√(d/m), r√d·log(d/δ)·√log(1/δ)·√log(dn/α)/(εn√m) }."""
+    """Theorem 7 of Esfandiari, Mirrokni & Narayanan 2022 (shape, O-constants set to 1): min{ r√(d/m),
+    r√d·log(d/δ)·√log(1/δ)·√log(dn/α)/(εn√m) }."""
     n, m, d, eps, delta, alpha, r = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, delta=delta, alpha=alpha, r=r)
     a = r * math.sqrt(d / m)
     # logs of quotients as differences (d/δ, 1/δ, dn/α overflow for subnormal δ, α); b = inf just loses the min
@@ -909,18 +932,18 @@ def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: 
 
 
 def corollary8_error(n: int, m: int, d: int, epsilon: float, r: float = 1.0) -> float:
-    """Corollary 8 of 003 (logs and constants dropped): r·(√d/(εn√m) + 1/√(mn))."""
+    """Corollary 8 of Esfandiari, Mirrokni & Narayanan 2022 (logs and constants dropped): r·(√d/(εn√m) + 1/√(mn))."""
     n, m, d, eps, r = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, r=r)
     return _limits.evaluate(lambda: r * (math.sqrt(d) / (eps * n * math.sqrt(m)) + 1 / math.sqrt(m * n)),
                             "the error bound", n=n, m=m, d=d, epsilon=epsilon, r=r)
 
 
 def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
-    """Proposition 27 of 003: with a κ fraction of users corrupted no estimator beats r·κ/√m (up to constants),
-    even without privacy.
+    """Proposition 27 of Esfandiari, Mirrokni & Narayanan 2022: with a κ fraction of users corrupted no estimator beats
+    r·κ/√m (up to constants), even without privacy.
 
-    The proof's two laws (mass ½ ± κ/√m on ±v) have means 4κ/√m apart, not the printed "2κ/√m" (digest 003 §7
-    item 7); the constant is dropped here either way.
+    The proof's two laws (mass ½ ± κ/√m on ±v) have means 4κ/√m apart, not the printed "2κ/√m" (digest of Esfandiari,
+    Mirrokni & Narayanan 2022, §7 item 7); the constant is dropped here either way.
 
     >>> robust_floor(0.25, 100)
     0.025
@@ -932,8 +955,8 @@ def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
 
 
 def theorem7_guarantee(m: int, d: int, r: float = 1.0, markov_factor: float = 10.0) -> float:
-    """The error radius r′(1 + √d), r′ = c·r/√m, of DP-Estimate-User (003, Theorem 7 with Proposition 14; c = 10,
-    the Markov constant of Theorem 7's proof, as in :func:`dp_estimate_user`).
+    """The error radius r′(1 + √d), r′ = c·r/√m, of DP-Estimate-User (Esfandiari, Mirrokni & Narayanan 2022, Theorem 7
+    with Proposition 14; c = 10, the Markov constant of Theorem 7's proof, as in :func:`dp_estimate_user`).
 
     >>> round(theorem7_guarantee(100, 2), 4)
     2.4142
@@ -944,8 +967,9 @@ def theorem7_guarantee(m: int, d: int, r: float = 1.0, markov_factor: float = 10
 
 
 def corollary8_samples(n, d: int, epsilon: float, error: float, r: float = 1.0):
-    """Samples per user needed for ℓ₂ error a by Corollary 8 of 003 (constants and logs dropped), at least one:
-    m = max{r²d/(ε²n²a²), r²/(na²), 1} — :func:`corollary8_error` solved for m term by term.
+    """Samples per user needed for ℓ₂ error a by Corollary 8 of Esfandiari, Mirrokni & Narayanan 2022 (constants and
+    logs dropped), at least one: m = max{r²d/(ε²n²a²), r²/(na²), 1} — :func:`corollary8_error` solved for m term by
+    term.
 
     ``n`` broadcasts (real numbers ≥ 1, for curves over n); a float for scalar n.
 
@@ -1006,8 +1030,8 @@ def _algorithm_a_original(key: _NeighboursKey) -> AlgorithmA2D:
 
 def algorithm_a_neighbours_2d(n: int, move: float, epsilon: float, delta: float, *, r: float = 1.0,
                               resolution: int = 70, spread: float = 0.35, seed: int = 3):
-    """Algorithm A (003) in 2-D on n user means x_i ~ N(0, spread²I) (seeded) and on the neighbour x′ whose last
-    user is moved by ``move`` along the first axis (lesson 05, "inside Algorithm A").
+    """Algorithm A (Esfandiari, Mirrokni & Narayanan 2022) in 2-D on n user means x_i ~ N(0, spread²I) (seeded) and on
+    the neighbour x′ whose last user is moved by ``move`` along the first axis (lesson 05, "inside Algorithm A").
 
     Returns
     -------
@@ -1038,8 +1062,8 @@ _ROBUSTNESS_CACHE: OrderedDict = OrderedDict()
 def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2, r: float = 1.0,
                      delta: float = 1e-6, runs: int = 3, center: float = 0.5, magnitude: float = 20.0,
                      seed: int = 27, progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Median ℓ₂ error against the fraction κ of corrupted users: :func:`dp_estimate_user` (003, Theorem 7) and the
-    plain mean of user means (lesson 05, "corrupted users").
+    """Median ℓ₂ error against the fraction κ of corrupted users: :func:`dp_estimate_user` (Esfandiari,
+    Mirrokni & Narayanan 2022, Theorem 7) and the plain mean of user means (lesson 05, "corrupted users").
 
     For each κ, ``runs`` datasets of n exact Gaussian user means (centre ``center`` in every coordinate, covariance
     r²/(dm)·I, i.e. E‖X̄ − µ‖² = r²/m) are corrupted by :func:`corrupt_users` (``magnitude`` away); each user is

@@ -10,7 +10,7 @@ cost 2·10⁶ draws, not 2·10⁸:
 * ``"heavy"`` — symmetric α-stable samples (α = 1.5, location μ, scale σ; infinite variance): the mean of m iid
   copies is α-stable with scale σ·m^{1/α − 1} (stability), drawn by Chambers–Mallows–Stuck (1976);
 * ``"heterogeneous"`` — ±B samples, user u with its own P_u(+B) = p₀ + Δ·U_u, U_u ~ Unif(−1, 1) (clipped to
-  [0, 1]), so ‖P_u − P₀‖_TV ≤ Δ (assumption A1 of 004); the target is P₀'s mean μ.
+  [0, 1]), so ‖P_u − P₀‖_TV ≤ Δ (assumption A1 of Levy et al. 2021); the target is P₀'s mean μ.
 
 :func:`simulate_errors` runs estimators on the same data and returns estimate − μ per trial.
 """
@@ -202,10 +202,10 @@ def simulate_errors(population: Population, n: int, m: int, epsilon: float, *, t
     * ``"naive_gaussian"`` — same + N(0, σ²), σ = (2B/n)√(2ln(1.25/δ))/ε ((ε, δ)-DP, Dwork & Roth Thm A.1);
     * ``"group_laplace"`` — item-level Laplace at ε/m on the nm clipped samples (group privacy); same law as
       naive_laplace on bounded kinds (a different draw);
-    * ``"winsorized"`` — Algorithm 1 of 004 on the X_u with radius ``tau`` (``"safe"`` default, ``"paper"`` or a
-      number), ε-DP;
+    * ``"winsorized"`` — Algorithm 1 of Levy et al. 2021 on the X_u with radius ``tau`` (``"safe"`` default, ``"paper"``
+      or a number), ε-DP;
     * ``"oracle_clip"`` — clip X_u to [μ − τ, μ + τ] around the TRUE mean + Lap(2τ/(nε)): not private w.r.t. the
-      centre (digest 004 §2.12), isolates the 1/√m effect.
+      centre (digest of Levy et al. 2021, §2.12), isolates the 1/√m effect.
 
     Returns
     -------
@@ -296,11 +296,12 @@ def mse_table(population: Population, n: int, ms, epsilon: float, **kwargs) -> d
 
 def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, trials: int = 100,
               rng=None) -> dict[str, np.ndarray]:
-    """Bias², variance, MSE and clipped fraction of Algorithm 1 (004) as the radius τ varies (same data for all τ).
+    """Bias², variance, MSE and clipped fraction of Algorithm 1 (Levy et al. 2021) as the radius τ varies (same data for
+    all τ).
 
     Returns arrays over ``taus``: ``bias2`` (mean error)², ``variance`` (error variance), ``mse``, ``clipped``
-    (average fraction of users clipped) and ``noise`` = 128τ²/(n²ε²) (the Laplace part, Thm 1 of 004). Monte Carlo
-    over ``trials`` datasets: an approximation (say so on figures).
+    (average fraction of users clipped) and ``noise`` = 128τ²/(n²ε²) (the Laplace part, Thm 1 of Levy et al. 2021).
+    Monte Carlo over ``trials`` datasets: an approximation (say so on figures).
 
     >>> out = tau_sweep(Population(), 200, 20, 1.0, [0.1, 1.0], trials=10, rng=0)
     >>> sorted(out)
@@ -375,7 +376,8 @@ def _common_user_means(population: Population, n: int, ms: tuple[int, ...], tria
 
 def mse_against_m(population: Population, n: int, ms, epsilon: float, *, tau="safe", gamma: float = 0.01,
                   trials: int = 60, seed: int = 505, noise_seed: int = 7) -> tuple[dict, dict, float]:
-    """MSE against m of the non-private mean, naive Laplace (noise 2B/(nε)) and Algorithm 1 of 004, simulated on
+    """MSE against m of the non-private mean, naive Laplace (noise 2B/(nε)) and Algorithm 1 of Levy et al. 2021,
+    simulated on
     :func:`common_user_means` and by formula (lesson 05, "winsorized vs naive").
 
     The noise of every estimator and m is drawn in order from one generator seeded with ``noise_seed``.

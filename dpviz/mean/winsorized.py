@@ -1,13 +1,13 @@
-"""Winsorized mean estimation (004: Levy et al., "Learning with User-Level Privacy", §3 and Appendix D).
+"""Winsorized mean estimation (Levy et al. 2021: Levy et al., "Learning with User-Level Privacy", §3 and Appendix D).
 
-* :func:`private_range` — Algorithm 6 (PrivateRange, after Feldman–Steinke 2017): an ε-DP exponential mechanism
+* :func:`private_range` — Algorithm 6 (PrivateRange, after Feldman & Steinke 2017): an ε-DP exponential mechanism
   that picks a bin midpoint μ̂ near the median of the binned data and returns [μ̂ − 2τ, μ̂ + 2τ].
 * :func:`winsorized_mean_1d` — Algorithm 1 (WME): PrivateRange at ε/2, clip to the range, add Lap(8τ/(nε)).
 * :func:`winsorized_mean_highd` — Algorithm 2: randomized Hadamard rotation, then Algorithm 1 per rotated coordinate
   at ε′ = ε/√(8 d log(1/δ)), τ′ = 10τ√(log(dn/γ)/d), range √d·B; (ε, δ)-DP by advanced composition.
 * :func:`user_level_mean` — Corollary 1 (user averages as items); :func:`subgaussian_mean` — Corollary 5;
   :func:`answer_adaptive_queries` — Theorem 10.
-The τ presets and every closed form of 004 (variances, β's of Theorems 1, 2, 10, the Corollary 1 bound, the
+The τ presets and every closed form of Levy et al. 2021 (variances, β's of Theorems 1, 2, 10, the Corollary 1 bound, the
 fixed-n floor of Theorem 8) are in :mod:`dpviz.mean.bounds`.
 
 Everything here is exact sampling (no Monte Carlo inside a privacy argument). Data outside the stated domain
@@ -49,10 +49,10 @@ __all__ = [
 
 @dataclass(frozen=True)
 class RangeBins:
-    """The bins of Algorithm 6 (004): l = ⌈B/τ⌉ bins of width 2τ tiling [−B, B] (the last one shorter).
+    """The bins of Algorithm 6 (Levy et al. 2021): l = ⌈B/τ⌉ bins of width 2τ tiling [−B, B] (the last one shorter).
 
-    Footnote 9 of 004 writes the last length as "2B − (t−1)τ"; the consistent reading is 2B − 2(l−1)τ
-    (digest 004 §2.1). ``midpoints[j]`` is the centre of bin j.
+    Footnote 9 of Levy et al. 2021 writes the last length as "2B − (t−1)τ"; the consistent reading is 2B − 2(l−1)τ
+    (digest of Levy et al. 2021, §2.1). ``midpoints[j]`` is the centre of bin j.
     """
 
     tau: float
@@ -123,7 +123,7 @@ class RangeBins:
 
 
 def range_bins(tau: float, bound: float) -> RangeBins:
-    """The bins used by :func:`private_range` (Algorithm 6 of 004, step 1).
+    """The bins used by :func:`private_range` (Algorithm 6 of Levy et al. 2021, step 1).
 
     >>> range_bins(0.3, 1.0).count
     4
@@ -164,7 +164,7 @@ def _costs(counts: np.ndarray) -> np.ndarray:
 
 
 def private_range_probabilities(values, epsilon: float, tau: float, bound: float) -> tuple[np.ndarray, np.ndarray]:
-    """Exact selection law of Algorithm 6 (004): P(μ̂ = x) = exp(−ε c(x)/2) / Σ_{x′} exp(−ε c(x′)/2).
+    """Exact selection law of Algorithm 6 (Levy et al. 2021): P(μ̂ = x) = exp(−ε c(x)/2) / Σ_{x′} exp(−ε c(x′)/2).
 
     c(x) = max(#{i : X′_i < x}, #{i : X′_i > x}) with X′_i the midpoint nearest to X_i; c has sensitivity 1 under
     replacing one X_i, so the selection is ε-DP (exponential mechanism, McSherry & Talwar 2007).
@@ -205,7 +205,8 @@ def _sample_bin_segments(idx: np.ndarray, ell: int, eps: float, g: np.random.Gen
     """One row: exact sampling in O(n log n) whatever ℓ, using that c is constant between occupied bins.
 
     Segments: each occupied bin (size 1), each gap between consecutive occupied bins, and the two outer gaps
-    (cost n). Pick a segment with weight size·exp(−εc/2), then a uniform bin inside it (digest 004 §2.1 [impl]).
+    (cost n). Pick a segment with weight size·exp(−εc/2), then a uniform bin inside it (digest of Levy et al. 2021, §2.1
+    [impl]).
     """
     n = idx.shape[0]
     u, cnt = np.unique(idx, return_counts=True)
@@ -238,13 +239,13 @@ def _private_range_rows(rows: np.ndarray, eps: float, tau: float, bound: float, 
 
 def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
                   half_width_factor: float = 2.0) -> tuple[float, float]:
-    """Algorithm 6 of 004 (PrivateRange): ε-DP interval [μ̂ − 2τ, μ̂ + 2τ] around an approximate median.
+    """Algorithm 6 of Levy et al. 2021 (PrivateRange): ε-DP interval [μ̂ − 2τ, μ̂ + 2τ] around an approximate median.
 
     Bins of width 2τ tile [−B, B] (l = ⌈B/τ⌉; footnote 9's last-bin length read as 2B − 2(l−1)τ); each value is
     replaced by the nearest midpoint X′_i (step 2: "min" read as argmin; with a short last bin this is not always
     the value's own bin, see :meth:`RangeBins.index`); μ̂ is drawn with
     P(μ̂ = x) ∝ exp(−ε·c(x)/2), c(x) = max(#{X′_i < x}, #{X′_i > x}) (see :func:`private_range_probabilities`).
-    Sampling is exact in O(n log n) whatever l (segments of constant cost, digest 004 §2.1).
+    Sampling is exact in O(n log n) whatever l (segments of constant cost, digest of Levy et al. 2021, §2.1).
 
     Parameters
     ----------
@@ -258,8 +259,8 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
         B > 0 (public).
     rng : Generator or int, optional
     half_width_factor : float
-        Interval is [μ̂ − hτ, μ̂ + hτ]; the paper's h = 2 (width 4τ). h = 3 is the "safe" variant of digest 004
-        pitfall P2 (width 4τ can clip data that is τ-concentrated).
+        Interval is [μ̂ − hτ, μ̂ + hτ]; the paper's h = 2 (width 4τ). h = 3 is the "safe" variant of digest of
+        Levy et al. 2021, pitfall P2 (width 4τ can clip data that is τ-concentrated).
 
     Returns
     -------
@@ -272,8 +273,9 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
 
     Notes
     -----
-    Utility (004 Thm 1 proof, citing Feldman–Steinke Thm 3.1): outputs a (1/4, 3/4)-quantile of {X′_i} w.p.
-    ≥ 1 − (B/τ)e^{−nε/8} — with the budget PrivateRange receives; see digest 004 pitfall P3 on this exponent.
+    Utility (Levy et al. 2021, Thm 1 proof, citing Feldman & Steinke 2017 Thm 3.1): outputs a (1/4, 3/4)-quantile of
+    {X′_i} w.p. ≥ 1 − (B/τ)e^{−nε/8} — with the budget PrivateRange receives; see digest of Levy et al. 2021, pitfall P3
+    on this exponent.
 
     Examples
     --------
@@ -293,7 +295,7 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
 
 @dataclass(frozen=True)
 class WMEResult:
-    """Everything Algorithm 1 of 004 computes on one run (for figures and diagnostics)."""
+    """Everything Algorithm 1 of Levy et al. 2021 computes on one run (for figures and diagnostics)."""
 
     estimate: float
     low: float
@@ -332,14 +334,14 @@ def _wme_rows(rows: np.ndarray, eps: float, tau: float, bound: float, g, h: floa
 
 def winsorized_mean_1d(values, epsilon: float, tau: float, bound: float, *, rng=None,
                        half_width_factor: float = 2.0) -> float:
-    """Algorithm 1 of 004 (WinsorizedMean1D, "WME"): ε-DP mean = clip to PrivateRange + Lap(8τ/(nε)).
+    """Algorithm 1 of Levy et al. 2021 (WinsorizedMean1D, "WME"): ε-DP mean = clip to PrivateRange + Lap(8τ/(nε)).
 
     1. [a, b] = PrivateRange(X, ε/2, τ, B) (Algorithm 6), |b − a| = 4τ;
     2. μ̄ = (1/n)·Σ_i Π_[a,b](X_i) + ξ with ξ ~ Lap(8τ/(nε)) (scale; variance 128τ²/(n²ε²)).
 
-    Privacy (Thm 1 of 004): ε-DP for any data — PrivateRange spends ε/2 and the clipped mean has sensitivity
-    4τ/n, so Laplace with scale (4τ/n)/(ε/2) spends the other ε/2. Utility: if X is (τ, γ)-concentrated, the output
-    is β-close to (1/n)ΣX_i + Lap(8τ/(nε)) with β = min{1, γ + (B/τ)e^{−nε/8}} (:func:`theorem1_beta`).
+    Privacy (Thm 1 of Levy et al. 2021): ε-DP for any data — PrivateRange spends ε/2 and the clipped mean has
+    sensitivity 4τ/n, so Laplace with scale (4τ/n)/(ε/2) spends the other ε/2. Utility: if X is (τ, γ)-concentrated, the
+    output is β-close to (1/n)ΣX_i + Lap(8τ/(nε)) with β = min{1, γ + (B/τ)e^{−nε/8}} (:func:`theorem1_beta`).
 
     Parameters
     ----------
@@ -349,8 +351,8 @@ def winsorized_mean_1d(values, epsilon: float, tau: float, bound: float, *, rng=
         ε > 0, concentration radius τ > 0, range B > 0 (all public).
     rng : Generator or int, optional
     half_width_factor : float
-        2 (paper, interval width 4τ, Laplace scale 8τ/(nε)); 3 is the safe variant of digest 004 pitfall P2
-        (Laplace scale 12τ/(nε)).
+        2 (paper, interval width 4τ, Laplace scale 8τ/(nε)); 3 is the safe variant of digest of Levy et al. 2021,
+        pitfall P2 (Laplace scale 12τ/(nε)).
 
     Returns
     -------
@@ -395,7 +397,7 @@ def _points_2d(points, bound, name="points") -> np.ndarray:
 def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, bound: float, *,
                           gamma: float | None = None, rng=None, rotation: HadamardRotation | None = None,
                           half_width_factor: float = 2.0) -> np.ndarray:
-    """Algorithm 2 of 004 (WinsorizedMeanHighD): (ε, δ)-DP mean of n vectors, error ∝ τ (ℓ₂ radius), not B.
+    """Algorithm 2 of Levy et al. 2021 (WinsorizedMeanHighD): (ε, δ)-DP mean of n vectors, error ∝ τ (ℓ₂ radius), not B.
 
     1. D = diag(ω), ω ~ Unif{±1}^d (fresh, data-independent); U = d^{-1/2}·H·D; Y_i = U·X_i (zero-padded to
        d = 2^⌈log₂ d⌉);
@@ -403,10 +405,10 @@ def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, boun
     3. Ȳ(j) = WinsorizedMean1D({Y_i(j)}, ε′, τ′, √d·B) for each coordinate j (:func:`winsorized_mean_1d`);
     4. return U⁻¹·Ȳ (padded coordinates dropped).
 
-    Privacy (Thm 2 of 004): (ε, δ)-DP by advanced composition (Dwork–Rothblum–Vadhan 2010, Thm III.3) over the d
-    pure-ε′ coordinates: ε/2 + dε′(e^{ε′} − 1) ≤ ε roughly when ε ≤ 4 log(1/δ) (digest 004 §2.0). Utility: if X is
-    (τ, γ)-concentrated in ℓ₂ the output is β-close (:func:`theorem2_beta`) to the sample mean plus isotropic
-    Laplace noise of total variance c₀·dτ²log(dn/γ)log(1/δ)/(n²ε²), c₀ = 102,400 exactly
+    Privacy (Thm 2 of Levy et al. 2021): (ε, δ)-DP by advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3)
+    over the d pure-ε′ coordinates: ε/2 + dε′(e^{ε′} − 1) ≤ ε roughly when ε ≤ 4 log(1/δ) (digest of
+    Levy et al. 2021, §2.0). Utility: if X is (τ, γ)-concentrated in ℓ₂ the output is β-close (:func:`theorem2_beta`) to
+    the sample mean plus isotropic Laplace noise of total variance c₀·dτ²log(dn/γ)log(1/δ)/(n²ε²), c₀ = 102,400 exactly
     (:func:`wme_highd_noise_variance`).
 
     Parameters
@@ -481,9 +483,9 @@ def _resolve_tau(tau, bound, m, n, gamma, d, means, center=None):
 
 def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.01, tau="safe", rng=None,
                        center=None, half_width_factor: float = 2.0, project: bool = True) -> float:
-    """User-level ε-DP mean in 1-D: each user's average, then Algorithm 1 of 004 with τ from a preset.
+    """User-level ε-DP mean in 1-D: each user's average, then Algorithm 1 of Levy et al. 2021 with τ from a preset.
 
-    The 1-D case of Corollary 1 (004) run with the pure-DP Algorithm 1 directly (no rotation, no δ needed).
+    The 1-D case of Corollary 1 (Levy et al. 2021) run with the pure-DP Algorithm 1 directly (no rotation, no δ needed).
     Noise variance 128τ²/(n²ε²) with τ ∝ B/√m: the privacy cost falls as 1/m in MSE.
 
     Parameters
@@ -495,11 +497,11 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
         Failure probability γ in the radius formula.
     tau : {"safe", "paper", "oracle"} or float
         Default ``"safe"`` (:func:`tau_safe`, Hoeffding: it really covers the user means w.p. ≥ 1 − γ);
-        ``"paper"`` is 004's formula (:func:`tau_paper`, can under-cover, pitfall P7); ``"oracle"`` uses the true
-        ``center`` and the data (non-private, teaching only).
+        ``"paper"`` is Levy et al. 2021's formula (:func:`tau_paper`, can under-cover, pitfall P7); ``"oracle"`` uses
+        the true ``center`` and the data (non-private, teaching only).
     project : bool
-        Clip the estimate to [−B, B] (default; free post-processing, digest 004 pitfall P12: Laplace noise is
-        unbounded, and Corollary 1's "+βB²" term assumes a bounded output).
+        Clip the estimate to [−B, B] (default; free post-processing, digest of Levy et al. 2021, pitfall P12: Laplace
+        noise is unbounded, and Corollary 1's "+βB²" term assumes a bounded output).
 
     >>> data = np.random.default_rng(0).choice([-1.0, 1.0], size=(2000, 50))
     >>> abs(user_level_mean_1d(data, 1.0, 1.0, rng=1)) < 0.05
@@ -517,7 +519,7 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
 def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: float | None = None,
                     tau="safe", rng=None, center=None, half_width_factor: float = 2.0,
                     project: bool = True) -> np.ndarray:
-    """Corollary 1 of 004: user-level (ε, δ)-DP mean of an ℓ₂-bounded distribution.
+    """Corollary 1 of Levy et al. 2021: user-level (ε, δ)-DP mean of an ℓ₂-bounded distribution.
 
     X_u = (1/m)Σ_j Z_j^(u) (each user's average is one item), then Algorithm 2 (:func:`winsorized_mean_highd`)
     with radius τ. With the paper's τ = B√(log(2n/γ)/(2m)):
@@ -532,11 +534,12 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
         Default: the paper's α = γ = c₀d/(3mn²ε²) (capped at 0.5).
     tau : {"safe", "paper", "oracle"} or float
         Default ``"safe"`` = McDiarmid (B/√m)(1 + √(8 log(n/γ))) for d > 1 (Hoeffding for d = 1): it makes the
-        concentration premise true; 004's own radius under-covers (digest pitfall P7). ``"oracle"`` needs
+        concentration premise true; Levy et al. 2021's own radius under-covers (digest pitfall P7). ``"oracle"`` needs
         ``center`` and is not private.
     project : bool
         Project the estimate onto the domain B₂(0, B) (default; free post-processing). The "+βB²" term of the
-        bound assumes a bounded output, but Algorithm 2's Laplace noise is not (digest 004 pitfall P12).
+        bound assumes a bounded output, but Algorithm 2's Laplace noise is not (digest of Levy et al. 2021, pitfall
+        P12).
 
     Returns
     -------
@@ -557,7 +560,7 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
 
 def subgaussian_mean(points, epsilon: float, delta: float, sigma: float, bound: float, *,
                      gamma: float = 0.01, rng=None) -> np.ndarray:
-    """Corollary 5 of 004: (ε, δ)-DP mean of n iid σ-sub-Gaussian vectors on [−B, B]^d.
+    """Corollary 5 of Levy et al. 2021: (ε, δ)-DP mean of n iid σ-sub-Gaussian vectors on [−B, B]^d.
 
     Algorithm 2 with τ = σ√(d·log(2n/γ)) (:func:`tau_subgaussian`); MSE Õ(dσ²/n + d²σ²/(n²ε²)) once
     n ≳ √(d log(1/δ))/ε·log(B(dn + n²ε²)/σ) (tight up to logs, Cai–Wang–Zhang).
@@ -578,7 +581,7 @@ def subgaussian_mean(points, epsilon: float, delta: float, sigma: float, bound: 
 def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarray]], Callable], K: int,
                             epsilon: float, delta: float, tau: float, bound: float, *, gamma: float = 0.01,
                             rng=None) -> list[np.ndarray]:
-    """Theorem 10 of 004: answer K adaptively chosen vector queries with (ε, δ)-DP overall.
+    """Theorem 10 of Levy et al. 2021: answer K adaptively chosen vector queries with (ε, δ)-DP overall.
 
     For k = 1..K: φ_k = choose_query(k, answers so far); v_k = WinsorizedMeanHighD({φ_k(Z_i)}, ε₀, δ₀, τ, B, γ/K)
     with (ε₀, δ₀) from :func:`theorem10_budget`; strong composition over the K calls gives (ε, δ).
@@ -591,7 +594,7 @@ def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarr
         ``choose_query(k, answers) -> phi`` with ``phi(data) -> array (n, d)`` of values in [−B, B]^d.
     K : int
     epsilon, delta, tau, bound, gamma : float
-        τ is the uniform concentration radius of the query class (Definition 3 of 004), public.
+        τ is the uniform concentration radius of the query class (Definition 3 of Levy et al. 2021), public.
 
     Returns
     -------

@@ -26,7 +26,7 @@ Each mechanism is a frozen dataclass validated in ``__post_init__`` with
 Layout (one home per formula): :mod:`~dpviz.mechanisms.gaussian` (the Balle–Wang profile, its inverse and the
 Gaussian calibrations), :mod:`~dpviz.mechanisms.laplace`, :mod:`~dpviz.mechanisms.randomized_response`,
 :mod:`~dpviz.mechanisms.discrete` (discrete Laplace, discrete Gaussian, truncated discrete Laplace),
-:mod:`~dpviz.mechanisms.samplers` (CKS 2020 exact samplers), :mod:`~dpviz.mechanisms.exponential`,
+:mod:`~dpviz.mechanisms.samplers` (Canonne, Kamath & Steinke 2020 exact samplers), :mod:`~dpviz.mechanisms.exponential`,
 :mod:`~dpviz.mechanisms.loss` (:class:`PrivacyLossDistribution`), :mod:`~dpviz.mechanisms._base`. Argument
 helpers live in :mod:`dpviz._validation`, monotone inversion in :mod:`dpviz._inverse`.
 """

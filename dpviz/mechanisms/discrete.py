@@ -164,7 +164,8 @@ def _dg_log_normaliser(sigma: float) -> float:
 @dataclasses.dataclass(frozen=True)
 class DiscreteGaussian(_Mechanism):
     """Discrete Gaussian mechanism M(x) = x + Y, P[Y = k] = e^{−k²/(2σ²)}/Z on ℤ (Canonne, Kamath & Steinke
-    2020, Def. 1). ρ = Δ²/(2σ²)-zCDP (CKS 2020, Thm 14); ``pure_epsilon`` = inf; integer sensitivity Δ.
+    2020, Def. 1). ρ = Δ²/(2σ²)-zCDP (Canonne, Kamath & Steinke 2020, Thm 14); ``pure_epsilon`` = inf; integer
+    sensitivity Δ.
 
     Exact profile: with loss L(k) = (Δ² − 2Δk)/(2σ²) of output k (x = 0, x′ = Δ),
 
@@ -187,7 +188,7 @@ class DiscreteGaussian(_Mechanism):
 
     @property
     def rho(self) -> float:
-        """ρ = Δ²/(2σ²): the mechanism is ρ-zCDP (CKS 2020, Thm 14)."""
+        """ρ = Δ²/(2σ²): the mechanism is ρ-zCDP (Canonne, Kamath & Steinke 2020, Thm 14)."""
         return _rho(self.sensitivity, self.sigma)
 
     @property
@@ -232,7 +233,7 @@ class DiscreteGaussian(_Mechanism):
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε ≥ 0 with δ(ε) ≤ delta (Brent root find on the exact profile; bracket doubled from the
-        zCDP bound ρ + 2√(ρ ln(1/δ)), CKS 2020 Thm 14 + Bun & Steinke 2016 Prop. 1.3)."""
+        zCDP bound ρ + 2√(ρ ln(1/δ)), Canonne, Kamath & Steinke 2020 Thm 14 + Bun & Steinke 2016 Prop. 1.3)."""
         d = check_delta(delta)
         if d == 0.0:
             return math.inf
@@ -275,7 +276,7 @@ class DiscreteGaussian(_Mechanism):
 
 
 def tdlap_kappa(epsilon: float, delta: float) -> int:
-    """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (natural log; Definition 8 of 000_eed7e3c6d3636c79, "User-level DP with few
+    """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (natural log; Definition 8 of Ghazi et al. 2023, "User-level DP with few
     examples per user").
 
     >>> tdlap_kappa(1.0, 1e-5)
@@ -296,11 +297,11 @@ _MAX_KAPPA = 2**53
 
 @dataclasses.dataclass(frozen=True)
 class TruncatedDiscreteLaplace(_Mechanism):
-    """Shifted truncated discrete Laplace TDLap(ε, δ) (Definition 8 of 000_eed7e3c6d3636c79.txt): support
+    """Shifted truncated discrete Laplace TDLap(ε, δ) (Definition 8 of Ghazi et al. 2023): support
     {0, 1, …, 2κ} (2κ + 1 points, inclusive), pmf ∝ e^{−ε|r − κ|}, κ = 1 + ⌈ln(1/δ)/ε⌉ (natural log).
 
-    **κ convention.** κ is computed from the (ε, δ) *given to this class*. Algorithm 1 (DelStab) of 000 calls it with
-    ε̄ = ε/3 and δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), the value the privacy proof (Lemma 18) needs; the printed
+    **κ convention.** κ is computed from the (ε, δ) *given to this class*. Algorithm 1 (DelStab) of Ghazi et al. 2023
+    calls it with ε̄ = ε/3 and δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), the value the privacy proof (Lemma 18) needs; the printed
     δ/(e^{2ε̄} + e^{ε} + 2) mixes ε̄ and ε and is smaller, hence also valid (digest pitfall 6). So the caller passes
     ``TruncatedDiscreteLaplace(eps_bar, delta_bar)``; nothing here rescales.
 

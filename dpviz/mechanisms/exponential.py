@@ -12,7 +12,7 @@ from dpviz._validation import as_rng, check_positive, check_real_array
 def exponential_mechanism_probabilities(scores, epsilon: float, sensitivity: float = 1.0) -> np.ndarray:
     """P(i) = exp(ε u_i/(2Δ)) / Σ_j exp(ε u_j/(2Δ)) for utilities u (higher is better) (McSherry & Talwar 2007;
     Dwork & Roth 2014, Def. 3.4). Computed with a log-sum-exp (``scipy.special.softmax``), exact to rounding.
-    (000's Theorem 9 writes the same with losses: exp(−ε·scr/(2Δ)).)
+    (Theorem 9 of Ghazi et al. 2023 writes the same with losses: exp(−ε·scr/(2Δ)).)
 
     >>> exponential_mechanism_probabilities([0.0, 0.0], 1.0).tolist()
     [0.5, 0.5]

@@ -28,8 +28,8 @@ from dpviz.mechanisms.loss import PrivacyLossDistribution
 class Laplace(_Mechanism):
     """Laplace mechanism M(x) = x + Lap(b), density e^{−|y−x|/b}/(2b) (Dwork & Roth 2014, Def. 3.3, Thm 3.6).
 
-    ``pure_epsilon`` ε₀ = Δ/b. Exact profile (hockey-stick of two shifted Laplace laws; e.g. Balle et al. 2018,
-    "Privacy amplification by subsampling", §5; Koskela et al. 2021):
+    ``pure_epsilon`` ε₀ = Δ/b. Exact profile (hockey-stick of two shifted Laplace laws; e.g. Balle,
+    Barthe & Gaboardi 2018, "Privacy amplification by subsampling", §5; Koskela et al. 2021):
 
         δ(ε) = max(0, 1 − e^{(ε−ε₀)/2}),   inverse ε(δ) = max(0, ε₀ + 2 ln(1 − δ)).
 

@@ -64,7 +64,7 @@ def _bern_exp_small(g: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def _geometric_exp1(n: int, rng) -> np.ndarray:
     """V ~ Geometric with P[V = v] = (1 − e^{−1}) e^{−v}: count Bernoulli(e^{−1}) successes before the first failure
-    (CKS 2020, Algorithm 2, step 6)."""
+    (Canonne, Kamath & Steinke 2020, Algorithm 2, step 6)."""
     v = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
     while active.size:

@@ -1,4 +1,4 @@
-"""Lesson 04 "Few examples per user": the bounds of Ghazi et al. 2023 (paper 000) and their moving parts.
+"""Lesson 04 "Few examples per user": the bounds of Ghazi et al. 2023 and their moving parts.
 
 Panels (no-argument constructors, working defaults):
 
@@ -62,7 +62,7 @@ def _rows():
 
 
 class UsersNeededPanel(Panel):
-    """Users needed against m (log–log) for the rows of Tables 1 and 2 of 000."""
+    """Users needed against m (log–log) for the rows of Tables 1 and 2 of Ghazi et al. 2023."""
 
     title = "How many users? Tables 1 and 2 as curves"
     intro = ("Pick a row of the paper's tables. Each term of the user-level bound is drawn separately; the thick "
@@ -112,7 +112,8 @@ class UsersNeededPanel(Panel):
 
 
 class GenericTransformationPanel(Panel):
-    """Corollary 3 and Theorems 10/11 of 000 against naive group privacy, and the item-level budget they need."""
+    """Corollary 3 and Theorems 10/11 of Ghazi et al. 2023 against naive group privacy, and the item-level budget they
+    need."""
 
     title = "The generic transformation against group privacy"
     intro = ("Any (ε, δ)-item-level algorithm can be turned into a user-level one (Theorem 10). Its privacy term "
@@ -152,7 +153,7 @@ class GenericTransformationPanel(Panel):
 
 
 class PTRPricePanel(Panel):
-    """ε̄, δ̄, κ, the 4κ discarded users and the TDLap pmf of Algorithm 1 of 000."""
+    """ε̄, δ̄, κ, the 4κ discarded users and the TDLap pmf of Algorithm 1 of Ghazi et al. 2023."""
 
     title = "The price of propose–test–release"
     intro = ("Algorithm 1 (DelStab) splits the budget (ε̄ = ε/3), draws how many users to delete from a truncated "
@@ -186,7 +187,8 @@ class PTRPricePanel(Panel):
 
 
 class DelStabToyPanel(Panel):
-    """DelStab (Algorithm 1 of 000) run exactly on the noisy-count toy; the (ε, δ) check on two neighbours."""
+    """DelStab (Algorithm 1 of Ghazi et al. 2023) run exactly on the noisy-count toy; the (ε, δ) check on two
+    neighbours."""
 
     title = "DelStab on a toy: test, then release"
     #: exact but combinatorial (types of deleted users): up to ~0.3 s at the largest settings, so it runs on release
@@ -275,7 +277,8 @@ class SqrtMPanel(Panel):
 
 
 class ThresholdLearnerPanel(Panel):
-    """The user-level realizable PAC learner (ALG-8 of 000) on 1-D thresholds: simulated error against n and m."""
+    """The user-level realizable PAC learner (ALG-8 of Ghazi et al. 2023) on 1-D thresholds: simulated error against n
+    and m."""
 
     title = "Learning a threshold from users"
     intro = ("Each user holds m labelled points x ∈ {0, …, K−1}, y = 1[x ≥ t*]. The learner scores each threshold by "
@@ -349,7 +352,8 @@ def _users_for_error(n_grid: np.ndarray, err: np.ndarray, target: float) -> floa
 
 
 class ClippingPanel(Panel):
-    """Choosing the clip τ of ClippedPairwiseEM (ALG-9 of 000): clipped user scores against the noise scale."""
+    """Choosing the clip τ of ClippedPairwiseEM (ALG-9 of Ghazi et al. 2023): clipped user scores against the noise
+    scale."""
 
     title = "Clipping each user's score: τ"
     intro = ("To compare hypotheses H and H′, each user sums ψ = 1[H wrong] − 1[H′ wrong] over their m examples and "

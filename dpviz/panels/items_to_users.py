@@ -2,8 +2,10 @@
 
 Panels (each a no-argument constructor with working defaults):
 
-* :class:`NeighboursPanel` — item-level vs user-level neighbours on a small users × examples grid (000, Defs 1–2);
-* :class:`GroupPrivacyCostPanel` — ε·m and the δ blow-up (e^{mε}−1)/(e^{ε}−1) of group privacy (000, Lemma 6);
+* :class:`NeighboursPanel` — item-level vs user-level neighbours on a small users × examples grid (Ghazi et al. 2023,
+  Defs 1–2);
+* :class:`GroupPrivacyCostPanel` — ε·m and the δ blow-up (e^{mε}−1)/(e^{ε}−1) of group privacy (Ghazi et al. 2023,
+  Lemma 6);
 * :class:`BoundingExplorerPanel` — truncation bias vs noise vs total error as the contribution bound k moves, for
   user-level and item-level guarantees, heavy-tailed per-user counts, optimum k marked, with a predict-then-reveal.
 """
@@ -27,7 +29,8 @@ __all__ = ["NeighboursPanel", "GroupPrivacyCostPanel", "BoundingExplorerPanel"]
 
 
 class NeighboursPanel(Panel):
-    """Item-level vs user-level neighbouring datasets drawn on an n × m grid (000, Definitions 1 and 2)."""
+    """Item-level vs user-level neighbouring datasets drawn on an n × m grid (Ghazi et al. 2023, Definitions 1
+    and 2)."""
 
     title = "Neighbouring datasets: one example vs one user"
     intro = ("Rows are users, columns their examples (ratings 1–5). An <b>item-level</b> neighbour replaces one "
@@ -74,7 +77,7 @@ def _power_of_ten(log10_value: float) -> str:
 
 
 class GroupPrivacyCostPanel(Panel):
-    """What group privacy costs as m grows: ε′ = mε and δ′ = δ(e^{mε}−1)/(e^{ε}−1) (000, Lemma 6)."""
+    """What group privacy costs as m grows: ε′ = mε and δ′ = δ(e^{mε}−1)/(e^{ε}−1) (Ghazi et al. 2023, Lemma 6)."""
 
     title = "The price of group privacy"
     intro = ("Take an (ε, δ)-item-level DP algorithm and ask what it guarantees for a user with m examples. "

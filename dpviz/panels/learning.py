@@ -2,7 +2,8 @@
 
 * :class:`LearningRatesPanel` — Thm 4 (upper) vs Thm 5 (lower) vs item-level vs naive, validity shaded (cheap;
   first on the page);
-* :class:`ERMUsersPanel` — users ERM needs: √(dT)/ε (004) against √T/ε (003);
+* :class:`ERMUsersPanel` — users ERM needs: √(dT)/ε (Levy et al. 2021) against √T/ε (Esfandiari,
+  Mirrokni & Narayanan 2022);
 * :class:`PhasedERMPanel` — Algorithm 4's users per phase and λ schedule;
 * :class:`TrainLivePanel` — live training: user-level DP-SGD, naive, example-level and non-private (slow);
 * :class:`HeterogeneityPanel` — when more samples per user stop helping (slow), with a predict-then-reveal.
@@ -41,7 +42,7 @@ def _table(rows) -> str:
 
 
 class LearningRatesPanel(Panel):
-    """Rates explorer: Theorems 4, 5 of 004 against the item-level and naive rates, as n grows."""
+    """Rates explorer: Theorems 4, 5 of Levy et al. 2021 against the item-level and naive rates, as n grows."""
 
     title = "Rates explorer: what user-level privacy costs"
     intro = ("Bounds on the excess risk of a private learner as the number of users n grows. Move m: the user-level "
@@ -81,7 +82,7 @@ class LearningRatesPanel(Panel):
 
 
 class ERMUsersPanel(Panel):
-    """Users ERM needs: 004's √(dT)/ε against 003's √T/ε."""
+    """Users ERM needs: Levy et al. 2021's √(dT)/ε against Esfandiari, Mirrokni & Narayanan 2022's √T/ε."""
 
     title = "How many users does private ERM need?"
     intro = ("Algorithm 3 estimates a d-dimensional gradient privately at each of T steps; its analysis needs "
@@ -111,7 +112,7 @@ class ERMUsersPanel(Panel):
 
 
 class PhasedERMPanel(Panel):
-    """Algorithm 4 of 004: users consumed per phase and the λ schedule."""
+    """Algorithm 4 of Levy et al. 2021: users consumed per phase and the λ schedule."""
 
     title = "Phased ERM: fresh users every phase"
     intro = ("Phased ERM (004 Algorithm 4) solves a regularised ERM on half of the remaining users, then on half "

@@ -1,4 +1,5 @@
-"""Panels of lesson 05 "Means from few users" (004: Levy et al.; 003: Esfandiari, Mirrokni & Narayanan).
+"""Panels of lesson 05 "Means from few users" (Levy et al. 2021: Levy et al.; Esfandiari, Mirrokni & Narayanan 2022:
+Esfandiari, Mirrokni & Narayanan).
 
 Controls and figures only: every number comes from :mod:`dpviz.mean` (the seeded, cached experiments of each panel
 are there too: :func:`~dpviz.mean.mse_against_m`, :func:`~dpviz.mean.tau_knob_sweep`,
@@ -95,7 +96,8 @@ def _prewarm_user_means(n: int) -> None:
 
 
 class WinsorizedVsNaivePanel(Panel):
-    """MSE vs m for non-private, naive Laplace and winsorized means, simulated and by formula (004 Thm 1)."""
+    """MSE vs m for non-private, naive Laplace and winsorized means, simulated and by formula (Levy et al. 2021,
+    Thm 1)."""
 
     title = "Winsorized mean vs naive Laplace: MSE against m"
     intro = ("Each of n users holds m samples in [−1, 1]. The naive mechanism adds noise for a worst-case user "
@@ -144,7 +146,8 @@ class WinsorizedVsNaivePanel(Panel):
 
 
 class TauKnobPanel(Panel):
-    """Bias², noise and MSE as the radius τ moves, with the paper / safe / oracle presets (004, pitfall P7)."""
+    """Bias², noise and MSE as the radius τ moves, with the paper / safe / oracle presets (Levy et al. 2021, pitfall
+    P7)."""
 
     title = "τ is a bias–variance knob"
     intro = ("Too small a radius clips honest users (bias); too large a radius pays noise ∝ τ². Slide τ and compare "
@@ -213,7 +216,8 @@ class FixedBudgetPanel(Panel):
 
 
 class IsoAccuracyPanel(Panel):
-    """Iso-accuracy curves in (n, m) with the walls of Lemma 9 (003) and √d·ln(1/δ)/ε (004); error vs d."""
+    """Iso-accuracy curves in (n, m) with the walls of Lemma 9 (Esfandiari, Mirrokni & Narayanan 2022) and √d·ln(1/δ)/ε
+    (Levy et al. 2021); error vs d."""
 
     title = "How many users, how many samples? Iso-accuracy curves and walls"
     intro = ("For a target ℓ₂ error a, each curve shows the samples per user m needed with n users. No algorithm works "
@@ -256,7 +260,8 @@ class IsoAccuracyPanel(Panel):
 
 
 class BallFindingPanel(Panel):
-    """Algorithm A / DP-Estimate-1 of 003 in 2-D: balls, count f(p), density, garbage mass; move one user."""
+    """Algorithm A / DP-Estimate-1 of Esfandiari, Mirrokni & Narayanan 2022 in 2-D: balls, count f(p), density, garbage
+    mass; move one user."""
 
     title = "Inside Algorithm A: balls, counts, density and the garbage bucket"
     intro = ("Each user's mean x_i gets a ball of radius r√d (here d = 2). The output density is "
@@ -304,7 +309,8 @@ class BallFindingPanel(Panel):
 
 
 class RobustnessPanel(Panel):
-    """Error vs fraction of corrupted users for DP-Estimate-User (003) and the non-robust mean, with the floor."""
+    """Error vs fraction of corrupted users for DP-Estimate-User (Esfandiari, Mirrokni & Narayanan 2022) and the
+    non-robust mean, with the floor."""
 
     title = "Corrupted users: robust vs naive"
     intro = ("An adversary sees the data and replaces all samples of a fraction κ of users by a far point. 003's "
@@ -335,7 +341,7 @@ class RobustnessPanel(Panel):
 
 
 class FixedNFloorPanel(Panel):
-    """Theorem 8 of 004: with n fixed, error ≥ B²/(2(1+e^{nε})) no matter how many samples per user."""
+    """Theorem 8 of Levy et al. 2021: with n fixed, error ≥ B²/(2(1+e^{nε})) no matter how many samples per user."""
 
     title = "The fixed-n floor (004, Theorem 8)"
     intro = ("If every user holds m copies of ±B, more samples add nothing: with n users some error remains for every "

@@ -1,4 +1,4 @@
-"""Panels of lesson 07 "Privacy per attribute" (paper 001, digest ``spec/partial-dp.md``).
+"""Panels of lesson 07 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023, digest ``spec/partial-dp.md``).
 
 * :class:`RecordEpsilonPanel` — ε0 per attribute → whole-record ε (Proposition 8), ρ growing with d²;
 * :class:`InterpretationPanel` — what ε0 means for k targeted attributes (Propositions 26–27, bit recovery);
@@ -55,7 +55,7 @@ _P20 = ("A small ε0 protects each attribute, not membership: whether you are in
 
 
 class RecordEpsilonPanel(Panel):
-    """ε0 per attribute → whole-record ε against d (Proposition 8 of 001)."""
+    """ε0 per attribute → whole-record ε against d (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
 
     title = "From ε0 per attribute to the whole record"
     intro = ("A mechanism that is ε0-DP for every single attribute is (d·ε0)-DP for the whole record "
@@ -121,7 +121,7 @@ class InterpretationPanel(Panel):
 
 
 class CensusPanel(Panel):
-    """Release-by-release accounting of the Census kind (Section 7 of 001)."""
+    """Release-by-release accounting of the Census kind (Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
 
     title = "Census playground: which releases see the change?"
     intro = ("Each release reads some attributes and has its own ρ. Tick the attributes of one person that change: "
@@ -189,7 +189,8 @@ class CanonicalHistogramPanel(Panel):
 
 
 class HeavyHitterPanel(Panel):
-    """PrivHeavyHitter (Algorithm 2 of 001) on synthetic data with planted heavy hitters."""
+    """PrivHeavyHitter (Algorithm 2 of Ghazi, Kumar, Manurangsi & Steinke 2023) on synthetic data with planted heavy
+    hitters."""
 
     title = "The heavy-hitter tree (PrivHeavyHitter)"
     intro = ("Strings are grown two halves at a time; a candidate survives a level if its clamped noisy count "
@@ -264,7 +265,8 @@ class AttributeUsersNeededPanel(Panel):
 
 
 class MarginalsPanel(Panel):
-    """Projection mechanism and partial MWEM for k-way marginals (Theorems 11–12 of 001)."""
+    """Projection mechanism and partial MWEM for k-way marginals (Theorems 11–12 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023)."""
 
     title = "k-way marginals: projection mechanism and partial MWEM"
     intro = ("At a fixed per-attribute ε0 the projection mechanism's error does not grow with d; at a fixed "

@@ -1,8 +1,9 @@
 """Per-attribute (partial) differential privacy: accounting, algorithms and interpretation.
 
 Paper: Ghazi, Kumar, Manurangsi & Steinke, "Algorithms with More Granular Differential Privacy Guarantees"
-(``/work/shared/papers/001_e814ae77e8708d40.txt``; implementation digest ``spec/partial-dp.md``). ``eps0`` is
-always the per-attribute parameter and ``eps`` the per-person one (the paper writes ε for ε0 in Sections 5–6).
+(``/work/shared/papers/Ghazi, Kumar, Manurangsi & Steinke 2023``; implementation digest ``spec/partial-dp.md``).
+``eps0`` is always the per-attribute parameter and ``eps`` the per-person one (the paper writes ε for ε0 in
+Sections 5–6).
 
 Submodules: :mod:`.accounting` (Proposition 8, Lemmas 7, 9, 10, the Census ledger), :mod:`.interpretation`
 (Propositions 26–27, bit recovery), :mod:`.histograms` (Algorithm 2, Theorems 15–16, the canonical histogram),

@@ -1,7 +1,8 @@
 """Accounting for per-attribute (partial) differential privacy.
 
 Paper: Ghazi, Kumar, Manurangsi & Steinke, "Algorithms with More Granular Differential Privacy Guarantees"
-(``/work/shared/papers/001_e814ae77e8708d40.txt``, digest ``spec/partial-dp.md``). Numbering is the paper's.
+(``/work/shared/papers/Ghazi, Kumar, Manurangsi & Steinke 2023``, digest ``spec/partial-dp.md``). Numbering is the
+paper's.
 
 Two privacy parameters are kept apart everywhere:
 
@@ -74,7 +75,7 @@ _KINDS = ("pure", "zcdp")
 # ----------------------------------------------------------------------------------------------- parametrisation
 
 def rho_from_eps(eps: float) -> float:
-    """ρ = ½ε²: the paper's "½ε²-zCDP" parametrisation (Definition 3 of 001).
+    """ρ = ½ε²: the paper's "½ε²-zCDP" parametrisation (Definition 3 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
     >>> rho_from_eps(2.0)
     2.0
@@ -84,7 +85,7 @@ def rho_from_eps(eps: float) -> float:
 
 
 def eps_from_rho(rho: float) -> float:
-    """ε = √(2ρ): inverse of :func:`rho_from_eps` (Definition 3 of 001).
+    """ε = √(2ρ): inverse of :func:`rho_from_eps` (Definition 3 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
     >>> eps_from_rho(2.0)
     2.0
@@ -95,7 +96,7 @@ def eps_from_rho(rho: float) -> float:
 
 def check_eps0_le_eps(eps0: float, eps: float) -> None:
     """Raise ValueError unless ε0 ≤ ε: a per-attribute parameter can never exceed the whole-record one of the same
-    mechanism (Proposition 8 of 001: ε-DP ⇒ ε-∇0DP, so the best ε0 is ≤ ε)."""
+    mechanism (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023: ε-DP ⇒ ε-∇0DP, so the best ε0 is ≤ ε)."""
     e0 = check_eps(eps0, "eps0")
     e = check_eps(eps, "eps")
     if e0 > e:
@@ -106,7 +107,8 @@ def check_eps0_le_eps(eps0: float, eps: float) -> None:
 # ----------------------------------------------------------------------------------------------- Proposition 8
 
 def whole_record_pure_epsilon(eps0: float, d: int) -> float:
-    """ε = d·ε0: ε0-∇0DP implies (d·ε0)-DP (Proposition 8 of 001, by group privacy over d attributes).
+    """ε = d·ε0: ε0-∇0DP implies (d·ε0)-DP (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023, by group privacy
+    over d attributes).
 
     >>> whole_record_pure_epsilon(0.5, 10)
     5.0
@@ -117,8 +119,8 @@ def whole_record_pure_epsilon(eps0: float, d: int) -> float:
 
 
 def targeted_pure_epsilon(eps0: float, k: int) -> float:
-    """k·ε0: the cost of changing k attributes of one person under ε0-∇0DP (group privacy, Section 2.2 of 001;
-    the paper adds that this "may or may not be tight").
+    """k·ε0: the cost of changing k attributes of one person under ε0-∇0DP (group privacy, Section 2.2 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023; the paper adds that this "may or may not be tight").
 
     >>> targeted_pure_epsilon(0.1, 3)
     0.30000000000000004
@@ -129,8 +131,8 @@ def targeted_pure_epsilon(eps0: float, k: int) -> float:
 
 
 def whole_record_rho(eps0: float, d: int) -> float:
-    """ρ = ½(d·ε0)²: ε0-∇0CDP implies ½d²ε0²-zCDP (Proposition 8 of 001). Group privacy *squares*: ρ grows as d²
-    (digest pitfall P2), not as d.
+    """ρ = ½(d·ε0)²: ε0-∇0CDP implies ½d²ε0²-zCDP (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023). Group
+    privacy *squares*: ρ grows as d² (digest pitfall P2), not as d.
 
     >>> whole_record_rho(0.5, 10)
     12.5
@@ -142,7 +144,7 @@ def whole_record_rho(eps0: float, d: int) -> float:
 
 def targeted_rho(eps0: float, k: int) -> float:
     """ρ = ½(k·ε0)²: changing k attributes of one person under ε0-∇0CDP (triangle inequality for √D*,
-    proof of Proposition 8 of 001).
+    proof of Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
     >>> targeted_rho(1.0, 2)
     2.0
@@ -155,9 +157,10 @@ def targeted_rho(eps0: float, k: int) -> float:
 def whole_record_delta(eps0: float, d: int, eps: float, method: str = "simple") -> float:
     """δ̃(ε̃) of the whole-record guarantee implied by ε0-∇0CDP.
 
-    ``"simple"``: δ̃ = exp(−(ε̃ − ½d²ε0²)²/(2d²ε0²)) for ε̃ ≥ ½d²ε0² (Proposition 8 of 001; = the ρ-zCDP ⇒
-    (ρ + 2√(ρ ln 1/δ), δ) conversion of Bun & Steinke 2016, Prop 1.3, with ρ = ½d²ε0²), and 1 below.
-    ``"cks"``: the tighter Canonne–Kamath–Steinke 2020 bound (Corollary 13) via :func:`dpviz.conversions.zcdp_delta`.
+    ``"simple"``: δ̃ = exp(−(ε̃ − ½d²ε0²)²/(2d²ε0²)) for ε̃ ≥ ½d²ε0² (Proposition 8 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023; = the ρ-zCDP ⇒ (ρ + 2√(ρ ln 1/δ), δ) conversion of Bun & Steinke 2016, Prop 1.3, with
+    ρ = ½d²ε0²), and 1 below. ``"cks"``: the tighter Canonne, Kamath & Steinke 2020 bound (Corollary 13) via
+    :func:`dpviz.conversions.zcdp_delta`.
 
     >>> round(whole_record_delta(0.5, 10, 15.0), 4)
     0.8825
@@ -169,8 +172,8 @@ def whole_record_delta(eps0: float, d: int, eps: float, method: str = "simple") 
 
 
 def whole_record_approx_dp(eps0: float, d: int, delta: float, method: str = "cks") -> float:
-    """ε̃ such that ε0-∇0CDP implies (ε̃, δ)-DP: ρ = ½d²ε0² (Proposition 8 of 001) converted by
-    ``"simple"`` ε̃ = ρ + 2√(ρ ln(1/δ)) or ``"cks"`` (Canonne, Kamath & Steinke 2020, Corollary 13).
+    """ε̃ such that ε0-∇0CDP implies (ε̃, δ)-DP: ρ = ½d²ε0² (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023)
+    converted by ``"simple"`` ε̃ = ρ + 2√(ρ ln(1/δ)) or ``"cks"`` (Canonne, Kamath & Steinke 2020, Corollary 13).
 
     >>> round(whole_record_approx_dp(0.5, 10, 1e-6, method="simple"), 4)
     38.7826
@@ -218,8 +221,9 @@ _BLOCK = 4096
 class PerAttributeGuarantee:
     """A per-attribute guarantee: ε0-∇0DP (``kind="pure"``) or ε0-∇0CDP (``kind="zcdp"``) on d attributes.
 
-    Methods convert it with Proposition 8 of 001 (group privacy). A mechanism-specific analysis can be tighter
-    (parallel composition, Theorems 11–12), see :func:`parallel_composition` and ``dpviz.partial.marginals``.
+    Methods convert it with Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023 (group privacy). A
+    mechanism-specific analysis can be tighter (parallel composition, Theorems 11–12), see :func:`parallel_composition`
+    and ``dpviz.partial.marginals``.
 
     >>> g = PerAttributeGuarantee(eps0=0.5, d=10, kind="zcdp")
     >>> g.rho0, g.record_rho()
@@ -250,7 +254,8 @@ class PerAttributeGuarantee:
         return k * self.eps0
 
     def change_rho(self, k: int) -> float:
-        """zCDP cost ½(kε0)² of changing k attributes (Proposition 8 of 001, proof)."""
+        """zCDP cost ½(kε0)² of changing k attributes (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023,
+        proof)."""
         k = check_count(k, "k", minimum=0, maximum=self.d)
         return 0.5 * (k * self.eps0) ** 2
 
@@ -277,7 +282,7 @@ class PerAttributeGuarantee:
 # ----------------------------------------------------------------------------------------------- Lemmas 9 and 10
 
 def sequential_composition(eps_values: Iterable[float], kind: str = "zcdp") -> float:
-    """Sequential composition of partial-DP mechanisms, pointwise (Lemma 9 of 001).
+    """Sequential composition of partial-DP mechanisms, pointwise (Lemma 9 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
     ``kind="pure"``: ε1 + ε2 + …;  ``kind="zcdp"`` (½ε² parametrisation): √(ε1² + ε2² + …).
 
@@ -305,7 +310,8 @@ def _as_list(values, name: str) -> list:
 
 @dataclasses.dataclass(frozen=True)
 class _ParallelResult:
-    """Guarantees of column-wise mechanisms M_j reading only column j (Lemma 10 of 001)."""
+    """Guarantees of column-wise mechanisms M_j reading only column j (Lemma 10 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023)."""
 
     eps0: float  #: per-attribute parameter: max_j ε_j (Lemma 10)
     record: float  #: whole-record pure ε = Σ_j ε_j (pure) or whole-record ρ = ½Σ_j ε_j² (zcdp)
@@ -314,7 +320,7 @@ class _ParallelResult:
 
 
 def parallel_composition(column_eps: Sequence[float], kind: str = "zcdp") -> _ParallelResult:
-    """Parallel composition over attributes (Lemma 10 of 001, after McSherry 2010).
+    """Parallel composition over attributes (Lemma 10 of Ghazi, Kumar, Manurangsi & Steinke 2023, after McSherry 2010).
 
     If M_j reads only column j and is ε_j-DP (``"pure"``) or ½ε_j²-zCDP (``"zcdp"``), then (M_1, …, M_d) is
     (max_j ε_j)-∇0DP / ∇0CDP. Whole record (basic composition of the independent M_j): Σ_j ε_j (pure) or
@@ -338,8 +344,8 @@ def parallel_composition(column_eps: Sequence[float], kind: str = "zcdp") -> _Pa
 
 def attribute_weighted_epsilon(x, x_prime, attr_eps) -> float:
     """ε(x, x') = Σ_{j : x_j ≠ x'_j} ε_j: the shortest-path metric of the Hamming graph whose edges that change
-    attribute j weigh ε_j (Lemma 7 of 001; Definition 5 is the case ε_j = ε0). In the CDP reading the same ε
-    gives D* ≤ ½ε(x,x')² (Lemma 7, CDP part).
+    attribute j weigh ε_j (Lemma 7 of Ghazi, Kumar, Manurangsi & Steinke 2023; Definition 5 is the case ε_j = ε0). In
+    the CDP reading the same ε gives D* ≤ ½ε(x,x')² (Lemma 7, CDP part).
 
     >>> attribute_weighted_epsilon([0, 1, 1], [1, 1, 0], [0.1, 0.2, 0.3])
     0.4
@@ -370,9 +376,9 @@ def _record(x, name: str) -> np.ndarray:
 
 def hamming_graph_weights(domain_sizes: Sequence[int], attr_eps: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     """The weighted Hamming graph on X = X_1 × … × X_d: an edge joins two records that differ in exactly one
-    attribute j, with weight ε_j (Lemma 7 of 001). Returns ``(records, W)`` with ``records`` the |X| × d array of
-    all records and ``W`` the |X| × |X| weight matrix (0 = no edge). For small domains only (|X| ≤ 4096 and
-    |X|²·d ≤ MAX_GRAPH_ENTRIES)."""
+    attribute j, with weight ε_j (Lemma 7 of Ghazi, Kumar, Manurangsi & Steinke 2023). Returns ``(records, W)`` with
+    ``records`` the |X| × d array of all records and ``W`` the |X| × |X| weight matrix (0 = no edge). For small domains
+    only (|X| ≤ 4096 and |X|²·d ≤ MAX_GRAPH_ENTRIES)."""
     raw = real_array(_as_list(domain_sizes, "domain_sizes"), "domain_sizes", ndim=1, low=1.0, high=4096.0,
                      integer=True)
     sizes = [int(s) for s in raw]
@@ -396,9 +402,9 @@ def hamming_graph_weights(domain_sizes: Sequence[int], attr_eps: Sequence[float]
 
 
 def graph_metric(weights) -> np.ndarray:
-    """Shortest-path metric ε(u, v) of an undirected non-negatively weighted graph (Lemma 7 of 001): if every
-    edge {u, v} of weight w satisfies D∞ ≤ w (or D* ≤ ½w²), the mechanism is ε-∇DP (ε-∇CDP) for this metric.
-    ``weights[u, v] = 0`` means no edge; unreachable pairs get ∞ (no guarantee).
+    """Shortest-path metric ε(u, v) of an undirected non-negatively weighted graph (Lemma 7 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023): if every edge {u, v} of weight w satisfies D∞ ≤ w (or D* ≤ ½w²), the mechanism is ε-∇DP
+    (ε-∇CDP) for this metric. ``weights[u, v] = 0`` means no edge; unreachable pairs get ∞ (no guarantee).
 
     >>> float(graph_metric([[0, 1, 0], [1, 0, 2], [0, 2, 0]])[0, 2])
     3.0
@@ -419,7 +425,8 @@ def graph_metric(weights) -> np.ndarray:
 @dataclasses.dataclass(frozen=True)
 class Release:
     """One release (a histogram, a query set) that reads only ``attributes`` and is ``rho``-zCDP when one
-    person's values on those attributes change (Section 7 of 001, the Census example)."""
+    person's values on those attributes change (Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023, the Census
+    example)."""
 
     name: str
     attributes: frozenset
@@ -448,7 +455,8 @@ def _names(values, name: str) -> frozenset:
 
 @dataclasses.dataclass(frozen=True)
 class ReleaseLedger:
-    """Release-by-release partial-CDP accounting (Section 7 of 001, "Concrete Example: 2020 US Census").
+    """Release-by-release partial-CDP accounting (Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023, "Concrete
+    Example: 2020 US Census").
 
     For records x, x' that differ on the attribute set S, only releases that read an attribute in S can tell
     them apart, so ρ(S) = Σ_{h : attrs(h) ∩ S ≠ ∅} ρ_h (sequential composition, Lemma 9, in ρ form), and
@@ -500,16 +508,16 @@ class ReleaseLedger:
         return tuple(r for r in self.releases if r.attributes & s)
 
     def change_rho(self, changed) -> float:
-        """ρ(S) = Σ_{h touching S} ρ_h (Section 7 of 001)."""
+        """ρ(S) = Σ_{h touching S} ρ_h (Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
         return float(math.fsum(r.rho for r in self.touching(changed)))
 
     def change_epsilon_zcdp(self, changed) -> float:
-        """ε(x, x') = √(2ρ(S)) in the ½ε² parametrisation (Definition 6 of 001)."""
+        """ε(x, x') = √(2ρ(S)) in the ½ε² parametrisation (Definition 6 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
         return math.sqrt(2.0 * self.change_rho(changed))
 
     def change_approx_dp(self, changed, delta: float, method: str = "cks") -> float:
-        """(ε, δ)-DP for a change of the attributes S: ρ(S) converted by CKS 2020 (Cor 13) or the simple
-        ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop 1.3)."""
+        """(ε, δ)-DP for a change of the attributes S: ρ(S) converted by Canonne, Kamath & Steinke 2020 (Cor 13) or the
+        simple ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop 1.3)."""
         rho = self.change_rho(changed)
         delta = check_delta(delta, allow_zero=False)
         check_name(method, "method", ("cks", "simple"))
@@ -530,7 +538,8 @@ class ReleaseLedger:
 
 @lru_cache(maxsize=1)
 def census_2020_example() -> ReleaseLedger:
-    """An illustrative release table for the 2020 US Census redistricting data (Section 7 of 001).
+    """An illustrative release table for the 2020 US Census redistricting data (Section 7 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023).
 
     The paper gives only totals: persons 2.56 + housing units 0.07 = **2.63 zCDP** for a whole record, which implies
     (13.8, 10⁻⁶)-DP, and **1.02 zCDP** when only race and ethnicity change, which implies (7.85, 10⁻⁶)-DP (CKS

@@ -1,5 +1,5 @@
-"""Heavy hitters and histograms under per-attribute DP (Section 5 of 001: Algorithm 2, Lemmas 28–30,
-Theorems 15–16) and the canonical noisy histogram they are compared with (digest A5).
+"""Heavy hitters and histograms under per-attribute DP (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023:
+Algorithm 2, Lemmas 28–30, Theorems 15–16) and the canonical noisy histogram they are compared with (digest A5).
 
 Data are binary records x_i ∈ {0,1}^d, one attribute per bit; ``eps0`` is the **per-attribute** parameter (the
 paper writes ε in Section 5). Records are stored internally as integer codes with attribute 1 as the most
@@ -159,8 +159,9 @@ def histogram_counts(X) -> tuple[np.ndarray, np.ndarray]:
 # ----------------------------------------------------------------------------------------------- parameters
 
 def lemma28_epsilon(lam: float, mu: float) -> float:
-    """Privacy certificate of PrivHeavyHitter: ε0 = (2/λ)(1 + 1/(1 − e^{−μ/λ})), valid when μ > 1 (Lemma 28 of 001;
-    Lemma 29 extends it to releasing every list L_I). Returns ∞ when μ ≤ 1 (no certificate).
+    """Privacy certificate of PrivHeavyHitter: ε0 = (2/λ)(1 + 1/(1 − e^{−μ/λ})), valid when μ > 1 (Lemma 28 of Ghazi,
+    Kumar, Manurangsi & Steinke 2023; Lemma 29 extends it to releasing every list L_I). Returns ∞ when μ ≤ 1 (no
+    certificate).
 
     >>> round(lemma28_epsilon(3.0, 3.0 * math.log(160)), 4)   # λ = 3/ε at ε = 1, ν = 0.1: 1.3375 ε, not 0.5 ε
     1.3375
@@ -177,7 +178,8 @@ def _lemma28_epsilon(lam: float, mu: float) -> float:
 
 
 def theorem15_lambda(eps0: float, nu: float, constants: str = "corrected") -> float:
-    """Laplace scale λ of the heavy-hitter step of the ε0-∇0DP histogram (Theorem 15 of 001).
+    """Laplace scale λ of the heavy-hitter step of the ε0-∇0DP histogram (Theorem 15 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023).
 
     ``"corrected"``: λ = (4/ε0)(1 + 1/(1 − ν/16)), so that with μ = λ ln(16/ν) Lemma 28 gives exactly 0.5ε0
     (digest P7, erratum E5). ``"paper"``: the printed λ = 3/ε0, which Lemma 28 certifies only at
@@ -200,7 +202,8 @@ def _theorem15_lambda(e0: float, nu: float, constants: str) -> float:
 
 @dataclasses.dataclass(frozen=True)
 class HeavyHitterParams:
-    """Parameters (λ, τ, μ) of PrivHeavyHitter (Algorithm 2 of 001); thresholds τ_ℓ = τ + (ℓ−1)μ."""
+    """Parameters (λ, τ, μ) of PrivHeavyHitter (Algorithm 2 of Ghazi, Kumar, Manurangsi & Steinke 2023); thresholds
+    τ_ℓ = τ + (ℓ−1)μ."""
 
     lam: float
     tau: float
@@ -217,7 +220,8 @@ class HeavyHitterParams:
         return _lemma28_epsilon(self.lam, self.mu)
 
     def threshold(self, level):
-        """τ_ℓ = τ + (ℓ−1)μ (Algorithm 2 line 3 of 001): increases with the level (ℓ ≥ 1, integers)."""
+        """τ_ℓ = τ + (ℓ−1)μ (Algorithm 2 line 3 of Ghazi, Kumar, Manurangsi & Steinke 2023): increases with the level
+        (ℓ ≥ 1, integers)."""
         lev = real_array(level, "level", ndim=(0, 1), low=1.0, high=MAX_COUNT, integer=True)
         out = self.tau + (lev - 1) * self.mu
         return float(out) if out.ndim == 0 else out
@@ -225,9 +229,9 @@ class HeavyHitterParams:
 
 def heavy_hitter_params(eps0: float, nu: float, n: int, *, share: float = 0.5,
                         constants: str = "corrected") -> HeavyHitterParams:
-    """Parameters used by Theorem 15 of 001 for a ``share``·ε0 heavy-hitter step: λ from :func:`theorem15_lambda`
-    (scaled by 0.5/share), μ = λ ln(16/ν), τ = 0.5νn. Raises if μ ≤ 1 (Lemma 28 needs μ > 1; fails for very
-    large ε0).
+    """Parameters used by Theorem 15 of Ghazi, Kumar, Manurangsi & Steinke 2023 for a ``share``·ε0 heavy-hitter step: λ
+    from :func:`theorem15_lambda` (scaled by 0.5/share), μ = λ ln(16/ν), τ = 0.5νn. Raises if μ ≤ 1 (Lemma 28 needs
+    μ > 1; fails for very large ε0).
 
     >>> p = heavy_hitter_params(1.0, 0.1, 20000)
     >>> round(p.lam, 3), round(p.mu, 2), p.tau, round(p.epsilon_certificate, 6)
@@ -329,7 +333,8 @@ def _laplace_sf(t: np.ndarray, lam: float) -> np.ndarray:
 
 
 def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False, rng=None) -> HeavyHitterResult:
-    """PrivHeavyHitter (Algorithm 2 of 001), bottom-up over a binary tree of attribute intervals.
+    """PrivHeavyHitter (Algorithm 2 of Ghazi, Kumar, Manurangsi & Steinke 2023), bottom-up over a binary tree of
+    attribute intervals.
 
     For every level ℓ = 1..log₂ d and interval I of length 2^ℓ, every candidate s ∈ L_{I_left} ∘ L_{I_right}
     (including strings with count 0, digest P9) gets f̂ = max{f^I_s, τ_ℓ − μ} + Laplace(λ) and is kept iff
@@ -361,7 +366,8 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
 
     References
     ----------
-    Ghazi, Kumar, Manurangsi, Steinke, Algorithm 2, Lemmas 28–30 (001); PrivTree (Zhang, Xiao, Xie 2016).
+    Ghazi, Kumar, Manurangsi, Steinke, Algorithm 2, Lemmas 28–30 (Ghazi, Kumar, Manurangsi & Steinke 2023); PrivTree
+    (Zhang, Xiao & Xie 2016).
     """
     A = as_binary_records(X)
     params = HeavyHitterParams(lam=lam, tau=tau, mu=mu)
@@ -424,8 +430,8 @@ def _priv_heavy_hitter(A: np.ndarray, d: int, params: HeavyHitterParams, g) -> H
 
 @dataclasses.dataclass(frozen=True)
 class HistogramResult:
-    """The ε0-∇0DP histogram of Theorem 15 of 001: strings (m, d) with noisy counts; every other string's
-    estimate is 0. ``true_counts`` are exact and **not private** (teaching only)."""
+    """The ε0-∇0DP histogram of Theorem 15 of Ghazi, Kumar, Manurangsi & Steinke 2023: strings (m, d) with noisy counts;
+    every other string's estimate is 0. ``true_counts`` are exact and **not private** (teaching only)."""
 
     strings: np.ndarray
     noisy_counts: np.ndarray
@@ -450,8 +456,9 @@ class HistogramResult:
         check_name(self.constants, "constants", ("corrected", "paper"))
 
     def max_error(self, X) -> float:
-        """max_y |f̂_y − f_y| over all y ∈ {0,1}^d (the error of Definition 14 of 001, which prints y ∈ {0,1}^n:
-        erratum E8), exact. ``X`` is the dataset the histogram was computed on (same d)."""
+        """max_y |f̂_y − f_y| over all y ∈ {0,1}^d (the error of Definition 14 of Ghazi, Kumar,
+        Manurangsi & Steinke 2023, which prints y ∈ {0,1}^n: erratum E8), exact. ``X`` is the dataset the histogram was
+        computed on (same d)."""
         A = as_binary_records(X)
         if A.shape[1] != self.heavy_hitters.d:
             raise ValueError(f"X has d = {A.shape[1]} attributes, which is not allowed: must be "
@@ -465,7 +472,7 @@ class HistogramResult:
 
 def priv_histogram(X, eps0: float, nu: float = 0.1, eta: float = 0.1, *, constants: str = "corrected",
                    rng=None) -> HistogramResult:
-    """The ε0-∇0DP histogram (Theorem 15 of 001; proof in Appendix A.1.3).
+    """The ε0-∇0DP histogram (Theorem 15 of Ghazi, Kumar, Manurangsi & Steinke 2023; proof in Appendix A.1.3).
 
     1. L ← PrivHeavyHitter with λ = (4/ε0)(1 + 1/(1 − ν/16)), μ = λ ln(16/ν), τ = 0.5νn (0.5ε0 by Lemma 28);
     2. f̂_y = f_y + Laplace(4/ε0) for y ∈ L (0.5ε0: L1 sensitivity 2 under replace-one neighbours);
@@ -537,7 +544,8 @@ def canonical_histogram_epsilons(scale: float) -> dict:
 
 def theorem15_sample_size(d, eps0: float, nu: float = 0.1, eta: float = 0.1, *,
                           constants: str = "corrected"):
-    """Explicit n from the proof of Theorem 15 of 001 (Appendix A.1.3), natural logs throughout:
+    """Explicit n from the proof of Theorem 15 of Ghazi, Kumar, Manurangsi & Steinke 2023 (Appendix A.1.3), natural logs
+    throughout:
 
     n ≥ (16μ ln d + 16λ ln(d/(ην)))/ν + 100·ln(1/(ην))/(νε0),  μ = λ ln(16/ν),
 
@@ -558,8 +566,8 @@ def theorem15_sample_size(d, eps0: float, nu: float = 0.1, eta: float = 0.1, *,
 
 
 def lemma30_conditions(d: int, n: int, lam: float, mu: float, nu: float, eta: float) -> dict:
-    """The hypotheses of Lemma 30 of 001 (utility of PrivHeavyHitter), each as a bool:
-    η, ν ∈ (0, 0.1]; τ = 0.5νn ≥ 8μ ln d + 8λ ln(d/(ην)); μ ≥ λ ln(16/ν). When all hold, every s with f_s ≥ νn
+    """The hypotheses of Lemma 30 of Ghazi, Kumar, Manurangsi & Steinke 2023 (utility of PrivHeavyHitter), each as a
+    bool: η, ν ∈ (0, 0.1]; τ = 0.5νn ≥ 8μ ln d + 8λ ln(d/(ην)); μ ≥ λ ln(16/ν). When all hold, every s with f_s ≥ νn
     is found with probability ≥ 1 − 0.5η and E|L_[d]| ≤ 8/ν."""
     d = check_count(d, "d", minimum=2)
     n = check_count(n, "n")
@@ -579,9 +587,9 @@ def lemma30_conditions(d: int, n: int, lam: float, mu: float, nu: float, eta: fl
 
 
 def theorem16_lower_bound(d, eps0: float, nu: float, *, corrected: bool = False):
-    """Lower bound on n for any ε0-∇0DP histogram algorithm with error ν (Theorem 16 of 001):
-    printed n ≥ 0.05·ln d/(ε0ν) (valid for d ≥ 10e^{1.1ε0}); ``corrected=True`` gives the digest's corrected
-    constant (ln(d/10)/ε0 − 1)/(3ν) (erratum E7). Vectorised over d.
+    """Lower bound on n for any ε0-∇0DP histogram algorithm with error ν (Theorem 16 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023): printed n ≥ 0.05·ln d/(ε0ν) (valid for d ≥ 10e^{1.1ε0}); ``corrected=True`` gives the
+    digest's corrected constant (ln(d/10)/ε0 − 1)/(3ν) (erratum E7). Vectorised over d.
 
     >>> round(theorem16_lower_bound(1024, 1.0, 0.1), 2)
     3.47
@@ -595,7 +603,8 @@ def theorem16_lower_bound(d, eps0: float, nu: float, *, corrected: bool = False)
 
 def standard_dp_histogram_sample_size(d, eps: float, nu: float, kind: str = "pure"):
     """Shape only (constant set to 1): n ≈ d/(εν) for pure ε-DP and √d/(εν) for ½ε²-zCDP histograms under standard
-    DP (Section 5 and footnote 5 of 001; the true bounds are Θ(·) with unstated constants)."""
+    DP (Section 5 and footnote 5 of Ghazi, Kumar, Manurangsi & Steinke 2023; the true bounds are Θ(·) with unstated
+    constants)."""
     dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=MAX_COUNT)
     e = check_eps(eps, "eps")
     nu = check_fraction(nu, "nu")
@@ -703,10 +712,10 @@ def _substring_counts(data: np.ndarray, rec: np.ndarray, j: int, D: int) -> list
 
 
 def heavy_hitter_privacy_loss(X, X_prime, lam: float, tau: float, mu: float) -> float:
-    """Exact privacy loss max_out |ln(P_X[out]/P_X'[out])| of PrivHeavyHitter (whole tree of lists, Lemma 29 of 001)
-    for a pair of datasets that differ in **exactly one attribute of one person** (Definition 5). Exact: the
-    output is discrete and the maximum is computed by :func:`heavy_hitter_path_loss` in both directions. d must be
-    a power of two (or is padded: padding never differs)."""
+    """Exact privacy loss max_out |ln(P_X[out]/P_X'[out])| of PrivHeavyHitter (whole tree of lists, Lemma 29 of Ghazi,
+    Kumar, Manurangsi & Steinke 2023) for a pair of datasets that differ in **exactly one attribute of one person**
+    (Definition 5). Exact: the output is discrete and the maximum is computed by :func:`heavy_hitter_path_loss` in both
+    directions. d must be a power of two (or is padded: padding never differs)."""
     lam = check_scale(lam, "lam")
     tau = check_scale(tau, "tau", allow_zero=True)
     mu = check_scale(mu, "mu")
@@ -796,7 +805,7 @@ def _worst_case_loss(lam: float, tau: float, mu: float, levels: int, n_max: int)
 
 def level_privacy_loss(margin, lam: float):
     """Exact per-level loss ln(P[Lap(λ) > −M]/P[Lap(λ) > −(M−1)]) of an accepted string whose count is M above the
-    threshold under x and M − 1 under x' (proof of Lemma 28 of 001). Vectorised."""
+    threshold under x and M − 1 under x' (proof of Lemma 28 of Ghazi, Kumar, Manurangsi & Steinke 2023). Vectorised."""
     M = real_array(margin, "margin", low=-float(MAX_COUNT), high=float(MAX_COUNT))
     lam = check_scale(lam, "lam")
     out = _laplace_log_sf(-M, lam) - _laplace_log_sf(-(M - 1.0), lam)
@@ -804,9 +813,9 @@ def level_privacy_loss(margin, lam: float):
 
 
 def level_privacy_loss_bound(margin, lam: float):
-    """The bound (1/λ)·e^{(1−M)/λ} on :func:`level_privacy_loss` used in Lemma 28 of 001 (after Zhang, Xiao & Xie
-    2016, Lemma 2.1): far-above-threshold levels cost almost nothing. Far below the threshold the bound exceeds the
-    float range and is returned as +inf (it is vacuous there)."""
+    """The bound (1/λ)·e^{(1−M)/λ} on :func:`level_privacy_loss` used in Lemma 28 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023 (after Zhang, Xiao & Xie 2016, Lemma 2.1): far-above-threshold levels cost almost nothing.
+    Far below the threshold the bound exceeds the float range and is returned as +inf (it is vacuous there)."""
     M = real_array(margin, "margin", low=-float(MAX_COUNT), high=float(MAX_COUNT))
     lam = check_scale(lam, "lam")
     with np.errstate(over="ignore"):  # e^{(1−M)/λ} beyond the float range: the bound is +inf, stated above

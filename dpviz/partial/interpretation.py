@@ -1,4 +1,5 @@
-"""What a per-attribute guarantee means for an adversary (Section 7 of 001, Propositions 26–27).
+"""What a per-attribute guarantee means for an adversary (Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023,
+Propositions 26–27).
 
 All functions take the per-attribute parameter ``eps0`` (the paper writes ε there).
 """
@@ -21,10 +22,11 @@ __all__ = [
 
 
 def posterior_tv_bound(eps0, s_size):
-    """d_TV(posterior on X_s with person i present, with i removed) ≤ e^{2|s|ε0} − 1 (Proposition 26 of 001,
-    following Kasiviswanathan & Smith 2014), for an ε0-∇0DP mechanism and a prior that is a product over s and the
-    other attributes. Values ≥ 1 are vacuous (a total-variation distance never exceeds 1); they are returned as
-    computed, not clipped, and as +inf where e^{2|s|ε0} exceeds the float range. Vectorised over ``s_size``.
+    """d_TV(posterior on X_s with person i present, with i removed) ≤ e^{2|s|ε0} − 1 (Proposition 26 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023, following Kasiviswanathan & Smith 2014), for an ε0-∇0DP mechanism and a prior that is a
+    product over s and the other attributes. Values ≥ 1 are vacuous (a total-variation distance never exceeds 1); they
+    are returned as computed, not clipped, and as +inf where e^{2|s|ε0} exceeds the float range. Vectorised over
+    ``s_size``.
 
     >>> round(posterior_tv_bound(0.01, 2), 6)
     0.040811
@@ -37,9 +39,9 @@ def posterior_tv_bound(eps0, s_size):
 
 
 def mutual_information_bound(eps0: float, block_sizes: Sequence[int]) -> float:
-    """I(X_i; M(X)) ≤ ½ε0²·Σ_j |s_j|² nats (Proposition 27 of 001) for an ε0-∇0CDP mechanism, independent people,
-    and person i's attributes split into independent blocks s_1, …, s_k. All singletons (d blocks) give ½ε0²d;
-    one block gives ½ε0²d² = the whole-record zCDP bound ½ε² with ε = dε0 (Bun & Steinke 2016).
+    """I(X_i; M(X)) ≤ ½ε0²·Σ_j |s_j|² nats (Proposition 27 of Ghazi, Kumar, Manurangsi & Steinke 2023) for an ε0-∇0CDP
+    mechanism, independent people, and person i's attributes split into independent blocks s_1, …, s_k. All singletons
+    (d blocks) give ½ε0²d; one block gives ½ε0²d² = the whole-record zCDP bound ½ε² with ε = dε0 (Bun & Steinke 2016).
 
     >>> round(mutual_information_bound(0.1, [1, 1, 1, 1]), 10)
     0.02
@@ -58,8 +60,8 @@ def mutual_information_bound(eps0: float, block_sizes: Sequence[int]) -> float:
 
 def bit_recovery_probability(eps0, k=1):
     """Worst-case probability that an adversary recovers a secret bit that is a function of k attributes:
-    e^{kε0}/(1 + e^{kε0}) (randomized response is optimal for kε0-DP; Section 1 of 001 quotes 99.995% at ε = 10).
-    Vectorised over ``k`` and ``eps0``.
+    e^{kε0}/(1 + e^{kε0}) (randomized response is optimal for kε0-DP; Section 1 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023 quotes 99.995% at ε = 10). Vectorised over ``k`` and ``eps0``.
 
     >>> round(bit_recovery_probability(10.0, 1), 7)
     0.9999546
@@ -75,8 +77,9 @@ def bit_recovery_probability(eps0, k=1):
 
 def rounding_reveals_probability(eps, sensitivity: float = 1.0):
     """P[round(f + Lap(Δ/ε)) = f] = P[|ξ| < ½] = 1 − e^{−ε/(2Δ)}: the probability that rounding a Laplace-noised
-    count returns the exact count (Section 5 of 001: "at ε = 10 more than 99%"). With replace-one neighbours a
-    histogram has L1 sensitivity Δ = 2, i.e. Lap(2/ε): 1 − e^{−ε/4} (digest A5, pitfall P1).
+    count returns the exact count (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023: "at ε = 10 more than 99%").
+    With replace-one neighbours a histogram has L1 sensitivity Δ = 2, i.e. Lap(2/ε): 1 − e^{−ε/4} (digest A5, pitfall
+    P1).
 
     >>> round(rounding_reveals_probability(10.0), 7)
     0.9932621

@@ -1,6 +1,6 @@
-"""Learning under per-attribute DP (Section 6 and Appendix A.3 of 001): point and threshold learners
-(Theorems 31, 33; Lemma 32), discrete distribution estimation (Theorem 34 = 18), label randomized response
-(Lemma 21), the smoothed robust loss (Lemma 22) and the robust halfspace learner (Lemmas 23–25, Theorem 20).
+"""Learning under per-attribute DP (Section 6 and Appendix A.3 of Ghazi, Kumar, Manurangsi & Steinke 2023): point and
+threshold learners (Theorems 31, 33; Lemma 32), discrete distribution estimation (Theorem 34 = 18), label randomized
+response (Lemma 21), the smoothed robust loss (Lemma 22) and the robust halfspace learner (Lemmas 23–25, Theorem 20).
 
 ``eps0`` is the per-attribute parameter throughout (the paper writes ε). Labels are one more attribute
 (digest P14). Constants hidden in O(·) by the paper are exposed as parameters; nothing here is tuned.
@@ -63,7 +63,8 @@ def _labels01(y, n: int) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------- A6
 
 def point_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
-    """Proper ε0-∇0DP learner for point functions point_u(z) = 1[z = u] (Theorem 31 of 001, Appendix A.3.1).
+    """Proper ε0-∇0DP learner for point functions point_u(z) = 1[z = u] (Theorem 31 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023, Appendix A.3.1).
 
     z_i = x_i ∘ y_i (the label is attribute d+1, digest P14); run the ε0-∇0DP histogram (Theorem 15, corrected
     constants) with ν = 0.2α, η = 0.01. If some x1 has f̂(x1∘1) > νn, output x1; else output an x0 with
@@ -91,8 +92,9 @@ def point_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
 # ----------------------------------------------------------------------------------------------- A7
 
 def polarization(X, y, ell: int) -> float:
-    """maxpol_ℓ = max over prefixes p of length ℓ of min{f_{p*0}, f_{p*1}}/n (Lemma 32 of 001): the largest
-    fraction of samples with prefix p and label 0 and with label 1 simultaneously. Sensitivity 1/n."""
+    """maxpol_ℓ = max over prefixes p of length ℓ of min{f_{p*0}, f_{p*1}}/n (Lemma 32 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023): the largest fraction of samples with prefix p and label 0 and with label 1
+    simultaneously. Sensitivity 1/n."""
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
@@ -115,7 +117,7 @@ def _polarization(A: np.ndarray, yy: np.ndarray, ell: int) -> float:
 
 
 def longest_polarizing_prefix(X, y, eps0: float, gamma: float, *, rng=None):
-    """ε0-∇0DP search for a long γ-polarizing prefix (Lemma 32 of 001).
+    """ε0-∇0DP search for a long γ-polarizing prefix (Lemma 32 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
     1. Binary search over prefix lengths ℓ ∈ {0..d} (the paper prints {0..log d}, erratum E10) for the largest ℓ with
        maxpol_ℓ + Laplace(2P/(ε0 n)) ≥ 1.5γ, where P = ⌈log₂(d+1)⌉ is the number of probes (so the probes cost 0.5ε0
@@ -163,7 +165,8 @@ def _longest_polarizing_prefix(A: np.ndarray, yy: np.ndarray, e0: float, gamma: 
 # ----------------------------------------------------------------------------------------------- A8
 
 def threshold_predict(z, X) -> np.ndarray:
-    """Thresh_z(x) = 1[x ≥ z] in lexicographic order on {0,1}^d (Theorem 33 of 001)."""
+    """Thresh_z(x) = 1[x ≥ z] in lexicographic order on {0,1}^d (Theorem 33 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023)."""
     A = as_binary_records(X)
     zr = real_array(z, "z", ndim=(1, 2))
     if zr.ndim == 2 and zr.shape[0] != 1:
@@ -180,7 +183,8 @@ def _threshold_predict(z: np.ndarray, A: np.ndarray) -> np.ndarray:
 
 
 def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
-    """Proper ε0-∇0DP learner for thresholds (Theorem 33 of 001). Returns the threshold z (0/1 array).
+    """Proper ε0-∇0DP learner for thresholds (Theorem 33 of Ghazi, Kumar, Manurangsi & Steinke 2023). Returns the
+    threshold z (0/1 array).
 
     1. a = mean label + Laplace(3/(ε0 n))  (ε0/3);
     2. a ≤ 0.5α → Thresh_{1^d} (labels almost everything 0); a ≥ 1 − 0.5α → Thresh_{0^d} (labels everything 1)
@@ -213,7 +217,8 @@ def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarra
 # ----------------------------------------------------------------------------------------------- A9
 
 def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float = 1.0, rng=None) -> dict:
-    """ε0-∇0DP estimate of a distribution on {0,1}^d under ℓ2² error (Theorem 34 = Theorem 18 of 001).
+    """ε0-∇0DP estimate of a distribution on {0,1}^d under ℓ2² error (Theorem 34 = Theorem 18 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023).
 
     1. Run the 0.5ε0-∇0DP histogram (Theorem 15) with ν = C·(ln d/(ε0 n))/ln(ε0 n) (C is the paper's unspecified
        large constant, here a parameter defaulting to 1 — shape only) and η = 0.01, capped at 0.1;
@@ -245,7 +250,8 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
 # ----------------------------------------------------------------------------------------------- A10
 
 def rr_flip_probability(eps0):
-    """1/(e^ε0 + 1): the probability randomized response flips a label (Lemma 21 of 001). ε0 in [0, 10⁸]."""
+    """1/(e^ε0 + 1): the probability randomized response flips a label (Lemma 21 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023). ε0 in [0, 10⁸]."""
     e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
     out = special.expit(-e)  # 1/(e^ε0 + 1) without overflow of e^ε0
     return float(out) if out.ndim == 0 else out
@@ -253,7 +259,7 @@ def rr_flip_probability(eps0):
 
 def rr_excess_factor(eps0):
     """(e^ε0 + 1)/(e^ε0 − 1) = coth(ε0/2): how much label randomized response blows up excess 0-1 error
-    (Lemma 21 of 001).
+    (Lemma 21 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
     >>> round(rr_excess_factor(1.0), 3)
     2.164
@@ -268,7 +274,7 @@ def rr_excess_factor(eps0):
 
 def rr_risk(risk, eps0):
     """R(h; D') = 1/(e^ε0+1) + ((e^ε0−1)/(e^ε0+1))·R(h; D): the 0-1 risk on randomized-response labels (Lemma 21
-    of 001; exact for 0-1 loss only, not for the robust loss — digest P16)."""
+    of Ghazi, Kumar, Manurangsi & Steinke 2023; exact for 0-1 loss only, not for the robust loss — digest P16)."""
     r = real_array(risk, "risk", ndim=(0, 1), low=0.0, high=1.0)
     e = check_eps(eps0, "eps0")
     out = float(special.expit(-e)) + math.tanh(e / 2.0) * r  # 1/(e^ε0 + 1) without overflow of e^ε0
@@ -276,10 +282,10 @@ def rr_risk(risk, eps0):
 
 
 def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
-    """ỹ_i = y_i w.p. e^ε0/(e^ε0+1), else −y_i, for labels in {−1, +1} (Lemma 21 of 001): turns an
-    ε0-sample-∇0DP learner (labels unprotected) into an ε0-∇0DP one. Lemma 21 assumes ε0 ∈ (0, 1]. The labelled
-    distribution becomes D'(x, y) = (e^ε0 D(x, y) + D(x, −y))/(e^ε0 + 1); the paper prints D(x, 1−y), a slip for
-    ±1 labels (erratum E12)."""
+    """ỹ_i = y_i w.p. e^ε0/(e^ε0+1), else −y_i, for labels in {−1, +1} (Lemma 21 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023): turns an ε0-sample-∇0DP learner (labels unprotected) into an ε0-∇0DP one. Lemma 21
+    assumes ε0 ∈ (0, 1]. The labelled distribution becomes D'(x, y) = (e^ε0 D(x, y) + D(x, −y))/(e^ε0 + 1); the paper
+    prints D(x, 1−y), a slip for ±1 labels (erratum E12)."""
     yy = real_array(y, "y", ndim=1)
     if not np.all(np.abs(yy) == 1):
         raise ValueError("y contains values other than -1 and +1, which is not allowed: labels must be ±1.")
@@ -299,8 +305,8 @@ def _pm1(X, name="X") -> np.ndarray:
 
 def halfspace_dec(W, X, y) -> np.ndarray:
     """dec(x, y, h_w) = min Hamming distance from x to a point z with h_w(z) ≠ y (0 if h_w(x) ≠ y; ∞ if none), for
-    halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of 001; Definition 19 prints
-    x̌ ∈ {0,1}^d where {±1}^d is meant, erratum E8; digest A11: flipping
+    halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023; Definition 19 prints x̌ ∈ {0,1}^d where {±1}^d is meant, erratum E8; digest A11: flipping
     coordinate j changes y⟨w, z⟩ by −2c_j, c_j = y·w_j·x_j; the greedy choice of the largest c_j is optimal).
     ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n). H·n·d ≤ MAX_HALFSPACE_ENTRIES (10⁷)."""
     W = np.atleast_2d(real_array(W, "W", ndim=(1, 2), low=-MAX_SCALE, high=MAX_SCALE))
@@ -332,8 +338,8 @@ def _halfspace_dec(W: np.ndarray, A: np.ndarray, yy: np.ndarray) -> np.ndarray:
 
 
 def robust_loss(dec, gamma: float, gamma_prime: float, d: int):
-    """ℓ = clip_[0,1]((γd − dec)/((γ − γ')d)) (Lemma 22 of 001): 1[dec ≤ γ'd] ≤ ℓ ≤ 1[dec ≤ γd]; sensitivity to
-    one coordinate change 1/((γ − γ')d)."""
+    """ℓ = clip_[0,1]((γd − dec)/((γ − γ')d)) (Lemma 22 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023): 1[dec ≤ γ'd] ≤ ℓ ≤ 1[dec ≤ γd]; sensitivity to one coordinate change 1/((γ − γ')d)."""
     g, gp = _margins(gamma, gamma_prime)
     d = check_count(d, "d")
     if isinstance(dec, (complex, np.complexfloating)) or (isinstance(dec, np.ndarray) and dec.dtype.kind == "c"):
@@ -360,9 +366,9 @@ def _robust_loss(dec: np.ndarray, g: float, gp: float, d: int):
 
 
 def robust_erm(W, X, y, eps0: float, gamma: float, gamma_prime: float, *, rng=None) -> int:
-    """ε0-sample-∇0DP robust ERM (Lemma 22 of 001): sample h ∈ H with P ∝ exp(−ε0·Loss(h)/(2Δ)),
-    Loss(h) = Σ_i ℓ(h, (x_i, y_i)), Δ = 1/((γ−γ')d) (the exponential mechanism, McSherry & Talwar 2007).
-    Labels are not protected. Returns the index of the chosen hypothesis."""
+    """ε0-sample-∇0DP robust ERM (Lemma 22 of Ghazi, Kumar, Manurangsi & Steinke 2023): sample h ∈ H with P ∝
+    exp(−ε0·Loss(h)/(2Δ)), Loss(h) = Σ_i ℓ(h, (x_i, y_i)), Δ = 1/((γ−γ')d) (the exponential mechanism,
+    McSherry & Talwar 2007). Labels are not protected. Returns the index of the chosen hypothesis."""
     A = _pm1(X)
     e0 = check_eps(eps0, "eps0")
     g, gp = _margins(gamma, gamma_prime)
@@ -409,7 +415,8 @@ class HalfspaceResult:
 
 def robust_halfspace_learner(X, y, eps0: float, gamma: float, gamma_prime: float, *, rng=None,
                              max_net: int = 200000) -> HalfspaceResult:
-    """ε0-∇0DP γ-robust halfspace learner (Section 6 of 001; Lemmas 21, 23–25, Theorem 20).
+    """ε0-∇0DP γ-robust halfspace learner (Section 6 of Ghazi, Kumar, Manurangsi & Steinke 2023; Lemmas 21, 23–25,
+    Theorem 20).
 
     ν = (γ − γ')/5; labels by randomized response at ε0 (Lemma 21, needs ε0 ≤ 1); the ν-net of the unit ℓ1 ball
     (:func:`halfspace_net`); robust ERM (Lemma 22) on the net with margins (γ' + ν, γ'): loss

@@ -1,5 +1,6 @@
-"""k-way marginals under per-attribute DP: the projection mechanism (Section 4.1, Theorem 11 of 001) and
-partial MWEM (Section 4.2, Algorithm 1, Theorem 12 of 001).
+"""k-way marginals under per-attribute DP: the projection mechanism (Section 4.1, Theorem 11 of Ghazi, Kumar,
+Manurangsi & Steinke 2023) and partial MWEM (Section 4.2, Algorithm 1, Theorem 12 of Ghazi, Kumar,
+Manurangsi & Steinke 2023).
 
 Records live in X = {0,1}^d; a record u is indexed by its integer code (attribute 1 = most significant bit).
 Queries are k-way conjunctions q_S(u) = Π_{j∈S} u_j or parities ⊕_{j∈S} u_j, |S| = k, m = C(d, k).
@@ -94,8 +95,8 @@ def _kway_query_matrix(d: int, k: int, family: str) -> np.ndarray:
 
 
 def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray:
-    """Q[u, j] = q_{S_j}(u) for every record u ∈ {0,1}^d (row = integer code) and k-subset S_j (Theorem 11 of 001,
-    "Instance"). Read-only, cached."""
+    """Q[u, j] = q_{S_j}(u) for every record u ∈ {0,1}^d (row = integer code) and k-subset S_j (Theorem 11 of Ghazi,
+    Kumar, Manurangsi & Steinke 2023, "Instance"). Read-only, cached."""
     d = check_count(d, "d", maximum=MAX_D_MARGINALS)
     k = check_count(k, "k", maximum=d)
     check_name(family, "family", _FAMILIES)
@@ -104,7 +105,7 @@ def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray
 
 def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
     """Brute-force Δ = max_{u,u'} ‖Q(u) − Q(u')‖₂ and Δ0 = max over u, u' differing in ONE attribute (Theorem 11
-    of 001), for a query matrix with one row per record code of {0,1}^d."""
+    of Ghazi, Kumar, Manurangsi & Steinke 2023), for a query matrix with one row per record code of {0,1}^d."""
     d = check_count(d, "d", maximum=MAX_D_MARGINALS)
     Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
     if Q.shape[0] != (1 << d):
@@ -123,8 +124,9 @@ def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
 
 
 def kway_diameters(d: int, k: int) -> tuple[float, float]:
-    """The paper's formulas for k-way queries (Theorem 11 of 001): Δ = √m, Δ0 = √C(d−1, k−1) = √(mk/d), so
-    ε/ε0 = √(d/k). Exact for conjunctions and odd-k parities; an upper bound for even-k parities (digest P13).
+    """The paper's formulas for k-way queries (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023): Δ = √m,
+    Δ0 = √C(d−1, k−1) = √(mk/d), so ε/ε0 = √(d/k). Exact for conjunctions and odd-k parities; an upper bound for even-k
+    parities (digest P13).
 
     >>> [round(x, 3) for x in kway_diameters(6, 2)]
     [3.873, 2.236]
@@ -135,8 +137,8 @@ def kway_diameters(d: int, k: int) -> tuple[float, float]:
 
 
 def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> dict:
-    """Theorem 11 of 001: Gaussian noise N(0, σ²I) on the average answers, then projection, is simultaneously
-    ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn)."""
+    """Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023: Gaussian noise N(0, σ²I) on the average answers, then
+    projection, is simultaneously ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn)."""
     s = check_scale(sigma, "sigma")
     n = check_count(n, "n")
     D = check_scale(delta, "delta", allow_zero=True)
@@ -147,7 +149,7 @@ def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> 
 
 def projection_sigma(n: int, diameter: float, *, eps0: float | None = None, eps: float | None = None) -> float:
     """σ = Δ0/(ε0 n) for a target per-attribute ε0 (pass ``diameter=Δ0``), or σ = Δ/(ε n) for a target per-person ε
-    (pass ``diameter=Δ``) (Theorem 11 of 001)."""
+    (pass ``diameter=Δ``) (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
     n = check_count(n, "n")
     D = check_scale(diameter, "diameter")
     if (eps0 is None) == (eps is None):
@@ -157,7 +159,8 @@ def projection_sigma(n: int, diameter: float, *, eps0: float | None = None, eps:
 
 
 def projection_mse_bound(sigma, delta: float, m: int, log_domain: float):
-    """E[(1/m)‖M(x) − Q(x)‖²] ≤ min{σ², σΔ√(2 ln|X|)/m} (Theorem 11 of 001, equation (2)). Vectorised over σ."""
+    """E[(1/m)‖M(x) − Q(x)‖²] ≤ min{σ², σΔ√(2 ln|X|)/m} (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, equation
+    (2)). Vectorised over σ."""
     s = real_array(sigma, "sigma", ndim=(0, 1), low=0.0, high=MAX_SCALE)
     delta = check_scale(delta, "delta", allow_zero=True)
     m = check_count(m, "m")
@@ -167,8 +170,8 @@ def projection_mse_bound(sigma, delta: float, m: int, log_domain: float):
 
 
 def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, eps: float | None = None):
-    """MSE bounds of the projection mechanism for k-way queries on {0,1}^d (Theorem 11 of 001, digest A1), with
-    ln|X| = d ln 2 and m = C(d, k):
+    """MSE bounds of the projection mechanism for k-way queries on {0,1}^d (Theorem 11 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023, digest A1), with ln|X| = d ln 2 and m = C(d, k):
 
     * at fixed per-attribute ε0: min{ mk/(ε0²n²d), √(2k ln 2)/(ε0 n) } — the second term does not depend on d;
     * at fixed per-person ε:   min{ m/(ε²n²), √(2d ln 2)/(ε n) } — grows with d.
@@ -196,7 +199,7 @@ def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, 
 
 
 def _project_simplex(v: np.ndarray) -> np.ndarray:
-    """Euclidean projection onto the probability simplex (Duchi, Shalev-Shwartz, Singer & Chandra 2008)."""
+    """Euclidean projection onto the probability simplex (Duchi et al. 2008)."""
     u = np.sort(v)[::-1]
     css = np.cumsum(u) - 1.0
     ind = np.arange(1, v.size + 1)
@@ -207,11 +210,11 @@ def _project_simplex(v: np.ndarray) -> np.ndarray:
 
 
 def project_onto_hull(Q: np.ndarray, Y: np.ndarray, *, iterations: int = 400) -> np.ndarray:
-    """argmin over y ∈ conv{Q(u)} of ‖y − Y‖₂ (step 3 of the projection mechanism, Theorem 11 of 001), as
-    min_{w ∈ simplex} ‖wᵀQ − Y‖² solved by accelerated projected gradient (FISTA) with step 1/L,
-    L = 2‖Q‖₂². An approximate solver: privacy is unaffected (post-processing); the MSE bound assumes the exact
-    projection (digest P13), which the iterations approach at rate O(1/t²). Q (N, m) and Y (m,) finite with entries
-    within ±10¹²; the work iterations·N·m (plus the spectral norm) is capped by MAX_WORK."""
+    """argmin over y ∈ conv{Q(u)} of ‖y − Y‖₂ (step 3 of the projection mechanism, Theorem 11 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023), as min_{w ∈ simplex} ‖wᵀQ − Y‖² solved by accelerated projected gradient (FISTA) with
+    step 1/L, L = 2‖Q‖₂². An approximate solver: privacy is unaffected (post-processing); the MSE bound assumes the
+    exact projection (digest P13), which the iterations approach at rate O(1/t²). Q (N, m) and Y (m,) finite with
+    entries within ±10¹²; the work iterations·N·m (plus the spectral norm) is capped by MAX_WORK."""
     Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
     Y = real_array(Y, "Y", ndim=1, low=-MAX_SCALE, high=MAX_SCALE)
     if Y.shape != (Q.shape[1],):
@@ -241,7 +244,7 @@ def _project_onto_hull(Q: np.ndarray, Y: np.ndarray, iterations: int) -> np.ndar
 
 def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunction", iterations: int = 400,
                          rng=None, size: int | None = None) -> np.ndarray:
-    """The projection mechanism for k-way queries (Theorem 11 of 001, digest A1):
+    """The projection mechanism for k-way queries (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, digest A1):
     Y = Q(x) + N(0, σ²I_m), Q(x) = (1/n)Σ_i Q(x_i), then Ŷ = the projection of Y onto conv{Q(u) : u ∈ {0,1}^d}.
 
     Privacy: ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn) (:func:`projection_guarantees`).
@@ -289,8 +292,9 @@ def _disjoint_sets(d: int, k: int, ell: int) -> np.ndarray:
 
 def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
     """All unordered ℓ-sets of k-way queries with pairwise disjoint attribute sets (indices into
-    :func:`kway_queries`). Algorithm 1 of 001 samples ordered tuples; each set stands for ℓ! equally weighted
-    tuples, so sampling sets gives the same distribution (digest A2). Needs ℓ ≤ ⌊d/k⌋."""
+    :func:`kway_queries`). Algorithm 1 of Ghazi, Kumar, Manurangsi & Steinke 2023 samples ordered tuples; each
+    set stands for ℓ! equally weighted tuples, so sampling sets gives the same distribution (digest A2). Needs
+    ℓ ≤ ⌊d/k⌋."""
     d = check_count(d, "d", maximum=MAX_D_MARGINALS)
     k = check_count(k, "k", maximum=d)
     ell = check_count(ell, "ell", maximum=d // k)
@@ -298,9 +302,9 @@ def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
 
 
 def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
-    """Per-person zCDP of partial MWEM (Theorem 12 of 001): ½(ℓε0)²; the exact total of the proof is
-    ¼(ℓ² + ℓ)ε0² (selection score sensitivity ℓ/n, Gaussian L2 sensitivity √ℓ/n; digest A2). ℓ = 1 is standard
-    MWEM with ρ = ½ε0².
+    """Per-person zCDP of partial MWEM (Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023): ½(ℓε0)²; the exact total
+    of the proof is ¼(ℓ² + ℓ)ε0² (selection score sensitivity ℓ/n, Gaussian L2 sensitivity √ℓ/n; digest A2). ℓ = 1 is
+    standard MWEM with ρ = ½ε0².
 
     >>> mwem_person_rho(1.0, 4), mwem_person_rho(1.0, 4, exact=False)
     (5.0, 8.0)
@@ -313,8 +317,8 @@ def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
 
 
 def mwem_error_bound(T, n: int, eps0: float, log_domain: float, m: int, ell: int):
-    """Equation (3) of Theorem 12 of 001 (natural logs): E[max* error] ≤ √(2T/(n²ε0²) + 4 ln|X|/(Tℓ))
-    + (√(2T)/(ε0 n))·ln m. Vectorised over T."""
+    """Equation (3) of Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023 (natural logs): E[max*
+    error] ≤ √(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0 n))·ln m. Vectorised over T."""
     TT = real_array(T, "T", ndim=(0, 1), low=1.0, high=float(MAX_COUNT))
     n = check_count(n, "n")
     e0 = check_eps(eps0, "eps0")
@@ -370,7 +374,8 @@ class MWEMResult:
 
 
 def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) -> MWEMResult:
-    """Partial MWEM M_ℓ for k-way conjunctions (Algorithm 1 and Theorem 12 of 001, digest A2).
+    """Partial MWEM M_ℓ for k-way conjunctions (Algorithm 1 and Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023,
+    digest A2).
 
     ε_T = ε0/√(2T); A_1 uniform on {0,1}^d. Each round t: err_j = |q_j(A_t) − q_j(x)|; sample an
     attribute-disjoint ℓ-set with P ∝ exp(ε_T·n·Σ_i err_{q_i}) (zCDP exponential mechanism, **no ½**, digest
@@ -420,8 +425,8 @@ def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) 
 
 
 def max_star_error(answers, X, ell: int, *, k: int = 2) -> float:
-    """max* error of Theorem 12 of 001: the maximum over attribute-disjoint ℓ-sets of k-way conjunctions of the
-    average |q_i(A) − q_i(x)|, exact by enumeration."""
+    """max* error of Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023: the maximum over attribute-disjoint ℓ-sets
+    of k-way conjunctions of the average |q_i(A) − q_i(x)|, exact by enumeration."""
     A_ = as_binary_records(X)
     n, d = A_.shape
     if d > MAX_D_MARGINALS:

@@ -6,7 +6,7 @@ laws, the clipping trade-off); this module only draws. Pairs of views are joined
 :func:`dpviz.plots.items_to_users.side_by_side`.
 
 Paper: Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",
-NeurIPS 2023 (cited below as "000").
+NeurIPS 2023 (cited below as "Ghazi et al. 2023").
 """
 
 from __future__ import annotations
@@ -80,7 +80,7 @@ def users_needed_figure(
     m_mark: float | None = None,
     template: str = TEMPLATE,
 ) -> go.Figure:
-    """Users needed n against examples per user m (log–log) for one row of Table 1 or 2 of 000.
+    """Users needed n against examples per user m (log–log) for one row of Table 1 or 2 of Ghazi et al. 2023.
 
     Draws each term of the row's user-level bound separately (floor, privacy, statistical), their sum, the value
     clamped to Observation 28 (⌈n₁/m⌉ ≤ n_m ≤ n₁), the item-level n₁ (one example per user), the shaded region
@@ -105,8 +105,8 @@ def users_needed_figure(
 
     References
     ----------
-    000: Tables 1–2 (Appendix A), Theorems 4, 10, 40, 43–46, Observation 28, Lemma 6; breakpoints per the digest
-    §7.1 ([derived]).
+    Ghazi et al. 2023: Tables 1–2 (Appendix A), Theorems 4, 10, 40, 43–46, Observation 28, Lemma 6; breakpoints per the
+    digest §7.1 ([derived]).
     """
     epsilon = check_positive(epsilon, "epsilon")
     alpha = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
@@ -186,8 +186,8 @@ def generic_users_figure(
     m_max: float = 1e8,
     template: str = TEMPLATE,
 ) -> go.Figure:
-    """Users needed against m for the generic transformation (Corollary 3, Theorems 10 and 11 of 000) and naive
-    group privacy, with the item-level n₁ = ln(1/δ)^c·n_priv/ε + n_stat and the crossover m marked.
+    """Users needed against m for the generic transformation (Corollary 3, Theorems 10 and 11 of Ghazi et al. 2023) and
+    naive group privacy, with the item-level n₁ = ln(1/δ)^c·n_priv/ε + n_stat and the crossover m marked.
 
     Corollary 3's three terms are drawn separately. All curves are clamped to Observation 28 except the naive line.
     """
@@ -277,7 +277,8 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
 
 
 def tdlap_figure(epsilon: float, delta: float, *, convention: str = "proof", template: str = TEMPLATE) -> go.Figure:
-    """The TDLap(ε̄, δ̄) pmf on {0, …, 2κ} that Algorithm 1 of 000 draws R₁ from, end masses highlighted (≤ δ̄).
+    """The TDLap(ε̄, δ̄) pmf on {0, …, 2κ} that Algorithm 1 of Ghazi et al. 2023 draws R₁ from, end masses highlighted
+    (≤ δ̄).
 
     ε̄ = ε/3, δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2) (``convention="proof"``, dpviz's pinned value; ``"printed"`` uses e^{ε}),
     κ = 1 + ⌈ln(1/δ̄)/ε̄⌉ (Definition 8). Exact.
@@ -307,7 +308,8 @@ def tdlap_figure(epsilon: float, delta: float, *, convention: str = "proof", tem
 
 def ptr_discard_figure(epsilon: float, delta: float, *, convention: str = "proof",
                        template: str = TEMPLATE) -> go.Figure:
-    """4κ(ε, δ) — the users Algorithm 1 of 000 always deletes (and the minimum n) — against ε for several δ."""
+    """4κ(ε, δ) — the users Algorithm 1 of Ghazi et al. 2023 always deletes (and the minimum n) — against ε for several
+    δ."""
 
     eps_grid, curves = discard_curves(convention)
     data = []
@@ -334,7 +336,7 @@ def ptr_discard_figure(epsilon: float, delta: float, *, convention: str = "proof
 def delstab_output_figure(outputs: list, pmf_x: np.ndarray, pmf_x2: np.ndarray, *, epsilon: float, delta: float,
                           template: str = TEMPLATE) -> go.Figure:
     """DelStab's exact output pmfs on two user-level neighbours x, x′ (⊥ = "test failed" as the last bar), with the
-    two hockey-stick divergences d_ε(P‖P′), d_ε(P′‖P) against δ (Lemma 18 of 000)."""
+    two hockey-stick divergences d_ε(P‖P′), d_ε(P′‖P) against δ (Lemma 18 of Ghazi et al. 2023)."""
 
     pmf_x = np.asarray(pmf_x, dtype=float)
     pmf_x2 = np.asarray(pmf_x2, dtype=float)
@@ -392,7 +394,7 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
 
     For a count with two-sided geometric noise P(o) ∝ e^{−ε₀|o−s|}, the largest privacy loss between sums s and s′
     is ε₀|s − s′|; it is ε₀·m only in the worst case, and typically ≈ ε₀·√(2mp(1−p))·√(2/π) — the reason the
-    transformation of 000 pays √m, not m (Theorems 13 and 17; illustration [derived], digest §7.5).
+    transformation of Ghazi et al. 2023 pays √m, not m (Theorems 13 and 17; illustration [derived], digest §7.5).
     """
     m = check_integer(m, "m", minimum=1, maximum=10**6)
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
@@ -537,7 +539,7 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
 def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_size: int, constant: float = 1.0,
                      standard_errors: dict | None = None, template: str = TEMPLATE) -> go.Figure:
     """Simulated true error of the user-level realizable PAC learner (ALG-8) on 1-D thresholds against n, one curve per
-    m, beside the theory α(n) = C·ln(K+1)/(ε·n·m) (Theorem 4 of 000 solved for α; C = 1 shown).
+    m, beside the theory α(n) = C·ln(K+1)/(ε·n·m) (Theorem 4 of Ghazi et al. 2023 solved for α; C = 1 shown).
 
     ``errors`` maps m → array of mean errors over ``n_grid``.
     """

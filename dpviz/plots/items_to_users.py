@@ -6,7 +6,7 @@ contribution-bounding model); this module only draws. It also holds the layout h
 share (:func:`side_by_side`, reference lines and their labels).
 
 Paper: Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",
-NeurIPS 2023 (cited below as "000").
+NeurIPS 2023 (cited below as "Ghazi et al. 2023").
 """
 
 from __future__ import annotations
@@ -128,9 +128,9 @@ def neighbours_figure(
 ) -> go.Figure:
     """A small n × m dataset x (users = rows, examples = columns) beside a neighbour x′.
 
-    ``kind="item"``: one example x_{i,j} replaced (item-level neighbours, Definition 2 of 000 with m = 1);
-    ``kind="user"``: user i's whole block of m examples replaced (user-level neighbours, Definition 1 of 000).
-    Changed cells are outlined; the numbers are ratings 1–5 drawn with a fixed seed.
+    ``kind="item"``: one example x_{i,j} replaced (item-level neighbours, Definition 2 of Ghazi et al. 2023 with m = 1);
+    ``kind="user"``: user i's whole block of m examples replaced (user-level neighbours, Definition 1 of
+    Ghazi et al. 2023). Changed cells are outlined; the numbers are ratings 1–5 drawn with a fixed seed.
 
     Raises
     ------
@@ -188,7 +188,7 @@ def neighbours_figure(
 
 def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: int | None = None,
                                  template: str = TEMPLATE) -> go.Figure:
-    """ε′ = m·ε of an ε-item-level mechanism seen at user level (Lemma 6 of 000), log–log against m."""
+    """ε′ = m·ε of an ε-item-level mechanism seen at user level (Lemma 6 of Ghazi et al. 2023), log–log against m."""
     epsilon = check_positive(epsilon, "epsilon")
     m_max = check_integer(m_max, "m_max", minimum=2, maximum=10**6)
     m = int_log_grid(1, m_max, 200)
@@ -213,7 +213,8 @@ def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: i
 
 def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, *, m_mark: int | None = None,
                                template: str = TEMPLATE) -> go.Figure:
-    """δ′ = δ·(e^{mε} − 1)/(e^{ε} − 1) against m (Lemma 6 of 000), with the loose m·e^{mε}·δ and the line δ′ = 1."""
+    """δ′ = δ·(e^{mε} − 1)/(e^{ε} − 1) against m (Lemma 6 of Ghazi et al. 2023), with the loose m·e^{mε}·δ and the line
+    δ′ = 1."""
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     m_max = check_integer(m_max, "m_max", minimum=2, maximum=10**6)

@@ -1,7 +1,8 @@
 """Figures of lesson 06 "Training with user-level DP" (pure builders: numbers in, a new plotly Figure out).
 
-Sources: 004 = Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021); 003 = Esfandiari, Mirrokni &
-Narayanan, "Tight and Robust Private Mean Estimation with Few Users" (2022). Every builder captions its formulas.
+Sources: Levy et al. 2021 = Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021); Esfandiari,
+Mirrokni & Narayanan 2022 = Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with Few Users"
+(2022). Every builder captions its formulas.
 """
 
 from __future__ import annotations
@@ -119,7 +120,8 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
 def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np.ndarray, *, n: float | None = None,
                         title: str = "Users ERM needs against the number of steps T",
                         template: str = TEMPLATE) -> go.Figure:
-    """√(dT)/ε (004 Thm 3 / 003 Thm 29) for several d against √T/ε (003 Thm 30), log–log."""
+    """√(dT)/ε (Levy et al. 2021, Thm 3 / Esfandiari, Mirrokni & Narayanan 2022, Thm 29) for several d against √T/ε
+    (Esfandiari, Mirrokni & Narayanan 2022, Thm 30), log–log."""
     fig = go.Figure(layout=base_layout(title, "steps T (log)", "users needed n (log)",
                                        template=template))
     for i, (d, ys) in enumerate(levy.items()):
@@ -140,7 +142,7 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
 def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n: int,
                            title: str = "Phased ERM: users per phase and the λ schedule",
                            template: str = TEMPLATE) -> go.Figure:
-    """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (004 Alg 4)."""
+    """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (Levy et al. 2021, Alg 4)."""
     t = np.arange(1, len(users) + 1)
     fig = go.Figure(layout=base_layout(title, "phase t", "users in phase n_t", template=template))
     fig.add_trace(go.Bar(x=t, y=list(users), name="users n_t = ⌊n/2^t⌋", marker_color=ROLE["private"]))

@@ -1,7 +1,8 @@
 """Figures of lesson 05 "Means from few users" (pure builders: numbers in, a new plotly Figure out).
 
-Sources: 004 = Levy et al., "Learning with User-Level Privacy"; 003 = Esfandiari, Mirrokni & Narayanan,
-"Tight and Robust Private Mean Estimation with Few Users". Every builder adds a caption citing its formulas.
+Sources: Levy et al. 2021 = Levy et al., "Learning with User-Level Privacy"; Esfandiari,
+Mirrokni & Narayanan 2022 = Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with Few Users".
+Every builder adds a caption citing its formulas.
 """
 
 from __future__ import annotations
@@ -238,7 +239,8 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
 
 def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n: int,
                       template: str = TEMPLATE) -> go.Figure:
-    """ℓ₂ error against d at fixed n: 003 (feasible for all d) vs 004's regime (infeasible beyond its wall)."""
+    """ℓ₂ error against d at fixed n: Esfandiari, Mirrokni & Narayanan 2022 (feasible for all d) vs Levy et al. 2021's
+    regime (infeasible beyond its wall)."""
     lay = _frame(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
                   xlog=True, ylog=True, bottom=112)
     traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
@@ -307,7 +309,8 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
 
 def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray, floor: np.ndarray, *,
                       bound: float | None = None, current: float | None = None, template: str = TEMPLATE) -> go.Figure:
-    """Median ℓ₂ error vs fraction κ of corrupted users: 003's estimator, non-robust mean, r·κ/√m floor."""
+    """Median ℓ₂ error vs fraction κ of corrupted users: Esfandiari, Mirrokni & Narayanan 2022's estimator, non-robust
+    mean, r·κ/√m floor."""
     lay = _frame("Robustness to corrupted users", "fraction of users corrupted κ", "ℓ₂ error (log)", template,
                   ylog=True)
     traces = [dict(type="scatter", x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User (003 Alg 3)",
@@ -329,7 +332,7 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
 
 def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mapping[int, np.ndarray], *,
                          template: str = TEMPLATE) -> go.Figure:
-    """Theorem 8 (004): for fixed n the error cannot go below B²/(2(1+e^{nε})) however large m is."""
+    """Theorem 8 (Levy et al. 2021): for fixed n the error cannot go below B²/(2(1+e^{nε})) however large m is."""
     lay = _frame("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
                   xlog=True, ylog=True, bottom=112)
     traces = []

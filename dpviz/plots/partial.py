@@ -1,5 +1,5 @@
-"""Figures of lesson 07 "Privacy per attribute" (paper 001: Ghazi, Kumar, Manurangsi & Steinke, digest
-``spec/partial-dp.md``, widgets W1–W9).
+"""Figures of lesson 07 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023: Ghazi, Kumar,
+Manurangsi & Steinke, digest ``spec/partial-dp.md``, widgets W1–W9).
 
 * :func:`record_epsilon_figure` — ε0 → whole-record ε against d: pure d·ε0, (ε, δ) by the simple and the CKS
   conversion of ρ = ½(dε0)², the k-attribute cost, and mechanism-specific tighter per-person figures;
@@ -65,13 +65,14 @@ def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: flo
 
 def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: int = 100,
                           show_mechanisms: bool = True, k_way: int = 2, template: str | None = TEMPLATE) -> go.Figure:
-    """Whole-record ε implied by ε0 per attribute, against the number of attributes d (Proposition 8 of 001).
+    """Whole-record ε implied by ε0 per attribute, against the number of attributes d (Proposition 8 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023).
 
     Curves: pure d·ε0; ρ = ½(dε0)² converted to (ε, δ) by ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop 1.3) and by
-    CKS 2020 (Cor 13); the k-attribute cost k·ε0 (group privacy). With ``show_mechanisms``: per-person ε
-    (½ε²-zCDP parametrisation) of specific mechanisms with the same ε0 — parallel composition √d·ε0 (Lemma 10), the
-    projection mechanism √(d/k)·ε0 (Theorem 11, k-way queries), partial MWEM with ℓ = ⌊d/k⌋ √(½(ℓ²+ℓ))·ε0
-    (Theorem 12), and parallel composition converted to (ε, δ) by CKS.
+    Canonne, Kamath & Steinke 2020 (Cor 13); the k-attribute cost k·ε0 (group privacy). With ``show_mechanisms``:
+    per-person ε (½ε²-zCDP parametrisation) of specific mechanisms with the same ε0 — parallel composition √d·ε0
+    (Lemma 10), the projection mechanism √(d/k)·ε0 (Theorem 11, k-way queries), partial MWEM with ℓ = ⌊d/k⌋
+    √(½(ℓ²+ℓ))·ε0 (Theorem 12), and parallel composition converted to (ε, δ) by CKS.
     """
     e0 = check_positive(eps0, "eps0")
     d = check_integer(d, "d", minimum=1, maximum=d_max)
@@ -117,8 +118,9 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
 
 
 def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | None = TEMPLATE) -> go.Figure:
-    """ρ against d (log–log): ½d²ε0² for a generic ε0-∇0CDP mechanism (Prop 8 of 001; slope 2) against ½dε0² for
-    independent column-wise releases (Lemma 10 + zCDP composition; slope 1)."""
+    """ρ against d (log–log): ½d²ε0² for a generic ε0-∇0CDP mechanism (Prop 8 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023; slope 2) against ½dε0² for independent column-wise releases (Lemma 10 + zCDP composition;
+    slope 1)."""
     e0 = check_positive(eps0, "eps0")
     d = check_integer(d, "d", minimum=1, maximum=d_max)
     dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(float)
@@ -142,7 +144,7 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
 
 def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = TEMPLATE) -> go.Figure:
     """Horizontal bars: each release's ρ_h, coloured when it reads an attribute in ``changed`` (those are the only
-    releases that can tell x from x'; Section 7 of 001)."""
+    releases that can tell x from x'; Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
     touched = {r.name for r in ledger.touching(changed)} if changed else set()
     names = [r.name for r in ledger.releases][::-1]
     rhos = [r.rho for r in ledger.releases][::-1]
@@ -166,7 +168,8 @@ def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = T
 
 def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
                           template: str | None = TEMPLATE) -> go.Figure:
-    """ε at δ (CKS and simple conversions) for the chosen change against the whole record (Section 7 of 001)."""
+    """ε at δ (CKS and simple conversions) for the chosen change against the whole record (Section 7 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023)."""
     delta = check_delta(delta, allow_zero=False)
     rho_s = ledger.change_rho(changed) if changed else 0.0
     rho_all = ledger.whole_record_rho()
@@ -193,7 +196,8 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
 
 def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None = TEMPLATE) -> go.Figure:
     """P[round(f + noise) = f] against ε for Laplace(1/ε) (1 − e^{−ε/2}) and the replace-one Laplace(2/ε)
-    (1 − e^{−ε/4}); and the worst-case probability of guessing a secret bit, e^ε/(1 + e^ε) (Section 5 of 001)."""
+    (1 − e^{−ε/4}); and the worst-case probability of guessing a secret bit, e^ε/(1 + e^ε) (Section 5 of Ghazi, Kumar,
+    Manurangsi & Steinke 2023)."""
     e = check_positive(eps, "eps")
     x = np.linspace(0.0, eps_max, 301)
     fig = go.Figure(data=[
@@ -219,7 +223,7 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
 def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template: str | None = TEMPLATE) -> go.Figure:
     """A simulated adversary on a sparse histogram with f_y ∈ {0, 1}: the noisy counts f_y + Laplace(1/ε) and the
     guess round(noisy), right with probability 1 − e^{−ε/2} per cell (the number in the title) — each person's cell
-    is revealed when the guess is right (Section 5 of 001)."""
+    is revealed when the guess is right (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
     e = check_positive(eps, "eps")
     f, noisy, guess = PD.sparse_attack(e, cells, seed)
     right = guess == f
@@ -242,8 +246,9 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
 # ----------------------------------------------------------------------------------------------- W6 (heavy hitters)
 
 def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | None = TEMPLATE) -> go.Figure:
-    """Every candidate of PrivHeavyHitter (Algorithm 2 of 001): x = level (jittered by node), y = clamped noisy
-    count, accepted (blue) or rejected (orange), with the thresholds τ_ℓ = τ + (ℓ−1)μ and clamp floors τ_ℓ − μ."""
+    """Every candidate of PrivHeavyHitter (Algorithm 2 of Ghazi, Kumar, Manurangsi & Steinke 2023): x = level (jittered
+    by node), y = clamped noisy count, accepted (blue) or rejected (orange), with the thresholds τ_ℓ = τ + (ℓ−1)μ and
+    clamp floors τ_ℓ − μ."""
     L = result.levels
     xs, ys, cd, acc = [], [], [], []
     for nd in result.nodes:
@@ -284,7 +289,8 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
 def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top: int = 12,
                               template: str | None = TEMPLATE) -> go.Figure:
     """True counts of the most frequent strings, marked found / missed by PrivHeavyHitter, with the heavy-hitter
-    line νn (Lemma 30 of 001: every string with f ≥ νn is found w.h.p. once n is large enough)."""
+    line νn (Lemma 30 of Ghazi, Kumar, Manurangsi & Steinke 2023: every string with f ≥ νn is found w.h.p. once n is
+    large enough)."""
     strings, counts = PD.histogram_counts(X)
     order = np.argsort(counts)[::-1][:top]
     found = {tuple(r) for r in result.found}
@@ -315,7 +321,7 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
 def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
     """n needed for histogram error ν against d (log–log): Theorem 15's explicit n (corrected λ, and the printed
     λ = 3/ε0), Theorem 16's lower bound 0.05 ln d/(ε0ν), against standard DP's d/(εν) (pure) and √d/(εν) (zCDP),
-    shape only (constant 1), at ε = ε0 (Section 5 of 001)."""
+    shape only (constant 1), at ε = ε0 (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
     e0 = check_positive(eps0, "eps0")
     dd = 2.0 ** np.arange(1, 21)
     fig = go.Figure(data=[
@@ -345,9 +351,9 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template:
 
 def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, simulate: bool = False,
                             template: str | None = TEMPLATE) -> go.Figure:
-    """MSE bound of the projection mechanism against d (Theorem 11 of 001, digest A1): at a fixed per-attribute
-    ε0 = ``eps`` (flat once d is large) and at a fixed per-person ε = ``eps`` (grows like √d). Optional empirical
-    MSE at d = 4, 6, 8 (a few simulated releases, labelled as such)."""
+    """MSE bound of the projection mechanism against d (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, digest
+    A1): at a fixed per-attribute ε0 = ``eps`` (flat once d is large) and at a fixed per-person ε = ``eps`` (grows like
+    √d). Optional empirical MSE at d = 4, 6, 8 (a few simulated releases, labelled as such)."""
     k = check_integer(k, "k", minimum=1, maximum=5)
     n = check_integer(n, "n", minimum=1)
     e = check_positive(eps, "eps")
@@ -383,8 +389,9 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
 
 def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *,
                          template: str | None = TEMPLATE) -> go.Figure:
-    """Partial MWEM's ℓ trade-off (Theorem 12 of 001): for each ℓ = 1..⌊d/k⌋, the error bound (3) at the best
-    integer T against the per-person ε = √(2ρ), ρ = ¼(ℓ²+ℓ)ε0². Larger ℓ: better partial error, larger ε."""
+    """Partial MWEM's ℓ trade-off (Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023): for each ℓ = 1..⌊d/k⌋, the
+    error bound (3) at the best integer T against the per-person ε = √(2ρ), ρ = ¼(ℓ²+ℓ)ε0². Larger ℓ: better partial
+    error, larger ε."""
     e0 = check_positive(eps0, "eps0")
     n = check_integer(n, "n", minimum=1)
     d = check_integer(d, "d", minimum=2)
@@ -405,7 +412,8 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *,
 
 
 def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: str | None = TEMPLATE) -> go.Figure:
-    """Bound (3) of Theorem 12 of 001 against the number of rounds T (log x), with its minimiser T* marked."""
+    """Bound (3) of Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023 against the number of rounds T (log x), with
+    its minimiser T* marked."""
     e0 = check_positive(eps0, "eps0")
     Tstar, b = PD.mwem_best_rounds(n, e0, d, k, ell)
     logX, m = d * math.log(2), math.comb(d, k)
@@ -487,8 +495,8 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
 
 def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
     """Against the number k of attributes the adversary cares about: the posterior bound e^{2kε0} − 1
-    (Proposition 26 of 001), the worst-case bit recovery e^{kε0}/(1+e^{kε0}), and the mutual-information bound
-    ½ε0²·Σ|s_j|² for a partition into blocks of size k (Proposition 27), in nats."""
+    (Proposition 26 of Ghazi, Kumar, Manurangsi & Steinke 2023), the worst-case bit recovery e^{kε0}/(1+e^{kε0}), and
+    the mutual-information bound ½ε0²·Σ|s_j|² for a partition into blocks of size k (Proposition 27), in nats."""
     e0 = check_positive(eps0, "eps0")
     d = check_integer(d, "d", minimum=1)
     k = np.arange(1, d + 1)

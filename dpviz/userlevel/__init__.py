@@ -1,4 +1,5 @@
-"""User-level differential privacy with few examples per user (Ghazi et al., NeurIPS 2023; paper 000 / 002).
+"""User-level differential privacy with few examples per user (Ghazi et al., NeurIPS 2023; Ghazi et al. 2023 /
+Ghazi et al. 2023).
 
 Core numerics only (numpy/scipy). Modules:
 

@@ -47,7 +47,7 @@ MAX_OUTPUTS = 1_000_000
 """Cap on the output space {0, …, high} of :class:`~dpviz.userlevel.NoisySum`, and on its ``item_max``."""
 
 MAX_COVER = 1_000_000
-"""Cap on ``max_size`` of :func:`~dpviz.userlevel.discrete_cover` (default 20 000)."""
+"""Cap on ``max_size`` of :func:`~dpviz.userlevel.discrete_cover` (default 20 Ghazi et al. 2023)."""
 
 MAX_DOMAIN = 100_000
 """Cap on the number of distinct values of a dataset's ``domain`` and on the number of symbols k."""

@@ -1,4 +1,5 @@
-"""User-complexity calculators: Theorems 4, 10, 11, Corollary 3, Tables 1–2, breakpoints and crossovers (000).
+"""User-complexity calculators: Theorems 4, 10, 11, Corollary 3, Tables 1–2, breakpoints and crossovers
+(Ghazi et al. 2023).
 
 All of these are asymptotic statements with hidden constants and polylog factors. dpviz evaluates the printed
 formulas with every hidden constant set to one multiplicative knob ``constant`` (default 1) and natural logs, so
@@ -15,7 +16,7 @@ formula.
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``000_eed7e3c6d3636c79.txt``; formulas from ``002_cb803dc4c7c951f7.txt``):
+Ghazi et al., NeurIPS 2023 (``Ghazi et al. 2023``; formulas from ``Ghazi et al. 2023``):
 Corollary 3, Theorems 4, 10, 11, Observation 28, Appendix A (Tables 1 and 2), Conclusion.
 """
 
@@ -110,7 +111,8 @@ def _log_inv_item_delta(mm: np.ndarray, eps: float, dl: float) -> np.ndarray:
 
 
 def theorem10_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
-    """ε′(m) = ε² / (ln(1/δ)·√(m·ln(m/δ))): the item-level budget of Theorem 10 of 000 (exact, no hidden constant).
+    """ε′(m) = ε² / (ln(1/δ)·√(m·ln(m/δ))): the item-level budget of Theorem 10 of Ghazi et al. 2023 (exact, no hidden
+    constant).
 
     Natural logs pinned (the paper writes "log"; digest pitfall 24). Quadratic in ε, m inside the second log
     (digest pitfall 4). Vectorised over ``m`` (≥ 1).
@@ -133,7 +135,8 @@ def theorem10_item_delta(m: Any, epsilon: float, delta: float, *, constant: floa
 
 
 def conjectured_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
-    """ε/√(m·ln(1/δ)): the item-level budget the Conclusion of 000 conjectures might suffice (open problem)."""
+    """ε/√(m·ln(1/δ)): the item-level budget the Conclusion of Ghazi et al. 2023 conjectures might suffice (open
+    problem)."""
     eps, dl = _eps_delta(epsilon, delta)
     mm = _m_array(m)
     return _out(eps / np.sqrt(mm * -math.log(dl)), _is_scalar(m))
@@ -142,7 +145,8 @@ def conjectured_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
 def item_level_users(
     epsilon: Any, delta: Any, *, n_priv: float = 1.0, n_stat: float = 0.0, c: float = 1.0, constant: float = 1.0
 ) -> Any:
-    """n₁(ε, δ) = C·(ln(1/δ)^c·n_priv/ε + n_stat): the item-level complexity assumed by Corollary 3 of 000.
+    """n₁(ε, δ) = C·(ln(1/δ)^c·n_priv/ε + n_stat): the item-level complexity assumed by Corollary 3 of
+    Ghazi et al. 2023.
 
     Vectorised over ``epsilon`` and ``delta`` (broadcast). ``n_priv``, ``n_stat``: the task's privacy and statistical
     complexities; ``c``: the power of log(1/δ).
@@ -166,7 +170,7 @@ def item_level_users(
 
 
 def observation28_bounds(n1: Any, m: Any) -> tuple[Any, Any]:
-    """(⌈N/m⌉, N) with N = ⌈n₁⌉: the trivial bounds ⌈n₁/m⌉ ≤ n_m ≤ n₁ of Observation 28 of 000.
+    """(⌈N/m⌉, N) with N = ⌈n₁⌉: the trivial bounds ⌈n₁/m⌉ ≤ n_m ≤ n₁ of Observation 28 of Ghazi et al. 2023.
 
     Sample complexities are integers, so a real-valued formula n₁ is first rounded up to N = ⌈n₁⌉ (this keeps
     lower ≤ upper at m = 1).
@@ -222,7 +226,7 @@ def theorem10_users(
     clamp: bool = True,
     terms: bool = False,
 ) -> Any:
-    """n_m = C·( ln(1/δ)/ε + n₁(ε′, δ′)/m ), Theorem 10 of 000, with n₁ of Corollary 3's form.
+    """n_m = C·( ln(1/δ)/ε + n₁(ε′, δ′)/m ), Theorem 10 of Ghazi et al. 2023, with n₁ of Corollary 3's form.
 
     ε′ = ε²/(ln(1/δ)√(m ln(m/δ))) (:func:`theorem10_item_epsilon`), δ′ = δε/(m ln(1/δ)) (its Θ constant set to 1),
     n₁(ε′, δ′) = ln(1/δ′)^c·n_priv/ε′ + n_stat. Terms: floor ln(1/δ)/ε, privacy ln(1/δ′)^c n_priv/(ε′m),
@@ -258,7 +262,7 @@ def theorem11_users(
     clamp: bool = True,
     terms: bool = False,
 ) -> Any:
-    """n_m = C·( ln(1/δ)/ε + (ln(1/δ)^{1.5}/(ε√m))·n₁(ε, δ′) ), Theorem 11 of 000 (same ε at item level).
+    """n_m = C·( ln(1/δ)/ε + (ln(1/δ)^{1.5}/(ε√m))·n₁(ε, δ′) ), Theorem 11 of Ghazi et al. 2023 (same ε at item level).
 
     n₁(ε, δ′) = ln(1/δ′)^c·n_priv/ε + n_stat with δ′ = δε/(m ln(1/δ)). The WHOLE n₁, including n_stat, is multiplied
     by ln(1/δ)^{1.5}/(ε√m) (digest pitfall 5). Terms: floor, privacy (the n_priv part), statistical (the n_stat part).
@@ -293,7 +297,7 @@ def corollary3_users(
     clamp: bool = True,
     terms: bool = False,
 ) -> Any:
-    """n_m = C·( ln(1/δ)^{c+3/2}·n_priv/(ε²√m) + n_stat/m + ln(1/δ)/ε ), Corollary 3 of 000.
+    """n_m = C·( ln(1/δ)^{c+3/2}·n_priv/(ε²√m) + n_stat/m + ln(1/δ)/ε ), Corollary 3 of Ghazi et al. 2023.
 
     Exponent c + 3/2 and denominator ε² (digest pitfall 4). Item-level reference n₁ = ln(1/δ)^c n_priv/ε + n_stat.
 
@@ -329,7 +333,8 @@ def group_privacy_users(
     clamp: bool = True,
     terms: bool = False,
 ) -> Any:
-    """Naive group privacy: n_m = n₁(ε/m, δ₀)/m = C·( ln(1/δ₀)^c·n_priv/ε + n_stat/m ) (Lemma 6 of 000; [derived]).
+    """Naive group privacy: n_m = n₁(ε/m, δ₀)/m = C·( ln(1/δ₀)^c·n_priv/ε + n_stat/m ) (Lemma 6 of Ghazi et al. 2023;
+    [derived]).
 
     Run the item-level algorithm on all nm items at ε₀ = ε/m, δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1) (exactly (ε, δ) after the
     lift); it needs n₁(ε₀, δ₀) items, i.e. that many divided by m users. The privacy term does NOT shrink with m.
@@ -355,10 +360,11 @@ group_privacy_users.__doc__ += _TERMS_DOC
 def theorem4_users(
     m: Any, epsilon: float, alpha: float, d: float, *, constant: float = 1.0, clamp: bool = True, terms: bool = False
 ) -> Any:
-    """n_m = C·( d/ε + d/(εαm) ): pure-DP realizable PAC learning, Theorem 4 of 000 (tight up to polylogs).
+    """n_m = C·( d/ε + d/(εαm) ): pure-DP realizable PAC learning, Theorem 4 of Ghazi et al. 2023 (tight up to
+    polylogs).
 
-    Item-level reference n₁ = C·d/(εα) ([BNS19]). For m > 1/α the learner (ALG-8) discards the extra examples, so
-    the curve flattens at the floor d/ε. Terms: floor d/ε, privacy d/(εαm), statistical 0.
+    Item-level reference n₁ = C·d/(εα) (Beimel, Nissim & Stemmer 2019). For m > 1/α the learner (ALG-8) discards the
+    extra examples, so the curve flattens at the floor d/ε. Terms: floor d/ε, privacy d/(εαm), statistical 0.
     """
     eps = check_epsilon(epsilon, divides=True)
     a = check_alpha(alpha)
@@ -482,7 +488,8 @@ TermFn = Callable[[np.ndarray, float, float, float], np.ndarray]
 
 @dataclasses.dataclass(frozen=True)
 class BoundRow:
-    """One row of Table 1 (pure DP) or Table 2 (approximate DP) of 000 (Appendix A), as evaluable formulas.
+    """One row of Table 1 (pure DP) or Table 2 (approximate DP) of Ghazi et al. 2023 (Appendix A), as evaluable
+    formulas.
 
     Formulas take (m, ε, α, L) where L is the row's dimension parameter (``dimension`` names it: d = PRDim, k, kd,
     d², d_L — Table 1 uses PRDim, Table 2 the Littlestone dimension; digest pitfall 23). Every hidden constant and
@@ -621,7 +628,7 @@ for _key, _problem, _dim, _src in (
         )
     )
 
-#: Table 1 of 000 (pure DP): PAC (Theorem 4), agnostic PAC (Theorem 40), distributions (Theorems 43–46).
+#: Table 1 of Ghazi et al. 2023 (pure DP): PAC (Theorem 4), agnostic PAC (Theorem 40), distributions (Theorems 43–46).
 TABLE1_ROWS: tuple[BoundRow, ...] = (
     BoundRow(
         key="pac",
@@ -661,7 +668,8 @@ def _t2_three(m_dim: str):
     )
 
 
-#: Table 2 of 000 (approximate DP; Õ also hides polylog(1/δ)): PAC, discrete and product distributions (Theorem 10).
+#: Table 2 of Ghazi et al. 2023 (approximate DP; Õ also hides polylog(1/δ)): PAC, discrete and product distributions
+#: (Theorem 10).
 TABLE2_ROWS: tuple[BoundRow, ...] = (
     BoundRow(
         key="pac",

@@ -3,16 +3,16 @@
 A dataset holds ``n`` users; user ``i`` contributes a block x_i = (x_{i,1}, …, x_{i,c_i}) of ``c_i ≥ 1`` examples
 (``c_i = m`` for every user in the paper's setting, ragged counts for contribution-bounding lessons).
 
-* **Item-level neighbours**: replace ONE example x_{i,j} (Definition 2 of 000 with m = 1).
-* **User-level neighbours** (Definition 1 of 000): x ≍ x′ iff x_{−i} = x′_{−i} for some user i, i.e. user i's whole
-  block is replaced; the number of users stays n (substitution, not add/remove; digest pitfall 1).
+* **Item-level neighbours**: replace ONE example x_{i,j} (Definition 2 of Ghazi et al. 2023 with m = 1).
+* **User-level neighbours** (Definition 1 of Ghazi et al. 2023): x ≍ x′ iff x_{−i} = x′_{−i} for some user i, i.e. user
+  i's whole block is replaced; the number of users stays n (substitution, not add/remove; digest pitfall 1).
 * Deletions x_{−S} (remove the blocks of the users in S) appear only inside the propose–test–release algorithm
   (``remove_users``); they are NOT a neighbouring relation.
 
 References
 ----------
 Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",
-NeurIPS 2023 (``/work/shared/papers/000_eed7e3c6d3636c79.txt``), Section 2 (Definitions 1 and 2).
+NeurIPS 2023 (``/work/shared/papers/Ghazi et al. 2023``), Section 2 (Definitions 1 and 2).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = ["UserDataset"]
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class UserDataset:
-    """n users, user i holding a block of ``counts[i] ≥ 1`` examples (Section 2 of 000).
+    """n users, user i holding a block of ``counts[i] ≥ 1`` examples (Section 2 of Ghazi et al. 2023).
 
     Parameters
     ----------
@@ -248,7 +248,7 @@ class UserDataset:
         return UserDataset(tuple(blocks), domain=self.domain)
 
     def remove_users(self, users: Sequence[int]) -> UserDataset:
-        """x_{−S}: the blocks of the users in S deleted (used by LDDP/PTR, Definition 16 of 000).
+        """x_{−S}: the blocks of the users in S deleted (used by LDDP/PTR, Definition 16 of Ghazi et al. 2023).
 
         Raises ValueError when S would delete every user.
         """
@@ -292,7 +292,8 @@ class UserDataset:
         return self.replace_user(user, block)
 
     def user_neighbor(self, *, user: int | None = None, block: Any = None, rng: Any = None) -> UserDataset:
-        """A user-level neighbour (Definition 1 of 000): user ``user``'s whole block replaced by ``block``.
+        """A user-level neighbour (Definition 1 of Ghazi et al. 2023): user ``user``'s whole block replaced by
+        ``block``.
 
         Unspecified choices are random (``rng``): the user uniformly; the new block has the same count c_i, each
         example uniform on the domain (redrawn until it differs from the old block when the domain allows).

@@ -1,8 +1,8 @@
-"""Pure user-level DP learners built on the exponential mechanism (Section 4 and Appendix E of 000).
+"""Pure user-level DP learners built on the exponential mechanism (Section 4 and Appendix E of Ghazi et al. 2023).
 
 Scores here are LOSSES (lower is better), as in the paper's SELECT problem: the output H has probability
-∝ exp(−ε·scr_H/(2Δ)) (Theorem 9 of 000). dpviz's ``exponential_mechanism`` takes UTILITIES (P ∝ exp(ε·u/(2Δ)),
-McSherry & Talwar 2007), so every learner passes u = −scr: the same distribution (digest pitfall 11).
+∝ exp(−ε·scr_H/(2Δ)) (Theorem 9 of Ghazi et al. 2023). dpviz's ``exponential_mechanism`` takes UTILITIES (P ∝
+exp(ε·u/(2Δ)), McSherry & Talwar 2007), so every learner passes u = −scr: the same distribution (digest pitfall 11).
 
 * ALG-8 :func:`realizable_pac_learner` — score = number of users with at least one mistake (Δ = 1), m ≤ 1/α truncation.
 * ALG-9 :class:`ClippedPairwiseEM` — per-user summed pairwise score clipped to [−τ, τ], Δ = 2τ, exponent −ε·scr/(4τ).
@@ -12,7 +12,7 @@ McSherry & Talwar 2007), so every learner passes u = −scr: the same distributi
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``000_eed7e3c6d3636c79.txt``): Theorem 4, Lemma 22, Theorems 37, 40, 41, 43.
+Ghazi et al., NeurIPS 2023 (``Ghazi et al. 2023``): Theorem 4, Lemma 22, Theorems 37, 40, 41, 43.
 McSherry & Talwar, "Mechanism Design via Differential Privacy", FOCS 2007 (the exponential mechanism).
 """
 
@@ -111,7 +111,7 @@ class Selection:
 
 
 def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: Any) -> Selection:
-    """Exponential mechanism over LOSSES: P(i) ∝ exp(−ε·scr_i/(2Δ)) (Theorem 9 of 000).
+    """Exponential mechanism over LOSSES: P(i) ∝ exp(−ε·scr_i/(2Δ)) (Theorem 9 of Ghazi et al. 2023).
 
     Reuses ``dpviz.mechanisms.exponential_mechanism(_probabilities)``, which take UTILITIES (P ∝ exp(ε·u/(2Δ))),
     by passing u = −scr.
@@ -145,7 +145,7 @@ def _predictions(predictions: Any) -> np.ndarray:
 
 
 def _truncate(X: np.ndarray, Y: np.ndarray, alpha: float | None) -> tuple[np.ndarray, np.ndarray]:
-    """Keep ⌊1/α⌋ examples per user when m > 1/α (footnote 7 of 000; digest pitfall 13)."""
+    """Keep ⌊1/α⌋ examples per user when m > 1/α (footnote 7 of Ghazi et al. 2023; digest pitfall 13)."""
     if alpha is None:
         return X, Y
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
@@ -284,7 +284,8 @@ def pac_scores(X: Any, Y: Any, predictions: Any) -> np.ndarray:
 def realizable_pac_learner(
     X: Any, Y: Any, predictions: Any, epsilon: float, *, alpha: float | None = None, rng: Any = None
 ) -> Selection:
-    """ALG-8 (Section 4 of 000, Theorem 4): EM over ℋ with the clipped count of bad users; ε-user-level DP (pure).
+    """ALG-8 (Section 4 of Ghazi et al. 2023, Theorem 4): EM over ℋ with the clipped count of bad users; ε-user-level DP
+    (pure).
 
     scr_h = #users whose examples are not all correctly labelled by h (Δ = 1); output h with probability
     ∝ exp(−ε·scr_h/2). With ``alpha`` given and m > 1/α, each user keeps only its first ⌊1/α⌋ examples (footnote 7;
@@ -310,7 +311,8 @@ def realizable_pac_learner(
 
 @dataclasses.dataclass(frozen=True)
 class ClippedPairwiseEM:
-    """ALG-9 (Appendix E.1 of 000, Theorem 37): the clipped pairwise-score exponential mechanism, ε-user-level DP.
+    """ALG-9 (Appendix E.1 of Ghazi et al. 2023, Theorem 37): the clipped pairwise-score exponential mechanism,
+    ε-user-level DP.
 
     u[a, b, i] = Σ_j ψ_{H_a,H_b}(x_{i,j}) with ψ ∈ [−1, 1];  pscr[a, b] = Σ_i clip(u[a, b, i], −τ, τ);
     scr[a] = max_{b ≠ a} pscr[a, b] (b = a excluded);  P(a) ∝ exp(−ε·scr[a]/(4τ)).
@@ -402,7 +404,7 @@ def agnostic_pac_learner(
     tau: float | None = None,
     rng: Any = None,
 ) -> Selection:
-    """ALG-10 (Theorem 40 of 000): ALG-9 with ψ_{c,c′}((x, y)) = 1[c(x)≠y] − 1[c′(x)≠y].
+    """ALG-10 (Theorem 40 of Ghazi et al. 2023): ALG-9 with ψ_{c,c′}((x, y)) = 1[c(x)≠y] − 1[c′(x)≠y].
 
     Sign corrected (digest pitfall 14): the printed 1[c(x)=y] − 1[c′(x)=y] contradicts eq. (14); with this sign
     pscr_{c,c′}(𝒟) = err(c) − err(c′) and lower scores are better. Per user, u[a, b, i] = M[a, i] − M[b, i] with
@@ -466,7 +468,7 @@ def scheffe_selection(
     m: int | None = None,
     rng: Any = None,
 ) -> Selection:
-    """ALG-11 (Theorem 41 of 000): user-level private hypothesis selection with the Scheffé comparison.
+    """ALG-11 (Theorem 41 of Ghazi et al. 2023): user-level private hypothesis selection with the Scheffé comparison.
 
     For candidates P, P′ (pmfs on k symbols): W = {z : P(z) > P′(z)} (strict), ψ_{P,P′}(z) = P(W) − 1[z ∈ W]
     (sign as printed: pscr_{P*,P}(𝒟) ≤ d_tv(𝒟, P*); digest pitfall 16). Per user
@@ -542,7 +544,8 @@ def scheffe_selection(
 
 
 def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_size: int = 20_000) -> np.ndarray:
-    """All pmfs on k symbols whose masses are multiples of 1/M, M = ⌊10k/α⌋ (Theorem 43 of 000; digest pitfall 17).
+    """All pmfs on k symbols whose masses are multiples of 1/M, M = ⌊10k/α⌋ (Theorem 43 of Ghazi et al. 2023; digest
+    pitfall 17).
 
     A 0.1α-cover in TV: rounding any pmf to this grid moves it by < k/(2M) < α/10 (as M > 10k/α − 1 ≥ 5k/α).
     The count is C(M+k−1, k−1) (e.g. 5151 for k = 3, α = 0.3), so only tiny k and coarse α are feasible;
@@ -596,7 +599,8 @@ def learn_distribution_cover(
     m: int | None = None,
     rng: Any = None,
 ) -> tuple[np.ndarray, Selection]:
-    """ALG-12 (Theorems 42–43 of 000): Scheffé selection (ALG-11) over a 0.1α-cover of distributions on k symbols.
+    """ALG-12 (Theorems 42–43 of Ghazi et al. 2023): Scheffé selection (ALG-11) over a 0.1α-cover of distributions on k
+    symbols.
 
     ``cover`` defaults to :func:`discrete_cover` (k, α). Returns (the selected pmf, the Selection). ε-user-level DP.
     τ comes from public inputs only, as in :func:`scheffe_selection`: ``tau``, else :func:`paper_tau` (``m``, α),
@@ -730,7 +734,7 @@ def simulate_threshold_learning(
     the best threshold (= label_noise) is reported. Returns the mean over ``trials`` (array, shape of the broadcast
     of ``n_users`` and ``m``; a float for scalars), and with ``return_se=True`` also its standard error.
 
-    Theory (Theorem 4 of 000): error ≈ C·ln(K+1)/(ε·n·m) while m ≤ 1/α.
+    Theory (Theorem 4 of Ghazi et al. 2023): error ≈ C·ln(K+1)/(ε·n·m) while m ≤ 1/α.
 
     >>> e = simulate_threshold_learning([20, 200], 4, 1.0, grid_size=50, trials=10, rng=0)
     >>> bool(e[1] < e[0])

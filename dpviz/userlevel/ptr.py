@@ -1,17 +1,19 @@
-"""Approximate user-level DP by propose–test–release: TDLap, κ, hockey-stick, LDDP and DelStab (Section 3 of 000).
+"""Approximate user-level DP by propose–test–release: TDLap, κ, hockey-stick, LDDP and DelStab (Section 3 of
+Ghazi et al. 2023).
 
 Conventions pinned here (digest pitfall 6):
 
-* κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ with the natural log (Definition 8 of 000);
+* κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ with the natural log (Definition 8 of Ghazi et al. 2023);
 * TDLap(ε, δ) lives on {0, 1, …, 2κ} (2κ + 1 points) with pmf ∝ exp(−ε·|r − κ|);
 * Algorithm 1 uses ε̄ = ε/3 and **δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2)** — the denominator of the privacy proof
-  (Appendix C.4 of 000: the total is (e^{2ε̄}+e^{ε̄}+2)·δ̄ + e^{3ε̄}·Pr[·] ≤ δ + e^{ε}·Pr[·]). The HTML text prints
-  e^{ε} instead of e^{ε̄} in that denominator (a smaller δ̄, also valid); ``convention="printed"`` gives it. κ is computed
-  from (ε̄, δ̄). Example: (ε, δ) = (1, 10⁻⁶) gives κ = 48 with the pinned convention, 49 with the printed one.
+  (Appendix C.4 of Ghazi et al. 2023: the total is (e^{2ε̄}+e^{ε̄}+2)·δ̄ + e^{3ε̄}·Pr[·] ≤ δ + e^{ε}·Pr[·]). The HTML
+  text prints e^{ε} instead of e^{ε̄} in that denominator (a smaller δ̄, also valid); ``convention="printed"`` gives it.
+  κ is computed from (ε̄, δ̄). Example: (ε, δ) = (1, 10⁻⁶) gives κ = 48 with the pinned convention, 49 with the printed
+  one.
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``000_eed7e3c6d3636c79.txt``; cleaner formulas in ``002_cb803dc4c7c951f7.txt``):
+Ghazi et al., NeurIPS 2023 (``Ghazi et al. 2023``; cleaner formulas in ``Ghazi et al. 2023``):
 Definition 8 (TDLap), Definition 16 (LDDP), Algorithm 1 and Lemma 18 (DelStab), Theorem 7 (subsampling).
 """
 
@@ -81,7 +83,7 @@ BOTTOM = "⊥"
 # ---------------------------------------------------------------------------------------------- TDLap and κ
 
 def kappa(epsilon: float, delta: float) -> int:
-    """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (Definition 8 of 000; natural log).
+    """κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ (Definition 8 of Ghazi et al. 2023; natural log).
 
     Wraps ``dpviz.mechanisms.TruncatedDiscreteLaplace(epsilon, delta).kappa``. For DelStab call it with (ε̄, δ̄)
     (see :func:`delstab_parameters`), not with the user-level (ε, δ).
@@ -104,7 +106,7 @@ def kappa(epsilon: float, delta: float) -> int:
 
 
 def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
-    """pmf of TDLap(ε, δ) on r = 0, 1, …, 2κ: p(r) = exp(−ε|r − κ|)/Z (Definition 8 of 000).
+    """pmf of TDLap(ε, δ) on r = 0, 1, …, 2κ: p(r) = exp(−ε|r − κ|)/Z (Definition 8 of Ghazi et al. 2023).
 
     Returns an array of length 2κ + 1 indexed by r (so ``np.arange(len(p))`` is the support and κ = (len − 1)/2).
     Properties used in Lemma 18: p(r)/p(r ± 1) ∈ [e^{−ε}, e^{ε}] and the end masses p(0) = p(2κ) ≤ e^{−ε}δ ≤ δ.
@@ -128,7 +130,7 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
 
 
 def tdlap_sample(epsilon: float, delta: float, size: Any = None, rng: Any = None) -> Any:
-    """Draw R ∼ TDLap(ε, δ) ∈ {0, …, 2κ} (ALG-1; Definition 8 of 000).
+    """Draw R ∼ TDLap(ε, δ) ∈ {0, …, 2κ} (ALG-1; Definition 8 of Ghazi et al. 2023).
 
     Wraps ``TruncatedDiscreteLaplace(epsilon, delta).sample`` (exact rejection sampler). Returns an int when
     ``size is None``, else an int array of shape ``size``.
@@ -149,7 +151,7 @@ class _DelStabParameterFields(NamedTuple):
 
 
 class DelStabParameters(_DelStabParameterFields):
-    """(ε̄, δ̄, κ) of Algorithm 1 of 000; unpacks as a 3-tuple. ``discarded`` = 4κ users always deleted.
+    """(ε̄, δ̄, κ) of Algorithm 1 of Ghazi et al. 2023; unpacks as a 3-tuple. ``discarded`` = 4κ users always deleted.
 
     Checked on construction: ε̄ > 0 finite, δ̄ in (0, 1), κ an integer >= 1.
     """
@@ -176,7 +178,8 @@ class DelStabParameters(_DelStabParameterFields):
 
 
 def delstab_parameters(epsilon: float, delta: float, *, convention: str = "proof") -> DelStabParameters:
-    """ε̄ = ε/3, δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), κ = κ(ε̄, δ̄) (Algorithm 1 of 000, line 1; digest pitfall 6).
+    """ε̄ = ε/3, δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), κ = κ(ε̄, δ̄) (Algorithm 1 of Ghazi et al. 2023, line 1; digest
+    pitfall 6).
 
     Parameters
     ----------
@@ -213,7 +216,8 @@ def delstab_parameters(epsilon: float, delta: float, *, convention: str = "proof
 
 # ---------------------------------------------------------------------------------------------- divergences
 def hockey_stick(a: Any, b: Any, epsilon: float) -> float:
-    """d_ε(A‖B) = Σ_{o ∈ supp(A)} [A(o) − e^{ε}·B(o)]_+ on a common finite output space (Preliminaries of 000).
+    """d_ε(A‖B) = Σ_{o ∈ supp(A)} [A(o) − e^{ε}·B(o)]_+ on a common finite output space (Preliminaries of
+    Ghazi et al. 2023).
 
     ``a`` and ``b`` are pmfs (non-negative, same shape; they need not be normalised exactly). Computed as
     Σ max(a − e^{ε} b, 0), which equals the sum over supp(A) because the terms with A(o) = 0 are ≤ 0. ε may be negative.
@@ -264,7 +268,7 @@ def is_lddp(
     epsilon: float,
     delta: float,
 ) -> bool:
-    """Whether A is (r, ε, δ)-local-deletion DP at x (Definition 16 of 000; ALG-3), by brute force.
+    """Whether A is (r, ε, δ)-local-deletion DP at x (Definition 16 of Ghazi et al. 2023; ALG-3), by brute force.
 
     Checks A(x_{−S}) ≈_{ε,δ} A(x_{−S′}) for all S, S′ ⊆ [n] with |S| = |S′| = r. ``algorithm(dataset)`` must return
     the EXACT output pmf (an array over a fixed finite output space). Cost: C(n, r) pmf evaluations and C(n, r)²
@@ -306,8 +310,8 @@ class NoisySum:
     """The digest's DelStab toy: A(y) = clamp(Σ items + Z, 0, high), Z two-sided geometric with P(z) ∝ e^{−ε₀|z|}.
 
     Items are integers in {0, …, item_max}; A is (ε₀·item_max)-item-level DP (the discrete Laplace mechanism, Ghosh,
-    Roughgarden & Sundararajan 2009; clamping to the fixed output space {0, …, high} is post-processing). Its output
-    pmf depends on the data only through the total s = Σ items, and is computed EXACTLY in closed form:
+    Roughgarden & Sundararajan 2012; clamping to the fixed output space {0, …, high} is post-processing). Its output pmf
+    depends on the data only through the total s = Σ items, and is computed EXACTLY in closed form:
     P(o) = e^{−ε₀|o−s|}·(1−q)/(1+q) for 0 < o < high, with the two tails q^{s}/(1+q)·… folded onto 0 and high
     (q = e^{−ε₀}). That is what makes DelStab's stability test exact (digest ALG-4 note, pitfall 8).
 
@@ -428,7 +432,7 @@ def _subset_sum_counts(values: np.ndarray, counts: Sequence[int], q: int) -> np.
 
 @dataclasses.dataclass(frozen=True)
 class DelStab:
-    """DelStab_{ε,δ,A}: Algorithm 1 of 000 (ALG-4), propose–test–release on local-deletion stability.
+    """DelStab_{ε,δ,A}: Algorithm 1 of Ghazi et al. 2023 (ALG-4), propose–test–release on local-deletion stability.
 
     1. ε̄ = ε/3, δ̄ = δ/(e^{2ε̄}+e^{ε̄}+2) (pinned convention, see the module docstring), κ = κ(ε̄, δ̄); n ≥ 4κ.
     2. R₁ ∼ TDLap(ε̄, δ̄).
@@ -438,10 +442,10 @@ class DelStab:
     5–6. S uniform in X_stable; T = S ∪ (uniform (4κ − R₁)-subset of [n]∖S).
     7. Return A(x_{−T}): A always sees exactly n − 4κ users.
 
-    **Privacy (Lemma 18 of 000):** (ε, δ)-user-level DP for EVERY inner A, provided the stability test is exact. Here
-    it is computed from exact pmfs only — no Monte-Carlo anywhere (digest pitfall 8); the only inexactness is float64
-    round-off in the comparisons d_ε̄ ≤ δ̄. The inner A must have an output law that depends on the data only through
-    its total sum (:class:`NoisySum`, the digest's toy, or any object with ``pmf_of_sum``, ``outputs``,
+    **Privacy (Lemma 18 of Ghazi et al. 2023):** (ε, δ)-user-level DP for EVERY inner A, provided the stability test is
+    exact. Here it is computed from exact pmfs only — no Monte-Carlo anywhere (digest pitfall 8); the only inexactness
+    is float64 round-off in the comparisons d_ε̄ ≤ δ̄. The inner A must have an output law that depends on the data only
+    through its total sum (:class:`NoisySum`, the digest's toy, or any object with ``pmf_of_sum``, ``outputs``,
     ``user_values`` and ``sample_from_sum``): then x_{−T} matters only through Σ_{i∉T} v_i and X_stable is enumerated
     exactly by *types* (how many deleted users have each per-user sum), weighted by Π C(c_v, t_v). The LDDP test at
     x_{−S} compares A's laws for every pair of achievable deletion sums; when the exact closeness matrix
@@ -574,7 +578,7 @@ class DelStab:
     def output_pmf_given_r(self, dataset: UserDataset, r: int) -> np.ndarray:
         """Exact output pmf conditional on R₁ = r (over ``outputs``; the point mass on ⊥ when X_stable^{r} = ∅).
 
-        The quantity compared in the proof of Lemma 18 (Appendix C.4 of 000):
+        The quantity compared in the proof of Lemma 18 (Appendix C.4 of Ghazi et al. 2023):
         Pr[A(x) ∈ U | R₁ = r] ≤ e^{2ε̄}·Pr[A(x′) ∈ U | R₁ = r + 1] + (e^{ε̄} + 1)·δ̄ for neighbours x ≍ x′.
         """
         an = self._analysis(dataset)
@@ -849,7 +853,8 @@ def _cached_analysis(ds: DelStab, sums: tuple) -> _Analysis:
 
 # ---------------------------------------------------------------------------------------------- subsampling (Theorem 7)
 def subsample_users(dataset: UserDataset, size: int, *, rng: Any = None) -> UserDataset:
-    """Keep ``size`` of the n units chosen uniformly WITHOUT replacement (the wrapper of Theorem 7 / ALG-5 of 000).
+    """Keep ``size`` of the n units chosen uniformly WITHOUT replacement (the wrapper of Theorem 7 / ALG-5 of
+    Ghazi et al. 2023).
 
     Running an (ε, δ)-DP algorithm on the subsample is (ε′, δ′)-DP for substitution neighbours, with
     ε′ = ln(1 + η(e^{ε} − 1)), δ′ = ηδ, η = size/n: see :func:`subsampling_amplification`.
@@ -865,7 +870,8 @@ def subsample_users(dataset: UserDataset, size: int, *, rng: Any = None) -> User
 
 
 def subsampling_amplification(epsilon: float, delta: float, size: int, population: int) -> tuple[float, float]:
-    """(ε′, δ′) = (ln(1 + η(e^{ε} − 1)), ηδ), η = size/population (Theorem 7 of 000, [BBG18]).
+    """(ε′, δ′) = (ln(1 + η(e^{ε} − 1)), ηδ), η = size/population (Theorem 7 of Ghazi et al. 2023, Balle,
+    Barthe & Gaboardi 2018).
 
     Sampling ``size`` of ``population`` units uniformly without replacement, substitution neighbours (digest
     pitfall 10: not the Poisson formula). The formula's one home is

@@ -226,7 +226,7 @@ class SubsampledLaw(Law):
 def discretise(law: Law, h: float, pessimistic: bool):
     """Put the loss law on the grid {i·h}; returns ``(lo_index, masses, inf_mass)``.
 
-    Pessimistic: "connect the dots" (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, Section 3): the P-mass M
+    Pessimistic: "connect the dots" (Doroshenko et al. 2022, Section 3): the P-mass M
     and Q-mass W of each bucket (a, b] are split between a and b so that both are preserved,
     m_b = (M − W e^a)/(1 − e^{−h}), m_a = M − m_b; as the hockey-stick divergence is convex in e^{−L}, this
     mean-preserving spread can only increase δ(ε) for every ε, and the error is second order in h. Mass below the
