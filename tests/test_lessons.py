@@ -65,3 +65,27 @@ def test_lesson_prose_cites_papers_not_our_internal_digests(path):
     "digest of 004, pitfall P7" sends them to a document they cannot open."""
     text = _learner_text_of_notebook(path)
     assert "digest" not in text.lower(), [line for line in text.splitlines() if "digest" in line.lower()][:3]
+
+
+_RAW_TEX = r"\$[^$\n]+\$|\\[a-zA-Z]+\b|[\^_]\{[^}\n]*\}"
+
+
+def _raw_tex(markdown: str) -> list[str]:
+    """TeX a learner would read as is in Voilà (no MathJax typesetting of prose): $…$, \\commands, ^{…} and _{…},
+    outside code spans."""
+    import re
+
+    return [hit for i, part in enumerate(markdown.split("`")) if i % 2 == 0 for hit in re.findall(_RAW_TEX, part)]
+
+
+def test_the_raw_tex_check_sees_tex():
+    found = _raw_tex("δ·(e^{kε} − 1), $x^2$, \\frac{a}{b}, p_{i+1}")
+    assert sorted(found) == sorted(["$x^2$", "\\frac", "^{kε}", "_{i+1}"])
+    assert _raw_tex("e<sup>kε</sup> and `x_{i}` in code") == []
+
+
+@pytest.mark.parametrize("lesson", lessons(), ids=lambda lesson: lesson.filename)
+def test_lesson_prose_has_no_raw_tex(lesson):
+    nb = json.loads(lesson.path.read_text(encoding="utf-8"))
+    found = [hit for c in nb["cells"] if c["cell_type"] == "markdown" for hit in _raw_tex("".join(c["source"]))]
+    assert not found, f"{lesson.filename}: raw TeX in prose {found[:5]} (use Unicode or <sup>/<sub>)"
