@@ -228,7 +228,7 @@ def test_lessons_state_the_numbers_the_code_gives(lesson):
     mant, exp = f"{d0:.2e}".split("e")
     sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
     assert f"δ₀ ≈ {mant}·10{str(int(exp)).translate(sup)}" in prose  # δ₀ ≈ 6.12·10⁻⁸
-    assert "δ₀ = δ·(e^{ε/m} − 1)/(e^{ε} − 1)" in prose and "Lemma 6" in prose
+    assert "δ₀ = δ·(e<sup>ε/m</sup> − 1)/(e<sup>ε</sup> − 1)" in prose and "Lemma 6" in prose
     if lesson == "03_items_to_users":
         assert f"ε₀ = {e0:g}" in prose and "δ₀ ≈ 4.07·10⁻⁸" in prose  # and the looser form's number
 
