@@ -13,6 +13,7 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from _oracles import bw_delta, exact_gauss_eps, invert
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,10 +24,6 @@ mp.mp.dps = 50
 
 
 # ------------------------------------------------------------------------------------------------ oracles
-
-def bw_delta(eps, mu):
-    eps, mu = mp.mpf(eps), mp.mpf(mu)
-    return mp.ncdf(mu / 2 - eps / mu) - mp.e ** eps * mp.ncdf(-mu / 2 - eps / mu)
 
 
 def rr_delta(eps, eps0, k):
@@ -41,22 +38,6 @@ def rr_delta(eps, eps0, k):
     return tot
 
 
-def invert(delta_fn, target, hi=200.0):
-    """Smallest ε ≥ 0 with delta_fn(ε) ≤ target, by bisection in mpmath."""
-    if delta_fn(0) <= target:
-        return 0.0
-    lo, hi = mp.mpf(0), mp.mpf(hi)
-    for _ in range(120):
-        mid = (lo + hi) / 2
-        if delta_fn(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return float(hi)
-
-
-def exact_gauss_eps(sigma, k, delta, sens=1.0):
-    return invert(lambda e: bw_delta(e, sens * math.sqrt(k) / sigma), delta)
 
 
 # ------------------------------------------------------------------------------------------------ small helpers

@@ -6,16 +6,13 @@ import math
 import mpmath as mp
 import numpy as np
 import pytest
+from _oracles import bw_delta
 
 from dpviz import mechanisms as M
 from dpviz.gaussian_profiles import classic_gaussian_delta, gaussian_profile_curves
 
 mp.mp.dps = 40
 
-
-def bw_delta(eps, mu):
-    eps, mu = mp.mpf(eps), mp.mpf(mu)
-    return mp.ncdf(mu / 2 - eps / mu) - mp.e ** eps * mp.ncdf(-mu / 2 - eps / mu)
 
 
 @pytest.mark.parametrize("sigma,sens", [(0.8, 1.5), (1.0, 1.0), (3.0, 1.0), (0.2, 3.0),
