@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
+from dpviz.plots import fmt_number
+
 __all__: list[str] = []  # helpers for dpviz.panels only
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -27,17 +29,7 @@ def _table(rows: Iterable[tuple[str, str]], *, pad: int = 12) -> str:
     return "<table>" + "".join(_row(a, b, pad=pad) for a, b in rows) + "</table>"
 
 
-def _fmt(x: float | None, digits: int = 4) -> str:
-    """A readout number: ``"n/a"`` for None, ``"∞"`` for +inf, else ``digits`` significant digits.
-
-    >>> _fmt(None), _fmt(math.inf), _fmt(3.14159265), _fmt(2.0)
-    ('n/a', '∞', '3.142', '2')
-    """
-    if x is None:
-        return "n/a"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    return f"{x:.{digits}g}"
+_fmt = fmt_number  # the one number format, shared with the figures (dpviz.plots)
 
 
 def _superscript(n: int) -> str:

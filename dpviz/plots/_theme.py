@@ -21,7 +21,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-__all__ = ["PALETTE", "ROLE", "TEMPLATE", "caption", "approx_note", "base_layout", "DASHES"]
+__all__ = ["PALETTE", "ROLE", "TEMPLATE", "caption", "approx_note", "base_layout", "DASHES", "fmt_number"]
 
 #: Okabe–Ito colour-blind-safe palette.
 PALETTE = [
@@ -212,3 +212,17 @@ def _gaps(values) -> list:
     [1.0, None, None, 2.0]
     """
     return [float(v) if math.isfinite(v) else None for v in np.asarray(values, dtype=float).ravel().tolist()]
+
+
+def fmt_number(x: float | None, digits: int = 4) -> str:
+    """A number as figures and readouts print it: ``"n/a"`` for None, ``"∞"``/``"−∞"`` for infinities, else
+    ``digits`` significant digits (the one formatter of bar labels and panel readouts).
+
+    >>> fmt_number(None), fmt_number(math.inf), fmt_number(3.14159265), fmt_number(2.0)
+    ('n/a', '∞', '3.142', '2')
+    """
+    if x is None:
+        return "n/a"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.{digits}g}"

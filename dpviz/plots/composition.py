@@ -41,7 +41,18 @@ from dpviz.accountants.compare import (
     pld_grid_step,
     privacy_profile,
 )
-from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, _hline, _layout, _vline, approx_note, caption
+from dpviz.plots._theme import (
+    DASHES,
+    PALETTE,
+    ROLE,
+    TEMPLATE,
+    _hline,
+    _layout,
+    _vline,
+    approx_note,
+    caption,
+    fmt_number,
+)
 
 __all__ = [
     "ACCOUNTANT_ORDER",
@@ -139,14 +150,6 @@ def _setting_text(mechanism, noise, count, rate, delta=None, neighboring=None) -
     return ", ".join(parts)
 
 
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    if math.isinf(x):
-        return "∞"
-    return f"{x:.4g}"
-
-
 def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, count: int = 100, rate: float = 1.0,
                            delta: float = 1e-5, neighboring: str = "add_remove", *,
                            template: str = TEMPLATE) -> go.Figure:
@@ -188,7 +191,7 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
             err_minus.append(0.0)
             continue
         ys.append(r.epsilon)
-        texts.append(_fmt(r.epsilon))
+        texts.append(fmt_number(r.epsilon))
         h = f"{info.label}: ε = {r.epsilon:.6g} ({info.kind})"
         if r.lower is not None:
             h += f"<br>optimistic (lower) end: {r.lower:.6g}"
@@ -392,7 +395,7 @@ def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0,
         labels.append(info.label)
         colours.append(info.colour)
         ys.append(val)
-        texts.append(_fmt(val))
+        texts.append(fmt_number(val))
         hovers.append(f"{info.label}: {NOISE_SYMBOL[mechanism]} = {val:.6g}" if val is not None
                       else f"{info.label}: not applicable — {err}")
     sym = NOISE_SYMBOL[mechanism]
