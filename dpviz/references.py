@@ -144,6 +144,73 @@ REFERENCES: dict[str, Reference] = {
                            "Avoidance System TopDown Algorithm", "Harvard Data Science Review, Special Issue 2"),
     "desfontaines2021demystifying": _r("Desfontaines", 2021, "Demystifying the US Census Bureau's Reconstruction "
                                        "Attack", "blog post, desfontain.es"),
+    # -- foundations: attacks, counting, local DP, choosing ε (lessons 01, 02, 06) -------------------------------------
+    "dinur2003revealing": _r("Dinur, Nissim", 2003, "Revealing Information while Preserving Privacy", "PODS 2003"),
+    "dwork2017exposed": _r("Dwork, Smith, Steinke, Ullman", 2017, "Exposed! A Survey of Attacks on Private Data",
+                           "Annual Review of Statistics and Its Application 4"),
+    "homer2008resolving": _r("Homer, Szelinger, Redman, Duggan, Tembe, Muehling, Pearson, Stephan, Nelson, Craig",
+                             2008, "Resolving Individuals Contributing Trace Amounts of DNA to Highly Complex "
+                             "Mixtures Using High-Density SNP Genotyping Microarrays", "PLoS Genetics 4(8)"),
+    "shokri2017membership": _r("Shokri, Stronati, Song, Shmatikov", 2017, "Membership Inference Attacks against "
+                               "Machine Learning Models", "IEEE S&P 2017", "1610.05820"),
+    "sweeney2002kanonymity": _r("Sweeney", 2002, "k-Anonymity: A Model for Protecting Privacy",
+                                "International Journal of Uncertainty, Fuzziness and Knowledge-Based Systems 10(5)"),
+    "narayanan2008robust": _r("Narayanan, Shmatikov", 2008, "Robust De-anonymization of Large Sparse Datasets",
+                              "IEEE S&P 2008"),
+    "near2021programming": _r("Near, Abuah", 2021, "Programming Differential Privacy", "online book, "
+                              "programming-dp.com"),
+    "hay2010boosting": _r("Hay, Rastogi, Miklau, Suciu", 2010, "Boosting the Accuracy of Differentially Private "
+                          "Histograms Through Consistency", "PVLDB 3(1)", "0904.0942"),
+    "kasiviswanathan2011what": _r("Kasiviswanathan, Lee, Nissim, Raskhodnikova, Smith", 2011, "What Can We Learn "
+                                  "Privately?", "SIAM Journal on Computing 40(3)", "0803.0924"),
+    "wang2017locally": _r("Wang, Blocki, Li, Jha", 2017, "Locally Differentially Private Protocols for Frequency "
+                          "Estimation", "26th USENIX Security Symposium"),
+    "bassily2015local": _r("Bassily, Smith", 2015, "Local, Private, Efficient Protocols for Succinct Histograms",
+                           "STOC 2015", "1504.04686"),
+    "duchi2013local": _r("Duchi, Jordan, Wainwright", 2013, "Local Privacy and Statistical Minimax Rates",
+                         "FOCS 2013", "1302.3203"),
+    "erlingsson2014rappor": _r("Erlingsson, Pihur, Korolova", 2014, "RAPPOR: Randomized Aggregatable "
+                               "Privacy-Preserving Ordinal Response", "CCS 2014", "1407.6981"),
+    "wasserman2010statistical": _r("Wasserman, Zhou", 2010, "A Statistical Framework for Differential Privacy",
+                                   "Journal of the American Statistical Association 105(489)", "0811.2501"),
+    "hsu2014economic": _r("Hsu, Gaboardi, Haeberlen, Khanna, Narayan, Pierce, Roth", 2014, "Differential Privacy: "
+                          "An Economic Method for Choosing Epsilon", "CSF 2014", "1402.3329"),
+    "lee2011how": _r("Lee, Clifton", 2011, "How Much Is Enough? Choosing ε for Differential Privacy", "ISC 2011"),
+    "dwork2019expose": _r("Dwork, Kohli, Mulligan", 2019, "Differential Privacy in Practice: Expose your Epsilons!",
+                          "Journal of Privacy and Confidentiality 9(2)"),
+    "apple2017learning": _r("Apple", 2017, "Learning with Privacy at Scale",
+                            "Apple Machine Learning Journal 1(8), by Apple's Differential Privacy Team"),
+    "tang2017privacy": _r("Tang, Korolova, Bai, Wang, Wang", 2017, "Privacy Loss in Apple's Implementation of "
+                          "Differential Privacy on MacOS 10.12", "arXiv preprint", "1709.02753"),
+    "ding2017collecting": _r("Ding, Kulkarni, Yekhanin", 2017, "Collecting Telemetry Data Privately",
+                             "NeurIPS 2017", "1712.01524"),
+    "aktay2020google": _r("Aktay, Bavadekar, Cossoul, Davis, Desfontaines, Fabrikant, Gabrilovich, Gadepalli, "
+                          "Gipson, Guevara, Kamath, Kansal, Lange, Mandayam, Oplinger, Pluntke, Roessler, Schlosberg, "
+                          "Shekel, Vispute, Vu, Wellenius, Williams, Wilson", 2020, "Google COVID-19 Community "
+                          "Mobility Reports: Anonymization Process Description (version 1.1)", "arXiv preprint",
+                          "2004.04145"),
+    "rogers2021linkedin": _r("Rogers, Subramaniam, Peng, Durfee, Lee, Kancha, Sahay, Ahammad", 2021, "LinkedIn's "
+                             "Audience Engagements API: A Privacy Preserving Data Analytics System at Scale",
+                             "Journal of Privacy and Confidentiality 11(3)", "2002.05839"),
+    "adeleye2023wikipedia": _r("Adeleye, Berghel, Desfontaines, Hay, Johnson, Lebeda, Manurangsi, Mohan, "
+                               "Ramaswamy, Shiffman, Stanojevic", 2023, "Publishing Wikipedia Usage Data with Strong "
+                               "Privacy Guarantees", "arXiv preprint", "2308.16298"),
+    # -- selection, DP-SGD and auditing (lessons 04, 07) ------------------------------------------------------------
+    "mckenna2020permute": _r("McKenna, Sheldon", 2020, "Permute-and-Flip: A New Mechanism for Differentially Private "
+                             "Selection", "NeurIPS 2020", "2010.12603"),
+    "ding2021permute": _r("Ding, Kifer, Saghaian, Steinke, Wang, Xiao, Zhang", 2021, "The Permute-and-Flip "
+                          "Mechanism is Identical to Report-Noisy-Max with Exponential Noise", "arXiv preprint",
+                          "2105.07260"),
+    "lyu2017understanding": _r("Lyu, Su, Li", 2017, "Understanding the Sparse Vector Technique for Differential "
+                               "Privacy", "PVLDB 10(6)", "1603.01699"),
+    "abadi2016deep": _r("Abadi, Chu, Goodfellow, McMahan, Mironov, Talwar, Zhang", 2016, "Deep Learning with "
+                        "Differential Privacy", "CCS 2016", "1607.00133"),
+    "jagielski2020auditing": _r("Jagielski, Ullman, Oprea", 2020, "Auditing Differentially Private Machine "
+                                "Learning: How Private is Private SGD?", "NeurIPS 2020", "2006.07709"),
+    "nasr2021adversary": _r("Nasr, Song, Thakurta, Papernot, Carlini", 2021, "Adversary Instantiation: Lower Bounds "
+                            "for Differentially Private Machine Learning", "IEEE S&P 2021", "2101.04535"),
+    "clopper1934use": _r("Clopper, Pearson", 1934, "The Use of Confidence or Fiducial Limits Illustrated in the Case "
+                         "of the Binomial", "Biometrika 26(4)"),
     # -- optimisation ----------------------------------------------------------------------------------------------
     "bubeck2015convex": _r("Bubeck", 2015, "Convex Optimization: Algorithms and Complexity",
                            "Foundations and Trends in Machine Learning 8(3–4)", "1405.4980"),
