@@ -2,7 +2,7 @@
 #   make serve   set up .venv and serve every lesson with Voila on http://localhost:8866
 #   make test    set up .venv and run the whole test suite
 # and: make bench (p50/p95 update time of every widget), make lab (JupyterLab on the lessons),
-#      make serve CLASS=30 [LESSONS=02,03] (classroom mode), make loadtest (30 students against a local server).
+#      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server).
 
 PYTHON ?= python3
 VENV   := .venv
@@ -25,7 +25,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 install: $(STAMP)
 
-# Plain: one learner. CLASS=30: pre-heat kernels for 30 students (on LESSONS=02,03, or every lesson) and say when ready.
+# Plain: one learner. CLASS=30: pre-heat kernels for 30 students (on LESSONS=05,08, or every lesson) and say when ready.
 serve: install
 	$(BIN)/python -m dpviz.app --port=$(PORT) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
 

@@ -5,7 +5,7 @@ and the class waits for the server's ``ready for N students …`` line; without 
 does and the class waits for its ``ready: one pre-heated kernel per lesson`` line), always with a short
 ``--shutdown-grace`` so that the kernels of students who left end quickly. Then N students (``--students``,
 default 30) arrive within ``--arrival-seconds`` (default 10; arrival times drawn uniformly with ``--seed``), each
-opens the lesson (``--lesson``, default 02), moves a slider ``--moves`` times with a think time between moves,
+opens the lesson (``--lesson``, default 05), moves a slider ``--moves`` times with a think time between moves,
 stays until the whole class is done, and leaves. All traffic goes to 127.0.0.1; every wait is bounded by
 ``--timeout`` (the class) or ``--leave-timeout`` (memory coming back).
 
@@ -74,7 +74,7 @@ figure ≤ 30 s. The exit status is 1 when a student had an error or memory did 
 could not be started); ``--strict`` also makes a missed target fail. ``--json PATH`` writes every number and one
 record per student.
 
-Usage: ``python benchmarks/loadtest.py [--students 30] [--browsers 3] [--classroom] [--lesson 02] [--json out.json]``
+Usage: ``python benchmarks/loadtest.py [--students 30] [--browsers 3] [--classroom] [--lesson 05] [--json out.json]``
 (``make loadtest ARGS="--classroom --students 10"``).
 """
 
@@ -155,7 +155,7 @@ def stats(values) -> dict:
 
 
 def lesson_filename(spec: str) -> str:
-    """``"02"``/``"2"``/``"02_composition.ipynb"`` -> the lesson's notebook file name."""
+    """``"05"``/``"5"``/``"05_composition.ipynb"`` -> the lesson's notebook file name."""
     all_lessons = lessons(NOTEBOOK_DIR)
     by_number = {f"{lesson.order:02d}": lesson.filename for lesson in all_lessons}
     key = spec.zfill(2) if spec.isdigit() else spec
@@ -1168,7 +1168,7 @@ def parse_args(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--students", type=int, default=30, help="students in the class (default 30)")
     p.add_argument("--browsers", type=int, default=3, help="of which real headless Chromium pages (default 3)")
-    p.add_argument("--lesson", default="02", help="lesson number or notebook (default 02)")
+    p.add_argument("--lesson", default="05", help="lesson number or notebook (default 05)")
     p.add_argument("--arrival-seconds", type=float, default=10.0,
                    help="students arrive uniformly within this (default 10)")
     p.add_argument("--seed", type=int, default=1, help="seed of arrival times, browser choice and think times")

@@ -51,7 +51,7 @@ def import_panels() -> list[str]:
             problems.append(f"dpviz.panels.{m.name}: {type(exc).__name__}: {exc}")
     return problems
 
-#: Per-panel targets (seconds, p95) from the issues: lesson 01 widgets 50 ms, the others 100 ms.
+#: Per-panel targets (seconds, p95) from the issues: lesson 03 widgets 50 ms, the others 100 ms.
 DEFAULT_TARGET = 0.100
 LESSON_TARGETS = {"dpviz.panels.privacy_loss": 0.050}
 

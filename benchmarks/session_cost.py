@@ -7,7 +7,7 @@ A kernel that only imports ipykernel, ipywidgets, numpy, scipy (the lazy package
 same way as the floor. With ``--profile LESSON`` the lesson's cells run under cProfile inside the kernel and
 the top functions by cumulative time are printed.
 
-    .venv/bin/python benchmarks/session_cost.py [--lessons 01,02] [--repeat 2] [--profile 04]
+    .venv/bin/python benchmarks/session_cost.py [--lessons 03,05] [--repeat 2] [--profile 11]
 
 Target (issue 11): ≤ 2 CPU-seconds and ≤ 130 MB per session on the 2-core development machine.
 """

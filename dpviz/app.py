@@ -3,9 +3,9 @@
 For one learner (``make serve``): ``python -m dpviz.app`` opens the landing page at http://localhost:8866 with one
 pre-heated kernel per lesson, as before.
 
-For a class (``make serve CLASS=30``): ``python -m dpviz.app --class-size 30 [--lessons 02,03]`` pre-heats
+For a class (``make serve CLASS=30``): ``python -m dpviz.app --class-size 30 [--lessons 05,08]`` pre-heats
 enough kernels for that many students on the chosen lessons (all lessons when none are named), refills the pools
-in the background as students arrive, and prints ``ready for 30 students on lessons 02, 03`` once every pool is
+in the background as students arrive, and prints ``ready for 30 students on lessons 05, 08`` once every pool is
 full. The teacher's status page is ``/dpviz/status`` (``/dpviz/status.json`` for scripts).
 
 Either way:
@@ -72,7 +72,7 @@ MAX_MESSAGE_BYTES = 1 << 20
 
 
 def _lesson_numbers(spec: str) -> list[str]:
-    """``"02,3"`` -> the notebook file names of lessons 02 and 03; ValueError naming an unknown lesson."""
+    """``"05,8"`` -> the notebook file names of lessons 05 and 08; ValueError naming an unknown lesson."""
     by_number = {f"{lesson.order:02d}": lesson.filename for lesson in lessons(NOTEBOOKS)}
     chosen = []
     for part in (p.strip() for p in spec.split(",")):

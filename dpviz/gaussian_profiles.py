@@ -1,4 +1,4 @@
-"""The Gaussian mechanism's privacy profile δ(ε) three ways, as lesson 01 compares them.
+"""The Gaussian mechanism's privacy profile δ(ε) three ways, as lesson 03 compares them.
 
 * exact: Balle & Wang 2018, Thm 8 (:meth:`dpviz.mechanisms.Gaussian.delta`);
 * classic: the δ that the textbook calibration σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1, proven for
@@ -6,7 +6,7 @@
 * zCDP: ρ = Δ²/(2σ²) (Bun & Steinke 2016, Prop. 1.6) converted to (ε, δ) by :func:`dpviz.conversions.zcdp_delta`
   (Canonne, Kamath & Steinke 2020, Cor. 13; Bun & Steinke 2016, Prop. 1.3).
 
-:func:`gaussian_profile_curves` evaluates all of them on one ε grid (the numbers lesson 01's profile figure draws).
+:func:`gaussian_profile_curves` evaluates all of them on one ε grid (the numbers lesson 03's profile figure draws).
 """
 
 from __future__ import annotations

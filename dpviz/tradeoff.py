@@ -1,4 +1,4 @@
-"""Differential privacy as hypothesis testing: the trade-off region that (ε, δ)-DP allows (lesson 01).
+"""Differential privacy as hypothesis testing: the trade-off region that (ε, δ)-DP allows (lesson 03).
 
 An adversary who sees one output tests "x" against "x′". A test with type I error α has type II error β ≥ T(α),
 T = T(M(x), M(x′)) the mechanism's trade-off function (Dong, Roth & Su 2022, Def. 2.1; the mechanisms compute it

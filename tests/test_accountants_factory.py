@@ -1,4 +1,4 @@
-"""The one string → mechanism factory (dpviz.accountants.factory) used by lessons 01 and 02."""
+"""The one string → mechanism factory (dpviz.accountants.factory) used by lessons 03 and 05."""
 
 import pytest
 

@@ -39,14 +39,14 @@ from dpviz.lessons import lessons
 pytestmark = pytest.mark.browser
 
 PREFIX = "/user/alice/"
-LESSON = "01_privacy_loss.ipynb"
+LESSON = "03_privacy_loss.ipynb"
 
 
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     # Class mode on one lesson: its kernel is pre-heated (the pooled path a JupyterHub image uses) without
     # starting a kernel for every lesson on a 2-core machine.
-    a = start_app(tmp_path_factory.mktemp("base_url"), "--class-size=1", "--lessons=01", "--shutdown-grace=60",
+    a = start_app(tmp_path_factory.mktemp("base_url"), "--class-size=1", "--lessons=03", "--shutdown-grace=60",
                   base_url=PREFIX, wait_for="ready for 1 students")
     yield a
     a.stop()

@@ -7,7 +7,7 @@ The Balle–Wang profile (Balle & Wang 2018, Thm 8), with μ = Δ/σ,
 is evaluated in 100-digit mpmath and compared with every way dpviz computes it or its inverses:
 ``mechanisms.gaussian_delta``, ``Gaussian(σ, Δ).delta/epsilon``, ``gaussian_epsilon``, ``gaussian_epsilon_many``,
 ``gaussian_mu``, ``analytic_gaussian_sigma``, the textbook ``classic_gaussian_sigma/epsilon`` (Dwork & Roth 2014,
-Thm A.1), lesson 06's GDP names (``learning._privacy.gdp_*``), the accountants' event path (a single Gaussian in
+Thm A.1), lesson 10's GDP names (``learning._privacy.gdp_*``), the accountants' event path (a single Gaussian in
 the basic and optimal accountants, ``calibrate_sigma``), and the amplification formula ln(1 + q(e^ε − 1)) with its
 inverse (Balle, Barthe & Gaboardi 2018, Thm 8).
 
@@ -91,7 +91,7 @@ def test_gaussian_delta_against_mpmath(mu):
     assert check_delta(lambda e: M.gaussian_delta(e, mu), mu, "gaussian_delta") == []
 
 
-#: large μ (6.67 is lesson 01's σ = 0.3, Δ = 2): where the 10-point Gauss–Legendre branch of the kernel (x₁ > 0,
+#: large μ (6.67 is lesson 03's σ = 0.3, Δ = 2): where the 10-point Gauss–Legendre branch of the kernel (x₁ > 0,
 #: x₁μ < 1, an interval of length μ) lost accuracy before issue 13 — relative error 4e-12 at μ = 4, 3.7e-9 at
 #: μ = 6.67, 3e-7 at μ = 10, 1.3e-3 at μ = 30, just above ε = μ²/2 (x₁ ≈ 0)
 BIG_MUS = [2.0, 4.0, 20.0 / 3.0, 10.0, 30.0]
@@ -158,7 +158,7 @@ def test_gaussian_mechanism_delta_against_mpmath(mu):
 
 
 @pytest.mark.parametrize("mu", MUS)
-def test_gdp_delta_of_lesson_06_is_the_same_profile(mu):
+def test_gdp_delta_of_lesson_10_is_the_same_profile(mu):
     assert check_delta(lambda e: [gdp_delta(x, mu) for x in e], mu, "gdp_delta") == []
     assert gdp_delta(1.0, 0.0) == 0.0
 
@@ -239,7 +239,7 @@ def test_gaussian_epsilon_is_the_smallest_feasible_double(mu):
         e = M.gaussian_epsilon(d, mu)
         _assert_smallest(e, d, lambda x: float(_gaussian_delta(x, mu)), "gaussian_epsilon")
         assert abs(mp.mpf(e) / mp_eps(d, mu) - 1) < 1e-9
-        # the same answer through the mechanism object and lesson 06's name
+        # the same answer through the mechanism object and lesson 10's name
         g = Gaussian(1.0 / mu, 1.0)
         if 1.0 / (1.0 / mu) == mu:
             assert g.epsilon(d) == e

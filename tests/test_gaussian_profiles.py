@@ -16,7 +16,7 @@ mp.mp.dps = 40
 
 
 @pytest.mark.parametrize("sigma,sens", [(0.8, 1.5), (1.0, 1.0), (3.0, 1.0), (0.2, 3.0),
-                                        (0.3, 2.0)])  # μ = 6.67: lesson 01's figure
+                                        (0.3, 2.0)])  # μ = 6.67: lesson 03's figure
 def test_curves_against_mpmath_and_hand_formulas(sigma, sens):
     c = gaussian_profile_curves(sigma, sens)
     eps = c["eps"]

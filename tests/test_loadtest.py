@@ -1,6 +1,6 @@
 """``benchmarks/loadtest.py`` (``make loadtest``) with a class of three against a classroom server it starts itself.
 
-One run of the tool as a subprocess (class size 3 on lesson 02; three light clients, or two and one headless
+One run of the tool as a subprocess (class size 3 on lesson 05; three light clients, or two and one headless
 Chromium page when Chromium and Playwright are there): every student is served (a kernel, a first figure, every
 slider move answered by a figure update, no error), and after they leave the server reclaims their kernels
 (``status.json`` sessions back to 0, their kernel processes gone, memory back). No test asserts a time: the
@@ -48,7 +48,7 @@ def run(tmp_path_factory):
     out = tmp / "loadtest.json"
     browsers = _browsers()
     proc = subprocess.run(
-        [sys.executable, str(TOOL), "--classroom", f"--students={STUDENTS}", f"--browsers={browsers}", "--lesson=02",
+        [sys.executable, str(TOOL), "--classroom", f"--students={STUDENTS}", f"--browsers={browsers}", "--lesson=05",
          "--arrival-seconds=2", f"--moves={MOVES}", "--think-seconds=0.3", f"--shutdown-grace={GRACE}",
          "--timeout=300", "--leave-timeout=120", "--start-timeout=400", f"--json={out}", f"--log-dir={tmp}"],
         capture_output=True, text=True, timeout=900, cwd=tmp,

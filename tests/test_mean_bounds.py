@@ -1,6 +1,6 @@
 """Closed forms of 004 in :mod:`dpviz.mean.bounds` against mpmath oracles, and their one home (issue 13).
 
-The Theorem 1 MSE map of the fixed-budget panel (lesson 05) used to be re-derived inside the panel; it is now
+The Theorem 1 MSE map of the fixed-budget panel (lesson 09) used to be re-derived inside the panel; it is now
 :func:`dpviz.mean.wme_mse_bound`, checked here against the formula evaluated in 50-digit arithmetic on the panel's own
 (non-integer) grid, and against the scalar functions at integers.
 """

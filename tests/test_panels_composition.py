@@ -1,4 +1,4 @@
-"""Lesson 02 panels, headless: controls drive the figures, bad combinations are reported in the panel."""
+"""Lesson 05 panels, headless: controls drive the figures, bad combinations are reported in the panel."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Headless tests of the lesson 03/04 panels: build, move controls, check figures/readouts change, errors are shown."""
+"""Headless tests of the panels of lessons 08 and 11: build, move controls, check changes and error messages."""
 
 from __future__ import annotations
 
@@ -40,11 +40,11 @@ def _first_slider_changes_first_figure(panel):
     assert panel.figures[0].to_plotly_json() != before
 
 
-# ------------------------------------------------------------------------------------------------ lesson 03
+# ------------------------------------------------------------------------------------------------ lesson 08
 
 
 @pytest.mark.parametrize("cls", [L3.NeighboursPanel, L3.GroupPrivacyCostPanel, L3.BoundingExplorerPanel])
-def test_lesson03_panels_build_and_first_slider_works(cls):
+def test_lesson08_panels_build_and_first_slider_works(cls):
     p = cls()
     assert p.last_error is None and p.figures
     _first_slider_changes_first_figure(p)
@@ -121,7 +121,7 @@ def test_bounding_explorer_extreme_settings_do_not_error():
             assert p.last_error is None, (name, v, p.last_error)
 
 
-# ------------------------------------------------------------------------------------------------ lesson 04
+# ------------------------------------------------------------------------------------------------ lesson 11
 
 from dpviz.panels import few_examples as L4  # noqa: E402
 
@@ -129,7 +129,7 @@ FAST4 = [L4.UsersNeededPanel, L4.GenericTransformationPanel, L4.PTRPricePanel, L
 
 
 @pytest.mark.parametrize("cls", FAST4 + [L4.DelStabToyPanel])
-def test_lesson04_panels_build_and_first_slider_works(cls):
+def test_lesson11_panels_build_and_first_slider_works(cls):
     p = cls()
     assert p.last_error is None and p.figures
     _first_slider_changes_first_figure(p)
@@ -199,7 +199,7 @@ def test_threshold_learner_panel_runs_when_library_ready():
     _first_slider_changes_first_figure(p)
 
 
-def test_lesson04_readouts_do_not_cite_the_internal_digest():
+def test_lesson11_readouts_do_not_cite_the_internal_digest():
     # Learners read the paper; dpviz's implementation digest is not theirs to look up.
     for cls in (L4.GenericTransformationPanel, L4.PTRPricePanel):
         p = cls()

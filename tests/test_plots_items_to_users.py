@@ -1,4 +1,4 @@
-"""Figure tests of lesson 03 "From items to users" (dpviz.plots.items_to_users): the figures draw the numbers of
+"""Figure tests of lesson 08 "From items to users" (dpviz.plots.items_to_users): the figures draw the numbers of
 dpviz.userlevel, with the right marks and captions. The numerics themselves are tested against oracles in
 tests/test_userlevel_models.py.
 """

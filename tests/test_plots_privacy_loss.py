@@ -1,4 +1,4 @@
-"""Figure builders of lesson 01: what is drawn equals the exact quantities (independent recomputation)."""
+"""Figure builders of lesson 03: what is drawn equals the exact quantities (independent recomputation)."""
 
 from __future__ import annotations
 

@@ -24,6 +24,7 @@ from _server import (
     ws_url,
 )
 
+from dpviz.lessons import lessons
 from dpviz.server import procinfo
 from dpviz.server.handlers import plausible_v1_frame
 
@@ -31,7 +32,7 @@ from dpviz.server.handlers import plausible_v1_frame
 # the connection (that is what several attacks provoke); the warning is about this process, not the server.
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
-LESSON = "03_items_to_users.ipynb"
+LESSON = "08_items_to_users.ipynb"
 GRACE = 4  # seconds: --shutdown-grace of the test server
 
 
@@ -215,7 +216,7 @@ def test_theme_and_template_arguments_do_not_bypass_anything(app):
 def test_only_the_landing_page_and_lessons_are_served(app):
     client = Client(app.url)
     status, body = client.request("/voila/tree")  # redirected to the landing page, no listing
-    assert status == 200 and "01 · " in body and "voila/tree" not in body
+    assert status == 200 and f"{lessons()[0].order:02d} · " in body and "voila/tree" not in body
     assert client.request("/voila/api/contents")[0] == 404
     assert client.request("/voila/render/voila.json")[0] == 404
     assert client.request("/voila/render/..%2fsetup.py")[0] in (403, 404)
@@ -234,7 +235,7 @@ def test_landing_page_starts_no_kernel(app):
     client = Client(app.url)
     kernels = app.status()["kernels"]
     status, body = client.request("/")
-    assert status == 200 and "02 · " in body
+    assert status == 200 and f"{lessons()[1].order:02d} · " in body
     assert app.status()["kernels"] == kernels
 
 
@@ -318,21 +319,21 @@ def test_class_full_page_when_the_memory_budget_is_spent(tmp_path):
 
 
 def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
-    a = start_app(tmp_path, "--class-size=2", "--lessons=03", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
+    a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
                   "--refill-quiet=1",
-                  wait_for="ready for 2 students on lessons 03", timeout=240)
+                  wait_for="ready for 2 students on lessons 08", timeout=240)
     try:
         status = a.status()
         assert status["ready"] is True
-        assert status["pool"]["03_items_to_users.ipynb"] == 2
-        assert status["pool"].get("01_privacy_loss.ipynb", 0) == 0
+        assert status["pool"]["08_items_to_users.ipynb"] == 2
+        assert status["pool"].get("03_privacy_loss.ipynb", 0) == 0
         idle_mb = status["memory_mb"]
         kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]  # two students take the two kernels
         assert a.status()["sessions"] == 2
         # They never connect (closed their tabs): their kernels end; the pool refills to 2.
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
         assert wait_until(
-            lambda: a.status()["pool"]["03_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
+            lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
         assert a.status()["memory_mb"] < idle_mb * 1.3
     finally:
         a.stop()

@@ -22,7 +22,7 @@ How the installed copy is kept apart from the checkout (the dev ``.venv`` holds 
 
 Checked: the wheel holds every ``notebooks/*.ipynb``, ``voila.json`` and every module of the checkout; the fresh
 interpreter imports dpviz from the fresh site-packages, never from the checkout, and a lesson's kernel is that
-interpreter, in the installed lessons' folder; the landing page lists every lesson; lesson 01 renders with its title.
+interpreter, in the installed lessons' folder; the landing page lists every lesson; lesson 03 renders with its title.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 DEV_PREFIX = Path(sys.prefix)
-LESSON = "01_privacy_loss.ipynb"
+LESSON = "03_privacy_loss.ipynb"
 _IGNORED = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "*.pyc",
                                   ".pytest_cache", ".hypothesis", ".ipynb_checkpoints", "test-results")
 

@@ -39,7 +39,7 @@ from dpviz.accountants.pld import PLDAccountant
 from dpviz.accountants.rdp import RDPAccountant
 from dpviz.accountants.zcdp import ZCDPAccountant
 
-#: name → accountant class, loosest bound first (lesson 02 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER)
+#: name → accountant class, loosest bound first (lesson 05 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER)
 ACCOUNTANTS = {
     "basic": BasicAccountant,
     "advanced": AdvancedAccountant,

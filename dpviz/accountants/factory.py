@@ -1,6 +1,6 @@
 """The one string → mechanism factory: a lesson's dropdown key and noise level → a :mod:`dpviz.mechanisms` object.
 
-Lesson 01's panels (six mechanisms) and lesson 02's composition lab (Gaussian, Laplace, randomized response) both
+Lesson 03's panels (six mechanisms) and lesson 05's composition lab (Gaussian, Laplace, randomized response) both
 build their mechanisms here, so a key means the same mechanism everywhere.
 
 >>> make_mechanism("gaussian", 2.0).sigma, make_mechanism("rr", 0.5).epsilon
@@ -14,7 +14,7 @@ from dpviz._validation import check_choice, check_integer
 
 __all__ = ["MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
 
-#: The keys :func:`make_mechanism` knows, in the order lesson 01 lists them.
+#: The keys :func:`make_mechanism` knows, in the order lesson 03 lists them.
 MECHANISM_KINDS = ("laplace", "gaussian", "rr", "dlaplace", "dgaussian", "tdlap")
 
 #: What the ``noise`` argument of :func:`make_mechanism` is for each key: the Gaussian's σ, the Laplace scale b, or

@@ -1,4 +1,4 @@
-"""The GDP calibration names lesson 06 and its tests use, as thin re-exports of their one home.
+"""The GDP calibration names lesson 10 and its tests use, as thin re-exports of their one home.
 
 T adaptively composed Gaussian mechanisms with Δ/σ = 1/z are exactly μ-GDP with μ = √T/z (Dong, Roth & Su 2022,
 Cor. 3.3), with the exact profile of Balle & Wang 2018, Thm 8: the formulas live in

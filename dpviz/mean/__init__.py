@@ -1,4 +1,4 @@
-"""User-level mean estimation with few users (lesson 05).
+"""User-level mean estimation with few users (lesson 09).
 
 Two papers:
 

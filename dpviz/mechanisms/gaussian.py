@@ -406,7 +406,7 @@ def classic_gaussian_epsilon(sigma, delta, sensitivity=1.0):
 def classic_gaussian_delta(epsilon, sigma: float, sensitivity: float = 1.0) -> np.ndarray:
     """δ = min(1, 1.25·exp(−(εσ/Δ)²/2)): the textbook calibration σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014,
     Thm A.1) solved for δ — the δ it *claims* for noise σ at ε. Proven only for ε < 1; above that it can claim a δ
-    below the exact one (Balle & Wang 2018, §3), which lesson 01 shows. Inverse of
+    below the exact one (Balle & Wang 2018, §3), which lesson 03 shows. Inverse of
     :func:`dpviz.mechanisms.classic_gaussian_sigma` in δ; broadcasts over ``epsilon`` (≥ 0; scalar in, float out).
 
     >>> s = classic_gaussian_sigma(0.5, 1e-5)

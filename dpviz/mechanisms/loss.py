@@ -1,4 +1,4 @@
-"""Exact privacy-loss distributions (lesson 01): :class:`PrivacyLossDistribution` and the Neyman–Pearson
+"""Exact privacy-loss distributions (lesson 03): :class:`PrivacyLossDistribution` and the Neyman–Pearson
 trade-off read from its atoms (Dwork & Roth 2014, §2.3; Balle & Wang 2018, Thm 5; Dong, Roth & Su 2022, Def. 2.1).
 """
 

@@ -1,4 +1,4 @@
-"""Panels of lesson 02 "Composition lab": all accountants side by side, ε against k, calibration, group privacy.
+"""Panels of lesson 05 "Composition lab": all accountants side by side, ε against k, calibration, group privacy.
 
 * :class:`CompositionLabPanel` — k, mechanism, noise, sampling rate, δ, neighbouring relation → ε from every
   accountant (bars, PLD error bar), the privacy profile δ(ε) of the composition, and the "why accountants disagree"

@@ -1,4 +1,4 @@
-"""Lesson 03 "From items to users": neighbours, the cost of group privacy, and the n × m contribution-bound explorer.
+"""Lesson 08 "From items to users": neighbours, the cost of group privacy, and the n × m contribution-bound explorer.
 
 Panels (each a no-argument constructor with working defaults):
 
@@ -108,7 +108,7 @@ class GroupPrivacyCostPanel(Panel):
             ("user-level δ′", f"{d_m[0]:.3g}"),
             ("looser bound m·e^{mε}·δ", f"{d_l[0]:.3g}"),
             ("verdict", verdict),
-        ]) + ("<p>Source: Lemma 6 of 000. Lesson 04 shows how the paper beats this: privacy loss ~√m, not m.</p>")
+        ]) + ("<p>Source: Lemma 6 of 000. Lesson 11 shows how the paper beats this: privacy loss ~√m, not m.</p>")
         hint = "Try ε = 1 and watch where δ′ crosses 1." if eps < 0.3 else None
         return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)
 

@@ -1,4 +1,4 @@
-"""Panels of lesson 05 "Means from few users" (Levy et al. 2021: Levy et al.; Esfandiari, Mirrokni & Narayanan 2022:
+"""Panels of lesson 09 "Means from few users" (Levy et al. 2021: Levy et al.; Esfandiari, Mirrokni & Narayanan 2022:
 Esfandiari, Mirrokni & Narayanan).
 
 Controls and figures only: every number comes from :mod:`dpviz.mean` (the seeded, cached experiments of each panel

@@ -1,4 +1,4 @@
-"""Panels of lesson 07 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023, digest ``spec/partial-dp.md``).
+"""Panels of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023, digest ``spec/partial-dp.md``).
 
 * :class:`RecordEpsilonPanel` — ε0 per attribute → whole-record ε (Proposition 8), ρ growing with d²;
 * :class:`InterpretationPanel` — what ε0 means for k targeted attributes (Propositions 26–27, bit recovery);

@@ -1,4 +1,4 @@
-"""Lesson 01 "Privacy loss": four panels, one per view of the same guarantee.
+"""Lesson 03 "Privacy loss": four panels, one per view of the same guarantee.
 
 * :class:`OutputDistributionsPanel` — M(x) and M(x′) on neighbouring inputs, the area δ(ε) measures shaded;
 * :class:`PrivacyLossPanel` — the privacy loss random variable L, ε marked, P[L > ε] and δ(ε);

@@ -1,4 +1,4 @@
-"""Figures of lesson 02 "Composition lab": every accountant side by side on the learner's own settings.
+"""Figures of lesson 05 "Composition lab": every accountant side by side on the learner's own settings.
 
 The lesson composes ``k`` copies of one mechanism (Gaussian, Laplace or randomized response), optionally
 Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accountants` for its (ε, δ) guarantee:

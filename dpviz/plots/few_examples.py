@@ -1,4 +1,4 @@
-"""Figures for lesson 04 "Few examples per user" (:mod:`dpviz.panels.few_examples`).
+"""Figures for lesson 11 "Few examples per user" (:mod:`dpviz.panels.few_examples`).
 
 Every builder is a pure function returning a NEW :class:`plotly.graph_objects.Figure` (no widgets, no ``show()``).
 The numbers come from :mod:`dpviz.userlevel` (the paper's bounds, DelStab, the exact swap-loss and pairwise-sum

@@ -1,4 +1,4 @@
-"""Figures of lesson 07 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023: Ghazi, Kumar,
+"""Figures of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023: Ghazi, Kumar,
 Manurangsi & Steinke, digest ``spec/partial-dp.md``, widgets W1–W9).
 
 * :func:`record_epsilon_figure` — ε0 → whole-record ε against d: pure d·ε0, (ε, δ) by the simple and the CKS

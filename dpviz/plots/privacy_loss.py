@@ -1,4 +1,4 @@
-"""Figures for lesson 01 "Privacy loss": output distributions on neighbouring inputs, the privacy loss random
+"""Figures for lesson 03 "Privacy loss": output distributions on neighbouring inputs, the privacy loss random
 variable, the privacy profile δ(ε) and the hypothesis-testing (trade-off) view.
 
 Every builder is a pure function of a mechanism from :mod:`dpviz.mechanisms` (or plain numbers) and returns a new
