@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from dpviz.panels._base import PANEL_REGISTRY, Panel, PredictReveal, View, log_slider, slider, sync_figure
+from dpviz.panels._base import PANEL_REGISTRY, ChoiceReveal, Panel, PredictReveal, View, log_slider, slider, sync_figure
 
 
 class _Toy(Panel):
@@ -137,6 +137,24 @@ def test_predict_reveal_verdicts(guess, verdict):
     ex.guess.value = guess
     text = ex.reveal()
     assert verdict in text and "because 10" in text and verdict in ex.feedback.value
+
+
+def test_choice_reveal_shows_nothing_before_reveal_and_the_picked_options_feedback_after():
+    ex = ChoiceReveal("Is δ = 1/n safe?", [("Yes", False, "tempting, but one person may leak entirely"),
+                                           ("No", True, "δ = 1/n allows publishing one record in full")])
+    assert ex.feedback.value == "" and ex.choice.index is None
+    assert "Pick" in ex.reveal() and "leak" not in ex.feedback.value  # no pick: no answer given away
+    ex.choice.index = 0
+    assert ex.reveal().startswith("❌") and "tempting" in ex.feedback.value and "publishing" not in ex.feedback.value
+    ex.choice.index = 1
+    assert ex.feedback.value == ""  # a new pick clears the old verdict
+    assert ex.reveal().startswith("✅") and "publishing" in ex.feedback.value
+
+
+@pytest.mark.parametrize("options", [[("only", True, "")], [("a", False, ""), ("b", False, "")]])
+def test_choice_reveal_refuses_options_without_a_choice_or_an_answer(options):
+    with pytest.raises(ValueError, match="options"):
+        ChoiceReveal("?", options)
 
 
 def test_panel_names_must_be_unique_across_modules():

@@ -78,6 +78,7 @@ _import_figure_widget()
 __all__ = [
     "Panel",
     "View",
+    "ChoiceReveal",
     "PredictReveal",
     "slider",
     "int_slider",
@@ -669,6 +670,54 @@ class PredictReveal:
             verdict = (f"❌ Your guess {guess:.4g}{self.unit} is too {direction}{pct}; "
                        f"the answer is {truth:.4g}{self.unit}.")
         text = verdict + (" " + self.explain(truth) if self.explain else "")
+        self.feedback.value = f"<div style='padding:4px 8px;background:#eef6fb'>{text}</div>"
+        return text
+
+
+class ChoiceReveal:
+    """A conceptual exercise: the learner picks one statement, then a button reveals whether it holds, and why.
+
+    Made for misconceptions: each option carries its own feedback, so a tempting wrong answer is answered with
+    what makes it tempting and why it fails. Nothing is shown before the learner has picked an option and
+    pressed Reveal.
+
+    Parameters
+    ----------
+    question : str
+        HTML of the question.
+    options : sequence of (label, correct, feedback)
+        ``label`` is the option's text (plain text), ``correct`` whether it is a right answer, ``feedback`` the
+        HTML shown when the learner reveals with this option picked.
+    """
+
+    def __init__(self, question: str, options: Sequence[tuple[str, bool, str]]):
+        if len(options) < 2:
+            raise ValueError(f"options has {len(options)} entries; a choice needs at least 2")
+        if not any(correct for _, correct, _ in options):
+            raise ValueError("options: at least one option must be correct")
+        self.options = [(str(label), bool(correct), str(feedback)) for label, correct, feedback in options]
+        self.question = W.HTML(f"<b>Think, then reveal.</b> {question}")
+        self.choice = W.RadioButtons(options=[label for label, _, _ in self.options], value=None,
+                                     layout=W.Layout(width="auto", max_width="100%"))
+        self.button = W.Button(description="Reveal", button_style="info", icon="eye")
+        self.feedback = W.HTML("")
+        self.feedback.add_class("dpviz-feedback")
+        self.button.on_click(self.reveal)
+        self.choice.observe(self._clear, names="index")
+        self.widget = W.VBox([self.question, self.choice, self.button, self.feedback])
+        self.widget.add_class("dpviz-exercise")
+
+    def _clear(self, _change: Any = None) -> None:
+        self.feedback.value = ""  # a new pick: the previous verdict no longer applies
+
+    def reveal(self, _button: Any = None) -> str:
+        index = self.choice.index
+        if index is None:
+            text = "Pick the statement you believe first, then press Reveal."
+        else:
+            label, correct, feedback = self.options[index]
+            verdict = "✅ Right." if correct else "❌ Not quite."
+            text = f"{verdict} {feedback}"
         self.feedback.value = f"<div style='padding:4px 8px;background:#eef6fb'>{text}</div>"
         return text
 
