@@ -65,12 +65,19 @@ def test_output_panel_readout_is_exact_delta():
     assert f"{M.Laplace(0.5, 2.0).delta(1.0):.4g}" in p.readout.value
 
 
-def test_ignored_sliders_are_named_in_the_hint():
-    p = PL.PrivacyLossPanel()
-    p.controls["mechanism"].value = "rr"
-    assert "ignores" in p.hint.value and "σ/b" in p.hint.value
+@pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
+def test_sliders_a_mechanism_does_not_read_are_hidden(cls):
+    # issue 18: the ε_RR slider stayed visible for Gaussian and Laplace, σ/b and Δ for randomized response
+    p = cls()
+    shown = {"gaussian": {"scale", "sensitivity"}, "laplace": {"scale", "sensitivity"}, "rr": {"mech_epsilon"},
+             "tdlap": {"mech_epsilon"}}
+    for kind, visible in shown.items():
+        p.controls["mechanism"].value = kind
+        for name in ("scale", "sensitivity", "mech_epsilon"):
+            assert (p.controls[name].layout.display != "none") == (name in visible), (kind, name)
     p.controls["mechanism"].value = "tdlap"
-    assert "Ghazi et al. 2023, Def. 8" in p.hint.value
+    assert "Ghazi et al. 2023, Def 8" in p.hint.value and "ε<sub>RR</sub>" in p.hint.value
+    assert "ε₀" not in p.controls["mech_epsilon"].description
 
 
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
@@ -87,22 +94,66 @@ def test_bad_value_is_reported_in_the_panel_and_panel_recovers(cls):
     assert _data(p.figures[0]) != before
 
 
-def test_profile_panel_exercise_reveals_exact_epsilon():
+def _learner_text(p) -> str:
+    figs = " ".join(str(f.to_plotly_json()) for f in p.figures)
+    return " ".join([figs, p.readout.value, p.hint.value, p.exercise.question.value, p.exercise.feedback.value])
+
+
+def test_profile_panel_exercise_hides_the_exact_epsilon_until_reveal():
     p = PL.PrivacyProfilePanel()
     truth = M.Gaussian(1.0).epsilon(1e-5)
-    assert "?" in p.readout.value and f"{truth:.4g}" not in p.readout.value  # hidden before the reveal
-    p.exercise.guess.value = 4.84  # the classic formula's answer
+    text = _learner_text(p)
+    assert f"{truth:.4g}" not in text and f"{truth:.3g}" not in text  # nowhere before the reveal
+    assert "?" in p.readout.value
+    p.exercise.guess.value = 5.0
     p.exercise.button.click()
-    fb = p.exercise.feedback.value
-    assert f"{truth:.4g}" in fb and "too high" in fb and "Dwork & Roth 2014" in fb
     assert f"{truth:.4g}" in p.readout.value
     assert p.figures[0].data[-1].x[0] == pytest.approx(truth)
+
+
+def test_profile_panel_exercise_judges_direction_then_size():
+    p = PL.PrivacyProfilePanel()
+    truth = M.Gaussian(1.0).epsilon(1e-5)  # 4.377 < classic √(2 ln(1.25·10⁵)) = 4.845
+    classic = np.sqrt(2 * np.log(1.25e5))
+    assert truth < classic
+    # guess 4 answers "smaller" correctly (it was marked ❌ before: issue 18), though it is 9% off in size
+    p.exercise.guess.value = 4.0
+    p.exercise.button.click()
+    fb = p.exercise.feedback.value
+    assert "✅" in fb and "smaller" in fb and f"{truth:.4g}" in fb and "off by 9%" in fb and "Dwork & Roth 2014" in fb
+    p.exercise.guess.value = 5.0  # larger than the classic value: the wrong direction
+    p.exercise.button.click()
+    assert "❌" in p.exercise.feedback.value and "Wrong direction" in p.exercise.feedback.value
     # moving a slider hides the answer again and updates the question
     p.controls["sigma"].value = 2.0
     assert "?" in p.readout.value and "σ = 2" in p.exercise.question.value
     p.exercise.guess.value = M.Gaussian(2.0).epsilon(1e-5)
     p.exercise.button.click()
-    assert "Close" in p.exercise.feedback.value
+    assert "✅" in p.exercise.feedback.value and "close" in p.exercise.feedback.value
+
+
+def test_tradeoff_panel_misconception_exercise_on_randomized_response():
+    p = PL.TradeoffPanel()
+    labels = [lbl for lbl, _, _ in p.exercise.options]
+    assert p.exercise.feedback.value == ""
+    p.exercise.choice.index = next(i for i, lbl in enumerate(labels) if "most private" in lbl)
+    p.exercise.button.click()
+    assert "❌" in p.exercise.feedback.value and "Tempting" in p.exercise.feedback.value
+    p.exercise.choice.index = next(i for i, lbl in enumerate(labels) if "least private" in lbl)
+    assert p.exercise.feedback.value == ""
+    p.exercise.button.click()
+    assert "✅" in p.exercise.feedback.value and "Kairouz, Oh & Viswanath 2015" in p.exercise.feedback.value
+    # the claim itself, checked on the panel's own figure: RR with ε_RR = ε sits on the (ε, 0) boundary
+    p.controls["mechanism"].value = "rr"
+    p.controls["mech_epsilon"].value = 1.0
+    p.controls["epsilon"].value = 1.0
+    p.controls["delta"].value = 1e-8
+    boundary, curve = np.asarray(p.figures[0].data[0].y), np.asarray(p.figures[0].data[2].y)
+    alpha = np.asarray(p.figures[0].data[0].x)
+    e = np.e
+    np.testing.assert_allclose(curve, np.maximum.reduce([np.zeros_like(alpha), 1 - e * alpha, (1 - alpha) / e]),
+                               atol=1e-7)
+    assert np.all(curve >= boundary - 1e-7)
 
 
 def test_profile_panel_flags_wrong_classic_formula():

@@ -11,14 +11,16 @@ Each panel has a no-argument constructor with defaults that render in well under
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from dpviz import mechanisms as M
 from dpviz.accountants.factory import make_mechanism
 from dpviz.conversions import zcdp_to_approx_dp
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import privacy_loss as P
+from dpviz.references import cite
 
 __all__ = ["OutputDistributionsPanel", "PrivacyLossPanel", "PrivacyProfilePanel", "TradeoffPanel",
            "build_mechanism", "MECHANISM_OPTIONS"]
@@ -33,7 +35,7 @@ MECHANISM_OPTIONS = [
     ("truncated discrete Laplace (TDLap)", "tdlap"),
 ]
 
-_USES = {  # which controls each mechanism reads (the others are ignored, and the hint says so)
+_USES = {  # which controls each mechanism reads (the others are hidden)
     "laplace": {"scale", "sensitivity"},
     "gaussian": {"scale", "sensitivity"},
     "rr": {"mech_epsilon"},
@@ -48,43 +50,49 @@ _TDLAP_DELTA = 1e-3
 def build_mechanism(kind: str, scale: float = 1.0, sensitivity: float = 1.0, mech_epsilon: float = 1.0,
                     tdlap_delta: float = _TDLAP_DELTA):
     """The mechanism a panel's controls describe: ``scale`` (σ or b) and ``sensitivity`` for the additive-noise
-    mechanisms, ``mech_epsilon`` (ε₀) for randomized response and TDLap, built by the one factory
+    mechanisms, ``mech_epsilon`` (ε_RR) for randomized response and TDLap, built by the one factory
     :func:`dpviz.accountants.factory.make_mechanism` (a ValueError names an unknown ``kind``)."""
     noise = mech_epsilon if "mech_epsilon" in _USES.get(kind, ()) else scale
     return make_mechanism(kind, noise, sensitivity, tdlap_delta=tdlap_delta)
 
 
 def _mechanism_controls() -> dict[str, Any]:
+    eps_rr = slider("ε<sub>RR</sub> of randomized response / TDLap", 1.0, 0.1, 3.0, 0.05)
+    eps_rr.description_allow_html = True
     return {
         "mechanism": dropdown("mechanism", MECHANISM_OPTIONS, "gaussian"),
-        "scale": slider("noise σ or scale b", 1.0, 0.2, 5.0, 0.05),
+        "scale": slider("noise σ (Gaussian) or scale b (Laplace)", 1.0, 0.2, 5.0, 0.05),
         "sensitivity": int_slider("sensitivity Δ (x′ = x + Δ)", 1, 1, 4),
-        "mech_epsilon": slider("ε₀ of RR / TDLap", 1.0, 0.1, 3.0, 0.05),
+        "mech_epsilon": eps_rr,
     }
+
+
+def _show_used_controls(controls: dict[str, Any], kind: str) -> None:
+    """Show only the sliders the chosen mechanism reads (the others keep their values, hidden)."""
+    for name in ("scale", "sensitivity", "mech_epsilon"):
+        controls[name].layout.display = None if name in _USES[kind] else "none"
 
 
 def _mech_from(v: dict[str, Any]):
     return build_mechanism(v["mechanism"], float(v["scale"]), float(v["sensitivity"]), float(v["mech_epsilon"]))
 
 
-def _ignored_hint(v: dict[str, Any]) -> str | None:
-    used = _USES[v["mechanism"]]
-    names = {"scale": "σ/b", "sensitivity": "Δ", "mech_epsilon": "ε₀"}
-    ignored = [names[c] for c in ("scale", "sensitivity", "mech_epsilon") if c not in used]
-    label = dict((k, lbl) for lbl, k in MECHANISM_OPTIONS)[v["mechanism"]]
-    text = f"{label} ignores the {', '.join(ignored)} slider(s)."
+def _mechanism_hint(v: dict[str, Any]) -> str | None:
+    """What the chosen discrete mechanism compares (the sliders it does not read are hidden)."""
     if v["mechanism"] == "rr":
-        text += " Neighbours are the two bits x = 0 and x′ = 1."
+        return "Neighbours are the two bits x = 0 and x′ = 1."
     if v["mechanism"] == "tdlap":
-        text += f" TDLap uses δ₀ = {_TDLAP_DELTA:g} (κ = 1 + ⌈ln(1/δ₀)/ε₀⌉, Ghazi et al. 2023, Def. 8)."
-    return text
+        return (f"TDLap's own δ is {_TDLAP_DELTA:g}: its noise lives on {{−κ, …, κ}} with "
+                f"κ = 1 + ⌈ln(1/δ)/ε<sub>RR</sub>⌉ ({cite('ghazi2023few', 'Def 8')}).")
+    return None
 
 
 class OutputDistributionsPanel(Panel):
     """Output distributions of M(x) and M(x′) with the hockey-stick area δ(ε) shaded."""
 
     title = "Neighbouring inputs and what the mechanism outputs"
-    intro = ("x and x′ are neighbouring inputs: the query answer moves by the sensitivity Δ. The mechanism adds "
+    intro = ("x and x′ are neighbouring inputs: they differ in one person's record (the unit of privacy here), and "
+             "the query answer moves by the sensitivity Δ. The mechanism adds "
              "noise, so M(x) and M(x′) are two overlapping distributions. (ε, δ)-DP asks that p<sub>x</sub> stay "
              "below e<sup>ε</sup>·p<sub>x′</sub> except for a total excess δ: the shaded area.")
 
@@ -94,6 +102,7 @@ class OutputDistributionsPanel(Panel):
         return c
 
     def _render(self, v: dict[str, Any]) -> View:
+        _show_used_controls(self.controls, v["mechanism"])
         m = _mech_from(v)
         eps = float(v["epsilon"])
         fig = P.output_distributions_figure(m, eps)
@@ -102,7 +111,7 @@ class OutputDistributionsPanel(Panel):
                 ("δ(ε) = shaded area", f"{d:.4g}"),
                 ("pure ε (δ = 0)", _fmt(m.pure_epsilon)),
                 ("reading", f"M is ({eps:.3g}, {d:.3g})-DP, and no smaller δ works at this ε")]
-        return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))
+        return View(figures=[fig], readout=_table(rows), hint=_mechanism_hint(v))
 
 
 class PrivacyLossPanel(Panel):
@@ -119,6 +128,7 @@ class PrivacyLossPanel(Panel):
         return c
 
     def _render(self, v: dict[str, Any]) -> View:
+        _show_used_controls(self.controls, v["mechanism"])
         m = _mech_from(v)
         eps = float(v["epsilon"])
         fig = P.privacy_loss_figure(m, eps)
@@ -130,10 +140,35 @@ class PrivacyLossPanel(Panel):
                 ("E[e<sup>−L</sup>] (= 1 − P[M(x′) outside supp M(x)])", f"{1 - pld.missing_mass:.6g}"),
                 ("largest possible loss", _fmt(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
                  else "∞ (the endpoint −κ)")]
-        hint = _ignored_hint(v)
+        hint = _mechanism_hint(v)
         if sf > 0 and d / sf < 0.5:
             hint = (hint or "") + " Note δ(ε) < P[L > ε]: losses just above ε count only partly."
         return View(figures=[fig], readout=_table(rows), hint=hint)
+
+
+class _DirectionReveal(PredictReveal):
+    """A predict-then-reveal whose question is "larger or smaller than a reference, and by how much?": the verdict
+    judges the direction first (what the question asks), then the size of the guess."""
+
+    def __init__(self, question: str, answer, reference, **kwargs):
+        self.reference = reference
+        super().__init__(question, answer, **kwargs)
+
+    def reveal(self, _button: Any = None) -> str:
+        truth, ref, guess = float(self.answer()), float(self.reference()), float(self.guess.value)
+        side = "smaller" if truth < ref else "larger"
+        guessed = "smaller" if guess < ref else "larger"
+        rel = abs(guess - truth) / abs(truth) if truth else math.inf
+        if guessed == side:
+            verdict = f"✅ Right direction: the exact ε is {side} than the classic {ref:.4g}."
+        else:
+            verdict = (f"❌ Wrong direction: your {guess:.4g} is {guessed} than the classic {ref:.4g}, but the exact "
+                       f"ε is {side}.")
+        size = ("close" if rel <= self.rel_tol else f"off by {rel:.0%}") if math.isfinite(rel) else "off"
+        verdict += f" In size your guess is {size}: the exact ε is {truth:.4g}."
+        text = verdict + (" " + self.explain(truth) if self.explain else "")
+        self.feedback.value = f"<div style='padding:4px 8px;background:#eef6fb'>{text}</div>"
+        return text
 
 
 class PrivacyProfilePanel(Panel):
@@ -141,13 +176,14 @@ class PrivacyProfilePanel(Panel):
 
     title = "The privacy profile δ(ε) of the Gaussian mechanism"
     intro = ("A Gaussian mechanism is not ε-DP for any ε, but (ε, δ(ε))-DP for every ε. The exact curve "
-             "(Balle & Wang 2018) is what the mechanism gives; the textbook formula and the zCDP conversions are "
-             "upper bounds or approximations of it.")
+             f"({cite('balle2018gaussian', 'Thm 8')}) is what the mechanism gives; the textbook formula and the zCDP "
+             "conversions are upper bounds or approximations of it.")
 
     def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
-            "For σ = 1, Δ = 1 and δ = 10⁻⁵, what ε does the Gaussian mechanism really give?",
-            answer=self._answer, explain=self._explain, rel_tol=0.05, guess_label="your ε:")
+        self.exercise = _DirectionReveal(
+            "For σ = 1, Δ = 1 and δ = 10⁻⁵, is the exact ε larger or smaller than the classic formula's, and what "
+            "is it?", answer=self._answer, reference=self._classic, explain=self._explain, rel_tol=0.05,
+            guess_label="your ε:")
         self._revealed_at: tuple | None = None
         self.exercise.button.on_click(self._on_reveal)
         super().__init__(**overrides)
@@ -171,15 +207,21 @@ class PrivacyProfilePanel(Panel):
         v = self.values()
         return M.Gaussian(float(v["sigma"]), float(v["sensitivity"])).epsilon(float(v["delta"]))
 
+    def _classic(self) -> float:
+        v = self.values()
+        return M.classic_gaussian_epsilon(float(v["sigma"]), float(v["delta"]), float(v["sensitivity"]))
+
     def _explain(self, answer: float) -> str:
         v = self.values()
         s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
         classic = M.classic_gaussian_epsilon(s, d, dl)
         simple = zcdp_to_approx_dp(M.Gaussian(s, dl).rho, d, method="simple")
         return (f"The classic formula σ = Δ√(2 ln(1.25/δ))/ε, solved for ε, says ε = {classic:.4g} "
-                f"({'inside' if classic < 1 else 'outside'} its proven range ε < 1; Dwork & Roth 2014, Thm A.1); "
-                f"the simple zCDP bound says {simple:.4g} (Bun & Steinke 2016, Prop. 1.3). The exact answer solves "
-                "Φ(Δ/2σ − εσ/Δ) − e^ε Φ(−Δ/2σ − εσ/Δ) = δ (Balle & Wang 2018, Thm 8).")
+                f"({'inside' if classic < 1 else 'outside'} its proven range ε < 1; "
+                f"{cite('dwork2014algorithmic', 'Thm A.1')}); the simple zCDP bound says {simple:.4g} "
+                f"({cite('bun2016concentrated', 'Prop 1.3')}). The exact answer solves "
+                "Φ(Δ/2σ − εσ/Δ) − e<sup>ε</sup> Φ(−Δ/2σ − εσ/Δ) = δ "
+                f"({cite('balle2018gaussian', 'Thm 8')}).")
 
     def _render(self, v: dict[str, Any]) -> View:
         s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
@@ -193,25 +235,51 @@ class PrivacyProfilePanel(Panel):
         classic_note = ("valid (ε < 1) but loose" if classic < 1 else
                         ("outside its proof (ε ≥ 1) and WRONG: the true δ at this ε is "
                          f"{g.delta(classic):.3g} > δ" if g.delta(classic) > d else "outside its proof (ε ≥ 1)"))
-        rows = [("ε at this δ, exact (Balle & Wang 2018, Thm 8)",
+        rows = [(f"ε at this δ, exact ({cite('balle2018gaussian', 'Thm 8')})",
                  f"{exact:.4g}" if revealed else "? — predict it below, then reveal"),
-                ("classic: ε = Δ√(2 ln(1.25/δ))/σ (D&R Thm A.1)", f"{classic:.4g} — {classic_note}"),
-                ("zCDP, CKS 2020 Cor. 13", f"{cks:.4g}"),
-                ("zCDP, ρ + 2√(ρ ln(1/δ)) (BS16 Prop 1.3)", f"{simple:.4g}"),
+                (f"classic: ε = Δ√(2 ln(1.25/δ))/σ ({cite('dwork2014algorithmic', 'Thm A.1')})",
+                 f"{classic:.4g} — {classic_note}"),
+                (f"zCDP conversion ({cite('canonne2020discrete', 'Cor 13')})", f"{cks:.4g}"),
+                (f"zCDP, ρ + 2√(ρ ln(1/δ)) ({cite('bun2016concentrated', 'Prop 1.3')})", f"{simple:.4g}"),
                 ("ρ = Δ²/(2σ²)", f"{g.rho:.4g}")]
         self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> For σ = {s:.3g}, Δ = {dl:.3g} and δ = {d:.2g}, what ε does the Gaussian "
-            "mechanism really give? Hint: read it off the blue curve where it crosses the dotted line δ.")
+            f"<b>Predict, then reveal.</b> For σ = {s:.3g}, Δ = {dl:.3g} and δ = {d:.2g} the classic formula says "
+            f"ε = {classic:.4g}. Is the exact ε of the Gaussian mechanism larger or smaller, and by how much? Type "
+            "your ε (below the classic value if you think it is smaller). Hint: read it off the blue curve where it "
+            "crosses the dotted line δ.")
         return View(figures=[fig], readout=_table(rows))
+
+
+_RR_OPTIONS = [
+    ("Randomized response is the most private ε-DP mechanism: its curve is as high as the region allows.", False,
+     "Tempting, because the curve touching the boundary looks like a mechanism doing its best. But higher means "
+     "more private (β = 1 − α, the diagonal, is perfect privacy), and the boundary is the LOWEST curve ε-DP allows: "
+     "RR sits on it, so no ε-DP mechanism is easier to attack."),
+    ("Randomized response is the least private ε-DP mechanism: every ε-DP mechanism's curve lies on or above it.",
+     True,
+     "The region's boundary f<sub>ε,0</sub> is exactly RR's trade-off curve, so RR is the worst case of ε-DP: every "
+     f"other ε-DP mechanism is at least as hard to attack ({cite('kairouz2015composition', 'Thm 2.1')}; "
+     f"{cite('dong2022gaussian', 'Prop 2.5')}). That is why optimal composition is exact for RR (lesson 05)."),
+    ("Being on the boundary means randomized response is not ε-DP.", False,
+     "Tempting, because the boundary looks like the edge of failure. But ε-DP only forbids going BELOW the "
+     "boundary; a curve on it satisfies ε-DP with equality (the readout says it holds)."),
+]
 
 
 class TradeoffPanel(Panel):
     """Hypothesis-testing view: the trade-off curve against the region (ε, δ)-DP allows."""
 
     title = "Privacy as hypothesis testing"
-    intro = ("An adversary sees one output and must say whether it came from x or x′. Every test has a type I "
+    intro = ("An adversary sees one output and must say whether it came from x or x′ (one person's record in or "
+             "changed). Every test has a type I "
              "error α and a type II error β; the curve shows the best β for each α. (ε, δ)-DP means the curve "
              "stays in the shaded region: no test can be much better than guessing.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = ChoiceReveal(
+            "Choose randomized response with ε<sub>RR</sub> = 1 at ε = 1 and δ at the left end of its slider: its "
+            "curve lies exactly on the boundary of the (1, 0)-DP region. What does that say?", _RR_OPTIONS)
+        super().__init__(**overrides)
 
     def _build_controls(self):
         c = {"epsilon": slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, 0.05),
@@ -219,7 +287,11 @@ class TradeoffPanel(Panel):
         c.update(_mechanism_controls())
         return c
 
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
     def _render(self, v: dict[str, Any]) -> View:
+        _show_used_controls(self.controls, v["mechanism"])
         m = _mech_from(v)
         eps, d = float(v["epsilon"]), float(v["delta"])
         fig = P.tradeoff_figure(m, eps, d)
@@ -230,4 +302,4 @@ class TradeoffPanel(Panel):
                 ("its exact δ(ε) at this ε", f"{need:.4g} — {'≤' if ok else '>'} δ = {d:.3g}: "
                                               f"{'(ε, δ)-DP holds' if ok else '(ε, δ)-DP fails'}"),
                 ("smallest ε for this δ", _fmt(eps_need))]
-        return View(figures=[fig], readout=_table(rows), hint=_ignored_hint(v))
+        return View(figures=[fig], readout=_table(rows), hint=_mechanism_hint(v))

@@ -43,9 +43,9 @@ _SOURCES = {
     "Laplace": "Laplace mechanism (Dwork & Roth 2014, Def. 3.3)",
     "Gaussian": "Gaussian mechanism (Dwork & Roth 2014, Thm A.1; Balle & Wang 2018, Thm 8)",
     "RandomizedResponse": "randomized response (Warner 1965; Dwork & Roth 2014, §3.2)",
-    "DiscreteLaplace": "discrete Laplace (Ghosh et al. 2012; Canonne, Kamath & Steinke 2020)",
+    "DiscreteLaplace": "discrete Laplace (Ghosh, Roughgarden & Sundararajan 2012; Canonne, Kamath & Steinke 2020)",
     "DiscreteGaussian": "discrete Gaussian (Canonne, Kamath & Steinke 2020, Def. 1)",
-    "TruncatedDiscreteLaplace": "TDLap (Ghazi et al. 2023, Def. 8: user-level DP with few examples per user)",
+    "TruncatedDiscreteLaplace": "TDLap (Ghazi et al. 2023, Def 8: user-level DP with few examples per user)",
 }
 
 
@@ -60,9 +60,9 @@ def mechanism_label(m) -> str:
     if isinstance(m, (mech.Laplace, mech.DiscreteLaplace)):
         return f"{name}, b = {m.scale:.3g}, Δ = {m.sensitivity:.3g}"
     if isinstance(m, mech.RandomizedResponse):
-        return f"{name}, ε₀ = {float(m.epsilon):.3g}"
+        return f"{name}, ε<sub>RR</sub> = {float(m.epsilon):.3g}"
     if isinstance(m, mech.TruncatedDiscreteLaplace):
-        return f"{name}, ε₀ = {float(m.epsilon):.3g}, δ₀ = {float(m.delta):.2g}, κ = {m.kappa}"
+        return f"{name}, ε<sub>RR</sub> = {float(m.epsilon):.3g}, its δ = {float(m.delta):.2g}, κ = {m.kappa}"
     return name
 
 
@@ -248,12 +248,13 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
 
     traces = [
         line(eps, clip(c["exact"]), "exact δ(ε) (Balle & Wang 2018, Thm 8)", line=dict(color=ROLE["exact"], width=4)),
-        line(c["eps_zcdp"], clip(c["cks"]), "zCDP → DP, CKS 2020 Cor. 13",
+        line(c["eps_zcdp"], clip(c["cks"]), "zCDP → DP (Canonne, Kamath & Steinke 2020, Cor 13)",
              line=dict(color=ROLE["alt"], width=2, dash="dash")),
-        line(c["eps_zcdp"], clip(c["simple"]), "zCDP → DP, ρ + 2√(ρ ln 1/δ) (BS16 Prop 1.3)",
+        line(c["eps_zcdp"], clip(c["simple"]), "zCDP → DP, ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Prop 1.3)",
              line=dict(color=ROLE["alt2"], width=2, dash="dashdot")),
         line(eps, clip(np.where(valid, c["classic"], np.nan)),
-             "classic 1.25·e<sup>−(εσ/Δ)²/2</sup>, ε < 1 (D&R Thm A.1)", line=dict(color=ROLE["approx"], width=2)),
+             "classic 1.25·e<sup>−(εσ/Δ)²/2</sup>, ε < 1 (Dwork & Roth 2014, Thm A.1)",
+             line=dict(color=ROLE["approx"], width=2)),
         line(eps, clip(np.where(beyond, c["classic"], np.nan)), "classic formula for ε ≥ 1 (not proven)",
              line=dict(color=ROLE["approx"], width=2, dash="dot")),
         dict(type="scatter", x=eps, y=clip(np.where(wrong, c["classic"], np.nan)), mode="markers",
@@ -281,8 +282,8 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: δ(ε) = Φ(Δ/2σ − εσ/Δ) − e<sup>ε</sup> Φ(−Δ/2σ − εσ/Δ) (Balle & Wang 2018, Thm 8). Classic: "
                  "σ = Δ√(2 ln(1.25/δ))/ε (Dwork & Roth 2014, Thm A.1, ε < 1).<br>zCDP: ρ = Δ²/(2σ²) "
-                 "(Bun & Steinke 2016, Prop 1.6), converted by BS16 Prop 1.3 and Canonne, Kamath & Steinke 2020, "
-                 "Cor. 13.", y=-0.17)
+                 "(Bun & Steinke 2016, Prop 1.6), converted by Bun & Steinke 2016, Prop 1.3 "
+                 "and Canonne, Kamath & Steinke 2020, Cor 13.", y=-0.17)
     return fig
 
 
@@ -324,6 +325,6 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
     fig.update_yaxes(range=[0, 1], scaleanchor="x", scaleratio=1)
     caption(fig, "Trade-off T(P,Q)(α) = inf{β<sub>φ</sub> : α<sub>φ</sub> ≤ α} (Dong, Roth & Su 2022, Def. 2.1). "
                  "(ε, δ)-DP ⟺ β ≥ max(0, 1 − δ − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − δ − α))<br>"
-                 "(Kairouz, Oh & Viswanath 2015, Thm 2.1; DRS 2022, Prop. 2.5). "
+                 "(Kairouz, Oh & Viswanath 2015, Thm 2.1; Dong, Roth & Su 2022, Prop 2.5). "
                  "Discrete mechanisms: Neyman–Pearson tests with randomisation.", y=-0.15)
     return fig
