@@ -32,6 +32,8 @@ The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_D
 
 from __future__ import annotations
 
+import functools
+import html
 import json
 import os
 import sys
@@ -50,7 +52,7 @@ from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
-from dpviz.lessons import NOTEBOOK_DIR, lessons
+from dpviz.lessons import NOTATION, NOTEBOOK_DIR, lessons
 from dpviz.server import procinfo, templating
 from dpviz.server.handlers import (
     NO_FAVICON,
@@ -67,6 +69,8 @@ PLOTLY_PACKAGE_DATA = Path(plotly.__file__).resolve().parent / "package_data"
 #: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
 BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
 LANDING = "index.ipynb"
+#: Pages of prose only, served as static HTML without a kernel: file name -> page title.
+PROSE_PAGES = {LANDING: "Lessons", NOTATION: "Notation and glossary"}
 #: Largest WebSocket message a browser may send (widget updates are a few kB).
 MAX_MESSAGE_BYTES = 1 << 20
 
@@ -89,26 +93,38 @@ def _lesson_numbers(spec: str) -> list[str]:
     return chosen
 
 
-def landing_html(base_url: str) -> str:
-    """The landing page, without a kernel: the prose of ``index.ipynb`` and the lesson list."""
+def prose_html(name: str, base_url: str = "/") -> str:
+    """A prose page (the landing page, the notation page) as static HTML, without a kernel.
+
+    Markdown cells are rendered as they are; the landing page's ``LessonIndex()`` cell becomes the lesson list.
+    """
     from nbconvert.filters.markdown import markdown2html
 
     from dpviz.panels.landing import lesson_index_html
 
-    nb = json.loads((NOTEBOOKS / LANDING).read_text(encoding="utf-8"))
+    nb = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
     parts = []
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
             parts.append(markdown2html("".join(cell["source"])))
         elif cell["cell_type"] == "code" and "LessonIndex" in "".join(cell["source"]):
             parts.append("<div class='dpviz-lesson-index'>" + lesson_index_html(NOTEBOOKS) + "</div>")
+    title = "dpviz" if name == LANDING else "dpviz · " + PROSE_PAGES.get(name, name)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz</title>" + NO_FAVICON +
+        "<meta name='viewport' content='width=device-width, initial-scale=1'><title>" + html.escape(title) +
+        "</title>" + NO_FAVICON +
         "<style>body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:52em;margin:0 auto;"
         "padding:1em 1.2em 3em;line-height:1.55;color:#222}h1{font-size:1.8em}a{color:#0b5cad}"
-        "code{background:#f3f3f3;padding:0 .2em}</style></head><body>" + "".join(parts) + "</body></html>"
+        "code{background:#f3f3f3;padding:0 .2em}table{border-collapse:collapse;display:block;overflow-x:auto}"
+        "th,td{border:1px solid #ddd;padding:.3em .6em;text-align:left;vertical-align:top}</style></head><body>" +
+        "".join(parts) + "</body></html>"
     )
+
+
+def landing_html(base_url: str = "/") -> str:
+    """The landing page, without a kernel: the prose of ``index.ipynb`` and the lesson list."""
+    return prose_html(LANDING, base_url)
 
 
 class DpvizVoila(Voila):
@@ -175,12 +191,12 @@ class DpvizVoila(Voila):
         if self.class_size > 0:
             chosen = (_lesson_numbers(self.lessons) if self.lessons
                       else [lesson.filename for lesson in lessons(NOTEBOOKS)])
-            targets = {"*": 0, LANDING: 0, **{nb: self.class_size for nb in chosen}}
+            targets = {"*": 0, **dict.fromkeys(PROSE_PAGES, 0), **{nb: self.class_size for nb in chosen}}
         else:
             if self.lessons:
                 raise ValueError("lessons: only with --class-size (the lessons to pre-heat for a class)")
             chosen = []
-            targets = {"*": max(int(self.voila_configuration.default_pool_size), 0), LANDING: 0}
+            targets = {"*": max(int(self.voila_configuration.default_pool_size), 0), **dict.fromkeys(PROSE_PAGES, 0)}
         return targets, chosen
 
     def init_settings(self):
@@ -212,7 +228,7 @@ class DpvizVoila(Voila):
             settings = super().init_settings()
         finally:
             voila_app.voila_kernel_manager_factory = original
-        settings["dpviz_landing"] = landing_html
+        settings["dpviz_prose_pages"] = {name: functools.partial(prose_html, name) for name in PROSE_PAGES}
         settings["dpviz_lessons"] = frozenset(lesson.filename for lesson in lessons(NOTEBOOKS))
         settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
         settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES

@@ -14,11 +14,40 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Lesson", "NOTEBOOK_DIR", "lessons", "strip_outputs"]
+__all__ = ["COURSE_PATHS", "Lesson", "NOTATION", "NOTEBOOK_DIR", "PARTS", "lessons", "part_of", "strip_outputs"]
 
 #: The lessons' folder: the package ``dpviz.lesson_notebooks`` (``notebooks/`` in a checkout, mapped by setup.py;
 #: inside the installed package otherwise), so that an installed dpviz serves its lessons from any directory.
 NOTEBOOK_DIR = Path(importlib.util.find_spec("dpviz.lesson_notebooks").submodule_search_locations[0]).resolve()
+
+
+#: The course's parts: (first lesson number, title, one-line description). A lesson belongs to the last part whose
+#: first number is at most its own.
+PARTS: tuple[tuple[int, str, str], ...] = (
+    (1, "Part I — Foundations",
+     "Why anonymisation fails, counting with noise, privacy loss, selection, composition, choosing ε, DP-SGD and "
+     "auditing: a first course in differential privacy."),
+    (8, "Part II — Users and attributes",
+     "When one person contributes many records, or only some attributes are sensitive: the research the course "
+     "builds up to."),
+)
+
+#: Recommended routes through the course: (who it is for, lesson numbers in order). Numbers of lessons that do not
+#: exist (yet) are skipped when shown.
+COURSE_PATHS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    ("A first course", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
+    ("If you already know DP", (3, 5, 7, 8, 9, 10, 11, 12)),
+)
+
+#: The notation and glossary page (prose only: not a lesson, no kernel).
+NOTATION = "notation.ipynb"
+
+
+def part_of(order: int) -> tuple[int, str, str]:
+    """The part (first number, title, description) that lesson number ``order`` belongs to."""
+    if order < PARTS[0][0]:
+        raise ValueError(f"order = {order}: lesson numbers start at {PARTS[0][0]}")
+    return [p for p in PARTS if p[0] <= order][-1]
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,43 @@ def test_repository_landing_page_links_every_lesson():
     assert names == {lesson.filename for lesson in lessons()}, "every NN_*.ipynb needs metadata.dpviz"
 
 
+def test_every_lesson_belongs_to_a_part_and_the_routes_name_real_lesson_numbers():
+    from dpviz.lessons import COURSE_PATHS, PARTS, part_of
+
+    firsts = [first for first, _, _ in PARTS]
+    assert firsts == sorted(firsts) and firsts[0] == 1
+    assert part_of(1)[1].startswith("Part I ") and part_of(7)[1].startswith("Part I ")
+    assert part_of(8)[1].startswith("Part II") and part_of(12)[1].startswith("Part II")
+    with pytest.raises(ValueError, match="order = 0"):
+        part_of(0)
+    for who, numbers in COURSE_PATHS:
+        assert len(set(numbers)) == len(numbers) and all(1 <= n <= 12 for n in numbers), who
+    assert COURSE_PATHS[0][1] == tuple(range(1, 13)), "the first course takes every lesson in order"
+
+
+def test_landing_page_groups_lessons_in_parts_and_links_the_notation_page():
+    from dpviz.lessons import PARTS, part_of
+
+    page = LessonIndex().widget.value
+    assert "href='notation.ipynb'" in page and "Course map" in page
+    positions = [page.index(f"href='{lesson.filename}'><span") for lesson in lessons()]
+    assert positions == sorted(positions), "cards in course order"
+    for first, title, _ in PARTS:
+        members = [lesson for lesson in lessons() if part_of(lesson.order)[0] == first]
+        if members:  # each part's heading comes before its first card
+            assert page.index(title) < page.index(f"href='{members[0].filename}'><span")
+
+
+def test_notation_page_defines_every_symbol_it_promises():
+    text = _learner_text_of_notebook(NOTEBOOK_DIR / "notation.ipynb")
+    for needle in ("ε<sub>item</sub>", "ε<sub>attr</sub>", "ε<sub>step</sub>", "β<sub>fail</sub>", "unit of privacy",
+                   "add/remove one", "replace one", "Lipschitz", "strongly convex", "Õ", "lower bound", "PAC"):
+        assert needle in text, needle
+    assert "](index.ipynb)" in text
+    meta = json.loads((NOTEBOOK_DIR / "notation.ipynb").read_text(encoding="utf-8"))["metadata"]
+    assert "dpviz" not in meta, "the notation page is not a lesson"
+
+
 def test_readme_describes_every_lesson():
     readme = (NOTEBOOK_DIR.parent / "README.md").read_text(encoding="utf-8")
     for lesson in lessons():

@@ -217,6 +217,10 @@ def test_only_the_landing_page_and_lessons_are_served(app):
     client = Client(app.url)
     status, body = client.request("/voila/tree")  # redirected to the landing page, no listing
     assert status == 200 and f"{lessons()[0].order:02d} · " in body and "voila/tree" not in body
+    kernels = app.status()["kernels"]
+    status, body = client.request("/voila/render/notation.ipynb")  # prose only: static, no kernel
+    assert status == 200 and "<title>dpviz · Notation and glossary</title>" in body and "<table" in body
+    assert app.status()["kernels"] == kernels
     assert client.request("/voila/api/contents")[0] == 404
     assert client.request("/voila/render/voila.json")[0] == 404
     assert client.request("/voila/render/..%2fsetup.py")[0] in (403, 404)

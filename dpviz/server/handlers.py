@@ -7,9 +7,9 @@ The browser is untrusted: these handlers sit between it and the kernels.
   kernel manager when a page connects and leaves (so that kernels of closed pages end). Voilà 0.5.13 and
   jupyter_server 2.21.1 both trust a frame's offset count: a 16-byte frame can make them build a list of 2**62
   offsets and freeze the whole server (see the README's known issues).
-- :class:`LessonHandler` serves lessons only: the landing page as static HTML (no kernel), a friendly page when
-  the class is full or a client holds too many kernels, no ``?theme=``/``?template=`` overrides (they bypassed
-  the pool), no cross-site sub-resource loads (an ``<img>`` elsewhere must not start kernels here).
+- :class:`LessonHandler` serves lessons only: the landing and notation pages as static HTML (no kernel), a
+  friendly page when the class is full or a client holds too many kernels, no ``?theme=``/``?template=``
+  overrides (they bypassed the pool), no cross-site sub-resource loads (an ``<img>`` elsewhere must not start kernels here).
 - :class:`OwnedShutdownHandler` and :class:`OwnedKernelHandler`: only the owning page may end or inspect its
   kernel. The page's own clean-up on leaving (a POST without an ``_xsrf`` token, which Voilà's route refused)
   is accepted from the owner; the owner cookie is ``SameSite=Strict``, so no other site can send it.
@@ -103,7 +103,7 @@ class _PlainErrors:
 
 
 class LessonHandler(TornadoVoilaHandler):
-    """``/voila/render/<notebook>``: lessons with a kernel each; the landing page as static HTML."""
+    """``/voila/render/<notebook>``: lessons with a kernel each; the prose pages (landing, notation) as static HTML."""
 
     def prepare(self):
         # ?theme= and ?template= made Voilà skip the pre-heated pool and start a kernel per request.
@@ -122,10 +122,10 @@ class LessonHandler(TornadoVoilaHandler):
             token = secrets.token_hex(16)
             self.set_cookie(CLIENT_COOKIE, token, path=self.base_url, httponly=True, samesite="Strict")
         notebook = path or ""
-        landing = self.settings.get("dpviz_landing")
-        if landing is not None and notebook == "index.ipynb":
+        prose = self.settings.get("dpviz_prose_pages", {}).get(notebook)
+        if prose is not None:  # the landing page, the notation page: static HTML, no kernel
             self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.finish(landing(self.base_url))
+            self.finish(prose(self.base_url))
             return
         if notebook not in self.settings.get("dpviz_lessons", ()):
             raise web.HTTPError(404)
