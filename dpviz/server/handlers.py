@@ -9,7 +9,8 @@ The browser is untrusted: these handlers sit between it and the kernels.
   offsets and freeze the whole server (see the README's known issues).
 - :class:`LessonHandler` serves lessons only: the landing and notation pages as static HTML (no kernel), a
   friendly page when the class is full or a client holds too many kernels, no ``?theme=``/``?template=``
-  overrides (they bypassed the pool), no cross-site sub-resource loads (an ``<img>`` elsewhere must not start kernels here).
+  overrides (they bypassed the pool), no cross-site sub-resource loads (an ``<img>`` elsewhere must not start
+  kernels here).
 - :class:`OwnedShutdownHandler` and :class:`OwnedKernelHandler`: only the owning page may end or inspect its
   kernel. The page's own clean-up on leaving (a POST without an ``_xsrf`` token, which Voilà's route refused)
   is accepted from the owner; the owner cookie is ``SameSite=Strict``, so no other site can send it.
