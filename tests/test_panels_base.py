@@ -157,6 +157,19 @@ def test_choice_reveal_refuses_options_without_a_choice_or_an_answer(options):
         ChoiceReveal("?", options)
 
 
+def test_figures_show_a_lean_mode_bar_without_the_logo_link_or_share_buttons(monkeypatch):
+    from dpviz.panels._base import figure_widget
+
+    for bundle in (None, "/dpviz-static/widgetbundle.js"):
+        if bundle is None:
+            monkeypatch.delenv("DPVIZ_PLOTLY_BUNDLE_URL", raising=False)
+        else:
+            monkeypatch.setenv("DPVIZ_PLOTLY_BUNDLE_URL", bundle)
+        config = figure_widget(go.Figure())._config
+        assert config["displaylogo"] is False and config["showSendToCloud"] is False
+        assert {"sendDataToCloud", "lasso2d", "select2d"} <= set(config["modeBarButtonsToRemove"])
+
+
 def test_panel_names_must_be_unique_across_modules():
     ns = {"__name__": "elsewhere", "Panel": Panel}
     with pytest.raises(TypeError, match="Panel name ZZUnique is used by both"):
