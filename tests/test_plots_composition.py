@@ -73,7 +73,7 @@ def test_bars_figure_draws_one_bar_per_accountant_with_the_pld_bracket_and_the_e
     finite = [r.epsilon for r in res if r.available and math.isfinite(r.epsilon)] + [res[i].lower, exact]
     assert (fig.layout.yaxis.type == "log") == (max(finite) / min(finite) > 20)
     texts = " ".join(a.text for a in fig.layout.annotations)
-    assert "Source" in texts and "KOV 2015" in texts
+    assert "Source" in texts and "Kairouz, Oh & Viswanath 2015" in texts and "Dong, Roth & Su 2022, Cor 3.3" in texts
 
 
 def test_bars_figure_uses_a_linear_axis_when_the_bars_are_close():
@@ -115,7 +115,7 @@ def test_slope_claim_of_the_lesson_sqrt_k_then_linear_again():
     s = [math.log(exact.y[i + 1] / exact.y[i]) / math.log(exact.x[i + 1] / exact.x[i]) for i in range(len(exact.x) - 1)]
     assert s[0] < 0.65 and s[-1] > 0.9 and all(b > a for a, b in zip(s, s[1:], strict=False))
     caption = " ".join(a.text for a in fig.layout.annotations)
-    assert "4 ln(1/δ)" in caption and "Bun–Steinke 2016" in caption
+    assert "4 ln(1/δ)" in caption and "Bun & Steinke 2016, Prop 1.3" in caption
 
 
 def test_privacy_profile_curves_lie_above_the_exact_profile_and_the_band_is_drawn():
@@ -167,3 +167,22 @@ def test_display_order_is_the_lessons_and_holds_every_accountant():
     # lesson 05 shows zCDP before Rényi DP; the model uses dpviz.accountants' order (rdp before zcdp)
     assert C.ACCOUNTANT_ORDER == ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
     assert sorted(C.ACCOUNTANT_ORDER) == sorted(ACCOUNTANTS) == sorted(C.ACCOUNTANT_INFO)
+
+
+def test_group_privacy_figure_draws_no_zero_for_a_vacuous_bound():
+    # issue 18: "exact at the generic δ_g" fell to ε = 0 once δ_g ≥ 1; a vacuous bound is "no guarantee", no point
+    sigma, delta, gmax = 1.0, 1e-5, 20
+    eps1 = exact_gauss_eps(sigma, 1, delta)  # the mpmath Balle–Wang oracle
+    # generic δ_g = δ(e^{gε₁} − 1)/(e^{ε₁} − 1) (Dwork & Roth 2014, Thm 2.2 form), computed here independently
+    dg = [delta * math.expm1(g * eps1) / math.expm1(eps1) for g in range(1, gmax + 1)]
+    first = next(g for g, d in zip(range(1, gmax + 1), dg, strict=True) if d >= 1)
+    fig = C.group_privacy_figure("gaussian", sigma, delta, group=3, max_group=gmax)
+    for name in ("generic group privacy", "exact, sensitivity g, at the generic"):
+        tr = next(t for t in fig.data if t.name.startswith(name))
+        ys = list(tr.y)
+        assert all(y is None for y in ys[first - 1:]), name
+        assert all(y is not None and y > 0 for y in ys[:first - 1]), name
+    texts = " ".join(a.text for a in fig.layout.annotations)
+    assert f"g ≥ {first}" in texts and "no guarantee" in texts
+    assert "^{" not in texts and "_{" not in texts
+    assert "group size g" in fig.layout.xaxis.title.text

@@ -7,8 +7,8 @@ Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accou
 * :func:`epsilon_vs_count_figure` — ε against the number of compositions k (log–log), one line per accountant;
 * :func:`privacy_profile_figure` — the privacy profile δ(ε) of the composition (log δ), with the PLD band;
 * :func:`calibration_figure` — target ε → the noise σ (or Laplace scale b) each accountant needs;
-* :func:`group_privacy_figure` — ε and δ for a group of k people, generic group privacy against the exact answer
-  of the same mechanism run with sensitivity k (a user with k records).
+* :func:`group_privacy_figure` — ε and δ for a group of g records, generic group privacy against the exact answer
+  of the same mechanism run with sensitivity g (a person with g records).
 
 Every number comes from the lab's model, :mod:`dpviz.accountants.compare` (cached there); this module only draws
 it, with what the lesson says about each accountant (:data:`ACCOUNTANT_INFO`) in the lesson's order
@@ -68,7 +68,7 @@ __all__ = [
 ]
 
 #: The order the lesson shows the accountants in (bars, legends, tables): loosest (oldest) to tightest, zCDP before
-#: Rényi DP because the lesson's text introduces zCDP's single number ρ before the Rényi curve ε(α). A display
+#: Rényi DP because the lesson's text introduces zCDP's single number ρ before the Rényi curve ε(λ). A display
 #: order only: the same accountants as :data:`dpviz.accountants.ACCOUNTANTS`, whose order (rdp before zcdp) the
 #: model :mod:`dpviz.accountants.compare` uses.
 ACCOUNTANT_ORDER = ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
@@ -106,26 +106,28 @@ ACCOUNTANT_INFO = {
     "advanced": AccountantInfo(
         "advanced", "Advanced", "upper bound",
         "Dwork, Rothblum & Vadhan 2010, Thm III.3",
-        "sees each step only as an (ε₀, δ₀) pair and bounds the summed privacy loss by a concentration "
-        "(Azuma) inequality: ε grows like √k, with a loose constant and an extra slack δ′.",
+        "sees each step only as an (ε<sub>step</sub>, δ<sub>step</sub>) pair and bounds the summed privacy loss by a "
+        "concentration (Azuma) inequality: ε grows like √k, with a loose constant and an extra slack δ′.",
         PALETTE[1], DASHES[2]),
     "optimal": AccountantInfo(
-        "optimal", "Optimal (KOV)", "tight for the (ε₀, δ₀) description, loose for the mechanism",
+        "optimal", "Optimal (KOV)",
+        "tight for the (ε<sub>step</sub>, δ<sub>step</sub>) description, loose for the mechanism",
         "Kairouz, Oh & Viswanath 2015, Thm 3.3",
-        "the exact worst case over ALL (ε₀, δ₀)-DP mechanisms (the extreme one is randomized response). "
-        "Exact for k randomized responses; for a Gaussian it first forgets the Gaussian's shape, which costs.",
+        "the exact worst case over ALL (ε<sub>step</sub>, δ<sub>step</sub>)-DP mechanisms (the extreme one is "
+        "randomized response). Exact for k randomized responses; for a Gaussian it first forgets the Gaussian's "
+        "shape, which costs.",
         PALETTE[3], DASHES[3]),
     "zcdp": AccountantInfo(
         "zcdp", "zCDP", "upper bound (exact ρ, lossy conversion)",
         "Bun & Steinke 2016, Lemma 2.3 & Prop. 1.3; Canonne, Kamath & Steinke 2020, Cor. 13",
         "ρ adds up exactly, and a Gaussian is exactly ρ-zCDP, but the final conversion ρ → (ε, δ) is a "
-        "Chernoff-type bound; pure-DP steps enter as ρ = ε₀²/2 and subsampling is not amplified.",
+        "Chernoff-type bound; pure-DP steps enter as ρ = ε<sub>step</sub>²/2 and subsampling is not amplified.",
         PALETTE[2], DASHES[4]),
     "rdp": AccountantInfo(
         "rdp", "Rényi DP", "upper bound (exact curve, lossy conversion)",
         "Mironov 2017, Prop. 1 & 3; Balle et al. 2020, Thm 21 (improved conversion)",
-        "composes the Rényi divergence curve ε(α) exactly (it adds up), then converts to (ε, δ) at the best "
-        "order α: that conversion is where the slack lives (about ln(1/δ)/(α−1)).",
+        "composes the Rényi divergence curve ε(λ) of the orders λ exactly (it adds up), then converts to (ε, δ) at "
+        "the best order λ: that conversion is where the slack lives (about ln(1/δ)/(λ−1)).",
         PALETTE[4], DASHES[5]),
     "pld": AccountantInfo(
         "pld", "PLD", "numerically tight (error bar = discretisation)",
@@ -219,11 +221,13 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
                      "accountant", "ε (lower is tighter)", template=template, showlegend=True,
                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"),
                      margin=dict(t=95))
-    layout["yaxis"].update(dict(type="log") if use_log else dict(rangemode="tozero"))
+    layout["yaxis"].update(dict(type="log", exponentformat="power") if use_log else dict(rangemode="tozero"))
     fig = go.Figure(data=data, layout=layout)
-    caption(fig, "Sources: DRV 2010; KOV 2015; Bun–Steinke 2016 & CKS 2020 (zCDP); Mironov 2017 & Balle et al. 2020 "
-                 "(RDP);<br>Meiser–Mohammadi 2018, Koskela et al. 2020, Doroshenko et al. 2022 (PLD); "
-                 "exact: Balle–Wang 2018 Thm 8.", below=58)
+    caption(fig, "Sources: Dwork, Rothblum & Vadhan 2010; Kairouz, Oh & Viswanath 2015; "
+                 "Bun & Steinke 2016 and Canonne, Kamath & Steinke 2020 (zCDP);<br>"
+                 "Mironov 2017 and Balle et al. 2020 (RDP); Meiser & Mohammadi 2018, "
+                 "Koskela, Jälkö & Honkela 2020, Doroshenko et al. 2022 (PLD);<br>"
+                 "exact: Dong, Roth & Su 2022, Cor 3.3 and Balle & Wang 2018, Thm 8.", below=58)
     if any(r.accountant == "pld" and r.lower is not None for r in results):
         h = pld_grid_step(mechanism, noise, count, neighboring, rate)
         if h > 0:
@@ -280,14 +284,15 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     title = (f"ε against the number of compositions k, δ = {delta:.0e}: {MECHANISM_LABELS[mechanism]} "
              f"({NOISE_SYMBOL[mechanism]} = {noise:.3g}" + (f", q = {rate:.3g})" if rate < 1.0 else ")"))
     layout = _layout(title, "number of compositions k", "ε", template=template)
-    layout["xaxis"]["type"] = layout["yaxis"]["type"] = "log"
+    layout["xaxis"].update(type="log", exponentformat="power")
+    layout["yaxis"].update(type="log", exponentformat="power")
     if current is not None:
         layout["shapes"] = [_vline(int(current))]
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Each line: one accountant's certified ε (PLD: pessimistic end). Log–log slope: 1 for basic; "
                  "½ (ε ∝ √k) for the others<br>while kρ < 4 ln(1/δ), rising back to 1 as the mean loss kρ takes over "
-                 "(ε ≈ kρ + 2√(kρ ln(1/δ)), Gaussian ρ = Δ²/2σ²: Bun–Steinke 2016 Prop. 1.3).<br>Sources: as in the "
-                 "bar chart; exact: Dong–Roth–Su 2019 Cor. 3.3 + Balle–Wang 2018 Thm 8." + (
+                 "(ε ≈ kρ + 2√(kρ ln(1/δ)), Gaussian ρ = Δ²/2σ²: Bun & Steinke 2016, Prop 1.3).<br>Sources: as in "
+                 "the bar chart; exact: Dong, Roth & Su 2022, Cor 3.3 and Balle & Wang 2018, Thm 8." + (
                      "<br>Not applicable: " + "; ".join(missing) if missing else ""), below=75)
     approx_note(fig, f"ε computed at {len(counts)} values of k, joined by lines")
     return fig
@@ -359,7 +364,7 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     title = f"Privacy profile δ(ε): {_setting_text(mechanism, noise, count, rate)}"
     layout = _layout(title, "ε", "δ(ε)  (log scale)", template=template)
     layout["yaxis"].update(type="log", exponentformat="power", range=[-16, 0.05])
-    layout["xaxis"].update(type="log", range=[math.log10(lo), math.log10(hi)])
+    layout["xaxis"].update(type="log", exponentformat="power", range=[math.log10(lo), math.log10(hi)])
     layout["shapes"] = [_hline(delta)]
     layout["annotations"] = [dict(text=f"your δ = {delta:.0e}", xref="paper", yref="y", x=0.0, y=math.log10(delta),
                                   xanchor="left", yanchor="top", showarrow=False, font=dict(size=11))]
@@ -413,21 +418,23 @@ def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0,
         legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"), margin=dict(t=95),
         showlegend=True)
     vals = [v for v in ys if v is not None]
-    layout["yaxis"].update(dict(type="log") if vals and max(vals) / min(vals) > 20 else dict(rangemode="tozero"))
+    layout["yaxis"].update(dict(type="log", exponentformat="power") if vals and max(vals) / min(vals) > 20
+                          else dict(rangemode="tozero"))
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Each bar: the smallest noise whose composed ε, as certified by that accountant, does not exceed "
-                 "the target (binary search).<br>Exact σ: √k · σ₁ with σ₁ from Balle–Wang 2018 Thm 8.", below=58)
+                 "the target (binary search).<br>Exact σ: √k · σ₁ with σ₁ from Balle & Wang 2018, Thm 8.", below=58)
     approx_note(fig, "binary search on the noise (never overshoots the target)", yshift=34)
     return fig
 
 
 def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta: float = 1e-5,
                          group: int = 4, max_group: int = 20, *, template: str = TEMPLATE) -> go.Figure:
-    """ε (left) and δ (right, log) for a group of k people: generic group privacy vs the exact sensitivity-k answer.
+    """ε (left) and δ (right, log) for a group of g records: generic group privacy vs the exact sensitivity-g answer.
 
-    Generic: (kε₁, δ₁(e^{kε₁}−1)/(e^{ε₁}−1)) (Ghazi et al. 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0).
-    Exact: the same mechanism with sensitivity k — what a user who contributes k records actually gets (Balle & Wang
-    2018, Thm 8 for the Gaussian; ε = k/b for Laplace).
+    Generic: (gε₁, δ₁(e^(gε₁)−1)/(e^(ε₁)−1)) (Ghazi et al. 2023, Lemma 6; Dwork & Roth 2014, Thm 2.2 for δ = 0).
+    Exact: the same mechanism with sensitivity g — what a user who contributes g records actually gets (Balle & Wang
+    2018, Thm 8 for the Gaussian; ε = g/b for Laplace). Where the generic δ_g reaches 1 the generic guarantee (and
+    the exact ε at that δ_g) is vacuous: those points are not drawn, and the range is shaded "no guarantee".
     """
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
     noise = check_positive(noise, NOISE_SYMBOL[mechanism])
@@ -436,23 +443,29 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
     group = check_integer(group, "group", minimum=1, maximum=max_group)
     c = group_privacy_curves(mechanism, noise, delta, max_group)
     ks = [int(k) for k in c["k"]]
-    # two side-by-side axes built directly in the layout (make_subplots and add_vline cost ~50 ms per update)
-    data = [go.Scatter(x=ks, y=list(c["eps_generic"]), mode="lines+markers", name="generic group privacy (kε₁)",
-                       line=dict(color=ROLE["approx"], dash="dash"),
-                       hovertemplate="generic<br>k = %{x}<br>ε = %{y:.4g}<extra></extra>")]
-    if mechanism == "gaussian":
-        data.append(go.Scatter(x=ks, y=list(c["eps_exact_same_delta"]), mode="lines+markers",
-                               name="exact, sensitivity k, at the generic δₖ", line=dict(color=ROLE["alt"]),
-                               hovertemplate="exact at δₖ<br>k = %{x}<br>ε = %{y:.4g}<extra></extra>"))
-    data.append(go.Scatter(x=ks, y=list(c["eps_exact"]), mode="lines+markers",
-                           name=f"exact, sensitivity k, at δ = {delta:.0e}" if mechanism == "gaussian"
-                           else "exact, sensitivity k (pure, δ = 0)", line=dict(color=ROLE["exact"], width=3),
-                           hovertemplate="exact<br>k = %{x}<br>ε = %{y:.4g}<extra></extra>"))
     dg = np.asarray(c["delta_generic"], dtype=float)
+    vacuous = dg >= 1.0
+
+    def meaningful(values) -> list:  # a vacuous bound is no point at all, never ε = 0
+        return [None if v else float(x) for x, v in zip(values, vacuous, strict=True)]
+
+    # two side-by-side axes built directly in the layout (make_subplots and add_vline cost ~50 ms per update)
+    data = [go.Scatter(x=ks, y=meaningful(c["eps_generic"]), mode="lines+markers",
+                       name="generic group privacy (gε₁)", line=dict(color=ROLE["approx"], dash="dash"),
+                       hovertemplate="generic<br>g = %{x}<br>ε = %{y:.4g}<extra></extra>")]
     if mechanism == "gaussian":
-        data.append(go.Scatter(x=ks, y=[float(v) for v in dg], mode="lines+markers", name="generic δₖ",
+        data.append(go.Scatter(x=ks, y=meaningful(c["eps_exact_same_delta"]), mode="lines+markers",
+                               name="exact, sensitivity g, at the generic δ<sub>g</sub>", line=dict(color=ROLE["alt"]),
+                               hovertemplate="exact at δ<sub>g</sub><br>g = %{x}<br>ε = %{y:.4g}<extra></extra>"))
+    data.append(go.Scatter(x=ks, y=list(c["eps_exact"]), mode="lines+markers",
+                           name=f"exact, sensitivity g, at δ = {delta:.0e}" if mechanism == "gaussian"
+                           else "exact, sensitivity g (pure, δ = 0)", line=dict(color=ROLE["exact"], width=3),
+                           hovertemplate="exact<br>g = %{x}<br>ε = %{y:.4g}<extra></extra>"))
+    if mechanism == "gaussian":
+        data.append(go.Scatter(x=ks, y=[float(v) for v in dg], mode="lines+markers", name="generic δ<sub>g</sub>",
                                line=dict(color=ROLE["approx"], dash="dash"), showlegend=False, xaxis="x2",
-                               yaxis="y2", hovertemplate="generic<br>k = %{x}<br>δₖ = %{y:.3e}<extra></extra>"))
+                               yaxis="y2",
+                               hovertemplate="generic<br>g = %{x}<br>δ<sub>g</sub> = %{y:.3e}<extra></extra>"))
         data.append(go.Scatter(x=ks, y=[delta] * len(ks), mode="lines", name="δ of the exact curve",
                                line=dict(color=ROLE["exact"], width=3), showlegend=False, xaxis="x2", yaxis="y2",
                                hovertemplate="exact<br>δ = %{y:.1e}<extra></extra>"))
@@ -463,22 +476,30 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
     shapes = [_vline(group, xref=xr) for xr in ("x", "x2")]
     annotations = [dict(text=t, xref="paper", yref="paper", x=x, y=1.0, xanchor="center", yanchor="bottom",
                         showarrow=False, font=dict(size=14))
-                   for t, x in (("ε for a group of k", 0.215), ("δ for a group of k", 0.785))]
+                   for t, x in (("ε for a group of g records", 0.215), ("δ for a group of g records", 0.785))]
+    if np.any(vacuous):
+        first = int(np.asarray(ks)[vacuous][0])
+        shapes.append(dict(type="rect", xref="x", yref="y domain", x0=first - 0.5, x1=ks[-1] + 0.5, y0=0, y1=1,
+                           fillcolor=ROLE["shade"], opacity=0.35, line=dict(width=0), layer="below"))
+        annotations.append(dict(text=f"g ≥ {first}: generic δ<sub>g</sub> ≥ 1,<br>no guarantee", xref="x",
+                                yref="y domain", x=first - 0.4, y=0.98, xanchor="left", yanchor="top",
+                                showarrow=False, font=dict(size=11)))
     y2 = dict(title=dict(text="δ"), anchor="x2")
     if mechanism == "gaussian":
         y2.update(type="log", exponentformat="power")
         shapes.append(_hline(1.0, xref="x2 domain", yref="y2", dash="dot"))
-        annotations.append(dict(text="δ = 1: vacuous", xref="x2 domain", yref="y2", x=0.02, y=0.0,
+        annotations.append(dict(text="δ = 1: no guarantee", xref="x2 domain", yref="y2", x=0.02, y=0.0,
                                 xanchor="left", yanchor="top", showarrow=False, font=dict(size=11)))
     layout = dict(
         template=template,
         title=dict(text=f"Group privacy for {MECHANISM_LABELS[mechanism]} ({NOISE_SYMBOL[mechanism]} = {noise:.3g})"),
-        xaxis=dict(domain=[0.0, 0.43], title=dict(text="group size k (records of one user)"), anchor="y"),
+        xaxis=dict(domain=[0.0, 0.43], title=dict(text="group size g (records of one person)"), anchor="y",
+                   range=[0.5, ks[-1] + 0.5]),
         yaxis=dict(title=dict(text="ε"), rangemode="tozero", anchor="x"),
-        xaxis2=dict(domain=[0.57, 1.0], title=dict(text="group size k"), anchor="y2"),
+        xaxis2=dict(domain=[0.57, 1.0], title=dict(text="group size g"), anchor="y2"),
         yaxis2=y2, shapes=shapes, annotations=annotations,
         legend=dict(orientation="h", y=-0.25, x=0, yanchor="top"), margin=dict(b=140), height=470)
     fig = go.Figure(data=data, layout=layout)
-    caption(fig, "Generic: Ghazi et al. 2023 Lemma 6, geometric δ factor (e^{kε}−1)/(e^{ε}−1). Exact: the "
-                 "mechanism with sensitivity k (Balle–Wang 2018 Thm 8; Laplace: ε = k/b).", y=-0.45)
+    caption(fig, "Generic: Ghazi et al. 2023, Lemma 6, geometric δ factor (e<sup>gε₁</sup> − 1)/(e<sup>ε₁</sup> − 1). "
+                 "Exact: the mechanism with sensitivity g<br>(Balle & Wang 2018, Thm 8; Laplace: ε = g/b).", y=-0.45)
     return fig
