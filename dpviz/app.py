@@ -69,6 +69,8 @@ PLOTLY_PACKAGE_DATA = Path(plotly.__file__).resolve().parent / "package_data"
 #: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
 BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
 LANDING = "index.ipynb"
+#: The page template of dpviz (extends the "lab" template of Voila).
+TEMPLATE_DIR = Path(__file__).resolve().parent / "server" / "templates" / "dpviz"
 #: Pages of prose only, served as static HTML without a kernel: file name -> page title.
 PROSE_PAGES = {LANDING: "Lessons", NOTATION: "Notation and glossary"}
 #: Largest WebSocket message a browser may send (widget updates are a few kB).
@@ -168,6 +170,11 @@ class DpvizVoila(Voila):
         if value is None or value == "":
             return value
         return "/" + value.strip("/") + "/" if value.strip("/") else "/"
+
+    def setup_template_dirs(self):
+        """Voila's lab template, under dpviz's own (``dpviz/server/templates/dpviz``): no CDN links, a print style."""
+        super().setup_template_dirs()
+        self.template_paths.insert(0, str(TEMPLATE_DIR))
 
     def _validate_options(self) -> None:
         for name, value, low in (

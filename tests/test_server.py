@@ -9,6 +9,7 @@ status page. Each server starts without a pre-heated pool unless the test is abo
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 
 import pytest
@@ -204,6 +205,14 @@ def test_a_kernel_answers_only_the_page_it_was_given_to(app):
     # The owner's own clean-up request (sent by the page as it closes, without an _xsrf token) works.
     assert owner.request(f"/voila/api/shutdown/{kid}", method="POST", data=b"")[0] == 204
     assert wait_until(lambda: not _live(app, kid), 10)
+
+
+def test_lesson_pages_load_nothing_from_outside_the_server_and_carry_a_print_style(app):
+    status, body = Client(app.url).request(f"/voila/render/{LESSON}")
+    assert status == 200 and "@media print" in body
+    assert "fontawesome" not in body.lower() and "cdn.jsdelivr" not in body
+    outside = [u for u in re.findall(r"""(?:src|href)=["'](https?://[^"']+)""", body) if "127.0.0.1" not in u]
+    assert not outside, f"the page loads {outside} from outside the server"
 
 
 def test_theme_and_template_arguments_do_not_bypass_anything(app):

@@ -659,7 +659,7 @@ class PredictReveal:
         self.unit = unit
         self.question = W.HTML(f"<b>Predict, then reveal.</b> {question}")
         self.guess = W.FloatText(value=0.0, description=guess_label, style=_STYLE, layout=W.Layout(width="260px"))
-        self.button = W.Button(description="Reveal", button_style="info", icon="eye")
+        self.button = W.Button(description="Reveal", button_style="info")
         self.feedback = W.HTML("")
         self.feedback.add_class("dpviz-feedback")
         self.button.on_click(self.reveal)
@@ -712,7 +712,7 @@ class ChoiceReveal:
         self.question = W.HTML(f"<b>Think, then reveal.</b> {question}")
         self.choice = W.RadioButtons(options=[label for label, _, _ in self.options], value=None,
                                      layout=W.Layout(width="auto", max_width="100%"))
-        self.button = W.Button(description="Reveal", button_style="info", icon="eye")
+        self.button = W.Button(description="Reveal", button_style="info")
         self.feedback = W.HTML("")
         self.feedback.add_class("dpviz-feedback")
         self.button.on_click(self.reveal)
