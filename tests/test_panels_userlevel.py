@@ -70,7 +70,8 @@ def test_group_privacy_panel_readout_tracks_m():
     p.controls["m"].value = 10
     assert "10" in p.readout.value and "meaningful" in p.readout.value
     p.controls["m"].value = 100
-    assert "vacuous" in p.readout.value  # δ′ = 1e-6·(e^100−1)/(e−1) ≫ 1
+    # δ = 1e-6·(e^100−1)/(e−1) ≫ 1: marked "no guarantee", never printed as a number (issue 18)
+    assert "no guarantee" in p.readout.value and "vacuous" not in p.readout.value
     # ε′ and δ′ side by side in ONE figure widget; the right panel's traces use the second legend
     assert len(p.figures) == 1 and any(t.legend == "legend2" for t in p.figures[0].data)
 
@@ -95,6 +96,66 @@ def test_group_privacy_blow_up_factor_is_printed_beyond_float_range_without_warn
     assert f"{float((mpmath.e ** 10 - 1) / (mpmath.e ** 0.5 - 1)):.4g}" in p.readout.value
 
 
+def _learner_text(p):
+    """Everything a learner can read on the panel before pressing a button: figures, readout, hint, status."""
+    return " ".join([str(f.to_plotly_json()) for f in p.figures] + [p.readout.value, p.hint.value, p.status.value]
+                    + ([p.exercise.feedback.value] if hasattr(p, "exercise") else []))
+
+
+def test_bounding_explorer_shows_the_optimum_only_after_reveal_and_hides_it_for_a_new_question():
+    p = L3.BoundingExplorerPanel()
+    k_star = p._last.k_user
+    assert k_star != round(p.controls["c"].value)
+    text = _learner_text(p)
+    assert "c*" not in text and "best c" not in text and "optimum" not in text  # issue 18: nothing gives it away
+    assert not any(tr.x is not None and list(tr.x) == [k_star] for tr in p.figures[0].data)
+    p.exercise.guess.value = k_star
+    p.exercise.button.click()
+    assert "✅" in p.exercise.feedback.value
+    assert f"optimum c* = {k_star}" in [tr.name for tr in p.figures[0].data] and f"c* = {k_star}" in p.readout.value
+    p.controls["epsilon"].value = 0.5  # a new question: the star, the printed optimum and the verdict go
+    assert p.exercise.feedback.value == "" and "c*" not in _learner_text(p)
+
+
+def test_bounding_explorer_delta_slider_only_for_the_gaussian():
+    p = L3.BoundingExplorerPanel()
+    assert p.controls["delta"].layout.display == "none"
+    p.controls["mechanism"].value = "gaussian"
+    assert p.controls["delta"].layout.display is None
+    p.controls["mechanism"].value = "laplace"
+    assert p.controls["delta"].layout.display == "none"
+
+
+def test_neighbours_panel_hides_the_example_control_for_user_level():
+    p = L3.NeighboursPanel()
+    assert p.controls["kind"].value == "user" and p.controls["example"].layout.display == "none"
+    p.controls["kind"].value = "item"
+    assert p.controls["example"].layout.display is None
+
+
+def test_lesson08_choice_exercises_judge_the_pick():
+    g = L3.GroupPrivacyCostPanel()
+    assert g.exercise.feedback.value == ""
+    g.exercise.choice.index = 0  # the m·δ mistake
+    assert "❌" in g.exercise.reveal() and "geometric" in g.exercise.feedback.value
+    g.exercise.choice.index = 1
+    assert "✅" in g.exercise.reveal()
+    b = L3.BoundingExplorerPanel()
+    b.source_exercise.choice.index = 0  # the largest count observed
+    assert "❌" in b.source_exercise.reveal()
+    b.source_exercise.choice.index = 1
+    assert "✅" in b.source_exercise.reveal()
+
+
+def test_lesson08_panel_texts_have_no_raw_tex_or_internal_keys():
+    for cls in (L3.NeighboursPanel, L3.GroupPrivacyCostPanel, L3.BoundingExplorerPanel):
+        p = cls()
+        text = _learner_text(p) + p.widget.children[0].value + " ".join(
+            c.description for c in p.controls.values())
+        for bad in ("^{", "_{", "\\frac", "000,", "of 000", "δ′", "ε′"):
+            assert bad not in text, (cls.__name__, bad)
+
+
 def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
     p = L3.BoundingExplorerPanel()
     y0 = _ys(p, 0, 2)  # total RMSE user-level
@@ -109,7 +170,7 @@ def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
     p.exercise.guess.value = max(1, k_star // 10)
     assert "❌" in p.exercise.reveal()
     p.controls["mechanism"].value = "gaussian"
-    assert p.last_error is None and len(p.figures[0].data) == 7  # + the group-privacy lift curve
+    assert p.last_error is None and len(p.figures[0].data) == 6  # + the group-privacy lift curve (no star)
     assert "group privacy" in p.readout.value
 
 

@@ -31,14 +31,31 @@ def test_group_privacy_figures_content():
     assert any(f"m = {first}" in (a.text or "") for a in g.layout.annotations)
     with pytest.raises(ValueError, match="delta"):
         P.group_privacy_delta_figure(1.0, 0.0)
+    # δ axis in powers of ten (no SI suffix "1μ"), and no raw TeX in anything a learner reads
+    assert g.layout.yaxis.exponentformat == "power"
+    for fig in (f, g):
+        text = str(fig.to_plotly_json())
+        assert "^{" not in text and "_{" not in text and "000," not in text
 
 
-def test_bounding_figures_mark_optimum_and_current_k():
+def test_pow10_reads_as_powers_of_ten():
+    assert P._pow10(1e-6) == "10⁻⁶" and P._pow10(2.5e-7) == "2.5·10⁻⁷" and P._pow10(0.1) == "0.1"
+    assert P._pow10(9.999e-5) == "10⁻⁴"
+
+
+def test_bounding_figures_mark_optimum_only_when_asked_and_current_bound():
     t = U.bounding_curves(1000, 5.0, 2.0, 1.0)
-    f = P.bounding_error_figure(t, 20)
+    hidden = P.bounding_error_figure(t, 20)
+    # the lesson asks for the optimum first (issue 18): by default no trace, label or annotation gives it away
+    assert not any(tr.name and "optimum" in tr.name for tr in hidden.data)
+    assert not any(tr.mode and "markers" in tr.mode and tr.x is not None and list(tr.x) == [t.k_user]
+                   for tr in hidden.data if t.k_user != 20)
+    assert f"c* = {t.k_user}" not in str(hidden.to_plotly_json())
+    f = P.bounding_error_figure(t, 20, show_optimum=True)
     names = [tr.name for tr in f.data]
-    assert f"optimum k* = {t.k_user}" in names and "your k = 20" in names
-    star = f.data[names.index(f"optimum k* = {t.k_user}")]
+    # notation of the course: the contribution bound is c (issue 15.2)
+    assert f"optimum c* = {t.k_user}" in names and "your c = 20" in names
+    star = f.data[names.index(f"optimum c* = {t.k_user}")]
     assert star.y[0] == pytest.approx(t.rmse_user.min())
     assert any(s.x0 == 20 for s in f.layout.shapes)
     h = P.contribution_histogram_figure(t, 20)

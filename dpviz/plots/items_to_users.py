@@ -113,6 +113,25 @@ def side_by_side(left: go.Figure, right: go.Figure, *, template: str = TEMPLATE,
 
 # =============================================================================================== figures
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _pow10(x: float) -> str:
+    """A positive number as a learner reads it: 10⁻⁶, 2.5·10⁻⁷ (no "1e-06", no SI suffix).
+
+    >>> _pow10(1e-6), _pow10(2.5e-7), _pow10(0.5)
+    ('10⁻⁶', '2.5·10⁻⁷', '0.5')
+    """
+    if x >= 0.01:
+        return f"{x:.3g}"
+    e = math.floor(math.log10(x))
+    mant = x / 10.0 ** e
+    if mant >= 9.995:
+        e, mant = e + 1, 1.0
+    power = "10" + str(e).translate(_SUPERSCRIPT)
+    return power if abs(mant - 1) < 5e-3 else f"{mant:.3g}·{power}"
+
+
 _RATING_SCALE = [[0.0, "#f2f6fb"], [1.0, "#9ecae1"]]
 
 
@@ -181,40 +200,49 @@ def neighbours_figure(
     fig.update_layout(template=template, title=dict(text=f"Neighbouring datasets, {n_users} users × {m} examples — "
                                                          f"{what}", font=dict(size=14)),
                       margin=dict(t=110, b=70), height=max(300, 140 + 34 * n_users))
-    caption(fig, "Source: 000, Definition 1 (user-level neighbours x ≍ x′ iff x₋ᵢ = x′₋ᵢ) and Definition 2 "
-                 "(item-level = the case m = 1). Both keep n users: substitution, not add/remove.", y=-0.08)
+    caption(fig, "Source: Ghazi et al. 2023, Def 1 (user-level neighbours x ≍ x′ iff x₋ᵢ = x′₋ᵢ) and Def 2 "
+                 "(item-level = the case m = 1). Both keep n users: replace-one, not add/remove.", y=-0.08)
     return fig
 
 
 def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: int | None = None,
                                  template: str = TEMPLATE) -> go.Figure:
-    """ε′ = m·ε of an ε-item-level mechanism seen at user level (Lemma 6 of Ghazi et al. 2023), log–log against m."""
+    """User-level ε = m·ε_item of an ε_item-item-level mechanism (Lemma 6 of Ghazi et al. 2023), log–log against m.
+
+    ``epsilon`` is the item-level ε_item; the figure's strings follow the course notation (ε<sub>item</sub>)."""
     epsilon = check_positive(epsilon, "epsilon")
     m_max = check_integer(m_max, "m_max", minimum=2, maximum=10**6)
     m = int_log_grid(1, m_max, 200)
     eps_m, _, _ = group_privacy_curve(epsilon, 0.0, m)
     fig = go.Figure(layout=dict(template=template))
-    fig.add_trace(go.Scatter(x=m, y=eps_m, mode="lines", name="ε′ = m·ε (group privacy)",
+    fig.add_trace(go.Scatter(x=m, y=eps_m, mode="lines", name="user-level ε = m·ε<sub>item</sub> (group privacy)",
                              line=dict(color=ROLE["naive"], width=3)))
-    fig.add_trace(go.Scatter(x=[1, m_max], y=[epsilon, epsilon], mode="lines", name="ε (one example)",
+    fig.add_trace(go.Scatter(x=[1, m_max], y=[epsilon, epsilon], mode="lines", name="ε<sub>item</sub> (one example)",
                              line=dict(color=ROLE["bound"], dash="dot")))
     if m_mark is not None:
         mm = check_integer(m_mark, "m_mark", minimum=1)
         fig.add_trace(go.Scatter(x=[mm], y=[mm * epsilon], mode="markers+text", name=f"m = {mm}",
-                                 text=[f"  ε′ = {mm * epsilon:.3g}"], textposition="middle right",
+                                 text=[f"  ε = {mm * epsilon:.3g}"], textposition="middle right",
                                  marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
-    fig.update_layout(title=f"User-level ε from item-level ε = {epsilon:g}", xaxis_title="m (examples per user)",
-                      yaxis_title="user-level ε′", xaxis_type="log", yaxis_type="log",
+    fig.update_layout(title=f"User-level ε from item-level ε<sub>item</sub> = {epsilon:g}",
+                      xaxis_title="m (examples per user)", yaxis_title="user-level ε", xaxis_type="log",
+                      yaxis_type="log",
                       legend=dict(x=0.02, y=0.98))
-    caption(fig, "Source: 000, Lemma 6 (group privacy): a user-level neighbour is a chain of m item-level "
-                 "neighbours (footnote 5), so ε′ = m·ε.")
+    caption(fig, "Source: Ghazi et al. 2023, Lemma 6 (group privacy): a user-level neighbour is a chain of m "
+                 "item-level neighbours (footnote 5), so ε = m·ε<sub>item</sub>.")
     return fig
+
+
+_EM = "e<sup>mε<sub>item</sub></sup>"
+_DELTA_EXACT = f"user-level δ = δ<sub>item</sub>·({_EM}−1)/(e<sup>ε<sub>item</sub></sup>−1)"
+_DELTA_LOOSE = f"looser m·{_EM}·δ<sub>item</sub>"
+_DELTA_MISTAKE = "m·δ<sub>item</sub> (a common mistake)"
 
 
 def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, *, m_mark: int | None = None,
                                template: str = TEMPLATE) -> go.Figure:
-    """δ′ = δ·(e^{mε} − 1)/(e^{ε} − 1) against m (Lemma 6 of Ghazi et al. 2023), with the loose m·e^{mε}·δ and the line
-    δ′ = 1."""
+    """User-level δ = δ_item·(e^(m·ε_item) − 1)/(e^(ε_item) − 1) against m (Lemma 6 of Ghazi et al. 2023), with the
+    loose m·e^(m·ε_item)·δ_item and the line δ = 1 (no guarantee above it). ``epsilon``, ``delta`` are item-level."""
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     m_max = check_integer(m_max, "m_max", minimum=2, maximum=10**6)
@@ -222,14 +250,14 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
     _, d_m, d_loose = group_privacy_curve(epsilon, delta, m)
     top = 1e3
     fig = go.Figure(layout=dict(template=template))
-    fig.add_trace(go.Scatter(x=m, y=np.minimum(d_m, top), mode="lines", name="δ′ = δ·(e^{mε}−1)/(e^{ε}−1)",
+    fig.add_trace(go.Scatter(x=m, y=np.minimum(d_m, top), mode="lines", name=_DELTA_EXACT,
                              line=dict(color=ROLE["naive"], width=3)))
-    fig.add_trace(go.Scatter(x=m, y=np.minimum(d_loose, top), mode="lines", name="looser m·e^{mε}·δ",
+    fig.add_trace(go.Scatter(x=m, y=np.minimum(d_loose, top), mode="lines", name=_DELTA_LOOSE,
                              line=dict(color=ROLE["bound"], dash="dash")))
-    fig.add_trace(go.Scatter(x=m, y=np.minimum(m * delta, top), mode="lines", name="m·δ (a common mistake)",
+    fig.add_trace(go.Scatter(x=m, y=np.minimum(m * delta, top), mode="lines", name=_DELTA_MISTAKE,
                              line=dict(color=PALETTE[2], dash="dot")))
     shapes = [_hline(1.0, color="#888", dash="dot", width=1.5)]
-    notes = [dict(x=1, xref="paper", y=0, yref="y", text="δ′ ≥ 1: no guarantee at all", showarrow=False,
+    notes = [dict(x=1, xref="paper", y=0, yref="y", text="δ ≥ 1: no guarantee at all", showarrow=False,
                   xanchor="right", yanchor="bottom", font=dict(size=11, color="#555"))]
     vac = np.nonzero(d_m >= 1.0)[0]
     if vac.size:
@@ -239,26 +267,33 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
         ints = np.arange(lo, m_vac + 1)
         m_vac = int(ints[np.nonzero(group_privacy_curve(epsilon, delta, ints)[1] >= 1.0)[0][0]])
         shapes.append(_vline(m_vac, color=ROLE["naive"], dash="dot", width=1.5))
-        notes.append(_label(m_vac, f"vacuous from m = {m_vac} ", log_x=True, color=ROLE["naive"], xanchor="right",
+        notes.append(_label(m_vac, f"no guarantee from m = {m_vac} ", log_x=True, color=ROLE["naive"], xanchor="right",
                             y=0.9))
     if m_mark is not None:
         mm = check_integer(m_mark, "m_mark", minimum=1)
         dm = float(group_privacy_curve(epsilon, delta, [mm])[1][0])
-        fig.add_trace(go.Scatter(x=[mm], y=[min(dm, top)], mode="markers", name=f"m = {mm}: δ′ = {dm:.3g}",
+        fig.add_trace(go.Scatter(x=[mm], y=[min(dm, top)], mode="markers", name=f"m = {mm}: δ = {dm:.3g}",
                                  marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
-    fig.update_layout(title=f"User-level δ′ from item-level (ε, δ) = ({epsilon:g}, {delta:.0e})",
-                      xaxis_title="m (examples per user)", yaxis_title="user-level δ′ (capped at 10³)",
-                      xaxis_type="log", yaxis_type="log", legend=dict(x=0.02, y=0.98), shapes=shapes,
-                      annotations=notes)
-    caption(fig, "Source: 000, Lemma 6: δ′ = δ·(e^{mε}−1)/(e^{ε}−1) ≤ m·e^{mε}·δ — a geometric sum, not m·δ.")
+    fig.update_layout(title=f"User-level δ from item-level (ε<sub>item</sub>, δ<sub>item</sub>) = ({epsilon:g}, "
+                            f"{_pow10(delta)})",
+                      xaxis_title="m (examples per user)", yaxis_title="user-level δ (capped at 10³)",
+                      xaxis_type="log", yaxis_type="log", yaxis_exponentformat="power", legend=dict(x=0.02, y=0.98),
+                      shapes=shapes, annotations=notes)
+    caption(fig, "Source: Ghazi et al. 2023, Lemma 6: δ = δ<sub>item</sub>·(e<sup>mε<sub>item</sub></sup>−1)/"
+                 "(e<sup>ε<sub>item</sub></sup>−1) ≤ m·e<sup>mε<sub>item</sub></sup>·δ<sub>item</sub> — a geometric "
+                 "sum, not m·δ<sub>item</sub>.")
     return fig
 
 
 # ----------------------------------------------------------------------------------- n × m bounding explorer
 
 
-def bounding_error_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLATE) -> go.Figure:
-    """Bias, noise and total RMSE against the contribution bound k (log–log), optimum k marked, current k drawn."""
+def bounding_error_figure(t: BoundingTradeoff, k: int, *, show_optimum: bool = False,
+                          template: str = TEMPLATE) -> go.Figure:
+    """Bias, noise and total RMSE against the contribution bound (log–log), the current bound drawn and, with
+    ``show_optimum``, the optimum marked (a lesson asks for it first: the star is drawn only after Reveal).
+
+    ``k`` is the bound (the course writes it c, the records kept per user); ``t.k`` is its grid."""
     k = check_integer(k, "k", minimum=1, maximum=int(t.k[-1]))
     grid = int_log_grid(1, int(t.k[-1]), 300)
     idx = grid - 1
@@ -267,7 +302,7 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLA
     fig = go.Figure(layout=dict(template=template))
     fig.add_trace(go.Scatter(x=grid, y=absb, mode="lines", name="|bias| (records dropped)",
                              line=dict(color=PALETTE[1], width=2.5)))
-    fig.add_trace(go.Scatter(x=grid, y=t.noise_user[idx], mode="lines", name="noise std, user-level (∝ k)",
+    fig.add_trace(go.Scatter(x=grid, y=t.noise_user[idx], mode="lines", name="noise std, user-level (∝ c)",
                              line=dict(color=PALETTE[2], width=2.5, dash="dash")))
     fig.add_trace(go.Scatter(x=grid, y=t.rmse_user[idx], mode="lines", name="total RMSE, user-level",
                              line=dict(color=ROLE["private"], width=4)))
@@ -278,34 +313,36 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLA
         fig.add_trace(go.Scatter(x=grid, y=t.rmse_group[idx], mode="lines",
                                  name="total RMSE, item-level lifted by group privacy",
                                  line=dict(color=ROLE["naive"], width=2, dash="dashdot")))
-    ku = t.k_user
-    fig.add_trace(go.Scatter(x=[ku], y=[t.rmse_user[ku - 1]], mode="markers+text", name=f"optimum k* = {ku}",
-                             text=[f"k* = {ku}"], textposition="bottom center",
-                             marker=dict(symbol="star", size=18, color=ROLE["private"],
-                                         line=dict(color="white", width=1))))
-    fig.add_trace(go.Scatter(x=[k], y=[t.rmse_user[k - 1]], mode="markers", name=f"your k = {k}",
+    if show_optimum:
+        ku = t.k_user
+        fig.add_trace(go.Scatter(x=[ku], y=[t.rmse_user[ku - 1]], mode="markers+text", name=f"optimum c* = {ku}",
+                                 text=[f"c* = {ku}"], textposition="bottom center",
+                                 marker=dict(symbol="star", size=18, color=ROLE["private"],
+                                             line=dict(color="white", width=1))))
+    fig.add_trace(go.Scatter(x=[k], y=[t.rmse_user[k - 1]], mode="markers", name=f"your c = {k}",
                              marker=dict(symbol="circle-open", size=16, color=ROLE["bound"], line=dict(width=3))))
     ymin = max(float(np.nanmin(np.concatenate([t.noise_item[idx], t.rmse_user[idx]]))) / 3, 1e-3)
     ymax = float(np.nanmax(np.concatenate([t.rmse_user[idx], absb[np.isfinite(absb)] if np.isfinite(absb).any()
                                            else t.rmse_user[idx]]))) * 2
-    mech = ("Laplace, pure ε = %g" % t.epsilon if t.mechanism == "laplace"
-            else "Gaussian, (ε, δ) = (%g, %.0e)" % (t.epsilon, t.delta))
-    fig.update_layout(title=f"Noisy sum with contribution bound k — {mech}", xaxis_title="contribution bound k "
+    mech = (f"Laplace, pure ε = {t.epsilon:g}" if t.mechanism == "laplace"
+            else f"Gaussian, (ε, δ) = ({t.epsilon:g}, {_pow10(t.delta)})")
+    fig.update_layout(title=f"Noisy sum with contribution bound c — {mech}", xaxis_title="contribution bound c "
                       "(records kept per user)", yaxis_title="error (same units as the answer)", xaxis_type="log",
-                      yaxis_type="log", yaxis_range=[math.log10(ymin), math.log10(ymax)],
+                      yaxis_type="log", yaxis_exponentformat="power", yaxis_range=[math.log10(ymin), math.log10(ymax)],
                       legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=11)),
                       height=460, shapes=[_vline(k, color="#777", dash="dot", width=1.5)])
     src = ("Laplace std √2·Δ/ε (Dwork & Roth 2014, Thm 3.6)" if t.mechanism == "laplace"
            else "analytic Gaussian σ (Balle & Wang 2018, Thm 8)")
-    caption(fig, f"Sensitivity: k at user level (000, Def. 1), 1 at item level; {src}; "
-                 "group privacy: 000, Lemma 6."
+    caption(fig, f"Sensitivity: c at user level (Ghazi et al. 2023, Def 1), 1 at item level; {src}; "
+                 "group privacy: Ghazi et al. 2023, Lemma 6."
                  "<br>RMSE = √(bias² + noise²), exact for this synthetic dataset (every value 1, counts seeded).",
             below=75)
     return fig
 
 
 def contribution_histogram_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLATE) -> go.Figure:
-    """Histogram of per-user record counts (log-binned) with the bound k; dropped share of records and users."""
+    """Histogram of per-user record counts mᵢ (log-binned) with the bound ``k`` (the course's c); dropped share of
+    records and users."""
     k = check_integer(k, "k", minimum=1, maximum=int(t.k[-1]))
     c = t.counts
     cmax = int(c[-1])
@@ -315,17 +352,17 @@ def contribution_histogram_figure(t: BoundingTradeoff, k: int, *, template: str 
     # step outlines (line_shape "hv") draw histograms correctly on a log x axis
     xs = edges
     fig = go.Figure(layout=dict(template=template))
-    for h, name, col in ((h_keep, "users with c ≤ k (untouched)", ROLE["private"]),
-                         (h_cut, "users with c > k (truncated to k)", PALETTE[1])):
+    for h, name, col in ((h_keep, "users with mᵢ ≤ c (untouched)", ROLE["private"]),
+                         (h_cut, "users with mᵢ > c (truncated to c)", PALETTE[1])):
         fig.add_trace(go.Scatter(x=xs, y=np.append(h, h[-1]), mode="lines", line_shape="hv", fill="tozeroy",
                                  name=name, line=dict(color=col, width=1.5)))
     fig.update_layout(title=f"Records per user (n = {c.size}): {t.dropped_fraction(k):.1%} of records dropped, "
-                            f"{t.users_truncated(k):.1%} of users truncated", xaxis_title="records per user c_i",
+                            f"{t.users_truncated(k):.1%} of users truncated", xaxis_title="records per user mᵢ",
                       yaxis_title="number of users", xaxis_type="log",
                       legend=dict(x=0.98, y=0.98, xanchor="right", font=dict(size=11)),
                       shapes=[_vline(k, color=ROLE["bound"], dash="dot", width=2)],
-                      annotations=[_label(k, f" k = {k}", log_x=True, y=0.75)])
+                      annotations=[_label(k, f" c = {k}", log_x=True, y=0.75)])
     approx_note(fig, "synthetic heavy-tailed counts (discretised Pareto, fixed seed)")
-    caption(fig, "Orange bins: users who lose records when at most k are kept. The bound k must be fixed "
+    caption(fig, "Orange bins: users who lose records when at most c are kept. The bound c must be fixed "
                  "before looking at the data.", below=75)
     return fig
