@@ -27,6 +27,7 @@ from dpviz._validation import as_rng, check_in_range, check_positive, check_prob
 from dpviz.mean import _limits
 from dpviz.mean.bounds import corollary1_gamma, highd_parameters, tau_for, tau_subgaussian, theorem10_budget
 from dpviz.mean.hadamard import HadamardRotation, random_rotation
+from dpviz.mechanisms.exponential import _gumbel_argmax
 
 __all__ = [
     "RangeBins",
@@ -198,7 +199,7 @@ def _sample_bins_dense(idx: np.ndarray, ell: int, eps: float, g: np.random.Gener
     flat = (idx + ell * np.arange(T)[:, None]).ravel()
     counts = np.bincount(flat, minlength=T * ell).reshape(T, ell)
     logw = _selection_logw(_costs(counts), eps)
-    return np.argmax(logw + g.gumbel(size=logw.shape), axis=1)
+    return _gumbel_argmax(logw, g, axis=1)
 
 
 def _sample_bin_segments(idx: np.ndarray, ell: int, eps: float, g: np.random.Generator) -> int:
@@ -221,7 +222,7 @@ def _sample_bin_segments(idx: np.ndarray, ell: int, eps: float, g: np.random.Gen
     costs = np.concatenate([[n], occ_cost, gap_cost, [n]]).astype(float)
     with np.errstate(divide="ignore"):
         logw = np.log(sizes.astype(float)) + _selection_logw(costs, eps)
-    k = int(np.argmax(logw + g.gumbel(size=logw.shape)))
+    k = int(_gumbel_argmax(logw, g))
     return int(starts[k] + g.integers(sizes[k]))
 
 

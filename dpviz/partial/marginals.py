@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from dpviz._validation import as_rng
+from dpviz.mechanisms.exponential import _gumbel_argmax
 from dpviz.partial._checks import (
     MAX_COUNT,
     MAX_SCALE,
@@ -412,7 +413,7 @@ def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) 
         qA = A @ Q
         err = np.abs(qA - qx)
         scores = eps_T * n * err[sets].sum(axis=1)
-        pick = sets[int(np.argmax(scores + g.gumbel(size=len(sets))))]
+        pick = sets[int(_gumbel_argmax(scores, g))]
         chosen[t] = pick
         a = np.clip(qx[pick] + g.normal(0.0, 1.0 / (n * eps_T), size=ell), 0.0, 1.0)
         logA = logA + 0.5 * (Q[:, pick] @ (a - qA[pick]))
