@@ -1,0 +1,209 @@
+"""dpviz.interpret: the posterior bound against direct Bayes computations over small mechanisms' outputs, its
+monotonicity and range (hypothesis), the accuracy → ε calibrations against scipy's tails, and the per-release
+budget against the accountants."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+from dpviz import interpret as I
+from dpviz import mechanisms as M
+from dpviz.accountants.compare import exact_gaussian_sigma
+
+
+def _bayes(prior: float, p_in: float, p_out: float) -> float:
+    """P[in | S] by Bayes' rule from P[S | in], P[S | out]."""
+    return prior * p_in / (prior * p_in + (1 - prior) * p_out)
+
+
+PRIORS = [1e-4, 0.01, 0.1, 0.3, 0.5, 0.9, 0.999]
+
+
+# ---------------------------------------------------------------------------------------------- posterior bound
+
+
+@pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, math.log(3), 2.0, 5.0, 10.0])
+def test_randomized_response_attains_the_bound(eps):
+    # "in" = the bit is 1; the mechanism's own pmf; the worst output's posterior equals the bound
+    rr = M.RandomizedResponse(eps)
+    p1, p0 = rr.pmf([0, 1], value=1), rr.pmf([0, 1], value=0)
+    for prior in PRIORS:
+        worst = max(_bayes(prior, p1[k], p0[k]) for k in (0, 1))
+        assert I.posterior_bound(prior, eps) == pytest.approx(worst, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("scale", [0.5, 1.0, 3.0])
+def test_discrete_laplace_every_event_stays_under_the_bound_and_a_single_output_reaches_it(scale):
+    m = M.DiscreteLaplace(scale)  # x = 0 (out), x′ = 1 (in): pure ε = 1/scale
+    eps = m.pure_epsilon
+    k = np.arange(-25, 27)
+    p_in, p_out = m.pmf(k, value=1), m.pmf(k, value=0)
+    rng = np.random.default_rng(7)
+    events = [np.zeros(k.size, bool) for _ in range(0)]
+    for _ in range(400):  # random unions of outputs
+        events.append(rng.random(k.size) < rng.random())
+    for a, b in itertools.combinations(range(0, k.size, 5), 2):  # intervals
+        ev = np.zeros(k.size, bool)
+        ev[a:b] = True
+        events.append(ev)
+    for prior in PRIORS:
+        bound = I.posterior_bound(prior, eps)
+        for ev in events:
+            if ev.any():
+                assert _bayes(prior, p_in[ev].sum(), p_out[ev].sum()) <= bound * (1 + 1e-12)
+        singles = max(_bayes(prior, p_in[i], p_out[i]) for i in range(k.size))
+        assert singles == pytest.approx(bound, rel=1e-9, abs=0)
+
+
+def test_delta_bound_holds_for_every_event_of_an_eps_delta_mechanism():
+    # TDLap is (ε, δ)-DP but not ε-DP: the ε-DP bound fails for some events, the event bound never does
+    m = M.TruncatedDiscreteLaplace(1.0, 0.05)
+    eps = 1.0
+    k = np.arange(-m.kappa - 2, m.kappa + 3)
+    p_in, p_out = m.pmf(k, value=1), m.pmf(k, value=0)
+    # δ the mechanism needs at ε, by brute force over outputs (hockey-stick, both directions)
+    delta = max(np.maximum(p_in - math.exp(eps) * p_out, 0).sum(), np.maximum(p_out - math.exp(eps) * p_in, 0).sum())
+    assert 0 < delta <= 0.05
+    rng = np.random.default_rng(11)
+    events = [rng.random(k.size) < 0.5 for _ in range(3000)] + [np.arange(k.size) == i for i in range(k.size)]
+    violated_pure = False
+    for prior in [0.01, 0.2, 0.5]:
+        for ev in events:
+            q = min(p_out[ev].sum(), 1.0)  # a sum of probabilities may round above 1
+            if q == 0 or not ev.any():
+                continue
+            post = _bayes(prior, p_in[ev].sum(), q)
+            assert post <= I.posterior_bound(prior, eps, delta, event_probability=q) * (1 + 1e-12)
+            violated_pure |= post > I.posterior_bound(prior, eps) * (1 + 1e-9)
+    assert violated_pure  # δ matters: some event beats the ε-only bound
+
+
+def test_delta_bound_is_bayes_at_the_extreme_mechanism():
+    # a two-output mechanism with P[S | in] = e^ε q + δ exactly: the bound is its posterior
+    eps, delta, q = 1.0, 1e-3, 1e-3
+    for prior in PRIORS:
+        direct = _bayes(prior, math.exp(eps) * q + delta, q)
+        assert I.posterior_bound(prior, eps, delta, event_probability=q) == pytest.approx(direct, rel=1e-12, abs=0)
+
+
+def test_delta_makes_rare_events_vacuous_and_worst_case_is_one():
+    assert I.posterior_bound(0.01, 1.0, 1e-6) == 1.0
+    assert I.posterior_bound(0.0, 1.0, 1e-6) == 0.0
+    tiny = I.posterior_bound(0.01, 1.0, 1e-6, event_probability=1e-12)
+    assert tiny > 0.999
+    common = I.posterior_bound(0.01, 1.0, 1e-6, event_probability=0.2)  # e^ε·q < 1: the ε-only bound + O(δ/q)
+    assert common == pytest.approx(I.posterior_bound(0.01, 1.0), rel=1e-3)
+
+
+def test_closed_form_values_and_extremes():
+    assert I.posterior_bound(0.25, math.log(3)) == pytest.approx(0.5, rel=1e-14)  # odds 1/3 × 3 = 1
+    assert I.posterior_bound(0.5, 0.0) == 0.5
+    assert I.posterior_bound(0.0, 10.0) == 0.0 and I.posterior_bound(1.0, 10.0) == 1.0
+    assert I.posterior_bound(1e-3, 800.0) == 1.0  # no overflow
+    out = I.posterior_bound(np.array([0.1, 0.2]), np.array([[1.0], [2.0]]))
+    assert out.shape == (2, 2)
+    assert out[1, 0] == pytest.approx(math.e ** 2 * 0.1 / (0.9 + math.e ** 2 * 0.1), rel=1e-14)
+
+
+@given(p=st.floats(0, 1), e1=st.floats(0, 30), e2=st.floats(0, 30), d=st.floats(0, 0.5),
+       q=st.floats(1e-12, 1))
+def test_monotone_and_in_range(p, e1, e2, d, q):
+    lo, hi = sorted((e1, e2))
+    a = I.posterior_bound(p, lo)
+    b = I.posterior_bound(p, hi)
+    assert p - 1e-15 <= a <= b + 1e-15 <= 1 + 1e-15
+    with_delta = I.posterior_bound(p, lo, d, event_probability=q)
+    assert I.posterior_bound(p, lo, 0.0, event_probability=q) - 1e-12 <= with_delta <= 1.0
+    assert with_delta <= I.posterior_bound(p, hi, min(d * 1.5, 0.9), event_probability=q) + 1e-12
+    assert I.posterior_bound(p, lo, d, event_probability=min(1.0, q * 2)) <= with_delta + 1e-12
+
+
+@given(p1=st.floats(0, 1), p2=st.floats(0, 1), e=st.floats(0, 30))
+def test_monotone_in_prior(p1, p2, e):
+    lo, hi = sorted((p1, p2))
+    assert I.posterior_bound(lo, e) <= I.posterior_bound(hi, e) + 1e-15
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(prior=1.5, epsilon=1.0), "prior"),
+    (dict(prior=-0.1, epsilon=1.0), "prior"),
+    (dict(prior=0.5, epsilon=-1.0), "epsilon"),
+    (dict(prior=0.5, epsilon=float("nan")), "epsilon"),
+    (dict(prior=[0.5, 2.0], epsilon=1.0), "prior"),
+    (dict(prior=0.5, epsilon=1.0, delta=1.0), "delta"),
+    (dict(prior=0.5, epsilon=1.0, delta=0.1, event_probability=0.0), "event_probability"),
+    (dict(prior=0.5, epsilon=1.0, delta=0.1, event_probability=1.5), "event_probability"),
+])
+def test_bad_input_names_the_parameter_and_range(kwargs, name):
+    with pytest.raises(ValueError, match=name) as info:
+        I.posterior_bound(**kwargs)
+    assert "must be" in str(info.value)
+
+
+def test_epsilon_for_posterior_inverts_the_bound():
+    for prior, cap in [(0.01, 0.05), (0.1, 0.5), (0.5, 0.99)]:
+        e = I.epsilon_for_posterior(prior, cap)
+        assert I.posterior_bound(prior, e) == pytest.approx(cap, rel=1e-12)
+    with pytest.raises(ValueError, match="posterior_cap"):
+        I.epsilon_for_posterior(0.5, 0.4)
+
+
+# ---------------------------------------------------------------------------------------------- calibration
+
+
+@pytest.mark.parametrize("alpha, beta", [(1.0, 0.05), (10.0, 1e-3), (100.0, 0.5)])
+def test_laplace_accuracy_meets_the_target_exactly(alpha, beta):
+    eps = I.laplace_epsilon_for_accuracy(alpha, beta)
+    b = 1.0 / eps  # Laplace mechanism, Δ = 1
+    assert 2 * stats.laplace.sf(alpha, scale=b) == pytest.approx(beta, rel=1e-10)
+
+
+@pytest.mark.parametrize("alpha, beta, delta", [(1.0, 0.05, 1e-6), (10.0, 1e-3, 1e-10), (100.0, 0.2, 1e-3)])
+def test_gaussian_accuracy_meets_the_target_and_is_the_smallest_epsilon(alpha, beta, delta):
+    sigma = I.gaussian_sigma_for_accuracy(alpha, beta)
+    assert 2 * stats.norm.sf(alpha / sigma) == pytest.approx(beta, rel=1e-9)
+    eps = I.gaussian_epsilon_for_accuracy(alpha, beta, delta)
+    assert M.Gaussian(sigma).delta(eps) <= delta  # σ_max is enough at ε ...
+    assert M.Gaussian(sigma).delta(eps * (1 - 1e-9)) > delta  # ... and not at a smaller ε
+    assert M.analytic_gaussian_sigma(eps, delta) == pytest.approx(sigma, rel=1e-9)
+
+
+def test_accuracy_curves_round_trip_and_laplace_beats_gaussian_for_one_count_at_small_delta():
+    c = I.accuracy_curves(np.array([0.1, 1.0, 5.0]), 0.05, 1e-9)
+    for e, a_l, a_g in zip(c["epsilon"], c["alpha_laplace"], c["alpha_gaussian"]):
+        assert I.laplace_epsilon_for_accuracy(a_l, 0.05) == pytest.approx(e, rel=1e-12)
+        assert I.gaussian_epsilon_for_accuracy(a_g, 0.05, 1e-9) == pytest.approx(e, rel=1e-9)
+    assert np.all(c["alpha_laplace"] < c["alpha_gaussian"])
+    with pytest.raises(ValueError, match="epsilons"):
+        I.accuracy_curves([0.0, 1.0], 0.05, 1e-6)
+    with pytest.raises(ValueError, match="beta_fail"):
+        I.laplace_epsilon_for_accuracy(1.0, 1.0)
+    with pytest.raises(ValueError, match="alpha_acc"):
+        I.gaussian_sigma_for_accuracy(0.0, 0.05)
+
+
+def test_per_release_budget_against_the_accountants():
+    ks = np.array([1, 2, 12, 52, 365])
+    r = I.per_release_budget(2.0, 1e-6, ks)
+    for i, k in enumerate(ks):
+        assert r["sigma_exact"][i] == pytest.approx(exact_gaussian_sigma(2.0, 1e-6, int(k)), rel=1e-12)
+        assert r["sigma_basic"][i] == pytest.approx(M.analytic_gaussian_sigma(2.0 / k, 1e-6 / k), rel=1e-12)
+        # the per-release ε at δ/k is the exact ε of one release
+        assert r["eps_step_exact"][i] == pytest.approx(M.Gaussian(r["sigma_exact"][i]).epsilon(1e-6 / k), rel=1e-9)
+    assert r["eps_basic"].tolist() == pytest.approx((2.0 / ks).tolist(), rel=1e-15)
+    assert r["sigma_basic"][0] == pytest.approx(r["sigma_exact"][0], rel=1e-12)
+    assert np.all(r["sigma_exact"][1:] < r["sigma_basic"][1:])  # exact accounting needs less noise
+    assert np.all(r["eps_step_exact"][1:] > r["eps_basic"][1:])
+    one = I.per_release_budget(2.0, 1e-6, 12)
+    assert one["sigma_exact"] == pytest.approx(r["sigma_exact"][2], rel=1e-15)
+    with pytest.raises(ValueError, match="releases"):
+        I.per_release_budget(1.0, 1e-6, 0)
+    with pytest.raises(ValueError, match="delta_total"):
+        I.per_release_budget(1.0, 0.0, 3)
