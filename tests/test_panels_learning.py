@@ -1,4 +1,4 @@
-"""Headless tests of the lesson-06 panels: controls change figures, bad combinations show a message."""
+"""Headless tests of the lesson-10 panels: controls change figures, bad combinations show a message."""
 
 
 import numpy as np
@@ -52,12 +52,13 @@ def test_train_live_panel_runs_and_reports_epsilon():
     before = _ys(p)
     p.controls["m"].value = 100
     assert p.last_error is None and _changed(before, _ys(p))
-    # a bad combination: too many examples for a live run → a friendly message, panel keeps working
-    p.controls["n"].value = 10000
-    p.controls["m"].value = 1000
-    assert p.last_error is not None and "n·m" in p.last_error and p.status.value
-    p.controls["m"].value = 5
-    assert p.last_error is None
+    # issue 18: the sliders reach only what a live run accepts (n·m ≤ 2·10⁵), so no setting shows a refusal
+    # above a stale figure; the largest corner runs
+    n_max, m_max = p.controls["n"].max, p.controls["m"].max
+    assert 10 ** n_max * 10 ** m_max <= 200_000
+    # the render still refuses client input beyond the cap with a friendly message
+    with pytest.raises(ValueError, match="n·m"):
+        p._render({**p.values(), "n": 10 ** 4, "m": 10 ** 3})
 
 
 def test_train_live_logistic_task():
@@ -80,10 +81,17 @@ def test_heterogeneity_panel_and_exercise():
     before = _ys(p)
     p.controls["heterogeneity"].value = 0.6
     assert _changed(before, _ys(p))
-    p.exercise.guess.value = 160
-    text = p.exercise.reveal()
     truth = 0.25 * 25 / (0.09 * float(np.sum(np.geomspace(1, 0.1, 5)) / 5))
+    p.controls["heterogeneity"].value = 0.3
+    # issue 18: before Reveal, m* is neither drawn nor printed
+    assert "m*" not in " ".join(a.text for a in p.figures[0].layout.annotations)
+    assert f"{truth:.0f}" not in p.readout.value and "Reveal" in p.readout.value
+    p.exercise.guess.value = 160
+    p.exercise.button.click()
+    text = p.exercise.feedback.value
     assert f"{truth:.4g}" in text
+    assert f"{truth:.0f}" in p.readout.value
+    assert any("m*" in a.text for a in p.figures[0].layout.annotations)
     p.controls["heterogeneity"].value = 0.0
     assert p.last_error is None and "∞" in p.readout.value
 
@@ -93,7 +101,7 @@ def test_train_live_paper_mode_shows_nominal_and_spent_epsilon():
     assert p.last_error is None
     assert "claims ε = 1" in p.readout.value and "Paper constants" in p.hint.value
     # digest 004 pitfall P13: say β, and that β = 1 leaves Theorem 3 vacuous
-    assert "β = 1" in p.hint.value and "says nothing" in p.hint.value
+    assert "β<sub>fail</sub> = 1" in p.hint.value and "says nothing" in p.hint.value
 
 
 def test_train_live_non_private_run_reads_epsilon_infinity():
@@ -101,3 +109,19 @@ def test_train_live_non_private_run_reads_epsilon_infinity():
     names = [t.name for t in p.figures[0].data]
     assert any("non-private" in s and "∞" in s for s in names)
     assert "ε = 0" not in p.readout.value and "10⁻⁵" in p.readout.value
+
+
+def test_rates_panel_misconception_exercise_answers_the_matching_condition():
+    p = LearningRatesPanel()
+    ex = p.misconception
+    assert ex.feedback.value == ""  # nothing before a pick and Reveal
+    ex.choice.index = 0
+    ex.reveal()
+    assert "❌" in ex.feedback.value and "G = Θ(σ√d)" in ex.feedback.value
+    # the right option's reason (the factor 10 = √100) is not printed anywhere before Reveal
+    ex.choice.index = 1
+    assert ex.feedback.value == ""  # a new pick clears the previous verdict
+    ex.reveal()
+    assert "✅" in ex.feedback.value
+    p2 = LearningRatesPanel()
+    assert "√(G/(σ√d))" not in p2.readout.value + p2.status.value

@@ -15,7 +15,8 @@ def test_training_curves_figure():
                                    labels={"naive": "naive — ε = 1"})
     assert [t.name for t in fig.data] == ["naive — ε = 1", P.METHOD_STYLE["user_level"][2]]
     assert fig.layout.yaxis.type == "log" and min(fig.data[0].y) > 0  # zero is floored on a log axis
-    assert "004" in _caption(fig)
+    # cited in the house style; named honestly: full-batch noisy GD, not DP-SGD (issue 15, review §1 lesson 06)
+    assert "Levy et al. 2021, Alg 3" in _caption(fig) and "no subsampling" in _caption(fig)
     assert P.training_curves_figure({}) is not P.training_curves_figure({})
 
 
@@ -25,8 +26,10 @@ def test_rates_figure_shades_invalid_region():
     fig = P.rates_figure(ns, curves, invalid_below=1000.0, floor=rates.fixed_n_floor(ns, 1.0))
     assert len(fig.layout.shapes) == 1 and fig.layout.shapes[0].x1 == 1000.0
     assert fig.layout.xaxis.type == "log" and "Thm 4" in _caption(fig) and "Thm 5" in _caption(fig)
-    # every formula on the figure is cited, including the item-level and naive references (004 §1)
-    assert "Item-level: the m = 1 rate quoted in 004 §1" in _caption(fig) and "naive: RG(" in _caption(fig)
+    # every formula on the figure is cited, including the item-level and naive references (Levy et al. 2021, §1)
+    assert "Item-level: the m = 1 rate quoted in Levy et al. 2021, §1" in _caption(fig)
+    # the bounds match only when G = Θ(σ√d) (review §1 lesson 06)
+    assert "G = Θ(σ√d)" in _caption(fig) and "naive: RG(" in _caption(fig)
     # the curves use constant 1 (the knob C only scales the n-condition, i.e. the grey region)
     assert "set to 1" in _caption(fig)
     # a two-line caption gets a second line of bottom margin
@@ -41,7 +44,7 @@ def test_users_needed_and_schedule_figures():
     s = phased_erm_schedule(1000, 10, 4, 1.0)
     fig = P.phased_schedule_figure(s.users, s.lambdas, n=1000)
     assert list(fig.data[0].y) == s.users.tolist()
-    assert "Algorithm 4" in _caption(fig)
+    assert "Levy et al. 2021, Alg 4" in _caption(fig)
 
 
 def test_heterogeneity_figure():

@@ -384,6 +384,7 @@ def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5,
                             smoothness=_curvature(task))
     trace = _run_first_order(oracle, np.zeros(d), T, meth, g, progress)
     privacy = _report([(("approx", (e_t, d_t)), T)], delta, accountant, epsilon_paper=eps)
-    return _finish(task, "algorithm_h", "Algorithm H (003 mean estimator)", trace, privacy, fails,
+    return _finish(task, "algorithm_h", "Algorithm 3 with the mean estimator of Esfandiari, Mirrokni & Narayanan 2022",
+                   trace, privacy, fails,
                    np.full(T, r), lr, dict(T=T, epsilon=eps, delta=delta, epsilon_step=e_t, delta_step=d_t,
                                            radius=r, garbage_steps=int(fails.sum())))

@@ -494,7 +494,7 @@ def user_task_from_arrays(kind: str, X: Sequence | np.ndarray, y: Sequence | np.
         raise ValueError(f"users have feature dimensions {sorted(ds)}, which is not allowed: must all be equal.")
     if len(ms) != 1:
         raise ValueError(f"users hold {sorted(ms)} examples, which is not allowed: every user must hold the same m "
-                         "(004 assumes |S_u| = m, footnote 3).")
+                         "(Levy et al. 2021 assume |S_u| = m, footnote 3).")
     return UserTask(kind, np.stack(xs), np.stack(ys), radius=radius, lipschitz=lipschitz, smoothness=smoothness)
 
 

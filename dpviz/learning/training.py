@@ -559,7 +559,8 @@ def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-
                              progress)
     item = _report([(("gaussian", z), T)], delta, accountant)
     user = _report([(("gaussian", z / m), T)], delta, accountant, epsilon_item=item.epsilon)
-    return _finish(task, "example_level", "example-level DP-SGD", trace, user, clip_frac, np.full(T, s), lr,
+    return _finish(task, "example_level", "example-level noisy GD (full batch)", trace, user, clip_frac,
+                   np.full(T, s), lr,
                    dict(T=T, epsilon_item=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
 
 

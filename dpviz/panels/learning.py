@@ -5,7 +5,8 @@
 * :class:`ERMUsersPanel` — users ERM needs: √(dT)/ε (Levy et al. 2021) against √T/ε (Esfandiari,
   Mirrokni & Narayanan 2022);
 * :class:`PhasedERMPanel` — Algorithm 4's users per phase and λ schedule;
-* :class:`TrainLivePanel` — live training: user-level DP-SGD, naive, example-level and non-private (slow);
+* :class:`TrainLivePanel` — live training (full-batch noisy gradient descent, no subsampling): user-level,
+  naive, example-level and non-private (slow);
 * :class:`HeterogeneityPanel` — when more samples per user stop helping (slow), with a predict-then-reveal.
 """
 
@@ -17,12 +18,14 @@ import numpy as np
 
 from dpviz.learning import compare_training, phased_erm_schedule, rates
 from dpviz.learning.experiments import heterogeneity_formula, heterogeneity_m_star, heterogeneity_point, lesson_task
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.plots import learning as P
 
 __all__ = ["LearningRatesPanel", "ERMUsersPanel", "PhasedERMPanel", "TrainLivePanel", "HeterogeneityPanel"]
 
 _MAX_EXAMPLES = 200_000  # n·m cap of a live run (memory and a ~1 s budget)
+# slider ranges of the live run, in log₁₀: every (n, m) they reach has n·m ≤ _MAX_EXAMPLES (10^3 · 10^2.3 < 2·10⁵)
+_LOG_N, _LOG_M = (2.0, 3.0), (0.0, 2.3)
 
 
 _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -46,8 +49,9 @@ class LearningRatesPanel(Panel):
 
     title = "Rates explorer: what user-level privacy costs"
     intro = ("Bounds on the excess risk of a private learner as the number of users n grows. Move m: the user-level "
-             "curves drop like 1/√m in their privacy term, the naive one does not. Shapes only — the hidden constants "
-             "and logs are one knob C.")
+             "curves drop like 1/√m in their privacy term, the naive one does not. Drawn with G = σ√d, the case "
+             "where the upper and lower bounds match (up to logs). Shapes only — the hidden constants and logs are "
+             "one knob C.")
 
     def _build_controls(self):
         return {
@@ -56,6 +60,29 @@ class LearningRatesPanel(Panel):
             "epsilon": log_slider("privacy ε", 1.0, -1.3, 1, step=0.05),
             "C": log_slider("constant knob C (validity)", 1.0, -2, 2, step=0.1),
         }
+
+    def __init__(self, **kw):
+        self.misconception = ChoiceReveal(
+            "In this figure the upper bound (Phased ERM, Levy et al. 2021, Thm 4) and the lower bound (Levy et al. "
+            "2021, Thm 5) nearly coincide; it is drawn with a Lipschitz constant G = σ√d. Now take a problem whose G "
+            "is 100 times σ√d. Is Phased ERM still proven optimal (up to logarithms)?",
+            [("Yes: Theorem 5 is a matching lower bound, so Phased ERM is optimal for every problem.", False,
+              "Tempting: \"matching upper and lower bounds\" is how such results are often summarised, and the two "
+              "curves coincide here. But Thm 4 is R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε) and Thm 5 is "
+              "R·G<sub>min</sub>/√(mn) + R·G<sub>min</sub>√d/(n√m ε), with G<sub>min</sub> = min(G, σ√d): they "
+              "match only when G = Θ(σ√d)."),
+             ("No, not proven: the statistical terms now differ by a factor √(G/(σ√d)) = 10.", True,
+              "Right. With G = 100·σ√d, G<sub>min</sub> = σ√d: the privacy terms still agree (Rσd/(n√m ε)), but "
+              "the upper bound's first term R√(G·σ√d)/√(mn) is 10 times the lower bound's Rσ√d/√(mn). The two "
+              "match only when G = Θ(σ√d)."),
+             ("Yes, as long as n is large enough (right of the grey region).", False,
+              "The grey region marks where Theorem 4's condition on n fails, i.e. where the upper bound is not "
+              "proven at all. Right of it the upper bound holds, but holding is not matching: the gap between the "
+              "formulas of Thm 4 and Thm 5 does not depend on n.")])
+        super().__init__(**kw)
+
+    def _extra_widgets(self):
+        return [self.misconception.widget]
 
     def _render(self, v):
         m, d, eps, C = round(v["m"]), round(v["d"]), v["epsilon"], v["C"]
@@ -86,7 +113,9 @@ class ERMUsersPanel(Panel):
 
     title = "How many users does private ERM need?"
     intro = ("Algorithm 3 estimates a d-dimensional gradient privately at each of T steps; its analysis needs "
-             "n ≳ √(dT)/ε users (004 Thm 3). Swapping in 003's mean estimator removes the √d (003 Thm 30).")
+             "n ≳ √(dT)/ε users (Levy et al. 2021, Thm 3). Swapping in the mean estimator of Esfandiari, Mirrokni & "
+             "Narayanan 2022 removes the √d "
+             "(Esfandiari, Mirrokni & Narayanan 2022, Thm 30).")
 
     def _build_controls(self):
         return {
@@ -104,8 +133,8 @@ class ERMUsersPanel(Panel):
         t_levy = (n * eps) ** 2 / d
         t_ours = (n * eps) ** 2
         readout = _table([
-            ("steps allowed by 004 (n ≥ √(dT)/ε)", f"T ≤ {t_levy:,.0f}"),
-            ("steps allowed by 003 (n ≥ √T/ε)", f"T ≤ {t_ours:,.0f}"),
+            ("steps allowed by Levy et al. 2021, Thm 3 (n ≥ √(dT)/ε)", f"T ≤ {t_levy:,.0f}"),
+            ("steps allowed by Esfandiari, Mirrokni & Narayanan 2022, Thm 30 (n ≥ √T/ε)", f"T ≤ {t_ours:,.0f}"),
             ("ratio", f"d = {d}"),
         ])
         return View([fig], readout=readout)
@@ -115,9 +144,11 @@ class PhasedERMPanel(Panel):
     """Algorithm 4 of Levy et al. 2021: users consumed per phase and the λ schedule."""
 
     title = "Phased ERM: fresh users every phase"
-    intro = ("Phased ERM (004 Algorithm 4) solves a regularised ERM on half of the remaining users, then on half "
-             "of what is left with 4× the regularisation, … Each user takes part once, so the whole run costs one "
-             "(ε, δ) (parallel composition).")
+    intro = ("Phased ERM (Levy et al. 2021, Alg 4) solves a regularised ERM on half of the remaining users, then on "
+             "half "
+             "of what is left with 4× the regularisation, … Each user takes part in one phase only, so the whole "
+             "run costs one user-level (ε, δ): parallel composition — mechanisms that read disjoint sets of users "
+             "cost the maximum of their ε, not the sum.")
 
     def _build_controls(self):
         return {
@@ -135,7 +166,7 @@ class PhasedERMPanel(Panel):
         hint = None
         if not keep.all():
             hint = (f"The schedule asks for {s.phases} phases but only {int(keep.sum())} have a user left "
-                    "(n_t = ⌊n/2^t⌋ reaches 0): the run stops there.")
+                    "(n<sub>t</sub> = ⌊n/2<sup>t</sup>⌋ reaches 0): the run stops there.")
         readout = _table([
             ("phases T = ⌈log₂(Gn√m ε/(σd))⌉", f"{s.phases}"),
             ("base regularisation λ", f"{s.lam:.3g}"),
@@ -147,19 +178,22 @@ class PhasedERMPanel(Panel):
 class TrainLivePanel(Panel):
     """Train a small model live with four methods at the same (ε, δ) and see what each run spends."""
 
-    title = "Train live: user-level DP-SGD against the baselines"
-    intro = ("Each run trains the same model on n users × m examples for T steps. User-level DP-SGD averages each "
-             "user's gradients first and then privatises the mean across users (004 Algorithm 3, practical "
-             "variant); naive clips each user to G; example-level DP-SGD protects single examples only. "
-             "Every run gets the same ε (δ = 10⁻⁵) — at user level, except example-level DP-SGD, which gets it "
+    title = "Train live: user-level noisy gradient descent against the baselines"
+    intro = ("Each run trains the same model on n users × m examples for T steps of full-batch noisy gradient "
+             "descent (every user in every step: no subsampling, so no amplification — unlike DP-SGD as in Abadi "
+             "et al. 2016). The user-level method averages each user's gradients first and then privatises the mean "
+             "across users (Levy et al. 2021, Alg 3, practical variant); naive clips each user to G; example-level "
+             "clips "
+             "single examples and protects single examples only. "
+             "Every run gets the same ε (δ = 10⁻⁵) — at user level, except the example-level run, which gets it "
              "per example. The legend and the table show the user-level ε each run really spends, composed by a "
              "privacy accountant.")
     slow = True
 
     def _build_controls(self):
         return {
-            "m": log_slider("samples per user m", 20, 0, 3, step=0.1, readout_format=".0f"),
-            "n": log_slider("users n", 1000, 2, 4, step=0.1, readout_format=".0f"),
+            "m": log_slider("samples per user m", 20, *_LOG_M, step=0.1, readout_format=".0f"),
+            "n": log_slider("users n", 1000, *_LOG_N, step=0.1, readout_format=".0f"),
             "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.05),
             "T": int_slider("steps T", 200, 10, 500, step=10),
             "heterogeneity": slider("heterogeneity h", 0.0, 0.0, 1.0, 0.05),
@@ -169,7 +203,7 @@ class TrainLivePanel(Panel):
         }
 
     def bench_values(self):
-        return {"m": [5, 20, 100], "n": [300, 1000, 2000], "epsilon": [0.3, 1.0, 5.0], "T": [50, 200],
+        return {"m": [5, 20, 100], "n": [300, 1000], "epsilon": [0.3, 1.0, 5.0], "T": [50, 200],
                 "heterogeneity": [0.0, 0.5], "task": ["linear", "logistic"], "mode": ["practical", "paper"]}
 
     def _render(self, v):
@@ -215,14 +249,16 @@ class TrainLivePanel(Panel):
         if v["mode"] == "paper":
             beta = runs["user_level"].params["beta"]
             hint = ("Paper constants: each of the T·d rotated coordinates gets a tiny ε, so the private ranges are "
-                    "nearly random at this n (004 needs n ≳ √(dT)/ε with large constants; here Theorem 10's failure "
-                    f"probability is β = {beta:.2g}"
+                    f"nearly random at this n (Levy et al. 2021, Thm 3 needs n ≳ √(dT)/ε with large constants; here "
+                    f"Thm 10's "
+                    "failure "
+                    f"probability is β<sub>fail</sub> = {beta:.2g}"
                     + (", so Theorem 3's error bound says nothing" if beta > 0.5 else "")
                     + "), and the nested advanced composition over-counts: the accountant finds the run spends far "
                     "less than its nominal ε.")
         elif tau_over_g >= 1:
             hint = (f"With m = {m} the users' gradients are not concentrated enough (τ = {tau_over_g:.2f}·G ≥ G): "
-                    "user-level DP-SGD clips at G like the naive baseline. Raise m to see it pull ahead.")
+                    "the user-level method clips at G like the naive baseline. Raise m to see it pull ahead.")
         return View([fig], readout=_table(rows), hint=hint)
 
 
@@ -237,14 +273,22 @@ class HeterogeneityPanel(Panel):
     MS = (1, 3, 10, 30, 100, 300, 1000)
 
     def __init__(self, **overrides):
+        self._revealed = False
         self.exercise = PredictReveal(
             "With n = 200 users, d = 5, label noise s = 0.5 and heterogeneity h = 0.3, at which m does the user-drift "
             "term h²·tr Σ/(2nd) overtake the statistical term s²d/(2nm)? (tr Σ ≈ 0.43 for d = 5)",
             answer=lambda: self._m_star(200, 0.3),
-            explain=lambda a: ("m* = s²d²/(h²·tr Σ): beyond it the excess risk is flat in m. 004 Thm 9 makes the "
-                               "same point for any algorithm: its heterogeneity penalty B(mn+2)Δ even grows with m."),
+            explain=lambda a: ("m* = s²d²/(h²·tr Σ): beyond it the excess risk is flat in m. Levy et al. 2021, Thm 9 "
+                               "makes the same point for any algorithm: its heterogeneity penalty B(mn+2)ν, with ν "
+                               "the total-variation drift between users, even grows with m."),
             rel_tol=0.25, guess_label="m* ≈")
+        self.exercise.button.on_click(self._on_reveal)
         super().__init__(**overrides)
+
+    def _on_reveal(self, _button=None) -> None:
+        """m* appears on the figure and in the table only after the exercise is revealed (issue 18)."""
+        self._revealed = True
+        self.update()
 
     def _extra_widgets(self):
         return [self.exercise.widget]
@@ -272,11 +316,16 @@ class HeterogeneityPanel(Panel):
         pts = np.array(pts)
         formula, floor = heterogeneity_formula(n, ms, h)
         m_star = self._m_star(n, h)
+        shown = m_star if self._revealed else None  # the exercise's answer: hidden until Reveal
         fig = P.heterogeneity_figure(ms, {"nonprivate": pts[:, 0], "user_level": pts[:, 1], "naive": pts[:, 2]},
-                                     formula=formula, m_star=m_star)
+                                     formula=formula, m_star=shown)
+        if not math.isfinite(m_star):
+            star = "∞ (no drift)"
+        else:
+            star = f"{m_star:.0f}" if self._revealed else "answer the exercise, then Reveal"
         readout = _table([
-            ("m* = s²d²/(h² tr Σ)", "∞ (no drift)" if not math.isfinite(m_star) else f"{m_star:.0f}"),
+            ("m* = s²d²/(h² tr Σ)", star),
             ("drift floor h² tr Σ/(2nd)", f"{floor:.2e}"),
-            ("private runs", "ε = 1, δ = 1e-5, T = 60"),
+            ("private runs", "user-level ε = 1, δ = 10⁻⁵, T = 60"),
         ])
         return View([fig], readout=readout)

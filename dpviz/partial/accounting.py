@@ -101,7 +101,7 @@ def check_eps0_le_eps(eps0: float, eps: float) -> None:
     e = check_eps(eps, "eps")
     if e0 > e:
         raise ValueError(f"eps0 = {eps0!r} is not allowed: must be <= eps = {eps!r} (a per-attribute parameter "
-                         "never exceeds the whole-record one; Proposition 8 of 001).")
+                         "never exceeds the whole-record one; Ghazi, Kumar, Manurangsi & Steinke 2023, Prop 8).")
 
 
 # ----------------------------------------------------------------------------------------------- Proposition 8

@@ -246,7 +246,7 @@ def heavy_hitter_params(eps0: float, nu: float, n: int, *, share: float = 0.5,
     mu = lam * math.log(16.0 / nu)
     if mu <= 1:
         raise ValueError(f"eps0 = {eps0!r} is too large for these constants: μ = λ ln(16/ν) = {mu:.3g} must be > 1 "
-                         "(Lemma 28 of 001).")
+                         "(Ghazi, Kumar, Manurangsi & Steinke 2023, Lemma 28).")
     return HeavyHitterParams(lam=lam, tau=0.5 * nu * n, mu=mu)
 
 
@@ -726,7 +726,7 @@ def heavy_hitter_privacy_loss(X, X_prime, lam: float, tau: float, mu: float) -> 
     diff = np.argwhere(A != B)
     if len(diff) != 1:
         raise ValueError(f"X and X_prime differ in {len(diff)} entries: must differ in exactly one attribute of one "
-                         "person (Definition 5 of 001).")
+                         "person (Ghazi, Kumar, Manurangsi & Steinke 2023, Def 5).")
     A, B = pad_to_power_of_two(A), pad_to_power_of_two(B)
     D = A.shape[1]
     i, j = int(diff[0, 0]), int(diff[0, 1])

@@ -25,11 +25,11 @@ __all__ = [
 
 #: colour, dash and legend name per training method (shared by the panels)
 METHOD_STYLE = {
-    "user_level": (ROLE["private"], "solid", "user-level DP-SGD (winsorized)"),
+    "user_level": (ROLE["private"], "solid", "user-level noisy GD (winsorized)"),
     "naive": (ROLE["naive"], "dash", "naive (clip to G, Gaussian)"),
-    "example_level": (PALETTE[2], "dot", "example-level DP-SGD"),
+    "example_level": (PALETTE[2], "dot", "example-level noisy GD"),
     "nonprivate": (ROLE["nonprivate"], "dashdot", "non-private"),
-    "algorithm_h": (PALETTE[3], "longdash", "Algorithm H (003)"),
+    "algorithm_h": (PALETTE[3], "longdash", "Alg 3 + mean of Esfandiari, Mirrokni & Narayanan 2022"),
 }
 
 
@@ -81,8 +81,11 @@ def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[
         fig.update_yaxes(type="log", exponentformat="power")
     # legend outside the plot: the private curves rise and fall through the whole upper half of the axes
     fig.update_layout(legend=dict(x=1.02, xanchor="left", y=1))
-    _source(fig, "Source: Algorithm 3 of 004 (user-level: average per user, then a private mean across users); "
-                 "naive and example-level baselines (004 §1); optimiser = Algorithm 7 / Remark 2.")
+    _source(fig, "Source: Levy et al. 2021, Alg 3 (user-level: average per user, then a private mean across users); "
+                 "naive and "
+                 "example-level baselines (Levy et al. 2021, §1); optimiser: Levy et al. 2021, Alg 7.<br>Full-batch "
+                 "noisy gradient descent: "
+                 "no subsampling, unlike DP-SGD (Abadi et al. 2016).")
     return fig
 
 
@@ -92,8 +95,8 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
     """Log–log rates against n; the region where Thm 4's n-condition fails is shaded grey."""
     fig = go.Figure(layout=base_layout(title, "users n (log)", "excess population risk (log)", template=template))
     style = {
-        "upper": ("upper bound, Phased ERM (004 Thm 4)", ROLE["private"], "solid"),
-        "lower": ("lower bound, any user-level DP (004 Thm 5)", ROLE["bound"], "dash"),
+        "upper": ("upper bound, Phased ERM (Levy et al. 2021, Thm 4)", ROLE["private"], "solid"),
+        "lower": ("lower bound, any user-level DP (Levy et al. 2021, Thm 5)", ROLE["bound"], "dash"),
         "item": ("item-level rate on n·m people", PALETTE[2], "dot"),
         "naive": ("naive user-level (clip to G)", ROLE["naive"], "dashdot"),
     }
@@ -101,7 +104,8 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
         name, color, dash = style.get(key, (key, PALETTE[6], "solid"))
         fig.add_trace(go.Scatter(x=ns, y=ys, mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))
     if floor is not None:
-        fig.add_trace(go.Scatter(x=ns, y=np.maximum(floor, 1e-300), mode="lines", name="fixed-n floor (004 Thm 8)",
+        fig.add_trace(go.Scatter(x=ns, y=np.maximum(floor, 1e-300), mode="lines", name="fixed-n floor (Levy et al. "
+                                                                                       "2021, Thm 8)",
                                  line=dict(color=PALETTE[3], dash="longdash", width=1.5)))
     if invalid_below is not None and invalid_below > ns[0]:
         fig.add_vrect(x0=ns[0], x1=min(invalid_below, ns[-1]), fillcolor="rgba(120,120,120,0.18)", line_width=0)
@@ -110,9 +114,13 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
     ymax = max(float(np.max(v)) for v in curves.values())
     fig.update_xaxes(type="log", range=[np.log10(ns[0]), np.log10(ns[-1])])
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3])
-    _source(fig, "Source: 004 Thm 4 R√(G·G_)/√(mn) + Rσd/(n√m ε); Thm 5 RG_/√(mn) + RG_√d/(n√m ε); Thm 8 floor "
-                 "G/(4(1+e<sup>nε</sup>)).<br>Item-level: the m = 1 rate quoted in 004 §1 (Bassily et al. 2019) at "
-                 "n·m people, RG(1/√(nm) + √d/(nmε)); naive: RG(1/√(nm) + √d/(nε)), no gain from m (004 §1).")
+    _source(fig, "Source: Levy et al. 2021, Thm 4: R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε); Thm 5: "
+                 "RG<sub>min</sub>/√(mn) + "
+                 "RG<sub>min</sub>√d/(n√m ε) (they match only when G = Θ(σ√d), as drawn); Thm 8 floor "
+                 "G/(4(1+e<sup>nε</sup>)).<br>Item-level: the m = 1 rate quoted in Levy et al. 2021, §1 (Bassily et "
+                 "al. 2019) "
+                 "at n·m people, RG(1/√(nm) + √d/(nmε)); naive: RG(1/√(nm) + √d/(nε)), no gain from m (Levy et al. "
+                 "2021, §1).")
     approx_note(fig, "shapes only: hidden constants and logs set to 1")
     return fig
 
@@ -125,16 +133,19 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
     fig = go.Figure(layout=base_layout(title, "steps T (log)", "users needed n (log)",
                                        template=template))
     for i, (d, ys) in enumerate(levy.items()):
-        fig.add_trace(go.Scatter(x=Ts, y=ys, mode="lines", name=f"004 (Alg 3): √(dT)/ε, d = {d}",
+        fig.add_trace(go.Scatter(x=Ts, y=ys, mode="lines", name=f"Levy et al. 2021, Alg 3: √(dT)/ε, d = {d}",
                                  line=dict(color=ROLE["private"], dash=DASHES[i % len(DASHES)], width=2)))
-    fig.add_trace(go.Scatter(x=Ts, y=ours, mode="lines", name="003 (Alg H): √T/ε, any d",
+    fig.add_trace(go.Scatter(x=Ts, y=ours, mode="lines", name="Esfandiari, Mirrokni & Narayanan 2022, Thm 30: √T/ε, "
+                                                              "any d",
                              line=dict(color=PALETTE[3], width=3)))
     if n is not None:
         fig.add_hline(y=n, line=dict(color=ROLE["bound"], dash="dot"))
         _log_label(fig, y=n, text=f"your n = {n:,.0f}", color=ROLE["bound"], xanchor="right", yanchor="bottom")
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
-    _source(fig, "Source: 004 Thm 3 (n = Ω̃(√(dT)/ε)); 003 Thms 29–30 (n = Ω̃(√T/ε)). Log factors hidden.")
+    _source(fig, "Source: Levy et al. 2021, Thm 3 (n = Ω̃(√(dT)/ε)); Esfandiari, Mirrokni & Narayanan 2022, Thms "
+                 "29–30 (n = Ω̃(√T/ε)). "
+                 "Log factors hidden.")
     approx_note(fig, "log factors and constants set to 1")
     return fig
 
@@ -144,23 +155,29 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
                            template: str = TEMPLATE) -> go.Figure:
     """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (Levy et al. 2021, Alg 4)."""
     t = np.arange(1, len(users) + 1)
-    fig = go.Figure(layout=base_layout(title, "phase t", "users in phase n_t", template=template))
-    fig.add_trace(go.Bar(x=t, y=list(users), name="users n_t = ⌊n/2^t⌋", marker_color=ROLE["private"]))
-    fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ_t = 4^t λ", yaxis="y2",
+    fig = go.Figure(layout=base_layout(title, "phase t", "users in phase n<sub>t</sub>", template=template))
+    fig.add_trace(go.Bar(x=t, y=list(users), name="users n<sub>t</sub> = ⌊n/2<sup>t</sup>⌋",
+                         marker_color=ROLE["private"]))
+    fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ<sub>t</sub> = 4<sup>t</sup>λ",
+                             yaxis="y2",
                              line=dict(color=ROLE["naive"], width=2)))
     # legend across the top centre, which stays empty (bars halve from the left, the λ line climbs through the
     # middle to the top right); y2 ticks at powers of ten (an overlaying axis otherwise gets ticks synced to the
     # bar axis' grid, e.g. 3×10⁵, 8×10³)
     fig.update_layout(bargap=0.25, legend=dict(orientation="h", x=0.5, xanchor="center", y=1, yanchor="top"),
-                      yaxis2=dict(title=dict(text="regularisation λ_t (log)"), type="log", exponentformat="power",
+                      yaxis2=dict(title=dict(text="regularisation λ<sub>t</sub> (log)"), type="log",
+                                  exponentformat="power",
                                   overlaying="y", side="right", showgrid=False, **_decade_ticks(lambdas)))
     fig.update_xaxes(dtick=1)
     used = int(np.sum(users))
     fig.add_annotation(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
                        x=0.99, y=0.2, xanchor="right", showarrow=False, font=dict(size=12),
                        bgcolor="rgba(255,255,255,0.8)")
-    _source(fig, "Source: 004 Algorithm 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G_/(nm) + σ²d²/(n²mε²))/R, "
-                 "n_t = n/2^t, λ_t = 4^t λ; disjoint users make the whole run (ε, δ)-DP.")
+    _source(fig, "Source: Levy et al. 2021, Alg 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G<sub>min</sub>/(nm) + "
+                 "σ²d²/(n²mε²))/R, "
+                 "n<sub>t</sub> = n/2<sup>t</sup>, λ<sub>t</sub> = 4<sup>t</sup>λ; disjoint users (parallel "
+                 "composition) "
+                 "make the whole run (ε, δ)-DP at user level.")
     return fig
 
 
@@ -183,6 +200,7 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")
     _source(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
-                 "h²·tr Σ/(2nd) independent of m; 004 Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)Δ.")
+                 "h²·tr Σ/(2nd) independent of m; Levy et al. 2021, Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)ν "
+                 "(ν: total-variation drift).")
     approx_note(fig, "markers: Monte Carlo, few seeds")
     return fig
