@@ -122,7 +122,7 @@ def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():
     truth = gauss_eps(1.0, 1e-5)  # 100 Gaussians of σ = 10 = one Gaussian of σ = 1
     p.exercise.guess.value = truth
     text = p.exercise.reveal()
-    assert text.startswith("✅") and "Dong–Roth–Su" in text
+    assert text.startswith("✅") and "Dong, Roth & Su 2022, Cor 3.3" in text
     p.exercise.guess.value = 100 * gauss_eps(10.0, 1e-5)  # the naive "ε adds up" guess
     assert p.exercise.reveal().startswith("❌")
 
@@ -138,15 +138,69 @@ def test_calibration_panel_bars_follow_the_target():
         if a is not None and b is not None:
             assert b < a  # a looser target needs less noise
     assert "variance" in p.readout.value
+    # for a mean the noise's standard deviation is σΔ/n: c× the noise costs c× the data (not c²: issue 15)
+    assert "× data" in p.readout.value and "1/√n, does not depend on the noise" in p.readout.value and "how many times more people" in \
+        p.readout.value
 
 
 def test_group_privacy_panel_and_exercise():
     p = GroupPrivacyPanel()
     assert p.last_error is None
     p.controls["group"].value = 10
-    assert "k = 10" in p.readout.value
+    assert "g = 10" in p.readout.value
     truth = gauss_eps(0.4, 1e-5)  # σ = 4 with sensitivity 10 = σ/10 with sensitivity 1
     p.exercise.guess.value = truth
     assert p.exercise.reveal().startswith("✅")
     p.controls["mechanism"].value = "laplace"
     assert p.last_error is None and "exact" in p.readout.value
+
+
+def test_group_exercise_values_are_reachable_and_hidden_before_reveal():
+    p = GroupPrivacyPanel()
+    truth = gauss_eps(0.4, 1e-5)
+    # the exercise's σ = 4 and g = 10 are values the sliders can take (the log slider went 3.98 → 4.47)
+    p.controls["sigma"].value = 4.0
+    assert p.controls["sigma"].value == 4.0 and p.controls["sigma"].min <= 4.0 <= p.controls["sigma"].max
+    p.controls["group"].value = 10
+    assert p.controls["group"].value == 10
+    # at the panel's defaults nothing shows the answer before Reveal
+    q = GroupPrivacyPanel()
+    shown = " ".join([str(f.to_plotly_json()) for f in q.figures] + [q.readout.value, q.exercise.question.value,
+                                                                      q.concept.question.value])
+    assert f"{truth:.4g}" not in shown and f"{truth:.3g}" not in shown and q.exercise.feedback.value == ""
+    assert q.concept.feedback.value == ""
+
+
+def test_group_readout_says_no_guarantee_instead_of_zero():
+    # σ = 1: the generic δ_g passes 1 within g ≤ 20 (δ_g = δ(e^{gε₁} − 1)/(e^{ε₁} − 1))
+    p = GroupPrivacyPanel()
+    p.controls["sigma"].value = 1.0
+    eps1 = gauss_eps(1.0, 1e-5)
+    g = next(g for g in range(1, 21) if 1e-5 * math.expm1(g * eps1) / math.expm1(eps1) >= 1)
+    p.controls["group"].value = g
+    row = p.readout.value.split("same δ")[1].split("</tr>")[0]
+    assert "no guarantee" in row and ">0<" not in row
+    p.controls["group"].value = g - 1
+    assert "no guarantee" not in p.readout.value.split("same δ")[1].split("</tr>")[0]
+
+
+def test_group_misconception_exercise_explains_why_the_smaller_epsilon_tempts():
+    p = GroupPrivacyPanel()
+    labels = [lbl for lbl, _, _ in p.concept.options]
+    p.concept.choice.index = next(i for i, lbl in enumerate(labels) if "smaller ε" in lbl)
+    p.concept.button.click()
+    assert "❌" in p.concept.feedback.value and "Tempting" in p.concept.feedback.value
+    p.concept.choice.index = next(i for i, c in enumerate(p.concept.options) if c[1])
+    p.concept.button.click()
+    assert "✅" in p.concept.feedback.value
+    # the claim of the right option, checked independently at σ = 4, g = 10, δ = 10⁻⁵ (mpmath oracle):
+    eps1 = gauss_eps(4.0, 1e-5)
+    dg = 1e-5 * math.expm1(10 * eps1) / math.expm1(eps1)
+    exact_at_dg = gauss_eps(0.4, dg)
+    assert exact_at_dg < 10 * eps1 < gauss_eps(0.4, 1e-5)
+
+
+def test_neighbour_toggle_labels_are_not_cut():
+    for cls in (CompositionLabPanel, EpsilonVsCompositionsPanel):
+        t = cls().controls["neighboring"]
+        assert t.style.button_width == "auto"

@@ -6,8 +6,8 @@
 * :class:`EpsilonVsCompositionsPanel` — ε against the number of compositions k, one line per accountant, with a
   predict-then-reveal exercise on 100 Gaussians;
 * :class:`CalibrationPanel` — target ε → the noise σ (or Laplace b) each accountant needs;
-* :class:`GroupPrivacyPanel` — generic group privacy against the exact answer for a user with k records, with a
-  predict-then-reveal exercise.
+* :class:`GroupPrivacyPanel` — generic group privacy against the exact answer for a person with g records, with a
+  predict-then-reveal and a misconception exercise.
 """
 
 from __future__ import annotations
@@ -18,9 +18,20 @@ import math
 import ipywidgets as W
 
 from dpviz.accountants import compare as C
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.panels._base import (
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    View,
+    dropdown,
+    int_slider,
+    log_slider,
+    slider,
+    toggle,
+)
 from dpviz.panels._format import _fmt
 from dpviz.plots import composition as P
+from dpviz.references import cite
 
 __all__ = ["CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel",
            "disagreement_table"]
@@ -31,11 +42,19 @@ _NOISE_CONTROL = {"gaussian": "sigma", "laplace": "scale", "rr": "eps0"}
 
 
 def _noise_controls() -> dict[str, W.Widget]:
+    eps_step = log_slider("randomized response ε<sub>step</sub> (per step)", 0.1, -2.0, 1.0, step=0.05)
+    eps_step.description_allow_html = True
     return {
         "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
         "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
-        "eps0": log_slider("randomized response ε₀", 0.1, -2.0, 1.0, step=0.05),
+        "eps0": eps_step,
     }
+
+
+def _neighbour_toggle() -> W.ToggleButtons:
+    t = toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove")
+    t.style.button_width = "auto"  # the fixed default width cut the labels to "add/remove one …"
+    return t
 
 
 def _show_only_noise(controls: dict[str, W.Widget], mechanism: str) -> None:
@@ -83,25 +102,26 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
                 ratio = "1.00×" if r.epsilon == 0 else "∞"
             else:
                 ratio = f"{r.epsilon / ref:.2f}×"
-            why = html.escape(info.why)
+            why = info.why  # the lesson's own HTML (<sub>), not user input
             if r.accountant == "pld" and r.lower is not None:
                 eps = f"{_fmt(r.lower)} … {_fmt(r.epsilon)}"
                 if math.isfinite(r.epsilon) and r.epsilon > 0:
                     why += f" Here the bracket is {100 * (r.epsilon - r.lower) / r.epsilon:.2g}% wide."
             if r.alternative is not None and math.isfinite(r.alternative):
                 conv = "classic conversion (Mironov 2017, Prop. 3)" if r.accountant == "rdp" else \
-                    "simple conversion ρ + 2√(ρ ln 1/δ) (Bun–Steinke 2016, Prop. 1.3)"
+                    f"simple conversion ρ + 2√(ρ ln(1/δ)) ({cite('bun2016concentrated', 'Prop 1.3')})"
                 why += f" The {conv} would give ε = {r.alternative:.4g}."
             if r.accountant == "zcdp" and rate < 1.0 and mechanism == "gaussian":
                 why += " Here it charges every subsampled Gaussian step in full: zCDP cannot express amplification."
         rows.append(
             f"<tr><td style='color:{info.colour};font-weight:600'>{html.escape(info.label)}</td>"
             f"<td style='text-align:right'>{eps}</td><td style='text-align:right'>{ratio}</td>"
-            f"<td>{html.escape(info.kind)}</td><td>{why}</td><td><small>{html.escape(info.reference)}</small></td></tr>"
+            f"<td>{info.kind}</td><td>{why}</td><td><small>{html.escape(info.reference)}</small></td></tr>"
         )
     if exact is not None:
         head = (f"Tightest = the <b>exact</b> ε = {exact:.4g}: {count:,} Gaussians of σ = {noise:.3g} are one Gaussian "
-                f"of σ/√k = {noise / math.sqrt(count):.4g} (Dong–Roth–Su 2019, Cor. 3.3; Balle–Wang 2018, Thm 8).")
+                f"of σ/√k = {noise / math.sqrt(count):.4g} ({cite('dong2022gaussian', 'Cor 3.3')}; "
+                f"{cite('balle2018gaussian', 'Thm 8')}).")
     elif ref is not None:
         head = (f"Tightest = the smallest certified upper bound, ε = {ref:.4g} (no closed form for this setting; "
                 "PLD's optimistic end shows how much lower the truth could be).")
@@ -124,7 +144,7 @@ class CompositionLabPanel(Panel):
              "accountant for ε at your δ. All of them are correct; they differ in how much they can prove. "
              "The Gaussian and Laplace steps answer a sum of values clipped to [−1, 1]: sensitivity 1 for add/remove "
              "neighbours, 2 for replace-one.")
-    #: ~25–45 ms of computation per update at the defaults (CPU time; the advanced/optimal accountants' (ε₀, δ₀)
+    #: ~25–45 ms of computation per update at the defaults (CPU time; the advanced/optimal accountants' (ε, δ)
     #: optimisation for Gaussian steps and PLD's FFT for long non-Gaussian compositions are the largest parts), up
     #: to ~80 ms at k = 10⁵: kept on release with progress so that a loaded kernel still feels responsive.
     slow = True
@@ -135,7 +155,7 @@ class CompositionLabPanel(Panel):
         c.update(_noise_controls())
         c["rate"] = log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1)
         c["delta"] = log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e")
-        c["neighboring"] = toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove")
+        c["neighboring"] = _neighbour_toggle()
         return c
 
     def _render(self, v):
@@ -154,7 +174,8 @@ class CompositionLabPanel(Panel):
             hint = "δ above 10⁻⁴ is weak: δ should be much smaller than 1/n for n people."
         elif q < 1 and mech != "gaussian":
             hint = ("Subsampled Laplace / randomized response: every accountant but PLD sees a step only through its "
-                    "amplified pure ε′ = ln(1 + q(e^ε₀ − 1)) (Balle, Barthe & Gaboardi 2018, Thm 8); PLD composes "
+                    "amplified pure ε′ = ln(1 + q(e<sup>ε<sub>step</sub></sup> − 1)) (Balle, Barthe & Gaboardi "
+                    "2018, Thm 8); PLD composes "
                     "the whole subsampled privacy loss.")
         return View(figures=[bars, prof], readout=disagreement_table(mech, noise, k, q, delta, nb), hint=hint)
 
@@ -177,10 +198,13 @@ def _explain_100_gaussians(truth: float) -> str:
     one = C.exact_epsilon("gaussian", _EX_SIGMA, 1, 1.0, _EX_DELTA)
     basic = C.epsilon_result("basic", "gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA)
     b = f"{basic.epsilon:.3g}" if basic.available else "n/a"
-    return (f"One release has ε₁ = {one:.3g}; 100 × ε₁ = {100 * one:.3g} is the naive guess, and the basic accountant "
+    return (f"One release has ε<sub>step</sub> = {one:.3g}; 100 × ε<sub>step</sub> = {100 * one:.3g} is the naive "
+            "guess, and the basic accountant "
             f"(which also splits δ over the 100 steps) certifies {b}. But 100 Gaussians of σ = {_EX_SIGMA:g} are "
-            f"exactly one Gaussian of σ/√100 = {_EX_SIGMA / 10:g} (Dong–Roth–Su 2019, Cor. 3.3), so here ε grows "
-            "like √k, not k: the exact value comes from the Balle–Wang profile (2018, Thm 8).")
+            f"exactly one Gaussian of σ/√100 = {_EX_SIGMA / 10:g} ({cite('dong2022gaussian', 'Cor 3.3')}), so here ε "
+            f"grows like √k, not k: the exact value comes from the Gaussian's profile "
+            f"({cite('balle2018gaussian', 'Thm 8')}). Lesson 03's exercise (σ = 1, δ = 10⁻⁵) had the same answer: "
+            "one Gaussian of σ = 1 is what these 100 runs add up to.")
 
 
 class EpsilonVsCompositionsPanel(Panel):
@@ -206,7 +230,7 @@ class EpsilonVsCompositionsPanel(Panel):
         c["rate"] = log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1)
         c["delta"] = log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e")
         c["max_k"] = log_slider("largest k shown", 10_000, 1.0, 5.0, step=1.0, readout_format=",.0f")
-        c["neighboring"] = toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove")
+        c["neighboring"] = _neighbour_toggle()
         return c
 
     def _render(self, v):
@@ -263,12 +287,14 @@ class CalibrationPanel(Panel):
             rows.append(f"<tr><td style='color:{info.colour};font-weight:600'>{info.label}</td>"
                         f"<td style='text-align:right'>{x:.4g}</td><td style='text-align:right'>{x / best:.2f}×</td>"
                         f"<td style='text-align:right'>{(x / best) ** 2:.2f}×</td></tr>")
-        readout = (f"<b>Smallest {sym} per accountant</b> for ε ≤ {target:g} at δ = {delta:.0e}. The noise variance "
-                   f"grows like {sym}², so the last column is how many times more data the same accuracy would need "
-                   "(an average's error scales like 1/√n)."
+        readout = (f"<b>Smallest {sym} per accountant</b> for ε ≤ {target:g} at δ = {delta:.0e}. For a mean of n "
+                   f"values the noise in the answer has standard deviation {sym}Δ/n: c× more noise is undone by c× "
+                   "more data, so the column “× least” is how many times more people the same accuracy needs. The "
+                   "variance column is the factor in the noise's mean squared error at the same n. (The sampling "
+                   "error of a mean, ∝ 1/√n, does not depend on the noise.)"
                    "<table cellpadding='4' style='border-collapse:collapse;font-size:90%'><tr style='border-bottom:1px "
-                   f"solid #999'><th>accountant</th><th>{sym}</th><th>× least</th><th>variance × least</th></tr>"
-                   + "".join(rows) + "</table>")
+                   f"solid #999'><th>accountant</th><th>{sym}</th><th>× least (= × data)</th>"
+                   "<th>variance × least</th></tr>" + "".join(rows) + "</table>")
         return View(figures=[fig], readout=readout)
 
     def bench_values(self):
@@ -280,71 +306,107 @@ class CalibrationPanel(Panel):
 
 
 _GP_SIGMA = 4.0
-_GP_K = 10
+_GP_G = 10
+_GP_DELTA = 1e-5
 
 
 def _answer_group() -> float:
-    c = C.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
+    c = C.group_privacy_curves("gaussian", _GP_SIGMA, _GP_DELTA, _GP_G)
     return float(c["eps_exact"][-1])
 
 
 def _explain_group(truth: float) -> str:
-    c = C.group_privacy_curves("gaussian", _GP_SIGMA, 1e-5, _GP_K)
-    return (f"One record: ε₁ = {c['eps1']:.3g}. Generic group privacy gives {_GP_K}·ε₁ = {c['eps_generic'][-1]:.3g} "
-            f"and inflates δ to {min(c['delta_generic'][-1], 1.0):.2g}. The exact answer treats the user's "
-            f"{_GP_K} records as one query that moves by {_GP_K}: a Gaussian with sensitivity {_GP_K}, i.e. noise "
-            f"σ/{_GP_K} = {_GP_SIGMA / _GP_K:g} per unit (Balle–Wang 2018, Thm 8), at the original δ = 10⁻⁵.")
+    c = C.group_privacy_curves("gaussian", _GP_SIGMA, _GP_DELTA, _GP_G)
+    return (f"One record: ε₁ = {c['eps1']:.3g}. Generic group privacy gives {_GP_G}·ε₁ = {c['eps_generic'][-1]:.3g} "
+            f"but inflates δ to δ<sub>g</sub> = {min(c['delta_generic'][-1], 1.0):.2g}. The exact answer treats the "
+            f"person's {_GP_G} records as one query that moves by {_GP_G}: a Gaussian with sensitivity {_GP_G}, i.e. "
+            f"noise σ/{_GP_G} = {_GP_SIGMA / _GP_G:g} per unit ({cite('balle2018gaussian', 'Thm 8')}), at the "
+            f"original δ = 10⁻⁵. Its ε is larger than {_GP_G}·ε₁ because its δ is thousands of times smaller; at the "
+            f"generic δ<sub>g</sub> the exact ε is only {c['eps_exact_same_delta'][-1]:.3g}.")
+
+
+_GROUP_OPTIONS = [
+    ("The generic theorem is the better guarantee here: it proves a smaller ε.", False,
+     "Tempting, because a smaller ε usually means more privacy. But an (ε, δ) pair is only better than another if "
+     "its δ is not larger too, and the generic δ<sub>g</sub> is thousands of times larger than 10⁻⁵: with δ near "
+     "0.07 a mechanism may publish a person's records outright about 7% of the time. Compare at the same δ (the "
+     "table's middle row): there the exact ε is smaller."),
+    ("The exact answer is the better guarantee: at the generic δ<sub>g</sub> its ε is smaller, and it also holds "
+     "at the much smaller δ = 10⁻⁵.", True,
+     "Right: the exact privacy profile lies below the generic one everywhere, so “better” is about both numbers. "
+     "The two headline ε values are at different δ and cannot be compared by ε alone "
+     f"({cite('ghazi2023few', 'Lemma 6')} for the generic bound; {cite('balle2018gaussian', 'Thm 8')} for the "
+     "exact one)."),
+    ("An exact computation can never give a larger ε than a bound, so one of the two numbers must be wrong.", False,
+     "Tempting, because “exact” sounds like “smallest”. Both numbers are right: each is one point (ε, δ) of a "
+     "profile, and they sit at different δ. The exact one is the tight ε for δ = 10⁻⁵, the generic one a valid ε "
+     "for a much larger δ."),
+]
 
 
 class GroupPrivacyPanel(Panel):
-    """Group privacy: generic (kε, geometric δ) against the exact answer for the same mechanism with sensitivity k."""
+    """Group privacy: generic (gε, geometric δ) against the exact answer for the same mechanism with sensitivity g."""
 
-    title = "Group privacy: one user with k records"
-    intro = ("DP protects one record. A user who contributes k records is a group of k. Compare the generic group "
-             "privacy theorem with what the same mechanism actually guarantees when the query moves by k.")
+    title = "Group privacy: one person with g records"
+    intro = ("DP here protects one record (the unit of privacy). A person who contributes g records is a group of "
+             "g. Compare the generic group privacy theorem with what the same mechanism actually guarantees when "
+             "the query moves by g.")
 
     def __init__(self, **overrides):
         self.exercise = PredictReveal(
-            f"A Gaussian mechanism with σ = {_GP_SIGMA:g} (sensitivity 1) protects each record. A user has "
-            f"{_GP_K} records in the data. What ε does the user get at δ = 10⁻⁵ (exactly, not by the generic theorem)?",
-            _answer_group, explain=_explain_group, rel_tol=0.15, guess_label="user's ε:")
+            f"A Gaussian mechanism with σ = {_GP_SIGMA:g} (sensitivity 1) protects each record. A person has "
+            f"{_GP_G} records in the data. What ε does the person get at δ = 10⁻⁵ (exactly, not by the generic "
+            "theorem)? Predict before you set σ and g on the sliders.",
+            _answer_group, explain=_explain_group, rel_tol=0.15, guess_label="the person's ε:")
+        self.concept = ChoiceReveal(
+            "Sometimes the exact ε (at δ = 10⁻⁵) comes out <i>larger</i> than the generic g·ε₁ (at δ<sub>g</sub>). "
+            "Which statement is right?", _GROUP_OPTIONS)
         super().__init__(**overrides)
 
     def _build_controls(self):
         return {
-            "group": int_slider("group size k", 4, 1, 20),
+            "group": int_slider("group size g (records of one person)", 4, 1, 20),
             "mechanism": dropdown("mechanism", [("Gaussian", "gaussian"), ("Laplace", "laplace")], "gaussian"),
-            "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
-            "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
+            # linear sliders: the exercise's σ = 4 must be a value the slider can take
+            "sigma": slider("Gaussian noise σ", 3.0, 0.5, 20.0, 0.1, readout_format=".1f"),
+            "scale": slider("Laplace scale b", 10.0, 0.5, 100.0, 0.5, readout_format=".1f"),
             "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
         }
 
     def _render(self, v):
-        mech, k, delta = v["mechanism"], int(v["group"]), float(v["delta"])
+        mech, g, delta = v["mechanism"], int(v["group"]), float(v["delta"])
         _show_only_noise(self.controls, mech)
         noise = _noise(v, mech)
-        fig = P.group_privacy_figure(mech, noise, delta, k, 20)
+        fig = P.group_privacy_figure(mech, noise, delta, g, 20)
         c = C.group_privacy_curves(mech, noise, delta, 20)
-        i = k - 1
+        i = g - 1
         eg, dg, ee = c["eps_generic"][i], c["delta_generic"][i], c["eps_exact"][i]
         if mech == "gaussian":
-            es = c["eps_exact_same_delta"][i]
-            dtxt = f"{dg:.3g}" + (" (≥ 1: no guarantee at all)" if dg >= 1 else "")
+            vacuous = dg >= 1
+            none = "no guarantee (δ<sub>g</sub> ≥ 1)"
+            gen = none if vacuous else f"{eg:.4g}"
+            same = none if vacuous else f"{c['eps_exact_same_delta'][i]:.4g}"
+            note = ""
+            if not vacuous and ee > eg:
+                note = (f" Here the exact ε at δ = {delta:.0e} is larger than g·ε₁: it keeps the small δ, while the "
+                        f"generic bound pays with δ<sub>g</sub> = {dg:.2g}; compare the first two rows, at the same δ.")
             readout = (
-                f"<b>Group of k = {k}</b> (σ = {noise:.3g}, one record: ε₁ = {c['eps1']:.4g} at δ = {delta:.0e})"
+                f"<b>Group of g = {g}</b> (σ = {noise:.3g}, one record: ε₁ = {c['eps1']:.4g} at δ = {delta:.0e})"
                 "<table cellpadding='4' style='font-size:90%'><tr><th></th><th>ε</th><th>δ</th></tr>"
-                f"<tr><td>generic group privacy (Ghazi et al. 2023, Lemma 6)</td><td>{eg:.4g}</td><td>{dtxt}</td></tr>"
-                f"<tr><td>exact, sensitivity k, same δₖ</td><td>{es:.4g}</td><td>{min(dg, 1.0):.3g}</td></tr>"
-                f"<tr><td>exact, sensitivity k (Balle–Wang 2018, Thm 8)</td><td>{ee:.4g}</td><td>{delta:.0e}</td></tr>"
+                f"<tr><td>generic group privacy ({cite('ghazi2023few', 'Lemma 6')})</td><td>{gen}</td>"
+                f"<td>{min(dg, 1.0):.3g}</td></tr>"
+                f"<tr><td>exact, sensitivity g, same δ<sub>g</sub></td><td>{same}</td><td>{min(dg, 1.0):.3g}</td></tr>"
+                f"<tr><td>exact, sensitivity g ({cite('balle2018gaussian', 'Thm 8')})</td><td>{ee:.4g}</td>"
+                f"<td>{delta:.0e}</td></tr>"
                 "</table>The generic theorem knows only (ε₁, δ₁); the exact answer knows it is a Gaussian whose "
-                "mean moves by k. User-level DP (later lessons) bounds each user's contribution instead of paying "
-                "for k."
+                "mean moves by g." + note + " User-level DP (lessons 08–10) bounds each person's contribution "
+                "instead of paying for g."
             )
         else:
-            readout = (f"<b>Group of k = {k}</b>: Laplace with b = {noise:.3g} is pure ε₁ = {c['eps1']:.4g}-DP; the "
-                       f"group gets ε = k·ε₁ = {eg:.4g} both ways, δ = 0. For pure DP and Laplace, group privacy is "
-                       "exact: the sensitivity-k Laplace has ε = k/b.")
+            readout = (f"<b>Group of g = {g}</b>: Laplace with b = {noise:.3g} is pure ε₁ = {c['eps1']:.4g}-DP; the "
+                       f"group gets ε = g·ε₁ = {eg:.4g} both ways, δ = 0. For pure DP and Laplace, group privacy is "
+                       "exact: the sensitivity-g Laplace has ε = g/b.")
         return View(figures=[fig], readout=readout)
 
     def _extra_widgets(self):
-        return [self.exercise.widget]
+        return [self.exercise.widget, self.concept.widget]
