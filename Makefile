@@ -8,7 +8,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.dpviz-installed
+SERVE_STAMP := $(VENV)/.dpviz-serve-installed
 PORT   ?= 8866
+HOST   ?= localhost
 CLASS  ?=
 LESSONS ?=
 
@@ -18,18 +20,24 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Re-installs whenever pyproject.toml changes ("creates or updates .venv").
-$(STAMP): pyproject.toml | $(BIN)/python
+# Re-installs whenever pyproject.toml changes ("creates or updates .venv"). Serving needs only the package's
+# own dependencies; tests, benchmarks and the load test add the ".[test]" extras.
+$(SERVE_STAMP): pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(SERVE_STAMP)
+
+$(STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[test]"
-	touch $(STAMP)
+	touch $(STAMP) $(SERVE_STAMP)
 
 install: $(STAMP)
 
 # Plain: one learner. CLASS=30: pre-heat kernels for 30 students (on LESSONS=05,08, or every lesson) and say when ready.
-serve: install
-	$(BIN)/python -m dpviz.app --port=$(PORT) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
+# HOST=0.0.0.0: students on the local network can connect (anyone who can reach this machine can).
+serve: $(SERVE_STAMP)
+	$(BIN)/python -m dpviz.app --port=$(PORT) --Voila.ip=$(HOST) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
 
-lab: install
+lab: $(SERVE_STAMP)
 	$(BIN)/jupyter lab notebooks/
 
 test: install

@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -127,6 +128,26 @@ def prose_html(name: str, base_url: str = "/") -> str:
 def landing_html(base_url: str = "/") -> str:
     """The landing page, without a kernel: the prose of ``index.ipynb`` and the lesson list."""
     return prose_html(LANDING, base_url)
+
+
+class _QuietStartup(logging.Filter):
+    """Drop the start-up warnings that alarm a teacher and mean nothing here: the lessons are stored unsigned, so
+    Jupyter calls each "not trusted" (Voila renders them the same either way)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "is not trusted" not in record.getMessage()
+
+
+def _lan_address() -> str:
+    """This machine's address as other machines on the network see it (no packet is sent), or a placeholder."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))  # UDP connect: picks the outgoing interface, sends nothing
+            return s.getsockname()[0]
+    except OSError:
+        return "<this machine's address>"
 
 
 class DpvizVoila(Voila):
@@ -265,6 +286,25 @@ class DpvizVoila(Voila):
                 print(f"ready for {self.class_size} students on lessons {names}", flush=True)
         else:
             print("ready: one pre-heated kernel per lesson", flush=True)
+        print(self._welcome(), flush=True)
+
+    def _welcome(self) -> str:
+        """What the person who typed ``make serve`` needs to know: where to point a browser, and how a class joins."""
+        local = ("localhost", "127.0.0.1", "::1")
+        host = self.ip or "0.0.0.0"
+        shown = "localhost" if host in local or host in ("0.0.0.0", "::") else host
+        here = f"http://{shown}:{self.port}{self.base_url}"
+        lines = [f"dpviz is serving the lessons: open {here} in a browser on this computer."]
+        if host in local:
+            lines.append("Only this computer can connect. For a class on the local network: make serve HOST=0.0.0.0 "
+                         "(then anyone who can reach this machine can open the lessons: use a trusted network).")
+        else:
+            address = host if host not in ("0.0.0.0", "::") else _lan_address()
+            lines.append(f"Students open http://{address}:{self.port}{self.base_url} (this machine's address). Anyone "
+                         "who can reach it can open the lessons: use a trusted network.")
+        lines.append("Stop with Ctrl+C.")
+        return "\n".join(lines)
+
 
     def init_handlers(self):
         replace = {
@@ -308,6 +348,7 @@ def main(argv: list[str] | None = None) -> None:
     # Kernels idle for cull_idle seconds are culled (also when a tab is still open, also when busy: a kernel
     # computing for half an hour is stuck); every 60 s at most.
     app.initialize([str(NOTEBOOKS), "--no-browser", *args])
+    app.log.addFilter(_QuietStartup())
     app.config.MappingKernelManager.cull_idle_timeout = int(app.cull_idle)
     app.config.MappingKernelManager.cull_interval = int(min(60, max(app.cull_idle / 4, 1)))
     app.config.MappingKernelManager.cull_connected = True

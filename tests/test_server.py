@@ -399,3 +399,16 @@ def test_cpu_meter_window_remembers_a_rush_after_a_quiet_moment():
     time.sleep(0.2)
     latest = meter.busy_over(0.01)  # a window shorter than the last interval still uses that interval
     assert latest is not None and 0.0 <= latest <= 1.0
+
+
+def test_start_up_message_says_where_to_connect_and_how_a_class_joins():
+    from dpviz.app import DpvizVoila
+
+    app = DpvizVoila()
+    app.port = 8866
+    alone = app._welcome()
+    assert "open http://localhost:8866/" in alone and "HOST=0.0.0.0" in alone and "Only this computer" in alone
+    app.ip = "0.0.0.0"
+    shared = app._welcome()
+    assert "Students open http://" in shared and ":8866/" in shared and "trusted network" in shared
+    assert "Only this computer" not in shared
