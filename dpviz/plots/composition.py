@@ -76,8 +76,9 @@ ACCOUNTANT_ORDER = ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
 #: The mechanisms of the lab and how the lesson names them.
 MECHANISM_LABELS = {"gaussian": "Gaussian", "laplace": "Laplace", "rr": "Randomized response"}
 
-#: The noise parameter of each mechanism (symbol shown on axes and sliders): the model's names.
-NOISE_SYMBOL = NOISE_PARAMETER
+#: The noise parameter of each mechanism (symbol shown on axes, titles and readouts): the model's names, except
+#: randomized response's ε, which lesson 05 calls ε_step (the guarantee of one of the k composed steps).
+NOISE_SYMBOL = {**NOISE_PARAMETER, "rr": "ε<sub>step</sub>"}
 
 
 @dataclasses.dataclass(frozen=True)
