@@ -3,7 +3,8 @@
 Each lesson notebook carries ``metadata.dpviz = {"order": N, "title": ..., "summary": ...}``; the landing page,
 the README check and the tests all read the catalogue from there, so a new lesson adds itself by existing.
 
-``python -m dpviz.lessons --strip FILES`` removes outputs and execution counts (notebooks are stored without them).
+``python -m dpviz.lessons --strip FILES`` removes outputs and execution counts (notebooks are stored without them);
+``python -m dpviz.lessons --nav`` writes every lesson's Previous / Index / Next links and its page title.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["COURSE_PATHS", "Lesson", "NOTATION", "NOTEBOOK_DIR", "PARTS", "lessons", "part_of", "strip_outputs"]
+__all__ = ["COURSE_PATHS", "Lesson", "NAV_TAG", "NOTATION", "NOTEBOOK_DIR", "PARTS", "lessons", "navigation_markdown",
+           "page_title", "part_of", "strip_outputs", "update_navigation"]
 
 #: The lessons' folder: the package ``dpviz.lesson_notebooks`` (``notebooks/`` in a checkout, mapped by setup.py;
 #: inside the installed package otherwise), so that an installed dpviz serves its lessons from any directory.
@@ -98,9 +100,60 @@ def strip_outputs(path: Path | str) -> bool:
     return changed
 
 
+#: Tag of the navigation cells (first and last cell of every lesson), written by :func:`update_navigation`.
+NAV_TAG = "dpviz-nav"
+
+
+def page_title(lesson: Lesson) -> str:
+    """The browser tab's title of a lesson: ``"dpviz · 03 Privacy loss"``."""
+    return f"dpviz · {lesson.order:02d} {lesson.title}"
+
+
+def navigation_markdown(lesson: Lesson, catalogue: list[Lesson] | None = None) -> str:
+    """Previous / Index / Next links of ``lesson``, as one line of Markdown (relative links: Voila and JupyterLab)."""
+    found = catalogue if catalogue is not None else lessons(lesson.path.parent)
+    names = [x.filename for x in found]
+    i = names.index(lesson.filename)
+    parts = []
+    if i > 0:
+        prev = found[i - 1]
+        parts.append(f"[← {prev.order:02d} · {prev.title}]({prev.filename})")
+    parts.append("[Course index](index.ipynb)")
+    parts.append(f"[Notation]({NOTATION})")
+    if i + 1 < len(found):
+        nxt = found[i + 1]
+        parts.append(f"[{nxt.order:02d} · {nxt.title} →]({nxt.filename})")
+    return " · ".join(parts)
+
+
+def update_navigation(directory: Path | str | None = None) -> list[str]:
+    """Write the navigation cells (first and last cell, tagged ``dpviz-nav``) and the page title of every lesson.
+
+    Returns the names of the notebooks that changed. Run it (``python -m dpviz.lessons --nav``) after adding or
+    renaming a lesson; ``tests/test_lessons.py`` fails while any lesson's navigation is out of date.
+    """
+    found = lessons(directory)
+    changed = []
+    for lesson in found:
+        nb = json.loads(lesson.path.read_text(encoding="utf-8"))
+        cells = [c for c in nb["cells"] if NAV_TAG not in c.get("metadata", {}).get("tags", [])]
+        text = navigation_markdown(lesson, found)
+        nav = [{"cell_type": "markdown", "id": f"{NAV_TAG}-{where}", "metadata": {"tags": [NAV_TAG]},
+                "source": [text]} for where in ("top", "bottom")]
+        new = {**nb, "cells": [nav[0], *cells, nav[1]]}
+        new["metadata"] = {**nb.get("metadata", {}), "title": page_title(lesson)}
+        if new != nb:
+            lesson.path.write_text(json.dumps(new, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            changed.append(lesson.filename)
+    return changed
+
+
 if __name__ == "__main__":  # pragma: no cover - command-line helper
     args = sys.argv[1:]
-    if args[:1] == ["--strip"]:
+    if args[:1] == ["--nav"]:
+        for name in update_navigation():
+            print(f"navigation written: {name}")
+    elif args[:1] == ["--strip"]:
         for f in args[1:]:
             if strip_outputs(f):
                 print(f"stripped {f}")

@@ -40,6 +40,26 @@ def test_strip_outputs(tmp_path):
     assert strip_outputs(p) is False
 
 
+def test_navigation_links_neighbours_index_and_notation_and_is_idempotent(tmp_path):
+    from dpviz.lessons import NAV_TAG, update_navigation
+
+    _write(tmp_path / "01_a.ipynb", {"order": 1, "title": "A", "summary": "a"})
+    _write(tmp_path / "02_b.ipynb", {"order": 2, "title": "B", "summary": "b"})
+    _write(tmp_path / "04_c.ipynb", {"order": 4, "title": "C", "summary": "c"})
+    assert update_navigation(tmp_path) == ["01_a.ipynb", "02_b.ipynb", "04_c.ipynb"]
+    assert update_navigation(tmp_path) == []  # a second run changes nothing
+    nb = json.loads((tmp_path / "02_b.ipynb").read_text())
+    first, body, last = nb["cells"][0], nb["cells"][1], nb["cells"][-1]
+    assert first["metadata"]["tags"] == [NAV_TAG] and last["metadata"]["tags"] == [NAV_TAG]
+    assert body["source"] == "1" and len(nb["cells"]) == 3, "the lesson's own cells are kept, once"
+    text = "".join(first["source"])
+    assert text.startswith("[← 01 · A](01_a.ipynb)") and text.endswith("[04 · C →](04_c.ipynb)")
+    assert "[Course index](index.ipynb)" in text and "(notation.ipynb)" in text
+    assert nb["metadata"]["title"] == "dpviz · 02 B" and nb["metadata"]["dpviz"]["order"] == 2
+    edge = "".join(json.loads((tmp_path / "01_a.ipynb").read_text())["cells"][0]["source"])
+    assert "←" not in edge and "[02 · B →](02_b.ipynb)" in edge
+
+
 def test_repository_landing_page_links_every_lesson():
     widget = LessonIndex().widget
     for lesson in lessons():
