@@ -118,3 +118,41 @@ def test_robustness_floor_has_a_gap_at_kappa_zero():
     r = RobustnessPanel()
     floor = r.figures[0].data[2].y
     assert floor[0] is None and all(v > 0 for v in floor[1:])
+
+
+def test_robustness_floor_toggle_shows_printed_and_corrected_proof_gap():
+    # Prop 27's proof: two laws with mass ½ ± η/√m on ±v are indistinguishable after corruption, so some estimate
+    # errs by half their mean gap; the gap is 4rη/√m (corrected), printed as 2rη/√m: the floor doubles
+    r = RobustnessPanel()
+    corrected = np.asarray(r.figures[0].data[2].y[1:], dtype=float)
+    kappas = RobustnessPanel._KAPPAS[1:]
+    np.testing.assert_allclose(corrected, 2 * kappas / np.sqrt(100), rtol=1e-12)
+    assert "corrected" in r.figures[0].data[2].name
+    r.controls["floor"].value = 1.0
+    printed = np.asarray(r.figures[0].data[2].y[1:], dtype=float)
+    np.testing.assert_allclose(printed, kappas / np.sqrt(100), rtol=1e-12)
+    assert "printed" in r.figures[0].data[2].name
+    # corruption fraction is η (the course notation), κ is propose-test-release's parameter
+    assert "η" in r.figures[0].layout.xaxis.title.text and "κ" not in r.readout.value
+
+
+def test_floor_panel_conceptual_exercise_says_a_lower_bound_is_not_sufficiency():
+    p = FixedNFloorPanel()
+    ex = p.misconception
+    assert ex.feedback.value == ""
+    ex.choice.index = 0  # "9 users suffice": the tempting reading of a lower bound
+    ex.reveal()
+    assert "❌" in ex.feedback.value and "upper bound" in ex.feedback.value
+    ex.choice.index = 1
+    ex.reveal()
+    assert "✅" in ex.feedback.value and "6.9·10⁻⁶" in ex.feedback.value
+    # the numeric exercise's explanation no longer reads the lower bound as sufficiency
+    p.exercise.guess.value = 9
+    text = p.exercise.reveal()
+    assert "does not say 9 users suffice" in text and "matching" not in text
+
+
+def test_budget_map_caption_surfaces_the_beta_exponent_erratum():
+    b = FixedBudgetPanel()
+    cap = " ".join(a.text for a in b.figures[0].layout.annotations)
+    assert "nε/16" in cap and "as printed" in cap

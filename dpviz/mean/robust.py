@@ -603,9 +603,9 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
     if not acceptance_probability_valid(n, e1):
         c = 2 * n / 3
         need = f"≥ {5 * math.log(c) / (c - 1):.4g}" if c > 1 else "impossible with n = 1"
-        raise ValueError(f"epsilon = {eps:.4g} is not allowed with n = {n} users: must be {need} (Esfandiari, "
-                         f"Mirrokni & Narayanan 2022, Algorithm 1, "
-                         "runs at ε₁ = ε/5, and Prop 16 needs e^x/x ≥ e^ε₁/ε₁ with x = 2ε₁n/3, i.e. "
+        raise ValueError(f"epsilon = {eps:.4g} is not allowed with n = {n} users: must be {need} "
+                         "(Esfandiari, Mirrokni & Narayanan 2022, Algorithm 1, runs at ε₁ = ε/5, and Prop 16 needs "
+                         "e^x/x ≥ e^ε₁/ε₁ with x = 2ε₁n/3, i.e. "
                          "ε₁ ≥ ln(2n/3)/(2n/3 − 1)); use more users or a larger epsilon.")
     g = as_rng(rng)
     X = int(g.geometric(1.0 / N))

@@ -113,9 +113,8 @@ class ERMUsersPanel(Panel):
 
     title = "How many users does private ERM need?"
     intro = ("Algorithm 3 estimates a d-dimensional gradient privately at each of T steps; its analysis needs "
-             "n ≳ √(dT)/ε users (Levy et al. 2021, Thm 3). Swapping in the mean estimator of Esfandiari, Mirrokni & "
-             "Narayanan 2022 removes the √d "
-             "(Esfandiari, Mirrokni & Narayanan 2022, Thm 30).")
+             "n ≳ √(dT)/ε users (Levy et al. 2021, Thm 3). Swapping in the mean estimator of "
+             "Esfandiari, Mirrokni & Narayanan 2022 removes the √d (Esfandiari, Mirrokni & Narayanan 2022, Thm 30).")
 
     def _build_controls(self):
         return {

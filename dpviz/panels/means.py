@@ -40,7 +40,17 @@ from dpviz.mean import (
     wme_mse,
     wme_mse_bound,
 )
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.panels._base import (
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    View,
+    dropdown,
+    int_slider,
+    log_slider,
+    slider,
+    toggle,
+)
 from dpviz.panels._format import _big, _fmt
 from dpviz.plots.mean import (
     ball_finding_figure,
@@ -100,8 +110,10 @@ class WinsorizedVsNaivePanel(Panel):
     Thm 1)."""
 
     title = "Winsorized mean vs naive Laplace: MSE against m"
-    intro = ("Each of n users holds m samples in [−1, 1]. The naive mechanism adds noise for a worst-case user "
-             "(sensitivity 2B/n); the winsorized mean (004, Algorithm 1) clips to a private range of width 4τ with "
+    intro = ("Each of n users holds m samples in [−1, 1]; the unit of privacy is the user (replace-one "
+             "neighbours: all m samples of one user change). The naive mechanism adds noise for a worst-case user "
+             "(sensitivity 2B/n); the winsorized mean (Levy et al. 2021, Alg 1) clips to a private range of width 4τ "
+             "with "
              "τ ∝ 1/√m. Move ε and watch where the curves cross.")
 
     def __init__(self, **kw):
@@ -109,7 +121,7 @@ class WinsorizedVsNaivePanel(Panel):
             "With n = 10⁴ users, γ = 0.01 and the <i>paper's</i> radius τ = B√(log(2n/γ)/(2m)), from which m "
             "(samples per user) on does the winsorized mean's noise drop below the naive Laplace noise?",
             lambda: crossover_m(10_000, _GAMMA, "paper"),
-            explain=lambda a: ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (004, Theorem 1 "
+            explain=lambda a: ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (Levy et al. 2021, Thm 1 "
                                "against the naive Laplace noise): it does not depend on ε, and grows only "
                                "logarithmically with n."),
             rel_tol=0.15, unit=" samples")
@@ -127,7 +139,8 @@ class WinsorizedVsNaivePanel(Panel):
             "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.1),
             "n": dropdown("users n", [("300", 300), ("1,000", 1000), ("3,000", 3000)], 1000),
             "kind": dropdown("data", _KINDS, "bounded"),
-            "tau": dropdown("radius τ", [("safe (Hoeffding)", "safe"), ("paper (004 Cor 1)", "paper")], "safe"),
+            "tau": dropdown("radius τ", [("safe (Hoeffding)", "safe"), ("paper (Levy et al. 2021, Cor 1)", "paper")],
+                            "safe"),
         }
 
     def _extra_widgets(self):
@@ -156,7 +169,7 @@ class TauKnobPanel(Panel):
 
     def _build_controls(self):
         return {
-            "ratio": log_slider("τ / τ_safe", 1.0, -1.3, 1, step=0.05),
+            "ratio": log_slider("τ relative to safe τ", 1.0, -1.3, 1, step=0.05),
             "m": dropdown("samples per user m", [("10", 10), ("100", 100), ("1,000", 1000)], 100),
             "epsilon": dropdown("privacy ε", [("0.3", 0.3), ("1", 1.0), ("3", 3.0)], 1.0),
         }
@@ -170,7 +183,7 @@ class TauKnobPanel(Panel):
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
         readout = (f"τ = {_fmt(r * ts, 3)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
                    f"{_fmt(out['bias2'][i], 3)}, noise {_fmt(out['noise'][i], 3)}, MSE {_fmt(out['mse'][i], 3)}. "
-                   f"The paper's τ is {paper:.2f}×τ_safe: for ±B data it under-covers "
+                   f"The paper's τ is {paper:.2f}×τ<sub>safe</sub>: for ±B data it under-covers "
                    "(its Hoeffding radius assumes range B, not 2B).")
         return View(figures=[fig], readout=readout)
 
@@ -204,15 +217,18 @@ class FixedBudgetPanel(Panel):
         best = [p for p in (best_budget_split(B, _VAR, eps, 1.0, _GAMMA, **box) for B in budgets) if p is not None]
         fig = budget_heatmap_figure(
             self._LN, self._LM, z, budgets=budgets, best=best, z_label="log₁₀(MSE − γ(2B)²)",
-            source=("Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), β = γ + (B/τ)e<sup>−nε/8"
-                    "</sup> (004 Thm 1);<br>B = 1, γ = 0.01, Var = 0.96. Colour: MSE minus γ(2B)² = 0.04, which is "
-                    "the same for every split."))
+            source=("Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β<sub>fail</sub>·(2B)², τ = B√(2log(2n/γ)/m), "
+                    "β<sub>fail</sub> = γ + (B/τ)e<sup>−nε/8</sup> (Levy et al. 2021, Thm 1, as printed; with "
+                    "PrivateRange "
+                    "at ε/2 the<br>worst-case exponent is nε/16, so the dark band can be up to 2× wider). B = 1, "
+                    "γ = 0.01, Var = 0.96. Colour: MSE minus γ(2B)² = 0.04, the same for every split."))
         edge = self._LN[-1] - 1e-9
         txt = "; ".join(f"N = {_big(b)}: n ≈ {_big(10 ** p[0])}"
                         f"{' (the largest n on the map)' if p[0] >= edge else ''}, "
                         f"m ≈ {10 ** p[1]:.3g}" for b, p in zip(budgets, best))
         return View(figures=[fig], readout=f"Best splits: {txt}. The statistical term Var/N is the same along a line; "
-                                           "the privacy term 128τ²/(n²ε²) ∝ 1/(nN) favours users (004 §1).")
+                                           f"the privacy term 128τ²/(n²ε²) ∝ 1/(nN) favours users (Levy et al. 2021, "
+                                           f"§1).")
 
 
 class IsoAccuracyPanel(Panel):
@@ -221,8 +237,9 @@ class IsoAccuracyPanel(Panel):
 
     title = "How many users, how many samples? Iso-accuracy curves and walls"
     intro = ("For a target ℓ₂ error a, each curve shows the samples per user m needed with n users. No algorithm works "
-             "left of the red wall (003, Lemma 9); 004's estimator also needs n right of the black wall, which grows "
-             "with √d — 003 removes it.")
+             "left of the red wall (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9); the estimator of Levy et al. "
+             "2021 also needs n right of the black wall, "
+             "which grows with √d — Esfandiari, Mirrokni & Narayanan 2022 removes it.")
 
     def _build_controls(self):
         return {
@@ -241,8 +258,9 @@ class IsoAccuracyPanel(Panel):
         # every user holds at least one sample: corollary8_samples is at least 1
         curves = {f"error a = {a}": np.where(ns >= n_lb, corollary8_samples(ns, d, eps, a), np.nan)
                   for a in (0.3, 0.1, 0.03)}
-        fig1 = iso_accuracy_figure(ns, curves, walls={f"ln(1/δ)/(3ε) = {n_lb:.3g} (003 Lemma 9)": n_lb,
-                                                     f"√d·ln(1/δ)/ε = {n_levy:.3g} (004)": n_levy})
+        walls = {f"ln(1/δ)/(3ε) = {n_lb:.3g} (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9)": n_lb,
+                 f"√d·ln(1/δ)/ε = {n_levy:.3g} (Levy et al. 2021, Cor 1)": n_levy}
+        fig1 = iso_accuracy_figure(ns, curves, walls=walls)
         ds = 2.0 ** np.arange(0, 15)
         m_fixed = 100
         ours = np.array([corollary8_error(n_fixed, m_fixed, int(k), eps) for k in ds])
@@ -251,9 +269,12 @@ class IsoAccuracyPanel(Panel):
         older = np.where([n_fixed >= levy_users_required(int(k), eps, delta) for k in ds], ours, np.nan)
         fig2 = error_vs_d_figure(ds, ours, older, n=n_fixed)
         d_max = levy_max_dimension(n_fixed, eps, delta)
-        readout = (f"Lemma 9 wall: n ≥ {n_lb:.3g} users whatever m and d (003). 004 needs n ≳ {n_levy:.3g} at d = {d}. "
-                   f"At n = {n_fixed}, m = {m_fixed}: 004's regime ends at d ≈ {d_max:.3g}.")
-        hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Lemma 9 of 003 assumes δ ≤ ε², "
+        readout = (f"Lemma 9 wall: n ≥ {n_lb:.3g} users whatever m and d (Esfandiari, Mirrokni & Narayanan 2022). "
+                   f"Levy et al. 2021 needs n ≳ "
+                   f"{n_levy:.3g} at d = {d}. At n = {n_fixed}, m = {m_fixed}: the regime of Levy et al. 2021 ends at "
+                   f"d ≈ {d_max:.3g}.")
+        hint = (f"δ = {delta:.1g} > ε² = {eps * eps:.2g}: Esfandiari, Mirrokni & Narayanan 2022, Lemma 9 assumes δ ≤ "
+                f"ε², "
                 "so its wall is not proven here."
                 if delta > eps * eps else None)
         return View(figures=[fig1, fig2], readout=readout, hint=hint)
@@ -264,10 +285,11 @@ class BallFindingPanel(Panel):
     mass; move one user."""
 
     title = "Inside Algorithm A: balls, counts, density and the garbage bucket"
-    intro = ("Each user's mean x_i gets a ball of radius r√d (here d = 2). The output density is "
+    intro = ("Each user's mean x<sub>i</sub> gets a ball of radius r√d (here d = 2). The output density is "
              "e<sup>(ε/2)·min(f, 2n/3)</sup> where f(p) counts the balls covering p, plus a garbage atom of mass "
-             "(4/δ)·V_B: exponent ε/2, not the paper's ε, so that it really is (ε, δ)-DP (dpviz's erratum to "
-             "003, Prop. 15). The first slider pushes the last user (orange ×) to the right: see which mass changes. "
+             "(4/δ)·V<sub>B</sub>: exponent ε/2, not the paper's ε, so that it really is (ε, δ)-DP (dpviz's "
+             "erratum to Esfandiari, Mirrokni & Narayanan 2022, Prop 15). The first slider pushes the last user "
+             "(orange ×) to the right: see which mass changes. "
              "Colour the map by the count f(p) to see the overlaps the density is built from.")
 
     def _build_controls(self):
@@ -302,25 +324,30 @@ class BallFindingPanel(Panel):
         N = teaching_round_cap(1 / 3)
         readout = (f"P[garbage] = {A.garbage:.3g} (moved) vs {A0.garbage:.3g} (original). Largest count f = "
                    f"{int(A.counts.max())} (cap 2n/3 = {2 * n / 3:.1f}). DP-Estimate-1 at the same (ε, δ) "
-                   "(its pseudocode runs at (ε/5, δ/4)) would stop each round w.p. "
+                   "(its pseudocode runs at (ε/5, δ/4), because the G2 bit leaks too) would stop each round w.p. "
                    f"q ≈ {q:.3g} (1-D exact analogue) and return G2 w.p. {prob_g2(q, N):.2g} with N = {N:.0f} "
-                   "rounds on average (003, Lemma 18).")
+                   f"rounds on average (Esfandiari, Mirrokni & Narayanan 2022, Lemma 18).")
         return View(figures=[fig, fig2], readout=readout)
 
 
 class RobustnessPanel(Panel):
-    """Error vs fraction of corrupted users for DP-Estimate-User (Esfandiari, Mirrokni & Narayanan 2022) and the
-    non-robust mean, with the floor."""
+    """Error vs fraction η of corrupted users for DP-Estimate-User (Esfandiari, Mirrokni & Narayanan 2022) and the
+    non-robust mean, with the floor of Prop 27's proof (printed or corrected gap)."""
 
     title = "Corrupted users: robust vs naive"
-    intro = ("An adversary sees the data and replaces all samples of a fraction κ of users by a far point. 003's "
-             "estimator (Theorem 7) tolerates κ up to 1/4; the plain mean does not. No estimator beats r·κ/√m.")
+    intro = ("An adversary sees the data and replaces all samples of a fraction η of users by a far point. The "
+             "estimator of Esfandiari, Mirrokni & Narayanan 2022 (Thm 7) tolerates η up to 1/4; the plain mean does "
+             "not. No estimator, private "
+             "or not, gets error of smaller order than r·η/√m (Prop 27: an order statement; the second control "
+             "draws the floor its proof gives, as printed or corrected).")
     slow = True
     _KAPPAS = np.array([0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4])
 
     def _build_controls(self):
         return {
-            "kappa": slider("fraction corrupted κ", 0.25, 0.0, 0.45, 0.05),
+            "kappa": slider("fraction corrupted η", 0.25, 0.0, 0.45, 0.05),
+            "floor": toggle("floor from Prop 27's proof", [("printed (gap 2rη/√m)", 1.0),
+                                                          ("corrected (gap 4rη/√m)", 2.0)], 2.0),
             "m": dropdown("samples per user m", [("25", 25), ("100", 100), ("400", 400)], 100),
             "epsilon": dropdown("privacy ε", [("0.5", 0.5), ("1", 1.0), ("2", 2.0)], 1.0),
         }
@@ -329,21 +356,28 @@ class RobustnessPanel(Panel):
         kap, m, eps = float(v["kappa"]), int(v["m"]), float(v["epsilon"])
         # n = 150 users, d = 2, r = 1, 3 runs per κ, δ = 10⁻⁶ (the defaults of robustness_curve)
         rob, nai = robustness_curve(self._KAPPAS, m, eps, progress=self.report_progress)
-        floor = np.array([robust_floor(k, m) for k in self._KAPPAS])
+        # the proof's two laws are indistinguishable after corruption: some estimate errs by half their mean gap,
+        # r·η/√m with the printed gap 2rη/√m, 2r·η/√m with the corrected 4rη/√m (robust_floor drops the constant)
+        c = float(v["floor"])
+        floor = c * np.array([robust_floor(k, m) for k in self._KAPPAS])
+        label = f"floor {'' if c == 1 else '2'}r·η/√m (Prop 27's proof, gap {'printed' if c == 1 else 'corrected'})"
         bound = theorem7_guarantee(m, 2)
         # the floor is 0 at κ = 0: leave that point out on the log axis rather than drawing an invented 10⁻⁴
         fig = robustness_figure(self._KAPPAS, np.where(np.isfinite(rob), rob, np.nan), nai,
-                                np.where(floor > 0, floor, np.nan), bound=bound, current=kap)
+                                np.where(floor > 0, floor, np.nan), bound=bound, current=kap, floor_label=label)
         i = int(np.argmin(np.abs(self._KAPPAS - kap)))
-        readout = (f"κ = {kap:.2f}: 003's estimator error ≈ {rob[i]:.3g}, plain mean ≈ {nai[i]:.3g}, floor r·κ/√m = "
-                   f"{robust_floor(kap, m):.3g}. n = 150 users, d = 2 (user means drawn exactly).")
+        readout = (f"η = {kap:.2f}: error of the estimator of Esfandiari, Mirrokni & Narayanan 2022 ≈ {rob[i]:.3g}, "
+                   f"plain mean ≈ "
+                   f"{nai[i]:.3g}, floor {'' if c == 1 else '2'}r·η/√m = {c * robust_floor(kap, m):.3g} (order "
+                   "only: Prop 27 has no constant). n = 150 users, d = 2 (user means drawn exactly).")
         return View(figures=[fig], readout=readout)
 
 
 class FixedNFloorPanel(Panel):
-    """Theorem 8 of Levy et al. 2021: with n fixed, error ≥ B²/(2(1+e^{nε})) no matter how many samples per user."""
+    """Levy et al. 2021, Thm 8: with n fixed, error ≥ B²/(2(1+e^{nε})) (constant derived from its proof) no matter
+    how many samples per user."""
 
-    title = "The fixed-n floor (004, Theorem 8)"
+    title = "The fixed-n floor (Levy et al. 2021, Thm 8)"
     intro = ("If every user holds m copies of ±B, more samples add nothing: with n users some error remains for every "
              "m. The WME formula keeps falling only because it ignores its failure probability β.")
 
@@ -352,17 +386,36 @@ class FixedNFloorPanel(Panel):
             "With ε = 1, how many users n are needed before the Theorem 8 floor B²/(2(1+e<sup>nε</sup>)) (B = 1) "
             "drops below 10⁻⁴?",
             lambda: float(next(k for k in range(1, 1000) if theorem8_mean_floor(k, 1.0) < 1e-4)),
-            explain=lambda a: ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9: "
-                               "only logarithmically many users are "
-                               "needed, matching the n ≳ log(·)/ε requirements (004 Thm 8; 003 Lemma 9)."),
+            explain=lambda a: ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9 "
+                               "(the bound needs δ < 1/(2n·e<sup>nε</sup>) ≈ 6.9·10⁻⁶ at n = 9). This is a "
+                               "<i>lower</i> bound: below n = 9 the floor alone rules out error 10⁻⁴; from n = 9 on "
+                               "it no longer rules it out — it does not say 9 users suffice. What suffices is an "
+                               "upper bound: n = O(log(1/(αδ))/ε) users (Esfandiari, Mirrokni & Narayanan 2022, Thm "
+                               "7) or the winsorized mean's "
+                               "n ≳ log(·)/ε (Levy et al. 2021, Cor 1)."),
             rel_tol=0.15, unit=" users")
+        self.misconception = ChoiceReveal(
+            "The floor B²/(2(1+e<sup>nε</sup>)) drops below 10⁻⁴ at n = 9 users (ε = 1). What does that tell you?",
+            [("With 9 users some private estimator reaches MSE 10⁻⁴, if each user has enough samples.", False,
+              "Tempting: the floor is the only curve that depends on n alone, so its crossing looks like a "
+              "threshold. But a lower bound only says what is impossible. That no estimator does better than the "
+              "floor says nothing about whether any estimator comes close to it: for that you need an upper bound "
+              "(an algorithm and its guarantee), such as Esfandiari, Mirrokni & Narayanan 2022, Thm 7."),
+             ("Below 9 users no user-level ε = 1 estimator can reach MSE 10⁻⁴ however many samples each user "
+              "holds; from 9 users on, this bound no longer forbids it.", True,
+              "Right: a lower bound rules out, it never guarantees. Whether 9 users suffice is a question for an "
+              "upper bound — and the known upper bounds need n ≳ log(·)/ε users with constants far from 9. Note also "
+              "the small print: Thm 8 needs δ < 1/(2n·e<sup>nε</sup>), about 6.9·10⁻⁶ at n = 9."),
+             ("Nothing: the floor is about m, not about n.", False,
+              "The floor is flat in m — that is its point — but it does depend on n, through e<sup>nε</sup>. It "
+              "says that for a fixed number of users more samples per user cannot push the error to zero.")])
         super().__init__(**kw)
 
     def _build_controls(self):
         return {"n": int_slider("users n", 5, 1, 30), "epsilon": log_slider("privacy ε", 1.0, -1, 0.5, step=0.1)}
 
     def _extra_widgets(self):
-        return [self.exercise.widget]
+        return [self.exercise.widget, self.misconception.widget]
 
     def _render(self, v):
         n, eps = int(v["n"]), float(v["epsilon"])
@@ -373,6 +426,6 @@ class FixedNFloorPanel(Panel):
         fig = fixed_n_floor_figure(ms, floors, wme)
         beta = theorem1_beta(n, eps, tau_safe(1.0, 10_000, n, _GAMMA), 1.0, _GAMMA)
         verdict = "vacuous: the formula is not a guarantee here" if beta >= 0.5 else "small: the formula applies"
-        readout = (f"n = {n}: floor {floors[n]:.3g} for every m. Theorem 1's β at m = 10⁴ is {beta:.3g} — "
-                   f"{verdict}.")
+        readout = (f"n = {n}: floor {floors[n]:.3g} for every m. Theorem 1's failure probability β<sub>fail</sub> at "
+                   f"m = 10⁴ is {beta:.3g} — {verdict}.")
         return View(figures=[fig], readout=readout)

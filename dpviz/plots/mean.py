@@ -122,7 +122,7 @@ _EST_STYLE = {
     "naive_laplace": ("naive Laplace on user means", ROLE["naive"]),
     "naive_gaussian": ("naive Gaussian on user means", PALETTE[3]),
     "group_laplace": ("item-level Laplace + group privacy", PALETTE[4]),
-    "winsorized": ("winsorized mean (Alg 1 of 004)", ROLE["private"]),
+    "winsorized": ("winsorized mean (Levy et al. 2021, Alg 1)", ROLE["private"]),
     "oracle_clip": ("oracle-centre clipping (not private)", PALETTE[2]),
 }
 
@@ -144,8 +144,9 @@ def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]
     if crossover is not None and crossover > 0:
         _marked_vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: WME noise 128τ²/(n²ε²) (004, Thm 1); naive Laplace 8B²/(n²ε²); non-private Var/(nm) "
-                 "(004 Cor 1). Crossover where τ = B/4.")
+    _source(fig, "Source: WME noise 128τ²/(n²ε²) (Levy et al. 2021, Thm 1); naive Laplace 8B²/(n²ε²) (derived: "
+                 "Lap(2B/(nε))); "
+                 "non-private Var/(nm) (Levy et al. 2021, Cor 1). Crossover where τ = B/4.")
     approx_note(fig, "markers: Monte Carlo")
     return fig
 
@@ -185,7 +186,9 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
     for k, (label, val) in enumerate(presets.items()):
         _marked_vline(lay, val, label, ROLE["bound"], DASHES[(k + 1) % len(DASHES)], top=bool(k % 2 == 0))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: Algorithm 1 of 004; τ_paper = B√(log(2n/γ)/(2m)) (004 Cor 1), τ_safe = B√(2log(2n/γ)/m) "
+    _source(fig, "Source: Levy et al. 2021, Alg 1; τ<sub>paper</sub> = B√(log(2n/γ)/(2m)) (Levy et al. 2021, Cor 1), "
+                 "τ<sub>safe</sub> = "
+                 "B√(2log(2n/γ)/m) "
                  "(Hoeffding), oracle = max user deviation (not private).", below=82)
     approx_note(fig, "Monte Carlo")
     return fig
@@ -214,8 +217,9 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
     traces.append(dict(type="scatter", x=bx, y=by, mode="markers", name="best split on each iso-N line",
                              marker=dict(symbol="star", size=14, color=PALETTE[1], line=dict(color="black", width=1))))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, source or "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β·(2B)², τ = B√(2log(2n/γ)/m), "
-                           "β = γ + (B/τ)e<sup>−nε/8</sup> (004 Thm 1).", below=60)
+    _source(fig, source or "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β<sub>fail</sub>·(2B)², τ = B√(2log(2n/γ)/m), "
+                           "β<sub>fail</sub> = γ + (B/τ)e<sup>−nε/8</sup> (Levy et al. 2021, Thm 1, as printed).",
+            below=60)
     return fig
 
 
@@ -231,8 +235,11 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
         # first label at the top, second a little above the bottom (the curves end on m = 1 there)
         _marked_vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0, text_y=None if k == 0 else 0.1)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)), at least 1 (003 Cor 8, constants and logs dropped);<br>"
-                 "walls: n ≥ ln(1/δ)/(3ε) (003 Lemma 9), n ≥ √d·ln(1/δ)/ε (004 Cor 1).", below=60)
+    _source(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)), at least 1 (Esfandiari, Mirrokni & Narayanan 2022, Cor 8, "
+                 "constants and logs "
+                 "dropped);<br>walls: n ≥ ln(1/δ)/(3ε) (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9), n ≥ "
+                 "√d·ln(1/δ)/ε (Levy et al. 2021, Cor 1).",
+            below=60)
     approx_note(fig, "O-constants set to 1")
     return fig
 
@@ -243,13 +250,15 @@ def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n:
     regime (infeasible beyond its wall)."""
     lay = _frame(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
                   xlog=True, ylog=True, bottom=112)
-    traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="003 (Cor 8 shape)",
+    traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="Esfandiari, Mirrokni & Narayanan 2022 "
+                                                                            "(Cor 8 shape)",
                          line=dict(color=ROLE["private"], width=3)),
-              dict(type="scatter", x=ds, y=older, mode="lines+markers", name="004 (only where n ≥ √d·ln(1/δ)/ε)",
+              dict(type="scatter", x=ds, y=older, mode="lines+markers", name="Levy et al. 2021 (only where n ≥ "
+                                                                             "√d·ln(1/δ)/ε)",
                          line=dict(color=ROLE["naive"], dash="dash"))]
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: error r(√d/(εn√m) + 1/√(mn)), m = 100 (003 Cor 8);<br>"
-                 "004 Cor 1 has the same rate but needs n ≳ √d·ln(1/δ)/ε.", below=60)
+    _source(fig, "Source: error r(√d/(εn√m) + 1/√(mn)), m = 100 (Esfandiari, Mirrokni & Narayanan 2022, Cor 8);<br>"
+                 "Levy et al. 2021, Cor 1 has the same rate but needs n ≳ √d·ln(1/δ)/ε.", below=60)
     approx_note(fig, "O-constants set to 1")
     return fig
 
@@ -267,7 +276,8 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
                         template: str = TEMPLATE) -> go.Figure:
     """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted)."""
     # legend under the plot, pinned to the figure's bottom edge: on the right it collided with the colour bar
-    lay = _frame(title or "Inside Algorithm A (003): balls, count f(p), output density", "p₁", "p₂", template,
+    lay = _frame(title or "Inside Algorithm A (Esfandiari, Mirrokni & Narayanan 2022): balls, count f(p), output "
+                          "density", "p₁", "p₂", template,
                   bottom=140, legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0,
                                           xanchor="left"))
     lay["yaxis"]["scaleanchor"] = "x"
@@ -285,7 +295,8 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
                              marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
     _source(fig, "Source: density ∝ e<sup>(ε/2)·min(f(p), 2n/3)</sup> where f(p) = #{i : ‖p − x_i‖ ≤ r√d} > 0,<br>"
-                 "plus a garbage atom of mass (4/δ)·V_B (003, Algorithm A, Thm 2; exponent ε/2: dpviz's erratum "
+                 "plus a garbage atom of mass (4/δ)·V<sub>B</sub> (Esfandiari, Mirrokni & Narayanan 2022, Thm 2; "
+                 "exponent ε/2: dpviz's erratum "
                  "to Prop 15).", below=52)
     approx_note(fig, "grid (cell-centre rule)")
     return fig
@@ -300,7 +311,8 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
               dict(type="bar", x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
                      marker_color=ROLE["x_prime"])]
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: 003 Prop 15 as corrected by dpviz (exponent ε/2): density and total each move by "
+    _source(fig, "Source: Esfandiari, Mirrokni & Narayanan 2022, Prop 15 as corrected by dpviz (exponent ε/2): "
+                 "density and total each move by "
                  "e<sup>±ε/2</sup>,<br>so probabilities by e<sup>±ε</sup>; only the region where f changes 1↔0 "
                  "escapes this (mass ≤ e<sup>ε/2</sup>·δ/2).", below=40)
     approx_note(fig, "grid (cell-centre rule)")
@@ -308,31 +320,37 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
 
 
 def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray, floor: np.ndarray, *,
-                      bound: float | None = None, current: float | None = None, template: str = TEMPLATE) -> go.Figure:
-    """Median ℓ₂ error vs fraction κ of corrupted users: Esfandiari, Mirrokni & Narayanan 2022's estimator, non-robust
-    mean, r·κ/√m floor."""
-    lay = _frame("Robustness to corrupted users", "fraction of users corrupted κ", "ℓ₂ error (log)", template,
+                      bound: float | None = None, current: float | None = None,
+                      floor_label: str = "order of the floor r·η/√m (Prop 27; constant unknown, drawn as 1)",
+                      template: str = TEMPLATE) -> go.Figure:
+    """Median ℓ₂ error vs fraction η of corrupted users: Esfandiari, Mirrokni & Narayanan 2022's estimator, non-robust
+    mean, and a floor of order r·η/√m (``floor_label`` says which constant ``floor`` carries)."""
+    lay = _frame("Robustness to corrupted users", "fraction of users corrupted η", "ℓ₂ error (log)", template,
                   ylog=True)
-    traces = [dict(type="scatter", x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User (003 Alg 3)",
+    traces = [dict(type="scatter", x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User "
+                   "(Esfandiari, Mirrokni & Narayanan 2022, Alg 3)",
                          line=dict(color=ROLE["private"], width=3)),
               dict(type="scatter", x=kappas, y=naive, mode="lines+markers", name="non-robust mean of user means",
                          line=dict(color=ROLE["naive"], dash="dash")),
-              dict(type="scatter", x=kappas, y=floor, mode="lines", name="floor r·κ/√m (003 Prop 27, any estimator)",
+              dict(type="scatter", x=kappas, y=floor, mode="lines", name=floor_label,
                          line=dict(color=ROLE["bound"], dash="dot"))]
     if bound is not None:
-        _marked_hline(lay, bound, "guarantee r′(1+√d), r′ = 10r/√m (003 Thm 7, Prop 14)", PALETTE[2])
-    _marked_vline(lay, 0.25, "κ = 1/4 (Thm 7)", "#777777", top=False)
+        _marked_hline(lay, bound, "guarantee r′(1+√d), r′ = 10r/√m (Thm 7, Prop 14)", PALETTE[2])
+    _marked_vline(lay, 0.25, "η = 1/4 (Thm 7)", "#777777", top=False)
     if current is not None:
         _marked_vline(lay, current, "", ROLE["x_prime"], "solid", width=2)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: 003 Theorem 7 (n/4 corrupted users), Proposition 27 (error ≳ rκ/√m even non-privately).")
+    _source(fig, "Source: Esfandiari, Mirrokni & Narayanan 2022, Thm 7 (n/4 corrupted users), Prop 14; Prop 27: error "
+                 "o(rη/√m) is impossible, even "
+                 "non-privately — an order, with no constant.")
     approx_note(fig, "Monte Carlo (median over runs)")
     return fig
 
 
 def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mapping[int, np.ndarray], *,
                          template: str = TEMPLATE) -> go.Figure:
-    """Theorem 8 (Levy et al. 2021): for fixed n the error cannot go below B²/(2(1+e^{nε})) however large m is."""
+    """Levy et al. 2021, Thm 8: for fixed n the error cannot go below B²/(2(1+e^{nε})) (constant derived from its proof)
+    however large m is."""
     lay = _frame("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
                   xlog=True, ylog=True, bottom=112)
     traces = []
@@ -340,10 +358,14 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
         c = PALETTE[k % 5]
         traces.append(dict(type="scatter", x=ms, y=np.full(len(ms), fl), mode="lines",
                            name=f"n = {n}: lower bound (Thm 8)", line=dict(color=c, width=3)))
-        traces.append(dict(type="scatter", x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE (β ignored)",
+        traces.append(dict(type="scatter", x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE "
+                                                                              f"(β<sub>fail</sub> ignored)",
                                  line=dict(color=c, dash="dash")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e<sup>nε</sup>)) (004 Thm 8, constant from its proof);<br>"
-                 "dashed: Var/(nm) + 128τ²/(n²ε²) (004 Thm 1), valid only once β = (B/τ)e<sup>−nε/8</sup> is small.",
+    _source(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e<sup>nε</sup>)) (derived from the proof of Levy et al. 2021, "
+                 "Thm 8, "
+                 "which states Ω(e<sup>−nε</sup>));<br>dashed: Var/(nm) + 128τ²/(n²ε²) (Levy et al. 2021, Thm 1), "
+                 "valid only "
+                 "once β<sub>fail</sub> = (B/τ)e<sup>−nε/8</sup> is small.",
             below=60)
     return fig
