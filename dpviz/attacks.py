@@ -398,7 +398,7 @@ def membership_tradeoff(n: int, p: float, *, noise: str = "none", scale: float =
     Model (replace-one neighbours): the target has bit 1. H₀ "not in the data": the n people are drawn from a
     population where a bit is 1 with probability p, so the count S ~ Bin(n, p). H₁ "in the data": the target plus
     n − 1 drawn people, S ~ 1 + Bin(n − 1, p). The release is S, S + Lap(b) (``noise="laplace"``, ``scale`` = b;
-    (1/b)-DP) or S + N(0, σ²) (``"gaussian"``, ``scale`` = σ; (1/σ)-GDP, Dong, Roth & Su 2022, Thm 2.7).
+    (1/b)-DP) or S + N(0, σ²) (``"gaussian"``, ``scale`` = σ; μ-GDP with μ = 1/σ by Dong, Roth & Su 2022, Thm 2.7).
 
     The likelihood ratio P₁(s)/P₀(s) = s/(np) grows with s, and adding Laplace or Gaussian noise (log-concave
     densities) keeps it monotone, so the most powerful tests are thresholds on the release (Neyman–Pearson lemma;
