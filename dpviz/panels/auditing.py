@@ -1,0 +1,271 @@
+"""Lesson 07 "DP-SGD and auditing": three panels.
+
+* :class:`DPSGDPanel` — train a logistic regression live with DP-SGD; accuracy against steps, and the ε the RDP and
+  PLD accountants give (slow: progress bar), with a predict-then-reveal exercise;
+* :class:`NeighbourGamePanel` — the learner is the adversary of one DP-SGD step: guess x or x′ from the output;
+  the tally becomes a lower bound on ε;
+* :class:`AuditPanel` — the computer plays the game thousands of times on correct mechanisms and on mechanisms
+  with planted bugs (slow: progress bar), with a misconception exercise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+
+from dpviz import audit as A
+from dpviz import dpsgd as D
+from dpviz._validation import as_rng
+from dpviz.mechanisms.gaussian import Gaussian
+from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._format import _fmt, _table
+from dpviz.plots import auditing as P
+
+__all__ = ["DPSGDPanel", "NeighbourGamePanel", "AuditPanel"]
+
+_DELTA = 1e-5
+_N = 1000
+
+
+def _data():
+    """The lesson's fixed data: 1000 training and 1000 test examples from fixed seeds."""
+    return D.make_dataset(_N, rng=7), D.make_dataset(_N, rng=8)
+
+
+class DPSGDPanel(Panel):
+    """DP-SGD trained live: accuracy against steps, ε from the RDP and PLD accountants."""
+
+    title = "DP-SGD, live"
+    intro = ("Each step samples every example with probability q, clips each example's gradient to norm C, adds "
+             "Gaussian noise of standard deviation σC to the sum and steps (Abadi et al. 2016, Alg. 1). The unit "
+             "of privacy is one training example; the accountants add up T subsampled Gaussian steps.")
+    slow = True
+
+    def __init__(self, **overrides: Any):
+        self._train, self._test = _data()
+        self.exercise = PredictReveal(
+            "Predict: if you doubled the number of steps T (same σ, q), what ε would the PLD accountant report?",
+            answer=self._answer, explain=self._explain, rel_tol=0.15, guess_label="your ε:")
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "clip_norm": slider("clip norm C", 1.0, 0.1, 5.0, 0.1),
+            "noise_multiplier": slider("noise multiplier σ", 1.0, 0.3, 5.0, 0.1),
+            "sampling_rate": log_slider("sampling rate q", 0.05, -2, 0, step=0.1, readout_format=".3f"),
+            "steps": int_slider("steps T", 200, 10, 500, 10),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _answer(self) -> float:
+        v = self.values()
+        return D.dpsgd_epsilon(float(v["noise_multiplier"]), float(v["sampling_rate"]), 2 * int(v["steps"]), _DELTA)
+
+    def _explain(self, answer: float) -> str:
+        v = self.values()
+        now = D.dpsgd_epsilon(float(v["noise_multiplier"]), float(v["sampling_rate"]), int(v["steps"]), _DELTA)
+        return (f"At T steps ε = {now:.3g}; at 2T, {answer:.3g}: a factor {answer / now:.2f}, well below 2. The "
+                "privacy loss of T steps is a sum of T small independent losses: its mean grows like T, but its "
+                "spread, which decides ε at a small δ, grows like √T, so ε grows sub-linearly (Abadi et al. 2016, "
+                "Thm 1: for fixed σ, ε grows like q√T).")
+
+    def _render(self, v: dict[str, Any]) -> View:
+        C, s = float(v["clip_norm"]), float(v["noise_multiplier"])
+        q, T = float(v["sampling_rate"]), int(v["steps"])
+        (X, y), test = self._train, self._test
+        every = max(1, T // 20)
+        self.report_progress(0.02)
+        run = D.train_dpsgd(X, y, clip_norm=C, noise_multiplier=s, sampling_rate=q, steps=T, test=test,
+                            eval_every=every, rng=1, progress=lambda f: self.report_progress(0.05 + 0.25 * f))
+        ref = D.train_dpsgd(X, y, clip_norm=C, noise_multiplier=0.0, sampling_rate=q, steps=T, test=test,
+                            eval_every=every, rng=1)
+        self.report_progress(0.35)
+        fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy, noise_multiplier=s, clip_norm=C,
+                                 sampling_rate=q)
+        checkpoints = sorted({max(1, round(T * k / 4)) for k in (1, 2, 3, 4)})
+        rdp = []
+        for i, t in enumerate(checkpoints):
+            rdp.append(D.dpsgd_epsilon(s, q, t, _DELTA, accountant="rdp"))
+            self.report_progress(0.35 + 0.3 * (i + 1) / len(checkpoints))
+        pld = D.dpsgd_epsilon(s, q, T, _DELTA, accountant="pld")
+        self.report_progress(1.0)
+        fig2 = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
+        rows = [("test accuracy after T steps: DP-SGD / no noise",
+                 f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[-1]:.3f}"),
+                (f"ε at δ = {_DELTA:.0e}: RDP / PLD", f"{_fmt(rdp[-1])} / {_fmt(pld)}"),
+                ("expected batch size q·n", f"{q * _N:.0f} (mean drawn: {run.batch_sizes.mean():.1f})"),
+                ("examples clipped (last step)", f"{run.clipped_fraction[-1]:.0%}")]
+        hint = None
+        if pld > 10:
+            hint = "ε above 10 protects little: raise σ, or lower q or T."
+        return View(figures=[fig1, fig2], readout=_table(rows), hint=hint)
+
+
+class NeighbourGamePanel(Panel):
+    """The neighbouring-dataset game: the learner guesses x or x′ from one DP-SGD step's output."""
+
+    title = "The neighbouring-dataset game: you are the adversary"
+    intro = ("The page picks x (five ordinary examples) or x′ (the same plus your canary) in secret, by a fair "
+             "coin, runs one DP-SGD step (clip C = 1, noise σ) and shows you the output. Guess which dataset it "
+             "was. Your hits and false alarms become a lower bound on ε at 95% confidence, next to the ε the "
+             "mechanism claims.")
+
+    def __init__(self, rng=None, **overrides: Any):
+        self._rng = as_rng(rng)
+        self._key: tuple | None = None
+        self._tally = dict(tp=0, fp=0, pos=0, neg=0)
+        self._history: list[float] = []
+        self._secret_is_prime = False
+        self._output = 0.0
+        self._last: str | None = None
+        self.guess_x = W.Button(description="guess x (no canary)")
+        self.guess_xp = W.Button(description="guess x′ (canary)")
+        self.reset = W.Button(description="start over", icon="refresh")
+        self.guess_x.on_click(lambda _b: self.guess(False))
+        self.guess_xp.on_click(lambda _b: self.guess(True))
+        self.reset.on_click(lambda _b: self.start_over())
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "canary": slider("canary's gradient (before clipping)", 1.0, 0.0, 5.0, 0.1),
+            "sigma": slider("noise multiplier σ", 1.0, 0.3, 4.0, 0.1),
+        }
+
+    def _extra_widgets(self):
+        return [W.HBox([self.guess_x, self.guess_xp, self.reset])]
+
+    def _new_round(self, shift: float, sigma: float) -> None:
+        self._secret_is_prime = bool(self._rng.random() < 0.5)
+        self._output = (shift if self._secret_is_prime else 0.0) + float(self._rng.normal(0.0, sigma))
+
+    def start_over(self) -> None:
+        self._key = None
+        self.update()
+
+    def guess(self, says_prime: bool) -> None:
+        """Record a guess for the current round, then draw the next round."""
+        t = self._tally
+        if self._secret_is_prime:
+            t["pos"] += 1
+            t["tp"] += int(says_prime)
+        else:
+            t["neg"] += 1
+            t["fp"] += int(says_prime)
+        right = says_prime == self._secret_is_prime
+        self._last = ("x′" if self._secret_is_prime else "x") + (" — you were right" if right else " — missed")
+        self._history.append(self._bound())
+        v = self.values()
+        self._new_round(min(float(v["canary"]), 1.0), float(v["sigma"]))
+        self.update()
+
+    def _bound(self) -> float:
+        t = self._tally
+        if t["pos"] == 0 or t["neg"] == 0:
+            return 0.0
+        return A.epsilon_lower_bound(t["tp"], t["fp"], t["pos"], t["neg"], delta=_DELTA, confidence=0.95)
+
+    def _render(self, v: dict[str, Any]) -> View:
+        g, s = float(v["canary"]), float(v["sigma"])
+        shift = min(g, 1.0)  # clipped to C = 1
+        key = (g, s)
+        if key != self._key:  # another mechanism: a new game
+            self._key = key
+            self._tally = dict(tp=0, fp=0, pos=0, neg=0)
+            self._history = []
+            self._last = None
+            self._new_round(shift, s)
+        claimed = float(Gaussian(s, 1.0).epsilon(_DELTA))
+        fig = P.game_figure(shift, s, self._output, truth=self._last)
+        rounds = np.arange(1, len(self._history) + 1)
+        fig2 = P.game_tally_figure(rounds, self._history, claimed, confidence=0.95)
+        t = self._tally
+        rows = [("rounds played", f"{t['pos'] + t['neg']} ({t['pos']} on x′, {t['neg']} on x)"),
+                ("hits (said x′ on x′) / false alarms (said x′ on x)", f"{t['tp']} / {t['fp']}"),
+                ("your lower bound on ε (95%)", _fmt(self._bound()) if t["pos"] and t["neg"] else
+                 "— play rounds on both datasets first"),
+                (f"claimed ε at δ = {_DELTA:.0e}", f"{claimed:.3g} (Gaussian step, Balle & Wang 2018, Thm 8)")]
+        hint = None
+        if g > 1.0:
+            hint = "The canary's gradient is clipped to C = 1: a bigger canary does not move M(x′) further."
+        return View(figures=[fig, fig2], readout=_table(rows), hint=hint)
+
+
+_CASE_OPTIONS = [(c.label, k) for k, c in A.AUDIT_CASES.items()]
+
+
+class AuditPanel(Panel):
+    """The computer plays the game thousands of times with the likelihood-ratio test; catch the buggy mechanisms."""
+
+    title = "The computer's audit: catch a bug"
+    intro = ("Pick an implementation. The computer runs it thousands of times on x and on x′, picks the best "
+             "threshold test on half of the runs and counts its errors on the other half. The Clopper–Pearson "
+             "lower bound on ε is compared with the ε the implementation claims: above the claim, the claim is "
+             "refuted at the confidence shown. Some implementations hide a bug.")
+    slow = True
+
+    def __init__(self, **overrides: Any):
+        self.exercise = ChoiceReveal(
+            "An audit of a mechanism that claims ε = 1 finds ε ≥ 0.3 at 95% confidence. What follows?",
+            [("The claim is wrong: the mechanism is really only 0.3-DP, it leaks less than it says.", False,
+              "Tempting, because the audit measured something. But a lower bound of 0.3 only says ε is at least "
+              "0.3; the true ε can be anything from 0.3 up, including 1. An audit can refute a claim only from "
+              "above."),
+             ("The claim is wrong: a correct 1-DP mechanism would make the audit find exactly 1.", False,
+              "Tempting if you read the audit as a measurement. Finite runs and a test that may be weaker than the "
+              "best one make the bound fall short of the true ε; with more runs and the optimal test it approaches "
+              "a tight claim, never passes a correct one (except with probability ≤ 5%)."),
+             ("Nothing: a lower bound below the claim is consistent with the claim, and proves nothing about it.",
+              True, "Right: only a lower bound above the claimed ε refutes it. A bound below it neither confirms "
+              "the claim (the mechanism could still be buggy in a way this test misses) nor refutes it.")])
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "mechanism": dropdown("implementation", _CASE_OPTIONS, "laplace_ok"),
+            "trials": log_slider("trials", 10_000, 3, 5, step=0.25, readout_format=".0f"),
+            "confidence": dropdown("confidence", [("90%", 0.9), ("95%", 0.95), ("99%", 0.99)], 0.95),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _render(self, v: dict[str, Any]) -> View:
+        key, conf = v["mechanism"], float(v["confidence"])
+        trials = int(round(float(v["trials"])))
+        case = A.AUDIT_CASES[key]
+        grid = sorted({max(100, int(round(trials / 2 ** k))) for k in (5, 4, 3, 2, 1, 0)})
+        bounds, result = [], None
+        for i, n in enumerate(grid):  # independent audits of growing size, streamed to the progress bar
+            result = A.audit_case(key, trials=n, confidence=conf, rng=i)
+            bounds.append(result.epsilon_lower)
+            self.report_progress((i + 1) / (len(grid) + 1))
+        assert result is not None
+        g = np.random.default_rng(99)
+        sample_x = case.sampler(case.x, 2000, g)
+        sample_xp = case.sampler(case.x_prime, 2000, g)
+        fig1 = P.audit_trials_figure(grid, bounds, case.claimed_epsilon, confidence=conf)
+        fig2 = P.audit_outputs_figure(sample_x, sample_xp, threshold=None if result.discrete else result.threshold,
+                                      direction=result.direction, discrete=result.discrete)
+        self.report_progress(1.0)
+        flagged = result.epsilon_lower > case.claimed_epsilon
+        claim = f"ε = {case.claimed_epsilon:.3g}" + (f", δ = {case.claimed_delta:.0e}" if case.claimed_delta else "")
+        verdict = (f"REFUTED at {conf:.0%} confidence: the implementation is not {claim}-DP (a correct one is "
+                   f"refuted with probability at most {1 - conf:.0%})."
+                   + (f" The planted bug: {case.bug}." if case.bug else "") if flagged else
+                   "not refuted: consistent with the claim (which proves nothing about it).")
+        rows = [("claim", f"{claim} ({case.source})"),
+                (f"runs counted: on x′ / on x (of {trials})", f"{result.positives} / {result.negatives}"),
+                ("hits / false alarms", f"{result.true_positives} / {result.false_positives}"),
+                (f"lower bound on ε ({conf:.0%})", f"{result.epsilon_lower:.3g}"),
+                ("verdict", verdict)]
+        return View(figures=[fig1, fig2], readout=_table(rows))
+
+    def bench_values(self) -> dict[str, list[Any]]:
+        vals = super().bench_values()
+        vals["trials"] = [1000.0, 10_000.0]
+        return vals

@@ -1,0 +1,191 @@
+"""Figures for lesson 07 "DP-SGD and auditing": DP-SGD training curves and its ε, the neighbouring-dataset game,
+and the computer's audit (lower bound against the claim, and the outputs it separated).
+
+Pure builders: numbers in, a new ``plotly.graph_objects.Figure`` out, in the shared ``"dpviz"`` template; every
+figure that shows a Monte Carlo result says so on the figure.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+
+from dpviz._validation import check_positive, check_real_array
+from dpviz.plots._theme import ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, approx_note, caption
+
+__all__ = [
+    "training_figure",
+    "epsilon_steps_figure",
+    "game_figure",
+    "game_tally_figure",
+    "audit_trials_figure",
+    "audit_outputs_figure",
+]
+
+_LEGEND = dict(orientation="h", y=-0.25, x=0, yanchor="top")
+
+
+def training_figure(steps, private_accuracy, nonprivate_accuracy, *, noise_multiplier: float, clip_norm: float,
+                    sampling_rate: float, template: str = TEMPLATE) -> go.Figure:
+    """Test accuracy against the step t: DP-SGD (Abadi et al. 2016, Alg. 1) and the same clipped SGD without
+    noise (σ = 0) on the same Poisson batches' rate."""
+    t = check_real_array(steps, "steps")
+    a = check_real_array(private_accuracy, "private_accuracy")
+    b = check_real_array(nonprivate_accuracy, "nonprivate_accuracy")
+    if not (t.shape == a.shape == b.shape):
+        raise ValueError("steps, private_accuracy and nonprivate_accuracy must have the same length")
+    traces = [
+        go.Scatter(x=t, y=b, mode="lines", name="clipped SGD, no noise (σ = 0)",
+                   line=dict(color=ROLE["nonprivate"], dash="dash", width=2)),
+        go.Scatter(x=t, y=a, mode="lines+markers", name=f"DP-SGD, σ = {noise_multiplier:.3g}",
+                   line=dict(color=ROLE["private"], width=3), marker=dict(size=5)),
+    ]
+    layout = _layout(f"Training live: C = {clip_norm:.3g}, σ = {noise_multiplier:.3g}, q = {sampling_rate:.3g}",
+                     "step t", "test accuracy", template=template, legend=_LEGEND,
+                     yaxis=dict(range=[0.3, 1.0]), margin=dict(b=140), height=420)
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Logistic regression on a synthetic 2-D data set (1000 training, 1000 test examples). "
+                 "Each step: Poisson sample at rate q,<br>per-example gradients clipped to norm C, noise N(0, σ²C²) "
+                 "added to their sum (Abadi et al. 2016, Alg. 1). One random run.", below=95)
+    return fig
+
+
+def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float, total_steps: int, *, delta: float,
+                         template: str = TEMPLATE) -> go.Figure:
+    """ε spent after t steps at δ: the RDP accountant at a few steps and the PLD accountant at the last step."""
+    t = check_real_array(steps_rdp, "steps_rdp")
+    e = np.asarray(epsilon_rdp, dtype=float)
+    check_positive(total_steps, "total_steps")
+    traces = [
+        go.Scatter(x=t, y=_gaps(e), mode="lines+markers", name="RDP accountant (Mironov, Talwar & Zhang 2019)",
+                   line=dict(color=ROLE["alt"], width=3), marker=dict(size=8)),
+        go.Scatter(x=[total_steps], y=_gaps([epsilon_pld]), mode="markers",
+                   name="PLD accountant at t = T (Koskela, Jälkö & Honkela 2020)",
+                   marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
+    ]
+    finite = [v for v in list(e) + [epsilon_pld] if math.isfinite(v) and v > 0]
+    log = bool(finite) and max(finite) / min(finite) > 30
+    layout = _layout(f"Privacy spent: ε at δ = {delta:.0e} (per example, add/remove one)", "step t",
+                     "ε", template=template, legend=_LEGEND, margin=dict(b=140), height=400,
+                     yaxis=dict(type="log") if log else None)
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Each step is a Poisson-subsampled Gaussian mechanism (sensitivity C, noise σC); T of them "
+                 "composed.<br>RDP: Mironov, Talwar & Zhang 2019 with the conversion of Balle et al. 2020; "
+                 "PLD: Koskela, Jälkö & Honkela 2020 (upper end).", below=95)
+    return fig
+
+
+def game_figure(shift: float, sigma: float, output: float | None, *, truth: str | None = None,
+                template: str = TEMPLATE) -> go.Figure:
+    """The game's view: densities of the DP-SGD step's output on x (centred at 0) and on x′ (centred at the
+    canary's clipped gradient ``shift``), noise N(0, σ²), and the output of this round as a vertical line."""
+    s = check_positive(sigma, "sigma")
+    lo, hi = min(0.0, shift) - 4 * s, max(0.0, shift) + 4 * s
+    y = np.linspace(lo, hi, 301)
+    px = np.exp(-0.5 * (y / s) ** 2) / (s * math.sqrt(2 * math.pi))
+    pxp = np.exp(-0.5 * ((y - shift) / s) ** 2) / (s * math.sqrt(2 * math.pi))
+    traces = [go.Scatter(x=y, y=px, mode="lines", name="M(x): without the canary", line=dict(color=ROLE["x"],
+                                                                                             width=3)),
+              go.Scatter(x=y, y=pxp, mode="lines", name="M(x′): with the canary",
+                         line=dict(color=ROLE["x_prime"], width=3, dash="dash"))]
+    shapes = []
+    title = "The output of this round (grey line): which dataset made it?"
+    if output is not None:
+        shapes.append(_vline(float(min(max(output, lo), hi)), color="#444444", dash="solid", width=3))
+    if truth is not None:
+        title = f"Last round: the output came from {truth}"
+    layout = _layout(title, "output o (summed clipped gradients + noise, centred on x)", "probability density",
+                     template=template, legend=_LEGEND, shapes=shapes, margin=dict(b=130), height=400)
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Gaussian noise N(0, σ²C²) with C = 1; the canary's gradient is clipped to [−C, C] "
+                 "(Abadi et al. 2016, Alg. 1).", below=80)
+    return fig
+
+
+def game_tally_figure(rounds, bounds, claimed_epsilon: float, *, confidence: float,
+                      template: str = TEMPLATE) -> go.Figure:
+    """The learner's lower bound on ε after each round of the game, against the claimed ε."""
+    r = np.asarray(rounds, dtype=float)
+    b = np.asarray(bounds, dtype=float)
+    traces = [go.Scatter(x=r, y=_gaps(b), mode="lines+markers", name=f"your lower bound on ε ({confidence:.0%})",
+                         line=dict(color=ROLE["x"], width=3))]
+    layout = _layout("Your guesses as evidence: a lower bound on ε", "round", "ε",
+                     template=template, legend=_LEGEND, margin=dict(b=130), height=360,
+                     shapes=[_hline(claimed_epsilon, color=ROLE["bound"], dash="dash", width=2)],
+                     xaxis=dict(rangemode="tozero"), yaxis=dict(rangemode="tozero"))
+    fig = go.Figure(data=traces, layout=layout)
+    fig.add_annotation(text=f"claimed ε = {claimed_epsilon:.3g}", x=1, xref="paper", y=claimed_epsilon, yref="y",
+                       xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=12))
+    caption(fig, "Clopper–Pearson bounds on both error rates (Clopper & Pearson 1934), "
+                 "Kairouz, Oh & Viswanath 2015, Thm 2.1.", below=80)
+    return fig
+
+
+def audit_trials_figure(trials, bounds, claimed_epsilon: float, *, confidence: float,
+                        template: str = TEMPLATE) -> go.Figure:
+    """The audit's lower bound on ε against the number of trials (log axis), with the claimed ε; points above
+    the claim are flagged."""
+    n = check_real_array(trials, "trials")
+    b = np.asarray(bounds, dtype=float)
+    over = b > claimed_epsilon
+    traces = [go.Scatter(x=n, y=_gaps(b), mode="lines+markers", name=f"empirical lower bound ({confidence:.0%})",
+                         line=dict(color=ROLE["x"], width=3), marker=dict(size=8)),
+              go.Scatter(x=n[over], y=_gaps(b[over]), mode="markers", name="above the claim: claim refuted",
+                         marker=dict(color=ROLE["approx"], size=14, symbol="x"))]
+    top = max([claimed_epsilon * 1.3] + [v * 1.1 for v in b if math.isfinite(v)] + [0.5])
+    layout = _layout("The computer's audit: lower bound vs number of trials", "trials (runs of the mechanism)",
+                     "ε", template=template, legend=_LEGEND, xaxis=dict(type="log"),
+                     yaxis=dict(range=[0, top]), margin=dict(b=150), height=400,
+                     shapes=[_hline(claimed_epsilon, color=ROLE["bound"], dash="dash", width=2)])
+    fig = go.Figure(data=traces, layout=layout)
+    fig.add_annotation(text=f"claimed ε = {claimed_epsilon:.3g}", x=0, xref="paper", y=claimed_epsilon, yref="y",
+                       xanchor="left", yanchor="bottom", showarrow=False, font=dict(size=12))
+    approx_note(fig, "Monte Carlo: a lower bound holding with the stated confidence")
+    caption(fig, "Likelihood-ratio threshold test chosen on half the runs, counted on the other half; "
+                 "Clopper–Pearson bounds<br>(Clopper & Pearson 1934) on both error rates, Bonferroni split; "
+                 "Kairouz, Oh & Viswanath 2015, Thm 2.1; Jagielski, Ullman & Oprea 2020.", below=95)
+    return fig
+
+
+def audit_outputs_figure(outputs_x, outputs_x_prime, *, threshold: float | None, direction: int,
+                         discrete: bool, template: str = TEMPLATE) -> go.Figure:
+    """Histograms of the mechanism's outputs on x and on x′ (a Monte Carlo sample), with the audit's threshold
+    when the test thresholds the output itself (continuous outputs)."""
+    a = check_real_array(outputs_x, "outputs_x")
+    b = check_real_array(outputs_x_prime, "outputs_x_prime")
+    if discrete:
+        vals = np.unique(np.concatenate([a, b]))
+        ca = np.array([np.count_nonzero(a == v) for v in vals]) / a.size
+        cb = np.array([np.count_nonzero(b == v) for v in vals]) / b.size
+        traces = [go.Bar(x=vals - 0.15, y=ca, width=0.3, name="outputs on x", marker_color=ROLE["x"]),
+                  go.Bar(x=vals + 0.15, y=cb, width=0.3, name="outputs on x′", marker_color=ROLE["x_prime"])]
+        yt, shapes = "fraction of runs", []
+    else:
+        lo, hi = np.quantile(np.concatenate([a, b]), [0.002, 0.998])
+        edges = np.linspace(lo, hi, 51)
+        ca, _ = np.histogram(a, edges)
+        cb, _ = np.histogram(b, edges)
+        mid = 0.5 * (edges[1:] + edges[:-1])
+        w = edges[1] - edges[0]
+        traces = [go.Bar(x=mid, y=ca / (a.size * w), width=w, name="outputs on x", marker_color=ROLE["x"],
+                         opacity=0.6),
+                  go.Bar(x=mid, y=cb / (b.size * w), width=w, name="outputs on x′", marker_color=ROLE["x_prime"],
+                         opacity=0.6)]
+        yt = "density (histogram)"
+        shapes = [] if threshold is None else [_vline(float(direction * threshold), color="#444444", width=2)]
+    side = "right" if direction > 0 else "left"
+    title = ("Outputs on x and x′" + ("" if discrete or threshold is None
+                                      else f": the test guesses x′ {side} of the line"))
+    layout = _layout(title, "output o", yt, template=template, barmode="overlay", legend=_LEGEND, shapes=shapes,
+                     margin=dict(b=130), height=380)
+    fig = go.Figure(data=traces, layout=layout)
+    if discrete:
+        fig.update_xaxes(dtick=1)
+    approx_note(fig, "Monte Carlo sample of the outputs")
+    caption(fig, "Discrete outputs: the test ranks values by their estimated likelihood ratio "
+                 "P[o | x′]/P[o | x] (Neyman–Pearson)." if discrete else
+                 "The likelihood ratio of Laplace or Gaussian noise is monotone in o: the best test is a "
+                 "threshold.", below=80)
+    return fig

@@ -1,0 +1,93 @@
+"""Headless tests of the lesson-07 panels: controls change figures, the game's tally and bound follow the guesses,
+the audit flags the planted bugs, nothing gives an exercise's answer away before Reveal."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpviz import audit as A
+from dpviz import dpsgd as D
+from dpviz.panels.auditing import AuditPanel, DPSGDPanel, NeighbourGamePanel
+
+
+def test_dpsgd_panel_trains_and_reports_both_accountants():
+    p = DPSGDPanel(steps=50)
+    assert p.last_error is None and type(p).slow
+    rdp = p.figures[1].data[0].y[-1]
+    pld = p.figures[1].data[1].y[0]
+    q = p.values()["sampling_rate"]  # 10^−1.3 ≈ 0.0501: the log slider's grid point nearest 0.05
+    assert abs(q - 0.05) < 0.001
+    assert rdp == D.dpsgd_epsilon(1.0, q, 50, 1e-5, accountant="rdp")
+    assert pld == D.dpsgd_epsilon(1.0, q, 50, 1e-5, accountant="pld")
+    before = np.asarray(p.figures[0].data[1].y).copy()
+    p.controls["noise_multiplier"].value = 4.0
+    assert p.last_error is None and not np.array_equal(before, np.asarray(p.figures[0].data[1].y))
+
+
+def test_dpsgd_prediction_not_shown_before_reveal():
+    p = DPSGDPanel(steps=50)
+    answer = D.dpsgd_epsilon(1.0, p.values()["sampling_rate"], 100, 1e-5)
+    shown = p.readout.value + " ".join(str(list(t.y)) for f in p.figures for t in f.data)
+    assert f"{answer:.3g}" not in shown and f"{answer:.4g}" not in shown
+    assert p.exercise.feedback.value == ""
+    p.exercise.guess.value = answer
+    assert "Close" in p.exercise.reveal()
+
+
+def test_game_tally_and_bound():
+    p = NeighbourGamePanel(rng=3)
+    assert p.last_error is None
+    for _ in range(40):
+        p.guess(p._output > 0.5)  # the likelihood-ratio test of two Gaussians: a threshold half-way
+    t = p._tally
+    assert t["pos"] + t["neg"] == 40
+    assert len(p.figures[1].data[0].y) == 40
+    expected = A.epsilon_lower_bound(t["tp"], t["fp"], t["pos"], t["neg"], delta=1e-5)
+    assert p.figures[1].data[0].y[-1] == expected
+    assert f"{t['tp']} / {t['fp']}" in p.readout.value
+    # another mechanism: a new game
+    p.controls["sigma"].value = 2.0
+    assert p._tally == dict(tp=0, fp=0, pos=0, neg=0)
+
+
+def test_game_does_not_reveal_the_secret_before_the_guess():
+    p = NeighbourGamePanel(rng=5)
+    secret = "x′" if p._secret_is_prime else "x"
+    assert "came from" not in p.figures[0].layout.title.text
+    p.guess(True)
+    assert "came from" in p.figures[0].layout.title.text and secret in p.figures[0].layout.title.text
+
+
+def test_game_canary_is_clipped():
+    p = NeighbourGamePanel(rng=1, canary=3.0)
+    assert np.asarray(p.figures[0].data[1].x)[np.argmax(p.figures[0].data[1].y)] == np.float64(1.0) or \
+        abs(np.asarray(p.figures[0].data[1].x)[np.argmax(p.figures[0].data[1].y)] - 1.0) < 0.05
+    assert "clipped" in p.hint.value
+
+
+def test_audit_panel_flags_bug_and_not_correct_one():
+    p = AuditPanel()
+    assert p.last_error is None and "not refuted" in p.readout.value
+    p.controls["mechanism"].value = "dpsgd_no_clip"
+    assert "REFUTED" in p.readout.value and A.AUDIT_CASES["dpsgd_no_clip"].bug in p.readout.value
+    assert len(p.figures[0].data[1].x) >= 1  # a refuted point is marked
+    p.controls["mechanism"].value = "svt_ok"
+    assert "not refuted" in p.readout.value
+
+
+def test_audit_panel_defaults_refute_exactly_the_buggy_cases():
+    p = AuditPanel()
+    for key, case in A.AUDIT_CASES.items():
+        p.controls["mechanism"].value = key
+        assert p.last_error is None
+        assert ("REFUTED" in p.readout.value) == case.buggy, key
+
+
+def test_audit_misconception_exercise():
+    p = AuditPanel()
+    assert p.exercise.feedback.value == ""
+    correct = [i for i, (_, ok, _) in enumerate(p.exercise.options) if ok]
+    p.exercise.choice.index = correct[0]
+    assert p.exercise.reveal().startswith("✅")
+    p.exercise.choice.index = (correct[0] + 1) % len(p.exercise.options)
+    assert p.exercise.reveal().startswith("❌")

@@ -1,0 +1,96 @@
+"""Figure builders of lesson 07: what is drawn equals the inputs / independent recomputations; no raw TeX;
+Monte Carlo figures say so; bad input raises a ValueError naming the parameter."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from scipy import stats
+
+from dpviz.plots import auditing as P
+
+
+def _texts(fig: go.Figure) -> str:
+    parts = [fig.layout.title.text or "", fig.layout.xaxis.title.text or "", fig.layout.yaxis.title.text or ""]
+    parts += [a.text for a in fig.layout.annotations] + [t.name or "" for t in fig.data]
+    return " ".join(parts)
+
+
+def _no_tex(fig):
+    s = _texts(fig)
+    for bad in ("^{", "_{", "\\frac", "$"):
+        assert bad not in s
+
+
+def test_training_figure_draws_the_curves():
+    t = np.array([0, 10, 20])
+    fig = P.training_figure(t, [0.5, 0.7, 0.8], [0.5, 0.8, 0.85], noise_multiplier=1.0, clip_norm=1.0,
+                            sampling_rate=0.05)
+    assert list(fig.data[1].y) == [0.5, 0.7, 0.8] and list(fig.data[0].y) == [0.5, 0.8, 0.85]
+    assert "Abadi et al. 2016" in _texts(fig)
+    assert fig.layout.legend.orientation == "h"
+    _no_tex(fig)
+    with pytest.raises(ValueError, match="same length"):
+        P.training_figure(t, [0.5], [0.5, 0.8, 0.85], noise_multiplier=1.0, clip_norm=1.0, sampling_rate=0.05)
+
+
+def test_epsilon_steps_figure_log_axis_when_spanning_orders():
+    fig = P.epsilon_steps_figure([1, 2, 4], [0.01, 0.1, 2.0], 1.9, 4, delta=1e-5)
+    assert fig.layout.yaxis.type == "log"
+    assert list(fig.data[1].x) == [4] and list(fig.data[1].y) == [1.9]
+    fig = P.epsilon_steps_figure([1, 2, 4], [1.0, 1.5, 2.0], 1.9, 4, delta=1e-5)
+    assert fig.layout.yaxis.type != "log"
+    assert "Mironov, Talwar & Zhang 2019" in _texts(fig)
+    _no_tex(fig)
+
+
+def test_game_figure_densities_and_output():
+    fig = P.game_figure(0.8, 1.5, 0.3)
+    y = np.asarray(fig.data[0].x)
+    np.testing.assert_allclose(fig.data[0].y, stats.norm.pdf(y, 0, 1.5), rtol=1e-12)
+    np.testing.assert_allclose(fig.data[1].y, stats.norm.pdf(y, 0.8, 1.5), rtol=1e-12)
+    assert fig.layout.shapes[0].x0 == 0.3
+    # before a guess the title does not say which dataset produced the output
+    assert "came from" not in fig.layout.title.text
+    assert "came from x′" in P.game_figure(0.8, 1.5, 0.3, truth="x′").layout.title.text
+    with pytest.raises(ValueError, match="sigma"):
+        P.game_figure(0.8, 0.0, 0.3)
+
+
+def test_game_tally_figure():
+    fig = P.game_tally_figure([1, 2, 3], [0.0, 0.0, 0.4], 2.0, confidence=0.95)
+    assert list(fig.data[0].y) == [0.0, 0.0, 0.4]
+    assert fig.layout.shapes[0].y0 == 2.0
+    assert "Clopper & Pearson 1934" in _texts(fig)
+
+
+def test_audit_trials_figure_marks_refuted_points():
+    fig = P.audit_trials_figure([1000, 10000], [0.5, 1.8], 1.0, confidence=0.95)
+    assert list(fig.data[1].x) == [10000] and list(fig.data[1].y) == [1.8]
+    assert fig.layout.xaxis.type == "log"
+    assert "Monte Carlo" in _texts(fig)
+    _no_tex(fig)
+
+
+def test_audit_outputs_figure_continuous_histogram_integrates_to_one():
+    g = np.random.default_rng(0)
+    a, b = g.normal(0, 1, 4000), g.normal(1, 1, 4000)
+    fig = P.audit_outputs_figure(a, b, threshold=0.5, direction=1, discrete=False)
+    w = fig.data[0].width
+    # the window holds all but the 0.2% tails of the pooled sample (a little more or less per class)
+    assert float(np.sum(fig.data[0].y) * w) == pytest.approx(1.0, abs=0.02)
+    assert fig.layout.shapes[0].x0 == 0.5
+    fig = P.audit_outputs_figure(a, b, threshold=0.5, direction=-1, discrete=False)
+    assert fig.layout.shapes[0].x0 == -0.5  # the test "−o ≥ t" is "o ≤ −t"
+    assert "Monte Carlo" in _texts(fig)
+
+
+def test_audit_outputs_figure_discrete_fractions():
+    a = np.array([0.0, 0.0, 1.0, 2.0])
+    b = np.array([1.0, 1.0, 1.0, 2.0])
+    fig = P.audit_outputs_figure(a, b, threshold=None, direction=1, discrete=True)
+    assert list(fig.data[0].y) == [0.5, 0.25, 0.25] and list(fig.data[1].y) == [0.0, 0.75, 0.25]
+    assert math.isclose(sum(fig.data[1].y), 1.0)
