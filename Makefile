@@ -1,7 +1,8 @@
 # dpviz — two commands on a fresh machine (Python 3.11+ and make):
 #   make serve   set up .venv and serve every lesson with Voila on http://localhost:8866
 #   make test    set up .venv and run the whole test suite
-# and: make bench (p50/p95 update time of every widget), make lab (JupyterLab on the lessons),
+# and: make bench (p50/p95 update time of every widget), make lab (JupyterLab on the lessons), make export
+#      (static pages and PDFs of the lessons in build/),
 #      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server).
 
 PYTHON ?= python3
@@ -14,7 +15,7 @@ HOST   ?= localhost
 CLASS  ?=
 LESSONS ?=
 
-.PHONY: install serve test bench loadtest lab clean-notebooks clean
+.PHONY: install serve test bench loadtest lab export clean-notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +50,10 @@ bench: install
 # A class of students (default 30) opening a lesson together against a server on a free loopback port.
 loadtest: install
 	$(BIN)/python benchmarks/loadtest.py $(ARGS)
+
+# Every lesson as a static page with its figures at the default settings (and a PDF with Chromium) in build/.
+export: $(SERVE_STAMP)
+	$(BIN)/python -m dpviz.export --out build
 
 # Strip outputs from lesson notebooks (they are stored without outputs).
 clean-notebooks: install

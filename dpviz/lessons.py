@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["COURSE_PATHS", "Lesson", "NAV_TAG", "NOTATION", "NOTEBOOK_DIR", "PARTS", "lessons", "navigation_markdown",
-           "page_title", "part_of", "strip_outputs", "update_navigation"]
+           "page_title", "part_of", "STATIC_EXPORT_ENV", "strip_outputs", "update_navigation"]
 
 #: The lessons' folder: the package ``dpviz.lesson_notebooks`` (``notebooks/`` in a checkout, mapped by setup.py;
 #: inside the installed package otherwise), so that an installed dpviz serves its lessons from any directory.
@@ -40,6 +40,9 @@ COURSE_PATHS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("A first course", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
     ("If you already know DP", (3, 5, 7, 8, 9, 10, 11, 12)),
 )
+
+#: Set (to anything) in a kernel's environment to make panels display as static HTML (``make export``).
+STATIC_EXPORT_ENV = "DPVIZ_STATIC_EXPORT"
 
 #: The notation and glossary page (prose only: not a lesson, no kernel).
 NOTATION = "notation.ipynb"

@@ -32,8 +32,8 @@ def _layer(path: Path) -> str | None:
         return "panels"
     if rel[0] == "server":
         return "server"
-    if rel[0] in ("app.py", "__init__.py", "lessons.py"):
-        return None  # the Voila launcher, the package façade and the lesson catalogue sit outside the layers
+    if rel[0] in ("app.py", "__init__.py", "lessons.py", "export.py"):
+        return None  # the Voila launcher, the package façade, the lesson catalogue and the exporter: outside the layers
     return "core"
 
 

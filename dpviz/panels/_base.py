@@ -43,6 +43,7 @@ import plotly.graph_objects as go
 from plotly.basedatatypes import BasePlotlyType, Undefined
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
+from dpviz.lessons import STATIC_EXPORT_ENV
 
 
 class _DeferredModule(types.ModuleType):
@@ -399,6 +400,12 @@ def figure_widget(fig: go.Figure) -> go.FigureWidget:
     return widget
 
 
+def _static_value(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
 #: plotly.js options of every figure: a mode bar with only what a learner needs (zoom, pan, reset, save as PNG):
 #: no plotly logo linking away, no cloud/share or Chart Studio buttons, four tab stops per figure instead of nine.
 FIGURE_CONFIG: dict[str, Any] = {
@@ -609,9 +616,41 @@ class Panel:
         return box
 
     def _ipython_display_(self):  # shown when a notebook cell evaluates to the panel
-        from IPython.display import display
+        from IPython.display import HTML, display
 
-        display(self.widget)
+        if os.environ.get(STATIC_EXPORT_ENV):
+            display(HTML(self.static_html()))
+        else:
+            display(self.widget)
+
+    def static_html(self) -> str:
+        """The panel as static HTML (``make export``): title, the settings shown, the figures, the readout.
+
+        Figures are plotly HTML without plotly.js (the exported page carries one copy); exercises show their
+        question only, never the answer.
+        """
+        import plotly.io as pio
+
+        parts = [f"<h3>{html.escape(self.title)}</h3>"] if self.title else []
+        if self.intro:
+            parts.append(f"<p>{self.intro}</p>")
+        shown = [(getattr(c, "description", "") or name, c.value) for name, c in self.controls.items()
+                 if c.layout.display != "none" and not isinstance(c, W.Button)]
+        settings = "; ".join(f"{html.escape(str(d).rstrip(':'))} = {html.escape(_static_value(v))}" for d, v in shown)
+        parts.append("<p class='dpviz-static-settings'><i>A static copy at the default settings"
+                     f"{': ' + settings if settings else ''}. Serve the lessons to move the controls.</i></p>")
+        if self.last_error:
+            parts.append(f"<p>{html.escape(self.last_error)}</p>")
+        for fig in self.figures:
+            parts.append(pio.to_html(fig.to_dict(), full_html=False, include_plotlyjs=False, config=FIGURE_CONFIG,
+                                     validate=False, default_width="100%"))
+        if self.readout.value:
+            parts.append(f"<div>{self.readout.value}</div>")
+        for extra in self._extra_widgets():
+            question = getattr(getattr(extra, "children", (None,))[0], "value", "")
+            if question:
+                parts.append(f"<div class='dpviz-exercise'>{question} <i>(answer it in the served lesson)</i></div>")
+        return "<div class='dpviz-panel dpviz-static'>" + "".join(parts) + "</div>"
 
 
 def _sweep(control: W.Widget, n: int = 12) -> list[Any]:

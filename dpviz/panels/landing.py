@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import html
+import os
 
 import ipywidgets as W
 
-from dpviz.lessons import COURSE_PATHS, NOTATION, PARTS, lessons, part_of
+from dpviz.lessons import COURSE_PATHS, NOTATION, PARTS, STATIC_EXPORT_ENV, lessons, part_of
 
 __all__ = ["LessonIndex", "lesson_index_html"]
 
@@ -66,6 +67,6 @@ class LessonIndex:
         self.widget.add_class("dpviz-lesson-index")
 
     def _ipython_display_(self):
-        from IPython.display import display
+        from IPython.display import HTML, display
 
-        display(self.widget)
+        display(HTML(self.widget.value) if os.environ.get(STATIC_EXPORT_ENV) else self.widget)
