@@ -38,8 +38,11 @@ install: $(STAMP)
 serve: $(SERVE_STAMP)
 	$(BIN)/python -m dpviz.app --port=$(PORT) --Voila.ip=$(HOST) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
 
+# JupyterLab on a working copy of the lessons (lab-work/, git-ignored): running and saving there never writes
+# outputs into the tracked notebooks/. A lesson is copied again only when the tracked one is newer.
 lab: $(SERVE_STAMP)
-	$(BIN)/jupyter lab notebooks/
+	mkdir -p lab-work && cp -u notebooks/*.ipynb lab-work/
+	$(BIN)/jupyter lab lab-work/
 
 test: install
 	$(BIN)/python -m pytest
