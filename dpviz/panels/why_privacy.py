@@ -169,7 +169,7 @@ class ReconstructionPanel(Panel):
     def _curve(self, n: int, m: int, seed: int):
         key = (n, m, seed)
         if self._cache is None or self._cache[0] != key:
-            es = np.concatenate([[0.0], np.geomspace(0.1, 1000.0, 81)])
+            es = np.concatenate([[0.0], 10.0 ** np.linspace(-1.0, 3.0, 81)])
             curve = reconstruction_curve(n, m, es, trials=3, rng=seed, progress=self.report_progress)
             self._cache = (key, curve)
         return self._cache[1]
@@ -179,17 +179,18 @@ class ReconstructionPanel(Panel):
         m = n * ratio
         e = float(v["noise"])
         curve = self._curve(n, m, seed)
-        # the first draw at the slider's E, exactly (the curve is a step function of E per draw: interpolating
-        # would blur one step; the draw's value at E is the value at the grid point just below or equal)
+        # the first draw at the slider's E: the slider's values 10^(−1 + 0.1k) are points of the curve's grid
+        # 10^(−1 + 0.05j), where each draw's fraction is exact (nearest point in log E, to absorb rounding)
         es = np.asarray(curve.noise_scales)
-        frac = float(curve.per_trial[0][np.searchsorted(es, e, side="right") - 1])
+        i = 1 + int(np.argmin(np.abs(np.log10(es[1:]) - math.log10(e))))
+        frac = float(curve.per_trial[0][i])
         fig = P.reconstruction_figure(curve, e, frac, seed=seed)
         rn = math.sqrt(n)
         rows = [("n people, m answers", f"{n}, {m}"),
                 ("noise bound E, and E/√n", f"{_fmt(e)}, {e / rn:.3g}·√n"),
                 ("least-squares error per bit, ≈ 2E/√(3m)", f"{2 * e / math.sqrt(3 * m):.3g} (a bit flips past ½)"),
-                ("bits recovered at E (first draw; mean of 3)",
-                 f"{frac:.1%}; {float(np.interp(e, es, curve.recovered_fraction)):.1%}")]
+                ("bits recovered at E (first draw; mean of 3 draws)",
+                 f"{frac:.1%}; {float(curve.recovered_fraction[i]):.1%}")]
         hint = None
         if ratio == 1:
             hint = "With m = n the equations barely determine the bits: small noise already hurts. Try m/n ≥ 3."

@@ -1,0 +1,114 @@
+"""Figure builders of lesson 01: what is drawn equals the quantities of dpviz.attacks, recomputed independently."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from dpviz import attacks as A
+from dpviz.plots import why_privacy as P
+
+_TEX = ("^{", "_{", "\\frac", "$")
+
+
+def _texts(fig: go.Figure) -> str:
+    parts = [fig.layout.title.text or "", fig.layout.xaxis.title.text or "", fig.layout.yaxis.title.text or ""]
+    parts += [a.text or "" for a in fig.layout.annotations] + [t.name or "" for t in fig.data]
+    return " ".join(parts)
+
+
+def _no_tex(fig: go.Figure) -> None:
+    text = _texts(fig)
+    assert not any(t in text for t in _TEX), text
+
+
+def test_differencing_exact_is_two_spikes():
+    fig = P.differencing_figure(0.0, 1.0)
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert [list(b.x) for b in bars] == [[0.0], [1.0]] and all(list(b.y) == [1.0] for b in bars)
+    marker = fig.data[-1]
+    assert list(marker.x) == [1.0] and "1" in marker.name
+    assert any(s.x0 == 0.5 == s.x1 for s in fig.layout.shapes)  # the attacker's threshold
+    _no_tex(fig)
+
+
+@pytest.mark.parametrize("b", [0.2, 1.0, 4.0])
+def test_differencing_noisy_densities(b):
+    fig = P.differencing_figure(b, None)
+    curves = [t for t in fig.data if t.mode == "lines"]
+    assert len(curves) == 2 and not any(t.mode == "markers" for t in fig.data)
+    for centre, tr in zip((0.0, 1.0), curves):
+        x, y = np.asarray(tr.x), np.asarray(tr.y)
+        d = np.abs(x - centre) / b
+        assert np.allclose(y, (1 + d) * np.exp(-d) / (4 * b), rtol=1e-12)
+        # the window holds almost all the mass (±9b around ½): trapezoid area close to 1
+        assert np.trapezoid(y, x) == pytest.approx(1.0, abs=0.02)
+    assert f"b = {b:.3g}" in fig.layout.title.text
+    _no_tex(fig)
+
+
+def test_differencing_bad_input():
+    with pytest.raises(ValueError, match="noise_scale"):
+        P.differencing_figure(-1.0)
+
+
+def test_reconstruction_figure_draws_the_curve_sqrt_n_and_chance():
+    es = np.concatenate([[0.0], np.geomspace(0.1, 1000, 30)])
+    c = A.reconstruction_curve(49, 245, es, trials=2, rng=0)
+    fig = P.reconstruction_figure(c, 2.0, 0.9, seed=0)
+    mean = [t for t in fig.data if t.name == "mean over draws"][0]
+    assert np.allclose(mean.x, es[1:]) and np.allclose(mean.y, c.recovered_fraction[1:])
+    draws = [t for t in fig.data if t.legendgroup == "draws"]
+    assert len(draws) == 2 and np.allclose(draws[1].y, c.per_trial[1][1:])
+    assert any(s.x0 == 7.0 == s.x1 for s in fig.layout.shapes)  # √49
+    assert any(s.y0 == 0.5 == s.y1 for s in fig.layout.shapes)
+    assert fig.layout.xaxis.type == "log"
+    text = _texts(fig)
+    assert "Monte Carlo: 2 draws, seed 0" in text and "Dinur & Nissim 2003" in text and "√n = 7" in text
+    marker = fig.data[-1]
+    assert list(marker.x) == [2.0] and list(marker.y) == [0.9]
+    _no_tex(fig)
+    # no marker without a current E
+    assert all(t.mode != "markers" for t in P.reconstruction_figure(c).data)
+
+
+def test_reconstruction_figure_bad_input():
+    with pytest.raises(ValueError, match="curve"):
+        P.reconstruction_figure([0.5, 0.6])
+
+
+@pytest.mark.parametrize("noise, scale", [("laplace", 0.8), ("gaussian", 2.0)])
+def test_membership_figure_boundary_and_curves(noise, scale):
+    raw = A.membership_tradeoff(30, 0.1)
+    noisy = A.membership_tradeoff(30, 0.1, noise=noise, scale=scale)
+    fig = P.membership_figure(raw, noisy)
+    bound = fig.data[0]
+    a = np.asarray(bound.x)
+    if noise == "laplace":
+        e = 1 / scale
+        expect = np.maximum.reduce([np.zeros_like(a), 1 - math.exp(e) * a, math.exp(-e) * (1 - a)])
+        assert f"ε = {e:.3g}" in bound.name
+    else:
+        nd = NormalDist()
+        expect = np.array([nd.cdf(nd.inv_cdf(1 - x) - 1 / scale) if 0 < x < 1 else 1 - x for x in a])
+        assert "μ = 0.5" in bound.name
+    assert np.allclose(bound.y, expect, atol=1e-12)
+    by_name = {t.name: t for t in fig.data}
+    rawt = by_name["count released exactly"]
+    assert np.allclose(rawt.x, raw.alpha) and np.allclose(rawt.y, raw.beta)
+    noisyt = fig.data[-1]
+    assert np.allclose(noisyt.x, noisy.alpha) and np.allclose(noisyt.y, noisy.beta)
+    assert "α" in fig.layout.xaxis.title.text and "β" in fig.layout.yaxis.title.text
+    assert fig.layout.yaxis.scaleanchor == "x"
+    _no_tex(fig)
+
+
+def test_membership_figure_raw_only_and_bad_input():
+    fig = P.membership_figure(A.membership_tradeoff(5, 0.3))
+    assert len(fig.data) == 2 and fig.data[0].name.startswith("β = 1 − α")
+    with pytest.raises(ValueError, match="noisy"):
+        P.membership_figure(A.membership_tradeoff(5, 0.3), noisy="laplace")
