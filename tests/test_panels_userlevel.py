@@ -152,7 +152,7 @@ def test_lesson08_panel_texts_have_no_raw_tex_or_internal_keys():
         p = cls()
         text = _learner_text(p) + p.widget.children[0].value + " ".join(
             c.description for c in p.controls.values())
-        for bad in ("^{", "_{", "\\frac", "000,", "of 000", "δ′", "ε′"):
+        for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "δ′", "ε′"):
             assert bad not in text, (cls.__name__, bad)
 
 
@@ -265,3 +265,33 @@ def test_lesson11_readouts_do_not_cite_the_internal_digest():
     for cls in (L4.GenericTransformationPanel, L4.PTRPricePanel):
         p = cls()
         assert p.last_error is None and "digest" not in p.readout.value
+
+
+def test_clipping_panel_draws_the_best_tau_only_after_reveal():
+    p = L4.ClippingPanel()
+    best = p._last.tau_best
+    assert not any("best" in (tr.name or "") for tr in p.figures[0].data)  # issue 18: no "best τ ≈ …" legend
+    assert f"{best:.3g}" not in _learner_text(p)
+    p.exercise.guess.value = best
+    p.exercise.button.click()
+    assert "✅" in p.exercise.feedback.value and f"best τ ≈ {best:.3g}" in [tr.name for tr in p.figures[0].data]
+    p.controls["m"].value = 400  # a new question: verdict and star go
+    assert p.exercise.feedback.value == "" and not any("best" in (tr.name or "") for tr in p.figures[0].data)
+
+
+def test_sqrt_m_choice_exercise():
+    p = L4.SqrtMPanel()
+    assert p.exercise.feedback.value == ""
+    p.exercise.choice.index = 2  # "group privacy was loose": the worst case really costs m·ε_item
+    assert "❌" in p.exercise.reveal()
+    p.exercise.choice.index = 1
+    assert "✅" in p.exercise.reveal() and "Theorem 17" in p.exercise.feedback.value
+
+
+@pytest.mark.parametrize("cls", FAST4 + [L4.DelStabToyPanel])
+def test_lesson11_panel_texts_have_no_raw_tex_nor_internal_labels(cls):
+    p = cls()
+    text = _learner_text(p) + p.widget.children[0].value + " ".join(c.description for c in p.controls.values())
+    text += " ".join(w.value for w in p.widget.children if hasattr(w, "value") and isinstance(w.value, str))
+    for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "ALG-", "[derived]", "ε₀", "d_L"):
+        assert bad not in text, (cls.__name__, bad)

@@ -88,6 +88,10 @@ def test_clipping_figures_split_the_law_at_tau():
     assert all(abs(x) <= 3.0 for x in f.data[0].x) and all(abs(x) > 3.0 for x in f.data[1].x)
     g = P.clipping_tradeoff_figure(t, 3.0)
     assert any(s.x0 == t.tau_paper for s in g.layout.shapes)
+    # the lesson asks for the best τ first (issue 18): no star, no "best τ" legend entry unless asked for
+    assert not any("best" in (tr.name or "") for tr in g.data) and f"{t.tau_best:.3g}" not in str(g.to_plotly_json())
+    h = P.clipping_tradeoff_figure(t, 3.0, show_best=True)
+    assert f"best τ ≈ {t.tau_best:.3g}" in [tr.name for tr in h.data]
 
 
 def test_delstab_figures_report_the_two_sided_check():
@@ -123,8 +127,8 @@ def test_side_by_side_keeps_traces_lines_and_captions():
     assert any((t or "").startswith("≈ ") for t in (x.text for x in g.layout.annotations))  # approx notes kept
 
 
-@pytest.mark.parametrize("convention, shown, hidden", [("proof", "e^{ε̄}+2", "e^{ε}+2"),
-                                                        ("printed", "e^{ε}+2", "e^{ε̄}+2")])
+@pytest.mark.parametrize("convention, shown, hidden", [("proof", "e<sup>ε̄</sup>+2", "e<sup>ε</sup>+2"),
+                                                        ("printed", "e<sup>ε</sup>+2", "e<sup>ε̄</sup>+2")])
 def test_tdlap_caption_states_the_convention_actually_used(convention, shown, hidden):
     # The caption must print the δ̄ formula the figure computes with (Algorithm 1 of 000, line 1).
     f = P.tdlap_figure(1.0, 1e-6, convention=convention)
@@ -139,3 +143,22 @@ def test_learner_facing_text_does_not_cite_the_internal_digest():
     for f in figs:
         for a in f.layout.annotations:
             assert "digest" not in (a.text or "")
+
+
+def test_learner_facing_text_has_no_raw_tex_nor_internal_labels():
+    # Issues 13, 15, 18: captions, legends and titles cite "Ghazi et al. 2023, …", never "000", "ALG-9", "[derived]",
+    # and write sub/superscripts with <sub>/<sup>, never TeX.
+    from dpviz.userlevel import TABLE1_ROWS, TABLE2_ROWS
+
+    t = U.clipping_tradeoff(50, 0.1, 0.3, 1.0, 1000, 100)
+    figs = [P.item_budget_figure(1.0, 1e-6), P.swap_loss_figure(100, 0.5, 0.1), P.tdlap_figure(1.0, 1e-6),
+            P.generic_users_figure(1.0, 1e-6), P.swap_loss_scaling_figure(0.5, 0.1), P.ptr_discard_figure(1.0, 1e-6),
+            P.clipping_histogram_figure(t, 3.0), P.clipping_tradeoff_figure(t, 3.0, show_best=True),
+            P.pac_error_figure(np.array([2, 4]), {1: np.array([0.3, 0.2])}, epsilon=1.0, grid_size=100)]
+    figs += [P.users_needed_figure(r, 0.5, 0.05, 10.0, m_mark=100) for r in (*TABLE1_ROWS, *TABLE2_ROWS)]
+    for f in figs:
+        lay = f.layout
+        text = " ".join([lay.title.text or "", lay.xaxis.title.text or "", lay.yaxis.title.text or ""]
+                        + [a.text or "" for a in lay.annotations] + [tr.name or "" for tr in f.data])
+        for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "ALG-", "[derived]", "[NME22]", "ε₀", "e-0"):
+            assert bad not in text, (f.layout.title.text, bad)

@@ -6,9 +6,15 @@ Panels (no-argument constructors, working defaults):
 * :class:`GenericTransformationPanel` — Corollary 3 / Theorems 10–11 against naive group privacy, item-level budget;
 * :class:`PTRPricePanel` — ε̄, δ̄, κ, the 4κ users discarded and the TDLap pmf (Algorithm 1, Definition 8);
 * :class:`DelStabToyPanel` — DelStab run exactly on the noisy-count toy: the test's answer and the (ε, δ) check;
-* :class:`SqrtMPanel` — the privacy loss of swapping two users: typical ~ ε₀√m, worst case ε₀m;
-* :class:`ThresholdLearnerPanel` — simulated user-level PAC learner (ALG-8) on 1-D thresholds vs the theory (slow);
-* :class:`ClippingPanel` — the clip threshold τ of ClippedPairwiseEM (ALG-9): bias against noise.
+* :class:`SqrtMPanel` — the privacy loss of swapping two users: typical ~ ε_item·√m, worst case ε_item·m, with a
+  misconception exercise (why √m);
+* :class:`ThresholdLearnerPanel` — simulated user-level PAC learner (Section 4, Theorem 4) on 1-D thresholds vs the
+  theory (slow);
+* :class:`ClippingPanel` — the clip threshold τ of ClippedPairwiseEM (Appendix E.1): bias against noise; the best τ
+  is drawn only after Reveal.
+
+Learner-visible strings follow the course notation (notebooks/notation.ipynb): ε_item for the item-level guarantee,
+K for the alphabet / domain size, α_acc for accuracy, β_fail for a failure probability.
 """
 
 from __future__ import annotations
@@ -18,7 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.panels._base import (
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    View,
+    dropdown,
+    int_slider,
+    log_slider,
+    slider,
+    toggle,
+)
 from dpviz.panels._format import _table
 from dpviz.plots import few_examples as P
 from dpviz.userlevel import (
@@ -57,6 +73,15 @@ HIDDEN_NOTE = ("<p style='color:#8a4b00'>Hidden constants and polylog factors ar
                "</p>")
 
 
+_GHAZI = "Ghazi et al. 2023"
+
+
+def _html(widget):
+    """Let a control's description carry <sub>/<sup> (ε<sub>item</sub>) instead of raw TeX."""
+    widget.description_allow_html = True
+    return widget
+
+
 def _rows():
     return {f"t{r.table}:{r.key}": r for r in (*TABLE1_ROWS, *TABLE2_ROWS)}
 
@@ -75,9 +100,10 @@ class UsersNeededPanel(Panel):
                    for key, r in rows.items()]
         return {
             "epsilon": slider("ε", 0.5, 0.05, 2.0, 0.05),
-            "alpha": log_slider("α (accuracy)", 0.05, -2.3, -0.3, step=0.05),
+            "alpha": _html(log_slider("α<sub>acc</sub> (accuracy)", 0.05, -2.3, -0.3, step=0.05)),
             "row": dropdown("preset (table row)", options, "t1:dd"),
-            "dim": log_slider("dimension (d, k, kd, d², d_L)", 10, 0, 3, step=0.1, readout_format=".0f"),
+            "dim": _html(log_slider("dimension (d, K, Kd, d², d<sub>L</sub>)", 10, 0, 3, step=0.1,
+                                    readout_format=".0f")),
             "constant": log_slider("hidden constant C", 1.0, -1, 1, step=0.1),
             "m": log_slider("mark m", 100, 0, 6, step=0.1, readout_format=".0f"),
         }
@@ -106,7 +132,7 @@ class UsersNeededPanel(Panel):
             rows.append(("previous user-level result", row.prior_formula))
         hint = None
         if row.table == 2:
-            hint = ("Table 2 uses the Littlestone dimension d_L for PAC (not PRDim) and hides polylog(1/δ); "
+            hint = ("Table 2 uses the Littlestone dimension d<sub>L</sub> for PAC (not PRDim) and hides polylog(1/δ); "
                     "compare shapes, not heights, with Table 1.")
         return View(figures=[fig], readout=_table(rows) + HIDDEN_NOTE, hint=hint)
 
@@ -124,8 +150,10 @@ class GenericTransformationPanel(Panel):
         return {
             "epsilon": slider("ε", 1.0, 0.1, 3.0, 0.05),
             "delta": log_slider("δ", 1e-6, -12, -2, step=0.5),
-            "n_priv": log_slider("n_priv (privacy complexity)", 100, 0, 4, step=0.1, readout_format=".0f"),
-            "n_stat": log_slider("n_stat (statistical complexity)", 1000, 0, 6, step=0.1, readout_format=".0f"),
+            "n_priv": _html(log_slider("n<sub>priv</sub> (privacy complexity)", 100, 0, 4, step=0.1,
+                                       readout_format=".0f")),
+            "n_stat": _html(log_slider("n<sub>stat</sub> (statistical complexity)", 1000, 0, 6, step=0.1,
+                                       readout_format=".0f")),
             "c": slider("c (power of log(1/δ))", 1.0, 0.0, 3.0, 0.5),
             "constant": log_slider("hidden constant C", 1.0, -1, 1, step=0.1),
         }
@@ -175,14 +203,15 @@ class PTRPricePanel(Panel):
         f2 = P.ptr_discard_figure(eps, dl, convention=conv, template="none")
         readout = _table([
             ("ε̄ = ε/3", f"{par.epsilon_bar:.4g}"),
-            ("δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2)" if conv == "proof" else "δ̄ = δ/(e^{2ε̄} + e^{ε} + 2) (printed)",
+            ("δ̄ = δ/(e<sup>2ε̄</sup> + e<sup>ε̄</sup> + 2)" if conv == "proof"
+             else "δ̄ = δ/(e<sup>2ε̄</sup> + e<sup>ε</sup> + 2) (printed)",
              f"{par.delta_bar:.4g}"),
             ("κ = 1 + ⌈ln(1/δ̄)/ε̄⌉", f"{par.kappa} (other convention: {other.kappa})"),
             ("users discarded = minimum n", f"4κ = {par.discarded}"),
             ("TDLap end mass p(0) = p(2κ)", f"{pmf[0]:.3g} ≤ δ̄ = {par.delta_bar:.3g}"),
-        ]) + ("<p>Source: 000, Algorithm 1 and Definition 8. dpviz pins the proof's denominator "
-              "(e^{2ε̄}+e^{ε̄}+2) (Appendix C.4, proof of Lemma 18); Algorithm 1 as printed has e^{ε} there, "
-              "a smaller δ̄ that is also private.</p>")
+        ]) + (f"<p>Source: {_GHAZI}, Algorithm 1 and Definition 8. dpviz pins the proof's denominator "
+              "(e<sup>2ε̄</sup>+e<sup>ε̄</sup>+2) (Appendix C.4, proof of Lemma 18); Algorithm 1 as printed has "
+              "e<sup>ε</sup> there, a smaller δ̄ that is also private.</p>")
         return View(figures=[P.side_by_side(f1, f2)], readout=readout)
 
 
@@ -194,12 +223,13 @@ class DelStabToyPanel(Panel):
     #: exact but combinatorial (types of deleted users): up to ~0.3 s at the largest settings, so it runs on release
     slow = True
     intro = ("Inner algorithm A: the number of 1s among the remaining users' bits plus two-sided geometric noise "
-             "(ε₀ per bit). DelStab tests, on the real data, whether deleting users could change A's output "
+             "(ε<sub>item</sub> per bit). DelStab tests, on the real data, whether deleting users could change "
+             "A's output "
              "distribution much; if not it releases A's output, else ⊥. Everything below is computed exactly.")
 
     def _build_controls(self):
         return {
-            "epsilon0": slider("ε₀ (inner noise per bit)", 0.1, 0.02, 0.3, 0.01),
+            "epsilon0": _html(slider("ε<sub>item</sub> (inner noise per bit)", 0.1, 0.02, 0.3, 0.01)),
             "epsilon": slider("user-level ε", 4.0, 3.0, 6.0, 0.25),
             "delta": log_slider("user-level δ", 0.1, -1.5, -0.5, step=0.1),
             "n_users": int_slider("n (users)", 32, 20, 40),
@@ -241,23 +271,49 @@ class DelStabToyPanel(Panel):
         hint = None
         if px[-1] > 0.5:
             hint = ("The test mostly fails (⊥): deleting users moves A's output too much for ε̄. Make A noisier "
-                    "(smaller ε₀) or give more budget (larger ε).")
+                    "(smaller ε<sub>item</sub>) or give more budget (larger ε).")
         return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)
 
 
 class SqrtMPanel(Panel):
-    """Why √m: the privacy loss of swapping two random users' blocks, exact, against ε₀·m and ε₀·√m."""
+    """Why √m: the privacy loss of swapping two random users' blocks, exact, against ε_item·m and ε_item·√m."""
 
     title = "Why √m and not m"
-    intro = ("Group privacy charges for the worst pair of users (all m bits different): ε₀·m. But two <i>typical</i> "
-             "users drawn from the same distribution differ by only about √m in their sums. The paper's "
-             "transformation pays for the typical case.")
+    intro = ("Group privacy charges for the worst pair of users (all m bits different): ε<sub>item</sub>·m. But two "
+             "<i>typical</i> users drawn from the same distribution differ by only about √m in their sums. The "
+             f"paper's transformation pays for the typical case ({_GHAZI}, Theorem 17).")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = ChoiceReveal(
+            "Each user holds m = 100 examples and the inner algorithm is ε<sub>item</sub>-DP per example. Group "
+            "privacy charges 100·ε<sub>item</sub> for one user; the paper's transformation pays about "
+            "10·ε<sub>item</sub> (times log factors). Where does the saving come from?",
+            [("The transformation adds √m times less noise", False,
+              "Tempting, because the end result looks like a smaller noise scale. But nothing is made less noisy: "
+              "the same ε<sub>item</sub>-DP algorithm is analysed differently. Its privacy loss for one user is "
+              "ε<sub>item</sub>·|S − S′| — small when the two users' data are alike."),
+             ("Users' data are drawn from one distribution, so two users typically differ by about √m; the "
+              "guarantee is shown to hold with high probability over the data, and DelStab tests for it", True,
+              "Yes. Theorem 17 (Ghazi et al. 2023) bounds the loss of changing r users by "
+              "O(ε<sub>item</sub>·r·√(m·log(n/(β<sub>fail</sub>δ<sub>item</sub>)))) "
+              "with probability 1 − β<sub>fail</sub> "
+              "over the data; the propose–test–release wrapper DelStab then turns this typical-case stability "
+              "into a worst-case (ε, δ) guarantee, by checking it on the actual data."),
+             ("Group privacy was loose all along: even the worst pair of users costs only about √m times the "
+              "item-level ε", False,
+              "Tempting, since the histogram's mass sits near √m. But for the noisy count, all-zeros against "
+              "all-ones really costs m·ε<sub>item</sub> (the red line): group privacy is tight in the worst case. "
+              "The saving exists only because such pairs are unlikely under a common distribution.")])
+        super().__init__(**overrides)
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
 
     def _build_controls(self):
         return {
             "m": log_slider("m (examples per user)", 100, 0, 4, step=0.1, readout_format=".0f"),
             "p": slider("P(bit = 1)", 0.5, 0.02, 0.98, 0.02),
-            "epsilon0": log_slider("ε₀ (item-level)", 0.05, -3, 0, step=0.1),
+            "epsilon0": _html(log_slider("ε<sub>item</sub> (item-level)", 0.05, -3, 0, step=0.1)),
         }
 
     def _render(self, v: dict[str, Any]) -> View:
@@ -268,8 +324,9 @@ class SqrtMPanel(Panel):
         q99 = pmf_quantile(pmf, 0.99)
         mean = float(np.dot(np.arange(m + 1), pmf))
         readout = _table([
-            ("worst case ε₀·m (group privacy)", f"{e0 * m:.4g}"),
-            ("mean loss ε₀·E|S − S′|", f"{e0 * mean:.4g} (normal approx. ε₀√(2mp(1−p))·√(2/π) = "
+            ("worst case ε<sub>item</sub>·m (group privacy)", f"{e0 * m:.4g}"),
+            ("mean loss ε<sub>item</sub>·E|S − S′|", f"{e0 * mean:.4g} (normal approx. "
+                                                    "ε<sub>item</sub>√(2mp(1−p))·√(2/π) = "
                                        f"{e0 * math.sqrt(2 * m * p * (1 - p)) * math.sqrt(2 / math.pi):.4g})"),
             ("99% of swaps cost at most", f"{e0 * q99:.4g} = {q99 / m:.2%} of the worst case"),
         ])
@@ -277,8 +334,8 @@ class SqrtMPanel(Panel):
 
 
 class ThresholdLearnerPanel(Panel):
-    """The user-level realizable PAC learner (ALG-8 of Ghazi et al. 2023) on 1-D thresholds: simulated error against n
-    and m."""
+    """The user-level realizable PAC learner (Section 4 of Ghazi et al. 2023) on 1-D thresholds: simulated error
+    against n and m."""
 
     title = "Learning a threshold from users"
     intro = ("Each user holds m labelled points x ∈ {0, …, K−1}, y = 1[x ≥ t*]. The learner scores each threshold by "
@@ -322,7 +379,8 @@ class ThresholdLearnerPanel(Panel):
             a = target
             theory = (1 + 1 / a) / (1 + 1 / (a * m))
             ratio = (f"×{need[1] / need[m]:.3g} fewer users with m = {m}; Theorem 4's shape predicts "
-                     f"(d/ε + d/(εα))/(d/ε + d/(εαm)) = ×{theory:.3g} at α = {a:g} — the d/ε floor caps the saving, "
+                     "(d/ε + d/(εα<sub>acc</sub>))/(d/ε + d/(εα<sub>acc</sub>m)) = "
+                     f"×{theory:.3g} at α<sub>acc</sub> = {a:g} — the d/ε floor caps the saving, "
                      "and hidden constants differ")
         else:
             ratio = "not reached on this n grid"
@@ -330,7 +388,8 @@ class ThresholdLearnerPanel(Panel):
             (f"users needed for mean error ≤ {target:g}", f"m = 1: {need[1]:,.0f};  m = {m}: {need[m]:,.0f}"
              if math.isfinite(need[1]) and math.isfinite(need[m]) else "beyond n = 512 for one of the curves"),
             ("saving", ratio),
-        ]) + ("<p>Theory (Theorem 4 of 000): n = Θ̃(d/ε + d/(εαm)) users with d = ln(K+1), i.e. error ≈ "
+        ]) + (f"<p>Theory ({_GHAZI}, Theorem 4): n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)) users with d = ln(K+1), "
+              "i.e. error ≈ "
               "C·ln(K+1)/(ε·n·m) — drawn with C = 1, so only the slope (−1 in n, and the shift by m) is meaningful. "
               "Error bars: ±1 standard error over the runs.</p>")
         return View(figures=[fig], readout=readout)
@@ -352,33 +411,39 @@ def _users_for_error(n_grid: np.ndarray, err: np.ndarray, target: float) -> floa
 
 
 class ClippingPanel(Panel):
-    """Choosing the clip τ of ClippedPairwiseEM (ALG-9 of Ghazi et al. 2023): clipped user scores against the noise
-    scale."""
+    """Choosing the clip τ of ClippedPairwiseEM (Appendix E.1 of Ghazi et al. 2023): clipped user scores against the
+    noise scale. The best τ is neither drawn nor printed until Reveal, and goes again when a control changes."""
 
     title = "Clipping each user's score: τ"
     intro = ("To compare hypotheses H and H′, each user sums ψ = 1[H wrong] − 1[H′ wrong] over their m examples and "
-             "the sum is clipped to [−τ, τ] so that one user moves the score by at most 2τ. Clip too hard and the "
-             "signal is biased away; too loosely and the exponential mechanism's noise (∝ τ) drowns it.")
+             "the sum is clipped to [−τ, τ] so that one user moves the score by at most 2τ (user-level DP: the unit "
+             "of privacy is the user). Clip too hard and the signal is biased away; too loosely and the exponential "
+             "mechanism's noise (∝ τ) drowns it. (The paper prints ψ for agnostic learning with the opposite sign, "
+             "1[H right] − 1[H′ right], which contradicts its own eq. (14); dpviz uses the sign that makes (14) "
+             f"hold — {_GHAZI}, proof of Theorem 40.)")
 
     def __init__(self, **overrides: Any):
         self._last: ClippingTradeoff | None = None
+        self._revealed_at: dict[str, Any] | None = None
         self.exercise = PredictReveal(
             "For the current settings, roughly which τ minimises clipping bias + EM error? "
             "(In units of τ, not τ/√m.)",
             answer=lambda: float(self._last.tau_best),
             explain=lambda a: (f"The best τ is about {a:.3g} = {a / math.sqrt(self._last.m):.2f}·√m; the paper "
-                               f"takes αm + √(m ln(1/α)) = {self._last.tau_paper:.3g} (Theorem 37, C = 1). "
-                               "Typical sums spread like √m around αm, so τ must cover that spread."),
+                               f"takes α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>)) = {self._last.tau_paper:.3g} "
+                               f"({_GHAZI}, proof of Theorem 37, C = 1). Typical sums spread like √m around "
+                               "α<sub>acc</sub>m, so τ must cover that spread. The star now marks the best τ."),
             rel_tol=0.35, guess_label="your τ:")
         super().__init__(**overrides)
+        self.exercise.button.on_click(self._on_reveal)
 
     def _build_controls(self):
         return {
             "tau_rel": log_slider("τ / √m", 1.0, -1, 1.5, step=0.05),
             "m": log_slider("m (examples per user)", 100, 0, 3.5, step=0.1, readout_format=".0f"),
-            "alpha": slider("α (H worse than H′ by)", 0.1, 0.01, 0.5, 0.01),
+            "alpha": _html(slider("α<sub>acc</sub> (H worse than H′ by)", 0.1, 0.01, 0.5, 0.01)),
             "disagree": slider("P(H and H′ disagree on an example)", 0.3, 0.02, 1.0, 0.02),
-            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.1),
+            "epsilon": slider("ε (user-level)", 1.0, 0.1, 4.0, 0.1),
             "n_users": log_slider("n (users)", 1000, 1, 5, step=0.25, readout_format=".0f"),
             "n_hyp": log_slider("|ℋ| (candidates)", 100, 0.5, 6, step=0.25, readout_format=".0f"),
         }
@@ -386,19 +451,31 @@ class ClippingPanel(Panel):
     def _extra_widgets(self):
         return [self.exercise.widget]
 
+    def _on_reveal(self, _button: Any = None) -> None:
+        if self._last is not None:  # a panel in an error state has no answer to draw
+            self._revealed_at = self.values()
+            self.update()
+
     def _render(self, v: dict[str, Any]) -> View:
         m = int(round(v["m"]))
         tau = float(v["tau_rel"]) * math.sqrt(m)
+        revealed = self._revealed_at is not None and self._revealed_at == v
+        if not revealed and self._revealed_at is not None:
+            # the settings moved: the revealed answer belongs to another question
+            self._revealed_at = None
+            self.exercise.feedback.value = ""
+        self._last = None
         t = clipping_tradeoff(m, float(v["alpha"]), float(v["disagree"]), float(v["epsilon"]),
                               int(round(v["n_users"])), int(round(v["n_hyp"])))
         self._last = t
         f1 = P.clipping_histogram_figure(t, tau, template="none")
-        f2 = P.clipping_tradeoff_figure(t, tau, template="none")
+        f2 = P.clipping_tradeoff_figure(t, tau, show_best=revealed, template="none")
         i = int(np.argmin(np.abs(np.log(t.tau) - math.log(min(max(tau, t.tau[0]), t.tau[-1])))))
         readout = _table([
             ("your τ", f"{tau:.3g}: bias {t.bias[i]:,.3g}, EM error {t.em_error[i]:,.3g} (score units)"),
-            ("signal to detect 0.2·α·n·m", f"{t.signal:,.3g}"),
-            ("paper's τ = αm + √(m ln(1/α))", f"{t.tau_paper:.3g} (Theorem 37 with C = 1)"),
+            ("signal to detect 0.2·α<sub>acc</sub>·n·m", f"{t.signal:,.3g}"),
+            ("paper's τ = α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>))",
+             f"{t.tau_paper:.3g} (proof of Theorem 37 with C = 1)"),
             ("user-level sensitivity", f"Δ = 2τ = {2 * tau:.3g} (unclipped it would be 2m = {2 * m})"),
         ])
         hint = ("The EM error exceeds the signal: more users (n) or a larger ε are needed at this τ."

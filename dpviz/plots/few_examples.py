@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
 from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _vline, approx_note, caption
-from dpviz.plots.items_to_users import _label, side_by_side
+from dpviz.plots.items_to_users import _label, _pow10, side_by_side
 from dpviz.userlevel import (
     ClippingTradeoff,
     breakpoints,
@@ -143,7 +143,7 @@ def users_needed_figure(
     marks = [(xv, f"{a} → {b} term") for xv, a, b in regime_breakpoints(row, epsilon, alpha, dim, m_max=m_max)]
     if row.table == 1 and len(marks) == 2 and row.key != "pac":
         m1, m2 = breakpoints(epsilon, alpha)  # coincide with the three-term law's closed forms
-        marks = [(m1, "m₁ = ε²/α²"), (m2, "m₂ = 1/α²")]
+        marks = [(m1, "m₁ = ε²/α<sub>acc</sub>²"), (m2, "m₂ = 1/α<sub>acc</sub>²")]
     for xv, txt in marks:
         if 1.0 <= xv <= m_max:
             shapes.append(_vline(xv, color="#666", dash="dot", width=1.5))
@@ -160,14 +160,21 @@ def users_needed_figure(
         template=template, title=dict(text=f"Table {row.table}: {row.problem} ({kind}) — {row.ours_formula}",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="m (examples per user)")),
-        yaxis=dict(type="log", title=dict(text="n (users needed)"), range=[math.log10(ymin), math.log10(ymax)]),
+        yaxis=dict(type="log", title=dict(text="n (users needed)"), range=[math.log10(ymin), math.log10(ymax)],
+                   exponentformat="power"),
         legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), shapes=shapes, annotations=notes,
         height=470, margin=dict(r=250)))
     approx_note(fig, HIDDEN)
-    caption(fig, f"Source: 000, Table {row.table} (Appendix A), {row.source}; item-level {row.item_formula}; "
-                 "clamp ⌈n₁/m⌉ ≤ n_m ≤ n₁: Observation 28;<br>naive line: group privacy (Lemma 6); breakpoints "
-                 "m₁ = ε²/α², m₂ = 1/α² are dpviz's [derived] reading of the three-term law.", below=75)
+    caption(fig, f"Source: Ghazi et al. 2023, Table {row.table} (Appendix A), {row.source}; item-level "
+                 f"{row.item_formula}; clamp ⌈n₁/m⌉ ≤ n<sub>m</sub> ≤ n₁: Observation 28;<br>naive line: group "
+                 "privacy (Lemma 6); breakpoints m₁ = ε²/α<sub>acc</sub>², m₂ = 1/α<sub>acc</sub>²: where two terms "
+                 "are equal (dpviz's reading of the three-term law; the paper does not print them).", below=75)
     return fig
+
+
+def _sci(x: float) -> str:
+    """A small non-negative number in powers of ten (0 stays 0): 3.2·10⁻⁵, not 3.20e-05."""
+    return "0" if x <= 0 else _pow10(x) if x < 0.01 else f"{x:.3g}"
 
 
 def _scatter(**kw) -> dict:
@@ -213,7 +220,7 @@ def generic_users_figure(
                                line=dict(color=col, dash=dash, width=1.8)))
     data += [
         _scatter(x=m, y=cor["users"], mode="lines", name="Corollary 3", line=dict(color=ROLE["private"], width=4)),
-        _scatter(x=m, y=t10, mode="lines", name="Theorem 10 (ε′ = ε²/(L√(m ln(m/δ))))",
+        _scatter(x=m, y=t10, mode="lines", name="Theorem 10 (ε<sub>item</sub> = ε²/(L√(m ln(m/δ))))",
                    line=dict(color=PALETTE[4], width=2)),
         _scatter(x=m, y=t11, mode="lines", name="Theorem 11 (same ε)", line=dict(color=PALETTE[3], width=2,
                                                                                     dash="dot")),
@@ -227,17 +234,18 @@ def generic_users_figure(
         notes.append(_label(mx, f" Thm 10 beats group privacy for m > {mx:,.0f}", log_x=True, y=0.99,
                             color=ROLE["naive"]))
     fig = go.Figure(data=data, layout=dict(
-        template=template, title=dict(text=f"Generic item→user transformation, (ε, δ) = ({epsilon:g}, {delta:.0e})",
+        template=template, title=dict(text=f"Generic item→user transformation, (ε, δ) = ({epsilon:g}, {_pow10(delta)})",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="m (examples per user)")),
-        yaxis=dict(type="log", title=dict(text="n (users needed)"),
+        yaxis=dict(type="log", title=dict(text="n (users needed)"), exponentformat="power",
                    range=[math.log10(max(float(np.min(cor["users"])) / 10, 1e-3)),
                           math.log10(max(n1, float(np.max(naive)), float(np.max(cor["total"]))) * 3)]),
         legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), shapes=shapes, annotations=notes,
         height=470, margin=dict(r=250)))
     approx_note(fig, HIDDEN)
-    caption(fig, "Source: 000, Corollary 3 (exponent c + 3/2, denominator ε²), Theorems 10 and 11, Observation 28, "
-                 "Lemma 6;<br>item-level model n₁ = ln(1/δ)^c·n_priv/ε + n_stat (Corollary 3's assumption).")
+    caption(fig, "Source: Ghazi et al. 2023, Corollary 3 (exponent c + 3/2, denominator ε²), Theorems 10 and 11, "
+                 "Observation 28, Lemma 6;<br>item-level model n₁ = ln(1/δ)<sup>c</sup>·n<sub>priv</sub>/ε + "
+                 "n<sub>stat</sub> (Corollary 3's assumption).")
     return fig
 
 
@@ -265,11 +273,13 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Item-level ε the inner algorithm must run at", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="m (examples per user)")),
-        yaxis=dict(type="log", title=dict(text="item-level ε′ (larger = cheaper)")),
+        yaxis=dict(type="log", title=dict(text="item-level ε<sub>item</sub> (larger = cheaper)"),
+                   exponentformat="power"),
         legend=dict(x=0.01, y=0.01, yanchor="bottom", font=dict(size=11)), shapes=shapes, annotations=notes))
     approx_note(fig, "Θ-constants ignored in the crossover")
-    caption(fig, "Source: 000, Theorem 10 (ε′, exact form; natural logs) and Conclusion (conjecture); Lemma 6 "
-                 "(ε/m). Crossover: root of ε²/(L√(m ln(m/δ))) = ε/m, L = ln(1/δ) (dpviz's [derived] computation).")
+    caption(fig, "Source: Ghazi et al. 2023, Theorem 10 (its item-level ε′, here ε<sub>item</sub>; natural logs) "
+                 "and Conclusion (conjecture); Lemma 6 (ε/m).<br>Crossover: root of ε²/(L√(m ln(m/δ))) = ε/m, "
+                 "L = ln(1/δ) (dpviz's computation, Θ-constants ignored).")
     return fig
 
 
@@ -293,16 +303,17 @@ def tdlap_figure(epsilon: float, delta: float, *, convention: str = "proof", tem
                           go.Bar(x=ends, y=pmf[ends], marker_color=ROLE["naive"], name="end masses (≤ δ̄)",
                                  hovertemplate="r = %{x}: %{y:.3g}<extra></extra>")],
                     layout=dict(template=template,
-                                title=dict(text=f"R₁ ~ TDLap(ε̄ = {par.epsilon_bar:.3g}, δ̄ = {par.delta_bar:.3g}): "
+                                title=dict(text=f"R₁ ~ TDLap(ε̄ = {par.epsilon_bar:.3g}, δ̄ = {_sci(par.delta_bar)}): "
                                                 f"κ = {par.kappa}, support 0…2κ = {2 * par.kappa}",
                                            font=dict(size=14)),
                                 xaxis=dict(title=dict(text="R₁ (users the test may delete before checking)")),
                                 yaxis=dict(title=dict(text="probability")), bargap=0.1, showlegend=False))
-    fig.add_annotation(x=0, y=float(pmf[0]), text=f"end mass {pmf[0]:.2g} ≤ δ̄", showarrow=True, ax=40, ay=-40,
+    fig.add_annotation(x=0, y=float(pmf[0]), text=f"end mass {_sci(float(pmf[0]))} ≤ δ̄", showarrow=True, ax=40, ay=-40,
                        font=dict(size=11, color=ROLE["naive"]))
-    third, which = ("e^{ε̄}", "the proof's, pinned") if convention == "proof" else ("e^{ε}", "as printed")
-    caption(fig, "Source: 000, Definition 8 (TDLap, κ = 1 + ⌈ln(1/δ̄)/ε̄⌉) and Algorithm 1 line 1 "
-                 f"(ε̄ = ε/3, δ̄ = δ/(e^{{2ε̄}}+{third}+2), {which}).")
+    third, which = (("e<sup>ε̄</sup>", "the proof's, pinned") if convention == "proof"
+                    else ("e<sup>ε</sup>", "as printed"))
+    caption(fig, "Source: Ghazi et al. 2023, Definition 8 (TDLap, κ = 1 + ⌈ln(1/δ̄)/ε̄⌉) and Algorithm 1 line 1 "
+                 f"(ε̄ = ε/3, δ̄ = δ/(e<sup>2ε̄</sup>+{third}+2), {which}).")
     return fig
 
 
@@ -314,18 +325,19 @@ def ptr_discard_figure(epsilon: float, delta: float, *, convention: str = "proof
     eps_grid, curves = discard_curves(convention)
     data = []
     for i, (d, four) in enumerate(curves):
-        data.append(go.Scatter(x=eps_grid, y=four, mode="lines", line_shape="hv", name=f"δ = {d:.0e}",
+        data.append(go.Scatter(x=eps_grid, y=four, mode="lines", line_shape="hv", name=f"δ = {_pow10(d)}",
                                line=dict(color=PALETTE[[4, 2, 0, 3, 5][i]], width=2)))
     par = delstab_parameters(epsilon, delta, convention=convention)
     data.append(go.Scatter(x=[epsilon], y=[par.discarded], mode="markers+text", text=[f"  4κ = {par.discarded}"],
-                           textposition="middle right", name=f"(ε, δ) = ({epsilon:g}, {delta:.0e})",
+                           textposition="middle right", name=f"(ε, δ) = ({epsilon:g}, {_pow10(delta)})",
                            marker=dict(size=13, color=ROLE["bound"], symbol="diamond")))
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Users thrown away by propose–test–release: 4κ", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="user-level ε")),
         yaxis=dict(type="log", title=dict(text="4κ (users deleted; n must be ≥ 4κ)")),
         legend=dict(x=0.98, y=0.98, xanchor="right", font=dict(size=11))))
-    caption(fig, "Source: 000, Algorithm 1 (A runs on n − 4κ users) and Definition 8; κ ≈ 3·ln(1/δ)/ε, the "
+    caption(fig, "Source: Ghazi et al. 2023, Algorithm 1 (A runs on n − 4κ users) and Definition 8; "
+                 "κ ≈ 3·ln(1/δ)/ε, the "
                  "log(1/δ)/ε floor of Theorem 10.")
     return fig
 
@@ -346,17 +358,19 @@ def delstab_output_figure(outputs: list, pmf_x: np.ndarray, pmf_x2: np.ndarray, 
     fig = go.Figure(data=[
         go.Bar(x=labels, y=pmf_x, name="P = DelStab(x)", marker_color=ROLE["x"]),
         go.Bar(x=labels, y=pmf_x2, name="P′ = DelStab(x′)", marker_color=ROLE["x_prime"]),
-        go.Scatter(x=labels, y=np.exp(epsilon) * pmf_x2, mode="lines", line_shape="hvh", name="e^ε·P′",
+        go.Scatter(x=labels, y=np.exp(epsilon) * pmf_x2, mode="lines", line_shape="hvh", name="e<sup>ε</sup>·P′",
                    line=dict(color=ROLE["bound"], dash="dot", width=1.5)),
     ], layout=dict(
         template=template, barmode="group", bargap=0.15,
-        title=dict(text=f"Exact output distributions — d_ε(P‖P′) = {h1:.2e}, d_ε(P′‖P) = {h2:.2e} "
+        title=dict(text=f"Exact output distributions — d<sub>ε</sub>(P‖P′) = {_sci(h1)}, "
+                        f"d<sub>ε</sub>(P′‖P) = {_sci(h2)} "
                         f"{'≤' if ok else '>'} δ = {delta:g} {'✓' if ok else '✗'}", font=dict(size=14)),
         xaxis=dict(title=dict(text="output (noisy count, or ⊥ = no stable set)"), type="category"),
         yaxis=dict(title=dict(text="probability"), range=[0, 1.15 * float(max(pmf_x.max(), pmf_x2.max()))]),
         legend=dict(x=0.98, y=0.98, xanchor="right")))
-    caption(fig, "Source: 000, Algorithm 1 (DelStab) and Lemma 18 ((ε, δ)-user-level DP for every inner A, given an "
-                 "exact stability test); hockey-stick d_ε(P‖Q) = Σ[P − e^ε Q]₊ (Preliminaries). All pmfs exact.")
+    caption(fig, "Source: Ghazi et al. 2023, Algorithm 1 (DelStab) and Lemma 18 ((ε, δ)-user-level DP for every "
+                 "inner A, given an exact stability test);<br>hockey-stick d<sub>ε</sub>(P‖Q) = "
+                 "Σ[P − e<sup>ε</sup>Q]₊ (Preliminaries). All pmfs exact.")
     return fig
 
 
@@ -380,7 +394,8 @@ def delstab_test_figure(tdlap: np.ndarray, stable_x: np.ndarray, stable_x2: np.n
                         f"Pr[⊥ | x′] = {float(tdlap[~sx2].sum()):.3g}", font=dict(size=14)),
         xaxis=dict(title=dict(text="R₁ = r (users deleted before testing (4κ − r)-LDDP)")),
         yaxis=dict(title=dict(text="P(R₁ = r)")), legend=dict(x=0.98, y=0.98, xanchor="right", font=dict(size=11))))
-    caption(fig, "Source: 000, Algorithm 1 lines 2–4 and Definition 16 (LDDP): r is stable iff some set S of r users "
+    caption(fig, "Source: Ghazi et al. 2023, Algorithm 1 lines 2–4 and Definition 16 (LDDP): r is stable iff "
+                 "some set S of r users "
                  "leaves A (4κ − r, ε̄, δ̄)-LDDP at x₋S. Exact.")
     return fig
 
@@ -405,30 +420,30 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
     x = epsilon0 * np.arange(hi + 1)
     q99 = pmf_quantile(pmf, 0.99)
     mean = float(np.dot(np.arange(m + 1), pmf))
-    data = [go.Bar(x=x, y=pmf[: hi + 1], name="P(loss = ε₀·|S − S′|)", marker_color=ROLE["private"],
+    data = [go.Bar(x=x, y=pmf[: hi + 1], name="P(loss = ε<sub>item</sub>·|S − S′|)", marker_color=ROLE["private"],
                    hovertemplate="loss %{x:.3g}: %{y:.3g}<extra></extra>")]
     shapes = [_vline(epsilon0 * math.sqrt(m), color=PALETTE[2], dash="dash", width=2),
               _vline(epsilon0 * q99, color=PALETTE[3], dash="dot", width=2)]
-    notes = [_label(epsilon0 * math.sqrt(m), " ε₀·√m", color=PALETTE[2], y=0.95),
+    notes = [_label(epsilon0 * math.sqrt(m), " ε<sub>item</sub>·√m", color=PALETTE[2], y=0.95),
              _label(epsilon0 * q99, " 99% quantile", color=PALETTE[3], y=0.85)]
     x_right = epsilon0 * hi * 1.15 + epsilon0
     if epsilon0 * m <= x_right * 3:
         shapes.append(_vline(epsilon0 * m, color=ROLE["naive"], dash="solid", width=2.5))
-        notes.append(_label(epsilon0 * m, " worst case ε₀·m", color=ROLE["naive"], y=0.75))
+        notes.append(_label(epsilon0 * m, " worst case ε<sub>item</sub>·m", color=ROLE["naive"], y=0.75))
         x_right = max(x_right, epsilon0 * m * 1.12)
     else:
         notes.append(dict(x=1, xref="paper", y=0.75, yref="paper", xanchor="right", showarrow=False,
-                          text=f"worst case ε₀·m = {epsilon0 * m:.3g} →  (off the chart)",
+                          text=f"worst case ε<sub>item</sub>·m = {epsilon0 * m:.3g} →  (off the chart)",
                           font=dict(size=11, color=ROLE["naive"])))
     fig = go.Figure(data=data, layout=dict(
         template=template, bargap=0.05,
         title=dict(text=f"Privacy loss of swapping two users (m = {m}, p = {p:g}): mean {epsilon0 * mean:.3g}, "
                         f"99% ≤ {epsilon0 * q99:.3g}, worst {epsilon0 * m:.3g}", font=dict(size=14)),
-        xaxis=dict(title=dict(text="privacy loss ε₀·|S − S′| (nats)"), range=[-epsilon0, x_right]),
+        xaxis=dict(title=dict(text="privacy loss ε<sub>item</sub>·|S − S′| (nats)"), range=[-epsilon0, x_right]),
         yaxis=dict(title=dict(text="probability")), shapes=shapes, annotations=notes, showlegend=False))
-    caption(fig, "Exact: S, S′ ~ Bin(m, p) independent, loss = max over outputs of ln p(o|S)/p(o|S′) for the ε₀-DP "
-                 "geometric count.<br>Source: idea of 000, Theorems 13/17 (sample perfect generalisation); "
-                 "this simulator is dpviz's [derived] illustration.")
+    caption(fig, "Exact: S, S′ ~ Bin(m, p) independent, loss = max over outputs of ln p(o|S)/p(o|S′) for the "
+                 "ε<sub>item</sub>-DP geometric count.<br>Idea of Ghazi et al. 2023, Theorem 17 (√m, not m, for "
+                 "changed users); this exact computation is dpviz's illustration, not a result of the paper.")
     return fig
 
 
@@ -443,23 +458,24 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
         pmf = swap_difference_pmf(int(mm), float(p))
         for q in qs:
             qs[q].append(pmf_quantile(pmf, q))
-    data = [go.Scatter(x=ms, y=epsilon0 * ms, mode="lines", name="worst case ε₀·m (slope 1)",
+    data = [go.Scatter(x=ms, y=epsilon0 * ms, mode="lines", name="worst case ε<sub>item</sub>·m (slope 1)",
                        line=dict(color=ROLE["naive"], width=3))]
     for (q, vals), col, dash in zip(qs.items(), [PALETTE[0], PALETTE[3], PALETTE[4]], ["solid", "dash", "dot"]):
         y = epsilon0 * np.asarray(vals, dtype=float)
         data.append(go.Scatter(x=ms, y=np.where(y > 0, y, np.nan), mode="lines+markers",
                                name=f"{q:.2%} quantile".replace(".00%", "%"), line=dict(color=col, dash=dash),
                                marker=dict(size=4)))
-    data.append(go.Scatter(x=ms, y=epsilon0 * np.sqrt(ms), mode="lines", name="ε₀·√m (slope ½)",
+    data.append(go.Scatter(x=ms, y=epsilon0 * np.sqrt(ms), mode="lines", name="ε<sub>item</sub>·√m (slope ½)",
                            line=dict(color=PALETTE[2], dash="longdash")))
     shapes = [_vline(m_mark, color="#777", dash="dot", width=1.5)] if m_mark else []
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Typical loss grows like √m, the worst case like m", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="m (examples per user)")),
-        yaxis=dict(type="log", title=dict(text="privacy loss (nats)")), shapes=shapes,
+        yaxis=dict(type="log", title=dict(text="privacy loss (nats)"), exponentformat="power"), shapes=shapes,
         legend=dict(x=0.01, y=0.99, font=dict(size=11))))
-    caption(fig, "Exact quantiles of ε₀·|S − S′|, S, S′ ~ Bin(m, p). Source: 000, Theorems 13 and 17 "
-                 "(ε = O(ε₀·√(m·log(1/β)))); [derived] illustration.")
+    caption(fig, "Exact quantiles of ε<sub>item</sub>·|S − S′|, S, S′ ~ Bin(m, p). Idea of Ghazi et al. 2023, "
+                 "Theorem 17 (ε = O(ε<sub>item</sub>·r·√(m·log(n/(β<sub>fail</sub>δ<sub>item</sub>))))); "
+                 "dpviz's illustration.")
     return fig
 
 
@@ -493,15 +509,18 @@ def clipping_histogram_figure(t: ClippingTradeoff, tau: float, *, template: str 
         legend=dict(x=0.98, y=0.98, xanchor="right"),
         title=dict(text=f"One user's summed score u (m = {m}): {clipped:.2%} of users get clipped at τ = {tau:.3g}",
                    font=dict(size=14)),
-        xaxis=dict(title=dict(text="u_i = Σ_j ψ(x_ij)  (ψ = 1[H wrong] − 1[H′ wrong])")),
+        xaxis=dict(title=dict(text="u<sub>i</sub> = Σ<sub>j</sub> ψ(x<sub>i,j</sub>)  "
+                              "(ψ = 1[H wrong] − 1[H′ wrong])")),
         yaxis=dict(title=dict(text="probability"))))
-    caption(fig, "Source: 000, Appendix E.1, ALG-9 (ClippedPairwiseEM): each user's summed score is clipped to "
+    caption(fig, "Source: Ghazi et al. 2023, Appendix E.1 (ClippedPairwiseEM): each user's summed score is clipped to "
                  "[−τ, τ] (shaded), sensitivity 2τ; exact law of u (trinomial convolution).")
     return fig
 
 
-def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str = TEMPLATE) -> go.Figure:
-    """Clipping bias and EM error (score units) against τ, their sum, the signal 0.2αnm, the paper's τ and yours."""
+def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, show_best: bool = False,
+                             template: str = TEMPLATE) -> go.Figure:
+    """Clipping bias and EM error (score units) against τ, their sum, the signal 0.2·α_acc·n·m, the paper's τ and
+    yours; with ``show_best`` the minimising τ is starred (a lesson asks for it first: drawn only after Reveal)."""
     tau = check_positive(tau, "tau")
     total = t.bias + t.em_error
     floor = float(t.em_error.min()) / 10  # below this the bias is invisible next to the noise (and only rounding)
@@ -509,27 +528,33 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
         go.Scatter(x=t.tau, y=np.where(t.bias > floor, t.bias, np.nan), mode="lines",
                    name="clipping bias n·|E clip(u) − E u|",
                    line=dict(color=PALETTE[1], width=2.5)),
-        go.Scatter(x=t.tau, y=t.em_error, mode="lines", name="EM error (2Δ/ε)·ln(|ℋ|/β), Δ = 2τ",
+        go.Scatter(x=t.tau, y=t.em_error, mode="lines", name="EM error (2Δ/ε)·ln(|ℋ|/β<sub>fail</sub>), Δ = 2τ",
                    line=dict(color=PALETTE[2], width=2.5, dash="dash")),
         go.Scatter(x=t.tau, y=total, mode="lines", name="bias + EM error", line=dict(color=ROLE["private"], width=4)),
-        go.Scatter(x=[t.tau[0], t.tau[-1]], y=[t.signal, t.signal], mode="lines", name="signal 0.2·α·n·m",
-                   line=dict(color=ROLE["bound"], dash="dot")),
-        go.Scatter(x=[t.tau_best], y=[float(np.min(total))], mode="markers", name=f"best τ ≈ {t.tau_best:.3g}",
-                   marker=dict(symbol="star", size=16, color=ROLE["private"])),
+        go.Scatter(x=[t.tau[0], t.tau[-1]], y=[t.signal, t.signal], mode="lines",
+                   name="signal 0.2·α<sub>acc</sub>·n·m", line=dict(color=ROLE["bound"], dash="dot")),
     ]
+    if show_best:
+        data.append(go.Scatter(x=[t.tau_best], y=[float(np.min(total))], mode="markers",
+                               name=f"best τ ≈ {t.tau_best:.3g}",
+                               marker=dict(symbol="star", size=16, color=ROLE["private"])))
     shapes = [_vline(tau, color="#777", dash="dot", width=1.5),
               _vline(t.tau_paper, color=ROLE["naive"], dash="dashdot", width=1.5)]
-    notes = [_label(t.tau_paper, " paper: αm + √(m ln(1/α))", log_x=True, color=ROLE["naive"], y=0.99)]
+    notes = [_label(t.tau_paper, " paper: α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>))", log_x=True,
+                    color=ROLE["naive"], y=0.99)]
     fig = go.Figure(data=data, layout=dict(
         template=template, shapes=shapes, annotations=notes,
         title=dict(text="Choosing the clip τ: bias against noise (score units)", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="clip threshold τ")),
         yaxis=dict(type="log", title=dict(text="error in the score (users × examples)"),
-                   range=[math.log10(floor), math.log10(2 * max(float(total.max()), t.signal))]),
+                   range=[math.log10(floor), math.log10(2 * max(float(total.max()), t.signal))],
+                   exponentformat="power"),
         legend=dict(x=0.01, y=0.01, yanchor="bottom", font=dict(size=11))))
-    approx_note(fig, "paper's τ with its constant C = 1; EM bound is the standard one (β = 0.1)")
-    caption(fig, "Source: 000, Theorem 37 (τ = C(αm + √(m log(1/α))), events E2/E3: 0.2αnm vs 0.4αnm); EM: "
-                 "McSherry & Talwar 2007 (Theorem 9 of 000).")
+    approx_note(fig, "paper's τ with its constant C = 1; EM bound is the standard one (β<sub>fail</sub> = 0.1)")
+    caption(fig, "Source: Ghazi et al. 2023, proof of Theorem 37 "
+                 "(τ = C(α<sub>acc</sub>m + √(m log(1/α<sub>acc</sub>))), "
+                 "events E2/E3: 0.2α<sub>acc</sub>nm vs 0.4α<sub>acc</sub>nm);<br>EM: McSherry & Talwar 2007 "
+                 "(Ghazi et al. 2023, Theorem 9).")
     return fig
 
 
@@ -538,8 +563,8 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, template: str =
 
 def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_size: int, constant: float = 1.0,
                      standard_errors: dict | None = None, template: str = TEMPLATE) -> go.Figure:
-    """Simulated true error of the user-level realizable PAC learner (ALG-8) on 1-D thresholds against n, one curve per
-    m, beside the theory α(n) = C·ln(K+1)/(ε·n·m) (Theorem 4 of Ghazi et al. 2023 solved for α; C = 1 shown).
+    """Simulated true error of the user-level realizable PAC learner (Section 4) on 1-D thresholds against n, one curve
+    per m, beside the theory α(n) = C·ln(K+1)/(ε·n·m) (Theorem 4 of Ghazi et al. 2023 solved for α; C = 1 shown).
 
     ``errors`` maps m → array of mean errors over ``n_grid``.
     """
@@ -563,9 +588,10 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         template=template, title=dict(text=f"User-level PAC learning of thresholds (K = {grid_size}, ε = {epsilon:g})",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="n (users)")),
-        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)")),
+        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power"),
         legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), margin=dict(r=200)))
     approx_note(fig, "Monte Carlo (fixed seed); theory curve has its constant set to 1")
-    caption(fig, "Source: 000, Theorem 4 (n = Θ̃(d/ε + d/(εαm)), so α ≈ C·d/(ε n m) for m ≤ 1/α) with d = ln(K+1); "
-                 "learner: ALG-8 (EM over the count of users with a mistake, Δ = 1).", below=75)
+    caption(fig, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), so α<sub>acc</sub> ≈ "
+                 "C·d/(ε n m) for m ≤ 1/α<sub>acc</sub>) with d = ln(K+1);<br>learner: Section 4 of the paper "
+                 "(exponential mechanism over the count of users with a mistake, Δ = 1).", below=75)
     return fig
