@@ -1,5 +1,7 @@
 """Headless tests of the lesson-07 panels (dpviz.panels.partial)."""
 
+import math
+
 import numpy as np
 import pytest
 from _figure_checks import watch_updates_for_nan
@@ -43,12 +45,19 @@ def test_first_slider_changes_first_figure():
 
 
 def test_record_panel_bad_combination_then_recovers():
+    # issue 18: the g slider reaches only g ≤ d (it used to go to 100 and refuse above d)
     p = RecordEpsilonPanel()
+    assert p.controls["k"].max == p.controls["d"].value == 20
     p.controls["k"].value = 50
-    assert p.last_error and "k = 50" in p.last_error and p.status.value
+    assert p.controls["k"].value == 20 and p.last_error is None
+    p.controls["d"].value = 5
+    assert p.controls["k"].max == 5 and p.controls["k"].value == 5 and p.last_error is None
+    # client input beyond the range still gets a friendly message, and the panel recovers
+    with pytest.raises(ValueError, match="g = 50"):
+        p._render({**p.values(), "k": 50})
     p.controls["k"].value = 3
     assert p.last_error is None and p.status.value == ""
-    assert "k = 3" in p.readout.value or "3 attributes" in p.readout.value
+    assert "g = 3" in p.readout.value
 
 
 def test_census_checkboxes():
@@ -73,9 +82,19 @@ def test_heavy_hitter_panel_and_constants():
 
 
 def test_marginals_panel_bad_ell():
+    # issue 18: ℓ's slider reaches only ℓ ≤ ⌊d/w⌋, w's only w ≤ d
     p = MarginalsPanel()
+    assert p.controls["ell"].max == 10 // 2
     p.controls["ell"].value = 30
-    assert p.last_error and "ℓ" in p.last_error
+    assert p.controls["ell"].value == 5 and p.last_error is None
+    p.controls["k"].value = 4
+    assert p.controls["ell"].max == 2 and p.controls["ell"].value == 2 and p.last_error is None
+    p.controls["d"].value = 3
+    assert p.controls["k"].max == 3 and p.last_error is None
+    with pytest.raises(ValueError, match="ℓ"):
+        p._render({**p.values(), "ell": 30})
+    p.controls["d"].value = 10
+    p.controls["k"].value = 2
     p.controls["ell"].value = 2
     assert p.last_error is None
     p.controls["simulate"].value = True
@@ -138,3 +157,56 @@ def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls, control):
     for v in p.bench_values()[control][:4]:
         p.controls[control].value = v
     assert p.last_error is None and not found, found[:5]
+
+
+def test_users_needed_theorem16_toggle_printed_and_corrected():
+    # Theorem 16 as printed: n ≥ 0.05·ln d/(εν); corrected (its proof's points are ⌈3νn⌉ changes apart):
+    # n ≥ (ln(d/10)/ε − 1)/(3ν). Both apply only for d ≥ 10e^{1.1ε}; the corrected one is ≤ 0 for small d —
+    # no guarantee there, drawn as a gap, never as 0
+    p = AttributeUsersNeededPanel()
+    fig = p.figures[0]
+    lb = next(t for t in fig.data if "lower bound" in t.name)
+    assert "corrected" in lb.name
+    d = np.asarray(lb.x, dtype=float)
+    y = np.array([np.nan if v is None else v for v in lb.y], dtype=float)
+    expect = (np.log(d / 10) / 1.0 - 1) / (3 * 0.1)
+    ok = (d >= 10 * math.exp(1.1)) & (expect > 0)
+    np.testing.assert_allclose(y[ok], expect[ok], rtol=1e-12)
+    assert np.all(np.isnan(y[~ok])) and (~ok).any()
+    p.controls["thm16"].value = False
+    lb = next(t for t in p.figures[0].data if "lower bound" in t.name)
+    y = np.array([np.nan if v is None else v for v in lb.y], dtype=float)
+    printed = 0.05 * np.log(d) / 0.1
+    ok = d >= 10 * math.exp(1.1)
+    np.testing.assert_allclose(y[ok], printed[ok], rtol=1e-12)
+    assert "as printed" in lb.name
+    # at d = 16 < 10e^{1.1} ≈ 30 the readout says the bound gives no guarantee
+    assert "no guarantee" in p.readout.value
+
+
+def test_misconception_panel_clears_the_previous_answer_under_a_new_question():
+    p = MisconceptionPanel()
+    p.exercise.guess.value = 9.1
+    p.exercise.button.click()
+    assert p.exercise.feedback.value  # revealed: verdict and answer
+    p.controls["d"].value = 12  # a new question
+    assert p.exercise.feedback.value == ""
+    # the explanation names sequential composition, not Lemma 10 as parallel composition
+    text = p.exercise.reveal()
+    assert "sequential" in text and "not parallel composition" in text
+
+
+def test_record_panel_choice_exercise_parallel_vs_sequential():
+    p = RecordEpsilonPanel()
+    ex = p.misconception
+    assert ex.feedback.value == ""
+    ex.choice.index = 0
+    ex.reveal()
+    assert "❌" in ex.feedback.value and "disjoint <i>records</i>" in ex.feedback.value
+    ex.choice.index = 1
+    ex.reveal()
+    assert "✅" in ex.feedback.value
+    # per-column releases are sequential composition in the readout too; course notation, no ε0 / CKS alias
+    assert "sequential composition" in p.readout.value and "Lemma 10" in p.readout.value
+    texts = p.readout.value + p.intro_html if hasattr(p, "intro_html") else p.readout.value
+    assert "ε0" not in texts and "CKS 2020" not in texts

@@ -23,10 +23,10 @@ def test_record_epsilon_figure_curves():
     d = np.asarray(_trace(fig, "pure").x)
     np.testing.assert_allclose(_trace(fig, "pure").y, 0.1 * d)
     rho = 0.5 * (0.1 * d) ** 2
-    np.testing.assert_allclose(_trace(fig, "(ε, δ) from ρ = ½(dε0)², simple").y,
+    np.testing.assert_allclose(_trace(fig, "(ε, δ) from ρ = ½(dε<sub>attr</sub>)², simple").y,
                                rho + 2 * np.sqrt(rho * math.log(1e6)))
-    np.testing.assert_allclose(_trace(fig, "k = 3").y, [0.3, 0.3])
-    np.testing.assert_allclose(_trace(fig, "parallel composition: √d").y, np.sqrt(d) * 0.1)
+    np.testing.assert_allclose(_trace(fig, "g = 3").y, [0.3, 0.3])
+    np.testing.assert_allclose(_trace(fig, "per-column releases (sequential composition): √d").y, np.sqrt(d) * 0.1)
     assert any("Source" in a.text for a in fig.layout.annotations)
     with pytest.raises(ValueError, match="k"):
         P.record_epsilon_figure(0.1, 5, 6, 1e-6)

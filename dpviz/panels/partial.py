@@ -19,7 +19,18 @@ import math
 import ipywidgets as W
 
 from dpviz import partial as PD
-from dpviz.panels._base import Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider, toggle
+from dpviz.panels._base import (
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    View,
+    dropdown,
+    int_slider,
+    log_slider,
+    slider,
+    toggle,
+)
+from dpviz.panels._format import _sci
 from dpviz.plots import partial as P
 
 __all__ = [
@@ -44,36 +55,79 @@ _CENSUS_LABELS = {
 }
 
 
+def _html(control):
+    """Let a control's description render <sub>: "ε<sub>attr</sub>" (the course notation)."""
+    control.description_allow_html = True
+    return control
+
+
 def _census_label(attr: str, long: bool = False) -> str:
     short, full = _CENSUS_LABELS.get(attr, (attr, attr))
     return full if long else short
 
 
-_P20 = ("A small ε0 protects each attribute, not membership: whether you are in the data at all is protected only "
+_P20 = ("A small ε<sub>attr</sub> protects each attribute, not membership: whether you are in the data at all is "
+        "protected only "
         "by the whole-record ε, and information copied across many attributes (e.g. a location trace) is not "
-        "protected by ε0 (Section 7 of 001).")
+        "protected by ε<sub>attr</sub> (Ghazi, Kumar, Manurangsi & Steinke 2023, §7).")
 
 
 class RecordEpsilonPanel(Panel):
     """ε0 per attribute → whole-record ε against d (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
 
-    title = "From ε0 per attribute to the whole record"
-    intro = ("A mechanism that is ε0-DP for every single attribute is (d·ε0)-DP for the whole record "
-             "(Proposition 8 of 001). Move ε0, d, the number k of attributes an adversary targets, and δ.")
+    title = "From ε per attribute to the whole record"
+    intro = ("A mechanism that is ε<sub>attr</sub>-DP for every single attribute (the unit of privacy is one "
+             "attribute of one person) is (d·ε<sub>attr</sub>)-DP for the whole record, where the unit is the person "
+             "(Ghazi, Kumar, Manurangsi & Steinke 2023, Prop 8). Move ε<sub>attr</sub>, d, the number g of attributes "
+             "an adversary targets, "
+             "and δ.")
 
     def _build_controls(self):
-        return {
-            "eps0": slider("ε0 per attribute", 0.1, 0.01, 2.0, 0.01),
+        c = {
+            "eps0": _html(slider("ε<sub>attr</sub> per attribute", 0.1, 0.01, 2.0, 0.01)),
             "d": int_slider("attributes d", 20, 1, 100),
-            "k": int_slider("attributes targeted k", 2, 0, 100),
+            "k": int_slider("attributes targeted g", 2, 0, 100),
             "delta": log_slider("δ", 1e-6, -10, -2, step=0.5, readout_format=".0e"),
             "mechanisms": toggle("mechanism-specific", [("show", True), ("hide", False)], True),
         }
+        # the g slider reaches only what the panel accepts (g ≤ d); observed before the panel's own update
+        c["k"].max = c["d"].value
+        c["d"].observe(lambda ch: setattr(c["k"], "max", int(ch["new"])), names="value")
+        return c
+
+    def __init__(self, **kw):
+        self.misconception = ChoiceReveal(
+            "A release consists of d statistics, each computed from one column (attribute) of every record, each "
+            "with its own ε<sub>j</sub>. Which rule gives the cost for one whole record?",
+            [("Parallel composition: the releases read disjoint columns, so a record costs max<sub>j</sub> "
+              "ε<sub>j</sub>.", False,
+              "Tempting, because the columns really are disjoint. But parallel composition needs the mechanisms "
+              "to read disjoint <i>records</i> (people): changing one person then touches one mechanism only. Here "
+              "changing one whole record changes its value in every column, so all d releases see it. max<sub>j</sub> "
+              "ε<sub>j</sub> is the <i>per-attribute</i> guarantee (Ghazi, Kumar, Manurangsi & Steinke 2023, Lemma "
+              "10), not the per-record one."),
+             ("Sequential composition: every release reads part of the record, so a record costs Σ<sub>j</sub> "
+              "ε<sub>j</sub> (pure DP), ρ = ½Σ<sub>j</sub> ε<sub>j</sub>² in zCDP.", True,
+              "Right: one person's record is an input of all d releases, so their costs add — d·ε<sub>attr</sub> "
+              "in pure DP and ½dε<sub>attr</sub>² in zCDP (ε = √d·ε<sub>attr</sub>, the dash-dotted curve) when "
+              "every ε<sub>j</sub> = ε<sub>attr</sub>."),
+             ("Group privacy: a record is a group of d attributes, so it costs d·max<sub>j</sub> ε<sub>j</sub>.",
+              False,
+              "Group privacy is the right tool for a <i>generic</i> ε<sub>attr</sub>-per-attribute mechanism "
+              "(Prop 8 of Ghazi, Kumar, Manurangsi & Steinke 2023: d·ε<sub>attr</sub>), and it is an upper bound "
+              "here too — but these releases are "
+              "independent per column, so sequential composition gives the exact sum Σ<sub>j</sub> ε<sub>j</sub>, "
+              "smaller than d·max<sub>j</sub> ε<sub>j</sub> when the ε<sub>j</sub> differ (and in zCDP √d instead "
+              "of d).")])
+        super().__init__(**kw)
+
+    def _extra_widgets(self):
+        return [self.misconception.widget]
 
     def _render(self, v):
         eps0, d, k, delta = float(v["eps0"]), int(v["d"]), int(v["k"]), float(v["delta"])
         if k > d:
-            raise ValueError(f"k = {k} targeted attributes is more than d = {d} attributes: lower k or raise d.")
+            raise ValueError(f"g = {k} targeted attributes is more than d = {d} attributes: lower g or raise d.")
         f1 = P.record_epsilon_figure(eps0, d, k, delta, show_mechanisms=bool(v["mechanisms"]))
         f2 = P.rho_growth_figure(eps0, d)
         rho = PD.whole_record_rho(eps0, d)
@@ -83,16 +137,20 @@ class RecordEpsilonPanel(Panel):
         pure = PD.whole_record_pure_epsilon(eps0, d)
         rho_par = PD.parallel_composition([eps0] * d, "zcdp").record
         readout = (
-            f"<b>Whole record</b> (Prop 8 of 001): pure ε = d·ε0 = <b>{pure:.4g}</b>; "
-            f"zCDP ρ = ½(dε0)² = <b>{rho:.4g}</b> → (ε, δ = {delta:.0e}): <b>{e_cks:.4g}</b> (CKS 2020) or "
-            f"{e_simple:.4g} (ρ + 2√(ρ ln 1/δ)).<br>"
-            f"<b>k = {k} attributes</b>: pure k·ε0 = {PD.targeted_pure_epsilon(eps0, k):.4g}; "
-            f"ρ = ½(kε0)² = {rk:.4g}.<br>"
-            f"<b>Independent per-column releases</b> (Lemma 10): ρ = ½dε0² = {rho_par:.4g}, "
-            f"i.e. ε = √d·ε0 = {PD.eps_from_rho(rho_par):.4g}.<br><small>{html.escape(_P20)}</small>")
+            f"<b>Whole record</b> (Ghazi, Kumar, Manurangsi & Steinke 2023, Prop 8): pure ε = d·ε<sub>attr</sub> = "
+            f"<b>{pure:.4g}</b>; "
+            f"zCDP ρ = ½(dε<sub>attr</sub>)² = <b>{rho:.4g}</b> → (ε, δ = {_sci(delta)}): <b>{e_cks:.4g}</b> "
+            f"(Canonne, Kamath & Steinke 2020, Cor 13) or {e_simple:.4g} (ρ + 2√(ρ ln 1/δ)).<br>"
+            f"<b>g = {k} attributes</b>: pure g·ε<sub>attr</sub> = {PD.targeted_pure_epsilon(eps0, k):.4g}; "
+            f"ρ = ½(gε<sub>attr</sub>)² = {rk:.4g}.<br>"
+            f"<b>Independent per-column releases</b>: each column's release costs ε<sub>attr</sub> per attribute "
+            f"(Lemma 10), and a whole record is read by all d of them — sequential composition: "
+            f"ρ = ½dε<sub>attr</sub>² = {rho_par:.4g}, i.e. ε = √d·ε<sub>attr</sub> = "
+            f"{PD.eps_from_rho(rho_par):.4g}.<br><small>{_P20}</small>")
         hint = None
         if pure > 10:
-            hint = ("The whole-record ε is above 10: the per-attribute ε0 is the meaningful number here, and "
+            hint = ("The whole-record ε is above 10: the per-attribute ε<sub>attr</sub> is the meaningful number "
+                    "here, and "
                     "the record-level guarantee is weak (an adversary can guess one secret bit of the whole record "
                     f"with probability up to {PD.bit_recovery_probability(pure):.4f}).")
         return View(figures=[f1, f2], readout=readout, hint=hint)
@@ -101,19 +159,22 @@ class RecordEpsilonPanel(Panel):
 class InterpretationPanel(Panel):
     """Posterior, bit-recovery and mutual-information bounds against the number of targeted attributes."""
 
-    title = "What ε0 means to an adversary"
-    intro = "Bounds on what an adversary who cares about k attributes can learn (Section 7 of 001)."
+    title = "What ε per attribute means to an adversary"
+    intro = ("Bounds on what an adversary who cares about g attributes can learn (Ghazi, Kumar, Manurangsi & Steinke "
+             "2023, Props 26–27 and §7; the "
+             "bit-recovery bound assumes a uniform prior on the bit, Prop 26 a product prior).")
 
     def _build_controls(self):
         return {
-            "eps0": slider("ε0 per attribute", 0.05, 0.01, 1.0, 0.01),
+            "eps0": _html(slider("ε<sub>attr</sub> per attribute", 0.05, 0.01, 1.0, 0.01)),
             "d": int_slider("attributes d", 20, 1, 60),
         }
 
     def _render(self, v):
         eps0, d = float(v["eps0"]), int(v["d"])
         fig = P.interpretation_figure(eps0, d)
-        readout = (f"One attribute: posterior shift ≤ e<sup>2ε0</sup> − 1 = {PD.posterior_tv_bound(eps0, 1):.4g}; "
+        readout = (f"One attribute: posterior shift ≤ e<sup>2ε<sub>attr</sub></sup> − 1 = "
+                   f"{PD.posterior_tv_bound(eps0, 1):.4g}; "
                    f"bit recovery ≤ {PD.bit_recovery_probability(eps0, 1):.4f}. Mutual information (Prop 27): "
                    f"all attributes independent ≤ {PD.mutual_information_bound(eps0, [1] * d):.4g} nats, one block ≤ "
                    f"{PD.mutual_information_bound(eps0, [d]):.4g} nats (= the whole-record zCDP bound).")
@@ -125,7 +186,7 @@ class CensusPanel(Panel):
 
     title = "Census playground: which releases see the change?"
     intro = ("Each release reads some attributes and has its own ρ. Tick the attributes of one person that change: "
-             "only releases reading a ticked attribute count (Section 7 of 001).")
+             "only releases reading a ticked attribute count (Ghazi, Kumar, Manurangsi & Steinke 2023, §7).")
 
     def _build_controls(self):
         led = PD.census_2020_example()
@@ -157,8 +218,9 @@ class CensusPanel(Panel):
         eps_all = led.change_approx_dp(led.attributes, delta)
         names = ", ".join(_census_label(a) for a in led.attributes if a in changed) or "nothing"
         readout = (f"{table}<p>Changing <b>{html.escape(names)}</b>: ρ = {rho_s:.3g} → "
-                   f"(<b>{eps_s:.3f}</b>, {delta:.0e})-DP; whole record ρ = {led.whole_record_rho():.3g} → "
-                   f"(<b>{eps_all:.3f}</b>, {delta:.0e})-DP (CKS 2020, Cor 13). The per-release split is "
+                   f"(<b>{eps_s:.3f}</b>, {_sci(delta)})-DP; whole record ρ = {led.whole_record_rho():.3g} → "
+                   f"(<b>{eps_all:.3f}</b>, {_sci(delta)})-DP (Canonne, Kamath & Steinke 2020, Cor 13). The "
+                   "per-release split is "
                    "illustrative; the totals (2.63 and 1.02 for race + ethnicity) are the paper's.</p>")
         return View(figures=[f1, f2], readout=readout)
 
@@ -168,7 +230,7 @@ class CanonicalHistogramPanel(Panel):
 
     title = "Why the canonical noisy histogram is not 'nice'"
     intro = ("Add Laplace noise to every cell of a histogram and round: at large ε the rounded count is exact "
-             "(Section 5 of 001).")
+             "(Ghazi, Kumar, Manurangsi & Steinke 2023, §5).")
 
     def _build_controls(self):
         return {
@@ -183,8 +245,9 @@ class CanonicalHistogramPanel(Panel):
         readout = (f"P[exact] = 1 − e<sup>−ε/2</sup> = <b>{PD.rounding_reveals_probability(e):.5f}</b> "
                    "with Laplace(1/ε); "
                    f"{PD.rounding_reveals_probability(e, 2.0):.5f} with the replace-one Laplace(2/ε). "
-                   f"One attribute change also moves two cells, so this baseline's ε0 equals its ε: it gains nothing "
-                   "per attribute (001, Section 5).")
+                   f"One attribute change also moves two cells, so this baseline's ε<sub>attr</sub> equals its ε: it "
+                   f"gains nothing "
+                   f"per attribute (Ghazi, Kumar, Manurangsi & Steinke 2023, §5).")
         return View(figures=[f1, f2], readout=readout)
 
 
@@ -194,20 +257,22 @@ class HeavyHitterPanel(Panel):
 
     title = "The heavy-hitter tree (PrivHeavyHitter)"
     intro = ("Strings are grown two halves at a time; a candidate survives a level if its clamped noisy count "
-             "beats a threshold that rises by μ per level (Algorithm 2 of 001, corrected constants).")
+             "beats a threshold that rises by μ per level (Ghazi, Kumar, Manurangsi & Steinke 2023, Alg 2, corrected "
+             "constants).")
 
     def _build_controls(self):
         return {
-            "eps0": slider("ε0 per attribute", 1.0, 0.1, 5.0, 0.1),
+            "eps0": _html(slider("ε<sub>attr</sub> per attribute", 1.0, 0.1, 5.0, 0.1)),
             "d": dropdown("attributes d", [("8", 8), ("16", 16), ("32", 32)], 16),
             # grid 1,250·2^(j/4): n = 20,000 (the digest's fixture) lies on it, so the browser does not snap the
             # default to 19,953 on first render
             "n": log_slider("people n", 20000, math.log10(1250), math.log10(80000), step=math.log10(2) / 4,
                             readout_format=",.0f"),
             "nu": slider("heavy-hitter fraction ν", 0.1, 0.02, 0.1, 0.01),
-            "eta": slider("failure probability η", 0.1, 0.01, 0.1, 0.01),
-            "constants": dropdown("constants", [("corrected (private at ε0)", "corrected"),
-                                               ("as printed: λ = 3/ε0 (not private at ε0)", "paper")], "corrected"),
+            "eta": _html(slider("failure probability β<sub>fail</sub>", 0.1, 0.01, 0.1, 0.01)),
+            "constants": dropdown("constants", [("corrected (private at ε_attr)", "corrected"),
+                                               ("as printed: λ = 3/ε_attr (not private at ε_attr)", "paper")],
+                                  "corrected"),
             "seed": int_slider("noise seed", 1, 0, 20),
         }
 
@@ -223,8 +288,10 @@ class HeavyHitterPanel(Panel):
         found = {tuple(r) for r in res.found}
         hit = sum(tuple(r) in found for r in planted)
         cert = p.epsilon_certificate
-        ratio = "= 0.5·ε0 as Theorem 15 needs" if abs(cert - 0.5 * eps0) < 1e-9 else f"= {cert / eps0:.3g}·ε0"
-        readout = (f"Lemma 28 certificate: ε0(HH) = (2/λ)(1 + 1/(1 − e<sup>−μ/λ</sup>)) = <b>{cert:.4g}</b> "
+        ratio = ("= 0.5·ε<sub>attr</sub> as Theorem 15 needs" if abs(cert - 0.5 * eps0) < 1e-9
+                 else f"= {cert / eps0:.3g}·ε<sub>attr</sub>")
+        readout = (f"Lemma 28 certificate: ε<sub>attr</sub>(tree) = (2/λ)(1 + 1/(1 − e<sup>−μ/λ</sup>)) = "
+                   f"<b>{cert:.4g}</b> "
                    f"({ratio})."
                    f" Planted heavy hitters found: <b>{hit} of {len(planted)}</b>; strings reported: {len(found)}. "
                    f"Lemma 30 needs τ = 0.5νn = {cond['tau']:.4g} ≥ {cond['tau_needed']:.4g}: "
@@ -232,8 +299,9 @@ class HeavyHitterPanel(Panel):
                    f"Theorem 15's n for this d: {PD.theorem15_sample_size(d, eps0, nu, eta):,.0f}.")
         hint = None
         if v["constants"] == "paper":
-            hint = ("Printed constants: Lemma 28 certifies the tree step only at about 1.34·ε0 and the count step "
-                    "Laplace(2/ε0) is ε0, not 0.5ε0 (errata E5, E6): the total is not ε0.")
+            hint = ("Printed constants: Lemma 28 certifies the tree step only at about 1.34·ε<sub>attr</sub>, and "
+                    "the count step Laplace(2/ε<sub>attr</sub>) costs ε<sub>attr</sub>, not 0.5·ε<sub>attr</sub> "
+                    "(replace-one counts have L1 sensitivity 2): the total is not ε<sub>attr</sub>.")
         return View(figures=[f1, f2], readout=readout, hint=hint)
 
 
@@ -241,62 +309,86 @@ class AttributeUsersNeededPanel(Panel):
     """Users needed for a histogram with error ν: log d (partial DP) against d or √d (standard DP)."""
 
     title = "Users needed against the number of attributes"
-    intro = ("How many people a histogram with error ν·n needs: Theorem 15's explicit n for ε0-∇0DP (about "
-             "log d) against standard DP's d/(εν) or √d/(εν) (Section 5 of 001).")
+    intro = ("How many people a histogram with error ν·n needs: Theorem 15's explicit n for ε<sub>attr</sub>-∇0DP "
+             "(about log d) against standard DP's d/(εν) or √d/(εν) (Ghazi, Kumar, Manurangsi & Steinke 2023, §5). "
+             "The lower bound of Theorem 16 "
+             "can be drawn as printed or with dpviz's corrected constant.")
 
     def _build_controls(self):
         return {
-            "eps0": slider("ε0 (or ε)", 1.0, 0.1, 5.0, 0.1),
+            "eps0": _html(slider("ε<sub>attr</sub> (or ε)", 1.0, 0.1, 5.0, 0.1)),
             "nu": slider("error fraction ν", 0.1, 0.02, 0.1, 0.01),
-            "eta": slider("failure probability η", 0.1, 0.01, 0.1, 0.01),
+            "eta": _html(slider("failure probability β<sub>fail</sub>", 0.1, 0.01, 0.1, 0.01)),
             "d": dropdown("mark d", [(str(2 ** j), 2 ** j) for j in range(1, 21)], 16),
+            "thm16": toggle("Theorem 16", [("as printed", False), ("corrected", True)], True),
         }
 
     def _render(self, v):
         eps0, nu, eta, d = float(v["eps0"]), float(v["nu"]), float(v["eta"]), int(v["d"])
-        fig = P.users_needed_figure(eps0, nu, eta, d)
+        corrected = bool(v["thm16"])
+        fig = P.users_needed_figure(eps0, nu, eta, d, corrected16=corrected)
         n15 = PD.theorem15_sample_size(d, eps0, nu, eta)
-        readout = (f"d = {d}: Theorem 15 (corrected λ) needs n ≥ <b>{n15:,.0f}</b>; printed λ = 3/ε0: "
-                   f"{PD.theorem15_sample_size(d, eps0, nu, eta, constants='paper'):,.0f}; lower bound (Theorem 16) "
-                   f"{PD.theorem16_lower_bound(d, eps0, nu):,.1f}; standard pure DP ≈ d/(εν) = "
+        lb = PD.theorem16_lower_bound(d, eps0, nu, corrected=corrected)
+        applies = d >= 10 * math.exp(1.1 * eps0)
+        lb_text = (f"{lb:,.1f}" if applies and lb > 0 else
+                   f"no guarantee (Theorem 16 needs d ≥ 10e<sup>1.1ε</sup> = {10 * math.exp(1.1 * eps0):.3g})")
+        readout = (f"d = {d}: Theorem 15 (corrected λ) needs n ≥ <b>{n15:,.0f}</b>; printed λ = 3/ε<sub>attr</sub>: "
+                   f"{PD.theorem15_sample_size(d, eps0, nu, eta, constants='paper'):,.0f}; lower bound (Theorem 16, "
+                   f"{'corrected' if corrected else 'as printed'}) {lb_text}; standard pure DP ≈ d/(εν) = "
                    f"{PD.standard_dp_histogram_sample_size(d, eps0, nu):,.0f} (shape only). The explicit constants "
                    "are large: the separation shows at large d.")
         return View(figures=[fig], readout=readout)
 
 
 class MarginalsPanel(Panel):
-    """Projection mechanism and partial MWEM for k-way marginals (Theorems 11–12 of Ghazi, Kumar,
+    """Projection mechanism and partial MWEM for w-way marginals (Theorems 11–12 of Ghazi, Kumar,
     Manurangsi & Steinke 2023)."""
 
-    title = "k-way marginals: projection mechanism and partial MWEM"
-    intro = ("At a fixed per-attribute ε0 the projection mechanism's error does not grow with d; at a fixed "
-             "per-person ε it does (Theorem 11). Partial MWEM answers ℓ attribute-disjoint queries per round "
-             "(Theorem 12).")
+    title = "w-way marginals: projection mechanism and partial MWEM"
+    intro = ("A w-way marginal (often called k-way) counts the records on w attributes. At a fixed per-attribute "
+             "ε<sub>attr</sub> the projection mechanism's error does not grow with d; at a fixed per-person ε it "
+             "does (Ghazi, Kumar, Manurangsi & Steinke 2023, Thm 11). Partial MWEM answers ℓ attribute-disjoint "
+             "queries per round (Thm 12).")
 
-    def _build_controls(self):
+    def _controls(self):
         return {
-            "eps": slider("ε0 (or ε)", 1.0, 0.05, 4.0, 0.05),
+            "eps": _html(slider("ε<sub>attr</sub> (or ε)", 1.0, 0.05, 4.0, 0.05)),
             "n": log_slider("people n", 1000, 1, 6, step=0.1, readout_format=",.0f"),
-            "k": int_slider("query order k", 2, 1, 4),
+            "k": int_slider("marginal width w", 2, 1, 4),
             "d": int_slider("attributes d (MWEM)", 10, 2, 40),
             "ell": int_slider("queries per round ℓ (MWEM)", 2, 1, 40),  # 2 fits every k ≤ 4 at d = 10
             "simulate": toggle("simulated points", [("off", False), ("on", True)], False),
         }
 
+    def _build_controls(self):
+        c = self._controls()
+        # the sliders reach only what the panel accepts: w ≤ min(4, d), ℓ ≤ ⌊d/w⌋ (observed before the update)
+
+        def fit(_change=None):
+            c["k"].max = min(4, int(c["d"].value))
+            c["ell"].max = max(1, int(c["d"].value) // int(c["k"].value))
+
+        fit()
+        c["d"].observe(fit, names="value")
+        c["k"].observe(fit, names="value")
+        return c
+
     def _render(self, v):
         e, n, k, d, ell = float(v["eps"]), int(round(v["n"])), int(v["k"]), int(v["d"]), int(v["ell"])
         if k > d:
-            raise ValueError(f"k = {k} is more than d = {d}: a k-way query needs k attributes.")
+            raise ValueError(f"w = {k} is more than d = {d}: a w-way query needs w attributes.")
         if ell > d // k:
             raise ValueError(f"ℓ = {ell} attribute-disjoint {k}-way queries do not fit in d = {d} attributes: "
-                             f"choose ℓ ≤ ⌊d/k⌋ = {d // k}.")
+                             f"choose ℓ ≤ ⌊d/w⌋ = {d // k}.")
         f1 = P.projection_error_figure(k, n, e, simulate=bool(v["simulate"]))
         f2 = P.mwem_tradeoff_figure(e, n, d, k, ell)
         f3 = P.mwem_T_figure(e, n, d, k, ell)
         D, D0 = PD.kway_diameters(d, k)
-        readout = (f"Projection, d = {d}: Δ = √m = {D:.4g}, Δ0 = √C(d−1,k−1) = {D0:.4g}: the same noise gives "
-                   f"ε/ε0 = √(d/k) = {D / D0:.4g} (Theorem 11). Partial MWEM with ℓ = {ell}: ε0 = {e:g} per "
-                   f"attribute, per person ρ = ¼(ℓ²+ℓ)ε0² = {PD.mwem_person_rho(e, ell):.4g} "
+        readout = (f"Projection, d = {d}: sensitivity Δ = √Q = {D:.4g} per person, Δ<sub>attr</sub> = "
+                   f"√C(d−1, w−1) = {D0:.4g} per attribute (Q = C(d, w) queries): the same noise gives "
+                   f"ε/ε<sub>attr</sub> = √(d/w) = {D / D0:.4g} (Theorem 11). Partial MWEM with ℓ = {ell}: "
+                   f"ε<sub>attr</sub> = {e:g} per attribute, per person ρ = ¼(ℓ²+ℓ)ε<sub>attr</sub>² = "
+                   f"{PD.mwem_person_rho(e, ell):.4g} "
                    f"(ε = {PD.eps_from_rho(PD.mwem_person_rho(e, ell)):.4g}; Theorem 12).")
         return View(figures=[f1, f2, f3], readout=readout)
 
@@ -311,7 +403,7 @@ class MisconceptionPanel(Panel):
     def __init__(self, **overrides):
         self.exercise = PredictReveal(
             "With the sliders' settings, what is the whole-record (pure) ε of this release? "
-            "(Each release reads one column: the per-attribute costs add up for a whole record.)",
+            "(Each release reads one column of every record: a whole record is read by all d releases.)",
             answer=self._answer, explain=self._explain, rel_tol=0.05)
         self._revealed_at: tuple | None = None
         self.exercise.button.on_click(self._on_reveal)
@@ -330,19 +422,24 @@ class MisconceptionPanel(Panel):
         }
 
     def _answer(self) -> float:
-        v = self.values()  # whole-record pure ε of per-column releases: Σ_j ε_j (Lemma 10 + basic composition)
+        v = self.values()  # whole-record pure ε of per-column releases: Σ_j ε_j (sequential composition)
         eps_j = [float(v["eps_important"])] + [float(v["eps_other"])] * (int(v["d"]) - 1)
         return float(PD.parallel_composition(eps_j, "pure").record)
 
     def _explain(self, truth: float) -> str:
         v = self.values()
         same = v["d"] * v["eps_other"]
-        return (f"By Lemma 10 (parallel composition) each attribute costs its own ε_j, and a whole record costs "
-                f"Σ_j ε_j = {truth:.4g} — barely below {same:.4g} with every ε_j equal. A smaller ε for one attribute "
+        return ("Each attribute costs its own ε<sub>j</sub> (its per-attribute guarantee, "
+                "Ghazi, Kumar, Manurangsi & Steinke 2023, Lemma 10). A whole record is read by every one of the d "
+                "releases, so by sequential (basic) composition it costs "
+                f"Σ<sub>j</sub> ε<sub>j</sub> = {truth:.4g} — barely below {same:.4g} with every ε<sub>j</sub> "
+                "equal. (This is not parallel composition: that would need the releases to read disjoint "
+                "<i>records</i>; here they read disjoint columns of the same records.) A smaller ε for one attribute "
                 "protects <i>that attribute</i> (its per-attribute cost), not the record: membership and every other "
                 "attribute are governed by the total. And if the important attribute is correlated with the others "
                 "(diagnosis and medication), an adversary can infer it through them: partial DP protects the "
-                "attribute's causal contribution, not statistical correlations (Section 7 of 001).")
+                f"attribute's causal contribution, not statistical correlations (Ghazi, Kumar, Manurangsi & Steinke "
+                f"2023, §7).")
 
     def _extra_widgets(self):
         return [self.exercise.widget]
@@ -350,7 +447,10 @@ class MisconceptionPanel(Panel):
     def _render(self, v):
         a, b, d = float(v["eps_important"]), float(v["eps_other"]), int(v["d"])
         revealed = self._revealed_at == tuple(v.values())
+        if not revealed:
+            self.exercise.feedback.value = ""  # a new question: the previous verdict and answer no longer apply
         fig = P.misconception_figure(a, b, d, reveal=revealed)
         readout = (f"Per attribute: the one you care about costs ε = {a:g}; each other costs {b:g}. "
-                   f"Per-attribute guarantee of the whole release: ε0 = max_j ε_j = {max(a, b):g}.")
+                   f"Per-attribute guarantee of the whole release: ε<sub>attr</sub> = max<sub>j</sub> ε<sub>j</sub> = "
+                   f"{max(a, b):g}.")
         return View(figures=[fig], readout=readout)

@@ -46,7 +46,7 @@ __all__ = [
 #: Re-exported from :mod:`dpviz.partial.experiments` (its home) for existing callers.
 planted_data = PD.planted_data
 
-_SRC = "Ghazi, Kumar, Manurangsi & Steinke (paper 001)"
+_SRC = "Ghazi, Kumar, Manurangsi & Steinke 2023"
 
 
 def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: float = 60.0) -> go.Figure:
@@ -84,36 +84,42 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
     dd, pure, simple, cks, parallel, proj, mwem, par_dp = PD.record_epsilon_curves(e0, delta, d_max=d_max,
                                                                                    k_way=k_way)
     traces = [
-        go.Scatter(x=dd, y=pure, name="pure ε = d·ε0 (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε0)², simple",
+        go.Scatter(x=dd, y=pure, name="pure ε = d·ε<sub>attr</sub> (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
+        go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε<sub>attr</sub>)², simple",
                    line=dict(color=ROLE["approx"], dash="dash")),
-        go.Scatter(x=dd, y=cks, name="(ε, δ) from ρ = ½(dε0)², CKS", line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=[1, d_max], y=[k_cost, k_cost], name=f"k = {k} targeted attributes: k·ε0", mode="lines",
+        go.Scatter(x=dd, y=cks, name="(ε, δ) from ρ = ½(dε<sub>attr</sub>)², CKS",
+                   line=dict(color=ROLE["exact"], width=2)),
+        go.Scatter(x=[1, d_max], y=[k_cost, k_cost], name=f"g = {k} targeted attributes: g·ε<sub>attr</sub>",
+                   mode="lines",
                    line=dict(color=ROLE["alt"], dash="dot")),
     ]
     if show_mechanisms:
         traces += [
-            go.Scatter(x=dd, y=parallel, name="parallel composition: √d·ε0 (zCDP ε)",
+            go.Scatter(x=dd, y=parallel, name="per-column releases (sequential composition): "
+                                              "√d·ε<sub>attr</sub>",
                        line=dict(color=PALETTE[3], dash="dashdot")),
-            go.Scatter(x=dd, y=par_dp, name="parallel composition → (ε, δ), CKS",
+            go.Scatter(x=dd, y=par_dp, name="per-column releases → (ε, δ), CKS",
                        line=dict(color=PALETTE[3], dash="longdash")),
-            go.Scatter(x=dd, y=proj, name=f"projection, {k_way}-way: √(d/k)·ε0", line=dict(color=PALETTE[4])),
-            go.Scatter(x=dd, y=mwem, name="partial MWEM ℓ = ⌊d/k⌋: √(½(ℓ²+ℓ))·ε0",
+            go.Scatter(x=dd, y=proj, name=f"projection, {k_way}-way marginals: √(d/w)·ε<sub>attr</sub>",
+                       line=dict(color=PALETTE[4])),
+            go.Scatter(x=dd, y=mwem, name="partial MWEM ℓ = ⌊d/w⌋: √(½(ℓ²+ℓ))·ε<sub>attr</sub>",
                        line=dict(color=PALETTE[1], dash="dot")),
         ]
     i = d - 1
     traces.append(go.Scatter(x=[d, d, d], y=[pure[i], cks[i], simple[i]], mode="markers", name=f"your d = {d}",
                              marker=dict(color=ROLE["truth"], size=9, symbol="diamond")))
     fig = go.Figure(data=traces, layout=_layout(
-        f"ε0 = {e0:g} per attribute → whole record: ε = {pure[i]:.3g} pure, {cks[i]:.3g} at δ = {delta:.0e}",
+        f"ε<sub>attr</sub> = {e0:g} per attribute → whole record: ε = {pure[i]:.3g} pure, {cks[i]:.3g} at δ = "
+        f"{delta:.0e}",
         "number of attributes d (log scale)", "whole-record ε (log scale)", template=template))
     # log–log: the curves span four decades (√d·ε0 near 0.01, the (ε, δ) curves near 10³), and slopes read as
     # powers of d (pure: 1, parallel composition: ½, zCDP-converted: → 2)
     fig.update_layout(legend=dict(font=dict(size=11)), height=500,
                       xaxis=dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100]),
                       yaxis=dict(type="log", exponentformat="power"))
-    _caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε0; ½d²ε0² zCDP), Lemma 10, Thms 11–12;<br>"
-                  "Bun & Steinke 2016 Prop 1.3; Canonne, Kamath & Steinke 2020 Cor 13.")
+    _caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε<sub>attr</sub>; ½d²ε<sub>attr</sub>² zCDP), Lemma 10 (per "
+                  "attribute) with sequential composition (per record),<br>Thms 11–12; Bun & Steinke 2016, Prop 1.3; "
+                  "CKS = Canonne, Kamath & Steinke 2020, Cor 13.")
     return fig
 
 
@@ -125,9 +131,9 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     d = check_integer(d, "d", minimum=1, maximum=d_max)
     dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(float)
     fig = go.Figure(data=[
-        go.Scatter(x=dd, y=0.5 * (dd * e0) ** 2, name="ρ = ½d²ε0² (any ε0-∇0CDP mechanism)",
+        go.Scatter(x=dd, y=0.5 * (dd * e0) ** 2, name="ρ = ½d²ε<sub>attr</sub>² (any ε<sub>attr</sub>-∇0CDP mechanism)",
                    line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=dd, y=0.5 * dd * e0**2, name="ρ = ½dε0² (independent per-column releases)",
+        go.Scatter(x=dd, y=0.5 * dd * e0**2, name="ρ = ½dε<sub>attr</sub>² (independent per-column releases)",
                    line=dict(color=PALETTE[3], dash="dashdot")),
         go.Scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
@@ -136,7 +142,8 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     fig.update_xaxes(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100], title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1, title_text="whole-record ρ (zCDP, log scale)")
     _caption(fig, "Group privacy squares under zCDP: slope 2 on log–log axes. "
-                  f"Sources: {_SRC}, Prop 8 and Lemma 10;<br>Bun & Steinke 2016.")
+                  f"Sources: {_SRC}, Prop 8, and Lemma 10 with<br>sequential composition over the d columns; "
+                  "Bun & Steinke 2016.")
     return fig
 
 
@@ -178,7 +185,7 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
     simple = PD.zcdp_epsilon_curve(r, delta, "simple")
     labels = ["your change", "whole record"]
     fig = go.Figure(data=[
-        go.Bar(x=labels, y=cks, name="ε by CKS 2020", marker=dict(color=ROLE["exact"]),
+        go.Bar(x=labels, y=cks, name="ε by Canonne, Kamath & Steinke 2020", marker=dict(color=ROLE["exact"]),
                text=[f"{v:.3g}" for v in cks], textposition="outside"),
         go.Bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
                text=[f"{v:.3g}" for v in simple], textposition="outside"),
@@ -188,7 +195,8 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
     fig.update_traces(cliponaxis=False)
     _caption(fig, "Paper: 2.63 zCDP → (13.8, 10<sup>−6</sup>); "
                   "race + ethnicity 1.02 zCDP → (7.85, 10<sup>−6</sup>).<br>"
-                  f"Sources: {_SRC}, Section 7; CKS 2020 Cor 13; Bun & Steinke 2016 Prop 1.3.", below=40)
+                  f"Sources: {_SRC}, §7; Canonne, Kamath & Steinke 2020, Cor 13; Bun & Steinke 2016, Prop 1.3.",
+below=40)
     return fig
 
 
@@ -318,19 +326,28 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     return fig
 
 
-def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
+def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, corrected16: bool = False,
+                        template: str | None = TEMPLATE) -> go.Figure:
     """n needed for histogram error ν against d (log–log): Theorem 15's explicit n (corrected λ, and the printed
     λ = 3/ε0), Theorem 16's lower bound 0.05 ln d/(ε0ν), against standard DP's d/(εν) (pure) and √d/(εν) (zCDP),
-    shape only (constant 1), at ε = ε0 (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
+    shape only (constant 1), at ε = ε0 (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023). ``corrected16``
+    draws Theorem 16 with the corrected constant (ln(d/10)/ε0 − 1)/(3ν) (erratum E7) instead of the printed one;
+    either is drawn only where it applies (d ≥ 10e^{1.1ε0}) and is positive: elsewhere it gives no guarantee."""
     e0 = check_positive(eps0, "eps0")
     dd = 2.0 ** np.arange(1, 21)
+    # Theorem 16 holds only for d ≥ 10e^{1.1ε}; the corrected form is ≤ 0 for small d: no guarantee there (a gap,
+    # never a curve at 0)
+    lb16 = PD.theorem16_lower_bound(dd, e0, nu, corrected=corrected16)
+    lb16 = np.where((dd >= 10 * math.exp(1.1 * e0)) & (lb16 > 0), lb16, np.nan)
+    lb16_name = ("partial DP lower bound, corrected: (ln(d/10)/ε<sub>attr</sub> − 1)/(3ν)" if corrected16
+                 else "partial DP lower bound as printed: 0.05 ln d/(ε<sub>attr</sub>ν)")
     fig = go.Figure(data=[
         go.Scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta), name="partial DP: Thm 15, corrected λ",
                    line=dict(color=ROLE["exact"], width=2)),
         go.Scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta, constants="paper"),
-                   name="partial DP: Thm 15, printed λ = 3/ε0", line=dict(color=ROLE["exact"], dash="dot")),
-        go.Scatter(x=dd, y=PD.theorem16_lower_bound(dd, e0, nu), name="partial DP lower bound 0.05 ln d/(ε0ν)",
-                   line=dict(color=ROLE["bound"], dash="dash")),
+                   name="partial DP: Thm 15, printed λ = 3/ε<sub>attr</sub>",
+                   line=dict(color=ROLE["exact"], dash="dot")),
+        go.Scatter(x=dd, y=lb16, name=lb16_name, line=dict(color=ROLE["bound"], dash="dash")),
         go.Scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "pure"),
                    name="standard pure DP ≈ d/(εν) (shape)", line=dict(color=ROLE["approx"], width=2)),
         go.Scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "zcdp"),
@@ -342,8 +359,9 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, template:
     fig.update_xaxes(type="log", exponentformat="power", title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", title_text="users n needed (log scale)")
     approx_note(fig, "standard-DP curves: shape only (C = 1)")
-    _caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16, Section 5 "
-                  "and footnote 5.")
+    _caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16 (drawn where "
+                  "d ≥ 10e<sup>1.1ε</sup>;<br>its proof's points are ⌈3νn⌉ changes apart, not ⌈2νn⌉: corrected "
+                  "constant by dpviz), §5 and footnote 5.")
     return fig
 
 
@@ -361,7 +379,8 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
     fixed0 = PD.kway_projection_mse_bounds(dd, k, n, eps0=e)
     fixed = PD.kway_projection_mse_bounds(dd, k, n, eps=e)
     traces = [
-        go.Scatter(x=dd, y=fixed0, name=f"bound at fixed per-attribute ε0 = {e:g}", line=dict(color=ROLE["exact"],
+        go.Scatter(x=dd, y=fixed0, name=f"bound at fixed per-attribute ε<sub>attr</sub> = {e:g}",
+                   line=dict(color=ROLE["exact"],
                                                                                                  width=2)),
         go.Scatter(x=dd, y=fixed, name=f"bound at fixed per-person ε = {e:g}", line=dict(color=ROLE["approx"],
                                                                                           width=2)),
@@ -370,7 +389,7 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
         emp = PD.projection_empirical_mse(k, n, e)
         if len(emp):
             traces += [
-                go.Scatter(x=emp[:, 0], y=emp[:, 1], mode="markers", name="simulated MSE, fixed ε0",
+                go.Scatter(x=emp[:, 0], y=emp[:, 1], mode="markers", name="simulated MSE, fixed ε<sub>attr</sub>",
                            marker=dict(color=ROLE["exact"], size=9, symbol="circle-open")),
                 go.Scatter(x=emp[:, 0], y=emp[:, 2], mode="markers", name="simulated MSE, fixed ε",
                            marker=dict(color=ROLE["approx"], size=9, symbol="square-open")),
@@ -382,7 +401,9 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     if simulate:
         approx_note(fig, "markers: 4 simulated releases each (Monte Carlo)")
-    _caption(fig, "min{mk/(ε0²n²d), √(2k ln2)/(ε0n)} vs min{m/(ε²n²), √(2d ln2)/(εn)}, m = C(d, k). "
+    _caption(fig, "min{Qw/(ε<sub>attr</sub>²n²d), √(2w ln2)/(ε<sub>attr</sub>n)} vs min{Q/(ε²n²), √(2d ln2)/(εn)}, Q "
+                  "= C(d, w) "
+                  "queries. "
                   f"Source: {_SRC}, Theorem 11, eq. (2).")
     return fig
 
@@ -400,13 +421,14 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *,
     sel = ells == ell
     fig = go.Figure(data=[
         go.Scatter(x=person, y=bounds, mode="lines+markers+text", text=[f"ℓ={v}" for v in ells],
-                   textposition="top right", name="ℓ = 1 … ⌊d/k⌋", line=dict(color=ROLE["exact"]),
+                   textposition="top right", name="ℓ = 1 … ⌊d/w⌋", line=dict(color=ROLE["exact"]),
                    cliponaxis=False),
         go.Scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
                    marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
     ], layout=_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
                           "max* error bound, eq. (3), best T", template=template))
-    _caption(fig, f"Per attribute: ε0 = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε0² ≤ ½(ℓε0)². Source: {_SRC}, "
+    _caption(fig, f"Per attribute: ε<sub>attr</sub> = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε<sub>attr</sub>² ≤ "
+                  f"½(ℓε<sub>attr</sub>)². Source: {_SRC}, "
                   "Theorem 12, eq. (3).")
     return fig
 
@@ -428,7 +450,8 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
     fig.update_xaxes(type="log")
     ticks = [v * 10.0 ** e for e in range(-3, 3) for v in (1, 2, 5)]  # 0.2, 0.5, 1, 2 … (not "D2"'s bare "5")
     fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
-    _caption(fig, f"√(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0n)) ln m, |X| = 2<sup>d</sup>, m = C(d, k). "
+    _caption(fig, f"√(2T/(n²ε<sub>attr</sub>²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε<sub>attr</sub>n)) ln Q, |X| = "
+                  f"2<sup>d</sup>, Q = C(d, w). "
                   f"Source: {_SRC}, Theorem 12.")
     return fig
 
@@ -504,15 +527,17 @@ def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLAT
                    for s in k])
     fig = go.Figure(data=[
         go.Scatter(x=k, y=np.minimum(PD.posterior_tv_bound(e0, k), 1.0),
-                   name="posterior shift ≤ e<sup>2kε0</sup> − 1 (Prop 26; capped at 1)",
+                   name="posterior shift ≤ e<sup>2gε<sub>attr</sub></sup> − 1 (Prop 26; capped at 1)",
                    line=dict(color=ROLE["exact"], width=2)),
         go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k),
-                   name="bit recovery ≤ e<sup>kε0</sup>/(1 + e<sup>kε0</sup>)",
+                   name="bit recovery ≤ e<sup>gε<sub>attr</sub></sup>/(1 + e<sup>gε<sub>attr</sub></sup>) (uniform "
+                        "prior)",
                    line=dict(color=ROLE["approx"], dash="dash")),
-        go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε0²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of size k (nats)",
+        go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε<sub>attr</sub>²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of "
+                                   "size g (nats)",
                    line=dict(color=ROLE["alt"], dash="dot")),
-    ], layout=_layout(f"What ε0 = {e0:g} per attribute means, against k attributes targeted",
-                          "attributes the adversary targets, k",
+    ], layout=_layout(f"What ε<sub>attr</sub> = {e0:g} per attribute means, against g attributes targeted",
+                          "attributes the adversary targets, g",
                           "bound (TV distance, probability or nats)", template=template))
     _caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).")
     return fig
