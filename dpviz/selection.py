@@ -236,7 +236,9 @@ def selection_probabilities(scores, epsilon: float, *, noise: str = "gumbel", se
     vals, inverse, counts = np.unique(u, return_inverse=True, return_counts=True)
     if vals.size == 1:
         return np.full(u.size, 1.0 / u.size)
-    if not math.isfinite((vals[-1] - vals[0]) / b):
+    with np.errstate(over="ignore"):
+        spread = float(vals[-1] - vals[0]) / b
+    if not math.isfinite(spread):
         raise ValueError(f"scores span {vals[-1] - vals[0]!r}, which is not allowed at epsilon = {epsilon!r}: the "
                          "spread divided by the noise scale must be a finite number.")
     if noise == "laplace":
