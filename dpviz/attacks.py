@@ -271,7 +271,7 @@ def reconstruction_attack(n: int, num_queries: int, noise_scale: float, rng=None
     subset independently with probability ½), answered as subset sums with **bounded noise**: each answer is
     A·s plus an independent draw uniform on [−E, E], E = ``noise_scale`` (Dinur & Nissim bound the noise magnitude
     by E; they show that E = o(√n) lets a polynomial-time attacker with O(n log² n) random queries recover all but
-    o(n) bits by LP decoding, Dinur & Nissim 2003, Thm 3).
+    o(n) bits by LP decoding: Dinur & Nissim 2003, the polynomial-time attack; Dwork & Roth 2014, §8.1).
 
     Decoder: least squares, x̂ = argmin ‖A x − y‖₂ (normal equations, or ``numpy.linalg.lstsq`` when A has rank
     < n), rounded at ½. This is a practical,

@@ -140,7 +140,8 @@ class ReconstructionPanel(Panel):
             [("Yes: every answer is about a large group, so no answer is about any one person.", False,
               "Tempting, because each count mixes hundreds of people. But many counts over overlapping groups form "
               "a system of equations in the n secrets, and with 2000 answers it has one solution. Set n = 400, "
-              "m/n = 5 and E = 5 above: nearly every bit comes back (Dinur & Nissim 2003, Thm 3)."),
+              "m/n = 5 and E = 5 above: nearly every bit comes back (Dinur & Nissim 2003; Dwork & Roth 2014, "
+              "§8.1)."),
              ("Yes: each answer can be wrong by ±5, so the attacker cannot trust any single answer.", False,
               "True of one answer, but errors average out over many: least squares errs on each bit by about "
               "2E/√(3m), here 2·5/√6000 ≈ 0.13, far below the ½ needed to flip a bit."),
@@ -220,9 +221,9 @@ class MembershipPanel(Panel):
             "it by only 0.001. Which statement is right?",
             [("It is safe: no attacker can tell from a change of 0.001.", False,
               "Tempting: with a common trait (p = 0.5) and n = 1000 the orange curve (count released exactly) "
-              "almost sits on the diagonal. But set p = 0.01: a rare trait makes every case visible, and an "
-              "attacker who knows the other patients (or other releases) needs no luck at all. Safety that depends "
-              "on p and on what the attacker knows is not a guarantee."),
+              "almost sits on the diagonal. But set n = 10 and p = 0.02: a rare trait in a small group makes the "
+              "target stand out, and an attacker who knows the other patients (or other releases) needs no luck at "
+              "all. Safety that depends on n, p and what the attacker knows is not a guarantee."),
              ("It depends on the data and on what the attacker knows; noise calibrated to the sensitivity gives a "
               "bound that holds whatever they know.", True,
               "Right. Without noise the attack's power depends on p, n and the attacker's side knowledge. With "
@@ -235,8 +236,8 @@ class MembershipPanel(Panel):
 
     def _build_controls(self):
         return {
-            "n": log_slider("people n in the count", 20, 0, 3, step=0.1, readout_format=".0f"),
-            "p": slider("population rate p of the trait", 0.1, 0.01, 0.5, 0.01),
+            "n": log_slider("people n in the count", 10, 0, 3, step=0.1, readout_format=".0f"),
+            "p": slider("population rate p of the trait", 0.02, 0.01, 0.5, 0.01),
             "noise": dropdown("noise on the count", _NOISE_OPTIONS, "laplace"),
             "scale": log_slider("noise scale b or σ on the count", 1.0, -1, 1.5, step=0.05),
         }

@@ -115,8 +115,8 @@ def reconstruction_figure(curve: ReconstructionCurve, noise_scale: float | None 
     seed_text = f", seed {seed}" if seed is not None else ""
     approx_note(fig, f"Monte Carlo: {curve.trials} draws{seed_text}, each exact in E", yshift=18)
     caption(fig, "Answers: subset sums + noise uniform on [−E, E]; decoder: least squares rounded at ½, a stand-in "
-                 "for the LP decoding of<br>Dinur & Nissim 2003, Thm 3 (noise o(√n) ⇒ almost every bit recovered). "
-                 "Least squares errs per bit by ≈ 2E/√(3m): it fails once E ≫ √m.", below=75)
+                 "for the LP decoding of Dinur & Nissim 2003<br>(Dwork & Roth 2014, §8.1: noise o(√n) ⇒ almost every "
+                 "bit recovered). Least squares errs per bit by ≈ 2E/√(3m): it fails once E ≫ √m.", below=75)
     return fig
 
 
