@@ -139,8 +139,8 @@ def test_calibration_panel_bars_follow_the_target():
             assert b < a  # a looser target needs less noise
     assert "variance" in p.readout.value
     # for a mean the noise's standard deviation is σΔ/n: c× the noise costs c× the data (not c²: issue 15)
-    assert "× data" in p.readout.value and "1/√n, does not depend on the noise" in p.readout.value and "how many times more people" in \
-        p.readout.value
+    text = p.readout.value
+    assert "× data" in text and "1/√n, does not depend on the noise" in text and "how many times more people" in text
 
 
 def test_group_privacy_panel_and_exercise():
@@ -204,3 +204,10 @@ def test_neighbour_toggle_labels_are_not_cut():
     for cls in (CompositionLabPanel, EpsilonVsCompositionsPanel):
         t = cls().controls["neighboring"]
         assert t.style.button_width == "auto"
+
+
+def test_epsilon_vs_k_exercise_answer_is_not_shown_at_the_defaults():
+    p = EpsilonVsCompositionsPanel()
+    truth = gauss_eps(1.0, 1e-5)  # 100 Gaussians of σ = 10 = one Gaussian of σ = 1
+    shown = " ".join([str(f.to_plotly_json()) for f in p.figures] + [p.readout.value, p.exercise.question.value])
+    assert f"{truth:.4g}" not in shown and f"{truth:.3g}" not in shown and p.exercise.feedback.value == ""

@@ -351,6 +351,9 @@ class GroupPrivacyPanel(Panel):
     intro = ("DP here protects one record (the unit of privacy). A person who contributes g records is a group of "
              "g. Compare the generic group privacy theorem with what the same mechanism actually guarantees when "
              "the query moves by g.")
+    #: a new σ, b or δ costs 2 × 20 exact ε(δ) root findings (group_privacy_curves, cached per setting): ~50–150 ms
+    #: on a busy kernel (make bench: numerics p95 above 50 ms), so the sliders fire on release, with progress.
+    slow = True
 
     def __init__(self, **overrides):
         self.exercise = PredictReveal(
@@ -377,8 +380,9 @@ class GroupPrivacyPanel(Panel):
         mech, g, delta = v["mechanism"], int(v["group"]), float(v["delta"])
         _show_only_noise(self.controls, mech)
         noise = _noise(v, mech)
-        fig = P.group_privacy_figure(mech, noise, delta, g, 20)
         c = C.group_privacy_curves(mech, noise, delta, 20)
+        self.report_progress(0.7)
+        fig = P.group_privacy_figure(mech, noise, delta, g, 20)
         i = g - 1
         eg, dg, ee = c["eps_generic"][i], c["delta_generic"][i], c["eps_exact"][i]
         if mech == "gaussian":
