@@ -1,0 +1,288 @@
+"""Lesson 04 "Choosing privately": four panels.
+
+* :class:`NoisyMaxPanel` — report-noisy-max on the learner's own scores: the exact probability of each candidate
+  being picked for Gumbel (= the exponential mechanism), Laplace and exponential (= permute-and-flip) noise, with a
+  predict-then-reveal exercise and a misconception exercise ("k noisy scores cost kε?");
+* :class:`SelectionUtilityPanel` — the expected score gap against ε or against the number of candidates k, with the
+  tail bound (2Δ/ε)·ln(k/β<sub>fail</sub>) of Dwork & Roth 2014, Cor. 3.12;
+* :class:`SparseVectorPanel` — a sparse-vector run on a stream of queries: noisy threshold, ⊤/⊥ answers, the budget
+  spent, and a misconception exercise ("I pay for every query I ask");
+* :class:`SparseVectorCheckPanel` — the exact privacy check of a correct and of broken sparse-vector variants.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+
+from dpviz import selection as S
+from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._format import _fmt, _table
+from dpviz.plots import selection as P
+
+__all__ = ["NoisyMaxPanel", "SelectionUtilityPanel", "SparseVectorPanel", "SparseVectorCheckPanel", "parse_scores"]
+
+_MAX_SCORES = 30
+
+
+def parse_scores(text: str) -> np.ndarray:
+    """Scores typed by the learner, separated by commas or spaces: ``"10, 9, 7"`` → array([10., 9., 7.])."""
+    if not isinstance(text, str):
+        raise ValueError(f"scores = {text!r} is not allowed: must be numbers separated by commas.")
+    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    try:
+        vals = [float(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"scores = {text[:60]!r} is not allowed: must be numbers separated by commas, "
+                         "e.g. 10, 9, 7, 3.") from None
+    if not 2 <= len(vals) <= _MAX_SCORES:
+        raise ValueError(f"scores has {len(vals)} numbers, which is not allowed: must have between 2 and "
+                         f"{_MAX_SCORES} candidates.")
+    arr = np.array(vals)
+    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > 1e6:
+        raise ValueError("scores are not allowed: must be finite numbers between −1000000 and 1000000.")
+    return arr
+
+
+_SCOPE = {False: "general: scores may move in either direction (scale 2Δ/ε)",
+          True: "monotonic: all scores move the same way, e.g. counts (scale Δ/ε)"}
+
+
+class NoisyMaxPanel(Panel):
+    """Selection probabilities of report-noisy-max for three noises on the learner's scores."""
+
+    title = "Report-noisy-max: which candidate gets picked?"
+    intro = ("Each candidate has a score u (higher is better; e.g. the count of votes for each option). "
+             "Report-noisy-max adds independent noise to every score and reports only the index of the largest "
+             "noisy score. Type your own scores; the bars are the exact probabilities.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = PredictReveal(
+            "The exponential mechanism's bars are hidden. For the current scores and ε, how likely is it to pick "
+            "the candidate with the highest score? (Answer as a probability between 0 and 1.)",
+            answer=self._answer, explain=self._explain, rel_tol=0.1, guess_label="P[best]:")
+        self._revealed_at: tuple | None = None
+        self.exercise.button.on_click(self._on_reveal)
+        self.misconception = ChoiceReveal(
+            "Report-noisy-max adds Laplace noise of scale 2Δ/ε to each of k = 100 scores. What does the release "
+            "cost?",
+            [("100·ε: each of the 100 noisy scores is an ε-DP Laplace release, and composition adds them up.", False,
+              "Tempting: 100 Laplace releases would cost 100·ε by composition (Dwork & Roth 2014, Thm 3.16). But "
+              "report-noisy-max releases only the index of the winner, never the noisy scores; its proof bounds the "
+              "chance of that one index directly (Dwork & Roth 2014, Claim 3.9)."),
+             ("ε: only the winner's index is released, and that one output is ε-DP whatever k is.", True,
+              "Right: the noisy scores stay hidden, so there is nothing to compose. Ding et al. 2021 even show the "
+              "exponential-noise version (permute-and-flip) at the same scale is ε-DP and never less accurate than "
+              "the exponential mechanism (McKenna & Sheldon 2020)."),
+             ("ε/100: the budget is shared among the candidates.", False,
+              "Tempting because the noise does not grow with k. But the cost is not split: one release, one ε; "
+              "with more candidates the winner is simply harder to find (the gap grows like ln k).")])
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "epsilon": slider("ε", 1.0, 0.05, 5.0, 0.05),
+            "scores": W.Text(value="10, 9, 7, 7, 3", description="scores u (comma-separated)",
+                             style={"description_width": "initial"}, layout=W.Layout(width="420px"),
+                             continuous_update=False),
+            "sensitivity": slider("sensitivity Δ (a score moves by at most Δ)", 1.0, 0.5, 5.0, 0.5),
+            "monotonic": dropdown("scores", [(label, key) for key, label in _SCOPE.items()], False),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget, self.misconception.widget]
+
+    def _on_reveal(self, _button: Any = None) -> None:
+        self._revealed_at = tuple(self.values().values())
+        self.update()
+
+    def _args(self, v: dict[str, Any]):
+        return parse_scores(v["scores"]), float(v["epsilon"]), float(v["sensitivity"]), bool(v["monotonic"])
+
+    def _answer(self) -> float:
+        u, eps, s, mono = self._args(self.values())
+        p = S.selection_probabilities(u, eps, noise="gumbel", sensitivity=s, monotonic=mono)
+        return float(p[u == u.max()].sum())
+
+    def _explain(self, answer: float) -> str:
+        u, eps, s, mono = self._args(self.values())
+        rate = "ε/Δ" if mono else "ε/(2Δ)"
+        return (f"The exponential mechanism picks i with probability e<sup>{rate}·u<sub>i</sub></sup> divided by the "
+                "sum over all candidates (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4): report-noisy-max "
+                "with Gumbel noise gives exactly these probabilities. Its bars are now shown.")
+
+    def _render(self, v: dict[str, Any]) -> View:
+        u, eps, s, mono = self._args(v)
+        revealed = self._revealed_at == tuple(v.values())
+        fig = P.selection_probabilities_figure(u, eps, sensitivity=s, monotonic=mono, show_gumbel=revealed)
+        best = u == u.max()
+        rows = []
+        for noise in S.NOISES:
+            if noise == "gumbel" and not revealed:
+                rows.append((P.NOISE_LABELS[noise], "? — predict below, then reveal"))
+                continue
+            p = S.selection_probabilities(u, eps, noise=noise, sensitivity=s, monotonic=mono)
+            gap = float(np.dot(p, u.max() - u))
+            rows.append((P.NOISE_LABELS[noise], f"P[best] = {_fmt(float(p[best].sum()))}, E[gap] = {_fmt(gap)}"))
+        rows.append(("noise scale b", f"{_fmt(S.noise_scale(eps, s, mono))} for every noise; each version is "
+                                      f"{_fmt(eps, 3)}-DP"))
+        hint = None
+        if mono:
+            hint = ("Monotonic scale Δ/ε: only valid if, between neighbouring data sets, all scores move in the same "
+                    "direction (counts do when one person is added).")
+        return View(figures=[fig], readout=_table(rows), hint=hint)
+
+
+class SelectionUtilityPanel(Panel):
+    """Expected score gap against ε or k, three noises, with the Dwork & Roth tail bound."""
+
+    title = "How good is the private choice? Utility against ε and the number of candidates"
+    intro = ("One candidate is best; the other k − 1 are tied d below it. The gap is how much score we lose by "
+             "picking privately: max u − u<sub>reported</sub>. The exact expected gap is compared with the bound "
+             "(2Δ/ε)·ln(k/β<sub>fail</sub>), which the gap of the exponential mechanism exceeds with probability at "
+             "most β<sub>fail</sub> (Dwork & Roth 2014, Cor. 3.12).")
+    slow = True  # 60 exact probability vectors per update (up to 1000 candidates each)
+
+    def _build_controls(self):
+        return {
+            "against": dropdown("x axis", [("against ε", "epsilon"), ("against the number of candidates k", "k")],
+                                "epsilon"),
+            "k": log_slider("k candidates (for the ε view)", 10, 0.3, 3.0, step=0.1, readout_format=".0f"),
+            "epsilon": log_slider("ε (for the k view)", 1.0, -1.3, 1.3, step=0.1),
+            "d": log_slider("runners-up gap d", 2.0, -1.0, 1.5, step=0.1),
+            "beta": log_slider("β<sub>fail</sub> of the bound", 0.05, -4, -0.5, step=0.1),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        against = v["against"]
+        self.controls["k"].layout.display = None if against == "epsilon" else "none"
+        self.controls["epsilon"].layout.display = None if against == "k" else "none"
+        k, eps, d, beta = int(round(float(v["k"]))), float(v["epsilon"]), float(v["d"]), float(v["beta"])
+        self.report_progress(0.1)
+        if against == "epsilon":
+            fig = P.utility_against_epsilon_figure(k, d, beta)
+            eps_row = 1.0
+        else:
+            fig = P.utility_against_k_figure(eps, d, beta, k_mark=None)
+            eps_row = eps
+        self.report_progress(0.9)
+        u = np.r_[0.0, np.full(k - 1, -d)]
+        rows = [("at k = " + str(k) + ", ε = " + _fmt(eps_row, 3), ""),
+                *[(f"E[gap], {P.NOISE_LABELS[n]}", _fmt(S.expected_gap(u, eps_row, noise=n))) for n in S.NOISES],
+                ("P[gap = d] for the exponential mechanism (exact)",
+                 _fmt(float(S.selection_probabilities(u, eps_row)[1:].sum()))),
+                ("tail bound (2Δ/ε)·ln(k/β<sub>fail</sub>)", _fmt(S.gap_tail_bound(k, eps_row, beta)))]
+        return View(figures=[fig], readout=_table(rows))
+
+    def bench_values(self):
+        vals = super().bench_values()
+        vals["k"] = [2.0, 10.0, 100.0, 1000.0]
+        return vals
+
+
+def _stream(n: int) -> np.ndarray:
+    """A fixed stream of n query answers (counts between 0 and 100): the same every time, so the panel shows the
+    noise, not a new data set."""
+    g = np.random.default_rng(20170101)
+    return np.clip(np.round(g.normal(45.0, 18.0, size=60)), 0, 100)[:n]
+
+
+class SparseVectorPanel(Panel):
+    """A sparse-vector run: queries, noisy threshold, ⊤/⊥, the budget spent."""
+
+    title = "Sparse vector: which of many queries are above a threshold?"
+    intro = ("An analyst asks a stream of counting queries (Δ = 1) and only wants to know which ones are above the "
+             "threshold T. The sparse vector technique draws a noisy threshold once, compares each noisy answer with "
+             "it, and stops after c positives (⊤). Every ⊥ is free. Move the noise draw to rerun it.")
+
+    def __init__(self, **overrides: Any):
+        self.misconception = ChoiceReveal(
+            "You ask 1,000 queries with the sparse vector technique (c = 1 positive, total ε = 1) and the first 999 "
+            "answers are ⊥. What have you spent?",
+            [("999 × something: every query I ask touches the data, so every query costs privacy.", False,
+              "Tempting, and true of answering each query with the Laplace mechanism (composition adds up). But "
+              "the sparse vector's proof charges only the threshold (ε/2 up front) and the positives (ε/(2c) each): "
+              "a ⊥ is almost determined by the noisy threshold already paid for (Lyu, Su & Li 2017, Thm 2)."),
+             ("ε/2 so far (the noisy threshold); the first ⊤ will use the other ε/2, then the algorithm stops.", True,
+              "Right: negatives are free, which is why the technique can scan very many queries (Dwork & Roth 2014, "
+              "Thm 3.23). The price: it must halt after c positives, and its noise grows with c."),
+             ("Nothing yet: the budget is only spent when a ⊤ is released.", False,
+              "Almost: the positives do carry the per-query share, but the noisy threshold's ε/2 is committed as "
+              "soon as the first answer is released.")])
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            "epsilon": slider("ε (total)", 1.0, 0.1, 5.0, 0.1),
+            "threshold": slider("threshold T", 70.0, 0.0, 100.0, 1.0),
+            "max_positives": int_slider("c: stop after this many ⊤", 1, 1, 5),
+            "n_queries": int_slider("queries asked", 30, 5, 60, 5),
+            "seed": int_slider("noise draw (random seed)", 0, 0, 50),
+        }
+
+    def _extra_widgets(self):
+        return [self.misconception.widget]
+
+    def _render(self, v: dict[str, Any]) -> View:
+        n, c = int(v["n_queries"]), int(v["max_positives"])
+        q = _stream(n)
+        eps, T = float(v["epsilon"]), float(v["threshold"])
+        r = S.above_threshold(q, T, eps, max_positives=min(c, n), rng=int(v["seed"]))
+        f1 = P.sparse_vector_stream_figure(q, T, r)
+        f2 = P.sparse_vector_budget_figure(r, n)
+        above = int(np.sum(q >= T))
+        rho, nu, _ = S.sparse_vector_scales(eps, 1.0, min(c, n))
+        rows = [("queries answered", f"{len(r.answers)} of {n} ({'halted' if r.halted else 'stream finished'})"),
+                ("⊤ reported at queries", ", ".join(str(i + 1) for i in r.positives) or "none"),
+                ("queries truly ≥ T (not released)", str(above)),
+                ("ε spent", f"{_fmt(r.epsilon_spent, 3)} of {_fmt(eps, 3)} (Laplace per query would need "
+                            f"{_fmt(len(r.answers) * eps, 3)})"),
+                ("noise scales", f"threshold Lap({_fmt(rho, 3)}), each query Lap({_fmt(nu, 3)})")]
+        return View(figures=[f1, f2], readout=_table(rows))
+
+
+def _pair(n: int) -> tuple[list[float], list[float]]:
+    """D = (0, 1, 0, 1, …) and its neighbour D′ = (1, 0, 1, 0, …): every answer moves by Δ = 1."""
+    d = [float(i % 2) for i in range(n)]
+    return d, [1.0 - x for x in d]
+
+
+class SparseVectorCheckPanel(Panel):
+    """Exact privacy check: the correct sparse vector against broken variants."""
+
+    title = "Checking the sparse vector exactly: a correct and two broken variants"
+    intro = ("For two neighbouring inputs D = (0, 1, 0, 1, …) and D′ = (1, 0, 1, 0, …) (each query moves by Δ = 1), "
+             "threshold T = 0.5, the probability of every possible output pattern is computed exactly (a 1-D "
+             "integral over the threshold noise). ε-DP requires every privacy loss ln(P[o | D]/P[o | D′]) to stay "
+             "within ±ε. Published variants that drop one ingredient fail (Lyu, Su & Li 2017).")
+
+    def _build_controls(self):
+        return {
+            "epsilon": slider("ε", 1.0, 0.1, 3.0, 0.1),
+            "variant": dropdown("variant", [("correct (Lyu, Su & Li 2017, Alg. 1)", "correct"),
+                                            ("broken: no noise on the queries (Alg. 5)", "no_query_noise"),
+                                            ("broken: no cutoff, may report every ⊤ (Alg. 6)", "no_cutoff")],
+                                "correct"),
+            "n_queries": int_slider("number of queries n", 3, 1, 6),
+        }
+
+    def _render(self, v: dict[str, Any]) -> View:
+        eps, variant, n = float(v["epsilon"]), v["variant"], int(v["n_queries"])
+        d, d2 = _pair(n)
+        losses = S.sparse_vector_privacy_loss(d, d2, 0.5, eps, variant=variant)
+        fig = P.sparse_vector_check_figure(losses, eps, variant)
+        worst = max(abs(x) for x in losses.values())
+        ok = worst <= eps * (1 + 1e-9)
+        rows = [("largest |privacy loss| over patterns", _fmt(worst)),
+                ("verdict on this pair", f"within ε = {_fmt(eps, 3)}" if ok else
+                 f"exceeds ε = {_fmt(eps, 3)}: not {_fmt(eps, 3)}-DP"),
+                ("what this variant does", S.SVT_VARIANTS[variant])]
+        hint = None
+        if variant == "no_cutoff":
+            hint = "Increase n: without a cutoff the loss grows with the number of queries, past any ε."
+        elif variant == "no_query_noise" and math.isinf(worst):
+            hint = "∞: some pattern is possible on D and impossible on D′ — one output reveals which data set it was."
+        return View(figures=[fig], readout=_table(rows), hint=hint)
