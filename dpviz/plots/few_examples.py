@@ -159,7 +159,7 @@ def users_needed_figure(
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text=f"Table {row.table}: {row.problem} ({kind}) — {row.ours_formula}",
                                       font=dict(size=14)),
-        xaxis=dict(type="log", title=dict(text="m (examples per user)")),
+        xaxis=dict(type="log", title=dict(text="m (examples per user)"), exponentformat="power"),
         yaxis=dict(type="log", title=dict(text="n (users needed)"), range=[math.log10(ymin), math.log10(ymax)],
                    exponentformat="power"),
         legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), shapes=shapes, annotations=notes,
@@ -236,7 +236,7 @@ def generic_users_figure(
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text=f"Generic item→user transformation, (ε, δ) = ({epsilon:g}, {_pow10(delta)})",
                                       font=dict(size=14)),
-        xaxis=dict(type="log", title=dict(text="m (examples per user)")),
+        xaxis=dict(type="log", title=dict(text="m (examples per user)"), exponentformat="power"),
         yaxis=dict(type="log", title=dict(text="n (users needed)"), exponentformat="power",
                    range=[math.log10(max(float(np.min(cor["users"])) / 10, 1e-3)),
                           math.log10(max(n1, float(np.max(naive)), float(np.max(cor["total"]))) * 3)]),
@@ -272,7 +272,7 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
         notes.append(_label(mx, f" crossover m ≈ {mx:,.0f}", log_x=True, y=0.99))
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Item-level ε the inner algorithm must run at", font=dict(size=14)),
-        xaxis=dict(type="log", title=dict(text="m (examples per user)")),
+        xaxis=dict(type="log", title=dict(text="m (examples per user)"), exponentformat="power"),
         yaxis=dict(type="log", title=dict(text="item-level ε<sub>item</sub> (larger = cheaper)"),
                    exponentformat="power"),
         legend=dict(x=0.01, y=0.01, yanchor="bottom", font=dict(size=11)), shapes=shapes, annotations=notes))
@@ -470,7 +470,7 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
     shapes = [_vline(m_mark, color="#777", dash="dot", width=1.5)] if m_mark else []
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Typical loss grows like √m, the worst case like m", font=dict(size=14)),
-        xaxis=dict(type="log", title=dict(text="m (examples per user)")),
+        xaxis=dict(type="log", title=dict(text="m (examples per user)"), exponentformat="power"),
         yaxis=dict(type="log", title=dict(text="privacy loss (nats)"), exponentformat="power"), shapes=shapes,
         legend=dict(x=0.01, y=0.99, font=dict(size=11))))
     caption(fig, "Exact quantiles of ε<sub>item</sub>·|S − S′|, S, S′ ~ Bin(m, p). Idea of Ghazi et al. 2023, "
