@@ -94,3 +94,13 @@ def test_audit_outputs_figure_discrete_fractions():
     fig = P.audit_outputs_figure(a, b, threshold=None, direction=1, discrete=True)
     assert list(fig.data[0].y) == [0.5, 0.25, 0.25] and list(fig.data[1].y) == [0.0, 0.75, 0.25]
     assert math.isclose(sum(fig.data[1].y), 1.0)
+
+
+def test_accuracy_epsilon_figure_pairs_points():
+    fig = P.accuracy_epsilon_figure([0.5, 1.0, 2.0], [0.6, 0.7, 0.8], [10, 20, 40], 1.7, 0.8, delta=1e-5)
+    assert list(fig.data[0].x) == [0.5, 1.0, 2.0] and list(fig.data[0].y) == [0.6, 0.7, 0.8]
+    assert list(fig.data[0].text) == ["t = 10", "t = 20", "t = 40"]
+    assert list(fig.data[1].x) == [1.7] and list(fig.data[1].y) == [0.8]
+    _no_tex(fig)
+    with pytest.raises(ValueError, match="same length"):
+        P.accuracy_epsilon_figure([0.5], [0.6, 0.7], [10, 20], 1.7, 0.8, delta=1e-5)

@@ -96,7 +96,11 @@ class DPSGDPanel(Panel):
         self.report_progress(0.35)
         fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy, noise_multiplier=s, clip_norm=C,
                                  sampling_rate=q)
-        checkpoints = sorted({max(1, round(T * k / 4)) for k in (1, 2, 3, 4)})
+        recorded = [int(t) for t in run.steps]
+        # up to four recorded steps near T/4, T/2, 3T/4 and T (accuracies are recorded every T/20 steps)
+        picks = sorted({min(range(1, len(recorded)), key=lambda i, k=k: abs(recorded[i] - T * k / 4))
+                        for k in (1, 2, 3, 4)})
+        checkpoints = [recorded[i] for i in picks]
         rdp = []
         for i, t in enumerate(checkpoints):
             rdp.append(D.dpsgd_epsilon(s, q, t, _DELTA, accountant="rdp"))
@@ -104,6 +108,8 @@ class DPSGDPanel(Panel):
         pld = D.dpsgd_epsilon(s, q, T, _DELTA, accountant="pld")
         self.report_progress(1.0)
         fig2 = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
+        fig3 = P.accuracy_epsilon_figure(rdp, run.test_accuracy[picks], checkpoints, pld, run.test_accuracy[-1],
+                                         delta=_DELTA)
         rows = [("test accuracy after T steps: DP-SGD / no noise",
                  f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[-1]:.3f}"),
                 (f"ε at δ = {_DELTA:.0e}: RDP / PLD", f"{_fmt(rdp[-1])} / {_fmt(pld)}"),
@@ -112,7 +118,7 @@ class DPSGDPanel(Panel):
         hint = None
         if pld > 10:
             hint = "ε above 10 protects little: raise σ, or lower q or T."
-        return View(figures=[fig1, fig2], readout=_table(rows), hint=hint)
+        return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
 
 
 class NeighbourGamePanel(Panel):

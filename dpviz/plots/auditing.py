@@ -18,6 +18,7 @@ from dpviz.plots._theme import ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, a
 __all__ = [
     "training_figure",
     "epsilon_steps_figure",
+    "accuracy_epsilon_figure",
     "game_figure",
     "game_tally_figure",
     "audit_trials_figure",
@@ -74,6 +75,32 @@ def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float, total_steps
     caption(fig, "Each step is a Poisson-subsampled Gaussian mechanism (sensitivity C, noise σC); T of them "
                  "composed.<br>RDP: Mironov, Talwar & Zhang 2019 with the conversion of Balle et al. 2020; "
                  "PLD: Koskela, Jälkö & Honkela 2020 (upper end).", below=95)
+    return fig
+
+
+def accuracy_epsilon_figure(epsilon_rdp, accuracy_rdp, steps_rdp, epsilon_pld: float, accuracy_pld: float, *,
+                            delta: float, template: str = TEMPLATE) -> go.Figure:
+    """Test accuracy against the ε spent: one point per checkpoint t (ε from the RDP accountant), and the last
+    step with the PLD accountant's ε; the privacy–utility trade-off of one run."""
+    e = np.asarray(epsilon_rdp, dtype=float)
+    a = check_real_array(accuracy_rdp, "accuracy_rdp")
+    t = check_real_array(steps_rdp, "steps_rdp")
+    if not (e.shape == a.shape == t.shape):
+        raise ValueError("epsilon_rdp, accuracy_rdp and steps_rdp must have the same length")
+    traces = [
+        go.Scatter(x=_gaps(e), y=a, mode="lines+markers+text", text=[f"t = {int(v)}" for v in t],
+                   textposition="bottom right", name="after t steps, ε from RDP",
+                   line=dict(color=ROLE["alt"], width=2), marker=dict(size=8)),
+        go.Scatter(x=_gaps([epsilon_pld]), y=[accuracy_pld], mode="markers", name="after T steps, ε from PLD",
+                   marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
+    ]
+    finite = [v for v in list(e) + [epsilon_pld] if math.isfinite(v) and v > 0]
+    log = bool(finite) and max(finite) / min(finite) > 30
+    layout = _layout(f"Accuracy against ε (δ = {delta:.0e})", "ε spent so far", "test accuracy",
+                     template=template, legend=_LEGEND, margin=dict(b=130), height=380,
+                     xaxis=dict(type="log") if log else None, yaxis=dict(range=[0.3, 1.0]))
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Same run as above: each point pairs the accuracy after t steps with the ε of t steps.", below=80)
     return fig
 
 
