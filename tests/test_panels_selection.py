@@ -1,0 +1,95 @@
+"""Headless tests of the lesson-04 panels: controls drive the figures, errors stay in the panel, the exercises hide
+their answers until Reveal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dpviz import selection as S
+from dpviz.panels import selection as PS
+from dpviz.panels._base import PANEL_REGISTRY
+
+PANELS = [PS.NoisyMaxPanel, PS.SelectionUtilityPanel, PS.SparseVectorPanel, PS.SparseVectorCheckPanel]
+
+
+def _data(fig) -> str:
+    return str([t.to_plotly_json() for t in fig.data])
+
+
+@pytest.mark.parametrize("cls", PANELS)
+def test_builds_registered_and_first_slider_changes_the_figure(cls):
+    p = cls()
+    assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY and p.readout.value
+    name, first = next((n, c) for n, c in p.controls.items() if hasattr(c, "max"))
+    before = _data(p.figures[0])
+    first.value = first.max if first.value != first.max else first.min
+    assert p.last_error is None and _data(p.figures[0]) != before
+
+
+def test_noisy_max_hides_the_exponential_mechanism_until_reveal():
+    p = PS.NoisyMaxPanel()
+    u = PS.parse_scores(p.controls["scores"].value)
+    truth = float(S.selection_probabilities(u, p.controls["epsilon"].value)[0])
+    assert len(p.figures[0].data[0].y) == 0 and "?" in p.readout.value
+    assert f"{truth:.4g}" not in p.readout.value
+    p.exercise.guess.value = 0.2
+    text = p.exercise.reveal()
+    assert f"{truth:.4g}" in text
+    p._on_reveal()
+    np.testing.assert_allclose(np.array(p.figures[0].data[0].y, dtype=float)[0], truth, rtol=1e-12)
+    p.controls["epsilon"].value = 2.0  # a new setting: predict again
+    assert len(p.figures[0].data[0].y) == 0
+
+
+def test_noisy_max_reads_the_learners_scores_and_refuses_bad_ones():
+    p = PS.NoisyMaxPanel()
+    p.controls["scores"].value = "1, 5, 2"
+    assert p.last_error is None and len(p.figures[0].data[1].y) == 3
+    np.testing.assert_allclose(np.array(p.figures[0].data[1].y, dtype=float),
+                               S.selection_probabilities([1.0, 5.0, 2.0], 1.0, noise="laplace"))
+    for bad in ("7", "a, b", "1, nan", ", ".join(["1"] * 31)):
+        p.controls["scores"].value = bad
+        assert p.last_error is not None and "scores" in p.last_error
+    p.controls["scores"].value = "3 2 1"
+    assert p.last_error is None
+
+
+def test_misconception_exercises_reveal_feedback_only_after_a_pick():
+    p = PS.NoisyMaxPanel()
+    ex = p.misconception
+    assert ex.feedback.value == ""
+    assert "Pick" in ex.reveal()
+    ex.choice.index = 1
+    assert ex.reveal().startswith("✅")
+    ex.choice.index = 0
+    assert ex.reveal().startswith("❌")
+    sv = PS.SparseVectorPanel().misconception
+    sv.choice.index = 1
+    assert sv.reveal().startswith("✅")
+
+
+def test_utility_panel_switches_views_and_hides_the_unused_control():
+    p = PS.SelectionUtilityPanel()
+    assert p.controls["epsilon"].layout.display == "none" and p.controls["k"].layout.display is None
+    p.controls["against"].value = "k"
+    assert p.last_error is None and p.controls["k"].layout.display == "none"
+    assert "number of candidates" in p.figures[0].layout.xaxis.title.text
+
+
+def test_sparse_vector_panel_budget_counts_only_positives():
+    p = PS.SparseVectorPanel()
+    p.controls["threshold"].value = 100.0  # nothing truly reaches 100: mostly ⊥, almost nothing spent
+    p.controls["epsilon"].value = 5.0
+    y = [v for v in p.figures[1].data[0].y if v is not None]
+    assert y[0] == pytest.approx(2.5) and y[-1] <= 5.0 + 1e-12
+
+
+def test_check_panel_verdicts():
+    p = PS.SparseVectorCheckPanel()
+    assert "within" in p.readout.value
+    p.controls["variant"].value = "no_query_noise"
+    assert "exceeds" in p.readout.value and "∞" in p.readout.value
+    p.controls["variant"].value = "no_cutoff"
+    p.controls["n_queries"].value = 6
+    assert "exceeds" in p.readout.value
