@@ -237,7 +237,7 @@ class TrainLivePanel(Panel):
             ylabel = "excess population risk (log)"
         else:
             curves = {k: (r.steps, r.losses) for k, r in runs.items()}
-            ylabel = "training loss L(θ_t; S)"
+            ylabel = "training loss L(θ<sub>t</sub>; S)"
         fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"),
                                        title=f"Training: {'excess risk' if kind == 'linear' else 'loss'} against step "
                                              f"(δ = {_sci(delta)} for every private run)")

@@ -160,8 +160,8 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
     bias²: below it the bias² curve is sampling noise, not clipping bias.
     """
     # y2: explicit ticks (an overlaying axis otherwise gets ticks synced to the log grid of y: 0.162, 0.446, …)
-    lay = _frame("The concentration radius τ trades bias for noise", "τ / τ_safe (log)", "squared error (log)",
-                  template, xlog=True, ylog=True, bottom=120,
+    lay = _frame("The concentration radius τ trades bias for noise", "τ / τ<sub>safe</sub> (log)",
+                  "squared error (log)", template, xlog=True, ylog=True, bottom=120,
                   yaxis2=dict(title=dict(text="fraction of users clipped"), overlaying="y", side="right",
                               range=[0, 1], tickmode="linear", tick0=0, dtick=0.25, tickformat=".0%",
                               showgrid=False),
@@ -285,16 +285,17 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
     cx, cy = _circles(np.asarray(points), radius)
     traces = [dict(type="heatmap", x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)),
                    name=z_label),
-              dict(type="scatter", x=cx, y=cy, mode="lines", name=f"balls B_i (radius {radius:.2g})",
+              dict(type="scatter", x=cx, y=cy, mode="lines", name=f"balls B<sub>i</sub> (radius {radius:.2g})",
                          line=dict(color="rgba(0,0,0,0.35)", width=1)),
-              dict(type="scatter", x=points[:, 0], y=points[:, 1], mode="markers", name="users' means x_i",
+              dict(type="scatter", x=points[:, 0], y=points[:, 1], mode="markers", name="users' means x<sub>i</sub>",
                          marker=dict(color=ROLE["x"], size=7, line=dict(color="white", width=1)))]
     mx = [points[moved, 0]] if moved is not None else []
     my = [points[moved, 1]] if moved is not None else []
     traces.append(dict(type="scatter", x=mx, y=my, mode="markers", name="the moved user",
                              marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: density ∝ e<sup>(ε/2)·min(f(p), 2n/3)</sup> where f(p) = #{i : ‖p − x_i‖ ≤ r√d} > 0,<br>"
+    _source(fig, "Source: density ∝ e<sup>(ε/2)·min(f(p), 2n/3)</sup> where "
+                 "f(p) = #{i : ‖p − x<sub>i</sub>‖ ≤ r√d} > 0,<br>"
                  "plus a garbage atom of mass (4/δ)·V<sub>B</sub> (Esfandiari, Mirrokni & Narayanan 2022, Thm 2; "
                  "exponent ε/2: dpviz's erratum "
                  "to Prop 15).", below=52)
