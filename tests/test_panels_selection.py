@@ -29,7 +29,7 @@ def test_builds_registered_and_first_slider_changes_the_figure(cls):
 
 def test_noisy_max_hides_the_exponential_mechanism_until_reveal():
     p = PS.NoisyMaxPanel()
-    u = PS.parse_scores(p.controls["scores"].value)
+    u = [p.controls[f"u{i}"].value for i in range(1, p.controls["k"].value + 1)]
     truth = float(S.selection_probabilities(u, p.controls["epsilon"].value)[0])
     assert len(p.figures[0].data[0].y) == 0 and "?" in p.readout.value
     assert f"{truth:.4g}" not in p.readout.value
@@ -42,17 +42,14 @@ def test_noisy_max_hides_the_exponential_mechanism_until_reveal():
     assert len(p.figures[0].data[0].y) == 0
 
 
-def test_noisy_max_reads_the_learners_scores_and_refuses_bad_ones():
+def test_noisy_max_reads_the_learners_scores_and_hides_unused_sliders():
     p = PS.NoisyMaxPanel()
-    p.controls["scores"].value = "1, 5, 2"
+    p.controls["k"].value = 3
+    p.controls["u1"].value, p.controls["u2"].value, p.controls["u3"].value = 1.0, 5.0, 2.0
     assert p.last_error is None and len(p.figures[0].data[1].y) == 3
     np.testing.assert_allclose(np.array(p.figures[0].data[1].y, dtype=float),
                                S.selection_probabilities([1.0, 5.0, 2.0], 1.0, noise="laplace"))
-    for bad in ("7", "a, b", "1, nan", ", ".join(["1"] * 31)):
-        p.controls["scores"].value = bad
-        assert p.last_error is not None and "scores" in p.last_error
-    p.controls["scores"].value = "3 2 1"
-    assert p.last_error is None
+    assert p.controls["u4"].layout.display == "none" and p.controls["u3"].layout.display is None
 
 
 def test_misconception_exercises_reveal_feedback_only_after_a_pick():

@@ -15,7 +15,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import ipywidgets as W
 import numpy as np
 
 from dpviz import selection as S
@@ -23,28 +22,11 @@ from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdow
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import selection as P
 
-__all__ = ["NoisyMaxPanel", "SelectionUtilityPanel", "SparseVectorPanel", "SparseVectorCheckPanel", "parse_scores"]
+__all__ = ["NoisyMaxPanel", "SelectionUtilityPanel", "SparseVectorPanel", "SparseVectorCheckPanel"]
 
-_MAX_SCORES = 30
-
-
-def parse_scores(text: str) -> np.ndarray:
-    """Scores typed by the learner, separated by commas or spaces: ``"10, 9, 7"`` → array([10., 9., 7.])."""
-    if not isinstance(text, str):
-        raise ValueError(f"scores = {text!r} is not allowed: must be numbers separated by commas.")
-    parts = [p for p in text.replace(";", ",").replace(" ", ",").split(",") if p.strip()]
-    try:
-        vals = [float(p) for p in parts]
-    except ValueError:
-        raise ValueError(f"scores = {text[:60]!r} is not allowed: must be numbers separated by commas, "
-                         "e.g. 10, 9, 7, 3.") from None
-    if not 2 <= len(vals) <= _MAX_SCORES:
-        raise ValueError(f"scores has {len(vals)} numbers, which is not allowed: must have between 2 and "
-                         f"{_MAX_SCORES} candidates.")
-    arr = np.array(vals)
-    if not np.all(np.isfinite(arr)) or np.max(np.abs(arr)) > 1e6:
-        raise ValueError("scores are not allowed: must be finite numbers between −1000000 and 1000000.")
-    return arr
+_N_SLIDERS = 6
+_DEFAULT_SCORES = (10.0, 9.0, 7.0, 7.0, 3.0, 1.0)
+_SUB = dict(zip(range(10), "₀₁₂₃₄₅₆₇₈₉"))
 
 
 _SCOPE = {False: "general: scores may move in either direction (scale 2Δ/ε)",
@@ -57,7 +39,7 @@ class NoisyMaxPanel(Panel):
     title = "Report-noisy-max: which candidate gets picked?"
     intro = ("Each candidate has a score u (higher is better; e.g. the count of votes for each option). "
              "Report-noisy-max adds independent noise to every score and reports only the index of the largest "
-             "noisy score. Type your own scores; the bars are the exact probabilities.")
+             "noisy score. Set your own scores; the bars are the exact probabilities.")
 
     def __init__(self, **overrides: Any):
         self.exercise = PredictReveal(
@@ -83,14 +65,13 @@ class NoisyMaxPanel(Panel):
         super().__init__(**overrides)
 
     def _build_controls(self):
-        return {
-            "epsilon": slider("ε", 1.0, 0.05, 5.0, 0.05),
-            "scores": W.Text(value="10, 9, 7, 7, 3", description="scores u (comma-separated)",
-                             style={"description_width": "initial"}, layout=W.Layout(width="420px"),
-                             continuous_update=False),
-            "sensitivity": slider("sensitivity Δ (a score moves by at most Δ)", 1.0, 0.5, 5.0, 0.5),
-            "monotonic": dropdown("scores", [(label, key) for key, label in _SCOPE.items()], False),
-        }
+        c = {"epsilon": slider("ε", 1.0, 0.05, 5.0, 0.05),
+             "k": int_slider("number of candidates k", 5, 2, _N_SLIDERS)}
+        for i, u in enumerate(_DEFAULT_SCORES, start=1):
+            c[f"u{i}"] = slider(f"score u{_SUB[i]}", u, 0.0, 20.0, 0.5)
+        c["sensitivity"] = slider("sensitivity Δ (a score moves by at most Δ)", 1.0, 0.5, 5.0, 0.5)
+        c["monotonic"] = dropdown("scores", [(label, key) for key, label in _SCOPE.items()], False)
+        return c
 
     def _extra_widgets(self):
         return [self.exercise.widget, self.misconception.widget]
@@ -100,7 +81,11 @@ class NoisyMaxPanel(Panel):
         self.update()
 
     def _args(self, v: dict[str, Any]):
-        return parse_scores(v["scores"]), float(v["epsilon"]), float(v["sensitivity"]), bool(v["monotonic"])
+        k = int(v["k"])
+        for i in range(1, _N_SLIDERS + 1):
+            self.controls[f"u{i}"].layout.display = None if i <= k else "none"
+        u = np.array([float(v[f"u{i}"]) for i in range(1, k + 1)])
+        return u, float(v["epsilon"]), float(v["sensitivity"]), bool(v["monotonic"])
 
     def _answer(self) -> float:
         u, eps, s, mono = self._args(self.values())
