@@ -63,7 +63,7 @@ def test_game_figure_densities_and_output():
 def test_game_tally_figure():
     fig = P.game_tally_figure([1, 2, 3], [0.0, 0.0, 0.4], 2.0, confidence=0.95)
     assert list(fig.data[0].y) == [0.0, 0.0, 0.4]
-    assert fig.layout.shapes[0].y0 == 2.0
+    assert list(fig.data[1].y) == [2.0, 2.0] and "claimed ε = 2" in fig.data[1].name
     assert "Clopper & Pearson 1934" in _texts(fig)
 
 

@@ -121,6 +121,12 @@ class DPSGDPanel(Panel):
         return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
 
 
+@functools.lru_cache(maxsize=256)
+def _claimed_epsilon(sigma: float) -> float:
+    """The exact ε at δ = 10⁻⁵ of one Gaussian step with sensitivity C = 1 (Balle & Wang 2018, Thm 8)."""
+    return float(Gaussian(sigma, 1.0).epsilon(_DELTA))
+
+
 class NeighbourGamePanel(Panel):
     """The neighbouring-dataset game: the learner guesses x or x′ from one DP-SGD step's output."""
 
@@ -195,7 +201,7 @@ class NeighbourGamePanel(Panel):
             self._history = []
             self._last = None
             self._new_round(shift, s)
-        claimed = float(Gaussian(s, 1.0).epsilon(_DELTA))
+        claimed = _claimed_epsilon(s)
         fig = P.game_figure(shift, s, self._output, truth=self._last)
         rounds = np.arange(1, len(self._history) + 1)
         fig2 = P.game_tally_figure(rounds, self._history, claimed, confidence=0.95)

@@ -136,15 +136,16 @@ def game_tally_figure(rounds, bounds, claimed_epsilon: float, *, confidence: flo
     """The learner's lower bound on ε after each round of the game, against the claimed ε."""
     r = np.asarray(rounds, dtype=float)
     b = np.asarray(bounds, dtype=float)
+    right = max(float(r[-1]) if r.size else 0.0, 10.0)
     traces = [go.Scatter(x=r, y=_gaps(b), mode="lines+markers", name=f"your lower bound on ε ({confidence:.0%})",
-                         line=dict(color=ROLE["x"], width=3))]
+                         line=dict(color=ROLE["x"], width=3)),
+              go.Scatter(x=[0.0, right], y=[claimed_epsilon, claimed_epsilon], mode="lines",
+                         name=f"claimed ε = {claimed_epsilon:.3g}", line=dict(color=ROLE["bound"], dash="dash",
+                                                                                width=2))]
     layout = _layout("Your guesses as evidence: a lower bound on ε", "round", "ε",
                      template=template, legend=_LEGEND, margin=dict(b=130), height=360,
-                     shapes=[_hline(claimed_epsilon, color=ROLE["bound"], dash="dash", width=2)],
                      xaxis=dict(rangemode="tozero"), yaxis=dict(rangemode="tozero"))
     fig = go.Figure(data=traces, layout=layout)
-    fig.add_annotation(text=f"claimed ε = {claimed_epsilon:.3g}", x=1, xref="paper", y=claimed_epsilon, yref="y",
-                       xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=12))
     caption(fig, "Clopper–Pearson bounds on both error rates (Clopper & Pearson 1934), "
                  "Kairouz, Oh & Viswanath 2015, Thm 2.1.", below=80)
     return fig
