@@ -162,3 +162,18 @@ def test_learner_facing_text_has_no_raw_tex_nor_internal_labels():
                         + [a.text or "" for a in lay.annotations] + [tr.name or "" for tr in f.data])
         for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "ALG-", "[derived]", "[NME22]", "ε₀", "e-0"):
             assert bad not in text, (f.layout.title.text, bad)
+
+
+def test_single_figures_put_the_legend_under_the_plot():
+    # A legend to the right (margin 250 px) left a 360 px phone almost no plot: it goes under the plot, the source
+    # caption under the legend, and the right margin stays small.
+    from dpviz.userlevel import TABLE1_ROWS
+
+    figs = [P.users_needed_figure(TABLE1_ROWS[2], 0.5, 0.05, 10.0, m_mark=100),
+            P.pac_error_figure(np.array([2, 4]), {1: np.array([0.3, 0.2]), 8: np.array([0.1, 0.05])}, epsilon=1.0,
+                               grid_size=100)]
+    for f in figs:
+        assert f.layout.legend.y < 0 and f.layout.legend.yanchor == "top" and f.layout.margin.r <= 30
+        cap = next(a for a in f.layout.annotations if (a.text or "").startswith("Source"))
+        entries = sum(1 for t in f.data if t.showlegend is not False and t.name)
+        assert -cap.yshift >= 75 + 19 * entries  # the caption starts below the last legend row

@@ -162,13 +162,25 @@ def users_needed_figure(
         xaxis=dict(type="log", title=dict(text="m (examples per user)"), exponentformat="power"),
         yaxis=dict(type="log", title=dict(text="n (users needed)"), range=[math.log10(ymin), math.log10(ymax)],
                    exponentformat="power"),
-        legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), shapes=shapes, annotations=notes,
-        height=470, margin=dict(r=250)))
+        shapes=shapes, annotations=notes))
     approx_note(fig, HIDDEN)
-    caption(fig, f"Source: Ghazi et al. 2023, Table {row.table} (Appendix A), {row.source}; item-level "
-                 f"{row.item_formula}; clamp ⌈n₁/m⌉ ≤ n<sub>m</sub> ≤ n₁: Observation 28;<br>naive line: group "
-                 "privacy (Lemma 6); breakpoints m₁ = ε²/α<sub>acc</sub>², m₂ = 1/α<sub>acc</sub>²: where two terms "
-                 "are equal (dpviz's reading of the three-term law; the paper does not print them).", below=75)
+    _legend_below(fig, f"Source: Ghazi et al. 2023, Table {row.table} (Appendix A), {row.source}; item-level "
+                       f"{row.item_formula};<br>clamp ⌈n₁/m⌉ ≤ n<sub>m</sub> ≤ n₁: Observation 28; naive line: group "
+                       "privacy (Lemma 6);<br>breakpoints m₁ = ε²/α<sub>acc</sub>², m₂ = 1/α<sub>acc</sub>²: where "
+                       "two terms are equal (dpviz's reading of the three-term law; the paper does not print them).")
+    return fig
+
+
+def _legend_below(fig: go.Figure, source: str, *, plot_h: int = 380, axis_gap: int = 75) -> go.Figure:
+    """The legend as a vertical list under the plot and the source caption under the legend, in pixels, so the plot
+    keeps the full width on a phone (a legend on the right left a 360 px screen almost no plot)."""
+    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
+    fig.update_layout(legend=dict(x=0, y=-axis_gap / plot_h, xanchor="left", yanchor="top", orientation="v",
+                                  font=dict(size=11), bgcolor="rgba(0,0,0,0)", borderwidth=0),
+                      margin=dict(r=30))
+    caption(fig, source, below=axis_gap + entries * 19 + 12)
+    margin = fig.layout.margin
+    fig.update_layout(height=plot_h + (margin.t if margin.t is not None else 60) + margin.b)
     return fig
 
 
@@ -588,10 +600,10 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         template=template, title=dict(text=f"User-level PAC learning of thresholds (K = {grid_size}, ε = {epsilon:g})",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="n (users)")),
-        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power"),
-        legend=dict(x=1.02, y=1, xanchor="left", font=dict(size=11)), margin=dict(r=200)))
+        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power")))
     approx_note(fig, "Monte Carlo (fixed seed); theory curve has its constant set to 1")
-    caption(fig, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), so α<sub>acc</sub> ≈ "
-                 "C·d/(ε n m) for m ≤ 1/α<sub>acc</sub>) with d = ln(K+1);<br>learner: Section 4 of the paper "
-                 "(exponential mechanism over the count of users with a mistake, Δ = 1).", below=75)
+    _legend_below(fig, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), so "
+                       "α<sub>acc</sub> ≈ C·d/(ε n m) for m ≤ 1/α<sub>acc</sub>) with d = ln(K+1);<br>learner: "
+                       "Section 4 of the paper (exponential mechanism over the count of users with a mistake, "
+                       "Δ = 1).")
     return fig
