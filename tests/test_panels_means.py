@@ -156,3 +156,10 @@ def test_budget_map_caption_surfaces_the_beta_exponent_erratum():
     b = FixedBudgetPanel()
     cap = " ".join(a.text for a in b.figures[0].layout.annotations)
     assert "nε/16" in cap and "as printed" in cap
+
+
+def test_ball_panel_says_when_epsilon_leaves_the_papers_regime():
+    p = BallFindingPanel()  # ε = 0.5 by default: above the paper's ε ≤ 1/3
+    assert "1/3" in p.hint.value and "2 ln 2" in p.hint.value
+    p.controls["epsilon"].value = 0.1
+    assert p.hint.value == ""

@@ -327,7 +327,12 @@ class BallFindingPanel(Panel):
                    "(its pseudocode runs at (ε/5, δ/4), because the G2 bit leaks too) would stop each round w.p. "
                    f"q ≈ {q:.3g} (1-D exact analogue) and return G2 w.p. {prob_g2(q, N):.2g} with N = {N:.0f} "
                    f"rounds on average (Esfandiari, Mirrokni & Narayanan 2022, Lemma 18).")
-        return View(figures=[fig, fig2], readout=readout)
+        hint = None
+        if eps > 1 / 3:
+            hint = (f"ε = {eps:.2f} is above 1/3, the regime Esfandiari, Mirrokni & Narayanan 2022 assume for their "
+                    "theorems. The picture stays (ε, δ)-DP — with exponent ε/2 the proof needs only ε ≤ 2 ln 2 ≈ 1.39, "
+                    "the slider's limit — but the paper's accuracy and round-count statements are not proven here.")
+        return View(figures=[fig, fig2], readout=readout, hint=hint)
 
 
 class RobustnessPanel(Panel):
