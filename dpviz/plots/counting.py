@@ -45,19 +45,28 @@ QUERY_LABELS = {"count": "count", "sum": "sum", "mean": "mean", "histogram": "hi
 RELATION_LABELS = {"add_remove": "add/remove one record", "replace": "replace one record"}
 PROTOCOL_LABELS = {"krr": "k-ary randomized response (k-RR)", "oue": "optimised unary encoding (OUE)"}
 
-_LEGEND = dict(orientation="h", x=0.0, xanchor="left", y=-0.2, yanchor="top", font=dict(size=12))
-_HEIGHT = 470
+# legend under the plot, pinned to the figure's bottom edge (it wraps to several rows on a phone); the source line
+# sits between the x axis title and the legend
+_LEGEND = dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0.0, xanchor="left", font=dict(size=12))
+_HEIGHT = 520
+_BELOW = 62  # pixels from the plot area's bottom to the source line: under the tick labels and the x axis title
+_LEGEND_ROOM = 84  # pixels kept under the source line for the legend (three rows; more on a phone scroll the plot)
 
 
-_BELOW = 120  # pixels from the plot area's bottom to the source line: under the x axis title and the legend
+def _wrap(text: str, width: int = 78) -> str:
+    """A source line broken with <br> every ``width`` characters or so (annotations do not wrap by themselves)."""
+    import textwrap
+
+    return "<br>".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False))
 
 
 def _figure(data: list, layout: dict, source: str) -> go.Figure:
-    """The figure with its source line under the legend, placed as :func:`dpviz.plots.caption` places it (written
-    into the layout dict: one validation instead of an ``add_annotation`` call per update)."""
+    """The figure with its source line under the x axis title, placed as :func:`dpviz.plots.caption` places it
+    (written into the layout dict: one validation instead of an ``add_annotation`` call per update)."""
+    source = _wrap(source)
     lines = source.count("<br>") + 1
     layout = dict(layout)
-    layout["margin"] = dict(l=70, r=30, t=60, b=int(_BELOW + 15 * lines + 12))
+    layout["margin"] = dict(l=70, r=30, t=60, b=int(_BELOW + 15 * lines + 12 + _LEGEND_ROOM))
     note = dict(text=source, xref="paper", yref="paper", x=0, xanchor="left", yanchor="top", showarrow=False,
                 font=dict(size=11, color="#555555"), align="left", y=0, yshift=-float(_BELOW))
     layout["annotations"] = list(layout.get("annotations", [])) + [note]
