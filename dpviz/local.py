@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from dpviz._validation import as_rng, check_array, check_choice, check_in_range, check_integer, check_positive
-from dpviz.mechanisms import Laplace
+from dpviz.mechanisms import Laplace, RandomizedResponse
 
 __all__ = [
     "PROTOCOLS",
@@ -107,6 +107,8 @@ def krr_release(values, k: int, epsilon: float, rng=None) -> np.ndarray:
     k, eps = _k(k), _eps(epsilon)
     v = _values(values, k)
     g = as_rng(rng)
+    if k == 2:  # binary randomized response: the same p = e^ε/(e^ε + 1), one home for it
+        return RandomizedResponse(eps).release(v, rng=g)
     p, _ = _krr_pq(k, eps)
     keep = g.random(v.size) < p
     # another value, uniform over the k − 1 others: shift by 1..k−1 modulo k

@@ -115,10 +115,11 @@ def test_estimates_by_simulation_mean_and_variance_match(protocol):
         assert abs(ests[:, v].var(ddof=1) - var) <= 5 * var * math.sqrt(2 / (reps - 1))
 
 
-def test_krr_release_keeps_with_p_and_spreads_others_uniformly():
-    """n = 100,000 reports of value 0 (k = 5): keep count ~ Binomial(n, p), each other value ~ Binomial(n, q);
+@pytest.mark.parametrize("k", [2, 5])
+def test_krr_release_keeps_with_p_and_spreads_others_uniformly(k):
+    """n = 100,000 reports of value 0: keep count ~ Binomial(n, p), each other value ~ Binomial(n, q);
     tolerance 5 binomial standard deviations."""
-    k, eps, n = 5, 1.2, 100_000
+    eps, n = 1.2, 100_000
     p, q = L.krr_probabilities(k, eps)
     counts = np.bincount(L.krr_release(np.zeros(n, dtype=int), k, eps, rng=7), minlength=k)
     assert abs(counts[0] - n * p) <= 5 * math.sqrt(n * p * (1 - p))
