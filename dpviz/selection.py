@@ -360,7 +360,7 @@ def above_threshold(queries, threshold: float, epsilon: float, *, sensitivity: f
                     rng=None) -> SparseVectorResult:
     """The sparse vector technique: for each query answer q_i in turn, report ⊤ if q_i + ν_i ≥ T + ρ, else ⊥; halt
     after ``max_positives`` = c positives. ρ ~ Lap(2Δ/ε) is drawn once, ν_i ~ Lap(4cΔ/ε) afresh for each query
-    (ε₁ = ε₂ = ε/2 in Lyu, Su & Li 2017, Alg. 1; for c = 1 this is AboveThreshold, Dwork & Roth 2014, Alg. 1).
+    (ε₁ = ε₂ = ε/2 in Lyu, Su & Li 2017, Alg. 1; for c = 1 this is Dwork & Roth 2014, Alg. 1, AboveThreshold).
     ε-DP however many queries are asked, when each query moves by at most Δ between neighbours.
 
     >>> r = above_threshold([0.0, 0.0, 1000.0, 0.0], 500.0, 1.0, rng=0)
