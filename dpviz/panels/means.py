@@ -236,7 +236,8 @@ class IsoAccuracyPanel(Panel):
     (Levy et al. 2021); error vs d."""
 
     title = "How many users, how many samples? Iso-accuracy curves and walls"
-    intro = ("For a target ℓ₂ error a, each curve shows the samples per user m needed with n users. No algorithm works "
+    intro = ("For a target ℓ₂ error α<sub>acc</sub>, each curve shows the samples per user m needed with n users. No "
+             "algorithm works "
              "left of the red wall (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9); the estimator of Levy et al. "
              "2021 also needs n right of the black wall, "
              "which grows with √d — Esfandiari, Mirrokni & Narayanan 2022 removes it.")
@@ -256,7 +257,7 @@ class IsoAccuracyPanel(Panel):
         n_levy = levy_users_required(d, eps, delta)
         ns = np.logspace(0, 5, 200)
         # every user holds at least one sample: corollary8_samples is at least 1
-        curves = {f"error a = {a}": np.where(ns >= n_lb, corollary8_samples(ns, d, eps, a), np.nan)
+        curves = {f"target error α<sub>acc</sub> = {a}": np.where(ns >= n_lb, corollary8_samples(ns, d, eps, a), np.nan)
                   for a in (0.3, 0.1, 0.03)}
         walls = {f"ln(1/δ)/(3ε) = {n_lb:.3g} (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9)": n_lb,
                  f"√d·ln(1/δ)/ε = {n_levy:.3g} (Levy et al. 2021, Cor 1)": n_levy}

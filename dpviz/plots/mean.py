@@ -235,10 +235,10 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
         # first label at the top, second a little above the bottom (the curves end on m = 1 there)
         _marked_vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0, text_y=None if k == 0 else 0.1)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: m ≥ max(r²d/(ε²n²a²), r²/(na²)), at least 1 (Esfandiari, Mirrokni & Narayanan 2022, Cor 8, "
-                 "constants and logs "
-                 "dropped);<br>walls: n ≥ ln(1/δ)/(3ε) (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9), n ≥ "
-                 "√d·ln(1/δ)/ε (Levy et al. 2021, Cor 1).",
+    _source(fig, "Source: m ≥ max(r²d/(ε²n²α<sub>acc</sub>²), r²/(nα<sub>acc</sub>²)), at least 1 "
+                 "(Esfandiari, Mirrokni & Narayanan 2022, Cor 8, constants and logs dropped);<br>walls: "
+                 "n ≥ ln(1/δ)/(3ε) (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9), n ≥ √d·ln(1/δ)/ε "
+                 "(Levy et al. 2021, Cor 1).",
             below=60)
     approx_note(fig, "O-constants set to 1")
     return fig
