@@ -163,3 +163,16 @@ def test_ball_panel_says_when_epsilon_leaves_the_papers_regime():
     assert "1/3" in p.hint.value and "2 ln 2" in p.hint.value
     p.controls["epsilon"].value = 0.1
     assert p.hint.value == ""
+
+
+def test_winsorized_exercise_answer_is_not_shown_before_reveal():
+    # issue 18: the exercise asks for m* at n = 10⁴ with the paper's radius; no setting of the panel prints or draws
+    # it (its n dropdown stops at 3,000), so the answer first appears in the Reveal feedback
+    p = WinsorizedVsNaivePanel()
+    answer = f"{8 * np.log(2 * 10_000 / 0.01):.0f}"  # 8·ln(2n/γ) = 116
+    p.controls["tau"].value = "paper"
+    for n in (300, 1000, 3000):
+        p.controls["n"].value = n
+        shown = p.readout.value + " ".join(a.text or "" for a in p.figures[0].layout.annotations)
+        assert answer not in shown
+    assert 10_000 not in [v for _, v in p.controls["n"].options]
