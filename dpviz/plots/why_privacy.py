@@ -20,7 +20,14 @@ from dpviz.tradeoff import dp_region_kink, dp_region_lower_bound
 
 __all__ = ["differencing_figure", "reconstruction_figure", "membership_figure"]
 
-_LEGEND = dict(orientation="h", y=-0.2, x=0, yanchor="top", traceorder="normal")
+
+
+def _legend_below(plot_height: float) -> dict:
+    """A horizontal legend starting 62 px under the plot area (clear of tick labels and the x-axis title), given the
+    plot area's height in pixels; the caption goes further down (``caption(..., below=...)``), under up to four
+    legend rows on a phone."""
+    return dict(orientation="h", y=-62.0 / plot_height, x=0, yanchor="top", traceorder="normal",
+                font=dict(size=12))
 
 
 # =============================================================================================== differencing
@@ -54,21 +61,22 @@ def differencing_figure(noise_scale: float, observed: float | None = None, *,
         xr = [float(y[0]), float(y[-1])]
         ytitle = "probability density"
     shapes = [_vline(0.5, color=ROLE["bound"], dash="dash", width=2)]
-    annotations = [dict(x=0.5, y=1, xref="x", yref="paper", text="threshold ½: guess 'has it' to the right",
+    annotations = [dict(x=0.5, y=1, xref="x", yref="paper", text="threshold ½ → guess 'has it'", xanchor="left",
                         showarrow=False, yanchor="bottom", font=dict(size=11))]
     if observed is not None:
         o = float(observed)
         traces.append(dict(type="scatter", x=[o], y=[0.0], mode="markers", name=f"released difference = {o:.3g}",
                            marker=dict(color=ROLE["approx"], size=14, symbol="triangle-up"), cliponaxis=False))
-    noise = "exact answers" if b == 0 else f"each answer + Laplace noise, b = {fmt_number(b, 3)}"
-    layout = _layout(f"The difference of the two answers ({noise})", "answer(all) − answer(all but the target)",
-                     ytitle, template=template, title_size=15, legend=_LEGEND, height=430, shapes=shapes,
-                     annotations=annotations)
+    noise = "exact answers" if b == 0 else f"Laplace noise, b = {fmt_number(b, 3)}"
+    # height 570 = top 60 + plot 273 + bottom 237 (caption below 165 px, 4 lines of ≤ 48 characters: 360 px phones)
+    layout = _layout(f"Difference of the two answers<br>({noise})", "answer(all) − answer(all but target)",
+                     ytitle, template=template, title_size=15, legend=_legend_below(273), height=570,
+                     margin=dict(t=60), shapes=shapes, annotations=annotations)
     layout["xaxis"]["range"] = xr
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Counts have sensitivity 1; Laplace mechanism: answer + Lap(b), (1/b)-DP per answer "
-                 "(Dwork & Roth 2014, Def. 3.3, Thm 3.6).<br>The difference of two Laplace(b) draws has density "
-                 "(1 + |t|/b)·e<sup>−|t|/b</sup>/(4b).", below=70)
+    caption(fig, "Counts: sensitivity 1. Laplace mechanism:<br>answer + Lap(b), (1/b)-DP per answer<br>"
+                 "(Dwork & Roth 2014, Def. 3.3, Thm 3.6).<br>"
+                 "L₁ − L₂ has density (1 + |t|/b)·e<sup>−|t|/b</sup>/(4b).", below=165)
     return fig
 
 
@@ -90,7 +98,7 @@ def reconstruction_figure(curve: ReconstructionCurve, noise_scale: float | None 
     for k in range(curve.trials):
         traces.append(dict(type="scatter", x=x, y=curve.per_trial[k][pos], mode="lines",
                            line=dict(color=ROLE["alt3"], width=1), opacity=0.6, hoverinfo="skip",
-                           name="each draw (secret, queries, noise)", showlegend=k == 0, legendgroup="draws"))
+                           name="each draw", showlegend=k == 0, legendgroup="draws"))
     traces.append(dict(type="scatter", x=x, y=curve.recovered_fraction[pos], mode="lines", name="mean over draws",
                        line=dict(color=ROLE["exact"], width=4),
                        hovertemplate="E = %{x:.3g}<br>recovered %{y:.1%}<extra></extra>"))
@@ -101,22 +109,23 @@ def reconstruction_figure(curve: ReconstructionCurve, noise_scale: float | None 
                            marker=dict(color=ROLE["approx"], size=13, symbol="diamond")))
     rn = curve.sqrt_n
     shapes = [_vline(rn, color=ROLE["bound"], dash="dash", width=2), _hline(0.5, color="#777777", dash="dot")]
-    annotations = [dict(x=math.log10(rn), y=1, xref="x", yref="paper", text=f"E = √n = {rn:.3g}", showarrow=False,
-                        yanchor="bottom", font=dict(size=12)),
-                   dict(x=1, y=0.5, xref="paper", yref="y", text="chance (coin flips)", showarrow=False,
-                        xanchor="right", yanchor="bottom", font=dict(size=11, color="#555555"))]
-    title = f"Reconstruction attack: n = {curve.n} people, m = {curve.num_queries} noisy subset sums"
-    layout = _layout(title, "noise bound E: each answer off by up to ±E (log scale)",
-                     "fraction of secret bits recovered", template=template, title_size=15, legend=_LEGEND,
-                     height=460, shapes=shapes, annotations=annotations)
+    annotations = [dict(x=math.log10(rn), y=0.02, xref="x", yref="paper", text=f" E = √n = {rn:.3g}",
+                        showarrow=False, xanchor="left", yanchor="bottom", font=dict(size=12)),
+                   dict(x=0, y=0.5, xref="paper", yref="y", text=" chance (coin flips)", showarrow=False,
+                        xanchor="left", yanchor="top", font=dict(size=11, color="#555555"))]
+    title = f"Reconstruction attack<br>n = {curve.n} people, m = {curve.num_queries} answers"
+    # height 595 = top 90 + plot 268 + bottom 237 (caption below 165 px, 4 lines)
+    layout = _layout(title, "noise bound E, answers ± E (log)", "bits recovered", template=template,
+                     title_size=15, legend=_legend_below(268), height=595, margin=dict(t=90), shapes=shapes,
+                     annotations=annotations)
     layout["xaxis"]["type"] = "log"
     layout["yaxis"].update(range=[0.35, 1.03], tickformat=".0%")
     fig = go.Figure(data=traces, layout=layout)
     seed_text = f", seed {seed}" if seed is not None else ""
-    approx_note(fig, f"Monte Carlo: {curve.trials} draws{seed_text}, each exact in E", yshift=18)
-    caption(fig, "Answers: subset sums + noise uniform on [−E, E]; decoder: least squares rounded at ½, a stand-in "
-                 "for the LP decoding of Dinur & Nissim 2003<br>(Dwork & Roth 2014, §8.1: noise o(√n) ⇒ almost every "
-                 "bit recovered). Least squares errs per bit by ≈ 2E/√(3m): it fails once E ≫ √m.", below=75)
+    approx_note(fig, f"Monte Carlo: {curve.trials} draws{seed_text}")
+    caption(fig, "Answers: subset sums + noise uniform on [−E, E].<br>Each draw is exact in E. Decoder: least "
+                 "squares<br>rounded at ½, a stand-in for the LP decoding of<br>"
+                 "Dinur & Nissim 2003 (Dwork & Roth 2014, §8.1).", below=165)
     return fig
 
 
@@ -135,7 +144,7 @@ def membership_figure(raw: MembershipTradeoff, noisy: MembershipTradeoff | None 
             raise ValueError(f"{name} = {t!r} is not allowed: must be a dpviz.attacks.MembershipTradeoff.")
     grid = np.linspace(0.0, 1.0, 401)
     traces: list[dict] = []
-    title = f"Membership inference on a released count of n = {raw.n} (trait rate p = {raw.p:.3g})"
+    title = f"Membership inference<br>count of n = {raw.n}, trait rate p = {raw.p:.3g}"
     if noisy is not None:
         if noisy.noise == "laplace":
             eps = float(noisy.epsilon)
@@ -150,26 +159,26 @@ def membership_figure(raw: MembershipTradeoff, noisy: MembershipTradeoff | None 
                            name=bname))
         traces.append(dict(type="scatter", x=a, y=1 - a, mode="lines", fill="tonexty", fillcolor=ROLE["region"],
                            line=dict(color="#999999", width=1, dash="dot"),
-                           name="allowed region; β = 1 − α: coin flip"))
+                           name="allowed region (β = 1 − α: coin flip)"))
     else:
         traces.append(dict(type="scatter", x=grid, y=1 - grid, mode="lines",
                            line=dict(color="#999999", width=1, dash="dot"), name="β = 1 − α: coin flip"))
     traces.append(dict(type="scatter", x=raw.alpha, y=raw.beta, mode="lines", line=dict(color=ROLE["approx"], width=3),
                        name="count released exactly", hovertemplate="α = %{x:.3g}<br>β = %{y:.3g}<extra></extra>"))
     if noisy is not None:
-        label = (f"count + Laplace noise, b = {fmt_number(noisy.scale, 3)}" if noisy.noise == "laplace"
-                 else f"count + Gaussian noise, σ = {fmt_number(noisy.scale, 3)}")
+        label = (f"count + Laplace(b = {fmt_number(noisy.scale, 3)})" if noisy.noise == "laplace"
+                 else f"count + Gaussian(σ = {fmt_number(noisy.scale, 3)})")
         traces.append(dict(type="scatter", x=noisy.alpha, y=noisy.beta, mode="lines",
                            line=dict(color=ROLE["x"], width=4), name=label,
                            hovertemplate="α = %{x:.3g}<br>β = %{y:.3g}<extra></extra>"))
-    layout = _layout(title, "type I error α = false-positive rate (say 'member' when absent)",
-                     "type II error β = 1 − true-positive rate", template=template, title_size=15,
-                     legend=_LEGEND, height=600)
+    # height 770 = top 90 + plot 408 + bottom 272 (caption below 185 px, 5 lines)
+    layout = _layout(title, "type I error α (false positives)", "type II error β (1 − true-positive rate)",
+                     template=template, title_size=15, legend=_legend_below(408), height=770, margin=dict(t=90))
     layout["xaxis"].update(range=[0, 1], constrain="domain")
-    layout["yaxis"].update(range=[0, 1], scaleanchor="x", scaleratio=1)
+    layout["yaxis"].update(range=[0, 1], scaleanchor="x", scaleratio=1, constrain="domain")
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Best tests: thresholds on the release (Neyman–Pearson; the likelihood ratio grows with the count). "
-                 "Replace-one neighbours, Δ = 1.<br>(ε, δ)-DP ⟺ β ≥ max(0, 1 − δ − e<sup>ε</sup>α, "
-                 "e<sup>−ε</sup>(1 − δ − α)) (Kairouz, Oh & Viswanath 2015, Thm 2.1); "
-                 "G<sub>μ</sub>(α) = Φ(Φ<sup>−1</sup>(1 − α) − μ) (Dong, Roth & Su 2022, Def. 2.4).", below=80)
+    caption(fig, "Exact. Best tests: thresholds on the release<br>(Neyman–Pearson); Δ = 1. ε-DP ⟺ β ≥ max(0,<br>"
+                 "1 − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − α)) (Kairouz, Oh & Viswanath<br>"
+                 "2015, Thm 2.1); G<sub>μ</sub>(α) = Φ(Φ<sup>−1</sup>(1 − α) − μ)<br>(Dong, Roth & Su 2022, Def. 2.4).",
+            below=185)
     return fig
