@@ -86,10 +86,10 @@ def noise_figure(sensitivity: float, epsilon: float, *, label: str = "", templat
     top = float(np.max(y))
     data = [
         dict(type="scatter", x=x, y=y, mode="lines", line=dict(color=ROLE["x"], width=2.5),
-                   name=f"Laplace noise, scale b = Δ/ε = {fmt_number(b)}"),
+             name=f"Laplace noise, scale b = Δ/ε = {fmt_number(b)}"),
         dict(type="scatter", x=[-d, -d, d, d], y=[0, top * 1.05, top * 1.05, 0], mode="lines", fill="toself",
-                   fillcolor="rgba(230, 159, 0, 0.18)", line=dict(color=ROLE["x_prime"], dash="dash", width=1.5),
-                   name=f"±Δ = ±{fmt_number(d)}: how far one person moves the answer", hoverinfo="name"),
+             fillcolor="rgba(230, 159, 0, 0.18)", line=dict(color=ROLE["x_prime"], dash="dash", width=1.5),
+             name=f"±Δ = ±{fmt_number(d)}: how far one person moves the answer", hoverinfo="name"),
     ]
     title = f"Noise for {label}: Δ = {fmt_number(d)}, ε = {fmt_number(eps)}" if label else "Noise the release needs"
     layout = _layout(title, "noise added to the answer", "density", template=template, legend=_LEGEND,
@@ -114,14 +114,14 @@ def clipping_figure(data, lower: float, upper: float, epsilon: float, query: str
     tiny = 1e-6 * float(np.max(res["total"]))  # bias² = 0 cannot be drawn on a log axis: a gap there
     data_t = [
         dict(type="scatter", x=grid, y=_gaps(np.where(res["bias2"] > tiny, res["bias2"], np.nan)), mode="lines",
-                   line=dict(color=PALETTE[5], dash=DASHES[1], width=2), name="bias² (clipping cuts the tail)"),
+             line=dict(color=PALETTE[5], dash=DASHES[1], width=2), name="bias² (clipping cuts the tail)"),
         dict(type="scatter", x=grid, y=res["noise_var"], mode="lines",
              line=dict(color=PALETTE[4], dash=DASHES[2], width=2), name="noise variance 2b², b = Δ(U)/ε"),
         dict(type="scatter", x=grid, y=res["total"], mode="lines", line=dict(color=ROLE["x"], width=3),
-                   name=f"expected squared error (best U ≈ {fmt_number(grid[best], 3)})"),
-        dict(type="scatter", x=[upper], y=[mine["total"]], mode="markers", marker=dict(color=ROLE["truth"], size=11,
-                                                                             symbol="diamond"),
-                   name=f"your U = {fmt_number(upper)}: error {fmt_number(mine['total'], 3)}"),
+             name=f"expected squared error (best U ≈ {fmt_number(grid[best], 3)})"),
+        dict(type="scatter", x=[upper], y=[mine["total"]], mode="markers",
+             marker=dict(color=ROLE["truth"], size=11, symbol="diamond"),
+             name=f"your U = {fmt_number(upper)}: error {fmt_number(mine['total'], 3)}"),
     ]
     what = "sum" if query == "sum" else "mean"
     layout = _layout(f"Clipping the {what} of {x.size:,} skewed values to [L, U], ε = {fmt_number(eps)}",
@@ -154,12 +154,12 @@ def clamping_figure(epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
     data = [
         dict(type="scatter", x=[x[0], x[-1]], y=[raw, raw], mode="lines",
              line=dict(color=ROLE["approx"], dash=DASHES[1], width=2),
-                   name=f"as released: 2b² = {fmt_number(raw, 3)}"),
+             name=f"as released: 2b² = {fmt_number(raw, 3)}"),
         dict(type="scatter", x=x, y=clamped, mode="lines", line=dict(color=ROLE["x"], width=3),
-                   name="clamped at 0: max(answer, 0)"),
+             name="clamped at 0: max(answer, 0)"),
         dict(type="scatter", x=[x[0], x[-1]], y=[rounded, rounded], mode="lines",
-                   line=dict(color=PALETTE[2], dash=DASHES[2], width=2),
-                   name=f"rounded to an integer: {fmt_number(rounded, 3)}"),
+             line=dict(color=PALETTE[2], dash=DASHES[2], width=2),
+             name=f"rounded to an integer: {fmt_number(rounded, 3)}"),
     ]
     layout = _layout(f"Post-processing a noisy count, ε = {fmt_number(eps)} (b = 1/ε)", "true count x",
                      "mean squared error", template=template, legend=_LEGEND, height=_HEIGHT,
@@ -182,11 +182,11 @@ def consistency_figure(bins: int, epsilon: float, *, template: str = TEMPLATE) -
     ls = S.hierarchy_range_variance(bins, r, var)
     data = [
         dict(type="scatter", x=r, y=raw, mode="lines+markers", line=dict(color=ROLE["approx"], dash=DASHES[1]),
-                   name="sum of noisy bins"),
+             name="sum of noisy bins"),
         dict(type="scatter", x=r, y=best_raw, mode="lines+markers", line=dict(color=PALETTE[1], dash=DASHES[2]),
-                   name="better of: sum of bins, or total − the other bins"),
+             name="better of: sum of bins, or total − the other bins"),
         dict(type="scatter", x=r, y=ls, mode="lines+markers", line=dict(color=ROLE["x"], width=3),
-                   name="consistent (least squares)"),
+             name="consistent (least squares)"),
     ]
     layout = _layout(f"A histogram of {bins} bins plus its total, ε = {fmt_number(eps)}",
                      "width r of the range query (adjacent bins)", "variance of the answer", template=template,
@@ -207,11 +207,11 @@ def composition_figure(epsilon: float, bins: int, relation: str = "add_remove", 
     seq = math.sqrt(2.0) * grid / eps  # each bin: Lap(1/(ε/bins))
     par = math.sqrt(2.0) * S.histogram_sensitivity(rel) / eps * np.ones(grid.size)
     data = [dict(type="scatter", x=grid, y=seq, mode="lines", line=dict(color=ROLE["approx"], dash=DASHES[1], width=2),
-                       name="bins as queries on the same data: each gets ε/bins (sequential)")]
+                 name="bins as queries on the same data: each gets ε/bins (sequential)")]
     if show_parallel:
         data.append(dict(type="scatter", x=grid, y=par, mode="lines", line=dict(color=ROLE["x"], width=3),
-                               name=f"disjoint bins: each gets the whole ε (parallel), Δ = "
-                                    f"{fmt_number(S.histogram_sensitivity(rel))}"))
+                         name=f"disjoint bins: each gets the whole ε (parallel), Δ = "
+                              f"{fmt_number(S.histogram_sensitivity(rel))}"))
     layout = _layout(f"Noise per bin for a histogram at total ε = {fmt_number(eps)} ({RELATION_LABELS[rel]})",
                      "number of bins (log scale)", "noise standard deviation per bin (log scale)",
                      template=template, legend=_LEGEND, height=_HEIGHT,
@@ -233,9 +233,9 @@ def local_central_figure(epsilon: float, k: int, protocol: str = "krr", frequenc
     central = LOC.central_count_std(eps) * np.ones(n.size)
     data = [
         dict(type="scatter", x=n, y=local, mode="lines", line=dict(color=ROLE["approx"], width=3),
-                   name=f"local: {PROTOCOL_LABELS[protocol]}, k = {int(k)}"),
+             name=f"local: {PROTOCOL_LABELS[protocol]}, k = {int(k)}"),
         dict(type="scatter", x=n, y=central, mode="lines", line=dict(color=ROLE["x"], dash=DASHES[1], width=3),
-                   name="central: Laplace count, b = 1/ε"),
+             name="central: Laplace count, b = 1/ε"),
     ]
     shapes = [_vline(float(n_mark), color=ROLE["truth"], dash="dot")] if n_mark else []
     layout = _layout(f"Error of an estimated count, ε = {fmt_number(eps)}, true fraction f = {fmt_number(frequency)}",
