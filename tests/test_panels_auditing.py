@@ -41,9 +41,9 @@ def test_game_tally_and_bound():
         p.guess(p._output > 0.5)  # the likelihood-ratio test of two Gaussians: a threshold half-way
     t = p._tally
     assert t["pos"] + t["neg"] == 40
-    assert len(p.figures[1].data[0].y) == 40
+    assert len(p.figures[0].data[2].y) == 40
     expected = A.epsilon_lower_bound(t["tp"], t["fp"], t["pos"], t["neg"], delta=1e-5)
-    assert p.figures[1].data[0].y[-1] == expected
+    assert p.figures[0].data[2].y[-1] == expected
     assert f"{t['tp']} / {t['fp']}" in p.readout.value
     # another mechanism: a new game
     p.controls["sigma"].value = 2.0

@@ -47,24 +47,24 @@ def test_epsilon_steps_figure_log_axis_when_spanning_orders():
     _no_tex(fig)
 
 
-def test_game_figure_densities_and_output():
-    fig = P.game_figure(0.8, 1.5, 0.3)
+def test_game_figure_densities_output_and_tally():
+    fig = P.game_figure(0.8, 1.5, 0.3, [1, 2, 3], [0.0, 0.0, 0.4], 2.0, confidence=0.95)
     y = np.asarray(fig.data[0].x)
     np.testing.assert_allclose(fig.data[0].y, stats.norm.pdf(y, 0, 1.5), rtol=1e-12)
     np.testing.assert_allclose(fig.data[1].y, stats.norm.pdf(y, 0.8, 1.5), rtol=1e-12)
     assert fig.layout.shapes[0].x0 == 0.3
+    assert list(fig.data[2].y) == [0.0, 0.0, 0.4] and fig.data[2].yaxis == "y2"
+    assert list(fig.data[3].y) == [2.0, 2.0] and "claimed ε = 2" in fig.data[3].name
+    assert "Clopper & Pearson 1934" in _texts(fig)
     # before a guess the title does not say which dataset produced the output
     assert "came from" not in fig.layout.title.text
-    assert "came from x′" in P.game_figure(0.8, 1.5, 0.3, truth="x′").layout.title.text
+    assert "came from x′" in P.game_figure(0.8, 1.5, 0.3, [], [], 2.0, confidence=0.95,
+                                           truth="x′").layout.title.text
+    _no_tex(fig)
     with pytest.raises(ValueError, match="sigma"):
-        P.game_figure(0.8, 0.0, 0.3)
-
-
-def test_game_tally_figure():
-    fig = P.game_tally_figure([1, 2, 3], [0.0, 0.0, 0.4], 2.0, confidence=0.95)
-    assert list(fig.data[0].y) == [0.0, 0.0, 0.4]
-    assert list(fig.data[1].y) == [2.0, 2.0] and "claimed ε = 2" in fig.data[1].name
-    assert "Clopper & Pearson 1934" in _texts(fig)
+        P.game_figure(0.8, 0.0, 0.3, [], [], 2.0, confidence=0.95)
+    with pytest.raises(ValueError, match="same length"):
+        P.game_figure(0.8, 1.0, 0.3, [1], [], 2.0, confidence=0.95)
 
 
 def test_audit_trials_figure_marks_refuted_points():

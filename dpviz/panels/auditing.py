@@ -202,9 +202,9 @@ class NeighbourGamePanel(Panel):
             self._last = None
             self._new_round(shift, s)
         claimed = _claimed_epsilon(s)
-        fig = P.game_figure(shift, s, self._output, truth=self._last)
         rounds = np.arange(1, len(self._history) + 1)
-        fig2 = P.game_tally_figure(rounds, self._history, claimed, confidence=0.95)
+        fig = P.game_figure(shift, s, self._output, rounds, self._history, claimed, confidence=0.95,
+                            truth=self._last)
         t = self._tally
         rows = [("rounds played", f"{t['pos'] + t['neg']} ({t['pos']} on x′, {t['neg']} on x)"),
                 ("hits (said x′ on x′) / false alarms (said x′ on x)", f"{t['tp']} / {t['fp']}"),
@@ -214,7 +214,7 @@ class NeighbourGamePanel(Panel):
         hint = None
         if g > 1.0:
             hint = "The canary's gradient is clipped to C = 1: a bigger canary does not move M(x′) further."
-        return View(figures=[fig, fig2], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=_table(rows), hint=hint)
 
 
 _CASE_OPTIONS = [(c.label, k) for k, c in A.AUDIT_CASES.items()]

@@ -20,7 +20,6 @@ __all__ = [
     "epsilon_steps_figure",
     "accuracy_epsilon_figure",
     "game_figure",
-    "game_tally_figure",
     "audit_trials_figure",
     "audit_outputs_figure",
 ]
@@ -104,50 +103,47 @@ def accuracy_epsilon_figure(epsilon_rdp, accuracy_rdp, steps_rdp, epsilon_pld: f
     return fig
 
 
-def game_figure(shift: float, sigma: float, output: float | None, *, truth: str | None = None,
-                template: str = TEMPLATE) -> go.Figure:
-    """The game's view: densities of the DP-SGD step's output on x (centred at 0) and on x′ (centred at the
-    canary's clipped gradient ``shift``), noise N(0, σ²), and the output of this round as a vertical line."""
+def game_figure(shift: float, sigma: float, output: float | None, rounds, bounds, claimed_epsilon: float, *,
+                confidence: float, truth: str | None = None, template: str = TEMPLATE) -> go.Figure:
+    """The game in one figure (one figure per update keeps it fast). Top: densities of the DP-SGD step's output on
+    x (centred at 0) and on x′ (centred at the canary's clipped gradient ``shift``), noise N(0, σ²), and the
+    output of this round as a vertical line. Bottom: the learner's lower bound on ε after each round (``rounds``,
+    ``bounds``) against the claimed ε."""
     s = check_positive(sigma, "sigma")
+    r = np.asarray(rounds, dtype=float)
+    b = np.asarray(bounds, dtype=float)
+    if r.shape != b.shape:
+        raise ValueError("rounds and bounds must have the same length")
     lo, hi = min(0.0, shift) - 4 * s, max(0.0, shift) + 4 * s
     y = np.linspace(lo, hi, 301)
     px = np.exp(-0.5 * (y / s) ** 2) / (s * math.sqrt(2 * math.pi))
     pxp = np.exp(-0.5 * ((y - shift) / s) ** 2) / (s * math.sqrt(2 * math.pi))
-    traces = [go.Scatter(x=y, y=px, mode="lines", name="M(x): without the canary", line=dict(color=ROLE["x"],
-                                                                                             width=3)),
+    right = max(float(r[-1]) if r.size else 0.0, 10.0)
+    traces = [go.Scatter(x=y, y=px, mode="lines", name="M(x): without the canary",
+                         line=dict(color=ROLE["x"], width=3)),
               go.Scatter(x=y, y=pxp, mode="lines", name="M(x′): with the canary",
-                         line=dict(color=ROLE["x_prime"], width=3, dash="dash"))]
+                         line=dict(color=ROLE["x_prime"], width=3, dash="dash")),
+              go.Scatter(x=r, y=_gaps(b), mode="lines+markers", name=f"your lower bound on ε ({confidence:.0%})",
+                         line=dict(color=ROLE["alt"], width=3), xaxis="x2", yaxis="y2"),
+              go.Scatter(x=[0.0, right], y=[claimed_epsilon, claimed_epsilon], mode="lines",
+                         name=f"claimed ε = {claimed_epsilon:.3g}", xaxis="x2", yaxis="y2",
+                         line=dict(color=ROLE["bound"], dash="dash", width=2))]
     shapes = []
     title = "The output of this round (grey line): which dataset made it?"
     if output is not None:
-        shapes.append(_vline(float(min(max(output, lo), hi)), color="#444444", dash="solid", width=3))
+        shapes.append(_vline(float(min(max(output, lo), hi)), color="#444444", dash="solid", width=3,
+                             yref="y domain"))
     if truth is not None:
-        title = f"Last round: the output came from {truth}"
+        title = f"Last round: the output came from {truth}. Next round: the grey line."
     layout = _layout(title, "output o (summed clipped gradients + noise, centred on x)", "probability density",
-                     template=template, legend=_LEGEND, shapes=shapes, margin=dict(b=130), height=400)
+                     template=template, legend=dict(orientation="h", y=-0.16, x=0, yanchor="top"), shapes=shapes,
+                     margin=dict(b=150), height=600, yaxis=dict(domain=[0.5, 1.0]),
+                     xaxis2=dict(title=dict(text="round"), anchor="y2", rangemode="tozero"),
+                     yaxis2=dict(title=dict(text="ε"), domain=[0.0, 0.32], anchor="x2", rangemode="tozero"))
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Gaussian noise N(0, σ²C²) with C = 1; the canary's gradient is clipped to [−C, C] "
-                 "(Abadi et al. 2016, Alg. 1).", below=80)
-    return fig
-
-
-def game_tally_figure(rounds, bounds, claimed_epsilon: float, *, confidence: float,
-                      template: str = TEMPLATE) -> go.Figure:
-    """The learner's lower bound on ε after each round of the game, against the claimed ε."""
-    r = np.asarray(rounds, dtype=float)
-    b = np.asarray(bounds, dtype=float)
-    right = max(float(r[-1]) if r.size else 0.0, 10.0)
-    traces = [go.Scatter(x=r, y=_gaps(b), mode="lines+markers", name=f"your lower bound on ε ({confidence:.0%})",
-                         line=dict(color=ROLE["x"], width=3)),
-              go.Scatter(x=[0.0, right], y=[claimed_epsilon, claimed_epsilon], mode="lines",
-                         name=f"claimed ε = {claimed_epsilon:.3g}", line=dict(color=ROLE["bound"], dash="dash",
-                                                                                width=2))]
-    layout = _layout("Your guesses as evidence: a lower bound on ε", "round", "ε",
-                     template=template, legend=_LEGEND, margin=dict(b=130), height=360,
-                     xaxis=dict(rangemode="tozero"), yaxis=dict(rangemode="tozero"))
-    fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Clopper–Pearson bounds on both error rates (Clopper & Pearson 1934), "
-                 "Kairouz, Oh & Viswanath 2015, Thm 2.1.", below=80)
+    caption(fig, "Top: Gaussian noise N(0, σ²C²), C = 1; the canary's gradient is clipped to [−C, C] (Abadi et al. "
+                 "2016, Alg. 1).<br>Bottom: Clopper–Pearson bounds on both error rates (Clopper & Pearson 1934), "
+                 "Kairouz, Oh & Viswanath 2015, Thm 2.1.", below=110)
     return fig
 
 
