@@ -52,7 +52,7 @@ def differencing_figure(noise_scale: float, observed: float | None = None, *,
         xr = [-1.0, 2.0]
         ytitle = "probability"
     else:
-        half = max(1.5, 9 * b)
+        half = max(1.5, 6 * b)  # each curve keeps ≥ 98.5 % of its mass in view: tail e^(−t/b)(2 + t/b)/4
         y = np.linspace(0.5 - half, 0.5 + half, 601)
         for centre, name, col in [(0.0, "target does NOT have it (centre 0)", ROLE["x"]),
                                   (1.0, "target HAS it (centre 1)", ROLE["x_prime"])]:
