@@ -215,17 +215,18 @@ def test_ptr_panel_readout_pins_kappa():
     assert "49 (other convention: 48)" in p.readout.value
 
 
-def test_delstab_panel_check_passes_and_too_few_users_is_a_friendly_error():
+def test_delstab_panel_check_passes_and_too_few_users_runs_at_the_minimum_with_a_hint():
+    # Issue 18: a slider position inside the range is never refused (the old error left a stale figure on screen).
     p = L4.DelStabToyPanel()
     assert "✓" in _titles(p)
     before = p.figures[0].to_plotly_json()
     p.controls["epsilon"].value = 3.0
-    p.controls["delta"].value = 10 ** -1.5  # κ grows: 4κ = 28 > n?
+    p.controls["delta"].value = 10 ** -1.5  # κ = 1 + ⌈ln(1/δ̄)/ε̄⌉ = 7 here: 4κ = 28 > n = 20
     p.controls["n_users"].value = 20
-    assert p.last_error is not None and "needs n ≥" in p.last_error and p.status.value
-    p.controls["n_users"].value = 40  # recovers
-    assert p.last_error is None and "✓" in _titles(p)
-    assert p.figures[0].to_plotly_json() != before
+    assert p.last_error is None and "needs n ≥ 4κ + 1 = 29" in p.hint.value and "29 users ×" in p.readout.value
+    assert "✓" in _titles(p) and p.figures[0].to_plotly_json() != before
+    p.controls["n_users"].value = 40
+    assert p.last_error is None and "needs n" not in p.hint.value and "40 users ×" in p.readout.value
 
 
 def test_clipping_panel_bad_combination_then_recovers_and_exercise():

@@ -242,9 +242,12 @@ class DelStabToyPanel(Panel):
         eps, dl = float(v["epsilon"]), float(v["delta"])
         n, m = int(v["n_users"]), int(v["m"])
         par = delstab_parameters(eps, dl)
-        if n < par.min_users:
-            raise ValueError(f"n = {n} users is too few for (ε, δ) = ({eps:g}, {dl:g}): DelStab always deletes "
-                             f"4κ = {par.discarded} users, so it needs n ≥ {par.min_users}. Raise n, ε or δ.")
+        # Every slider position is accepted (issue 18): below 4κ + 1 users (A must see one user at least) the panel
+        # runs at n = 4κ + 1 and says so, rather than refusing and leaving the previous figure on screen. Over the
+        # sliders' ranges 4κ + 1 ≤ 29 ≤ 40, the n maximum.
+        need = par.min_users + 1
+        raised = n < need
+        n = max(n, need)
         x = UserDataset.bernoulli(n, m, float(v["p"]), rng=12345)
         block = np.ones(m, dtype=int) if v["replace"] == "ones" else np.zeros(m, dtype=int)
         x2 = x.replace_user(0, block)
@@ -268,11 +271,15 @@ class DelStabToyPanel(Panel):
                                             f"at r = κ = {par.kappa}, {frac[par.kappa]:.1%} of the C(n, κ) sets S "
                                             "are stable"),
         ])
-        hint = None
+        hints = []
+        if raised:
+            hints.append(f"DelStab always deletes 4κ = {par.discarded} users at (ε, δ) = ({eps:g}, {dl:g}), so it "
+                         f"needs n ≥ 4κ + 1 = {need} (A must see one user at least): shown with n = {n}. Raise ε or δ "
+                         "to use fewer users.")
         if px[-1] > 0.5:
-            hint = ("The test mostly fails (⊥): deleting users moves A's output too much for ε̄. Make A noisier "
-                    "(smaller ε<sub>item</sub>) or give more budget (larger ε).")
-        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)
+            hints.append("The test mostly fails (⊥): deleting users moves A's output too much for ε̄. Make A noisier "
+                         "(smaller ε<sub>item</sub>) or give more budget (larger ε).")
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=" ".join(hints) or None)
 
 
 class SqrtMPanel(Panel):
