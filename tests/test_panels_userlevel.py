@@ -231,10 +231,11 @@ def test_delstab_panel_check_passes_and_too_few_users_runs_at_the_minimum_with_a
 
 def test_clipping_panel_bad_combination_then_recovers_and_exercise():
     p = L4.ClippingPanel()
-    p.controls["disagree"].value = 0.05  # α = 0.1 > disagreement rate: impossible
-    assert p.last_error is not None and "alpha" in p.last_error
+    p.controls["disagree"].value = 0.05  # α = 0.1 > disagreement rate: impossible, shown at α = 0.05 (issue 18)
+    assert p.last_error is None and "α<sub>acc</sub> = 0.05" in p.hint.value
+    assert p._last.tau_paper == pytest.approx(0.05 * 100 + np.sqrt(100 * np.log(1 / 0.05)))  # m = 100, α = 0.05
     p.controls["disagree"].value = 0.5
-    assert p.last_error is None
+    assert p.last_error is None and "shown with" not in p.hint.value
     p.exercise.guess.value = p._last.tau_best
     assert "✅" in p.exercise.reveal()
 

@@ -472,8 +472,13 @@ class ClippingPanel(Panel):
             self._revealed_at = None
             self.exercise.feedback.value = ""
         self._last = None
-        t = clipping_tradeoff(m, float(v["alpha"]), float(v["disagree"]), float(v["epsilon"]),
-                              int(round(v["n_users"])), int(round(v["n_hyp"])))
+        # H can be worse than H′ only where they disagree: α_acc ≤ P(disagree). Every slider position is accepted
+        # (issue 18): a larger α_acc is shown at α_acc = P(disagree), with a hint, instead of an error.
+        alpha, disagree = float(v["alpha"]), float(v["disagree"])
+        clamped = alpha > disagree
+        alpha = min(alpha, disagree)
+        t = clipping_tradeoff(m, alpha, disagree, float(v["epsilon"]), int(round(v["n_users"])),
+                              int(round(v["n_hyp"])))
         self._last = t
         f1 = P.clipping_histogram_figure(t, tau, template="none")
         f2 = P.clipping_tradeoff_figure(t, tau, show_best=revealed, template="none")
@@ -485,6 +490,10 @@ class ClippingPanel(Panel):
              f"{t.tau_paper:.3g} (proof of Theorem 37 with C = 1)"),
             ("user-level sensitivity", f"Δ = 2τ = {2 * tau:.3g} (unclipped it would be 2m = {2 * m})"),
         ])
-        hint = ("The EM error exceeds the signal: more users (n) or a larger ε are needed at this τ."
-                if t.em_error[i] > t.signal else None)
-        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)
+        hints = []
+        if clamped:
+            hints.append(f"H can be worse than H′ only on examples where they disagree, so α<sub>acc</sub> ≤ "
+                         f"{disagree:g}: shown with α<sub>acc</sub> = {disagree:g}.")
+        if t.em_error[i] > t.signal:
+            hints.append("The EM error exceeds the signal: more users (n) or a larger ε are needed at this τ.")
+        return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=" ".join(hints) or None)
