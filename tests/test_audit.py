@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from dpviz.audit import AUDIT_CASES, audit_case, audit_mechanism, clopper_pearson_upper, epsilon_lower_bound
@@ -164,3 +166,25 @@ def test_audit_bad_sampler():
         audit_mechanism(3, 0.0, 1.0, trials=100)
     with pytest.raises(ValueError, match="key"):
         audit_case("nope")
+
+
+def _plug_in(tp, fp, pos, neg, delta):
+    a, b = fp / neg, 1 - tp / pos
+    vals = [0.0]
+    for num, den in [(1 - delta - b, a), (1 - delta - a, b)]:
+        if num > 0:
+            vals.append(math.inf if den == 0 else math.log(num / den))
+    return max(vals)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 500), st.integers(1, 500), st.data(), st.sampled_from([0.0, 1e-5, 0.05]),
+       st.sampled_from([0.5, 0.9, 0.95, 0.999]))
+def test_bound_below_plug_in_estimate_and_monotone_in_confidence(pos, neg, data, delta, conf):
+    tp = data.draw(st.integers(0, pos))
+    fp = data.draw(st.integers(0, neg))
+    b = epsilon_lower_bound(tp, fp, pos, neg, delta=delta, confidence=conf)
+    # the Clopper–Pearson upper bounds are at least the observed rates, so the bound never beats the plug-in value
+    assert 0.0 <= b <= _plug_in(tp, fp, pos, neg, delta) + 1e-9
+    # more confidence, wider intervals: never a larger bound
+    assert epsilon_lower_bound(tp, fp, pos, neg, delta=delta, confidence=min(conf + 0.0009, 0.9999)) <= b + 1e-12
