@@ -102,14 +102,17 @@ class NoisyMaxPanel(Panel):
     def _render(self, v: dict[str, Any]) -> View:
         u, eps, s, mono = self._args(v)
         revealed = self._revealed_at == tuple(v.values())
-        fig = P.selection_probabilities_figure(u, eps, sensitivity=s, monotonic=mono, show_gumbel=revealed)
+        probs = {n: S.selection_probabilities(u, eps, noise=n, sensitivity=s, monotonic=mono) for n in S.NOISES
+                 if revealed or n != "gumbel"}
+        fig = P.selection_probabilities_figure(u, eps, sensitivity=s, monotonic=mono, show_gumbel=revealed,
+                                               probabilities=probs)
         best = u == u.max()
         rows = []
         for noise in S.NOISES:
-            if noise == "gumbel" and not revealed:
+            if noise not in probs:
                 rows.append((P.NOISE_LABELS[noise], "? — predict below, then reveal"))
                 continue
-            p = S.selection_probabilities(u, eps, noise=noise, sensitivity=s, monotonic=mono)
+            p = probs[noise]
             gap = float(np.dot(p, u.max() - u))
             rows.append((P.NOISE_LABELS[noise], f"P[best] = {_fmt(float(p[best].sum()))}, E[gap] = {_fmt(gap)}"))
         rows.append(("noise scale b", f"{_fmt(S.noise_scale(eps, s, mono))} for every noise; each version is "

@@ -45,10 +45,11 @@ def _scale_text(monotonic: bool) -> str:
 
 
 def selection_probabilities_figure(scores, epsilon: float, *, sensitivity: float = 1.0, monotonic: bool = False,
-                                   show_gumbel: bool = True, template: str = TEMPLATE) -> go.Figure:
+                                   show_gumbel: bool = True, probabilities: dict | None = None,
+                                   template: str = TEMPLATE) -> go.Figure:
     """Grouped bars: P[candidate i is reported] for each noise at scale 2Δ/ε (Δ/ε monotonic), exact
-    (:func:`dpviz.selection.selection_probabilities`). ``show_gumbel=False`` leaves the exponential mechanism's bars
-    out (a predict-then-reveal hides them)."""
+    (:func:`dpviz.selection.selection_probabilities`; pass them as ``probabilities`` = {noise: array} if already
+    computed). ``show_gumbel=False`` leaves the exponential mechanism's bars out (a predict-then-reveal hides them)."""
     u = check_real_array(scores, "scores", ndim=1).astype(float)
     if u.size > 60:
         raise ValueError(f"scores has {u.size} candidates, which is not allowed in this figure: must have at most 60.")
@@ -56,8 +57,12 @@ def selection_probabilities_figure(scores, epsilon: float, *, sensitivity: float
     traces = []
     for noise in sel.NOISES:
         hidden = noise == "gumbel" and not show_gumbel
-        p = [] if hidden else sel.selection_probabilities(u, epsilon, noise=noise, sensitivity=sensitivity,
-                                                          monotonic=monotonic)
+        if hidden:
+            p = []
+        elif probabilities is not None and noise in probabilities:
+            p = probabilities[noise]
+        else:
+            p = sel.selection_probabilities(u, epsilon, noise=noise, sensitivity=sensitivity, monotonic=monotonic)
         name = NOISE_LABELS[noise] + (": hidden until you reveal" if hidden else "")
         traces.append(dict(type="bar", x=[] if hidden else labels, y=_gaps(p), name=name,
                            marker=dict(color=_NOISE_COLOURS[noise]),
