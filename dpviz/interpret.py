@@ -18,13 +18,14 @@ and the definition of (ε, δ)-DP (Dwork & Roth 2014, Def. 2.4), P[S | x] ≤ e^
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 from scipy import special
 
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
-from dpviz.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_epsilon, gaussian_epsilon_many, gaussian_mu
+from dpviz.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_epsilon_many
 
 __all__ = [
     "posterior_bound",
@@ -33,6 +34,7 @@ __all__ = [
     "gaussian_sigma_for_accuracy",
     "gaussian_epsilon_for_accuracy",
     "per_release_budget",
+    "per_release_epsilon",
     "accuracy_curves",
 ]
 
@@ -194,7 +196,45 @@ def gaussian_epsilon_for_accuracy(alpha_acc, beta_fail: float, delta: float, sen
     d = check_delta(delta, allow_zero=False)
     s = check_positive(sensitivity, "sensitivity")
     sigma = gaussian_sigma_for_accuracy(alpha_acc, beta_fail)
-    return gaussian_epsilon(d, s / np.asarray(sigma)) if np.ndim(sigma) else gaussian_epsilon(d, s / sigma)
+    # gaussian_epsilon_many: the exact inverse to ~1e-15 relative, always feasible, far cheaper than a root find
+    out = np.array([gaussian_epsilon_many(s / sg, [d])[0] for sg in np.atleast_1d(sigma).ravel()])
+    return float(out[0]) if np.ndim(sigma) == 0 else out.reshape(np.shape(sigma))
+
+
+@functools.lru_cache(maxsize=256)
+def _analytic_sigma(eps: float, delta: float) -> float:
+    """:func:`~dpviz.mechanisms.analytic_gaussian_sigma` (ε, δ) at Δ = 1, memoised (a slider over k repeats it)."""
+    return float(analytic_gaussian_sigma(eps, delta))
+
+
+def _releases(releases) -> tuple[np.ndarray, bool]:
+    scalar = np.ndim(releases) == 0 and not isinstance(releases, (list, tuple))
+    ks = [releases] if scalar else list(np.asarray(releases).ravel().tolist())
+    return np.array([check_integer(x, "releases", minimum=1, maximum=10**6) for x in ks], dtype=float), scalar
+
+
+def per_release_epsilon(epsilon_total: float, delta_total: float, releases) -> dict:
+    """The per-release ε of :func:`per_release_budget` without the basic-composition σ (cheap enough for a curve
+    over many k): ``k``, ``eps_basic`` = ε/k, ``delta_step`` = δ/k, ``sigma_exact``, ``eps_step_exact``.
+
+    σ<sub>exact</sub>(k) = √k·σ₁ with σ₁ = :func:`~dpviz.mechanisms.analytic_gaussian_sigma` (ε, δ): δ(ε) of a
+    Gaussian depends on Δ/σ only, so k releases of noise √k·σ₁ compose to exactly one of noise σ₁ (Dong, Roth &
+    Su 2022, Cor. 3.3).
+
+    >>> r = per_release_epsilon(1.0, 1e-6, [1, 4])
+    >>> bool(abs(r["eps_step_exact"][0] - 1.0) < 1e-9), bool(r["eps_step_exact"][1] > r["eps_basic"][1])
+    (True, True)
+    """
+    eps = check_positive(epsilon_total, "epsilon_total")
+    d = check_delta(delta_total, "delta_total", allow_zero=False)
+    k, scalar = _releases(releases)
+    sigma_exact = np.sqrt(k) * _analytic_sigma(eps, d)
+    # one vectorised inverse per k (gaussian_epsilon_many: within ~1e-15 of the exact ε(δ), and feasible)
+    eps_step = np.array([gaussian_epsilon_many(1.0 / s, [d / kk])[0] for s, kk in zip(sigma_exact, k)])
+    out = dict(k=k, eps_basic=eps / k, delta_step=d / k, sigma_exact=sigma_exact, eps_step_exact=eps_step)
+    if scalar:
+        return {name: float(v[0]) for name, v in out.items()}
+    return out
 
 
 def per_release_budget(epsilon_total: float, delta_total: float, releases) -> dict:
@@ -203,56 +243,41 @@ def per_release_budget(epsilon_total: float, delta_total: float, releases) -> di
     * basic composition (Dwork & Roth 2014, Thm 3.16): each release gets (ε/k, δ/k); a Gaussian release of
       sensitivity 1 then needs σ<sub>basic</sub> = :func:`~dpviz.mechanisms.analytic_gaussian_sigma` (ε/k, δ/k);
     * exact composition of k Gaussian releases: k Gaussians of noise σ are one Gaussian of noise σ/√k (Dong, Roth &
-      Su 2022, Cor. 3.3), so the smallest σ is σ<sub>exact</sub> = √k/μ with μ = :func:`~dpviz.mechanisms.gaussian_mu`
-      (ε, δ) (the same as :func:`dpviz.accountants.compare.exact_gaussian_sigma`); one such release, on its own at
-      δ/k, is (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> = its exact ε(δ/k) ≥ ε/k: the per-release ε the
-      accountant lets you spend.
+      Su 2022, Cor. 3.3), so the smallest σ is σ<sub>exact</sub> = √k·σ₁, σ₁ the analytic σ for (ε, δ) (the same
+      as :func:`dpviz.accountants.compare.exact_gaussian_sigma`); one such release, on its own at δ/k, is
+      (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> = its exact ε(δ/k) ≥ ε/k: the per-release ε the accountant
+      lets you spend (:func:`per_release_epsilon`).
 
     ``releases`` is an integer k ≥ 1 or an array of them. Returns a dict of arrays (or floats for a scalar k):
     ``k``, ``eps_basic``, ``delta_step``, ``sigma_basic``, ``sigma_exact``, ``eps_step_exact``.
 
     >>> r = per_release_budget(1.0, 1e-6, 1)
-    >>> bool(r["sigma_basic"] == r["sigma_exact"] or abs(r["sigma_basic"] / r["sigma_exact"] - 1) < 1e-12)
+    >>> bool(abs(r["sigma_basic"] / r["sigma_exact"] - 1) < 1e-12)
     True
     """
-    eps = check_positive(epsilon_total, "epsilon_total")
-    d = check_delta(delta_total, "delta_total", allow_zero=False)
-    scalar = np.ndim(releases) == 0 and not isinstance(releases, (list, tuple))
-    ks = [releases] if scalar else list(np.asarray(releases).ravel().tolist())
-    k = np.array([check_integer(x, "releases", minimum=1, maximum=10**6) for x in ks], dtype=float)
-    mu = gaussian_mu(eps, d)
-    sigma_basic = np.atleast_1d(analytic_gaussian_sigma(eps / k, d / k))
-    sigma_exact = np.sqrt(k) / mu
-    # one vectorised inverse per k (gaussian_epsilon_many: within ~1e-15 of the exact ε(δ), and feasible)
-    eps_step = np.array([gaussian_epsilon_many(1.0 / s, [d / kk])[0] for s, kk in zip(sigma_exact, k)])
-    out = dict(k=k, eps_basic=eps / k, delta_step=d / k, sigma_basic=sigma_basic, sigma_exact=sigma_exact,
-               eps_step_exact=eps_step)
-    if scalar:
-        return {name: float(v[0]) for name, v in out.items()}
+    out = per_release_epsilon(epsilon_total, delta_total, releases)
+    k = np.atleast_1d(out["k"])
+    sigma_basic = np.atleast_1d(analytic_gaussian_sigma(float(epsilon_total) / k, float(delta_total) / k))
+    out["sigma_basic"] = float(sigma_basic[0]) if np.ndim(out["k"]) == 0 else sigma_basic
     return out
 
 
-def accuracy_curves(epsilons, beta_fail: float, delta: float, sensitivity: float = 1.0) -> dict:
-    """The accuracy α<sub>acc</sub> each ε buys (the inverse direction of :func:`laplace_epsilon_for_accuracy` and
-    :func:`gaussian_epsilon_for_accuracy`, cheap to draw as a curve): for a grid of ε, the half-width α that holds
-    with probability 1 − β<sub>fail</sub>,
+def accuracy_curves(alphas, beta_fail: float, delta: float, sensitivity: float = 1.0) -> dict:
+    """The smallest ε for each accuracy target of a grid ``alphas`` (α<sub>acc</sub> > 0), as curves:
+    :func:`laplace_epsilon_for_accuracy` (closed form, Dwork & Roth 2014, Thm 3.8) and
+    :func:`gaussian_epsilon_for_accuracy` at δ (Balle & Wang 2018, Thm 8). Returns a dict of arrays ``alpha``,
+    ``epsilon_laplace``, ``epsilon_gaussian`` (0 where a Gaussian with that much noise is (0, δ)-DP already).
 
-    * Laplace: α = Δ·ln(1/β)/ε (Dwork & Roth 2014, Thm 3.8);
-    * Gaussian: α = σ(ε, δ)·Φ⁻¹(1 − β/2) with σ(ε, δ) the analytic calibration (Balle & Wang 2018, Thm 8;
-      :func:`dpviz.mechanisms.analytic_gaussian_sigma`).
-
-    Returns a dict of arrays ``epsilon``, ``alpha_laplace``, ``alpha_gaussian``.
-
-    >>> c = accuracy_curves([1.0], 0.05, 1e-6)
-    >>> bool(abs(gaussian_epsilon_for_accuracy(c["alpha_gaussian"][0], 0.05, 1e-6) - 1.0) < 1e-9)
+    >>> c = accuracy_curves([10.0], 0.05, 1e-6)
+    >>> bool(abs(analytic_gaussian_sigma(c["epsilon_gaussian"][0], 1e-6) / gaussian_sigma_for_accuracy(10.0, 0.05)
+    ...          - 1) < 1e-9)
     True
     """
-    e = check_real_array(epsilons, "epsilons", ndim=1)
-    if np.any(e <= 0):
-        raise ValueError(f"epsilons contains {float(e[e <= 0][0])!r}, which is not allowed: must be numbers > 0.")
+    a = check_real_array(alphas, "alphas", ndim=1)
+    if np.any(a <= 0):
+        raise ValueError(f"alphas contains {float(a[a <= 0][0])!r}, which is not allowed: must be numbers > 0.")
     b = check_in_range(beta_fail, "beta_fail", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     d = check_delta(delta, allow_zero=False)
     s = check_positive(sensitivity, "sensitivity")
-    z = -special.ndtri(b / 2.0)
-    sigma = np.atleast_1d(analytic_gaussian_sigma(e, d, s))
-    return dict(epsilon=e, alpha_laplace=s * -math.log(b) / e, alpha_gaussian=sigma * z)
+    return dict(alpha=a, epsilon_laplace=s * -math.log(b) / a,
+                epsilon_gaussian=gaussian_epsilon_for_accuracy(a, b, d, s))

@@ -175,13 +175,14 @@ def test_gaussian_accuracy_meets_the_target_and_is_the_smallest_epsilon(alpha, b
     assert M.analytic_gaussian_sigma(eps, delta) == pytest.approx(sigma, rel=1e-9)
 
 
-def test_accuracy_curves_round_trip_and_laplace_beats_gaussian_for_one_count_at_small_delta():
-    c = I.accuracy_curves(np.array([0.1, 1.0, 5.0]), 0.05, 1e-9)
-    for e, a_l, a_g in zip(c["epsilon"], c["alpha_laplace"], c["alpha_gaussian"]):
-        assert I.laplace_epsilon_for_accuracy(a_l, 0.05) == pytest.approx(e, rel=1e-12)
-        assert I.gaussian_epsilon_for_accuracy(a_g, 0.05, 1e-9) == pytest.approx(e, rel=1e-9)
-    assert np.all(c["alpha_laplace"] < c["alpha_gaussian"])
-    with pytest.raises(ValueError, match="epsilons"):
+def test_accuracy_curves_match_the_pointwise_calibrations_and_laplace_wins_for_one_count():
+    alphas = np.array([0.5, 3.0, 40.0])
+    c = I.accuracy_curves(alphas, 0.05, 1e-9)
+    for a, e_l, e_g in zip(alphas, c["epsilon_laplace"], c["epsilon_gaussian"]):
+        assert 2 * stats.laplace.sf(a, scale=1 / e_l) == pytest.approx(0.05, rel=1e-10)
+        assert M.analytic_gaussian_sigma(e_g, 1e-9) == pytest.approx(I.gaussian_sigma_for_accuracy(a, 0.05), rel=1e-9)
+    assert np.all(c["epsilon_laplace"] < c["epsilon_gaussian"])  # one count, small δ: Laplace needs less ε
+    with pytest.raises(ValueError, match="alphas"):
         I.accuracy_curves([0.0, 1.0], 0.05, 1e-6)
     with pytest.raises(ValueError, match="beta_fail"):
         I.laplace_epsilon_for_accuracy(1.0, 1.0)

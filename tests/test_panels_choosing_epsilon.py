@@ -1,0 +1,123 @@
+"""Headless tests of the lesson-06 panels: controls drive the figures, nothing gives an answer away before Reveal,
+the exercises work, errors stay in the panel."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from _figure_checks import watch_updates_for_nan
+
+from dpviz import interpret as I
+from dpviz.deployments import DEPLOYMENTS
+from dpviz.panels import choosing_epsilon as C
+from dpviz.panels._base import PANEL_REGISTRY
+
+PANELS = [C.PosteriorBoundPanel, C.DeploymentsPanel, C.AccuracyCalibrationPanel, C.BudgetSplitPanel]
+
+
+def _data(fig) -> str:
+    return str([t.to_plotly_json() for t in fig.data])
+
+
+@pytest.mark.parametrize("cls", PANELS)
+def test_builds_registered_and_first_slider_changes_the_figure(cls):
+    p = cls()
+    assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY
+    assert p.figures[0].layout.template.layout.font.family.startswith("Inter")
+    name, first = next(iter(p.controls.items()))
+    before, readout = _data(p.figures[0]), p.readout.value
+    first.value = 10 ** first.max if first.value != 10 ** first.max else 10 ** first.min
+    assert p.last_error is None
+    assert _data(p.figures[0]) != before
+    assert p.readout.value != readout or cls is C.DeploymentsPanel  # the deployments table does not depend on p
+
+
+def test_posterior_panel_hides_the_answer_until_reveal():
+    p = C.PosteriorBoundPanel()
+    eps, prior = p.controls["epsilon"].value, p.controls["prior"].value
+    truth = 100 * math.exp(eps) * prior / (1 - prior + math.exp(eps) * prior)
+    shown = p.readout.value + p.exercise.question.value + str([t.name for t in p.figures[0].data])
+    assert f"{truth:.3g}" not in shown and "?" in p.readout.value
+    assert not any(t.mode == "markers" for t in p.figures[0].data)
+    p.exercise.guess.value = 10.0  # the prior itself: too low
+    p.exercise.button.click()
+    fb = p.exercise.feedback.value
+    assert f"{truth:.4g}" in fb and "too low" in fb and "Kasiviswanathan & Smith 2014" in fb
+    assert f"{truth:.3g}%" in p.readout.value
+    assert any(t.mode == "markers" for t in p.figures[0].data)
+    p.controls["epsilon"].value = 2.0  # a new setting: predict again
+    assert "?" in p.readout.value and "ε = 2" in p.exercise.question.value
+
+
+def test_posterior_panel_event_slider_only_with_delta():
+    p = C.PosteriorBoundPanel()
+    assert p.controls["event_probability"].layout.display == "none"
+    p.controls["delta"].value = 1e-3
+    assert p.controls["event_probability"].layout.display is None
+    assert any(t.line and t.line.dash == "dash" for t in p.figures[0].data)
+    assert "100%" in p.readout.value  # the worst case over outputs with δ > 0
+
+
+def test_misconceptions_reveal_feedback_only_after_a_pick():
+    p = C.PosteriorBoundPanel()
+    ex = p.misconception
+    assert ex.feedback.value == ""
+    ex.button.click()
+    assert "Pick" in ex.feedback.value
+    ex.choice.index = 0
+    ex.button.click()
+    assert "Not quite" in ex.feedback.value and "Dwork & Roth 2014" in ex.feedback.value
+    ex.choice.index = 1
+    assert ex.feedback.value == ""
+    ex.button.click()
+    assert "Right" in ex.feedback.value
+    d = C.DeploymentsPanel().misconception
+    d.choice.index = 0
+    d.button.click()
+    assert "5,840" in d.feedback.value  # 16 per day × 365 days
+
+
+def test_deployments_table_lists_every_record_with_its_source():
+    p = C.DeploymentsPanel()
+    for d in DEPLOYMENTS:
+        assert d.unit in p.readout.value
+    assert p.readout.value.count("see the source") >= sum(d.epsilon is None for d in DEPLOYMENTS)
+    assert "Abowd et al. 2022" in p.readout.value and "Tang et al. 2017" in p.readout.value
+
+
+def test_accuracy_panel_readout_is_the_closed_form():
+    p = C.AccuracyCalibrationPanel()
+    p.controls["alpha_acc"].value = 10.0
+    p.controls["beta_fail"].value = 0.01
+    e = math.log(100) / 10.0
+    assert f"ε = {e:.4g}" in p.readout.value
+    p.controls["beta_fail"].value = 1e-3
+    p.controls["alpha_acc"].value = 1.0  # needs ε = ln(1000) = 6.9 for Laplace, more for the Gaussian
+    assert "ε &gt; 5" in p.hint.value or "ε > 5" in p.hint.value
+
+
+def test_budget_panel_readout_matches_the_core():
+    p = C.BudgetSplitPanel()
+    p.controls["releases"].value = 52
+    r = I.per_release_budget(p.controls["epsilon_total"].value, p.controls["delta_total"].value, 52)
+    assert f"{r['eps_step_exact']:.4g}" in p.readout.value and f"{r['sigma_basic']:.4g}" in p.readout.value
+
+
+def test_bad_value_is_reported_and_the_panel_recovers():
+    p = C.AccuracyCalibrationPanel()
+    p.controls["beta_fail"].max = 0.5  # exponent: 10^0.5 > 1 becomes reachable
+    p.controls["beta_fail"].value = 10 ** 0.2
+    assert p.last_error is not None and "beta_fail" in p.last_error
+    p.controls["beta_fail"].value = 0.05
+    assert p.last_error is None
+
+
+@pytest.mark.parametrize("cls", PANELS)
+def test_updates_sent_to_the_browser_contain_no_bare_nan(cls):
+    p = cls()
+    found = watch_updates_for_nan(p)
+    for name, c in p.controls.items():
+        for v in p.bench_values()[name][:: 3]:
+            c.value = v
+    assert p.last_error is None and not found, found[:5]
