@@ -13,12 +13,14 @@ The unit of privacy is one example (record); lesson 10's user-level training is 
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Callable
 
 import numpy as np
 
 from dpviz._validation import as_rng, check_delta, check_in_range, check_integer, check_positive
 from dpviz.accountants.compare import epsilon_result
+from dpviz.learning.training import _clip_rows
 
 __all__ = [
     "DPSGDRun",
@@ -29,6 +31,8 @@ __all__ = [
     "accuracy",
     "train_dpsgd",
     "dpsgd_epsilon",
+    "lesson_data",
+    "lesson_reference_run",
     "MAX_EXAMPLES",
     "MAX_STEPS",
 ]
@@ -64,11 +68,8 @@ def per_example_gradients(theta, X, y) -> np.ndarray:
 
 def clip_gradients(grads, clip_norm: float) -> tuple[np.ndarray, np.ndarray]:
     """Scale each row to ℓ₂ norm ≤ C: g·min(1, C/‖g‖) (Abadi et al. 2016, Alg. 1). Returns (clipped, was_clipped)."""
-    g = np.asarray(grads, dtype=float)
-    nrm = np.linalg.norm(g, axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fac = np.where(nrm > clip_norm, clip_norm / np.where(nrm > 0, nrm, 1.0), 1.0)
-    return g * fac, nrm[..., 0] > clip_norm
+    # the one home of row clipping is dpviz.learning (user-level DP-SGD, lesson 10)
+    return _clip_rows(np.asarray(grads, dtype=float), float(clip_norm))
 
 
 def noisy_gradient_sum(grads, clip_norm: float, noise_multiplier: float, rng) -> np.ndarray:
@@ -177,3 +178,28 @@ def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, del
     if r.epsilon is None:
         raise ValueError(f"the {accountant} accountant cannot analyse this setting: {r.error}")
     return float(r.epsilon)
+
+
+def _read_only(*arrays: np.ndarray) -> None:
+    for a in arrays:
+        a.setflags(write=False)
+
+
+@functools.lru_cache(maxsize=4)
+def lesson_data(n: int = 1000, train_seed: int = 7, test_seed: int = 8):
+    """Lesson 07's fixed data: ((X, y), (X_test, y_test)) from :func:`make_dataset` with fixed seeds; cached and
+    read-only (the panels share it)."""
+    (X, y), (Xt, yt) = make_dataset(n, rng=train_seed), make_dataset(n, rng=test_seed)
+    _read_only(X, y, Xt, yt)
+    return (X, y), (Xt, yt)
+
+
+@functools.lru_cache(maxsize=64)
+def lesson_reference_run(clip_norm: float, sampling_rate: float, steps: int, eval_every: int) -> DPSGDRun:
+    """The noise-free reference (σ = 0, same Poisson batches' rate, seed 1) on :func:`lesson_data`; cached, since
+    it does not depend on σ (a lesson's σ slider reuses it)."""
+    (X, y), test = lesson_data()
+    run = train_dpsgd(X, y, clip_norm=clip_norm, noise_multiplier=0.0, sampling_rate=sampling_rate, steps=steps,
+                      test=test, eval_every=eval_every, rng=1)
+    _read_only(run.theta, run.steps, run.train_accuracy, run.test_accuracy, run.clipped_fraction, run.batch_sizes)
+    return run

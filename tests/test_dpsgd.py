@@ -164,3 +164,15 @@ def test_dataset_bad_input():
         make_dataset(1)
     with pytest.raises(ValueError, match="X, y"):
         train_dpsgd(np.zeros((3, 3)), np.zeros(3))
+
+
+def test_lesson_data_and_reference_run_are_cached_read_only_and_equal_to_direct_runs():
+    from dpviz.dpsgd import lesson_data, lesson_reference_run
+    (X, y), (Xt, yt) = lesson_data()
+    np.testing.assert_array_equal(X, make_dataset(1000, rng=7)[0])
+    assert not X.flags.writeable
+    ref = lesson_reference_run(1.0, 0.1, 20, 5)
+    direct = train_dpsgd(X, y, clip_norm=1.0, noise_multiplier=0.0, sampling_rate=0.1, steps=20, test=(Xt, yt),
+                         eval_every=5, rng=1)
+    np.testing.assert_array_equal(ref.test_accuracy, direct.test_accuracy)
+    assert lesson_reference_run(1.0, 0.1, 20, 5) is ref

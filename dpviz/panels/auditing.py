@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import ipywidgets as W
@@ -19,7 +18,6 @@ import numpy as np
 from dpviz import audit as A
 from dpviz import dpsgd as D
 from dpviz._validation import as_rng
-from dpviz.mechanisms.gaussian import Gaussian
 from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import auditing as P
@@ -28,21 +26,6 @@ __all__ = ["DPSGDPanel", "NeighbourGamePanel", "AuditPanel"]
 
 _DELTA = 1e-5
 _N = 1000
-
-
-@functools.lru_cache(maxsize=1)
-def _data():
-    """The lesson's fixed data: 1000 training and 1000 test examples from fixed seeds."""
-    return D.make_dataset(_N, rng=7), D.make_dataset(_N, rng=8)
-
-
-@functools.lru_cache(maxsize=64)
-def _reference_run(C: float, q: float, T: int, every: int) -> D.DPSGDRun:
-    """The same clipped SGD without noise (σ = 0) on the lesson's data: it does not depend on σ, so moving the σ
-    slider reuses it."""
-    (X, y), test = _data()
-    return D.train_dpsgd(X, y, clip_norm=C, noise_multiplier=0.0, sampling_rate=q, steps=T, test=test,
-                         eval_every=every, rng=1)
 
 
 class DPSGDPanel(Panel):
@@ -55,7 +38,7 @@ class DPSGDPanel(Panel):
     slow = True
 
     def __init__(self, **overrides: Any):
-        self._train, self._test = _data()
+        self._train, self._test = D.lesson_data()
         self.exercise = PredictReveal(
             "Predict: if you doubled the number of steps T (same σ, q), what ε would the PLD accountant report?",
             answer=self._answer, explain=self._explain, rel_tol=0.15, guess_label="your ε:")
@@ -92,7 +75,7 @@ class DPSGDPanel(Panel):
         self.report_progress(0.02)
         run = D.train_dpsgd(X, y, clip_norm=C, noise_multiplier=s, sampling_rate=q, steps=T, test=test,
                             eval_every=every, rng=1, progress=lambda f: self.report_progress(0.05 + 0.25 * f))
-        ref = _reference_run(C, q, T, every)
+        ref = D.lesson_reference_run(C, q, T, every)
         self.report_progress(0.35)
         fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy, noise_multiplier=s, clip_norm=C,
                                  sampling_rate=q)
@@ -119,12 +102,6 @@ class DPSGDPanel(Panel):
         if pld > 10:
             hint = "ε above 10 protects little: raise σ, or lower q or T."
         return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
-
-
-@functools.lru_cache(maxsize=256)
-def _claimed_epsilon(sigma: float) -> float:
-    """The exact ε at δ = 10⁻⁵ of one Gaussian step with sensitivity C = 1 (Balle & Wang 2018, Thm 8)."""
-    return float(Gaussian(sigma, 1.0).epsilon(_DELTA))
 
 
 class NeighbourGamePanel(Panel):
@@ -201,7 +178,8 @@ class NeighbourGamePanel(Panel):
             self._history = []
             self._last = None
             self._new_round(shift, s)
-        claimed = _claimed_epsilon(s)
+        # one Gaussian step, q = 1: the PLD accountant's closed form, exact (Balle & Wang 2018, Thm 8); cached
+        claimed = D.dpsgd_epsilon(s, 1.0, 1, _DELTA, accountant="pld")
         rounds = np.arange(1, len(self._history) + 1)
         fig = P.game_figure(shift, s, self._output, rounds, self._history, claimed, confidence=0.95,
                             truth=self._last)
