@@ -322,3 +322,16 @@ def test_above_threshold_pays_only_for_positives():
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_gumbel_max_has_one_home():
+    # issue 13: every Gumbel draw of dpviz goes through mechanisms.exponential._gumbel_argmax
+    import pathlib
+
+    import dpviz
+
+    root = pathlib.Path(dpviz.__file__).parent
+    users = sorted(str(p.relative_to(root)) for p in root.rglob("*.py") if ".gumbel(" in p.read_text(encoding="utf-8"))
+    assert users == ["mechanisms/exponential.py"]
+    for mod in ("mean/winsorized.py", "partial/marginals.py", "selection.py"):
+        assert "_gumbel_argmax(" in (root / mod).read_text(encoding="utf-8"), mod
