@@ -115,7 +115,7 @@ DEPLOYMENTS: tuple[Deployment, ...] = (
         "ding2017collecting", local=True),
     Deployment(
         "Wikimedia Foundation", "Wikipedia pageviews by country", None, None, "user", "per day",
-        "Daily pageview counts per country and page, published with differential privacy since June 2023; "
+        "Daily pageview counts per country and page, published with differential privacy (from 2023); "
         "value: see the source.",
         "adeleye2023wikipedia"),
 )
