@@ -49,6 +49,19 @@ def test_sensitivity_panel_readout_and_hidden_controls():
     assert p.last_error is None
 
 
+def test_postprocessing_panel_switches_step_and_hides_bins_for_clamping():
+    p = C.PostProcessingPanel()
+    assert p.controls["bins"].layout.display == "none" and "b²" in p.readout.value
+    assert p.figures[0].data[1].y[0] == pytest.approx(1.0)  # ε = 1: b = 1, clamped MSE at 0 is b²
+    p.controls["step"].value = "consistency"
+    assert p.last_error is None and p.controls["bins"].layout.display is None
+    # 8 bins, each count Lap(2/ε): variance 8; one bin after least squares 8·8/9
+    assert f"{8 * 8 / 9:.3g}" in p.readout.value
+    before = _data(p.figures[0])
+    p.controls["bins"].value = 20
+    assert _data(p.figures[0]) != before
+
+
 def test_postprocessing_exercise_reveals_only_after_a_pick():
     p = C.PostProcessingPanel()
     ex = p.exercise

@@ -32,6 +32,8 @@ DATA = S.example_dataset(1001)
 _QUERY_OPTIONS = [("count of people with a property", "count"), ("sum of values clipped to [L, U]", "sum"),
                   ("mean of n values clipped to [L, U]", "mean"), ("histogram (fixed bins)", "histogram")]
 _RELATION_OPTIONS = [("add or remove one record", "add_remove"), ("replace one record", "replace")]
+_POST_OPTIONS = [("clamp at 0 or round a noisy count", "clamp"), ("make a histogram consistent with its total",
+                                                                  "consistency")]
 _PROTOCOL_OPTIONS = [("k-ary randomized response (k-RR)", "krr"), ("optimised unary encoding (OUE)", "oue")]
 
 
@@ -126,6 +128,7 @@ class PostProcessingPanel(Panel):
     def _build_controls(self):
         return {
             "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
+            "step": dropdown("post-processing", _POST_OPTIONS, "clamp"),
             "bins": int_slider("bins of the histogram", 8, 2, 64),
         }
 
@@ -133,19 +136,24 @@ class PostProcessingPanel(Panel):
         return [self.exercise.widget]
 
     def _render(self, v: dict[str, Any]) -> View:
-        eps, bins = float(v["epsilon"]), int(v["bins"])
-        b = S.laplace_scale(1.0, eps)
-        figs = [P.clamping_figure(eps), P.consistency_figure(bins, eps)]
-        var = 2.0 * S.laplace_scale(2.0, eps) ** 2
-        rows = [("count: MSE as released (2b²)", _fmt(2 * b * b, 3)),
-                ("count: MSE clamped at 0, true count 0 (b²)", _fmt(S.clamped_laplace_mse(0.0, b), 3)),
-                ("count: MSE rounded", _fmt(S.rounded_laplace_mse(b), 3)),
-                ("histogram: one bin's variance, raw → consistent",
-                 f"{_fmt(var, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var), 3)}"),
-                (f"histogram: half the bins ({bins // 2}), raw → consistent",
-                 f"{_fmt(S.raw_range_variance(bins, bins // 2, var), 3)} → "
-                 f"{_fmt(S.hierarchy_range_variance(bins, bins // 2, var), 3)}")]
-        return View(figures=figs, readout=_table(rows))
+        eps, bins, step = float(v["epsilon"]), int(v["bins"]), v["step"]
+        _show(self.controls["bins"], step == "consistency")
+        if step == "clamp":
+            b = S.laplace_scale(1.0, eps)
+            fig = P.clamping_figure(eps)
+            rows = [("count: MSE as released (2b²)", _fmt(2 * b * b, 3)),
+                    ("count: MSE clamped at 0, true count 0 (b²)", _fmt(S.clamped_laplace_mse(0.0, b), 3)),
+                    ("count: MSE rounded", _fmt(S.rounded_laplace_mse(b), 3))]
+        else:
+            fig = P.consistency_figure(bins, eps)
+            var = 2.0 * S.laplace_scale(2.0, eps) ** 2
+            half = max(1, bins // 2)
+            rows = [("one bin's variance, raw → consistent",
+                     f"{_fmt(var, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var), 3)}"),
+                    (f"half the bins ({half}), raw → consistent",
+                     f"{_fmt(S.raw_range_variance(bins, half, var), 3)} → "
+                     f"{_fmt(S.hierarchy_range_variance(bins, half, var), 3)}")]
+        return View(figures=[fig], readout=_table(rows))
 
 
 class CompositionPanel(Panel):
