@@ -148,17 +148,19 @@ def clipping_error(data, lower: float, upper, epsilon: float, query: str = "sum"
     check_choice(query, "query", ("sum", "mean"))
     scalar = np.ndim(upper) == 0
     ups = np.atleast_1d(check_array(upper, "upper", ndim=(0, 1)))
-    bias2, noise = np.empty(ups.size), np.empty(ups.size)
-    for i, hi in enumerate(ups):
-        lo, hi = _bounds(lower, float(hi))
-        clipped = np.clip(x, lo, hi)
-        if query == "sum":
-            bias2[i] = (clipped.sum() - x.sum()) ** 2
-            d = sum_sensitivity(lo, hi, relation)
-        else:
-            bias2[i] = (clipped.mean() - x.mean()) ** 2
-            d = mean_sensitivity(lo, hi, x.size, relation)
-        noise[i] = 2.0 * (d / eps) ** 2
+    lo = check_in_range(lower, "lower", -1e12, 1e12)
+    for hi in (float(np.min(ups)), float(np.max(ups))):
+        _bounds(lo, hi)  # every bound within range and >= lower
+    chunk = max(1, 2_000_000 // x.size)  # rows of the clipped matrix per step: at most ~16 MB at a time
+    change = np.concatenate([np.clip(x[None, :], lo, ups[i:i + chunk, None]).sum(axis=1) - x.sum()
+                             for i in range(0, ups.size, chunk)])
+    if query == "sum":
+        bias2 = change**2
+        d = np.array([sum_sensitivity(lo, float(hi), relation) for hi in ups])
+    else:
+        bias2 = (change / x.size) ** 2
+        d = np.array([mean_sensitivity(lo, float(hi), x.size, relation) for hi in ups])
+    noise = 2.0 * (d / eps) ** 2
     out = {"bias2": bias2, "noise_var": noise, "total": bias2 + noise}
     return {k: float(v[0]) for k, v in out.items()} if scalar else out
 
@@ -216,7 +218,8 @@ def raw_range_variance(bins: int, width, variance: float = 1.0):
 
 def hierarchy_range_variance(bins: int, width, variance: float = 1.0):
     """Exact variance of a range query over ``width`` of the ``bins`` bins after least-squares consistency of the
-    two-level hierarchy (a noisy total and noisy bins, each with variance ``variance``; Hay et al. 2010, Thm 3):
+    two-level hierarchy (a noisy total and noisy bins, each with variance ``variance``; the consistency step of
+    Hay et al. 2010, the variance derived here from ordinary least squares):
 
         the estimate's covariance is variance·(AᵀA)⁻¹ = variance·(I − 11ᵀ/(bins + 1)), so a range of width r has
         variance·r(bins + 1 − r)/(bins + 1)

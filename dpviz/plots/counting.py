@@ -81,7 +81,7 @@ def noise_figure(sensitivity: float, epsilon: float, *, label: str = "", templat
     b = S.laplace_scale(d, eps)
     mech = Laplace(scale=b, sensitivity=d)
     half = max(6.0 * b, 1.5 * d)
-    x = np.linspace(-half, half, 301)
+    x = np.linspace(-half, half, 201)
     y = mech.pdf(x)
     top = float(np.max(y))
     data = [
