@@ -125,8 +125,9 @@ _STYLE = {"description_width": "initial"}
 
 
 def _control_layout() -> W.Layout:
-    # A new Layout per control: a shared one would hide every control when one is hidden.
-    return W.Layout(width="420px")
+    # A new Layout per control: a shared one would hide every control when one is hidden. As wide as the screen
+    # allows, at most 420 px: on a 360 px phone the slider shrinks instead of pushing its value off screen.
+    return W.Layout(width="100%", max_width="420px")
 
 
 def _on_grid(value: float, low: float, step: float) -> float:
@@ -170,7 +171,8 @@ def dropdown(description: str, options, value=None) -> W.Dropdown:
 
 def toggle(description: str, options, value=None) -> W.ToggleButtons:
     return W.ToggleButtons(options=options, value=value if value is not None else _first(options),
-                           description=description, style=_STYLE)
+                           description=description, style=_STYLE, layout=W.Layout(flex_flow="row wrap",
+                                                                                  max_width="100%"))
 
 
 def _first(options):
@@ -517,7 +519,7 @@ class Panel:
         self.hint = W.HTML(value="")
         # Slow panels keep the bar's room (hidden, so the figure does not jump when it appears); others have none.
         self.progress = W.FloatProgress(value=0, min=0, max=1, description="working…",
-                                        layout=W.Layout(visibility="hidden", width="420px",
+                                        layout=W.Layout(visibility="hidden", width="100%", max_width="420px",
                                                         display=None if self.slow else "none"))
         self.figures: list[go.FigureWidget] = []
         self._figbox = W.Box()
