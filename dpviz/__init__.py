@@ -5,7 +5,8 @@ papers' algorithms in ``dpviz.userlevel``, ``dpviz.mean``, ``dpviz.learning``, `
 ``dpviz.plots`` (pure plotly figure builders) → ``dpviz.panels`` (ipywidgets panels) → ``notebooks/``.
 
 The mechanisms, accountants and conversions are re-exported here so one import serves a lesson or a script;
-the paper-specific packages are imported as modules (``from dpviz import userlevel``).
+the lessons' own modules (``attacks``, ``local``, ``sensitivity``, ``selection``, ``interpret``, ``deployments``,
+``audit``, ``dpsgd``) and the paper-specific packages are imported as modules (``from dpviz import selection``).
 
 >>> import dpviz
 >>> round(dpviz.Gaussian(sigma=1.0).epsilon(1e-5), 4)
@@ -58,7 +59,8 @@ __version__ = "0.1.0"
 
 #: The papers' packages load on first use (``dpviz.userlevel``, ``from dpviz import mean``): a lesson's kernel then
 #: imports only what that lesson needs (each student's kernel pays every import).
-_LAZY = ("learning", "mean", "partial", "userlevel")
+_LAZY = ("attacks", "audit", "dpsgd", "deployments", "interpret", "learning", "local", "mean", "partial", "selection",
+         "sensitivity", "userlevel")
 
 
 def __getattr__(name: str):
