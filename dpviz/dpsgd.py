@@ -20,7 +20,7 @@ import numpy as np
 
 from dpviz._validation import as_rng, check_delta, check_in_range, check_integer, check_positive
 from dpviz.accountants.compare import epsilon_result
-from dpviz.learning.training import _clip_rows
+from dpviz.learning.training import clip_rows
 
 __all__ = [
     "DPSGDRun",
@@ -69,7 +69,7 @@ def per_example_gradients(theta, X, y) -> np.ndarray:
 def clip_gradients(grads, clip_norm: float) -> tuple[np.ndarray, np.ndarray]:
     """Scale each row to ℓ₂ norm ≤ C: g·min(1, C/‖g‖) (Abadi et al. 2016, Alg. 1). Returns (clipped, was_clipped)."""
     # the one home of row clipping is dpviz.learning (user-level DP-SGD, lesson 10)
-    return _clip_rows(np.asarray(grads, dtype=float), float(clip_norm))
+    return clip_rows(np.asarray(grads, dtype=float), float(clip_norm))
 
 
 def noisy_gradient_sum(grads, clip_norm: float, noise_multiplier: float, rng) -> np.ndarray:

@@ -145,6 +145,8 @@ REFERENCES: dict[str, Reference] = {
     "desfontaines2021demystifying": _r("Desfontaines", 2021, "Demystifying the US Census Bureau's Reconstruction "
                                        "Attack", "blog post, desfontain.es"),
     "dwork2009differential": _r("Dwork, Lei", 2009, "Differential Privacy and Robust Statistics", "STOC 2009"),
+    "mcmahan2018learning": _r("McMahan, Ramage, Talwar, Zhang", 2018, "Learning Differentially Private Recurrent "
+                              "Language Models", "ICLR 2018", "1710.06963"),
     # -- foundations: attacks, counting, local DP, choosing ε (lessons 01, 02, 06) -------------------------------------
     "dinur2003revealing": _r("Dinur, Nissim", 2003, "Revealing Information while Preserving Privacy", "PODS 2003"),
     "dwork2017exposed": _r("Dwork, Smith, Steinke, Ullman", 2017, "Exposed! A Survey of Attacks on Private Data",

@@ -151,7 +151,7 @@ def test_group_privacy_curves_against_hand_formulas():
     (dict(mechanism="cauchy"), "mechanism"),
     (dict(noise=-1.0), "σ"),
     (dict(mechanism="laplace", noise=0.0), "b"),
-    (dict(mechanism="rr", noise=float("nan")), "ε₀"),
+    (dict(mechanism="rr", noise=float("nan")), "ε_RR"),
     (dict(count=0), "count"),
     (dict(count=2.5), "count"),
     (dict(rate=0.0), "rate"),

@@ -21,29 +21,7 @@ MODULES = sorted((ROOT / "dpviz").rglob("*.py"))
 #: Modules whose docstrings and comments still use an older citation form; each is converted, then removed here.
 PENDING_PROSE: frozenset[str] = frozenset()
 #: Modules whose user-visible strings (captions, legends, panel text, messages) still use an older citation form.
-PENDING_STRINGS: frozenset[str] = frozenset({
-    "dpviz/accountants/profiles.py",
-    "dpviz/learning/erm.py",
-    "dpviz/learning/tasks.py",
-    "dpviz/mean/robust.py",
-    "dpviz/panels/composition.py",
-    "dpviz/panels/few_examples.py",
-    "dpviz/panels/items_to_users.py",
-    "dpviz/panels/learning.py",
-    "dpviz/panels/means.py",
-    "dpviz/panels/partial.py",
-    "dpviz/panels/privacy_loss.py",
-    "dpviz/partial/accounting.py",
-    "dpviz/partial/histograms.py",
-    "dpviz/plots/composition.py",
-    "dpviz/plots/few_examples.py",
-    "dpviz/plots/items_to_users.py",
-    "dpviz/plots/learning.py",
-    "dpviz/plots/mean.py",
-    "dpviz/plots/partial.py",
-    "dpviz/plots/privacy_loss.py",
-    "dpviz/userlevel/bounds.py",
-})
+PENDING_STRINGS: frozenset[str] = frozenset()
 
 _NAME = r"[A-Z][\w'’-]+"
 #: "A 2019", "A & B 2019", "A, B & C 2019", "A et al. 2019": the maximal author list before a year.

@@ -18,8 +18,9 @@ __all__ = ["MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
 MECHANISM_KINDS = ("laplace", "gaussian", "rr", "dlaplace", "dgaussian", "tdlap")
 
 #: What the ``noise`` argument of :func:`make_mechanism` is for each key: the Gaussian's σ, the Laplace scale b, or
-#: the ε₀ of randomized response / the truncated discrete Laplace.
-NOISE_PARAMETER = {"laplace": "b", "gaussian": "σ", "rr": "ε₀", "dlaplace": "b", "dgaussian": "σ", "tdlap": "ε₀"}
+#: the ε of randomized response / the truncated discrete Laplace (ε<sub>RR</sub> in the course notation; plain text
+#: here because error messages are shown escaped).
+NOISE_PARAMETER = {"laplace": "b", "gaussian": "σ", "rr": "ε_RR", "dlaplace": "b", "dgaussian": "σ", "tdlap": "ε_RR"}
 
 
 def make_mechanism(kind: str, noise: float, sensitivity: float = 1.0, *, tdlap_delta: float = 1e-3):

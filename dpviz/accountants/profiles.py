@@ -112,7 +112,7 @@ def unsupported_reason_subsampling(event: Any, neighboring: str) -> str | None:
         if neighboring != "add_remove":
             return (
                 "Poisson subsampling is analysed for add/remove neighbours; with neighboring='replace_one' use "
-                "SampledWithoutReplacement (Theorem 7 of 000_eed7e3c6d3636c79) or an add/remove accountant"
+                "SampledWithoutReplacement (Ghazi et al. 2023, Thm 7) or an add/remove accountant"
             )
         if isinstance(event.mechanism, (PoissonSampled, SampledWithoutReplacement)):
             return "nested subsampling is not supported"

@@ -54,6 +54,7 @@ from dpviz.mechanisms import Gaussian, gaussian_mu
 
 __all__ = [
     "PrivacySpent",
+    "clip_rows",
     "TrainingRun",
     "train_nonprivate",
     "train_naive",
@@ -278,8 +279,12 @@ def _knows_excess(task: UserTask) -> bool:
     return task.sigma_x is not None if task.kind == "linear" else task.holdout is not None
 
 
-def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """Scale each row of v to ℓ₂ norm ≤ radius; returns (clipped, was_clipped)."""
+def clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Scale each row of v to ℓ₂ norm ≤ radius; returns (clipped, was_clipped).
+
+    The one home of per-row clipping: user-level training here and item-level DP-SGD (:mod:`dpviz.dpsgd`) both
+    clip with it (Abadi et al. 2016, Alg. 1). Unchecked: callers validate ``radius``.
+    """
     nrm = np.linalg.norm(v, axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         fac = np.where(nrm > radius, radius / np.where(nrm > 0, nrm, 1.0), 1.0)
@@ -387,7 +392,7 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
     clip_frac = np.zeros(T)
 
     def oracle(th, t):
-        v, was = _clip_rows(task._user_gradients(th), C)
+        v, was = clip_rows(task._user_gradients(th), C)
         clip_frac[t] = was.mean()
         return v.mean(axis=0) + g.normal(0.0, s, size=d)
 
@@ -483,7 +488,7 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
             centre = state["centre"]
             if r >= C:
                 r, centre = C, np.zeros(d)
-        v, was = _clip_rows(grads - centre, r)
+        v, was = clip_rows(grads - centre, r)
         s = coef * r
         est = centre + v.mean(axis=0) + g.normal(0.0, s, size=d)
         clip_frac[t] = was.mean()
