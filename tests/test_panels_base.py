@@ -139,6 +139,13 @@ def test_predict_reveal_verdicts(guess, verdict):
     assert verdict in text and "because 10" in text and verdict in ex.feedback.value
 
 
+def test_predict_reveal_reveals_when_a_guess_is_committed_with_enter():
+    ex = PredictReveal("How big?", lambda: 10.0, rel_tol=0.1)
+    assert ex.feedback.value == "" and ex.guess.continuous_update is False  # the value arrives on Enter
+    ex.guess.value = 10.5  # what the browser sends when the learner presses Enter
+    assert "Close" in ex.feedback.value
+
+
 def test_choice_reveal_shows_nothing_before_reveal_and_the_picked_options_feedback_after():
     ex = ChoiceReveal("Is δ = 1/n safe?", [("Yes", False, "tempting, but one person may leak entirely"),
                                            ("No", True, "δ = 1/n allows publishing one record in full")])

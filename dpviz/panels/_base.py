@@ -699,12 +699,17 @@ class PredictReveal:
         self.rel_tol = rel_tol
         self.unit = unit
         self.question = W.HTML(f"<b>Predict, then reveal.</b> {question}")
-        self.guess = W.FloatText(value=0.0, description=guess_label, style=_STYLE, layout=W.Layout(width="260px"))
+        # continuous_update=False: the value arrives when the learner presses Enter (or leaves the box), which
+        # commits the guess and reveals, as the button does.
+        self.guess = W.FloatText(value=0.0, description=guess_label, style=_STYLE, continuous_update=False,
+                                 layout=W.Layout(width="260px", max_width="100%"))
         self.button = W.Button(description="Reveal", button_style="info")
         self.feedback = W.HTML("")
         self.feedback.add_class("dpviz-feedback")
         self.button.on_click(self.reveal)
-        self.widget = W.VBox([self.question, W.HBox([self.guess, self.button]), self.feedback])
+        self.guess.observe(lambda _change: self.reveal(), names="value")
+        self.widget = W.VBox([self.question, W.HBox([self.guess, self.button],
+                                                    layout=W.Layout(flex_flow="row wrap")), self.feedback])
         self.widget.add_class("dpviz-exercise")
 
     def reveal(self, _button: Any = None) -> str:
