@@ -195,9 +195,9 @@ REFERENCES: dict[str, Reference] = {
     "rogers2021linkedin": _r("Rogers, Subramaniam, Peng, Durfee, Lee, Kancha, Sahay, Ahammad", 2021, "LinkedIn's "
                              "Audience Engagements API: A Privacy Preserving Data Analytics System at Scale",
                              "Journal of Privacy and Confidentiality 11(3)", "2002.05839"),
-    "adeleye2023wikipedia": _r("Adeleye, Berghel, Desfontaines, Hay, Johnson, Lebeda, Manurangsi, Mohan, "
-                               "Ramaswamy, Shiffman, Stanojevic", 2023, "Publishing Wikipedia Usage Data with Strong "
-                               "Privacy Guarantees", "arXiv preprint", "2308.16298"),
+    "adeleye2023wikipedia": _r("Adeleye, Berghel, Desfontaines, Hay, Johnson, Lemoisson, Machanavajjhala, "
+                               "Magerlein, Modena, Pujol, Simmons-Marengo, Triedman", 2023, "Publishing Wikipedia "
+                               "Usage Data with Strong Privacy Guarantees", "arXiv preprint", "2308.16298"),
     # -- selection, DP-SGD and auditing (lessons 04, 07) ------------------------------------------------------------
     "mckenna2020permute": _r("McKenna, Sheldon", 2020, "Permute-and-Flip: A New Mechanism for Differentially Private "
                              "Selection", "NeurIPS 2020", "2010.12603"),

@@ -144,3 +144,32 @@ def test_naive_gaussian_mse_is_the_textbook_sigma_squared(n, m, eps, delta, boun
     want = (mp.mpf(0.5) / (n * m)
             + d * 8 * mp.mpf(bound) ** 2 * mp.log(mp.mpf(1.25) / mp.mpf(delta)) / (n * mp.mpf(eps)) ** 2)
     assert MM.naive_gaussian_mse(0.5, n, m, eps, delta, bound, d) == pytest.approx(float(want), rel=1e-13)
+
+
+@pytest.mark.parametrize("reading, divisor", [("printed", 8.0), ("worst_case", 16.0), (8.0, 8.0), (16, 16.0)])
+def test_theorem1_beta_has_the_printed_and_the_worst_case_exponent(reading, divisor):
+    import math
+
+    from dpviz.mean.bounds import theorem1_beta
+
+    n, eps, tau, bound, gamma = 200, 0.5, 0.05, 1.0, 0.001
+    expected = min(1.0, gamma + (bound / tau) * math.exp(-n * eps / divisor))  # Levy et al. 2021, Thm 1 / erratum P3
+    assert theorem1_beta(n, eps, tau, bound, gamma, beta_exponent=reading) == pytest.approx(expected, rel=1e-12)
+
+
+def test_the_worst_case_exponent_raises_the_mse_bound_where_beta_matters():
+    from dpviz.mean.bounds import wme_mse_bound
+
+    printed = wme_mse_bound(0.96, 60, 10, 0.5)
+    worst = wme_mse_bound(0.96, 60, 10, 0.5, beta_exponent="worst_case")
+    assert worst > printed
+    assert wme_mse_bound(0.96, 1e5, 10, 1.0, beta_exponent="worst_case") == pytest.approx(
+        wme_mse_bound(0.96, 1e5, 10, 1.0), rel=1e-12)  # n large: e^(−nε/16) is negligible either way
+
+
+@pytest.mark.parametrize("bad", ["typo", 12.0, None])
+def test_beta_exponent_refuses_other_readings(bad):
+    from dpviz.mean.bounds import theorem1_beta
+
+    with pytest.raises(ValueError, match="beta_exponent"):
+        theorem1_beta(100, 1.0, 0.1, 1.0, 0.01, beta_exponent=bad)

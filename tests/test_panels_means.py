@@ -176,3 +176,14 @@ def test_winsorized_exercise_answer_is_not_shown_before_reveal():
         shown = p.readout.value + " ".join(a.text or "" for a in p.figures[0].layout.annotations)
         assert answer not in shown
     assert 10_000 not in [v for _, v in p.controls["n"].options]
+
+
+def test_fixed_budget_panel_toggles_the_printed_and_the_worst_case_beta_exponent():
+    p = FixedBudgetPanel()
+    source = lambda: " ".join(a.text for a in p.figures[0].layout.annotations if "Source" in (a.text or ""))  # noqa: E731
+    z_printed = np.array(p.figures[0].data[0].z, dtype=float)
+    assert "nε/8</sup>" in source() and "worst-case exponent is nε/16" in source()
+    p.controls["exponent"].value = "worst_case"
+    assert p.last_error is None and "nε/16</sup>" in source() and "the paper prints nε/8" in source()
+    z_worst = np.array(p.figures[0].data[0].z, dtype=float)
+    assert np.all(z_worst >= z_printed - 1e-12) and np.any(z_worst > z_printed + 1e-6)  # β can only grow

@@ -270,23 +270,43 @@ def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: 
                             delta=delta, tau=tau)
 
 
-def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float) -> float:
-    """β = min{1, γ + (B/τ)·exp(−nε/8)} (Levy et al. 2021, Theorem 1; see digest pitfall P3 on the exponent).
+#: The two readings of the exponent of Theorem 1's failure probability (Levy et al. 2021): the paper prints
+#: e^(−nε/8); PrivateRange runs at ε/2, and a worst-case analysis of its exponential mechanism (gap n/4) gives
+#: e^(−nε/16). Typical data sit near the printed form; the worst case is the bound dpviz can prove.
+BETA_EXPONENTS = {"printed": 8.0, "worst_case": 16.0}
+
+
+def _check_beta_exponent(beta_exponent) -> float:
+    if isinstance(beta_exponent, str) and beta_exponent in BETA_EXPONENTS:
+        return BETA_EXPONENTS[beta_exponent]
+    if beta_exponent in BETA_EXPONENTS.values():
+        return float(beta_exponent)
+    raise ValueError(f"beta_exponent = {beta_exponent!r} is not allowed: must be 'printed' (8, nε/8) or 'worst_case' "
+                     "(16, nε/16)")
+
+
+def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float, *,
+                  beta_exponent: str | float = "printed") -> float:
+    """β = min{1, γ + (B/τ)·exp(−nε/8)} (Levy et al. 2021, Theorem 1, as printed); with
+    ``beta_exponent="worst_case"`` the exponent is −nε/16, what a worst-case analysis of PrivateRange at ε/2 gives
+    (:data:`BETA_EXPONENTS`).
 
     >>> round(theorem1_beta(1000, 1.0, 0.1, 1.0, 0.01), 6)
     0.01
+    >>> round(theorem1_beta(100, 1.0, 0.1, 1.0, 0.0, beta_exponent="worst_case"), 6)  # 10·e^(−100/16)
+    0.019305
     """
     n, eps, tau, bound = _limits.checked(n=n, epsilon=epsilon, tau=tau, bound=bound)
     gamma = check_probability(gamma, "gamma")  # γ = 0 is allowed here: β is then the exponential term alone
-    return float(_theorem1_beta(n, eps, tau, bound, gamma))
+    return float(_theorem1_beta(n, eps, tau, bound, gamma, _check_beta_exponent(beta_exponent)))
 
 
-def _theorem1_beta(n, eps, tau, bound, gamma):
-    """:func:`theorem1_beta` on checked numbers or arrays (broadcast): min{1, γ + (B/τ)e^{−nε/8}}."""
+def _theorem1_beta(n, eps, tau, bound, gamma, divisor: float = 8.0):
+    """:func:`theorem1_beta` on checked numbers or arrays (broadcast): min{1, γ + (B/τ)e^{−nε/divisor}}."""
     with np.errstate(over="ignore", divide="ignore"):  # τ = 0 after an underflow: B/τ = inf, β = 1
         coef = np.divide(bound, tau)
         log_coef = np.log(bound) - np.log(tau)
-        exponent = -np.multiply(n, eps) / 8.0
+        exponent = -np.multiply(n, eps) / divisor
     return np.minimum(1.0, gamma + _coef_exp(coef, log_coef, exponent))
 
 
@@ -394,9 +414,10 @@ def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
 # ----------------------------------------------------------------------------------------------- maps over (n, m)
 
 
-def wme_mse_bound(variance: float, n, m, epsilon: float, bound: float = 1.0, gamma: float = 0.01):
+def wme_mse_bound(variance: float, n, m, epsilon: float, bound: float = 1.0, gamma: float = 0.01, *,
+                  beta_exponent: str | float = "printed"):
     """Theorem 1 of Levy et al. 2021 as an MSE over (n, m): Var/(nm) + 128τ²/(n²ε²) + β·(2B)², with τ = :func:`tau_safe`
-    (d = 1) and β = :func:`theorem1_beta`.
+    (d = 1) and β = :func:`theorem1_beta` (``beta_exponent``: its printed or worst-case exponent).
 
     With probability ≥ 1 − β Algorithm 1 returns the sample mean of the n user averages plus Lap(8τ/(nε)) (variance
     128τ²/(n²ε²), :func:`wme_1d_noise_variance`); otherwise its error is at most the width 2B of the domain, which
@@ -427,10 +448,11 @@ def wme_mse_bound(variance: float, n, m, epsilon: float, bound: float = 1.0, gam
     (2, 2)
     """
     variance, eps, bound, gamma = _limits.checked(variance=variance, epsilon=epsilon, bound=bound, gamma=gamma)
+    divisor = _check_beta_exponent(beta_exponent)
     nn, mm = np.broadcast_arrays(_limits.real_counts(n, "n"), _limits.real_counts(m, "m"))
     with np.errstate(over="ignore", under="ignore"):
         tau = _tau_safe_1d(bound, mm, nn, gamma)
-        beta = _theorem1_beta(nn, eps, tau, bound, gamma)
+        beta = _theorem1_beta(nn, eps, tau, bound, gamma, divisor)
         mse = variance / (nn * mm) + _wme_noise_variance(nn, eps, tau) + beta * (2.0 * bound) ** 2
     if not np.all(np.isfinite(mse)):
         _limits.finite(float(mse[~np.isfinite(mse)].flat[0]), "the MSE bound", variance=variance, epsilon=epsilon,
@@ -448,7 +470,7 @@ def _log_range(value, name: str) -> tuple[float, float]:
 
 def best_budget_split(budget: float, variance: float, epsilon: float, bound: float = 1.0, gamma: float = 0.01, *,
                       log_n_range: tuple[float, float] = (1.0, 5.0), log_m_range: tuple[float, float] = (0.0, 4.0),
-                      points: int = 400) -> tuple[float, float] | None:
+                      points: int = 400, beta_exponent: str | float = "printed") -> tuple[float, float] | None:
     """The split n·m = N that minimises :func:`wme_mse_bound`, searched on ``points`` values of log₁₀ n evenly
     spaced over ``log_n_range`` whose m = N/n lies in ``log_m_range``.
 
@@ -471,6 +493,6 @@ def best_budget_split(budget: float, variance: float, epsilon: float, bound: flo
     ok = (lm >= lo_m) & (lm <= hi_m)
     if not ok.any():
         return None
-    mse = wme_mse_bound(variance, 10.0 ** ln[ok], 10.0 ** lm[ok], epsilon, bound, gamma)
+    mse = wme_mse_bound(variance, 10.0 ** ln[ok], 10.0 ** lm[ok], epsilon, bound, gamma, beta_exponent=beta_exponent)
     k = int(np.argmin(mse))
     return float(ln[ok][k]), float(lm[ok][k])

@@ -204,23 +204,30 @@ class FixedBudgetPanel(Panel):
         return {
             "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.1),
             "budget": log_slider("highlighted budget N", 1e5, 3, 8, step=0.25),
+            "exponent": toggle("exponent of β_fail", [("as printed: nε/8", "printed"),
+                                                             ("worst case: nε/16", "worst_case")], "printed"),
         }
 
     def _render(self, v):
-        eps, N = float(v["epsilon"]), float(v["budget"])
+        eps, N, reading = float(v["epsilon"]), float(v["budget"]), v["exponent"]
+        div = "8" if reading == "printed" else "16"
         # γ·(2B)² = 0.04 is the same in every cell and dwarfs the rest for n ≳ 100, which painted the map one flat
         # colour: draw what the split changes, MSE − γ(2B)² (the best splits below are unchanged by the shift)
-        mse = wme_mse_bound(_VAR, 10.0 ** self._LN[None, :], 10.0 ** self._LM[:, None], eps, 1.0, _GAMMA)
+        mse = wme_mse_bound(_VAR, 10.0 ** self._LN[None, :], 10.0 ** self._LM[:, None], eps, 1.0, _GAMMA,
+                            beta_exponent=reading)
         z = np.log10(mse - 4.0 * _GAMMA)
         budgets = [N / 100, N, N * 100]
         box = {"log_n_range": (self._LN[0], self._LN[-1]), "log_m_range": (self._LM[0], self._LM[-1])}
-        best = [p for p in (best_budget_split(B, _VAR, eps, 1.0, _GAMMA, **box) for B in budgets) if p is not None]
+        best = [p for p in (best_budget_split(B, _VAR, eps, 1.0, _GAMMA, beta_exponent=reading, **box)
+                            for B in budgets) if p is not None]
         fig = budget_heatmap_figure(
             self._LN, self._LM, z, budgets=budgets, best=best, z_label="log₁₀(MSE − γ(2B)²)",
             source=("Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β<sub>fail</sub>·(2B)², τ = B√(2log(2n/γ)/m), "
-                    "β<sub>fail</sub> = γ + (B/τ)e<sup>−nε/8</sup> (Levy et al. 2021, Thm 1, as printed; with "
-                    "PrivateRange "
-                    "at ε/2 the<br>worst-case exponent is nε/16, so the dark band can be up to 2× wider). B = 1, "
+                    f"β<sub>fail</sub> = γ + (B/τ)e<sup>−nε/{div}</sup> (Levy et al. 2021, Thm 1, "
+                    + ("as printed; PrivateRange runs at ε/2, so the<br>worst-case exponent is nε/16: "
+                       "switch to see the band up to 2× wider). B = 1, " if reading == "printed" else
+                       "worst case: the paper prints nε/8,<br>but PrivateRange runs at ε/2 and a worst-case "
+                       "gap gives nε/16). B = 1, ") +
                     "γ = 0.01, Var = 0.96. Colour: MSE minus γ(2B)² = 0.04, the same for every split."))
         edge = self._LN[-1] - 1e-9
         txt = "; ".join(f"N = {_big(b)}: n ≈ {_big(10 ** p[0])}"
