@@ -146,3 +146,32 @@ def test_lesson_prose_has_no_raw_tex(lesson):
     nb = json.loads(lesson.path.read_text(encoding="utf-8"))
     found = [hit for c in nb["cells"] if c["cell_type"] == "markdown" for hit in _raw_tex("".join(c["source"]))]
     assert not found, f"{lesson.filename}: raw TeX in prose {found[:5]} (use Unicode or <sup>/<sub>)"
+
+
+def test_every_lessons_navigation_and_page_title_are_current(tmp_path):
+    import shutil
+
+    from dpviz.lessons import update_navigation
+
+    for p in NOTEBOOK_DIR.glob("*.ipynb"):
+        shutil.copy(p, tmp_path / p.name)
+    assert update_navigation(tmp_path) == [], "run: python -m dpviz.lessons --nav"
+
+
+@pytest.mark.parametrize("lesson", lessons(), ids=lambda lesson: lesson.filename)
+def test_lesson_says_what_it_needs_and_what_comes_next(lesson):
+    text = _learner_text_of_notebook(lesson.path)
+    assert "**You need:**" in text, f"{lesson.filename}: no 'You need:' paragraph"
+    assert "**Next:**" in text, f"{lesson.filename}: no 'Next:' paragraph"
+    assert "](notation.ipynb" in text, f"{lesson.filename}: link the notation page"
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOK_DIR.glob("*.ipynb")), ids=lambda p: p.name)
+def test_links_between_notebooks_resolve(path):
+    import re
+
+    text = _learner_text_of_notebook(path)
+    targets = set(re.findall(r"\]\(([A-Za-z0-9_.-]+\.ipynb)(?:#[^)]*)?\)", text))
+    targets |= set(re.findall(r"""href=["']([A-Za-z0-9_.-]+\.ipynb)""", text))
+    missing = sorted(t for t in targets if not (NOTEBOOK_DIR / t).exists())
+    assert not missing, f"{path.name} links to notebooks that do not exist: {missing}"
