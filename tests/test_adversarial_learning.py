@@ -59,8 +59,10 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     "train_user_level": ((TASK, 1.0, 1e-5, 4, 0.3), {"rng": 0}),
     "train_example_level": ((TASK, 1.0, 1e-5, 4, 0.3), {"rng": 0}),
     "compare_training": ((TASK, 1.0, 1e-5, 3), {"rng": 0}),
+    "iter_compare_training": ((TASK, 1.0, 1e-5, 3), {"rng": 0, "pause_at": [1]}),
     "algorithm3_budget": ((1.0, 1e-5, 10), {}),
     "step_size": ((TASK, 0.1, 10, 0.0), {}),
+    "clip_rows": ((np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0), {}),
     # ERM
     "PhasedERMSchedule": (_fields(SCHEDULE), {}),
     "phased_erm_schedule": ((1000, 10, 5, 1.0), {}),

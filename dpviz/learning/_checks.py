@@ -1,7 +1,7 @@
 """Boundary checks of dpviz.learning beyond :mod:`dpviz._validation`, and the package's caps.
 
-* :func:`real_array` — :func:`dpviz._validation.check_array` that refuses complex input (numpy would cast it to
-  real with a ComplexWarning and drop the imaginary part) and, optionally, entries beyond a magnitude bound;
+* :func:`real_array` — :func:`dpviz._validation.check_real_array` (which refuses complex input: numpy would cast
+  it to real with a ComplexWarning and drop the imaginary part) and, optionally, entries beyond a magnitude bound;
 * :func:`check_task` — the ``task`` argument must be a :class:`~dpviz.learning.tasks.UserTask`;
 * :func:`check_work` — one training run's work (:func:`training_work`) must stay below :data:`MAX_TRAINING_WORK`;
 * small field checks used by the ``__post_init__`` of the result records;
@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import check_array, check_choice, check_in_range
+from dpviz._validation import check_choice, check_in_range, check_real_array
 
 MAX_STEPS = 10_000
 """Cap on the number of optimisation steps T of one run (the panels use ≤ 500)."""
@@ -58,25 +58,11 @@ MAX_SELECTION_WORK = 20_000_000
 """Cap on n/γ, the expected number of user losses private selection reads."""
 
 
-def _is_complex(value: Any) -> bool:
-    if isinstance(value, (complex, np.complexfloating)):
-        return True
-    if isinstance(value, np.ndarray):
-        return value.dtype.kind == "c"
-    if isinstance(value, (list, tuple)):
-        try:
-            return np.asarray(value).dtype.kind == "c"
-        except (ValueError, TypeError):  # ragged or unreadable: check_array words the error
-            return False
-    return False
-
-
 def real_array(value: Any, name: str, *, ndim=None, allow_empty: bool = False,
                max_abs: float | None = None) -> np.ndarray:
-    """:func:`check_array` (float, finite) that also refuses complex values and entries with |x| > ``max_abs``."""
-    if _is_complex(value):
-        raise ValueError(f"{name} has complex values, which is not allowed: must be real numbers.")
-    arr = check_array(value, name, ndim=ndim, allow_empty=allow_empty)
+    """:func:`dpviz._validation.check_real_array` (float, finite, complex refused) that also refuses entries with
+    |x| > ``max_abs``."""
+    arr = check_real_array(value, name, ndim=ndim, allow_empty=allow_empty)
     if max_abs is not None and arr.size and float(np.max(np.abs(arr))) > max_abs:
         raise ValueError(f"{name} has an entry of magnitude {float(np.max(np.abs(arr))):.3g}, which is not allowed: "
                          f"entries must lie in [-{max_abs:g}, {max_abs:g}].")

@@ -27,9 +27,11 @@ Privacy of every run is reported as user-level (ε, δ) by composing the run's p
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 import math
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -48,7 +50,7 @@ from dpviz.learning._checks import (
     field_str,
     real_array,
 )
-from dpviz.learning.optim import FirstOrderMethod, _run_first_order
+from dpviz.learning.optim import FirstOrderMethod, OptimisationTrace, _first_order_steps
 from dpviz.learning.tasks import UserTask, concentration_radius
 from dpviz.mechanisms import Gaussian, gaussian_mu
 
@@ -61,6 +63,7 @@ __all__ = [
     "train_user_level",
     "train_example_level",
     "compare_training",
+    "iter_compare_training",
     "algorithm3_budget",
     "step_size",
     "METHODS",
@@ -279,12 +282,23 @@ def _knows_excess(task: UserTask) -> bool:
     return task.sigma_x is not None if task.kind == "linear" else task.holdout is not None
 
 
-def clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
-    """Scale each row of v to ℓ₂ norm ≤ radius; returns (clipped, was_clipped).
+def clip_rows(v, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Scale each row of v (last axis) to ℓ₂ norm ≤ radius: v·min(1, radius/‖v‖); returns (clipped, was_clipped).
 
     The one home of per-row clipping: user-level training here and item-level DP-SGD (:mod:`dpviz.dpsgd`) both
-    clip with it (Abadi et al. 2016, Alg. 1). Unchecked: callers validate ``radius``.
+    clip with it (Abadi et al. 2016, Alg. 1).
+
+    >>> clip_rows([[3.0, 4.0], [0.3, 0.4]], 1.0)[0].tolist()
+    [[0.6000000000000001, 0.8], [0.3, 0.4]]
     """
+    arr = real_array(v, "v", allow_empty=True)
+    if arr.ndim < 1:
+        raise ValueError(f"v = {v!r} is not allowed: must be an array of rows (at least one dimension).")
+    return _clip_rows(arr, check_scale(radius, "radius"))
+
+
+def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`clip_rows` unchecked (callers validate)."""
     nrm = np.linalg.norm(v, axis=-1, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore"):
         fac = np.where(nrm > radius, radius / np.where(nrm > 0, nrm, 1.0), 1.0)
@@ -347,9 +361,75 @@ def _regulariser(l2, l2_centre, d):
     return reg
 
 
+# --------------------------------------------------------------------------------------------- streaming
+
+
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """A training run after ``t`` of its ``T`` steps; ``run()`` builds its :class:`TrainingRun`.
+
+    Before the end (t < T) that run is partial: ``theta`` is the last iterate θ_t (the aggregate θ̂ needs all T
+    steps, and the non-convex one draws from the run's generator), the curves stop at step t, ``privacy`` is what
+    the whole run of T steps spends. At t = T it is exactly the run the batch function returns.
+    """
+
+    t: int
+    T: int
+    run: Callable[[], TrainingRun]
+
+    @property
+    def final(self) -> bool:
+        return self.t >= self.T
+
+
+def _streamed(steps):
+    """Make the generator ``steps`` (one :class:`Checkpoint` per optimisation step) the batch training function:
+    ``train(...)`` runs it to the end and returns the final run; ``train.steps(...)`` is the iterator variant (same
+    arguments; validated when the first step is taken). One implementation, the same draws in the same order."""
+
+    @functools.wraps(steps)
+    def train(*args, **kwargs):
+        return collections.deque(steps(*args, **kwargs), maxlen=1)[0].run()  # the last checkpoint: the whole run
+
+    train.steps = steps
+    return train
+
+
+def _stream(task, method, label, oracle, theta0, T, meth, g, progress, privacy, clip_frac, noise_std, lr, params):
+    """The optimisation loop of every method (Algorithm 7 via :func:`dpviz.learning.optim._first_order_steps`),
+    one :class:`Checkpoint` per step; ``privacy()`` composes the whole run's events (once, when first asked)."""
+    spent = functools.cache(privacy)
+    for t, iterates in _first_order_steps(oracle, theta0, T, meth, progress):
+        if t < T:
+            yield Checkpoint(t, T, functools.partial(_partial, task, method, label, iterates, t, spent, clip_frac,
+                                                     noise_std, lr, params))
+    trace = OptimisationTrace(iterates=iterates, output=meth._aggregate(iterates, g))
+    yield Checkpoint(T, T, functools.cache(lambda: _finish(task, method, label, trace, spent(), clip_frac, noise_std,
+                                                           lr, params)))
+
+
+def _partial(task, method, label, iterates, t, spent, clip_frac, noise_std, lr, params) -> TrainingRun:
+    """The run after t steps (rows θ_0..θ_t of ``iterates`` are final once written): its curves on the evaluation
+    steps of the whole run up to t (and t itself), θ_t as its current model."""
+    steps = _eval_steps(task, iterates.shape[0] - 1)
+    steps = np.union1d(steps[steps <= t], [t])
+    pts = iterates[steps]
+    theta = iterates[t].copy()
+    losses = np.asarray(task._loss(pts), dtype=float)
+    excess = final_excess = None
+    if _knows_excess(task):
+        excess = np.asarray(task._excess_risk(pts), dtype=float)
+        final_excess = float(excess[-1])
+    return TrainingRun(method=method, label=label, theta=theta, iterates=iterates[:t + 1].copy(), steps=steps,
+                       losses=losses, final_loss=float(losses[-1]), excess=excess, final_excess=final_excess,
+                       privacy=spent(), clip_fraction=None if clip_frac is None else np.array(clip_frac[:t], float),
+                       noise_std=np.array(noise_std[:t], float), learning_rate=lr, params=params)
+
+
 # --------------------------------------------------------------------------------------------- algorithms
 
 
+@_streamed
 def train_nonprivate(task: UserTask, T: int = 200, learning_rate: float | None = None, *, variant: str = "convex",
                      strong_convexity: float | None = None, theta0=None, rng=None,
                      progress: Callable[[float], None] | None = None) -> TrainingRun:
@@ -365,12 +445,12 @@ def train_nonprivate(task: UserTask, T: int = 200, learning_rate: float | None =
                           strong_convexity=strong_convexity, method="nonprivate")
     lr = lr or _step_size(task, 0.0, T)
     meth = _method(task, variant, lr, strong_convexity)
-    trace = _run_first_order(lambda th, t: task._full_gradient(th), _theta0(task, theta0), T, meth, as_rng(rng),
-                             progress)
-    return _finish(task, "nonprivate", "non-private", trace, None, np.zeros(T), np.zeros(T), lr,
-                   dict(T=T, variant=variant))
+    th0 = _theta0(task, theta0)
+    yield from _stream(task, "nonprivate", "non-private", lambda th, t: task._full_gradient(th), th0, T, meth,
+                       as_rng(rng), progress, lambda: None, np.zeros(T), np.zeros(T), lr, dict(T=T, variant=variant))
 
 
+@_streamed
 def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,
                 learning_rate: float | None = None, *, clip: float | None = None, variant: str = "convex",
                 strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
@@ -392,17 +472,17 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
     clip_frac = np.zeros(T)
 
     def oracle(th, t):
-        v, was = clip_rows(task._user_gradients(th), C)
+        v, was = _clip_rows(task._user_gradients(th), C)
         clip_frac[t] = was.mean()
         return v.mean(axis=0) + g.normal(0.0, s, size=d)
 
-    trace = _run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), g,
-                             progress)
-    privacy = _report([(("gaussian", z), T)], delta, accountant)
-    return _finish(task, "naive", "naive (clip to G + Gaussian)", trace, privacy, clip_frac, np.full(T, s), lr,
-                   dict(T=T, epsilon=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
+    yield from _stream(task, "naive", "naive (clip to G + Gaussian)", oracle, _theta0(task, theta0), T,
+                       _method(task, variant, lr, strong_convexity), g, progress,
+                       lambda: _report([(("gaussian", z), T)], delta, accountant), clip_frac, np.full(T, s), lr,
+                       dict(T=T, epsilon=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
 
 
+@_streamed
 def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,
                      learning_rate: float | None = None, *, mode: str = "practical", tau: float | None = None,
                      gamma: float = 0.01, clip: float | None = None, variant: str = "convex",
@@ -464,8 +544,9 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     g = as_rng(rng)
     reg = _regulariser(l2, l2_centre, d)
     if mode == "paper":
-        return _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0, g,
-                            progress, reg)
+        yield from _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity, accountant, theta0,
+                                g, progress, reg)
+        return
     tau = concentration_radius(G, m, n, gamma) if tau is None else tau
     z = math.sqrt(T) / gaussian_mu(eps, delta)
     H = task.smoothness
@@ -488,7 +569,7 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
             centre = state["centre"]
             if r >= C:
                 r, centre = C, np.zeros(d)
-        v, was = clip_rows(grads - centre, r)
+        v, was = _clip_rows(grads - centre, r)
         s = coef * r
         est = centre + v.mean(axis=0) + g.normal(0.0, s, size=d)
         clip_frac[t] = was.mean()
@@ -496,10 +577,10 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
         state.update(centre=est, prev_theta=th.copy(), prev_s=s)
         return est + reg(th)
 
-    trace = _run_first_order(oracle, theta0, T, _method(task, variant, lr, strong_convexity, lam), g, progress)
-    privacy = _report([(("gaussian", z), T)], delta, accountant)
-    return _finish(task, "user_level", "user-level (winsorized, practical)", trace, privacy, clip_frac, noise_std,
-                   lr, dict(T=T, epsilon=eps, delta=delta, mode=mode, tau=tau, clip=C, noise_multiplier=z,
+    yield from _stream(task, "user_level", "user-level (winsorized, practical)", oracle, theta0, T,
+                       _method(task, variant, lr, strong_convexity, lam), g, progress,
+                       lambda: _report([(("gaussian", z), T)], delta, accountant), clip_frac, noise_std, lr,
+                       dict(T=T, epsilon=eps, delta=delta, mode=mode, tau=tau, clip=C, noise_multiplier=z,
                             variant=variant, gamma=gamma))
 
 
@@ -524,15 +605,17 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
         grads = task._user_gradients(th)
         return winsorized_mean_highd(grads, e1, d1, tau, G, gamma=gam, rng=g) + reg(th)
 
-    trace = _run_first_order(oracle, theta0, T, _method(task, variant, lr, strong_convexity, lam), g, progress)
-    privacy = _report([(("pure", prm.epsilon_coord), T * prm.d_pad)], delta, accountant, epsilon_paper=eps)
-    return _finish(task, "user_level", "user-level (Algorithm 3, paper constants)", trace, privacy,
-                   clip_frac, np.full(T, lap_std), lr,
-                   dict(T=T, epsilon=eps, delta=delta, mode="paper", tau=tau, epsilon_step=e1, delta_step=d1,
-                        epsilon_coord=prm.epsilon_coord, d_pad=prm.d_pad, variant=variant, gamma=gamma,
-                        beta=beta))
+    yield from _stream(task, "user_level", "user-level (Algorithm 3, paper constants)", oracle, theta0, T,
+                       _method(task, variant, lr, strong_convexity, lam), g, progress,
+                       lambda: _report([(("pure", prm.epsilon_coord), T * prm.d_pad)], delta, accountant,
+                                       epsilon_paper=eps),
+                       clip_frac, np.full(T, lap_std), lr,
+                       dict(T=T, epsilon=eps, delta=delta, mode="paper", tau=tau, epsilon_step=e1, delta_step=d1,
+                            epsilon_coord=prm.epsilon_coord, d_pad=prm.d_pad, variant=variant, gamma=gamma,
+                            beta=beta))
 
 
+@_streamed
 def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200,
                         learning_rate: float | None = None, *, clip: float | None = None, variant: str = "convex",
                         strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
@@ -560,13 +643,13 @@ def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-
         clip_frac[t] = frac
         return mean + g.normal(0.0, s, size=d)
 
-    trace = _run_first_order(oracle, _theta0(task, theta0), T, _method(task, variant, lr, strong_convexity), g,
-                             progress)
-    item = _report([(("gaussian", z), T)], delta, accountant)
-    user = _report([(("gaussian", z / m), T)], delta, accountant, epsilon_item=item.epsilon)
-    return _finish(task, "example_level", "example-level noisy GD (full batch)", trace, user, clip_frac,
-                   np.full(T, s), lr,
-                   dict(T=T, epsilon_item=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
+    def privacy():
+        item = _report([(("gaussian", z), T)], delta, accountant)
+        return _report([(("gaussian", z / m), T)], delta, accountant, epsilon_item=item.epsilon)
+
+    yield from _stream(task, "example_level", "example-level noisy GD (full batch)", oracle, _theta0(task, theta0), T,
+                       _method(task, variant, lr, strong_convexity), g, progress, privacy, clip_frac, np.full(T, s),
+                       lr, dict(T=T, epsilon_item=eps, delta=delta, clip=C, noise_multiplier=z, variant=variant))
 
 
 def compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200, *,
@@ -575,6 +658,28 @@ def compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     """Run several methods on the same task at the same (ε, δ) (example-level at item-level ε), fixed seeds.
 
     ``progress(fraction)`` advances over all methods together (example-level counts m times a user-level step).
+    :func:`iter_compare_training` gives the same runs step by step.
+    """
+    steps = iter_compare_training(task, epsilon, delta, T, methods=methods, mode=mode, variant=variant, rng=rng,
+                                  progress=progress)
+    return collections.deque(steps, maxlen=1)[0][1]  # the last step: the finished runs
+
+
+def iter_compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: int = 200, *,
+                          methods=METHODS, mode: str = "practical", variant: str = "convex", rng=None,
+                          progress: Callable[[float], None] | None = None,
+                          pause_at=()) -> Iterator[tuple[int, dict[str, TrainingRun]]]:
+    """:func:`compare_training` in lockstep: every method takes step t before any method takes step t + 1.
+
+    Yields ``(t, runs)`` at each t of ``pause_at`` below T, with the partial runs after t steps
+    (:class:`Checkpoint`), and last ``(T, runs)``: exactly the runs :func:`compare_training` returns (each method
+    draws from its own seeded generator, so the order in which the methods take their steps changes no draw).
+    Arguments are validated at the call, before any step.
+
+    >>> from dpviz.learning.tasks import make_linear_task
+    >>> steps = iter_compare_training(make_linear_task(50, 4, 3, rng=0), T=20, rng=0, pause_at=[5])
+    >>> [(t, len(runs["naive"].iterates)) for t, runs in steps]
+    [(5, 6), (20, 21)]
     """
     T, eps, delta, _ = _common(task, T, epsilon, delta, progress=progress, method=None)
     if isinstance(methods, str) or not isinstance(methods, (tuple, list)) or not methods:
@@ -582,29 +687,41 @@ def compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     for meth in methods:
         check_name(meth, "method", METHODS)
     check_name(mode, "mode", ("practical", "paper"))
+    if isinstance(pause_at, (str, bytes)) or not isinstance(pause_at, (tuple, list, range, np.ndarray)):
+        raise ValueError(f"pause_at = {pause_at!r} is not allowed: must be a sequence of step counts >= 1.")
+    pauses = {check_integer(t, "pause_at entry", minimum=1) for t in pause_at}
     for meth in methods:  # every run's cap up front, so no run starts when a later one would be refused
         check_work(T, task, "paper" if (meth == "user_level" and mode == "paper") else meth)
-    epsilon = eps
     seeds = as_rng(rng).integers(0, 2**63 - 1, size=len(methods))
     weights = {"example_level": 2.0, "user_level": 1.0, "naive": 1.0, "nonprivate": 0.5}
     total = sum(weights[mm] for mm in methods)
-    done = 0.0
-    runs = {}
+    fractions = dict.fromkeys(methods, 0.0)
+    streams = {}
     for meth, seed in zip(methods, seeds):
-        w = weights[meth]
 
-        def prog(f, _done=done, _w=w):
+        def prog(f, _meth=meth):
+            fractions[_meth] = f
             if progress is not None:
-                progress((_done + _w * f) / total)
+                progress(sum(weights[mm] * fractions[mm] for mm in methods) / total)
 
         if meth == "nonprivate":
-            runs[meth] = train_nonprivate(task, T, variant=variant, rng=seed, progress=prog)
+            streams[meth] = train_nonprivate.steps(task, T, variant=variant, rng=seed, progress=prog)
         elif meth == "naive":
-            runs[meth] = train_naive(task, epsilon, delta, T, variant=variant, rng=seed, progress=prog)
+            streams[meth] = train_naive.steps(task, eps, delta, T, variant=variant, rng=seed, progress=prog)
         elif meth == "user_level":
-            runs[meth] = train_user_level(task, epsilon, delta, T, mode=mode, variant=variant, rng=seed,
-                                          progress=prog)
+            streams[meth] = train_user_level.steps(task, eps, delta, T, mode=mode, variant=variant, rng=seed,
+                                                   progress=prog)
         else:
-            runs[meth] = train_example_level(task, epsilon, delta, T, variant=variant, rng=seed, progress=prog)
-        done += w
-    return runs
+            streams[meth] = train_example_level.steps(task, eps, delta, T, variant=variant, rng=seed, progress=prog)
+    return _lockstep(streams, T, pauses)
+
+
+def _lockstep(streams: dict, T: int, pauses: set) -> Iterator[tuple[int, dict[str, TrainingRun]]]:
+    while True:
+        points = {meth: next(stream) for meth, stream in streams.items()}
+        t = min(cp.t for cp in points.values())
+        if t >= T:
+            yield T, {meth: cp.run() for meth, cp in points.items()}
+            return
+        if t in pauses:
+            yield t, {meth: cp.run() for meth, cp in points.items()}
