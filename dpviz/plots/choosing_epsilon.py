@@ -111,8 +111,8 @@ def deployments_figure(prior: float, deployments, *, template: str = TEMPLATE) -
                      height=520, shapes=[_hline(p, color=ROLE["bound"], dash="dot")])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Diamonds: local DP (noise added on the device); circles: central DP. Units and periods differ "
-                 "(hover): the ε are not directly comparable. For (ε, δ) values the curve is the ε part, valid for "
-                 "outputs far more likely than δ. Bound: Kasiviswanathan & Smith 2014.", below=150)
+                 "(hover):<br>the ε are not directly comparable. For (ε, δ) values the curve is the ε part, valid "
+                 "for outputs far more likely than δ.<br>Bound: Kasiviswanathan & Smith 2014.", below=150)
     return fig
 
 

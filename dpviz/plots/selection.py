@@ -91,7 +91,7 @@ def _utility_traces(x, gaps_by_noise, bound, d, x_name) -> list:
                    hovertemplate=x_name + " = %{x:.3g}<br>E[gap] = %{y:.4g}<extra></extra>")
               for noise in sel.NOISES]
     traces.append(dict(type="scatter", x=x, y=_gaps(bound), mode="lines", name="tail bound (2Δ/ε)·ln(k/β<sub>fail"
-                       "</sub>): the exponential mechanism's gap exceeds it w.p. ≤ β<sub>fail</sub>",
+                       "</sub>), exceeded w.p. ≤ β<sub>fail</sub>",
                        line=dict(color=ROLE["bound"], width=2, dash="dash")))
     traces.append(dict(type="scatter", x=[x[0], x[-1]], y=[d, d], mode="lines", name="largest possible gap d",
                        line=dict(color="#999999", width=1, dash="dot")))
@@ -101,7 +101,7 @@ def _utility_traces(x, gaps_by_noise, bound, d, x_name) -> list:
 def _utility_caption(fig: go.Figure) -> None:
     caption(fig, "Candidates: one best, k − 1 tied d below it. Exact E[gap] = Σ P[i]·(max u − u<sub>i</sub>). "
                  "Bound: Dwork & Roth 2014, Cor. 3.12<br>(P[gap ≥ (2Δ/ε)(ln k + t)] ≤ e<sup>−t</sup>, "
-                 "β<sub>fail</sub> = e<sup>−t</sup>). " + _SOURCES, below=85)
+                 "β<sub>fail</sub> = e<sup>−t</sup>, for the exponential mechanism).<br>" + _SOURCES, below=150)
 
 
 def utility_against_epsilon_figure(k: int, d: float, beta: float, *, sensitivity: float = 1.0,
@@ -119,7 +119,7 @@ def utility_against_epsilon_figure(k: int, d: float, beta: float, *, sensitivity
     layout = _layout(f"Utility against ε: k = {kk} candidates, runners-up d = {fmt_number(dd, 3)} below, "
                      f"β<sub>fail</sub> = {fmt_number(bt, 2)}", "ε (log scale)",
                      "score gap max u − u<sub>reported</sub> (log scale)", template=template, title_size=14,
-                     legend=_LEGEND, margin=dict(b=190), height=520)
+                     legend=_LEGEND, margin=dict(b=230), height=580)
     layout["xaxis"].update(type="log")
     layout["yaxis"].update(type="log", range=[math.log10(dd) - 4, math.log10(max(bound[0], dd)) + 0.2])
     if epsilon_mark is not None:
@@ -144,7 +144,7 @@ def utility_against_k_figure(epsilon: float, d: float, beta: float, *, sensitivi
                      f"{fmt_number(dd, 3)}, β<sub>fail</sub> = {fmt_number(bt, 2)}",
                      "number of candidates k (log scale)",
                      "score gap max u − u<sub>reported</sub>", template=template, title_size=14, legend=_LEGEND,
-                     margin=dict(b=190), height=520)
+                     margin=dict(b=230), height=580)
     layout["xaxis"].update(type="log")
     layout["yaxis"].update(rangemode="tozero", range=[0, 1.15 * max(dd, min(max(bound), 3 * dd))])
     if k_mark is not None:
