@@ -221,16 +221,18 @@ def test_item_budget_lesson_numbers():
 
 @pytest.mark.parametrize("lesson", ["08_items_to_users", "11_few_examples"])
 def test_lessons_state_the_numbers_the_code_gives(lesson):
-    """Lessons 08 and 11 quote the item budget at (1, 10⁻⁶, 10): the prose must show what the one definition gives."""
+    """Lessons 08 and 11 quote the item budget at (1, 10⁻⁶, 10): the prose must show what the one definition gives
+    (δ_item ≈ 6.12·10⁻⁸, not the looser 4.07·10⁻⁸, which lesson 08 names as such)."""
     nb = json.loads((Path(__file__).resolve().parent.parent / "notebooks" / f"{lesson}.ipynb").read_text("utf-8"))
     prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     e0, d0 = G.group_privacy_item_budget(1.0, 1e-6, 10)
     mant, exp = f"{d0:.2e}".split("e")
     sup = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-    assert f"δ₀ ≈ {mant}·10{str(int(exp)).translate(sup)}" in prose  # δ₀ ≈ 6.12·10⁻⁸
-    assert "δ₀ = δ·(e<sup>ε/m</sup> − 1)/(e<sup>ε</sup> − 1)" in prose and "Lemma 6" in prose
+    # the course notation (notebooks/notation.ipynb): ε_item, δ_item for the item-level budget
+    assert f"δ<sub>item</sub> ≈ {mant}·10{str(int(exp)).translate(sup)}" in prose  # δ_item ≈ 6.12·10⁻⁸
+    assert "δ<sub>item</sub> = δ·(e<sup>ε/m</sup> − 1)/(e<sup>ε</sup> − 1)" in prose and "Lemma 6" in prose
     if lesson == "08_items_to_users":
-        assert f"ε₀ = {e0:g}" in prose and "δ₀ ≈ 4.07·10⁻⁸" in prose  # and the looser form's number
+        assert f"ε<sub>item</sub> = {e0:g}" in prose and "δ<sub>item</sub> ≈ 4.07·10⁻⁸" in prose  # the looser form
 
 
 def test_the_inverse_check_rejects_the_looser_form():

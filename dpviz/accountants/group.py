@@ -100,19 +100,21 @@ def _group_privacy(epsilon: Any, delta: Any, k: Any, *, cap: float = 1.0) -> tup
 
 
 def _group_privacy1(eps: float, delta: float, k: float) -> tuple[float, float]:
-    """:func:`_group_privacy` (cap 1) on one validated (ε, δ, k) as Python floats: the same branches with ``math``
-    (the scalar path of :func:`group_privacy` is ~100 times faster than numpy on 0-d arrays)."""
+    """:func:`_group_privacy` (cap 1) on one validated (ε, δ, k) as Python floats: the same branches, with numpy's
+    ``expm1``/``log``/``exp`` on scalars (the scalar path of :func:`group_privacy` is ~100 times faster than numpy on
+    0-d arrays). Not ``math``: numpy's ``expm1(1)`` is one ulp from libm's, and the two paths must agree to the bit
+    (tested)."""
     ke = k * eps  # ∞ beyond the double range (then no finite group ε)
     if delta == 0.0:
         return ke, 0.0
     if eps == 0.0:
         return 0.0, min(1.0, delta * k)
     if ke <= _LOG_SWITCH:
-        return ke, min(1.0, delta * (math.expm1(ke) / math.expm1(eps)))
-    log_factor = (k - 1.0) * eps + math.log(-math.expm1(-ke)) - math.log(-math.expm1(-eps))
+        return ke, min(1.0, delta * float(np.expm1(ke) / np.expm1(eps)))
+    log_factor = float((k - 1.0) * eps + np.log(-np.expm1(-ke)) - np.log(-np.expm1(-eps)))
     if log_factor <= _LOG_SWITCH:  # ε alone is large (k small): the factor itself is a double (1 at k = 1)
-        return ke, min(1.0, delta * math.exp(log_factor))
-    return ke, math.exp(min(math.log(delta) + log_factor, 0.0))
+        return ke, min(1.0, delta * float(np.exp(log_factor)))
+    return ke, float(np.exp(min(float(np.log(delta)) + log_factor, 0.0)))
 
 
 def _log_item_delta(epsilon0: Any, delta: Any, m: Any) -> np.ndarray:
