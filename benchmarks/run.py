@@ -12,7 +12,10 @@ Prints a table of p50 / p95 / max per widget with its target, then where an upda
 each stage: the numerics, plotly building and validating the figures, syncing them into the widgets — diff,
 plotly's trait serialisation — and encoding the message as the kernel would, with its size). The stage timers
 add a little overhead of their own, so the stages of the second table sum to slightly more than the first.
-No test asserts a time. The
+Streamed panels (the slow ones that draw partial results, :meth:`dpviz.panels.Panel._render_steps`) are swept a
+second time as in a kernel, in a fresh process (so neither sweep finds the other's caches warm): each change runs
+in the panel's worker thread, and the table gives the time to the first figure written (a partial result; target
+250 ms) beside the time to the final one. No test asserts a time. The
 browser's share (WebSocket, plotly.js redraw) is measured by the browser tests (``tests/test_browser.py``).
 Usage: ``python benchmarks/run.py [--repeat N] [--only SUBSTRING]``.
 """
@@ -21,7 +24,9 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +36,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from dpviz.panels._base import PANEL_REGISTRY  # noqa: E402
+from dpviz.panels._base import PANEL_REGISTRY, Panel  # noqa: E402
 
 
 def import_panels() -> list[str]:
@@ -193,6 +198,60 @@ def bench_panel(cls, repeat: int = 1) -> tuple[list[float], int, list[str]]:
     return samples, slow_updates, problems
 
 
+#: Target of a streamed panel's first partial result (issue 14, item 3).
+FIRST_PARTIAL_TARGET = 0.250
+
+
+def bench_streaming(cls, repeat: int = 1) -> tuple[list[float], list[float], list[str]]:
+    """Sweep a streamed panel as in a kernel (``background`` on): each change runs in the worker, waited for.
+
+    Returns the times from each change to its first figure written (partial or final), to its final figure, and
+    any problems. The sweep is the one of :func:`bench_panel` (each control across ``bench_values()``, back to its
+    default after).
+    """
+    panel = cls()
+    problems = [f"default settings: {panel.last_error}"] if panel.last_error else []
+    panel.background = True
+    panel.update()  # warm-up, as in bench_panel
+    panel.wait()
+    firsts: list[float] = []
+    finals: list[float] = []
+    defaults = panel.values()
+    for _ in range(repeat):
+        for name, values in panel.bench_values().items():
+            control = panel.controls[name]
+            for value in [*values, defaults[name]]:
+                if value == control.value:
+                    continue
+                n_first, n_final = len(panel.timings.first), len(panel.timings.samples)
+                control.value = value
+                if not panel.wait(600):
+                    problems.append(f"{name} = {value!r}: no result after 600 s")
+                    continue
+                if len(panel.timings.first) > n_first:
+                    firsts.append(panel.timings.first[-1])
+                if len(panel.timings.samples) > n_final:
+                    finals.append(panel.timings.samples[-1])
+    return firsts, finals, problems
+
+
+def _streamed_in_child(only: str, repeat: int) -> dict[str, tuple[list[float], list[float], list[str]]]:
+    """Run :func:`bench_streaming` for every streamed panel in a fresh interpreter (cold caches, like bench_panel's
+    sweep) and read its results back."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--streamed-json", "--repeat", str(repeat), "--only", only]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
+    if out.returncode != 0 or not lines:
+        return {"(streamed sweep)": ([], [], [f"failed: {out.stderr.strip()[-500:]}"])}
+    return {k: tuple(v) for k, v in json.loads(lines[-1]).items()}
+
+
+def _streamed_panels(only: str) -> list[tuple[str, type]]:
+    return [(name, cls) for name, cls in sorted(PANEL_REGISTRY.items(), key=lambda kv: (kv[1].__module__, kv[0]))
+            if cls._render_steps is not Panel._render_steps
+            and (not only or only in name or only in cls.__module__)]
+
+
 def _close_stages() -> None:
     cur = STAGES.current
     if cur:
@@ -225,7 +284,12 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=1, help="sweeps per control (panels) / runs per case")
     ap.add_argument("--only", default="", help="run only panels/cases whose name contains this")
+    ap.add_argument("--streamed-json", action="store_true", help=argparse.SUPPRESS)  # the child of the streamed sweep
     args = ap.parse_args(argv)
+    if args.streamed_json:
+        import_panels()
+        print(json.dumps({name: bench_streaming(cls, args.repeat) for name, cls in _streamed_panels(args.only)}))
+        return 0
 
     print("Widget update time (in-kernel: render + figure sync), each control swept across its range")
     header = f"{'panel':44s} {'module':28s} {'n':>4s} {'p50 ms':>8s} {'p95 ms':>8s} {'max ms':>8s} {'target':>7s}  ok"
@@ -249,6 +313,22 @@ def main(argv=None) -> int:
             print(f"    ! {problem}")
         breakdown.append((name, STAGES.summary()))
     print("  * slow panels fire on release only and show a progress bar while they compute.")
+    streamed = _streamed_in_child(args.only, args.repeat) if _streamed_panels(args.only) else {}
+    if streamed:
+        print()
+        print("Streamed panels, as in a kernel (the update runs in a worker thread; a fresh process): time from a "
+              "change to the first figure (partial result) and to the final one")
+        header = (f"{'panel':44s} {'n':>4s} {'first p50':>10s} {'first p95':>10s} {'final p50':>10s} "
+                  f"{'final p95':>10s} {'target':>7s}  ok")
+        print(header)
+        print("-" * len(header))
+        for name, (firsts, finals, problems) in streamed.items():
+            f50, f95 = _pct(firsts, 50), _pct(firsts, 95)
+            ok = f95 <= FIRST_PARTIAL_TARGET and not problems
+            print(f"{name:44s} {len(firsts):4d} {f50 * 1e3:10.1f} {f95 * 1e3:10.1f} {_pct(finals, 50) * 1e3:10.1f} "
+                  f"{_pct(finals, 95) * 1e3:10.1f} {FIRST_PARTIAL_TARGET * 1e3:6.0f}ms  {'yes' if ok else 'NO'}")
+            for problem in problems:
+                print(f"    ! {problem}")
     print()
     print("Where an update's time goes in the kernel (p50 / p95 ms per update; encode = the message's JSON, as the "
           "kernel sends it)")

@@ -138,6 +138,7 @@ BASELINES = {
     "levy_max_dimension": ((10, 1.0, 1e-6), {}),
     "algorithm_a_neighbours_2d": ((6, 1.0, 0.5, 1e-3), {"resolution": 20}),
     "robustness_curve": (([0.0, 0.25], 25, 1.0), {"n": 30, "runs": 1}),
+    "iter_robustness_curve": (([0.0, 0.25], 25, 1.0), {"n": 30, "runs": 1}),
 }
 
 EXEMPT: dict[str, str] = {}

@@ -466,3 +466,65 @@ def test_ragged_or_empty_users_rejected_property(sizes):
     else:
         with pytest.raises(ValueError, match="no examples|same m"):
             user_task_from_arrays("linear", xs, ys)
+
+
+# ------------------------------------------------------------------------------------------- streamed runs (issue 14)
+
+
+def _same_run(a, b):
+    for name in ("theta", "iterates", "steps", "losses", "excess", "clip_fraction", "noise_std"):
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None and y is None) or np.array_equal(x, y), name
+    assert a.final_loss == b.final_loss and a.final_excess == b.final_excess
+    assert (a.privacy is None and b.privacy is None) or a.privacy.epsilon == b.privacy.epsilon
+
+
+@pytest.mark.parametrize("mode,variant,kind", [("practical", "convex", "linear"), ("paper", "nonconvex", "linear"),
+                                               ("practical", "strongly_convex", "logistic")])
+def test_lockstep_runs_equal_each_method_run_on_its_own(mode, variant, kind):
+    """iter_compare_training interleaves the methods step by step; each method's final run must equal the same
+    method run alone with its own seed (drawn as compare_training draws them), and the batch function."""
+    from dpviz.learning import iter_compare_training
+
+    task = make_linear_task(60, 4, 3, rng=1) if kind == "linear" else make_logistic_task(60, 4, 3, holdout=200,
+                                                                                          rng=1)
+    T = 30
+    steps = list(iter_compare_training(task, 1.0, 1e-5, T, mode=mode, variant=variant, rng=7, pause_at=[3, 12]))
+    assert [t for t, _ in steps] == [3, 12, T]
+    final = steps[-1][1]
+    seeds = np.random.default_rng(7).integers(0, 2**63 - 1, size=4)
+    alone = {
+        "user_level": train_user_level(task, 1.0, 1e-5, T, mode=mode, variant=variant, rng=seeds[0]),
+        "naive": train_naive(task, 1.0, 1e-5, T, variant=variant, rng=seeds[1]),
+        "example_level": train_example_level(task, 1.0, 1e-5, T, variant=variant, rng=seeds[2]),
+        "nonprivate": train_nonprivate(task, T, variant=variant, rng=seeds[3]),
+    }
+    batch = compare_training(task, 1.0, 1e-5, T, mode=mode, variant=variant, rng=7)
+    assert list(final) == list(alone) == list(batch)
+    for key in alone:
+        _same_run(final[key], alone[key])
+        _same_run(batch[key], alone[key])
+    # a partial run is the prefix of the final one: the same iterates so far, θ = the current iterate
+    for t, runs in steps[:-1]:
+        for key, run in runs.items():
+            assert np.array_equal(run.iterates, final[key].iterates[:t + 1])
+            assert np.array_equal(run.theta, final[key].iterates[t]) and run.steps[-1] == t
+            assert run.privacy is None or run.privacy.epsilon == final[key].privacy.epsilon
+            assert len(run.noise_std) == t
+
+
+def test_streamed_training_validates_at_the_call(small_task):
+    from dpviz.learning import iter_compare_training
+
+    with pytest.raises(ValueError, match="pause_at"):
+        iter_compare_training(small_task, T=10, pause_at="5")
+    with pytest.raises(ValueError, match="pause_at entry"):
+        iter_compare_training(small_task, T=10, pause_at=[0])
+    with pytest.raises(ValueError, match="epsilon"):
+        iter_compare_training(small_task, -1.0, T=10)
+
+
+def test_the_step_iterator_is_the_batch_run(small_task):
+    checkpoints = list(train_naive.steps(small_task, 1.0, 1e-5, 12, rng=3))
+    assert [c.t for c in checkpoints] == list(range(1, 13)) and checkpoints[-1].final
+    _same_run(checkpoints[-1].run(), train_naive(small_task, 1.0, 1e-5, 12, rng=3))

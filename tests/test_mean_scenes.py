@@ -83,3 +83,19 @@ def test_robustness_curve_naive_mean_moves_by_the_corrupted_mass():
         assert e == pytest.approx(20 * math.floor(k * 200) / 200, abs=0.03)
     # 003's estimator tolerates κ = 1/4: inside its guarantee r′(1 + √d), far below the plain mean's error
     assert rob[2] < MM.theorem7_guarantee(100, 2) < nai[2]
+
+
+def test_iter_robustness_curve_streams_the_same_draws_as_the_batch():
+    kappas = [0.0, 0.1, 0.2]
+    steps = list(MM.iter_robustness_curve(kappas, 100, 1.0, n=80, runs=2, seed=5))
+    assert [j for j, _, _ in steps] == [1, 2, 3]
+    for j, rob, nai in steps[:-1]:
+        assert len(rob) == len(nai) == j
+        np.testing.assert_array_equal(rob, steps[-1][1][:j])
+        np.testing.assert_array_equal(nai, steps[-1][2][:j])
+    MM.robust._ROBUSTNESS_CACHE.clear()
+    rob, nai = MM.robustness_curve(kappas, 100, 1.0, n=80, runs=2, seed=5)
+    np.testing.assert_array_equal(rob, steps[-1][1])
+    np.testing.assert_array_equal(nai, steps[-1][2])
+    cached = list(MM.iter_robustness_curve(kappas, 100, 1.0, n=80, runs=2, seed=5))
+    assert len(cached) == 1 and cached[0][1] is rob  # a cached curve comes in one step

@@ -21,6 +21,7 @@ gradient in here.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
 from typing import Callable
@@ -189,6 +190,14 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
 def _run_first_order(oracle, th: np.ndarray, T: int, method: FirstOrderMethod, g_rng: np.random.Generator,
                      progress, every: int = 10) -> OptimisationTrace:
     """Algorithm 7 on validated arguments (the private algorithms of :mod:`dpviz.learning` call this)."""
+    _t, iterates = collections.deque(_first_order_steps(oracle, th, T, method, progress, every), maxlen=1)[0]
+    return OptimisationTrace(iterates=iterates, output=method._aggregate(iterates, g_rng))
+
+
+def _first_order_steps(oracle, th: np.ndarray, T: int, method: FirstOrderMethod, progress, every: int = 10):
+    """Algorithm 7's loop as a generator (validated arguments): after each step t = 1..T it yields
+    ``(t, iterates)``, the (T+1, d) array whose rows θ_0..θ_t are filled in (the same array each time: read, do
+    not keep). :func:`_run_first_order` runs it to the end; streamed training reads partial runs from it."""
     d = th.shape[0]
     iterates = np.empty((T + 1, d))
     th = method._project(th.astype(float))
@@ -212,4 +221,4 @@ def _run_first_order(oracle, th: np.ndarray, T: int, method: FirstOrderMethod, g
         iterates[t + 1] = th
         if progress is not None and ((t + 1) % every == 0 or t + 1 == T):
             progress((t + 1) / T)
-    return OptimisationTrace(iterates=iterates, output=method._aggregate(iterates, g_rng))
+        yield t + 1, iterates

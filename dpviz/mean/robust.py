@@ -34,10 +34,10 @@ Theorem 4 with the corrected Prop. 15 ((3ε₁, 3δ₁) for the G2 bit + (2ε₁
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 from scipy import special
@@ -88,6 +88,7 @@ __all__ = [
     "levy_max_dimension",
     "algorithm_a_neighbours_2d",
     "robustness_curve",
+    "iter_robustness_curve",
 ]
 
 
@@ -1070,7 +1071,8 @@ def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2
     r²/(dm)·I, i.e. E‖X̄ − µ‖² = r²/m) are corrupted by :func:`corrupt_users` (``magnitude`` away); each user is
     given as its mean, so r′ = 10r/√m enters through ``markov_factor``. A ⊥ output counts as an infinite error.
     All draws come in order from one generator seeded with ``seed``; results are cached (read-only) and
-    ``progress(fraction)`` is called after each κ when they are computed.
+    ``progress(fraction)`` is called after each κ when they are computed. :func:`iter_robustness_curve` gives the
+    same numbers κ by κ.
 
     Returns
     -------
@@ -1079,6 +1081,23 @@ def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2
     >>> rob, nai = robustness_curve([0.0, 0.25], 100, 1.0, n=60, runs=1)
     >>> rob.shape, bool(nai[1] > nai[0])
     ((2,), True)
+    """
+    steps = iter_robustness_curve(kappas, m, epsilon, n=n, d=d, r=r, delta=delta, runs=runs, center=center,
+                                  magnitude=magnitude, seed=seed, progress=progress)
+    _done, rob, nai = deque(steps, maxlen=1)[0]  # the last step: the whole curve
+    return rob, nai
+
+
+def iter_robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2, r: float = 1.0,
+                          delta: float = 1e-6, runs: int = 3, center: float = 0.5, magnitude: float = 20.0,
+                          seed: int = 27, progress: Callable[[float], None] | None = None
+                          ) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
+    """:func:`robustness_curve` κ by κ: yields ``(j, robust, naive)`` after each of the first j values of
+    ``kappas`` (arrays of length j), the last one (j = len(kappas)) the cached, read-only result of
+    :func:`robustness_curve`; a cached result is yielded at once. Arguments are validated at the call.
+
+    >>> [j for j, rob, nai in iter_robustness_curve([0.0, 0.1, 0.25], 100, 1.0, n=60, runs=1, seed=3)]
+    [1, 2, 3]
     """
     ks = check_real_array(kappas, "kappas", ndim=1)
     if ks.size > 100 or np.any((ks < 0) | (ks > 1)):
@@ -1089,10 +1108,19 @@ def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2
     _limits.elements(n * d, "the user means (n × d)")
     center = check_in_range(center, "center", -_limits.MAX_SCALE, _limits.MAX_SCALE)
     magnitude = _limits.scale(magnitude, "magnitude", allow_zero=True)
+    if progress is not None and not callable(progress):
+        raise ValueError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
     key = (tuple(ks.tolist()), m, eps, n, d, r, delta, runs, center, magnitude, int(seed))
+    return _robustness_steps(ks, key, progress)
+
+
+def _robustness_steps(ks, key, progress) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
     if key in _ROBUSTNESS_CACHE:
         _ROBUSTNESS_CACHE.move_to_end(key)
-        return _ROBUSTNESS_CACHE[key]
+        rob, nai = _ROBUSTNESS_CACHE[key]
+        yield ks.size, rob, nai
+        return
+    _, m, eps, n, d, r, delta, runs, center, magnitude, seed = key
     g = np.random.default_rng(seed)
     rob, nai = [], []
     for j, kap in enumerate(ks):
@@ -1107,10 +1135,12 @@ def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2
         nai.append(np.median(en))
         if progress is not None:
             progress((j + 1) / ks.size)
+        if j + 1 < ks.size:
+            yield j + 1, np.array(rob), np.array(nai)
     out = (np.array(rob), np.array(nai))
     for a in out:
         a.setflags(write=False)
     _ROBUSTNESS_CACHE[key] = out
     if len(_ROBUSTNESS_CACHE) > 8:
         _ROBUSTNESS_CACHE.popitem(last=False)
-    return out
+    yield ks.size, out[0], out[1]

@@ -14,6 +14,15 @@ The base class wires every control to one :meth:`Panel.update`, syncs the return
 panel keeps working. Anything else is a bug; it is still shown as a short message (and logged) so a lesson never
 breaks in front of a class.
 
+Slow panels may instead implement ``_render_steps(self, v)``, a generator of :class:`Step` s whose views refine the
+figure (a few training steps, repetitions or a coarse grid first; the last step is the complete view). Their first
+render, and every update with ``background`` off, is synchronous and shows the final view only. In a running kernel
+(``background`` on) a control change starts a worker thread instead: the kernel keeps answering the page, each
+partial view is written into the figures as it arrives (with a note saying it is partial, the progress bar
+following the steps), a newer change cancels the stale worker (checked between steps, and at each progress report
+of the computation), and a Stop button ends the work, keeping the last partial figure with a note.
+:meth:`Panel.wait` waits for the worker (tests, ``make bench``).
+
 Panels are plain Python objects, so tests and ``make bench`` drive them without a browser::
 
     p = PrivacyLossPanel()
@@ -32,10 +41,11 @@ import math
 import numbers
 import os
 import sys
+import threading
 import time
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 import ipywidgets as W
 import numpy as np
@@ -79,6 +89,7 @@ _import_figure_widget()
 __all__ = [
     "Panel",
     "View",
+    "Step",
     "ChoiceReveal",
     "PredictReveal",
     "slider",
@@ -115,8 +126,65 @@ class View:
 
 
 @dataclass
+class Step:
+    """One stage of a streamed render (:meth:`Panel._render_steps`): ``done`` of ``total`` units of work are
+    finished, and ``draw()`` builds the complete :class:`View` of the work done so far.
+
+    ``draw`` is called only when the view is shown: a synchronous render (the first one, static export, tests with
+    ``background=False``) draws the last step only, and a worker never draws a step once it is stale. The last step
+    (``done == total``) is the final, complete result; ``unit`` names the work in the partial note ("after 40 of
+    200 steps").
+    """
+
+    done: int
+    total: int
+    draw: Callable[[], View]
+    unit: str = "steps"
+
+    @property
+    def final(self) -> bool:
+        return self.done >= self.total
+
+    def describe(self) -> str:
+        return f"{self.done} of {self.total} {self.unit}"
+
+
+@dataclass
 class _Timing:
     samples: list[float] = field(default_factory=list)
+    #: streamed updates only: time from the control change to the first figure written (partial or final)
+    first: list[float] = field(default_factory=list)
+
+
+class _Cancelled(Exception):
+    """Raised inside a stale worker (from :meth:`Panel.report_progress`) to stop its computation early."""
+
+
+@dataclass
+class _Job:
+    """One background update: its control values, its cancellation token, and what it has drawn so far."""
+
+    values: dict[str, Any]
+    started: float
+    cancel: threading.Event = field(default_factory=threading.Event)
+    finished: threading.Event = field(default_factory=threading.Event)
+    thread: threading.Thread | None = None
+    shown: Step | None = None  # the last step written into the figures
+    stopped: bool = False
+
+
+def _kernel_running() -> bool:
+    """True inside a running IPython kernel (a served lesson, JupyterLab), where updates can run in a worker."""
+    if os.environ.get(STATIC_EXPORT_ENV):
+        return False
+    ipython = sys.modules.get("IPython")
+    if ipython is None:
+        return False
+    try:
+        shell = ipython.get_ipython()
+    except Exception:  # an unusual IPython: stay synchronous
+        return False
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
 
 # --------------------------------------------------------------------------------------------- controls
@@ -526,11 +594,26 @@ class Panel:
         self.last_error: str | None = None
         self.timings = _Timing()
         self._busy = False
+        # Streamed panels (those that override _render_steps): after the first render, a control change runs in a
+        # worker thread when ``background`` is true, so the kernel keeps answering the page while they compute.
+        # Default: only inside a running kernel (tests and make bench set it explicitly).
+        self.background: bool = _kernel_running()
+        self._started = False
+        self._lock = threading.RLock()  # serialises figure writes and the current job
+        self._local = threading.local()  # .job: the job a worker thread is running
+        self._job: _Job | None = None
+        self.note = W.HTML(value="")  # "partial result …" / "stopped …" of a streamed update
+        self.note.add_class("dpviz-partial-note")
+        self.stop_button = W.Button(description="Stop", tooltip="Stop computing and keep the result shown so far",
+                                    layout=W.Layout(width="auto", visibility="hidden",
+                                                    display=None if self.streams else "none"))
+        self.stop_button.on_click(lambda _button: self.stop())
         if self.slow:
             for c in self.controls.values():
                 if hasattr(c, "continuous_update"):
                     c.continuous_update = False
-        self.update()
+        self.update()  # the first render is synchronous and complete (notebook execution, static export, tests)
+        self._started = True
         for c in self.controls.values():
             c.observe(self.update, names="value")
         self.widget = self._layout()
@@ -541,8 +624,28 @@ class Panel:
     def _build_controls(self) -> dict[str, W.Widget]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _render(self, v: dict[str, Any]) -> View:  # pragma: no cover - abstract
+    def _render(self, v: dict[str, Any]) -> View:
+        """The complete view for ``v``. Streamed panels get it from their last :meth:`_render_steps` step."""
+        if not self.streams:  # pragma: no cover - abstract
+            raise NotImplementedError
+        last = None
+        for step in self._render_steps(v):
+            last = step
+            self.report_progress(step.done / max(step.total, 1))
+        if last is None or not last.final:
+            raise RuntimeError(f"{type(self).__name__}._render_steps ended before its final step")
+        return last.draw()
+
+    def _render_steps(self, v: dict[str, Any]) -> Iterator[Step]:  # pragma: no cover - optional
+        """Slow panels may override this instead of :meth:`_render`: yield :class:`Step` s whose views refine the
+        figure (a few steps, repetitions or a coarse grid first), the last one (``done == total``) the complete
+        view, equal to what a synchronous render shows. Work between two yields is the unit of cancellation."""
         raise NotImplementedError
+
+    @property
+    def streams(self) -> bool:
+        """True for panels that stream partial results (they override :meth:`_render_steps`)."""
+        return type(self)._render_steps is not Panel._render_steps
 
     def _extra_widgets(self) -> list[W.Widget]:
         """Widgets shown under the figures (e.g. a :class:`PredictReveal`). Override to add."""
@@ -557,11 +660,28 @@ class Panel:
         return {name: c.value for name, c in self.controls.items()}
 
     def report_progress(self, fraction: float) -> None:
-        """Call from a long ``_render`` to move the progress bar (0..1)."""
-        self.progress.value = max(0.0, min(1.0, float(fraction)))
+        """Call from a long ``_render`` (or pass as a core function's ``progress``) to move the progress bar (0..1).
+
+        In a worker whose update has gone stale (a newer change, or Stop) it raises instead, which ends the stale
+        computation at once, inside the core loop that reports.
+        """
+        job = getattr(self._local, "job", None)
+        with self._lock:  # a stale worker never moves the bar of the newer update
+            if job is not None and job.cancel.is_set():
+                raise _Cancelled
+            self.progress.value = max(0.0, min(1.0, float(fraction)))
 
     def update(self, change: Any = None) -> None:
-        """The one update path: read all controls, render, sync figures; errors become a friendly message."""
+        """The one update path: read all controls, render, sync figures; errors become a friendly message.
+
+        A streamed panel with ``background`` set hands the work to a worker thread (:meth:`_start_job`) and
+        returns at once; everything else renders here, synchronously.
+        """
+        if getattr(self._local, "job", None) is not None:
+            return  # a control touched by a worker's own render: not a learner's change
+        if self.streams and self.background and self._started:
+            self._start_job()
+            return
         if self._busy:
             return
         self._busy = True
@@ -578,14 +698,112 @@ class Panel:
             self._show_problem(f"Something went wrong while drawing this figure ({type(exc).__name__}). "
                                "Try other settings; the rest of the panel still works.")
         else:
-            self.last_error = None
-            self.status.value = ""
-            self._apply(view)
+            with self._lock:
+                self.last_error = None
+                self.status.value = ""
+                self.note.value = ""
+                self._apply(view)
         finally:
             self._busy = False
             if self.slow:
                 self.progress.layout.visibility = "hidden"
             self.timings.samples.append(time.perf_counter() - t0)
+
+    # -- streamed updates in a worker thread ---------------------------------------------------------------------
+    def _start_job(self) -> None:
+        """Cancel the running worker (if any) and start one for the current control values."""
+        job = _Job(values=self.values(), started=time.perf_counter())
+        job.thread = threading.Thread(target=self._work, args=(job,), name=f"dpviz-{type(self).__name__}",
+                                      daemon=True)
+        with self._lock:
+            if self._job is not None:
+                self._job.cancel.set()  # under the lock: the stale worker can no longer write a figure
+            self._job = job
+            self.progress.value = 0
+            self._show_working(True)
+        job.thread.start()
+
+    def _show_working(self, on: bool) -> None:
+        self.progress.layout.visibility = "visible" if on else "hidden"
+        self.stop_button.layout.visibility = "visible" if on else "hidden"
+
+    def _work(self, job: _Job) -> None:
+        """The worker: draw each step and write it into the figures, unless the job went stale meanwhile."""
+        self._local.job = job
+        try:
+            for step in self._render_steps(job.values):
+                if job.cancel.is_set():
+                    return
+                view = step.draw()  # outside the lock: the figure building is the expensive part
+                with self._lock:
+                    if job.cancel.is_set():
+                        return
+                    if job.shown is None:
+                        self.timings.first.append(time.perf_counter() - job.started)
+                    self.last_error = None
+                    self.status.value = ""
+                    self._apply(view)
+                    job.shown = step
+                    if step.final:
+                        self.note.value = ""
+                        self._show_working(False)
+                        self.timings.samples.append(time.perf_counter() - job.started)
+                        return
+                    self.progress.value = step.done / max(step.total, 1)
+                    self.note.value = _note("⏳", f"Partial result, after {step.describe()}: refining… "
+                                                 "(Stop keeps this one).")
+            self._end_job(job, None)  # a generator without its final step: a bug, shown plainly
+            log.error("dpviz panel %s: _render_steps ended before its final step", type(self).__name__)
+        except _Cancelled:
+            return
+        except ValueError as exc:
+            self._end_job(job, str(exc))
+        except Exception as exc:  # a bug: keep the panel alive, tell the learner plainly, log for developers
+            log.exception("dpviz panel %s failed", type(self).__name__)
+            self._end_job(job, f"Something went wrong while drawing this figure ({type(exc).__name__}). "
+                               "Try other settings; the rest of the panel still works.")
+        finally:
+            self._local.job = None
+            job.finished.set()
+
+    def _end_job(self, job: _Job, problem: str | None) -> None:
+        with self._lock:
+            if job.cancel.is_set():
+                return
+            self.note.value = ""
+            self._show_working(False)
+            self._show_problem(problem or "Something went wrong while drawing this figure. Try other settings; "
+                                          "the rest of the panel still works.")
+
+    def stop(self) -> None:
+        """The Stop button: cancel the running update and keep the partial figure, with a note saying so."""
+        with self._lock:
+            job = self._job
+            if job is None or job.finished.is_set() or job.cancel.is_set():
+                return
+            job.cancel.set()
+            job.stopped = True
+            self._show_working(False)
+            if job.shown is not None:
+                text = (f"Stopped after {job.shown.describe()}: the figure shows that partial result. Change a "
+                        "control to compute again.")
+            else:
+                text = ("Stopped before the first result: the figure still shows the previous settings. Change a "
+                        "control to compute again.")
+            self.note.value = _note("⏹", text)
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the running update (tests, ``make bench``); True when none is left running."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            job = self._job
+            if job is None:
+                return True
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+            if not job.finished.wait(left):
+                return False
+            if self._job is job:
+                return True
 
     def _apply(self, view: View) -> None:
         figs = list(view.figures)
@@ -612,8 +830,11 @@ class Panel:
         header = [W.HTML(f"<h3 style='margin:0.2em 0'>{html.escape(self.title)}</h3>")] if self.title else []
         if self.intro:
             header.append(W.HTML(f"<p style='margin:0.2em 0'>{self.intro}</p>"))
-        controls = W.VBox(list(self.controls.values()) + [self.hint, self.progress])
-        box = W.VBox(header + [controls, self.status, self._figbox, self.readout] + self._extra_widgets())
+        working = W.HBox([self.progress, self.stop_button], layout=W.Layout(align_items="center")) \
+            if self.streams else self.progress
+        controls = W.VBox(list(self.controls.values()) + [self.hint, working])
+        box = W.VBox(header + [controls, self.status, self.note, self._figbox, self.readout]
+                     + self._extra_widgets())
         box.add_class("dpviz-panel")
         return box
 
@@ -653,6 +874,11 @@ class Panel:
             if question:
                 parts.append(f"<div class='dpviz-exercise'>{question} <i>(answer it in the served lesson)</i></div>")
         return "<div class='dpviz-panel dpviz-static'>" + "".join(parts) + "</div>"
+
+
+def _note(icon: str, text: str) -> str:
+    return (f"<div class='dpviz-progress-note' style='color:#1f4e79;background:#eef6fb;border-left:4px solid #0072B2;"
+            f"padding:4px 8px'>{icon} {html.escape(text)}</div>")
 
 
 def _sweep(control: W.Widget, n: int = 12) -> list[Any]:

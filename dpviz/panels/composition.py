@@ -22,6 +22,7 @@ from dpviz.panels._base import (
     ChoiceReveal,
     Panel,
     PredictReveal,
+    Step,
     View,
     dropdown,
     int_slider,
@@ -158,7 +159,12 @@ class CompositionLabPanel(Panel):
         c["neighboring"] = _neighbour_toggle()
         return c
 
-    def _render(self, v):
+    #: ε grid of the first, coarse privacy profile of a live update (the final one has the figure's default 40)
+    COARSE_PROFILE_POINTS = 8
+
+    def _render_steps(self, v):
+        """Two passes: every accountant's ε (the bars) with the privacy profile on a coarse ε grid, then the
+        profile on the full grid (the expensive part at large k)."""
         mech = v["mechanism"]
         _show_only_noise(self.controls, mech)
         noise, k, q, delta, nb = _noise(v, mech), _count(v), float(v["rate"]), float(v["delta"]), v["neighboring"]
@@ -166,9 +172,17 @@ class CompositionLabPanel(Panel):
         for i, name in enumerate(P.ACCOUNTANT_ORDER):  # fill the cache accountant by accountant, with progress
             C.epsilon_result(name, mech, noise, k, q, delta, nb)
             self.report_progress(0.1 * (i + 1))
+        setting = (mech, noise, k, q, delta, nb)
+        yield Step(1, 2, lambda: self._view(*setting, n_points=self.COARSE_PROFILE_POINTS),
+                   unit="passes (a coarse ε grid first)")
+        yield Step(2, 2, lambda: self._view(*setting), unit="passes (a coarse ε grid first)")
+
+    def _view(self, mech, noise, k, q, delta, nb, n_points=None):
         bars = P.accountant_bars_figure(mech, noise, k, q, delta, nb)
-        self.report_progress(0.7)
-        prof = P.privacy_profile_figure(mech, noise, k, q, delta, nb)
+        if n_points is None:
+            prof = P.privacy_profile_figure(mech, noise, k, q, delta, nb)
+        else:
+            prof = P.privacy_profile_figure(mech, noise, k, q, delta, nb, n_points=n_points)
         hint = None
         if delta > 1e-4:
             hint = "δ above 10⁻⁴ is weak: δ should be much smaller than 1/n for n people."

@@ -28,6 +28,7 @@ from dpviz.panels._base import (
     ChoiceReveal,
     Panel,
     PredictReveal,
+    Step,
     View,
     dropdown,
     int_slider,
@@ -361,24 +362,33 @@ class ThresholdLearnerPanel(Panel):
     def bench_values(self):
         return {"m": [2, 8, 32, 64], "epsilon": [0.5, 2.0, 4.0], "grid_size": [100, 1000], "trials": [30, 60]}
 
-    def _render(self, v: dict[str, Any]) -> View:
+    N_GRID = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
+    #: how many values of n are simulated before a live update first draws (the small n are cheap)
+    FIRST_DRAW = 4
+
+    def _render_steps(self, v: dict[str, Any]):
+        """n by n (both curves at each n; every point has its own seed, so the order changes no draw): the first
+        view after the cheap small n, then one per further n."""
         m, eps, K, trials = int(v["m"]), float(v["epsilon"]), int(v["grid_size"]), int(v["trials"])
-        n_grid = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
+        n_grid = self.N_GRID
         ms = [1, m]
-        errors: dict[int, np.ndarray] = {}
-        ses: dict[int, np.ndarray] = {}
-        total = len(ms) * len(n_grid)
-        done = 0
-        for mm in ms:
-            errs, s_e = [], []
-            for n in n_grid:
+        errs: dict[int, list[float]] = {mm: [] for mm in ms}
+        s_e: dict[int, list[float]] = {mm: [] for mm in ms}
+        for i, n in enumerate(n_grid):
+            for mm in ms:
                 e, se = simulate_threshold_learning(int(n), mm, eps, grid_size=K, trials=trials, return_se=True,
                                                     rng=1000 * mm + int(n))
-                errs.append(float(e))
-                s_e.append(float(se))
-                done += 1
-                self.report_progress(done / total)
-            errors[mm], ses[mm] = np.array(errs), np.array(s_e)
+                errs[mm].append(float(e))
+                s_e[mm].append(float(se))
+                self.report_progress((i + (mm == m)) / len(n_grid))  # in a stale worker: stops here
+            if i + 1 >= min(self.FIRST_DRAW, len(n_grid)):
+                k = i + 1
+                yield Step(k, len(n_grid), lambda k=k: self._view(
+                    n_grid[:k], {mm: np.array(errs[mm][:k]) for mm in ms}, {mm: np.array(s_e[mm][:k]) for mm in ms},
+                    m, eps, K), unit="values of n")
+
+    def _view(self, n_grid, errors, ses, m, eps, K) -> View:
+        ms = [1, m]
         fig = P.pac_error_figure(n_grid, errors, epsilon=eps, grid_size=K, standard_errors=ses)
         target = 0.02
         need = {mm: _users_for_error(n_grid, errors[mm], target) for mm in ms}
@@ -393,7 +403,9 @@ class ThresholdLearnerPanel(Panel):
             ratio = "not reached on this n grid"
         readout = _table([
             (f"users needed for mean error ≤ {target:g}", f"m = 1: {need[1]:,.0f};  m = {m}: {need[m]:,.0f}"
-             if math.isfinite(need[1]) and math.isfinite(need[m]) else "beyond n = 512 for one of the curves"),
+             if math.isfinite(need[1]) and math.isfinite(need[m])
+             else f"beyond n = {int(n_grid[-1])} for one of the curves"
+             + ("" if len(n_grid) == len(self.N_GRID) else " (so far)")),
             ("saving", ratio),
         ]) + (f"<p>Theory ({_GHAZI}, Theorem 4): n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)) users with d = ln(K+1), "
               "i.e. error ≈ "

@@ -16,9 +16,19 @@ import math
 
 import numpy as np
 
-from dpviz.learning import compare_training, phased_erm_schedule, rates
+from dpviz.learning import iter_compare_training, phased_erm_schedule, rates
 from dpviz.learning.experiments import heterogeneity_formula, heterogeneity_m_star, heterogeneity_point, lesson_task
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._base import (
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    Step,
+    View,
+    dropdown,
+    int_slider,
+    log_slider,
+    slider,
+)
 from dpviz.plots import learning as P
 
 __all__ = ["LearningRatesPanel", "ERMUsersPanel", "PhasedERMPanel", "TrainLivePanel", "HeterogeneityPanel"]
@@ -205,19 +215,35 @@ class TrainLivePanel(Panel):
         return {"m": [5, 20, 100], "n": [300, 1000], "epsilon": [0.3, 1.0, 5.0], "T": [50, 200],
                 "heterogeneity": [0.0, 0.5], "task": ["linear", "logistic"], "mode": ["practical", "paper"]}
 
-    def _render(self, v):
+    @staticmethod
+    def _pauses(T: int) -> list[int]:
+        """Steps after which a live update shows the curves so far: a few steps first (the first figure within
+        ~0.25 s even at n·m = 2·10⁵), then every quarter of the run."""
+        return sorted({max(1, min(5, T // 40)), T // 4, T // 2, 3 * T // 4} - {0, T})
+
+    def _render_steps(self, v):
         n, m, T, eps, h, kind = round(v["n"]), round(v["m"]), int(v["T"]), v["epsilon"], v["heterogeneity"], v["task"]
         if n * m > _MAX_EXAMPLES:
             raise ValueError(f"n·m = {n * m:,} examples is too many for a live run: keep n·m ≤ {_MAX_EXAMPLES:,} "
                              "(lower n or m).")
         delta = 1e-5
         task = lesson_task(kind, n, m, 10, round(h, 3), 0)
-        runs = compare_training(task, eps, delta, T, mode=v["mode"], rng=1, progress=self.report_progress)
+        steps = iter_compare_training(task, eps, delta, T, mode=v["mode"], rng=1, progress=self.report_progress,
+                                      pause_at=self._pauses(T))
+        for t, runs in steps:
+            yield Step(t, T, lambda runs=runs, t=t: self._view(v, task, runs, t, T, delta))
+
+    def _view(self, v, task, runs, t, T, delta):
+        m, kind = round(v["m"]), v["task"]
         labels = {}
         # the logistic task's excess risk is a Monte-Carlo estimate against θ* that can read below 0: show the
         # training loss there, as the figure does
         what = "final excess risk" if kind == "linear" else "final training loss"
-        rows = [("<i>method</i>", f"<i>{what} · user-level (ε, δ) spent</i>")]
+        spent_what = "user-level (ε, δ) spent"
+        if t < T:  # a partial view: the model after t steps, the ε the whole run will have spent
+            what = what.replace("final", f"after {t} of {T} steps,")
+            spent_what = f"user-level (ε, δ) of the whole run of {T} steps"
+        rows = [("<i>method</i>", f"<i>{what} · {spent_what}</i>")]
         for key, r in runs.items():
             name = P.METHOD_STYLE[key][2]
             if r.privacy is None:
@@ -238,9 +264,11 @@ class TrainLivePanel(Panel):
         else:
             curves = {k: (r.steps, r.losses) for k, r in runs.items()}
             ylabel = "training loss L(θ<sub>t</sub>; S)"
-        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"),
-                                       title=f"Training: {'excess risk' if kind == 'linear' else 'loss'} against step "
-                                             f"(δ = {_sci(delta)} for every private run)")
+        title = (f"Training: {'excess risk' if kind == 'linear' else 'loss'} against step "
+                 f"(δ = {_sci(delta)} for every private run)")
+        if t < T:
+            title += f" — after {t} of {T} steps"
+        fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"), title=title)
         acc = next((r.privacy.accountant for r in runs.values() if r.privacy is not None), "")
         rows.append(("accountant", acc))
         hint = None
@@ -305,19 +333,25 @@ class HeterogeneityPanel(Panel):
     def bench_values(self):
         return {"heterogeneity": [0.0, 0.3, 1.0], "n": [100, 200, 1000]}
 
-    def _render(self, v):
+    def _render_steps(self, v):
+        """One step per value of m (the cheap small m first): each view draws the values simulated so far."""
         h, n = round(v["heterogeneity"], 3), round(v["n"])
         ms = np.array([m for m in self.MS if n * m <= 400_000], dtype=float)
         pts = []
         for i, m in enumerate(ms):
             pts.append(heterogeneity_point(n, int(m), h, 0))
-            self.report_progress((i + 1) / len(ms))
-        pts = np.array(pts)
+            yield Step(i + 1, len(ms), lambda k=i + 1: self._view(n, h, ms[:k], np.array(pts[:k]), len(ms)),
+                       unit="values of m")
+
+    def _view(self, n, h, ms, pts, total):
         formula, floor = heterogeneity_formula(n, ms, h)
         m_star = self._m_star(n, h)
         shown = m_star if self._revealed else None  # the exercise's answer: hidden until Reveal
+        title = "Heterogeneity: when do more samples per user stop helping?"
+        if len(ms) < total:
+            title += f" — {len(ms)} of {total} values of m so far"
         fig = P.heterogeneity_figure(ms, {"nonprivate": pts[:, 0], "user_level": pts[:, 1], "naive": pts[:, 2]},
-                                     formula=formula, m_star=shown)
+                                     formula=formula, m_star=shown, title=title)
         if not math.isfinite(m_star):
             star = "∞ (no drift)"
         else:

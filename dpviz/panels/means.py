@@ -22,13 +22,13 @@ from dpviz.mean import (
     corollary8_error,
     corollary8_samples,
     crossover_m,
+    iter_robustness_curve,
     levy_max_dimension,
     levy_users_required,
     mse_against_m,
     naive_laplace_mse,
     prob_g2,
     robust_floor,
-    robustness_curve,
     round_acceptance_1d,
     tau_knob_sweep,
     tau_safe,
@@ -44,6 +44,7 @@ from dpviz.panels._base import (
     ChoiceReveal,
     Panel,
     PredictReveal,
+    Step,
     View,
     dropdown,
     int_slider,
@@ -365,24 +366,35 @@ class RobustnessPanel(Panel):
             "epsilon": dropdown("privacy ε", [("0.5", 0.5), ("1", 1.0), ("2", 2.0)], 1.0),
         }
 
-    def _render(self, v):
-        kap, m, eps = float(v["kappa"]), int(v["m"]), float(v["epsilon"])
+    def _render_steps(self, v):
+        """η by η (the draws of :func:`~dpviz.mean.iter_robustness_curve`, in order): a view every second η."""
+        m, eps = int(v["m"]), float(v["epsilon"])
+        total = len(self._KAPPAS)
         # n = 150 users, d = 2, r = 1, 3 runs per κ, δ = 10⁻⁶ (the defaults of robustness_curve)
-        rob, nai = robustness_curve(self._KAPPAS, m, eps, progress=self.report_progress)
+        for j, rob, nai in iter_robustness_curve(self._KAPPAS, m, eps, progress=self.report_progress):
+            if j == total or j % 2 == 0:
+                yield Step(j, total, lambda rob=rob, nai=nai: self._view(v, rob, nai), unit="values of η")
+
+    def _view(self, v, rob, nai):
+        kap, m = float(v["kappa"]), int(v["m"])
+        kappas = self._KAPPAS[:len(rob)]
         # the proof's two laws are indistinguishable after corruption: some estimate errs by half their mean gap,
         # r·η/√m with the printed gap 2rη/√m, 2r·η/√m with the corrected 4rη/√m (robust_floor drops the constant)
         c = float(v["floor"])
-        floor = c * np.array([robust_floor(k, m) for k in self._KAPPAS])
+        floor = c * np.array([robust_floor(k, m) for k in kappas])
         label = f"floor {'' if c == 1 else '2'}r·η/√m (Prop 27's proof, gap {'printed' if c == 1 else 'corrected'})"
         bound = theorem7_guarantee(m, 2)
         # the floor is 0 at κ = 0: leave that point out on the log axis rather than drawing an invented 10⁻⁴
-        fig = robustness_figure(self._KAPPAS, np.where(np.isfinite(rob), rob, np.nan), nai,
+        fig = robustness_figure(kappas, np.where(np.isfinite(rob), rob, np.nan), nai,
                                 np.where(floor > 0, floor, np.nan), bound=bound, current=kap, floor_label=label)
         i = int(np.argmin(np.abs(self._KAPPAS - kap)))
-        readout = (f"η = {kap:.2f}: error of the estimator of Esfandiari, Mirrokni & Narayanan 2022 ≈ {rob[i]:.3g}, "
-                   f"plain mean ≈ "
-                   f"{nai[i]:.3g}, floor {'' if c == 1 else '2'}r·η/√m = {c * robust_floor(kap, m):.3g} (order "
-                   "only: Prop 27 has no constant). n = 150 users, d = 2 (user means drawn exactly).")
+        if i < len(rob):
+            errors = (f"error of the estimator of Esfandiari, Mirrokni & Narayanan 2022 ≈ {rob[i]:.3g}, plain mean ≈ "
+                      f"{nai[i]:.3g}")
+        else:
+            errors = "errors not simulated yet"
+        readout = (f"η = {kap:.2f}: {errors}, floor {'' if c == 1 else '2'}r·η/√m = {c * robust_floor(kap, m):.3g} "
+                   "(order only: Prop 27 has no constant). n = 150 users, d = 2 (user means drawn exactly).")
         return View(figures=[fig], readout=readout)
 
 

@@ -1,0 +1,308 @@
+"""Slow panels stay live (issue 14, item 3): streamed updates in a worker thread, cancelled by newer changes and by
+Stop, errors shown as in a synchronous update.
+
+Every test drives one of the five streamed panels with ``background`` set explicitly. Ordering is made
+deterministic with a gate around the panel's steps (each step waits until the test lets it through and reports
+that it arrived), never with sleeps: the test knows which step a worker is at when it moves a control or presses
+Stop. Figures are compared as their plotly JSON (trace uids aside) with what a synchronous update at the same
+settings draws.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import queue
+import threading
+
+import pytest
+
+import dpviz.mean.robust as robust_module
+from dpviz.panels import _base
+from dpviz.panels.composition import CompositionLabPanel
+from dpviz.panels.few_examples import ThresholdLearnerPanel
+from dpviz.panels.learning import HeterogeneityPanel, TrainLivePanel
+from dpviz.panels.means import RobustnessPanel
+
+WAIT = 120.0  # seconds: a generous bound for a worker on a loaded 2-core machine (never a timing assertion)
+
+#: panel, settings that keep it quick, the control moved, and two values for it (first, second)
+CASES = {
+    "TrainLivePanel": (TrainLivePanel, {"n": 100.0, "m": 5.0, "T": 40}, "epsilon", 2.0, 0.5),
+    "HeterogeneityPanel": (HeterogeneityPanel, {"n": 100.0}, "heterogeneity", 0.5, 0.8),
+    "ThresholdLearnerPanel": (ThresholdLearnerPanel, {"trials": 10, "grid_size": 100}, "epsilon", 2.0, 3.0),
+    "RobustnessPanel": (RobustnessPanel, {}, "m", 25, 400),
+    "CompositionLabPanel": (CompositionLabPanel, {}, "k", 1000.0, 10000.0),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_robustness_cache():
+    """robustness_curve caches whole curves; a cached curve arrives in one step, so each test starts without."""
+    robust_module._ROBUSTNESS_CACHE.clear()
+    yield
+    robust_module._ROBUSTNESS_CACHE.clear()
+
+
+def _state(panel) -> str:
+    figs = []
+    for fig in panel.figures:
+        d = json.loads(json.dumps(fig.to_plotly_json(), default=lambda o: o.tolist() if hasattr(o, "tolist")
+                                  else str(o), sort_keys=True))
+        for trace in d["data"]:
+            trace.pop("uid", None)
+        figs.append(d)
+    return json.dumps({"figures": figs, "readout": panel.readout.value}, sort_keys=True)
+
+
+def _sync_state(name: str, value) -> str:
+    """What today's synchronous update draws: the panel at the case's settings, the control moved to ``value``."""
+    cls, settings, control, _, _ = CASES[name]
+    ref = cls(**settings)
+    ref.background = False
+    ref.controls[control].value = value
+    assert ref.last_error is None
+    return _state(ref)
+
+
+def _live(name: str):
+    cls, settings, _, _, _ = CASES[name]
+    panel = cls(**settings)
+    panel.background = True
+    return panel
+
+
+class _Recorder:
+    """Records every figure write of a panel: the control values of the job that wrote it and the state after."""
+
+    def __init__(self, panel, control: str):
+        self.writes: list[tuple[object, str]] = []
+        original = panel._apply
+
+        def apply(view):
+            original(view)
+            job = getattr(panel._local, "job", None)
+            self.writes.append((None if job is None else job.values[control], _state(panel)))
+
+        panel._apply = apply
+
+
+class _Gate:
+    """Wraps a panel's steps: each step reports (control value, done) when it arrives, then waits to be let through."""
+
+    def __init__(self, panel, control: str):
+        self.arrived: queue.Queue = queue.Queue()
+        self.permits = threading.Semaphore(0)
+        self.counts: dict[object, int] = {}
+        inner = panel._render_steps
+
+        def steps(v):
+            for step in inner(v):
+                self.counts[v[control]] = self.counts.get(v[control], 0) + 1
+                self.arrived.put((v[control], step.done, step.total))
+                assert self.permits.acquire(timeout=WAIT), "the test never let this step through"
+                yield step
+
+        panel._render_steps = steps
+
+    def next_arrival(self):
+        return self.arrived.get(timeout=WAIT)
+
+    def open(self, n: int = 1000) -> None:
+        for _ in range(n):
+            self.permits.release()
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_change_streams_partial_figures_and_ends_on_the_synchronous_one(name):
+    _, _, control, value, _ = CASES[name]
+    panel = _live(name)
+    rec = _Recorder(panel, control)
+
+    panel.controls[control].value = value
+    assert panel.wait(WAIT)
+    states = [s for _, s in rec.writes]
+    assert len(set(states)) > 1, "only one figure state was drawn: nothing streamed"
+    assert states[-1] == _sync_state(name, value)  # the last write is exactly the synchronous render
+    assert panel.last_error is None and panel.note.value == ""
+    assert panel.progress.layout.visibility == "hidden" and panel.stop_button.layout.visibility == "hidden"
+    assert len(panel.timings.first) == 1 and panel.timings.first[0] <= panel.timings.samples[-1]
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_partial_views_say_they_are_partial(name):
+    _, _, control, value, _ = CASES[name]
+    panel = _live(name)
+    gate = _Gate(panel, control)
+    panel.controls[control].value = value
+    _, done, total = gate.next_arrival()
+    assert done < total
+    gate.open(1)  # the first step is written, then the worker computes the second and waits at the gate
+    gate.next_arrival()
+    assert "Partial result, after" in panel.note.value and f"{done} of {total}" in panel.note.value
+    assert panel.progress.layout.visibility == "visible" and panel.stop_button.layout.visibility == "visible"
+    assert done / total - 1e-9 <= panel.progress.value < 1  # at least the step shown (core progress may run ahead)
+    gate.open()
+    assert panel.wait(WAIT)
+    assert panel.note.value == ""
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_a_second_change_cancels_the_first(name):
+    _, _, control, first, second = CASES[name]
+    panel = _live(name)
+    rec = _Recorder(panel, control)
+    gate = _Gate(panel, control)
+
+    panel.controls[control].value = first
+    assert gate.next_arrival()[0] == first  # the first worker holds its first step, not yet written
+    panel.controls[control].value = second  # a newer change while the first is at work
+    gate.open()
+    assert panel.wait(WAIT)
+    written = [v for v, _ in rec.writes]
+    assert written and all(v == second for v in written), f"a stale figure was written: {written}"
+    assert rec.writes[-1][1] == _sync_state(name, second)
+    assert gate.counts.get(first) == 1, "the stale worker went on computing after it was cancelled"
+    assert panel.last_error is None and panel.note.value == ""
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_stop_keeps_the_partial_figure_with_a_note(name):
+    _, _, control, value, _ = CASES[name]
+    panel = _live(name)
+    rec = _Recorder(panel, control)
+    gate = _Gate(panel, control)
+
+    panel.controls[control].value = value
+    _, done, total = gate.next_arrival()
+    gate.open(1)
+    gate.next_arrival()  # the first partial view is written; the worker waits with its next step
+    assert len(rec.writes) == 1
+    partial = rec.writes[0][1]
+    panel.stop_button.click()
+    gate.open()
+    assert panel.wait(WAIT)
+    assert len(rec.writes) == 1 and _state(panel) == partial  # nothing after Stop
+    assert partial != _sync_state(name, value)  # and it is the partial figure, not the final one
+    assert "Stopped after" in panel.note.value and f"{done} of {total}" in panel.note.value
+    assert panel.progress.layout.visibility == "hidden" and panel.stop_button.layout.visibility == "hidden"
+    assert panel.last_error is None
+    # a new change computes again, to the end
+    panel.controls[control].value = CASES[name][4]
+    assert panel.wait(WAIT)
+    assert panel.note.value == "" and _state(panel) == _sync_state(name, CASES[name][4])
+
+
+@pytest.mark.parametrize("kind", ["ValueError", "bug"])
+@pytest.mark.parametrize("name", CASES)
+def test_errors_in_the_worker_become_the_friendly_message(name, kind):
+    _, _, control, value, _ = CASES[name]
+    panel = _live(name)
+    inner = panel._render_steps
+
+    def failing(v):
+        steps = inner(v)
+        yield next(steps)  # one partial view, then the computation fails
+        if kind == "ValueError":
+            raise ValueError("epsilon = -1 is not allowed: must be > 0.")
+        raise ZeroDivisionError("a bug")
+
+    panel._render_steps = failing
+    panel.controls[control].value = value
+    assert panel.wait(WAIT)
+    if kind == "ValueError":
+        assert panel.last_error == "epsilon = -1 is not allowed: must be > 0."
+    else:
+        assert panel.last_error.startswith("Something went wrong while drawing this figure (ZeroDivisionError)")
+    assert html.escape(panel.last_error) in panel.status.value
+    assert "Traceback" not in panel.status.value and "Traceback" not in panel.note.value
+    assert panel.note.value == ""
+    assert panel.progress.layout.visibility == "hidden" and panel.stop_button.layout.visibility == "hidden"
+    # the panel keeps working
+    panel._render_steps = inner
+    panel.controls[control].value = CASES[name][4]
+    assert panel.wait(WAIT)
+    assert panel.last_error is None and panel.status.value == ""
+    assert _state(panel) == _sync_state(name, CASES[name][4])
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_without_background_an_update_is_synchronous_as_before(name):
+    _, _, control, value, _ = CASES[name]
+    panel = _live(name)
+    panel.background = False
+    rec = _Recorder(panel, control)
+    renders = len(panel.timings.samples)
+    panel.controls[control].value = value  # returns with the figure drawn: no worker, no partial view
+    assert panel._job is None
+    assert len(rec.writes) == 1 and len(panel.timings.samples) == renders + 1
+    assert _state(panel) == _sync_state(name, value)
+    assert panel.note.value == "" and panel.stop_button.layout.visibility == "hidden"
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_the_first_render_is_synchronous_and_complete_even_in_a_kernel(name, monkeypatch):
+    monkeypatch.setattr(_base, "_kernel_running", lambda: True)
+    cls, settings, _, _, _ = CASES[name]
+    panel = cls(**settings)
+    assert panel.background and panel._job is None and panel.note.value == ""
+    ref = cls(**settings)
+    assert _state(panel) == _state(ref)
+
+
+def test_the_stop_button_shows_only_on_streamed_panels():
+    from dpviz.panels.composition import GroupPrivacyPanel
+
+    plain = GroupPrivacyPanel()
+    assert not plain.streams and plain.stop_button.layout.display == "none"
+    streamed = RobustnessPanel()
+    assert streamed.streams and streamed.stop_button.layout.display is None
+
+
+def test_a_stale_worker_stops_inside_the_core_loop_at_its_next_progress_report():
+    """Cancellation reaches into the computation: the core loop's next progress report ends a stale worker (the
+    threshold learner reports after every simulated point and draws only after four values of n)."""
+    _, _, control, first, second = CASES["ThresholdLearnerPanel"]
+    panel = _live("ThresholdLearnerPanel")
+    calls: list[object] = []
+    holding, release = threading.Event(), threading.Event()
+    original = panel.report_progress
+
+    def report(fraction):
+        value = panel._local.job.values[control]
+        calls.append(value)
+        if value == first and not holding.is_set():
+            holding.set()
+            assert release.wait(WAIT)
+        original(fraction)
+
+    panel.report_progress = report
+    panel.controls[control].value = first
+    assert holding.wait(WAIT)  # the first worker is inside its first simulated point's report
+    panel.controls[control].value = second
+    release.set()
+    assert panel.wait(WAIT)
+    assert calls.count(first) == 1, f"the stale worker went on simulating: {calls.count(first)} reports"
+    assert _state(panel) == _sync_state("ThresholdLearnerPanel", second)
+
+
+def _bench_module():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
+    spec = importlib.util.spec_from_file_location("bench_run_streaming", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["bench_run_streaming"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_make_bench_times_the_first_partial_result_of_every_streamed_panel():
+    run = _bench_module()
+    run.import_panels()
+    assert sorted(name for name, _ in run._streamed_panels("")) == sorted(CASES)
+    firsts, finals, problems = run.bench_streaming(RobustnessPanel)
+    assert not problems and firsts and len(firsts) == len(finals)
+    assert all(0 < f <= F for f, F in zip(firsts, finals))  # the first figure never comes after the final one
