@@ -112,6 +112,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SLIDER_MODELS = ("IntSliderModel", "FloatSliderModel", "FloatLogSliderModel")
 FIGURE_TRAITS = ("_widget_data", "_widget_layout")
 KERNEL_ID = re.compile(r'"kernelId":\s*"([0-9a-f-]+)"')
+WAITING_PAGE = "id='dpviz-wait'"  # the page a lesson request gets while the server is still preparing that lesson
 KERNEL_FILE = re.compile(r"kernel-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json")
 STEPS_PER_MOVE = 3  # steps tried before a move that changes no figure counts as an error
 QUIET_AFTER_IDLE = 1.0  # s to wait for a late figure update after the kernel went idle on a step
@@ -555,9 +556,22 @@ async def light_student(st: Student, cls: Class) -> None:
         url = f"{cls.server.url}/voila/render/{cls.lesson}"
         resp = await cls.http.fetch(HTTPRequest(url, request_timeout=cls.left(), follow_redirects=False),
                                     raise_error=False)
+        body = resp.body.decode(errors="replace") if resp.body else ""
+        if resp.code == 200 and WAITING_PAGE in body:
+            # The server is still warming up: do what the waiting page's script does (poll the status, then
+            # open the lesson with ?waited=1), on the same clock.
+            while cls.left() > 0:
+                status = await cls.http.fetch(HTTPRequest(f"{cls.server.url}/dpviz/status.json",
+                                                          request_timeout=max(cls.left(), 1)), raise_error=False)
+                info = json.loads(status.body or b"{}") if status.code == 200 else {}
+                if info.get("ready") or info.get("pool", {}).get(cls.lesson, 0) > 0:
+                    break
+                await asyncio.sleep(0.7)
+            resp = await cls.http.fetch(HTTPRequest(url + "?waited=1", request_timeout=cls.left(),
+                                                    follow_redirects=False), raise_error=False)
+            body = resp.body.decode(errors="replace") if resp.body else ""
         st.page_s = time.monotonic() - t0
         st.http_status = resp.code
-        body = resp.body.decode(errors="replace") if resp.body else ""
         if resp.code != 200:
             title = re.search(r"<h1[^>]*>(.*?)</h1>", body)
             raise StudentError(f"page: HTTP {resp.code} {title[1] if title else (resp.error or '')}".strip())
@@ -821,9 +835,9 @@ async def browser_student(st: Student, cls: Class) -> None:
             raise StudentError("no dpviz panel in the page")
         p = st.index % n_panels if opts.panel == "spread" else min(int(opts.panel), n_panels - 1)
         st.panel = p
-        handle = page.locator(".dpviz-panel").nth(p).locator(".widget-slider .noUi-handle").first
-        if await page.locator(".dpviz-panel").nth(p).locator(".widget-slider .noUi-handle").count() == 0:
-            raise StudentError(f"panel {p} has no slider")
+        handle = page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").first
+        if await page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").count() == 0:
+            raise StudentError(f"panel {p} has no visible slider")
         st.slider = f"panel {p} first slider"
         await page.wait_for_function(f"(i) => ({PANEL_SIGNATURE})(i) !== null", arg=p, timeout=cls.left() * 1000)
         await page.evaluate(KEYDOWN_CLOCK)

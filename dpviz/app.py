@@ -257,7 +257,9 @@ class DpvizVoila(Voila):
         finally:
             voila_app.voila_kernel_manager_factory = original
         settings["dpviz_prose_pages"] = {name: functools.partial(prose_html, name) for name in PROSE_PAGES}
-        settings["dpviz_lessons"] = frozenset(lesson.filename for lesson in lessons(NOTEBOOKS))
+        catalogue = lessons(NOTEBOOKS)
+        settings["dpviz_lessons"] = frozenset(lesson.filename for lesson in catalogue)
+        settings["dpviz_titles"] = {x.filename: f"lesson {x.order:02d} · {x.title}" for x in catalogue}
         settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
         settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
         if self.allow_hosts:

@@ -352,6 +352,27 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         a.stop()
 
 
+def test_a_lesson_asked_for_while_the_server_warms_up_says_what_it_waits_for(tmp_path):
+    """Just after start-up the lesson's pool has no kernel ready: the page says so and points at the status and at
+    the lesson with ?waited=1 (which its script opens once a kernel is ready), and no kernel is started for it."""
+    a = start_app(tmp_path, "--class-size=2", "--lessons=08", "--fill-concurrency=1")
+    try:
+        assert a.status()["ready"] is False, "the class was ready before the first request: nothing to test"
+        status, body = Client(a.url).request(f"/voila/render/{LESSON}")
+        assert status == 200 and "id='dpviz-wait'" in body and "Preparing lesson 08 · " in body, body[:500]
+        assert f"/voila/render/{LESSON}?waited=1" in body and "/dpviz/status.json" in body
+        assert '"kernelId"' not in body and "Traceback" not in body
+        assert a.status()["sessions"] == 0
+        assert wait_until(lambda: a.status()["pool"].get(LESSON, 0) > 0, 180)
+        kernel = Client(a.url).open_lesson(LESSON + "?waited=1")
+        assert _live(a, kernel)
+        # Once the class is ready, a lesson is served at once, as before.
+        assert wait_until(lambda: a.status()["ready"], 180)
+        assert "id='dpviz-wait'" not in Client(a.url).request(f"/voila/render/{LESSON}")[1]
+    finally:
+        a.stop()
+
+
 def test_unknown_lesson_and_bad_options_are_refused_with_the_parameter_named(tmp_path):
     import subprocess
     import sys

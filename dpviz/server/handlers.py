@@ -25,6 +25,7 @@ import secrets
 
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.handlers import KernelHandler
+from jupyter_server.utils import url_path_join
 from tornado import web
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
@@ -143,6 +144,10 @@ class LessonHandler(TornadoVoilaHandler):
         if not km.can_use_pool(notebook) and not km.can_start_kernel():
             self._class_full()
             return
+        if self.get_query_argument("waited", None) is None and km.warming(notebook):
+            km.wanted(notebook)
+            self._warming_page(notebook)
+            return
         handed: list[str] = []
         reset, reset_handed = CLIENT.set(token), HANDED.set(handed)
         try:
@@ -155,6 +160,50 @@ class LessonHandler(TornadoVoilaHandler):
             HANDED.reset(reset_handed)
             for kernel_id in handed:
                 km.page_served(kernel_id)
+
+    def _warming_page(self, notebook: str) -> None:
+        """The server has just started and this lesson's first kernel is not ready: say so, show the progress from
+        ``status.json``, and open the lesson (``?waited=1``) as soon as a kernel for it is ready."""
+        titles = self.settings.get("dpviz_titles", {})
+        title = titles.get(notebook, notebook)
+        status_url = url_path_join(self.base_url, "dpviz/status.json")
+        lesson_url = url_path_join(self.base_url, "voila/render", notebook) + "?waited=1"
+        self.set_status(200)
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.set_header("Cache-Control", "no-store")
+        self.finish(
+            "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<noscript><meta http-equiv='refresh' content='15;url={html.escape(lesson_url)}'></noscript>"
+            f"<title>Preparing: {html.escape(title)}</title>{NO_FAVICON}</head>"
+            "<body style='font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;"
+            "line-height:1.5'>"
+            f"<h1 style='font-size:1.4em'>Preparing {html.escape(title)}</h1>"
+            "<p>The server has just started and is getting the lessons ready: for each student it starts Python "
+            "and runs the lesson once, so that your figures appear at once. This page opens the lesson by itself "
+            "as soon as it is ready (usually within half a minute).</p>"
+            "<p id='dpviz-wait' role='status' aria-live='polite'>Waiting for the server…</p>"
+            f"<p><a href='{html.escape(lesson_url)}'>Open the lesson now</a> (it may take longer to appear).</p>"
+            "<script>(function () {"
+            f"var nb = {json.dumps(notebook)}, statusUrl = {json.dumps(status_url)}, lesson = {json.dumps(lesson_url)};"
+            "var start = Date.now(), line = document.getElementById('dpviz-wait');"
+            "function go() { location.replace(lesson); }"
+            "function poll() {"
+            "  if (Date.now() - start > 120000) return go();"
+            "  fetch(statusUrl, {cache: 'no-store'}).then(function (r) { return r.json(); }).then(function (s) {"
+            "    var ready = (s.pool || {})[nb] || 0, starting = (s.pool_starting || {})[nb] || 0;"
+            "    if (s.ready || ready > 0) return go();"
+            "    var t = s.pool_target || {}, all = Object.keys(t).filter(function (k) { return t[k] > 0; });"
+            "    var done = all.filter(function (k) {"
+            "      return (s.pool[k] || 0) >= t[k]; }).length;"
+            "    line.textContent = 'This lesson: ' + (starting ? 'starting Python and running the lesson…' : "
+            "      'next in line…') + ' Lessons ready: ' + done + ' of ' + all.length + '.';"
+            "    setTimeout(poll, 700);"
+            "  }).catch(function () { setTimeout(poll, 1500); });"
+            "}"
+            "poll();"
+            "})();</script></body></html>"
+        )
 
     def _class_full(self) -> None:
         _friendly_page(

@@ -83,6 +83,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self._end_timers: dict[str, asyncio.TimerHandle] = {}
             self._filling: dict[str, int] = {}
             self._rendered: dict[str, int] = {}
+            self._wanted: dict[str, float] = {}
             self._last_take = 0.0
             self._wake: asyncio.Event | None = None
             self._filler: asyncio.Task | None = None
@@ -139,6 +140,23 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 out[nb] = n
             return out
 
+        def warming(self, notebook_name: str) -> bool:
+            """True while the server is still preparing its pools and ``notebook_name``'s pool has a kernel on the
+            way but none ready yet: a page asked for now waits for that kernel (and is told so) instead of
+            starting one more kernel that would compete with the pool for the CPU."""
+            if self.ready or self.pool_targets.get(notebook_name, self._default_target(notebook_name)) <= 0:
+                return False
+            if self.ready_counts().get(notebook_name, 0) > 0:
+                return False
+            return len(self._pools.get(notebook_name, [])) > 0 or self._filling.get(notebook_name, 0) > 0 or \
+                self.can_start_kernel()
+
+        def wanted(self, notebook_name: str) -> None:
+            """A student is waiting for ``notebook_name``: its pool fills before the others."""
+            self._wanted[notebook_name] = time.monotonic()
+            self.pool_targets.setdefault(notebook_name, self._default_target(notebook_name))
+            self._kick()
+
         def _deficits(self) -> list[tuple[str, int]]:
             need = []
             for nb, target in self.pool_targets.items():
@@ -147,8 +165,10 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 missing = target - len(self._pools.get(nb, [])) - self._filling.get(nb, 0)
                 if missing > 0:
                     need.append((nb, missing))
-            # Emptiest pool first (relative to its target), then by name for a stable order.
-            need.sort(key=lambda item: (len(self._pools.get(item[0], [])) / max(self.pool_targets[item[0]], 1),
+            # A pool a student is waiting for first (while warming), then the emptiest pool (relative to its
+            # target), then by name for a stable order.
+            need.sort(key=lambda item: (item[0] not in self._wanted or bool(self._pools.get(item[0])),
+                                        len(self._pools.get(item[0], [])) / max(self.pool_targets[item[0]], 1),
                                         item[0]))
             return need
 
