@@ -30,7 +30,7 @@ from test_browser import (
     CHROMIUM,
     CHROMIUM_ARGS,
     _assert_no_errors,
-    _move_first_slider_and_wait,
+    _move_first_control_and_wait,
     _unavailable_reason,
 )
 
@@ -230,15 +230,15 @@ def test_lesson_under_the_prefix_renders_connects_and_follows_its_slider(app, or
     # The prefix without its slash, as JupyterHub links it, lands on the landing page under the prefix.
     response = page.goto(origin + PREFIX.rstrip("/"))
     assert response is not None and response.ok, f"{PREFIX.rstrip('/')}: HTTP {response and response.status}"
-    page.wait_for_selector(".dpviz-lesson-index a")
+    page.wait_for_selector(".dpviz-lesson-index .dpviz-card a")
     assert page.url == landing
-    links = page.eval_on_selector_all(".dpviz-lesson-index a", "els => els.map(e => e.href)")
+    links = page.eval_on_selector_all(".dpviz-lesson-index .dpviz-card a", "els => els.map(e => e.href)")
     assert links == [origin + PREFIX + "voila/render/" + lesson.filename for lesson in lessons()]
     _assert_no_errors(page, "landing page under the prefix")
 
     # Its link opens the lesson under the prefix.
     with page.expect_navigation():
-        page.click(f".dpviz-lesson-index a[href='{LESSON}']")
+        page.click(f".dpviz-lesson-index .dpviz-card a[href='{LESSON}']")
     assert page.url == origin + PREFIX + "voila/render/" + LESSON
 
     # Widgets and every panel's figures render (the figures need plotly's shared bundle, under the prefix).
@@ -259,7 +259,7 @@ def test_lesson_under_the_prefix_renders_connects_and_follows_its_slider(app, or
     assert sockets[0]["received"] > 0 and not sockets[0]["errors"] and not sockets[0]["closed"], sockets[0]
 
     # Moving a slider changes the figures of its panel (a round trip through the kernel, over that socket).
-    assert _move_first_slider_and_wait(page, 0), "moving the first slider did not change its panel's figures"
+    assert _move_first_control_and_wait(page, 0), "moving the first slider did not change its panel's figures"
     page.wait_for_timeout(500)
     _assert_no_errors(page, LESSON + " under the prefix")
 

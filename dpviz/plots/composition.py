@@ -502,5 +502,5 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
         legend=dict(orientation="h", y=-0.25, x=0, yanchor="top"), margin=dict(b=140), height=470)
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Generic: Ghazi et al. 2023, Lemma 6, geometric δ factor (e<sup>gε₁</sup> − 1)/(e<sup>ε₁</sup> − 1). "
-                 "Exact: the mechanism with sensitivity g<br>(Balle & Wang 2018, Thm 8; Laplace: ε = g/b).", y=-0.45)
+                 "Exact: the mechanism with sensitivity g<br>(Balle & Wang 2018, Thm 8; Laplace: ε = g/b).", below=105)
     return fig

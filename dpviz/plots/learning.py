@@ -200,7 +200,7 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")
     _source(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
-                 "h²·tr Σ/(2nd) independent of m; Levy et al. 2021, Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)ν "
+                 "h²·tr Σ/(2nd) independent of m;<br>Levy et al. 2021, Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)ν "
                  "(ν: total-variation drift).")
     approx_note(fig, "markers: Monte Carlo, few seeds")
     return fig

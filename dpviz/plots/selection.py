@@ -213,8 +213,10 @@ def sparse_vector_budget_figure(result: sel.SparseVectorResult, n_queries: int, 
                    line=dict(color=ROLE["approx"], width=2, dash="dot"),
                    name="if each query were answered with its own ε (composition)")]
     layout = _layout(f"Privacy budget: ε = {fmt_number(eps, 3)} in total, c = {c}", "queries asked",
-                     "ε spent", template=template, title_size=14, legend=_LEGEND, margin=dict(b=150), height=400,
-                     shapes=[_hline(eps, color=ROLE["bound"], dash="dash")])
+                     "ε spent", template=template, title_size=14, margin=dict(b=110), height=400,
+                     shapes=[_hline(eps, color=ROLE["bound"], dash="dash")],
+                     # inside, top right: above the dashed total (y ≤ ε) and right of the steep dotted line
+                     legend=dict(x=0.99, xanchor="right", y=0.98, yanchor="top", bgcolor="rgba(255,255,255,0.85)"))
     layout["yaxis"].update(range=[0, 2.2 * eps])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "ε<sub>1</sub> = ε/2 for the noisy threshold, ε<sub>2</sub>/c per positive, ⊥ answers free "
