@@ -50,8 +50,11 @@ def test_value_error_becomes_message_and_panel_keeps_working():
     p.controls["scale"].value = 4.5
     assert "too large" in p.last_error and "too large" in p.status.value
     assert "Traceback" not in p.status.value
+    # nothing of the previous setting is left showing: figures hidden, readout and hint cleared
+    assert p._figbox.layout.visibility == "hidden" and p.readout.value == "" and p.hint.value == ""
     p.controls["scale"].value = 1.5
     assert p.last_error is None and p.status.value == ""
+    assert p._figbox.layout.visibility == "visible" and "1.5" in p.readout.value
     assert np.allclose(p.figures[0].data[0].y, np.exp(-np.abs(np.linspace(-3, 3, 7)) / 1.5))
 
 

@@ -88,15 +88,15 @@ def test_disagreement_table_ratio_is_relative_to_the_exact_epsilon():
     assert f"{basic / exact:.2f}×" in html
 
 
-def test_lab_bad_combination_is_reported_and_the_panel_recovers():
+def test_lab_hides_the_sampling_rate_under_replace_one_and_uses_q_1():
+    """Poisson subsampling is analysed for add/remove neighbours only: under replace-one the q slider is hidden and
+    q = 1 applies (a slider that could only produce a refusal would not mean what it shows)."""
     p = CompositionLabPanel()
     p.controls["rate"].value = 0.1
-    assert p.last_error is None
+    assert p.last_error is None and p.controls["rate"].layout.display is None
     p.controls["neighboring"].value = "replace_one"
-    assert p.last_error and "add/remove" in p.last_error
-    assert p.status.value
-    p.controls["rate"].value = 1.0
     assert p.last_error is None and p.status.value == ""
+    assert p.controls["rate"].layout.display == "none"
     # replace-one doubles the clipped sum's sensitivity: the exact ε is that of σ/2
     line = [t for t in p.figures[0].data if t.type == "scatter"][0]
     k = round(p.controls["k"].value)
@@ -110,7 +110,9 @@ def test_noise_sliders_have_their_own_layouts():
     assert len({id(x) for x in layouts}) == len(layouts)
     p.controls["mechanism"].value = "laplace"
     assert p.controls["sigma"].layout.display == "none" and p.controls["scale"].layout.display is None
-    assert p.controls["delta"].layout.display is None
+    assert p.controls["delta"].layout.display == "none"  # Laplace is pure ε-DP: δ would change nothing
+    p.controls["mechanism"].value = "gaussian"
+    assert p.controls["delta"].layout.display is None and p.controls["sigma"].layout.display is None
 
 
 def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():

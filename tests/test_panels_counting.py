@@ -44,9 +44,11 @@ def test_sensitivity_panel_readout_and_hidden_controls():
     p.controls["query"].value = "sum"
     p.controls["upper"].value = 1.0
     p.controls["lower"].value = 50.0
-    assert p.last_error and "U" in p.last_error  # U < L: a friendly message, the panel survives
+    # U < L cannot be set: U's slider starts at L, so U follows it up
+    assert p.last_error is None and p.controls["upper"].value == pytest.approx(50.0)
+    assert p.controls["upper"].base ** p.controls["upper"].min == pytest.approx(50.0)
     p.controls["lower"].value = 0.0
-    assert p.last_error is None
+    assert p.last_error is None and p.controls["upper"].min == 0.0
 
 
 def test_postprocessing_panel_switches_step_and_hides_bins_for_clamping():
@@ -77,11 +79,13 @@ def test_postprocessing_exercise_reveals_only_after_a_pick():
 def test_composition_panel_hides_the_parallel_answer_until_reveal():
     p = C.CompositionPanel()
     assert len(p.figures[0].data) == 1 and "?" in p.readout.value
+    assert p.controls["relation"].layout.display == "none"  # it changes only the hidden answer
     p.exercise.button.click()  # no pick yet: still hidden
     assert len(p.figures[0].data) == 1
     p.exercise.choice.index = 0
     p.exercise.button.click()
     assert len(p.figures[0].data) == 2 and "10×" in p.readout.value and "?" not in p.readout.value
+    assert p.controls["relation"].layout.display is None
 
 
 def test_local_central_panel_hides_the_answer_until_reveal_and_reveal_is_exact():

@@ -187,3 +187,11 @@ def test_fixed_budget_panel_toggles_the_printed_and_the_worst_case_beta_exponent
     assert p.last_error is None and "nε/16</sup>" in source() and "the paper prints nε/8" in source()
     z_worst = np.array(p.figures[0].data[0].z, dtype=float)
     assert np.all(z_worst >= z_printed - 1e-12) and np.any(z_worst > z_printed + 1e-6)  # β can only grow
+
+
+def test_robustness_simulates_every_eta_its_slider_reaches():
+    """The readout reports the errors at the slider's η: every value the slider can take is simulated (0.35 and
+    0.45 were missing, and the readout then printed η = 0.3's errors under η = 0.35)."""
+    s = RobustnessPanel().controls["kappa"]
+    reachable = np.round(np.arange(s.min, s.max + s.step / 2, s.step), 10)
+    assert set(reachable) <= set(np.round(RobustnessPanel._KAPPAS, 10))

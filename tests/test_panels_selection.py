@@ -66,12 +66,19 @@ def test_misconception_exercises_reveal_feedback_only_after_a_pick():
     assert sv.reveal().startswith("✅")
 
 
-def test_utility_panel_switches_views_and_hides_the_unused_control():
+def test_utility_panel_switches_views_and_both_sliders_mean_what_they_show():
+    """Against ε the k slider sets the curve and the ε slider the marked point and readout; against k the roles
+    swap. Neither is hidden, and the readout is always at the sliders' (k, ε) (it once used a hidden k)."""
     p = PS.SelectionUtilityPanel()
-    assert p.controls["epsilon"].layout.display == "none" and p.controls["k"].layout.display is None
+    p.controls["k"].value = 100.0
+    p.controls["epsilon"].value = 2.0
+    assert p.controls["epsilon"].layout.display is None and p.controls["k"].layout.display is None
+    assert "at k = 100, ε = 2" in p.readout.value
+    assert p.figures[0].layout.shapes[0].x0 == pytest.approx(2.0)  # the marked ε
     p.controls["against"].value = "k"
-    assert p.last_error is None and p.controls["k"].layout.display == "none"
-    assert "number of candidates" in p.figures[0].layout.xaxis.title.text
+    assert p.last_error is None and "number of candidates" in p.figures[0].layout.xaxis.title.text
+    assert "at k = 100, ε = 2" in p.readout.value
+    assert p.figures[0].layout.shapes[0].x0 == pytest.approx(100.0)  # the marked k
 
 
 def test_sparse_vector_panel_budget_counts_only_positives():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -58,10 +60,12 @@ def test_neighbours_panel_switches_between_item_and_user():
     a1, b1 = np.asarray(p.figures[0].data[0].z), np.asarray(p.figures[0].data[1].z)
     assert (a1 != b1).sum() == 1
     assert "Item-level" in p.readout.value
-    # a user beyond n is clamped with a hint, not an error
+    # the sliders reach only users and examples that exist: n = 3 moves user 3's slider to its top, 3
+    p.controls["user"].value = 6
     p.controls["n_users"].value = 3
-    p.controls["user"].value = 10
-    assert p.last_error is None and "only n = 3" in p.hint.value
+    assert p.controls["user"].max == 3 and p.controls["user"].value == 3 and p.last_error is None
+    p.controls["m"].value = 2
+    assert p.controls["example"].max == 2 and p.controls["example"].value == 2
 
 
 def test_group_privacy_panel_readout_tracks_m():
@@ -297,3 +301,19 @@ def test_lesson11_panel_texts_have_no_raw_tex_nor_internal_labels(cls):
     text += " ".join(w.value for w in p.widget.children if hasattr(w, "value") and isinstance(w.value, str))
     for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "ALG-", "[derived]", "ε₀", "d_L"):
         assert bad not in text, (cls.__name__, bad)
+
+
+def test_clipping_tau_slider_never_passes_m():
+    """No user's summed score exceeds m, so τ > m means nothing: the τ/√m slider's top follows m (τ ≤ m) and the
+    readout never reports a τ beyond m (it once read "your τ 316" at m = 100, with the statistics of τ = 100)."""
+    p = L4.ClippingPanel()
+    for m in (1.0, 10.0, 100.0, 1000.0, 10 ** 3.5):
+        p.controls["m"].value = m
+        s = p.controls["tau_rel"]
+        s.value = s.base ** s.max
+        mm = round(p.controls["m"].value)
+        assert s.value * math.sqrt(mm) <= mm * (1 + 1e-9), (m, s.value)
+        assert p.last_error is None
+    p.controls["m"].value = 100.0
+    p.controls["tau_rel"].value = p.controls["tau_rel"].base ** p.controls["tau_rel"].max
+    assert "100: bias" in p.readout.value  # τ = m = 100 at the slider's top

@@ -816,15 +816,22 @@ class Panel:
         else:
             for target, source in zip(self.figures, figs):
                 sync_figure(target, source)
+        self._figbox.layout.visibility = "visible"
         self.readout.value = view.readout or ""
         self.hint.value = f"<span class='dpviz-hint'>💡 {view.hint}</span>" if view.hint else ""
 
     def _show_problem(self, message: str) -> None:
+        """A refused setting: say why, and hide the figures, readout and hint, which belong to the previous settings
+        (a stale figure under a new setting would teach the wrong picture); the next valid setting shows them."""
         self.last_error = message
         self.status.value = (
             "<div class='dpviz-message' style='color:#8a4b00;background:#fff4e0;border-left:4px solid #E69F00;"
-            f"padding:4px 8px'>⚠ {html.escape(message)}</div>"
+            f"padding:4px 8px'>⚠ {html.escape(message)} <i>(The figure is hidden until the settings are valid.)</i>"
+            "</div>"
         )
+        self._figbox.layout.visibility = "hidden"
+        self.readout.value = ""
+        self.hint.value = ""
 
     def _layout(self) -> W.Widget:
         header = [W.HTML(f"<h3 style='margin:0.2em 0'>{html.escape(self.title)}</h3>")] if self.title else []

@@ -49,7 +49,7 @@ class DPSGDPanel(Panel):
             "clip_norm": slider("clip norm C", 1.0, 0.1, 5.0, 0.1),
             "noise_multiplier": slider("noise multiplier σ", 1.0, 0.3, 5.0, 0.1),
             "sampling_rate": log_slider("sampling rate q", 0.05, -2, 0, step=0.1, readout_format=".3f"),
-            "steps": int_slider("steps T", 200, 10, 500, 10),
+            "steps": int_slider("steps T", 200, 10, 1000, 10),  # to 1000: the exercise's 2T is reachable
         }
 
     def _extra_widgets(self):

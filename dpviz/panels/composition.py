@@ -69,11 +69,13 @@ def _noise(v: dict, mechanism: str) -> float:
     return float(v[_NOISE_CONTROL[mechanism]])
 
 
-def _check_sampling(rate: float, neighboring: str) -> None:
-    if rate < 1.0 and neighboring == "replace_one":
-        raise ValueError(
-            "Poisson subsampling (q < 1) is analysed for add/remove neighbours only: with replace-one neighbours the "
-            "dataset size is fixed, so a Poisson sample's size would leak. Set q = 1 or switch to add/remove.")
+def _sampling_rate(controls: dict[str, W.Widget], v: dict) -> float:
+    """The sampling rate q that applies: the slider's under add/remove neighbours; 1 under replace-one, where the
+    slider is hidden (Poisson subsampling is analysed for add/remove neighbours only: with replace-one neighbours
+    the dataset size is fixed, so a Poisson sample's size would leak)."""
+    replace = v["neighboring"] == "replace_one"
+    controls["rate"].layout.display = "none" if replace else None
+    return 1.0 if replace else float(v["rate"])
 
 
 def _count(v: dict, key: str = "k") -> int:
@@ -167,8 +169,8 @@ class CompositionLabPanel(Panel):
         profile on the full grid (the expensive part at large k)."""
         mech = v["mechanism"]
         _show_only_noise(self.controls, mech)
-        noise, k, q, delta, nb = _noise(v, mech), _count(v), float(v["rate"]), float(v["delta"]), v["neighboring"]
-        _check_sampling(q, nb)
+        noise, k, delta, nb = _noise(v, mech), _count(v), float(v["delta"]), v["neighboring"]
+        q = _sampling_rate(self.controls, v)
         for i, name in enumerate(P.ACCOUNTANT_ORDER):  # fill the cache accountant by accountant, with progress
             C.epsilon_result(name, mech, noise, k, q, delta, nb)
             self.report_progress(0.1 * (i + 1))
@@ -250,8 +252,8 @@ class EpsilonVsCompositionsPanel(Panel):
     def _render(self, v):
         mech = v["mechanism"]
         _show_only_noise(self.controls, mech)
-        _check_sampling(float(v["rate"]), v["neighboring"])
-        fig = P.epsilon_vs_count_figure(mech, _noise(v, mech), float(v["rate"]), float(v["delta"]), v["neighboring"],
+        q = _sampling_rate(self.controls, v)
+        fig = P.epsilon_vs_count_figure(mech, _noise(v, mech), q, float(v["delta"]), v["neighboring"],
                                         max_count=_count(v, "max_k"), current=None, n_points=11,
                                         progress=self.report_progress)
         return View(figures=[fig])
@@ -393,6 +395,7 @@ class GroupPrivacyPanel(Panel):
     def _render(self, v):
         mech, g, delta = v["mechanism"], int(v["group"]), float(v["delta"])
         _show_only_noise(self.controls, mech)
+        self.controls["delta"].layout.display = "none" if mech == "laplace" else None  # Laplace is pure: δ = 0
         noise = _noise(v, mech)
         c = C.group_privacy_curves(mech, noise, delta, 20)
         self.report_progress(0.7)

@@ -51,7 +51,7 @@ class SensitivityPanel(Panel):
              "and means need bounds [L, U]: values outside are clipped, which biases the answer but caps Δ.")
 
     def _build_controls(self):
-        return {
+        c = {
             "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
             "query": dropdown("query", _QUERY_OPTIONS, "sum"),
             "relation": dropdown("neighbours", _RELATION_OPTIONS, "add_remove"),
@@ -59,6 +59,10 @@ class SensitivityPanel(Panel):
             "upper": log_slider("upper clipping bound U", 100.0, 0.0, 3.0, step=0.05, readout_format=".3g"),
             "n": log_slider("n (public size, for the mean)", 1000.0, 1.0, 6.0, step=0.25, readout_format=".3g"),
         }
+        # U ≥ L on the sliders themselves: U's slider starts at L (observed before the panel's own update)
+        c["lower"].observe(lambda ch: setattr(c["upper"], "min", math.log10(ch["new"]) if ch["new"] > 1 else 0.0),
+                           names="value")
+        return c
 
     def _render(self, v: dict[str, Any]) -> View:
         query, rel, eps = v["query"], v["relation"], float(v["epsilon"])
@@ -68,8 +72,9 @@ class SensitivityPanel(Panel):
         _show(self.controls["n"], query == "mean")
         lo, hi = float(v["lower"]), float(v["upper"])
         n = max(2, round(float(v["n"])))
-        if clipped and hi < lo:
+        if clipped and hi < lo - 1e-9 * max(1.0, abs(lo)):
             raise ValueError(f"upper clipping bound U = {hi:.3g} is below L = {lo:.3g}: must be U ≥ L.")
+        hi = max(hi, lo)  # U's log slider, started at L, lands a rounding error below it
         delta = S.query_sensitivity(query, lo, hi, n, rel)
         label = dict((k, lbl) for lbl, k in _QUERY_OPTIONS)[query]
         rows = [("query", label), ("neighbours", P.RELATION_LABELS[rel]), ("sensitivity Δ", _fmt(delta))]
@@ -200,6 +205,8 @@ class CompositionPanel(Panel):
 
     def _render(self, v: dict[str, Any]) -> View:
         eps, bins, rel = float(v["epsilon"]), max(1, round(float(v["bins"]))), v["relation"]
+        # the neighbouring relation changes only the parallel (disjoint-bins) answer, hidden until Reveal
+        self.controls["relation"].layout.display = None if self._revealed else "none"
         fig = P.composition_figure(eps, bins, rel, show_parallel=self._revealed)
         seq_sd = math.sqrt(2) * bins / eps
         rows = [("bins as queries on the same data: scale per bin", f"bins/ε = {_fmt(bins / eps)} "

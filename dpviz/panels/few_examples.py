@@ -457,8 +457,8 @@ class ClippingPanel(Panel):
         self.exercise.button.on_click(self._on_reveal)
 
     def _build_controls(self):
-        return {
-            "tau_rel": log_slider("τ / √m", 1.0, -1, 1.5, step=0.05),
+        c = {
+            "tau_rel": log_slider("τ / √m", 1.0, -1, 1.0, step=0.05),
             "m": log_slider("m (examples per user)", 100, 0, 3.5, step=0.1, readout_format=".0f"),
             "alpha": _html(slider("α<sub>acc</sub> (H worse than H′ by)", 0.1, 0.01, 0.5, 0.01)),
             "disagree": slider("P(H and H′ disagree on an example)", 0.3, 0.02, 1.0, 0.02),
@@ -466,6 +466,11 @@ class ClippingPanel(Panel):
             "n_users": log_slider("n (users)", 1000, 1, 5, step=0.25, readout_format=".0f"),
             "n_hyp": log_slider("|ℋ| (candidates)", 100, 0.5, 6, step=0.25, readout_format=".0f"),
         }
+        # τ ≤ m on the slider: no user's summed score exceeds m, so a larger τ clips nothing more (observed before
+        # the panel's own update; the default m = 100 gives τ/√m ≤ 10)
+        c["m"].observe(lambda ch: setattr(c["tau_rel"], "max", min(1.5, 0.5 * math.log10(round(ch["new"])))),
+                       names="value")
+        return c
 
     def _extra_widgets(self):
         return [self.exercise.widget]
@@ -477,7 +482,7 @@ class ClippingPanel(Panel):
 
     def _render(self, v: dict[str, Any]) -> View:
         m = int(round(v["m"]))
-        tau = float(v["tau_rel"]) * math.sqrt(m)
+        tau = min(float(v["tau_rel"]) * math.sqrt(m), float(m))  # the slider keeps τ ≤ m (up to rounding)
         revealed = self._revealed_at is not None and self._revealed_at == v
         if not revealed and self._revealed_at is not None:
             # the settings moved: the revealed answer belongs to another question

@@ -61,13 +61,17 @@ class NeighboursPanel(Panel):
              "difference of a whole row.")
 
     def _build_controls(self):
-        return {
+        c = {
             "m": int_slider("m (examples per user)", 5, 1, 12),
             "n_users": int_slider("n (users)", 6, 2, 12),
             "kind": toggle("neighbour", [("user-level", "user"), ("item-level", "item")], "user"),
-            "user": int_slider("which user changes", 3, 1, 12),
-            "example": int_slider("which example (item-level)", 2, 1, 12),
+            "user": int_slider("which user changes", 3, 1, 6),
+            "example": int_slider("which example (item-level)", 2, 1, 5),
         }
+        # the sliders reach the users and examples that exist (observed before the panel's own update)
+        c["n_users"].observe(lambda ch: setattr(c["user"], "max", int(ch["new"])), names="value")
+        c["m"].observe(lambda ch: setattr(c["example"], "max", int(ch["new"])), names="value")
+        return c
 
     def _render(self, v: dict[str, Any]) -> View:
         n, m = int(v["n_users"]), int(v["m"])

@@ -355,7 +355,7 @@ class RobustnessPanel(Panel):
              "or not, gets error of smaller order than r·η/√m (Prop 27: an order statement; the second control "
              "draws the floor its proof gives, as printed or corrected).")
     slow = True
-    _KAPPAS = np.array([0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4])
+    _KAPPAS = np.array([0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45])  # every η the slider reaches
 
     def _build_controls(self):
         return {

@@ -138,24 +138,22 @@ class SelectionUtilityPanel(Panel):
         return {
             "against": dropdown("x axis", [("against ε", "epsilon"), ("against the number of candidates k", "k")],
                                 "epsilon"),
-            "k": log_slider("k candidates (for the ε view)", 10, 0.3, 3.0, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("ε (for the k view)", 1.0, -1.3, 1.3, step=0.1),
+            "k": log_slider("k candidates", 10, 0.3, 3.0, step=0.1, readout_format=".0f"),
+            "epsilon": log_slider("ε", 1.0, -1.3, 1.3, step=0.1),
             "d": log_slider("runners-up gap d", 2.0, -1.0, 1.5, step=0.1),
             "beta": log_slider("β<sub>fail</sub> of the bound", 0.05, -4, -0.5, step=0.1),
         }
 
     def _render(self, v: dict[str, Any]) -> View:
         against = v["against"]
-        self.controls["k"].layout.display = None if against == "epsilon" else "none"
-        self.controls["epsilon"].layout.display = None if against == "k" else "none"
         k, eps, d, beta = int(round(float(v["k"]))), float(v["epsilon"]), float(v["d"]), float(v["beta"])
         self.report_progress(0.1)
+        # both sliders apply in both views: one sets the curve, the other the marked point and the readout
         if against == "epsilon":
-            fig = P.utility_against_epsilon_figure(k, d, beta)
-            eps_row = 1.0
+            fig = P.utility_against_epsilon_figure(k, d, beta, epsilon_mark=eps)
         else:
-            fig = P.utility_against_k_figure(eps, d, beta, k_mark=None)
-            eps_row = eps
+            fig = P.utility_against_k_figure(eps, d, beta, k_mark=k)
+        eps_row = eps
         self.report_progress(0.9)
         u = np.r_[0.0, np.full(k - 1, -d)]
         rows = [("at k = " + str(k) + ", ε = " + _fmt(eps_row, 3), ""),
