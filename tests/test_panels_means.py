@@ -1,5 +1,7 @@
 """Headless tests of the lesson-05 panels: controls change the figures, bad combinations show a message."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -195,3 +197,13 @@ def test_robustness_simulates_every_eta_its_slider_reaches():
     s = RobustnessPanel().controls["kappa"]
     reachable = np.round(np.arange(s.min, s.max + s.step / 2, s.step), 10)
     assert set(reachable) <= set(np.round(RobustnessPanel._KAPPAS, 10))
+
+
+def test_tau_knob_readout_is_at_the_sliders_tau():
+    """Every position of the τ slider is a point of the simulated sweep, so the readout's statistics belong to the
+    τ it prints (the grid was once 28 log-spaced points under a 0.05-decade slider, up to ~10 % apart)."""
+    p = TauKnobPanel()
+    s = p.controls["ratio"]
+    positions = s.base ** np.arange(s.min, s.max + s.step / 2, s.step)
+    nearest = [np.min(np.abs(np.log(TauKnobPanel._RATIOS) - math.log(r))) for r in positions]
+    assert max(nearest) < 1e-9

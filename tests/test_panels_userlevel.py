@@ -317,3 +317,15 @@ def test_clipping_tau_slider_never_passes_m():
     p.controls["m"].value = 100.0
     p.controls["tau_rel"].value = p.controls["tau_rel"].base ** p.controls["tau_rel"].max
     assert "100: bias" in p.readout.value  # τ = m = 100 at the slider's top
+
+
+def test_group_privacy_cost_m_slider_ends_where_the_chosen_axis_does():
+    """The "m axis up to" choice is never overridden: m's slider ends at it (m = 1000 on an axis to 10² once
+    silently stretched the axis to 10³)."""
+    p = L3.GroupPrivacyCostPanel()
+    p.controls["m"].value = 1000
+    p.controls["m_max"].value = 100
+    assert p.controls["m"].value == pytest.approx(100) and p.last_error is None
+    p.controls["m_max"].value = 10000
+    p.controls["m"].value = 10000
+    assert p.controls["m"].value == pytest.approx(10000)

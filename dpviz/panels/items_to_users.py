@@ -137,12 +137,15 @@ class GroupPrivacyCostPanel(Panel):
         super().__init__(**overrides)
 
     def _build_controls(self):
-        return {
+        c = {
             "epsilon": _html(slider("ε<sub>item</sub> (item-level)", 0.5, 0.05, 3.0, 0.05)),
             "delta": _html(log_slider("δ<sub>item</sub> (item-level)", 1e-6, -12, -2, step=0.5)),
-            "m": log_slider("m (examples per user)", 20, 0, 4, step=0.1, readout_format=".0f"),
+            "m": log_slider("m (examples per user)", 20, 0, 3, step=0.1, readout_format=".0f"),
             "m_max": dropdown("m axis up to", [("10²", 100), ("10³", 1000), ("10⁴", 10000)], 1000),
         }
+        # m stays on the axis the learner chose: its slider ends where the axis does (observed before the update)
+        c["m_max"].observe(lambda ch: setattr(c["m"], "max", math.log10(int(ch["new"]))), names="value")
+        return c
 
     def _extra_widgets(self):
         return [self.exercise.widget]

@@ -166,11 +166,12 @@ class TauKnobPanel(Panel):
     title = "τ is a bias–variance knob"
     intro = ("Too small a radius clips honest users (bias); too large a radius pays noise ∝ τ². Slide τ and compare "
              "the three presets: the paper's formula, a safe (Hoeffding) one, and the non-private oracle.")
-    _RATIOS = np.logspace(-1.3, 1, 28)
+    # the sweep's grid is the slider's own positions (10^(−1.3 + 0.1·j)): the readout is at the slider's τ exactly
+    _RATIOS = 10.0 ** np.round(np.arange(-1.3, 1.0 + 1e-9, 0.1), 10)
 
     def _build_controls(self):
         return {
-            "ratio": log_slider("τ relative to safe τ", 1.0, -1.3, 1, step=0.05),
+            "ratio": log_slider("τ relative to safe τ", 1.0, -1.3, 1, step=0.1),
             "m": dropdown("samples per user m", [("10", 10), ("100", 100), ("1,000", 1000)], 100),
             "epsilon": dropdown("privacy ε", [("0.3", 0.3), ("1", 1.0), ("3", 3.0)], 1.0),
         }
