@@ -219,24 +219,30 @@ def test_ptr_panel_readout_pins_kappa():
     assert "49 (other convention: 48)" in p.readout.value
 
 
-def test_delstab_panel_check_passes_and_too_few_users_runs_at_the_minimum_with_a_hint():
+def test_delstab_panel_check_passes_and_the_n_slider_starts_at_the_minimum():
     # Issue 18: a slider position inside the range is never refused (the old error left a stale figure on screen).
     p = L4.DelStabToyPanel()
     assert "✓" in _titles(p)
     before = p.figures[0].to_plotly_json()
     p.controls["epsilon"].value = 3.0
     p.controls["delta"].value = 10 ** -1.5  # κ = 1 + ⌈ln(1/δ̄)/ε̄⌉ = 7 here: 4κ = 28 > n = 20
+    # the n slider starts at 4κ + 1 = 29 for these (ε, δ): 20 cannot be set, the panel runs at 29
+    assert p.controls["n_users"].min == 29
     p.controls["n_users"].value = 20
-    assert p.last_error is None and "needs n ≥ 4κ + 1 = 29" in p.hint.value and "29 users ×" in p.readout.value
+    assert p.controls["n_users"].value == 29 and p.last_error is None and "29 users ×" in p.readout.value
     assert "✓" in _titles(p) and p.figures[0].to_plotly_json() != before
+    p.controls["epsilon"].value = 6.0  # a smaller κ: the slider reaches down again
+    assert p.controls["n_users"].min < 29
     p.controls["n_users"].value = 40
     assert p.last_error is None and "needs n" not in p.hint.value and "40 users ×" in p.readout.value
 
 
-def test_clipping_panel_bad_combination_then_recovers_and_exercise():
+def test_clipping_panel_alpha_follows_the_disagreement_rate_and_exercise():
     p = L4.ClippingPanel()
-    p.controls["disagree"].value = 0.05  # α = 0.1 > disagreement rate: impossible, shown at α = 0.05 (issue 18)
-    assert p.last_error is None and "α<sub>acc</sub> = 0.05" in p.hint.value
+    # α_acc ≤ P(disagree) on the slider: α = 0.1 > 0.05 cannot stay, it follows down to 0.05 (issue 18)
+    p.controls["disagree"].value = 0.05
+    assert p.controls["alpha"].max == pytest.approx(0.05) and p.controls["alpha"].value == pytest.approx(0.05)
+    assert p.last_error is None
     assert p._last.tau_paper == pytest.approx(0.05 * 100 + np.sqrt(100 * np.log(1 / 0.05)))  # m = 100, α = 0.05
     p.controls["disagree"].value = 0.5
     assert p.last_error is None and "shown with" not in p.hint.value

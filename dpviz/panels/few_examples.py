@@ -229,7 +229,7 @@ class DelStabToyPanel(Panel):
              "distribution much; if not it releases A's output, else ⊥. Everything below is computed exactly.")
 
     def _build_controls(self):
-        return {
+        c = {
             "epsilon0": _html(slider("ε<sub>item</sub> (inner noise per bit)", 0.1, 0.02, 0.3, 0.01)),
             "epsilon": slider("user-level ε", 4.0, 3.0, 6.0, 0.25),
             "delta": log_slider("user-level δ", 0.1, -1.5, -0.5, step=0.1),
@@ -238,6 +238,15 @@ class DelStabToyPanel(Panel):
             "p": slider("P(bit = 1)", 0.5, 0.05, 0.95, 0.05),
             "replace": toggle("x′: user 1's block becomes", [("all 1s", "ones"), ("all 0s", "zeros")], "ones"),
         }
+
+        def floor(_change=None):  # n ≥ 4κ + 1 on the slider (A must see one user at least); before the update
+            need = delstab_parameters(float(c["epsilon"].value), float(c["delta"].value)).min_users + 1
+            c["n_users"].min = min(max(20, need), c["n_users"].max)
+
+        c["epsilon"].observe(floor, names="value")
+        c["delta"].observe(floor, names="value")
+        floor()
+        return c
 
     def _render(self, v: dict[str, Any]) -> View:
         eps, dl = float(v["epsilon"]), float(v["delta"])
@@ -460,12 +469,14 @@ class ClippingPanel(Panel):
         c = {
             "tau_rel": log_slider("τ / √m", 1.0, -1, 1.0, step=0.05),
             "m": log_slider("m (examples per user)", 100, 0, 3.5, step=0.1, readout_format=".0f"),
-            "alpha": _html(slider("α<sub>acc</sub> (H worse than H′ by)", 0.1, 0.01, 0.5, 0.01)),
+            "alpha": _html(slider("α<sub>acc</sub> (H worse than H′ by)", 0.1, 0.01, 0.3, 0.01)),
             "disagree": slider("P(H and H′ disagree on an example)", 0.3, 0.02, 1.0, 0.02),
             "epsilon": slider("ε (user-level)", 1.0, 0.1, 4.0, 0.1),
             "n_users": log_slider("n (users)", 1000, 1, 5, step=0.25, readout_format=".0f"),
             "n_hyp": log_slider("|ℋ| (candidates)", 100, 0.5, 6, step=0.25, readout_format=".0f"),
         }
+        # α_acc ≤ P(disagree) on the slider: H can be worse than H′ only where they disagree
+        c["disagree"].observe(lambda ch: setattr(c["alpha"], "max", min(0.5, float(ch["new"]))), names="value")
         # τ ≤ m on the slider: no user's summed score exceeds m, so a larger τ clips nothing more (observed before
         # the panel's own update; the default m = 100 gives τ/√m ≤ 10)
         c["m"].observe(lambda ch: setattr(c["tau_rel"], "max", min(1.5, 0.5 * math.log10(round(ch["new"])))),
