@@ -83,3 +83,20 @@ def test_neighbours_figure_rejects_bad_input():
         P.neighbours_figure(3, 3, user=3)
     with pytest.raises(ValueError, match="kind"):
         P.neighbours_figure(3, 3, kind="group")
+
+
+def test_epsilon_figure_marks_where_the_user_level_delta_gives_no_guarantee():
+    """With δ_item, the ε plot marks the first m whose user-level δ reaches 1 (the same m as the δ plot, found by
+    brute force here) and shades the range beyond: an ε there promises nothing."""
+    import math
+
+    eps, delta = 1.0, 1e-6
+    m_vac = next(m for m in range(1, 1000) if delta * math.expm1(m * eps) / math.expm1(eps) >= 1)  # 15
+    f = P.group_privacy_epsilon_figure(eps, 1000, m_mark=20, delta=delta)
+    rects = [s for s in f.layout.shapes if s.type == "rect"]
+    assert len(rects) == 1 and rects[0].x0 == m_vac and rects[0].x1 == 1000
+    assert any(f"from m = {m_vac}" in a.text for a in f.layout.annotations)
+    assert "no guarantee" in f.data[-1].text[0]  # the marked m = 20 lies past it
+    d = P.group_privacy_delta_figure(eps, delta, 1000)
+    assert any(s.type == "line" and s.x0 == m_vac for s in d.layout.shapes)
+    assert not P.group_privacy_epsilon_figure(eps, 1000, m_mark=20).layout.shapes  # without δ: nothing to mark

@@ -105,3 +105,13 @@ def test_budget_heatmap_legend_shows_white_lines_and_powers_of_ten():
     assert fig.data[1].name.endswith("10³") and fig.data[2].name.endswith("10⁵")
     assert fig.layout.legend.bgcolor.startswith("rgba(70")  # white iso-N lines need a dark legend
     assert "MSE" in fig.data[0].colorbar.title.text
+
+
+def test_fixed_n_floor_draws_the_wme_formula_only_where_it_is_a_guarantee():
+    """Where Theorem 1's β_fail ≥ ½ the WME formula promises nothing: the dashed curve is not drawn there (it once
+    fell towards 0 where no guarantee holds)."""
+    ff = fixed_n_floor_figure(np.array([1, 10, 100]), {3: 0.01}, {3: np.array([0.1, 0.01, 0.001])},
+                              beta={3: np.array([0.9, 0.5, 0.1])})
+    dashed = [t for t in ff.data if t.line.dash == "dash"][0]
+    assert dashed.y[0] is None and dashed.y[1] is None and dashed.y[2] == 0.001  # gaps (NaN sent as null)
+    assert "β<sub>fail</sub> < ½" in dashed.name

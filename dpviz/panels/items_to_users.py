@@ -153,7 +153,7 @@ class GroupPrivacyCostPanel(Panel):
     def _render(self, v: dict[str, Any]) -> View:
         eps, dlt, m = float(v["epsilon"]), float(v["delta"]), int(round(v["m"]))
         m_max = max(int(v["m_max"]), m)
-        f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m, template="none")
+        f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m, delta=dlt, template="none")
         f2 = P.group_privacy_delta_figure(eps, dlt, m_max, m_mark=m, template="none")
         e_m, d_m, d_l = group_privacy_curve(eps, dlt, [m])
         # log10 of the blow-up factor, in log space: e^{mε} overflows a float long before m = 10⁴ at ε = 3

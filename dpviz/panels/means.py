@@ -449,7 +449,9 @@ class FixedNFloorPanel(Panel):
         ns = sorted({max(1, n // 2), n, 2 * n})
         floors = {k: theorem8_mean_floor(k, eps) for k in ns}
         wme = {k: np.array([wme_mse(1.0, k, int(m), eps, tau_safe(1.0, int(m), k, _GAMMA)) for m in ms]) for k in ns}
-        fig = fixed_n_floor_figure(ms, floors, wme)
+        beta = {k: np.array([theorem1_beta(k, eps, tau_safe(1.0, int(m), k, _GAMMA), 1.0, _GAMMA) for m in ms])
+                for k in ns}
+        fig = fixed_n_floor_figure(ms, floors, wme, beta=beta)
         beta = theorem1_beta(n, eps, tau_safe(1.0, 10_000, n, _GAMMA), 1.0, _GAMMA)
         verdict = "vacuous: the formula is not a guarantee here" if beta >= 0.5 else "small: the formula applies"
         readout = (f"n = {n}: floor {floors[n]:.3g} for every m. Theorem 1's failure probability β<sub>fail</sub> at "

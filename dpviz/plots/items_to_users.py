@@ -205,15 +205,32 @@ def neighbours_figure(
     return fig
 
 
+def _first_vacuous_m(epsilon: float, delta: float, m: np.ndarray, d_m: np.ndarray) -> int | None:
+    """The first m at which the user-level δ of Lemma 6 reaches 1 (no guarantee), exactly (the log grid ``m`` may
+    skip integers; ``d_m`` is δ on it), or None within the grid."""
+    vac = np.nonzero(d_m >= 1.0)[0]
+    if not vac.size:
+        return None
+    lo = int(m[vac[0] - 1]) if vac[0] > 0 else 1
+    ints = np.arange(lo, int(m[vac[0]]) + 1)
+    return int(ints[np.nonzero(group_privacy_curve(epsilon, delta, ints)[1] >= 1.0)[0][0]])
+
+
 def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: int | None = None,
-                                 template: str = TEMPLATE) -> go.Figure:
+                                 delta: float | None = None, template: str = TEMPLATE) -> go.Figure:
     """User-level ε = m·ε_item of an ε_item-item-level mechanism (Lemma 6 of Ghazi et al. 2023), log–log against m.
 
-    ``epsilon`` is the item-level ε_item; the figure's strings follow the course notation (ε<sub>item</sub>)."""
+    ``epsilon`` is the item-level ε_item; the figure's strings follow the course notation (ε<sub>item</sub>). With
+    the item-level ``delta``, the m where the user-level δ reaches 1 is marked and the range beyond it shaded "no
+    guarantee": an ε there promises nothing."""
     epsilon = check_positive(epsilon, "epsilon")
     m_max = check_integer(m_max, "m_max", minimum=2, maximum=10**6)
     m = int_log_grid(1, m_max, 200)
     eps_m, _, _ = group_privacy_curve(epsilon, 0.0, m)
+    m_vac = None
+    if delta is not None:
+        delta = check_delta(delta, allow_zero=False)
+        m_vac = _first_vacuous_m(epsilon, delta, m, group_privacy_curve(epsilon, delta, m)[1])
     fig = go.Figure(layout=dict(template=template))
     fig.add_trace(go.Scatter(x=m, y=eps_m, mode="lines", name="user-level ε = m·ε<sub>item</sub> (group privacy)",
                              line=dict(color=ROLE["naive"], width=3)))
@@ -221,13 +238,22 @@ def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: i
                              line=dict(color=ROLE["bound"], dash="dot")))
     if m_mark is not None:
         mm = check_integer(m_mark, "m_mark", minimum=1)
+        vacuous = m_vac is not None and mm >= m_vac
         fig.add_trace(go.Scatter(x=[mm], y=[mm * epsilon], mode="markers+text", name=f"m = {mm}",
-                                 text=[f"  ε = {mm * epsilon:.3g}"], textposition="middle right",
+                                 text=[f"  ε = {mm * epsilon:.3g}" + (" (no guarantee: δ ≥ 1)" if vacuous else "")],
+                                 textposition="middle right",
                                  marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
+    shapes, notes = [], []
+    if m_vac is not None:
+        shapes = [dict(type="rect", xref="x", yref="paper", x0=m_vac, x1=m_max, y0=0, y1=1, fillcolor="#999999",
+                       opacity=0.15, line=dict(width=0), layer="below"),
+                  _vline(m_vac, color=ROLE["naive"], dash="dot", width=1.5)]
+        notes = [_label(m_vac, f" no guarantee from m = {m_vac} (δ ≥ 1)", log_x=True, color=ROLE["naive"],
+                        xanchor="left", y=0.1)]
     fig.update_layout(title=f"User-level ε from item-level ε<sub>item</sub> = {epsilon:g}",
                       xaxis_title="m (examples per user)", yaxis_title="user-level ε", xaxis_type="log",
                       yaxis_type="log",
-                      legend=dict(x=0.02, y=0.98))
+                      legend=dict(x=0.02, y=0.98), shapes=shapes, annotations=notes)
     caption(fig, "Source: Ghazi et al. 2023, Lemma 6 (group privacy): a user-level neighbour is a chain of m "
                  "item-level neighbours (footnote 5), so ε = m·ε<sub>item</sub>.")
     return fig
@@ -259,13 +285,8 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
     shapes = [_hline(1.0, color="#888", dash="dot", width=1.5)]
     notes = [dict(x=1, xref="paper", y=0, yref="y", text="δ ≥ 1: no guarantee at all", showarrow=False,
                   xanchor="right", yanchor="bottom", font=dict(size=11, color="#555"))]
-    vac = np.nonzero(d_m >= 1.0)[0]
-    if vac.size:
-        m_vac = int(m[vac[0]])
-        # exact first m with δ′ ≥ 1 (the grid may skip integers)
-        lo = int(m[vac[0] - 1]) if vac[0] > 0 else 1
-        ints = np.arange(lo, m_vac + 1)
-        m_vac = int(ints[np.nonzero(group_privacy_curve(epsilon, delta, ints)[1] >= 1.0)[0][0]])
+    m_vac = _first_vacuous_m(epsilon, delta, m, d_m)
+    if m_vac is not None:
         shapes.append(_vline(m_vac, color=ROLE["naive"], dash="dot", width=1.5))
         notes.append(_label(m_vac, f"no guarantee from m = {m_vac} ", log_x=True, color=ROLE["naive"], xanchor="right",
                             y=0.9))

@@ -349,9 +349,12 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
 
 
 def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mapping[int, np.ndarray], *,
-                         template: str = TEMPLATE) -> go.Figure:
+                         beta: Mapping[int, np.ndarray] | None = None, template: str = TEMPLATE) -> go.Figure:
     """Levy et al. 2021, Thm 8: for fixed n the error cannot go below B²/(2(1+e^{nε})) (constant derived from its proof)
-    however large m is."""
+    however large m is.
+
+    ``beta`` (Theorem 1's failure probability β_fail at each n and m): the WME formula is drawn only where β_fail < ½;
+    elsewhere it is no guarantee, and a curve falling towards 0 there would suggest one."""
     lay = _frame("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
                   xlog=True, ylog=True, bottom=112)
     traces = []
@@ -359,14 +362,18 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
         c = PALETTE[k % 5]
         traces.append(dict(type="scatter", x=ms, y=np.full(len(ms), fl), mode="lines",
                            name=f"n = {n}: lower bound (Thm 8)", line=dict(color=c, width=3)))
-        traces.append(dict(type="scatter", x=ms, y=wme[n], mode="lines", name=f"n = {n}: WME ideal MSE "
-                                                                              f"(β<sub>fail</sub> ignored)",
-                                 line=dict(color=c, dash="dash")))
+        y = np.asarray(wme[n], dtype=float)
+        if beta is not None:
+            y = np.where(np.asarray(beta[n], dtype=float) < 0.5, y, np.nan)
+        name = (f"n = {n}: WME MSE where β<sub>fail</sub> < ½" if beta is not None
+                else f"n = {n}: WME ideal MSE (β<sub>fail</sub> ignored)")
+        traces.append(dict(type="scatter", x=ms, y=y, mode="lines", name=name, line=dict(color=c, dash="dash")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
     _source(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e<sup>nε</sup>)) (derived from the proof of Levy et al. 2021, "
                  "Thm 8, "
                  "which states Ω(e<sup>−nε</sup>));<br>dashed: Var/(nm) + 128τ²/(n²ε²) (Levy et al. 2021, Thm 1), "
                  "valid only "
-                 "once β<sub>fail</sub> = (B/τ)e<sup>−nε/8</sup> is small.",
+                 "once β<sub>fail</sub> = (B/τ)e<sup>−nε/8</sup> is small" + (" (drawn where it is below ½)." if beta
+                                                                             is not None else "."),
             below=60)
     return fig
