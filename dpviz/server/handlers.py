@@ -80,6 +80,14 @@ def _client_token(handler: web.RequestHandler) -> str | None:
 
 
 def _friendly_page(handler: web.RequestHandler, status: int, title: str, text: str) -> None:
+    _short_page(handler, status, f"{title} · dpviz", title,
+                f"<p>{text}</p><p><a href='' onclick='location.reload();return false'>Try again</a></p>")
+
+
+def _short_page(handler: web.RequestHandler, status: int, tab_title: str, heading: str, body: str, *,
+                head: str = "") -> None:
+    """A small self-contained HTML page (no kernel, nothing loaded from elsewhere): the "class is full", "too
+    many lessons" and "being prepared" pages."""
     handler.set_status(status)
     handler.set_header("Content-Type", "text/html; charset=utf-8")
     handler.set_header("Cache-Control", "no-store")
@@ -87,11 +95,10 @@ def _friendly_page(handler: web.RequestHandler, status: int, title: str, text: s
         handler.set_header("Retry-After", "30")
     handler.finish(
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-        f"<title>{html.escape(title)} · dpviz</title>{NO_FAVICON}</head>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'>{head}"
+        f"<title>{html.escape(tab_title)}</title>{NO_FAVICON}</head>"
         "<body style='font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;line-height:1.5'>"
-        f"<h1 style='font-size:1.4em'>{html.escape(title)}</h1><p>{text}</p>"
-        "<p><a href='' onclick='location.reload();return false'>Try again</a></p></body></html>"
+        f"<h1 style='font-size:1.4em'>{html.escape(heading)}</h1>{body}</body></html>"
     )
 
 
@@ -168,41 +175,36 @@ class LessonHandler(TornadoVoilaHandler):
         title = titles.get(notebook, notebook)
         status_url = url_path_join(self.base_url, "dpviz/status.json")
         lesson_url = url_path_join(self.base_url, "voila/render", notebook) + "?waited=1"
-        self.set_status(200)
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.set_header("Cache-Control", "no-store")
-        self.finish(
-            "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
-            f"<noscript><meta http-equiv='refresh' content='15;url={html.escape(lesson_url)}'></noscript>"
-            f"<title>Preparing: {html.escape(title)}</title>{NO_FAVICON}</head>"
-            "<body style='font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;"
-            "line-height:1.5'>"
-            f"<h1 style='font-size:1.4em'>Preparing {html.escape(title)}</h1>"
-            "<p>The server has just started and is getting the lessons ready: for each student it starts Python "
-            "and runs the lesson once, so that your figures appear at once. This page opens the lesson by itself "
-            "as soon as it is ready (usually within half a minute).</p>"
-            "<p id='dpviz-wait' role='status' aria-live='polite'>Waiting for the server…</p>"
-            f"<p><a href='{html.escape(lesson_url)}'>Open the lesson now</a> (it may take longer to appear).</p>"
-            "<script>(function () {"
-            f"var nb = {json.dumps(notebook)}, statusUrl = {json.dumps(status_url)}, lesson = {json.dumps(lesson_url)};"
-            "var start = Date.now(), line = document.getElementById('dpviz-wait');"
-            "function go() { location.replace(lesson); }"
-            "function poll() {"
-            "  if (Date.now() - start > 120000) return go();"
-            "  fetch(statusUrl, {cache: 'no-store'}).then(function (r) { return r.json(); }).then(function (s) {"
-            "    var ready = (s.pool || {})[nb] || 0, starting = (s.pool_starting || {})[nb] || 0;"
-            "    if (s.ready || ready > 0) return go();"
-            "    var t = s.pool_target || {}, all = Object.keys(t).filter(function (k) { return t[k] > 0; });"
-            "    var done = all.filter(function (k) {"
-            "      return (s.pool[k] || 0) >= t[k]; }).length;"
-            "    line.textContent = 'This lesson: ' + (starting ? 'starting Python and running the lesson…' : "
-            "      'next in line…') + ' Lessons ready: ' + done + ' of ' + all.length + '.';"
-            "    setTimeout(poll, 700);"
-            "  }).catch(function () { setTimeout(poll, 1500); });"
-            "}"
-            "poll();"
-            "})();</script></body></html>"
+        _short_page(
+            self, 200, f"Preparing: {title}", f"Preparing {title}",
+            head=f"<noscript><meta http-equiv='refresh' content='15;url={html.escape(lesson_url)}'></noscript>",
+            body=(
+                "<p>The server has just started and is getting the lessons ready: for each student it starts Python "
+                "and runs the lesson once, so that your figures appear at once. This page opens the lesson by itself "
+                "as soon as it is ready (usually within half a minute).</p>"
+                "<p id='dpviz-wait' role='status' aria-live='polite'>Waiting for the server…</p>"
+                f"<p><a href='{html.escape(lesson_url)}'>Open the lesson now</a> (it may take longer to appear).</p>"
+                "<script>(function () {"
+                f"var nb = {json.dumps(notebook)}, statusUrl = {json.dumps(status_url)},"
+                f" lesson = {json.dumps(lesson_url)};"
+                "var start = Date.now(), line = document.getElementById('dpviz-wait');"
+                "function go() { location.replace(lesson); }"
+                "function poll() {"
+                "  if (Date.now() - start > 120000) return go();"
+                "  fetch(statusUrl, {cache: 'no-store'}).then(function (r) { return r.json(); }).then(function (s) {"
+                "    var ready = (s.pool || {})[nb] || 0, starting = (s.pool_starting || {})[nb] || 0;"
+                "    if (s.ready || ready > 0) return go();"
+                "    var t = s.pool_target || {}, all = Object.keys(t).filter(function (k) { return t[k] > 0; });"
+                "    var done = all.filter(function (k) {"
+                "      return (s.pool[k] || 0) >= t[k]; }).length;"
+                "    line.textContent = 'This lesson: ' + (starting ? 'starting Python and running the lesson…' : "
+                "      'next in line…') + ' Lessons ready: ' + done + ' of ' + all.length + '.';"
+                "    setTimeout(poll, 700);"
+                "  }).catch(function () { setTimeout(poll, 1500); });"
+                "}"
+                "poll();"
+                "})();</script>"
+            ),
         )
 
     def _class_full(self) -> None:
