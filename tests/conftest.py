@@ -5,6 +5,7 @@ machine; set HYPOTHESIS_PROFILE=thorough for a longer local search.
 """
 
 import os
+import sys
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -33,7 +34,7 @@ def _mpmath_precision():
 
 def pytest_terminal_summary(terminalreporter):
     """The browser tests' slider→figure times (issue 14: reported, never asserted)."""
-    module = __import__("sys").modules.get("test_browser")
+    module = sys.modules.get("test_browser")
     records = sorted(getattr(module, "SLIDER_TIMES", []), key=lambda r: r[1])
     times = [t for _, t in records]
     if not times:

@@ -111,15 +111,20 @@ def browser(browser_available):
         b.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 1000})
+def _new_page(browser, **context_options):
+    """A page in a fresh browser context that records uncaught errors (e.g. "[anywidget] Failed to initialize
+    model.", a figure that will never follow its sliders) in ``page_errors``; every test checks it is empty."""
+    context = browser.new_context(**context_options)
     pg = context.new_page()
     pg.set_default_timeout(240_000)
-    # Uncaught errors in the page, e.g. "[anywidget] Failed to initialize model." (a figure that will never
-    # follow its sliders); every test checks this list is empty at the end.
     pg.page_errors = []
     pg.on("pageerror", lambda exc: pg.page_errors.append(str(exc)))
+    return context, pg
+
+
+@pytest.fixture
+def page(browser):
+    context, pg = _new_page(browser, viewport={"width": 1280, "height": 1000})
     yield pg
     context.close()
 
@@ -384,11 +389,7 @@ def _serious_accessibility_violations(pg) -> list[str]:
 
 @pytest.fixture
 def phone(browser):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
-    pg = context.new_page()
-    pg.set_default_timeout(240_000)
-    pg.page_errors = []
-    pg.on("pageerror", lambda exc: pg.page_errors.append(str(exc)))
+    context, pg = _new_page(browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     yield pg
     context.close()
 
