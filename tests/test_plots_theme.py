@@ -55,3 +55,18 @@ def test_reference_lines_span_the_plot_and_gaps_replace_non_finite_values():
     assert (v.line.color, v.line.width, v.line.dash) == ("#000000", 2, "dash")
     assert (h.x0, h.x1, h.y0, h.y1, h.xref, h.yref, h.line.dash) == (0, 1, 0.5, 0.5, "paper", "y", "dot")
     assert _gaps(np.array([0.5, np.nan, -np.inf, 3])) == [0.5, None, None, 3.0]
+
+
+def test_every_figure_gets_the_template_exactly_as_plotly_validates_it_and_through_the_cheap_copy():
+    import copy
+
+    import plotly.io as pio
+
+    from dpviz.plots._theme import _Template
+
+    registered = pio.templates["dpviz"]
+    assert type(registered) is _Template  # the copy plotly makes per figure skips re-validation
+    validated = go.layout.Template(registered.to_plotly_json()).to_plotly_json()  # plotly's own, validated copy
+    assert _fig().layout.template.to_plotly_json() == validated
+    assert copy.deepcopy(registered).to_plotly_json() == validated
+    assert validated["layout"]["colorway"][0] == "#0072B2" and validated["layout"]["height"] == 420
