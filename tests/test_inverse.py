@@ -149,3 +149,23 @@ def test_guess_and_helper_cut_the_evaluations(e, d):
     calls["n"] = 0
     np.testing.assert_array_equal(_bisect_doubles(with_gap, shape, gap=True, guess=classic), plain)
     assert calls["n"] <= 22
+
+
+@settings(max_examples=150, deadline=None)
+@given(log_mu=st.floats(-6.0, 1.5), log_d=st.floats(-250.0, -0.05))
+def test_inverse_profile_with_a_fast_scalar_profile_is_the_brute_force_switch_of_the_exact_one(log_mu, log_d):
+    """``fast`` only guides the search: the answer is the exact profile's smallest feasible double (brute-force
+    oracle), whether ``fast`` is the scalar Balle–Wang kernel, or off by a factor (the search must fall back)."""
+    from dpviz._inverse import _inverse_profile
+    from dpviz.mechanisms.gaussian import _gaussian_delta, _gaussian_delta1, _zcdp_bracket
+
+    mu, d = 10.0**log_mu, 10.0**log_d
+    profile = lambda e: _gaussian_delta(e, mu)  # noqa: E731
+    if profile(np.array([0.0]))[0] <= d:
+        return
+    hi = _zcdp_bracket(mu, d, profile)
+    plain = _inverse_profile(profile, d, 0.0, hi)
+    guided = _inverse_profile(profile, d, 0.0, hi, fast=lambda e: _gaussian_delta1(e, mu))
+    misled = _inverse_profile(profile, d, 0.0, hi, fast=lambda e: _gaussian_delta1(1.01 * e, mu))
+    want = _oracle(lambda x: profile(x) <= d, plain)
+    assert guided == want and misled == want

@@ -160,7 +160,7 @@ def _gaussian_epsilon_exact(mu: float, d: float) -> float:
     hi = _zcdp_bracket(mu, d, profile)
     if hi == math.inf:
         return math.inf
-    return _inverse_profile(profile, d, 0.0, hi)
+    return _inverse_profile(profile, d, 0.0, hi, fast=lambda e: _gaussian_delta1(e, mu))
 
 
 def gaussian_epsilon_many(mu: float, deltas, upper=None) -> np.ndarray:
@@ -497,10 +497,11 @@ class Gaussian(_Mechanism):
             return math.inf
         if self._delta(np.array([0.0]))[0] <= d:
             return 0.0
-        hi = _zcdp_bracket(self.mu, d, self._delta)
+        mu = self.mu
+        hi = _zcdp_bracket(mu, d, self._delta)
         if hi == math.inf:
             return math.inf
-        return _inverse_profile(self._delta, d, 0.0, hi)
+        return _inverse_profile(self._delta, d, 0.0, hi, fast=lambda e: _gaussian_delta1(e, mu))
 
     def _sample(self, shape, rng):
         return rng.normal(0.0, self.sigma, size=shape)
