@@ -247,3 +247,24 @@ class TestValidation:
     def test_noisy_sum_bad(self, kwargs, name):
         with pytest.raises(ValueError, match=name):
             NoisySum(**(dict(epsilon0=1.0, high=5) | kwargs))
+
+
+def test_subset_sum_counts_of_many_count_rows_equal_brute_force_enumeration():
+    """The batched subset-sum DP (DelStab's removal law and stability test run it on every type vector at once)
+    counts the q-subsets of each row's multiset by their sum, exactly, as enumeration does."""
+    import itertools
+
+    from dpviz.userlevel.ptr import _subset_sum_counts_many
+
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        vals = np.sort(rng.choice(np.arange(0, 8), int(rng.integers(1, 5)), replace=False)).astype(float)
+        counts = rng.integers(0, 4, size=(int(rng.integers(1, 6)), vals.size))
+        q = int(rng.integers(0, 6))
+        many = _subset_sum_counts_many(vals, counts, q)
+        for row, got in zip(counts, many):
+            items = np.repeat(vals, row)
+            want = np.zeros(got.size)
+            for subset in itertools.combinations(range(items.size), q):
+                want[int(items[list(subset)].sum())] += 1
+            assert np.array_equal(got, want)

@@ -415,19 +415,38 @@ def _subset_sum_counts(values: np.ndarray, counts: Sequence[int], q: int) -> np.
     Exact generating-function DP Π_j Σ_u C(c_j, u)·y^u·z^{u·v_j}, coefficient of y^q (float64; the counts are
     integers far below 2^53 for the instance sizes DelStab can handle).
     """
+    return _subset_sum_counts_many(values, np.asarray([counts], dtype=np.int64), q)[0]
+
+
+#: Rows of :func:`_subset_sum_counts_many` computed together: bounds its working memory to ~16 MB.
+_SUBSET_SUM_CELLS = 2_000_000
+
+
+def _subset_sum_counts_many(values: np.ndarray, counts: np.ndarray, q: int) -> np.ndarray:
+    """:func:`_subset_sum_counts` for each row of ``counts`` (J × len(values)): the same DP run on all rows at once,
+    bit for bit the row-by-row result (a binomial coefficient of 0 adds exact zeros where a row has fewer users).
+    Returns J × (q·max value + 1)."""
     vmax = int(values.max()) if len(values) else 0
     width = q * vmax + 1
-    W = np.zeros((q + 1, width))
-    W[0, 0] = 1.0
-    for v, c in zip(values.tolist(), counts):
-        new = np.zeros_like(W)
-        for u in range(0, min(int(c), q) + 1):
-            shift = u * int(v)
-            if shift >= width:
-                break
-            new[u:, shift:] += math.comb(int(c), u) * W[: q + 1 - u, : width - shift]
-        W = new
-    return W[q]
+    rows = counts.shape[0]
+    out = np.empty((rows, width))
+    block = max(1, _SUBSET_SUM_CELLS // ((q + 1) * width))
+    for start in range(0, rows, block):
+        c_block = counts[start : start + block]
+        W = np.zeros((c_block.shape[0], q + 1, width))
+        W[:, 0, 0] = 1.0
+        for j, v in enumerate(values.tolist()):
+            c = c_block[:, j].tolist()
+            new = np.zeros_like(W)
+            for u in range(0, min(max(c), q) + 1):
+                shift = u * int(v)
+                if shift >= width:
+                    break
+                coef = np.array([float(math.comb(int(cj), u)) for cj in c])
+                new[:, u:, shift:] += coef[:, None, None] * W[:, : q + 1 - u, : width - shift]
+            W = new
+        out[start : start + block] = W[:, q]
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -779,9 +798,9 @@ class _Analysis:
                 stable = hi <= ends[lo]
             else:
                 stable = np.empty(T.shape[0], dtype=bool)
+                Ws = _subset_sum_counts_many(self.vals, rest, q)
                 for j in range(T.shape[0]):
-                    W = _subset_sum_counts(self.vals, rest[j].tolist(), q)
-                    tot = self.total - int(sS[j]) - np.nonzero(W > 0)[0] - self.lo
+                    tot = self.total - int(sS[j]) - np.nonzero(Ws[j] > 0)[0] - self.lo
                     stable[j] = bool(close[np.ix_(tot, tot)].all())
             self.by_r[r] = (T, w, sS.astype(np.int64), stable)
         self._dist: dict[int, np.ndarray | None] = {}
@@ -817,15 +836,17 @@ class _Analysis:
             idx = np.nonzero(stable)[0]
             check_cells(idx.size * self._table_cost, "DelStab removal law (stable types × subset-sum work)",
                         MAX_WORK, "MAX_WORK")
-            for j in idx:
-                self._add(dist, int(sS[j]), _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q), w[j])
+            Ws = _subset_sum_counts_many(self.vals, self.cnts[None, :] - T[idx], q)
+            for j, W in zip(idx, Ws):
+                self._add(dist, int(sS[j]), W, w[j])
         else:  # complement: Σ_all w_t·N_t(b − s_S) = C(4κ, r)·N_{4κ}(b)
             idx = np.nonzero(~stable)[0]
             check_cells(idx.size * self._table_cost, "DelStab removal law (unstable types × subset-sum work)",
                         MAX_WORK, "MAX_WORK")
             self._add(dist, 0, _subset_sum_counts(self.vals, self.cnts.tolist(), K4), float(math.comb(K4, r)))
-            for j in idx:
-                self._add(dist, int(sS[j]), _subset_sum_counts(self.vals, (self.cnts - T[j]).tolist(), q), -w[j])
+            Ws = _subset_sum_counts_many(self.vals, self.cnts[None, :] - T[idx], q)
+            for j, W in zip(idx, Ws):
+                self._add(dist, int(sS[j]), W, -w[j])
             dist = np.maximum(dist, 0.0)  # round-off only: the exact value is a non-negative count
         dist /= dist.sum()
         self._dist[r] = dist
