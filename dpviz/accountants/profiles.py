@@ -2,6 +2,9 @@
 (ε_i, δ_i) or a whole privacy curve δ ↦ ε_i(δ) with its exact inverse (:class:`EpsDeltaProfile`), computed for every
 event by :func:`eps_delta_profile`, and the subsampling/neighbouring-relation rule
 (:func:`unsupported_reason_subsampling`).
+
+The one home of "the (ε, δ) guarantee an event has on its own" (:func:`event_fixed_pair`) and of "its pure ε"
+(:func:`event_pure_epsilon`): every accountant (the three above, RDP, zCDP, PLD) asks these two.
 """
 
 from __future__ import annotations
@@ -19,7 +22,13 @@ from dpviz.accountants.events import ZCDP, ApproxDP, PoissonSampled, PureDP, Sam
 from dpviz.conversions import zcdp_delta, zcdp_to_approx_dp
 from dpviz.mechanisms.gaussian import _gaussian_epsilon_many
 
-__all__ = ["EpsDeltaProfile", "eps_delta_profile", "unsupported_reason_subsampling"]
+__all__ = [
+    "EpsDeltaProfile",
+    "eps_delta_profile",
+    "event_fixed_pair",
+    "event_pure_epsilon",
+    "unsupported_reason_subsampling",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -106,6 +115,42 @@ def _gaussian_profile(event) -> EpsDeltaProfile:
                            delta_of=lambda e, m=event: float(m.delta(e)))
 
 
+def event_fixed_pair(event: Any) -> tuple[float, float] | None:
+    """The (ε, δ) guarantee one run of ``event`` has on its own, as a fixed pair, or None when it has none (a
+    privacy-curve event: Gaussian-type, ``ZCDP``; a subsampled event; anything else).
+
+    * ``PureDP(ε)``: (ε, 0); ``ApproxDP(ε, δ)``: (ε, δ) (Dwork & Roth 2014, Definition 2.4);
+    * Laplace, randomized response, discrete Laplace: (``pure_epsilon``, 0) (Dwork & Roth 2014, Theorem 3.6 and
+      §3.2; Ghosh, Roughgarden & Sundararajan 2012 for the discrete Laplace);
+    * ``TruncatedDiscreteLaplace(ε, δ)``: (ε, δ) (Ghazi et al. 2023, Definition 8).
+
+    >>> event_fixed_pair(ApproxDP(1.0, 1e-6)), event_fixed_pair(_m.Laplace(2.0))
+    ((1.0, 1e-06), (0.5, 0.0))
+    >>> event_fixed_pair(_m.Gaussian(1.0)) is None
+    True
+    """
+    if isinstance(event, PureDP):
+        return float(event.epsilon), 0.0
+    if isinstance(event, ApproxDP):
+        return float(event.epsilon), float(event.delta)
+    if isinstance(event, (_m.Laplace, _m.RandomizedResponse, _m.DiscreteLaplace)):
+        return float(event.pure_epsilon), 0.0
+    if isinstance(event, _m.TruncatedDiscreteLaplace):
+        return float(event.epsilon), float(event.delta)
+    return None
+
+
+def event_pure_epsilon(event: Any) -> float | None:
+    """The pure ε of one run of ``event``: the ε of :func:`event_fixed_pair` when its δ is 0 (so ``ApproxDP(ε, 0)``
+    is pure too), else None.
+
+    >>> event_pure_epsilon(ApproxDP(0.5, 0.0)), event_pure_epsilon(ApproxDP(0.5, 1e-6))
+    (0.5, None)
+    """
+    pair = event_fixed_pair(event)
+    return pair[0] if pair is not None and pair[1] == 0.0 else None
+
+
 def unsupported_reason_subsampling(event: Any, neighboring: str) -> str | None:
     """Why ``event`` cannot be analysed under ``neighboring`` (None when it can): the subsampling/relation rule."""
     if isinstance(event, PoissonSampled):
@@ -132,14 +177,9 @@ def eps_delta_profile(event: Any, neighboring: str) -> EpsDeltaProfile | None:
     relation). Pure mechanisms give (pure ε, 0); Gaussian-type ones give their exact privacy curve ε(δ)."""
     if unsupported_reason_subsampling(event, neighboring) is not None:
         return None
-    if isinstance(event, PureDP):
-        return EpsDeltaProfile(fixed=(event.epsilon, 0.0))
-    if isinstance(event, ApproxDP):
-        return EpsDeltaProfile(fixed=(event.epsilon, event.delta))
-    if isinstance(event, _m.TruncatedDiscreteLaplace):
-        return EpsDeltaProfile(fixed=(float(event.epsilon), float(event.delta)))
-    if isinstance(event, (_m.Laplace, _m.RandomizedResponse, _m.DiscreteLaplace)):
-        return EpsDeltaProfile(fixed=(float(event.pure_epsilon), 0.0))
+    pair = event_fixed_pair(event)
+    if pair is not None:
+        return EpsDeltaProfile(fixed=pair)
     if isinstance(event, _m.Gaussian):
         return _gaussian_profile(event)
     if isinstance(event, _m.DiscreteGaussian):

@@ -16,8 +16,9 @@ from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
-from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement
+from dpviz.accountants.events import ZCDP, PoissonSampled, SampledWithoutReplacement
 from dpviz.accountants.pld.laws import discrete_laplace_loss
+from dpviz.accountants.profiles import event_pure_epsilon
 from dpviz.conversions import _check_method, rdp_delta, rdp_to_approx_dp
 
 __all__ = [
@@ -235,21 +236,15 @@ def rdp_poisson_gaussian(orders, rate: float, sigma: float, sensitivity: float =
     return np.array(_poisson_gaussian_cached(tuple(a.tolist()), q, s))
 
 
-def _pure_eps(event: Any) -> float | None:
-    if isinstance(event, PureDP):
-        return event.epsilon
-    if isinstance(event, (_m.Laplace, _m.RandomizedResponse, _m.DiscreteLaplace)):
-        return float(event.pure_epsilon)
-    return None
-
-
 def event_rdp(event: Any, orders) -> np.ndarray | None:
     """The RDP curve ε_α of one run of ``event`` at ``orders`` (None if unsupported).
 
     Gaussian: αΔ²/(2σ²); discrete Gaussian and ``ZCDP(ρ)``: ρα (an upper bound for the discrete Gaussian,
-    Canonne, Kamath & Steinke 2020, Theorem 4); Laplace: Mironov's closed form; randomized response and ``PureDP``:
-    the RR curve (exact worst case for pure DP); discrete Laplace: exact; Poisson-sampled Gaussian: Mironov, Talwar &
-    Zhang 2019; a subsampled pure mechanism: the RR curve at the amplified ε′ = ln(1 + q(e^ε − 1)) (valid, not tight).
+    Canonne, Kamath & Steinke 2020, Theorem 4); Laplace: Mironov's closed form; randomized response, ``PureDP`` and
+    ``ApproxDP(ε, 0)``: the RR curve (exact worst case for pure DP); discrete Laplace: exact; Poisson-sampled
+    Gaussian: Mironov, Talwar & Zhang 2019; a subsampled pure mechanism: the RR curve at the amplified
+    ε′ = ln(1 + q(e^ε − 1)) (valid, not tight). Which events are pure, and their ε:
+    :func:`~dpviz.accountants.profiles.event_pure_epsilon`.
     """
     a = np.asarray(orders, dtype=float)
     if isinstance(event, _m.Gaussian):
@@ -261,14 +256,15 @@ def event_rdp(event: Any, orders) -> np.ndarray | None:
         return rdp_laplace(a, event.sensitivity / event.scale)
     if isinstance(event, _m.DiscreteLaplace):
         return rdp_discrete_laplace(a, event.scale, event.sensitivity)
-    if isinstance(event, (PureDP, _m.RandomizedResponse)):
-        return rdp_pure(a, _pure_eps(event))
+    eps = event_pure_epsilon(event)  # randomized response, PureDP, ApproxDP(ε, 0)
+    if eps is not None:
+        return rdp_pure(a, eps)
     if isinstance(event, (PoissonSampled, SampledWithoutReplacement)):
         eta = event.rate if isinstance(event, PoissonSampled) else event.eta
         inner = event.mechanism
         if isinstance(event, PoissonSampled) and isinstance(inner, _m.Gaussian):
             return rdp_poisson_gaussian(a, eta, inner.sigma, inner.sensitivity)
-        eps = _pure_eps(inner)
+        eps = event_pure_epsilon(inner)
         if eps is not None:
             return rdp_pure(a, _amplify(eps, 0.0, eta)[0])
     return None
@@ -282,10 +278,10 @@ class RDPAccountant(Accountant):
       Canonne, Kamath & Steinke 2020, Proposition 12);
     * ``method="classic"``: ε = ε_α + ln(1/δ)/(α−1) (Mironov 2017, Proposition 3).
 
-    Supported events: see :func:`event_rdp`. (ε, δ)-only events (``ApproxDP``, ``TruncatedDiscreteLaplace``) are
-    refused (an RDP curve cannot hold a δ). The Poisson-sampled Gaussian uses add/remove neighbours (as in
-    dp-accounting); under ``"replace_one"`` only fixed-size sampling of pure mechanisms (Theorem 7 of Ghazi et al. 2023)
-    is accepted.
+    Supported events: see :func:`event_rdp`. (ε, δ)-only events (``ApproxDP`` with δ > 0,
+    ``TruncatedDiscreteLaplace``) are refused (an RDP curve cannot hold a δ). The Poisson-sampled Gaussian uses
+    add/remove neighbours (as in dp-accounting); under ``"replace_one"`` only fixed-size sampling of pure mechanisms
+    (Theorem 7 of Ghazi et al. 2023) is accepted.
 
     Parameters
     ----------

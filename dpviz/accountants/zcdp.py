@@ -9,12 +9,11 @@ from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_positive
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
-from dpviz.accountants.events import ZCDP, PoissonSampled, PureDP, SampledWithoutReplacement
+from dpviz.accountants.events import ZCDP, PoissonSampled, SampledWithoutReplacement
+from dpviz.accountants.profiles import event_pure_epsilon
 from dpviz.conversions import _check_method, pure_to_zcdp, zcdp_delta, zcdp_to_approx_dp
 
 __all__ = ["ZCDPAccountant", "event_rho"]
-
-_PURE = (PureDP, _m.Laplace, _m.RandomizedResponse, _m.DiscreteLaplace)
 
 
 def event_rho(event: Any) -> float | None:
@@ -22,7 +21,8 @@ def event_rho(event: Any) -> float | None:
 
     * Gaussian and discrete Gaussian: ρ = Δ²/(2σ²) (Bun & Steinke 2016, Proposition 1.6; Canonne, Kamath & Steinke
       2020, Theorem 4 for the discrete one);
-    * pure ε-DP mechanisms: ρ = ε²/2 (Bun & Steinke 2016, Proposition 1.4);
+    * pure ε-DP mechanisms (:func:`~dpviz.accountants.profiles.event_pure_epsilon`: Laplace, randomized response,
+      discrete Laplace, ``PureDP``, ``ApproxDP(ε, 0)``): ρ = ε²/2 (Bun & Steinke 2016, Proposition 1.4);
     * subsampled pure mechanisms: the amplified pure ε′ (Theorem 7 of Ghazi et al. 2023 / Balle, Barthe & Gaboardi 2018
       Theorem 8), then ε′²/2;
     * subsampled Gaussian-type mechanisms: ρ of the mechanism itself. zCDP cannot express amplification by
@@ -34,13 +34,13 @@ def event_rho(event: Any) -> float | None:
         return event.rho
     if isinstance(event, (_m.Gaussian, _m.DiscreteGaussian)):
         return event.rho  # Δ²/(2σ²), ∞ when it overflows
-    if isinstance(event, _PURE):
-        eps = event.epsilon if isinstance(event, PureDP) else event.pure_epsilon
+    eps = event_pure_epsilon(event)
+    if eps is not None:
         return pure_to_zcdp(eps)
     if isinstance(event, (PoissonSampled, SampledWithoutReplacement)):
         inner = event.mechanism
-        if isinstance(inner, _PURE):
-            eps = inner.epsilon if isinstance(inner, PureDP) else inner.pure_epsilon
+        eps = event_pure_epsilon(inner)
+        if eps is not None:
             eta = event.rate if isinstance(event, PoissonSampled) else event.eta
             return pure_to_zcdp(_amplify(eps, 0.0, eta)[0])
         return event_rho(inner) if isinstance(inner, (ZCDP, _m.Gaussian, _m.DiscreteGaussian)) else None
@@ -54,9 +54,9 @@ class ZCDPAccountant(Accountant):
       2020, Corollary 13), the tighter one;
     * ``method="simple"``: ε = ρ + 2√(ρ ln(1/δ)) (Bun & Steinke 2016, Proposition 1.3).
 
-    See :func:`event_rho` for the ρ of each event. (ε, δ)-only events (``ApproxDP``, ``TruncatedDiscreteLaplace``)
-    have no zCDP guarantee and are refused. zCDP composes under either neighbouring relation; the relation only
-    decides which subsampling events are accepted.
+    See :func:`event_rho` for the ρ of each event. (ε, δ)-only events (``ApproxDP`` with δ > 0,
+    ``TruncatedDiscreteLaplace``) have no zCDP guarantee and are refused. zCDP composes under either neighbouring
+    relation; the relation only decides which subsampling events are accepted.
 
     Examples
     --------

@@ -40,6 +40,7 @@ from dpviz.accountants.pld.laws import (
     _tdlap_law,
     discretise,
 )
+from dpviz.accountants.profiles import event_fixed_pair
 
 __all__ = [
     "PLDAccountant",
@@ -104,18 +105,6 @@ def _base_law(event: Any):
     return None
 
 
-def _fixed_pair(event: Any):
-    if isinstance(event, PureDP):
-        return event.epsilon, 0.0
-    if isinstance(event, ApproxDP):
-        return event.epsilon, event.delta
-    if isinstance(event, (_m.Laplace, _m.RandomizedResponse, _m.DiscreteLaplace)):
-        return float(event.pure_epsilon), 0.0
-    if isinstance(event, _m.TruncatedDiscreteLaplace):
-        return float(event.epsilon), float(event.delta)
-    return None
-
-
 def _capped(laws):
     """Restrict the laws' ranges to [−MAX_LOSS, MAX_LOSS]: :func:`~dpviz.accountants.pld.laws.discretise` then moves
     the mass above the range to +∞ and rounds the mass below it up to −MAX_LOSS on the pessimistic side, and keeps it
@@ -143,7 +132,7 @@ def _uncapped_laws(event: Any):
             return base, base
         return SubsampledLaw(base, event.rate, "remove"), SubsampledLaw(base, event.rate, "add")
     if isinstance(event, SampledWithoutReplacement):
-        pair = _fixed_pair(event.mechanism)
+        pair = event_fixed_pair(event.mechanism)
         if pair is None:
             return None
         eps, d = _amplify(pair[0], pair[1], event.eta)
