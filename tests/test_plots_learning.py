@@ -32,8 +32,37 @@ def test_rates_figure_shades_invalid_region():
     assert "G = Θ(σ√d)" in _caption(fig) and "naive: RG(" in _caption(fig)
     # the curves use constant 1 (the knob C only scales the n-condition, i.e. the grey region)
     assert "set to 1" in _caption(fig)
-    # a two-line caption gets a second line of bottom margin
-    assert fig.layout.margin.b == 64 + 21 + 15 * 2
+
+
+def _all_figures():
+    ns = np.geomspace(10, 1e6, 50)
+    Ts = np.geomspace(1, 1e4, 20)
+    ms = np.array([1.0, 10.0, 100.0])
+    s = phased_erm_schedule(1000, 10, 4, 1.0)
+    return {
+        "training": P.training_curves_figure({"naive": ([0, 1, 2], [1.0, 0.5, 0.1])}),
+        "rates": P.rates_figure(ns, {"upper": rates.sco_upper(ns, 10, 5, 1.0)}, invalid_below=1000.0),
+        "users": P.users_needed_figure(Ts, {1: rates.erm_users_needed(1, Ts, 1.0)},
+                                       rates.erm_users_needed_003(1, Ts, 1.0), n=300),
+        "schedule": P.phased_schedule_figure(s.users, s.lambdas, n=1000),
+        "heterogeneity": P.heterogeneity_figure(ms, {"nonprivate": np.array([1e-2, 1e-3, 5e-4])}, formula=ms**-1,
+                                                m_star=20.0),
+    }
+
+
+def test_captions_sit_below_the_axis_labels_and_inside_the_margin():
+    # the source line is pinned in pixels under the plot area (a paper fraction moves with the height and ran into
+    # two-row log-axis tick labels), below the tick labels and the axis title (~60 px), and the bottom margin holds
+    # all its lines (~15 px each at font size 11) with some room to spare
+    for name, fig in _all_figures().items():
+        cap = [a for a in fig.layout.annotations if a.text.startswith("Source")]
+        assert len(cap) == 1, name
+        a = cap[0]
+        assert a.yref == "paper" and a.y == 0 and a.yanchor == "top", name
+        lines = a.text.count("<br>") + 1
+        assert a.yshift <= -60, name
+        assert fig.layout.margin.b >= -a.yshift + 15 * lines + 10, name
+        assert fig.layout.margin.b <= -a.yshift + 15 * lines + 40, name  # no large empty band under the caption
 
 
 def test_users_needed_and_schedule_figures():

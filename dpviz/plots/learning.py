@@ -32,6 +32,10 @@ METHOD_STYLE = {
     "algorithm_h": (PALETTE[3], "longdash", "Alg 3 + mean of Esfandiari, Mirrokni & Narayanan 2022"),
 }
 
+#: Pixels from the bottom of the plot area to the caption's first line (``caption(..., below=...)``): clear of the
+#: two-row tick labels of a log axis and of the x-axis title (a paper-fraction offset moves with the plot height).
+_CAPTION_BELOW = 64
+
 
 def _log_label(fig: go.Figure, *, x=None, y=None, text: str, color: str, xanchor: str = "left",
                yanchor: str = "top") -> None:
@@ -43,15 +47,6 @@ def _log_label(fig: go.Figure, *, x=None, y=None, text: str, color: str, xanchor
                        y=1.0 if y is None else float(np.log10(y)), yref=ya, text=text, showarrow=False,
                        xanchor=xanchor, yanchor=yanchor, font=dict(size=12, color=color),
                        bgcolor="rgba(255,255,255,0.75)")
-
-
-def _source(fig: go.Figure, text: str, *, below: int = 64) -> go.Figure:
-    """The shared caption pinned ``below`` pixels under the plot area (a paper-fraction offset moves with the plot
-    height and can run into two-row log-axis tick labels and the axis title); the bottom margin makes room."""
-    caption(fig, text)
-    fig.layout.annotations[-1].update(y=0, yshift=-below)
-    fig.layout.margin.b = below + 21 + 15 * (text.count("<br>") + 1)
-    return fig
 
 
 def _decade_ticks(values) -> dict:
@@ -81,11 +76,11 @@ def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[
         fig.update_yaxes(type="log", exponentformat="power")
     # legend outside the plot: the private curves rise and fall through the whole upper half of the axes
     fig.update_layout(legend=dict(x=1.02, xanchor="left", y=1))
-    _source(fig, "Source: Levy et al. 2021, Alg 3 (user-level: average per user, then a private mean across users); "
+    caption(fig, "Source: Levy et al. 2021, Alg 3 (user-level: average per user, then a private mean across users); "
                  "naive and "
                  "example-level baselines (Levy et al. 2021, §1); optimiser: Levy et al. 2021, Alg 7.<br>Full-batch "
                  "noisy gradient descent: "
-                 "no subsampling, unlike DP-SGD (Abadi et al. 2016).")
+                 "no subsampling, unlike DP-SGD (Abadi et al. 2016).", below=_CAPTION_BELOW)
     return fig
 
 
@@ -114,13 +109,13 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
     ymax = max(float(np.max(v)) for v in curves.values())
     fig.update_xaxes(type="log", range=[np.log10(ns[0]), np.log10(ns[-1])])
     fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3])
-    _source(fig, "Source: Levy et al. 2021, Thm 4: R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε); Thm 5: "
+    caption(fig, "Source: Levy et al. 2021, Thm 4: R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε); Thm 5: "
                  "RG<sub>min</sub>/√(mn) + "
                  "RG<sub>min</sub>√d/(n√m ε) (they match only when G = Θ(σ√d), as drawn); Thm 8 floor "
                  "G/(4(1+e<sup>nε</sup>)).<br>Item-level: the m = 1 rate quoted in Levy et al. 2021, §1 (Bassily et "
                  "al. 2019) "
                  "at n·m people, RG(1/√(nm) + √d/(nmε)); naive: RG(1/√(nm) + √d/(nε)), no gain from m (Levy et al. "
-                 "2021, §1).")
+                 "2021, §1).", below=_CAPTION_BELOW)
     approx_note(fig, "shapes only: hidden constants and logs set to 1")
     return fig
 
@@ -143,9 +138,9 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
         _log_label(fig, y=n, text=f"your n = {n:,.0f}", color=ROLE["bound"], xanchor="right", yanchor="bottom")
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
-    _source(fig, "Source: Levy et al. 2021, Thm 3 (n = Ω̃(√(dT)/ε)); Esfandiari, Mirrokni & Narayanan 2022, Thms "
+    caption(fig, "Source: Levy et al. 2021, Thm 3 (n = Ω̃(√(dT)/ε)); Esfandiari, Mirrokni & Narayanan 2022, Thms "
                  "29–30 (n = Ω̃(√T/ε)). "
-                 "Log factors hidden.")
+                 "Log factors hidden.", below=_CAPTION_BELOW)
     approx_note(fig, "log factors and constants set to 1")
     return fig
 
@@ -173,11 +168,11 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
     fig.add_annotation(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
                        x=0.99, y=0.2, xanchor="right", showarrow=False, font=dict(size=12),
                        bgcolor="rgba(255,255,255,0.8)")
-    _source(fig, "Source: Levy et al. 2021, Alg 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G<sub>min</sub>/(nm) + "
+    caption(fig, "Source: Levy et al. 2021, Alg 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G<sub>min</sub>/(nm) + "
                  "σ²d²/(n²mε²))/R, "
                  "n<sub>t</sub> = n/2<sup>t</sup>, λ<sub>t</sub> = 4<sup>t</sup>λ; disjoint users (parallel "
                  "composition) "
-                 "make the whole run (ε, δ)-DP at user level.")
+                 "make the whole run (ε, δ)-DP at user level.", below=_CAPTION_BELOW)
     return fig
 
 
@@ -199,8 +194,8 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
         _log_label(fig, x=m_star, text=f" m* ≈ {m_star:.0f}", color=ROLE["bound"])
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")
-    _source(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
+    caption(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
                  "h²·tr Σ/(2nd) independent of m;<br>Levy et al. 2021, Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)ν "
-                 "(ν: total-variation drift).")
+                 "(ν: total-variation drift).", below=_CAPTION_BELOW)
     approx_note(fig, "markers: Monte Carlo, few seeds")
     return fig
