@@ -2,6 +2,7 @@
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 
 from dpviz.plots._theme import approx_note, caption
 
@@ -70,3 +71,37 @@ def test_every_figure_gets_the_template_exactly_as_plotly_validates_it_and_throu
     assert _fig().layout.template.to_plotly_json() == validated
     assert copy.deepcopy(registered).to_plotly_json() == validated
     assert validated["layout"]["colorway"][0] == "#0072B2" and validated["layout"]["height"] == 420
+
+
+def test_cheap_annotation_and_shape_appends_give_the_figure_plotlys_own_helpers_give():
+    """The builders' cheap appenders must leave exactly what plotly's add_annotation / add_vline / add_hline /
+    add_vrect leave (plotly's helpers re-validate everything already on the figure, or cost ~15 ms a call)."""
+    from dpviz.plots._theme import _append_annotation, _append_shape
+
+    ann = dict(text="a<br>b", xref="paper", yref="paper", x=0, y=0, yshift=-60, showarrow=False,
+               font=dict(size=11, color="#555555"), align="left", xanchor="left", yanchor="top")
+    ours, theirs = _fig(), _fig()
+    for fig in (ours, theirs):
+        fig.add_annotation(text="already there", x=1, y=1)
+    _append_annotation(ours, **ann)
+    theirs.add_annotation(**ann)
+    _append_shape(ours, type="line", x0=5, x1=5, xref="x", y0=0, y1=1, yref="y domain",
+                  line=dict(color="red", dash="dot"))
+    theirs.add_vline(x=5, line=dict(color="red", dash="dot"))
+    _append_shape(ours, type="line", x0=0, x1=1, xref="x domain", y0=3, y1=3, yref="y", line=dict(dash="dot"))
+    theirs.add_hline(y=3, line=dict(dash="dot"))
+    _append_shape(ours, type="rect", x0=1, x1=2, xref="x", y0=0, y1=1, yref="y domain",
+                  fillcolor="rgba(120,120,120,0.18)", line=dict(width=0))
+    theirs.add_vrect(x0=1, x1=2, fillcolor="rgba(120,120,120,0.18)", line_width=0)
+    assert ours.to_plotly_json() == theirs.to_plotly_json()
+    assert ours.layout.annotations[-1].yshift == -60 and len(ours.layout.shapes) == 3  # plotly's view follows
+    widget = go.FigureWidget(_fig())  # a widget takes plotly's own path (which also tells the browser)
+    _append_annotation(widget, **ann)
+    assert widget.layout.annotations[-1].text == "a<br>b"
+
+
+def test_a_bad_annotation_property_is_still_refused():
+    from dpviz.plots._theme import _append_annotation
+
+    with pytest.raises(ValueError):
+        _append_annotation(_fig(), text="x", xanchor="sideways")

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _vline, approx_note, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _append_annotation, _vline, approx_note, caption
 from dpviz.plots.items_to_users import _label, _pow10, side_by_side
 from dpviz.userlevel import (
     ClippingTradeoff,
@@ -320,8 +320,8 @@ def tdlap_figure(epsilon: float, delta: float, *, convention: str = "proof", tem
                                            font=dict(size=14)),
                                 xaxis=dict(title=dict(text="R₁ (users the test may delete before checking)")),
                                 yaxis=dict(title=dict(text="probability")), bargap=0.1, showlegend=False))
-    fig.add_annotation(x=0, y=float(pmf[0]), text=f"end mass {_sci(float(pmf[0]))} ≤ δ̄", showarrow=True, ax=40, ay=-40,
-                       font=dict(size=11, color=ROLE["naive"]))
+    _append_annotation(fig, x=0, y=float(pmf[0]), text=f"end mass {_sci(float(pmf[0]))} ≤ δ̄", showarrow=True,
+                       ax=40, ay=-40, font=dict(size=11, color=ROLE["naive"]))
     third, which = (("e<sup>ε̄</sup>", "the proof's, pinned") if convention == "proof"
                     else ("e<sup>ε</sup>", "as printed"))
     caption(fig, "Source: Ghazi et al. 2023, Definition 8 (TDLap, κ = 1 + ⌈ln(1/δ̄)/ε̄⌉) and Algorithm 1 line 1 "

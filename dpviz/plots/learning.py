@@ -12,7 +12,17 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, approx_note, base_layout, caption
+from dpviz.plots._theme import (
+    DASHES,
+    PALETTE,
+    ROLE,
+    TEMPLATE,
+    _append_annotation,
+    _append_shape,
+    approx_note,
+    base_layout,
+    caption,
+)
 
 __all__ = [
     "METHOD_STYLE",
@@ -43,7 +53,7 @@ def _log_label(fig: go.Figure, *, x=None, y=None, text: str, color: str, xanchor
     add_vline/add_hline annotations pass raw values, which throws the label — and the autorange — off to 10^x)."""
     xa = "paper" if x is None else "x"
     ya = "paper" if y is None else "y"
-    fig.add_annotation(x=1.0 if x is None else float(np.log10(x)), xref=xa,
+    _append_annotation(fig, x=1.0 if x is None else float(np.log10(x)), xref=xa,
                        y=1.0 if y is None else float(np.log10(y)), yref=ya, text=text, showarrow=False,
                        xanchor=xanchor, yanchor=yanchor, font=dict(size=12, color=color),
                        bgcolor="rgba(255,255,255,0.75)")
@@ -103,7 +113,8 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
                                                                                        "2021, Thm 8)",
                                  line=dict(color=PALETTE[3], dash="longdash", width=1.5)))
     if invalid_below is not None and invalid_below > ns[0]:
-        fig.add_vrect(x0=ns[0], x1=min(invalid_below, ns[-1]), fillcolor="rgba(120,120,120,0.18)", line_width=0)
+        _append_shape(fig, type="rect", x0=ns[0], x1=min(invalid_below, ns[-1]), xref="x", y0=0, y1=1,
+                      yref="y domain", fillcolor="rgba(120,120,120,0.18)", line=dict(width=0))
         _log_label(fig, x=ns[0], text="grey: Thm 4's n-condition fails", color="#555555")
     ymin = min(float(np.min(v)) for v in curves.values())
     ymax = max(float(np.max(v)) for v in curves.values())
@@ -134,7 +145,8 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
                                                               "any d",
                              line=dict(color=PALETTE[3], width=3)))
     if n is not None:
-        fig.add_hline(y=n, line=dict(color=ROLE["bound"], dash="dot"))
+        _append_shape(fig, type="line", x0=0, x1=1, xref="x domain", y0=n, y1=n, yref="y",
+                      line=dict(color=ROLE["bound"], dash="dot"))
         _log_label(fig, y=n, text=f"your n = {n:,.0f}", color=ROLE["bound"], xanchor="right", yanchor="bottom")
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
@@ -165,7 +177,7 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
                                   overlaying="y", side="right", showgrid=False, **_decade_ticks(lambdas)))
     fig.update_xaxes(dtick=1)
     used = int(np.sum(users))
-    fig.add_annotation(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
+    _append_annotation(fig, text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
                        x=0.99, y=0.2, xanchor="right", showarrow=False, font=dict(size=12),
                        bgcolor="rgba(255,255,255,0.8)")
     caption(fig, "Source: Levy et al. 2021, Alg 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G<sub>min</sub>/(nm) + "
@@ -190,7 +202,8 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
         fig.add_trace(go.Scatter(x=ms, y=np.maximum(ys, 1e-12), mode="lines+markers", name=name + " (simulated)",
                                  line=dict(color=color, dash=dash, width=1.5), marker=dict(size=7, color=color)))
     if m_star is not None and np.isfinite(m_star) and ms[0] <= m_star <= ms[-1]:
-        fig.add_vline(x=m_star, line=dict(color=ROLE["bound"], dash="dot"))
+        _append_shape(fig, type="line", x0=m_star, x1=m_star, xref="x", y0=0, y1=1, yref="y domain",
+                      line=dict(color=ROLE["bound"], dash="dot"))
         _log_label(fig, x=m_star, text=f" m* ≈ {m_star:.0f}", color=ROLE["bound"])
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log", exponentformat="power")

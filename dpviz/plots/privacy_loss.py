@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from dpviz import mechanisms as mech
 from dpviz._validation import check_delta, check_positive
 from dpviz.gaussian_profiles import gaussian_profile_curves
-from dpviz.plots._theme import ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, caption
+from dpviz.plots._theme import ROLE, TEMPLATE, _append_annotation, _gaps, _hline, _layout, _vline, caption
 from dpviz.tradeoff import dp_region_kink, dp_region_lower_bound
 
 __all__ = [
@@ -209,10 +209,10 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
                      # a plain layout shape, not fig.add_vline (which costs ~15 ms per call)
                      shapes=[_vline(eps, color=ROLE["bound"], width=2, yref="y domain")])
     fig = go.Figure(data=traces, layout=layout)
-    fig.add_annotation(x=eps, y=1.0, yref="paper", text=f"ε = {eps:.3g}", showarrow=False, yanchor="bottom",
+    _append_annotation(fig, x=eps, y=1.0, yref="paper", text=f"ε = {eps:.3g}", showarrow=False, yanchor="bottom",
                        font=dict(color=ROLE["bound"]))
     if a.size and np.any(~finite):
-        fig.add_annotation(x=inf_x, y=float(w[~finite].max()), text="ℓ = +∞<br>(x′ cannot<br>produce o)",
+        _append_annotation(fig, x=inf_x, y=float(w[~finite].max()), text="ℓ = +∞<br>(x′ cannot<br>produce o)",
                            showarrow=True, ay=-40, font=dict(size=11))
         fig.update_xaxes(range=[-span * 1.1 - 0.2, inf_x + 0.4])
     caption(fig, "L = ln(p<sub>x</sub>(O)/p<sub>x′</sub>(O)), O ~ M(x) (Dwork & Roth 2014, §2.3). "
