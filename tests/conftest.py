@@ -36,12 +36,16 @@ def pytest_terminal_summary(terminalreporter):
     """The browser tests' slider→figure times (issue 14: reported, never asserted)."""
     module = sys.modules.get("test_browser")
     records = sorted(getattr(module, "SLIDER_TIMES", []), key=lambda r: r[1])
-    times = [t for _, t in records]
-    if not times:
+    if not records:
         return
     import numpy as np
 
-    p50, p95 = (1000 * float(np.percentile(times, q)) for q in (50, 95))
-    slowest = ", ".join(f"lesson {name[:2]} {1000 * t:.0f} ms" for name, t in records[::-1][:6])
-    terminalreporter.write_line(f"browser slider→figure over {len(times)} panels (first key press until the figure "
-                                f"changed): p50 {p50:.0f} ms, p95 {p95:.0f} ms; slowest: {slowest}")
+    groups = [("every panel", records), ("drag panels", [r for r in records if not r[2]]),
+              ("slow (release-only) panels", [r for r in records if r[2]])]
+    for label, rows in groups:
+        if not rows:
+            continue
+        p50, p95 = (1000 * float(np.percentile([t for _, t, _ in rows], q)) for q in (50, 95))
+        slowest = ", ".join(f"lesson {name[:2]} {1000 * t:.0f} ms" for name, t, _ in rows[::-1][:6])
+        terminalreporter.write_line(f"browser slider→figure, {label} ({len(rows)}; first key press until the figure "
+                                    f"changed): p50 {p50:.0f} ms, p95 {p95:.0f} ms; slowest: {slowest}")

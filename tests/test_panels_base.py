@@ -231,3 +231,11 @@ def test_several_figures_stack_at_full_width():
 
     p = _TwoFigures()
     assert len(p.figures) == 2 and p._figbox.layout.flex_flow == "column"
+
+
+def test_slow_panels_are_marked_on_the_page_so_the_browser_test_can_report_them_apart():
+    class _SlowToy(_Toy):
+        slow = True
+
+    assert "dpviz-slow" not in _Toy()._layout()._dom_classes
+    assert {"dpviz-panel", "dpviz-slow"} <= set(_SlowToy()._layout()._dom_classes)

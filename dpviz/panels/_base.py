@@ -843,6 +843,8 @@ class Panel:
         box = W.VBox(header + [controls, self.status, self.note, self._figbox, self.readout]
                      + self._extra_widgets())
         box.add_class("dpviz-panel")
+        if self.slow:  # updates on release (the browser test reports these apart from the drag panels)
+            box.add_class("dpviz-slow")
         return box
 
     def _ipython_display_(self):  # shown when a notebook cell evaluates to the panel
