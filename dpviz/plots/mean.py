@@ -38,14 +38,23 @@ __all__ = [
     "fixed_n_floor_figure",
 ]
 
-def _frame(title, xt, yt, template, *, xlog=False, ylog=False, bottom: int = 100, **extra) -> dict:
+#: Pixels from the bottom of the plot area to the source caption's first line (``caption(..., below=...)``): clear
+#: of the tick labels and the x-axis title. A log x axis spanning a few decades labels its minor ticks (2, 5) and
+#: needs more room than a linear one.
+_BELOW_LINEAR = 60
+_BELOW_LOG = 75
+
+
+def _frame(title, xt, yt, template, *, xlog=False, ylog=False, bottom: int | None = None, **extra) -> dict:
     """The shared :func:`~dpviz.plots._theme._layout` with this lesson's conventions: optional log axes (powers of
-    ten on a log y), empty shape and annotation lists for :func:`_marked_vline` / :func:`_marked_hline`, and a
-    bottom margin of ``bottom`` pixels: room for tick labels, the axis title and the source caption (placed by
-    :func:`_source` at a fixed pixel offset under the plot, so it never runs into the axis title).
+    ten on a log y), empty shape and annotation lists for :func:`_marked_vline` / :func:`_marked_hline`. The source
+    caption (:func:`~dpviz.plots._theme.caption` with ``below=``) grows the bottom margin to fit itself; ``bottom``
+    (pixels) asks for more, e.g. for a legend under the plot.
     """
+    if bottom is not None:
+        extra["margin"] = dict(b=bottom)
     return _layout(title, xt, yt, template=template, xaxis={"type": "log"} if xlog else None,
-                   yaxis={"type": "log", "exponentformat": "power"} if ylog else None, margin=dict(b=bottom),
+                   yaxis={"type": "log", "exponentformat": "power"} if ylog else None,
                    shapes=[], annotations=[], **extra)
 
 
@@ -67,14 +76,6 @@ def _marked_hline(lay: dict, y: float, text: str, color: str, dash: str = "dashd
     ya = math.log10(y) if lay["yaxis"].get("type") == "log" else y
     lay["annotations"].append(dict(x=0.01, xref="paper", y=ya, yref="y", text=text, showarrow=False, xanchor="left",
                                    yanchor="bottom", font=dict(size=11, color=color)))
-
-
-def _source(fig: go.Figure, text: str, *, below: int = 64) -> go.Figure:
-    """The shared caption, pinned ``below`` pixels under the plot area (a paper-fraction offset moves with the plot
-    height and ran into two-row log-axis tick labels and axis titles)."""
-    caption(fig, text)
-    fig.layout.annotations[-1].update(y=0, yshift=-below)
-    return fig
 
 
 def _none_for_nan(values):
@@ -144,9 +145,9 @@ def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]
     if crossover is not None and crossover > 0:
         _marked_vline(lay, crossover, f"crossover m* ≈ {crossover:.0f}", ROLE["bound"])
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: WME noise 128τ²/(n²ε²) (Levy et al. 2021, Thm 1); naive Laplace 8B²/(n²ε²) (derived: "
+    caption(fig, "Source: WME noise 128τ²/(n²ε²) (Levy et al. 2021, Thm 1); naive Laplace 8B²/(n²ε²) (derived: "
                  "Lap(2B/(nε))); "
-                 "non-private Var/(nm) (Levy et al. 2021, Cor 1). Crossover where τ = B/4.")
+                 "non-private Var/(nm) (Levy et al. 2021, Cor 1). Crossover where τ = B/4.", below=_BELOW_LOG)
     approx_note(fig, "markers: Monte Carlo")
     return fig
 
@@ -161,7 +162,7 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
     """
     # y2: explicit ticks (an overlaying axis otherwise gets ticks synced to the log grid of y: 0.162, 0.446, …)
     lay = _frame("The concentration radius τ trades bias for noise", "τ / τ<sub>safe</sub> (log)",
-                  "squared error (log)", template, xlog=True, ylog=True, bottom=120,
+                  "squared error (log)", template, xlog=True, ylog=True,
                   yaxis2=dict(title=dict(text="fraction of users clipped"), overlaying="y", side="right",
                               range=[0, 1], tickmode="linear", tick0=0, dtick=0.25, tickformat=".0%",
                               showgrid=False),
@@ -186,10 +187,11 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
     for k, (label, val) in enumerate(presets.items()):
         _marked_vline(lay, val, label, ROLE["bound"], DASHES[(k + 1) % len(DASHES)], top=bool(k % 2 == 0))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: Levy et al. 2021, Alg 1; τ<sub>paper</sub> = B√(log(2n/γ)/(2m)) (Levy et al. 2021, Cor 1), "
+    caption(fig, "Source: Levy et al. 2021, Alg 1; τ<sub>paper</sub> = B√(log(2n/γ)/(2m)) (Levy et al. 2021, Cor 1), "
                  "τ<sub>safe</sub> = "
                  "B√(2log(2n/γ)/m) "
-                 "(Hoeffding), oracle = max user deviation (not private).", below=82)
+                 "(Hoeffding), oracle = max user deviation (not private).",
+            below=82)  # log x and a subscripted axis title: a little lower than _BELOW_LOG
     approx_note(fig, "Monte Carlo")
     return fig
 
@@ -217,9 +219,9 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
     traces.append(dict(type="scatter", x=bx, y=by, mode="markers", name="best split on each iso-N line",
                              marker=dict(symbol="star", size=14, color=PALETTE[1], line=dict(color="black", width=1))))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, source or "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β<sub>fail</sub>·(2B)², τ = B√(2log(2n/γ)/m), "
+    caption(fig, source or "Source: MSE = Var/(nm) + 128τ²/(n²ε²) + β<sub>fail</sub>·(2B)², τ = B√(2log(2n/γ)/m), "
                            "β<sub>fail</sub> = γ + (B/τ)e<sup>−nε/8</sup> (Levy et al. 2021, Thm 1, as printed).",
-            below=60)
+            below=_BELOW_LINEAR)
     return fig
 
 
@@ -227,7 +229,7 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
                         template: str = TEMPLATE) -> go.Figure:
     """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users)."""
     lay = _frame("Samples per user needed for a target error", "users n (log)", "samples per user m (log)",
-                  template, xlog=True, ylog=True, bottom=112)
+                  template, xlog=True, ylog=True)
     traces = [dict(type="scatter", x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
               for k, (label, m) in enumerate(curves.items())]
     colors = [ROLE["naive"], ROLE["bound"]]
@@ -235,11 +237,11 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
         # first label at the top, second a little above the bottom (the curves end on m = 1 there)
         _marked_vline(lay, n0, label, colors[k % 2], "dash", width=2, top=k == 0, text_y=None if k == 0 else 0.1)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: m ≥ max(r²d/(ε²n²α<sub>acc</sub>²), r²/(nα<sub>acc</sub>²)), at least 1 "
+    caption(fig, "Source: m ≥ max(r²d/(ε²n²α<sub>acc</sub>²), r²/(nα<sub>acc</sub>²)), at least 1 "
                  "(Esfandiari, Mirrokni & Narayanan 2022, Cor 8, constants and logs dropped);<br>walls: "
                  "n ≥ ln(1/δ)/(3ε) (Esfandiari, Mirrokni & Narayanan 2022, Lemma 9), n ≥ √d·ln(1/δ)/ε "
                  "(Levy et al. 2021, Cor 1).",
-            below=60)
+            below=_BELOW_LOG)
     approx_note(fig, "O-constants set to 1")
     return fig
 
@@ -249,7 +251,7 @@ def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n:
     """ℓ₂ error against d at fixed n: Esfandiari, Mirrokni & Narayanan 2022 (feasible for all d) vs Levy et al. 2021's
     regime (infeasible beyond its wall)."""
     lay = _frame(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
-                  xlog=True, ylog=True, bottom=112)
+                  xlog=True, ylog=True)
     traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="Esfandiari, Mirrokni & Narayanan 2022 "
                                                                             "(Cor 8 shape)",
                          line=dict(color=ROLE["private"], width=3)),
@@ -257,8 +259,8 @@ def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n:
                                                                              "√d·ln(1/δ)/ε)",
                          line=dict(color=ROLE["naive"], dash="dash"))]
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: error r(√d/(εn√m) + 1/√(mn)), m = 100 (Esfandiari, Mirrokni & Narayanan 2022, Cor 8);<br>"
-                 "Levy et al. 2021, Cor 1 has the same rate but needs n ≳ √d·ln(1/δ)/ε.", below=60)
+    caption(fig, "Source: error r(√d/(εn√m) + 1/√(mn)), m = 100 (Esfandiari, Mirrokni & Narayanan 2022, Cor 8);<br>"
+                 "Levy et al. 2021, Cor 1 has the same rate but needs n ≳ √d·ln(1/δ)/ε.", below=_BELOW_LOG)
     approx_note(fig, "O-constants set to 1")
     return fig
 
@@ -275,10 +277,11 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
                         moved: int | None = None, z_label: str = "log₁₀ density", title: str = "",
                         template: str = TEMPLATE) -> go.Figure:
     """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted)."""
-    # legend under the plot, pinned to the figure's bottom edge: on the right it collided with the colour bar
+    # legend under the plot, pinned to the figure's bottom edge (on the right it collided with the colour bar); the
+    # bottom margin keeps 58 px between the caption's last line and the figure's edge for it (up to two rows)
     lay = _frame(title or "Inside Algorithm A (Esfandiari, Mirrokni & Narayanan 2022): balls, count f(p), output "
                           "density", "p₁", "p₂", template,
-                  bottom=140, legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0,
+                  bottom=148, legend=dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0,
                                           xanchor="left"))
     lay["yaxis"]["scaleanchor"] = "x"
     lay["height"] = 560
@@ -294,11 +297,11 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
     traces.append(dict(type="scatter", x=mx, y=my, mode="markers", name="the moved user",
                              marker=dict(color=ROLE["x_prime"], size=14, symbol="x")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: density ∝ e<sup>(ε/2)·min(f(p), 2n/3)</sup> where "
+    caption(fig, "Source: density ∝ e<sup>(ε/2)·min(f(p), 2n/3)</sup> where "
                  "f(p) = #{i : ‖p − x<sub>i</sub>‖ ≤ r√d} > 0,<br>"
                  "plus a garbage atom of mass (4/δ)·V<sub>B</sub> (Esfandiari, Mirrokni & Narayanan 2022, Thm 2; "
                  "exponent ε/2: dpviz's erratum "
-                 "to Prop 15).", below=52)
+                 "to Prop 15).", below=_BELOW_LINEAR)
     approx_note(fig, "grid (cell-centre rule)")
     return fig
 
@@ -307,15 +310,15 @@ def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: 
                    template: str = TEMPLATE) -> go.Figure:
     """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user)."""
     lay = _frame("Where the output mass goes: x vs neighbour x′", "", "probability (log)", template,
-                  ylog=True, barmode="group", bottom=100)
+                  ylog=True, barmode="group")
     traces = [dict(type="bar", x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
               dict(type="bar", x=list(labels), y=list(values_xp), name="neighbour x′ (one user moved)",
                      marker_color=ROLE["x_prime"])]
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: Esfandiari, Mirrokni & Narayanan 2022, Prop 15 as corrected by dpviz (exponent ε/2): "
+    caption(fig, "Source: Esfandiari, Mirrokni & Narayanan 2022, Prop 15 as corrected by dpviz (exponent ε/2): "
                  "density and total each move by "
                  "e<sup>±ε/2</sup>,<br>so probabilities by e<sup>±ε</sup>; only the region where f changes 1↔0 "
-                 "escapes this (mass ≤ e<sup>ε/2</sup>·δ/2).", below=40)
+                 "escapes this (mass ≤ e<sup>ε/2</sup>·δ/2).", below=40)  # no x-axis title: tick labels only
     approx_note(fig, "grid (cell-centre rule)")
     return fig
 
@@ -341,9 +344,9 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
     if current is not None:
         _marked_vline(lay, current, "", ROLE["x_prime"], "solid", width=2)
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: Esfandiari, Mirrokni & Narayanan 2022, Thm 7 (n/4 corrupted users), Prop 14; Prop 27: error "
+    caption(fig, "Source: Esfandiari, Mirrokni & Narayanan 2022, Thm 7 (n/4 corrupted users), Prop 14; Prop 27: error "
                  "o(rη/√m) is impossible, even "
-                 "non-privately — an order, with no constant.")
+                 "non-privately — an order, with no constant.", below=_BELOW_LINEAR)
     approx_note(fig, "Monte Carlo (median over runs)")
     return fig
 
@@ -356,7 +359,7 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
     ``beta`` (Theorem 1's failure probability β_fail at each n and m): the WME formula is drawn only where β_fail < ½;
     elsewhere it is no guarantee, and a curve falling towards 0 there would suggest one."""
     lay = _frame("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
-                  xlog=True, ylog=True, bottom=112)
+                  xlog=True, ylog=True)
     traces = []
     for k, (n, fl) in enumerate(floors.items()):
         c = PALETTE[k % 5]
@@ -369,11 +372,11 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
                 else f"n = {n}: WME ideal MSE (β<sub>fail</sub> ignored)")
         traces.append(dict(type="scatter", x=ms, y=y, mode="lines", name=name, line=dict(color=c, dash="dash")))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
-    _source(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e<sup>nε</sup>)) (derived from the proof of Levy et al. 2021, "
+    caption(fig, "Source: max E(μ̂ − μ)² ≥ B²/(2(1 + e<sup>nε</sup>)) (derived from the proof of Levy et al. 2021, "
                  "Thm 8, "
                  "which states Ω(e<sup>−nε</sup>));<br>dashed: Var/(nm) + 128τ²/(n²ε²) (Levy et al. 2021, Thm 1), "
                  "valid only "
                  "once β<sub>fail</sub> = (B/τ)e<sup>−nε/8</sup> is small" + (" (drawn where it is below ½)." if beta
                                                                              is not None else "."),
-            below=60)
+            below=_BELOW_LOG)
     return fig

@@ -49,16 +49,14 @@ planted_data = PD.planted_data
 _SRC = "Ghazi, Kumar, Manurangsi & Steinke 2023"
 
 
-def _caption(fig: go.Figure, text: str, *, height: int | None = None, below: float = 60.0) -> go.Figure:
-    """:func:`dpviz.plots._theme.caption` placed ``below`` pixels under the plot area (clear of the tick labels and
-    the x-axis title), with a bottom margin that fits it. Break long captions with ``<br>`` (at most ~130
-    characters a line, so they fit a figure of ~900 px)."""
-    lines = text.count("<br>") + 1
-    h = int(height or fig.layout.height or 420)
-    top = fig.layout.margin.t if fig.layout.margin.t is not None else 60
-    bottom = int(below + 15 * lines + 14)
-    fig.update_layout(height=h, margin=dict(b=bottom))
-    return caption(fig, text, y=-below / max(h - top - bottom, 100))
+#: Height (px) of this lesson's figures unless a builder sets another (also when another template is passed).
+_HEIGHT = 420
+#: Pixels from the bottom of the plot area to the source caption's first line (``caption(..., below=...)``, which
+#: grows the bottom margin to fit the caption): clear of the tick labels and the x-axis title. A log x axis whose
+#: minor ticks are labelled (2, 5, … or 10<sup>k</sup> powers) needs more room than a linear one. Captions: at most
+#: ~130 characters a line (break with ``<br>``), so they fit a figure of ~900 px.
+_BELOW_LINEAR = 60
+_BELOW_LOG = 75
 
 
 # ----------------------------------------------------------------------------------------------- W1
@@ -117,9 +115,9 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
     fig.update_layout(legend=dict(font=dict(size=11)), height=500,
                       xaxis=dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100]),
                       yaxis=dict(type="log", exponentformat="power"))
-    _caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε<sub>attr</sub>; ½d²ε<sub>attr</sub>² zCDP), Lemma 10 (per "
-                  "attribute) with sequential composition (per record),<br>Thms 11–12; Bun & Steinke 2016, Prop 1.3; "
-                  "CKS = Canonne, Kamath & Steinke 2020, Cor 13.")
+    caption(fig, f"Sources: {_SRC}, Prop 8 (d·ε<sub>attr</sub>; ½d²ε<sub>attr</sub>² zCDP), Lemma 10 (per "
+                 "attribute) with sequential composition (per record),<br>Thms 11–12; Bun & Steinke 2016, Prop 1.3; "
+                 "CKS = Canonne, Kamath & Steinke 2020, Cor 13.", below=_BELOW_LOG)
     return fig
 
 
@@ -138,12 +136,12 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
         go.Scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
-                          template=template))
+                          template=template, height=_HEIGHT))
     fig.update_xaxes(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100], title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", dtick=1, title_text="whole-record ρ (zCDP, log scale)")
-    _caption(fig, "Group privacy squares under zCDP: slope 2 on log–log axes. "
-                  f"Sources: {_SRC}, Prop 8, and Lemma 10 with<br>sequential composition over the d columns; "
-                  "Bun & Steinke 2016.")
+    caption(fig, "Group privacy squares under zCDP: slope 2 on log–log axes. "
+                 f"Sources: {_SRC}, Prop 8, and Lemma 10 with<br>sequential composition over the d columns; "
+                 "Bun & Steinke 2016.", below=_BELOW_LOG)
     return fig
 
 
@@ -167,9 +165,9 @@ def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = T
                                        "ρ (zCDP) of the release", "", template=template))
     fig.update_layout(height=440, margin=dict(l=330), showlegend=False)
     fig.update_xaxes(range=[0, 1.15 * max(rhos)])
-    _caption(fig, "ρ(S) = Σ ρ<sub>h</sub> over the releases h that read an attribute in S. "
-                  f"Source: {_SRC}, Section 7 (2020 Census);<br>the per-release split is illustrative, "
-                  "the totals are the paper's.")
+    caption(fig, "ρ(S) = Σ ρ<sub>h</sub> over the releases h that read an attribute in S. "
+                 f"Source: {_SRC}, Section 7 (2020 Census);<br>the per-release split is illustrative, "
+                 "the totals are the paper's.", below=_BELOW_LINEAR)
     return fig
 
 
@@ -190,13 +188,13 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
         go.Bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
                text=[f"{v:.3g}" for v in simple], textposition="outside"),
     ], layout=_layout(f"ε at δ = {delta:.0e}: ρ = {rho_s:.3g} (change) vs {rho_all:.3g} (record)", "",
-                          "ε of the (ε, δ)-DP guarantee", template=template))
+                          "ε of the (ε, δ)-DP guarantee", template=template, height=_HEIGHT))
     fig.update_layout(barmode="group", yaxis=dict(rangemode="tozero"))
     fig.update_traces(cliponaxis=False)
-    _caption(fig, "Paper: 2.63 zCDP → (13.8, 10<sup>−6</sup>); "
-                  "race + ethnicity 1.02 zCDP → (7.85, 10<sup>−6</sup>).<br>"
-                  f"Sources: {_SRC}, §7; Canonne, Kamath & Steinke 2020, Cor 13; Bun & Steinke 2016, Prop 1.3.",
-below=40)
+    caption(fig, "Paper: 2.63 zCDP → (13.8, 10<sup>−6</sup>); "
+                 "race + ethnicity 1.02 zCDP → (7.85, 10<sup>−6</sup>).<br>"
+                 f"Sources: {_SRC}, §7; Canonne, Kamath & Steinke 2020, Cor 13; Bun & Steinke 2016, Prop 1.3.",
+            below=40)  # no x-axis title: tick labels only
     return fig
 
 
@@ -221,10 +219,10 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
                    mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout(f"At ε = {e:g}, rounding returns the exact count with probability "
                           f"{PD.rounding_reveals_probability(e):.4f}", "ε (privacy parameter of the histogram)",
-                          "probability", template=template))
+                          "probability", template=template, height=_HEIGHT))
     fig.update_yaxes(range=[0, 1.02])
-    _caption(fig, f"P[|Lap(b)| < ½] = 1 − e<sup>−1/(2b)</sup>. Source: {_SRC}, Section 5<br>"
-                  "('not nice' canonical histogram; ε = 10 → > 99%).")
+    caption(fig, f"P[|Lap(b)| < ½] = 1 − e<sup>−1/(2b)</sup>. Source: {_SRC}, Section 5<br>"
+                 "('not nice' canonical histogram; ε = 10 → > 99%).", below=_BELOW_LINEAR)
     return fig
 
 
@@ -245,9 +243,10 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
                    marker=dict(color=ROLE["approx"], size=8, symbol="x")),
     ], layout=_layout(f"Adversary rounds: {right.sum()} of {cells} cells exactly right "
                           f"(expected {100 * PD.rounding_reveals_probability(e):.1f}%)", "histogram cell y",
-                          "count", template=template))
+                          "count", template=template, height=_HEIGHT))
     approx_note(fig, f"one simulated draw (seed {seed})")
-    _caption(fig, f"Canonical histogram with Laplace(1/ε) per cell. Source: {_SRC}, Section 5.")
+    caption(fig, f"Canonical histogram with Laplace(1/ε) per cell. Source: {_SRC}, Section 5.",
+            below=_BELOW_LINEAR)
     return fig
 
 
@@ -287,10 +286,11 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
                    name="clamp floor τ<sub>ℓ</sub> − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
     ], layout=_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
                           f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
-                          "tree level ℓ (interval length 2<sup>ℓ</sup>)", "clamped noisy count f̂", template=template))
+                          "tree level ℓ (interval length 2<sup>ℓ</sup>)", "clamped noisy count f̂", template=template,
+                          height=_HEIGHT))
     fig.update_xaxes(tickmode="array", tickvals=lev.tolist(), ticktext=[f"ℓ={v} (|I|={2 ** v})" for v in lev])
-    _caption(fig, f"f̂ = max{{f, τ<sub>ℓ</sub> − μ}} + Lap(λ), kept iff f̂ > τ<sub>ℓ</sub>. Source: {_SRC}, "
-                  "Algorithm 2<br>(all d leaves initialised, erratum E3), Lemma 28.")
+    caption(fig, f"f̂ = max{{f, τ<sub>ℓ</sub> − μ}} + Lap(λ), kept iff f̂ > τ<sub>ℓ</sub>. Source: {_SRC}, "
+                 "Algorithm 2<br>(all d leaves initialised, erratum E3), Lemma 28.", below=_BELOW_LINEAR)
     return fig
 
 
@@ -321,8 +321,10 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     # the labels are bit strings: a category axis, or plotly reads "0101…" as a number
     fig.update_xaxes(type="category", tickfont=dict(size=9, family="monospace"), tickangle=-60)
     d = np.asarray(X).shape[1]
-    _caption(fig, f"Source: {_SRC}, Lemma 30 (misses no f ≥ νn w.p. ≥ 1 − η/2 when τ = 0.5νn is large enough).",
-             height=420 + int(4.7 * d), below=int(4.7 * d) + 45)
+    # the labels, rotated 60°, reach ~4.7 px down per bit (monospace 9 px); the figure grows by as much
+    fig.update_layout(height=_HEIGHT + int(4.7 * d))
+    caption(fig, f"Source: {_SRC}, Lemma 30 (misses no f ≥ νn w.p. ≥ 1 − η/2 when τ = 0.5νn is large enough).",
+            below=int(4.7 * d) + 45)
     return fig
 
 
@@ -355,13 +357,13 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, corrected
         go.Scatter(x=[d], y=[PD.theorem15_sample_size(d, e0, nu, eta)], mode="markers", name=f"d = {d}",
                    marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout("Users needed: log d (partial) against d or √d (standard)", "number of attributes d",
-                          "users n needed", template=template))
+                          "users n needed", template=template, height=_HEIGHT))
     fig.update_xaxes(type="log", exponentformat="power", title_text="number of attributes d (log scale)")
     fig.update_yaxes(type="log", exponentformat="power", title_text="users n needed (log scale)")
     approx_note(fig, "standard-DP curves: shape only (C = 1)")
-    _caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16 (drawn where "
-                  "d ≥ 10e<sup>1.1ε</sup>;<br>its proof's points are ⌈3νn⌉ changes apart, not ⌈2νn⌉: corrected "
-                  "constant by dpviz), §5 and footnote 5.")
+    caption(fig, f"Sources: {_SRC}, Theorem 15 (explicit n of its proof, natural logs), Theorem 16 (drawn where "
+                 "d ≥ 10e<sup>1.1ε</sup>;<br>its proof's points are ⌈3νn⌉ changes apart, not ⌈2νn⌉: corrected "
+                 "constant by dpviz), §5 and footnote 5.", below=_BELOW_LOG)
     return fig
 
 
@@ -396,15 +398,16 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
             ]
     fig = go.Figure(data=traces, layout=_layout(f"Projection mechanism, {k}-way marginals, n = {n:,}",
                                                     "number of attributes d (log scale)",
-                                                    "mean squared error per query (bound)", template=template))
+                                                    "mean squared error per query (bound)", template=template,
+                                                    height=_HEIGHT))
     fig.update_xaxes(type="log", dtick=1)
     fig.update_yaxes(type="log", exponentformat="power", dtick=1)
     if simulate:
         approx_note(fig, "markers: 4 simulated releases each (Monte Carlo)")
-    _caption(fig, "min{Qw/(ε<sub>attr</sub>²n²d), √(2w ln2)/(ε<sub>attr</sub>n)} vs min{Q/(ε²n²), √(2d ln2)/(εn)}, Q "
-                  "= C(d, w) "
-                  "queries. "
-                  f"Source: {_SRC}, Theorem 11, eq. (2).")
+    caption(fig, "min{Qw/(ε<sub>attr</sub>²n²d), √(2w ln2)/(ε<sub>attr</sub>n)} vs min{Q/(ε²n²), √(2d ln2)/(εn)}, Q "
+                 "= C(d, w) "
+                 "queries. "
+                 f"Source: {_SRC}, Theorem 11, eq. (2).", below=_BELOW_LINEAR)
     return fig
 
 
@@ -426,10 +429,10 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *,
         go.Scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
                    marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
     ], layout=_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
-                          "max* error bound, eq. (3), best T", template=template))
-    _caption(fig, f"Per attribute: ε<sub>attr</sub> = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε<sub>attr</sub>² ≤ "
-                  f"½(ℓε<sub>attr</sub>)². Source: {_SRC}, "
-                  "Theorem 12, eq. (3).")
+                          "max* error bound, eq. (3), best T", template=template, height=_HEIGHT))
+    caption(fig, f"Per attribute: ε<sub>attr</sub> = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε<sub>attr</sub>² ≤ "
+                 f"½(ℓε<sub>attr</sub>)². Source: {_SRC}, "
+                 "Theorem 12, eq. (3).", below=_BELOW_LINEAR)
     return fig
 
 
@@ -446,13 +449,13 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
         go.Scatter(x=[Tstar], y=[b], mode="markers", name=f"T* = {Tstar}: {b:.3g}",
                    marker=dict(color=ROLE["truth"], size=10, symbol="diamond")),
     ], layout=_layout(f"Rounds T for ℓ = {ell}", "rounds T (log scale)", "max* error bound (log scale)",
-                          template=template))
+                          template=template, height=_HEIGHT))
     fig.update_xaxes(type="log")
     ticks = [v * 10.0 ** e for e in range(-3, 3) for v in (1, 2, 5)]  # 0.2, 0.5, 1, 2 … (not "D2"'s bare "5")
     fig.update_yaxes(type="log", tickvals=ticks, ticktext=[f"{t:g}" for t in ticks])
-    _caption(fig, f"√(2T/(n²ε<sub>attr</sub>²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε<sub>attr</sub>n)) ln Q, |X| = "
-                  f"2<sup>d</sup>, Q = C(d, w). "
-                  f"Source: {_SRC}, Theorem 12.")
+    caption(fig, f"√(2T/(n²ε<sub>attr</sub>²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε<sub>attr</sub>n)) ln Q, |X| = "
+                 f"2<sup>d</sup>, Q = C(d, w). "
+                 f"Source: {_SRC}, Theorem 12.", below=_BELOW_LOG)
     return fig
 
 
@@ -492,10 +495,10 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
             go.Bar(x=others, y=[b] * (d - 1), name=f"the {d - 1} other attributes", marker=dict(color="#bbbbbb")),
         ], layout=_layout("Your split: the budget ε<sub>j</sub> of each attribute's release. "
                               "Whole record? Predict, then reveal.", "attribute j",
-                              "per-attribute budget ε<sub>j</sub>", template=template))
+                              "per-attribute budget ε<sub>j</sub>", template=template, height=_HEIGHT))
         fig.update_layout(barmode="stack")
         fig.update_xaxes(type="category")
-        _caption(fig, src)
+        caption(fig, src, below=_BELOW_LINEAR)
         return fig
     fig = go.Figure(data=[
         go.Bar(x=["your split", "all equal"], y=[a, b], name="the attribute you care about",
@@ -504,13 +507,14 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
                marker=dict(color="#bbbbbb")),
     ], layout=_layout(f"Whole-record ε: {_record_pure(eps_j):.3g} (your split) "
                       f"vs {_record_pure(uniform):.3g} (all equal)",
-                          "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template))
+                          "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template,
+                          height=_HEIGHT))
     fig.update_layout(barmode="stack")
     fig.update_xaxes(type="category")
     fig.add_annotation(text=f"zCDP: √(Σ<sub>j</sub> ε<sub>j</sub>²) = {_record_zcdp_eps(eps_j):.3g} vs "
                             f"{_record_zcdp_eps(uniform):.3g}", xref="paper", yref="paper", x=1, y=1.02,
                        xanchor="right", yanchor="bottom", showarrow=False, font=dict(size=11))
-    _caption(fig, src)
+    caption(fig, src, below=_BELOW_LINEAR)
     return fig
 
 
@@ -538,7 +542,8 @@ def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLAT
                    line=dict(color=ROLE["alt"], dash="dot")),
     ], layout=_layout(f"What ε<sub>attr</sub> = {e0:g} per attribute means, against g attributes targeted",
                           "attributes the adversary targets, g",
-                          "bound (TV distance, probability or nats)", template=template))
-    _caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).")
+                          "bound (TV distance, probability or nats)", template=template, height=_HEIGHT))
+    caption(fig, f"Sources: {_SRC}, Propositions 26–27 (Kasiviswanathan & Smith 2014; Bun & Steinke 2016).",
+            below=_BELOW_LINEAR)
     return fig
 
