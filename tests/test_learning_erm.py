@@ -218,3 +218,13 @@ def test_nonprivate_baseline_sanity():
     task = make_linear_task(100, 5, 2, rng=0)
     run = train_nonprivate(task, 500)
     assert task.loss(run.theta) == pytest.approx(task.loss(task.erm_solution()), abs=1e-6)
+
+
+@pytest.mark.parametrize("bad", [1 + 1j, np.complex128(2 + 0j), np.array([10.0, 1j]), [10.0, 2 + 0j]],
+                         ids=["complex", "np.complex128", "complex array", "list holding a complex"])
+def test_rates_refuse_complex_input_naming_the_argument_and_its_range(bad):
+    # numpy would silently drop the imaginary part (even of 2 + 0j, a real number in disguise): refused instead
+    with pytest.raises(ValueError, match=r"^n = .*real numbers.*\[1, 1e\+15\]"):
+        rates.sco_upper(bad, 10, 10, 1.0)
+    with pytest.raises(ValueError, match=r"^epsilon = .*real numbers.*\[1e-15, 1e\+15\]"):
+        rates.erm_convex(100, 10, 10, bad, 5)

@@ -201,3 +201,19 @@ def test_learner_bad_input():
         threshold_learner(X, np.zeros(9), 1.0, 0.2)
     with pytest.raises(ValueError, match="alpha"):
         point_learner(X, np.zeros(10), 1.0, 0.0)
+
+
+@pytest.mark.parametrize("bad", [1 + 1j, np.complex128(1 + 0j), np.array([0.0, 1j]), [0.0, 2 + 0j]],
+                         ids=["complex", "np.complex128", "complex array", "list holding a complex"])
+def test_robust_loss_refuses_complex_distances(bad):
+    # numpy would silently drop the imaginary part: refused, naming dec and what it may hold
+    with pytest.raises(ValueError, match=r"^dec = .*real numbers.*distances >= 0 \(or \+inf\)"):
+        robust_loss(bad, 0.5, 0.2, 10)
+
+
+def test_robust_loss_accepts_infinite_distances_and_refuses_negative_or_nan_ones():
+    # dec = +inf: no flip changes h's answer, the loss is 0 (dec ≥ γd); the same inside an array
+    np.testing.assert_array_equal(robust_loss(np.array([np.inf, 0.0]), 0.5, 0.2, 10), [0.0, 1.0])
+    for bad in (np.array([-1.0]), [np.nan], -np.inf):
+        with pytest.raises(ValueError, match=r"dec .*distances >= 0 \(or \+inf\)"):
+            robust_loss(bad, 0.5, 0.2, 10)

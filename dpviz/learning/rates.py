@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from dpviz._validation import check_array
+from dpviz._validation import check_real_array
 
 __all__ = [
     "erm_convex",
@@ -52,16 +52,15 @@ RATE_MIN = 1e-15
 
 def _arg(x, name: str, low: float, high: float, *, high_open: bool = False) -> np.ndarray:
     """``x`` as a float array (0-d for a scalar) with every entry in [low, high] (or [low, high))."""
-    if isinstance(x, (complex, np.complexfloating)) or (isinstance(x, np.ndarray) and x.dtype.kind == "c"):
-        raise ValueError(f"{name} = {x!r} is not allowed: must be real numbers.")
-    a = check_array(x, name)
-    if a.dtype.kind == "c":  # a list holding complex numbers
-        raise ValueError(f"{name} has complex values, which is not allowed: must be real numbers.")
+    allowed = f"a number in [{low:g}, {high:g}{')' if high_open else ']'}"
+    try:  # complex input (a number, an array or a list holding one) is refused, not cast to real
+        a = check_real_array(x, name)
+    except ValueError as exc:
+        raise ValueError(f"{str(exc).rstrip('.')}; {name} must be {allowed}.") from None
     ok = (a >= low) & ((a < high) if high_open else (a <= high))
     if not np.all(ok):
         shown = repr(x) if a.ndim == 0 else f"an array containing {float(a[~ok].flat[0])!r}"
-        raise ValueError(f"{name} = {shown} is not allowed: "
-                         f"must be a number in [{low:g}, {high:g}{')' if high_open else ']'}.")
+        raise ValueError(f"{name} = {shown} is not allowed: must be {allowed}.")
     return a
 
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 from scipy import special
 
-from dpviz._validation import as_rng, check_array, check_in_range
+from dpviz._validation import as_rng, check_in_range, check_real_array
 from dpviz.mechanisms import exponential_mechanism
 from dpviz.partial._checks import (
     MAX_EPS,
@@ -342,11 +342,13 @@ def robust_loss(dec, gamma: float, gamma_prime: float, d: int):
     Manurangsi & Steinke 2023): 1[dec ≤ γ'd] ≤ ℓ ≤ 1[dec ≤ γd]; sensitivity to one coordinate change 1/((γ − γ')d)."""
     g, gp = _margins(gamma, gamma_prime)
     d = check_count(d, "d")
-    if isinstance(dec, (complex, np.complexfloating)) or (isinstance(dec, np.ndarray) and dec.dtype.kind == "c"):
-        raise ValueError("dec has complex values, which is not allowed: must be distances >= 0 (or +inf).")
-    dd = check_array(dec, "dec", allow_empty=True, finite=False)  # +inf is a valid dec (no flip changes h)
+    allowed = "distances >= 0 (or +inf)"
+    try:  # +inf is a valid dec (no flip changes h); complex input is refused, not cast to real
+        dd = check_real_array(dec, "dec", allow_empty=True, finite=False)
+    except ValueError as exc:
+        raise ValueError(f"{str(exc).rstrip('.')}; dec must be {allowed}.") from None
     if np.any(np.isnan(dd)) or np.any(dd < 0):
-        raise ValueError("dec contains NaN or negative values, which is not allowed: must be distances >= 0 (or +inf).")
+        raise ValueError(f"dec contains NaN or negative values, which is not allowed: must be {allowed}.")
     return _robust_loss(dd, g, gp, d)
 
 
