@@ -39,3 +39,55 @@ def watch_updates_for_nan(panel) -> list[str]:
         for trait in _MESSAGE_TRAITS:
             fig.observe(lambda ch, i=i: found.extend(nan_paths(_as_sent(ch["new"]), f"fig{i}")), names=trait)
     return found
+
+
+# ----------------------------------------------------------------------------------------------- caption placement
+# Room the x axis takes under the plot area (template: 14 px tick font, ticks 5 px, title standoff 8 px): a single
+# row of tick labels ≈ 25 px, plus the axis title ≈ 45–50 px; a log axis spanning a few decades labels its minor
+# ticks (2, 5) and needs ~75 px in all. A caption line is ≤ 15 px (11 px font). Requirements of issue 13, not read
+# from the code under test.
+GAP_LOG_MINOR, GAP_TITLED, GAP_TICKS_ONLY, CAPTION_LINE = 75, 60, 35, 15
+
+
+def caption_of(fig):
+    """The figure's source line (the annotation that cites)."""
+    return next(a for a in fig.layout.annotations if "Source" in (a.text or ""))
+
+
+def layout_number(fig, key):
+    """A layout number (``"height"``, or the margin's ``"t"`` / ``"b"``), the template's where the figure leaves it
+    unset."""
+    lay = fig.layout
+    value = lay.margin[key] if key in ("t", "b") else lay[key]
+    tpl = lay.template.layout
+    return value if value is not None else (tpl.margin[key] if key in ("t", "b") else tpl[key])
+
+
+def px_under_plot(fig) -> float:
+    """Pixels from the bottom of the plot area down to the top of the caption (plotly: a paper y is that fraction
+    of the plot area's height above its bottom; yshift moves the text by pixels)."""
+    cap = caption_of(fig)
+    assert cap.yref == "paper" and cap.yanchor == "top"
+    plot_h = layout_number(fig, "height") - layout_number(fig, "t") - layout_number(fig, "b")
+    return -(cap.y or 0) * plot_h - (cap.yshift or 0)
+
+
+def labelled_minor_log_ticks(ax) -> bool:
+    """True when a log axis labels ticks between the decades (2, 5, …), which takes a second row of labels."""
+    if ax.type != "log":
+        return False
+    if ax.tickvals is not None:
+        return any(abs(math.log10(v) - round(math.log10(v))) > 1e-9 for v in ax.tickvals)
+    return ax.dtick is None or str(ax.dtick).startswith("D")  # plotly's automatic log ticks label 2 and 5
+
+
+def needed_caption_gap(fig) -> float:
+    """The room under the plot area a caption must leave for the x axis's tick labels and title."""
+    ax = fig.layout.xaxis
+    if ax.type == "category" and ax.tickangle:  # rotated labels: their length, turned by the angle
+        longest = max(len(str(x)) for t in fig.data for x in (t.x if t.x is not None else []))
+        char = 0.6 * ax.tickfont.size  # a monospace character's advance
+        return longest * char * abs(math.sin(math.radians(ax.tickangle))) + GAP_TICKS_ONLY
+    if labelled_minor_log_ticks(ax):
+        return GAP_LOG_MINOR
+    return GAP_TITLED if (ax.title.text or "") else GAP_TICKS_ONLY

@@ -1,10 +1,10 @@
 """Tests of dpviz.plots.mean: every builder returns a new Figure with the data it was given, a caption and titles."""
 
-import math
 
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from _figure_checks import CAPTION_LINE, caption_of, layout_number, needed_caption_gap, px_under_plot
 
 from dpviz.mean import algorithm_a_2d
 from dpviz.plots.mean import (
@@ -89,50 +89,6 @@ def test_nan_data_reaches_the_browser_as_gaps_not_nan():
     assert all(_finite_or_none(t.y) for t in rf.data)
 
 
-# ----------------------------------------------------------------------------------------------- caption placement
-# Room the x axis takes under the plot area (template: 14 px tick font, ticks 5 px, title standoff 8 px): a single
-# row of tick labels ≈ 25 px, plus the axis title ≈ 45–50 px; a log axis spanning a few decades labels its minor
-# ticks (2, 5) and needs ~75 px in all. A caption line is ≤ 15 px (11 px font). Requirements of issue 13, not read
-# from the code under test.
-_GAP_LOG_MINOR, _GAP_TITLED, _GAP_TICKS_ONLY, _LINE = 75, 60, 35, 15
-
-
-def _caption_of(fig):
-    return next(a for a in fig.layout.annotations if "Source" in (a.text or ""))
-
-
-def _lay(fig, key):
-    """A layout number, the template's where the figure leaves it unset."""
-    lay = fig.layout
-    value = lay.margin[key] if key in ("t", "b") else lay[key]
-    tpl = lay.template.layout
-    return value if value is not None else (tpl.margin[key] if key in ("t", "b") else tpl[key])
-
-
-def _px_under_plot(fig) -> float:
-    """Pixels from the bottom of the plot area down to the top of the caption (plotly: a paper y is that fraction
-    of the plot area's height above its bottom; yshift moves the text by pixels)."""
-    cap = _caption_of(fig)
-    assert cap.yref == "paper" and cap.yanchor == "top"
-    plot_h = _lay(fig, "height") - _lay(fig, "t") - _lay(fig, "b")
-    return -(cap.y or 0) * plot_h - (cap.yshift or 0)
-
-
-def _labelled_minor_log_ticks(ax) -> bool:
-    if ax.type != "log":
-        return False
-    if ax.tickvals is not None:
-        return any(abs(math.log10(v) - round(math.log10(v))) > 1e-9 for v in ax.tickvals)
-    return ax.dtick is None or str(ax.dtick).startswith("D")  # plotly's automatic log ticks label 2 and 5
-
-
-def _needed_gap(fig) -> float:
-    ax = fig.layout.xaxis
-    if _labelled_minor_log_ticks(ax):
-        return _GAP_LOG_MINOR
-    return _GAP_TITLED if (ax.title.text or "") else _GAP_TICKS_ONLY
-
-
 def _all_figures():
     r = np.logspace(-1, 1, 5)
     sw = {k: np.linspace(0.1, 0.5, 5) for k in ("bias2", "noise", "mse", "clipped")}
@@ -160,18 +116,18 @@ def _all_figures():
 def test_every_caption_is_clear_of_the_x_axis_and_inside_the_bottom_margin():
     # a paper-fraction position ran into the log-axis tick labels and the axis title; the caption is pinned in pixels
     for name, fig in _all_figures().items():
-        below = _px_under_plot(fig)
-        lines = _caption_of(fig).text.count("<br>") + 1
-        assert below >= _needed_gap(fig), (name, below, _needed_gap(fig))
-        assert below + _LINE * lines <= _lay(fig, "b"), (name, below, lines, _lay(fig, "b"))
+        below = px_under_plot(fig)
+        lines = caption_of(fig).text.count("<br>") + 1
+        assert below >= needed_caption_gap(fig), (name, below, needed_caption_gap(fig))
+        assert below + CAPTION_LINE * lines <= layout_number(fig, "b"), (name, below, lines, layout_number(fig, "b"))
 
 
 def test_captions_stay_put_when_the_figure_height_changes():
     # pixels under the plot, not a fraction of its height (which moves with the height: into the axis title)
     for name, fig in _all_figures().items():
-        before = _px_under_plot(fig)
-        fig.update_layout(height=_lay(fig, "height") + 200)
-        assert _px_under_plot(fig) == pytest.approx(before), name
+        before = px_under_plot(fig)
+        fig.update_layout(height=layout_number(fig, "height") + 200)
+        assert px_under_plot(fig) == pytest.approx(before), name
 
 
 def test_ball_finding_caption_leaves_room_for_the_legend_pinned_under_it():
@@ -179,8 +135,9 @@ def test_ball_finding_caption_leaves_room_for_the_legend_pinned_under_it():
     # plus its frame must fit between the caption's last line and that edge
     fig = _all_figures()["ball_finding"]
     assert fig.layout.legend.yref == "container" and fig.layout.legend.yanchor == "bottom"
-    lines = _caption_of(fig).text.count("<br>") + 1
-    room = _lay(fig, "b") - _px_under_plot(fig) - _LINE * lines - fig.layout.legend.y * _lay(fig, "height")
+    lines = caption_of(fig).text.count("<br>") + 1
+    legend_top = fig.layout.legend.y * layout_number(fig, "height")
+    room = layout_number(fig, "b") - px_under_plot(fig) - CAPTION_LINE * lines - legend_top
     assert room >= 2 * 19 + 6, room
 
 

@@ -6,6 +6,7 @@ from functools import partial
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from _figure_checks import CAPTION_LINE, caption_of, layout_number, needed_caption_gap, px_under_plot
 
 from dpviz import partial as PD
 from dpviz.plots import partial as P
@@ -167,50 +168,6 @@ def test_record_epsilon_figure_uses_log_axes():
     assert ys[ys > 0].max() / ys[ys > 0].min() > 1e3  # the span that needs a log axis
 
 
-# ----------------------------------------------------------------------------------------------- caption placement
-# Room the x axis takes under the plot area (template: 14 px tick font, ticks 5 px, title standoff 8 px): a single
-# row of tick labels ≈ 25 px, plus the axis title ≈ 45–50 px; a log axis whose minor ticks are labelled (2, 5, …)
-# needs ~75 px in all. A caption line is ≤ 15 px (11 px font). Requirements of issue 13, not read from the code.
-_GAP_LOG_MINOR, _GAP_TITLED, _GAP_TICKS_ONLY, _LINE = 75, 60, 35, 15
-
-
-def _caption_of(fig):
-    return next(a for a in fig.layout.annotations if "Source" in (a.text or ""))
-
-
-def _lay(fig, key):
-    """A layout number, the template's where the figure leaves it unset."""
-    lay = fig.layout
-    value = lay.margin[key] if key in ("t", "b") else lay[key]
-    tpl = lay.template.layout
-    return value if value is not None else (tpl.margin[key] if key in ("t", "b") else tpl[key])
-
-
-def _px_under_plot(fig) -> float:
-    """Pixels from the bottom of the plot area down to the top of the caption (plotly: a paper y is that fraction
-    of the plot area's height above its bottom; yshift moves the text by pixels)."""
-    cap = _caption_of(fig)
-    assert cap.yref == "paper" and cap.yanchor == "top"
-    plot_h = _lay(fig, "height") - _lay(fig, "t") - _lay(fig, "b")
-    return -(cap.y or 0) * plot_h - (cap.yshift or 0)
-
-
-def _needed_gap(fig) -> float:
-    ax = fig.layout.xaxis
-    if ax.type == "category" and ax.tickangle:  # rotated labels: their length, turned by the angle, plus the title
-        longest = max(len(str(x)) for t in fig.data for x in (t.x if t.x is not None else []))
-        char = 0.6 * ax.tickfont.size  # a monospace character's advance
-        return longest * char * abs(math.sin(math.radians(ax.tickangle))) + _GAP_TICKS_ONLY
-    if ax.type == "log":
-        if ax.tickvals is not None:
-            minor = any(abs(math.log10(v) - round(math.log10(v))) > 1e-9 for v in ax.tickvals)
-        else:  # plotly's automatic log ticks label 2 and 5 (dtick "D1"/"D2") unless dtick is a whole decade
-            minor = ax.dtick is None or str(ax.dtick).startswith("D")
-        if minor:
-            return _GAP_LOG_MINOR
-    return _GAP_TITLED if (ax.title.text or "") else _GAP_TICKS_ONLY
-
-
 def _named_figures():
     X32, _, _ = PD.planted_data(2000, 32, 3, 0)
     p32 = PD.heavy_hitter_params(1.0, 0.1, 2000)
@@ -221,18 +178,18 @@ def _named_figures():
 
 def test_every_caption_is_clear_of_the_x_axis_and_inside_the_bottom_margin():
     for name, fig in _named_figures():
-        below = _px_under_plot(fig)
-        lines = _caption_of(fig).text.count("<br>") + 1
-        assert below >= _needed_gap(fig), (name, below, _needed_gap(fig))
-        assert below + _LINE * lines <= _lay(fig, "b"), (name, below, lines, _lay(fig, "b"))
+        below = px_under_plot(fig)
+        lines = caption_of(fig).text.count("<br>") + 1
+        assert below >= needed_caption_gap(fig), (name, below, needed_caption_gap(fig))
+        assert below + CAPTION_LINE * lines <= layout_number(fig, "b"), (name, below, lines, layout_number(fig, "b"))
 
 
 def test_captions_stay_put_when_the_figure_height_changes():
     # pixels under the plot, not a fraction of its height (which moves with the height: into the axis title)
     for name, fig in _named_figures():
-        before = _px_under_plot(fig)
-        fig.update_layout(height=_lay(fig, "height") + 200)
-        assert _px_under_plot(fig) == pytest.approx(before), name
+        before = px_under_plot(fig)
+        fig.update_layout(height=layout_number(fig, "height") + 200)
+        assert px_under_plot(fig) == pytest.approx(before), name
 
 
 def test_figure_height_is_the_figures_own_not_the_templates():
