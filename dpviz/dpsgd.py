@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from typing import Callable
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -30,6 +30,8 @@ __all__ = [
     "noisy_gradient_sum",
     "accuracy",
     "train_dpsgd",
+    "iter_train_dpsgd",
+    "recorded_steps",
     "dpsgd_epsilon",
     "lesson_data",
     "lesson_reference_run",
@@ -107,6 +109,14 @@ def _check_training(clip_norm, noise_multiplier, sampling_rate, steps, learning_
             check_positive(learning_rate, "learning_rate"))
 
 
+def recorded_steps(steps: int, eval_every: int) -> np.ndarray:
+    """The steps t at which :func:`train_dpsgd` records its traces: 0 (before training), every ``eval_every``-th
+    step, and the last step T."""
+    T = check_integer(steps, "steps", minimum=1, maximum=MAX_STEPS)
+    every = check_integer(eval_every, "eval_every", minimum=1)
+    return np.union1d(np.arange(0, T + 1, every), [T])
+
+
 def train_dpsgd(X, y, *, clip_norm: float = 1.0, noise_multiplier: float = 1.0, sampling_rate: float = 0.05,
                 steps: int = 200, learning_rate: float = 0.5, test: tuple | None = None, eval_every: int = 10,
                 rng=None, progress: Callable[[float], None] | None = None) -> DPSGDRun:
@@ -118,6 +128,24 @@ def train_dpsgd(X, y, *, clip_norm: float = 1.0, noise_multiplier: float = 1.0, 
     non-private clipped SGD (the reference curve). Accuracies are recorded every ``eval_every`` steps on the
     training set and on ``test`` = (X_test, y_test) (the training set when None). ``progress(f)`` is called with
     the fraction done.
+
+    The last run :func:`iter_train_dpsgd` yields for the same arguments: the same draws in the same order.
+    """
+    *_, (_, run) = iter_train_dpsgd(X, y, clip_norm=clip_norm, noise_multiplier=noise_multiplier,
+                                    sampling_rate=sampling_rate, steps=steps, learning_rate=learning_rate, test=test,
+                                    eval_every=eval_every, rng=rng, progress=progress)
+    return run
+
+
+def iter_train_dpsgd(X, y, *, clip_norm: float = 1.0, noise_multiplier: float = 1.0, sampling_rate: float = 0.05,
+                     steps: int = 200, learning_rate: float = 0.5, test: tuple | None = None, eval_every: int = 10,
+                     rng=None, progress: Callable[[float], None] | None = None,
+                     pause_at=()) -> Iterator[tuple[int, DPSGDRun]]:
+    """:func:`train_dpsgd` as an iterator: after each step t in ``pause_at`` (t < T) it yields (t, the run so far),
+    and at the end (T, the whole run), which is exactly what :func:`train_dpsgd` returns for the same arguments.
+
+    The run so far holds θ after t steps, the traces at the recorded steps up to t (and at t itself), and the first
+    t batch sizes. Arguments are validated here, before the first step.
     """
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -126,9 +154,18 @@ def train_dpsgd(X, y, *, clip_norm: float = 1.0, noise_multiplier: float = 1.0, 
     if X.shape[0] > MAX_EXAMPLES:
         raise ValueError(f"n = {X.shape[0]} is not allowed: must be <= {MAX_EXAMPLES}")
     C, s, q, T, lr = _check_training(clip_norm, noise_multiplier, sampling_rate, steps, learning_rate)
-    every = check_integer(eval_every, "eval_every", minimum=1)
+    record = np.zeros(T + 1, dtype=bool)
+    record[recorded_steps(T, eval_every)] = True
+    if isinstance(pause_at, (str, bytes)) or not isinstance(pause_at, (tuple, list, range, np.ndarray)):
+        raise ValueError(f"pause_at = {pause_at!r} is not allowed: must be a sequence of step counts >= 1.")
+    pauses = np.zeros(T + 1, dtype=bool)
+    for t in pause_at:
+        pauses[min(check_integer(t, "pause_at entry", minimum=1), T)] = True
     Xt, yt = (X, y) if test is None else (np.asarray(test[0], dtype=float), np.asarray(test[1], dtype=float))
-    g = as_rng(rng)
+    return _dpsgd_loop(X, y, Xt, yt, C, s, q, T, lr, record, pauses, as_rng(rng), progress)
+
+
+def _dpsgd_loop(X, y, Xt, yt, C, s, q, T, lr, record, pauses, g, progress) -> Iterator[tuple[int, DPSGDRun]]:
     n = X.shape[0]
     theta = np.zeros(3)
     rec_t, tr, te, cf = [0], [accuracy(theta, X, y)], [accuracy(theta, Xt, yt)], [0.0]
@@ -148,15 +185,22 @@ def train_dpsgd(X, y, *, clip_norm: float = 1.0, noise_multiplier: float = 1.0, 
         was = nrm > C
         fac = np.where(was, C / np.where(was, nrm, 1.0), 1.0)
         theta = theta - lr * (Fi.T @ (r * fac) + noise[t]) / (q * n)
-        if (t + 1) % every == 0 or t + 1 == T:
+        clipped = float(was.mean()) if idx.size else 0.0
+        if record[t + 1]:
             rec_t.append(t + 1)
             tr.append(accuracy(theta, X, y))
             te.append(accuracy(theta, Xt, yt))
-            cf.append(float(was.mean()) if idx.size else 0.0)
+            cf.append(clipped)
             if progress is not None:
                 progress((t + 1) / T)
-    return DPSGDRun(theta=theta, steps=np.array(rec_t), train_accuracy=np.array(tr), test_accuracy=np.array(te),
-                    clipped_fraction=np.array(cf), batch_sizes=sizes)
+        if pauses[t + 1] and t + 1 < T:
+            extra = ([], [], [], []) if record[t + 1] else \
+                ([t + 1], [accuracy(theta, X, y)], [accuracy(theta, Xt, yt)], [clipped])
+            yield t + 1, DPSGDRun(theta=theta.copy(), steps=np.array(rec_t + extra[0]),
+                                  train_accuracy=np.array(tr + extra[1]), test_accuracy=np.array(te + extra[2]),
+                                  clipped_fraction=np.array(cf + extra[3]), batch_sizes=sizes[:t + 1].copy())
+    yield T, DPSGDRun(theta=theta, steps=np.array(rec_t), train_accuracy=np.array(tr), test_accuracy=np.array(te),
+                      clipped_fraction=np.array(cf), batch_sizes=sizes)
 
 
 def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float = 1e-5, *,

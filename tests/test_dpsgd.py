@@ -11,12 +11,15 @@ import pytest
 from scipy import integrate, stats
 
 from dpviz.dpsgd import (
+    DPSGDRun,
     accuracy,
     clip_gradients,
     dpsgd_epsilon,
+    iter_train_dpsgd,
     make_dataset,
     noisy_gradient_sum,
     per_example_gradients,
+    recorded_steps,
     train_dpsgd,
 )
 from dpviz.mechanisms.gaussian import Gaussian
@@ -97,11 +100,10 @@ def test_noise_has_std_sigma_c():
     np.testing.assert_allclose(draws.std(axis=0, ddof=1), 3.0, rtol=4 / math.sqrt(2 * 4000))
 
 
-def test_training_without_noise_full_batch_matches_loop_oracle():
-    X, y = make_dataset(50, rng=4)
-    C, lr, T = 0.5, 0.3, 7
-    th = np.zeros(3)
-    for _ in range(T):  # clipped full-batch gradient descent written as a plain loop
+def _loop_oracle(X, y, C, lr, T):
+    """Clipped full-batch gradient descent written as a plain loop: θ after each of T steps."""
+    th, out = np.zeros(3), []
+    for _ in range(T):
         total = np.zeros(3)
         for xi, yi in zip(X, y):
             f = np.r_[xi, 1.0]
@@ -109,8 +111,77 @@ def test_training_without_noise_full_batch_matches_loop_oracle():
             n = np.linalg.norm(gi)
             total += gi * min(1.0, C / n) if n > 0 else gi
         th = th - lr * total / len(X)
+        out.append(th)
+    return out
+
+
+def test_training_without_noise_full_batch_matches_loop_oracle():
+    X, y = make_dataset(50, rng=4)
+    C, lr, T = 0.5, 0.3, 7
+    th = _loop_oracle(X, y, C, lr, T)[-1]
     run = train_dpsgd(X, y, clip_norm=C, noise_multiplier=0.0, sampling_rate=1.0, steps=T, learning_rate=lr, rng=0)
     np.testing.assert_allclose(run.theta, th, rtol=1e-10, atol=1e-12)
+
+
+def test_recorded_steps():
+    np.testing.assert_array_equal(recorded_steps(200, 10), np.arange(0, 201, 10))
+    np.testing.assert_array_equal(recorded_steps(37, 5), [0, 5, 10, 15, 20, 25, 30, 35, 37])
+    np.testing.assert_array_equal(recorded_steps(3, 10), [0, 3])
+    with pytest.raises(ValueError, match="eval_every"):
+        recorded_steps(10, 0)
+
+
+_RUN_FIELDS = ("theta", "steps", "train_accuracy", "test_accuracy", "clipped_fraction", "batch_sizes")
+
+
+@pytest.mark.parametrize("kwargs,pauses", [
+    (dict(steps=200, eval_every=10), [50, 100, 150]),
+    (dict(steps=1000, eval_every=50, noise_multiplier=2.0, sampling_rate=0.3), [50, 250, 500, 750]),
+    (dict(steps=37, eval_every=5, clip_norm=0.1), [1, 3, 20, 36, 37, 500]),  # off the record, at and past T
+    (dict(steps=10, eval_every=1), []),
+])
+def test_iterator_ends_on_the_batch_run_bit_for_bit_and_its_partial_runs_are_prefixes(kwargs, pauses):
+    X, y = make_dataset(300, rng=3)
+    test = make_dataset(300, rng=4)
+    batch = train_dpsgd(X, y, test=test, rng=11, **kwargs)
+    runs = list(iter_train_dpsgd(X, y, test=test, rng=11, pause_at=pauses, **kwargs))
+    T = kwargs["steps"]
+    assert [t for t, _ in runs] == sorted({p for p in pauses if p < T} | {T})
+    last = runs[-1][1]
+    for f in _RUN_FIELDS:  # the same seed gives the same run, pauses or not
+        assert np.array_equal(getattr(last, f), getattr(batch, f)) and getattr(last, f).dtype == getattr(batch, f).dtype
+    for t, run in runs[:-1]:
+        assert isinstance(run, DPSGDRun) and run.steps[-1] == t
+        on_record = batch.steps[batch.steps <= t]
+        k = len(on_record)
+        np.testing.assert_array_equal(run.steps[:k], on_record)
+        for f in ("train_accuracy", "test_accuracy", "clipped_fraction"):
+            np.testing.assert_array_equal(getattr(run, f)[:k], getattr(batch, f)[:k])
+        if t not in on_record:  # a pause off the record: evaluated at t as well
+            assert len(run.steps) == k + 1
+            assert run.test_accuracy[-1] == accuracy(run.theta, *test)
+        np.testing.assert_array_equal(run.batch_sizes, batch.batch_sizes[:t])
+
+
+def test_iterator_partial_model_is_the_model_after_t_steps():
+    """Full batch without noise (deterministic): θ of each partial run equals the loop oracle after t steps."""
+    X, y = make_dataset(50, rng=4)
+    C, lr, T = 0.5, 0.3, 9
+    oracle = _loop_oracle(X, y, C, lr, T)
+    runs = iter_train_dpsgd(X, y, clip_norm=C, noise_multiplier=0.0, sampling_rate=1.0, steps=T, learning_rate=lr,
+                            rng=0, pause_at=[2, 5])
+    for t, run in runs:
+        np.testing.assert_allclose(run.theta, oracle[t - 1], rtol=1e-10, atol=1e-12)
+        assert run.train_accuracy[-1] == accuracy(oracle[t - 1], X, y)
+
+
+@pytest.mark.parametrize("pauses", ["50", 50, [0], [2.5], None])
+def test_iterator_bad_pauses_refused_before_any_step(pauses):
+    X, y = make_dataset(10, rng=0)
+    with pytest.raises(ValueError, match="pause_at"):
+        iter_train_dpsgd(X, y, pause_at=pauses)  # no next(): refused at the call
+    with pytest.raises(ValueError, match="clip_norm"):
+        iter_train_dpsgd(X, y, clip_norm=-1.0)
 
 
 def test_poisson_batch_sizes():

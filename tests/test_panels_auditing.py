@@ -4,6 +4,7 @@ the audit flags the planted bugs, nothing gives an exercise's answer away before
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dpviz import audit as A
 from dpviz import dpsgd as D
@@ -32,6 +33,39 @@ def test_dpsgd_prediction_not_shown_before_reveal():
     assert p.exercise.feedback.value == ""
     p.exercise.guess.value = answer
     assert "Close" in p.exercise.reveal()
+
+
+@pytest.mark.parametrize("T,shown,checkpoints", [(1000, [50, 250, 500, 750, 1000], [250, 500, 750, 1000]),
+                                                  (200, [50, 100, 150, 200], [50, 100, 150, 200])])
+def test_dpsgd_panel_streams_the_run_labelled_partial_and_ends_on_the_whole_run(T, shown, checkpoints):
+    """Streamed (issue 17): a view about 50 steps in, then every quarter; each partial view says so in every title
+    and the readout, draws a prefix of the final curves and the RDP ε of the checkpoints reached (no PLD point yet),
+    and never shows the exercise's answer."""
+    p = DPSGDPanel(steps=T)
+    v = p.values()
+    q = v["sampling_rate"]
+    steps = list(p._render_steps(v))
+    assert [st.done for st in steps] == shown and all(st.total == T for st in steps)
+    assert [st.final for st in steps] == [False] * (len(shown) - 1) + [True]
+    final = steps[-1].draw()
+    assert all("after" not in f.layout.title.text for f in final.figures)
+    answer = D.dpsgd_epsilon(1.0, q, 2 * T, 1e-5)
+    for st in steps[:-1]:
+        t = st.done
+        view = st.draw()
+        assert all(f"after {t} of {T} steps" in f.layout.title.text for f in view.figures)
+        assert f"after {t} of {T} steps" in view.readout and view.hint is None
+        x = np.asarray(view.figures[0].data[1].x)
+        assert x[-1] == t and len(x) >= 2
+        for i in (0, 1):  # the noise-free reference and DP-SGD: prefixes of the final curves
+            np.testing.assert_array_equal(view.figures[0].data[i].y, np.asarray(final.figures[0].data[i].y)[:len(x)])
+        reached = [c for c in checkpoints if c <= t]
+        assert list(view.figures[1].data[0].x) == reached
+        assert list(view.figures[1].data[0].y) == [D.dpsgd_epsilon(1.0, q, c, 1e-5, accountant="rdp") for c in reached]
+        assert len(view.figures[1].data[1].x) == 0 and len(view.figures[2].data[1].x) == 0  # no PLD ε before T
+        shown_text = view.readout + " ".join(str(list(tr.y)) + str(list(tr.x)) for f in view.figures for tr in f.data)
+        assert f"{answer:.3g}" not in shown_text and f"{answer:.4g}" not in shown_text
+    assert p.exercise.feedback.value == ""
 
 
 def test_game_tally_and_bound():

@@ -1,7 +1,7 @@
 """Slow panels stay live (issue 14, item 3): streamed updates in a worker thread, cancelled by newer changes and by
 Stop, errors shown as in a synchronous update.
 
-Every test drives one of the five streamed panels with ``background`` set explicitly. Ordering is made
+Every test drives one of the streamed panels with ``background`` set explicitly. Ordering is made
 deterministic with a gate around the panel's steps (each step waits until the test lets it through and reports
 that it arrived), never with sleeps: the test knows which step a worker is at when it moves a control or presses
 Stop. Figures are compared as their plotly JSON (trace uids aside) with what a synchronous update at the same
@@ -19,6 +19,7 @@ import pytest
 
 import dpviz.mean.robust as robust_module
 from dpviz.panels import _base
+from dpviz.panels.auditing import DPSGDPanel
 from dpviz.panels.composition import CompositionLabPanel
 from dpviz.panels.few_examples import ThresholdLearnerPanel
 from dpviz.panels.learning import HeterogeneityPanel, TrainLivePanel
@@ -33,6 +34,7 @@ CASES = {
     "ThresholdLearnerPanel": (ThresholdLearnerPanel, {"trials": 10, "grid_size": 100}, "epsilon", 2.0, 3.0),
     "RobustnessPanel": (RobustnessPanel, {}, "m", 25, 400),
     "CompositionLabPanel": (CompositionLabPanel, {}, "k", 1000.0, 10000.0),
+    "DPSGDPanel": (DPSGDPanel, {}, "steps", 400, 120),
 }
 
 

@@ -1,7 +1,7 @@
 """Lesson 07 "DP-SGD and auditing": three panels.
 
 * :class:`DPSGDPanel` — train a logistic regression live with DP-SGD; accuracy against steps, and the ε the RDP and
-  PLD accountants give (slow: progress bar), with a predict-then-reveal exercise;
+  PLD accountants give (slow: streamed, the run so far shown every quarter), with a predict-then-reveal exercise;
 * :class:`NeighbourGamePanel` — the learner is the adversary of one DP-SGD step: guess x or x′ from the output;
   the tally becomes a lower bound on ε;
 * :class:`AuditPanel` — the computer plays the game thousands of times on correct mechanisms and on mechanisms
@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import ipywidgets as W
@@ -18,7 +19,7 @@ import numpy as np
 from dpviz import audit as A
 from dpviz import dpsgd as D
 from dpviz._validation import as_rng
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, Step, View, dropdown, int_slider, log_slider, slider
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import auditing as P
 
@@ -67,29 +68,50 @@ class DPSGDPanel(Panel):
                 "spread, which decides ε at a small δ, grows like √T, so ε grows sub-linearly (Abadi et al. 2016, "
                 "Thm 1: for fixed σ, ε grows like q√T).")
 
-    def _render(self, v: dict[str, Any]) -> View:
+    @staticmethod
+    def _schedule(T: int) -> tuple[int, list[int], list[int], list[int]]:
+        """For a run of T steps: the recording interval (accuracies every T/20 steps), the recorded steps, the indices
+        of up to four of them near T/4, T/2, 3T/4 and T (the ε checkpoints), and the steps after which a live update
+        shows the run so far: one early (about 50 steps in, at most T/4), then each checkpoint before T."""
+        every = max(1, T // 20)
+        recorded = [int(t) for t in D.recorded_steps(T, every)]
+        picks = sorted({min(range(1, len(recorded)), key=lambda i, k=k: abs(recorded[i] - T * k / 4))
+                        for k in (1, 2, 3, 4)})
+        early = min(recorded[1:], key=lambda r: abs(r - min(50, T / 4)))
+        pauses = sorted({early, *(recorded[i] for i in picks)} - {T})
+        return every, recorded, picks, pauses
+
+    def _render_steps(self, v: dict[str, Any]):
+        """The run streamed: a view after about 50 steps, then at T/4, T/2 and 3T/4 (accuracy so far, the RDP ε of
+        the checkpoints reached); the PLD accountant's ε at T, the slowest number, once the training is done."""
         C, s = float(v["clip_norm"]), float(v["noise_multiplier"])
         q, T = float(v["sampling_rate"]), int(v["steps"])
         (X, y), test = self._train, self._test
-        every = max(1, T // 20)
-        self.report_progress(0.02)
-        run = D.train_dpsgd(X, y, clip_norm=C, noise_multiplier=s, sampling_rate=q, steps=T, test=test,
-                            eval_every=every, rng=1, progress=lambda f: self.report_progress(0.05 + 0.25 * f))
+        every, recorded, picks, pauses = self._schedule(T)
         ref = D.lesson_reference_run(C, q, T, every)
-        self.report_progress(0.35)
+        checkpoints = [recorded[i] for i in picks]
+        rdp: list[float] = []  # at the checkpoints reached so far
+        runs = D.iter_train_dpsgd(X, y, clip_norm=C, noise_multiplier=s, sampling_rate=q, steps=T, test=test,
+                                  eval_every=every, rng=1, progress=lambda f: self.report_progress(min(f, 0.95)),
+                                  pause_at=pauses)
+        for t, run in runs:
+            while len(rdp) < len(checkpoints) and checkpoints[len(rdp)] <= t:
+                rdp.append(D.dpsgd_epsilon(s, q, checkpoints[len(rdp)], _DELTA, accountant="rdp"))
+            if t < T:
+                yield Step(t, T, functools.partial(self._view, C, s, q, T, run, ref, picks, tuple(rdp), None))
+        pld = D.dpsgd_epsilon(s, q, T, _DELTA, accountant="pld")
+        yield Step(T, T, functools.partial(self._view, C, s, q, T, run, ref, picks, tuple(rdp), pld))
+
+    def _view(self, C: float, s: float, q: float, T: int, run: D.DPSGDRun, ref: D.DPSGDRun, picks: list[int],
+              rdp: tuple[float, ...], pld: float | None) -> View:
+        """The view of ``run`` against the noise-free reference, with the RDP ε at the ``picks`` reached (one per entry
+        of ``rdp``) and the PLD ε at T; ``pld`` None: the run is still going (a partial view)."""
+        if pld is None:
+            return self._partial_view(C, s, q, T, run, ref, picks[:len(rdp)], list(rdp))
+        checkpoints = [int(run.steps[i]) for i in picks]
+        rdp = list(rdp)
         fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy, noise_multiplier=s, clip_norm=C,
                                  sampling_rate=q)
-        recorded = [int(t) for t in run.steps]
-        # up to four recorded steps near T/4, T/2, 3T/4 and T (accuracies are recorded every T/20 steps)
-        picks = sorted({min(range(1, len(recorded)), key=lambda i, k=k: abs(recorded[i] - T * k / 4))
-                        for k in (1, 2, 3, 4)})
-        checkpoints = [recorded[i] for i in picks]
-        rdp = []
-        for i, t in enumerate(checkpoints):
-            rdp.append(D.dpsgd_epsilon(s, q, t, _DELTA, accountant="rdp"))
-            self.report_progress(0.35 + 0.3 * (i + 1) / len(checkpoints))
-        pld = D.dpsgd_epsilon(s, q, T, _DELTA, accountant="pld")
-        self.report_progress(1.0)
         fig2 = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
         fig3 = P.accuracy_epsilon_figure(rdp, run.test_accuracy[picks], checkpoints, pld, run.test_accuracy[-1],
                                          delta=_DELTA)
@@ -102,6 +124,24 @@ class DPSGDPanel(Panel):
         if pld > 10:
             hint = "ε above 10 protects little: raise σ, or lower q or T."
         return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
+
+    def _partial_view(self, C, s, q, T, run, ref, picks, rdp) -> View:
+        """After t < T steps: the curves so far, the RDP ε of the checkpoints reached; no PLD ε (it comes at T)."""
+        t, k = int(run.steps[-1]), len(run.steps)
+        checkpoints = [int(run.steps[i]) for i in picks]
+        fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy[:k], noise_multiplier=s,
+                                 clip_norm=C, sampling_rate=q, progress=(t, T))
+        fig2 = P.epsilon_steps_figure(checkpoints, rdp, None, T, delta=_DELTA, progress=(t, T))
+        fig3 = P.accuracy_epsilon_figure(rdp, run.test_accuracy[picks], checkpoints, None, None, delta=_DELTA,
+                                         progress=(t, T))
+        rows = [(f"test accuracy after {t} of {T} steps: DP-SGD / no noise",
+                 f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[k - 1]:.3f}")]
+        if rdp:
+            rows.append((f"ε at δ = {_DELTA:.0e} spent so far: RDP, after {checkpoints[-1]} steps", _fmt(rdp[-1])))
+        rows += [(f"ε at δ = {_DELTA:.0e} after T steps: RDP / PLD", "when the run ends"),
+                 ("expected batch size q·n", f"{q * _N:.0f} (mean drawn so far: {run.batch_sizes.mean():.1f})"),
+                 (f"examples clipped (step {t})", f"{run.clipped_fraction[-1]:.0%}")]
+        return View(figures=[fig1, fig2, fig3], readout=_table(rows))
 
 
 class NeighbourGamePanel(Panel):

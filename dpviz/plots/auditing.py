@@ -27,10 +27,20 @@ __all__ = [
 _LEGEND = dict(orientation="h", y=-0.25, x=0, yanchor="top")
 
 
+def _so_far(title: str, progress: tuple[int, int] | None) -> str:
+    """``title``, marked as partial when ``progress`` = (t, T) says only t of the run's T steps are done."""
+    if progress is None:
+        return title
+    t, T = (int(check_positive(v, name)) for v, name in zip(progress, ("progress[0]", "progress[1]")))
+    return title if t >= T else f"{title} — after {t} of {T} steps"
+
+
 def training_figure(steps, private_accuracy, nonprivate_accuracy, *, noise_multiplier: float, clip_norm: float,
-                    sampling_rate: float, template: str = TEMPLATE) -> go.Figure:
+                    sampling_rate: float, progress: tuple[int, int] | None = None,
+                    template: str = TEMPLATE) -> go.Figure:
     """Test accuracy against the step t: DP-SGD (Abadi et al. 2016, Alg. 1) and the same clipped SGD without
-    noise (σ = 0) on the same Poisson batches' rate."""
+    noise (σ = 0) on the same Poisson batches' rate. ``progress`` = (t, T): a run still going, t of T steps done
+    (the title says so)."""
     t = check_real_array(steps, "steps")
     a = check_real_array(private_accuracy, "private_accuracy")
     b = check_real_array(nonprivate_accuracy, "nonprivate_accuracy")
@@ -42,8 +52,8 @@ def training_figure(steps, private_accuracy, nonprivate_accuracy, *, noise_multi
         go.Scatter(x=t, y=a, mode="lines+markers", name=f"DP-SGD, σ = {noise_multiplier:.3g}",
                    line=dict(color=ROLE["private"], width=3), marker=dict(size=5)),
     ]
-    layout = _layout(f"Training live: C = {clip_norm:.3g}, σ = {noise_multiplier:.3g}, q = {sampling_rate:.3g}",
-                     "step t", "test accuracy", template=template, legend=_LEGEND,
+    title = f"Training live: C = {clip_norm:.3g}, σ = {noise_multiplier:.3g}, q = {sampling_rate:.3g}"
+    layout = _layout(_so_far(title, progress), "step t", "test accuracy", template=template, legend=_LEGEND,
                      yaxis=dict(range=[0.3, 1.0]), margin=dict(b=140), height=420)
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Logistic regression on a synthetic 2-D data set (1000 training, 1000 test examples). "
@@ -52,22 +62,26 @@ def training_figure(steps, private_accuracy, nonprivate_accuracy, *, noise_multi
     return fig
 
 
-def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float, total_steps: int, *, delta: float,
-                         template: str = TEMPLATE) -> go.Figure:
-    """ε spent after t steps at δ: the RDP accountant at a few steps and the PLD accountant at the last step."""
-    t = check_real_array(steps_rdp, "steps_rdp")
+def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float | None, total_steps: int, *, delta: float,
+                         progress: tuple[int, int] | None = None, template: str = TEMPLATE) -> go.Figure:
+    """ε spent after t steps at δ: the RDP accountant at a few steps and the PLD accountant at the last step.
+
+    ``progress`` = (t, T): a run still going, t of T steps done (the title says so; no checkpoint may be reached
+    yet); ``epsilon_pld`` None: the PLD accountant's ε is not computed yet (no point drawn)."""
+    t = check_real_array(steps_rdp, "steps_rdp", allow_empty=progress is not None)  # none reached yet
     e = np.asarray(epsilon_rdp, dtype=float)
     check_positive(total_steps, "total_steps")
+    pld = [] if epsilon_pld is None else [epsilon_pld]
     traces = [
         go.Scatter(x=t, y=_gaps(e), mode="lines+markers", name="RDP accountant (Mironov, Talwar & Zhang 2019)",
                    line=dict(color=ROLE["alt"], width=3), marker=dict(size=8)),
-        go.Scatter(x=[total_steps], y=_gaps([epsilon_pld]), mode="markers",
+        go.Scatter(x=[total_steps] * len(pld), y=_gaps(pld), mode="markers",
                    name="PLD accountant at t = T (Koskela, Jälkö & Honkela 2020)",
                    marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
     ]
-    finite = [v for v in list(e) + [epsilon_pld] if math.isfinite(v) and v > 0]
+    finite = [v for v in list(e) + pld if math.isfinite(v) and v > 0]
     log = bool(finite) and max(finite) / min(finite) > 30
-    layout = _layout(f"Privacy spent: ε at δ = {delta:.0e} (per example, add/remove one)", "step t",
+    layout = _layout(_so_far(f"Privacy spent: ε at δ = {delta:.0e} (per example, add/remove one)", progress), "step t",
                      "ε", template=template, legend=_LEGEND, margin=dict(b=140), height=400,
                      yaxis=dict(type="log") if log else None)
     fig = go.Figure(data=traces, layout=layout)
@@ -77,25 +91,30 @@ def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float, total_steps
     return fig
 
 
-def accuracy_epsilon_figure(epsilon_rdp, accuracy_rdp, steps_rdp, epsilon_pld: float, accuracy_pld: float, *,
-                            delta: float, template: str = TEMPLATE) -> go.Figure:
+def accuracy_epsilon_figure(epsilon_rdp, accuracy_rdp, steps_rdp, epsilon_pld: float | None,
+                            accuracy_pld: float | None, *, delta: float, progress: tuple[int, int] | None = None,
+                            template: str = TEMPLATE) -> go.Figure:
     """Test accuracy against the ε spent: one point per checkpoint t (ε from the RDP accountant), and the last
-    step with the PLD accountant's ε; the privacy–utility trade-off of one run."""
+    step with the PLD accountant's ε; the privacy–utility trade-off of one run.
+
+    ``progress`` = (t, T): a run still going, t of T steps done (the title says so; no checkpoint may be reached
+    yet); ``epsilon_pld`` or ``accuracy_pld`` None: the last step is not reached yet (no point drawn)."""
     e = np.asarray(epsilon_rdp, dtype=float)
-    a = check_real_array(accuracy_rdp, "accuracy_rdp")
-    t = check_real_array(steps_rdp, "steps_rdp")
+    a = check_real_array(accuracy_rdp, "accuracy_rdp", allow_empty=progress is not None)  # none reached yet
+    t = check_real_array(steps_rdp, "steps_rdp", allow_empty=progress is not None)
     if not (e.shape == a.shape == t.shape):
         raise ValueError("epsilon_rdp, accuracy_rdp and steps_rdp must have the same length")
+    pld = [] if epsilon_pld is None or accuracy_pld is None else [epsilon_pld]
     traces = [
         go.Scatter(x=_gaps(e), y=a, mode="lines+markers+text", text=[f"t = {int(v)}" for v in t],
                    textposition="bottom right", name="after t steps, ε from RDP",
                    line=dict(color=ROLE["alt"], width=2), marker=dict(size=8)),
-        go.Scatter(x=_gaps([epsilon_pld]), y=[accuracy_pld], mode="markers", name="after T steps, ε from PLD",
+        go.Scatter(x=_gaps(pld), y=[accuracy_pld] * len(pld), mode="markers", name="after T steps, ε from PLD",
                    marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
     ]
-    finite = [v for v in list(e) + [epsilon_pld] if math.isfinite(v) and v > 0]
+    finite = [v for v in list(e) + pld if math.isfinite(v) and v > 0]
     log = bool(finite) and max(finite) / min(finite) > 30
-    layout = _layout(f"Accuracy against ε (δ = {delta:.0e})", "ε spent so far", "test accuracy",
+    layout = _layout(_so_far(f"Accuracy against ε (δ = {delta:.0e})", progress), "ε spent so far", "test accuracy",
                      template=template, legend=_LEGEND, margin=dict(b=130), height=380,
                      xaxis=dict(type="log") if log else None, yaxis=dict(range=[0.3, 1.0]))
     fig = go.Figure(data=traces, layout=layout)
