@@ -177,3 +177,88 @@ def test_single_figures_put_the_legend_under_the_plot():
         cap = next(a for a in f.layout.annotations if (a.text or "").startswith("Source"))
         entries = sum(1 for t in f.data if t.showlegend is not False and t.name)
         assert -cap.yshift >= 75 + 19 * entries  # the caption starts below the last legend row
+
+
+#: plotly's incremental calls: each one re-walks and re-validates the figure (add_vline and the like ~15 ms each)
+_INCREMENTAL = ("add_trace", "add_traces", "update_xaxes", "update_yaxes", "update_traces", "add_annotation",
+                "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")
+#: graph objects a builder would validate twice (once made, again inside go.Figure): builders pass plain dicts
+_OBJECTS = ("Scatter", "Bar", "Heatmap", "Layout")
+
+
+def _figures():
+    from dpviz.userlevel import TABLE1_ROWS, DelStab, NoisySum, UserDataset
+
+    x = UserDataset.bernoulli(24, 2, 0.5, rng=3)
+    x2 = x.replace_user(0, np.ones(2, dtype=int))
+    ds = DelStab(4.0, 0.1, NoisySum(0.1, (24 - 20) * 2))
+    st, st2 = ds.stability(x), ds.stability(x2)
+    t = U.clipping_tradeoff(50, 0.1, 0.3, 1.0, 1000, 100)
+    return {
+        "users": P.users_needed_figure(TABLE1_ROWS[2], 0.5, 0.05, 10.0, m_mark=100),
+        "users, no mark": P.users_needed_figure(TABLE1_ROWS[2], 0.5, 0.05, 10.0),
+        "generic": P.generic_users_figure(1.0, 1e-6),
+        "budget": P.item_budget_figure(1.0, 1e-6),
+        "tdlap": P.tdlap_figure(1.0, 1e-6),
+        "ptr": P.ptr_discard_figure(1.0, 1e-6),
+        "delstab output": P.delstab_output_figure(ds.outputs, ds.output_pmf(x), ds.output_pmf(x2), epsilon=4.0,
+                                                  delta=0.1),
+        "delstab test": P.delstab_test_figure(st["tdlap"], st["stable"], st2["stable"]),
+        "swap": P.swap_loss_figure(400, 0.5, 0.1),
+        "swap scaling": P.swap_loss_scaling_figure(0.5, 0.1, m_mark=100),
+        "clip histogram": P.clipping_histogram_figure(t, 3.0),
+        "clip tradeoff": P.clipping_tradeoff_figure(t, 3.0, show_best=True),
+        "pac": P.pac_error_figure(np.array([2, 4]), {1: np.array([0.3, 0.2]), 8: np.array([0.1, 0.05])},
+                                  epsilon=1.0, grid_size=100),
+    }
+
+
+def test_every_figure_is_built_in_one_go(monkeypatch):
+    # Issue 14 (≤ 30 ms per slider update): the builders write traces and layout as plain dicts and construct the
+    # figure once; only the shared caption / approximation note are appended after. Any incremental call fails here.
+    import plotly.graph_objects as go
+
+    def forbidden(name):
+        def call(*args, **kwargs):
+            raise AssertionError(f"{name} called while building a figure")
+        return call
+
+    fig = go.Figure()
+    for name in _INCREMENTAL:
+        monkeypatch.setattr(go.Figure, name, forbidden(name))
+    for name in _OBJECTS:
+        monkeypatch.setattr(go, name, forbidden(name))
+    with pytest.raises(AssertionError, match="add_trace"):  # the guard is live
+        fig.add_trace(dict(type="scatter"))
+    with pytest.raises(AssertionError, match="Scatter"):
+        go.Scatter(x=[1])
+    for name, fig in _figures().items():
+        assert isinstance(fig, go.Figure) and fig.data, name
+
+
+def test_figures_keep_their_trace_styles():
+    # styles the one-pass builders write as nested dicts (plotly's marker_color / line_shape shorthands): steps for
+    # the integer 4κ and the pmf overlay, bar colours that tell kept from clipped and passed from failed
+    f = _figures()
+    curves = [tr for tr in f["ptr"].data if tr.mode == "lines"]
+    assert curves and all(tr.line.shape == "hv" for tr in curves)  # 4κ jumps by whole users
+    assert f["delstab output"].data[2].line.shape == "hvh"
+    for name in ("tdlap", "clip histogram"):
+        a, b = f[name].data[:2]
+        assert a.type == b.type == "bar" and a.marker.color and b.marker.color and a.marker.color != b.marker.color
+    bars = f["delstab test"].data
+    assert len({tr.marker.color for tr in bars}) == 4 and bars[3].marker.line.color == bars[2].marker.color
+    end = next(a for a in f["tdlap"].layout.annotations if (a.text or "").startswith("end mass"))
+    assert end.showarrow and end.x == 0 and end.y == pytest.approx(f["tdlap"].data[1].y[0])
+
+
+def test_legend_below_keeps_the_plot_height_and_grows_the_figure():
+    # the plot area keeps its height whatever the number of legend entries: the figure grows by the legend's rows
+    import plotly.io as pio
+
+    top = pio.templates["dpviz"].layout.margin.t
+    f = _figures()
+    for name in ("users", "users, no mark", "pac"):
+        lay = f[name].layout
+        assert lay.height - lay.margin.b - (lay.margin.t if lay.margin.t is not None else top) == 380, name
+    assert f["users"].layout.height > f["users, no mark"].layout.height  # one legend entry more

@@ -100,3 +100,63 @@ def test_epsilon_figure_marks_where_the_user_level_delta_gives_no_guarantee():
     d = P.group_privacy_delta_figure(eps, delta, 1000)
     assert any(s.type == "line" and s.x0 == m_vac for s in d.layout.shapes)
     assert not P.group_privacy_epsilon_figure(eps, 1000, m_mark=20).layout.shapes  # without δ: nothing to mark
+
+
+#: plotly's incremental calls: each one re-walks and re-validates the figure (add_vline and the like ~15 ms each)
+_INCREMENTAL = ("add_trace", "add_traces", "update_xaxes", "update_yaxes", "update_traces", "add_annotation",
+                "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")
+#: graph objects a builder would validate twice (once made, again inside go.Figure): builders pass plain dicts
+_OBJECTS = ("Scatter", "Bar", "Heatmap", "Layout")
+
+
+def _figures():
+    t = U.bounding_curves(1000, 5.0, 2.0, 1.0)
+    return {
+        "neighbours": P.neighbours_figure(5, 4, user=2, index=1, kind="user"),
+        "epsilon": P.group_privacy_epsilon_figure(1.0, 1000, m_mark=20, delta=1e-6),
+        "epsilon, no δ": P.group_privacy_epsilon_figure(0.5, 1000),
+        "delta": P.group_privacy_delta_figure(1.0, 1e-6, 1000, m_mark=10),
+        "bounding": P.bounding_error_figure(t, 20, show_optimum=True),
+        "histogram": P.contribution_histogram_figure(t, 20),
+    }
+
+
+def test_every_figure_is_built_in_one_go(monkeypatch):
+    # Issue 14 (≤ 30 ms per slider update): the builders write traces and layout as plain dicts and construct the
+    # figure once; only the shared caption / approximation note are appended after. Any incremental call fails here.
+    import plotly.graph_objects as go
+
+    def forbidden(name):
+        def call(*args, **kwargs):
+            raise AssertionError(f"{name} called while building a figure")
+        return call
+
+    fig = go.Figure()
+    for name in _INCREMENTAL:
+        monkeypatch.setattr(go.Figure, name, forbidden(name))
+    for name in _OBJECTS:
+        monkeypatch.setattr(go, name, forbidden(name))
+    with pytest.raises(AssertionError, match="add_trace"):  # the guard is live
+        fig.add_trace(dict(type="scatter"))
+    with pytest.raises(AssertionError, match="Scatter"):
+        go.Scatter(x=[1])
+    for name, fig in _figures().items():
+        assert isinstance(fig, go.Figure) and fig.data, name
+
+
+def test_figures_keep_their_axes_styles_and_marks():
+    # what the one-pass builders must still set: log axes, the histogram's step outline (a bar chart misdraws bins
+    # on a log axis), titles, the δ = 1 line, and the two neighbour panels side by side with their own axes
+    f = _figures()
+    for name in ("epsilon", "delta", "bounding"):
+        assert f[name].layout.xaxis.type == "log" and f[name].layout.yaxis.type == "log", name
+        assert f[name].layout.title.text and f[name].layout.xaxis.title.text and f[name].layout.yaxis.title.text
+    assert f["histogram"].layout.xaxis.type == "log"
+    assert all(tr.line.shape == "hv" and tr.fill == "tozeroy" for tr in f["histogram"].data)
+    assert any(s.y0 == s.y1 == 1.0 and s.yref == "y" for s in f["delta"].layout.shapes)  # δ = 1: no guarantee
+    lo, hi = f["bounding"].layout.yaxis.range
+    assert lo < hi
+    n = f["neighbours"]
+    assert [tr.type for tr in n.data] == ["heatmap", "heatmap"] and [tr.xaxis for tr in n.data] == ["x", "x2"]
+    assert n.layout.xaxis.domain[1] < n.layout.xaxis2.domain[0] and n.layout.yaxis.autorange == "reversed"
+    assert n.layout.height >= 300 and "5 users × 4 examples" in n.layout.title.text

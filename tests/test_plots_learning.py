@@ -1,6 +1,7 @@
 """Tests of dpviz.plots.learning: new figures, named traces, log axes, captions citing sources."""
 
 import numpy as np
+import pytest
 
 from dpviz.learning import phased_erm_schedule, rates
 from dpviz.plots import learning as P
@@ -105,3 +106,57 @@ def test_schedule_lambda_axis_ticks_at_powers_of_ten():
     fig = P.phased_schedule_figure(s.users, s.lambdas, n=10_000)
     assert fig.layout.yaxis2.tickmode == "linear" and fig.layout.yaxis2.tick0 == 0
     assert float(fig.layout.yaxis2.dtick).is_integer()
+
+
+#: plotly's incremental calls: each one re-walks and re-validates the figure (add_vline and the like ~15 ms each)
+_INCREMENTAL = ("add_trace", "add_traces", "update_xaxes", "update_yaxes", "update_traces", "add_annotation",
+                "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")
+#: graph objects a builder would validate twice (once made, again inside go.Figure): builders pass plain dicts
+_OBJECTS = ("Scatter", "Bar", "Heatmap", "Layout")
+
+
+def test_every_figure_is_built_in_one_go(monkeypatch):
+    # Issue 14 (≤ 30 ms per slider update): the builders write traces and layout as plain dicts and construct the
+    # figure once; only the shared caption / approximation note are appended after. Any incremental call fails here.
+    import plotly.graph_objects as go
+
+    def forbidden(name):
+        def call(*args, **kwargs):
+            raise AssertionError(f"{name} called while building a figure")
+        return call
+
+    fig = go.Figure()
+    for name in _INCREMENTAL:
+        monkeypatch.setattr(go.Figure, name, forbidden(name))
+    for name in _OBJECTS:
+        monkeypatch.setattr(go, name, forbidden(name))
+    with pytest.raises(AssertionError, match="add_trace"):  # the guard is live
+        fig.add_trace(dict(type="scatter"))
+    with pytest.raises(AssertionError, match="Scatter"):
+        go.Scatter(x=[1])
+    figs = _all_figures()
+    Ts = np.geomspace(1, 1e4, 20)
+    figs["log_y off"] = P.training_curves_figure({"naive": ([0, 1], [1.0, 0.5])}, log_y=False)
+    figs["rates, no marks"] = P.rates_figure(Ts, {"upper": rates.sco_upper(Ts, 10, 5, 1.0)})
+    for name, fig in figs.items():
+        assert isinstance(fig, go.Figure) and fig.data, name
+
+
+def test_figures_keep_their_axes_and_marks():
+    # what the one-pass builders must still set: log axes where the values span decades, the λ line on the right
+    # axis over the bars, the marks of the learner's settings
+    figs = _all_figures()
+    for name in ("rates", "users", "heterogeneity"):
+        assert figs[name].layout.xaxis.type == "log" and figs[name].layout.yaxis.type == "log", name
+    assert figs["training"].layout.yaxis.type == "log" and figs["training"].layout.legend.x > 1  # legend outside
+    assert P.training_curves_figure({"naive": ([0, 1], [1.0, 0.5])}, log_y=False).layout.yaxis.type is None
+    sched = figs["schedule"]
+    bars, line = sched.data
+    assert bars.type == "bar" and line.yaxis == "y2" and sched.layout.yaxis2.overlaying == "y"
+    assert sched.layout.yaxis2.type == "log" and sched.layout.yaxis2.side == "right"
+    assert sched.layout.xaxis.dtick == 1  # one tick per phase
+    assert any("never touched" in (a.text or "") for a in sched.layout.annotations)
+    (n_line,) = figs["users"].layout.shapes
+    assert n_line.y0 == n_line.y1 == 300 and n_line.xref == "x domain"  # the learner's n across the plot
+    (m_line,) = figs["heterogeneity"].layout.shapes
+    assert m_line.x0 == m_line.x1 == 20.0 and m_line.yref == "y domain"

@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _append_annotation, _vline, approx_note, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _bar, _scatter, _vline, approx_note, caption
 from dpviz.plots.items_to_users import _label, _pow10, side_by_side
 from dpviz.userlevel import (
     ClippingTradeoff,
@@ -119,26 +119,26 @@ def users_needed_figure(
     naive = constant * sum(f(m, epsilon / m, alpha, dim) for _, f in row.item_terms) / m
     prior = np.asarray(row.prior_user_level(m, epsilon, alpha, dim, constant=constant), dtype=float)
     data = [
-        go.Scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([r["lower"], np.full(m.size, 1e-3)]),
-                   fill="toself", fillcolor="rgba(120,120,120,0.12)", line=dict(width=0), hoverinfo="skip",
-                   name="impossible: n < ⌈n₁/m⌉ (Obs. 28)"),
-        go.Scatter(x=[1, m_max], y=[n1, n1], mode="lines", name="item-level n₁ (one example per user)",
-                   line=dict(color=ROLE["bound"], width=1.5)),
+        _scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([r["lower"], np.full(m.size, 1e-3)]),
+                 fill="toself", fillcolor="rgba(120,120,120,0.12)", line=dict(width=0), hoverinfo="skip",
+                 name="impossible: n < ⌈n₁/m⌉ (Obs. 28)"),
+        _scatter(x=[1, m_max], y=[n1, n1], mode="lines", name="item-level n₁ (one example per user)",
+                 line=dict(color=ROLE["bound"], width=1.5)),
     ]
     for key in ("floor", "privacy", "statistical"):
         if key in r and np.any(np.asarray(r[key]) > 0):
             label, col, dash = _TERM_STYLE[key]
-            data.append(go.Scatter(x=m, y=np.where(np.asarray(r[key]) > 0, r[key], np.nan), mode="lines",
-                                   name=label, line=dict(color=col, dash=dash, width=1.8)))
-    data.append(go.Scatter(x=m, y=r["total"], mode="lines", name="sum of terms (raw)",
-                           line=dict(color=ROLE["private"], width=1.5), opacity=0.6))
-    data.append(go.Scatter(x=m, y=r["users"], mode="lines", name=f"user-level, this paper ({row.source})",
-                           line=dict(color=ROLE["private"], width=4)))
-    data.append(go.Scatter(x=m, y=naive, mode="lines", name="naive group privacy n₁(ε/m)/m",
-                           line=dict(color=ROLE["naive"], width=2.5, dash="longdash")))
+            data.append(_scatter(x=m, y=np.where(np.asarray(r[key]) > 0, r[key], np.nan), mode="lines",
+                                 name=label, line=dict(color=col, dash=dash, width=1.8)))
+    data.append(_scatter(x=m, y=r["total"], mode="lines", name="sum of terms (raw)",
+                         line=dict(color=ROLE["private"], width=1.5), opacity=0.6))
+    data.append(_scatter(x=m, y=r["users"], mode="lines", name=f"user-level, this paper ({row.source})",
+                         line=dict(color=ROLE["private"], width=4)))
+    data.append(_scatter(x=m, y=naive, mode="lines", name="naive group privacy n₁(ε/m)/m",
+                         line=dict(color=ROLE["naive"], width=2.5, dash="longdash")))
     if np.any(np.isfinite(prior)):
-        data.append(go.Scatter(x=m, y=np.where(np.isfinite(prior), prior, np.nan), mode="lines",
-                               name="previous user-level result", line=dict(color=PALETTE[3], width=2, dash="dot")))
+        data.append(_scatter(x=m, y=np.where(np.isfinite(prior), prior, np.nan), mode="lines",
+                             name="previous user-level result", line=dict(color=PALETTE[3], width=2, dash="dot")))
     shapes, notes = [], []
     marks = [(xv, f"{a} → {b} term") for xv, a, b in regime_breakpoints(row, epsilon, alpha, dim, m_max=m_max)]
     if row.table == 1 and len(marks) == 2 and row.key != "pac":
@@ -151,36 +151,40 @@ def users_needed_figure(
     if m_mark is not None:
         mk = check_in_range(m_mark, "m_mark", 1.0, m_max)
         val = float(row.user_level(mk, epsilon, alpha, dim, constant=constant))
-        data.append(go.Scatter(x=[mk], y=[val], mode="markers", name=f"m = {mk:g}: n ≈ {val:,.0f}",
-                               marker=dict(size=12, color=ROLE["private"], line=dict(color="white", width=1))))
+        data.append(_scatter(x=[mk], y=[val], mode="markers", name=f"m = {mk:g}: n ≈ {val:,.0f}",
+                             marker=dict(size=12, color=ROLE["private"], line=dict(color="white", width=1))))
     ymax = max(n1, float(np.nanmax(r["total"]))) * 3
     ymin = max(min(float(np.nanmin(r["users"])), float(np.nanmin(naive))) / 10, 1e-3)
     kind = "pure ε-DP" if row.table == 1 else "approximate (ε, δ)-DP"
-    fig = go.Figure(data=data, layout=dict(
+    layout = dict(
         template=template, title=dict(text=f"Table {row.table}: {row.problem} ({kind}) — {row.ours_formula}",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="m (examples per user)"), exponentformat="power"),
         yaxis=dict(type="log", title=dict(text="n (users needed)"), range=[math.log10(ymin), math.log10(ymax)],
                    exponentformat="power"),
-        shapes=shapes, annotations=notes))
-    approx_note(fig, HIDDEN)
-    _legend_below(fig, f"Source: Ghazi et al. 2023, Table {row.table} (Appendix A), {row.source}; item-level "
-                       f"{row.item_formula};<br>clamp ⌈n₁/m⌉ ≤ n<sub>m</sub> ≤ n₁: Observation 28; naive line: group "
-                       "privacy (Lemma 6);<br>breakpoints m₁ = ε²/α<sub>acc</sub>², m₂ = 1/α<sub>acc</sub>²: where "
-                       "two terms are equal (dpviz's reading of the three-term law; the paper does not print them).")
-    return fig
+        shapes=shapes, annotations=notes)
+    return _legend_below(data, layout, f"Source: Ghazi et al. 2023, Table {row.table} (Appendix A), {row.source}; "
+                                       f"item-level {row.item_formula};<br>clamp ⌈n₁/m⌉ ≤ n<sub>m</sub> ≤ n₁: "
+                                       "Observation 28; naive line: group privacy (Lemma 6);<br>breakpoints m₁ = "
+                                       "ε²/α<sub>acc</sub>², m₂ = 1/α<sub>acc</sub>²: where two terms are equal "
+                                       "(dpviz's reading of the three-term law; the paper does not print them).",
+                         approx=HIDDEN)
 
 
-def _legend_below(fig: go.Figure, source: str, *, plot_h: int = 380, axis_gap: int = 75) -> go.Figure:
-    """The legend as a vertical list under the plot and the source caption under the legend, in pixels, so the plot
-    keeps the full width on a phone (a legend on the right left a 360 px screen almost no plot)."""
-    entries = sum(1 for t in fig.data if t.showlegend is not False and t.name)
-    fig.update_layout(legend=dict(x=0, y=-axis_gap / plot_h, xanchor="left", yanchor="top", orientation="v",
-                                  font=dict(size=11), bgcolor="rgba(0,0,0,0)", borderwidth=0),
-                      margin=dict(r=30))
+def _legend_below(data: list[dict], layout: dict, source: str, *, approx: str, plot_h: int = 380,
+                  axis_gap: int = 75) -> go.Figure:
+    """The figure of ``data`` (trace dicts) and ``layout`` (a layout dict) with the legend as a vertical list under
+    the plot and the source caption under the legend, in pixels, so the plot keeps the full width on a phone (a
+    legend on the right left a 360 px screen almost no plot); ``approx`` is its approximation note."""
+    entries = sum(1 for t in data if t.get("showlegend") is not False and t.get("name"))
+    layout = dict(layout, legend=dict(x=0, y=-axis_gap / plot_h, xanchor="left", yanchor="top", orientation="v",
+                                      font=dict(size=11), bgcolor="rgba(0,0,0,0)", borderwidth=0),
+                  margin=dict(layout.get("margin") or {}, r=30))
+    fig = go.Figure(data=data, layout=layout)
+    approx_note(fig, approx)
     caption(fig, source, below=axis_gap + entries * 19 + 12)
     margin = fig.layout.margin
-    fig.update_layout(height=plot_h + (margin.t if margin.t is not None else 60) + margin.b)
+    fig.layout.height = plot_h + (margin.t if margin.t is not None else 60) + margin.b
     return fig
 
 
@@ -188,10 +192,6 @@ def _sci(x: float) -> str:
     """A small non-negative number in powers of ten (0 stays 0): 3.2·10⁻⁵, not 3.20e-05."""
     return "0" if x <= 0 else _pow10(x) if x < 0.01 else f"{x:.3g}"
 
-
-def _scatter(**kw) -> dict:
-    """A scatter trace as a plain dict: ``go.Figure`` validates it once (a ``go.Scatter`` would be validated twice)."""
-    return dict(type="scatter", **kw)
 
 
 def generic_users_figure(
@@ -222,22 +222,22 @@ def generic_users_figure(
     n1 = item_level_users(epsilon, delta, **kw)
     data = [
         _scatter(x=np.concatenate([m, m[::-1]]), y=np.concatenate([cor["lower"], np.full(m.size, 1e-3)]),
-                   fill="toself", fillcolor="rgba(120,120,120,0.12)", line=dict(width=0), hoverinfo="skip",
-                   name="impossible: n < ⌈n₁/m⌉ (Obs. 28)"),
+                 fill="toself", fillcolor="rgba(120,120,120,0.12)", line=dict(width=0), hoverinfo="skip",
+                 name="impossible: n < ⌈n₁/m⌉ (Obs. 28)"),
         _scatter(x=[1, m[-1]], y=[n1, n1], mode="lines", name="item-level n₁", line=dict(color=ROLE["bound"])),
     ]
     for key in ("floor", "privacy", "statistical"):
         label, col, dash = _TERM_STYLE[key]
         data.append(_scatter(x=m, y=cor[key], mode="lines", name=f"Cor. 3 {label}",
-                               line=dict(color=col, dash=dash, width=1.8)))
+                             line=dict(color=col, dash=dash, width=1.8)))
     data += [
         _scatter(x=m, y=cor["users"], mode="lines", name="Corollary 3", line=dict(color=ROLE["private"], width=4)),
         _scatter(x=m, y=t10, mode="lines", name="Theorem 10 (ε<sub>item</sub> = ε²/(L√(m ln(m/δ))))",
-                   line=dict(color=PALETTE[4], width=2)),
+                 line=dict(color=PALETTE[4], width=2)),
         _scatter(x=m, y=t11, mode="lines", name="Theorem 11 (same ε)", line=dict(color=PALETTE[3], width=2,
-                                                                                    dash="dot")),
+                                                                                  dash="dot")),
         _scatter(x=m, y=naive, mode="lines", name="naive group privacy", line=dict(color=ROLE["naive"], width=2.5,
-                                                                                      dash="longdash")),
+                                                                                    dash="longdash")),
     ]
     shapes, notes = [], []
     mx = crossover_group_privacy(epsilon, delta, kind="users", n_priv=n_priv, n_stat=n_stat, c=c, m_max=m[-1])
@@ -271,11 +271,11 @@ def item_budget_figure(epsilon: float, delta: float, *, m_max: float = 1e8, temp
     e10 = theorem10_item_epsilon(m, epsilon, delta)
     data = [
         _scatter(x=m, y=e10, mode="lines", name="Theorem 10: ε²/(ln(1/δ)·√(m·ln(m/δ)))",
-                   line=dict(color=ROLE["private"], width=3)),
+                 line=dict(color=ROLE["private"], width=3)),
         _scatter(x=m, y=epsilon / m, mode="lines", name="group privacy: ε/m", line=dict(color=ROLE["naive"],
-                                                                                          width=2.5, dash="longdash")),
+                                                                                        width=2.5, dash="longdash")),
         _scatter(x=m, y=conjectured_item_epsilon(m, epsilon, delta), mode="lines",
-                   name="conjectured: ε/√(m·ln(1/δ)) (open)", line=dict(color=PALETTE[2], dash="dot")),
+                 name="conjectured: ε/√(m·ln(1/δ)) (open)", line=dict(color=PALETTE[2], dash="dot")),
     ]
     mx = crossover_group_privacy(epsilon, delta, kind="budget")
     shapes, notes = [], []
@@ -310,18 +310,19 @@ def tdlap_figure(epsilon: float, delta: float, *, convention: str = "proof", tem
     pmf = tdlap_pmf(par.epsilon_bar, par.delta_bar)
     r = np.arange(pmf.size)
     ends = np.array([0, pmf.size - 1])
-    fig = go.Figure(data=[go.Bar(x=r[1:-1], y=pmf[1:-1], marker_color=ROLE["private"], name="P(R₁ = r)",
-                                 hovertemplate="r = %{x}: %{y:.3g}<extra></extra>"),
-                          go.Bar(x=ends, y=pmf[ends], marker_color=ROLE["naive"], name="end masses (≤ δ̄)",
-                                 hovertemplate="r = %{x}: %{y:.3g}<extra></extra>")],
+    fig = go.Figure(data=[_bar(x=r[1:-1], y=pmf[1:-1], marker=dict(color=ROLE["private"]), name="P(R₁ = r)",
+                               hovertemplate="r = %{x}: %{y:.3g}<extra></extra>"),
+                          _bar(x=ends, y=pmf[ends], marker=dict(color=ROLE["naive"]), name="end masses (≤ δ̄)",
+                               hovertemplate="r = %{x}: %{y:.3g}<extra></extra>")],
                     layout=dict(template=template,
                                 title=dict(text=f"R₁ ~ TDLap(ε̄ = {par.epsilon_bar:.3g}, δ̄ = {_sci(par.delta_bar)}): "
                                                 f"κ = {par.kappa}, support 0…2κ = {2 * par.kappa}",
                                            font=dict(size=14)),
                                 xaxis=dict(title=dict(text="R₁ (users the test may delete before checking)")),
-                                yaxis=dict(title=dict(text="probability")), bargap=0.1, showlegend=False))
-    _append_annotation(fig, x=0, y=float(pmf[0]), text=f"end mass {_sci(float(pmf[0]))} ≤ δ̄", showarrow=True,
-                       ax=40, ay=-40, font=dict(size=11, color=ROLE["naive"]))
+                                yaxis=dict(title=dict(text="probability")), bargap=0.1, showlegend=False,
+                                annotations=[dict(x=0, y=float(pmf[0]), text=f"end mass {_sci(float(pmf[0]))} ≤ δ̄",
+                                                  showarrow=True, ax=40, ay=-40,
+                                                  font=dict(size=11, color=ROLE["naive"]))]))
     third, which = (("e<sup>ε̄</sup>", "the proof's, pinned") if convention == "proof"
                     else ("e<sup>ε</sup>", "as printed"))
     caption(fig, "Source: Ghazi et al. 2023, Definition 8 (TDLap, κ = 1 + ⌈ln(1/δ̄)/ε̄⌉) and Algorithm 1 line 1 "
@@ -337,12 +338,12 @@ def ptr_discard_figure(epsilon: float, delta: float, *, convention: str = "proof
     eps_grid, curves = discard_curves(convention)
     data = []
     for i, (d, four) in enumerate(curves):
-        data.append(go.Scatter(x=eps_grid, y=four, mode="lines", line_shape="hv", name=f"δ = {_pow10(d)}",
-                               line=dict(color=PALETTE[[4, 2, 0, 3, 5][i]], width=2)))
+        data.append(_scatter(x=eps_grid, y=four, mode="lines", name=f"δ = {_pow10(d)}",
+                             line=dict(color=PALETTE[[4, 2, 0, 3, 5][i]], width=2, shape="hv")))
     par = delstab_parameters(epsilon, delta, convention=convention)
-    data.append(go.Scatter(x=[epsilon], y=[par.discarded], mode="markers+text", text=[f"  4κ = {par.discarded}"],
-                           textposition="middle right", name=f"(ε, δ) = ({epsilon:g}, {_pow10(delta)})",
-                           marker=dict(size=13, color=ROLE["bound"], symbol="diamond")))
+    data.append(_scatter(x=[epsilon], y=[par.discarded], mode="markers+text", text=[f"  4κ = {par.discarded}"],
+                         textposition="middle right", name=f"(ε, δ) = ({epsilon:g}, {_pow10(delta)})",
+                         marker=dict(size=13, color=ROLE["bound"], symbol="diamond")))
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Users thrown away by propose–test–release: 4κ", font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="user-level ε")),
@@ -368,10 +369,10 @@ def delstab_output_figure(outputs: list, pmf_x: np.ndarray, pmf_x2: np.ndarray, 
     h1, h2 = hockey_stick(pmf_x, pmf_x2, epsilon), hockey_stick(pmf_x2, pmf_x, epsilon)
     ok = h1 <= delta and h2 <= delta
     fig = go.Figure(data=[
-        go.Bar(x=labels, y=pmf_x, name="P = DelStab(x)", marker_color=ROLE["x"]),
-        go.Bar(x=labels, y=pmf_x2, name="P′ = DelStab(x′)", marker_color=ROLE["x_prime"]),
-        go.Scatter(x=labels, y=np.exp(epsilon) * pmf_x2, mode="lines", line_shape="hvh", name="e<sup>ε</sup>·P′",
-                   line=dict(color=ROLE["bound"], dash="dot", width=1.5)),
+        _bar(x=labels, y=pmf_x, name="P = DelStab(x)", marker=dict(color=ROLE["x"])),
+        _bar(x=labels, y=pmf_x2, name="P′ = DelStab(x′)", marker=dict(color=ROLE["x_prime"])),
+        _scatter(x=labels, y=np.exp(epsilon) * pmf_x2, mode="lines", name="e<sup>ε</sup>·P′",
+                 line=dict(color=ROLE["bound"], dash="dot", width=1.5, shape="hvh")),
     ], layout=dict(
         template=template, barmode="group", bargap=0.15,
         title=dict(text=f"Exact output distributions — d<sub>ε</sub>(P‖P′) = {_sci(h1)}, "
@@ -394,12 +395,12 @@ def delstab_test_figure(tdlap: np.ndarray, stable_x: np.ndarray, stable_x2: np.n
     r = np.arange(tdlap.size)
     sx, sx2 = np.asarray(stable_x, dtype=bool), np.asarray(stable_x2, dtype=bool)
     fig = go.Figure(data=[
-        go.Bar(x=r, y=np.where(sx, tdlap, 0), name="x: stable set found", marker_color=ROLE["x"], offsetgroup=0),
-        go.Bar(x=r, y=np.where(sx, 0, tdlap), name="x: test fails → ⊥", marker_color="#bbbbbb", offsetgroup=0),
-        go.Bar(x=r, y=np.where(sx2, tdlap, 0), name="x′: stable set found", marker_color=ROLE["x_prime"],
-               offsetgroup=1),
-        go.Bar(x=r, y=np.where(sx2, 0, tdlap), name="x′: test fails → ⊥", marker_color="#dddddd", offsetgroup=1,
-               marker_line=dict(color=ROLE["x_prime"], width=1)),
+        _bar(x=r, y=np.where(sx, tdlap, 0), name="x: stable set found", marker=dict(color=ROLE["x"]), offsetgroup=0),
+        _bar(x=r, y=np.where(sx, 0, tdlap), name="x: test fails → ⊥", marker=dict(color="#bbbbbb"), offsetgroup=0),
+        _bar(x=r, y=np.where(sx2, tdlap, 0), name="x′: stable set found", marker=dict(color=ROLE["x_prime"]),
+             offsetgroup=1),
+        _bar(x=r, y=np.where(sx2, 0, tdlap), name="x′: test fails → ⊥", offsetgroup=1,
+             marker=dict(color="#dddddd", line=dict(color=ROLE["x_prime"], width=1))),
     ], layout=dict(
         template=template, barmode="stack",
         title=dict(text=f"The stability test for every R₁: Pr[⊥ | x] = {float(tdlap[~sx].sum()):.3g}, "
@@ -432,8 +433,8 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
     x = epsilon0 * np.arange(hi + 1)
     q99 = pmf_quantile(pmf, 0.99)
     mean = float(np.dot(np.arange(m + 1), pmf))
-    data = [go.Bar(x=x, y=pmf[: hi + 1], name="P(loss = ε<sub>item</sub>·|S − S′|)", marker_color=ROLE["private"],
-                   hovertemplate="loss %{x:.3g}: %{y:.3g}<extra></extra>")]
+    data = [_bar(x=x, y=pmf[: hi + 1], name="P(loss = ε<sub>item</sub>·|S − S′|)", marker=dict(color=ROLE["private"]),
+                 hovertemplate="loss %{x:.3g}: %{y:.3g}<extra></extra>")]
     shapes = [_vline(epsilon0 * math.sqrt(m), color=PALETTE[2], dash="dash", width=2),
               _vline(epsilon0 * q99, color=PALETTE[3], dash="dot", width=2)]
     notes = [_label(epsilon0 * math.sqrt(m), " ε<sub>item</sub>·√m", color=PALETTE[2], y=0.95),
@@ -470,15 +471,15 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
         pmf = swap_difference_pmf(int(mm), float(p))
         for q in qs:
             qs[q].append(pmf_quantile(pmf, q))
-    data = [go.Scatter(x=ms, y=epsilon0 * ms, mode="lines", name="worst case ε<sub>item</sub>·m (slope 1)",
-                       line=dict(color=ROLE["naive"], width=3))]
+    data = [_scatter(x=ms, y=epsilon0 * ms, mode="lines", name="worst case ε<sub>item</sub>·m (slope 1)",
+                     line=dict(color=ROLE["naive"], width=3))]
     for (q, vals), col, dash in zip(qs.items(), [PALETTE[0], PALETTE[3], PALETTE[4]], ["solid", "dash", "dot"]):
         y = epsilon0 * np.asarray(vals, dtype=float)
-        data.append(go.Scatter(x=ms, y=np.where(y > 0, y, np.nan), mode="lines+markers",
-                               name=f"{q:.2%} quantile".replace(".00%", "%"), line=dict(color=col, dash=dash),
-                               marker=dict(size=4)))
-    data.append(go.Scatter(x=ms, y=epsilon0 * np.sqrt(ms), mode="lines", name="ε<sub>item</sub>·√m (slope ½)",
-                           line=dict(color=PALETTE[2], dash="longdash")))
+        data.append(_scatter(x=ms, y=np.where(y > 0, y, np.nan), mode="lines+markers",
+                             name=f"{q:.2%} quantile".replace(".00%", "%"), line=dict(color=col, dash=dash),
+                             marker=dict(size=4)))
+    data.append(_scatter(x=ms, y=epsilon0 * np.sqrt(ms), mode="lines", name="ε<sub>item</sub>·√m (slope ½)",
+                         line=dict(color=PALETTE[2], dash="longdash")))
     shapes = [_vline(m_mark, color="#777", dash="dot", width=1.5)] if m_mark else []
     fig = go.Figure(data=data, layout=dict(
         template=template, title=dict(text="Typical loss grows like √m, the worst case like m", font=dict(size=14)),
@@ -505,10 +506,10 @@ def clipping_histogram_figure(t: ClippingTradeoff, tau: float, *, template: str 
     inside = np.abs(u[sel]) <= tau
     clipped = float(t.pmf[np.abs(u) > tau].sum())
     us, ps = u[sel], t.pmf[sel]
-    data = [go.Bar(x=us[inside], y=ps[inside], marker_color=ROLE["private"], name="kept as is",
-                   hovertemplate="u = %{x}: %{y:.3g}<extra></extra>"),
-            go.Bar(x=us[~inside], y=ps[~inside], marker_color=PALETTE[1], name="clipped to ±τ",
-                   hovertemplate="u = %{x}: %{y:.3g} (clipped)<extra></extra>")]
+    data = [_bar(x=us[inside], y=ps[inside], marker=dict(color=ROLE["private"]), name="kept as is",
+                 hovertemplate="u = %{x}: %{y:.3g}<extra></extra>"),
+            _bar(x=us[~inside], y=ps[~inside], marker=dict(color=PALETTE[1]), name="clipped to ±τ",
+                 hovertemplate="u = %{x}: %{y:.3g} (clipped)<extra></extra>")]
     x0, x1 = max(-tau, lo - 1), min(tau, hi + 1)
     shapes = [dict(type="rect", xref="x", yref="paper", x0=x0, x1=x1, y0=0, y1=1, fillcolor=ROLE["region"],
                    line=dict(width=0), layer="below")]
@@ -537,19 +538,19 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, show_best: bool
     total = t.bias + t.em_error
     floor = float(t.em_error.min()) / 10  # below this the bias is invisible next to the noise (and only rounding)
     data = [
-        go.Scatter(x=t.tau, y=np.where(t.bias > floor, t.bias, np.nan), mode="lines",
-                   name="clipping bias n·|E clip(u) − E u|",
-                   line=dict(color=PALETTE[1], width=2.5)),
-        go.Scatter(x=t.tau, y=t.em_error, mode="lines", name="EM error (2Δ/ε)·ln(|ℋ|/β<sub>fail</sub>), Δ = 2τ",
-                   line=dict(color=PALETTE[2], width=2.5, dash="dash")),
-        go.Scatter(x=t.tau, y=total, mode="lines", name="bias + EM error", line=dict(color=ROLE["private"], width=4)),
-        go.Scatter(x=[t.tau[0], t.tau[-1]], y=[t.signal, t.signal], mode="lines",
-                   name="signal 0.2·α<sub>acc</sub>·n·m", line=dict(color=ROLE["bound"], dash="dot")),
+        _scatter(x=t.tau, y=np.where(t.bias > floor, t.bias, np.nan), mode="lines",
+                 name="clipping bias n·|E clip(u) − E u|",
+                 line=dict(color=PALETTE[1], width=2.5)),
+        _scatter(x=t.tau, y=t.em_error, mode="lines", name="EM error (2Δ/ε)·ln(|ℋ|/β<sub>fail</sub>), Δ = 2τ",
+                 line=dict(color=PALETTE[2], width=2.5, dash="dash")),
+        _scatter(x=t.tau, y=total, mode="lines", name="bias + EM error", line=dict(color=ROLE["private"], width=4)),
+        _scatter(x=[t.tau[0], t.tau[-1]], y=[t.signal, t.signal], mode="lines",
+                 name="signal 0.2·α<sub>acc</sub>·n·m", line=dict(color=ROLE["bound"], dash="dot")),
     ]
     if show_best:
-        data.append(go.Scatter(x=[t.tau_best], y=[float(np.min(total))], mode="markers",
-                               name=f"best τ ≈ {t.tau_best:.3g}",
-                               marker=dict(symbol="star", size=16, color=ROLE["private"])))
+        data.append(_scatter(x=[t.tau_best], y=[float(np.min(total))], mode="markers",
+                             name=f"best τ ≈ {t.tau_best:.3g}",
+                             marker=dict(symbol="star", size=16, color=ROLE["private"])))
     shapes = [_vline(tau, color="#777", dash="dot", width=1.5),
               _vline(t.tau_paper, color=ROLE["naive"], dash="dashdot", width=1.5)]
     notes = [_label(t.tau_paper, " paper: α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>))", log_x=True,
@@ -590,20 +591,19 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         ey = None
         if standard_errors is not None and m in standard_errors:
             ey = dict(type="data", array=np.asarray(standard_errors[m], dtype=float), visible=True, thickness=1)
-        data.append(go.Scatter(x=n_grid, y=np.where(err > 0, err, np.nan), mode="markers+lines",
-                               name=f"simulation, m = {m}" + (" (item-level)" if m == 1 else ""), error_y=ey,
-                               line=dict(color=col, width=2), marker=dict(size=7)))
+        data.append(_scatter(x=n_grid, y=np.where(err > 0, err, np.nan), mode="markers+lines",
+                             name=f"simulation, m = {m}" + (" (item-level)" if m == 1 else ""), error_y=ey,
+                             line=dict(color=col, width=2), marker=dict(size=7)))
         theory = constant * math.log(grid_size + 1) / (epsilon * n_grid * m)
-        data.append(go.Scatter(x=n_grid, y=np.minimum(theory, 0.5), mode="lines", name=f"theory, m = {m}",
-                               line=dict(color=col, dash="dot", width=1.5), showlegend=True))
-    fig = go.Figure(data=data, layout=dict(
+        data.append(_scatter(x=n_grid, y=np.minimum(theory, 0.5), mode="lines", name=f"theory, m = {m}",
+                             line=dict(color=col, dash="dot", width=1.5), showlegend=True))
+    layout = dict(
         template=template, title=dict(text=f"User-level PAC learning of thresholds (K = {grid_size}, ε = {epsilon:g})",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="n (users)")),
-        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power")))
-    approx_note(fig, "Monte Carlo (fixed seed); theory curve has its constant set to 1")
-    _legend_below(fig, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), so "
-                       "α<sub>acc</sub> ≈ C·d/(ε n m) for m ≤ 1/α<sub>acc</sub>) with d = ln(K+1);<br>learner: "
-                       "Section 4 of the paper (exponential mechanism over the count of users with a mistake, "
-                       "Δ = 1).")
-    return fig
+        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power"))
+    return _legend_below(data, layout, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), "
+                                       "so α<sub>acc</sub> ≈ C·d/(ε n m) for m ≤ 1/α<sub>acc</sub>) with d = "
+                                       "ln(K+1);<br>learner: Section 4 of the paper (exponential mechanism over the "
+                                       "count of users with a mistake, Δ = 1).",
+                         approx="Monte Carlo (fixed seed); theory curve has its constant set to 1")

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 
 from dpviz._validation import check_choice, check_delta, check_integer, check_positive
 from dpviz.accountants.group import group_privacy_curve
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _hline, _vline, approx_note, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _hline, _layout, _scatter, _vline, approx_note, caption
 from dpviz.userlevel import BoundingTradeoff, UserDataset, int_log_grid
 
 __all__ = [
@@ -38,6 +38,7 @@ def _label(x: float, text: str, *, y: float = 1.0, log_x: bool = False, color: s
     """An annotation next to a reference line (x in data units; log axes take log10(x))."""
     return dict(x=math.log10(x) if log_x else x, y=y, xref="x", yref=yref, text=text, showarrow=False,
                 xanchor=xanchor, yanchor="top", font=dict(size=11, color=color))
+
 
 
 def side_by_side(left: go.Figure, right: go.Figure, *, template: str = TEMPLATE,
@@ -173,13 +174,11 @@ def neighbours_figure(
     a, b = x.as_array(), x2.as_array()
     ylabels = [f"user {i + 1}" for i in range(n_users)]
     xlabels = [f"ex. {j + 1}" for j in range(m)]
-    data = []
-    for k, arr in enumerate((a, b)):
-        data.append(go.Heatmap(z=arr, x=xlabels, y=ylabels, text=arr, texttemplate="%{text}", zmin=1, zmax=5,
-                               colorscale=_RATING_SCALE, showscale=False, xgap=2, ygap=2,
-                               xaxis="x" if k == 0 else "x2", yaxis="y" if k == 0 else "y2",
-                               hovertemplate="%{y}, %{x}: rating %{z}<extra></extra>",
-                               textfont=dict(size=14 if max(n_users, m) <= 10 else 10)))
+    data = [dict(type="heatmap", z=arr, x=xlabels, y=ylabels, text=arr, texttemplate="%{text}", zmin=1, zmax=5,
+                 colorscale=_RATING_SCALE, showscale=False, xgap=2, ygap=2, xaxis="x" if k == 0 else "x2",
+                 yaxis="y" if k == 0 else "y2", hovertemplate="%{y}, %{x}: rating %{z}<extra></extra>",
+                 textfont=dict(size=14 if max(n_users, m) <= 10 else 10))
+            for k, arr in enumerate((a, b))]
     # Outline what the neighbour changes (one cell, or the user's whole row) in both panels.
     if kind == "item":
         x0, x1 = index - 0.5, index + 0.5
@@ -192,14 +191,14 @@ def neighbours_figure(
     titles = [dict(text=t, x=xc, y=1.0, xref="paper", yref="paper", yanchor="bottom", showarrow=False,
                    font=dict(size=13), yshift=28)
               for t, xc in (("dataset x", 0.23), (f"neighbour x′ ({kind}-level)", 0.77))]
-    fig = go.Figure(data=data, layout=dict(
-        xaxis=dict(domain=[0.0, 0.46], **axis), xaxis2=dict(domain=[0.54, 1.0], anchor="y2", **axis),
-        yaxis=yaxis, yaxis2=dict(anchor="x2", **yaxis), shapes=shapes, annotations=titles))
     what = ("one example replaced: x and x′ differ in 1 cell" if kind == "item"
             else f"user {user + 1}'s whole block replaced: x and x′ differ in up to m = {m} cells")
-    fig.update_layout(template=template, title=dict(text=f"Neighbouring datasets, {n_users} users × {m} examples — "
-                                                         f"{what}", font=dict(size=14)),
-                      margin=dict(t=110, b=70), height=max(300, 140 + 34 * n_users))
+    fig = go.Figure(data=data, layout=dict(
+        template=template, title=dict(text=f"Neighbouring datasets, {n_users} users × {m} examples — {what}",
+                                      font=dict(size=14)),
+        xaxis=dict(domain=[0.0, 0.46], **axis), xaxis2=dict(domain=[0.54, 1.0], anchor="y2", **axis),
+        yaxis=yaxis, yaxis2=dict(anchor="x2", **yaxis), shapes=shapes, annotations=titles,
+        margin=dict(t=110, b=70), height=max(300, 140 + 34 * n_users)))
     caption(fig, "Source: Ghazi et al. 2023, Def 1 (user-level neighbours x ≍ x′ iff x₋ᵢ = x′₋ᵢ) and Def 2 "
                  "(item-level = the case m = 1). Both keep n users: replace-one, not add/remove.", y=-0.08)
     return fig
@@ -231,18 +230,17 @@ def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: i
     if delta is not None:
         delta = check_delta(delta, allow_zero=False)
         m_vac = _first_vacuous_m(epsilon, delta, m, group_privacy_curve(epsilon, delta, m)[1])
-    fig = go.Figure(layout=dict(template=template))
-    fig.add_trace(go.Scatter(x=m, y=eps_m, mode="lines", name="user-level ε = m·ε<sub>item</sub> (group privacy)",
-                             line=dict(color=ROLE["naive"], width=3)))
-    fig.add_trace(go.Scatter(x=[1, m_max], y=[epsilon, epsilon], mode="lines", name="ε<sub>item</sub> (one example)",
-                             line=dict(color=ROLE["bound"], dash="dot")))
+    data = [_scatter(x=m, y=eps_m, mode="lines", name="user-level ε = m·ε<sub>item</sub> (group privacy)",
+                     line=dict(color=ROLE["naive"], width=3)),
+            _scatter(x=[1, m_max], y=[epsilon, epsilon], mode="lines", name="ε<sub>item</sub> (one example)",
+                     line=dict(color=ROLE["bound"], dash="dot"))]
     if m_mark is not None:
         mm = check_integer(m_mark, "m_mark", minimum=1)
         vacuous = m_vac is not None and mm >= m_vac
-        fig.add_trace(go.Scatter(x=[mm], y=[mm * epsilon], mode="markers+text", name=f"m = {mm}",
-                                 text=[f"  ε = {mm * epsilon:.3g}" + (" (no guarantee: δ ≥ 1)" if vacuous else "")],
-                                 textposition="middle right",
-                                 marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
+        data.append(_scatter(x=[mm], y=[mm * epsilon], mode="markers+text", name=f"m = {mm}",
+                             text=[f"  ε = {mm * epsilon:.3g}" + (" (no guarantee: δ ≥ 1)" if vacuous else "")],
+                             textposition="middle right",
+                             marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
     shapes, notes = [], []
     if m_vac is not None:
         shapes = [dict(type="rect", xref="x", yref="paper", x0=m_vac, x1=m_max, y0=0, y1=1, fillcolor="#999999",
@@ -250,10 +248,10 @@ def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: i
                   _vline(m_vac, color=ROLE["naive"], dash="dot", width=1.5)]
         notes = [_label(m_vac, f" no guarantee from m = {m_vac} (δ ≥ 1)", log_x=True, color=ROLE["naive"],
                         xanchor="left", y=0.1)]
-    fig.update_layout(title=f"User-level ε from item-level ε<sub>item</sub> = {epsilon:g}",
-                      xaxis_title="m (examples per user)", yaxis_title="user-level ε", xaxis_type="log",
-                      yaxis_type="log",
-                      legend=dict(x=0.02, y=0.98), shapes=shapes, annotations=notes)
+    fig = go.Figure(data=data, layout=_layout(
+        f"User-level ε from item-level ε<sub>item</sub> = {epsilon:g}", "m (examples per user)", "user-level ε",
+        template=template, xaxis=dict(type="log"), yaxis=dict(type="log"), legend=dict(x=0.02, y=0.98),
+        shapes=shapes, annotations=notes))
     caption(fig, "Source: Ghazi et al. 2023, Lemma 6 (group privacy): a user-level neighbour is a chain of m "
                  "item-level neighbours (footnote 5), so ε = m·ε<sub>item</sub>.")
     return fig
@@ -275,13 +273,12 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
     m = int_log_grid(1, m_max, 200)
     _, d_m, d_loose = group_privacy_curve(epsilon, delta, m)
     top = 1e3
-    fig = go.Figure(layout=dict(template=template))
-    fig.add_trace(go.Scatter(x=m, y=np.minimum(d_m, top), mode="lines", name=_DELTA_EXACT,
-                             line=dict(color=ROLE["naive"], width=3)))
-    fig.add_trace(go.Scatter(x=m, y=np.minimum(d_loose, top), mode="lines", name=_DELTA_LOOSE,
-                             line=dict(color=ROLE["bound"], dash="dash")))
-    fig.add_trace(go.Scatter(x=m, y=np.minimum(m * delta, top), mode="lines", name=_DELTA_MISTAKE,
-                             line=dict(color=PALETTE[2], dash="dot")))
+    data = [_scatter(x=m, y=np.minimum(d_m, top), mode="lines", name=_DELTA_EXACT,
+                     line=dict(color=ROLE["naive"], width=3)),
+            _scatter(x=m, y=np.minimum(d_loose, top), mode="lines", name=_DELTA_LOOSE,
+                     line=dict(color=ROLE["bound"], dash="dash")),
+            _scatter(x=m, y=np.minimum(m * delta, top), mode="lines", name=_DELTA_MISTAKE,
+                     line=dict(color=PALETTE[2], dash="dot"))]
     shapes = [_hline(1.0, color="#888", dash="dot", width=1.5)]
     notes = [dict(x=1, xref="paper", y=0, yref="y", text="δ ≥ 1: no guarantee at all", showarrow=False,
                   xanchor="right", yanchor="bottom", font=dict(size=11, color="#555"))]
@@ -293,13 +290,13 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
     if m_mark is not None:
         mm = check_integer(m_mark, "m_mark", minimum=1)
         dm = float(group_privacy_curve(epsilon, delta, [mm])[1][0])
-        fig.add_trace(go.Scatter(x=[mm], y=[min(dm, top)], mode="markers", name=f"m = {mm}: δ = {dm:.3g}",
-                                 marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
-    fig.update_layout(title=f"User-level δ from item-level (ε<sub>item</sub>, δ<sub>item</sub>) = ({epsilon:g}, "
-                            f"{_pow10(delta)})",
-                      xaxis_title="m (examples per user)", yaxis_title="user-level δ (capped at 10³)",
-                      xaxis_type="log", yaxis_type="log", yaxis_exponentformat="power", legend=dict(x=0.02, y=0.98),
-                      shapes=shapes, annotations=notes)
+        data.append(_scatter(x=[mm], y=[min(dm, top)], mode="markers", name=f"m = {mm}: δ = {dm:.3g}",
+                             marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
+    fig = go.Figure(data=data, layout=_layout(
+        f"User-level δ from item-level (ε<sub>item</sub>, δ<sub>item</sub>) = ({epsilon:g}, {_pow10(delta)})",
+        "m (examples per user)", "user-level δ (capped at 10³)", template=template, xaxis=dict(type="log"),
+        yaxis=dict(type="log", exponentformat="power"), legend=dict(x=0.02, y=0.98), shapes=shapes,
+        annotations=notes))
     caption(fig, "Source: Ghazi et al. 2023, Lemma 6: δ = δ<sub>item</sub>·(e<sup>mε<sub>item</sub></sup>−1)/"
                  "(e<sup>ε<sub>item</sub></sup>−1) ≤ m·e<sup>mε<sub>item</sub></sup>·δ<sub>item</sub> — a geometric "
                  "sum, not m·δ<sub>item</sub>.")
@@ -320,38 +317,37 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, show_optimum: bool = F
     idx = grid - 1
     absb = -t.bias[idx]
     absb = np.where(absb > 0, absb, np.nan)  # log axis: a zero bias is drawn as a gap
-    fig = go.Figure(layout=dict(template=template))
-    fig.add_trace(go.Scatter(x=grid, y=absb, mode="lines", name="|bias| (records dropped)",
-                             line=dict(color=PALETTE[1], width=2.5)))
-    fig.add_trace(go.Scatter(x=grid, y=t.noise_user[idx], mode="lines", name="noise std, user-level (∝ c)",
-                             line=dict(color=PALETTE[2], width=2.5, dash="dash")))
-    fig.add_trace(go.Scatter(x=grid, y=t.rmse_user[idx], mode="lines", name="total RMSE, user-level",
-                             line=dict(color=ROLE["private"], width=4)))
-    fig.add_trace(go.Scatter(x=grid, y=t.rmse_item[idx], mode="lines",
-                             name="total RMSE, item-level (protects 1 record only)",
-                             line=dict(color=PALETTE[3], width=2, dash="dot")))
+    data = [_scatter(x=grid, y=absb, mode="lines", name="|bias| (records dropped)",
+                     line=dict(color=PALETTE[1], width=2.5)),
+            _scatter(x=grid, y=t.noise_user[idx], mode="lines", name="noise std, user-level (∝ c)",
+                     line=dict(color=PALETTE[2], width=2.5, dash="dash")),
+            _scatter(x=grid, y=t.rmse_user[idx], mode="lines", name="total RMSE, user-level",
+                     line=dict(color=ROLE["private"], width=4)),
+            _scatter(x=grid, y=t.rmse_item[idx], mode="lines", name="total RMSE, item-level (protects 1 record only)",
+                     line=dict(color=PALETTE[3], width=2, dash="dot"))]
     if t.mechanism == "gaussian":
-        fig.add_trace(go.Scatter(x=grid, y=t.rmse_group[idx], mode="lines",
-                                 name="total RMSE, item-level lifted by group privacy",
-                                 line=dict(color=ROLE["naive"], width=2, dash="dashdot")))
+        data.append(_scatter(x=grid, y=t.rmse_group[idx], mode="lines",
+                             name="total RMSE, item-level lifted by group privacy",
+                             line=dict(color=ROLE["naive"], width=2, dash="dashdot")))
     if show_optimum:
         ku = t.k_user
-        fig.add_trace(go.Scatter(x=[ku], y=[t.rmse_user[ku - 1]], mode="markers+text", name=f"optimum c* = {ku}",
-                                 text=[f"c* = {ku}"], textposition="bottom center",
-                                 marker=dict(symbol="star", size=18, color=ROLE["private"],
-                                             line=dict(color="white", width=1))))
-    fig.add_trace(go.Scatter(x=[k], y=[t.rmse_user[k - 1]], mode="markers", name=f"your c = {k}",
-                             marker=dict(symbol="circle-open", size=16, color=ROLE["bound"], line=dict(width=3))))
+        data.append(_scatter(x=[ku], y=[t.rmse_user[ku - 1]], mode="markers+text", name=f"optimum c* = {ku}",
+                             text=[f"c* = {ku}"], textposition="bottom center",
+                             marker=dict(symbol="star", size=18, color=ROLE["private"],
+                                         line=dict(color="white", width=1))))
+    data.append(_scatter(x=[k], y=[t.rmse_user[k - 1]], mode="markers", name=f"your c = {k}",
+                         marker=dict(symbol="circle-open", size=16, color=ROLE["bound"], line=dict(width=3))))
     ymin = max(float(np.nanmin(np.concatenate([t.noise_item[idx], t.rmse_user[idx]]))) / 3, 1e-3)
     ymax = float(np.nanmax(np.concatenate([t.rmse_user[idx], absb[np.isfinite(absb)] if np.isfinite(absb).any()
                                            else t.rmse_user[idx]]))) * 2
     mech = (f"Laplace, pure ε = {t.epsilon:g}" if t.mechanism == "laplace"
             else f"Gaussian, (ε, δ) = ({t.epsilon:g}, {_pow10(t.delta)})")
-    fig.update_layout(title=f"Noisy sum with contribution bound c — {mech}", xaxis_title="contribution bound c "
-                      "(records kept per user)", yaxis_title="error (same units as the answer)", xaxis_type="log",
-                      yaxis_type="log", yaxis_exponentformat="power", yaxis_range=[math.log10(ymin), math.log10(ymax)],
-                      legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=11)),
-                      height=460, shapes=[_vline(k, color="#777", dash="dot", width=1.5)])
+    fig = go.Figure(data=data, layout=_layout(
+        f"Noisy sum with contribution bound c — {mech}", "contribution bound c (records kept per user)",
+        "error (same units as the answer)", template=template, xaxis=dict(type="log"),
+        yaxis=dict(type="log", exponentformat="power", range=[math.log10(ymin), math.log10(ymax)]),
+        legend=dict(x=0.01, y=0.01, xanchor="left", yanchor="bottom", font=dict(size=11)), height=460,
+        shapes=[_vline(k, color="#777", dash="dot", width=1.5)]))
     src = ("Laplace std √2·Δ/ε (Dwork & Roth 2014, Thm 3.6)" if t.mechanism == "laplace"
            else "analytic Gaussian σ (Balle & Wang 2018, Thm 8)")
     caption(fig, f"Sensitivity: c at user level (Ghazi et al. 2023, Def 1), 1 at item level; {src}; "
@@ -372,17 +368,16 @@ def contribution_histogram_figure(t: BoundingTradeoff, k: int, *, template: str 
     h_cut, _ = np.histogram(c[c > k], bins=edges)
     # step outlines (line_shape "hv") draw histograms correctly on a log x axis
     xs = edges
-    fig = go.Figure(layout=dict(template=template))
-    for h, name, col in ((h_keep, "users with mᵢ ≤ c (untouched)", ROLE["private"]),
-                         (h_cut, "users with mᵢ > c (truncated to c)", PALETTE[1])):
-        fig.add_trace(go.Scatter(x=xs, y=np.append(h, h[-1]), mode="lines", line_shape="hv", fill="tozeroy",
-                                 name=name, line=dict(color=col, width=1.5)))
-    fig.update_layout(title=f"Records per user (n = {c.size}): {t.dropped_fraction(k):.1%} of records dropped, "
-                            f"{t.users_truncated(k):.1%} of users truncated", xaxis_title="records per user mᵢ",
-                      yaxis_title="number of users", xaxis_type="log",
-                      legend=dict(x=0.98, y=0.98, xanchor="right", font=dict(size=11)),
-                      shapes=[_vline(k, color=ROLE["bound"], dash="dot", width=2)],
-                      annotations=[_label(k, f" c = {k}", log_x=True, y=0.75)])
+    data = [_scatter(x=xs, y=np.append(h, h[-1]), mode="lines", fill="tozeroy", name=name,
+                     line=dict(color=col, width=1.5, shape="hv"))
+            for h, name, col in ((h_keep, "users with mᵢ ≤ c (untouched)", ROLE["private"]),
+                                 (h_cut, "users with mᵢ > c (truncated to c)", PALETTE[1]))]
+    fig = go.Figure(data=data, layout=_layout(
+        f"Records per user (n = {c.size}): {t.dropped_fraction(k):.1%} of records dropped, "
+        f"{t.users_truncated(k):.1%} of users truncated", "records per user mᵢ", "number of users",
+        template=template, xaxis=dict(type="log"), legend=dict(x=0.98, y=0.98, xanchor="right", font=dict(size=11)),
+        shapes=[_vline(k, color=ROLE["bound"], dash="dot", width=2)],
+        annotations=[_label(k, f" c = {k}", log_x=True, y=0.75)]))
     approx_note(fig, "synthetic heavy-tailed counts (discretised Pareto, fixed seed)")
     caption(fig, "Orange bins: users who lose records when at most c are kept. The bound c must be fixed "
                  "before looking at the data.", below=75)

@@ -12,17 +12,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.plots._theme import (
-    DASHES,
-    PALETTE,
-    ROLE,
-    TEMPLATE,
-    _append_annotation,
-    _append_shape,
-    approx_note,
-    base_layout,
-    caption,
-)
+from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, _layout, _scatter, approx_note, caption
 
 __all__ = [
     "METHOD_STYLE",
@@ -47,16 +37,16 @@ METHOD_STYLE = {
 _CAPTION_BELOW = 64
 
 
-def _log_label(fig: go.Figure, *, x=None, y=None, text: str, color: str, xanchor: str = "left",
-               yanchor: str = "top") -> None:
-    """A text label at a data position on a log axis (annotations on log axes take log10 coordinates; plotly's
-    add_vline/add_hline annotations pass raw values, which throws the label — and the autorange — off to 10^x)."""
+def _log_label(*, x=None, y=None, text: str, color: str, xanchor: str = "left", yanchor: str = "top") -> dict:
+    """A text label at a data position on a log axis, as an annotation dict for ``layout["annotations"]``
+    (annotations on log axes take log10 coordinates; plotly's add_vline/add_hline annotations pass raw values, which
+    throws the label — and the autorange — off to 10^x)."""
     xa = "paper" if x is None else "x"
     ya = "paper" if y is None else "y"
-    _append_annotation(fig, x=1.0 if x is None else float(np.log10(x)), xref=xa,
-                       y=1.0 if y is None else float(np.log10(y)), yref=ya, text=text, showarrow=False,
-                       xanchor=xanchor, yanchor=yanchor, font=dict(size=12, color=color),
-                       bgcolor="rgba(255,255,255,0.75)")
+    return dict(x=1.0 if x is None else float(np.log10(x)), xref=xa, y=1.0 if y is None else float(np.log10(y)),
+                yref=ya, text=text, showarrow=False, xanchor=xanchor, yanchor=yanchor, font=dict(size=12, color=color),
+                bgcolor="rgba(255,255,255,0.75)")
+
 
 
 def _decade_ticks(values) -> dict:
@@ -74,18 +64,18 @@ def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[
                            log_y: bool = True, title: str = "Training: loss against step",
                            template: str = TEMPLATE) -> go.Figure:
     """One line per method: ``curves[method] = (steps, values)``; ``labels`` override legend names (e.g. with ε)."""
-    fig = go.Figure(layout=base_layout(title, "step t", ylabel, template=template))
+    data = []
     for key, (x, y) in curves.items():
         color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
         y = np.asarray(y, dtype=float)
         if log_y:
             y = np.maximum(y, 1e-12)
-        fig.add_trace(go.Scatter(x=np.asarray(x), y=y, mode="lines", name=(labels or {}).get(key, name),
-                                 line=dict(color=color, dash=dash, width=2)))
-    if log_y:
-        fig.update_yaxes(type="log", exponentformat="power")
+        data.append(_scatter(x=np.asarray(x), y=y, mode="lines", name=(labels or {}).get(key, name),
+                             line=dict(color=color, dash=dash, width=2)))
     # legend outside the plot: the private curves rise and fall through the whole upper half of the axes
-    fig.update_layout(legend=dict(x=1.02, xanchor="left", y=1))
+    fig = go.Figure(data=data, layout=_layout(title, "step t", ylabel, template=template,
+                                              yaxis=dict(type="log", exponentformat="power") if log_y else None,
+                                              legend=dict(x=1.02, xanchor="left", y=1)))
     caption(fig, "Source: Levy et al. 2021, Alg 3 (user-level: average per user, then a private mean across users); "
                  "naive and "
                  "example-level baselines (Levy et al. 2021, §1); optimiser: Levy et al. 2021, Alg 7.<br>Full-batch "
@@ -98,28 +88,31 @@ def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_be
                  floor: np.ndarray | None = None, title: str = "Excess risk bounds against the number of users n",
                  template: str = TEMPLATE) -> go.Figure:
     """Log–log rates against n; the region where Thm 4's n-condition fails is shaded grey."""
-    fig = go.Figure(layout=base_layout(title, "users n (log)", "excess population risk (log)", template=template))
     style = {
         "upper": ("upper bound, Phased ERM (Levy et al. 2021, Thm 4)", ROLE["private"], "solid"),
         "lower": ("lower bound, any user-level DP (Levy et al. 2021, Thm 5)", ROLE["bound"], "dash"),
         "item": ("item-level rate on n·m people", PALETTE[2], "dot"),
         "naive": ("naive user-level (clip to G)", ROLE["naive"], "dashdot"),
     }
+    data = []
     for key, ys in curves.items():
         name, color, dash = style.get(key, (key, PALETTE[6], "solid"))
-        fig.add_trace(go.Scatter(x=ns, y=ys, mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))
+        data.append(_scatter(x=ns, y=ys, mode="lines", name=name, line=dict(color=color, dash=dash, width=2)))
     if floor is not None:
-        fig.add_trace(go.Scatter(x=ns, y=np.maximum(floor, 1e-300), mode="lines", name="fixed-n floor (Levy et al. "
-                                                                                       "2021, Thm 8)",
-                                 line=dict(color=PALETTE[3], dash="longdash", width=1.5)))
+        data.append(_scatter(x=ns, y=np.maximum(floor, 1e-300), mode="lines", name="fixed-n floor (Levy et al. "
+                                                                                   "2021, Thm 8)",
+                             line=dict(color=PALETTE[3], dash="longdash", width=1.5)))
+    extra = {}
     if invalid_below is not None and invalid_below > ns[0]:
-        _append_shape(fig, type="rect", x0=ns[0], x1=min(invalid_below, ns[-1]), xref="x", y0=0, y1=1,
-                      yref="y domain", fillcolor="rgba(120,120,120,0.18)", line=dict(width=0))
-        _log_label(fig, x=ns[0], text="grey: Thm 4's n-condition fails", color="#555555")
+        extra["shapes"] = [dict(type="rect", x0=ns[0], x1=min(invalid_below, ns[-1]), xref="x", y0=0, y1=1,
+                                yref="y domain", fillcolor="rgba(120,120,120,0.18)", line=dict(width=0))]
+        extra["annotations"] = [_log_label(x=ns[0], text="grey: Thm 4's n-condition fails", color="#555555")]
     ymin = min(float(np.min(v)) for v in curves.values())
     ymax = max(float(np.max(v)) for v in curves.values())
-    fig.update_xaxes(type="log", range=[np.log10(ns[0]), np.log10(ns[-1])])
-    fig.update_yaxes(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3])
+    fig = go.Figure(data=data, layout=_layout(
+        title, "users n (log)", "excess population risk (log)", template=template,
+        xaxis=dict(type="log", range=[np.log10(ns[0]), np.log10(ns[-1])]),
+        yaxis=dict(type="log", exponentformat="power", range=[np.log10(ymin) - 0.5, np.log10(ymax) + 0.3]), **extra))
     caption(fig, "Source: Levy et al. 2021, Thm 4: R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε); Thm 5: "
                  "RG<sub>min</sub>/√(mn) + "
                  "RG<sub>min</sub>√d/(n√m ε) (they match only when G = Θ(σ√d), as drawn); Thm 8 floor "
@@ -136,20 +129,21 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
                         template: str = TEMPLATE) -> go.Figure:
     """√(dT)/ε (Levy et al. 2021, Thm 3 / Esfandiari, Mirrokni & Narayanan 2022, Thm 29) for several d against √T/ε
     (Esfandiari, Mirrokni & Narayanan 2022, Thm 30), log–log."""
-    fig = go.Figure(layout=base_layout(title, "steps T (log)", "users needed n (log)",
-                                       template=template))
-    for i, (d, ys) in enumerate(levy.items()):
-        fig.add_trace(go.Scatter(x=Ts, y=ys, mode="lines", name=f"Levy et al. 2021, Alg 3: √(dT)/ε, d = {d}",
-                                 line=dict(color=ROLE["private"], dash=DASHES[i % len(DASHES)], width=2)))
-    fig.add_trace(go.Scatter(x=Ts, y=ours, mode="lines", name="Esfandiari, Mirrokni & Narayanan 2022, Thm 30: √T/ε, "
-                                                              "any d",
-                             line=dict(color=PALETTE[3], width=3)))
+    data = [_scatter(x=Ts, y=ys, mode="lines", name=f"Levy et al. 2021, Alg 3: √(dT)/ε, d = {d}",
+                     line=dict(color=ROLE["private"], dash=DASHES[i % len(DASHES)], width=2))
+            for i, (d, ys) in enumerate(levy.items())]
+    data.append(_scatter(x=Ts, y=ours, mode="lines", name="Esfandiari, Mirrokni & Narayanan 2022, Thm 30: √T/ε, "
+                                                          "any d",
+                         line=dict(color=PALETTE[3], width=3)))
+    extra = {}
     if n is not None:
-        _append_shape(fig, type="line", x0=0, x1=1, xref="x domain", y0=n, y1=n, yref="y",
-                      line=dict(color=ROLE["bound"], dash="dot"))
-        _log_label(fig, y=n, text=f"your n = {n:,.0f}", color=ROLE["bound"], xanchor="right", yanchor="bottom")
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power", dtick=1)
+        extra["shapes"] = [dict(type="line", x0=0, x1=1, xref="x domain", y0=n, y1=n, yref="y",
+                                line=dict(color=ROLE["bound"], dash="dot"))]
+        extra["annotations"] = [_log_label(y=n, text=f"your n = {n:,.0f}", color=ROLE["bound"], xanchor="right",
+                                           yanchor="bottom")]
+    fig = go.Figure(data=data, layout=_layout(title, "steps T (log)", "users needed n (log)", template=template,
+                                              xaxis=dict(type="log"),
+                                              yaxis=dict(type="log", exponentformat="power", dtick=1), **extra))
     caption(fig, "Source: Levy et al. 2021, Thm 3 (n = Ω̃(√(dT)/ε)); Esfandiari, Mirrokni & Narayanan 2022, Thms "
                  "29–30 (n = Ω̃(√T/ε)). "
                  "Log factors hidden.", below=_CAPTION_BELOW)
@@ -162,24 +156,22 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
                            template: str = TEMPLATE) -> go.Figure:
     """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (Levy et al. 2021, Alg 4)."""
     t = np.arange(1, len(users) + 1)
-    fig = go.Figure(layout=base_layout(title, "phase t", "users in phase n<sub>t</sub>", template=template))
-    fig.add_trace(go.Bar(x=t, y=list(users), name="users n<sub>t</sub> = ⌊n/2<sup>t</sup>⌋",
-                         marker_color=ROLE["private"]))
-    fig.add_trace(go.Scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ<sub>t</sub> = 4<sup>t</sup>λ",
-                             yaxis="y2",
-                             line=dict(color=ROLE["naive"], width=2)))
+    data = [dict(type="bar", x=t, y=list(users), name="users n<sub>t</sub> = ⌊n/2<sup>t</sup>⌋",
+                 marker=dict(color=ROLE["private"])),
+            _scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ<sub>t</sub> = 4<sup>t</sup>λ", yaxis="y2",
+                     line=dict(color=ROLE["naive"], width=2))]
+    used = int(np.sum(users))
     # legend across the top centre, which stays empty (bars halve from the left, the λ line climbs through the
     # middle to the top right); y2 ticks at powers of ten (an overlaying axis otherwise gets ticks synced to the
     # bar axis' grid, e.g. 3×10⁵, 8×10³)
-    fig.update_layout(bargap=0.25, legend=dict(orientation="h", x=0.5, xanchor="center", y=1, yanchor="top"),
-                      yaxis2=dict(title=dict(text="regularisation λ<sub>t</sub> (log)"), type="log",
-                                  exponentformat="power",
-                                  overlaying="y", side="right", showgrid=False, **_decade_ticks(lambdas)))
-    fig.update_xaxes(dtick=1)
-    used = int(np.sum(users))
-    _append_annotation(fig, text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper", yref="paper",
-                       x=0.99, y=0.2, xanchor="right", showarrow=False, font=dict(size=12),
-                       bgcolor="rgba(255,255,255,0.8)")
+    fig = go.Figure(data=data, layout=_layout(
+        title, "phase t", "users in phase n<sub>t</sub>", template=template, xaxis=dict(dtick=1), bargap=0.25,
+        legend=dict(orientation="h", x=0.5, xanchor="center", y=1, yanchor="top"),
+        yaxis2=dict(title=dict(text="regularisation λ<sub>t</sub> (log)"), type="log", exponentformat="power",
+                    overlaying="y", side="right", showgrid=False, **_decade_ticks(lambdas)),
+        annotations=[dict(text=f"{used} of n = {n} users used ({n - used} never touched)", xref="paper",
+                          yref="paper", x=0.99, y=0.2, xanchor="right", showarrow=False, font=dict(size=12),
+                          bgcolor="rgba(255,255,255,0.8)")]))
     caption(fig, "Source: Levy et al. 2021, Alg 4: T = ⌈log₂(Gn√m ε/(σd))⌉, λ = √(G·G<sub>min</sub>/(nm) + "
                  "σ²d²/(n²mε²))/R, "
                  "n<sub>t</sub> = n/2<sup>t</sup>, λ<sub>t</sub> = 4<sup>t</sup>λ; disjoint users (parallel "
@@ -192,21 +184,22 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
                          m_star: float | None = None, title: str = "Heterogeneity: when do more samples per user "
                          "stop helping?", template: str = TEMPLATE) -> go.Figure:
     """Excess risk vs m (log–log): simulated methods (markers) and the non-private formula (line)."""
-    fig = go.Figure(layout=base_layout(title, "samples per user m (log)", "excess population risk (log)",
-                                       template=template))
+    data = []
     if formula is not None:
-        fig.add_trace(go.Scatter(x=ms, y=formula, mode="lines", name="non-private: s²d/(2nm) + h²tr Σ/(2nd)",
-                                 line=dict(color=ROLE["bound"], dash="dash")))
+        data.append(_scatter(x=ms, y=formula, mode="lines", name="non-private: s²d/(2nm) + h²tr Σ/(2nd)",
+                             line=dict(color=ROLE["bound"], dash="dash")))
     for key, ys in curves.items():
         color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
-        fig.add_trace(go.Scatter(x=ms, y=np.maximum(ys, 1e-12), mode="lines+markers", name=name + " (simulated)",
-                                 line=dict(color=color, dash=dash, width=1.5), marker=dict(size=7, color=color)))
+        data.append(_scatter(x=ms, y=np.maximum(ys, 1e-12), mode="lines+markers", name=name + " (simulated)",
+                             line=dict(color=color, dash=dash, width=1.5), marker=dict(size=7, color=color)))
+    extra = {}
     if m_star is not None and np.isfinite(m_star) and ms[0] <= m_star <= ms[-1]:
-        _append_shape(fig, type="line", x0=m_star, x1=m_star, xref="x", y0=0, y1=1, yref="y domain",
-                      line=dict(color=ROLE["bound"], dash="dot"))
-        _log_label(fig, x=m_star, text=f" m* ≈ {m_star:.0f}", color=ROLE["bound"])
-    fig.update_xaxes(type="log")
-    fig.update_yaxes(type="log", exponentformat="power")
+        extra["shapes"] = [dict(type="line", x0=m_star, x1=m_star, xref="x", y0=0, y1=1, yref="y domain",
+                                line=dict(color=ROLE["bound"], dash="dot"))]
+        extra["annotations"] = [_log_label(x=m_star, text=f" m* ≈ {m_star:.0f}", color=ROLE["bound"])]
+    fig = go.Figure(data=data, layout=_layout(title, "samples per user m (log)", "excess population risk (log)",
+                                              template=template, xaxis=dict(type="log"),
+                                              yaxis=dict(type="log", exponentformat="power"), **extra))
     caption(fig, "Source: our linear task (dpviz.learning.tasks): statistical term s²d/(2nm), user-drift term "
                  "h²·tr Σ/(2nd) independent of m;<br>Levy et al. 2021, Thm 9 bounds heterogeneity by L(m,n) + B(mn+2)ν "
                  "(ν: total-variation drift).", below=_CAPTION_BELOW)
