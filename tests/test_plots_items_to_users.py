@@ -160,3 +160,27 @@ def test_figures_keep_their_axes_styles_and_marks():
     assert [tr.type for tr in n.data] == ["heatmap", "heatmap"] and [tr.xaxis for tr in n.data] == ["x", "x2"]
     assert n.layout.xaxis.domain[1] < n.layout.xaxis2.domain[0] and n.layout.yaxis.autorange == "reversed"
     assert n.layout.height >= 300 and "5 users × 4 examples" in n.layout.title.text
+
+
+
+@pytest.mark.parametrize("template", ["dpviz", "none", None])
+def test_side_by_side_assembles_exactly_the_figure_plotly_validates(template):
+    """side_by_side skips plotly's second validation of its parts (dpviz.plots._theme._assemble): the result must
+    be the figure plotly builds, validating everything, from the same data and layout (two pairs the lessons show:
+    lesson 08's group privacy ε and δ, lesson 11's item budget and users needed)."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from dpviz.plots import few_examples as F
+
+    pairs = [(P.group_privacy_epsilon_figure(0.5, 200, m_mark=20, delta=1e-6),
+              P.group_privacy_delta_figure(0.5, 1e-6, 200, m_mark=20)),
+             (F.item_budget_figure(1.0, 1e-6), F.generic_users_figure(1.0, 1e-6))]
+    for a, b in pairs:
+        fig = P.side_by_side(a, b, template=template)
+        raw = fig.to_plotly_json()
+        layout = {k: v for k, v in raw["layout"].items() if k != "template"}
+        validated = go.Figure(data=raw["data"], layout=dict(layout, template=template))
+        assert json.loads(pio.to_json(fig)) == json.loads(pio.to_json(validated))

@@ -18,7 +18,18 @@ import plotly.graph_objects as go
 
 from dpviz._validation import check_choice, check_delta, check_integer, check_positive
 from dpviz.accountants.group import group_privacy_curve
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _hline, _layout, _scatter, _vline, approx_note, caption
+from dpviz.plots._theme import (
+    PALETTE,
+    ROLE,
+    TEMPLATE,
+    _assemble,
+    _hline,
+    _layout,
+    _scatter,
+    _vline,
+    approx_note,
+    caption,
+)
 from dpviz.userlevel import BoundingTradeoff, UserDataset, int_log_grid
 
 __all__ = [
@@ -109,7 +120,7 @@ def side_by_side(left: go.Figure, right: go.Figure, *, template: str = TEMPLATE,
                           font=dict(size=11, color=ROLE["approx"])))
     layout.update(template=template, shapes=shapes, annotations=notes, height=plot_h + top + bottom,
                   margin=dict(t=top, b=bottom, r=30, l=70))
-    return go.Figure(data=data, layout=layout)
+    return _assemble(data, layout)  # parts of two validated figures: not validated again
 
 
 # =============================================================================================== figures
