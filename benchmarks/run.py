@@ -310,15 +310,18 @@ def main(argv=None) -> int:
         target = panel_target(cls)
         p50, p95, mx = _pct(samples, 50), _pct(samples, 95), max(samples) if samples else float("nan")
         ok = p95 <= target and not problems
-        mark = ("yes" if ok else "NO") + ("*" if getattr(cls, "slow", False) else "")
+        if cls._render_steps is not Panel._render_steps:
+            mark = "↓"  # streamed: judged by its first partial result, in the table below
+        else:
+            mark = ("yes" if ok else "NO") + ("*" if getattr(cls, "slow", False) else "")
         print(f"{name:44s} {cls.__module__.replace('dpviz.panels.', ''):28s} {len(samples):4d} "
               f"{p50 * 1e3:8.1f} {p95 * 1e3:8.1f} {mx * 1e3:8.1f} {target * 1e3:6.0f}ms  {mark}")
         for problem in problems:
             print(f"    ! {problem}")
         breakdown.append((name, STAGES.summary()))
     print(f"  * slow panels fire on release only and show a progress bar while they compute (target "
-          f"{RELEASE_TARGET * 1e3:.0f} ms; streamed ones: the whole update here, their first result below); the "
-          f"others update while a slider is dragged (target {DRAG_TARGET * 1e3:.0f} ms).")
+          f"{RELEASE_TARGET * 1e3:.0f} ms); ↓ streamed: the whole update here, judged by their first result below; "
+          f"the others update while a slider is dragged (target {DRAG_TARGET * 1e3:.0f} ms).")
     streamed = _streamed_in_child(args.only, args.repeat) if _streamed_panels(args.only) else {}
     if streamed:
         print()
