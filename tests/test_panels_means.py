@@ -207,3 +207,32 @@ def test_tau_knob_readout_is_at_the_sliders_tau():
     positions = s.base ** np.arange(s.min, s.max + s.step / 2, s.step)
     nearest = [np.min(np.abs(np.log(TauKnobPanel._RATIOS) - math.log(r))) for r in positions]
     assert max(nearest) < 1e-9
+
+
+def test_tau_knob_simulates_its_drop_down_settings_in_the_background_after_the_first_change():
+    """Opening the lesson pays for the first view only; after the learner's first change a background thread fills
+    the seeded cache for every (m, ε) of the drop-downs, so switching them later does not simulate in the update —
+    with the same numbers a synchronous simulation gives."""
+    import threading
+
+    from dpviz.mean.simulate import _tau_knob_sweep
+    from dpviz.panels import means as M
+
+    M._prewarm_started.discard("tau-knob")
+    _tau_knob_sweep.cache_clear()
+    p = M.TauKnobPanel()
+    assert _tau_knob_sweep.cache_info().currsize == 1  # the first view only
+    p.controls["ratio"].value = 2.0
+    for t in threading.enumerate():
+        if t.name == "dpviz-prewarm-tau-knob":
+            t.join(timeout=60)
+    assert _tau_knob_sweep.cache_info().currsize == 9  # 3 m × 3 ε
+    before = _tau_knob_sweep.cache_info().misses
+    p.controls["m"].value, p.controls["epsilon"].value = 10, 3.0
+    assert _tau_knob_sweep.cache_info().misses == before and p.last_error is None
+    warm = p.figures[0].to_plotly_json()["data"]
+    _tau_knob_sweep.cache_clear()
+    p.controls["epsilon"].value = 0.3
+    p.controls["epsilon"].value = 3.0  # simulated again, in the update
+    cold = p.figures[0].to_plotly_json()["data"]
+    assert [list(t.get("y", [])) for t in warm] == [list(t.get("y", [])) for t in cold]
