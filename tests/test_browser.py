@@ -352,6 +352,44 @@ def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
     _assert_no_errors(page, lesson + " with a slow plotly.js download")
 
 
+#: Records the names of the figure traits the page sends to the kernel (decoding the v1 kernel WebSocket frames).
+_RECORD_SENT_TRAITS = """() => {
+  window._dpvizSent = [];
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    try {
+      if (typeof data !== "string") {
+        const view = new DataView(data instanceof ArrayBuffer ? data : data.buffer);
+        const n = Number(view.getBigUint64(0, true));
+        const offs = [...Array(n).keys()].map(j => Number(view.getBigUint64(8 * (j + 1), true)));
+        const bytes = new Uint8Array(data instanceof ArrayBuffer ? data : data.buffer);
+        const content = new TextDecoder().decode(bytes.slice(offs[4], n > 5 ? offs[5] : bytes.length));
+        (content.match(/_js2py_\\w+/g) || []).forEach(k => window._dpvizSent.push(k));
+        if (content.includes('"value"')) window._dpvizSent.push("value");
+      }
+    } catch (e) { window._dpvizSent.push("undecoded"); }
+    return send.call(this, data);
+  };
+}"""
+
+
+def test_figures_do_not_send_plotlys_computed_defaults_back_after_each_update(voila_url, page):
+    """After every update plotly's figure view would send the kernel the figure's computed defaults (a deep merge
+    of every trace and the layout, diffed and serialised, then echoed back); dpviz's figure module turns that off.
+    A slider move must send the slider's value and no trace or layout deltas."""
+    page.add_init_script(f"({_RECORD_SENT_TRAITS})();")
+    lesson = "03_privacy_loss.ipynb"
+    page.goto(f"{voila_url}/voila/render/{lesson}")
+    page.wait_for_function(f"() => ({_PANEL_SIGNATURE})(0) !== null", timeout=120_000)
+    page.wait_for_timeout(1000)
+    page.evaluate("() => { window._dpvizSent.length = 0; }")
+    assert _move_first_control_and_wait(page, 0) == "slider"
+    page.wait_for_timeout(1000)
+    sent = page.evaluate("() => window._dpvizSent")
+    assert "value" in sent and "undecoded" not in sent, sent
+    assert not [k for k in sent if k.endswith(("traceDeltas", "layoutDelta"))], sent
+
+
 # What does not fit a phone's width: HTML (controls, readouts, tables not inside a scrolling box) past the screen's
 # edges, and a figure's title, legend entries or axis titles cut at the figure's edges.
 _PHONE_OVERFLOW = """() => {

@@ -404,6 +404,18 @@ const unmark = (value) => {
   return value;
 };
 
+// After every update, plotly's figure view sends the kernel the figure's computed defaults: a deep merge of every
+// trace's data and of the layout, diffed and serialised (5-20 ms in the browser per figure), which the kernel
+// stores and echoes back, so that Python can read values plotly.js chose (e.g. an autorange). dpviz never reads
+// them; its figures skip that round trip. (Zooming and other edits in the browser still reach the kernel.)
+const quiet = (FigureView) => {
+  if (FigureView && !FigureView.prototype.dpvizQuiet) {
+    FigureView.prototype._sendTraceDeltas = () => {};
+    FigureView.prototype._sendLayoutDelta = () => {};
+    FigureView.prototype.dpvizQuiet = true;
+  }
+};
+
 export default () => {
   let ready;
   return {
@@ -411,7 +423,8 @@ export default () => {
       const missed = [];
       const recorders = TRAITS.map((name) => [name, () => missed.push([name, model.get(name)])]);
       recorders.forEach(([name, record]) => model.on(`change:${name}`, record));
-      ready = bundle.then(({ default: plotlyWidget }) => {
+      ready = bundle.then(({ default: plotlyWidget, FigureView }) => {
+        quiet(FigureView);
         recorders.forEach(([name, record]) => model.off(`change:${name}`, record));
         const handlers = {};
         let replaying = null;
