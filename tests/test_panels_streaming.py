@@ -308,3 +308,40 @@ def test_make_bench_times_the_first_partial_result_of_every_streamed_panel():
     firsts, finals, problems = run.bench_streaming(RobustnessPanel)
     assert not problems and firsts and len(firsts) == len(finals)
     assert all(0 < f <= F for f, F in zip(firsts, finals))  # the first figure never comes after the final one
+
+
+class _Ticker(_base.Panel):
+    """A streamed toy: ``n`` steps, ``pause`` seconds apart; each view's title says which step it shows."""
+
+    pause = 0.0
+
+    def _build_controls(self):
+        return {"n": _base.slider("steps", 10, 2, 20, 1)}
+
+    def _render_steps(self, v):
+        import time
+
+        import plotly.graph_objects as go
+
+        n = int(v["n"])
+        for i in range(1, n + 1):
+            time.sleep(self.pause)
+            yield _base.Step(i, n, lambda i=i: _base.View([go.Figure(layout=dict(title=dict(text=f"step {i}")))]))
+
+
+@pytest.mark.parametrize(("pause", "drawn"), [(0.0, ["step 1", "step 12"]),
+                                              (1.5 * _base.PARTIAL_INTERVAL, [f"step {i}" for i in (1, 2, 3)])])
+def test_partial_views_that_come_quickly_are_skipped_but_the_first_and_the_final_are_drawn(pause, drawn):
+    """A figure build and a browser redraw per partial step would cost more than the steps when they come fast:
+    after the first partial view, one that follows the last drawn sooner than PARTIAL_INTERVAL is skipped (its
+    progress still shows); steps that come slower are all drawn."""
+    panel = _Ticker()
+    panel.background = True
+    panel.pause = pause
+    titles = []
+    original = panel._apply
+    panel._apply = lambda view: (titles.append(view.figures[0].layout.title.text), original(view))
+    panel.controls["n"].value = 12 if pause == 0.0 else 3
+    assert panel.wait(WAIT)
+    assert titles == drawn
+    assert panel.figures[0].layout.title.text == drawn[-1] and panel.last_error is None

@@ -125,6 +125,12 @@ class View:
     hint: str | None = None  # soft guidance (legal but unusual values), shown next to the controls
 
 
+#: Seconds between two partial views of a streamed update: the first partial result is drawn at once, later ones
+#: that arrive sooner than this after the last one drawn are skipped (their progress still shows), so that steps
+#: that come quickly do not cost a figure build and a redraw each; the final view is always drawn.
+PARTIAL_INTERVAL = 0.15
+
+
 @dataclass
 class Step:
     """One stage of a streamed render (:meth:`Panel._render_steps`): ``done`` of ``total`` units of work are
@@ -743,10 +749,16 @@ class Panel:
     def _work(self, job: _Job) -> None:
         """The worker: draw each step and write it into the figures, unless the job went stale meanwhile."""
         self._local.job = job
+        drawn_at = None
         try:
             for step in self._render_steps(job.values):
                 if job.cancel.is_set():
                     return
+                if not step.final and drawn_at is not None and time.perf_counter() - drawn_at < PARTIAL_INTERVAL:
+                    with self._lock:  # too soon after the last partial view: move the bar, skip this one
+                        if not job.cancel.is_set():
+                            self.progress.value = step.done / max(step.total, 1)
+                    continue
                 view = step.draw()  # outside the lock: the figure building is the expensive part
                 with self._lock:
                     if job.cancel.is_set():
@@ -757,6 +769,7 @@ class Panel:
                     self.status.value = ""
                     self._apply(view)
                     job.shown = step
+                    drawn_at = time.perf_counter()
                     if step.final:
                         self.note.value = ""
                         self._show_working(False)
