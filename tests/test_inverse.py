@@ -169,3 +169,15 @@ def test_inverse_profile_with_a_fast_scalar_profile_is_the_brute_force_switch_of
     misled = _inverse_profile(profile, d, 0.0, hi, fast=lambda e: _gaussian_delta1(1.01 * e, mu))
     want = _oracle(lambda x: profile(x) <= d, plain)
     assert guided == want and misled == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(log_e=st.floats(-8.0, 3.0), log_d=st.floats(-300.0, -0.01), zero_eps=st.booleans())
+def test_gaussian_mu_equals_the_plain_bisection_bit_for_bit(log_e, log_d, zero_eps):
+    """gaussian_mu's search is started from the closed-form guess and steered by ln δ: it must return the double the
+    unaided 64-halving bisection returns (the largest μ with δ(ε; μ) ≤ δ)."""
+    from dpviz.mechanisms.gaussian import gaussian_mu
+
+    e, d = (0.0 if zero_eps else 10.0**log_e), 10.0**log_d
+    plain = _bisect_doubles(lambda m: _gaussian_delta_sigma(np.array(e), 1.0, m) > d, (), 0.0, math.inf)
+    assert gaussian_mu(e, d) == float(np.nextafter(plain, 0.0))
