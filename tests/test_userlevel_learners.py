@@ -349,3 +349,20 @@ class TestSimulation:
         assert isinstance(e, float)
         with pytest.raises(ValueError, match="learner"):
             simulate_threshold_learning(10, 2, 1.0, learner="magic")
+
+
+def test_the_learners_exponential_mechanism_is_the_public_one_draw_for_draw():
+    """The learners' selection runs the exponential mechanism's unchecked kernels (validated once by each learner):
+    the same probabilities and the same index, draw for draw, as dpviz.mechanisms.exponential_mechanism."""
+    from dpviz.mechanisms import exponential_mechanism, exponential_mechanism_probabilities
+    from dpviz.userlevel.learners import _em_selection
+
+    rng = np.random.default_rng(4)
+    for _ in range(50):
+        losses = rng.integers(0, 40, size=int(rng.integers(2, 30))).astype(float)
+        eps, sens = float(rng.uniform(0.05, 5)), float(rng.choice([1.0, 2.0, 7.5]))
+        seed = int(rng.integers(1 << 30))
+        sel = _em_selection(losses, eps, sens, np.random.default_rng(seed))
+        assert sel.index == exponential_mechanism(-losses, eps, sens, rng=np.random.default_rng(seed))
+        assert np.array_equal(sel.probabilities, exponential_mechanism_probabilities(-losses, eps, sens))
+        assert sel.epsilon == eps and sel.sensitivity == sens and np.array_equal(sel.scores, losses)

@@ -25,6 +25,7 @@ import math
 from typing import Any
 
 import numpy as np
+from scipy import special
 
 from dpviz._validation import (
     as_rng,
@@ -34,7 +35,7 @@ from dpviz._validation import (
     check_positive,
     check_probability,
 )
-from dpviz.mechanisms import exponential_mechanism, exponential_mechanism_probabilities
+from dpviz.mechanisms.exponential import _exponential_logits, _gumbel_argmax
 
 from ._checks import (
     MAX_COVER,
@@ -109,18 +110,31 @@ class Selection:
         object.__setattr__(self, "sensitivity", check_positive(self.sensitivity, "sensitivity"))
         object.__setattr__(self, "epsilon", check_epsilon(self.epsilon))
 
+    @classmethod
+    def _trusted(cls, index: int, scores: np.ndarray, probabilities: np.ndarray, sensitivity: float,
+                 epsilon: float) -> Selection:
+        """A selection made by this module's exponential mechanism from validated inputs: not checked again."""
+        obj = object.__new__(cls)
+        for name, value in (("index", index), ("scores", scores), ("probabilities", probabilities),
+                            ("sensitivity", sensitivity), ("epsilon", epsilon)):
+            object.__setattr__(obj, name, value)
+        return obj
+
 
 def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: Any) -> Selection:
     """Exponential mechanism over LOSSES: P(i) ∝ exp(−ε·scr_i/(2Δ)) (Theorem 9 of Ghazi et al. 2023).
 
-    Reuses ``dpviz.mechanisms.exponential_mechanism(_probabilities)``, which take UTILITIES (P ∝ exp(ε·u/(2Δ))),
-    by passing u = −scr.
+    The exponential mechanism's own kernels (:mod:`dpviz.mechanisms.exponential`: the logits ε·u/(2Δ) and
+    Gumbel-max), which take UTILITIES, with u = −scr: the same probabilities and the same draw as
+    ``exponential_mechanism(_probabilities)``, without re-validating what the callers (every public learner here)
+    validated once (``epsilon`` > 0, ``sensitivity`` > 0, finite losses).
     """
     losses = np.asarray(losses, dtype=float)
     gen = as_rng(rng)
-    probs = np.asarray(exponential_mechanism_probabilities(-losses, epsilon, sensitivity), dtype=float)
-    idx = int(exponential_mechanism(-losses, epsilon, sensitivity, rng=gen))
-    return Selection(idx, losses, probs, float(sensitivity), float(epsilon))
+    logits = _exponential_logits(-losses, epsilon / (2.0 * sensitivity))
+    probs = special.softmax(logits)
+    idx = int(_gumbel_argmax(logits, gen))
+    return Selection._trusted(idx, losses, probs, float(sensitivity), float(epsilon))
 
 
 def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -230,6 +244,10 @@ class ThresholdClass:
         """ALG-8 scores for every threshold in O(nm + K): user i is consistent with h_t iff
         max{x : y = 0} < t ≤ min{x : y = 1}; scr_t = n − #consistent users. Same values as :func:`pac_scores`."""
         Xa, Ya = _labelled(X, Y, self.grid_size)
+        return self._realizable_scores(Xa, Ya)
+
+    def _realizable_scores(self, Xa: np.ndarray, Ya: np.ndarray) -> np.ndarray:
+        """:meth:`realizable_scores` of labelled data already checked (or drawn by :meth:`sample`)."""
         K = self.grid_size
         neg = np.where(Ya == 0, Xa, -1).max(axis=1) + 1  # smallest consistent t
         pos = np.where(Ya == 1, Xa, K).min(axis=1)  # largest consistent t
@@ -776,7 +794,7 @@ def simulate_threshold_learning(
             X, Y = H.sample(n_i, m_i, tgt, label_noise=eta, rng=gen)
             if learner == "realizable":
                 Xt, Yt = _truncate(X, Y, alpha)
-                sel = _em_selection(H.realizable_scores(Xt, Yt), eps, 1.0, gen)
+                sel = _em_selection(H._realizable_scores(Xt, Yt), eps, 1.0, gen)  # data drawn by H.sample
             else:
                 em = ClippedPairwiseEM(eps, _resolve_tau(None, alpha, m_i))
                 sel = _em_selection(em.scores_from_differences(H.mistake_counts(X, Y)), eps, em.sensitivity, gen)
