@@ -91,3 +91,33 @@ def needed_caption_gap(fig) -> float:
     if labelled_minor_log_ticks(ax):
         return GAP_LOG_MINOR
     return GAP_TITLED if (ax.title.text or "") else GAP_TICKS_ONLY
+
+
+# ----------------------------------------------------------------------------------------------- one-pass builders
+#: plotly's incremental calls: each one re-walks and re-validates the figure (add_vline and the like ~15 ms each)
+INCREMENTAL = ("add_trace", "add_traces", "update_xaxes", "update_yaxes", "update_traces", "add_annotation",
+               "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")
+#: graph objects a builder would validate twice (once made, again inside go.Figure): builders pass plain dicts
+OBJECTS = ("Scatter", "Bar", "Heatmap", "Layout")
+
+
+def forbid_incremental_building(monkeypatch) -> None:
+    """Make every plotly call a one-pass builder must not use (issue 14: ≤ 30 ms per slider update) raise, and check
+    that the guard is live; figures built afterwards prove they were built in one go."""
+    import plotly.graph_objects as go
+    import pytest
+
+    def forbidden(name):
+        def call(*args, **kwargs):
+            raise AssertionError(f"{name} called while building a figure")
+        return call
+
+    fig = go.Figure()
+    for name in INCREMENTAL:
+        monkeypatch.setattr(go.Figure, name, forbidden(name))
+    for name in OBJECTS:
+        monkeypatch.setattr(go, name, forbidden(name))
+    with pytest.raises(AssertionError, match="add_trace"):  # the guard is live
+        fig.add_trace(dict(type="scatter"))
+    with pytest.raises(AssertionError, match="Scatter"):
+        go.Scatter(x=[1])

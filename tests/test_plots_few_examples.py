@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from _figure_checks import forbid_incremental_building
 
 import dpviz.userlevel as U
 from dpviz.plots import few_examples as P
@@ -179,11 +180,6 @@ def test_single_figures_put_the_legend_under_the_plot():
         assert -cap.yshift >= 75 + 19 * entries  # the caption starts below the last legend row
 
 
-#: plotly's incremental calls: each one re-walks and re-validates the figure (add_vline and the like ~15 ms each)
-_INCREMENTAL = ("add_trace", "add_traces", "update_xaxes", "update_yaxes", "update_traces", "add_annotation",
-                "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")
-#: graph objects a builder would validate twice (once made, again inside go.Figure): builders pass plain dicts
-_OBJECTS = ("Scatter", "Bar", "Heatmap", "Layout")
 
 
 def _figures():
@@ -218,20 +214,7 @@ def test_every_figure_is_built_in_one_go(monkeypatch):
     # figure once; only the shared caption / approximation note are appended after. Any incremental call fails here.
     import plotly.graph_objects as go
 
-    def forbidden(name):
-        def call(*args, **kwargs):
-            raise AssertionError(f"{name} called while building a figure")
-        return call
-
-    fig = go.Figure()
-    for name in _INCREMENTAL:
-        monkeypatch.setattr(go.Figure, name, forbidden(name))
-    for name in _OBJECTS:
-        monkeypatch.setattr(go, name, forbidden(name))
-    with pytest.raises(AssertionError, match="add_trace"):  # the guard is live
-        fig.add_trace(dict(type="scatter"))
-    with pytest.raises(AssertionError, match="Scatter"):
-        go.Scatter(x=[1])
+    forbid_incremental_building(monkeypatch)
     for name, fig in _figures().items():
         assert isinstance(fig, go.Figure) and fig.data, name
 

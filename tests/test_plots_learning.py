@@ -1,7 +1,7 @@
 """Tests of dpviz.plots.learning: new figures, named traces, log axes, captions citing sources."""
 
 import numpy as np
-import pytest
+from _figure_checks import forbid_incremental_building
 
 from dpviz.learning import phased_erm_schedule, rates
 from dpviz.plots import learning as P
@@ -108,11 +108,6 @@ def test_schedule_lambda_axis_ticks_at_powers_of_ten():
     assert float(fig.layout.yaxis2.dtick).is_integer()
 
 
-#: plotly's incremental calls: each one re-walks and re-validates the figure (add_vline and the like ~15 ms each)
-_INCREMENTAL = ("add_trace", "add_traces", "update_xaxes", "update_yaxes", "update_traces", "add_annotation",
-                "add_shape", "add_vline", "add_hline", "add_vrect", "add_hrect")
-#: graph objects a builder would validate twice (once made, again inside go.Figure): builders pass plain dicts
-_OBJECTS = ("Scatter", "Bar", "Heatmap", "Layout")
 
 
 def test_every_figure_is_built_in_one_go(monkeypatch):
@@ -120,20 +115,7 @@ def test_every_figure_is_built_in_one_go(monkeypatch):
     # figure once; only the shared caption / approximation note are appended after. Any incremental call fails here.
     import plotly.graph_objects as go
 
-    def forbidden(name):
-        def call(*args, **kwargs):
-            raise AssertionError(f"{name} called while building a figure")
-        return call
-
-    fig = go.Figure()
-    for name in _INCREMENTAL:
-        monkeypatch.setattr(go.Figure, name, forbidden(name))
-    for name in _OBJECTS:
-        monkeypatch.setattr(go, name, forbidden(name))
-    with pytest.raises(AssertionError, match="add_trace"):  # the guard is live
-        fig.add_trace(dict(type="scatter"))
-    with pytest.raises(AssertionError, match="Scatter"):
-        go.Scatter(x=[1])
+    forbid_incremental_building(monkeypatch)
     figs = _all_figures()
     Ts = np.geomspace(1, 1e4, 20)
     figs["log_y off"] = P.training_curves_figure({"naive": ([0, 1], [1.0, 0.5])}, log_y=False)
