@@ -45,7 +45,7 @@ def _inverse_profile(profile: Callable[[np.ndarray], np.ndarray], delta: float, 
             near = brentq(lambda e: fast(e) - delta, lo, hi, xtol=1e-300, rtol=4 * np.finfo(float).eps, maxiter=500)
         except (RuntimeError, ValueError):  # no convergence, or rounding made fast's bracket ends agree in sign
             near = None
-        root = None if near is None else _snap_near(f, near, lo, hi)
+        root = None if near is None else _snap(f, near, lo, hi, max_up=16, max_steps=32, strict=True)
         if root is not None:
             return root
     try:
@@ -68,43 +68,31 @@ def _bisect_floats(f: Callable[[float], float], lo: float, hi: float) -> float:
     return float(b.view(np.float64)) if f(lo) > 0 else lo
 
 
-def _snap(f: Callable[[float], float], root: float, lo: float, hi: float) -> float:
+def _snap(f: Callable[[float], float], root: float, lo: float, hi: float, *, max_up: int = 64, max_steps: int = 128,
+          strict: bool = False) -> float | None:
     """Move ``root`` by a few ulps so that f(root) ≤ 0 and f(predecessor) > 0 (f = profile − delta, non-increasing):
-    the returned ε is feasible and the smallest such double, not merely within rounding of the exact root."""
+    the returned ε is feasible and the smallest such double, not merely within rounding of the exact root.
+
+    At most ``max_up`` steps up and ``max_steps`` in all. When they do not suffice the search returns ``hi`` (no
+    feasible double reached) or the last feasible one; with ``strict`` it returns None instead, for a caller whose
+    ``root`` was only a guess and who then searches properly."""
     steps = 0
-    while f(root) > 0 and root < hi and steps < 64:
+    while f(root) > 0 and root < hi and steps < max_up:
         root = float(np.nextafter(root, math.inf))
         steps += 1
     if f(root) > 0:
+        if strict:
+            return None
         root = hi
-    while root > lo and steps < 128:
+    while root > lo:
         prev = float(np.nextafter(root, -math.inf))
         if f(prev) > 0:
             break
+        if steps >= max_steps:
+            return None if strict else root
         root = prev
         steps += 1
     return root
-
-
-def _snap_near(f: Callable[[float], float], root: float, lo: float, hi: float, steps: int = 16) -> float | None:
-    """:func:`_snap` for a ``root`` known to be within a few ulps: the smallest double x in (lo, hi] with f(x) ≤ 0
-    and f(predecessor) > 0 reached in at most ``steps`` ulp steps, else None (the caller then searches properly)."""
-    for _ in range(steps):
-        if f(root) <= 0:
-            break
-        if root >= hi:
-            return None
-        root = float(np.nextafter(root, math.inf))
-    else:
-        return None
-    for _ in range(steps):
-        if root <= lo:
-            return root
-        prev = float(np.nextafter(root, -math.inf))
-        if f(prev) > 0:
-            return root
-        root = prev
-    return None
 
 
 def _snap_closed_form(profile: Callable[[np.ndarray], np.ndarray], delta: float, eps: float, hi: float) -> float:
