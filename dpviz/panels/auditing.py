@@ -105,43 +105,36 @@ class DPSGDPanel(Panel):
     def _view(self, C: float, s: float, q: float, T: int, run: D.DPSGDRun, ref: D.DPSGDRun, picks: list[int],
               rdp: tuple[float, ...], pld: float | None) -> View:
         """The view of ``run`` against the noise-free reference, with the RDP ε at the ``picks`` reached (one per entry
-        of ``rdp``) and the PLD ε at T; ``pld`` None: the run is still going (a partial view)."""
-        if pld is None:
-            return self._partial_view(C, s, q, T, run, ref, picks[:len(rdp)], list(rdp))
+        of ``rdp``) and the PLD ε at T; ``pld`` None: the run is still going (a partial view: the curves so far, the
+        titles saying so, no PLD ε yet)."""
+        t, k = int(run.steps[-1]), len(run.steps)
+        picks = picks[:len(rdp)]
         checkpoints = [int(run.steps[i]) for i in picks]
         rdp = list(rdp)
-        fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy, noise_multiplier=s, clip_norm=C,
-                                 sampling_rate=q)
-        fig2 = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
-        fig3 = P.accuracy_epsilon_figure(rdp, run.test_accuracy[picks], checkpoints, pld, run.test_accuracy[-1],
-                                         delta=_DELTA)
+        partial = pld is None
+        progress = (t, T) if partial else None
+        fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy[:k], noise_multiplier=s,
+                                 clip_norm=C, sampling_rate=q, progress=progress)
+        fig2 = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA, progress=progress)
+        fig3 = P.accuracy_epsilon_figure(rdp, run.test_accuracy[picks], checkpoints, pld,
+                                         None if partial else run.test_accuracy[-1], delta=_DELTA, progress=progress)
+        if partial:
+            rows = [(f"test accuracy after {t} of {T} steps: DP-SGD / no noise",
+                     f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[k - 1]:.3f}")]
+            if rdp:
+                rows.append((f"ε at δ = {_DELTA:.0e} spent so far: RDP, after {checkpoints[-1]} steps",
+                             _fmt(rdp[-1])))
+            rows += [(f"ε at δ = {_DELTA:.0e} after T steps: RDP / PLD", "when the run ends"),
+                     ("expected batch size q·n", f"{q * _N:.0f} (mean drawn so far: {run.batch_sizes.mean():.1f})"),
+                     (f"examples clipped (step {t})", f"{run.clipped_fraction[-1]:.0%}")]
+            return View(figures=[fig1, fig2, fig3], readout=_table(rows))
         rows = [("test accuracy after T steps: DP-SGD / no noise",
                  f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[-1]:.3f}"),
                 (f"ε at δ = {_DELTA:.0e}: RDP / PLD", f"{_fmt(rdp[-1])} / {_fmt(pld)}"),
                 ("expected batch size q·n", f"{q * _N:.0f} (mean drawn: {run.batch_sizes.mean():.1f})"),
                 ("examples clipped (last step)", f"{run.clipped_fraction[-1]:.0%}")]
-        hint = None
-        if pld > 10:
-            hint = "ε above 10 protects little: raise σ, or lower q or T."
+        hint = "ε above 10 protects little: raise σ, or lower q or T." if pld > 10 else None
         return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
-
-    def _partial_view(self, C, s, q, T, run, ref, picks, rdp) -> View:
-        """After t < T steps: the curves so far, the RDP ε of the checkpoints reached; no PLD ε (it comes at T)."""
-        t, k = int(run.steps[-1]), len(run.steps)
-        checkpoints = [int(run.steps[i]) for i in picks]
-        fig1 = P.training_figure(run.steps, run.test_accuracy, ref.test_accuracy[:k], noise_multiplier=s,
-                                 clip_norm=C, sampling_rate=q, progress=(t, T))
-        fig2 = P.epsilon_steps_figure(checkpoints, rdp, None, T, delta=_DELTA, progress=(t, T))
-        fig3 = P.accuracy_epsilon_figure(rdp, run.test_accuracy[picks], checkpoints, None, None, delta=_DELTA,
-                                         progress=(t, T))
-        rows = [(f"test accuracy after {t} of {T} steps: DP-SGD / no noise",
-                 f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[k - 1]:.3f}")]
-        if rdp:
-            rows.append((f"ε at δ = {_DELTA:.0e} spent so far: RDP, after {checkpoints[-1]} steps", _fmt(rdp[-1])))
-        rows += [(f"ε at δ = {_DELTA:.0e} after T steps: RDP / PLD", "when the run ends"),
-                 ("expected batch size q·n", f"{q * _N:.0f} (mean drawn so far: {run.batch_sizes.mean():.1f})"),
-                 (f"examples clipped (step {t})", f"{run.clipped_fraction[-1]:.0%}")]
-        return View(figures=[fig1, fig2, fig3], readout=_table(rows))
 
 
 class NeighbourGamePanel(Panel):
