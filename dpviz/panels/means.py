@@ -182,14 +182,16 @@ class TauKnobPanel(Panel):
 
     def update(self, change=None):
         if change is not None:  # every (m, ε) of the drop-downs, simulated in the background (~30 ms each)
-            _prewarm("tau-knob", lambda: [
-                tau_knob_sweep(_population("bounded"), 1000, m, eps, self._RATIOS, gamma=_GAMMA, trials=60)
-                for _, m in self.controls["m"].options for _, eps in self.controls["epsilon"].options])
+            _prewarm("tau-knob", lambda: [self._sweep(m, eps) for _, m in self.controls["m"].options
+                                           for _, eps in self.controls["epsilon"].options])
         super().update(change)
+
+    def _sweep(self, m: int, eps: float) -> dict:
+        return tau_knob_sweep(_population("bounded"), 1000, m, eps, self._RATIOS, gamma=_GAMMA, trials=60)
 
     def _render(self, v):
         r, m, eps = float(v["ratio"]), int(v["m"]), float(v["epsilon"])
-        k = tau_knob_sweep(_population("bounded"), 1000, m, eps, self._RATIOS, gamma=_GAMMA, trials=60)
+        k = self._sweep(m, eps)
         out, ts, paper, oracle = k["sweep"], k["tau_safe"], k["paper"], k["oracle"]
         presets = {"paper": paper, "safe": 1.0, "oracle (not private)": oracle}
         fig = tau_knob_figure(self._RATIOS, out, current=r, presets=presets, trials=60)
