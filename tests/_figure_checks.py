@@ -22,6 +22,29 @@ def nan_paths(o, path: str = "") -> list[str]:
     return []
 
 
+def refused_update_keys(message) -> list[str]:
+    """Keys of a ``Plotly.update`` message that plotly.js refuses: a layout (or trace) attribute set together with one
+    of its parents, e.g. ``yaxis`` and ``yaxis.type``. plotly.js throws "cannot set yaxis.type and a parent attribute
+    simultaneously" and redraws nothing, while the figure's data in the page has already changed."""
+    bad = []
+    if not isinstance(message, dict):
+        return bad
+    for part in ("layout_data", "style_data"):
+        keys = set(message.get(part) or {})
+        bad += [f"{part}: {key} with its parent {parent}" for key in sorted(keys)
+                for parent in (key.rsplit(".", k)[0] for k in range(1, key.count(".") + 1)) if parent in keys]
+    return bad
+
+
+def watch_updates_for_refused_keys(panel) -> list[str]:
+    """A list that fills with :func:`refused_update_keys` of every update the panel's figures send from now on."""
+    found: list[str] = []
+    for i, fig in enumerate(panel.figures):
+        fig.observe(lambda ch, i=i: found.extend(f"fig{i} {k}" for k in refused_update_keys(ch["new"])),
+                    names="_py2js_update")
+    return found
+
+
 def _as_sent(message):
     """The message as plotly's widget serializer sends it: numeric numpy arrays become binary buffers (where a
     NaN is harmless: the browser reads it as a gap), everything else stays JSON."""

@@ -119,6 +119,10 @@ def _new_page(browser, **context_options):
     pg.set_default_timeout(240_000)
     pg.page_errors = []
     pg.on("pageerror", lambda exc: pg.page_errors.append(str(exc)))
+    # Errors the widget front ends catch and only log, e.g. an update plotly.js refuses ("Error setting state: cannot
+    # set yaxis.type and a parent attribute simultaneously"): the figure's data changes in the page but nothing is
+    # redrawn.
+    pg.on("console", lambda msg: pg.page_errors.append(f"console: {msg.text}") if msg.type == "error" else None)
     return context, pg
 
 
@@ -223,6 +227,11 @@ _PANEL_SIGNATURE = """(i) => {
 }"""
 
 
+#: What panel i's figures show: their drawn SVG (the figure's data can change in the page without a redraw).
+_PANEL_DRAWING = """(i) => Array.from(document.querySelectorAll('.dpviz-panel')[i].querySelectorAll(
+  '.js-plotly-plot .main-svg')).map(s => s.innerHTML).join('')"""
+
+
 def _wait_for_change(page, i: int, before: str, timeout: int) -> bool:
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
@@ -253,6 +262,7 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
     a figure changes ("select"). ``times`` collects the key press → figure change time of a first attempt."""
     panel = page.locator(".dpviz-panel").nth(i)
     before = page.evaluate(_PANEL_SIGNATURE, i)
+    page.evaluate(f"(i) => {{ window._dpvizDrawn = ({_PANEL_DRAWING})(i); }}", i)
     handles = panel.locator(".widget-slider:visible .noUi-handle")
     if handles.count():
         handle = handles.first
@@ -269,7 +279,7 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
                     elapsed = page.evaluate("() => (window._dpvizSeen - window._dpvizKey) / 1000")
                     slow = "dpviz-slow" in (panel.get_attribute("class") or "")
                     times.append((page.url.rsplit("/", 1)[-1].split("?")[0], float(elapsed), slow))
-                return "slider"
+                return "slider" if _redrawn(page, i) else None
         return None
     selects = panel.locator("select:visible")
     for k in range(selects.count()):
@@ -279,8 +289,20 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
         if others:
             select.select_option(others[0])
             if _wait_for_change(page, i, before, 30_000):
-                return "select"
+                return "select" if _redrawn(page, i) else None
     return None
+
+
+def _redrawn(page, i: int) -> bool:
+    """Whether panel i's drawing differs from the one saved before its control moved (plotly.js may change a
+    figure's data and then refuse to redraw it)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"(i) => ({_PANEL_DRAWING})(i) !== window._dpvizDrawn", arg=i, timeout=10_000)
+        return True
+    except PlaywrightTimeout:
+        return False
 
 
 @pytest.mark.parametrize("name", [lesson.filename for lesson in lessons()])
@@ -304,7 +326,7 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
         assert controls.count() > 0, f"{name}: panel {i} has no visible slider or drop-down to move"
         if not _move_first_control_and_wait(page, i, SLIDER_TIMES):
             deaf.append(i)
-    assert not deaf, f"{name}: moving the first control of panel(s) {deaf} did not change their figures"
+    assert not deaf, f"{name}: moving the first control of panel(s) {deaf} did not change or redraw their figures"
     # The updates may take a moment to settle; then nothing on the page may report an error.
     page.wait_for_timeout(500)
     _assert_no_errors(page, name + " after moving every panel's first control")

@@ -4,7 +4,8 @@ Each control is swept over ``Panel.bench_values()`` (the values ``make bench`` t
 with warnings turned into errors: under Voila a stray ``RuntimeWarning`` (an overflow, a 0/0) is printed to the page
 as stderr, so it counts as a failure here. A ``ValueError`` turned into a friendly message is allowed (that is
 how a panel explains an impossible combination); "Something went wrong", the message for an unexpected
-exception, is not. Every update message sent to the browser must be valid JSON (no bare NaN).
+exception, is not. Every update message sent to the browser must be valid JSON (no bare NaN) and one plotly.js
+accepts (no attribute set together with its parent).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import pkgutil
 import warnings
 
 import pytest
-from _figure_checks import watch_updates_for_nan
+from _figure_checks import watch_updates_for_nan, watch_updates_for_refused_keys
 
 import dpviz.panels as panels_pkg
 from dpviz.panels._base import PANEL_REGISTRY
@@ -40,6 +41,7 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
         assert panel.last_error is None, f"{name} at defaults: {panel.last_error}"
         defaults = panel.values()
         nan_in_updates = watch_updates_for_nan(panel)
+        refused = watch_updates_for_refused_keys(panel)
         for control, values in panel.bench_values().items():
             for value in values:
                 panel.controls[control].value = value
@@ -48,6 +50,7 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
             panel.controls[control].value = defaults[control]
     assert not problems, f"{name}: " + "; ".join(problems[:5])
     assert not nan_in_updates, f"{name}: NaN in figure updates at {nan_in_updates[:5]}"
+    assert not refused, f"{name}: updates plotly.js refuses (the figure is not redrawn): {refused[:3]}"
 
 
 @pytest.mark.parametrize("name", sorted(PANEL_REGISTRY))

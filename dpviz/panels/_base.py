@@ -549,8 +549,11 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
     if restyle:
         # plotly.js forgets an axis type set explicitly (e.g. "category" over numbers) when an update changes trace
         # data, unless the same update names it (DelStab's outputs fell back to a linear axis after one slider move).
+        # An axis sent whole carries its type already, and plotly.js refuses an update that sets an attribute and its
+        # parent together ("cannot set yaxis.type and a parent attribute simultaneously": nothing is redrawn).
         for key, axis in layout.items():
-            if key[1:5] == "axis" and isinstance(axis, dict) and axis.get("type") not in (None, "-"):
+            if (key[1:5] == "axis" and key not in relayout and isinstance(axis, dict)
+                    and axis.get("type") not in (None, "-")):
                 relayout.setdefault(f"{key}.type", axis["type"])
     if restyle or relayout:
         target._send_update_msg(restyle, relayout, indexes)
