@@ -413,7 +413,7 @@ def test_figures_do_not_send_plotlys_computed_defaults_back_after_each_update(vo
 
 
 # What does not fit a phone's width: HTML (controls, readouts, tables not inside a scrolling box) past the screen's
-# edges, and a figure's title, legend entries or axis titles cut at the figure's edges.
+# edges, and a figure's title, legend entries, axis titles or tick labels cut at the figure's edges.
 _PHONE_OVERFLOW = """() => {
   const W = document.documentElement.clientWidth;
   const bad = [];
@@ -429,7 +429,7 @@ _PHONE_OVERFLOW = """() => {
   });
   document.querySelectorAll('.js-plotly-plot').forEach((gd, i) => {
     const g = gd.getBoundingClientRect();
-    gd.querySelectorAll('.gtitle, .legendtext').forEach(t => {
+    gd.querySelectorAll('.gtitle, .legendtext, [class*="axislayer"] text').forEach(t => {
       const r = t.getBoundingClientRect();
       if (r.width > 0 && (r.right > Math.min(g.right, W) + 2 || r.left < Math.max(g.left, 0) - 2))
         bad.push(`figure ${i}: ${t.getAttribute('class')} "${(t.textContent || '').slice(0, 50)}" cut at the edge`);

@@ -75,8 +75,11 @@ def _register() -> None:
     # holds only what dpviz uses (white background, grid, fonts, colours), not plotly_white's defaults for
     # every trace type (that made each figure ~5x slower to build, which a slider feels).
     grid = "#E5ECF6"
+    # ticklabeloverflow="allow": plotly.js's default ("hide past div") measures every tick label after every redraw to
+    # hide those past the figure's edge, a third of a slider move's redraw in the browser; automargin keeps them
+    # inside (the browser test checks no tick label is cut on a phone), so that check never hid one.
     axis = dict(showline=True, linecolor="#444444", ticks="outside", zeroline=False, gridcolor=grid,
-                automargin=True, title=dict(standoff=8))
+                automargin=True, ticklabeloverflow="allow", title=dict(standoff=8))
     tpl = go.layout.Template(
         layout=dict(
             font=dict(family=_FONT, size=14, color="#222222"),
