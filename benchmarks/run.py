@@ -15,8 +15,9 @@ add a little overhead of their own, so the stages of the second table sum to sli
 Streamed panels (the slow ones that draw partial results, :meth:`dpviz.panels.Panel._render_steps`) are swept a
 second time as in a kernel, in a fresh process (so neither sweep finds the other's caches warm): each change runs
 in the panel's worker thread, and the table gives the time to the first figure written (a partial result; target
-250 ms) beside the time to the final one. No test asserts a time. The
-browser's share (WebSocket, plotly.js redraw) is measured by the browser tests (``tests/test_browser.py``).
+250 ms) beside the time to the final one. Then the browser's share: each panel's recorded updates replayed
+by plotly.js in headless Chromium (``benchmarks/redraw.py``). No test asserts a time. The whole path (WebSocket,
+widget model, a lesson's full page) is measured by the browser tests (``tests/test_browser.py``).
 Usage: ``python benchmarks/run.py [--repeat N] [--only SUBSTRING]``.
 """
 
@@ -35,6 +36,9 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))  # benchmarks/redraw.py
+
+from redraw import WIDTH, redraw_table  # noqa: E402
 
 from dpviz.panels._base import PANEL_REGISTRY, Panel  # noqa: E402
 
@@ -347,6 +351,12 @@ def main(argv=None) -> int:
     for name, summ in breakdown:
         cells = " ".join(f"{summ[n][0] * 1e3:7.1f}/{summ[n][1] * 1e3:7.1f}" for n in Stages.NAMES)
         print(f"{name:44s} {cells} {summ['bytes'][0] / 1e3:6.1f}/{summ['bytes'][1] / 1e3:6.1f}")
+
+    print()
+    print(f"The browser's share: plotly.js redrawing each panel's figures with the updates a sweep sends them "
+          f"(benchmarks/redraw.py; headless Chromium, figures {WIDTH} px wide; ms per update until the next frame)")
+    classes = [PANEL_REGISTRY[name] for name, _ in breakdown]
+    print("\n".join(redraw_table(classes)))
 
     modules = load_case_modules()
     cases = [(c, m.__name__) for m in modules for c in getattr(m, "CASES", [])]

@@ -1,0 +1,216 @@
+"""The browser's share of a slider move: plotly.js redrawing each panel's figures, replayed in headless Chromium.
+
+``make bench`` times what the kernel does for an update; this times what the page then does with it. For each
+panel, :func:`capture` records its figures at their defaults and the messages a sweep of its controls sends them
+(the same ``Panel.bench_values()`` sweep as the kernel table, at most ``max_moves`` moves), exactly as the figure
+widget receives them: a ``Plotly.update`` of the changed keys, or, when the traces themselves change, the whole
+new figure. :func:`replay` draws each figure with plotly's own bundle (the one the lessons load) in a page of its
+own, then applies the recorded updates in order, timing each until plotly.js has finished and the next frame is
+drawn. Not timed: the WebSocket, the widget model and the rest of a lesson's page (style and layout of a long
+page add ~10–30 ms per update; the browser test measures the whole path).
+
+Usage: ``python benchmarks/redraw.py [--only SUBSTRING]``; ``benchmarks/run.py`` prints its table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import math
+import os
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
+#: A lesson's figure width on a laptop screen (px).
+WIDTH = 900
+_UNDEFINED = "__dpviz_undefined__"  # plotly's "leave this trace as it is" in a restyle list
+
+
+def _plain(o):
+    """``o`` as JSON: numpy arrays (also plotly's base64 form of one) as lists (NaN as null, a gap, as plotly.js
+    reads it), plotly's Undefined marked."""
+    from plotly.basedatatypes import Undefined
+
+    if o is Undefined:
+        return _UNDEFINED
+    if isinstance(o, dict) and "bdata" in o and "dtype" in o:  # plotly's base64 form of a numpy array
+        array = np.frombuffer(base64.b64decode(o["bdata"]), dtype=o["dtype"])
+        if "shape" in o:
+            array = array.reshape([int(n) for n in str(o["shape"]).split(",")])
+        return _plain(array)
+    if isinstance(o, dict):
+        return {str(k): _plain(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_plain(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _plain(o.tolist())
+    if isinstance(o, (np.floating, float)):
+        return None if not math.isfinite(float(o)) else float(o)
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.bool_):
+        return bool(o)
+    return o
+
+
+def _figure_json(fig) -> dict:
+    return _plain(fig.to_plotly_json())
+
+
+def capture(cls, max_moves: int = 10) -> dict:
+    """A panel's figures at its defaults (``figures``), what ``max_moves`` control changes send them, in order
+    (``moves``), and the figures after the last change (``final``)."""
+    panel = cls()
+    panel.background = False  # every update complete before the next (as make bench sweeps)
+    record = {"panel": cls.__name__, "figures": [_figure_json(f) for f in panel.figures], "moves": []}
+    current: list = []
+    replaced: set[int] = set()
+    for k, fig in enumerate(panel.figures):
+        fig.observe(lambda ch, k=k: ch["new"] and current.append(
+            [k, "update", [_plain(ch["new"].get("style_data") or {}), _plain(ch["new"].get("layout_data") or {}),
+                           ch["new"].get("style_traces")]]), names="_py2js_update")
+        fig.observe(lambda ch, k=k: ch["new"] and replaced.add(k),
+                    names=["_py2js_addTraces", "_py2js_deleteTraces", "_py2js_relayout", "_py2js_restyle"])
+    moves = ((panel.controls[name], value) for name, values in panel.bench_values().items() for value in values)
+    for control, value in moves:
+        if len(record["moves"]) >= max_moves:
+            break
+        if value == control.value:
+            continue
+        current.clear()
+        replaced.clear()
+        control.value = value
+        # A figure whose traces were replaced is sent whole (Plotly.react); the others as recorded.
+        move = [m for m in current if m[0] not in replaced]
+        move += [[k, "react", _figure_json(panel.figures[k])] for k in sorted(replaced)]
+        if move:
+            record["moves"].append(move)
+    record["final"] = [_figure_json(f) for f in panel.figures]  # what the last move shows (tests compare)
+    return record
+
+
+_REPLAY = """async ([records, width, passes]) => {
+  const U = '__dpviz_undefined__';
+  const restyle = (o) => { const r = {}; for (const k in o) { const v = o[k];
+    r[k] = Array.isArray(v) ? v.map(x => x === U ? undefined : x) : v; } return r; };
+  const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
+  const out = [];
+  for (const rec of records) {
+    const times = [], errors = [];
+    let divs = [];
+    for (let pass = 0; pass < passes; pass++) {
+      divs.forEach(d => { Plotly.purge(d); d.remove(); });
+      divs = [];
+      for (const f of rec.figures) {
+        const d = document.createElement('div'); d.style.width = width + 'px'; document.body.appendChild(d);
+        await Plotly.newPlot(d, JSON.parse(JSON.stringify(f.data)), JSON.parse(JSON.stringify(f.layout)),
+                             {responsive: true});
+        divs.push(d);
+      }
+      await frame();
+      for (const move of rec.moves) {
+        const t0 = performance.now();
+        for (const [k, kind, payload] of move) {
+          try {
+            if (kind === 'update') await Plotly.update(divs[k], restyle(payload[0]), payload[1], payload[2]);
+            else await Plotly.react(divs[k], JSON.parse(JSON.stringify(payload.data)),
+                                    JSON.parse(JSON.stringify(payload.layout)));
+          } catch (e) { errors.push(String(e && e.message || e)); }
+        }
+        await frame();
+        times.push(performance.now() - t0);
+      }
+    }
+    const drawn = divs.map(d => d.data.map(t => ({x: t.x === undefined ? null : Array.from(t.x),
+                                                   y: t.y === undefined ? null : Array.from(t.y)})));
+    divs.forEach(d => { Plotly.purge(d); d.remove(); });
+    out.push({panel: rec.panel, times, errors, drawn});
+  }
+  return out;
+}"""
+
+
+def bundle_path() -> Path:
+    """plotly.js as the lessons load it (plotly's own minified bundle)."""
+    import plotly
+
+    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+
+
+def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dict]:
+    """Draw and update each record's figures in headless Chromium; per panel, the ms of each update (all passes),
+    the errors plotly.js raised, and the x/y each figure holds at the end."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": width + 380, "height": 900})
+            page.set_default_timeout(600_000)
+            page.set_content("<html><body style='margin:0'></body></html>")
+            page.add_script_tag(path=str(bundle_path()))
+            return page.evaluate(_REPLAY, [records, width, passes])
+        finally:
+            browser.close()
+
+
+def chromium_problem() -> str | None:
+    """Why the replay cannot run here, or None."""
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM}"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed (pip install -e '.[test]')"
+    return None
+
+
+def redraw_table(classes: list[type], max_moves: int = 10) -> list[str]:
+    """Lines of the table ``make bench`` prints: p50 / p95 / max ms of each panel's redraws."""
+    problem = chromium_problem()
+    if problem:
+        return [f"  (browser redraw not measured: {problem})"]
+    records = [capture(cls, max_moves) for cls in classes]
+    lines = [f"{'panel':44s} {'n':>4s} {'p50 ms':>8s} {'p95 ms':>8s} {'max ms':>8s}"]
+    lines.append("-" * len(lines[0]))
+    every = []
+    for row in replay(records):
+        t = sorted(row["times"])
+        every += t
+        if t:
+            lines.append(f"{row['panel']:44s} {len(t):4d} {statistics.median(t):8.1f} "
+                         f"{t[min(len(t) - 1, int(round(0.95 * (len(t) - 1))))]:8.1f} {t[-1]:8.1f}")
+        for error in sorted(set(row["errors"])):
+            lines.append(f"    ! plotly.js refused an update: {error}")
+    if every:
+        every.sort()
+        lines.append(f"{'every panel':44s} {len(every):4d} {statistics.median(every):8.1f} "
+                     f"{every[int(round(0.95 * (len(every) - 1)))]:8.1f} {every[-1]:8.1f}")
+    return lines
+
+
+def main(argv=None) -> int:
+    from run import import_panels
+
+    from dpviz.panels._base import PANEL_REGISTRY
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="", help="only panels whose name contains this")
+    ap.add_argument("--moves", type=int, default=10, help="control changes replayed per panel")
+    args = ap.parse_args(argv)
+    import_panels()
+    classes = [cls for name, cls in sorted(PANEL_REGISTRY.items(), key=lambda kv: (kv[1].__module__, kv[0]))
+               if cls.__module__.startswith("dpviz.panels.") and (not args.only or args.only in name)]
+    print("\n".join(redraw_table(classes, args.moves)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

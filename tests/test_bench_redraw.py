@@ -1,0 +1,79 @@
+"""``make bench``'s browser table (benchmarks/redraw.py) replays what the kernel sent, and what it draws is what the
+kernel computed: after the recorded updates, each figure in the page holds the x and y of the panel's own final
+figure. LearningRatesPanel's updates were once refused by plotly.js (an axis and its type in one update); the
+replay reports such refusals, so the table never times an update that drew nothing."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+
+import pytest
+from test_browser import browser_available  # noqa: F401 (a fixture: skip, or fail in CI)
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _redraw():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    spec = importlib.util.spec_from_file_location("bench_redraw", ROOT / "benchmarks" / "redraw.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _same_numbers(drawn, expected) -> bool:
+    if expected is None or drawn is None:
+        return expected is None and drawn is None
+    if len(drawn) != len(expected):
+        return False
+    for a, b in zip(drawn, expected):
+        if isinstance(b, (int, float)) and b is not None:
+            if a is None or not math.isclose(a, b, rel_tol=1e-12, abs_tol=0):
+                return False
+        elif a != b:
+            return False
+    return True
+
+
+def test_replayed_updates_draw_the_panels_final_figures(browser_available):  # noqa: F811
+    from dpviz.panels.few_examples import UsersNeededPanel
+    from dpviz.panels.items_to_users import GroupPrivacyCostPanel
+    from dpviz.panels.learning import LearningRatesPanel
+
+    redraw = _redraw()
+    records = [redraw.capture(cls, max_moves=4) for cls in (LearningRatesPanel, GroupPrivacyCostPanel,
+                                                           UsersNeededPanel)]
+    assert all(len(r["moves"]) == 4 for r in records)
+    rows = redraw.replay(records, passes=1)
+    for record, row in zip(records, rows):
+        assert row["panel"] == record["panel"]
+        assert not row["errors"], f"{row['panel']}: plotly.js refused updates: {row['errors'][:2]}"
+        assert len(row["times"]) == 4 and all(t > 0 for t in row["times"])
+        for k, (drawn, final) in enumerate(zip(row["drawn"], record["final"])):
+            assert len(drawn) == len(final["data"])
+            for i, (got, want) in enumerate(zip(drawn, final["data"])):
+                for axis in ("x", "y"):
+                    assert _same_numbers(got[axis], want.get(axis)), (
+                        f"{row['panel']} figure {k} trace {i} {axis}: drawn {str(got[axis])[:80]}, "
+                        f"kernel {str(want.get(axis))[:80]}")
+        # the replay moved the figures: the last move's data differ from the defaults somewhere
+        assert any(t.get("y") != f.get("y") for fin, fig in zip(record["final"], record["figures"])
+                   for t, f in zip(fin["data"], fig["data"]))
+
+
+def test_the_replay_reports_an_update_plotly_refuses(browser_available):  # noqa: F811
+    """An update setting an axis and its type together (what sync_figure once sent) is reported, not timed as a
+    redraw that happened."""
+    redraw = _redraw()
+    figure = {"data": [{"type": "scatter", "x": [1, 2], "y": [1, 2]}], "layout": {"yaxis": {"type": "log"}}}
+    refused = [[0, "update", [{"y": [[2, 3]]}, {"yaxis": {"type": "log", "range": [0, 1]}, "yaxis.type": "log"},
+                              [0]]]]
+    accepted = [[0, "update", [{"y": [[3, 4]]}, {"yaxis": {"type": "log", "range": [0, 1]}}, [0]]]]
+    rows = redraw.replay([{"panel": "toy", "figures": [figure], "moves": [refused, accepted]}], passes=1)
+    assert len(rows[0]["errors"]) == 1 and "parent" in rows[0]["errors"][0]
+    assert rows[0]["drawn"][0][0]["y"] == [3, 4]
