@@ -66,6 +66,39 @@ def test_replayed_updates_draw_the_panels_final_figures(browser_available):  # n
                    for t, f in zip(fin["data"], fig["data"]))
 
 
+def test_every_panel_sweep_is_drawn_as_the_kernel_computed_it(browser_available):  # noqa: F811
+    """Every lesson panel, its first six control changes of make bench's sweep (every control of most panels):
+    plotly.js accepts every update and ends on the kernel's figures. (The browser test moves only each panel's
+    first control, and only checks that the drawing changed.)"""
+    import importlib
+    import pkgutil
+
+    import dpviz.panels as panels_pkg
+    from dpviz.panels._base import PANEL_REGISTRY
+
+    for module in pkgutil.iter_modules(panels_pkg.__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"dpviz.panels.{module.name}")
+    classes = [cls for name, cls in sorted(PANEL_REGISTRY.items())
+               if cls.__module__.startswith("dpviz.panels.") and not name.startswith("_")]
+    assert len(classes) >= 50
+    redraw = _redraw()
+    records = [redraw.capture(cls, max_moves=6) for cls in classes]
+    problems = []
+    for record, row in zip(records, redraw.replay(records, passes=1)):
+        if row["errors"]:
+            problems.append(f"{row['panel']}: plotly.js refused {row['errors'][0]}")
+        for k, (drawn, final) in enumerate(zip(row["drawn"], record["final"])):
+            if len(drawn) != len(final["data"]):
+                problems.append(f"{row['panel']} figure {k}: {len(drawn)} traces drawn, {len(final['data'])} sent")
+                continue
+            for i, (got, want) in enumerate(zip(drawn, final["data"])):
+                for axis in ("x", "y"):
+                    if not _same_numbers(got[axis], want.get(axis)):
+                        problems.append(f"{row['panel']} figure {k} trace {i}: {axis} differs")
+    assert not problems, problems[:10]
+
+
 def test_the_replay_reports_an_update_plotly_refuses(browser_available):  # noqa: F811
     """An update setting an axis and its type together (what sync_figure once sent) is reported, not timed as a
     redraw that happened."""
