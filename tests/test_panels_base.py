@@ -239,3 +239,35 @@ def test_slow_panels_are_marked_on_the_page_so_the_browser_test_can_report_them_
 
     assert "dpviz-slow" not in _Toy()._layout()._dom_classes
     assert {"dpviz-panel", "dpviz-slow"} <= set(_SlowToy()._layout()._dom_classes)
+
+
+def test_progress_reports_move_the_bar_at_most_once_per_interval(monkeypatch):
+    """A core loop may report hundreds of times; the bar (one message to the page per move) moves at most once per
+    PROGRESS_INTERVAL of a (here: fake) clock, the first report always, and the figure is still the result."""
+    import dpviz.panels._base as base
+
+    clock = {"t": 1000.0}
+    monkeypatch.setattr(base.time, "perf_counter", lambda: clock["t"])
+    reports = []
+
+    class _Reporting(_Toy):
+        slow = True
+
+        def _render(self, v):
+            for i in range(200):  # 200 reports, 1 ms apart: 0.2 s of fake time
+                clock["t"] += 0.001
+                self.report_progress(i / 200)
+                reports.append(i)
+            return super()._render(v)
+
+    panel = _Reporting()
+    moves = []
+    panel.progress.observe(lambda ch: moves.append(ch["new"]), names="value")
+    panel.controls["scale"].value = 2.0
+    assert len(reports) == 400  # the first render and this one
+    shown = [m for m in moves if m > 0]
+    # 0.2 s at one move per 0.05 s: 4 moves (the first report of a render may fall inside the interval of the
+    # previous render's last move), never the 199 a move per report would send
+    assert 3 <= len(shown) <= 5, moves
+    assert all(b - a >= 0.25 - 1e-9 for a, b in zip(shown, shown[1:]))  # 50 reports (0.05 s) between moves
+    assert list(panel.figures[0].data[0].y) == pytest.approx(np.exp(-np.abs(np.linspace(-3, 3, 7)) / 2.0))
