@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import base64
 import math
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -26,8 +25,10 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
-CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
+from loadtest import CHROMIUM, browser_unavailable  # noqa: E402 (the load test's browser: same path, same check)
+
 #: A lesson's figure width on a laptop screen (px).
 WIDTH = 900
 _UNDEFINED = "__dpviz_undefined__"  # plotly's "leave this trace as it is" in a restyle list
@@ -161,20 +162,9 @@ def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dic
             browser.close()
 
 
-def chromium_problem() -> str | None:
-    """Why the replay cannot run here, or None."""
-    if not Path(CHROMIUM).exists():
-        return f"no Chromium at {CHROMIUM}"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install -e '.[test]')"
-    return None
-
-
 def redraw_table(classes: list[type], max_moves: int = 10) -> list[str]:
     """Lines of the table ``make bench`` prints: p50 / p95 / max ms of each panel's redraws."""
-    problem = chromium_problem()
+    problem = browser_unavailable()
     if problem:
         return [f"  (browser redraw not measured: {problem})"]
     records = [capture(cls, max_moves) for cls in classes]
