@@ -40,6 +40,22 @@ def _same_numbers(drawn, expected) -> bool:
     return True
 
 
+def _drawn_differences(record: dict, row: dict) -> list[str]:
+    """How the replay of ``record`` (its result ``row``) departs from the kernel: updates plotly.js refused, and
+    traces whose drawn x or y differ from the panel's final figure."""
+    problems = [f"{row['panel']}: plotly.js refused {error}" for error in row["errors"][:1]]
+    for k, (drawn, final) in enumerate(zip(row["drawn"], record["final"])):
+        if len(drawn) != len(final["data"]):
+            problems.append(f"{row['panel']} figure {k}: {len(drawn)} traces drawn, {len(final['data'])} sent")
+            continue
+        for i, (got, want) in enumerate(zip(drawn, final["data"])):
+            for axis in ("x", "y"):
+                if not _same_numbers(got[axis], want.get(axis)):
+                    problems.append(f"{row['panel']} figure {k} trace {i} {axis}: drawn {str(got[axis])[:80]}, "
+                                    f"kernel {str(want.get(axis))[:80]}")
+    return problems
+
+
 def test_replayed_updates_draw_the_panels_final_figures(browser_available):  # noqa: F811
     from dpviz.panels.few_examples import UsersNeededPanel
     from dpviz.panels.items_to_users import GroupPrivacyCostPanel
@@ -52,15 +68,8 @@ def test_replayed_updates_draw_the_panels_final_figures(browser_available):  # n
     rows = redraw.replay(records, passes=1)
     for record, row in zip(records, rows):
         assert row["panel"] == record["panel"]
-        assert not row["errors"], f"{row['panel']}: plotly.js refused updates: {row['errors'][:2]}"
+        assert not _drawn_differences(record, row)
         assert len(row["times"]) == 4 and all(t > 0 for t in row["times"])
-        for k, (drawn, final) in enumerate(zip(row["drawn"], record["final"])):
-            assert len(drawn) == len(final["data"])
-            for i, (got, want) in enumerate(zip(drawn, final["data"])):
-                for axis in ("x", "y"):
-                    assert _same_numbers(got[axis], want.get(axis)), (
-                        f"{row['panel']} figure {k} trace {i} {axis}: drawn {str(got[axis])[:80]}, "
-                        f"kernel {str(want.get(axis))[:80]}")
         # the replay moved the figures: the last move's data differ from the defaults somewhere
         assert any(t.get("y") != f.get("y") for fin, fig in zip(record["final"], record["figures"])
                    for t, f in zip(fin["data"], fig["data"]))
@@ -70,32 +79,18 @@ def test_every_panel_sweep_is_drawn_as_the_kernel_computed_it(browser_available)
     """Every lesson panel, its first six control changes of make bench's sweep (every control of most panels):
     plotly.js accepts every update and ends on the kernel's figures. (The browser test moves only each panel's
     first control, and only checks that the drawing changed.)"""
-    import importlib
-    import pkgutil
-
-    import dpviz.panels as panels_pkg
     from dpviz.panels._base import PANEL_REGISTRY
 
-    for module in pkgutil.iter_modules(panels_pkg.__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"dpviz.panels.{module.name}")
+    redraw = _redraw()
+    from run import import_panels  # make bench's: every panel module, registered
+
+    assert not import_panels()
     classes = [cls for name, cls in sorted(PANEL_REGISTRY.items())
                if cls.__module__.startswith("dpviz.panels.") and not name.startswith("_")]
     assert len(classes) >= 50
-    redraw = _redraw()
     records = [redraw.capture(cls, max_moves=6) for cls in classes]
-    problems = []
-    for record, row in zip(records, redraw.replay(records, passes=1)):
-        if row["errors"]:
-            problems.append(f"{row['panel']}: plotly.js refused {row['errors'][0]}")
-        for k, (drawn, final) in enumerate(zip(row["drawn"], record["final"])):
-            if len(drawn) != len(final["data"]):
-                problems.append(f"{row['panel']} figure {k}: {len(drawn)} traces drawn, {len(final['data'])} sent")
-                continue
-            for i, (got, want) in enumerate(zip(drawn, final["data"])):
-                for axis in ("x", "y"):
-                    if not _same_numbers(got[axis], want.get(axis)):
-                        problems.append(f"{row['panel']} figure {k} trace {i}: {axis} differs")
+    problems = [p for record, row in zip(records, redraw.replay(records, passes=1))
+                for p in _drawn_differences(record, row)]
     assert not problems, problems[:10]
 
 
