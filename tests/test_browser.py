@@ -232,20 +232,26 @@ _PANEL_DRAWING = """(i) => Array.from(document.querySelectorAll('.dpviz-panel')[
   '.js-plotly-plot .main-svg')).map(s => s.innerHTML).join('')"""
 
 
-def _wait_for_change(page, i: int, before: str, timeout: int) -> bool:
+def _becomes_true(page, js: str, arg, timeout: int) -> bool:
+    """Whether the page function ``js`` returns true for ``arg`` within ``timeout`` ms."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(
-            f"([i, before]) => {{ const s = ({_PANEL_SIGNATURE})(i);"
-            f" if (s !== null && s !== before) {{ window._dpvizSeen = performance.now(); return true; }}"
-            " return false; }",
-            arg=[i, before],
-            timeout=timeout,
-        )
+        page.wait_for_function(js, arg=arg, timeout=timeout)
         return True
     except PlaywrightTimeout:
         return False
+
+
+def _wait_for_change(page, i: int, before: str, timeout: int) -> bool:
+    return _becomes_true(
+        page,
+        f"([i, before]) => {{ const s = ({_PANEL_SIGNATURE})(i);"
+        f" if (s !== null && s !== before) {{ window._dpvizSeen = performance.now(); return true; }}"
+        " return false; }",
+        [i, before],
+        timeout,
+    )
 
 
 #: (lesson, seconds, slow) from a key press on a panel's first slider to the figure's first change, on the page's
@@ -296,13 +302,7 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
 def _redrawn(page, i: int) -> bool:
     """Whether panel i's drawing differs from the one saved before its control moved (plotly.js may change a
     figure's data and then refuse to redraw it)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(f"(i) => ({_PANEL_DRAWING})(i) !== window._dpvizDrawn", arg=i, timeout=10_000)
-        return True
-    except PlaywrightTimeout:
-        return False
+    return _becomes_true(page, f"(i) => ({_PANEL_DRAWING})(i) !== window._dpvizDrawn", i, 10_000)
 
 
 @pytest.mark.parametrize("name", [lesson.filename for lesson in lessons()])
