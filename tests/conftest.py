@@ -45,7 +45,7 @@ def pytest_terminal_summary(terminalreporter):
     for label, rows in groups:
         if not rows:
             continue
-        p50, p95 = (1000 * float(np.percentile([t for _, t, _ in rows], q)) for q in (50, 95))
-        slowest = ", ".join(f"lesson {name[:2]} {1000 * t:.0f} ms" for name, t, _ in rows[::-1][:6])
+        p50, p95 = (1000 * float(np.percentile([r[1] for r in rows], q)) for q in (50, 95))
+        slowest = ", ".join(f"lesson {name[:2]} {panel} {1000 * t:.0f} ms" for name, t, _, panel in rows[::-1][:8])
         terminalreporter.write_line(f"browser slider→figure, {label} ({len(rows)}; first key press until the figure "
                                     f"changed): p50 {p50:.0f} ms, p95 {p95:.0f} ms; slowest: {slowest}")

@@ -254,11 +254,11 @@ def _wait_for_change(page, i: int, before: str, timeout: int) -> bool:
     )
 
 
-#: (lesson, seconds, slow) from a key press on a panel's first slider to the figure's first change, on the page's
+#: (lesson, seconds, slow, panel) from a key press on a panel's first slider to the figure's first change, on the page's
 #: clock (to the animation frame in which the figure's data changed): the slider→figure time a learner sees (kernel
 #: update, WebSocket, plotly.js redraw), printed at the end of the run (conftest.py); ``slow``: a panel that updates
 #: on release (its first result is due within 250 ms, not 120).
-SLIDER_TIMES: list[tuple[str, float]] = []
+SLIDER_TIMES: list[tuple[str, float, bool, str]] = []
 
 
 def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str | None:
@@ -283,8 +283,10 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
             if _wait_for_change(page, i, before, 30_000):
                 if attempt == 0 and times is not None:
                     elapsed = page.evaluate("() => (window._dpvizSeen - window._dpvizKey) / 1000")
-                    slow = "dpviz-slow" in (panel.get_attribute("class") or "")
-                    times.append((page.url.rsplit("/", 1)[-1].split("?")[0], float(elapsed), slow))
+                    classes = (panel.get_attribute("class") or "").split()
+                    name = next((c[6:] for c in classes if c.startswith("dpviz-") and c.endswith("Panel")), "?")
+                    times.append((page.url.rsplit("/", 1)[-1].split("?")[0], float(elapsed), "dpviz-slow" in classes,
+                                  name))
                 return "slider" if _redrawn(page, i) else None
         return None
     selects = panel.locator("select:visible")

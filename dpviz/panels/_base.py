@@ -883,6 +883,7 @@ class Panel:
         box = W.VBox(header + [controls, self.status, self.note, self._figbox, self.readout]
                      + self._extra_widgets())
         box.add_class("dpviz-panel")
+        box.add_class(f"dpviz-{type(self).__name__}")  # which panel this is, for the browser test's report
         if self.slow:  # updates on release (the browser test reports these apart from the drag panels)
             box.add_class("dpviz-slow")
         return box
