@@ -24,7 +24,10 @@ Either way:
   rebinding);
 - plotly's widget bundle is served once, at ``<base>/dpviz-static/widgetbundle.js``, and the kernels are told
   where (``DPVIZ_PLOTLY_BUNDLE_URL``): every ``FigureWidget`` otherwise ships its own 5 MB copy of plotly.js (see
-  :func:`dpviz.panels._base.figure_widget`).
+  :func:`dpviz.panels._base.figure_widget`);
+- kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly, ipywidgets,
+  ipykernel and dpviz's panels (:mod:`dpviz.server.forkserver`), instead of each importing them afresh
+  (``--fork-kernels=False`` starts every kernel as a new interpreter).
 
 The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_DIR`), so a plain
 ``pip install dpviz`` serves them from any directory, and every URL honours ``--base_url`` (as under JupyterHub).
@@ -45,7 +48,7 @@ import voila.app as voila_app
 from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
 from tornado.web import RedirectHandler, StaticFileHandler
-from traitlets import Float, Int, List, Unicode, validate
+from traitlets import Bool, Float, Int, List, Unicode, validate
 from voila.app import Voila
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.contentshandler import VoilaContentsHandler
@@ -63,7 +66,7 @@ from dpviz.server.handlers import (
     OwnedShutdownHandler,
     StatusHandler,
 )
-from dpviz.server.kernels import classroom_kernel_manager
+from dpviz.server.kernels import SINGLE_THREAD_ENV, classroom_kernel_manager
 
 NOTEBOOKS = NOTEBOOK_DIR
 PLOTLY_PACKAGE_DATA = Path(plotly.__file__).resolve().parent / "package_data"
@@ -169,6 +172,8 @@ class DpvizVoila(Voila):
     refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
     fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time.")
     allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
+    fork_kernels = Bool(True, config=True, help="Fork kernels from a process that has already imported the lessons' "
+                                                "modules (dpviz.server.forkserver); False: start each one afresh.")
 
     aliases = {
         **Voila.aliases,
@@ -182,6 +187,7 @@ class DpvizVoila(Voila):
         "allow-host": "DpvizVoila.allow_hosts",
         "refill-quiet": "DpvizVoila.refill_quiet",
         "fill-concurrency": "DpvizVoila.fill_concurrency",
+        "fork-kernels": "DpvizVoila.fork_kernels",
     }
 
     @validate("base_url", "server_url")
@@ -233,6 +239,13 @@ class DpvizVoila(Voila):
         # browser loads the bundle: a URL under base_url (which differs from server_url behind a reverse proxy
         # that strips the prefix).
         os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/widgetbundle.js")
+        if self.fork_kernels:
+            from jupyter_client.provisioning import KernelProvisionerFactory
+
+            from dpviz.server import forkserver
+
+            forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=str(NOTEBOOKS))
+            KernelProvisionerFactory.instance(parent=self).default_provisioner_name = "dpviz-fork"
         targets, self._chosen = self._pool_targets()
         self.dpviz_pool_targets = targets
         self.dpviz_shutdown_grace = self.shutdown_grace

@@ -1,7 +1,8 @@
 """Layers, one direction: core numerics → dpviz.plots → dpviz.panels → notebooks. Nothing imports upward.
 
 The classroom server (dpviz.server, started by dpviz.app) sits beside the layers: it speaks tornado and Voila,
-never imports the numerics, figures or panels (a kernel does that), and nothing but dpviz.app imports it.
+never imports the numerics, figures or panels (a kernel does that), and nothing but dpviz.app imports it. (Its fork
+server, dpviz/server/forkserver.py, imports them by name in a process of its own: the kernels' imports, done once.)
 
 Checked statically over every module's import statements, so a violation anywhere fails here by name.
 """

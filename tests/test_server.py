@@ -33,6 +33,15 @@ from dpviz.server.handlers import plausible_v1_frame
 # the connection (that is what several attacks provoke); the warning is about this process, not the server.
 pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 
+
+@pytest.fixture(scope="module", autouse=True)
+def _collect_client_sockets():
+    """Collect those sockets while this module's filter still applies (not during the next module's first test)."""
+    yield
+    import gc
+
+    gc.collect()
+
 LESSON = "08_items_to_users.ipynb"
 GRACE = 4  # seconds: --shutdown-grace of the test server
 
@@ -291,6 +300,32 @@ def test_kernel_lives_while_its_page_is_connected_and_ends_after_it_leaves(app):
 
     assert asyncio.run(stay(GRACE + 3))  # connected past the grace period: still alive
     assert wait_until(lambda: not _live(app, kid), GRACE + 15)
+
+
+def _kernel_process(app, kernel_id: str):
+    return next((r for r in procinfo.children(app.proc.pid) if f"kernel-{kernel_id}.json" in r.cmdline), None)
+
+
+def test_lesson_kernels_are_forked_from_the_fork_server_and_end_with_their_page(app):
+    """Under the app a lesson's kernel is a child of the fork server (its command line still names its connection
+    file, as ``ps`` shows any kernel), and the process itself is gone once its page is."""
+    kid = Client(app.url).open_lesson(LESSON)
+    kernel = _kernel_process(app, kid)
+    assert kernel is not None and "-m ipykernel_launcher -f" in kernel.cmdline
+    parent = procinfo.read_process(kernel.ppid)
+    assert parent is not None and "-m dpviz.server.forkserver" in parent.cmdline and parent.ppid == app.proc.pid
+    assert wait_until(lambda: procinfo.read_process(kernel.pid) is None, GRACE + 15)
+
+
+def test_without_forking_a_lesson_kernel_is_the_servers_own_child(tmp_path):
+    a = start_app(tmp_path, "--pool_size=0", "--fork-kernels=False", "--shutdown-grace=300")
+    try:
+        kid = Client(a.url).open_lesson(LESSON)
+        kernel = _kernel_process(a, kid)
+        assert kernel is not None and kernel.ppid == a.proc.pid
+        assert not any("dpviz.server.forkserver" in r.cmdline for r in procinfo.children(a.proc.pid))
+    finally:
+        a.stop()
 
 
 def test_one_browser_holds_at_most_its_limit_of_kernels(tmp_path):
