@@ -43,7 +43,8 @@ Definitions (every time is measured by the student's own clock, from the moment 
   timed from that step; three steps without a figure change is an error. Browser: from the ``keydown`` of an
   arrow key on the panel's first slider handle until the data of one of the panel's figures (``gd.data``)
   changed, both read in the page (``performance.now()``), polled every animation frame;
-- **errors**: any student who was not served (HTTP status other than 200 (e.g. "the class is full"), no kernel
+- **errors**: any student whose page came without some of the lesson's widget outputs (fewer than the fullest page
+  of the class: Voilà gave up waiting for a cell's output), any student who was not served (HTTP status other than 200 (e.g. "the class is full"), no kernel
   id, refused WebSocket, socket closed by the server), got no figure, could not move a figure, or saw a kernel
   ``error`` message, a ``Traceback`` on stderr or a panel problem message (``dpviz-message``), or an uncaught
   error in the browser page, or ran out of time;
@@ -994,6 +995,12 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
         for s, t in zip(students, tasks):
             if t in pending:
                 s.error("did not finish within --timeout (cancelled)")
+        # Every page of the lesson carries the same widget outputs; a page with fewer was served without some of
+        # its cells' outputs (panels missing from the student's page, although they exist in the kernel).
+        full = max((s.page_widget_views or 0 for s in students), default=0)
+        for s in students:
+            if s.page_widget_views is not None and s.page_widget_views < full:
+                s.error(f"page served with {s.page_widget_views} of the lesson's {full} widget outputs")
         left_at = time.monotonic()
         result["class_s"] = round(left_at - cls.t0, 2)
         result["last_arrival_s"] = cls.last_arrival_s
