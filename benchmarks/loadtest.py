@@ -44,10 +44,10 @@ Definitions (every time is measured by the student's own clock, from the moment 
   arrow key on the panel's first slider handle until the data of one of the panel's figures (``gd.data``)
   changed, both read in the page (``performance.now()``), polled every animation frame;
 - **errors**: any student whose page came without some of the lesson's widget outputs (fewer than the fullest page
-  of the class: Voilà gave up waiting for a cell's output), any student who was not served (HTTP status other than 200 (e.g. "the class is full"), no kernel
-  id, refused WebSocket, socket closed by the server), got no figure, could not move a figure, or saw a kernel
-  ``error`` message, a ``Traceback`` on stderr or a panel problem message (``dpviz-message``), or an uncaught
-  error in the browser page, or ran out of time;
+  of the class: Voilà gave up waiting for a cell's output), any student who was not served (HTTP status other than 200
+  (e.g. "the class is full"), no kernel id, refused WebSocket, socket closed by the server), got no figure, could not
+  move a figure, or saw a kernel ``error`` message, a ``Traceback`` on stderr or a panel problem message
+  (``dpviz-message``), or an uncaught error in the browser page, or ran out of time;
 - **CPU per session**: each student's kernel process, its CPU time (user + system, ``/proc/<pid>/stat``) when last
   seen alive, which includes running the lesson when it was pre-heated; and the server process's CPU time during
   the class (arrival of the first student until memory came back) divided by the number of students; and the CPU
