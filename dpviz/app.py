@@ -170,7 +170,8 @@ class DpvizVoila(Voila):
     cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
     max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
     refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
-    fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time.")
+    fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time while pre-heating (refills "
+                                                "once the class is served: one at a time).")
     allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
     fork_kernels = Bool(True, config=True, help="Fork kernels from a process that has already imported the lessons' "
                                                 "modules (dpviz.server.forkserver); False: start each one afresh.")

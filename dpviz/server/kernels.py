@@ -7,10 +7,11 @@ own clean-up request is refused for want of an ``_xsrf`` token). :func:`classroo
 class with:
 
 - **a pool target per notebook** (``pool_targets``): in classroom mode the class size on each chosen lesson;
-  a single background filler starts kernels one or two at a time (``fill_concurrency``), holds back while
+  a single background filler starts kernels ``fill_concurrency`` at a time (one at a time once the class is
+  served), holds back while
   students are arriving or working (once the class is served, a refill waits until no kernel was taken for
-  ``refill_quiet`` seconds and the machine's CPU is less than half busy, unless the pool is empty) and says when
-  the pool is full (``ready``);
+  ``refill_quiet`` seconds and the machine's CPU is less than half busy; an empty pool refills even then, one
+  kernel at a time) and says when the pool is full (``ready``);
 - **a memory budget** (MB, for the server and all its kernels): no kernel starts, pooled or on demand, when the
   next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full";
 - **owners**: the page request that receives a kernel records the client's token (a cookie), and the channel,
@@ -184,12 +185,15 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 # of a rush is not calm.
                 machine_busy = meter.busy_over(max(self.refill_quiet, 5.0))
                 students_busy = machine_busy is not None and machine_busy > self.refill_max_busy
+                rush = self.ready and (time.monotonic() - self._last_take < self.refill_quiet or students_busy)
+                # Once the class is served, refills run one kernel at a time (each runs a whole lesson: two at once
+                # took both cores from the students at work), and in a rush only an empty pool refills.
+                limit = 1 if self.ready else self.fill_concurrency
                 for nb, _missing in self._deficits():
-                    if busy >= self.fill_concurrency:
+                    if busy >= limit:
                         break
                     pool_empty = len(self._pools.get(nb, [])) == 0
-                    if self.ready and not pool_empty and (
-                            time.monotonic() - self._last_take < self.refill_quiet or students_busy):
+                    if rush and not pool_empty:
                         continue  # students are arriving or working: serve them first, refill when it calms down
                     if not self.can_start_kernel():
                         break
