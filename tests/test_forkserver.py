@@ -104,6 +104,9 @@ def test_a_forked_kernel_answers_like_a_kernel_started_afresh(fork_server, tmp_p
         draws = [a.pop("draw") for a in answers]
         assert answers[0] == answers[1]
         assert "jupyter.widget.control" in answers[0]["targets"] and answers[0]["marker"] == "m"
+        # the child collects garbage, but never walks (and so never copies) the fork server's imported objects
+        assert _run(forked, "import gc; print(gc.isenabled(), gc.get_freeze_count() > 10_000)")[0].split() == [
+            "True", "True"]
         # numpy's legacy global state is reseeded in each child: two forked kernels do not share it
         other = _start(tmp_path, fork=True)
         try:

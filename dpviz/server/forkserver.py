@@ -102,6 +102,9 @@ _ROOM = " " * 1024
 def _run_kernel(argv: list[str], env: dict[str, str], cwd: str, parent: int) -> int:
     """In the child: become the kernel ``argv`` (``[python, -m, ipykernel_launcher, *args]``) describes."""
     os.setsid()
+    import gc
+
+    gc.enable()  # disabled in the fork server while it imported
     _show_command(argv)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -164,6 +167,9 @@ def serve(fd: int) -> None:
     def reply(obj: dict) -> None:
         channel.sendall(json.dumps(obj).encode() + b"\n")
 
+    import gc
+
+    gc.disable()  # no collections (and no freed holes in pages) while importing: see gc.freeze below
     try:
         _preload()
     except Exception as exc:  # pragma: no cover - a broken install: the server starts kernels the usual way
@@ -173,6 +179,9 @@ def serve(fd: int) -> None:
     if threads != 1:
         reply({"ready": False, "error": f"{threads} threads after the imports; forking needs exactly one"})
         return
+    # The imported objects move to a permanent generation that the children's collections never visit: a child's
+    # garbage collector would otherwise write to every one of them and copy every shared page (Python's gc docs).
+    gc.freeze()
     reply({"ready": True})
     buffer = b""
     while True:
