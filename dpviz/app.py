@@ -25,7 +25,7 @@ Either way:
 - plotly's widget bundle is served once, at ``<base>/dpviz-static/widgetbundle.js``, and the kernels are told
   where (``DPVIZ_PLOTLY_BUNDLE_URL``): every ``FigureWidget`` otherwise ships its own 5 MB copy of plotly.js (see
   :func:`dpviz.panels._base.figure_widget`);
-- kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly, ipywidgets,
+- on Linux, kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly, ipywidgets,
   ipykernel and dpviz's panels (:mod:`dpviz.server.forkserver`), instead of each importing them afresh
   (``--fork-kernels=False`` starts every kernel as a new interpreter).
 
@@ -173,8 +173,9 @@ class DpvizVoila(Voila):
     fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time while pre-heating (refills "
                                                 "once the class is served: one at a time).")
     allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
-    fork_kernels = Bool(True, config=True, help="Fork kernels from a process that has already imported the lessons' "
-                                                "modules (dpviz.server.forkserver); False: start each one afresh.")
+    fork_kernels = Bool(sys.platform == "linux", config=True,
+                        help="Fork kernels from a process that has already imported the lessons' modules "
+                             "(dpviz.server.forkserver; default on Linux); False: start each one afresh.")
 
     aliases = {
         **Voila.aliases,

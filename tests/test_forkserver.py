@@ -184,3 +184,13 @@ def test_a_forked_kernel_that_ended_reports_it_and_is_never_confused_with_a_late
     assert kernel.poll() == -15 and kernel.wait(timeout=1) == -15
     gone = forkserver.ForkedKernel(proc.pid)  # a pid no process holds any more
     assert gone.poll() == 0
+
+
+def test_without_proc_a_forked_kernel_is_watched_by_its_pid(monkeypatch):
+    monkeypatch.setattr(forkserver, "_stat_fields", lambda pid: None)  # as on a system without /proc
+    proc = subprocess.Popen(["sleep", "30"])
+    kernel = forkserver.ForkedKernel(proc.pid)
+    assert kernel.poll() is None  # alive: not taken for ended because /proc says nothing
+    kernel.kill()
+    proc.wait(timeout=10)
+    assert kernel.poll() == -9

@@ -23,6 +23,7 @@ What differs from a fresh interpreter, and how each is put right in the child:
 - A kernel ends when its parent ends (ipykernel's parent poller): the parent is the fork server, which ends when
   the server closes its socket or dies.
 
+The app forks kernels on Linux only (``--fork-kernels``; macOS frameworks are not safe to use after a fork).
 Forking is only safe from a process with a single thread: the fork server checks that it has one after its
 imports (BLAS pools are kept single-threaded by the kernel environment) and otherwise refuses, and the server then
 starts kernels the usual way. Any command that is not ``<this python> -m ipykernel_launcher ...`` is started the
@@ -315,11 +316,21 @@ class ForkedKernel:
         self.returncode: int | None = None
         self._signal: int | None = None
 
+    def _alive(self) -> bool:
+        if self._start is None:  # no /proc: whether the pid exists (the fork server reaps its ended children)
+            try:
+                os.kill(self.pid, 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:  # pragma: no cover - a pid reused by another user's process
+                return False
+            return True
+        fields = _stat_fields(self.pid)
+        return fields is not None and fields[0] not in "ZX" and fields[19] == self._start
+
     def poll(self) -> int | None:
-        if self.returncode is None:
-            fields = _stat_fields(self.pid)
-            if fields is None or fields[0] in "ZX" or fields[19] != self._start:
-                self.returncode = -self._signal if self._signal else 0
+        if self.returncode is None and not self._alive():
+            self.returncode = -self._signal if self._signal else 0
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
