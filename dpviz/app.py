@@ -25,9 +25,9 @@ Either way:
 - plotly's widget bundle is served once, at ``<base>/dpviz-static/widgetbundle.js``, and the kernels are told
   where (``DPVIZ_PLOTLY_BUNDLE_URL``): every ``FigureWidget`` otherwise ships its own 5 MB copy of plotly.js (see
   :func:`dpviz.panels._base.figure_widget`);
-- on Linux, kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly, ipywidgets,
-  ipykernel and dpviz's panels (:mod:`dpviz.server.forkserver`), instead of each importing them afresh
-  (``--fork-kernels=False`` starts every kernel as a new interpreter).
+- on Linux, kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly,
+  ipywidgets, ipykernel and dpviz's panels (:mod:`dpviz.server.forkserver`), instead of each importing them
+  afresh (``--fork-kernels=False`` starts every kernel as a new interpreter).
 
 The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_DIR`), so a plain
 ``pip install dpviz`` serves them from any directory, and every URL honours ``--base_url`` (as under JupyterHub).
