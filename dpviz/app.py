@@ -242,12 +242,17 @@ class DpvizVoila(Voila):
         # that strips the prefix).
         os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/widgetbundle.js")
         if self.fork_kernels:
+            from importlib.metadata import entry_points
+
             from jupyter_client.provisioning import KernelProvisionerFactory
 
             from dpviz.server import forkserver
 
-            forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=str(NOTEBOOKS))
-            KernelProvisionerFactory.instance(parent=self).default_provisioner_name = "dpviz-fork"
+            if "dpviz-fork" in entry_points(group=KernelProvisionerFactory.GROUP_NAME).names:
+                forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=str(NOTEBOOKS))
+                KernelProvisionerFactory.instance(parent=self).default_provisioner_name = "dpviz-fork"
+            else:  # an install from before the fork server (re-run `pip install -e .` / `make serve`)
+                self.log.warning("dpviz's kernel provisioner is not installed: kernels start afresh")
         targets, self._chosen = self._pool_targets()
         self.dpviz_pool_targets = targets
         self.dpviz_shutdown_grace = self.shutdown_grace
