@@ -38,6 +38,10 @@ def test_the_stage_breakdown_accounts_for_an_update():
     summary = RUN.STAGES.summary()
     assert set(summary) == {"numerics", "figures", "sync", "encode", "bytes"}
     assert summary["figures"][0] > 0 and summary["sync"][0] > 0 and summary["bytes"][0] > 100
-    # The stages of one update add up to about its measured time (the timers' own overhead aside).
-    total = sum(summary[s][0] for s in ("numerics", "figures", "sync", "encode"))
-    assert 0.5 * sorted(samples)[len(samples) // 2] < total < 3 * sorted(samples)[len(samples) // 2]
+    # The stages of one update add up to about its measured time (the timers' own overhead aside): compared update
+    # by update. (The sum of the stages' medians is not the median update: updates differ in which stage is heavy,
+    # and that comparison failed on a loaded machine at 0.48.)
+    rows = RUN.STAGES.rows
+    assert len(rows) == len(samples)
+    ratios = sorted(sum(r.get(s, 0.0) for s in RUN.Stages.NAMES) / t for r, t in zip(rows, samples))
+    assert 0.8 < ratios[len(ratios) // 2] < 1.05
