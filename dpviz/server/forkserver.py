@@ -39,15 +39,17 @@ from __future__ import annotations
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
 from jupyter_client.provisioning import LocalProvisioner
+
+from dpviz.server.procinfo import stat_fields as _stat_fields
 
 #: Modules every lesson kernel imports; the fork server imports them once.
 PRELOAD = ("numpy", "scipy.special", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipywidgets",
@@ -295,14 +297,6 @@ def start_fork_server(env: dict[str, str], cwd: str | None = None) -> ForkServer
     return FORK_SERVER
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rfind(")") + 2 :].split()
-
-
 class ForkedKernel:
     """The part of ``subprocess.Popen`` a provisioner uses, for a kernel the fork server started (not our child:
     its exit status stays with the fork server, so an ended kernel reports 0, or -signal when we killed it)."""
@@ -347,13 +341,9 @@ class ForkedKernel:
             os.kill(self.pid, signum)
 
     def kill(self) -> None:
-        import signal
-
         self.send_signal(signal.SIGKILL)
 
     def terminate(self) -> None:
-        import signal
-
         self.send_signal(signal.SIGTERM)
 
 

@@ -8,10 +8,9 @@ class with:
 
 - **a pool target per notebook** (``pool_targets``): in classroom mode the class size on each chosen lesson;
   a single background filler starts kernels ``fill_concurrency`` at a time (one at a time once the class is
-  served), holds back while
-  students are arriving or working (once the class is served, a refill waits until no kernel was taken for
-  ``refill_quiet`` seconds and the machine's CPU is less than half busy; an empty pool refills even then, one
-  kernel at a time) and says when the pool is full (``ready``);
+  served), holds back while students are arriving or working (once the class is served, a refill waits until no
+  kernel was taken for ``refill_quiet`` seconds and the machine's CPU is less than half busy; an empty pool
+  refills even then) and says when the pool is full (``ready``);
 - **a memory budget** (MB, for the server and all its kernels): no kernel starts, pooled or on demand, when the
   next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full";
 - **owners**: the page request that receives a kernel records the client's token (a cookie), and the channel,

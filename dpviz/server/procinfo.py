@@ -13,7 +13,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["CpuMeter", "ProcessReading", "available_memory_mb", "children", "read_process", "tree_memory_mb"]
+__all__ = ["CpuMeter", "ProcessReading", "available_memory_mb", "children", "read_process", "stat_fields",
+           "tree_memory_mb"]
 
 _PROC = Path("/proc")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -29,16 +30,27 @@ class ProcessReading:
     cmdline: str
 
 
-def read_process(pid: int) -> ProcessReading | None:
-    """One reading of process ``pid``, or None when it is gone (or /proc is not there)."""
+def stat_fields(pid: int) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` from the third on (``fields[0]`` is the state, field 3 of proc(5)), or
+    None when the process is gone (or /proc is not there)."""
     try:
         stat = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    # The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
+    return stat[stat.rfind(")") + 2 :].split()
+
+
+def read_process(pid: int) -> ProcessReading | None:
+    """One reading of process ``pid``, or None when it is gone (or /proc is not there)."""
+    fields = stat_fields(pid)
+    try:
         statm = (_PROC / str(pid) / "statm").read_text().split()
         cmdline = (_PROC / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except (OSError, IndexError):
         return None
-    # The command name (field 2) is in parentheses and may contain spaces: split after the last ')'.
-    fields = stat[stat.rfind(")") + 2 :].split()
+    if fields is None:
+        return None
     ppid = int(fields[1])
     utime, stime = int(fields[11]), int(fields[12])
     return ProcessReading(pid, ppid, (utime + stime) / _TICKS, int(statm[1]) * _PAGE / 2**20, cmdline.strip())
