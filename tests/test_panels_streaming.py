@@ -20,7 +20,7 @@ import pytest
 import dpviz.mean.robust as robust_module
 from dpviz.panels import _base
 from dpviz.panels.auditing import DPSGDPanel
-from dpviz.panels.composition import CompositionLabPanel
+from dpviz.panels.composition import CalibrationPanel, CompositionLabPanel, EpsilonVsCompositionsPanel
 from dpviz.panels.few_examples import ThresholdLearnerPanel
 from dpviz.panels.learning import HeterogeneityPanel, TrainLivePanel
 from dpviz.panels.means import RobustnessPanel
@@ -34,6 +34,8 @@ CASES = {
     "ThresholdLearnerPanel": (ThresholdLearnerPanel, {"trials": 10, "grid_size": 100}, "epsilon", 2.0, 3.0),
     "RobustnessPanel": (RobustnessPanel, {}, "m", 25, 400),
     "CompositionLabPanel": (CompositionLabPanel, {}, "k", 1000.0, 10000.0),
+    "EpsilonVsCompositionsPanel": (EpsilonVsCompositionsPanel, {"max_k": 100.0}, "sigma", 2.0, 8.0),
+    "CalibrationPanel": (CalibrationPanel, {"k": 10.0}, "target", 2.0, 3.0),
     "DPSGDPanel": (DPSGDPanel, {}, "steps", 400, 120),
 }
 

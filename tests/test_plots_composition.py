@@ -147,6 +147,49 @@ def test_calibration_figure_never_overshoots_and_marks_the_exact_sigma():
     assert pld == pytest.approx(exact_sigma, rel=2e-3)
 
 
+def _trace_json(t) -> dict:
+    d = t.to_plotly_json()
+    d.pop("uid", None)
+    return d
+
+
+@pytest.mark.parametrize("pending", [("advanced", "optimal"), ("optimal",), ("pld",)])
+def test_a_partial_epsilon_vs_count_figure_is_the_final_one_without_the_pending_lines(pending):
+    # a streamed panel's partial view: the accountants computed so far are drawn exactly as in the final figure;
+    # each pending one keeps its legend entry, marked "computing…", with no points (same traces, same order)
+    args = ("gaussian", 4.0, 1.0, 1e-5, "add_remove")
+    final = C.epsilon_vs_count_figure(*args, max_count=1000, n_points=6)
+    part = C.epsilon_vs_count_figure(*args, max_count=1000, n_points=6, pending=pending)
+    assert len(part.data) == len(final.data)
+    pending_labels = {C.ACCOUNTANT_INFO[n].label for n in pending}
+    for a, b in zip(part.data, final.data, strict=True):
+        if b.name in pending_labels or (b.name.startswith("PLD bracket") and "pld" in pending):
+            assert "computing…" in a.name and len(a.x) == 0 and len(a.y) == 0, b.name
+        else:
+            assert _trace_json(a) == _trace_json(b), b.name
+    assert part.layout == final.layout
+
+
+def test_a_partial_calibration_figure_leaves_the_pending_bars_out():
+    final = C.calibration_figure("gaussian", 1.0, 1e-5, 10)
+    part = C.calibration_figure("gaussian", 1.0, 1e-5, 10, pending=("advanced", "optimal"))
+    for name, a, b, text in zip(C.ACCOUNTANT_ORDER, part.data[0].y, final.data[0].y, part.data[0].text, strict=True):
+        if name in ("advanced", "optimal"):
+            assert a is None and text == "computing…", name
+        else:
+            assert a == b, name
+    assert list(part.data[0].x) == list(final.data[0].x)
+
+
+@pytest.mark.parametrize("build", [
+    lambda p: C.epsilon_vs_count_figure("gaussian", 4.0, 1.0, 1e-5, "add_remove", max_count=10, pending=p),
+    lambda p: C.calibration_figure("gaussian", 1.0, 1e-5, 10, pending=p),
+])
+def test_pending_must_name_accountants(build):
+    with pytest.raises(ValueError, match="pending.*'exact'.*basic, advanced"):
+        build(("exact",))
+
+
 def test_group_privacy_figure_has_both_panels_and_the_current_group_marked():
     fig = C.group_privacy_figure("gaussian", 4.0, 1e-5, group=5, max_group=10)
     assert fig.layout.yaxis2.type == "log"

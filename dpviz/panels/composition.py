@@ -65,6 +65,26 @@ def _show_only_noise(controls: dict[str, W.Widget], mechanism: str) -> None:
             controls[name].layout.display = None if m == mechanism else "none"
 
 
+#: How the ε-against-k and calibration panels stream a Gaussian setting: which accountants each pass still leaves
+#: out. For Gaussian steps (subsampled or not) every value of the advanced and optimal accountants is a numerical
+#: optimisation over how δ is split (at the defaults ~80 and ~200 ms per update of the ε-against-k panel), while
+#: basic, zCDP, RDP and PLD take a few ms: they are drawn first. For Laplace and randomized response every
+#: accountant is quick, and one pass draws all.
+_GAUSSIAN_PASSES = (("advanced", "optimal"), ("optimal",), ())
+_PASS_UNIT = "passes (the advanced, then the optimal accountant last: each is a numerical optimisation)"
+
+
+def _passes(mechanism: str) -> list[tuple[tuple[str, ...], list[str]]]:
+    """(accountants still left out after this pass, accountants this pass computes) for each pass."""
+    passes = _GAUSSIAN_PASSES if mechanism == "gaussian" else ((),)
+    out, done = [], set()
+    for pending in passes:
+        todo = [n for n in P.ACCOUNTANT_ORDER if n not in pending and n not in done]
+        done.update(todo)
+        out.append((pending, todo))
+    return out
+
+
 def _noise(v: dict, mechanism: str) -> float:
     return float(v[_NOISE_CONTROL[mechanism]])
 
@@ -249,14 +269,24 @@ class EpsilonVsCompositionsPanel(Panel):
         c["neighboring"] = _neighbour_toggle()
         return c
 
-    def _render(self, v):
+    #: values of k on the figure's log grid
+    N_POINTS = 11
+
+    def _render_steps(self, v):
+        """One pass per group of accountants (:func:`_passes`): the quick ones first, then advanced, then optimal;
+        each partial figure keeps the missing accountants' legend entries, marked "computing…"."""
         mech = v["mechanism"]
         _show_only_noise(self.controls, mech)
         q = _sampling_rate(self.controls, v)
-        fig = P.epsilon_vs_count_figure(mech, _noise(v, mech), q, float(v["delta"]), v["neighboring"],
-                                        max_count=_count(v, "max_k"), current=None, n_points=11,
-                                        progress=self.report_progress)
-        return View(figures=[fig])
+        noise, delta, nb, max_k = _noise(v, mech), float(v["delta"]), v["neighboring"], _count(v, "max_k")
+        counts = C.count_grid(max_k, self.N_POINTS)
+        passes = _passes(mech)
+        for i, (pending, todo) in enumerate(passes):
+            C.epsilon_vs_count(mech, noise, q, delta, nb, counts, accountants=todo,  # fills the cache, with progress
+                               progress=lambda f, i=i: self.report_progress((i + f) / len(passes)))
+            yield Step(i + 1, len(passes), lambda pending=pending: View(figures=[P.epsilon_vs_count_figure(
+                mech, noise, q, delta, nb, max_count=max_k, current=None, n_points=self.N_POINTS, pending=pending)]),
+                unit=_PASS_UNIT)
 
     def _extra_widgets(self):
         return [self.exercise.widget]
@@ -286,16 +316,33 @@ class CalibrationPanel(Panel):
             "rate": log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1),
         }
 
-    def _render(self, v):
+    def _render_steps(self, v):
+        """One pass per group of accountants (:func:`_passes`): the quick ones first, then advanced, then optimal;
+        a partial view marks the missing bars and table rows "computing…"."""
         mech, target, delta, k, q = v["mechanism"], float(v["target"]), float(v["delta"]), _count(v), float(v["rate"])
-        fig = P.calibration_figure(mech, target, delta, k, q, progress=self.report_progress)
+        passes = _passes(mech)
+        n_all = len(P.ACCOUNTANT_ORDER)
+        done = 0
+        for i, (pending, todo) in enumerate(passes):
+            for name in todo:  # fills the cache, accountant by accountant, with progress
+                C.calibrated_noise(name, mech, target, delta, k, q)
+                done += 1
+                self.report_progress(done / n_all)
+            yield Step(i + 1, len(passes), lambda pending=pending: self._view(mech, target, delta, k, q, pending),
+                       unit=_PASS_UNIT)
+
+    def _view(self, mech, target, delta, k, q, pending):
+        fig = P.calibration_figure(mech, target, delta, k, q, pending=pending)
         sym = P.NOISE_SYMBOL[mech]
-        vals = {n: C.calibrated_noise(n, mech, target, delta, k, q) for n in P.ACCOUNTANT_ORDER}
+        vals = {n: C.calibrated_noise(n, mech, target, delta, k, q) for n in P.ACCOUNTANT_ORDER if n not in pending}
         ok = {n: x for n, (x, _) in vals.items() if x is not None}
         best = min(ok.values()) if ok else None
         rows = []
         for n in P.ACCOUNTANT_ORDER:
             info = P.ACCOUNTANT_INFO[n]
+            if n in pending:
+                rows.append(f"<tr><td>{info.label}</td><td colspan='3'><i>computing…</i></td></tr>")
+                continue
             x, err = vals[n]
             if x is None:
                 rows.append(f"<tr><td>{info.label}</td><td colspan='3'>n/a — {html.escape(err or '')}</td></tr>")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -242,21 +243,32 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
 def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rate: float = 1.0,
                             delta: float = 1e-5, neighboring: str = "add_remove", max_count: int = 100_000,
                             current: int | None = 100, *, n_points: int = 13, progress=None,
-                            template: str = TEMPLATE) -> go.Figure:
+                            pending: Sequence[str] = (), template: str = TEMPLATE) -> go.Figure:
     """ε against the number of compositions k on log–log axes, one line per accountant, the PLD bracket shaded.
 
     k runs over :func:`count_grid` (``n_points`` log-spaced integers up to ``max_count``); ``current`` marks the
     learner's k with a vertical line. A dotted reference line shows the exact Gaussian ε when it exists.
+    ``pending`` names accountants not computed yet (a panel's partial view): each keeps its legend entry, marked
+    "computing…", with no line.
     """
     noise, _, rate = check_setting(mechanism, noise, 1, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
+    pending = _check_pending(pending)
     counts = count_grid(max_count, n_points)
     res = epsilon_vs_count(mechanism, noise, rate, delta, neighboring, counts, progress=progress,
-                           accountants=ACCOUNTANT_ORDER)
+                           accountants=[n for n in ACCOUNTANT_ORDER if n not in pending])
     data = []
     missing = []
     for name in ACCOUNTANT_ORDER:
         info = ACCOUNTANT_INFO[name]
+        if name in pending:
+            if name == "pld":
+                data.append(go.Scatter(x=[], y=[], fill="toself", mode="lines", line=dict(width=0),
+                                       fillcolor="rgba(0, 114, 178, 0.25)", hoverinfo="skip",
+                                       name="PLD bracket (computing…)", showlegend=True))
+            data.append(go.Scatter(x=[], y=[], mode="lines+markers", name=f"{info.label} (computing…)",
+                                   line=dict(color=info.colour, dash=info.dash, width=2.5), marker=dict(size=5)))
+            continue
         shown = [(k, r.epsilon) for k, r in zip(counts, res[name], strict=True)
                  if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
         ks = [k for k, _ in shown]
@@ -297,6 +309,16 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
                      "<br>Not applicable: " + "; ".join(missing) if missing else ""), below=75)
     approx_note(fig, f"ε computed at {len(counts)} values of k, joined by lines")
     return fig
+
+
+def _check_pending(pending: Sequence[str]) -> frozenset[str]:
+    """The accountants a partial view leaves out, validated against :data:`ACCOUNTANT_ORDER`."""
+    out = frozenset(pending)
+    unknown = sorted(out - set(ACCOUNTANT_ORDER))
+    if unknown:
+        raise ValueError(f"pending = {unknown!r}: unknown accountant(s); the accountants are "
+                         f"{', '.join(ACCOUNTANT_ORDER)}")
+    return out
 
 
 def _eps_window(results, exact) -> tuple[float, float]:
@@ -380,21 +402,30 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
 
 
 def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0, delta: float = 1e-5,
-                       count: int = 100, rate: float = 1.0, *, progress=None,
+                       count: int = 100, rate: float = 1.0, *, progress=None, pending: Sequence[str] = (),
                        template: str = TEMPLATE) -> go.Figure:
     """Target ε → the smallest noise each accountant needs (σ for a Gaussian, b for Laplace), one bar each.
 
     Less noise for the same target means a tighter accountant: the same privacy claim, more accuracy. The exact σ
-    (√k × the Balle–Wang σ₁) is marked for unsampled Gaussians.
+    (√k × the Balle–Wang σ₁) is marked for unsampled Gaussians. ``pending`` names accountants not computed yet (a
+    panel's partial view): their bars are left out, labelled "computing…".
     """
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
     count = check_integer(count, "count", minimum=1)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    pending = _check_pending(pending)
     labels, ys, texts, colours, hovers = [], [], [], [], []
     for i, name in enumerate(ACCOUNTANT_ORDER):
         info = ACCOUNTANT_INFO[name]
+        if name in pending:
+            labels.append(info.label)
+            colours.append(info.colour)
+            ys.append(None)
+            texts.append("computing…")
+            hovers.append(f"{info.label}: still computing")
+            continue
         val, err = calibrated_noise(name, mechanism, target_epsilon, delta, count, rate)
         if progress is not None:
             progress((i + 1) / len(ACCOUNTANT_ORDER))
