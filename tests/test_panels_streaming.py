@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import json
 import queue
+import sys
 import threading
 
 import pytest
@@ -347,3 +348,33 @@ def test_partial_views_that_come_quickly_are_skipped_but_the_first_and_the_final
     assert panel.wait(WAIT)
     assert titles == drawn
     assert panel.figures[0].layout.title.text == drawn[-1] and panel.last_error is None
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="threads have their own nice value on Linux only")
+def test_a_worker_refines_at_a_lower_cpu_priority_once_its_first_result_is_drawn():
+    """After the first partial view, a worker's own thread drops to REFINE_NICE below the kernel (so that on a shared
+    server a refinement yields to other students' first results); the kernel's thread keeps its priority and the
+    next update starts again at the kernel's priority."""
+    import os
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    class Probe(_Ticker):
+        def _render_steps(self, v):
+            for step in super()._render_steps(v):
+                seen.append((step.done, nice()))  # the generator runs in the worker thread
+                yield step
+
+    base = nice()
+    if base + _base.REFINE_NICE > 19:
+        pytest.fail(f"this test needs a nice value ≤ {19 - _base.REFINE_NICE} to run in, not {base}")
+    panel = Probe()
+    panel.background = True
+    for n in (3, 4):
+        seen = []
+        panel.controls["n"].value = n
+        assert panel.wait(WAIT)
+        # step 1 is computed before anything is drawn; step 2 after the first view was drawn
+        assert seen == [(1, base)] + [(i, base + _base.REFINE_NICE) for i in range(2, n + 1)]
+    assert nice() == base

@@ -20,7 +20,8 @@ render, and every update with ``background`` off, is synchronous and shows the f
 (``background`` on) a control change starts a worker thread instead: the kernel keeps answering the page, each
 partial view is written into the figures as it arrives (with a note saying it is partial, the progress bar
 following the steps), a newer change cancels the stale worker (checked between steps, and at each progress report
-of the computation), and a Stop button ends the work, keeping the last partial figure with a note.
+of the computation), and a Stop button ends the work, keeping the last partial figure with a note. Once its first
+result is drawn, a worker lowers its thread's CPU priority (:data:`REFINE_NICE`): refinements yield to first results.
 :meth:`Panel.wait` waits for the worker (tests, ``make bench``).
 
 Panels are plain Python objects, so tests and ``make bench`` drive them without a browser::
@@ -134,6 +135,25 @@ PARTIAL_INTERVAL = 0.15
 #: browser (and through the server), and a core loop may report dozens of times in a tenth of a second (lesson 05's
 #: ε-against-k panel 67 times per update, lesson 10's live training 82); 20 moves a second look the same.
 PROGRESS_INTERVAL = 0.05
+
+#: How much a streamed update's worker lowers its own CPU priority (its thread's nice value) once its first result
+#: is drawn: the refinements then yield the CPU to whatever else is waiting for it, such as other students' first
+#: results and pages on a classroom server (lesson 05's slow accountants took ~40 % of a 2-core server during a
+#: class). Alone on a laptop nothing else waits and it changes nothing. Each update runs in a new thread, which
+#: starts at the kernel's own priority again.
+REFINE_NICE = 10
+
+
+def _lower_thread_priority(increment: int) -> None:
+    """Lower the calling thread's CPU priority by ``increment`` nice steps (at most to 19). On Linux a thread has
+    its own nice value and may always lower its priority without privilege; elsewhere (or if refused) a no-op."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + increment))
+    except (OSError, AttributeError):  # a sandbox that refuses it: the update is still correct, only not yielding
+        pass
 
 
 @dataclass
@@ -782,6 +802,7 @@ class Panel:
                     self.last_error = None
                     self.status.value = ""
                     self._apply(view)
+                    first = job.shown is None
                     job.shown = step
                     drawn_at = time.perf_counter()
                     if step.final:
@@ -789,6 +810,8 @@ class Panel:
                         self._show_working(False)
                         self.timings.samples.append(time.perf_counter() - job.started)
                         return
+                    if first:  # the learner sees a result: refine in the background (REFINE_NICE)
+                        _lower_thread_priority(REFINE_NICE)
                     self.progress.value = step.done / max(step.total, 1)
                     self.note.value = _note("⏳", f"Partial result, after {step.describe()}: refining… "
                                                  "(Stop keeps this one).")
