@@ -155,3 +155,48 @@ def test_an_explicit_axis_type_travels_with_every_data_update():
     assert sent and sent[-1]["layout_data"].get("xaxis.type") == "category"
     assert sent[-1]["layout_data"].get("yaxis.type") == "log"
     assert "_send_update_msg" not in target.__dict__  # the figure is left as it was
+
+
+def _figure(shared: bool):
+    import plotly.graph_objects as go
+
+    from dpviz.panels._base import _shared_bundle_widget_class
+
+    fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 2, 3]))
+    widget = _shared_bundle_widget_class("/dpviz-static/widgetbundle.js")(fig) if shared else go.FigureWidget(fig)
+    guard_client_input(widget)
+    return widget
+
+
+def _refusals(caplog) -> int:
+    return sum("refused a browser update" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_figure_takes_a_zoom_from_the_browser_but_nothing_oversized_or_malformed(shared, caplog):
+    from dpviz.panels._base import MAX_FIGURE_MESSAGE
+
+    caplog.set_level("WARNING", logger="dpviz.panels")
+    w = _figure(shared)
+    _from_browser(w, {"_js2py_relayout": {"relayout_data": {"xaxis.range[0]": 0.5, "xaxis.range[1]": 1.5},
+                                          "source_view_id": "view"}})
+    assert _refusals(caplog) == 0 and tuple(w.layout.xaxis.range) == (0.5, 1.5)  # a zoom: accepted and applied
+    long_text = "x" * MAX_FIGURE_MESSAGE
+    for bad in ["relayout", 5, {"relayout_data": {"title.text": long_text}, "source_view_id": "view"},
+                {"relayout_data": {"xaxis.range[0]": math.nan}, "source_view_id": "view"}]:
+        before = _refusals(caplog)
+        _from_browser(w, {"_js2py_relayout": bad})
+        assert _refusals(caplog) == before + 1, f"accepted {str(bad)[:60]!r}"
+    assert tuple(w.layout.xaxis.range) == (0.5, 1.5) and w.layout.title.text is None
+
+
+def test_only_plotlys_own_figure_module_may_send_its_computed_defaults(caplog):
+    # dpviz.app's figure module never sends plotly.js's computed defaults (trace and layout deltas); from a browser
+    # talking to it they can only be forged, and plotly would merge them into the figure, so they are refused.
+    # plotly's own module (JupyterLab, plain Voilà) sends them after every update: accepted there.
+    caplog.set_level("WARNING", logger="dpviz.panels")
+    delta = {"_js2py_layoutDelta": {"layout_delta": {"xaxis": {"range": [0, 2]}}, "layout_edit_id": 1}}
+    for shared in (True, False):
+        before = _refusals(caplog)
+        _from_browser(_figure(shared), delta)
+        assert _refusals(caplog) == before + shared, f"shared bundle: {shared}"

@@ -350,10 +350,30 @@ def _client_checks(w: W.Widget) -> dict[str, Callable[[Any], Any]]:
     if isinstance(w, (W.Text, W.Textarea)):
         return {"value": lambda v: v if isinstance(v, str) and len(v) <= 10_000 else _REJECT}
     if isinstance(w, go.FigureWidget):
-        # plotly.js reports zoom/relayout and its computed defaults back to Python through these
-        return {k: (lambda v: v) for k in ("_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_layoutDelta",
-                                           "_js2py_traceDeltas", "_js2py_pointsCallback")}
+        # plotly.js reports zoom/relayout (and, from plotly's own figure module, its computed defaults) back to
+        # Python through these; the shared-bundle module of dpviz.app never sends the computed defaults (see
+        # _SHIM_TEMPLATE), so there they are refused: plotly would merge whatever arrives into the figure
+        keys = ["_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_pointsCallback"]
+        if not getattr(type(w), "_dpviz_shared_bundle", False):
+            keys += ["_js2py_layoutDelta", "_js2py_traceDeltas"]
+        return {k: _checked_figure_message for k in keys}
     return {}  # buttons (clicks arrive as custom messages), labels, layouts: nothing to set from the browser
+
+
+#: Largest figure message (its JSON, in characters) a browser may send: a zoom or a click is a few hundred; plotly's
+#: computed defaults for dpviz's largest figure are ~60 kB.
+MAX_FIGURE_MESSAGE = 256_000
+
+
+def _checked_figure_message(v: Any) -> Any:
+    """A ``_js2py_*`` message: JSON-like (None, a dict or a list), at most :data:`MAX_FIGURE_MESSAGE` characters."""
+    if v is not None and not isinstance(v, (dict, list)):
+        return _REJECT
+    try:
+        size = len(json.dumps(v, allow_nan=False))
+    except (TypeError, ValueError):  # not JSON (e.g. NaN, or a nesting too deep to encode)
+        return _REJECT
+    return v if size <= MAX_FIGURE_MESSAGE else _REJECT
 
 
 def guard_client_input(widget: W.Widget) -> None:
@@ -497,7 +517,7 @@ def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
         shim = _SHIM_TEMPLATE.replace("__URL__", json.dumps(bundle_url)).replace("__TRAITS__",
                                                                                  json.dumps(_PY2JS_TRAITS))
         _WIDGET_CLASSES[bundle_url] = type("SharedBundleFigureWidget", (go.FigureWidget,),
-                                           {"_esm": shim, "__module__": __name__})
+                                           {"_esm": shim, "__module__": __name__, "_dpviz_shared_bundle": True})
     return _WIDGET_CLASSES[bundle_url]
 
 
