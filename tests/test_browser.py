@@ -347,8 +347,9 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
 def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
     """plotly.js (5 MB) arriving after anywidget's 2 s initialisation limit must not leave a figure deaf to its
     sliders (a slow network to a classroom server). The bundle is held back until the slider has been moved and
-    anywidget's limit has passed (the page asks for it at once, from its head); the figure must then show the moved
-    value (the changes sent in the meantime are replayed by the figure module of :mod:`dpviz.panels._base`)."""
+    anywidget's limit has passed (an event, not a fixed delay that a fast page could outlast); the figure must then
+    show the moved value (the changes sent in the meantime are replayed by the figure module of
+    :mod:`dpviz.panels._base`)."""
     held = []
     page.route("**/dpviz-static/widgetbundle.js", lambda route: held.append(route))  # answered once it moved
     lesson = "03_privacy_loss.ipynb"  # its first figure's title reports its first slider's value
