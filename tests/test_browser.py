@@ -321,6 +321,10 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
         f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
     _assert_no_errors(page, name)
     assert "from dpviz" not in page.content(), "sources must be stripped (notebooks/voila.json)"
+    # every figure was drawn at its box's width (one drawn before its view was placed took plotly's default 700 px)
+    widths = page.evaluate("() => [...document.querySelectorAll('.js-plotly-plot')].map("
+                           "gd => [gd._fullLayout.width, gd.getBoundingClientRect().width])")
+    assert widths and all(abs(drawn - box) <= 2 for drawn, box in widths), f"{name}: drawn vs box widths {widths}"
 
     deaf = []
     for i in range(panels):

@@ -249,7 +249,11 @@ def test_lesson_under_the_prefix_renders_connects_and_follows_its_slider(app, or
     page.wait_for_function(f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
     bundle = origin + PREFIX + "dpviz-static/widgetbundle.js"
     assert bundle in traffic.requests, f"plotly's bundle was not loaded from {bundle}: {traffic.requests}"
-    # every figure's module imports the same URL: one request, one evaluation per page
+    # The page asks for it from its head, at once (not only when the first figure's model has arrived), and the
+    # figures' modules import the same URL: one request, one evaluation.
+    early = page.eval_on_selector_all("head script[data-dpviz-bundle]",
+                                      "els => els.map(e => new URL(e.dataset.dpvizBundle, document.baseURI).href)")
+    assert bundle in early, f"the page's head does not load plotly's bundle early: {early}"
     assert traffic.requests.count(bundle) == 1, f"plotly's bundle was requested more than once: {traffic.requests}"
 
     # The kernel WebSocket: under the prefix, for the page's kernel, and talking.

@@ -442,6 +442,17 @@ _SHIM_TEMPLATE = """\
 const bundle = import(new URL(__URL__, document.baseURI).href);
 const TRAITS = __TRAITS__;
 
+// plotly sizes a figure from its box when it first draws it and keeps that size (its "responsive" follows the
+// window only). A widget view is rendered before Voilà puts it in the page: drawn then, a figure took plotly's
+// default 700 px, whatever the screen (seen under load once plotly.js was loaded before the views were placed). So
+// a figure is drawn once its box is in the page and has a width.
+const sized = (el) => new Promise((resolve) => {
+  const placed = () => el.isConnected && el.getBoundingClientRect().width > 0;
+  if (placed()) { resolve(); return; }
+  const watch = new ResizeObserver(() => { if (placed()) { watch.disconnect(); resolve(); } });
+  watch.observe(el);
+});
+
 // plotly's figure model applies a change as sent, so the marker "_undefined_" (this trace leaves the property
 // alone) was written into its copy of the figure and any view drawn later lost that property (bars without
 // heights drawn sideways, curves without x). Messages read through this carry undefined instead, which it skips.
@@ -496,7 +507,7 @@ export default () => {
       });
     },
     render(context) {
-      return ready.then((figure) => figure.render(context));
+      return ready.then((figure) => sized(context.el).then(() => figure.render(context)));
     },
   };
 };
