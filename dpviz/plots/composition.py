@@ -261,32 +261,27 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     missing = []
     for name in ACCOUNTANT_ORDER:
         info = ACCOUNTANT_INFO[name]
-        if name in pending:
-            if name == "pld":
-                data.append(go.Scatter(x=[], y=[], fill="toself", mode="lines", line=dict(width=0),
-                                       fillcolor="rgba(0, 114, 178, 0.25)", hoverinfo="skip",
-                                       name="PLD bracket (computing…)", showlegend=True))
-            data.append(go.Scatter(x=[], y=[], mode="lines+markers", name=f"{info.label} (computing…)",
-                                   line=dict(color=info.colour, dash=info.dash, width=2.5), marker=dict(size=5)))
-            continue
-        shown = [(k, r.epsilon) for k, r in zip(counts, res[name], strict=True)
-                 if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
-        ks = [k for k, _ in shown]
-        es = [e for _, e in shown]
-        if not ks:
-            errs = [r.error for r in res[name] if r.error]
-            missing.append(f"{info.label}: {errs[0] if errs else 'no finite ε'}")
-            data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
-                                   line=dict(color=info.colour, dash=info.dash)))
-            continue
+        if name in pending:  # a partial view: the same traces, empty, their names saying so
+            ks, es, lows, suffix = [], [], [], " (computing…)"
+        else:
+            shown = [(k, r) for k, r in zip(counts, res[name], strict=True)
+                     if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
+            ks = [k for k, _ in shown]
+            es = [r.epsilon for _, r in shown]
+            if not ks:
+                errs = [r.error for r in res[name] if r.error]
+                missing.append(f"{info.label}: {errs[0] if errs else 'no finite ε'}")
+                data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
+                                       line=dict(color=info.colour, dash=info.dash)))
+                continue
+            lows = [max(r.lower if r.lower is not None else r.epsilon, 1e-300) for _, r in shown]
+            suffix = ""
         if name == "pld":
-            lows = [r.lower if r.lower is not None else r.epsilon for r in res[name]
-                    if r.available and math.isfinite(r.epsilon) and r.epsilon > 0]
-            lows = [max(lo, 1e-300) for lo in lows]
             data.append(go.Scatter(x=ks + ks[::-1], y=es + lows[::-1], fill="toself", mode="lines",
                                    line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)", hoverinfo="skip",
-                                   name="PLD bracket (optimistic…pessimistic)", showlegend=True))
-        data.append(go.Scatter(x=ks, y=es, mode="lines+markers", name=info.label,
+                                   name="PLD bracket " + (suffix.strip() or "(optimistic…pessimistic)"),
+                                   showlegend=True))
+        data.append(go.Scatter(x=ks, y=es, mode="lines+markers", name=info.label + suffix,
                                line=dict(color=info.colour, dash=info.dash, width=2.5), marker=dict(size=5),
                                hovertemplate=f"{info.label}<br>k = %{{x:,}}<br>ε = %{{y:.4g}}<extra></extra>"))
     if mechanism == "gaussian" and rate >= 1.0:
