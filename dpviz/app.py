@@ -14,7 +14,8 @@ Either way:
   its last connection closed, or ``--connect-grace`` seconds (default 120) after it was handed out when no page
   ever connected; kernels idle for
   ``--cull-idle`` seconds (default 1800) are culled;
-- **a memory budget** (``--memory-budget-mb``; default 80 % of the memory available when the server starts): a
+- **a memory budget** (``--memory-budget-mb``; default 80 % of the memory available when the server starts),
+  counted as the proportional set size of the server and its kernels (pages shared with the fork server once): a
   student who would push the server over it sees a page saying that the class is full, never a crash;
 - **the browser is untrusted** (see :mod:`dpviz.server.handlers`): kernel WebSockets only in the v1 protocol
   with every frame's offsets checked, a maximum message size, a kernel answers only the page it was given to,
@@ -159,7 +160,9 @@ class DpvizVoila(Voila):
     class_size = Int(0, config=True, help="Pre-heat kernels for this many students (0: one per lesson).")
     lessons = Unicode("", config=True, help="Lessons to pre-heat in classroom mode, e.g. '02,03' (default: all).")
     memory_budget_mb = Float(
-        0.0, config=True, help="Memory (MB) for the server and its kernels; 0: 80 %% of the memory available at start."
+        0.0, config=True,
+        help="Memory (MB, proportional set size) for the server and its kernels; 0: 80 %% of the memory available "
+             "at start.",
     )
     shutdown_grace = Float(60.0, config=True,
                            help="Seconds after a page's last connection closes until its kernel ends.")
@@ -263,7 +266,7 @@ class DpvizVoila(Voila):
         budget = self.memory_budget_mb
         if budget <= 0:
             available = procinfo.available_memory_mb()
-            budget = 0.8 * (available + procinfo.tree_memory_mb()) if available else 0.0
+            budget = 0.8 * (available + procinfo.tree_memory_mb(proportional=True)) if available else 0.0
         self.dpviz_memory_budget_mb = budget
         # Voilà builds its pooled kernel manager inside init_settings from a factory; wrap the class it returns.
         original = voila_app.voila_kernel_manager_factory

@@ -393,7 +393,8 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
         assert wait_until(
             lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
-        assert a.status()["memory_mb"] < idle_mb * 1.3
+        # The server reads its memory at most every MEMORY_MAX_AGE seconds: back to the pre-class level soon after.
+        assert wait_until(lambda: a.status()["memory_mb"] < idle_mb * 1.3, 30)
     finally:
         a.stop()
 

@@ -293,7 +293,8 @@ class StatusHandler(JupyterHandler):
         return None
 
     @web.authenticated
-    def get(self):
+    async def get(self):
+        await self.kernel_manager.fresh_memory_mb()  # in a worker thread: the event loop goes on serving
         status = {**self.kernel_manager.status(), **self.settings.get("dpviz_status_extra", {})}
         self.set_header("Cache-Control", "no-store")
         if self.fmt == "json":

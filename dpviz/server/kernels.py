@@ -12,7 +12,11 @@ class with:
   kernel was taken for ``refill_quiet`` seconds and the machine's CPU is less than half busy; an empty pool
   refills even then) and says when the pool is full (``ready``);
 - **a memory budget** (MB, for the server and all its kernels): no kernel starts, pooled or on demand, when the
-  next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full";
+  next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full". Memory
+  is the tree's proportional set size (PSS: a page the fork server shares with thirty kernels counts once, where
+  RSS counted it thirty-one times, halving the class a machine could hold), read in a worker thread at most
+  every :data:`MEMORY_MAX_AGE` seconds; a kernel started less than :data:`KERNEL_GROWTH_SECONDS` before a reading
+  counts one more kernel's worth on top of it (it may still be growing);
 - **owners**: the page request that receives a kernel records the client's token (a cookie), and the channel,
   kernel and shutdown routes accept only that client (:meth:`owner`);
 - **an end for every kernel a page received**: shut down ``shutdown_grace`` seconds after its last WebSocket
@@ -30,6 +34,7 @@ import asyncio
 import contextvars
 import os
 import time
+from collections import deque
 from typing import Any
 
 from jupyter_core.utils import ensure_async
@@ -45,6 +50,11 @@ HANDED: contextvars.ContextVar[list | None] = contextvars.ContextVar("dpviz_hand
 
 #: Memory a kernel is assumed to take before any has been measured (MB).
 DEFAULT_KERNEL_MB = 180.0
+#: Seconds a memory reading is used for before the next is taken (in a worker thread: PSS costs ~2 ms per kernel).
+MEMORY_MAX_AGE = 2.0
+#: A kernel started less than this many seconds before a reading began may not have grown to its size yet (it is
+#: still executing its lesson): the budget adds one kernel's estimate for each such kernel on top of the reading.
+KERNEL_GROWTH_SECONDS = 10.0
 
 SINGLE_THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
@@ -88,6 +98,9 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self._wake: asyncio.Event | None = None
             self._filler: asyncio.Task | None = None
             self._kernel_mb = DEFAULT_KERNEL_MB
+            self._memory: tuple[float, float] | None = None  # (when the reading began, MB)
+            self._memory_task: asyncio.Task | None = None
+            self._starts: deque[float] = deque()  # when each recent kernel start began (monotonic)
             self.ready = False
             self.budget_limited = False  # True when the memory budget held fewer pooled kernels than asked
             self.on_ready = None  # called once, with no argument, when every pool first reaches its target
@@ -239,7 +252,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                     await content["task"]  # the lesson executing in the new kernel
                 except Exception:  # a failed pre-render is Voilà's to report when the page is served
                     self.log.exception("pre-rendering %s failed", notebook_name)
-                self._measure_kernel(content["kernel_id"])
+                await self._measure_kernel(content["kernel_id"])
             except Exception:
                 self.log.exception("could not start a pooled kernel for %s", notebook_name)
                 await asyncio.sleep(2.0)  # do not spin on a failing start
@@ -261,20 +274,65 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
         # ---- memory budget ---------------------------------------------------------------------------------------
 
         def memory_mb(self) -> float:
-            """The server's and its kernels' memory (MB), read from /proc at most once a second (the pool filler
-            and the status page ask often; walking /proc for 30 kernels is not free); a kernel start forgets it."""
-            now = time.monotonic()
-            cached = getattr(self, "_memory_reading", None)
-            if cached is None or now - cached[0] > 1.0:
-                cached = self._memory_reading = (now, procinfo.tree_memory_mb())
-            return cached[1]
+            """The memory the budget counts (MB): the latest reading of the server and its kernels (PSS), plus one
+            kernel's estimate for each kernel started less than :data:`KERNEL_GROWTH_SECONDS` before that reading
+            began. Never waits for /proc: a reading older than :data:`MEMORY_MAX_AGE` starts the next one in a worker
+            thread and is used meanwhile (only the very first reading, of the server alone, is taken here)."""
+            reading = self._memory
+            if reading is None:
+                reading = self._memory = (time.monotonic(), procinfo.tree_memory_mb(proportional=True))
+            elif time.monotonic() - reading[0] > MEMORY_MAX_AGE:
+                self._refresh_memory()
+            began = reading[0] - KERNEL_GROWTH_SECONDS
+            while self._starts and self._starts[0] < began - 60.0:
+                self._starts.popleft()
+            growing = sum(1 for t in self._starts if t >= began)
+            return reading[1] + growing * self._kernel_mb
 
-        def _measure_kernel(self, kernel_id: str) -> None:
+        def measured_memory_mb(self) -> float:
+            """The latest reading alone (MB), as the status page shows it."""
+            if self._memory is None:
+                self.memory_mb()
+            return self._memory[1]
+
+        def _refresh_memory(self) -> asyncio.Task | None:
+            """Start a reading in a worker thread unless one is running; the running one (None outside a loop)."""
+            if self._memory_task is not None and not self._memory_task.done():
+                return self._memory_task
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return None
+
+            async def read() -> None:
+                began = time.monotonic()
+                mb = await loop.run_in_executor(None, lambda: procinfo.tree_memory_mb(proportional=True))
+                if self._memory is None or began >= self._memory[0]:
+                    self._memory = (began, mb)
+
+            self._memory_task = loop.create_task(read())
+            return self._memory_task
+
+        async def fresh_memory_mb(self, max_age: float = MEMORY_MAX_AGE) -> float:
+            """A reading at most ``max_age`` seconds old (MB), waiting for one in a worker thread if needed."""
+            if self._memory is None or time.monotonic() - self._memory[0] > max_age:
+                task = self._refresh_memory()
+                if task is not None:
+                    await task
+            return self.measured_memory_mb()
+
+        async def _measure_kernel(self, kernel_id: str) -> None:
             pid = self._kernel_pid(kernel_id)
-            reading = procinfo.read_process(pid) if pid else None
-            if reading is not None:
+            if not pid:
+                return
+            loop = asyncio.get_running_loop()
+            mb = await loop.run_in_executor(None, procinfo.proportional_mb, pid)
+            if mb is None:
+                reading = procinfo.read_process(pid)
+                mb = reading.rss_mb if reading is not None else None
+            if mb is not None:
                 # A running estimate of what one more kernel costs, leaning to the larger readings.
-                self._kernel_mb = max(0.8 * self._kernel_mb + 0.2 * reading.rss_mb, reading.rss_mb * 0.9)
+                self._kernel_mb = max(0.8 * self._kernel_mb + 0.2 * mb, mb * 0.9)
 
         def _kernel_pid(self, kernel_id: str) -> int | None:
             try:
@@ -298,9 +356,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 raise ClassFull()
             env = dict(kwargs.pop("env", None) or os.environ)
             env.update(SINGLE_THREAD_ENV)
-            self._memory_reading = None
+            self._starts.append(time.monotonic())
             kernel_id = await ensure_async(super().start_kernel(*args, env=env, **kwargs))
-            self._memory_reading = None
             if client is not None:
                 self._hand_out(kernel_id)
             return kernel_id
@@ -402,7 +459,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 "sessions": self.sessions(),
                 "kernels": len(self.list_kernel_ids()),
                 "budget_limited": self.budget_limited,
-                "memory_mb": round(self.memory_mb(), 1),
+                "memory_mb": round(self.measured_memory_mb(), 1),
                 "memory_budget_mb": round(self.memory_budget_mb, 1) if self.memory_budget_mb > 0 else None,
                 "kernel_mb_estimate": round(self._kernel_mb, 1),
             }

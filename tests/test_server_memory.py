@@ -1,0 +1,183 @@
+"""The memory the classroom server counts for its budget and its status page (issue 11).
+
+Forked kernels share most of their pages with the fork server. Their resident set sizes (RSS) count those pages
+once per kernel; the proportional set size (PSS) counts each page once over the whole tree. The budget counts
+PSS, read in a worker thread (it walks page tables: ~2 ms per kernel), so the server's event loop never waits
+for it. Tests: PSS against a process tree whose sharing is known; the kernel manager's reading, its allowance
+for kernels still growing, and that a slow reading never blocks the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from dpviz.server import kernels, procinfo
+
+SHARED_MB = 200
+
+# A parent that writes SHARED_MB of its own memory, then forks a child that only reads it: the pages stay shared.
+_SHARING_TREE = f"""
+import os, sys, time
+block = bytearray(b"x") * ({SHARED_MB} * 2**20)  # every page written: resident, not the kernel's zero page
+if os.fork() == 0:
+    time.sleep(60)
+    os._exit(0)
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def sharing_tree():
+    proc = subprocess.Popen([sys.executable, "-c", _SHARING_TREE], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        deadline = time.monotonic() + 10
+        while not procinfo.children(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        yield proc.pid
+    finally:
+        for child in procinfo.children(proc.pid):
+            try:
+                os.kill(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        proc.kill()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+
+
+def test_pss_counts_pages_shared_by_a_forked_child_once_where_rss_counts_them_twice(sharing_tree):
+    assert Path("/proc/self/smaps_rollup").exists(), "this Linux has no smaps_rollup (needs 4.14 or later)"
+    rss = procinfo.tree_memory_mb(sharing_tree)
+    pss = procinfo.tree_memory_mb(sharing_tree, proportional=True)
+    # RSS: the block in the parent and again in the child; PSS: half of it in each, once in all.
+    assert rss >= 2 * SHARED_MB
+    assert SHARED_MB <= pss <= rss
+    assert rss - pss >= 0.9 * SHARED_MB, (rss, pss)
+    parent, child = procinfo.proportional_mb(sharing_tree), procinfo.proportional_mb(
+        procinfo.children(sharing_tree)[0].pid)
+    assert parent >= SHARED_MB / 2 and child >= SHARED_MB / 2 * 0.95, (parent, child)
+
+
+def test_pss_of_a_gone_process_is_none_and_the_tree_of_a_gone_process_holds_nothing():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait(timeout=30)
+    assert procinfo.proportional_mb(proc.pid) is None
+    assert procinfo.tree_memory_mb(proc.pid, proportional=True) == 0.0
+
+
+# ---- the kernel manager's reading ---------------------------------------------------------------------------------
+
+
+class _Base:
+    """Stands in for Voilà's pooled kernel manager: only what the classroom layer calls here."""
+
+    allowed_message_types = ["comm_msg", "shutdown_request"]
+
+    def __init__(self, **kwargs):
+        self.started: list[str] = []
+
+    async def start_kernel(self, *args, **kwargs):
+        self.started.append(f"k{len(self.started)}")
+        return self.started[-1]
+
+
+class _Readings:
+    """procinfo.tree_memory_mb replaced: returns the next value, optionally after a delay; records the threads."""
+
+    def __init__(self, values, delay: float = 0.0):
+        self.values = list(values)
+        self.delay = delay
+        self.calls = 0
+
+    def __call__(self, pid=None, *, proportional=False):
+        assert proportional, "the budget must count proportional memory"
+        time.sleep(self.delay)
+        self.calls += 1
+        return self.values[min(self.calls - 1, len(self.values) - 1)]
+
+
+def _manager(monkeypatch, readings: _Readings):
+    monkeypatch.setattr(procinfo, "tree_memory_mb", readings)
+    cls = kernels.classroom_kernel_manager(_Base)
+    manager = cls()
+    manager._kernel_mb = 50.0
+    return manager
+
+
+def test_the_first_reading_is_taken_at_once_and_used_until_it_is_stale(monkeypatch):
+    readings = _Readings([300.0, 900.0])
+    manager = _manager(monkeypatch, readings)
+    assert manager.memory_mb() == 300.0 and readings.calls == 1
+    assert manager.memory_mb() == 300.0 and readings.calls == 1  # fresh: no new reading
+    assert manager.measured_memory_mb() == 300.0
+
+
+def test_a_stale_reading_is_refreshed_in_a_worker_thread_without_blocking_the_caller(monkeypatch):
+    readings = _Readings([900.0], delay=0.5)
+
+    async def scenario():
+        manager = _manager(monkeypatch, readings)
+        manager._memory = (time.monotonic() - 10 * kernels.MEMORY_MAX_AGE, 300.0)  # a stale reading
+        t0 = time.monotonic()
+        first = manager.memory_mb()  # starts the next reading, answers with the last one
+        waited = time.monotonic() - t0
+        assert first == 300.0
+        assert waited < 0.25, f"memory_mb() waited {waited:.2f} s for /proc"
+        ticks = 0
+        while manager.measured_memory_mb() == 300.0:  # the loop keeps running while the thread reads
+            await asyncio.sleep(0.01)
+            ticks += 1
+            assert ticks < 1000
+        assert ticks >= 10, "the event loop did not run while the reading was taken"
+        assert manager.measured_memory_mb() == 900.0 and readings.calls == 1
+
+    asyncio.run(scenario())
+
+
+def test_fresh_memory_waits_for_a_new_reading_and_shares_one_between_callers(monkeypatch):
+    readings = _Readings([900.0], delay=0.2)
+
+    async def scenario():
+        manager = _manager(monkeypatch, readings)
+        manager._memory = (time.monotonic() - 10 * kernels.MEMORY_MAX_AGE, 300.0)
+        values = await asyncio.gather(*(manager.fresh_memory_mb() for _ in range(5)))
+        assert values == [900.0] * 5
+        assert readings.calls == 1  # one reading for all five callers
+        assert await manager.fresh_memory_mb() == 900.0 and readings.calls == 1  # still fresh
+
+    asyncio.run(scenario())
+
+
+def test_kernels_started_just_before_a_reading_count_on_top_of_it_until_a_later_reading(monkeypatch):
+    readings = _Readings([300.0, 420.0], delay=0.0)
+
+    async def scenario():
+        manager = _manager(monkeypatch, readings)
+        assert manager.memory_mb() == 300.0
+        await manager.start_kernel()
+        await manager.start_kernel()
+        # Two kernels started after the reading began: each counts one kernel's estimate (50 MB) on top of it.
+        assert manager.memory_mb() == 400.0
+        assert manager.measured_memory_mb() == 300.0  # the status page shows what was measured
+        # The budget refuses a third when it would exceed it, allows it when it fits.
+        manager.memory_budget_mb = 440.0
+        assert not manager.can_start_kernel()
+        manager.memory_budget_mb = 450.0
+        assert manager.can_start_kernel()
+        # A reading that began long after the starts (the kernels have grown into it) counts them once, in it.
+        manager._starts = deque(t - 2 * kernels.KERNEL_GROWTH_SECONDS for t in manager._starts)
+        manager._memory = None
+        assert manager.memory_mb() == 420.0
+
+    asyncio.run(scenario())
