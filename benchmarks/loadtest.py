@@ -53,7 +53,9 @@ Definitions (every time is measured by the student's own clock, from the moment 
   the class (arrival of the first student until memory came back) divided by the number of students; and the CPU
   of all kernels during that window (student kernels and the pool refilling behind them) per student;
 - **MB per session**: the largest resident set size (RSS) of each student's kernel process; RSS counts shared
-  pages once per process, so it over-estimates;
+  pages once per process, so it over-estimates (a forked kernel shares most of its pages with the fork server);
+  and its proportional set size (PSS: a page shared by k processes counts 1/k), read once when the class is
+  done and the kernels are still alive: what one more student adds, as the server's budget counts it;
 - **memory**: ``memory_mb`` of ``/dpviz/status.json`` (the server's own reading of itself and its kernels) and
   the same sum read here from ``/proc``, before the class (the ready server, averaged over 3 readings), at peak,
   and after everyone left: students close their sockets (light clients just close, as a crashed tab or a closed
@@ -451,6 +453,7 @@ class Student:
     left_s: float | None = None
     kernel_cpu_s: float | None = None
     kernel_rss_mb: float | None = None
+    kernel_pss_mb: float | None = None
 
     def error(self, msg: str) -> None:
         if len(self.errors) < 20:
@@ -472,6 +475,8 @@ class Class:
         self.all_done: asyncio.Event = asyncio.Event()
         self.remaining_students = 0
         self.last_arrival_s = 0.0
+        self.kernel_pss: dict[str, float | None] = {}  # kernel id -> PSS (MB), read once when the class is done
+        self._pss_task: asyncio.Future | None = None
 
     def now(self) -> float:
         return time.monotonic() - self.t0
@@ -496,6 +501,15 @@ class Class:
             await asyncio.wait_for(self.all_done.wait(), max(self.deadline - time.monotonic(), 0.01))
         except asyncio.TimeoutError:
             pass
+        if self._pss_task is None:  # the first student here measures every kernel once; all leave after it
+            self._pss_task = asyncio.ensure_future(self._read_kernel_pss())
+        await self._pss_task
+
+    async def _read_kernel_pss(self) -> None:
+        """PSS of every kernel the monitor knows, before anyone leaves (a closed tab ends its kernel at once); in a
+        thread: reading PSS walks page tables, ~2 ms a kernel."""
+        pids = dict(self.monitor.kernel_pid) if self.monitor else {}
+        self.kernel_pss = await asyncio.to_thread(lambda: {k: procinfo.proportional_mb(p) for k, p in pids.items()})
 
 
 class KernelChannel:
@@ -1001,6 +1015,9 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
         for s in students:
             if s.page_widget_views is not None and s.page_widget_views < full:
                 s.error(f"page served with {s.page_widget_views} of the lesson's {full} widget outputs")
+        for s in students:
+            if cls.kernel_pss.get(s.kernel_id) is not None:
+                s.kernel_pss_mb = round(cls.kernel_pss[s.kernel_id], 1)
         left_at = time.monotonic()
         result["class_s"] = round(left_at - cls.t0, 2)
         result["last_arrival_s"] = cls.last_arrival_s
@@ -1046,6 +1063,7 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             "all_kernels_cpu_s_per_session": round(kernels_cpu / n, 3),
             "student_kernel_cpu_s": stats(s.kernel_cpu_s for s in students),
             "student_kernel_rss_mb": stats(s.kernel_rss_mb for s in students),
+            "student_kernel_pss_mb": stats(s.kernel_pss_mb for s in students),
         }
         result["students"] = students
         return result
@@ -1149,10 +1167,11 @@ def format_report(rep: dict) -> str:
     lines += [f"  {msg}" for msg in e["first"]]
     lines.append("")
     if cpu:
-        kc, kr = cpu["student_kernel_cpu_s"], cpu["student_kernel_rss_mb"]
+        kc, kr, kp = cpu["student_kernel_cpu_s"], cpu["student_kernel_rss_mb"], cpu["student_kernel_pss_mb"]
         lines.append(f"per session: student kernel CPU p50 {_fmt(kc['p50'])} s (max {_fmt(kc['max'])} s; includes "
                      f"pre-running the lesson), kernel RSS p50 {_fmt(kr['p50'], digits=0)} MB (max "
-                     f"{_fmt(kr['max'], digits=0)} MB; server's estimate {mem['kernel_mb_estimate']} MB)")
+                     f"{_fmt(kr['max'], digits=0)} MB), PSS p50 {_fmt(kp['p50'], digits=0)} MB (max "
+                     f"{_fmt(kp['max'], digits=0)} MB; server's estimate {mem['kernel_mb_estimate']} MB)")
         lines.append(f"  during the class ({cpu['window_s']:.0f} s): server CPU {cpu['server_cpu_s']:.1f} s "
                      f"({cpu['server_cpu_s_per_session']:.2f} s/session), all kernels incl. pool refills "
                      f"{cpu['all_kernels_cpu_s']:.1f} s ({cpu['all_kernels_cpu_s_per_session']:.2f} s/session)")

@@ -101,6 +101,15 @@ def test_kernels_are_reclaimed_after_the_class_leaves(run):
     assert not left, f"student kernel processes still running: {left}"
 
 
+def test_each_student_kernel_is_measured_in_proportional_memory(run):
+    """The per-session memory a teacher sizes a machine with: every student kernel's PSS was read while it lived;
+    forked from the fork server, a kernel holds far less of its own than its RSS says."""
+    _, rep, where, _ = run
+    for s in rep["students"]:
+        assert s["kernel_pss_mb"] is not None and s["kernel_rss_mb"], f"student {s['index']}" + where
+        assert 0 < s["kernel_pss_mb"] < s["kernel_rss_mb"], s
+
+
 # ---- helpers, without a server ----------------------------------------------------------------------------------
 
 
