@@ -509,7 +509,11 @@ class Class:
         """PSS of every kernel the monitor knows, before anyone leaves (a closed tab ends its kernel at once); in a
         thread: reading PSS walks page tables, ~2 ms a kernel."""
         pids = dict(self.monitor.kernel_pid) if self.monitor else {}
-        self.kernel_pss = await asyncio.to_thread(lambda: {k: procinfo.proportional_mb(p) for k, p in pids.items()})
+        try:
+            self.kernel_pss = await asyncio.to_thread(
+                lambda: {k: procinfo.proportional_mb(p) for k, p in pids.items()})
+        except Exception as exc:  # a reading that fails must not keep the students from leaving
+            log(f"could not read the kernels' PSS: {type(exc).__name__}: {exc}")
 
 
 class KernelChannel:
