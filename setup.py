@@ -11,5 +11,6 @@ from setuptools import find_packages, setup
 setup(
     packages=[*find_packages(include=["dpviz", "dpviz.*"]), "dpviz.lesson_notebooks"],
     package_dir={"dpviz.lesson_notebooks": "notebooks"},
-    package_data={"dpviz.lesson_notebooks": ["*.ipynb", "voila.json"], "dpviz.server": ["templates/dpviz/*.j2"]},
+    package_data={"dpviz.lesson_notebooks": ["*.ipynb", "voila.json"],
+                  "dpviz.server": ["templates/dpviz/*.j2", "static/*"], "dpviz.panels": ["figure.js"]},
 )

@@ -139,10 +139,10 @@ _REPLAY = """async ([records, width, passes]) => {
 
 
 def bundle_path() -> Path:
-    """plotly.js as the lessons load it (plotly's own minified bundle)."""
-    import plotly
+    """plotly.js as the lessons load it under dpviz.app (its cartesian bundle, shipped in dpviz/server/static)."""
+    from dpviz.app import PLOTLY_BUNDLE, STATIC
 
-    return Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    return STATIC / PLOTLY_BUNDLE
 
 
 def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dict]:

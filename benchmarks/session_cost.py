@@ -32,7 +32,7 @@ from dpviz.lessons import lessons  # noqa: E402
 # the floor: "Python with numpy, scipy, plotly, ipywidgets and ipykernel imported"
 FLOOR = "import ipywidgets, numpy, scipy, plotly.graph_objects"
 ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMEXPR_NUM_THREADS": "1",
-       "DPVIZ_PLOTLY_BUNDLE_URL": "/dpviz-static/widgetbundle.js"}
+       "DPVIZ_PLOTLY_BUNDLE_URL": "/dpviz-static/plotly-cartesian.min.js"}
 TICK = os.sysconf("SC_CLK_TCK")
 
 

@@ -23,9 +23,10 @@ Either way:
   the landing page and the lessons are served (no directory listing), and ``--allow-host`` names the host names
   the server answers to (by default, when listening on a loopback address, only loopback names: no DNS
   rebinding);
-- plotly's widget bundle is served once, at ``<base>/dpviz-static/widgetbundle.js``, and the kernels are told
-  where (``DPVIZ_PLOTLY_BUNDLE_URL``): every ``FigureWidget`` otherwise ships its own 5 MB copy of plotly.js (see
-  :func:`dpviz.panels._base.figure_widget`);
+- plotly.js is served once, at ``<base>/dpviz-static/plotly-cartesian.min.js`` (its cartesian bundle, 1.5 MB: the
+  only trace types the lessons use), and the kernels are told where (``DPVIZ_PLOTLY_BUNDLE_URL``): their figures'
+  front end (``dpviz/panels/figure.js``) draws with it, where every ``FigureWidget`` otherwise ships its own 5 MB
+  copy of all of plotly.js (see :func:`dpviz.panels._base.figure_widget`);
 - on Linux, kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly,
   ipywidgets, ipykernel and dpviz's panels (:mod:`dpviz.server.forkserver`), instead of each importing them
   afresh (``--fork-kernels=False`` starts every kernel as a new interpreter).
@@ -44,7 +45,6 @@ import os
 import sys
 from pathlib import Path
 
-import plotly
 import voila.app as voila_app
 from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
@@ -70,7 +70,11 @@ from dpviz.server.handlers import (
 from dpviz.server.kernels import SINGLE_THREAD_ENV, classroom_kernel_manager
 
 NOTEBOOKS = NOTEBOOK_DIR
-PLOTLY_PACKAGE_DATA = Path(plotly.__file__).resolve().parent / "package_data"
+#: plotly.js's cartesian bundle (scatter, bar, heatmap and the other 2-D traces: all the lessons draw), shipped with
+#: dpviz (``dpviz/server/static``, MIT licence beside it) at the version plotly's own bundle carries, and served
+#: to the figures' front end (``dpviz/panels/figure.js``) in place of plotly's 5 MB widget bundle.
+STATIC = Path(__file__).resolve().parent / "server" / "static"
+PLOTLY_BUNDLE = "plotly-cartesian.min.js"
 #: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
 BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
 LANDING = "index.ipynb"
@@ -243,7 +247,7 @@ class DpvizVoila(Voila):
         # Kernels (including the pre-heated pool) inherit this environment, so set it before they start. The
         # browser loads the bundle: a URL under base_url (which differs from server_url behind a reverse proxy
         # that strips the prefix).
-        os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/widgetbundle.js")
+        os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/" + PLOTLY_BUNDLE)
         if self.fork_kernels:
             from importlib.metadata import entry_points
 
@@ -355,9 +359,9 @@ class DpvizVoila(Voila):
             (self.server_url.rstrip("/") + "/?", RedirectHandler, redirect),
             (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, redirect),
             (
-                url_path_join(self.server_url, r"dpviz-static/(widgetbundle\.js)"),
+                url_path_join(self.server_url, r"dpviz-static/(plotly-cartesian\.min\.js)"),
                 StaticFileHandler,
-                {"path": str(PLOTLY_PACKAGE_DATA)},
+                {"path": str(STATIC)},
             ),
             (url_path_join(self.server_url, "dpviz/status"), StatusHandler, {"fmt": "html"}),
             (url_path_join(self.server_url, r"dpviz/status\.json"), StatusHandler, {"fmt": "json"}),

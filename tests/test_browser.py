@@ -189,14 +189,15 @@ def _assert_no_errors(pg, where: str) -> None:
 
 
 def test_app_serves_plotly_bundle_once_for_all_figures(voila_url):
-    """dpviz.app publishes plotly's widget bundle at one URL (what figure_widget's shim imports)."""
-    import plotly
+    """dpviz.app publishes plotly.js's cartesian bundle at one URL (what figure_widget's module imports)."""
+    from dpviz.app import PLOTLY_BUNDLE, STATIC
 
-    with urllib.request.urlopen(voila_url + "/dpviz-static/widgetbundle.js", timeout=30) as response:
+    with urllib.request.urlopen(voila_url + "/dpviz-static/plotly-cartesian.min.js", timeout=30) as response:
         served = response.read()
-    assert served == (Path(plotly.__file__).parent / "package_data" / "widgetbundle.js").read_bytes()
-    with pytest.raises(urllib.error.HTTPError):  # only the bundle, not the rest of plotly's package data
-        urllib.request.urlopen(voila_url + "/dpviz-static/plotly.min.js", timeout=30)
+    assert served == (STATIC / PLOTLY_BUNDLE).read_bytes()
+    for other in ("widgetbundle.js", "plotly.min.js", "plotly-cartesian.LICENSE"):  # only the bundle
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(voila_url + "/dpviz-static/" + other, timeout=30)
 
 
 def test_root_redirects_to_landing_page_listing_every_lesson(voila_url, page):
@@ -355,7 +356,7 @@ def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
     show the moved value (the changes sent in the meantime are replayed by the figure module of
     :mod:`dpviz.panels._base`)."""
     held = []
-    page.route("**/dpviz-static/widgetbundle.js", lambda route: held.append(route))  # answered once it moved
+    page.route("**/dpviz-static/plotly-cartesian.min.js", lambda route: held.append(route))  # answered once it moved
     lesson = "03_privacy_loss.ipynb"  # its first figure's title reports its first slider's value
     page.goto(f"{voila_url}/voila/render/{lesson}")
     handle = page.locator(".widget-slider .noUi-handle").first

@@ -78,7 +78,7 @@ def _get(url: str) -> tuple[int, dict, bytes]:
 
 
 def test_nothing_is_served_outside_the_prefix(app, origin):
-    for path in ("/", "/voila/render/index.ipynb", f"/voila/render/{LESSON}", "/dpviz-static/widgetbundle.js",
+    for path in ("/", "/voila/render/index.ipynb", f"/voila/render/{LESSON}", "/dpviz-static/plotly-cartesian.min.js",
                  "/dpviz/status.json", "/voila/static/voila.js"):
         status, _, _ = _get(origin + path)
         assert status == 404, f"{path} outside the prefix answered {status}"
@@ -125,7 +125,7 @@ def test_status_page_and_plotly_bundle_are_under_the_prefix(app, origin):
     link = re.search(r"href='([^']*status\.json)'", body.decode())[1]
     status, _, body = _get(urllib.parse.urljoin(origin + PREFIX + "dpviz/status", link))
     assert status == 200 and b'"ready": true' in body
-    status, headers, body = _get(origin + PREFIX + "dpviz-static/widgetbundle.js")
+    status, headers, body = _get(origin + PREFIX + "dpviz-static/plotly-cartesian.min.js")
     assert status == 200 and len(body) > 1_000_000 and "javascript" in headers.get("Content-Type", "")
 
 
@@ -247,7 +247,7 @@ def test_lesson_under_the_prefix_renders_connects_and_follows_its_slider(app, or
     panels = page.locator(".dpviz-panel").count()
     assert panels >= 1, "no dpviz panel on the lesson page"
     page.wait_for_function(f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
-    bundle = origin + PREFIX + "dpviz-static/widgetbundle.js"
+    bundle = origin + PREFIX + "dpviz-static/plotly-cartesian.min.js"
     assert bundle in traffic.requests, f"plotly's bundle was not loaded from {bundle}: {traffic.requests}"
     # The page asks for it from its head, at once (not only when the first figure's model has arrived), and the
     # figures' modules import the same URL: one request, one evaluation.

@@ -173,7 +173,7 @@ def test_every_figure_is_drawn_as_computed_on_a_busy_machine(loaded_app, browser
         time.sleep(BUNDLE_DELAY)
         route.continue_()
 
-    page.route("**/dpviz-static/widgetbundle.js", slow_bundle)
+    page.route("**/dpviz-static/plotly-cartesian.min.js", slow_bundle)
     try:
         page.goto(f"{loaded_app.url}/voila/render/{lesson.filename}")
         n_figures = sum(len(p.figures) for p in panels)

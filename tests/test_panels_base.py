@@ -170,7 +170,7 @@ def test_choice_reveal_refuses_options_without_a_choice_or_an_answer(options):
 def test_figures_show_a_lean_mode_bar_without_the_logo_link_or_share_buttons(monkeypatch):
     from dpviz.panels._base import figure_widget
 
-    for bundle in (None, "/dpviz-static/widgetbundle.js"):
+    for bundle in (None, "/dpviz-static/plotly-cartesian.min.js"):
         if bundle is None:
             monkeypatch.delenv("DPVIZ_PLOTLY_BUNDLE_URL", raising=False)
         else:
@@ -204,10 +204,10 @@ def test_figures_load_plotly_from_the_shared_bundle_url_when_the_app_publishes_o
     # subclass, hence the name checks rather than ``type(...) is``)
     assert type(plain).__name__ == "FigureWidget" and plain._esm == inline
 
-    monkeypatch.setenv("DPVIZ_PLOTLY_BUNDLE_URL", "/base/dpviz-static/widgetbundle.js")
+    monkeypatch.setenv("DPVIZ_PLOTLY_BUNDLE_URL", "/base/dpviz-static/plotly-cartesian.min.js")
     shared = _Toy().figures[0]
     assert isinstance(shared, go.FigureWidget) and type(shared).__name__ == "SharedBundleFigureWidget"
-    assert len(shared._esm) < 5000 and '"/base/dpviz-static/widgetbundle.js"' in shared._esm
+    assert len(shared._esm) < 20_000 and '"/base/dpviz-static/plotly-cartesian.min.js"' in shared._esm
     assert "export default" in shared._esm and "import(" in shared._esm
     assert np.allclose(shared.data[0].y, plain.data[0].y)
     # one class per URL, so anywidget's per-class id (used for CSS) stays stable across figures

@@ -163,7 +163,8 @@ def _figure(shared: bool):
     from dpviz.panels._base import _shared_bundle_widget_class
 
     fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 2, 3]))
-    widget = _shared_bundle_widget_class("/dpviz-static/widgetbundle.js")(fig) if shared else go.FigureWidget(fig)
+    cls = _shared_bundle_widget_class("/dpviz-static/plotly-cartesian.min.js") if shared else go.FigureWidget
+    widget = cls(fig)
     guard_client_input(widget)
     return widget
 

@@ -10,8 +10,10 @@ accepts (no attribute set together with its parent).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
+import re
 import warnings
 
 import pytest
@@ -28,6 +30,20 @@ LESSON_PANELS = sorted(name for name, cls in PANEL_REGISTRY.items()
                        if cls.__module__.startswith("dpviz.panels.") and not name.startswith("_"))
 
 
+@functools.cache
+def _bundle_trace_types() -> frozenset[str]:
+    """The trace types plotly.js's cartesian bundle registers (what dpviz.app's figures draw with)."""
+    from dpviz.app import PLOTLY_BUNDLE, STATIC
+
+    text = (STATIC / PLOTLY_BUNDLE).read_text(encoding="utf-8")
+    return frozenset(re.findall(r'moduleType:"trace",name:"(\w+)"', text))
+
+
+def test_the_bundle_registers_the_trace_types_its_readme_lists():
+    assert _bundle_trace_types() >= {"scatter", "bar", "heatmap", "contour", "histogram", "box"}
+    assert not _bundle_trace_types() & {"scatter3d", "scattergl", "choropleth", "sankey", "table", "scattermap"}
+
+
 def test_every_panel_module_registers_panels():
     assert len(LESSON_PANELS) >= 30, LESSON_PANELS
 
@@ -42,15 +58,19 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
         defaults = panel.values()
         nan_in_updates = watch_updates_for_nan(panel)
         refused = watch_updates_for_refused_keys(panel)
+        drawn = {t.type or "scatter" for fig in panel.figures for t in fig.data}
         for control, values in panel.bench_values().items():
             for value in values:
                 panel.controls[control].value = value
                 if panel.last_error and "went wrong" in panel.last_error:
                     problems.append(f"{control}={value!r}: {panel.last_error}")
+                drawn |= {t.type or "scatter" for fig in panel.figures for t in fig.data}
             panel.controls[control].value = defaults[control]
     assert not problems, f"{name}: " + "; ".join(problems[:5])
     assert not nan_in_updates, f"{name}: NaN in figure updates at {nan_in_updates[:5]}"
     assert not refused, f"{name}: updates plotly.js refuses (the figure is not redrawn): {refused[:3]}"
+    # dpviz.app draws with plotly.js's cartesian bundle: a trace type it lacks would be an empty figure there
+    assert drawn <= _bundle_trace_types(), f"{name}: {sorted(drawn - _bundle_trace_types())} not in the bundle"
 
 
 @pytest.mark.parametrize("name", sorted(PANEL_REGISTRY))

@@ -46,6 +46,7 @@ import threading
 import time
 import types
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 
 import ipywidgets as W
@@ -351,8 +352,8 @@ def _client_checks(w: W.Widget) -> dict[str, Callable[[Any], Any]]:
         return {"value": lambda v: v if isinstance(v, str) and len(v) <= 10_000 else _REJECT}
     if isinstance(w, go.FigureWidget):
         # plotly.js reports zoom/relayout (and, from plotly's own figure module, its computed defaults) back to
-        # Python through these; the shared-bundle module of dpviz.app never sends the computed defaults (see
-        # _SHIM_TEMPLATE), so there they are refused: plotly would merge whatever arrives into the figure
+        # Python through these; dpviz.app's figure module never sends the computed defaults (see figure.js), so
+        # there they are refused: plotly would merge whatever arrives into the figure
         keys = ["_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_pointsCallback"]
         if not getattr(type(w), "_dpviz_shared_bundle", False):
             keys += ["_js2py_layoutDelta", "_js2py_traceDeltas"]
@@ -427,106 +428,27 @@ def _descendants(widget: W.Widget) -> Iterable[W.Widget]:
 
 # --------------------------------------------------------------------------------------------- figures
 
-#: Model traits through which plotly's Python side sends figure changes to the browser.
-_PY2JS_TRAITS = ("_widget_data", "_widget_layout", "_py2js_addTraces", "_py2js_deleteTraces", "_py2js_moveTraces",
-                 "_py2js_restyle", "_py2js_relayout", "_py2js_update", "_py2js_animate", "_py2js_removeLayoutProps",
-                 "_py2js_removeTraceProps")
-
-# The front-end module of a shared-bundle figure. anywidget gives a model 2 s to load its module and run
-# ``initialize``; after that the model is marked failed and ignores every later message from the kernel, so the figure
-# is drawn but never follows its sliders. Loading plotly.js (5 MB) can take longer than that (a slow network to a
-# classroom server, a busy laptop). So the module returns at once: ``initialize`` records the figure changes that
-# arrive while plotly.js is still loading, then hands the model to plotly's own widget and replays them in order;
-# ``render`` waits for that. The bundle URL is imported once per page (the browser's module map shares it).
-_SHIM_TEMPLATE = """\
-const bundle = import(new URL(__URL__, document.baseURI).href);
-const TRAITS = __TRAITS__;
-
-// plotly sizes a figure from its box when it first draws it and keeps that size (its "responsive" follows the
-// window only). A widget view is rendered before Voilà puts it in the page: drawn then, a figure took plotly's
-// default 700 px, whatever the screen (seen under load once plotly.js was loaded before the views were placed). So
-// a figure is drawn once its box is in the page and has a width.
-const sized = (el) => new Promise((resolve) => {
-  const placed = () => el.isConnected && el.getBoundingClientRect().width > 0;
-  if (placed()) { resolve(); return; }
-  const watch = new ResizeObserver(() => { if (placed()) { watch.disconnect(); resolve(); } });
-  watch.observe(el);
-});
-
-// plotly's figure model applies a change as sent, so the marker "_undefined_" (this trace leaves the property
-// alone) was written into its copy of the figure and any view drawn later lost that property (bars without
-// heights drawn sideways, curves without x). Messages read through this carry undefined instead, which it skips.
-// (The figure itself, _widget_data/_widget_layout, is read as is: the model updates it in place.)
-const unmark = (value) => {
-  if (value === "_undefined_") return undefined;
-  if (Array.isArray(value)) return value.map(unmark);
-  if (value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, unmark(v)]));
-  }
-  return value;
-};
-
-// After every update, plotly's figure view sends the kernel the figure's computed defaults: a deep merge of every
-// trace's data and of the layout, diffed and serialised (5-20 ms in the browser per figure), which the kernel
-// stores and echoes back, so that Python can read values plotly.js chose (e.g. an autorange). dpviz never reads
-// them; its figures skip that round trip. (Zooming and other edits in the browser still reach the kernel.)
-const quiet = (FigureView) => {
-  if (FigureView && !FigureView.prototype.dpvizQuiet) {
-    FigureView.prototype._sendTraceDeltas = () => {};
-    FigureView.prototype._sendLayoutDelta = () => {};
-    FigureView.prototype.dpvizQuiet = true;
-  }
-};
-
-export default () => {
-  let ready;
-  return {
-    initialize({ model }) {
-      const missed = [];
-      const recorders = TRAITS.map((name) => [name, () => missed.push([name, model.get(name)])]);
-      recorders.forEach(([name, record]) => model.on(`change:${name}`, record));
-      ready = bundle.then(({ default: plotlyWidget, FigureView }) => {
-        quiet(FigureView);
-        recorders.forEach(([name, record]) => model.off(`change:${name}`, record));
-        const handlers = {};
-        let replaying = null;
-        const raw = (name) => (replaying && replaying[0] === name ? replaying[1] : model.get(name));
-        const proxy = {
-          ...model,
-          get: (name) => (name.startsWith("_py2js_") ? unmark(raw(name)) : raw(name)),
-          on: (event, callback) => { (handlers[event] ??= []).push(callback); model.on(event, callback); },
-        };
-        const figure = plotlyWidget();
-        figure.initialize({ model: proxy });
-        for (const change of missed) {
-          replaying = change;
-          (handlers[`change:${change[0]}`] || []).forEach((callback) => callback());
-        }
-        replaying = null;
-        return figure;
-      });
-    },
-    render(context) {
-      return ready.then((figure) => sized(context.el).then(() => figure.render(context)));
-    },
-  };
-};
-"""
+# The front-end module of a figure under dpviz.app (``figure.js`` beside this file): plotly's FigureWidget protocol,
+# drawn with plotly.js's cartesian bundle (1.5 MB, evaluated in about half the time of plotly's 5 MB widget bundle;
+# the lessons draw only scatter, bar and heatmap traces). anywidget gives a model 2 s to load its module and run
+# ``initialize``, after which the model ignores the kernel; so the module returns at once and never waits for
+# plotly.js there: it keeps the figure up to date as plain data and draws it once plotly.js has arrived.
+_FIGURE_MODULE = (Path(__file__).resolve().parent / "figure.js").read_text(encoding="utf-8")
 
 
 _WIDGET_CLASSES: dict[str, type[go.FigureWidget]] = {}
 
 
 def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
-    """A ``FigureWidget`` whose front-end module is a small shim that imports plotly's bundle from ``bundle_url``.
+    """A ``FigureWidget`` whose front-end module (``figure.js``) imports plotly.js's cartesian bundle from
+    ``bundle_url`` and draws with it.
 
     The browser's module map then holds one copy of plotly.js for every figure on the page, instead of one
-    ~5 MB inline copy per figure (the default). The shim never waits for the bundle inside anywidget's 2 s
-    initialisation limit (see ``_SHIM_TEMPLATE``), so a slow download cannot leave a figure deaf to its sliders.
+    ~5 MB inline copy of all of plotly.js per figure (the default). The module never waits for the bundle inside
+    anywidget's 2 s initialisation limit, so a slow download cannot leave a figure deaf to its sliders.
     """
     if bundle_url not in _WIDGET_CLASSES:  # one class per URL (a page's figures share one module)
-        shim = _SHIM_TEMPLATE.replace("__URL__", json.dumps(bundle_url)).replace("__TRAITS__",
-                                                                                 json.dumps(_PY2JS_TRAITS))
+        shim = _FIGURE_MODULE.replace("__URL__", json.dumps(bundle_url))
         _WIDGET_CLASSES[bundle_url] = type("SharedBundleFigureWidget", (go.FigureWidget,),
                                            {"_esm": shim, "__module__": __name__, "_dpviz_shared_bundle": True})
     return _WIDGET_CLASSES[bundle_url]
@@ -535,8 +457,9 @@ def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
 def figure_widget(fig: go.Figure) -> go.FigureWidget:
     """The ``FigureWidget`` a panel shows for ``fig``.
 
-    Under ``python -m dpviz.app`` (``make serve``) the server publishes plotly's widget bundle at one URL and
-    sets ``DPVIZ_PLOTLY_BUNDLE_URL`` for its kernels; the widget then loads plotly.js from there (once per page).
+    Under ``python -m dpviz.app`` (``make serve``) the server publishes plotly.js's cartesian bundle at one URL and
+    sets ``DPVIZ_PLOTLY_BUNDLE_URL`` for its kernels; the widget's front end (``figure.js``) then loads plotly.js
+    from there (once per page).
     Anywhere else (JupyterLab, plain ``voila``) it is plotly's own ``FigureWidget``, which carries the bundle inline.
     """
     bundle_url = os.environ.get("DPVIZ_PLOTLY_BUNDLE_URL")
