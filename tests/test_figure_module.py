@@ -1,0 +1,152 @@
+"""dpviz.app's figure front end (``dpviz/panels/figure.js``) against a recording stand-in for plotly.js, in headless
+Chromium without a server: the figure it keeps as plain data (plotly's restyle and relayout rules, typed arrays from
+the kernel's binary buffers, the "_undefined_" marker), what a view drawn late starts from, the order of the changes
+it hands plotly.js, and the messages it sends back (a zoom, once; never an echo of the kernel's own change).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_browser import CHROMIUM, CHROMIUM_ARGS, browser_available  # noqa: F401 (a fixture)
+
+from dpviz.panels._base import _FIGURE_MODULE
+
+pytestmark = pytest.mark.browser
+
+ORIGIN = "http://dpviz.test"
+BUNDLE = "/dpviz-static/plotly-cartesian.min.js"
+
+# plotly.js as the module sees it: records every call; newPlot keeps copies of what it was given.
+_FAKE_PLOTLY = """
+window.calls = [];
+const copy = (v) => structuredClone(v);
+window.Plotly = {
+  newPlot(gd, data, layout, config) {
+    gd.handlers = {}; gd.on = (ev, cb) => { gd.handlers[ev] = cb; };
+    window.calls.push(["newPlot", copy(data), copy(layout), copy(config)]); return Promise.resolve(gd); },
+  update(gd, s, l, t) { window.calls.push(["update", copy(s), copy(l), t]); return Promise.resolve(gd); },
+  restyle(gd, s, t) { window.calls.push(["restyle", copy(s), t]); return Promise.resolve(gd); },
+  relayout(gd, l) { window.calls.push(["relayout", copy(l)]); return Promise.resolve(gd); },
+  addTraces(gd, t) { window.calls.push(["addTraces", copy(t)]); return Promise.resolve(gd); },
+  deleteTraces(gd, i) { window.calls.push(["deleteTraces", i]); return Promise.resolve(gd); },
+  moveTraces(gd, a, b) { window.calls.push(["moveTraces", a, b]); return Promise.resolve(gd); },
+  animate(gd, f, o) { window.calls.push(["animate", copy(f), o]); return Promise.resolve(gd); },
+  purge(gd) { window.calls.push(["purge"]); },
+};
+"""
+
+_SETUP = """async (source) => {
+  const url = URL.createObjectURL(new Blob([source], {type: "text/javascript"}));
+  const widget = (await import(url)).default();
+  const state = {
+    _widget_data: [
+      {type: "scatter", x: {buffer: new DataView(new Float64Array([0, 1, 2]).buffer), dtype: "float64", shape: [3]},
+       y: [1, 2, 3], name: "a"},
+      {type: "bar", y: [4, 5], name: "b"}],
+    _widget_layout: {title: {text: "T"}, xaxis: {type: "log"}},
+    _config: {displaylogo: false},
+  };
+  const handlers = {};
+  const model = {
+    get: (k) => state[k], set: (k, v) => { state[k] = v; window.sent.push([k, structuredClone(v)]); },
+    save_changes() {}, on(ev, cb) { (handlers[ev] ??= []).push(cb); },
+  };
+  // the kernel sends a change, then clears it (plotly.py sets each _py2js_* message, then None)
+  window.send = (k, v) => {
+    for (const w of [v, null]) { state[k] = w; (handlers["change:" + k] || []).forEach((cb) => cb()); }
+  };
+  window.sent = [];
+  widget.initialize({model});
+  window.render = () => {
+    const el = document.createElement("div"); el.style.width = "500px"; document.body.appendChild(el);
+    return widget.render({model, el}).then((cleanup) => {
+      window.cleanups = [...(window.cleanups || []), cleanup];
+      return el;
+    });
+  };
+}"""
+
+
+def _calls(page, n: int) -> list:
+    page.wait_for_function(f"() => window.calls && window.calls.length >= {n}")
+    return page.evaluate("() => window.calls")
+
+
+def test_the_figure_module_draws_the_figure_as_it_is_now_and_forwards_changes_in_order(browser_available):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            held = []
+            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
+            page.route(ORIGIN + BUNDLE, lambda r: held.append(r))  # plotly.js arrives when the test says so
+            page.goto(ORIGIN + "/")
+            page.evaluate(_SETUP, _FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)))
+
+            # Changes before plotly.js has arrived: kept in the figure, nothing drawn yet.
+            page.evaluate("""() => {
+              send("_py2js_update", {style_data: {y: [[9, 9, 9], "_undefined_"], name: ["_undefined_", "B"]},
+                                     layout_data: {"xaxis.range[0]": 1, title: null}, style_traces: [0, 1],
+                                     source_view_id: null});
+              send("_py2js_addTraces", {trace_data: [{type: "scatter", y: [7], name: "c"}]});
+              send("_py2js_deleteTraces", {delete_inds: [1]});
+              window.first = render();
+            }""")
+            page.wait_for_timeout(300)
+            assert page.evaluate("() => window.calls") is None  # no plotly.js yet: nothing drawn, nothing lost
+            held[0].fulfill(body=_FAKE_PLOTLY, content_type="text/javascript")
+
+            newplot = _calls(page, 1)[0]
+            assert newplot[0] == "newPlot"
+            data, layout, config = newplot[1], newplot[2], newplot[3]
+            assert [t["name"] for t in data] == ["a", "c"]  # "_undefined_" left trace 0's name alone; 1 deleted
+            x = page.evaluate("() => { const x = window.calls[0][1][0].x; "
+                              "return [x.constructor.name, Array.from(x)]; }")
+            assert x == ["Float64Array", [0, 1, 2]]  # the kernel's binary buffer, as a typed array
+            assert data[0]["y"] == [9, 9, 9] and data[1]["y"] == [7]
+            assert layout == {"xaxis": {"type": "log", "range": [1]}, "height": 360}  # title removed; height as plotly
+            assert config == {"displaylogo": False, "editSelection": False}
+            page.wait_for_timeout(200)
+            assert len(page.evaluate("() => window.calls")) == 1  # the queued changes were in the drawing already
+
+            # After drawing: each change goes to plotly.js in order, marked as the kernel's own.
+            page.evaluate("""() => {
+              send("_py2js_update", {style_data: {y: [[1]]}, layout_data: {}, style_traces: [1], source_view_id: null});
+              send("_py2js_restyle", {restyle_data: {visible: [true]}, restyle_traces: [0], source_view_id: null});
+            }""")
+            calls = _calls(page, 3)
+            assert calls[1] == ["update", {"y": [[1]], "_doNotReportToPy": True}, {}, [1]]
+            assert calls[2] == ["restyle", {"visible": [True], "_doNotReportToPy": True}, [0]]
+
+            # A zoom goes back to the kernel once; the kernel's echo is not applied to the view it came from, but a
+            # view drawn later shows it. plotly's own relayouts (marked) are not sent.
+            page.evaluate("""async () => {
+              const el = await window.first;
+              el.handlers.plotly_relayout({"xaxis.range[0]": 2});
+              el.handlers.plotly_relayout({"xaxis.range[0]": 3, _doNotReportToPy: true});
+            }""")
+            sent = page.evaluate("() => window.sent")
+            assert len(sent) == 1 and sent[0][0] == "_js2py_relayout"
+            assert sent[0][1]["relayout_data"] == {"xaxis.range[0]": 2}
+            view_id = sent[0][1]["source_view_id"]
+            page.evaluate("(id) => send('_py2js_relayout', {relayout_data: {'xaxis.range[0]': 2}, source_view_id: id})",
+                          view_id)
+            page.evaluate("() => render()")
+            calls = _calls(page, 4)
+            assert [c[0] for c in calls][1:] == ["update", "restyle", "newPlot"], calls
+            late = calls[3]
+            assert late[2]["xaxis"]["range"] == [2] and [t["name"] for t in late[1]] == ["a", "c"]
+            assert late[1][1]["y"] == [1] and late[1][0]["visible"] is True
+
+            page.evaluate("() => window.cleanups.forEach((c) => c())")
+            assert [c[0] for c in page.evaluate("() => window.calls")][-2:] == ["purge", "purge"]
+            assert not errors, errors
+        finally:
+            browser.close()
