@@ -421,6 +421,36 @@ def test_figures_do_not_send_plotlys_computed_defaults_back_after_each_update(vo
     assert not [k for k in sent if k.endswith(("traceDeltas", "layoutDelta"))], sent
 
 
+def test_a_zoom_reaches_the_kernel_once_and_the_figure_still_follows_its_slider(voila_url, page):
+    """Under dpviz.app the figures' own front end (dpviz/panels/figure.js) sends a zoom back to the kernel as
+    plotly's FigureWidget does (``_js2py_relayout``), once, and not the kernel's echo of it; the zoomed figure still
+    redraws when its slider moves, with no error in the page."""
+    page.add_init_script(f"({_RECORD_SENT_TRAITS})();")
+    lesson = "03_privacy_loss.ipynb"
+    page.goto(f"{voila_url}/voila/render/{lesson}")
+    page.wait_for_function(f"() => ({_PANEL_SIGNATURE})(0) !== null", timeout=120_000)
+    page.wait_for_timeout(1000)
+    page.evaluate("() => { window._dpvizSent.length = 0; }")
+    gd = page.locator(".dpviz-panel").first.locator(".js-plotly-plot").first
+    before = gd.evaluate("gd => gd._fullLayout.xaxis.range.slice()")
+    gd.scroll_into_view_if_needed()  # a mouse drag acts only inside the window
+    box = gd.locator(".nsewdrag").first.bounding_box()
+    y = box["y"] + box["height"] / 2
+    page.mouse.move(box["x"] + 0.3 * box["width"], y)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 0.6 * box["width"], y, steps=8)
+    page.mouse.up()
+    page.wait_for_function("() => window._dpvizSent.includes('_js2py_relayout')", timeout=30_000)
+    page.wait_for_timeout(1000)  # the kernel's echo has come back by now
+    sent = page.evaluate("() => window._dpvizSent")
+    assert sent.count("_js2py_relayout") == 1, sent
+    zoomed = gd.evaluate("gd => gd._fullLayout.xaxis.range.slice()")
+    assert zoomed[1] - zoomed[0] < 0.5 * (before[1] - before[0]), (before, zoomed)
+    assert _move_first_control_and_wait(page, 0) == "slider"
+    page.wait_for_timeout(500)
+    _assert_no_errors(page, lesson + " after a zoom and a slider move")
+
+
 # What does not fit a phone's width: HTML (controls, readouts, tables not inside a scrolling box) past the screen's
 # edges, and a figure's title, legend entries, axis titles or tick labels cut at the figure's edges.
 _PHONE_OVERFLOW = """() => {
