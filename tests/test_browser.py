@@ -404,16 +404,22 @@ _RECORD_SENT_TRAITS = """() => {
 }"""
 
 
-def test_figures_do_not_send_plotlys_computed_defaults_back_after_each_update(voila_url, page):
-    """After every update plotly's figure view would send the kernel the figure's computed defaults (a deep merge
-    of every trace and the layout, diffed and serialised, then echoed back); dpviz's figure module turns that off.
-    A slider move must send the slider's value and no trace or layout deltas."""
+def _open_recording_what_is_sent(page, voila_url: str, lesson: str) -> None:
+    """Open ``lesson`` with the figure traits the page sends recorded (``window._dpvizSent``), its first panel
+    drawn and settled, and the record emptied."""
     page.add_init_script(f"({_RECORD_SENT_TRAITS})();")
-    lesson = "03_privacy_loss.ipynb"
     page.goto(f"{voila_url}/voila/render/{lesson}")
     page.wait_for_function(f"() => ({_PANEL_SIGNATURE})(0) !== null", timeout=120_000)
     page.wait_for_timeout(1000)
     page.evaluate("() => { window._dpvizSent.length = 0; }")
+
+
+def test_figures_do_not_send_plotlys_computed_defaults_back_after_each_update(voila_url, page):
+    """After every update plotly's figure view would send the kernel the figure's computed defaults (a deep merge
+    of every trace and the layout, diffed and serialised, then echoed back); dpviz's figure module turns that off.
+    A slider move must send the slider's value and no trace or layout deltas."""
+    lesson = "03_privacy_loss.ipynb"
+    _open_recording_what_is_sent(page, voila_url, lesson)
     assert _move_first_control_and_wait(page, 0) == "slider"
     page.wait_for_timeout(1000)
     sent = page.evaluate("() => window._dpvizSent")
@@ -425,12 +431,8 @@ def test_a_zoom_reaches_the_kernel_once_and_the_figure_still_follows_its_slider(
     """Under dpviz.app the figures' own front end (dpviz/panels/figure.js) sends a zoom back to the kernel as
     plotly's FigureWidget does (``_js2py_relayout``), once, and not the kernel's echo of it; the zoomed figure still
     redraws when its slider moves, with no error in the page."""
-    page.add_init_script(f"({_RECORD_SENT_TRAITS})();")
     lesson = "03_privacy_loss.ipynb"
-    page.goto(f"{voila_url}/voila/render/{lesson}")
-    page.wait_for_function(f"() => ({_PANEL_SIGNATURE})(0) !== null", timeout=120_000)
-    page.wait_for_timeout(1000)
-    page.evaluate("() => { window._dpvizSent.length = 0; }")
+    _open_recording_what_is_sent(page, voila_url, lesson)
     gd = page.locator(".dpviz-panel").first.locator(".js-plotly-plot").first
     before = gd.evaluate("gd => gd._fullLayout.xaxis.range.slice()")
     gd.scroll_into_view_if_needed()  # a mouse drag acts only inside the window
