@@ -35,7 +35,7 @@ from dpviz._validation import (
 from dpviz.mean import _limits
 from dpviz.mean.baselines import classic_gaussian_sigma, naive_laplace_mse, wme_mse
 from dpviz.mean.bounds import _wme_noise_variance, crossover_m, tau_oracle, tau_paper, tau_safe
-from dpviz.mean.winsorized import _wme_rows
+from dpviz.mean.winsorized import _dense_selection, _wme_grouped, _wme_rows, range_bins
 
 __all__ = [
     "KINDS",
@@ -320,16 +320,29 @@ def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, t
     g = as_rng(rng)
     B, mu = population.bound, population.mean
     X = np.clip(sample_user_means(population, n, m, size=trials, rng=g), -B, B)
+    # Users with m samples in [−B, B] have few distinct means (at most m + 1 for ±B samples): then each τ runs on
+    # the distinct values and their counts per trial, O(trials·V) instead of O(trials·n), with the same draws.
+    values, inverse = np.unique(X, return_inverse=True)
+    grouped = values.size <= n // 4
+    if grouped:
+        V = values.size
+        counts = np.bincount((inverse.reshape(X.shape) + V * np.arange(trials)[:, None]).ravel(),
+                             minlength=trials * V).reshape(trials, V)
     out = {k: np.empty(taus.size) for k in ("bias2", "variance", "mse", "clipped", "noise")}
     for i, t in enumerate(taus):
-        est, mid, *_ = _wme_rows(X, eps, float(t), B, g)
+        t = float(t)
+        if grouped and _dense_selection(range_bins(t, B).count, trials, n):
+            est, mid, *_ = _wme_grouped(values, counts, n, eps, t, B, g)
+            outside = (values[None, :] < (mid - 2 * t)[:, None]) | (values[None, :] > (mid + 2 * t)[:, None])
+            out["clipped"][i] = (counts * outside).sum() / X.size
+        else:
+            est, mid, *_ = _wme_rows(X, eps, t, B, g)
+            out["clipped"][i] = np.mean((X < (mid - 2 * t)[:, None]) | (X > (mid + 2 * t)[:, None]))
         err = est - mu
         out["bias2"][i] = err.mean() ** 2
         out["variance"][i] = err.var()
         out["mse"][i] = np.mean(err ** 2)
-        lo, hi = (mid - 2 * t)[:, None], (mid + 2 * t)[:, None]
-        out["clipped"][i] = np.mean((X < lo) | (X > hi))
-        out["noise"][i] = _wme_noise_variance(n, eps, float(t))
+        out["noise"][i] = _wme_noise_variance(n, eps, t)
     return out
 
 

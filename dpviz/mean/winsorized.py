@@ -193,11 +193,15 @@ def private_range_probabilities(values, epsilon: float, tau: float, bound: float
     return mids, w / w.sum()
 
 
-def _sample_bins_dense(idx: np.ndarray, ell: int, eps: float, g: np.random.Generator) -> np.ndarray:
-    """Rows of bin indices (T, n) → one sampled bin per row, by Gumbel-max over all ℓ bins (exact)."""
-    T = idx.shape[0]
+def _sample_bins_dense(idx: np.ndarray, ell: int, eps: float, g: np.random.Generator,
+                       weights: np.ndarray | None = None) -> np.ndarray:
+    """Rows of bin indices (T, n) → one sampled bin per row, by Gumbel-max over all ℓ bins (exact). With
+    ``weights`` (T, V), ``idx`` is the bin of each of V distinct values (shape (V,)) and row t holds value v
+    weights[t, v] times (the same bin counts, the same draws)."""
+    T = idx.shape[0] if weights is None else weights.shape[0]
     flat = (idx + ell * np.arange(T)[:, None]).ravel()
-    counts = np.bincount(flat, minlength=T * ell).reshape(T, ell)
+    counts = np.bincount(flat, weights=None if weights is None else weights.ravel(),
+                         minlength=T * ell).reshape(T, ell)
     logw = _selection_logw(_costs(counts), eps)
     return _gumbel_argmax(logw, g, axis=1)
 
@@ -226,12 +230,18 @@ def _sample_bin_segments(idx: np.ndarray, ell: int, eps: float, g: np.random.Gen
     return int(starts[k] + g.integers(sizes[k]))
 
 
+def _dense_selection(ell: int, trials: int, n: int) -> bool:
+    """Whether PrivateRange samples ``trials`` rows of ``n`` users over ℓ bins densely (Gumbel-max over every bin)
+    rather than by segments."""
+    return ell * trials <= 4_000_000 and ell <= 4 * n + 64
+
+
 def _private_range_rows(rows: np.ndarray, eps: float, tau: float, bound: float, g) -> np.ndarray:
     """Sampled midpoint μ̂ for each row of ``rows`` (T, n), values already in [−B, B]."""
     bins = range_bins(tau, bound)
     ell = bins.count
     idx = bins._index(rows)
-    if ell * rows.shape[0] <= 4_000_000 and ell <= 4 * rows.shape[1] + 64:
+    if _dense_selection(ell, rows.shape[0], rows.shape[1]):
         j = _sample_bins_dense(idx, ell, eps, g)
     else:
         j = np.array([_sample_bin_segments(r, ell, eps, g) for r in idx])
@@ -319,17 +329,39 @@ def _finite_number(value, name: str) -> float:
     return check_in_range(value, name, -math.inf, math.inf)
 
 
+def _wme_scale(n: int, eps: float, tau: float, h: float) -> float:
+    """The Laplace scale of Algorithm 1, 2hτ/(n·ε/2) (8τ/(nε) for h = 2); a ValueError if it leaves the double
+    range."""
+    return _limits.evaluate(lambda: 2.0 * h * tau / n / (eps / 2.0), "the Laplace scale 2hτ/(n·ε/2)",
+                            epsilon=eps, tau=tau, n=n)
+
+
 def _wme_rows(rows: np.ndarray, eps: float, tau: float, bound: float, g, h: float = 2.0):
     """Algorithm 1 on each row of ``rows`` (T, n) in one vectorised pass. Returns (estimates, mu_hat, noise).
     A ValueError if the Laplace scale 8τ/(nε) (for h = 2) leaves the double range (ε ≲ 1e-300)."""
     n = rows.shape[1]
-    scale = _limits.evaluate(lambda: 2.0 * h * tau / n / (eps / 2.0), "the Laplace scale 2hτ/(n·ε/2)",
-                             epsilon=eps, tau=tau, n=n)
+    scale = _wme_scale(n, eps, tau, h)
     mu = _private_range_rows(rows, eps / 2.0, tau, bound, g)
     lo = (mu - h * tau)[:, None]
     hi = (mu + h * tau)[:, None]
     clipped = np.minimum(np.maximum(rows, lo), hi).mean(axis=1)
     noise = g.laplace(0.0, scale, size=rows.shape[0])
+    return clipped + noise, mu, clipped, noise, scale
+
+
+def _wme_grouped(values: np.ndarray, counts: np.ndarray, n: int, eps: float, tau: float, bound: float, g,
+                 h: float = 2.0):
+    """:func:`_wme_rows` for T rows given as V distinct ``values`` (sorted, already in [−B, B]) and ``counts``
+    (T, V): row t holds values[v] counts[t, v] times, n values in all. The same algorithm and the same random
+    draws as on the expanded rows (equal up to the rounding of the row sums), in O(T·V) instead of O(T·n): a
+    simulation of users with m samples in [−B, B] has at most m + 1 distinct means. PrivateRange must be dense
+    here (:func:`_dense_selection`). Returns (estimates, mu_hat, clipped mean, noise, scale)."""
+    scale = _wme_scale(n, eps, tau, h)
+    bins = range_bins(tau, bound)
+    mu = bins._midpoint(_sample_bins_dense(bins._index(values), bins.count, eps / 2.0, g, weights=counts))
+    clipped = (counts * np.minimum(np.maximum(values, (mu - h * tau)[:, None]), (mu + h * tau)[:, None])).sum(
+        axis=1) / n
+    noise = g.laplace(0.0, scale, size=counts.shape[0])
     return clipped + noise, mu, clipped, noise, scale
 
 
