@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz._validation import check_positive, check_real_array
-from dpviz.plots._theme import ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, approx_note, caption
+from dpviz.plots._theme import ROLE, TEMPLATE, _bar, _gaps, _hline, _layout, _scatter, _vline, approx_note, caption
 
 __all__ = [
     "training_figure",
@@ -47,10 +47,10 @@ def training_figure(steps, private_accuracy, nonprivate_accuracy, *, noise_multi
     if not (t.shape == a.shape == b.shape):
         raise ValueError("steps, private_accuracy and nonprivate_accuracy must have the same length")
     traces = [
-        go.Scatter(x=t, y=b, mode="lines", name="clipped SGD, no noise (σ = 0)",
-                   line=dict(color=ROLE["nonprivate"], dash="dash", width=2)),
-        go.Scatter(x=t, y=a, mode="lines+markers", name=f"DP-SGD, σ = {noise_multiplier:.3g}",
-                   line=dict(color=ROLE["private"], width=3), marker=dict(size=5)),
+        _scatter(x=t, y=b, mode="lines", name="clipped SGD, no noise (σ = 0)",
+                 line=dict(color=ROLE["nonprivate"], dash="dash", width=2)),
+        _scatter(x=t, y=a, mode="lines+markers", name=f"DP-SGD, σ = {noise_multiplier:.3g}",
+                 line=dict(color=ROLE["private"], width=3), marker=dict(size=5)),
     ]
     title = f"Training live: C = {clip_norm:.3g}, σ = {noise_multiplier:.3g}, q = {sampling_rate:.3g}"
     layout = _layout(_so_far(title, progress), "step t", "test accuracy", template=template, legend=_LEGEND,
@@ -73,11 +73,11 @@ def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float | None, tota
     check_positive(total_steps, "total_steps")
     pld = [] if epsilon_pld is None else [epsilon_pld]
     traces = [
-        go.Scatter(x=t, y=_gaps(e), mode="lines+markers", name="RDP accountant (Mironov, Talwar & Zhang 2019)",
-                   line=dict(color=ROLE["alt"], width=3), marker=dict(size=8)),
-        go.Scatter(x=[total_steps] * len(pld), y=_gaps(pld), mode="markers",
-                   name="PLD accountant at t = T (Koskela, Jälkö & Honkela 2020)",
-                   marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
+        _scatter(x=t, y=_gaps(e), mode="lines+markers", name="RDP accountant (Mironov, Talwar & Zhang 2019)",
+                 line=dict(color=ROLE["alt"], width=3), marker=dict(size=8)),
+        _scatter(x=[total_steps] * len(pld), y=_gaps(pld), mode="markers",
+                 name="PLD accountant at t = T (Koskela, Jälkö & Honkela 2020)",
+                 marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
     ]
     finite = [v for v in list(e) + pld if math.isfinite(v) and v > 0]
     log = bool(finite) and max(finite) / min(finite) > 30
@@ -106,11 +106,11 @@ def accuracy_epsilon_figure(epsilon_rdp, accuracy_rdp, steps_rdp, epsilon_pld: f
         raise ValueError("epsilon_rdp, accuracy_rdp and steps_rdp must have the same length")
     pld = [] if epsilon_pld is None or accuracy_pld is None else [epsilon_pld]
     traces = [
-        go.Scatter(x=_gaps(e), y=a, mode="lines+markers+text", text=[f"t = {int(v)}" for v in t],
-                   textposition="bottom right", name="after t steps, ε from RDP",
-                   line=dict(color=ROLE["alt"], width=2), marker=dict(size=8)),
-        go.Scatter(x=_gaps(pld), y=[accuracy_pld] * len(pld), mode="markers", name="after T steps, ε from PLD",
-                   marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
+        _scatter(x=_gaps(e), y=a, mode="lines+markers+text", text=[f"t = {int(v)}" for v in t],
+                 textposition="bottom right", name="after t steps, ε from RDP",
+                 line=dict(color=ROLE["alt"], width=2), marker=dict(size=8)),
+        _scatter(x=_gaps(pld), y=[accuracy_pld] * len(pld), mode="markers", name="after T steps, ε from PLD",
+                 marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
     ]
     finite = [v for v in list(e) + pld if math.isfinite(v) and v > 0]
     log = bool(finite) and max(finite) / min(finite) > 30
@@ -138,15 +138,15 @@ def game_figure(shift: float, sigma: float, output: float | None, rounds, bounds
     px = np.exp(-0.5 * (y / s) ** 2) / (s * math.sqrt(2 * math.pi))
     pxp = np.exp(-0.5 * ((y - shift) / s) ** 2) / (s * math.sqrt(2 * math.pi))
     right = max(float(r[-1]) if r.size else 0.0, 10.0)
-    traces = [go.Scatter(x=y, y=px, mode="lines", name="M(x): without the canary",
-                         line=dict(color=ROLE["x"], width=3)),
-              go.Scatter(x=y, y=pxp, mode="lines", name="M(x′): with the canary",
-                         line=dict(color=ROLE["x_prime"], width=3, dash="dash")),
-              go.Scatter(x=r, y=_gaps(b), mode="lines+markers", name=f"your lower bound on ε ({confidence:.0%})",
-                         line=dict(color=ROLE["alt"], width=3), xaxis="x2", yaxis="y2"),
-              go.Scatter(x=[0.0, right], y=[claimed_epsilon, claimed_epsilon], mode="lines",
-                         name=f"claimed ε = {claimed_epsilon:.3g}", xaxis="x2", yaxis="y2",
-                         line=dict(color=ROLE["bound"], dash="dash", width=2))]
+    traces = [_scatter(x=y, y=px, mode="lines", name="M(x): without the canary",
+                       line=dict(color=ROLE["x"], width=3)),
+              _scatter(x=y, y=pxp, mode="lines", name="M(x′): with the canary",
+                       line=dict(color=ROLE["x_prime"], width=3, dash="dash")),
+              _scatter(x=r, y=_gaps(b), mode="lines+markers", name=f"your lower bound on ε ({confidence:.0%})",
+                       line=dict(color=ROLE["alt"], width=3), xaxis="x2", yaxis="y2"),
+              _scatter(x=[0.0, right], y=[claimed_epsilon, claimed_epsilon], mode="lines",
+                       name=f"claimed ε = {claimed_epsilon:.3g}", xaxis="x2", yaxis="y2",
+                       line=dict(color=ROLE["bound"], dash="dash", width=2))]
     shapes = []
     title = "The output of this round (grey line): which dataset made it?"
     if output is not None:
@@ -173,10 +173,10 @@ def audit_trials_figure(trials, bounds, claimed_epsilon: float, *, confidence: f
     n = check_real_array(trials, "trials")
     b = np.asarray(bounds, dtype=float)
     over = b > claimed_epsilon
-    traces = [go.Scatter(x=n, y=_gaps(b), mode="lines+markers", name=f"empirical lower bound ({confidence:.0%})",
-                         line=dict(color=ROLE["x"], width=3), marker=dict(size=8)),
-              go.Scatter(x=n[over], y=_gaps(b[over]), mode="markers", name="above the claim: claim refuted",
-                         marker=dict(color=ROLE["approx"], size=14, symbol="x"))]
+    traces = [_scatter(x=n, y=_gaps(b), mode="lines+markers", name=f"empirical lower bound ({confidence:.0%})",
+                       line=dict(color=ROLE["x"], width=3), marker=dict(size=8)),
+              _scatter(x=n[over], y=_gaps(b[over]), mode="markers", name="above the claim: claim refuted",
+                       marker=dict(color=ROLE["approx"], size=14, symbol="x"))]
     top = max([claimed_epsilon * 1.3] + [v * 1.1 for v in b if math.isfinite(v)] + [0.5])
     layout = _layout("The computer's audit: lower bound vs number of trials", "trials (runs of the mechanism)",
                      "ε", template=template, legend=_LEGEND, xaxis=dict(type="log"),
@@ -202,8 +202,8 @@ def audit_outputs_figure(outputs_x, outputs_x_prime, *, threshold: float | None,
         vals = np.unique(np.concatenate([a, b]))
         ca = np.array([np.count_nonzero(a == v) for v in vals]) / a.size
         cb = np.array([np.count_nonzero(b == v) for v in vals]) / b.size
-        traces = [go.Bar(x=vals - 0.15, y=ca, width=0.3, name="outputs on x", marker_color=ROLE["x"]),
-                  go.Bar(x=vals + 0.15, y=cb, width=0.3, name="outputs on x′", marker_color=ROLE["x_prime"])]
+        traces = [_bar(x=vals - 0.15, y=ca, width=0.3, name="outputs on x", marker_color=ROLE["x"]),
+                  _bar(x=vals + 0.15, y=cb, width=0.3, name="outputs on x′", marker_color=ROLE["x_prime"])]
         yt, shapes = "fraction of runs", []
     else:
         lo, hi = np.quantile(np.concatenate([a, b]), [0.002, 0.998])
@@ -212,10 +212,10 @@ def audit_outputs_figure(outputs_x, outputs_x_prime, *, threshold: float | None,
         cb, _ = np.histogram(b, edges)
         mid = 0.5 * (edges[1:] + edges[:-1])
         w = edges[1] - edges[0]
-        traces = [go.Bar(x=mid, y=ca / (a.size * w), width=w, name="outputs on x", marker_color=ROLE["x"],
-                         opacity=0.6),
-                  go.Bar(x=mid, y=cb / (b.size * w), width=w, name="outputs on x′", marker_color=ROLE["x_prime"],
-                         opacity=0.6)]
+        traces = [_bar(x=mid, y=ca / (a.size * w), width=w, name="outputs on x", marker_color=ROLE["x"],
+                       opacity=0.6),
+                  _bar(x=mid, y=cb / (b.size * w), width=w, name="outputs on x′", marker_color=ROLE["x_prime"],
+                       opacity=0.6)]
         yt = "density (histogram)"
         shapes = [] if threshold is None else [_vline(float(direction * threshold), color="#444444", width=2)]
     side = "right" if direction > 0 else "left"

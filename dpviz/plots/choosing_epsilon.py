@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 
 from dpviz import interpret as I
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, caption, fmt_number
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _gaps, _hline, _layout, _scatter, _vline, caption, fmt_number
 
 __all__ = ["REFERENCE_EPSILONS", "posterior_figure", "deployments_figure", "accuracy_figure", "budget_figure"]
 
@@ -25,11 +25,6 @@ REFERENCE_EPSILONS = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
 _PRIORS = np.concatenate([np.logspace(-4, 0, 61)[:-1], [1.0]])
 _LEGEND_BELOW = dict(orientation="h", y=-0.22, x=0, yanchor="top", font=dict(size=12))
 _GREY = "#9a9a9a"
-
-
-def _sc(**kw) -> dict:
-    """A scatter trace as a plain dict: go.Figure validates it once (a go.Scatter is validated twice)."""
-    return dict(type="scatter", **kw)
 
 
 def _pct(x: float) -> str:
@@ -44,34 +39,34 @@ def posterior_figure(epsilon: float, delta: float = 0.0, event_probability: floa
     one). Bounds from :func:`dpviz.interpret.posterior_bound`."""
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     d = check_delta(delta)
-    traces = [_sc(x=_PRIORS, y=_PRIORS, mode="lines", name="ε = 0: nothing learned (posterior = prior)",
-                         line=dict(color=ROLE["bound"], dash="dot", width=1.5))]
+    traces = [_scatter(x=_PRIORS, y=_PRIORS, mode="lines", name="ε = 0: nothing learned (posterior = prior)",
+                       line=dict(color=ROLE["bound"], dash="dot", width=1.5))]
     # the reference curves as one trace (gaps between them), their labels as one text trace: fewer traces, a
     # faster slider
     ref = I.posterior_bound(_PRIORS[None, :], np.asarray(REFERENCE_EPSILONS)[:, None])
     xs = np.concatenate([np.append(_PRIORS, np.nan) for _ in REFERENCE_EPSILONS])
     ys = np.concatenate([np.append(row, np.nan) for row in ref])
-    traces.append(_sc(x=_gaps(xs), y=_gaps(ys), mode="lines", line=dict(color=_GREY, width=1),
-                             name="ε = 0.1, 0.5, 1, 2, 5, 10", hoverinfo="skip"))
+    traces.append(_scatter(x=_gaps(xs), y=_gaps(ys), mode="lines", line=dict(color=_GREY, width=1),
+                           name="ε = 0.1, 0.5, 1, 2, 5, 10", hoverinfo="skip"))
     at = [20 + 4 * i for i in range(len(REFERENCE_EPSILONS))]  # a different prior per label: no collisions
-    traces.append(_sc(x=_PRIORS[at], y=ref[np.arange(len(at)), at], mode="text", showlegend=False,
-                             text=[f"ε={e:g}" for e in REFERENCE_EPSILONS], textposition="top left",
-                             textfont=dict(size=11, color="#666666"), hoverinfo="skip"))
+    traces.append(_scatter(x=_PRIORS[at], y=ref[np.arange(len(at)), at], mode="text", showlegend=False,
+                           text=[f"ε={e:g}" for e in REFERENCE_EPSILONS], textposition="top left",
+                           textfont=dict(size=11, color="#666666"), hoverinfo="skip"))
     bold = I.posterior_bound(_PRIORS, eps)
-    traces.append(_sc(x=_PRIORS, y=bold, mode="lines", name=f"ε = {eps:.3g}, δ = 0: any output",
-                             line=dict(color=ROLE["exact"], width=3.5)))
+    traces.append(_scatter(x=_PRIORS, y=bold, mode="lines", name=f"ε = {eps:.3g}, δ = 0: any output",
+                           line=dict(color=ROLE["exact"], width=3.5)))
     if d > 0 and event_probability is not None:
         q = check_in_range(event_probability, "event_probability", 0.0, 1.0, low_inclusive=False)
         yd = I.posterior_bound(_PRIORS, eps, d, event_probability=q)
-        traces.append(_sc(x=_PRIORS, y=yd, mode="lines", line=dict(color=ROLE["approx"], width=3, dash="dash"),
-                                 name=f"ε = {eps:.3g}, δ = {d:.2g}: an output event with P[S | out] = {q:.2g}"))
+        traces.append(_scatter(x=_PRIORS, y=yd, mode="lines", line=dict(color=ROLE["approx"], width=3, dash="dash"),
+                               name=f"ε = {eps:.3g}, δ = {d:.2g}: an output event with P[S | out] = {q:.2g}"))
     if marker_prior is not None:
         p = check_in_range(marker_prior, "marker_prior", 0.0, 1.0)
         ys = [I.posterior_bound(p, eps)]
         if d > 0 and event_probability is not None:
             ys.append(I.posterior_bound(p, eps, d, event_probability=q))
-        traces.append(_sc(x=[p] * len(ys), y=ys, mode="markers", name=f"your prior {_pct(p)}",
-                                 marker=dict(size=11, color=PALETTE[2], line=dict(color="black", width=1))))
+        traces.append(_scatter(x=[p] * len(ys), y=ys, mode="markers", name=f"your prior {_pct(p)}",
+                               marker=dict(size=11, color=PALETTE[2], line=dict(color="black", width=1))))
     layout = _layout("What an observer can learn: posterior ≤ e<sup>ε</sup>·p / (1 − p + e<sup>ε</sup>·p)",
                      "prior belief p = P[in] (log scale)", "largest posterior P[in | output]",
                      template=template, title_size=15, xaxis=dict(type="log", range=[-4, 0]),
@@ -90,15 +85,15 @@ def deployments_figure(prior: float, deployments, *, template: str = TEMPLATE) -
     (the panel lists them)."""
     p = check_in_range(prior, "prior", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     grid = np.logspace(-1, 2, 200)
-    traces = [_sc(x=grid, y=I.posterior_bound(p, grid), mode="lines", line=dict(color=ROLE["exact"], width=2),
-                         name=f"posterior bound for prior {_pct(p)}")]
+    traces = [_scatter(x=grid, y=I.posterior_bound(p, grid), mode="lines", line=dict(color=ROLE["exact"], width=2),
+                       name=f"posterior bound for prior {_pct(p)}")]
     shown = [d for d in deployments if d.epsilon is not None]
     for i, d in enumerate(shown):
         y = I.posterior_bound(p, d.epsilon)
         delta = "" if not d.delta else f", δ = {d.delta:.2g}"
         hover = (f"{d.label}<br>ε = {d.epsilon:.4g}{delta}<br>unit: {d.unit}<br>per: {d.horizon}"
                  f"<br>posterior ≤ {_pct(y)}")
-        traces.append(_sc(
+        traces.append(_scatter(
             x=[d.epsilon], y=[y], mode="markers+text", text=[d.organisation.replace("US Census Bureau", "Census")],
             textposition="top left" if i % 2 else "bottom right", textfont=dict(size=12),
             marker=dict(size=12, symbol="diamond" if d.local else "circle", color=PALETTE[(i + 1) % 6],
@@ -129,13 +124,13 @@ def accuracy_figure(alpha_acc: float, beta_fail: float, delta: float, *, templat
     e_gau = I.gaussian_epsilon_for_accuracy(a, b, d)
     eg = np.where(c["epsilon_gaussian"] > 0, c["epsilon_gaussian"], np.nan)  # ε = 0 has no place on a log axis
     traces = [
-        _sc(x=alphas, y=c["epsilon_laplace"], mode="lines", line=dict(color=ROLE["exact"], width=3),
-                   name="Laplace (ε-DP)"),
-        _sc(x=alphas, y=_gaps(eg), mode="lines", line=dict(color=ROLE["x_prime"], width=3, dash="dash"),
-                   name=f"Gaussian ((ε, δ)-DP, δ = {d:.2g})"),
-        _sc(x=[a, a], y=_gaps([e_lap, e_gau if e_gau > 0 else np.nan]), mode="markers",
-                   marker=dict(size=11, color=[ROLE["exact"], ROLE["x_prime"]], line=dict(color="black", width=1)),
-                   name=f"your target ±{fmt_number(a)}", hoverinfo="x+y"),
+        _scatter(x=alphas, y=c["epsilon_laplace"], mode="lines", line=dict(color=ROLE["exact"], width=3),
+                 name="Laplace (ε-DP)"),
+        _scatter(x=alphas, y=_gaps(eg), mode="lines", line=dict(color=ROLE["x_prime"], width=3, dash="dash"),
+                 name=f"Gaussian ((ε, δ)-DP, δ = {d:.2g})"),
+        _scatter(x=[a, a], y=_gaps([e_lap, e_gau if e_gau > 0 else np.nan]), mode="markers",
+                 marker=dict(size=11, color=[ROLE["exact"], ROLE["x_prime"]], line=dict(color="black", width=1)),
+                 name=f"your target ±{fmt_number(a)}", hoverinfo="x+y"),
     ]
     layout = _layout(f"From an accuracy target to ε: error ≤ ±α with probability {1 - b:.4g}",
                      "accuracy target α<sub>acc</sub> (absolute error of one count, log scale)",
@@ -162,13 +157,13 @@ def budget_figure(epsilon_total: float, delta_total: float, releases: int, *, ma
     r = I.per_release_epsilon(eps, d, ks)
     i = int(np.flatnonzero(ks == k_mark)[0])
     traces = [
-        _sc(x=ks, y=r["eps_basic"], mode="lines", line=dict(color=ROLE["approx"], width=3, dash="dash"),
-                   name="basic composition: ε/k"),
-        _sc(x=ks, y=_gaps(r["eps_step_exact"]), mode="lines", line=dict(color=ROLE["exact"], width=3),
-                   name="exact composition of Gaussian releases"),
-        _sc(x=[k_mark, k_mark], y=[r["eps_basic"][i], r["eps_step_exact"][i]], mode="markers",
-                   marker=dict(size=11, color=[ROLE["approx"], ROLE["exact"]], line=dict(color="black", width=1)),
-                   name=f"k = {k_mark} releases"),
+        _scatter(x=ks, y=r["eps_basic"], mode="lines", line=dict(color=ROLE["approx"], width=3, dash="dash"),
+                 name="basic composition: ε/k"),
+        _scatter(x=ks, y=_gaps(r["eps_step_exact"]), mode="lines", line=dict(color=ROLE["exact"], width=3),
+                 name="exact composition of Gaussian releases"),
+        _scatter(x=[k_mark, k_mark], y=[r["eps_basic"][i], r["eps_step_exact"][i]], mode="markers",
+                 marker=dict(size=11, color=[ROLE["approx"], ROLE["exact"]], line=dict(color="black", width=1)),
+                 name=f"k = {k_mark} releases"),
     ]
     layout = _layout(f"A budget of ε = {eps:.3g}, δ = {d:.2g} per person, split over k releases",
                      "number of releases k in the period (log scale)", "ε per release, at δ/k (log scale)",

@@ -47,8 +47,10 @@ from dpviz.plots._theme import (
     PALETTE,
     ROLE,
     TEMPLATE,
+    _bar,
     _hline,
     _layout,
+    _scatter,
     _vline,
     approx_note,
     caption,
@@ -207,18 +209,18 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
             h += f"<br>{alt}: {r.alternative:.6g}"
         err_plus.append(0.0)
         hovers.append(h)
-    bar = go.Bar(
+    bar = _bar(
         x=labels, y=ys, text=texts, textposition="outside", marker=dict(color=colours),
         hovertext=hovers, hoverinfo="text", name="ε certified (PLD: pessimistic end)",
         error_y=dict(type="data", symmetric=False, array=err_plus, arrayminus=err_minus, color="#222222",
-                     thickness=2, width=8),
+                   thickness=2, width=8),
         cliponaxis=False,
     )
     data = [bar]
     if exact is not None:
-        data.append(go.Scatter(x=[labels[0], labels[-1]], y=[exact, exact], mode="lines",
-                               line=dict(color=ROLE["truth"], dash="dash", width=2),
-                               name=f"exact ε = {exact:.4g}", hoverinfo="name"))
+        data.append(_scatter(x=[labels[0], labels[-1]], y=[exact, exact], mode="lines",
+                             line=dict(color=ROLE["truth"], dash="dash", width=2),
+                             name=f"exact ε = {exact:.4g}", hoverinfo="name"))
     layout = _layout(f"ε at δ = {delta:.0e}: {_setting_text(mechanism, noise, count, rate)}",
                      "accountant", "ε (lower is tighter)", template=template, showlegend=True,
                      legend=dict(orientation="h", y=1.0, yanchor="bottom", x=1.0, xanchor="right"),
@@ -271,24 +273,24 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
             if not ks:
                 errs = [r.error for r in res[name] if r.error]
                 missing.append(f"{info.label}: {errs[0] if errs else 'no finite ε'}")
-                data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
-                                       line=dict(color=info.colour, dash=info.dash)))
+                data.append(_scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
+                                     line=dict(color=info.colour, dash=info.dash)))
                 continue
             lows = [max(r.lower if r.lower is not None else r.epsilon, 1e-300) for _, r in shown]
             suffix = ""
         if name == "pld":
-            data.append(go.Scatter(x=ks + ks[::-1], y=es + lows[::-1], fill="toself", mode="lines",
-                                   line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)", hoverinfo="skip",
-                                   name="PLD bracket " + (suffix.strip() or "(optimistic…pessimistic)"),
-                                   showlegend=True))
-        data.append(go.Scatter(x=ks, y=es, mode="lines+markers", name=info.label + suffix,
-                               line=dict(color=info.colour, dash=info.dash, width=2.5), marker=dict(size=5),
-                               hovertemplate=f"{info.label}<br>k = %{{x:,}}<br>ε = %{{y:.4g}}<extra></extra>"))
+            data.append(_scatter(x=ks + ks[::-1], y=es + lows[::-1], fill="toself", mode="lines",
+                                 line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)", hoverinfo="skip",
+                                 name="PLD bracket " + (suffix.strip() or "(optimistic…pessimistic)"),
+                                 showlegend=True))
+        data.append(_scatter(x=ks, y=es, mode="lines+markers", name=info.label + suffix,
+                             line=dict(color=info.colour, dash=info.dash, width=2.5), marker=dict(size=5),
+                             hovertemplate=f"{info.label}<br>k = %{{x:,}}<br>ε = %{{y:.4g}}<extra></extra>"))
     if mechanism == "gaussian" and rate >= 1.0:
         ex = [exact_epsilon(mechanism, noise, k, rate, delta, neighboring) for k in counts]
-        data.append(go.Scatter(x=list(counts), y=ex, mode="lines", name="exact (one Gaussian of σ/√k)",
-                               line=dict(color=ROLE["truth"], dash="dot", width=1.5),
-                               hovertemplate="exact<br>k = %{x:,}<br>ε = %{y:.4g}<extra></extra>"))
+        data.append(_scatter(x=list(counts), y=ex, mode="lines", name="exact (one Gaussian of σ/√k)",
+                             line=dict(color=ROLE["truth"], dash="dot", width=1.5),
+                             hovertemplate="exact<br>k = %{x:,}<br>ε = %{y:.4g}<extra></extra>"))
     title = (f"ε against the number of compositions k, δ = {delta:.0e}: {MECHANISM_LABELS[mechanism]} "
              f"({NOISE_SYMBOL[mechanism]} = {noise:.3g}" + (f", q = {rate:.3g})" if rate < 1.0 else ")"))
     layout = _layout(title, "number of compositions k", "ε", template=template)
@@ -351,15 +353,15 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
             r = by_name[name]
             ok = r.available and math.isfinite(r.epsilon) and r.epsilon > 0
             point_only.append(info.label)
-            data.append(go.Scatter(x=[r.epsilon] if ok else [], y=[delta] if ok else [], mode="markers",
-                                   name=f"{info.label} (at your δ only)",
-                                   marker=dict(color=info.colour, size=11, symbol="diamond"),
-                                   hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.1e}}<extra></extra>"))
+            data.append(_scatter(x=[r.epsilon] if ok else [], y=[delta] if ok else [], mode="markers",
+                                 name=f"{info.label} (at your δ only)",
+                                 marker=dict(color=info.colour, size=11, symbol="diamond"),
+                                 hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.1e}}<extra></extra>"))
             continue
         x, d, dlow, err = privacy_profile(name, mechanism, noise, count, rate, neighboring, grid)
         if x is None:
-            data.append(go.Scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
-                                   line=dict(color=info.colour, dash=info.dash)))
+            data.append(_scatter(x=[], y=[], mode="lines", name=f"{info.label} (n/a)",
+                                 line=dict(color=info.colour, dash=info.dash)))
             continue
         inside = (x >= lo / 1.001) & (x <= hi * 1.001) & (d >= floor)
         if PROFILE_DIRECTION[name] == "eps":
@@ -368,17 +370,17 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
         y = [float(min(v, 1.0)) for v in d[inside]]
         if dlow is not None and xs:
             yl = [float(min(max(v, floor), 1.0)) for v in dlow[inside]]
-            data.append(go.Scatter(x=xs + xs[::-1], y=y + yl[::-1], fill="toself",
-                                   mode="lines", line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)",
-                                   hoverinfo="skip", name="PLD band (optimistic…pessimistic)"))
-        data.append(go.Scatter(x=xs, y=y, mode="lines", name=info.label,
-                               line=dict(color=info.colour, dash=info.dash, width=2.5),
-                               hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.3e}}<extra></extra>"))
+            data.append(_scatter(x=xs + xs[::-1], y=y + yl[::-1], fill="toself",
+                                 mode="lines", line=dict(width=0), fillcolor="rgba(0, 114, 178, 0.25)",
+                                 hoverinfo="skip", name="PLD band (optimistic…pessimistic)"))
+        data.append(_scatter(x=xs, y=y, mode="lines", name=info.label,
+                             line=dict(color=info.colour, dash=info.dash, width=2.5),
+                             hovertemplate=f"{info.label}<br>ε = %{{x:.4g}}<br>δ = %{{y:.3e}}<extra></extra>"))
     dex = exact_profile(mechanism, noise, count, rate, neighboring, grid)
     if exact is not None and dex is not None:
-        data.append(go.Scatter(x=list(grid), y=[float(v) if v >= floor else None for v in dex], mode="lines",
-                               name="exact (Gaussian σ/√k)", line=dict(color=ROLE["truth"], dash="dot", width=1.5),
-                               hovertemplate="exact<br>ε = %{x:.4g}<br>δ = %{y:.3e}<extra></extra>"))
+        data.append(_scatter(x=list(grid), y=[float(v) if v >= floor else None for v in dex], mode="lines",
+                             name="exact (Gaussian σ/√k)", line=dict(color=ROLE["truth"], dash="dot", width=1.5),
+                             hovertemplate="exact<br>ε = %{x:.4g}<br>δ = %{y:.3e}<extra></extra>"))
     title = f"Privacy profile δ(ε): {_setting_text(mechanism, noise, count, rate)}"
     layout = _layout(title, "ε", "δ(ε)  (log scale)", template=template)
     layout["yaxis"].update(type="log", exponentformat="power", range=[-16, 0.05])
@@ -431,13 +433,13 @@ def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0,
         hovers.append(f"{info.label}: {NOISE_SYMBOL[mechanism]} = {val:.6g}" if val is not None
                       else f"{info.label}: not applicable — {err}")
     sym = NOISE_SYMBOL[mechanism]
-    data = [go.Bar(x=labels, y=ys, text=texts, textposition="outside", marker=dict(color=colours),
-                   hovertext=hovers, hoverinfo="text", name=f"smallest {sym} certified", cliponaxis=False)]
+    data = [_bar(x=labels, y=ys, text=texts, textposition="outside", marker=dict(color=colours),
+                 hovertext=hovers, hoverinfo="text", name=f"smallest {sym} certified", cliponaxis=False)]
     if mechanism == "gaussian" and rate >= 1.0:
         ex = exact_gaussian_sigma(target_epsilon, delta, count)
-        data.append(go.Scatter(x=[labels[0], labels[-1]], y=[ex, ex], mode="lines",
-                               line=dict(color=ROLE["truth"], dash="dash", width=2),
-                               name=f"exact σ = {ex:.4g}", hoverinfo="name"))
+        data.append(_scatter(x=[labels[0], labels[-1]], y=[ex, ex], mode="lines",
+                             line=dict(color=ROLE["truth"], dash="dash", width=2),
+                             name=f"exact σ = {ex:.4g}", hoverinfo="name"))
     layout = _layout(
         f"Noise needed for ε = {target_epsilon:.3g} at δ = {delta:.0e} after k = {count:,} "
         f"{MECHANISM_LABELS[mechanism]} steps" + (f", q = {rate:.3g}" if rate < 1.0 else ""),
@@ -477,29 +479,29 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
         return [None if v else float(x) for x, v in zip(values, vacuous, strict=True)]
 
     # two side-by-side axes built directly in the layout (make_subplots and add_vline cost ~50 ms per update)
-    data = [go.Scatter(x=ks, y=meaningful(c["eps_generic"]), mode="lines+markers",
-                       name="generic group privacy (gε₁)", line=dict(color=ROLE["approx"], dash="dash"),
-                       hovertemplate="generic<br>g = %{x}<br>ε = %{y:.4g}<extra></extra>")]
+    data = [_scatter(x=ks, y=meaningful(c["eps_generic"]), mode="lines+markers",
+                     name="generic group privacy (gε₁)", line=dict(color=ROLE["approx"], dash="dash"),
+                     hovertemplate="generic<br>g = %{x}<br>ε = %{y:.4g}<extra></extra>")]
     if mechanism == "gaussian":
-        data.append(go.Scatter(x=ks, y=meaningful(c["eps_exact_same_delta"]), mode="lines+markers",
-                               name="exact, sensitivity g, at the generic δ<sub>g</sub>", line=dict(color=ROLE["alt"]),
-                               hovertemplate="exact at δ<sub>g</sub><br>g = %{x}<br>ε = %{y:.4g}<extra></extra>"))
-    data.append(go.Scatter(x=ks, y=list(c["eps_exact"]), mode="lines+markers",
-                           name=f"exact, sensitivity g, at δ = {delta:.0e}" if mechanism == "gaussian"
-                           else "exact, sensitivity g (pure, δ = 0)", line=dict(color=ROLE["exact"], width=3),
-                           hovertemplate="exact<br>g = %{x}<br>ε = %{y:.4g}<extra></extra>"))
+        data.append(_scatter(x=ks, y=meaningful(c["eps_exact_same_delta"]), mode="lines+markers",
+                             name="exact, sensitivity g, at the generic δ<sub>g</sub>", line=dict(color=ROLE["alt"]),
+                             hovertemplate="exact at δ<sub>g</sub><br>g = %{x}<br>ε = %{y:.4g}<extra></extra>"))
+    data.append(_scatter(x=ks, y=list(c["eps_exact"]), mode="lines+markers",
+                         name=f"exact, sensitivity g, at δ = {delta:.0e}" if mechanism == "gaussian"
+                         else "exact, sensitivity g (pure, δ = 0)", line=dict(color=ROLE["exact"], width=3),
+                         hovertemplate="exact<br>g = %{x}<br>ε = %{y:.4g}<extra></extra>"))
     if mechanism == "gaussian":
-        data.append(go.Scatter(x=ks, y=[float(v) for v in dg], mode="lines+markers", name="generic δ<sub>g</sub>",
-                               line=dict(color=ROLE["approx"], dash="dash"), showlegend=False, xaxis="x2",
-                               yaxis="y2",
-                               hovertemplate="generic<br>g = %{x}<br>δ<sub>g</sub> = %{y:.3e}<extra></extra>"))
-        data.append(go.Scatter(x=ks, y=[delta] * len(ks), mode="lines", name="δ of the exact curve",
-                               line=dict(color=ROLE["exact"], width=3), showlegend=False, xaxis="x2", yaxis="y2",
-                               hovertemplate="exact<br>δ = %{y:.1e}<extra></extra>"))
+        data.append(_scatter(x=ks, y=[float(v) for v in dg], mode="lines+markers", name="generic δ<sub>g</sub>",
+                             line=dict(color=ROLE["approx"], dash="dash"), showlegend=False, xaxis="x2",
+                             yaxis="y2",
+                             hovertemplate="generic<br>g = %{x}<br>δ<sub>g</sub> = %{y:.3e}<extra></extra>"))
+        data.append(_scatter(x=ks, y=[delta] * len(ks), mode="lines", name="δ of the exact curve",
+                             line=dict(color=ROLE["exact"], width=3), showlegend=False, xaxis="x2", yaxis="y2",
+                             hovertemplate="exact<br>δ = %{y:.1e}<extra></extra>"))
     else:
-        data.append(go.Scatter(x=ks, y=[0.0] * len(ks), mode="lines", name="δ = 0 (pure DP) both ways",
-                               line=dict(color=ROLE["exact"], width=3), showlegend=False, xaxis="x2", yaxis="y2",
-                               hovertemplate="δ = 0<extra></extra>"))
+        data.append(_scatter(x=ks, y=[0.0] * len(ks), mode="lines", name="δ = 0 (pure DP) both ways",
+                             line=dict(color=ROLE["exact"], width=3), showlegend=False, xaxis="x2", yaxis="y2",
+                             hovertemplate="δ = 0<extra></extra>"))
     shapes = [_vline(group, xref=xr) for xr in ("x", "x2")]
     annotations = [dict(text=t, xref="paper", yref="paper", x=x, y=1.0, xanchor="center", yanchor="bottom",
                         showarrow=False, font=dict(size=14))

@@ -23,7 +23,7 @@ import plotly.graph_objects as go
 
 from dpviz import partial as PD
 from dpviz._validation import check_delta, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _gaps, _layout, approx_note, caption
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _bar, _gaps, _layout, _scatter, approx_note, caption
 
 __all__ = [
     "record_epsilon_figure",
@@ -82,30 +82,30 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
     dd, pure, simple, cks, parallel, proj, mwem, par_dp = PD.record_epsilon_curves(e0, delta, d_max=d_max,
                                                                                    k_way=k_way)
     traces = [
-        go.Scatter(x=dd, y=pure, name="pure ε = d·ε<sub>attr</sub> (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε<sub>attr</sub>)², simple",
-                   line=dict(color=ROLE["approx"], dash="dash")),
-        go.Scatter(x=dd, y=cks, name="(ε, δ) from ρ = ½(dε<sub>attr</sub>)², CKS",
-                   line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=[1, d_max], y=[k_cost, k_cost], name=f"g = {k} targeted attributes: g·ε<sub>attr</sub>",
-                   mode="lines",
-                   line=dict(color=ROLE["alt"], dash="dot")),
+        _scatter(x=dd, y=pure, name="pure ε = d·ε<sub>attr</sub> (Prop 8)", line=dict(color=ROLE["bound"], width=2)),
+        _scatter(x=dd, y=simple, name="(ε, δ) from ρ = ½(dε<sub>attr</sub>)², simple",
+                 line=dict(color=ROLE["approx"], dash="dash")),
+        _scatter(x=dd, y=cks, name="(ε, δ) from ρ = ½(dε<sub>attr</sub>)², CKS",
+                 line=dict(color=ROLE["exact"], width=2)),
+        _scatter(x=[1, d_max], y=[k_cost, k_cost], name=f"g = {k} targeted attributes: g·ε<sub>attr</sub>",
+                 mode="lines",
+                 line=dict(color=ROLE["alt"], dash="dot")),
     ]
     if show_mechanisms:
         traces += [
-            go.Scatter(x=dd, y=parallel, name="per-column releases (sequential composition): "
-                                              "√d·ε<sub>attr</sub>",
-                       line=dict(color=PALETTE[3], dash="dashdot")),
-            go.Scatter(x=dd, y=par_dp, name="per-column releases → (ε, δ), CKS",
-                       line=dict(color=PALETTE[3], dash="longdash")),
-            go.Scatter(x=dd, y=proj, name=f"projection, {k_way}-way marginals: √(d/w)·ε<sub>attr</sub>",
-                       line=dict(color=PALETTE[4])),
-            go.Scatter(x=dd, y=mwem, name="partial MWEM ℓ = ⌊d/w⌋: √(½(ℓ²+ℓ))·ε<sub>attr</sub>",
-                       line=dict(color=PALETTE[1], dash="dot")),
+            _scatter(x=dd, y=parallel, name="per-column releases (sequential composition): "
+                                            "√d·ε<sub>attr</sub>",
+                     line=dict(color=PALETTE[3], dash="dashdot")),
+            _scatter(x=dd, y=par_dp, name="per-column releases → (ε, δ), CKS",
+                     line=dict(color=PALETTE[3], dash="longdash")),
+            _scatter(x=dd, y=proj, name=f"projection, {k_way}-way marginals: √(d/w)·ε<sub>attr</sub>",
+                     line=dict(color=PALETTE[4])),
+            _scatter(x=dd, y=mwem, name="partial MWEM ℓ = ⌊d/w⌋: √(½(ℓ²+ℓ))·ε<sub>attr</sub>",
+                     line=dict(color=PALETTE[1], dash="dot")),
         ]
     i = d - 1
-    traces.append(go.Scatter(x=[d, d, d], y=[pure[i], cks[i], simple[i]], mode="markers", name=f"your d = {d}",
-                             marker=dict(color=ROLE["truth"], size=9, symbol="diamond")))
+    traces.append(_scatter(x=[d, d, d], y=[pure[i], cks[i], simple[i]], mode="markers", name=f"your d = {d}",
+                           marker=dict(color=ROLE["truth"], size=9, symbol="diamond")))
     fig = go.Figure(data=traces, layout=_layout(
         f"ε<sub>attr</sub> = {e0:g} per attribute → whole record: ε = {pure[i]:.3g} pure, {cks[i]:.3g} at δ = "
         f"{delta:.0e}",
@@ -129,12 +129,12 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     d = check_integer(d, "d", minimum=1, maximum=d_max)
     dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(float)
     fig = go.Figure(data=[
-        go.Scatter(x=dd, y=0.5 * (dd * e0) ** 2, name="ρ = ½d²ε<sub>attr</sub>² (any ε<sub>attr</sub>-∇0CDP mechanism)",
-                   line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=dd, y=0.5 * dd * e0**2, name="ρ = ½dε<sub>attr</sub>² (independent per-column releases)",
-                   line=dict(color=PALETTE[3], dash="dashdot")),
-        go.Scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
-                   marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
+        _scatter(x=dd, y=0.5 * (dd * e0) ** 2, name="ρ = ½d²ε<sub>attr</sub>² (any ε<sub>attr</sub>-∇0CDP mechanism)",
+                 line=dict(color=ROLE["bound"], width=2)),
+        _scatter(x=dd, y=0.5 * dd * e0**2, name="ρ = ½dε<sub>attr</sub>² (independent per-column releases)",
+                 line=dict(color=PALETTE[3], dash="dashdot")),
+        _scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
+                 marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
                           template=template, height=_HEIGHT))
     fig.update_xaxes(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100], title_text="number of attributes d (log scale)")
@@ -155,10 +155,10 @@ def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = T
     rhos = [r.rho for r in ledger.releases][::-1]
     attrs = [", ".join(a for a in ledger.attributes if a in r.attributes) for r in ledger.releases][::-1]
     colors = [ROLE["approx"] if n in touched else "#bbbbbb" for n in names]
-    fig = go.Figure(data=[go.Bar(x=rhos, y=names, orientation="h", marker=dict(color=colors), customdata=attrs,
-                                 hovertemplate="%{y}<br>ρ = %{x}<br>reads: %{customdata}<extra></extra>",
-                                 name="ρ of each release", text=[f"{r:g}" for r in rhos], textposition="outside",
-                                 cliponaxis=False)],
+    fig = go.Figure(data=[_bar(x=rhos, y=names, orientation="h", marker=dict(color=colors), customdata=attrs,
+                               hovertemplate="%{y}<br>ρ = %{x}<br>reads: %{customdata}<extra></extra>",
+                               name="ρ of each release", text=[f"{r:g}" for r in rhos], textposition="outside",
+                               cliponaxis=False)],
                     layout=_layout(f"Releases that read a changed attribute (orange): ρ = "
                                        f"{ledger.change_rho(changed) if changed else 0.0:.3g} of "
                                        f"{ledger.whole_record_rho():.3g}",
@@ -183,10 +183,10 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
     simple = PD.zcdp_epsilon_curve(r, delta, "simple")
     labels = ["your change", "whole record"]
     fig = go.Figure(data=[
-        go.Bar(x=labels, y=cks, name="ε by Canonne, Kamath & Steinke 2020", marker=dict(color=ROLE["exact"]),
-               text=[f"{v:.3g}" for v in cks], textposition="outside"),
-        go.Bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
-               text=[f"{v:.3g}" for v in simple], textposition="outside"),
+        _bar(x=labels, y=cks, name="ε by Canonne, Kamath & Steinke 2020", marker=dict(color=ROLE["exact"]),
+             text=[f"{v:.3g}" for v in cks], textposition="outside"),
+        _bar(x=labels, y=simple, name="ε by ρ + 2√(ρ ln 1/δ)", marker=dict(color=ROLE["approx"]),
+             text=[f"{v:.3g}" for v in simple], textposition="outside"),
     ], layout=_layout(f"ε at δ = {delta:.0e}: ρ = {rho_s:.3g} (change) vs {rho_all:.3g} (record)", "",
                           "ε of the (ε, δ)-DP guarantee", template=template, height=_HEIGHT))
     fig.update_layout(barmode="group", yaxis=dict(rangemode="tozero"))
@@ -207,16 +207,16 @@ def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None =
     e = check_positive(eps, "eps")
     x = np.linspace(0.0, eps_max, 301)
     fig = go.Figure(data=[
-        go.Scatter(x=x, y=PD.rounding_reveals_probability(x), name="Laplace(1/ε): 1 − e<sup>−ε/2</sup>",
-                   line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0),
-                   name="Laplace(2/ε) (replace-one): 1 − e<sup>−ε/4</sup>",
-                   line=dict(color=ROLE["alt"], dash="dash")),
-        go.Scatter(x=x, y=PD.bit_recovery_probability(x),
-                   name="best guess of a secret bit: e<sup>ε</sup>/(1 + e<sup>ε</sup>)",
-                   line=dict(color=ROLE["approx"], dash="dot")),
-        go.Scatter(x=[e, e], y=[PD.rounding_reveals_probability(e), PD.rounding_reveals_probability(e, 2.0)],
-                   mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
+        _scatter(x=x, y=PD.rounding_reveals_probability(x), name="Laplace(1/ε): 1 − e<sup>−ε/2</sup>",
+                 line=dict(color=ROLE["exact"], width=2)),
+        _scatter(x=x, y=PD.rounding_reveals_probability(x, 2.0),
+                 name="Laplace(2/ε) (replace-one): 1 − e<sup>−ε/4</sup>",
+                 line=dict(color=ROLE["alt"], dash="dash")),
+        _scatter(x=x, y=PD.bit_recovery_probability(x),
+                 name="best guess of a secret bit: e<sup>ε</sup>/(1 + e<sup>ε</sup>)",
+                 line=dict(color=ROLE["approx"], dash="dot")),
+        _scatter(x=[e, e], y=[PD.rounding_reveals_probability(e), PD.rounding_reveals_probability(e, 2.0)],
+                 mode="markers", name=f"ε = {e:g}", marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout(f"At ε = {e:g}, rounding returns the exact count with probability "
                           f"{PD.rounding_reveals_probability(e):.4f}", "ε (privacy parameter of the histogram)",
                           "probability", template=template, height=_HEIGHT))
@@ -235,12 +235,12 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
     right = guess == f
     y = np.arange(cells)
     fig = go.Figure(data=[
-        go.Scatter(x=y, y=f, mode="markers", name="true count f<sub>y</sub> ∈ {0, 1}",
-                   marker=dict(color=ROLE["truth"], symbol="line-ew-open", size=14, line=dict(width=2))),
-        go.Scatter(x=y[right], y=noisy[right], mode="markers", name="noisy count, rounding gives the truth",
-                   marker=dict(color=ROLE["exact"], size=8)),
-        go.Scatter(x=y[~right], y=noisy[~right], mode="markers", name="noisy count, rounding is wrong",
-                   marker=dict(color=ROLE["approx"], size=8, symbol="x")),
+        _scatter(x=y, y=f, mode="markers", name="true count f<sub>y</sub> ∈ {0, 1}",
+                 marker=dict(color=ROLE["truth"], symbol="line-ew-open", size=14, line=dict(width=2))),
+        _scatter(x=y[right], y=noisy[right], mode="markers", name="noisy count, rounding gives the truth",
+                 marker=dict(color=ROLE["exact"], size=8)),
+        _scatter(x=y[~right], y=noisy[~right], mode="markers", name="noisy count, rounding is wrong",
+                 marker=dict(color=ROLE["approx"], size=8, symbol="x")),
     ], layout=_layout(f"Adversary rounds: {right.sum()} of {cells} cells exactly right "
                           f"(expected {100 * PD.rounding_reveals_probability(e):.1f}%)", "histogram cell y",
                           "count", template=template, height=_HEIGHT))
@@ -276,14 +276,14 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
     thr = p.threshold(lev)
     seg_x = _gaps(np.repeat(lev, 3).astype(float) + np.tile([-0.4, 0.4, np.nan], L))  # one segment per level
     fig = go.Figure(data=[
-        go.Scatter(x=xs_r, y=ys_r, mode="markers", name="rejected candidate", customdata=cd_r, hovertemplate=hov,
-                   marker=dict(color=ROLE["approx"], size=5, opacity=0.6, symbol="x")),
-        go.Scatter(x=xs_a, y=ys_a, mode="markers", name="kept in L<sub>I</sub>", customdata=cd_a, hovertemplate=hov,
-                   marker=dict(color=ROLE["exact"], size=7)),
-        go.Scatter(x=seg_x, y=_gaps(np.repeat(thr, 3) * np.tile([1, 1, np.nan], L)), mode="lines",
-                   name="threshold τ<sub>ℓ</sub> = τ + (ℓ−1)μ", line=dict(color=ROLE["bound"], width=2)),
-        go.Scatter(x=seg_x, y=_gaps(np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L)), mode="lines",
-                   name="clamp floor τ<sub>ℓ</sub> − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
+        _scatter(x=xs_r, y=ys_r, mode="markers", name="rejected candidate", customdata=cd_r, hovertemplate=hov,
+                 marker=dict(color=ROLE["approx"], size=5, opacity=0.6, symbol="x")),
+        _scatter(x=xs_a, y=ys_a, mode="markers", name="kept in L<sub>I</sub>", customdata=cd_a, hovertemplate=hov,
+                 marker=dict(color=ROLE["exact"], size=7)),
+        _scatter(x=seg_x, y=_gaps(np.repeat(thr, 3) * np.tile([1, 1, np.nan], L)), mode="lines",
+                 name="threshold τ<sub>ℓ</sub> = τ + (ℓ−1)μ", line=dict(color=ROLE["bound"], width=2)),
+        _scatter(x=seg_x, y=_gaps(np.repeat(thr - p.mu, 3) * np.tile([1, 1, np.nan], L)), mode="lines",
+                 name="clamp floor τ<sub>ℓ</sub> − μ", line=dict(color=ROLE["bound"], dash="dot", width=1)),
     ], layout=_layout(f"PrivHeavyHitter tree: {sum(len(n.candidates) for n in result.nodes)} candidates, "
                           f"{len(result.found)} strings found (λ = {p.lam:.3g}, μ = {p.mu:.3g}, τ = {p.tau:.4g})",
                           "tree level ℓ (interval length 2<sup>ℓ</sup>)", "clamped noisy count f̂", template=template,
@@ -308,12 +308,12 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     c = counts[order]
     heavy = c >= nu * n
     fig = go.Figure(data=[
-        go.Bar(x=labels, y=np.where(is_found, c, 0), name="reported by PrivHeavyHitter",
-               marker=dict(color=ROLE["exact"])),
-        go.Bar(x=labels, y=np.where(is_found, 0, c), name="not reported (a miss only if f ≥ νn)",
-               marker=dict(color=ROLE["approx"])),
-        go.Scatter(x=[labels[0], labels[-1]], y=[nu * n, nu * n], mode="lines", name=f"νn = {nu * n:.4g}",
-                   line=dict(color=ROLE["bound"], dash="dash")),
+        _bar(x=labels, y=np.where(is_found, c, 0), name="reported by PrivHeavyHitter",
+             marker=dict(color=ROLE["exact"])),
+        _bar(x=labels, y=np.where(is_found, 0, c), name="not reported (a miss only if f ≥ νn)",
+             marker=dict(color=ROLE["approx"])),
+        _scatter(x=[labels[0], labels[-1]], y=[nu * n, nu * n], mode="lines", name=f"νn = {nu * n:.4g}",
+                 line=dict(color=ROLE["bound"], dash="dash")),
     ], layout=_layout(f"The {len(order)} most frequent strings: {int((is_found & heavy).sum())} of "
                           f"{int(heavy.sum())} with f ≥ νn reported; {len(found)} strings reported in total",
                           "string x ∈ {0,1}<sup>d</sup> (attribute 1 first)", "true count f", template=template))
@@ -344,18 +344,18 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, corrected
     lb16_name = ("partial DP lower bound, corrected: (ln(d/10)/ε<sub>attr</sub> − 1)/(3ν)" if corrected16
                  else "partial DP lower bound as printed: 0.05 ln d/(ε<sub>attr</sub>ν)")
     fig = go.Figure(data=[
-        go.Scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta), name="partial DP: Thm 15, corrected λ",
-                   line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta, constants="paper"),
-                   name="partial DP: Thm 15, printed λ = 3/ε<sub>attr</sub>",
-                   line=dict(color=ROLE["exact"], dash="dot")),
-        go.Scatter(x=dd, y=lb16, name=lb16_name, line=dict(color=ROLE["bound"], dash="dash")),
-        go.Scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "pure"),
-                   name="standard pure DP ≈ d/(εν) (shape)", line=dict(color=ROLE["approx"], width=2)),
-        go.Scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "zcdp"),
-                   name="standard zCDP ≈ √d/(εν) (shape)", line=dict(color=ROLE["approx"], dash="dash")),
-        go.Scatter(x=[d], y=[PD.theorem15_sample_size(d, e0, nu, eta)], mode="markers", name=f"d = {d}",
-                   marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
+        _scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta), name="partial DP: Thm 15, corrected λ",
+                 line=dict(color=ROLE["exact"], width=2)),
+        _scatter(x=dd, y=PD.theorem15_sample_size(dd, e0, nu, eta, constants="paper"),
+                 name="partial DP: Thm 15, printed λ = 3/ε<sub>attr</sub>",
+                 line=dict(color=ROLE["exact"], dash="dot")),
+        _scatter(x=dd, y=lb16, name=lb16_name, line=dict(color=ROLE["bound"], dash="dash")),
+        _scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "pure"),
+                 name="standard pure DP ≈ d/(εν) (shape)", line=dict(color=ROLE["approx"], width=2)),
+        _scatter(x=dd, y=PD.standard_dp_histogram_sample_size(dd, e0, nu, "zcdp"),
+                 name="standard zCDP ≈ √d/(εν) (shape)", line=dict(color=ROLE["approx"], dash="dash")),
+        _scatter(x=[d], y=[PD.theorem15_sample_size(d, e0, nu, eta)], mode="markers", name=f"d = {d}",
+                 marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout("Users needed: log d (partial) against d or √d (standard)", "number of attributes d",
                           "users n needed", template=template, height=_HEIGHT))
     fig.update_xaxes(type="log", exponentformat="power", title_text="number of attributes d (log scale)")
@@ -381,20 +381,20 @@ def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, s
     fixed0 = PD.kway_projection_mse_bounds(dd, k, n, eps0=e)
     fixed = PD.kway_projection_mse_bounds(dd, k, n, eps=e)
     traces = [
-        go.Scatter(x=dd, y=fixed0, name=f"bound at fixed per-attribute ε<sub>attr</sub> = {e:g}",
-                   line=dict(color=ROLE["exact"],
-                                                                                                 width=2)),
-        go.Scatter(x=dd, y=fixed, name=f"bound at fixed per-person ε = {e:g}", line=dict(color=ROLE["approx"],
-                                                                                          width=2)),
+        _scatter(x=dd, y=fixed0, name=f"bound at fixed per-attribute ε<sub>attr</sub> = {e:g}",
+                 line=dict(color=ROLE["exact"],
+                                                                                               width=2)),
+        _scatter(x=dd, y=fixed, name=f"bound at fixed per-person ε = {e:g}", line=dict(color=ROLE["approx"],
+                                                                                        width=2)),
     ]
     if simulate:
         emp = PD.projection_empirical_mse(k, n, e)
         if len(emp):
             traces += [
-                go.Scatter(x=emp[:, 0], y=emp[:, 1], mode="markers", name="simulated MSE, fixed ε<sub>attr</sub>",
-                           marker=dict(color=ROLE["exact"], size=9, symbol="circle-open")),
-                go.Scatter(x=emp[:, 0], y=emp[:, 2], mode="markers", name="simulated MSE, fixed ε",
-                           marker=dict(color=ROLE["approx"], size=9, symbol="square-open")),
+                _scatter(x=emp[:, 0], y=emp[:, 1], mode="markers", name="simulated MSE, fixed ε<sub>attr</sub>",
+                         marker=dict(color=ROLE["exact"], size=9, symbol="circle-open")),
+                _scatter(x=emp[:, 0], y=emp[:, 2], mode="markers", name="simulated MSE, fixed ε",
+                         marker=dict(color=ROLE["approx"], size=9, symbol="square-open")),
             ]
     fig = go.Figure(data=traces, layout=_layout(f"Projection mechanism, {k}-way marginals, n = {n:,}",
                                                     "number of attributes d (log scale)",
@@ -423,11 +423,11 @@ def mwem_tradeoff_figure(eps0: float, n: int, d: int, k: int, ell: int, *,
     ells, person, bounds = PD.mwem_ell_tradeoff(e0, n, d, k)
     sel = ells == ell
     fig = go.Figure(data=[
-        go.Scatter(x=person, y=bounds, mode="lines+markers+text", text=[f"ℓ={v}" for v in ells],
-                   textposition="top right", name="ℓ = 1 … ⌊d/w⌋", line=dict(color=ROLE["exact"]),
-                   cliponaxis=False),
-        go.Scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
-                   marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
+        _scatter(x=person, y=bounds, mode="lines+markers+text", text=[f"ℓ={v}" for v in ells],
+                 textposition="top right", name="ℓ = 1 … ⌊d/w⌋", line=dict(color=ROLE["exact"]),
+                 cliponaxis=False),
+        _scatter(x=person[sel], y=bounds[sel], mode="markers", name=f"your ℓ = {ell}",
+                 marker=dict(color=ROLE["truth"], size=12, symbol="diamond")),
     ], layout=_layout("Partial MWEM: error bound vs per-person ε", "per-person ε (½ε²-zCDP)",
                           "max* error bound, eq. (3), best T", template=template, height=_HEIGHT))
     caption(fig, f"Per attribute: ε<sub>attr</sub> = {e0:g} for every ℓ; per person ρ = ¼(ℓ²+ℓ)ε<sub>attr</sub>² ≤ "
@@ -445,9 +445,9 @@ def mwem_T_figure(eps0: float, n: int, d: int, k: int, ell: int, *, template: st
     T = np.unique(np.round(np.logspace(0, math.log10(max(20 * Tstar, 100)), 200)))
     y = PD.mwem_error_bound(T, n, e0, logX, m, ell)
     fig = go.Figure(data=[
-        go.Scatter(x=T, y=y, name="bound (3)", line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=[Tstar], y=[b], mode="markers", name=f"T* = {Tstar}: {b:.3g}",
-                   marker=dict(color=ROLE["truth"], size=10, symbol="diamond")),
+        _scatter(x=T, y=y, name="bound (3)", line=dict(color=ROLE["exact"], width=2)),
+        _scatter(x=[Tstar], y=[b], mode="markers", name=f"T* = {Tstar}: {b:.3g}",
+                 marker=dict(color=ROLE["truth"], size=10, symbol="diamond")),
     ], layout=_layout(f"Rounds T for ℓ = {ell}", "rounds T (log scale)", "max* error bound (log scale)",
                           template=template, height=_HEIGHT))
     fig.update_xaxes(type="log")
@@ -491,8 +491,8 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
     if not reveal:
         others = [f"A{j}" for j in range(2, d + 1)]
         fig = go.Figure(data=[
-            go.Bar(x=["A1 (yours)"], y=[a], name="the attribute you care about", marker=dict(color=ROLE["exact"])),
-            go.Bar(x=others, y=[b] * (d - 1), name=f"the {d - 1} other attributes", marker=dict(color="#bbbbbb")),
+            _bar(x=["A1 (yours)"], y=[a], name="the attribute you care about", marker=dict(color=ROLE["exact"])),
+            _bar(x=others, y=[b] * (d - 1), name=f"the {d - 1} other attributes", marker=dict(color="#bbbbbb")),
         ], layout=_layout("Your split: the budget ε<sub>j</sub> of each attribute's release. "
                               "Whole record? Predict, then reveal.", "attribute j",
                               "per-attribute budget ε<sub>j</sub>", template=template, height=_HEIGHT))
@@ -501,10 +501,10 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
         caption(fig, src, below=_BELOW_LINEAR)
         return fig
     fig = go.Figure(data=[
-        go.Bar(x=["your split", "all equal"], y=[a, b], name="the attribute you care about",
-               marker=dict(color=ROLE["exact"])),
-        go.Bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
-               marker=dict(color="#bbbbbb")),
+        _bar(x=["your split", "all equal"], y=[a, b], name="the attribute you care about",
+             marker=dict(color=ROLE["exact"])),
+        _bar(x=["your split", "all equal"], y=[(d - 1) * b, (d - 1) * b], name=f"the {d - 1} other attributes",
+             marker=dict(color="#bbbbbb")),
     ], layout=_layout(f"Whole-record ε: {_record_pure(eps_j):.3g} (your split) "
                       f"vs {_record_pure(uniform):.3g} (all equal)",
                           "", "whole-record pure ε = Σ<sub>j</sub> ε<sub>j</sub>", template=template,
@@ -530,16 +530,16 @@ def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLAT
     mi = np.array([PD.mutual_information_bound(e0, [int(s)] * (d // int(s)) + ([d % int(s)] if d % int(s) else []))
                    for s in k])
     fig = go.Figure(data=[
-        go.Scatter(x=k, y=np.minimum(PD.posterior_tv_bound(e0, k), 1.0),
-                   name="posterior shift ≤ e<sup>2gε<sub>attr</sub></sup> − 1 (Prop 26; capped at 1)",
-                   line=dict(color=ROLE["exact"], width=2)),
-        go.Scatter(x=k, y=PD.bit_recovery_probability(e0, k),
-                   name="bit recovery ≤ e<sup>gε<sub>attr</sub></sup>/(1 + e<sup>gε<sub>attr</sub></sup>) (uniform "
-                        "prior)",
-                   line=dict(color=ROLE["approx"], dash="dash")),
-        go.Scatter(x=k, y=mi, name="mutual information ≤ ½ε<sub>attr</sub>²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of "
-                                   "size g (nats)",
-                   line=dict(color=ROLE["alt"], dash="dot")),
+        _scatter(x=k, y=np.minimum(PD.posterior_tv_bound(e0, k), 1.0),
+                 name="posterior shift ≤ e<sup>2gε<sub>attr</sub></sup> − 1 (Prop 26; capped at 1)",
+                 line=dict(color=ROLE["exact"], width=2)),
+        _scatter(x=k, y=PD.bit_recovery_probability(e0, k),
+                 name="bit recovery ≤ e<sup>gε<sub>attr</sub></sup>/(1 + e<sup>gε<sub>attr</sub></sup>) (uniform "
+                      "prior)",
+                 line=dict(color=ROLE["approx"], dash="dash")),
+        _scatter(x=k, y=mi, name="mutual information ≤ ½ε<sub>attr</sub>²Σ<sub>j</sub>|s<sub>j</sub>|², blocks of "
+                                 "size g (nats)",
+                 line=dict(color=ROLE["alt"], dash="dot")),
     ], layout=_layout(f"What ε<sub>attr</sub> = {e0:g} per attribute means, against g attributes targeted",
                           "attributes the adversary targets, g",
                           "bound (TV distance, probability or nats)", template=template, height=_HEIGHT))

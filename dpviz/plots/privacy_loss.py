@@ -17,7 +17,18 @@ import plotly.graph_objects as go
 from dpviz import mechanisms as mech
 from dpviz._validation import check_delta, check_positive
 from dpviz.gaussian_profiles import gaussian_profile_curves
-from dpviz.plots._theme import ROLE, TEMPLATE, _append_annotation, _gaps, _hline, _layout, _vline, caption
+from dpviz.plots._theme import (
+    ROLE,
+    TEMPLATE,
+    _append_annotation,
+    _bar,
+    _gaps,
+    _hline,
+    _layout,
+    _scatter,
+    _vline,
+    caption,
+)
 from dpviz.tradeoff import dp_region_kink, dp_region_lower_bound
 
 __all__ = [
@@ -108,14 +119,14 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
         p, q = m.pmf(k, value=x), m.pmf(k, value=xp)
         excess = np.maximum(p - e * q, 0.0)
         traces = [
-            go.Bar(x=k - 0.2, y=p, width=0.4, name="p<sub>x</sub>(k) = P[M(x) = k]", marker_color=ROLE["x"]),
-            go.Bar(x=k + 0.2, y=q, width=0.4, name="p<sub>x′</sub>(k) = P[M(x′) = k]", marker_color=ROLE["x_prime"]),
-            go.Scatter(x=k - 0.2, y=np.minimum(e * q, 1.0), mode="markers", name="e<sup>ε</sup> · p<sub>x′</sub>(k)",
-                       marker=dict(symbol="line-ew-open", size=16, color=ROLE["bound"],
-                                   line=dict(width=3, color=ROLE["bound"]))),
-            go.Bar(x=k - 0.2, y=excess, base=np.minimum(e * q, p), width=0.4,
-                   name=f"excess (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>: total δ = {d:.3g}",
-                   marker=dict(color=ROLE["shade"], line=dict(color=ROLE["approx"], width=1.5))),
+            _bar(x=k - 0.2, y=p, width=0.4, name="p<sub>x</sub>(k) = P[M(x) = k]", marker_color=ROLE["x"]),
+            _bar(x=k + 0.2, y=q, width=0.4, name="p<sub>x′</sub>(k) = P[M(x′) = k]", marker_color=ROLE["x_prime"]),
+            _scatter(x=k - 0.2, y=np.minimum(e * q, 1.0), mode="markers", name="e<sup>ε</sup> · p<sub>x′</sub>(k)",
+                     marker=dict(symbol="line-ew-open", size=16, color=ROLE["bound"],
+                                 line=dict(width=3, color=ROLE["bound"]))),
+            _bar(x=k - 0.2, y=excess, base=np.minimum(e * q, p), width=0.4,
+                 name=f"excess (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>: total δ = {d:.3g}",
+                 marker=dict(color=ROLE["shade"], line=dict(color=ROLE["approx"], width=1.5))),
         ]
         xt, yt = "output k (integer)", "probability"
     else:
@@ -125,16 +136,16 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
         eq = e * q
         lower = np.minimum(p, eq)
         traces = [
-            go.Scatter(x=y, y=p, mode="lines", name="p<sub>x</sub>: density of M(x)",
-                       line=dict(color=ROLE["x"], width=3)),
-            go.Scatter(x=y, y=q, mode="lines", name="p<sub>x′</sub>: density of M(x′)",
-                       line=dict(color=ROLE["x_prime"], width=3)),
-            go.Scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines",
-                       name="e<sup>ε</sup> · p<sub>x′</sub>", line=dict(color=ROLE["bound"], dash="dash", width=2)),
-            go.Scatter(x=y, y=lower, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
-            go.Scatter(x=y, y=p, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=ROLE["shade"],
-                       name=f"area (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub> = δ(ε) = {d:.3g}",
-                       hoverinfo="skip"),
+            _scatter(x=y, y=p, mode="lines", name="p<sub>x</sub>: density of M(x)",
+                     line=dict(color=ROLE["x"], width=3)),
+            _scatter(x=y, y=q, mode="lines", name="p<sub>x′</sub>: density of M(x′)",
+                     line=dict(color=ROLE["x_prime"], width=3)),
+            _scatter(x=y, y=_gaps(np.where(eq <= p.max() * 1.5, eq, np.nan)), mode="lines",
+                     name="e<sup>ε</sup> · p<sub>x′</sub>", line=dict(color=ROLE["bound"], dash="dash", width=2)),
+            _scatter(x=y, y=lower, mode="lines", line=dict(width=0), showlegend=False, hoverinfo="skip"),
+            _scatter(x=y, y=p, mode="lines", line=dict(width=0), fill="tonexty", fillcolor=ROLE["shade"],
+                     name=f"area (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub> = δ(ε) = {d:.3g}",
+                     hoverinfo="skip"),
         ]
         xt, yt = "output y (query answer + noise)", "probability density"
     title = f"M(x) vs M(x′): {mechanism_label(m)}; at ε = {eps:.3g}, δ(ε) = {d:.3g}"
@@ -176,13 +187,13 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
         lo_hi = [lo, hi, eps]
         grid = np.linspace(lo, hi, 400)
         dens = pld.pdf(grid)
-        traces.append(go.Scatter(x=grid, y=dens, mode="lines", name="density of L (continuous part)",
-                                 line=dict(color=ROLE["x"], width=3)))
+        traces.append(_scatter(x=grid, y=dens, mode="lines", name="density of L (continuous part)",
+                               line=dict(color=ROLE["x"], width=3)))
         over = grid >= eps
         if np.any(over):
             g2 = np.concatenate([[max(eps, lo)], grid[over]])
-            traces.append(go.Scatter(x=g2, y=pld.pdf(g2), mode="lines", line=dict(width=0), fill="tozeroy",
-                                     fillcolor=ROLE["shade"], name="L > ε (area P[L > ε])", hoverinfo="skip"))
+            traces.append(_scatter(x=g2, y=pld.pdf(g2), mode="lines", line=dict(width=0), fill="tozeroy",
+                                   fillcolor=ROLE["shade"], name="L > ε (area P[L > ε])", hoverinfo="skip"))
     xmax_f = float(np.max(np.abs(a[finite]))) if np.any(finite) else 0.0
     span = max([xmax_f] + [abs(v) for v in lo_hi] + [eps, 0.5])
     inf_x = span * 1.25 + 0.3
@@ -195,11 +206,11 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
             xs = np.repeat(ax[sel], 3)
             ys = np.column_stack([np.zeros(sel.sum()), w[sel], np.full(sel.sum(), np.nan)]).ravel()
             xs = np.column_stack([ax[sel], ax[sel], ax[sel]]).ravel()
-            traces.append(go.Scatter(x=xs, y=_gaps(ys), mode="lines", line=dict(color=col, width=3), showlegend=False,
-                                     hoverinfo="skip"))
-            traces.append(go.Scatter(x=ax[sel], y=w[sel], mode="markers", name=name,
-                                     marker=dict(color=col, size=10),
-                                     hovertemplate="ℓ = %{x:.4g}<br>P = %{y:.4g}<extra></extra>"))
+            traces.append(_scatter(x=xs, y=_gaps(ys), mode="lines", line=dict(color=col, width=3), showlegend=False,
+                                   hoverinfo="skip"))
+            traces.append(_scatter(x=ax[sel], y=w[sel], mode="markers", name=name,
+                                   marker=dict(color=col, size=10),
+                                   hovertemplate="ℓ = %{x:.4g}<br>P = %{y:.4g}<extra></extra>"))
     sf = pld.sf(eps)
     d = m.delta(eps)
     layout = _layout(f"Privacy loss L of {mechanism_label(m)}: P[L > ε] = {sf:.3g}, δ(ε) = {d:.3g}",
@@ -303,14 +314,14 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
     bound = dp_region_lower_bound(alpha, eps, d)
     viol = beta < bound - 1e-12
     traces = [
-        go.Scatter(x=alpha, y=bound, mode="lines", line=dict(color=ROLE["bound"], width=2),
-                   name=f"boundary f<sub>ε,δ</sub> of (ε = {eps:.3g}, δ = {d:.2g})-DP"),
-        go.Scatter(x=alpha, y=1 - alpha, mode="lines", fill="tonexty", fillcolor=ROLE["region"],
-                   line=dict(color="#999999", width=1, dash="dot"), name="allowed region (β = 1 − α: perfect privacy)"),
-        go.Scatter(x=alpha, y=beta, mode="lines", line=dict(color=ROLE["x"], width=4),
-                   name=f"trade-off of {mechanism_label(m)}"),
-        go.Scatter(x=alpha[viol], y=beta[viol], mode="markers", marker=dict(color=ROLE["approx"], size=5),
-                   name="below the boundary: violates (ε, δ)-DP"),
+        _scatter(x=alpha, y=bound, mode="lines", line=dict(color=ROLE["bound"], width=2),
+                 name=f"boundary f<sub>ε,δ</sub> of (ε = {eps:.3g}, δ = {d:.2g})-DP"),
+        _scatter(x=alpha, y=1 - alpha, mode="lines", fill="tonexty", fillcolor=ROLE["region"],
+                 line=dict(color="#999999", width=1, dash="dot"), name="allowed region (β = 1 − α: perfect privacy)"),
+        _scatter(x=alpha, y=beta, mode="lines", line=dict(color=ROLE["x"], width=4),
+                 name=f"trade-off of {mechanism_label(m)}"),
+        _scatter(x=alpha[viol], y=beta[viol], mode="markers", marker=dict(color=ROLE["approx"], size=5),
+                 name="below the boundary: violates (ε, δ)-DP"),
     ]
     ok = not np.any(viol)
     verdict = "satisfies" if ok else "does NOT satisfy"
