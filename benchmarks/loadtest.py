@@ -432,6 +432,7 @@ class Student:
     kind: str  # "light" or "browser"
     arrival_s: float  # planned arrival, seconds after the class started
     panel: int | None = None
+    panel_name: str | None = None  # the panel's class (its ``dpviz-<Class>`` DOM class)
     page_s: float | None = None
     http_status: int | None = None
     page_bytes: int | None = None
@@ -711,7 +712,13 @@ def choose_slider(states: dict, st: Student, panel_opt: str) -> tuple[str, str]:
         raise StudentError("no panel with a slider among the page's widgets")
     index = st.index % len(candidates) if panel_opt == "spread" else min(int(panel_opt), len(candidates) - 1)
     st.panel = index
+    st.panel_name = panel_class(states[candidates[index][0]]["state"].get("_dom_classes") or [])
     return candidates[index]
+
+
+def panel_class(dom_classes) -> str | None:
+    """The panel's class name from its DOM classes (``dpviz-CompositionLabPanel`` → ``CompositionLabPanel``)."""
+    return next((c[len("dpviz-"):] for c in dom_classes if c.startswith("dpviz-") and c.endswith("Panel")), None)
 
 
 async def move_slider_light(st: Student, cls: Class, chan: KernelChannel, model: dict, slider_id: str,
@@ -854,6 +861,7 @@ async def browser_student(st: Student, cls: Class) -> None:
             raise StudentError("no dpviz panel in the page")
         p = st.index % n_panels if opts.panel == "spread" else min(int(opts.panel), n_panels - 1)
         st.panel = p
+        st.panel_name = panel_class(((await page.locator(".dpviz-panel").nth(p).get_attribute("class")) or "").split())
         handle = page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").first
         if await page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").count() == 0:
             raise StudentError(f"panel {p} has no visible slider")
@@ -1097,6 +1105,11 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
         "slider_figure_browser_s": stats(x for s in browsers for x in s.slider_figure_s),
         "slider_figure_during_arrivals_s": stats(rush),
         "slider_kernel_done_s": stats(x for s in light for x in s.slider_done_s),
+        # where the slider tail comes from: each panel's own moves (students are spread over the lesson's panels)
+        "slider_figure_by_panel_s": {name: stats(x for s in students if (s.panel_name or f"panel {s.panel}") == name
+                                                 for x in s.slider_figure_s)
+                                     for name in sorted({s.panel_name or f"panel {s.panel}" for s in students
+                                                         if s.slider_figure_s})},
         "steps_without_figure": sum(s.steps_without_figure for s in students),
         "errors": {"count": len(errors), "students": sum(1 for s in students if s.errors), "first": errors[:8]},
         "served": sum(1 for s in students if s.kernel_id and s.first_figure_s is not None),
@@ -1164,6 +1177,8 @@ def format_report(rep: dict) -> str:
     row("  light clients", s["slider_figure_light_s"], 1000, "ms", 0)
     row("  browsers (figure data changed)", s["slider_figure_browser_s"], 1000, "ms", 0)
     row("  light: kernel done with move", s["slider_kernel_done_s"], 1000, "ms", 0)
+    for name, st in (s.get("slider_figure_by_panel_s") or {}).items():
+        row(f"  {name}", st, 1000, "ms", 0)
     lines.append(f"served {s['served']}/{n} (kernel + first figure); moved a figure {cfg['moves']}× {s['moved']}/{n}; "
                  f"steps that changed no figure: {s['steps_without_figure']}")
     e = s["errors"]

@@ -101,6 +101,22 @@ def test_kernels_are_reclaimed_after_the_class_leaves(run):
     assert not left, f"student kernel processes still running: {left}"
 
 
+def test_slider_times_are_broken_down_by_the_panel_each_student_moved(run):
+    """Students are spread over the lesson's panels; the report says which panel each moved (its class, for light
+    clients and browsers alike) and gives each panel's own slider→figure times, so that a tail can be traced to a
+    panel."""
+    proc, rep, where, _ = run
+    lesson_05 = {"CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel"}
+    names = [s["panel_name"] for s in rep["students"]]
+    assert all(n in lesson_05 for n in names), names
+    assert len(set(names)) == min(STUDENTS, len(lesson_05)), names  # spread: student i moves panel i mod n
+    by_panel = rep["summary"]["slider_figure_by_panel_s"]
+    assert set(by_panel) == set(names)
+    for name, st in by_panel.items():
+        assert st["n"] == MOVES * names.count(name), (name, st)
+        assert f"  {name} (ms)" in proc.stdout, where
+
+
 def test_each_student_kernel_is_measured_in_proportional_memory(run):
     """The per-session memory a teacher sizes a machine with: every student kernel's PSS was read while it lived;
     forked from the fork server, a kernel holds far less of its own than its RSS says."""
