@@ -67,7 +67,7 @@ from dpviz.server.handlers import (
     OwnedShutdownHandler,
     StatusHandler,
 )
-from dpviz.server.kernels import SINGLE_THREAD_ENV, classroom_kernel_manager
+from dpviz.server.kernels import REFILL_NICE, SINGLE_THREAD_ENV, classroom_kernel_manager
 
 NOTEBOOKS = NOTEBOOK_DIR
 #: plotly.js's cartesian bundle (scatter, bar, heatmap and the other 2-D traces: all the lessons draw), shipped with
@@ -177,6 +177,9 @@ class DpvizVoila(Voila):
     cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
     max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
     refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
+    refill_nice = Int(REFILL_NICE, config=True,
+                      help="Nice steps (0–19) a pool kernel refilled once the class is served runs its lesson at, "
+                           "so that students' kernels come first (0: off).")
     fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time while pre-heating (refills "
                                                 "once the class is served: one at a time).")
     allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
@@ -195,6 +198,7 @@ class DpvizVoila(Voila):
         "max-kernels-per-client": "DpvizVoila.max_kernels_per_client",
         "allow-host": "DpvizVoila.allow_hosts",
         "refill-quiet": "DpvizVoila.refill_quiet",
+        "refill-nice": "DpvizVoila.refill_nice",
         "fill-concurrency": "DpvizVoila.fill_concurrency",
         "fork-kernels": "DpvizVoila.fork_kernels",
     }
@@ -220,6 +224,8 @@ class DpvizVoila(Voila):
         ):
             if value < low or value > 10_000:
                 raise ValueError(f"{name} = {value}: must be an integer in [{low}, 10000]")
+        if not 0 <= self.refill_nice <= 19:
+            raise ValueError(f"refill_nice = {self.refill_nice}: must be an integer in [0, 19]")
         for name, value, low in (
             ("shutdown_grace", self.shutdown_grace, 1.0),
             ("connect_grace", self.connect_grace, 1.0),
@@ -266,6 +272,7 @@ class DpvizVoila(Voila):
         self.dpviz_connect_grace = self.connect_grace
         self.dpviz_max_kernels_per_client = self.max_kernels_per_client
         self.dpviz_refill_quiet = self.refill_quiet
+        self.dpviz_refill_nice = self.refill_nice
         self.dpviz_fill_concurrency = self.fill_concurrency
         budget = self.memory_budget_mb
         if budget <= 0:

@@ -9,6 +9,7 @@ status page. Each server starts without a pre-heated pool unless the test is abo
 from __future__ import annotations
 
 import json
+import os
 import re
 import urllib.request
 
@@ -26,7 +27,7 @@ from _server import (
 )
 
 from dpviz.lessons import lessons
-from dpviz.server import procinfo
+from dpviz.server import kernels, procinfo
 from dpviz.server.handlers import plausible_v1_frame
 
 # The test's own tornado WebSocket clients can leave a socket for the garbage collector after the server closed
@@ -313,6 +314,16 @@ def test_kernel_lives_while_its_page_is_connected_and_ends_after_it_leaves(app):
     assert wait_until(lambda: not _live(app, kid), GRACE + 15)
 
 
+def _nices(pid: int) -> list[int | None]:
+    return [procinfo.thread_nice(t) for t in procinfo.thread_ids(pid)]
+
+
+def _kernel_nices(app) -> dict[int, frozenset]:
+    """pid → the nice values of its threads, for every kernel process under the app."""
+    return {r.pid: frozenset(_nices(r.pid)) for r in procinfo.children(app.proc.pid)
+            if "-m ipykernel_launcher -f" in r.cmdline}
+
+
 def _kernel_process(app, kernel_id: str):
     return next((r for r in procinfo.children(app.proc.pid) if f"kernel-{kernel_id}.json" in r.cmdline), None)
 
@@ -387,10 +398,25 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         assert status["pool"]["08_items_to_users.ipynb"] == 2
         assert status["pool"].get("03_privacy_loss.ipynb", 0) == 0
         idle_mb = status["memory_mb"]
+        # Kernels pre-heated before the class run at the server's priority.
+        assert set(_kernel_nices(a).values()) == {frozenset({0})}, _kernel_nices(a)
         kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]  # two students take the two kernels
         assert a.status()["sessions"] == 2
         # They never connect (closed their tabs): their kernels end; the pool refills to 2.
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
+        assert wait_until(
+            lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
+        # Refills once the class is served run their lesson at a lower priority (every thread), behind students.
+        low = {frozenset({kernels.REFILL_NICE})}
+        assert wait_until(lambda: len(_kernel_nices(a)) == 2 and set(_kernel_nices(a).values()) == low, 30), (
+            _kernel_nices(a))
+        refilled = _kernel_nices(a)
+        # A refilled kernel handed to a student gets the students' priority back where the server may raise it.
+        kid = Client(a.url).open_lesson(LESSON)
+        handed = _kernel_process(a, kid)
+        assert handed is not None and handed.pid in refilled
+        assert set(_nices(handed.pid)) == ({0} if os.geteuid() == 0 else {kernels.REFILL_NICE})
+        assert wait_until(lambda: not _live(a, kid), GRACE + 20)
         assert wait_until(
             lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
         # The server reads its memory at most every MEMORY_MAX_AGE seconds: back to the pre-class level soon after.
@@ -429,7 +455,8 @@ def test_unknown_lesson_and_bad_options_are_refused_with_the_parameter_named(tmp
     import subprocess
     import sys
 
-    for args, name in ((["--class-size=3", "--lessons=99"], "lessons"), (["--shutdown-grace=-1"], "shutdown_grace")):
+    for args, name in ((["--class-size=3", "--lessons=99"], "lessons"), (["--shutdown-grace=-1"], "shutdown_grace"),
+                       (["--refill-nice=25"], "refill_nice")):
         out = subprocess.run([sys.executable, "-m", "dpviz.app", "--port=1", *args], capture_output=True, text=True,
                              timeout=120, cwd=tmp_path)
         assert out.returncode != 0

@@ -181,3 +181,59 @@ def test_kernels_started_just_before_a_reading_count_on_top_of_it_until_a_later_
         assert manager.memory_mb() == 420.0
 
     asyncio.run(scenario())
+
+
+# ---- priority of refilled kernels --------------------------------------------------------------------------------
+
+_THREADED = """
+import threading, time
+for _ in range(3):
+    threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+print("ready", flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.fixture
+def threaded_process():
+    proc = subprocess.Popen([sys.executable, "-c", _THREADED], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    yield proc
+    proc.kill()
+    proc.wait()
+    proc.stdout.close()
+
+
+def _nices(pid: int) -> list[int | None]:
+    return [procinfo.thread_nice(t) for t in procinfo.thread_ids(pid)]
+
+
+def test_renice_moves_every_thread_of_a_process_not_only_its_main_thread(threaded_process):
+    """Linux keeps a nice value per thread (``setpriority(PRIO_PROCESS, pid)`` moves the main thread alone): a
+    refilled kernel's iopub, control and heartbeat threads must yield too."""
+    pid = threaded_process.pid
+    assert len(procinfo.thread_ids(pid)) == 4 and _nices(pid) == [0, 0, 0, 0]
+    assert procinfo.renice(pid, 10) is True
+    assert _nices(pid) == [10, 10, 10, 10]
+    assert procinfo.renice(pid, 15) is True and _nices(pid) == [19, 19, 19, 19]  # capped at 19
+    if os.geteuid() == 0:  # raising it back needs privilege
+        assert procinfo.renice(pid, -19) is True and _nices(pid) == [0, 0, 0, 0]
+
+
+def test_renice_without_the_right_to_raise_priority_says_so_and_leaves_the_threads(threaded_process, monkeypatch):
+    pid = threaded_process.pid
+    assert procinfo.renice(pid, 10) is True
+
+    def refused(which, who, prio):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "setpriority", refused)
+    assert procinfo.renice(pid, -10) is False
+    assert _nices(pid) == [10, 10, 10, 10]
+
+
+def test_renice_of_a_gone_process_is_false():
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    assert procinfo.thread_ids(proc.pid) == [] and procinfo.renice(proc.pid, 10) is False
+    assert procinfo.thread_nice(proc.pid) is None

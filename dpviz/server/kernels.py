@@ -55,6 +55,9 @@ MEMORY_MAX_AGE = 2.0
 #: A kernel started less than this many seconds before a reading began may not have grown to its size yet (it is
 #: still executing its lesson): the budget adds one kernel's estimate for each such kernel on top of the reading.
 KERNEL_GROWTH_SECONDS = 10.0
+#: Nice steps a refilled kernel runs at while it executes its lesson once the class is served (students' kernels,
+#: at the server's priority, come first); 0 turns it off. Kernels pre-heated before ``ready`` keep the server's.
+REFILL_NICE = 10
 
 SINGLE_THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
@@ -86,6 +89,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self.fill_concurrency: int = int(getattr(app, "dpviz_fill_concurrency", 2))
             self.refill_quiet: float = float(getattr(app, "dpviz_refill_quiet", 3.0))
             self.refill_max_busy: float = 0.5  # busy CPU fraction (all cores) above which a refill waits
+            self.refill_nice: int = int(getattr(app, "dpviz_refill_nice", REFILL_NICE))
+            self._niced: dict[str, int] = {}  # kernel id → nice steps added while it was a refill
             self._owners: dict[str, str] = {}
             self._handed: dict[str, float] = {}
             self._ever_connected: set[str] = set()
@@ -248,6 +253,12 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 )
                 self._pools.setdefault(notebook_name, []).append(task)
                 content = await task
+                if self.ready and self.refill_nice:
+                    # A refill once the class is served: it runs a whole lesson while students are at work, so
+                    # it yields the CPU to their kernels (and gets it back when handed out, where allowed).
+                    pid = self._kernel_pid(content["kernel_id"])
+                    if pid and procinfo.renice(pid, self.refill_nice):
+                        self._niced[content["kernel_id"]] = self.refill_nice
                 try:
                     await content["task"]  # the lesson executing in the new kernel
                 except Exception:  # a failed pre-render is Voilà's to report when the page is served
@@ -374,6 +385,14 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 raise TooManyKernels()
 
         def _hand_out(self, kernel_id: str) -> None:
+            steps = self._niced.pop(kernel_id, 0)
+            if steps:
+                # A student's kernel at the students' priority again: needs privilege (a server run by root or
+                # with CAP_SYS_NICE); otherwise it stays lower, which matters only while the machine is contended.
+                pid = self._kernel_pid(kernel_id)
+                if not (pid and procinfo.renice(pid, -steps)):
+                    self.log.debug("kernel %s keeps its refill priority (nice +%d): not allowed to raise it",
+                                   kernel_id, steps)
             client = CLIENT.get()
             if client is not None:
                 self._owners[kernel_id] = client

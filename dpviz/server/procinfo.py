@@ -182,3 +182,39 @@ class CpuMeter:
         if start is None or start is self._history[-1]:
             start = self._history[-2]
         return self._fraction(now, (start[1], start[2]))
+
+
+def thread_ids(pid: int) -> list[int]:
+    """The thread ids of process ``pid`` (empty when it is gone)."""
+    try:
+        return [int(t.name) for t in (_PROC / str(pid) / "task").iterdir() if t.name.isdigit()]
+    except OSError:
+        return []
+
+
+def thread_nice(tid: int) -> int | None:
+    """The nice value of thread ``tid`` (field 19 of its ``stat``), None when it cannot be read."""
+    try:
+        raw = (_PROC / str(tid) / "stat").read_bytes()
+        return int(raw[raw.rindex(b")") + 2:].split()[16])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def renice(pid: int, delta: int) -> bool:
+    """Move every thread of process ``pid`` ``delta`` nice steps (positive: lower priority), within [−20, 19].
+    Threads it starts later inherit their creator's value. Linux sets nice per thread, so a process-wide change must
+    visit each. Raising the priority back (a negative ``delta``) needs privilege (root or CAP_SYS_NICE): False
+    when any thread could not be moved (the process gone, or not allowed), True otherwise."""
+    tids = thread_ids(pid)
+    ok = bool(tids)
+    for tid in tids:
+        now = thread_nice(tid)
+        if now is None:
+            ok = False
+            continue
+        try:
+            os.setpriority(os.PRIO_PROCESS, tid, max(-20, min(19, now + delta)))
+        except OSError:
+            ok = False
+    return ok
