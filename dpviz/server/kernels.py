@@ -457,7 +457,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             timer = self._end_timers.pop(kernel_id, None)
             if timer is not None:
                 timer.cancel()
-            for table in (self._owners, self._handed, self._open_sockets):
+            for table in (self._owners, self._handed, self._open_sockets, self._niced):
                 table.pop(kernel_id, None)
             self._ever_connected.discard(kernel_id)
             try:
