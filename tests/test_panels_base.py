@@ -6,7 +6,17 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from dpviz.panels._base import PANEL_REGISTRY, ChoiceReveal, Panel, PredictReveal, View, log_slider, slider, sync_figure
+from dpviz.panels._base import (
+    PANEL_REGISTRY,
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    View,
+    log_slider,
+    slider,
+    sync_figure,
+    toggle,
+)
 
 
 class _Toy(Panel):
@@ -271,3 +281,51 @@ def test_progress_reports_move_the_bar_at_most_once_per_interval(monkeypatch):
     assert 3 <= len(shown) <= 5, moves
     assert all(b - a >= 0.25 - 1e-9 for a, b in zip(shown, shown[1:]))  # 50 reports (0.05 s) between moves
     assert list(panel.figures[0].data[0].y) == pytest.approx(np.exp(-np.abs(np.linspace(-3, 3, 7)) / 2.0))
+
+
+def test_a_lessons_controls_and_texts_share_one_style_model_per_kind():
+    """Lesson 05 drew 70 style models (one per slider, drop-down, text, button, progress bar) among its 259
+    widgets, all alike; each kind now has one per kernel. The neighbour toggle's wider buttons have a style of
+    their own, and the other toggles keep the default width."""
+    import ipywidgets as W
+
+    from dpviz.panels.composition import (
+        CalibrationPanel,
+        CompositionLabPanel,
+        EpsilonVsCompositionsPanel,
+        GroupPrivacyPanel,
+    )
+
+    panels = [CompositionLabPanel(), EpsilonVsCompositionsPanel(), CalibrationPanel(), GroupPrivacyPanel()]
+
+    def widgets(w, seen):
+        if id(w) in seen or not isinstance(w, W.Widget):
+            return
+        seen[id(w)] = w
+        for name in ("children", "style", "layout"):
+            value = getattr(w, name, None)
+            for child in (value if isinstance(value, (list, tuple)) else [value]):
+                widgets(child, seen)
+
+    seen: dict = {}
+    for p in panels:
+        widgets(p.widget, seen)
+    styled = [w for w in seen.values() if isinstance(getattr(w, "style", None), W.Widget)]
+    styles = {id(w.style) for w in styled}
+    assert len(styled) >= 60 and len(styles) <= 8, (len(styled), len(styles))
+    sliders = [w for w in styled if isinstance(w, (W.FloatSlider, W.FloatLogSlider, W.IntSlider))]
+    assert len({id(w.style) for w in sliders}) == 1 and sliders[0].style.description_width == "initial"
+    neighbours = [w for w in styled if isinstance(w, W.ToggleButtons) and w.description == "neighbours:"]
+    assert neighbours and all(w.style.button_width == "auto" for w in neighbours)
+    plain = toggle("plain", ["a", "b"])
+    assert plain.style.button_width == "" and plain.style is not neighbours[0].style
+
+
+def test_a_style_closed_with_every_widget_is_made_again_for_the_next_panel():
+    import ipywidgets as W
+
+    first = _Toy()
+    W.Widget.close_all()
+    second = _Toy()
+    style = second.controls["scale"].style
+    assert style.comm is not None and style is not first.controls["scale"].style

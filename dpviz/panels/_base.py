@@ -52,6 +52,9 @@ from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
+from ipywidgets.widgets.widget_description import DescriptionStyle  # not re-exported by ipywidgets
+from ipywidgets.widgets.widget_int import ProgressStyle
+from ipywidgets.widgets.widget_string import HTMLStyle
 from plotly.basedatatypes import BasePlotlyType, Undefined
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
@@ -223,11 +226,36 @@ def _kernel_running() -> bool:
 
 _STYLE = {"description_width": "initial"}
 
+#: One style model per kernel for each kind of style and settings: a lesson page drew ~70 identical style models
+#: (one per slider, drop-down, text, button, progress bar), each a widget of its own to create in the kernel, send
+#: and restore in the browser (lesson 05: 70 of its 259 models). A style is never changed after it is made: a
+#: control that needs other settings asks for them (``toggle(..., button_width="auto")``).
+_SHARED_STYLES: dict[tuple, W.Widget] = {}
+
+
+def _style(cls: type, **traits) -> W.Widget:
+    """The kernel's one ``cls`` style model with ``traits`` (made on first use, or again after it was closed)."""
+    key = (cls, tuple(sorted(traits.items())))
+    style = _SHARED_STYLES.get(key)
+    if style is None or style.comm is None:  # first use in this kernel, or closed (Widget.close_all)
+        style = _SHARED_STYLES[key] = cls(**traits)
+    return style
+
 
 def _control_layout() -> W.Layout:
     # A new Layout per control: a shared one would hide every control when one is hidden. As wide as the screen
     # allows, at most 420 px: on a 360 px phone the slider shrinks instead of pushing its value off screen.
     return W.Layout(width="100%", max_width="420px")
+
+
+def _html(value: str = "", **kw) -> W.HTML:
+    """An HTML text with the kernel's one HTML style model."""
+    return W.HTML(value=value, style=_style(HTMLStyle), **kw)
+
+
+def _button(**kw) -> W.Button:
+    """A button with the kernel's one button style model (``button_style`` is the button's own)."""
+    return W.Button(style=_style(W.ButtonStyle), **kw)
 
 
 def _on_grid(value: float, low: float, step: float) -> float:
@@ -242,13 +270,14 @@ def slider(description: str, value: float, min: float, max: float, step: float, 
     """A float slider with the house style; ``value`` is snapped to the step grid, as the browser would."""
     return W.FloatSlider(value=_on_grid(value, min, step), min=min, max=max, step=step, description=description,
                          readout_format=readout_format, continuous_update=continuous_update,
-                         style=_STYLE, layout=_control_layout())
+                         style=_style(W.SliderStyle, **_STYLE), layout=_control_layout())
 
 
 def int_slider(description: str, value: int, min: int, max: int, step: int = 1, *,
                continuous_update: bool = True) -> W.IntSlider:
     return W.IntSlider(value=int(_on_grid(value, min, step)), min=min, max=max, step=step, description=description,
-                       continuous_update=continuous_update, style=_STYLE, layout=_control_layout())
+                       continuous_update=continuous_update, style=_style(W.SliderStyle, **_STYLE),
+                       layout=_control_layout())
 
 
 def log_slider(description: str, value: float, min_exp: float, max_exp: float, *, step: float = 0.1,
@@ -261,18 +290,22 @@ def log_slider(description: str, value: float, min_exp: float, max_exp: float, *
     exponent = _on_grid(math.log10(value), min_exp, step)
     return W.FloatLogSlider(value=float(10.0 ** exponent), base=10, min=min_exp, max=max_exp, step=step,
                             description=description, readout_format=readout_format, continuous_update=continuous_update,
-                            style=_STYLE, layout=_control_layout())
+                            style=_style(W.SliderStyle, **_STYLE), layout=_control_layout())
 
 
 def dropdown(description: str, options, value=None) -> W.Dropdown:
     return W.Dropdown(options=options, value=value if value is not None else _first(options),
-                      description=description, style=_STYLE, layout=_control_layout())
+                      description=description, style=_style(DescriptionStyle, **_STYLE),
+                      layout=_control_layout())
 
 
-def toggle(description: str, options, value=None) -> W.ToggleButtons:
+def toggle(description: str, options, value=None, *, button_width: str | None = None) -> W.ToggleButtons:
+    """Toggle buttons with the house style; ``button_width`` (e.g. ``"auto"``) for labels longer than ipywidgets'
+    fixed default width (ipywidgets')."""
+    width = {} if button_width is None else {"button_width": button_width}
     return W.ToggleButtons(options=options, value=value if value is not None else _first(options),
-                           description=description, style=_STYLE, layout=W.Layout(flex_flow="row wrap",
-                                                                                  max_width="100%"))
+                           description=description, style=_style(W.ToggleButtonsStyle, **_STYLE, **width),
+                           layout=W.Layout(flex_flow="row wrap", max_width="100%"))
 
 
 def _first(options):
@@ -581,13 +614,13 @@ class Panel:
                     f"{name} is not a control of {type(self).__name__}: must be one of {sorted(self.controls)}."
                 )
             self.controls[name].value = value
-        self.status = W.HTML(value="", layout=W.Layout(min_height="1.6em"))
+        self.status = _html(value="", layout=W.Layout(min_height="1.6em"))
         self.status.add_class("dpviz-status")
-        self.readout = W.HTML(value="")
+        self.readout = _html(value="")
         self.readout.add_class("dpviz-readout")
-        self.hint = W.HTML(value="")
+        self.hint = _html(value="")
         # Slow panels keep the bar's room (hidden, so the figure does not jump when it appears); others have none.
-        self.progress = W.FloatProgress(value=0, min=0, max=1, description="working…",
+        self.progress = W.FloatProgress(value=0, min=0, max=1, description="working…", style=_style(ProgressStyle),
                                         layout=W.Layout(visibility="hidden", width="100%", max_width="420px",
                                                         display=None if self.slow else "none"))
         self._progress_moved = -math.inf  # when report_progress last moved the bar (perf_counter)
@@ -604,11 +637,11 @@ class Panel:
         self._lock = threading.RLock()  # serialises figure writes and the current job
         self._local = threading.local()  # .job: the job a worker thread is running
         self._job: _Job | None = None
-        self.note = W.HTML(value="")  # "partial result …" / "stopped …" of a streamed update
+        self.note = _html(value="")  # "partial result …" / "stopped …" of a streamed update
         self.note.add_class("dpviz-partial-note")
-        self.stop_button = W.Button(description="Stop", tooltip="Stop computing and keep the result shown so far",
-                                    layout=W.Layout(width="auto", visibility="hidden",
-                                                    display=None if self.streams else "none"))
+        self.stop_button = _button(description="Stop", tooltip="Stop computing and keep the result shown so far",
+                                   layout=W.Layout(width="auto", visibility="hidden",
+                                                   display=None if self.streams else "none"))
         self.stop_button.on_click(lambda _button: self.stop())
         if self.slow:
             for c in self.controls.values():
@@ -851,9 +884,9 @@ class Panel:
         self.hint.value = ""
 
     def _layout(self) -> W.Widget:
-        header = [W.HTML(f"<h3 style='margin:0.2em 0'>{html.escape(self.title)}</h3>")] if self.title else []
+        header = [_html(f"<h3 style='margin:0.2em 0'>{html.escape(self.title)}</h3>")] if self.title else []
         if self.intro:
-            header.append(W.HTML(f"<p style='margin:0.2em 0'>{self.intro}</p>"))
+            header.append(_html(f"<p style='margin:0.2em 0'>{self.intro}</p>"))
         working = W.HBox([self.progress, self.stop_button], layout=W.Layout(align_items="center")) \
             if self.streams else self.progress
         controls = W.VBox(list(self.controls.values()) + [self.hint, working])
@@ -951,13 +984,14 @@ class PredictReveal:
         self.explain = explain
         self.rel_tol = rel_tol
         self.unit = unit
-        self.question = W.HTML(f"<b>Predict, then reveal.</b> {question}")
+        self.question = _html(f"<b>Predict, then reveal.</b> {question}")
         # continuous_update=False: the value arrives when the learner presses Enter (or leaves the box), which
         # commits the guess and reveals, as the button does.
-        self.guess = W.FloatText(value=0.0, description=guess_label, style=_STYLE, continuous_update=False,
+        self.guess = W.FloatText(value=0.0, description=guess_label, style=_style(DescriptionStyle, **_STYLE),
+                                 continuous_update=False,
                                  layout=W.Layout(width="260px", max_width="100%"))
-        self.button = W.Button(description="Reveal", button_style="info")
-        self.feedback = W.HTML("")
+        self.button = _button(description="Reveal", button_style="info")
+        self.feedback = _html("")
         self.feedback.add_class("dpviz-feedback")
         self.button.on_click(self.reveal)
         self.guess.observe(lambda _change: self.reveal(), names="value")
@@ -1008,11 +1042,12 @@ class ChoiceReveal:
         if not any(correct for _, correct, _ in options):
             raise ValueError("options: at least one option must be correct")
         self.options = [(str(label), bool(correct), str(feedback)) for label, correct, feedback in options]
-        self.question = W.HTML(f"<b>Think, then reveal.</b> {question}")
+        self.question = _html(f"<b>Think, then reveal.</b> {question}")
         self.choice = W.RadioButtons(options=[label for label, _, _ in self.options], value=None,
+                                     style=_style(DescriptionStyle),
                                      layout=W.Layout(width="auto", max_width="100%"))
-        self.button = W.Button(description="Reveal", button_style="info")
-        self.feedback = W.HTML("")
+        self.button = _button(description="Reveal", button_style="info")
+        self.feedback = _html("")
         self.feedback.add_class("dpviz-feedback")
         self.button.on_click(self.reveal)
         self.choice.observe(self._clear, names="index")

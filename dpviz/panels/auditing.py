@@ -19,7 +19,18 @@ import numpy as np
 from dpviz import audit as A
 from dpviz import dpsgd as D
 from dpviz._validation import as_rng
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, Step, View, dropdown, int_slider, log_slider, slider
+from dpviz.panels._base import (
+    ChoiceReveal,
+    Panel,
+    PredictReveal,
+    Step,
+    View,
+    _button,
+    dropdown,
+    int_slider,
+    log_slider,
+    slider,
+)
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import auditing as P
 
@@ -154,9 +165,9 @@ class NeighbourGamePanel(Panel):
         self._secret_is_prime = False
         self._output = 0.0
         self._last: str | None = None
-        self.guess_x = W.Button(description="guess x (no canary)")
-        self.guess_xp = W.Button(description="guess x′ (canary)")
-        self.reset = W.Button(description="start over", icon="refresh")
+        self.guess_x = _button(description="guess x (no canary)")
+        self.guess_xp = _button(description="guess x′ (canary)")
+        self.reset = _button(description="start over", icon="refresh")
         self.guess_x.on_click(lambda _b: self.guess(False))
         self.guess_xp.on_click(lambda _b: self.guess(True))
         self.reset.on_click(lambda _b: self.start_over())

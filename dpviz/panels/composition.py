@@ -53,9 +53,8 @@ def _noise_controls() -> dict[str, W.Widget]:
 
 
 def _neighbour_toggle() -> W.ToggleButtons:
-    t = toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove")
-    t.style.button_width = "auto"  # the fixed default width cut the labels to "add/remove one …"
-    return t
+    # the fixed default width cut the labels to "add/remove one …"
+    return toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove", button_width="auto")
 
 
 def _show_only_noise(controls: dict[str, W.Widget], mechanism: str) -> None:
