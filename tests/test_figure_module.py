@@ -150,3 +150,61 @@ def test_the_figure_module_draws_the_figure_as_it_is_now_and_forwards_changes_in
             assert not errors, errors
         finally:
             browser.close()
+
+
+_SETUP_WITH = _SETUP.replace("async (source) => {", "async ([source, given]) => {").replace(
+    "const state = {", "const state = given || {")
+
+
+def test_a_slider_move_that_shortens_tick_labels_keeps_the_margins_and_draws_the_figure_once(browser_available):  # noqa: F811
+    """plotly's automargin fits the margins to the tick labels; when an update changes them, plotly.js draws the
+    whole figure a second time in the same update and the plot area jumps sideways. The figure module keeps the
+    margins a view was drawn with (they still widen for longer labels, and the kernel's own margins win): one
+    drawing per update, checked with the real plotly.js. Fails without ``steady`` in figure.js (two drawings and a
+    narrower left margin)."""
+    from playwright.sync_api import sync_playwright
+
+    from dpviz.app import PLOTLY_BUNDLE, STATIC
+
+    state = {
+        "_widget_data": [{"type": "scatter", "x": [0, 1, 2], "y": [1_000_000, 2_000_000, 3_000_000]}],
+        "_widget_layout": {"yaxis": {"tickformat": ",d", "automargin": True}, "margin": {"l": 20, "r": 10, "t": 10,
+                                                                                          "b": 30}, "width": 500},
+        "_config": {},
+    }
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
+            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(path=str(STATIC / PLOTLY_BUNDLE),
+                                                            content_type="text/javascript"))
+            page.goto(ORIGIN + "/")
+            page.evaluate(_SETUP_WITH, [_FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)), state])
+            page.evaluate("async () => { const el = await render(); window.el = el; window.drawings = 0;"
+                          " el.on('plotly_beforeplot', () => { window.drawings += 1; }); }")
+            page.wait_for_function("() => window.el && window.el._fullLayout && window.el._fullLayout._size")
+            wide = page.evaluate("() => window.el._fullLayout._size.l")
+            assert wide > 60  # "3,000,000" needs room: plotly widened the 20 px margin
+
+            def move(y, layout=None):
+                page.evaluate("([y, layout]) => { window.drawings = 0; send('_py2js_update', {style_data: {y: [y]},"
+                              " layout_data: layout || {}, style_traces: [0], source_view_id: null}); }", [y, layout])
+                page.wait_for_function("(y0) => window.el.data[0].y[0] === y0", arg=y[0])
+                page.wait_for_timeout(300)
+                return page.evaluate("() => [window.drawings, window.el._fullLayout._size.l]")
+
+            drawings, left = move([1, 2, 3])  # labels "1", "2", "3": plotly alone would shrink the margin
+            assert (drawings, left) == (1, wide)
+            drawings, left = move([10_000_000, 20_000_000, 30_000_000])  # longer labels: more room, none cut
+            assert left > wide
+            label_left = page.evaluate("() => Math.min(...[...window.el.querySelectorAll('.ytick text')].map("
+                                       "t => t.getBoundingClientRect().left))")
+            assert label_left >= page.evaluate("() => window.el.getBoundingClientRect().left")
+            drawings, left = move([4, 5, 6], {"margin.l": 90})  # the kernel's own margin is taken as sent
+            assert page.evaluate("() => window.el.layout.margin.l") == 90
+            assert not errors, errors
+        finally:
+            browser.close()

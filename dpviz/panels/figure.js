@@ -86,6 +86,19 @@ const indexes = (traces, data) => (traces === null || traces === undefined ? dat
 
 const clone = (value) => structuredClone(value);
 
+// Steady margins. plotly's automargin sizes a figure's margins to its tick labels; a slider move that changes them
+// (0.25 → 0.5, 10 → 100) changes the margins, and plotly.js then draws the whole figure a second time in the same
+// update (plots.doAutoMargin calls _doPlot again): twice the work, and the plot area jumps sideways under the
+// learner's hand. So an update from the kernel keeps the view's margins at least as wide as they are drawn now
+// (plotly still widens them when labels need more room, and a view drawn later starts afresh), unless the kernel
+// sets margins itself or a legend or title reserves room of its own (plotly adds that on top of the margins).
+const steady = (gd, layout) => {
+  const full = gd._fullLayout, size = full && full._size;
+  if (!size || Object.keys(layout).some((k) => k === "margin" || k.startsWith("margin."))) return layout;
+  if (Object.values(full._reservedMargin || {}).some((m) => Object.values(m).some((v) => v > 0))) return layout;
+  return { ...layout, "margin.l": size.l, "margin.r": size.r, "margin.t": size.t, "margin.b": size.b };
+};
+
 export default () => {
   let figure; // the figure as it is now: {data, layout}
   let seq = 0; // changes received so far
@@ -98,7 +111,8 @@ export default () => {
       const traces = indexes(msg.style_traces, figure.data);
       restyleLike(figure.data, style, traces);
       relayoutLike(figure.layout, layout);
-      return (P, view) => P.update(view.gd, { ...clone(style), _doNotReportToPy: true }, clone(layout), traces);
+      return (P, view) => P.update(view.gd, { ...clone(style), _doNotReportToPy: true }, steady(view.gd, clone(layout)),
+                                        traces);
     },
     _py2js_restyle(msg) {
       const style = decode(msg.restyle_data) || {}, traces = indexes(msg.restyle_traces, figure.data);
