@@ -3,11 +3,12 @@
 ``make bench`` times what the kernel does for an update; this times what the page then does with it. For each
 panel, :func:`capture` records its figures at their defaults and the messages a sweep of its controls sends them
 (the same ``Panel.bench_values()`` sweep as the kernel table, at most ``max_moves`` moves), exactly as the figure
-widget receives them: a ``Plotly.update`` of the changed keys, or, when the traces themselves change, the whole
-new figure. :func:`replay` draws each figure with plotly's own bundle (the one the lessons load) in a page of its
-own, then applies the recorded updates in order, timing each until plotly.js has finished and the next frame is
-drawn. Not timed: the WebSocket, the widget model and the rest of a lesson's page (style and layout of a long
-page add ~10–30 ms per update; the browser test measures the whole path).
+widget receives them: a ``Plotly.update`` of the changed keys (applied as dpviz's figure module applies it, margins
+kept steady), or, when the traces themselves change, the whole new figure. :func:`replay` draws each figure with
+plotly's own bundle (the one the lessons load) in a page of its own, then applies the recorded updates in order,
+timing each until plotly.js has finished and the next frame is drawn. Not timed: the WebSocket, the widget model
+and the rest of a lesson's page (style and layout of a long page add ~10–30 ms per update; the browser test
+measures the whole path).
 
 Usage: ``python benchmarks/redraw.py [--only SUBSTRING]``; ``benchmarks/run.py`` prints its table.
 """
@@ -120,7 +121,9 @@ _REPLAY = """async ([records, width, passes]) => {
         const t0 = performance.now();
         for (const [k, kind, payload] of move) {
           try {
-            if (kind === 'update') await Plotly.update(divs[k], restyle(payload[0]), payload[1], payload[2]);
+            // as dpviz's figure module applies an update (its steady margins)
+            if (kind === 'update') await Plotly.update(divs[k], restyle(payload[0]),
+                                                       window.dpvizSteady(divs[k], payload[1]), payload[2]);
             else await Plotly.react(divs[k], JSON.parse(JSON.stringify(payload.data)),
                                     JSON.parse(JSON.stringify(payload.layout)));
           } catch (e) { errors.push(String(e && e.message || e)); }
@@ -145,6 +148,14 @@ def bundle_path() -> Path:
     return STATIC / PLOTLY_BUNDLE
 
 
+def _figure_module_rules() -> str:
+    """dpviz's figure module (``dpviz/panels/figure.js``) as a page module that hands its update rules to the replay
+    (``window.dpvizSteady``); the plotly.js it would import is already in the page."""
+    from dpviz.panels._base import _FIGURE_MODULE
+
+    return _FIGURE_MODULE.replace("__URL__", '"data:text/javascript,"') + "\nwindow.dpvizSteady = steady;\n"
+
+
 def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dict]:
     """Draw and update each record's figures in headless Chromium; per panel, the ms of each update (all passes),
     the errors plotly.js raised, and the x/y each figure holds at the end."""
@@ -157,6 +168,8 @@ def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dic
             page.set_default_timeout(600_000)
             page.set_content("<html><body style='margin:0'></body></html>")
             page.add_script_tag(path=str(bundle_path()))
+            page.add_script_tag(content=_figure_module_rules(), type="module")
+            page.wait_for_function("() => window.dpvizSteady")
             return page.evaluate(_REPLAY, [records, width, passes])
         finally:
             browser.close()

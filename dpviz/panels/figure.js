@@ -92,7 +92,8 @@ const clone = (value) => structuredClone(value);
 // learner's hand. So an update from the kernel keeps the view's margins at least as wide as they are drawn now
 // (plotly still widens them when labels need more room, and a view drawn later starts afresh), unless the kernel
 // sets margins itself or a legend or title reserves room of its own (plotly adds that on top of the margins).
-const steady = (gd, layout) => {
+// (Exported for benchmarks/redraw.py, which replays updates the way this module applies them.)
+export const steady = (gd, layout) => {
   const full = gd._fullLayout, size = full && full._size;
   if (!size || Object.keys(layout).some((k) => k === "margin" || k.startsWith("margin."))) return layout;
   if (Object.values(full._reservedMargin || {}).some((m) => Object.values(m).some((v) => v > 0))) return layout;
