@@ -105,7 +105,7 @@ _REPLAY = """async ([records, width, passes]) => {
   const frame = () => new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
   const out = [];
   for (const rec of records) {
-    const times = [], errors = [];
+    const times = [], errors = [], twice = [];
     let divs = [];
     for (let pass = 0; pass < passes; pass++) {
       divs.forEach(d => { Plotly.purge(d); d.remove(); });
@@ -114,10 +114,12 @@ _REPLAY = """async ([records, width, passes]) => {
         const d = document.createElement('div'); d.style.width = width + 'px'; document.body.appendChild(d);
         await Plotly.newPlot(d, JSON.parse(JSON.stringify(f.data)), JSON.parse(JSON.stringify(f.layout)),
                              {responsive: true});
+        d.on('plotly_beforeplot', () => { d.drawings += 1; });  // each whole drawing (_doPlot), nested ones too
         divs.push(d);
       }
       await frame();
       for (const move of rec.moves) {
+        divs.forEach(d => { d.drawings = 0; });
         const t0 = performance.now();
         for (const [k, kind, payload] of move) {
           try {
@@ -130,12 +132,13 @@ _REPLAY = """async ([records, width, passes]) => {
         }
         await frame();
         times.push(performance.now() - t0);
+        twice.push(divs.some(d => d.drawings > 1));  // plotly.js drew a figure twice (e.g. automargin's redraw)
       }
     }
     const drawn = divs.map(d => d.data.map(t => ({x: t.x === undefined ? null : Array.from(t.x),
                                                    y: t.y === undefined ? null : Array.from(t.y)})));
     divs.forEach(d => { Plotly.purge(d); d.remove(); });
-    out.push({panel: rec.panel, times, errors, drawn});
+    out.push({panel: rec.panel, times, errors, drawn, twice});
   }
   return out;
 }"""
@@ -181,9 +184,9 @@ def redraw_table(classes: list[type], max_moves: int = 10) -> list[str]:
     if problem:
         return [f"  (browser redraw not measured: {problem})"]
     records = [capture(cls, max_moves) for cls in classes]
-    lines = [f"{'panel':44s} {'n':>4s} {'first ms':>9s} {'p50 ms':>8s} {'p95 ms':>8s} {'max ms':>8s}"]
+    lines = [f"{'panel':44s} {'n':>4s} {'first ms':>9s} {'p50 ms':>8s} {'p95 ms':>8s} {'max ms':>8s} {'2x':>4s}"]
     lines.append("-" * len(lines[0]))
-    firsts, every = [], []
+    firsts, every, twice = [], [], 0
     for record, row in zip(records, replay(records, passes=2)):
         # The first pass warms plotly.js up (its code, and this figure's text measurements); the table's p50/p95
         # are the second pass, a learner dragging a slider. "first": the first update after the figure was
@@ -192,18 +195,22 @@ def redraw_table(classes: list[type], max_moves: int = 10) -> list[str]:
         if not n:
             continue
         t = sorted(row["times"][n:])
+        doubled = sum(row["twice"][n:])
         firsts.append(row["times"][0])
         every += t
+        twice += doubled
         lines.append(f"{row['panel']:44s} {len(t):4d} {row['times'][0]:9.1f} {statistics.median(t):8.1f} "
-                     f"{_p95(t):8.1f} {t[-1]:8.1f}")
+                     f"{_p95(t):8.1f} {t[-1]:8.1f} {doubled:4d}")
         for error in sorted(set(row["errors"])):
             lines.append(f"    ! plotly.js refused an update: {error}")
     if every:
         every.sort()
         lines.append(f"{'every panel':44s} {len(every):4d} {statistics.median(firsts):9.1f} "
-                     f"{statistics.median(every):8.1f} {_p95(every):8.1f} {every[-1]:8.1f}")
+                     f"{statistics.median(every):8.1f} {_p95(every):8.1f} {every[-1]:8.1f} {twice:4d}")
         lines.append("  first: a figure's first update after it was drawn (median over panels in the last row); "
-                     "p50/p95/max: the updates of a second sweep.")
+                     "p50/p95/max: the updates of a second sweep; 2x: its moves in which plotly.js drew a figure "
+                     "twice (automargin refitting the margins to new tick labels: only when they outgrow the "
+                     "margins drawn, see steady in dpviz/panels/figure.js).")
     return lines
 
 

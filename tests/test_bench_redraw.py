@@ -105,3 +105,20 @@ def test_the_replay_reports_an_update_plotly_refuses(browser_available):  # noqa
     rows = redraw.replay([{"panel": "toy", "figures": [figure], "moves": [refused, accepted]}], passes=1)
     assert len(rows[0]["errors"]) == 1 and "parent" in rows[0]["errors"][0]
     assert rows[0]["drawn"][0][0]["y"] == [3, 4]
+
+
+def test_the_replay_counts_the_moves_plotly_draws_twice_and_applies_steady_margins(browser_available):  # noqa: F811
+    """A move whose tick labels outgrow the margins is drawn twice (plotly's automargin refits them and draws the
+    figure again); the move back to short labels keeps the margins (the figure module's steady rule, which the
+    replay applies) and is drawn once. Without steady both moves are drawn twice."""
+    redraw = _redraw()
+    layout = {"yaxis": {"tickformat": ",d", "automargin": True}, "margin": {"l": 20, "r": 10, "t": 10, "b": 30}}
+    record = {
+        "panel": "Toy",
+        "figures": [{"data": [{"type": "scatter", "x": [0, 1, 2], "y": [1, 2, 3]}], "layout": layout}],
+        "moves": [[[0, "update", [{"y": [[10_000_000, 20_000_000, 30_000_000]]}, {}, [0]]]],
+                  [[0, "update", [{"y": [[1, 2, 3]]}, {}, [0]]]]],
+    }
+    (row,) = redraw.replay([record], passes=1)
+    assert not row["errors"]
+    assert row["twice"] == [True, False]
