@@ -236,3 +236,38 @@ def test_tau_knob_simulates_its_drop_down_settings_in_the_background_after_the_f
     p.controls["epsilon"].value = 3.0  # simulated again, in the update
     cold = p.figures[0].to_plotly_json()["data"]
     assert [list(t.get("y", [])) for t in warm] == [list(t.get("y", [])) for t in cold]
+
+
+@pytest.mark.parametrize("panel_name", ["TauKnobPanel", "WinsorizedVsNaivePanel"])
+def test_a_panels_background_simulation_starts_after_the_learners_first_change_is_drawn(monkeypatch, panel_name):
+    """Started before the update, the simulation competed with it for the kernel (the learner's first move took
+    ~3x as long to reach the page); it must start once that change's figure is written."""
+    from dpviz.panels import means as M
+
+    p = getattr(M, panel_name)()
+    before = p.figures[0].to_plotly_json()["data"]
+    seen = []
+    monkeypatch.setattr(M, "_prewarm", lambda name, work: seen.append(p.figures[0].to_plotly_json()["data"]))
+    control = next(c for c in p.controls.values() if hasattr(c, "min"))  # its first slider
+    options = [v for v in (control.min, control.max) if v != control.value]
+    control.value = options[0]
+    assert len(seen) == 1 and seen[0] != before  # the new figure was already there when the simulation started
+
+
+def test_background_simulations_run_below_the_kernels_priority():
+    import os
+    import sys
+    import threading
+
+    from dpviz.panels import _base
+    from dpviz.panels import means as M
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("per-thread nice values are Linux's")
+    seen = []
+    M._prewarm_started.discard("test-priority")
+    M._prewarm("test-priority", lambda: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+    for t in threading.enumerate():
+        if t.name == "dpviz-prewarm-test-priority":
+            t.join(timeout=30)
+    assert seen == [min(19, os.getpriority(os.PRIO_PROCESS, 0) + _base.REFINE_NICE)]
