@@ -208,3 +208,42 @@ def test_a_slider_move_that_shortens_tick_labels_keeps_the_margins_and_draws_the
             assert not errors, errors
         finally:
             browser.close()
+
+
+def test_a_heatmap_sent_as_rows_of_binary_buffers_is_drawn_with_its_values_and_gaps(browser_available):  # noqa: F811
+    """The kernel sends a 2-D z as rows of binary buffers (``_rows_as_buffers`` in _base.py: a gap as NaN); the
+    figure module gives plotly.js one typed array per row, and the heatmap plotly.js computes holds those values,
+    with the NaN as a gap (as None in JSON was)."""
+    from playwright.sync_api import sync_playwright
+
+    from dpviz.app import PLOTLY_BUNDLE, STATIC
+
+    state = {"_widget_data": [{"type": "heatmap", "z": [[0, 1, 2], [3, 4, 5]]}], "_widget_layout": {"width": 400},
+             "_config": {}}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
+            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(path=str(STATIC / PLOTLY_BUNDLE),
+                                                            content_type="text/javascript"))
+            page.goto(ORIGIN + "/")
+            page.evaluate(_SETUP_WITH, [_FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)), state])
+            page.evaluate("async () => { window.el = await render(); }")
+            page.wait_for_function("() => window.el && window.el.calcdata")
+            page.evaluate("""() => {
+              const row = (values) => ({buffer: new DataView(new Float64Array(values).buffer), dtype: "float64",
+                                        shape: [values.length]});
+              send("_py2js_update", {style_data: {z: [[row([9, NaN, 7]), row([6, 5, 4])]]}, layout_data: {},
+                                     style_traces: [0], source_view_id: null});
+            }""")
+            page.wait_for_function("() => window.el.calcdata[0][0].z[0][0] === 9")
+            z = page.evaluate("() => window.el.calcdata[0][0].z.map(r => Array.from(r, v => (v === undefined ||"
+                              " Number.isNaN(v)) ? null : v))")
+            assert z == [[9, None, 7], [6, 5, 4]]
+            assert page.evaluate("() => window.el.data[0].z[1].constructor.name") == "Float64Array"
+            assert not errors, errors
+        finally:
+            browser.close()

@@ -127,6 +127,45 @@ def test_sync_figure_sends_only_what_changed_in_one_update():
     assert got == expected
 
 
+def test_sync_figure_sends_a_heatmap_to_dpvizs_figure_module_as_rows_of_binary_buffers():
+    """Under dpviz.app (the shared-bundle widget) a 2-D z goes as its rows, each a binary buffer as sent, gaps (None)
+    as NaN; plotly's own front end (a plain FigureWidget) gets the 2-D array as before. The widget's figure holds
+    the new z either way."""
+    from plotly.basedatatypes import Undefined
+
+    from dpviz.panels._base import _shared_bundle_widget_class
+
+    def fig(z):
+        return go.Figure([dict(type="heatmap", z=z), dict(type="scatter", y=[1.0, 2.0])])
+
+    old = np.zeros((3, 4))
+    new = np.arange(12.0).reshape(3, 4)
+    gaps = np.array([[None, 1.0], [2.0, None]], dtype=object)
+    for cls, rows in ((_shared_bundle_widget_class("/bundle.js"), True), (go.FigureWidget, False)):
+        target = cls(fig(old))
+        sent = _sent(target)
+        messages = []
+        target.observe(lambda ch, messages=messages: ch["new"] and messages.append(ch["new"]), names="_py2js_update")
+        sync_figure(target, fig(new))
+        (restyle, _), = sent
+        z = messages[0]["style_data"]["z"]
+        assert z[1] is Undefined and restyle["z"][1] is Undefined
+        if rows:
+            assert isinstance(z[0], list) and [list(r) for r in z[0]] == new.tolist()
+            from plotly.serializers import custom_serializers
+
+            wire = custom_serializers["to_json"](messages[0], None)["style_data"]["z"][0]
+            assert all(isinstance(r["buffer"], memoryview) and r["dtype"] == "float64" for r in wire)
+        else:
+            assert isinstance(z[0], np.ndarray) and z[0].shape == (3, 4)
+        assert np.array_equal(np.asarray(target.data[0].z, dtype=float), new)
+        if rows:
+            messages.clear()
+            sync_figure(target, fig(gaps))
+            got = messages[0]["style_data"]["z"][0]
+            assert np.isnan(got[0][0]) and got[0][1] == 1.0 and got[1][0] == 2.0 and np.isnan(got[1][1])
+
+
 def test_sync_figure_does_not_share_containers_with_the_source():
     """A zoom in the browser edits the widget's layout in place; a figure a builder reuses must not change."""
     source = go.Figure([go.Scatter(y=[1.0, 2.0])], layout=dict(xaxis=dict(range=[0, 1])))
