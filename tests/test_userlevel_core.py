@@ -456,6 +456,18 @@ class TestBounds:
         assert theorem10_users(m * 1.01, 1.0, 1e-6, **kw) < group_privacy_users(m * 1.01, 1.0, 1e-6, **kw)
         assert theorem10_users(m * 0.99, 1.0, 1e-6, **kw) > group_privacy_users(m * 0.99, 1.0, 1e-6, **kw)
 
+    @pytest.mark.parametrize("eps, delta, n_priv, n_stat, c", [
+        (1.0, 1e-6, 100.0, 1e3, 1.0), (0.3, 1e-9, 10.0, 0.0, 2.0), (2.0, 1e-3, 1e4, 1e6, 0.5)])
+    def test_crossover_users_is_where_the_public_bounds_cross(self, eps, delta, n_priv, n_stat, c):
+        """The root found on the bounds' private kernels is where the public functions (checked, independent of
+        the root finder) change order, to 10⁻⁶ relative."""
+        m = crossover_group_privacy(eps, delta, kind="users", n_priv=n_priv, n_stat=n_stat, c=c, m_max=1e8)
+        assert 1.0 < m < 1e8
+        kw = dict(n_priv=n_priv, n_stat=n_stat, c=c, clamp=False)
+        for factor, sign in ((1 + 1e-6, -1), (1 - 1e-6, 1)):
+            gap = theorem10_users(m * factor, eps, delta, **kw) - group_privacy_users(m * factor, eps, delta, **kw)
+            assert gap * sign > 0, (factor, gap)
+
     def test_breakpoints_balance_terms(self):
         eps, alpha = 0.5, 0.05
         m1, m2 = breakpoints(eps, alpha)

@@ -235,19 +235,24 @@ def theorem10_users(
     eps, dl = _eps_delta(epsilon, delta)
     n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
+    n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
+    return _finish(_theorem10_terms(mm, eps, dl, n_priv, n_stat, c, C), n1, mm, clamp, terms, _is_scalar(m))
+
+
+theorem10_users.__doc__ += _TERMS_DOC
+
+
+def _theorem10_terms(mm: np.ndarray, eps: float, dl: float, n_priv: float, n_stat: float, c: float, C: float
+                     ) -> dict[str, np.ndarray]:
+    """The terms of :func:`theorem10_users` for checked arguments (no validation: callers validate once)."""
     L = -math.log(dl)
     log_inv_dp = _log_inv_item_delta(mm, eps, dl)  # ln(1/δ′), δ′ = δε/(m ln(1/δ))
     inv_ep_m = L * np.sqrt(mm * (np.log(mm) - math.log(dl))) / (eps**2 * mm)  # 1/(ε′m), ε′ of theorem10_item_epsilon
-    n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
-    t = {
+    return {
         "floor": C * L / eps * np.ones_like(mm),
         "privacy": C * log_inv_dp**c * n_priv * inv_ep_m,
         "statistical": C * n_stat / mm,
     }
-    return _finish(t, n1, mm, clamp, terms, _is_scalar(m))
-
-
-theorem10_users.__doc__ += _TERMS_DOC
 
 
 def theorem11_users(
@@ -343,18 +348,23 @@ def group_privacy_users(
     eps, dl = _eps_delta(epsilon, delta)
     n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
     mm = _m_array(m)
+    n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
+    return _finish(_group_privacy_terms(mm, eps, dl, n_priv, n_stat, c, C), n1, mm, clamp, terms, _is_scalar(m))
+
+
+group_privacy_users.__doc__ += _TERMS_DOC
+
+
+def _group_privacy_terms(mm: np.ndarray, eps: float, dl: float, n_priv: float, n_stat: float, c: float, C: float
+                         ) -> dict[str, np.ndarray]:
+    """The terms of :func:`group_privacy_users` for checked arguments (no validation: callers validate once)."""
     # ln(1/δ₀) with δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1) ≤ δ, in log space (e^{ε} may overflow, δ₀ underflow)
     log_inv_d0 = -_log_item_delta(eps / mm, dl, mm)  # the inverse of Lemma 6, in accountants.group
-    n1 = item_level_users(eps, dl, n_priv=n_priv, n_stat=n_stat, c=c, constant=C)
-    t = {
+    return {
         "floor": np.zeros_like(mm),
         "privacy": C * log_inv_d0**c * n_priv / eps,
         "statistical": C * n_stat / mm,
     }
-    return _finish(t, n1, mm, clamp, terms, _is_scalar(m))
-
-
-group_privacy_users.__doc__ += _TERMS_DOC
 
 
 def theorem4_users(
@@ -432,11 +442,10 @@ def crossover_group_privacy(
             return 1.0
         return float(brentq(f, lo, hi, xtol=1e-9, rtol=1e-13))
 
-    kw = dict(n_priv=n_priv, n_stat=n_stat, c=c, clamp=False)
-
-    def g(logm: Any) -> Any:
-        m = np.exp(logm)
-        return theorem10_users(m, eps, dl, **kw) - group_privacy_users(m, eps, dl, **kw)
+    def g(logm: Any) -> Any:  # the raw totals (clamp=False) of the two bounds, arguments checked above
+        m = np.exp(np.asarray(logm, dtype=float))
+        return (sum(_theorem10_terms(m, eps, dl, n_priv, n_stat, c, 1.0).values())
+                - sum(_group_privacy_terms(m, eps, dl, n_priv, n_stat, c, 1.0).values()))
 
     grid = np.linspace(0.0, math.log(m_max), 400)
     vals = g(grid)  # the bounds broadcast over m: one vectorised evaluation of the whole grid
