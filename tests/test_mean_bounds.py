@@ -173,3 +173,34 @@ def test_beta_exponent_refuses_other_readings(bad):
 
     with pytest.raises(ValueError, match="beta_exponent"):
         theorem1_beta(100, 1.0, 0.1, 1.0, 0.01, beta_exponent=bad)
+
+
+@pytest.mark.parametrize("n, eps", [(3, 0.1), (12, 1.0), (30, 1.0), (1000, 3.0)])
+def test_wme_safe_curve_is_the_one_m_at_a_time_formulas(n, eps):
+    """The vectorised curve lesson 09's fixed-n panel draws gives what tau_safe, wme_mse and theorem1_beta give one
+    m at a time (the same kernels, validated once; to one unit in the last place: numpy squares arrays and scalars by
+    different routines), and τ is Hoeffding's radius written out (mpmath)."""
+    ms = np.logspace(0, 5, 40).astype(int)
+    c = MM.wme_safe_curve(1.0, n, ms, eps, 1.0, 0.01)
+    taus = [MM.tau_safe(1.0, int(m), n, 0.01) for m in ms]
+    assert c["tau"].tolist() == taus
+    assert c["mse"].tolist() == pytest.approx([MM.wme_mse(1.0, n, int(m), eps, t) for m, t in zip(ms, taus)],
+                                              rel=3e-16, abs=0)
+    assert c["beta"].tolist() == pytest.approx([MM.theorem1_beta(n, eps, t, 1.0, 0.01) for t in taus], rel=3e-16,
+                                               abs=0)
+    with mp.workdps(30):
+        want = [float(mp.sqrt(2 * mp.log(2 * mp.mpf(n) / mp.mpf("0.01")) / int(m))) for m in ms]
+    assert c["tau"] == pytest.approx(want, rel=1e-14, abs=0)
+
+
+@pytest.mark.parametrize("ms", [[], [0, 1], [1.5], [[1, 2]], [1, float("nan")], [2e15], ["a"]])
+def test_wme_safe_curve_refuses_ms_that_are_not_counts(ms):
+    with pytest.raises(ValueError, match="ms = .* must be a non-empty 1-D array of integers in"):
+        MM.wme_safe_curve(1.0, 10, ms, 1.0, 1.0, 0.01)
+
+
+def test_wme_safe_curve_checks_its_scalars_like_the_one_m_functions():
+    with pytest.raises(ValueError, match="epsilon"):
+        MM.wme_safe_curve(1.0, 10, [1, 2], -1.0, 1.0, 0.01)
+    with pytest.raises(ValueError, match="gamma"):
+        MM.wme_safe_curve(1.0, 10, [1, 2], 1.0, 1.0, 1.5)

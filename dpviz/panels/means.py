@@ -37,8 +37,8 @@ from dpviz.mean import (
     theorem7_guarantee,
     theorem8_mean_floor,
     users_lower_bound,
-    wme_mse,
     wme_mse_bound,
+    wme_safe_curve,
 )
 from dpviz.panels._base import (
     REFINE_NICE,
@@ -471,10 +471,9 @@ class FixedNFloorPanel(Panel):
         ms = np.logspace(0, 5, 40)
         ns = sorted({max(1, n // 2), n, 2 * n})
         floors = {k: theorem8_mean_floor(k, eps) for k in ns}
-        wme = {k: np.array([wme_mse(1.0, k, int(m), eps, tau_safe(1.0, int(m), k, _GAMMA)) for m in ms]) for k in ns}
-        beta = {k: np.array([theorem1_beta(k, eps, tau_safe(1.0, int(m), k, _GAMMA), 1.0, _GAMMA) for m in ms])
-                for k in ns}
-        fig = fixed_n_floor_figure(ms, floors, wme, beta=beta)
+        curves = {k: wme_safe_curve(1.0, k, ms.astype(int), eps, 1.0, _GAMMA) for k in ns}
+        fig = fixed_n_floor_figure(ms, floors, {k: c["mse"] for k, c in curves.items()},
+                                   beta={k: c["beta"] for k, c in curves.items()})
         beta = theorem1_beta(n, eps, tau_safe(1.0, 10_000, n, _GAMMA), 1.0, _GAMMA)
         verdict = "vacuous: the formula is not a guarantee here" if beta >= 0.5 else "small: the formula applies"
         readout = (f"n = {n}: floor {floors[n]:.3g} for every m. Theorem 1's failure probability β<sub>fail</sub> at "
