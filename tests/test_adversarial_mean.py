@@ -93,6 +93,7 @@ BASELINES = {
     "naive_laplace_mse": ((1.0, 100, 10, 1.0, 1.0), {}),
     "naive_gaussian_mse": ((1.0, 100, 10, 1.0, 1e-6, 1.0, 4), {}),
     "wme_mse": ((1.0, 100, 10, 1.0, 0.5), {}),
+    "wme_safe_curve": ((1.0, 100, [1, 10, 1000], 1.0, 1.0, 0.01), {}),
     "item_level_mse": ((1.0, 100, 10, 1.0, 1.0), {}),
     # simulate
     "Population": (("bounded", 0.2, 1.0, 0.5, 0.2), {}),
