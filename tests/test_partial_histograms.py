@@ -321,3 +321,18 @@ def test_sampler_matches_exact_output_law_d4():
         for key, p in exact.items():
             assert abs(table[key] / R - p) <= 5 * math.sqrt(p * (1 - p) / R) + 1e-12, (key, table[key] / R, p)
     assert min(exact_root.values()) > 0.005  # zero-count strings are real candidates with a real chance
+
+
+@pytest.mark.parametrize("width", [1, 3, 8, 16, 17, 24])
+def test_a_nodes_string_counts_are_exact_by_table_and_by_sorting(width):
+    """PrivHeavyHitter counts each candidate string of a node by a table of all 2^width strings (up to 16 bits) or
+    by sorting (wider): both are the brute-force counts, candidates absent from the data included (count 0)."""
+    from dpviz.partial.histograms import _counts_of
+
+    g = np.random.default_rng(width)
+    bits = min(width - 1, 6)  # 3000 codes among 2^bits values, spread over the width: repeats, and gaps
+    sub = g.integers(0, 1 << bits, size=3000).astype(np.int64) << (width - bits)
+    cands = np.unique(np.concatenate([sub[:40], g.integers(0, 1 << width, size=40)])).astype(np.int64)
+    got = _counts_of(sub, cands, width)
+    assert got.tolist() == [int(np.sum(sub == c)) for c in cands]
+    assert (got == 0).any() and (got > 1).any()
