@@ -131,7 +131,12 @@ def nonprivate_mse(variance: float, n: int, m: int) -> float:
     0.001
     """
     n, m, variance = _limits.checked(n=n, m=m, variance=variance)
-    return variance / (n * m)  # n·m ≤ 1e30: no overflow
+    return _nonprivate_mse(variance, n, m)
+
+
+def _nonprivate_mse(variance, n, m):
+    """Var/(nm) on checked numbers (n·m ≤ 1e30 as Python integers: no overflow) or arrays of m (float)."""
+    return variance / (n * m)
 
 
 def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
@@ -171,10 +176,14 @@ def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> floa
     >>> wme_mse(0.0, 100, 10, 1.0, 0.5)
     0.0032
     """
-    n, m, eps, tau = _limits.checked(n=n, m=m, epsilon=epsilon, tau=tau)
-    base = nonprivate_mse(variance, n, m)
-    return _limits.evaluate(lambda: base + _wme_noise_variance(n, eps, tau), "the MSE",
+    n, m, eps, tau, variance = _limits.checked(n=n, m=m, epsilon=epsilon, tau=tau, variance=variance)
+    return _limits.evaluate(lambda: _wme_mse(variance, n, m, eps, tau), "the MSE",
                             variance=variance, n=n, epsilon=epsilon, tau=tau)
+
+
+def _wme_mse(variance, n, m, eps, tau):
+    """:func:`wme_mse` on checked numbers, or arrays of m (float) and τ."""
+    return _nonprivate_mse(variance, n, m) + _wme_noise_variance(n, eps, tau)
 
 
 def wme_safe_curve(variance: float, n: int, ms, epsilon: float, bound: float, gamma: float) -> dict[str, np.ndarray]:
@@ -202,7 +211,7 @@ def wme_safe_curve(variance: float, n: int, ms, epsilon: float, bound: float, ga
     mm = mm.astype(np.int64)
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         tau = _tau_safe_1d(bound, mm, n, gamma)
-        mse = variance / (n * mm.astype(float)) + _wme_noise_variance(n, eps, tau)
+        mse = _wme_mse(variance, n, mm.astype(float), eps, tau)
         beta = _theorem1_beta(n, eps, tau, bound, gamma)
     if not (np.all(np.isfinite(tau)) and np.all(np.isfinite(mse))):
         _limits.finite(math.inf, "the MSE", variance=variance, n=n, epsilon=epsilon, bound=bound, gamma=gamma)
