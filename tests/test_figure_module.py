@@ -6,6 +6,7 @@ it hands plotly.js, and the messages it sends back (a zoom, once; never an echo 
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -156,70 +157,14 @@ _SETUP_WITH = _SETUP.replace("async (source) => {", "async ([source, given]) => 
     "const state = {", "const state = given || {")
 
 
-def test_a_slider_move_that_shortens_tick_labels_keeps_the_margins_and_draws_the_figure_once(browser_available):  # noqa: F811
-    """plotly's automargin fits the margins to the tick labels; when an update changes them, plotly.js draws the
-    whole figure a second time in the same update and the plot area jumps sideways. The figure module keeps the
-    margins a view was drawn with (they still widen for longer labels, and the kernel's own margins win): one
-    drawing per update, checked with the real plotly.js. Fails without ``steady`` in figure.js (two drawings and a
-    narrower left margin)."""
+@contextlib.contextmanager
+def _drawn_with_real_plotly(state: dict):
+    """A page in which the figure module has drawn the figure ``state`` with the real plotly.js (the cartesian
+    bundle dpviz.app serves), as ``window.el``; yields the page and the list of page errors."""
     from playwright.sync_api import sync_playwright
 
     from dpviz.app import PLOTLY_BUNDLE, STATIC
 
-    state = {
-        "_widget_data": [{"type": "scatter", "x": [0, 1, 2], "y": [1_000_000, 2_000_000, 3_000_000]}],
-        "_widget_layout": {"yaxis": {"tickformat": ",d", "automargin": True}, "margin": {"l": 20, "r": 10, "t": 10,
-                                                                                          "b": 30}, "width": 500},
-        "_config": {},
-    }
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
-            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(path=str(STATIC / PLOTLY_BUNDLE),
-                                                            content_type="text/javascript"))
-            page.goto(ORIGIN + "/")
-            page.evaluate(_SETUP_WITH, [_FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)), state])
-            page.evaluate("async () => { const el = await render(); window.el = el; window.drawings = 0;"
-                          " el.on('plotly_beforeplot', () => { window.drawings += 1; }); }")
-            page.wait_for_function("() => window.el && window.el._fullLayout && window.el._fullLayout._size")
-            wide = page.evaluate("() => window.el._fullLayout._size.l")
-            assert wide > 60  # "3,000,000" needs room: plotly widened the 20 px margin
-
-            def move(y, layout=None):
-                page.evaluate("([y, layout]) => { window.drawings = 0; send('_py2js_update', {style_data: {y: [y]},"
-                              " layout_data: layout || {}, style_traces: [0], source_view_id: null}); }", [y, layout])
-                page.wait_for_function("(y0) => window.el.data[0].y[0] === y0", arg=y[0])
-                page.wait_for_timeout(300)
-                return page.evaluate("() => [window.drawings, window.el._fullLayout._size.l]")
-
-            drawings, left = move([1, 2, 3])  # labels "1", "2", "3": plotly alone would shrink the margin
-            assert (drawings, left) == (1, wide)
-            drawings, left = move([10_000_000, 20_000_000, 30_000_000])  # longer labels: more room, none cut
-            assert left > wide
-            label_left = page.evaluate("() => Math.min(...[...window.el.querySelectorAll('.ytick text')].map("
-                                       "t => t.getBoundingClientRect().left))")
-            assert label_left >= page.evaluate("() => window.el.getBoundingClientRect().left")
-            drawings, left = move([4, 5, 6], {"margin.l": 90})  # the kernel's own margin is taken as sent
-            assert page.evaluate("() => window.el.layout.margin.l") == 90
-            assert not errors, errors
-        finally:
-            browser.close()
-
-
-def test_a_heatmap_sent_as_rows_of_binary_buffers_is_drawn_with_its_values_and_gaps(browser_available):  # noqa: F811
-    """The kernel sends a 2-D z as rows of binary buffers (``_rows_as_buffers`` in _base.py: a gap as NaN); the
-    figure module gives plotly.js one typed array per row, and the heatmap plotly.js computes holds those values,
-    with the NaN as a gap (as None in JSON was)."""
-    from playwright.sync_api import sync_playwright
-
-    from dpviz.app import PLOTLY_BUNDLE, STATIC
-
-    state = {"_widget_data": [{"type": "heatmap", "z": [[0, 1, 2], [3, 4, 5]]}], "_widget_layout": {"width": 400},
-             "_config": {}}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -232,18 +177,66 @@ def test_a_heatmap_sent_as_rows_of_binary_buffers_is_drawn_with_its_values_and_g
             page.goto(ORIGIN + "/")
             page.evaluate(_SETUP_WITH, [_FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)), state])
             page.evaluate("async () => { window.el = await render(); }")
-            page.wait_for_function("() => window.el && window.el.calcdata")
-            page.evaluate("""() => {
-              const row = (values) => ({buffer: new DataView(new Float64Array(values).buffer), dtype: "float64",
-                                        shape: [values.length]});
-              send("_py2js_update", {style_data: {z: [[row([9, NaN, 7]), row([6, 5, 4])]]}, layout_data: {},
-                                     style_traces: [0], source_view_id: null});
-            }""")
-            page.wait_for_function("() => window.el.calcdata[0][0].z[0][0] === 9")
-            z = page.evaluate("() => window.el.calcdata[0][0].z.map(r => Array.from(r, v => (v === undefined ||"
-                              " Number.isNaN(v)) ? null : v))")
-            assert z == [[9, None, 7], [6, 5, 4]]
-            assert page.evaluate("() => window.el.data[0].z[1].constructor.name") == "Float64Array"
-            assert not errors, errors
+            page.wait_for_function("() => window.el && window.el._fullLayout && window.el._fullLayout._size")
+            yield page, errors
         finally:
             browser.close()
+
+
+def test_a_slider_move_that_shortens_tick_labels_keeps_the_margins_and_draws_the_figure_once(browser_available):  # noqa: F811
+    """plotly's automargin fits the margins to the tick labels; when an update changes them, plotly.js draws the
+    whole figure a second time in the same update and the plot area jumps sideways. The figure module keeps the
+    margins a view was drawn with (they still widen for longer labels, and the kernel's own margins win): one
+    drawing per update, checked with the real plotly.js. Fails without ``steady`` in figure.js (two drawings and a
+    narrower left margin)."""
+    state = {
+        "_widget_data": [{"type": "scatter", "x": [0, 1, 2], "y": [1_000_000, 2_000_000, 3_000_000]}],
+        "_widget_layout": {"yaxis": {"tickformat": ",d", "automargin": True}, "margin": {"l": 20, "r": 10, "t": 10,
+                                                                                          "b": 30}, "width": 500},
+        "_config": {},
+    }
+    with _drawn_with_real_plotly(state) as (page, errors):
+        page.evaluate("() => { window.drawings = 0;"
+                      " window.el.on('plotly_beforeplot', () => { window.drawings += 1; }); }")
+        wide = page.evaluate("() => window.el._fullLayout._size.l")
+        assert wide > 60  # "3,000,000" needs room: plotly widened the 20 px margin
+
+        def move(y, layout=None):
+            page.evaluate("([y, layout]) => { window.drawings = 0; send('_py2js_update', {style_data: {y: [y]},"
+                          " layout_data: layout || {}, style_traces: [0], source_view_id: null}); }", [y, layout])
+            page.wait_for_function("(y0) => window.el.data[0].y[0] === y0", arg=y[0])
+            page.wait_for_timeout(300)
+            return page.evaluate("() => [window.drawings, window.el._fullLayout._size.l]")
+
+        drawings, left = move([1, 2, 3])  # labels "1", "2", "3": plotly alone would shrink the margin
+        assert (drawings, left) == (1, wide)
+        drawings, left = move([10_000_000, 20_000_000, 30_000_000])  # longer labels: more room, none cut
+        assert left > wide
+        label_left = page.evaluate("() => Math.min(...[...window.el.querySelectorAll('.ytick text')].map("
+                                   "t => t.getBoundingClientRect().left))")
+        assert label_left >= page.evaluate("() => window.el.getBoundingClientRect().left")
+        drawings, left = move([4, 5, 6], {"margin.l": 90})  # the kernel's own margin is taken as sent
+        assert page.evaluate("() => window.el.layout.margin.l") == 90
+        assert not errors, errors
+
+
+def test_a_heatmap_sent_as_rows_of_binary_buffers_is_drawn_with_its_values_and_gaps(browser_available):  # noqa: F811
+    """The kernel sends a 2-D z as rows of binary buffers (``_rows_as_buffers`` in _base.py: a gap as NaN); the
+    figure module gives plotly.js one typed array per row, and the heatmap plotly.js computes holds those values,
+    with the NaN as a gap (as None in JSON was)."""
+    state = {"_widget_data": [{"type": "heatmap", "z": [[0, 1, 2], [3, 4, 5]]}], "_widget_layout": {"width": 400},
+             "_config": {}}
+    with _drawn_with_real_plotly(state) as (page, errors):
+        page.wait_for_function("() => window.el.calcdata")
+        page.evaluate("""() => {
+          const row = (values) => ({buffer: new DataView(new Float64Array(values).buffer), dtype: "float64",
+                                    shape: [values.length]});
+          send("_py2js_update", {style_data: {z: [[row([9, NaN, 7]), row([6, 5, 4])]]}, layout_data: {},
+                                 style_traces: [0], source_view_id: null});
+        }""")
+        page.wait_for_function("() => window.el.calcdata[0][0].z[0][0] === 9")
+        z = page.evaluate("() => window.el.calcdata[0][0].z.map(r => Array.from(r, v => (v === undefined ||"
+                          " Number.isNaN(v)) ? null : v))")
+        assert z == [[9, None, 7], [6, 5, 4]]
+        assert page.evaluate("() => window.el.data[0].z[1].constructor.name") == "Float64Array"
+        assert not errors, errors
