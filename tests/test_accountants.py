@@ -143,12 +143,14 @@ def test_contract_subsampling_follows_the_neighbouring_relation(name, cls):
     assert cls(neighboring="replace_one").supports(fixed)
 
 
-@pytest.mark.parametrize("name, cls", ALL)
-@pytest.mark.parametrize("mech", MECHANISMS, ids=lambda m: type(m).__name__)
+# every (accountant, mechanism) pair the accountant supports (the others raise: see the UNSUPPORTED tests)
+SUPPORTED = [pytest.param(name, cls, mech, id=f"{type(mech).__name__}-{name}")
+             for mech in MECHANISMS for name, cls in ALL if cls().supports(mech)]
+
+
+@pytest.mark.parametrize("name, cls, mech", SUPPORTED)
 def test_contract_count_k_equals_k_calls(name, cls, mech):
     # catches an accountant that ignores `count` (dp-accounting's PLD accountant does so for randomized response)
-    if not cls().supports(mech):
-        pytest.skip(f"{name} does not support {type(mech).__name__}")
     k = 7
     once = cls().compose(mech, count=k)
     many = cls()
