@@ -344,6 +344,34 @@ class TestSimulation:
         assert mean[1] < mean[0] - 3 * math.hypot(se[0], se[1])
         assert np.all(mean >= 0)
 
+    @pytest.mark.parametrize("n, m, K, trials, eta, learner, alpha, target", [
+        (7, 3, 20, 12, 0.0, "realizable", None, None),
+        (5, 9, 30, 10, 0.0, "realizable", 0.25, None),  # m > 1/α: truncated to 4 examples
+        (4, 2, 12, 15, 0.0, "realizable", None, 5),
+        (6, 4, 15, 8, 0.1, "agnostic", 0.3, None),
+        (3, 2, 10, 8, 0.2, "agnostic", None, 4),  # τ = m: no clipping
+    ])
+    def test_equals_the_public_learners_trial_by_trial(self, n, m, K, trials, eta, learner, alpha, target):
+        """The simulation runs on private kernels; trial by trial it must equal the public pieces called in the same
+        order with the same generator (H.sample, the public learner on brute-force scores, H.errors): same draws,
+        so the same picks and the same mean and standard error, exactly."""
+        H = ThresholdClass(K)
+        gen = np.random.default_rng(11)
+        errs = []
+        for _ in range(trials):
+            tgt = int(gen.integers(K + 1)) if target is None else target
+            X, Y = H.sample(n, m, tgt, label_noise=eta, rng=gen)
+            if learner == "realizable":
+                pick = realizable_pac_learner(X, Y, H.predictions(), 0.8, alpha=alpha, rng=gen).index
+            else:
+                pick = agnostic_pac_learner(X, Y, H.predictions(), 0.8, alpha=alpha, rng=gen).index
+            errs.append(H.errors(tgt, eta)[pick] - (eta if learner == "agnostic" else 0.0))
+        mean, se = simulate_threshold_learning(n, m, 0.8, grid_size=K, trials=trials, label_noise=eta,
+                                               learner=learner, alpha=alpha, target=target, return_se=True,
+                                               rng=np.random.default_rng(11))
+        assert mean == float(np.mean(errs))
+        assert se == float(np.std(errs, ddof=1) / math.sqrt(trials))
+
     def test_scalar_returns_float(self):
         e = simulate_threshold_learning(10, 2, 1.0, grid_size=20, trials=3, rng=0)
         assert isinstance(e, float)

@@ -130,11 +130,15 @@ def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: A
     validated once (``epsilon`` > 0, ``sensitivity`` > 0, finite losses).
     """
     losses = np.asarray(losses, dtype=float)
-    gen = as_rng(rng)
     logits = _exponential_logits(-losses, epsilon / (2.0 * sensitivity))
-    probs = special.softmax(logits)
-    idx = int(_gumbel_argmax(logits, gen))
-    return Selection._trusted(idx, losses, probs, float(sensitivity), float(epsilon))
+    idx = int(_gumbel_argmax(logits, as_rng(rng)))
+    return Selection._trusted(idx, losses, special.softmax(logits), float(sensitivity), float(epsilon))
+
+
+def _em_index(losses: np.ndarray, epsilon: float, sensitivity: float, gen: np.random.Generator) -> int:
+    """The index :func:`_em_selection` picks, with the same draw, without its probabilities (a simulation needs
+    only the pick)."""
+    return int(_gumbel_argmax(_exponential_logits(-losses, epsilon / (2.0 * sensitivity)), gen))
 
 
 def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
@@ -221,8 +225,11 @@ class ThresholdClass:
         """Exact err_𝒟(h_t) for every t: η + (1 − 2η)·|t − target|/K (x uniform on the grid, labels flipped w.p. η)."""
         target = self._target(target)
         eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
-        d = np.abs(np.arange(self.n_hypotheses) - target) / self.grid_size
-        return eta + (1.0 - 2.0 * eta) * d
+        return self._errors(np.arange(self.n_hypotheses), target, eta)
+
+    def _errors(self, t: Any, target: int, eta: float) -> Any:
+        """err_𝒟(h_t) for thresholds ``t`` (an index or an array of them), inputs already checked."""
+        return eta + (1.0 - 2.0 * eta) * (np.abs(t - target) / self.grid_size)
 
     def sample(
         self, n_users: int, m: int, target: int, *, label_noise: float = 0.0, rng: Any = None
@@ -233,7 +240,11 @@ class ThresholdClass:
         check_cells(n_users * m, "n_users·m", MAX_ITEMS, "MAX_ITEMS")
         target = self._target(target)
         eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
-        gen = as_rng(rng)
+        return self._sample(n_users, m, target, eta, as_rng(rng))
+
+    def _sample(self, n_users: int, m: int, target: int, eta: float,
+                gen: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`sample` with its inputs already checked (the same draws)."""
         X = gen.integers(self.grid_size, size=(n_users, m))
         Y = (X >= target).astype(np.int8)
         if eta > 0:
@@ -252,10 +263,9 @@ class ThresholdClass:
         neg = np.where(Ya == 0, Xa, -1).max(axis=1) + 1  # smallest consistent t
         pos = np.where(Ya == 1, Xa, K).min(axis=1)  # largest consistent t
         ok = neg <= pos
-        diff = np.zeros(K + 2)
-        np.add.at(diff, neg[ok], 1.0)
-        np.add.at(diff, pos[ok] + 1, -1.0)
-        return Xa.shape[0] - np.cumsum(diff)[: K + 1]
+        # +1 where a user's consistent range starts, −1 just past its end (integer counts: exact in float)
+        diff = np.bincount(neg[ok], minlength=K + 2) - np.bincount(pos[ok] + 1, minlength=K + 2)
+        return Xa.shape[0] - np.cumsum(diff[: K + 1]).astype(float)
 
     def mistake_counts(self, X: Any, Y: Any) -> np.ndarray:
         """M[t, i] = number of mistakes of h_t on user i's examples, for every threshold, in O(n(m + K))."""
@@ -789,16 +799,18 @@ def simulate_threshold_learning(
         n_i = check_integer(nb[idx], "n_users", minimum=1)
         m_i = check_integer(mb[idx], "m", minimum=1)
         errs = np.empty(trials)
+        # one trial: target, data, the learner's pick; on the private kernels of H.sample, the learners and
+        # H.errors (validated above), with the same draws in the same order as calling the public ones
+        em = ClippedPairwiseEM(eps, _resolve_tau(None, alpha, m_i)) if learner == "agnostic" else None
         for t in range(trials):
             tgt = int(gen.integers(H.n_hypotheses)) if target is None else target
-            X, Y = H.sample(n_i, m_i, tgt, label_noise=eta, rng=gen)
-            if learner == "realizable":
+            X, Y = H._sample(n_i, m_i, tgt, eta, gen)
+            if em is None:
                 Xt, Yt = _truncate(X, Y, alpha)
-                sel = _em_selection(H._realizable_scores(Xt, Yt), eps, 1.0, gen)  # data drawn by H.sample
+                pick = _em_index(H._realizable_scores(Xt, Yt), eps, 1.0, gen)
             else:
-                em = ClippedPairwiseEM(eps, _resolve_tau(None, alpha, m_i))
-                sel = _em_selection(em.scores_from_differences(H.mistake_counts(X, Y)), eps, em.sensitivity, gen)
-            errs[t] = H.errors(tgt, eta)[sel.index] - (eta if learner == "agnostic" else 0.0)
+                pick = _em_index(em.scores_from_differences(H.mistake_counts(X, Y)), eps, em.sensitivity, gen)
+            errs[t] = H._errors(pick, tgt, eta) - (eta if learner == "agnostic" else 0.0)
         mean[idx] = errs.mean()
         se[idx] = errs.std(ddof=1) / math.sqrt(trials) if trials > 1 else math.inf
     if mean.ndim == 0:
