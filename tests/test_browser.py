@@ -11,6 +11,7 @@ Without Chromium (``/usr/bin/chromium``) or Playwright these tests skip with the
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -92,6 +93,13 @@ def voila_url(browser_available, tmp_path_factory):
         pytest.fail("Voila did not start within 120 s:\n" + log_path.read_text()[-3000:])
     if proc.poll() is not None:
         pytest.fail("Voila exited:\n" + log_path.read_text()[-3000:])
+    # Every lesson's kernel pre-heated before the first page: a lesson is then timed as a learner meets it on a
+    # server that has finished starting (issue 14), and the slider timings do not share the CPU with the pools filling.
+    while not _status(url).get("ready"):
+        if time.time() > deadline + 240 or proc.poll() is not None:  # pragma: no cover - diagnostic path
+            proc.terminate()
+            pytest.fail("the lessons' kernels were not pre-heated within 360 s:\n" + log_path.read_text()[-3000:])
+        time.sleep(0.5)
     yield url
     proc.terminate()
     try:
@@ -200,6 +208,15 @@ def test_app_serves_plotly_bundle_once_for_all_figures(voila_url):
             urllib.request.urlopen(voila_url + "/dpviz-static/" + other, timeout=30)
 
 
+def _status(url: str) -> dict:
+    """The server's /dpviz/status.json ({} while it does not answer)."""
+    try:
+        with urllib.request.urlopen(url + "/dpviz/status.json", timeout=5) as r:
+            return json.loads(r.read())
+    except OSError:
+        return {}
+
+
 def test_root_redirects_to_landing_page_listing_every_lesson(voila_url, page):
     page.goto(voila_url + "/")
     page.wait_for_selector(".dpviz-lesson-index .dpviz-card a")
@@ -253,6 +270,17 @@ def _wait_for_change(page, i: int, before: str, timeout: int) -> bool:
         [i, before],
         timeout,
     )
+
+
+#: (lesson, seconds, pre-heated) from the page's request to the first animation frame in which a plotly figure is
+#: drawn, on the page's clock, for each lesson's first visit (issue 14: ≤ 3 s with a pre-heated kernel), printed at
+#: the end of the run (conftest.py). (Timed in the page: a Playwright call made after the figure appeared would wait
+#: behind the page's next long tasks, the other figures' drawings.)
+FIRST_FIGURE_TIMES: list[tuple[str, float, bool]] = []
+
+_FIRST_FIGURE_CLOCK = """(() => { window._dpvizFirstFigure = null; const look = () => {
+  if (document.querySelector('.js-plotly-plot .main-svg')) window._dpvizFirstFigure = performance.now();
+  else requestAnimationFrame(look); }; requestAnimationFrame(look); })();"""
 
 
 #: (lesson, seconds, slow, panel) from a key press on a panel's first slider to the figure's first change, on the page's
@@ -314,12 +342,17 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
     its defaults hide every slider, a drop-down) changes one of them (a figure that stops following its controls in
     the browser, e.g. after an update the front end drops, fails here even when the kernel-side panel tests pass);
     no error text, traceback or illegible caption."""
+    preheated = any(nb.endswith(name) and n > 0 for nb, n in _status(voila_url).get("pool", {}).items())
+    page.add_init_script(_FIRST_FIGURE_CLOCK)
     page.goto(f"{voila_url}/voila/render/{name}")
     page.wait_for_selector(".js-plotly-plot .main-svg")
     panels = page.locator(".dpviz-panel").count()
     assert panels >= 1, f"{name}: no dpviz panel on the page"
     page.wait_for_function(
         f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
+    first = page.evaluate("() => window._dpvizFirstFigure")
+    assert first is not None, f"{name}: the page's clock saw no figure drawn"
+    FIRST_FIGURE_TIMES.append((name, first / 1000, preheated))
     _assert_no_errors(page, name)
     assert "from dpviz" not in page.content(), "sources must be stripped (notebooks/voila.json)"
     # every figure was drawn at its box's width (one drawn before its view was placed took plotly's default 700 px)
