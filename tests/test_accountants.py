@@ -350,6 +350,22 @@ def test_optimal_gaussian_between_pld_and_basic():
 # ---------------------------------------------------------------------------------------------- zCDP
 
 
+@pytest.mark.parametrize("make", [
+    lambda: ZCDPAccountant(),  # empty ledger: δ = 0
+    lambda: ZCDPAccountant().compose(Gaussian(2.0), 10),
+    lambda: ZCDPAccountant().compose(Gaussian(0.05), 3).compose(Laplace(1.0)),
+    lambda: ZCDPAccountant().compose(ZCDP(1e-9)),
+    lambda: ZCDPAccountant().compose(Gaussian(1e-200)),  # ρ overflows to ∞: δ = 1
+    lambda: RDPAccountant().compose(Gaussian(1.5), 20),  # the default: one delta() per ε
+], ids=["empty", "gaussian", "mixed", "tiny-rho", "infinite-rho", "rdp"])
+def test_profile_deltas_equal_one_delta_per_epsilon(make):
+    """A privacy-profile curve asks for δ at a whole ε grid at once (Accountant._deltas); zCDP answers in one
+    vectorised zcdp_delta call. Every value must be the one delta(ε) gives, exactly."""
+    acct = make()
+    grid = np.concatenate([[0.0, 1e-12], np.logspace(-3, 2.5, 30), [1e4]])
+    assert acct._deltas(grid).tolist() == [acct.delta(float(e)) for e in grid]
+
+
 def test_zcdp_closed_forms():
     acct = ZCDPAccountant().compose(Gaussian(2.0, sensitivity=3.0), 4).compose(Laplace(1.0), 2).compose(ZCDP(0.1))
     assert acct.rho == pytest.approx(4 * 9 / 8 + 2 * 0.5 + 0.1, rel=1e-15)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from dpviz._validation import check_choice, check_delta, check_integer, check_positive
 from dpviz.accountants.events import NEIGHBORING, is_event
 from dpviz.accountants.profiles import unsupported_reason_subsampling
@@ -101,6 +103,11 @@ class Accountant:
         if not self._ledger:
             return 0.0
         return float(min(1.0, max(0.0, self._delta(epsilon))))
+
+    def _deltas(self, epsilons: Any) -> Any:
+        """:meth:`delta` at every ε of a checked 1-D array of ε ≥ 0 (a privacy-profile curve): one call per ε here;
+        an accountant whose conversion takes a whole array at once overrides it with the same values."""
+        return np.array([self.delta(float(e)) for e in epsilons], dtype=float)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(neighboring={self._neighboring!r}, ledger={self.ledger!r})"

@@ -368,7 +368,7 @@ def _profile(name, mechanism, noise, count, rate, neighboring, eps_grid):
             lo = np.array([p[0] for p in pairs], dtype=float)
             hi = np.array([p[1] for p in pairs], dtype=float)
             return grid, hi, lo, None
-        vals = np.array([float(acct.delta(e)) for e in eps_grid], dtype=float)
+        vals = np.asarray(acct._deltas(grid), dtype=float)
         if np.any(np.isnan(vals)):
             raise ValueError("the accountant returned NaN for δ(ε)")
         return grid, vals, None, None
