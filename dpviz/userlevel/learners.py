@@ -130,15 +130,20 @@ def _em_selection(losses: np.ndarray, epsilon: float, sensitivity: float, rng: A
     validated once (``epsilon`` > 0, ``sensitivity`` > 0, finite losses).
     """
     losses = np.asarray(losses, dtype=float)
-    logits = _exponential_logits(-losses, epsilon / (2.0 * sensitivity))
+    logits = _em_logits(losses, epsilon, sensitivity)
     idx = int(_gumbel_argmax(logits, as_rng(rng)))
     return Selection._trusted(idx, losses, special.softmax(logits), float(sensitivity), float(epsilon))
+
+
+def _em_logits(losses: np.ndarray, epsilon: float, sensitivity: float) -> np.ndarray:
+    """The exponential mechanism's logits −ε·scr/(2Δ) over losses (utilities u = −scr)."""
+    return _exponential_logits(-losses, epsilon / (2.0 * sensitivity))
 
 
 def _em_index(losses: np.ndarray, epsilon: float, sensitivity: float, gen: np.random.Generator) -> int:
     """The index :func:`_em_selection` picks, with the same draw, without its probabilities (a simulation needs
     only the pick)."""
-    return int(_gumbel_argmax(_exponential_logits(-losses, epsilon / (2.0 * sensitivity)), gen))
+    return int(_gumbel_argmax(_em_logits(losses, epsilon, sensitivity), gen))
 
 
 def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
