@@ -177,6 +177,8 @@ class DpvizVoila(Voila):
     cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
     max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
     refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
+    refill_max_wait = Float(60.0, config=True,
+                            help="Seconds a busy machine (CPU more than half busy) may hold a pool's refill back.")
     refill_nice = Int(REFILL_NICE, config=True,
                       help="Nice steps (0–19) a pool kernel refilled once the class is served runs its lesson at, "
                            "so that students' kernels come first (0: off).")
@@ -198,6 +200,7 @@ class DpvizVoila(Voila):
         "max-kernels-per-client": "DpvizVoila.max_kernels_per_client",
         "allow-host": "DpvizVoila.allow_hosts",
         "refill-quiet": "DpvizVoila.refill_quiet",
+        "refill-max-wait": "DpvizVoila.refill_max_wait",
         "refill-nice": "DpvizVoila.refill_nice",
         "fill-concurrency": "DpvizVoila.fill_concurrency",
         "fork-kernels": "DpvizVoila.fork_kernels",
@@ -232,6 +235,7 @@ class DpvizVoila(Voila):
             ("cull_idle", self.cull_idle, 10.0),
             ("memory_budget_mb", self.memory_budget_mb, 0.0),
             ("refill_quiet", self.refill_quiet, 0.0),
+            ("refill_max_wait", self.refill_max_wait, 0.0),
         ):
             if not (low <= value < float("inf")):
                 raise ValueError(f"{name} = {value}: must be a finite number >= {low}")
@@ -272,6 +276,7 @@ class DpvizVoila(Voila):
         self.dpviz_connect_grace = self.connect_grace
         self.dpviz_max_kernels_per_client = self.max_kernels_per_client
         self.dpviz_refill_quiet = self.refill_quiet
+        self.dpviz_refill_max_wait = self.refill_max_wait
         self.dpviz_refill_nice = self.refill_nice
         self.dpviz_fill_concurrency = self.fill_concurrency
         budget = self.memory_budget_mb

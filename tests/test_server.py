@@ -390,7 +390,7 @@ def test_class_full_page_when_the_memory_budget_is_spent(tmp_path):
 
 def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
     a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
-                  "--refill-quiet=1",
+                  "--refill-quiet=1", "--refill-max-wait=20",
                   wait_for="ready for 2 students on lessons 08", timeout=240)
     try:
         status = a.status()
@@ -430,6 +430,34 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         a.stop()
 
 
+def test_a_machine_kept_busy_by_another_program_still_refills_the_pools(tmp_path):
+    """The pools refill only while the machine has CPU to spare, but a busy CPU may not be students: two
+    programs kept at both cores (at the lowest priority, so the refills still run) hold a refill back at most
+    --refill-max-wait seconds. Without that bound the second kernel never comes back while they run."""
+    import subprocess
+    import sys
+
+    a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
+                  "--refill-quiet=1", "--refill-max-wait=5",
+                  wait_for="ready for 2 students on lessons 08", timeout=240)
+    spin = "import os, time; os.nice(19); end = time.monotonic() + 150\nwhile time.monotonic() < end: pass"
+    hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+    try:
+        meter = procinfo.CpuMeter()
+        assert wait_until(lambda: (meter.busy_fraction() or 0) > 0.9, 10), "the two programs did not load the CPU"
+        kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]
+        assert a.status()["pool"]["08_items_to_users.ipynb"] == 0
+        assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
+        # Both kernels back while the CPU stays busy (each refill: ~10 s at the refill priority, then 5 s held).
+        assert wait_until(lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2, 100), a.status()
+        assert all(h.poll() is None for h in hogs), "the CPU was not kept busy until the pool was full"
+    finally:
+        for h in hogs:
+            h.kill()
+            h.wait()
+        a.stop()
+
+
 def test_a_lesson_asked_for_while_the_server_warms_up_says_what_it_waits_for(tmp_path):
     """Just after start-up the lesson's pool has no kernel ready: the page says so and points at the status and at
     the lesson with ?waited=1 (which its script opens once a kernel is ready), and no kernel is started for it."""
@@ -456,7 +484,7 @@ def test_unknown_lesson_and_bad_options_are_refused_with_the_parameter_named(tmp
     import sys
 
     for args, name in ((["--class-size=3", "--lessons=99"], "lessons"), (["--shutdown-grace=-1"], "shutdown_grace"),
-                       (["--refill-nice=25"], "refill_nice")):
+                       (["--refill-nice=25"], "refill_nice"), (["--refill-max-wait=-5"], "refill_max_wait")):
         out = subprocess.run([sys.executable, "-m", "dpviz.app", "--port=1", *args], capture_output=True, text=True,
                              timeout=120, cwd=tmp_path)
         assert out.returncode != 0

@@ -10,7 +10,9 @@ class with:
   a single background filler starts kernels ``fill_concurrency`` at a time (one at a time once the class is
   served), holds back while students are arriving or working (once the class is served, a refill waits until no
   kernel was taken for ``refill_quiet`` seconds and the machine's CPU is less than half busy; an empty pool
-  refills even then) and says when the pool is full (``ready``);
+  refills even then, and a busy machine holds a refill back at most ``refill_max_wait`` seconds, since the busy
+  CPU may not be students at all: another program kept at one core must not stop the pools refilling for the
+  rest of the class) and says when the pool is full (``ready``);
 - **a memory budget** (MB, for the server and all its kernels): no kernel starts, pooled or on demand, when the
   next one would exceed it (:meth:`can_start_kernel`); the page handler then shows "the class is full". Memory
   is the tree's proportional set size (PSS: a page the fork server shares with thirty kernels counts once, where
@@ -89,6 +91,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self.fill_concurrency: int = int(getattr(app, "dpviz_fill_concurrency", 2))
             self.refill_quiet: float = float(getattr(app, "dpviz_refill_quiet", 3.0))
             self.refill_max_busy: float = 0.5  # busy CPU fraction (all cores) above which a refill waits
+            self.refill_max_wait: float = float(getattr(app, "dpviz_refill_max_wait", 60.0))
+            self._held_since: float | None = None  # when a busy machine began to hold a refill back
             self.refill_nice: int = int(getattr(app, "dpviz_refill_nice", REFILL_NICE))
             self._niced: dict[str, int] = {}  # kernel id → nice steps added while it was a refill
             self._owners: dict[str, str] = {}
@@ -202,7 +206,16 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 # of a rush is not calm.
                 machine_busy = meter.busy_over(max(self.refill_quiet, 5.0))
                 students_busy = machine_busy is not None and machine_busy > self.refill_max_busy
-                rush = self.ready and (time.monotonic() - self._last_take < self.refill_quiet or students_busy)
+                # ... but not for ever: the busy CPU may be another program, not students. A refill held back
+                # refill_max_wait seconds starts anyway (at the refill priority, behind the students' kernels).
+                now = time.monotonic()
+                if not students_busy:
+                    self._held_since = None
+                elif self._held_since is None:
+                    self._held_since = now
+                elif now - self._held_since >= self.refill_max_wait:
+                    students_busy = False
+                rush = self.ready and (now - self._last_take < self.refill_quiet or students_busy)
                 # Once the class is served, refills run one kernel at a time (each runs a whole lesson: two at once
                 # took both cores from the students at work), and in a rush only an empty pool refills.
                 limit = 1 if self.ready else self.fill_concurrency
@@ -217,6 +230,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                     self._filling[nb] = self._filling.get(nb, 0) + 1
                     busy += 1
                     started = True
+                    self._held_since = None  # the next refill waits its turn again
                     asyncio.get_running_loop().create_task(self._fill_one(nb))
                 if not self.ready and sum(self._filling.values()) == 0:
                     if not self._deficits():
