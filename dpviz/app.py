@@ -67,7 +67,7 @@ from dpviz.server.handlers import (
     OwnedShutdownHandler,
     StatusHandler,
 )
-from dpviz.server.kernels import REFILL_NICE, SINGLE_THREAD_ENV, classroom_kernel_manager
+from dpviz.server.kernels import REFILL_MAX_WAIT, REFILL_NICE, SINGLE_THREAD_ENV, classroom_kernel_manager
 
 NOTEBOOKS = NOTEBOOK_DIR
 #: plotly.js's cartesian bundle (scatter, bar, heatmap and the other 2-D traces: all the lessons draw), shipped with
@@ -177,7 +177,7 @@ class DpvizVoila(Voila):
     cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
     max_kernels_per_client = Int(4, config=True, help="Live kernels one browser may hold (0: no limit).")
     refill_quiet = Float(3.0, config=True, help="Refill a pool only after no kernel was taken for this many seconds.")
-    refill_max_wait = Float(60.0, config=True,
+    refill_max_wait = Float(REFILL_MAX_WAIT, config=True,
                             help="Seconds a busy machine (CPU more than half busy) may hold a pool's refill back.")
     refill_nice = Int(REFILL_NICE, config=True,
                       help="Nice steps (0–19) a pool kernel refilled once the class is served runs its lesson at, "

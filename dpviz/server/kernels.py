@@ -60,6 +60,8 @@ KERNEL_GROWTH_SECONDS = 10.0
 #: Nice steps a refilled kernel runs at while it executes its lesson once the class is served (students' kernels,
 #: at the server's priority, come first); 0 turns it off. Kernels pre-heated before ``ready`` keep the server's.
 REFILL_NICE = 10
+#: Seconds a busy CPU (more than half of all cores) may hold a pool's refill back: the load may be another program.
+REFILL_MAX_WAIT = 60.0
 
 SINGLE_THREAD_ENV = {
     "OMP_NUM_THREADS": "1",
@@ -91,7 +93,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self.fill_concurrency: int = int(getattr(app, "dpviz_fill_concurrency", 2))
             self.refill_quiet: float = float(getattr(app, "dpviz_refill_quiet", 3.0))
             self.refill_max_busy: float = 0.5  # busy CPU fraction (all cores) above which a refill waits
-            self.refill_max_wait: float = float(getattr(app, "dpviz_refill_max_wait", 60.0))
+            self.refill_max_wait: float = float(getattr(app, "dpviz_refill_max_wait", REFILL_MAX_WAIT))
             self._held_since: float | None = None  # when a busy machine began to hold a refill back
             self.refill_nice: int = int(getattr(app, "dpviz_refill_nice", REFILL_NICE))
             self._niced: dict[str, int] = {}  # kernel id → nice steps added while it was a refill
@@ -213,9 +215,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                     self._held_since = None
                 elif self._held_since is None:
                     self._held_since = now
-                elif now - self._held_since >= self.refill_max_wait:
-                    students_busy = False
-                rush = self.ready and (now - self._last_take < self.refill_quiet or students_busy)
+                hold = students_busy and now - self._held_since < self.refill_max_wait
+                rush = self.ready and (now - self._last_take < self.refill_quiet or hold)
                 # Once the class is served, refills run one kernel at a time (each runs a whole lesson: two at once
                 # took both cores from the students at work), and in a rush only an empty pool refills.
                 limit = 1 if self.ready else self.fill_concurrency
