@@ -59,6 +59,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 
 from dpviz.lessons import NOTATION, NOTEBOOK_DIR, lessons
 from dpviz.server import procinfo, templating
+from dpviz.server.compression import CachedGzip
 from dpviz.server.handlers import (
     NO_FAVICON,
     GuardedKernelWebsocketHandler,
@@ -188,6 +189,9 @@ class DpvizVoila(Voila):
     fork_kernels = Bool(sys.platform == "linux", config=True,
                         help="Fork kernels from a process that has already imported the lessons' modules "
                              "(dpviz.server.forkserver; default on Linux); False: start each one afresh.")
+    compress = Bool(True, config=True,
+                    help="gzip pages and files (each static file compressed once, dpviz.server.compression); "
+                         "False: send them as they are.")
 
     aliases = {
         **Voila.aliases,
@@ -204,6 +208,7 @@ class DpvizVoila(Voila):
         "refill-nice": "DpvizVoila.refill_nice",
         "fill-concurrency": "DpvizVoila.fill_concurrency",
         "fork-kernels": "DpvizVoila.fork_kernels",
+        "compress": "DpvizVoila.compress",
     }
 
     @validate("base_url", "server_url")
@@ -301,6 +306,8 @@ class DpvizVoila(Voila):
         settings["dpviz_titles"] = {x.filename: f"lesson {x.order:02d} · {x.title}" for x in catalogue}
         settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
         settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
+        if self.compress:
+            settings["transforms"] = [CachedGzip]  # passed to tornado's Application with the settings
         if self.allow_hosts:
             settings["allow_remote_access"] = False
             settings["local_hostnames"] = list(self.allow_hosts)

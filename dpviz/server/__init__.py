@@ -6,7 +6,8 @@
 - :mod:`dpviz.server.forkserver`: kernels forked from a process that has already imported the lessons' modules
   (about half a CPU-second less per student);
 - :mod:`dpviz.server.handlers`: the HTTP and WebSocket handlers that guard the kernels (framing checks,
-  ownership, friendly "class is full" pages) and the teacher's status page.
+  ownership, friendly "class is full" pages) and the teacher's status page;
+- :mod:`dpviz.server.compression`: gzip for pages and files, each static file compressed once.
 
 Nothing in the library imports this package; it sits above the notebooks, beside :mod:`dpviz.app`.
 """
