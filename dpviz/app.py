@@ -76,6 +76,8 @@ NOTEBOOKS = NOTEBOOK_DIR
 #: to the figures' front end (``dpviz/panels/figure.js``) in place of plotly's 5 MB widget bundle.
 STATIC = Path(__file__).resolve().parent / "server" / "static"
 PLOTLY_BUNDLE = "plotly-cartesian.min.js"
+#: What the pages load in place of MathJax (the lessons contain no TeX).
+NO_MATHJAX = "no-mathjax.js"
 #: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
 BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
 LANDING = "index.ipynb"
@@ -306,6 +308,10 @@ class DpvizVoila(Voila):
         settings["dpviz_titles"] = {x.filename: f"lesson {x.order:02d} · {x.title}" for x in catalogue}
         settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
         settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
+        # The lessons contain no TeX: the pages load a stand-in that typesets nothing instead of MathJax 3 (see
+        # dpviz/server/static/no-mathjax.js; Voilà's front end picks its MathJax-2 typesetter when a URL is named).
+        settings["mathjax_url"] = url_path_join(self.base_url, "dpviz-static/" + NO_MATHJAX)
+        settings["mathjax_config"] = "none"
         if self.compress:
             settings["transforms"] = [CachedGzip]  # passed to tornado's Application with the settings
         if self.allow_hosts:
@@ -378,7 +384,7 @@ class DpvizVoila(Voila):
             (self.server_url.rstrip("/") + "/?", RedirectHandler, redirect),
             (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, redirect),
             (
-                url_path_join(self.server_url, r"dpviz-static/(plotly-cartesian\.min\.js)"),
+                url_path_join(self.server_url, r"dpviz-static/(plotly-cartesian\.min\.js|no-mathjax\.js)"),
                 StaticFileHandler,
                 {"path": str(STATIC)},
             ),

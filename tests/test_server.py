@@ -223,6 +223,10 @@ def test_lesson_pages_load_nothing_from_outside_the_server_and_carry_a_print_sty
     assert "fontawesome" not in body.lower() and "cdn.jsdelivr" not in body
     outside = [u for u in re.findall(r"""(?:src|href)=["'](https?://[^"']+)""", body) if "127.0.0.1" not in u]
     assert not outside, f"the page loads {outside} from outside the server"
+    # No MathJax: the lessons contain no TeX (test_lessons.py), and the page names a stand-in that typesets nothing
+    assert '"fullMathjaxUrl": "/dpviz-static/no-mathjax.js"' in body
+    status, script = Client(app.url).request("/dpviz-static/no-mathjax.js?config=none")
+    assert status == 200 and "window.MathJax" in script and "Queue" in script
 
 
 def test_theme_and_template_arguments_do_not_bypass_anything(app):
