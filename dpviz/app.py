@@ -42,6 +42,7 @@ import html
 import json
 import logging
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -384,7 +385,7 @@ class DpvizVoila(Voila):
             (self.server_url.rstrip("/") + "/?", RedirectHandler, redirect),
             (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, redirect),
             (
-                url_path_join(self.server_url, r"dpviz-static/(plotly-cartesian\.min\.js|no-mathjax\.js)"),
+                url_path_join(self.server_url, f"dpviz-static/({re.escape(PLOTLY_BUNDLE)}|{re.escape(NO_MATHJAX)})"),
                 StaticFileHandler,
                 {"path": str(STATIC)},
             ),

@@ -103,12 +103,6 @@ class GzipCache:
     def __len__(self) -> int:
         return len(self._items)
 
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-            self._bytes = 0
-            self.hits = self.misses = 0
-
 
 #: The server's cache of compressed static files.
 CACHE = GzipCache()
@@ -153,8 +147,7 @@ class CachedGzip(OutputTransform):
             self._key = (self._path, etag or "", modified, length)
             body = self.cache.get(self._key)
             if body is None and finishing:
-                body = gzip.compress(chunk, LEVEL, mtime=0)
-                self.cache.put(self._key, body)
+                body = self._compress_and_keep(chunk)
             if body is not None:
                 self._mode = "cached"
                 headers["Content-Length"] = str(len(body))
@@ -172,6 +165,12 @@ class CachedGzip(OutputTransform):
             headers.pop("Content-Length", None)
         return status_code, headers, body
 
+    def _compress_and_keep(self, data: bytes) -> bytes:
+        """A static file's whole body, compressed and cached under its key."""
+        body = gzip.compress(data, LEVEL, mtime=0)
+        self.cache.put(self._key, body)
+        return body
+
     def transform_chunk(self, chunk, finishing):
         if self._mode == "plain":
             return chunk
@@ -181,9 +180,7 @@ class CachedGzip(OutputTransform):
             self._parts.append(chunk)
             if not finishing:
                 return b""
-            body = gzip.compress(b"".join(self._parts), LEVEL, mtime=0)
-            self._parts = []
-            self.cache.put(self._key, body)
+            body, self._parts = self._compress_and_keep(b"".join(self._parts)), []
             return body
         out = self._stream.compress(chunk)
         return out + self._stream.flush(zlib.Z_FINISH if finishing else zlib.Z_SYNC_FLUSH)
