@@ -125,7 +125,8 @@ _REPLAY = """async ([records, width, passes]) => {
           try {
             // as dpviz's figure module applies an update (its steady margins)
             if (kind === 'update') await Plotly.update(divs[k], restyle(payload[0]),
-                                                       window.dpvizSteady(divs[k], payload[1]), payload[2]);
+                                                       window.dpvizLayoutEdit(divs[k], payload[0], payload[1]),
+                                                       payload[2]);
             else await Plotly.react(divs[k], JSON.parse(JSON.stringify(payload.data)),
                                     JSON.parse(JSON.stringify(payload.layout)));
           } catch (e) { errors.push(String(e && e.message || e)); }
@@ -153,10 +154,10 @@ def bundle_path() -> Path:
 
 def _figure_module_rules() -> str:
     """dpviz's figure module (``dpviz/panels/figure.js``) as a page module that hands its update rules to the replay
-    (``window.dpvizSteady``); the plotly.js it would import is already in the page."""
+    (``window.dpvizLayoutEdit``); the plotly.js it would import is already in the page."""
     from dpviz.panels._base import _FIGURE_MODULE
 
-    return _FIGURE_MODULE.replace("__URL__", '"data:text/javascript,"') + "\nwindow.dpvizSteady = steady;\n"
+    return _FIGURE_MODULE.replace("__URL__", '"data:text/javascript,"') + "\nwindow.dpvizLayoutEdit = layoutEdit;\n"
 
 
 def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dict]:
@@ -172,7 +173,7 @@ def replay(records: list[dict], passes: int = 2, width: int = WIDTH) -> list[dic
             page.set_content("<html><body style='margin:0'></body></html>")
             page.add_script_tag(path=str(bundle_path()))
             page.add_script_tag(content=_figure_module_rules(), type="module")
-            page.wait_for_function("() => window.dpvizSteady")
+            page.wait_for_function("() => window.dpvizLayoutEdit")
             return page.evaluate(_REPLAY, [records, width, passes])
         finally:
             browser.close()

@@ -240,3 +240,57 @@ def test_a_heatmap_sent_as_rows_of_binary_buffers_is_drawn_with_its_values_and_g
         assert z == [[9, None, 7], [6, 5, 4]]
         assert page.evaluate("() => window.el.data[0].z[1].constructor.name") == "Float64Array"
         assert not errors, errors
+
+
+def test_an_update_that_replaces_annotations_and_shapes_draws_each_once_and_shows_the_new_ones(browser_available):  # noqa: F811
+    """The kernel sends a figure's annotations and shapes as whole lists. plotly.js draws such a list at once inside
+    its relayout and then again in the full redraw a new ``y`` makes (its relayout tests flags that no longer
+    exist). The figure module puts the lists in place for that one redraw (``once`` in figure.js): each annotation
+    and shape is drawn by that redraw alone, and the figure shows the new ones (with plotly.js's own path the
+    annotations are drawn once more than a redraw draws them, and the first assertion on counts fails). A list
+    removed (``None``) disappears; an update without new data still draws its new annotations. (Shapes are
+    redrawn in place, not inserted: their list and paths are checked.)"""
+    state = {
+        "_widget_data": [{"type": "scatter", "x": [0, 1, 2], "y": [1, 2, 3]}],
+        "_widget_layout": {"width": 500, "annotations": [{"text": "old", "x": 1, "y": 2, "showarrow": False}],
+                           "shapes": [{"type": "line", "x0": 0, "x1": 0, "y0": 0, "y1": 1, "yref": "paper"}]},
+        "_config": {},
+    }
+    with _drawn_with_real_plotly(state) as (page, errors):
+        # Every annotation plotly.js inserts from here on is counted (each drawing inserts each one anew).
+        page.evaluate("""() => { window.added = {annotation: 0};
+          new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes) {
+            if (n.nodeType !== 1) continue;
+            if (n.matches('g.annotation')) window.added.annotation += 1;
+          } }).observe(window.el, {childList: true, subtree: true}); }""")
+
+        def move(style, layout, done):
+            page.evaluate("() => { window.added = {annotation: 0}; }")
+            page.evaluate("([style, layout]) => send('_py2js_update', {style_data: style, layout_data: layout,"
+                          " style_traces: [0], source_view_id: null})", [style, layout])
+            page.wait_for_function(done)
+            page.wait_for_timeout(300)
+            texts = page.evaluate("() => [...window.el.querySelectorAll('g.annotation text')].map(t => t.textContent)")
+            shapes = page.evaluate("() => window.el.querySelectorAll('.shapelayer path').length")
+            return page.evaluate("() => window.added"), texts, shapes
+
+        two = [{"text": f"ε = {k}", "x": k / 3, "y": 0.5, "xref": "paper", "yref": "paper", "showarrow": False}
+               for k in (1, 2)]
+        line = [{"type": "line", "x0": 2, "x1": 2, "y0": 0, "y1": 1, "yref": "paper"}]
+        added, texts, shapes = move({"y": [[3, 2, 1]]}, {"annotations": two, "shapes": line},
+                                    "() => window.el.data[0].y[0] === 3")
+        assert sorted(texts) == ["ε = 1", "ε = 2"] and shapes == 1
+        assert page.evaluate("() => window.el.layout.shapes[0].x0") == 2
+        # The same figure redrawn for new data alone: the annotations as often as the redraw itself draws them
+        # (plotly.js draws them twice in a redraw: once to measure them for the axes' ranges, then in place).
+        redraw, texts, _ = move({"y": [[4, 2, 1]]}, {}, "() => window.el.data[0].y[0] === 4")
+        assert sorted(texts) == ["ε = 1", "ε = 2"]
+        assert added["annotation"] == redraw["annotation"] > 0  # plotly.js's own path: one drawing (2) more
+        added, texts, shapes = move({"y": [[5, 5, 5]]}, {"annotations": None},
+                                    "() => window.el.data[0].y[0] === 5")
+        assert texts == [] and shapes == 1 and added["annotation"] == 0
+        added, texts, shapes = move({}, {"annotations": [{"text": "new", "x": 0.5, "y": 0.5, "xref": "paper",
+                                                          "yref": "paper", "showarrow": False}]},
+                                    "() => window.el.querySelectorAll('g.annotation').length === 1")
+        assert texts == ["new"] and added["annotation"] == redraw["annotation"] // 2  # one annotation, as a redraw
+        assert not errors, errors
