@@ -758,9 +758,17 @@ async def move_slider_light(st: Student, cls: Class, chan: KernelChannel, model:
 
 
 async def await_figure(chan: KernelChannel, msg_id: str, cls: Class) -> tuple[float | None, float | None]:
-    """(time of the first figure change, time the kernel went idle on ``msg_id``); None for what did not come."""
+    """(time of the first figure change, time the kernel went idle on ``msg_id``); None for what did not come.
+
+    Only a figure change the kernel sent after it began to handle ``msg_id`` (its ``busy`` status for it) counts:
+    a streamed panel's refinements of the previous move can still be arriving when this move is sent, and until
+    2026-11-29 the first of them was counted as this move's answer (the streamed panels' slider→figure p50 read
+    1–2 ms in a class of 30, while the kernels took ~0.4 s to finish a move). From ``busy`` on, a stale worker can
+    no longer write a figure (the move cancels it, under the panel's lock) but in the moment before the move
+    reaches it.
+    """
     figure_at = idle_at = None
-    before = chan.student.figure_updates
+    before = None  # figure changes counted when the kernel began this move
     move_deadline = time.monotonic() + cls.left(cls.opts.move_timeout)
     quiet_until = None
     while True:
@@ -774,7 +782,9 @@ async def await_figure(chan: KernelChannel, msg_id: str, cls: Class) -> tuple[fl
             msg = await chan.read(limit - now)
         except asyncio.TimeoutError:
             continue
-        if figure_at is None and chan.student.figure_updates > before:
+        if msg.msg_type == "status" and msg.parent_id == msg_id and msg.content.get("execution_state") == "busy":
+            before = chan.student.figure_updates
+        if figure_at is None and before is not None and chan.student.figure_updates > before:
             figure_at = time.monotonic()
             if idle_at is not None:
                 return figure_at, idle_at
