@@ -813,6 +813,11 @@ KEYDOWN_CLOCK = """() => { if (!window.__dpvizClock) { window.__dpvizClock = tru
 CHANGED_SINCE_KEY = f"""([i, before]) => {{ const s = ({PANEL_SIGNATURE})(i);
   return (s !== null && s !== before && window.__dpvizKeyAt !== undefined)
     ? Math.max(performance.now() - window.__dpvizKeyAt, 0.001) : null; }}"""
+# Whether panel i is computing no more: its Stop button (shown while a streamed panel refines) is hidden. A browser
+# student presses the next key only then, so that the figure change it times is its own move's and not a late
+# refinement of the move before (which arrives after the key press without answering it).
+PANEL_IDLE = """(i) => ![...document.querySelectorAll('.dpviz-panel')[i].querySelectorAll('button')].some(
+  (b) => b.textContent.trim() === 'Stop' && getComputedStyle(b).visibility === 'visible')"""
 PAGE_ERRORS = ("Traceback", "There was an error when executing cell", "Something went wrong")
 
 
@@ -886,6 +891,7 @@ async def browser_student(st: Student, cls: Class) -> None:
                                  for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax")]
                 if (direction > 0 and now_v >= hi) or (direction < 0 and now_v <= lo):
                     direction = -direction
+                await page.wait_for_function(PANEL_IDLE, arg=p, timeout=cls.left(opts.move_timeout) * 1000)
                 before = await page.evaluate(PANEL_SIGNATURE, p)
                 await handle.focus()
                 sent_class = cls.now()
