@@ -93,9 +93,12 @@ const clone = (value) => structuredClone(value);
 // (plotly still widens them when labels need more room, and a view drawn later starts afresh), unless the kernel
 // sets margins itself or a legend or title reserves room of its own (plotly adds that on top of the margins).
 // (Exported for benchmarks/redraw.py, which replays updates the way this module applies them.)
+const setsMargins = (layout) => Object.entries(layout)
+  .some(([k, v]) => (k === "margin" || k.startsWith("margin.")) && v !== undefined);
+
 export const steady = (gd, layout) => {
   const full = gd._fullLayout, size = full && full._size;
-  if (!size || Object.keys(layout).some((k) => k === "margin" || k.startsWith("margin."))) return layout;
+  if (!size || setsMargins(layout)) return layout;
   if (Object.values(full._reservedMargin || {}).some((m) => Object.values(m).some((v) => v > 0))) return layout;
   return { ...layout, "margin.l": size.l, "margin.r": size.r, "margin.t": size.t, "margin.b": size.b };
 };
@@ -110,9 +113,8 @@ export const steady = (gd, layout) => {
 const REDRAWS_ALL = ["x", "y", "z"];
 const LISTS = ["annotations", "shapes"];
 const given = (v) => (Array.isArray(v) ? v.some((x) => x !== undefined) : v !== undefined);
-export const once = (gd, style, layout) => {
-  const whole = Object.entries(style || {}).some(([k, v]) => REDRAWS_ALL.includes(k) && given(v))
-    || Object.entries(layout).some(([k, v]) => (k === "margin" || k.startsWith("margin.")) && v !== undefined);
+const once = (gd, style, layout) => {
+  const whole = Object.entries(style || {}).some(([k, v]) => REDRAWS_ALL.includes(k) && given(v)) || setsMargins(layout);
   const lists = Object.keys(layout).filter((k) => LISTS.includes(k) && layout[k] !== undefined);
   if (!whole || !lists.length || !gd.layout) return layout;
   const rest = { ...layout };
