@@ -38,7 +38,10 @@ Definitions (every time is measured by the student's own clock, from the moment 
 - **slider→figure**: light: from sending the slider's update until the kernel's first ``comm_msg`` that changes
   one of the page's figures (an ``update`` to a figure model carrying a non-empty ``_py2js_*`` or
   ``_widget_data``/``_widget_layout``: what makes plotly.js redraw); ``kernel done`` is until the kernel's
-  ``idle`` for that message (every figure and readout of the panel sent). A step that changes no figure (e.g. a
+  ``idle`` for that message (every figure and readout of the panel sent). A light move is split in three by the
+  kernel's own message dates (the same machine's wall clock): sent → the kernel's ``busy`` for it (the server's
+  relay, the kernel waking up), ``busy`` → the figure message made (the kernel's work), made → received (the
+  relay back, this process reading it). A step that changes no figure (e.g. a
   log slider of an integer whose rounded value stays the same) is followed by another step in the same direction,
   timed from that step; three steps without a figure change is an error. Browser: from the ``keydown`` of an
   arrow key on the panel's first slider handle until the data of one of the panel's figures (``gd.data``)
@@ -66,6 +69,11 @@ Definitions (every time is measured by the student's own clock, from the moment 
 A few students (``--browsers``, default 3) are real headless Chromium pages through Playwright, started at the
 lowest CPU priority (``--browser-nice``, default 19: they stand for the students' own devices)
 (``/usr/bin/chromium``, ``$DPVIZ_CHROMIUM``; never a downloaded browser), one browser context (cookie jar) each.
+Chromium runs in a session of its own, and where the scheduler groups sessions (autogroups) the priority is set
+on its session's group as well (``Monitor.lower_helpers``): a thread's nice value alone only weighs against its
+own session's threads, and until 2026-11-29 the three pages took as much CPU as three students' kernels, which
+put most of the light clients' slider tail on the relay (the load generator's own CPU, Chromium's, and how late
+its event loop woke are printed, so that its share of the machine is visible).
 
 The first-figure and slider targets are checked on all students together (light clients and browsers; the
 table breaks them down). Chromium, the light clients and the server share this machine's CPU, which makes every
@@ -99,6 +107,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from http.cookies import SimpleCookie
 from pathlib import Path
 
@@ -198,6 +207,7 @@ class KernelMessage:
     parent_id: str | None
     content: dict
     n_buffers: int
+    date: str = ""  # the header's ISO date: when the kernel made the message (this machine's wall clock)
 
 
 def parse_v1(frame) -> KernelMessage:
@@ -212,7 +222,15 @@ def parse_v1(frame) -> KernelMessage:
     header = json.loads(parts[1])
     parent = json.loads(parts[2]) if parts[2] else {}
     return KernelMessage(parts[0].decode(), header.get("msg_type", ""), parent.get("msg_id"),
-                         json.loads(parts[4]) if parts[4] else {}, len(parts) - 5)
+                         json.loads(parts[4]) if parts[4] else {}, len(parts) - 5, str(header.get("date") or ""))
+
+
+def wall_time(iso: str) -> float | None:
+    """A kernel header's ISO date as seconds since the epoch (``time.time()``'s clock), None if unreadable."""
+    try:
+        return datetime.fromisoformat(iso).timestamp()
+    except ValueError:
+        return None
 
 
 def is_figure_state(model: dict) -> bool:
@@ -350,6 +368,15 @@ class Monitor:
         self.status_errors = 0
         self._cpu_start: dict[int, float] | None = None
         self._tasks: list[asyncio.Task] = []
+        # the load generator's own share of the machine: its helper processes (Playwright's driver, Chromium) by
+        # pid, CPU s when last seen, and how late this process's event loop wakes up (every light client's
+        # timestamps include that delay)
+        self.generator_cpu: dict[int, float] = {}
+        self.browser_nice = 0  # autogroup nice for the helpers' own sessions (Chromium's), see lower_helpers
+        self.helper_sessions: set[int] = set()  # sessions (ids) whose autogroup was lowered
+        self.loop_lag_s: list[float] = []
+        self._own_cpu_start: float | None = None
+        self.own_cpu_s: float | None = None
 
     def sample_proc(self) -> None:
         pid = self.server.proc.pid
@@ -365,10 +392,35 @@ class Monitor:
                 self.kernel_pid.setdefault(m[1], r.pid)
         self.alive = alive
         self.server.remember_children()
+        server_tree = set(alive)  # descendants come parents first: a process born since is skipped by its parent
+        for r in procinfo.children(os.getpid()):
+            if r.pid == pid or r.pid in server_tree or r.ppid in server_tree:
+                server_tree.add(r.pid)
+            else:
+                self.generator_cpu[r.pid] = r.cpu_seconds
         self.tree_mb = (own.rss_mb if own else 0.0) + sum(r.rss_mb for r in kids)
         if self.tree_mb > self.tree_peak_mb:
             self.tree_peak_mb = self.tree_mb
         self.tree_peak_kernels = max(self.tree_peak_kernels, sum(1 for r in kids if KERNEL_FILE.search(r.cmdline)))
+        self.lower_helpers()
+
+    def lower_helpers(self) -> None:
+        """Chromium's processes run in sessions of their own (Playwright detaches the browser, and its zygotes call
+        ``setsid``), and with the scheduler's autogroups (on by default in Debian's kernels) CPU is shared between
+        sessions first: the wrapper's ``nice -n 19`` then weighs only against Chromium's own threads, and three
+        pages got as much CPU as a student's kernel each. Each such session's autogroup gets ``browser_nice`` (from
+        the sampling loop, so a session born later follows within a second)."""
+        if not self.browser_nice:
+            return
+        ours = os.getsid(0)
+        for pid in list(self.generator_cpu):
+            try:
+                sid = os.getsid(pid)
+            except OSError:  # gone
+                continue
+            if sid != ours and sid not in self.helper_sessions and procinfo.set_autogroup_nice(pid, self.browser_nice):
+                self.helper_sessions.add(sid)
+
 
     async def fetch_status(self, http) -> dict | None:
         from tornado.httpclient import HTTPRequest
@@ -398,8 +450,15 @@ class Monitor:
             await self.fetch_status(http)
             await asyncio.sleep(self.interval)
 
+    async def _lag_loop(self, period: float = 0.02) -> None:
+        while True:
+            t = time.monotonic()
+            await asyncio.sleep(period)
+            self.loop_lag_s.append(max(0.0, time.monotonic() - t - period))
+
     def start(self, http) -> None:
-        self._tasks = [asyncio.create_task(self._proc_loop()), asyncio.create_task(self._status_loop(http))]
+        self._tasks = [asyncio.create_task(self._proc_loop()), asyncio.create_task(self._status_loop(http)),
+                       asyncio.create_task(self._lag_loop())]
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -408,6 +467,17 @@ class Monitor:
 
     def mark_cpu_start(self) -> None:
         self._cpu_start = dict(self.cpu)
+        self._own_cpu_start = time.process_time()
+        self._generator_start = dict(self.generator_cpu)
+        self.loop_lag_s.clear()
+
+    def generator_window(self) -> tuple[float, float]:
+        """(this process's CPU s, its helper processes' CPU s: Playwright's driver and Chromium) since
+        :meth:`mark_cpu_start`; a helper that ended between two samples loses its last second."""
+        own = time.process_time() - (self._own_cpu_start or 0.0)
+        start = getattr(self, "_generator_start", {})
+        helpers = sum(c - start.get(p, 0.0) for p, c in self.generator_cpu.items())
+        return own, helpers
 
     def cpu_window(self) -> tuple[float, float]:
         """(server CPU s, all kernels' CPU s) since :meth:`mark_cpu_start` (processes born since count from 0)."""
@@ -446,6 +516,13 @@ class Student:
     slider_figure_s: list[float] = field(default_factory=list)
     slider_done_s: list[float] = field(default_factory=list)
     move_started_s: list[float] = field(default_factory=list)  # when each timed step was sent (class clock)
+    # where each timed move's time went, from the kernel's own message dates (same machine, same wall clock):
+    # sent → the kernel's busy (the server's relay, the kernel waiting for a core and reading it), busy → the figure
+    # message made (the kernel's work, including waiting for a core meanwhile), made → received (the server's
+    # relay back and this process reading it)
+    move_inbound_s: list[float] = field(default_factory=list)
+    move_kernel_s: list[float] = field(default_factory=list)
+    move_outbound_s: list[float] = field(default_factory=list)
     steps_without_figure: int = 0
     figure_updates: int = 0
     warnings: list[str] = field(default_factory=list)
@@ -738,15 +815,21 @@ async def move_slider_light(st: Student, cls: Class, chan: KernelChannel, model:
             if target is None:
                 raise StudentError(f"slider {st.slider} cannot move (min == max)")
             sent_at = time.monotonic()
+            sent_wall = time.time()
             sent_class = cls.now()
             msg_id = await chan.send("shell", "comm_msg",
                                      {"comm_id": slider_id, "data": {"method": "update", "state": {"value": target},
                                                                      "buffer_paths": []}},
                                      {"version": "2.1.0"})
             value = target
-            figure_at, idle_at = await await_figure(chan, msg_id, cls)
+            figure_at, idle_at, stages = await await_figure(chan, msg_id, cls)
             if figure_at is not None:
                 st.slider_figure_s.append(figure_at - sent_at)
+                busy_wall, made_wall, got_wall = stages
+                if busy_wall is not None and made_wall is not None:
+                    st.move_inbound_s.append(busy_wall - sent_wall)
+                    st.move_kernel_s.append(made_wall - busy_wall)
+                    st.move_outbound_s.append(got_wall - made_wall)
                 st.move_started_s.append(sent_class)
                 if idle_at is not None:
                     st.slider_done_s.append(idle_at - sent_at)
@@ -757,8 +840,9 @@ async def move_slider_light(st: Student, cls: Class, chan: KernelChannel, model:
         direction = -direction
 
 
-async def await_figure(chan: KernelChannel, msg_id: str, cls: Class) -> tuple[float | None, float | None]:
-    """(time of the first figure change, time the kernel went idle on ``msg_id``); None for what did not come.
+async def await_figure(chan: KernelChannel, msg_id: str, cls: Class) -> tuple[float | None, float | None, tuple]:
+    """(time of the first figure change, time the kernel went idle on ``msg_id``, (wall clock of the kernel's
+    ``busy`` for it, of the figure message's making, of its receipt)); None for what did not come.
 
     Only a figure change the kernel sent after it began to handle ``msg_id`` (its ``busy`` status for it) counts:
     a streamed panel's refinements of the previous move can still be arriving when this move is sent, and until
@@ -768,6 +852,7 @@ async def await_figure(chan: KernelChannel, msg_id: str, cls: Class) -> tuple[fl
     reaches it.
     """
     figure_at = idle_at = None
+    busy_wall = made_wall = got_wall = None
     before = None  # figure changes counted when the kernel began this move
     move_deadline = time.monotonic() + cls.left(cls.opts.move_timeout)
     quiet_until = None
@@ -777,21 +862,23 @@ async def await_figure(chan: KernelChannel, msg_id: str, cls: Class) -> tuple[fl
         if now >= limit:
             if quiet_until is None and figure_at is None:
                 raise StudentError(f"no answer to a slider move within {cls.opts.move_timeout:g} s")
-            return figure_at, idle_at
+            return figure_at, idle_at, (busy_wall, made_wall, got_wall)
         try:
             msg = await chan.read(limit - now)
         except asyncio.TimeoutError:
             continue
         if msg.msg_type == "status" and msg.parent_id == msg_id and msg.content.get("execution_state") == "busy":
             before = chan.student.figure_updates
+            busy_wall = wall_time(msg.date)
         if figure_at is None and before is not None and chan.student.figure_updates > before:
             figure_at = time.monotonic()
+            got_wall, made_wall = time.time(), wall_time(msg.date)
             if idle_at is not None:
-                return figure_at, idle_at
+                return figure_at, idle_at, (busy_wall, made_wall, got_wall)
         if msg.msg_type == "status" and msg.parent_id == msg_id and msg.content.get("execution_state") == "idle":
             idle_at = time.monotonic()
             if figure_at is not None:
-                return figure_at, idle_at
+                return figure_at, idle_at, (busy_wall, made_wall, got_wall)
             quiet_until = idle_at + QUIET_AFTER_IDLE  # a late update (a panel drawing in a thread) may follow
 
 
@@ -1018,6 +1105,9 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             pw = await async_playwright().start()
             browser = await pw.chromium.launch(executable_path=niced_chromium(opts.browser_nice, server.log_dir),
                                                headless=True, args=CHROMIUM_ARGS)
+            mon.browser_nice = opts.browser_nice
+            await asyncio.to_thread(mon.sample_proc)  # finds Chromium's sessions and lowers them (lower_helpers)
+            log(f"Chromium's sessions at autogroup nice {opts.browser_nice}: {len(mon.helper_sessions)}")
 
         cls = Class(opts, server, lesson, http, browser, mon)
         cls.remaining_students = len(students)
@@ -1074,6 +1164,8 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
         after["limit_mb"] = round(limit, 1)
         result["memory_after"] = after
         server_cpu, kernels_cpu = mon.cpu_window()
+        own_cpu, helpers_cpu = mon.generator_window()
+        lag = stats(mon.loop_lag_s)
         await mon.stop()
 
         for s in students:
@@ -1092,6 +1184,9 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             "student_kernel_cpu_s": stats(s.kernel_cpu_s for s in students),
             "student_kernel_rss_mb": stats(s.kernel_rss_mb for s in students),
             "student_kernel_pss_mb": stats(s.kernel_pss_mb for s in students),
+            "generator_cpu_s": round(own_cpu, 2),
+            "generator_helpers_cpu_s": round(helpers_cpu, 2),
+            "generator_loop_lag_s": lag,
         }
         result["students"] = students
         return result
@@ -1121,6 +1216,9 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
         "slider_figure_browser_s": stats(x for s in browsers for x in s.slider_figure_s),
         "slider_figure_during_arrivals_s": stats(rush),
         "slider_kernel_done_s": stats(x for s in light for x in s.slider_done_s),
+        "slider_inbound_s": stats(x for s in light for x in s.move_inbound_s),
+        "slider_kernel_s": stats(x for s in light for x in s.move_kernel_s),
+        "slider_outbound_s": stats(x for s in light for x in s.move_outbound_s),
         # where the slider tail comes from: each panel's own moves (students are spread over the lesson's panels)
         "slider_figure_by_panel_s": {name: stats(x for s in students if (s.panel_name or f"panel {s.panel}") == name
                                                  for x in s.slider_figure_s)
@@ -1193,6 +1291,10 @@ def format_report(rep: dict) -> str:
     row("  light clients", s["slider_figure_light_s"], 1000, "ms", 0)
     row("  browsers (figure data changed)", s["slider_figure_browser_s"], 1000, "ms", 0)
     row("  light: kernel done with move", s["slider_kernel_done_s"], 1000, "ms", 0)
+    if s.get("slider_kernel_s", {}).get("n"):
+        row("  light: sent → kernel busy", s["slider_inbound_s"], 1000, "ms", 0)
+        row("  light: busy → figure message made", s["slider_kernel_s"], 1000, "ms", 0)
+        row("  light: made → received", s["slider_outbound_s"], 1000, "ms", 0)
     for name, st in (s.get("slider_figure_by_panel_s") or {}).items():
         row(f"  {name}", st, 1000, "ms", 0)
     lines.append(f"served {s['served']}/{n} (kernel + first figure); moved a figure {cfg['moves']}× {s['moved']}/{n}; "
@@ -1210,6 +1312,12 @@ def format_report(rep: dict) -> str:
         lines.append(f"  during the class ({cpu['window_s']:.0f} s): server CPU {cpu['server_cpu_s']:.1f} s "
                      f"({cpu['server_cpu_s_per_session']:.2f} s/session), all kernels incl. pool refills "
                      f"{cpu['all_kernels_cpu_s']:.1f} s ({cpu['all_kernels_cpu_s_per_session']:.2f} s/session)")
+        if cpu.get("generator_loop_lag_s"):
+            lag = cpu["generator_loop_lag_s"]
+            lines.append(f"  the load generator on the same cores: its own CPU {cpu['generator_cpu_s']:.1f} s, Chromium "
+                         f"and Playwright {cpu['generator_helpers_cpu_s']:.1f} s; its event loop woke late by p50 "
+                         f"{_fmt(lag['p50'], 1000, 0)} / p95 {_fmt(lag['p95'], 1000, 0)} / max "
+                         f"{_fmt(lag['max'], 1000, 0)} ms (a light client's times include that delay)")
     lines.append(f"{'memory (MB)':40}{'status.json':>12}{'/proc':>10}{'sessions':>10}{'kernels':>9}")
     for label, key in (("before the class", "before"), ("peak", "peak"), ("after everyone left", "after")):
         m = mem.get(key) or {}

@@ -180,3 +180,30 @@ def test_figure_updates_are_told_from_plotly_bookkeeping(tool):
     assert not tool.changes_figure({"_py2js_update": None})
     assert not tool.changes_figure({"_last_trace_edit_id": 3})
     assert not tool.changes_figure({"value": 2.0})
+
+
+def test_each_light_move_is_split_into_relay_kernel_and_relay_back(run):
+    """Where a move's time goes: sent → the kernel's ``busy`` (the server's relay in, the kernel waking), ``busy`` →
+    the figure message made (the kernel's work), made → received (the relay back), from the kernel's own message
+    dates on this machine's clock. Each stage is non-negative (to the clocks' resolution) and together they make
+    the move's slider→figure time, which a wrong date (another message's, a time zone) would break. The load
+    generator reports its own share of the machine and how late its event loop woke."""
+    proc, rep, where, _ = run
+    light = [s for s in rep["students"] if s["kind"] == "light"]
+    assert light, where
+    for s in light:
+        stages = list(zip(s["move_inbound_s"], s["move_kernel_s"], s["move_outbound_s"]))
+        assert len(stages) == len(s["slider_figure_s"]) == MOVES, s
+        for (inbound, kernel, outbound), total in zip(stages, s["slider_figure_s"]):
+            assert min(inbound, kernel, outbound) > -0.002, (inbound, kernel, outbound)
+            assert inbound + kernel + outbound == pytest.approx(total, abs=0.005), (inbound, kernel, outbound, total)
+    assert "light: made → received" in proc.stdout, where
+    cpu = rep["cpu"]
+    assert cpu["generator_loop_lag_s"]["n"] > 0 and cpu["generator_cpu_s"] > 0, cpu
+    assert "the load generator on the same cores" in proc.stdout, where
+
+
+def test_kernel_dates_are_read_on_the_wall_clock(tool):
+    assert tool.wall_time("1970-01-01T00:00:01.500000Z") == 1.5
+    assert tool.wall_time("1970-01-01T01:00:01.500000+01:00") == 1.5
+    assert tool.wall_time("") is None and tool.wall_time("yesterday") is None

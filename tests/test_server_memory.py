@@ -237,3 +237,25 @@ def test_renice_of_a_gone_process_is_false():
     proc.wait()
     assert procinfo.thread_ids(proc.pid) == [] and procinfo.renice(proc.pid, 10) is False
     assert procinfo.thread_nice(proc.pid) is None
+
+
+def test_autogroup_nice_of_a_session_is_read_set_and_given_back_without_privilege():
+    """A kernel is a session of its own; with the scheduler's autogroups its session's nice value, not its threads',
+    decides how it shares the CPU with other kernels. The owner may lower a session's priority and give it back down
+    to 0; without autogroups (no ``/proc/<pid>/autogroup``) there is nothing to read or set."""
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        if not Path(f"/proc/{proc.pid}/autogroup").exists():
+            assert procinfo.autogroup_nice(proc.pid) is None
+            assert procinfo.set_autogroup_nice(proc.pid, 10) is False
+            return
+        assert procinfo.autogroup_nice(proc.pid) == 0
+        ours = procinfo.autogroup_nice(os.getpid())
+        assert procinfo.set_autogroup_nice(proc.pid, 12) is True and procinfo.autogroup_nice(proc.pid) == 12
+        assert procinfo.autogroup_nice(os.getpid()) == ours  # another session: ours is untouched
+        assert procinfo.set_autogroup_nice(proc.pid, 40) is True and procinfo.autogroup_nice(proc.pid) == 19
+        assert procinfo.set_autogroup_nice(proc.pid, 0) is True and procinfo.autogroup_nice(proc.pid) == 0
+    finally:
+        proc.kill()
+        proc.wait()
+    assert procinfo.autogroup_nice(proc.pid) is None and procinfo.set_autogroup_nice(proc.pid, 10) is False
