@@ -356,6 +356,13 @@ def _kernel_nices(app) -> dict[int, frozenset]:
             if "-m ipykernel_launcher -f" in r.cmdline}
 
 
+def _kernel_groups(app) -> dict[int, int]:
+    """pid → the nice value of its session's scheduler autogroup, for every kernel process under the app that has
+    one (none where the kernel was built without autogroups)."""
+    return {r.pid: g for r in procinfo.children(app.proc.pid) if "-m ipykernel_launcher -f" in r.cmdline
+            and (g := procinfo.autogroup_nice(r.pid)) is not None}
+
+
 def _kernel_process(app, kernel_id: str):
     return next((r for r in procinfo.children(app.proc.pid) if f"kernel-{kernel_id}.json" in r.cmdline), None)
 
@@ -430,8 +437,9 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         assert status["pool"]["08_items_to_users.ipynb"] == 2
         assert status["pool"].get("03_privacy_loss.ipynb", 0) == 0
         idle_mb = status["memory_mb"]
-        # Kernels pre-heated before the class run at the server's priority.
+        # Kernels pre-heated before the class run at the server's priority, threads and session alike.
         assert set(_kernel_nices(a).values()) == {frozenset({0})}, _kernel_nices(a)
+        assert set(_kernel_groups(a).values()) <= {0}, _kernel_groups(a)
         kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]  # two students take the two kernels
         assert a.status()["sessions"] == 2
         # They never connect (closed their tabs): their kernels end; the pool refills to 2.
@@ -443,11 +451,15 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         assert wait_until(lambda: len(_kernel_nices(a)) == 2 and set(_kernel_nices(a).values()) == low, 30), (
             _kernel_nices(a))
         refilled = _kernel_nices(a)
+        # ... and so does each one's session (its scheduler autogroup, where there are autogroups): the threads'
+        # nice value alone weighs only against the kernel's own threads there.
+        assert set(_kernel_groups(a).values()) <= {kernels.REFILL_NICE}, _kernel_groups(a)
         # A refilled kernel handed to a student gets the students' priority back where the server may raise it.
         kid = Client(a.url).open_lesson(LESSON)
         handed = _kernel_process(a, kid)
         assert handed is not None and handed.pid in refilled
         assert set(_nices(handed.pid)) == ({0} if os.geteuid() == 0 else {kernels.REFILL_NICE})
+        assert procinfo.autogroup_nice(handed.pid) in (None, 0)  # the session's share back, privilege or not
         assert wait_until(lambda: not _live(a, kid), GRACE + 20)
         assert wait_until(
             lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)

@@ -259,3 +259,27 @@ def test_autogroup_nice_of_a_session_is_read_set_and_given_back_without_privileg
         proc.kill()
         proc.wait()
     assert procinfo.autogroup_nice(proc.pid) is None and procinfo.set_autogroup_nice(proc.pid, 10) is False
+
+
+def test_lowering_a_kernel_moves_its_threads_and_its_own_session_never_ours(threaded_process):
+    """A refilled kernel yields through its threads' nice values and its session's autogroup. A process in our own
+    session (the fixture's) keeps the session untouched: lowering it would lower the caller (the server) too."""
+    ours = procinfo.autogroup_nice(os.getpid())
+    assert procinfo.lower_priority(threaded_process.pid, 10) is True
+    assert _nices(threaded_process.pid) == [10, 10, 10, 10]
+    assert procinfo.autogroup_nice(os.getpid()) == ours
+    proc = subprocess.Popen([sys.executable, "-c", _THREADED], stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        grouped = procinfo.autogroup_nice(proc.pid) is not None
+        assert procinfo.lower_priority(proc.pid, 10) is True and _nices(proc.pid) == [10, 10, 10, 10]
+        assert procinfo.autogroup_nice(proc.pid) == (10 if grouped else None)
+        assert procinfo.autogroup_nice(os.getpid()) == ours
+        back = procinfo.raise_priority(proc.pid, 10)
+        assert procinfo.autogroup_nice(proc.pid) == (0 if grouped else None)  # no privilege needed
+        assert back is (os.geteuid() == 0) and _nices(proc.pid) == ([0] * 4 if back else [10] * 4)
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()

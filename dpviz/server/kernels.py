@@ -59,6 +59,9 @@ MEMORY_MAX_AGE = 2.0
 KERNEL_GROWTH_SECONDS = 10.0
 #: Nice steps a refilled kernel runs at while it executes its lesson once the class is served (students' kernels,
 #: at the server's priority, come first); 0 turns it off. Kernels pre-heated before ``ready`` keep the server's.
+#: Set on the kernel's threads and on its session's scheduler autogroup (``procinfo.lower_priority``): each kernel
+#: is a session of its own, and where the scheduler groups sessions (Debian's kernels do) the threads' nice value
+#: alone made no difference against other kernels.
 REFILL_NICE = 10
 #: Seconds a busy CPU (more than half of all cores) may hold a pool's refill back: the load may be another program.
 REFILL_MAX_WAIT = 60.0
@@ -272,7 +275,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                     # A refill once the class is served: it runs a whole lesson while students are at work, so
                     # it yields the CPU to their kernels (and gets it back when handed out, where allowed).
                     pid = self._kernel_pid(content["kernel_id"])
-                    if pid and procinfo.renice(pid, self.refill_nice):
+                    if pid and procinfo.lower_priority(pid, self.refill_nice):
                         self._niced[content["kernel_id"]] = self.refill_nice
                 try:
                     await content["task"]  # the lesson executing in the new kernel
@@ -402,10 +405,12 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
         def _hand_out(self, kernel_id: str) -> None:
             steps = self._niced.pop(kernel_id, 0)
             if steps:
-                # A student's kernel at the students' priority again: needs privilege (a server run by root or
-                # with CAP_SYS_NICE); otherwise it stays lower, which matters only while the machine is contended.
+                # A student's kernel at the students' priority again. Its session's autogroup (what weighs against
+                # other kernels where the scheduler groups sessions) always comes back; its threads need privilege
+                # (a server run by root or with CAP_SYS_NICE), otherwise they stay lower, which then matters only
+                # without autogroups and while the machine is contended.
                 pid = self._kernel_pid(kernel_id)
-                if not (pid and procinfo.renice(pid, -steps)):
+                if not (pid and procinfo.raise_priority(pid, steps)):
                     self.log.debug("kernel %s keeps its refill priority (nice +%d): not allowed to raise it",
                                    kernel_id, steps)
             client = CLIENT.get()

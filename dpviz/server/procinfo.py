@@ -249,3 +249,35 @@ def set_autogroup_nice(pid: int, nice: int) -> bool:
     except OSError:
         return False
     return autogroup_nice(pid) == max(-20, min(19, int(nice)))
+
+
+def lower_priority(pid: int, steps: int) -> bool:
+    """Lower process ``pid``'s CPU priority by ``steps`` nice steps where the scheduler looks: its threads
+    (:func:`renice`) and, when it leads a session other than ours, its session's autogroup (:func:`autogroup_nice`;
+    set relative to the group's value). True when its threads moved."""
+    moved = renice(pid, steps)
+    if _own_session(pid):
+        now = autogroup_nice(pid)
+        if now is not None:
+            set_autogroup_nice(pid, now + steps)
+    return moved
+
+
+def raise_priority(pid: int, steps: int) -> bool:
+    """Undo :func:`lower_priority`: the session's autogroup goes back ``steps`` (down to 0, which its owner may
+    always do), the threads too where allowed (:func:`renice`: needs privilege). True when the threads moved back;
+    where they could not, the autogroup still did, and with autogroups the threads' common nice value only
+    weighs against each other."""
+    if _own_session(pid):
+        now = autogroup_nice(pid)
+        if now is not None:
+            set_autogroup_nice(pid, max(now - steps, min(now, 0)))
+    return renice(pid, -steps)
+
+
+def _own_session(pid: int) -> bool:
+    """``pid`` leads a session that is not the calling process's (changing its autogroup changes no one else)."""
+    try:
+        return os.getsid(pid) == pid and os.getsid(pid) != os.getsid(0)
+    except OSError:
+        return False
