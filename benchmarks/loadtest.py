@@ -376,7 +376,7 @@ class Monitor:
         self.helper_sessions: set[int] = set()  # sessions (ids) whose autogroup was lowered
         self.loop_lag_s: list[float] = []
         self._own_cpu_start: float | None = None
-        self.own_cpu_s: float | None = None
+        self._generator_start: dict[int, float] = {}
 
     def sample_proc(self) -> None:
         pid = self.server.proc.pid
@@ -475,8 +475,7 @@ class Monitor:
         """(this process's CPU s, its helper processes' CPU s: Playwright's driver and Chromium) since
         :meth:`mark_cpu_start`; a helper that ended between two samples loses its last second."""
         own = time.process_time() - (self._own_cpu_start or 0.0)
-        start = getattr(self, "_generator_start", {})
-        helpers = sum(c - start.get(p, 0.0) for p, c in self.generator_cpu.items())
+        helpers = sum(c - self._generator_start.get(p, 0.0) for p, c in self.generator_cpu.items())
         return own, helpers
 
     def cpu_window(self) -> tuple[float, float]:
@@ -1314,9 +1313,9 @@ def format_report(rep: dict) -> str:
                      f"{cpu['all_kernels_cpu_s']:.1f} s ({cpu['all_kernels_cpu_s_per_session']:.2f} s/session)")
         if cpu.get("generator_loop_lag_s"):
             lag = cpu["generator_loop_lag_s"]
-            lines.append(f"  the load generator on the same cores: its own CPU {cpu['generator_cpu_s']:.1f} s, Chromium "
-                         f"and Playwright {cpu['generator_helpers_cpu_s']:.1f} s; its event loop woke late by p50 "
-                         f"{_fmt(lag['p50'], 1000, 0)} / p95 {_fmt(lag['p95'], 1000, 0)} / max "
+            lines.append(f"  the load generator on the same cores: its own CPU {cpu['generator_cpu_s']:.1f} s, "
+                         f"Chromium and Playwright {cpu['generator_helpers_cpu_s']:.1f} s; its event loop woke late "
+                         f"by p50 {_fmt(lag['p50'], 1000, 0)} / p95 {_fmt(lag['p95'], 1000, 0)} / max "
                          f"{_fmt(lag['max'], 1000, 0)} ms (a light client's times include that delay)")
     lines.append(f"{'memory (MB)':40}{'status.json':>12}{'/proc':>10}{'sessions':>10}{'kernels':>9}")
     for label, key in (("before the class", "before"), ("peak", "peak"), ("after everyone left", "after")):
