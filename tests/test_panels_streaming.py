@@ -378,3 +378,58 @@ def test_a_worker_refines_at_a_lower_cpu_priority_once_its_first_result_is_drawn
         # step 1 is computed before anything is drawn; step 2 after the first view was drawn
         assert seen == [(1, base)] + [(i, base + _base.REFINE_NICE) for i in range(2, n + 1)]
     assert nice() == base
+
+
+_SESSION_PROBE = r"""
+import json, os, sys
+import plotly.graph_objects as go
+from dpviz import scheduling
+from dpviz.panels import _base
+
+def group():
+    return scheduling.autogroup_nice(os.getpid())
+
+class Probe(_base.Panel):
+    def _build_controls(self):
+        return {"n": _base.slider("steps", 3, 2, 20, 1)}
+
+    def _render_steps(self, v):
+        for i in range(1, int(v["n"]) + 1):
+            seen.append([i, group()])  # step 1 before anything is drawn; later ones while refining
+            yield _base.Step(i, int(v["n"]), lambda i=i: _base.View([go.Figure()]))
+
+seen = []
+panel = Probe()
+panel.background = True
+runs = []
+for n in (5, 6):
+    seen = []
+    panel.controls["n"].value = n
+    assert panel.wait(120)
+    runs.append([seen, group()])
+print(json.dumps({"leader": os.getsid(0) == os.getpid(), "base": group(), "runs": runs}))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="sessions and autogroups are Linux's")
+@pytest.mark.parametrize("own_session", [True, False])
+def test_a_kernel_that_is_its_own_session_refines_with_its_session_lowered_and_gets_it_back(own_session):
+    """Where the scheduler groups sessions, a worker's thread nice only weighs against its own kernel's threads: a
+    kernel (a session of its own) also lowers its session's autogroup while refining, and has it back once the
+    refinement ends. A process that does not lead its session (a script in a terminal, this test run) never
+    touches the group: it would lower everything else in the terminal's session too."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", _SESSION_PROBE], capture_output=True, text=True, timeout=300,
+                          start_new_session=own_session)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["leader"] is own_session
+    base = out["base"]
+    if base is None:  # a kernel built without autogroups: nothing to lower, and nothing is attempted
+        assert all(g is None for seen, after in out["runs"] for _, g in seen), out
+        return
+    low = min(19, base + _base.REFINE_NICE) if own_session else base
+    for (seen, after), n in zip(out["runs"], (5, 6)):
+        assert seen == [[1, base]] + [[i, low] for i in range(2, n + 1)], out
+        assert after == base, out

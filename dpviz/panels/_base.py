@@ -58,6 +58,7 @@ from ipywidgets.widgets.widget_string import HTMLStyle
 from plotly.basedatatypes import BasePlotlyType, Undefined
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
+from dpviz import scheduling
 from dpviz.lessons import STATIC_EXPORT_ENV
 
 
@@ -140,12 +141,32 @@ PARTIAL_INTERVAL = 0.15
 #: ε-against-k panel 67 times per update, lesson 10's live training 82); 20 moves a second look the same.
 PROGRESS_INTERVAL = 0.05
 
-#: How much a streamed update's worker lowers its own CPU priority (its thread's nice value) once its first result
-#: is drawn: the refinements then yield the CPU to whatever else is waiting for it, such as other students' first
-#: results and pages on a classroom server (lesson 05's slow accountants took ~40 % of a 2-core server during a
-#: class). Alone on a laptop nothing else waits and it changes nothing. Each update runs in a new thread, which
-#: starts at the kernel's own priority again.
+#: How much a streamed update's worker lowers its CPU priority once its first result is drawn: the refinements then
+#: yield the CPU to whatever else is waiting for it, such as other students' first results and pages on a classroom
+#: server (lesson 05's slow accountants took ~40 % of a 2-core server during a class). Alone on a laptop nothing
+#: else waits and it changes nothing. Two knobs, because the scheduler looks at two: the worker thread's own nice
+#: value (against the kernel's other threads, which answer the page) and, in a kernel that is a session of its own,
+#: the session's autogroup (against other students' kernels, where the scheduler groups sessions:
+#: ``dpviz.scheduling``), given back as soon as the learner changes a control or the last refinement ends. Each
+#: update runs in a new thread, which starts at the kernel's own priority again.
 REFINE_NICE = 10
+_refining = 0  # workers of this process past their first result (the session is lowered while there are any)
+_refining_lock = threading.Lock()
+
+
+def _refinement_started() -> None:
+    global _refining
+    with _refining_lock:
+        _refining += 1
+        scheduling.lower_own_session(REFINE_NICE)
+
+
+def _refinement_ended() -> None:
+    global _refining
+    with _refining_lock:
+        _refining -= 1
+        if _refining == 0:
+            scheduling.restore_own_session()
 
 
 def _lower_thread_priority(increment: int) -> None:
@@ -740,6 +761,7 @@ class Panel:
         """
         if getattr(self._local, "job", None) is not None:
             return  # a control touched by a worker's own render: not a learner's change
+        scheduling.restore_own_session()  # a learner's change: its first result at the kernel's full share
         if self.streams and self.background and self._started:
             self._start_job()
             return
@@ -792,6 +814,7 @@ class Panel:
         """The worker: draw each step and write it into the figures, unless the job went stale meanwhile."""
         self._local.job = job
         drawn_at = None
+        refining = False
         try:
             for step in self._render_steps(job.values):
                 if job.cancel.is_set():
@@ -820,6 +843,8 @@ class Panel:
                         return
                     if first:  # the learner sees a result: refine in the background (REFINE_NICE)
                         _lower_thread_priority(REFINE_NICE)
+                        _refinement_started()
+                        refining = True
                     self.progress.value = step.done / max(step.total, 1)
                     self.note.value = _note("⏳", f"Partial result, after {step.describe()}: refining… "
                                                  "(Stop keeps this one).")
@@ -834,6 +859,8 @@ class Panel:
             self._end_job(job, f"Something went wrong while drawing this figure ({type(exc).__name__}). "
                                "Try other settings; the rest of the panel still works.")
         finally:
+            if refining:
+                _refinement_ended()
             self._local.job = None
             job.finished.set()
 

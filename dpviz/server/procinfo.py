@@ -19,6 +19,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpviz.scheduling import autogroup_nice, set_autogroup_nice  # noqa: F401  (re-exported)
+
 __all__ = ["CpuMeter", "ProcessReading", "available_memory_mb", "children", "proportional_mb", "read_process",
            "stat_fields", "tree_memory_mb"]
 
@@ -218,37 +220,6 @@ def renice(pid: int, delta: int) -> bool:
         except OSError:
             ok = False
     return ok
-
-
-def autogroup_nice(pid: int) -> int | None:
-    """The nice value of the scheduler *autogroup* of process ``pid`` (``/proc/<pid>/autogroup``: ``/autogroup-N
-    nice K``), None when there is none to read (the process gone, or a kernel built without autogroups).
-
-    With autogroups (``/proc/sys/kernel/sched_autogroup_enabled``, on by default in Debian's and Ubuntu's kernels)
-    the scheduler first shares the CPU fairly between sessions (``setsid``), then between the threads of each:
-    a thread's own nice value only weighs against threads of its own session. Every kernel is a session of its own
-    (a forked kernel calls ``setsid``; jupyter_client starts others with a new session), so lowering a kernel's
-    threads' nice values does not make it yield to another kernel; lowering its autogroup's does."""
-    try:
-        text = (_PROC / str(pid) / "autogroup").read_text()
-    except OSError:
-        return None
-    parts = text.split()
-    try:
-        return int(parts[parts.index("nice") + 1])
-    except (ValueError, IndexError):
-        return None
-
-
-def set_autogroup_nice(pid: int, nice: int) -> bool:
-    """Set the nice value (clamped to [−20, 19]) of process ``pid``'s autogroup: every process of its session. The
-    owner may raise it (lower the priority) and lower it again down to 0; below 0 needs privilege. False when it
-    could not be set (gone, not allowed, no autogroups)."""
-    try:
-        (_PROC / str(pid) / "autogroup").write_text(str(max(-20, min(19, int(nice)))))
-    except OSError:
-        return False
-    return autogroup_nice(pid) == max(-20, min(19, int(nice)))
 
 
 def lower_priority(pid: int, steps: int) -> bool:
