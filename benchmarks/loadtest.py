@@ -1186,6 +1186,7 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             "generator_cpu_s": round(own_cpu, 2),
             "generator_helpers_cpu_s": round(helpers_cpu, 2),
             "generator_loop_lag_s": lag,
+            "browser_sessions_lowered": len(mon.helper_sessions),
         }
         result["students"] = students
         return result

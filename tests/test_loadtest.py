@@ -203,6 +203,17 @@ def test_each_light_move_is_split_into_relay_kernel_and_relay_back(run):
     assert "the load generator on the same cores" in proc.stdout, where
 
 
+def test_chromium_runs_in_a_session_group_at_the_lowest_priority(run):
+    """The browser students stand for the students' own devices: their session's scheduler group is set to
+    --browser-nice (19), not only their threads (which, with autogroups, weigh only against Chromium's own)."""
+    proc, rep, where, browsers = run
+    if not browsers or not Path("/proc/self/autogroup").exists():
+        assert rep["cpu"]["browser_sessions_lowered"] == 0, rep["cpu"]
+        return
+    assert rep["cpu"]["browser_sessions_lowered"] >= 1, where
+    assert "Chromium's sessions at autogroup nice 19: " in proc.stderr, where  # the progress log
+
+
 def test_kernel_dates_are_read_on_the_wall_clock(tool):
     assert tool.wall_time("1970-01-01T00:00:01.500000Z") == 1.5
     assert tool.wall_time("1970-01-01T01:00:01.500000+01:00") == 1.5
