@@ -19,6 +19,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import deque
 from pathlib import Path
 
 import pytest
@@ -131,7 +132,28 @@ def _new_page(browser, **context_options):
     # set yaxis.type and a parent attribute simultaneously"): the figure's data changes in the page but nothing is
     # redrawn.
     pg.on("console", lambda msg: pg.page_errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    # What the page saw, for a failure message (a page that never draws a figure: console lines of every kind,
+    # failed requests, HTTP errors, its WebSockets opening and closing); bounded.
+    pg.diagnostics = deque(maxlen=200)
+    note = pg.diagnostics.append
+    pg.on("console", lambda msg: note(f"console {msg.type}: {msg.text[:300]}"))
+    pg.on("requestfailed", lambda req: note(f"request failed: {req.url} ({req.failure})"))
+    pg.on("response", lambda r: note(f"HTTP {r.status} {r.url}") if r.status >= 400 else None)
+    pg.on("websocket", lambda ws: (note(f"websocket opened: {ws.url}"),
+                                   ws.on("close", lambda w: note(f"websocket closed: {w.url}"))))
     return context, pg
+
+
+def _wait_for_first_figure(pg, where: str, timeout_ms: int = 120_000) -> None:
+    """Wait until a plotly figure is drawn; otherwise fail with what the page saw (its first figure takes 2-4 s
+    on an idle 2-core machine: two minutes is a page that will never draw one, not a slow one)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        pg.wait_for_selector(".js-plotly-plot .main-svg", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        pytest.fail(f"{where}: no figure drawn within {timeout_ms / 1000:g} s; what the page saw:\n"
+                    + "\n".join(list(pg.diagnostics)[-80:]), pytrace=False)
 
 
 @pytest.fixture
@@ -194,6 +216,16 @@ def _assert_no_errors(pg, where: str) -> None:
     assert pg.locator("[data-mime-type='application/vnd.jupyter.stderr']").count() == 0, f"{where}: stderr output"
     assert pg.locator(".dpviz-message").count() == 0, f"{where}: a panel shows a problem message at defaults"
     assert not pg.page_errors, f"{where}: uncaught errors in the page: {pg.page_errors}"
+
+
+def test_a_page_that_draws_no_figure_fails_with_what_it_saw(voila_url, page):
+    """The first-figure wait names what the page saw (here: a 404 for a missing lesson), so that a page that never
+    draws (seen twice on 2026-11-29: pages that never opened their kernel's WebSocket) can be diagnosed from the
+    test's output alone."""
+    page.goto(f"{voila_url}/voila/render/no_such_lesson.ipynb")
+    with pytest.raises(pytest.fail.Exception) as failed:
+        _wait_for_first_figure(page, "a missing lesson", timeout_ms=1500)
+    assert "what the page saw" in str(failed.value) and "HTTP 404" in str(failed.value), str(failed.value)
 
 
 def test_app_serves_plotly_bundle_once_for_all_figures(voila_url):
@@ -366,7 +398,7 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
     preheated = any(nb.endswith(name) and n > 0 for nb, n in _status(voila_url).get("pool", {}).items())
     page.add_init_script(_FIRST_FIGURE_CLOCK)
     page.goto(f"{voila_url}/voila/render/{name}")
-    page.wait_for_selector(".js-plotly-plot .main-svg")
+    _wait_for_first_figure(page, name)
     panels = page.locator(".dpviz-panel").count()
     assert panels >= 1, f"{name}: no dpviz panel on the page"
     page.wait_for_function(
@@ -427,7 +459,7 @@ def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
     assert page.locator(".js-plotly-plot .main-svg").count() == 0, "plotly.js was not held back"
     for route in held:
         route.continue_()
-    page.wait_for_selector(".js-plotly-plot .main-svg")
+    _wait_for_first_figure(page, "lesson 03 with plotly.js held back")
     # The first figure's title reports the first slider's value (ε of lesson 03's first panel).
     page.wait_for_function(
         "(v) => { const gd = document.querySelector('.js-plotly-plot');"
@@ -558,7 +590,7 @@ def test_lesson_fits_a_phone_and_has_no_serious_accessibility_violation(voila_ur
     neither cut nor drawn over a title, axis title, tick label or legend, no legend covers a title; and axe-core
     finds no serious or critical accessibility violation (named controls, named figures, distinguishable links)."""
     phone.goto(f"{voila_url}/voila/render/{name}")
-    phone.wait_for_selector(".js-plotly-plot .main-svg")
+    _wait_for_first_figure(phone, name + " on a phone")
     panels = phone.locator(".dpviz-panel").count()
     phone.wait_for_function(
         f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
