@@ -273,7 +273,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 content = await task
                 if self.ready and self.refill_nice:
                     # A refill once the class is served: it runs a whole lesson while students are at work, so
-                    # it yields the CPU to their kernels (and gets it back when handed out, where allowed).
+                    # it yields the CPU to their kernels (and gets it back when handed out: _hand_out).
                     pid = self._kernel_pid(content["kernel_id"])
                     if pid and procinfo.lower_priority(pid, self.refill_nice):
                         self._niced[content["kernel_id"]] = self.refill_nice
@@ -411,8 +411,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 # without autogroups and while the machine is contended.
                 pid = self._kernel_pid(kernel_id)
                 if not (pid and procinfo.raise_priority(pid, steps)):
-                    self.log.debug("kernel %s keeps its refill priority (nice +%d): not allowed to raise it",
-                                   kernel_id, steps)
+                    self.log.debug("kernel %s: its threads keep nice +%d (not allowed to raise them); its "
+                                   "session's group, where there is one, is back", kernel_id, steps)
             client = CLIENT.get()
             if client is not None:
                 self._owners[kernel_id] = client

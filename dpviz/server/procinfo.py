@@ -19,10 +19,11 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpviz.scheduling import autogroup_nice, set_autogroup_nice  # noqa: F401  (re-exported)
+from dpviz.scheduling import autogroup_nice, set_autogroup_nice
 
-__all__ = ["CpuMeter", "ProcessReading", "available_memory_mb", "children", "proportional_mb", "read_process",
-           "stat_fields", "tree_memory_mb"]
+__all__ = ["CpuMeter", "ProcessReading", "autogroup_nice", "available_memory_mb", "children", "lower_priority",
+           "proportional_mb", "raise_priority", "read_process", "renice", "set_autogroup_nice", "stat_fields",
+           "tree_memory_mb"]
 
 _PROC = Path("/proc")
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
