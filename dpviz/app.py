@@ -184,8 +184,9 @@ class DpvizVoila(Voila):
     refill_max_wait = Float(REFILL_MAX_WAIT, config=True,
                             help="Seconds a busy machine (CPU more than half busy) may hold a pool's refill back.")
     refill_nice = Int(REFILL_NICE, config=True,
-                      help="Nice steps (0–19) a pool kernel refilled once the class is served runs its lesson at, "
-                           "so that students' kernels come first (0: off).")
+                      help="Nice steps (0–19) a pool kernel refilled once the class is served runs its lesson at "
+                           "(its threads and its session's scheduler group), so that students' kernels come first "
+                           "(0: off).")
     fill_concurrency = Int(2, config=True, help="Pool kernels started at the same time while pre-heating (refills "
                                                 "once the class is served: one at a time).")
     allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
