@@ -394,7 +394,7 @@ class Monitor:
         self.server.remember_children()
         server_tree = set(alive)  # descendants come parents first: a process born since is skipped by its parent
         for r in procinfo.children(os.getpid()):
-            if r.pid == pid or r.pid in server_tree or r.ppid in server_tree:
+            if r.pid in server_tree or r.ppid in server_tree:
                 server_tree.add(r.pid)
             else:
                 self.generator_cpu[r.pid] = r.cpu_seconds
@@ -420,7 +420,6 @@ class Monitor:
                 continue
             if sid != ours and sid not in self.helper_sessions and procinfo.set_autogroup_nice(pid, self.browser_nice):
                 self.helper_sessions.add(sid)
-
 
     async def fetch_status(self, http) -> dict | None:
         from tornado.httpclient import HTTPRequest

@@ -42,6 +42,17 @@ def set_autogroup_nice(pid: int, nice: int) -> bool:
     return autogroup_nice(pid) == value
 
 
+def shift_autogroup(pid: int, steps: int) -> int | None:
+    """Move process ``pid``'s autogroup ``steps`` nice steps (positive: lower priority; at most to 19, and a
+    negative shift stops at 0, below which only privilege may go). The value before, or None when there is no group
+    to move or it could not be set."""
+    now = autogroup_nice(pid)
+    if now is None:
+        return None
+    target = min(19, now + steps) if steps >= 0 else max(now + steps, min(now, 0))
+    return now if set_autogroup_nice(pid, target) else None
+
+
 _own_lock = threading.Lock()
 _own_base: int | None = None  # this session's autogroup nice before lower_own_session; None: not lowered
 
@@ -65,10 +76,8 @@ def lower_own_session(steps: int) -> bool:
         now = autogroup_nice(pid)
         if now is None or min(19, now + steps) == now:
             return False
-        if set_autogroup_nice(pid, now + steps):
-            _own_base = now
-            return True
-        return False
+        _own_base = shift_autogroup(pid, steps)
+        return _own_base is not None
 
 
 def restore_own_session() -> None:

@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from dpviz.scheduling import autogroup_nice, set_autogroup_nice
+from dpviz.scheduling import autogroup_nice, set_autogroup_nice, shift_autogroup
 
 __all__ = ["CpuMeter", "ProcessReading", "autogroup_nice", "available_memory_mb", "children", "lower_priority",
            "proportional_mb", "raise_priority", "read_process", "renice", "set_autogroup_nice", "stat_fields",
@@ -225,13 +225,11 @@ def renice(pid: int, delta: int) -> bool:
 
 def lower_priority(pid: int, steps: int) -> bool:
     """Lower process ``pid``'s CPU priority by ``steps`` nice steps where the scheduler looks: its threads
-    (:func:`renice`) and, when it leads a session other than ours, its session's autogroup (:func:`autogroup_nice`;
-    set relative to the group's value). True when its threads moved."""
+    (:func:`renice`) and, when it leads a session other than ours, its session's autogroup
+    (:func:`~dpviz.scheduling.shift_autogroup`). True when its threads moved."""
     moved = renice(pid, steps)
     if _own_session(pid):
-        now = autogroup_nice(pid)
-        if now is not None:
-            set_autogroup_nice(pid, now + steps)
+        shift_autogroup(pid, steps)
     return moved
 
 
@@ -241,9 +239,7 @@ def raise_priority(pid: int, steps: int) -> bool:
     where they could not, the autogroup still did, and with autogroups the threads' common nice value only
     weighs against each other."""
     if _own_session(pid):
-        now = autogroup_nice(pid)
-        if now is not None:
-            set_autogroup_nice(pid, max(now - steps, min(now, 0)))
+        shift_autogroup(pid, -steps)
     return renice(pid, -steps)
 
 
