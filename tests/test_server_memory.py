@@ -232,6 +232,39 @@ def test_renice_without_the_right_to_raise_priority_says_so_and_leaves_the_threa
     assert _nices(pid) == [10, 10, 10, 10]
 
 
+class _ThreadsStartingDuringTheWalk:
+    """A process whose threads start others while :func:`procinfo.renice` walks them: when the walk moves thread 1,
+    thread 2 (not moved yet) starts thread 3, which inherits the old value, and thread 1 starts thread 4, which
+    inherits the new one."""
+
+    def __init__(self, base: int) -> None:
+        self.nice = {1: base, 2: base}
+
+    def thread_ids(self, pid):
+        return sorted(self.nice)
+
+    def thread_nice(self, tid):
+        return self.nice.get(tid)
+
+    def setpriority(self, which, tid, value):
+        self.nice[tid] = value
+        if tid == 1 and 3 not in self.nice:
+            self.nice[3] = self.nice[2]  # started by thread 2: not moved yet
+            self.nice[4] = value  # started by thread 1: just moved
+
+
+def test_renice_moves_threads_started_during_the_walk_once(monkeypatch):
+    """The race behind a refilled kernel seen at nice {0, 10}: threads started while the walk runs must end at the
+    value the walk gives the others, neither left behind (one walk) nor moved twice (walking again blindly)."""
+    for base, delta, want in ((0, 10, 10), (10, -10, 0), (5, 19, 19)):
+        fake = _ThreadsStartingDuringTheWalk(base)
+        monkeypatch.setattr(procinfo, "thread_ids", fake.thread_ids)
+        monkeypatch.setattr(procinfo, "thread_nice", fake.thread_nice)
+        monkeypatch.setattr(os, "setpriority", fake.setpriority)
+        assert procinfo.renice(1, delta) is True
+        assert fake.nice == {1: want, 2: want, 3: want, 4: want}, (base, delta, fake.nice)
+
+
 def test_renice_of_a_gone_process_is_false():
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()

@@ -208,19 +208,38 @@ def renice(pid: int, delta: int) -> bool:
     """Move every thread of process ``pid`` ``delta`` nice steps (positive: lower priority), within [−20, 19].
     Threads it starts later inherit their creator's value. Linux sets nice per thread, so a process-wide change must
     visit each. Raising the priority back (a negative ``delta``) needs privilege (root or CAP_SYS_NICE): False
-    when any thread could not be moved (the process gone, or not allowed), True otherwise."""
-    tids = thread_ids(pid)
-    ok = bool(tids)
-    for tid in tids:
-        now = thread_nice(tid)
-        if now is None:
-            ok = False
-            continue
-        try:
-            os.setpriority(os.PRIO_PROCESS, tid, max(-20, min(19, now + delta)))
-        except OSError:
-            ok = False
-    return ok
+    when any thread could not be moved (the process gone, or not allowed), True otherwise.
+
+    A thread started while the walk runs inherits its creator's value: the old one when the creator was not moved
+    yet, the new one when it was. So the walk repeats until it finds no thread it has not seen (at most
+    ``_RENICE_PASSES`` times), and a thread found late moves only when its value is one the walk moved *from* and
+    not one it moved *to* (it must not move twice); where a value is both, it is left as it is."""
+    seen: set[int] = set()
+    moved: dict[int, int] = {}  # old nice value -> the value threads at it were moved to
+    ok = True
+    for walk in range(_RENICE_PASSES):
+        new = [tid for tid in thread_ids(pid) if tid not in seen]
+        if not new:
+            break
+        for tid in new:
+            seen.add(tid)
+            now = thread_nice(tid)
+            if now is None:
+                ok = ok and walk > 0  # a late thread that has already ended is no failure
+                continue
+            if walk > 0 and (now not in moved or now in moved.values()):
+                continue  # inherited the new value already (or cannot tell): leave it
+            target = max(-20, min(19, now + delta))
+            try:
+                os.setpriority(os.PRIO_PROCESS, tid, target)
+            except OSError:
+                ok = False
+                continue
+            moved[now] = target
+    return ok and bool(seen)
+
+
+_RENICE_PASSES = 5
 
 
 def lower_priority(pid: int, steps: int) -> bool:
