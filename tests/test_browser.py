@@ -312,17 +312,42 @@ _PANEL_REFERENCES_SAME = """(i) => {
 }"""
 
 
-def _wait_for_change(page, i: int, before: str, timeout: int) -> bool:
-    page.evaluate("() => { window._dpvizRefs = null; }")  # the first look computes the signature
-    return _becomes_true(
-        page,
-        f"([i, before]) => {{ if (({_PANEL_REFERENCES_SAME})(i)) return false;"
-        f" const s = ({_PANEL_SIGNATURE})(i);"
-        f" if (s !== null && s !== before) {{ window._dpvizSeen = performance.now(); return true; }}"
-        " return false; }",
-        [i, before],
-        timeout,
-    )
+#: Armed in the page *before* a control moves: from the next animation frame on, look at panel i in every frame until
+#: its signature differs from ``before`` (or 30 s pass), and note that frame's time in ``window._dpvizSeen``. A watch
+#: started from the test after the key presses (a ``wait_for_function``) began only once the page answered the
+#: test's next calls, which waits behind whatever the page is busy with: an update already drawn was then noted up to
+#: ~40 ms late (lesson 05, 2026-11-29: a figure changed 54 ms after the key press, noted at 90 ms). With ``keys``, the
+#: first key press's time goes to ``window._dpvizKey``, and a change before it (a panel still refining its previous
+#: view) becomes the new baseline rather than the move's effect.
+_ARM_CHANGE_WATCH = f"""([i, before, keys]) => {{
+  window._dpvizSeen = null; window._dpvizRefs = null; window._dpvizKey = null;
+  if (keys) document.addEventListener('keydown', () => {{
+    if (window._dpvizKey === null) window._dpvizKey = performance.now(); }}, {{once: true, capture: true}});
+  const start = performance.now(), token = {{}};
+  window._dpvizWatch = token;
+  const look = () => {{
+    if (window._dpvizWatch !== token) return;  // a newer watch replaced this one
+    const now = performance.now();
+    if (!({_PANEL_REFERENCES_SAME})(i)) {{
+      const s = ({_PANEL_SIGNATURE})(i);
+      if (s !== null && s !== before) {{
+        if (keys && window._dpvizKey === null) before = s;
+        else {{ window._dpvizSeen = now; return; }}
+      }}
+    }}
+    if (now - start < 30000) requestAnimationFrame(look);
+  }};
+  requestAnimationFrame(look);
+}}"""
+
+
+def _arm_change_watch(page, i: int, before: str, *, keys: bool) -> None:
+    page.evaluate(_ARM_CHANGE_WATCH, [i, before, keys])
+
+
+def _wait_for_change(page, timeout: int) -> bool:
+    """Whether the watch armed by :func:`_arm_change_watch` saw the panel change within ``timeout`` ms."""
+    return _becomes_true(page, "() => window._dpvizSeen !== null", None, timeout)
 
 
 #: (lesson, seconds, pre-heated) from the page's request to the first animation frame in which a plotly figure is
@@ -357,12 +382,10 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
         for attempt in range(4):  # a loaded machine can be slow to answer; press again rather than fail at once
             handle.focus()
             # the page's own clock, from the first key press to the frame in which the figure's data changed
-            page.evaluate("() => { window._dpvizKey = null; document.addEventListener('keydown', () => {"
-                          " if (window._dpvizKey === null) window._dpvizKey = performance.now(); },"
-                          " {once: true, capture: true}); }")
+            _arm_change_watch(page, i, before, keys=True)
             for _ in range(2):
                 page.keyboard.press("ArrowRight")
-            if _wait_for_change(page, i, before, 30_000):
+            if _wait_for_change(page, 30_000):
                 if attempt == 0 and times is not None:
                     elapsed = page.evaluate("() => (window._dpvizSeen - window._dpvizKey) / 1000")
                     classes = (panel.get_attribute("class") or "").split()
@@ -377,8 +400,9 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
         current = select.input_value()
         others = [v for v in select.locator("option").evaluate_all("os => os.map(o => o.value)") if v != current]
         if others:
+            _arm_change_watch(page, i, before, keys=False)
             select.select_option(others[0])
-            if _wait_for_change(page, i, before, 30_000):
+            if _wait_for_change(page, 30_000):
                 return "select" if _redrawn(page, i) else None
     return None
 
