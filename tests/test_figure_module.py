@@ -294,3 +294,70 @@ def test_an_update_that_replaces_annotations_and_shapes_draws_each_once_and_show
                                     "() => window.el.querySelectorAll('g.annotation').length === 1")
         assert texts == ["new"] and added["annotation"] == redraw["annotation"] // 2  # one annotation, as a redraw
         assert not errors, errors
+
+
+# Two figures, as anywidget loads them: the module evaluated once per figure (each from its own URL).
+_TWO_FIGURES = """async (source) => {
+  window.frame = 0;
+  const tick = () => { window.frame += 1; requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+  window.sendTo = [];
+  for (let k = 0; k < 2; k++) {
+    const url = URL.createObjectURL(new Blob([source], {type: "text/javascript"}));
+    const widget = (await import(url)).default();
+    const state = {_widget_data: [{type: "scatter", y: [k], name: "f" + k}], _widget_layout: {}, _config: {}};
+    const handlers = {};
+    const model = {get: (key) => state[key], set() {}, save_changes() {},
+                   on(ev, cb) { (handlers[ev] ??= []).push(cb); }};
+    window.sendTo.push((key, v) => {
+      for (const w of [v, null]) { state[key] = w; (handlers["change:" + key] || []).forEach((cb) => cb()); }
+    });
+    widget.initialize({model});
+    const el = document.createElement("div"); el.style.width = "500px"; el.id = "f" + k;
+    document.body.appendChild(el);
+    await widget.render({model, el});
+  }
+}"""
+
+# plotly.js stand-in that notes, for each update, the figure, the animation frame it ran in, and its arguments.
+_FRAME_PLOTLY = """
+window.calls = [];
+window.Plotly = {
+  newPlot(gd) { gd.on = () => {}; return Promise.resolve(gd); },
+  update(gd, s) { window.calls.push([gd.id, window.frame, structuredClone(s.y)]); return Promise.resolve(gd); },
+  purge() {},
+};
+"""
+
+
+def test_each_drawing_is_painted_before_the_next_one_starts(browser_available):  # noqa: F811
+    """Changes for several figures (or several partial results) that arrive together were drawn back to back and
+    painted only after the last: the learner saw nothing until all were drawn. The figure module draws one, lets the
+    page paint it, then draws the next, page-wide across figures (each its own module instance) and in arrival
+    order. Fails with the drawings all in one frame."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
+            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(body=_FRAME_PLOTLY, content_type="text/javascript"))
+            page.goto(ORIGIN + "/")
+            page.evaluate(_TWO_FIGURES, _FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)))
+            page.evaluate("""() => {  // all in one task, as WebSocket messages queued behind a long task arrive
+              const change = (y) => ({style_data: {y: [[y]]}, layout_data: {}, style_traces: [0],
+                                      source_view_id: null});
+              sendTo[0]("_py2js_update", change(1));
+              sendTo[1]("_py2js_update", change(2));
+              sendTo[0]("_py2js_update", change(3));
+            }""")
+            calls = _calls(page, 3)
+            assert [(c[0], c[2]) for c in calls] == [("f0", [[1]]), ("f1", [[2]]), ("f0", [[3]])]  # arrival order
+            frames = [c[1] for c in calls]
+            assert frames[0] < frames[1] < frames[2], calls  # a paint between each two drawings
+            assert not errors, errors
+        finally:
+            browser.close()

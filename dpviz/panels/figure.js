@@ -129,6 +129,27 @@ const once = (gd, style, layout) => {
 // The layout edit an update hands plotly.js: margins kept steady, whole lists drawn once.
 export const layoutEdit = (gd, style, layout) => once(gd, style, steady(gd, layout));
 
+// Each drawing shown before the next one starts. Changes arrive as WebSocket messages; when several are waiting
+// (a panel's two or three figures, or a streamed panel's next partial result), the browser runs them back to back
+// and paints only after the last: a learner saw a panel's first figure change only once all of them were drawn
+// (lesson 07's DP-SGD: three drawings of ~20 ms, the first figure's change painted ~50 ms after it was drawn). So
+// a drawing that follows another drawing in the same frame waits until that frame is painted (a task queued from
+// an animation frame callback runs after the paint). One chain for the page, in arrival order. A hidden page
+// paints nothing (and gets no animation frames): there drawings follow each other at once.
+// (anywidget evaluates this module once per figure, so the page's chain lives on the window, shared by all.)
+const pace = (window.__dpvizPace ??= { draws: Promise.resolve(), drewThisFrame: false });
+const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+const paced = (draw) => {
+  const turn = pace.draws.then(async () => {
+    if (pace.drewThisFrame && document.visibilityState === "visible") await afterPaint();
+    pace.drewThisFrame = true;
+    requestAnimationFrame(() => setTimeout(() => { pace.drewThisFrame = false; }, 0));
+    return draw();
+  });
+  pace.draws = turn.then(() => null, () => null);
+  return turn;
+};
+
 export default () => {
   let figure; // the figure as it is now: {data, layout}
   let seq = 0; // changes received so far
@@ -196,7 +217,8 @@ export default () => {
           // change skips it; a change plotly.js refuses is reported and the next ones still apply.
           for (const view of views) {
             view.queue = view.queue
-              .then(() => (view.live && n > view.seq ? PLOTLY.then((P) => draw(P, view)) : null))
+              .then(() => (view.live && n > view.seq
+                ? PLOTLY.then((P) => paced(() => (view.live ? draw(P, view) : null))) : null))
               .catch((e) => console.error(`dpviz figure: plotly.js refused ${name}:`, e));
           }
         });
