@@ -433,3 +433,106 @@ def test_a_kernel_that_is_its_own_session_refines_with_its_session_lowered_and_g
     for (seen, after), n in zip(out["runs"], (5, 6)):
         assert seen == [[1, base]] + [[i, low] for i in range(2, n + 1)], out
         assert after == base, out
+
+
+class _StubIOPub:
+    """ipykernel's IOPub thread as :func:`_base._wait_until_sent` sees it: ``schedule(f)`` runs ``f`` in the thread,
+    after everything scheduled before it, once the test lets the thread go (``release``)."""
+
+    def __init__(self, alive: bool = True) -> None:
+        self.ran: list[str] = []
+        self.go = threading.Event()
+        self.jobs: queue.Queue = queue.Queue()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        if alive:
+            self.thread.start()
+
+    def _run(self) -> None:
+        self.go.wait(WAIT)
+        while True:
+            f = self.jobs.get()
+            if f is None:
+                return
+            f()
+
+    def schedule(self, f) -> None:
+        self.jobs.put(f)
+
+    def stop(self) -> None:
+        self.go.set()
+        self.jobs.put(None)
+
+
+@pytest.fixture
+def stub_kernel(monkeypatch):
+    """A kernel whose IOPub thread is a :class:`_StubIOPub` (in ``sys.modules`` as ipykernel.kernelbase)."""
+    import types
+
+    iopub = _StubIOPub()
+    kernel = types.SimpleNamespace(iopub_socket=types.SimpleNamespace(io_thread=iopub))
+    stub = types.SimpleNamespace(Kernel=types.SimpleNamespace(initialized=lambda: True, instance=lambda: kernel))
+    monkeypatch.setitem(sys.modules, "ipykernel.kernelbase", stub)
+    yield iopub
+    iopub.stop()
+
+
+def test_waiting_until_sent_returns_once_the_iopub_thread_ran_what_was_queued_before(stub_kernel):
+    """A streamed worker waits until the kernel's IOPub thread has sent the view it drew (sent in that thread, in
+    order): the wait ends only after the messages queued before it went out."""
+    stub_kernel.schedule(lambda: stub_kernel.ran.append("view"))  # the view's messages, queued by the worker
+    done, result = threading.Event(), []
+    threading.Thread(target=lambda: (result.append(_base._wait_until_sent(WAIT)), done.set()), daemon=True).start()
+    assert not done.wait(0.3) and stub_kernel.ran == []  # the IOPub thread has not run yet: still waiting
+    stub_kernel.go.set()
+    assert done.wait(WAIT) and stub_kernel.ran == ["view"] and result == [True]
+
+
+def test_waiting_until_sent_gives_up_after_its_timeout_and_needs_no_kernel(stub_kernel, monkeypatch):
+    import time
+
+    start = time.perf_counter()
+    assert _base._wait_until_sent(0.2) is False  # the IOPub thread never runs: the worker goes on after the timeout
+    assert 0.2 <= time.perf_counter() - start < WAIT
+    monkeypatch.delitem(sys.modules, "ipykernel.kernelbase")  # no kernel (a script, the static export)
+    start = time.perf_counter()
+    assert _base._wait_until_sent(WAIT) is False
+    assert time.perf_counter() - start < WAIT
+
+
+def test_waiting_until_sent_finds_a_real_kernels_iopub_thread():
+    """In a real ipykernel the wait reaches the IOPub thread (the stub above mirrors what it looks up)."""
+    from jupyter_client.manager import start_new_kernel
+
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        outputs = []
+        kc.execute_interactive("from dpviz.panels import _base; print(_base._wait_until_sent(30.0))",
+                               timeout=120, output_hook=lambda m: outputs.append(m["content"].get("text", "")))
+        assert "".join(outputs).strip() == "True"
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+
+
+def test_a_worker_waits_for_each_partial_view_to_be_sent_before_it_refines_at_a_lower_priority(monkeypatch):
+    """Each partial view leaves the kernel before the worker computes the next step, and before it lowers its
+    priority: lowered first, the view's own messages would wait behind everything else on the machine."""
+    events: list = []
+    monkeypatch.setattr(_base, "_wait_until_sent", lambda timeout=_base.SEND_WAIT: events.append("sent"))
+    monkeypatch.setattr(_base, "_lower_thread_priority", lambda increment: events.append("lowered"))
+    monkeypatch.setattr(_base, "_refinement_started", lambda: events.append("session lowered"))
+    monkeypatch.setattr(_base, "_refinement_ended", lambda: events.append("session back"))
+    monkeypatch.setattr(_base, "PARTIAL_INTERVAL", 0.0)  # every partial view is drawn
+
+    class Probe(_Ticker):
+        def _render_steps(self, v):
+            for step in super()._render_steps(v):
+                events.append(f"step {step.done}")
+                yield step
+
+    panel = Probe()
+    panel.background = True
+    events.clear()  # the first view, drawn synchronously when the panel is built
+    panel.controls["n"].value = 3
+    assert panel.wait(WAIT)
+    assert events == ["step 1", "sent", "lowered", "session lowered", "step 2", "sent", "step 3", "session back"]

@@ -181,6 +181,33 @@ def _lower_thread_priority(increment: int) -> None:
         pass
 
 
+#: How long a streamed update's worker waits, at most, for the kernel to send a view it has just drawn (seconds).
+SEND_WAIT = 0.1
+
+
+def _wait_until_sent(timeout: float = SEND_WAIT) -> bool:
+    """Block the calling thread until the kernel's IOPub thread has sent every message queued before this call (at
+    most ``timeout`` seconds); outside a kernel, return at once. True when it did wait for the IOPub thread and the
+    thread got there in time.
+
+    ipykernel sends every message from its IOPub thread, which needs the GIL for each. A worker that goes straight on
+    to its next refinement holds the GIL for most of the next few milliseconds, and the IOPub thread got it back
+    only once per switch interval (5 ms) per message: a partial view of five messages reached the page 30–50 ms
+    after it was drawn (lesson 05, 2026-11-29; ~10 ms from a panel that computes in the kernel's main thread, which
+    waits for the next message meanwhile). Waiting on an event, the worker releases the GIL until the IOPub thread
+    has run everything queued before it, in order."""
+    kernelbase = sys.modules.get("ipykernel.kernelbase")  # never imported here: no kernel, nothing to wait for
+    if kernelbase is None or not kernelbase.Kernel.initialized():
+        return False
+    iopub = getattr(getattr(kernelbase.Kernel.instance(), "iopub_socket", None), "io_thread", None)
+    if iopub is None or not hasattr(iopub, "schedule") or not getattr(iopub, "thread", None) \
+            or not iopub.thread.is_alive():
+        return False
+    sent = threading.Event()
+    iopub.schedule(sent.set)
+    return sent.wait(timeout)
+
+
 @dataclass
 class Step:
     """One stage of a streamed render (:meth:`Panel._render_steps`): ``done`` of ``total`` units of work are
@@ -841,13 +868,14 @@ class Panel:
                         self._show_working(False)
                         self.timings.samples.append(time.perf_counter() - job.started)
                         return
-                    if first:  # the learner sees a result: refine in the background (REFINE_NICE)
-                        _lower_thread_priority(REFINE_NICE)
-                        _refinement_started()
-                        refining = True
                     self.progress.value = step.done / max(step.total, 1)
                     self.note.value = _note("⏳", f"Partial result, after {step.describe()}: refining… "
                                                  "(Stop keeps this one).")
+                _wait_until_sent()  # the view on its way to the page before the next refinement takes the GIL
+                if first:  # the learner sees a result: refine in the background (REFINE_NICE)
+                    _lower_thread_priority(REFINE_NICE)
+                    _refinement_started()
+                    refining = True
             self._end_job(job, None)  # a generator without its final step: a bug, shown plainly
             log.error("dpviz panel %s: _render_steps ended before its final step", type(self).__name__)
         except _Cancelled:
