@@ -361,3 +361,37 @@ def test_each_drawing_is_painted_before_the_next_one_starts(browser_available): 
             assert not errors, errors
         finally:
             browser.close()
+
+
+def test_a_drawing_that_never_finishes_holds_the_other_figures_back_for_a_bounded_time(browser_available):  # noqa: F811
+    """The page-wide order must not let one stuck figure (a plotly.js call whose promise never settles) freeze every
+    other figure of the lesson: after PACE_LIMIT_MS the next figure's drawing goes ahead. Fails with a chain that
+    waits for each drawing to finish."""
+    from playwright.sync_api import sync_playwright
+
+    stuck = _FRAME_PLOTLY.replace(
+        "update(gd, s) {",
+        "update(gd, s) { if (gd.id === 'f0') { window.calls.push([gd.id, window.frame, null]);"
+        " return new Promise(() => {}); }")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
+            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(body=stuck, content_type="text/javascript"))
+            page.goto(ORIGIN + "/")
+            page.evaluate(_TWO_FIGURES, _FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)))
+            page.evaluate("""() => {
+              const change = (y) => ({style_data: {y: [[y]]}, layout_data: {}, style_traces: [0],
+                                      source_view_id: null});
+              window.t0 = performance.now();
+              sendTo[0]("_py2js_update", change(1));
+              sendTo[1]("_py2js_update", change(2));
+              window.calls.push = ((push) => function (c) { c.push(performance.now() - window.t0);
+                                                            return push.call(this, c); })(window.calls.push);
+            }""")
+            calls = _calls(page, 2)
+            assert [c[0] for c in calls] == ["f0", "f1"] and calls[1][2] == [[2]]
+            assert calls[1][3] >= 1900, calls  # held back ~2 s by the stuck drawing, then drawn
+        finally:
+            browser.close()

@@ -138,15 +138,21 @@ export const layoutEdit = (gd, style, layout) => once(gd, style, steady(gd, layo
 // paints nothing (and gets no animation frames): there drawings follow each other at once.
 // (anywidget evaluates this module once per figure, so the page's chain lives on the window, shared by all.)
 const pace = (window.__dpvizPace ??= { draws: Promise.resolve(), drewThisFrame: false });
+const PACE_LIMIT_MS = 2000;
 const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 const paced = (draw) => {
+  let started;
+  const begun = new Promise((resolve) => { started = resolve; });
   const turn = pace.draws.then(async () => {
     if (pace.drewThisFrame && document.visibilityState === "visible") await afterPaint();
     pace.drewThisFrame = true;
     requestAnimationFrame(() => setTimeout(() => { pace.drewThisFrame = false; }, 0));
+    started();
     return draw();
   });
-  pace.draws = turn.then(() => null, () => null);
+  // A drawing that never finishes (plotly.js stuck on one figure) holds the others back PACE_LIMIT_MS at most.
+  const bounded = begun.then(() => new Promise((resolve) => setTimeout(resolve, PACE_LIMIT_MS)));
+  pace.draws = Promise.race([turn, bounded]).then(() => null, () => null);
   return turn;
 };
 
