@@ -141,18 +141,17 @@ const pace = (window.__dpvizPace ??= { draws: Promise.resolve(), drewThisFrame: 
 const PACE_LIMIT_MS = 2000;
 const afterPaint = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
 const paced = (draw) => {
-  let started;
-  const begun = new Promise((resolve) => { started = resolve; });
-  const turn = pace.draws.then(async () => {
+  const previous = pace.draws;
+  let release; // lets the next drawing start: when this one has finished, or PACE_LIMIT_MS after it began
+  pace.draws = new Promise((resolve) => { release = resolve; });
+  const turn = previous.then(async () => {
     if (pace.drewThisFrame && document.visibilityState === "visible") await afterPaint();
     pace.drewThisFrame = true;
     requestAnimationFrame(() => setTimeout(() => { pace.drewThisFrame = false; }, 0));
-    started();
+    setTimeout(release, PACE_LIMIT_MS); // a drawing that never finishes holds the others back no longer
     return draw();
   });
-  // A drawing that never finishes (plotly.js stuck on one figure) holds the others back PACE_LIMIT_MS at most.
-  const bounded = begun.then(() => new Promise((resolve) => setTimeout(resolve, PACE_LIMIT_MS)));
-  pace.draws = Promise.race([turn, bounded]).then(() => null, () => null);
+  turn.then(release, release);
   return turn;
 };
 
