@@ -158,12 +158,10 @@ _SETUP_WITH = _SETUP.replace("async (source) => {", "async ([source, given]) => 
 
 
 @contextlib.contextmanager
-def _drawn_with_real_plotly(state: dict):
-    """A page in which the figure module has drawn the figure ``state`` with the real plotly.js (the cartesian
-    bundle dpviz.app serves), as ``window.el``; yields the page and the list of page errors."""
+def _page_with_plotly(**bundle):
+    """A blank page at ORIGIN in headless Chromium whose plotly.js request is answered with ``bundle`` (the keyword
+    arguments of Playwright's ``route.fulfill``); yields the page and the list of its uncaught errors."""
     from playwright.sync_api import sync_playwright
-
-    from dpviz.app import PLOTLY_BUNDLE, STATIC
 
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
@@ -172,15 +170,24 @@ def _drawn_with_real_plotly(state: dict):
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
-            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(path=str(STATIC / PLOTLY_BUNDLE),
-                                                            content_type="text/javascript"))
+            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(content_type="text/javascript", **bundle))
             page.goto(ORIGIN + "/")
-            page.evaluate(_SETUP_WITH, [_FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)), state])
-            page.evaluate("async () => { window.el = await render(); }")
-            page.wait_for_function("() => window.el && window.el._fullLayout && window.el._fullLayout._size")
             yield page, errors
         finally:
             browser.close()
+
+
+@contextlib.contextmanager
+def _drawn_with_real_plotly(state: dict):
+    """A page in which the figure module has drawn the figure ``state`` with the real plotly.js (the cartesian
+    bundle dpviz.app serves), as ``window.el``; yields the page and the list of page errors."""
+    from dpviz.app import PLOTLY_BUNDLE, STATIC
+
+    with _page_with_plotly(path=str(STATIC / PLOTLY_BUNDLE)) as (page, errors):
+        page.evaluate(_SETUP_WITH, [_FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)), state])
+        page.evaluate("async () => { window.el = await render(); }")
+        page.wait_for_function("() => window.el && window.el._fullLayout && window.el._fullLayout._size")
+        yield page, errors
 
 
 def test_a_slider_move_that_shortens_tick_labels_keeps_the_margins_and_draws_the_figure_once(browser_available):  # noqa: F811
@@ -302,6 +309,7 @@ _TWO_FIGURES = """async (source) => {
   const tick = () => { window.frame += 1; requestAnimationFrame(tick); };
   requestAnimationFrame(tick);
   window.sendTo = [];
+  window.change = (y) => ({style_data: {y: [[y]]}, layout_data: {}, style_traces: [0], source_view_id: null});
   for (let k = 0; k < 2; k++) {
     const url = URL.createObjectURL(new Blob([source], {type: "text/javascript"}));
     const widget = (await import(url)).default();
@@ -330,68 +338,50 @@ window.Plotly = {
 """
 
 
+@contextlib.contextmanager
+def _two_figures_drawn(plotly_source: str):
+    """A page in which the figure module has drawn two figures (``f0`` and ``f1``, ``sendTo[k]`` sends figure k a
+    change, ``change(y)`` makes one) with ``plotly_source`` as plotly.js; yields the page and its errors."""
+    with _page_with_plotly(body=plotly_source) as (page, errors):
+        page.evaluate(_TWO_FIGURES, _FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)))
+        yield page, errors
+
+
 def test_each_drawing_is_painted_before_the_next_one_starts(browser_available):  # noqa: F811
     """Changes for several figures (or several partial results) that arrive together were drawn back to back and
     painted only after the last: the learner saw nothing until all were drawn. The figure module draws one, lets the
     page paint it, then draws the next, page-wide across figures (each its own module instance) and in arrival
     order. Fails with the drawings all in one frame."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
-            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(body=_FRAME_PLOTLY, content_type="text/javascript"))
-            page.goto(ORIGIN + "/")
-            page.evaluate(_TWO_FIGURES, _FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)))
-            page.evaluate("""() => {  // all in one task, as WebSocket messages queued behind a long task arrive
-              const change = (y) => ({style_data: {y: [[y]]}, layout_data: {}, style_traces: [0],
-                                      source_view_id: null});
-              sendTo[0]("_py2js_update", change(1));
-              sendTo[1]("_py2js_update", change(2));
-              sendTo[0]("_py2js_update", change(3));
-            }""")
-            calls = _calls(page, 3)
-            assert [(c[0], c[2]) for c in calls] == [("f0", [[1]]), ("f1", [[2]]), ("f0", [[3]])]  # arrival order
-            frames = [c[1] for c in calls]
-            assert frames[0] < frames[1] < frames[2], calls  # a paint between each two drawings
-            assert not errors, errors
-        finally:
-            browser.close()
+    with _two_figures_drawn(_FRAME_PLOTLY) as (page, errors):
+        page.evaluate("""() => {  // all in one task, as WebSocket messages queued behind a long task arrive
+          sendTo[0]("_py2js_update", change(1));
+          sendTo[1]("_py2js_update", change(2));
+          sendTo[0]("_py2js_update", change(3));
+        }""")
+        calls = _calls(page, 3)
+        assert [(c[0], c[2]) for c in calls] == [("f0", [[1]]), ("f1", [[2]]), ("f0", [[3]])]  # arrival order
+        frames = [c[1] for c in calls]
+        assert frames[0] < frames[1] < frames[2], calls  # a paint between each two drawings
+        assert not errors, errors
 
 
 def test_a_drawing_that_never_finishes_holds_the_other_figures_back_for_a_bounded_time(browser_available):  # noqa: F811
     """The page-wide order must not let one stuck figure (a plotly.js call whose promise never settles) freeze every
     other figure of the lesson: after PACE_LIMIT_MS the next figure's drawing goes ahead. Fails with a chain that
     waits for each drawing to finish."""
-    from playwright.sync_api import sync_playwright
 
     stuck = _FRAME_PLOTLY.replace(
         "update(gd, s) {",
         "update(gd, s) { if (gd.id === 'f0') { window.calls.push([gd.id, window.frame, null]);"
         " return new Promise(() => {}); }")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.route(ORIGIN + "/", lambda r: r.fulfill(body="<html><body></body></html>", content_type="text/html"))
-            page.route(ORIGIN + BUNDLE, lambda r: r.fulfill(body=stuck, content_type="text/javascript"))
-            page.goto(ORIGIN + "/")
-            page.evaluate(_TWO_FIGURES, _FIGURE_MODULE.replace("__URL__", json.dumps(BUNDLE)))
-            page.evaluate("""() => {
-              const change = (y) => ({style_data: {y: [[y]]}, layout_data: {}, style_traces: [0],
-                                      source_view_id: null});
-              window.t0 = performance.now();
-              sendTo[0]("_py2js_update", change(1));
-              sendTo[1]("_py2js_update", change(2));
-              window.calls.push = ((push) => function (c) { c.push(performance.now() - window.t0);
-                                                            return push.call(this, c); })(window.calls.push);
-            }""")
-            calls = _calls(page, 2)
-            assert [c[0] for c in calls] == ["f0", "f1"] and calls[1][2] == [[2]]
-            assert calls[1][3] >= 1900, calls  # held back ~2 s by the stuck drawing, then drawn
-        finally:
-            browser.close()
+    with _two_figures_drawn(stuck) as (page, _errors):
+        page.evaluate("""() => {
+          window.t0 = performance.now();
+          sendTo[0]("_py2js_update", change(1));
+          sendTo[1]("_py2js_update", change(2));
+          window.calls.push = ((push) => function (c) { c.push(performance.now() - window.t0);
+                                                        return push.call(this, c); })(window.calls.push);
+        }""")
+        calls = _calls(page, 2)
+        assert [c[0] for c in calls] == ["f0", "f1"] and calls[1][2] == [[2]]
+        assert calls[1][3] >= 1900, calls  # held back ~2 s by the stuck drawing, then drawn
