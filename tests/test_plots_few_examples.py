@@ -245,3 +245,17 @@ def test_legend_below_keeps_the_plot_height_and_grows_the_figure():
         lay = f[name].layout
         assert lay.height - lay.margin.b - (lay.margin.t if lay.margin.t is not None else top) == 380, name
     assert f["users"].layout.height > f["users, no mark"].layout.height  # one legend entry more
+
+
+def test_pac_error_theory_can_span_more_n_than_the_simulation():
+    # A partial view (issue 14): the theory lines α(n) = ln(K+1)/(ε·n·m), capped at 1/2, over theory_grid; the
+    # simulated curve over the n simulated so far.
+    fig = P.pac_error_figure(np.array([2, 4]), {8: np.array([0.3, 0.2])}, epsilon=2.0, grid_size=100,
+                             theory_grid=np.array([2, 4, 8, 16]))
+    sim, theory = fig.data
+    assert list(sim.x) == [2.0, 4.0]
+    assert list(theory.x) == [2.0, 4.0, 8.0, 16.0]
+    expected = [min(math.log(101) / (2.0 * n * 8), 0.5) for n in (2, 4, 8, 16)]
+    assert list(theory.y) == pytest.approx(expected, rel=1e-12)
+    fig = P.pac_error_figure(np.array([2, 4]), {8: np.array([0.3, 0.2])}, epsilon=2.0, grid_size=100)
+    assert list(fig.data[1].x) == [2.0, 4.0]  # by default over the simulated n

@@ -142,3 +142,16 @@ def test_figures_keep_their_axes_and_marks():
     assert n_line.y0 == n_line.y1 == 300 and n_line.xref == "x domain"  # the learner's n across the plot
     (m_line,) = figs["heterogeneity"].layout.shapes
     assert m_line.x0 == m_line.x1 == 20.0 and m_line.yref == "y domain"
+
+
+def test_heterogeneity_formula_can_span_more_m_than_the_simulation():
+    # A partial view (issue 14): the formula line over every m of the final view, the simulated markers over the m
+    # simulated so far; the formula's y values are drawn as given, at formula_ms.
+    ms, all_ms = np.array([1.0, 10.0]), np.array([1.0, 10.0, 100.0, 1000.0])
+    fig = P.heterogeneity_figure(ms, {"nonprivate": np.array([1e-2, 1e-3])}, formula=1 / all_ms, formula_ms=all_ms)
+    line, markers = fig.data
+    assert list(line.x) == [1.0, 10.0, 100.0, 1000.0] and list(line.y) == [1.0, 0.1, 0.01, 0.001]
+    assert list(markers.x) == [1.0, 10.0]
+    # without formula_ms, the formula is drawn at the simulated m
+    fig = P.heterogeneity_figure(ms, {"nonprivate": np.array([1e-2, 1e-3])}, formula=np.array([1.0, 0.1]))
+    assert list(fig.data[0].x) == [1.0, 10.0]

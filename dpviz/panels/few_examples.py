@@ -372,12 +372,14 @@ class ThresholdLearnerPanel(Panel):
         return {"m": [2, 8, 32, 64], "epsilon": [0.5, 2.0, 4.0], "grid_size": [100, 1000], "trials": [30, 60]}
 
     N_GRID = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
-    #: how many values of n are simulated before a live update first draws (the small n are cheap)
-    FIRST_DRAW = 4
+    #: how many values of n are simulated before a live update first draws (the small n are cheap): two, the first
+    #: partial result in ~10 ms of the kernel (four: ~24 ms, make bench p50, 2026-11-29), so that a slider's second
+    #: key press rarely cancels the first before it has drawn anything
+    FIRST_DRAW = 2
 
     def _render_steps(self, v: dict[str, Any]):
         """n by n (both curves at each n; every point has its own seed, so the order changes no draw): the first
-        view after the cheap small n, then one per further n."""
+        view after the cheap small n, then one per further n; every view draws the theory over the whole n grid."""
         m, eps, K, trials = int(v["m"]), float(v["epsilon"]), int(v["grid_size"]), int(v["trials"])
         n_grid = self.N_GRID
         ms = [1, m]
@@ -398,7 +400,7 @@ class ThresholdLearnerPanel(Panel):
 
     def _view(self, n_grid, errors, ses, m, eps, K) -> View:
         ms = [1, m]
-        fig = P.pac_error_figure(n_grid, errors, epsilon=eps, grid_size=K, standard_errors=ses)
+        fig = P.pac_error_figure(n_grid, errors, epsilon=eps, grid_size=K, standard_errors=ses, theory_grid=self.N_GRID)
         target = 0.02
         need = {mm: _users_for_error(n_grid, errors[mm], target) for mm in ms}
         if math.isfinite(need[1]) and math.isfinite(need[m]):

@@ -340,18 +340,19 @@ class HeterogeneityPanel(Panel):
         pts = []
         for i, m in enumerate(ms):
             pts.append(heterogeneity_point(n, int(m), h, 0))
-            yield Step(i + 1, len(ms), lambda k=i + 1: self._view(n, h, ms[:k], np.array(pts[:k]), len(ms)),
-                       unit="values of m")
+            yield Step(i + 1, len(ms), lambda k=i + 1: self._view(n, h, ms, np.array(pts[:k])), unit="values of m")
 
-    def _view(self, n, h, ms, pts, total):
-        formula, floor = heterogeneity_formula(n, ms, h)
+    def _view(self, n, h, all_ms, pts):
+        """The figure and table after the first len(pts) values of m; the formula (closed form) over every m."""
+        ms = all_ms[:len(pts)]
+        formula, floor = heterogeneity_formula(n, all_ms, h)
         m_star = self._m_star(n, h)
         shown = m_star if self._revealed else None  # the exercise's answer: hidden until Reveal
         title = "Heterogeneity: when do more samples per user stop helping?"
-        if len(ms) < total:
-            title += f" — {len(ms)} of {total} values of m so far"
+        if len(ms) < len(all_ms):
+            title += f" — {len(ms)} of {len(all_ms)} values of m so far"
         fig = P.heterogeneity_figure(ms, {"nonprivate": pts[:, 0], "user_level": pts[:, 1], "naive": pts[:, 2]},
-                                     formula=formula, m_star=shown, title=title)
+                                     formula=formula, formula_ms=all_ms, m_star=shown, title=title)
         if not math.isfinite(m_star):
             star = "∞ (no drift)"
         else:

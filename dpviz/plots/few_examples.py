@@ -575,14 +575,18 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, show_best: bool
 
 
 def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_size: int, constant: float = 1.0,
-                     standard_errors: dict | None = None, template: str = TEMPLATE) -> go.Figure:
+                     standard_errors: dict | None = None, theory_grid: np.ndarray | None = None,
+                     template: str = TEMPLATE) -> go.Figure:
     """Simulated true error of the user-level realizable PAC learner (Section 4) on 1-D thresholds against n, one curve
     per m, beside the theory α(n) = C·ln(K+1)/(ε·n·m) (Theorem 4 of Ghazi et al. 2023 solved for α; C = 1 shown).
 
-    ``errors`` maps m → array of mean errors over ``n_grid``.
+    ``errors`` maps m → array of mean errors over ``n_grid``. The theory is drawn over ``theory_grid`` (default
+    ``n_grid``): a partial view draws it over every n of the final view, so that its axes, and the reference lines,
+    are there from the first result on.
     """
     epsilon = check_positive(epsilon, "epsilon")
     n_grid = np.asarray(n_grid, dtype=float)
+    theory_grid = n_grid if theory_grid is None else np.asarray(theory_grid, dtype=float)
     data = []
     cols = [PALETTE[7], PALETTE[0], PALETTE[2], PALETTE[3], PALETTE[5]]
     for i, (m, err) in enumerate(sorted(errors.items())):
@@ -594,8 +598,8 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         data.append(_scatter(x=n_grid, y=np.where(err > 0, err, np.nan), mode="markers+lines",
                              name=f"simulation, m = {m}" + (" (item-level)" if m == 1 else ""), error_y=ey,
                              line=dict(color=col, width=2), marker=dict(size=7)))
-        theory = constant * math.log(grid_size + 1) / (epsilon * n_grid * m)
-        data.append(_scatter(x=n_grid, y=np.minimum(theory, 0.5), mode="lines", name=f"theory, m = {m}",
+        theory = constant * math.log(grid_size + 1) / (epsilon * theory_grid * m)
+        data.append(_scatter(x=theory_grid, y=np.minimum(theory, 0.5), mode="lines", name=f"theory, m = {m}",
                              line=dict(color=col, dash="dot", width=1.5), showlegend=True))
     layout = dict(
         template=template, title=dict(text=f"User-level PAC learning of thresholds (K = {grid_size}, ε = {epsilon:g})",

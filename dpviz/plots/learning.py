@@ -181,12 +181,17 @@ def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n:
 
 
 def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, formula: np.ndarray | None = None,
-                         m_star: float | None = None, title: str = "Heterogeneity: when do more samples per user "
-                         "stop helping?", template: str = TEMPLATE) -> go.Figure:
-    """Excess risk vs m (log–log): simulated methods (markers) and the non-private formula (line)."""
+                         formula_ms: np.ndarray | None = None, m_star: float | None = None,
+                         title: str = "Heterogeneity: when do more samples per user stop helping?",
+                         template: str = TEMPLATE) -> go.Figure:
+    """Excess risk vs m (log–log): simulated methods (markers) and the non-private formula (line).
+
+    ``formula`` is drawn over ``formula_ms`` (default ``ms``): a partial view draws it over every m of the final
+    view, so that its axes, and the reference line, are there from the first result on."""
     data = []
     if formula is not None:
-        data.append(_scatter(x=ms, y=formula, mode="lines", name="non-private: s²d/(2nm) + h²tr Σ/(2nd)",
+        data.append(_scatter(x=ms if formula_ms is None else formula_ms, y=formula, mode="lines",
+                             name="non-private: s²d/(2nm) + h²tr Σ/(2nd)",
                              line=dict(color=ROLE["bound"], dash="dash")))
     for key, ys in curves.items():
         color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
