@@ -4,6 +4,7 @@ Hypothesis: a fixed profile (derandomized, modest examples, no deadline) so runs
 machine; set HYPOTHESIS_PROFILE=thorough for a longer local search.
 """
 
+import json
 import os
 import sys
 
@@ -50,6 +51,9 @@ def pytest_terminal_summary(terminalreporter):
     records = sorted(getattr(module, "SLIDER_TIMES", []), key=lambda r: r[1])
     if not records:
         return
+    if os.environ.get("DPVIZ_BROWSER_TIMES"):  # one JSON line per run, to compare runs (each panel is moved once)
+        with open(os.environ["DPVIZ_BROWSER_TIMES"], "a", encoding="utf-8") as out:
+            out.write(json.dumps({"first_figure": firsts, "slider": records}) + "\n")
 
     groups = [("every panel", records), ("drag panels", [r for r in records if not r[2]]),
               ("slow (release-only) panels", [r for r in records if r[2]])]

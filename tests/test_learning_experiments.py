@@ -28,3 +28,31 @@ def test_m_star_is_where_drift_equals_the_statistical_term(h):
     assert floor == pytest.approx(h * h * tr / (2 * 200 * 5), rel=1e-14)
     assert formula[0] == pytest.approx(2 * floor, rel=1e-12)  # the two terms are equal at m*
     assert X.heterogeneity_m_star(0.0) == math.inf
+
+
+def test_heterogeneity_point_reports_progress_through_both_trainings_and_stops_when_it_raises():
+    X._POINTS.clear()
+    plain = X.heterogeneity_point(50, 3, 0.3, 0)
+    X._POINTS.clear()
+    seen: list[float] = []
+    assert X.heterogeneity_point(50, 3, 0.3, 0, progress=seen.append) == plain  # reporting changes no draw
+    assert seen and all(0 <= a <= b <= 1 for a, b in zip(seen, seen[1:]))  # from 0 to 1, never backwards
+    assert min(seen) <= 0.5 < max(seen) and max(seen) == pytest.approx(1.0)  # both trainings report
+
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def stop(fraction):
+        calls.append(fraction)
+        raise Stop
+
+    with pytest.raises(Stop):
+        X.heterogeneity_point(50, 4, 0.3, 0, progress=stop)
+    assert len(calls) == 1
+    assert (50, 4, 0.3, 0) not in X._POINTS  # a point cut short is not kept
+    # a point computed before is kept: asked again, it returns at once (no reports), whatever progress is passed
+    assert X.heterogeneity_point(50, 3, 0.3, 0, progress=stop) == plain and len(calls) == 1
+    with pytest.raises(TypeError, match="progress = 3 is not allowed"):
+        X.heterogeneity_point(50, 3, 0.3, 0, progress=3)

@@ -339,7 +339,8 @@ class HeterogeneityPanel(Panel):
         ms = np.array([m for m in self.MS if n * m <= 400_000], dtype=float)
         pts = []
         for i, m in enumerate(ms):
-            pts.append(heterogeneity_point(n, int(m), h, 0))
+            pts.append(heterogeneity_point(n, int(m), h, 0,
+                                           progress=lambda f, i=i: self.report_progress((i + f) / len(ms))))
             yield Step(i + 1, len(ms), lambda k=i + 1: self._view(n, h, ms, np.array(pts[:k])), unit="values of m")
 
     def _view(self, n, h, all_ms, pts):
