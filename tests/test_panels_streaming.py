@@ -575,3 +575,71 @@ def test_partial_views_draw_the_reference_curves_of_the_final_view_from_the_firs
         assert ref == final_ref
         assert sim.keys() == final_sim.keys()
         assert all(0 < len(x) < len(final_sim[k]) and x == final_sim[k][:len(x)] for k, x in sim.items())
+
+
+def test_yielding_to_the_foreground_waits_only_while_an_update_is_waited_for():
+    assert not _base._yield_to_foreground(timeout=WAIT)  # nothing in the foreground: returns at once
+    _base._foreground_begin()
+    try:
+        assert _base._yield_to_foreground(timeout=0.01)  # waited, and gave up after its timeout
+        done = threading.Event()
+        worker = threading.Thread(target=lambda: (_base._yield_to_foreground(timeout=WAIT), done.set()))
+        worker.start()
+        with _base._foreground_cond:
+            assert _base._foreground_cond.wait_for(lambda: _base._yielding == 1, WAIT)
+        assert not done.is_set()
+    finally:
+        _base._foreground_end()
+    worker.join(WAIT)
+    assert done.is_set() and _base._yielding == 0 and _base._foreground == 0
+
+
+def test_updates_a_learner_waits_for_hold_the_foreground_until_their_first_result():
+    seen = {}
+    sync = CompositionLabPanel(k=10.0)  # any panel: background False renders synchronously in update()
+    sync.background = False
+    render = sync._render
+    sync._render = lambda v: (seen.setdefault("sync", _base._foreground), render(v))[1]
+    sync.update()
+    streamed = _live("ThresholdLearnerPanel")
+    steps = streamed._render_steps
+
+    def spy(v):
+        for step in steps(v):
+            seen.setdefault("first step", _base._foreground)
+            if step.done > 2:  # the second view: the first one was drawn and sent
+                seen.setdefault("refining", _base._foreground)
+            yield step
+
+    streamed._render_steps = spy
+    streamed.controls["epsilon"].value = 2.0
+    assert streamed.wait(WAIT)
+    assert seen == {"sync": 1, "first step": 1, "refining": 0} and _base._foreground == 0
+
+
+def test_a_refining_worker_waits_at_its_next_report_while_another_update_is_waited_for(monkeypatch):
+    """Another panel's update a learner waits for holds the kernel's GIL for itself: a refinement (which a lower
+    CPU priority does not hold back within the kernel) waits at its next progress report until that update is done,
+    then finishes exactly as it would have."""
+    monkeypatch.setattr(_base, "FOREGROUND_WAIT", WAIT)
+    _, _, control, value, _ = CASES["ThresholdLearnerPanel"]
+    panel = _live("ThresholdLearnerPanel")
+    refining = threading.Event()
+    original = panel.report_progress
+
+    def report(fraction):
+        if panel._local.job.refining:
+            refining.set()
+        original(fraction)
+
+    panel.report_progress = report
+    _base._foreground_begin()  # as if another panel's update had just started (released at once if the test fails)
+    try:
+        panel.controls[control].value = value
+        with _base._foreground_cond:  # the worker, now past its first result, is held at a report
+            assert _base._foreground_cond.wait_for(lambda: _base._yielding == 1, WAIT)
+        assert refining.is_set() and not panel.wait(0.2)
+    finally:
+        _base._foreground_end()
+    assert panel.wait(WAIT)
+    assert _state(panel) == _sync_state("ThresholdLearnerPanel", value)

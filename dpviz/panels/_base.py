@@ -169,6 +169,51 @@ def _refinement_ended() -> None:
             scheduling.restore_own_session()
 
 
+#: The longest a refining worker waits, at one report, for the updates a learner is waiting for (seconds): a learner
+#: who keeps dragging a slider slows another panel's refinement down, never stops it.
+FOREGROUND_WAIT = 0.5
+_foreground = 0  # updates in this process whose (first) result a learner is waiting for
+_yielding = 0  # refining workers waiting for them (read by the tests)
+_foreground_cond = threading.Condition()
+
+
+def _foreground_begin() -> None:
+    """An update a learner waits for has started: a synchronous one, or a streamed one before its first result."""
+    global _foreground
+    with _foreground_cond:
+        _foreground += 1
+
+
+def _foreground_end() -> None:
+    global _foreground
+    with _foreground_cond:
+        _foreground -= 1
+        if _foreground == 0:
+            _foreground_cond.notify_all()
+
+
+def _yield_to_foreground(timeout: float | None = None) -> bool:
+    """In a refining worker: wait, holding no lock and not the GIL, while a learner waits for another update of this
+    kernel (at most ``timeout`` seconds); True when it waited.
+
+    Lowering the worker's CPU priority does not help against the kernel's own threads: they share one GIL, which
+    Python hands over every 5 ms whatever the priorities, so a refinement took about half of the kernel from the
+    update a learner had just asked for (lesson 10, 2026-11-29: live training refining while the heterogeneity
+    slider moved, 120-220 ms to its first figure in the page against 75-115 ms alone). ``timeout`` defaults to
+    :data:`FOREGROUND_WAIT`."""
+    global _yielding
+    with _foreground_cond:
+        if _foreground == 0:
+            return False
+        _yielding += 1
+        _foreground_cond.notify_all()  # (for the tests, which wait for a worker to be here)
+        try:
+            _foreground_cond.wait_for(lambda: _foreground == 0, FOREGROUND_WAIT if timeout is None else timeout)
+        finally:
+            _yielding -= 1
+        return True
+
+
 def _lower_thread_priority(increment: int) -> None:
     """Lower the calling thread's CPU priority by ``increment`` nice steps (at most to 19). On Linux a thread has
     its own nice value and may always lower its priority without privilege; elsewhere (or if refused) a no-op."""
@@ -254,6 +299,7 @@ class _Job:
     thread: threading.Thread | None = None
     shown: Step | None = None  # the last step written into the figures
     stopped: bool = False
+    refining: bool = False  # past its first result (it then yields to the updates a learner waits for)
 
 
 def _kernel_running() -> bool:
@@ -768,9 +814,13 @@ class Panel:
 
         In a worker whose update has gone stale (a newer change, or Stop) it raises instead, which ends the stale
         computation at once, inside the core loop that reports. The bar moves at most once per
-        :data:`PROGRESS_INTERVAL` (each move is a message to the page); the staleness check runs on every call.
+        :data:`PROGRESS_INTERVAL` (each move is a message to the page); the staleness check runs on every call. A
+        worker past its first result first waits while a learner waits for another update of this kernel
+        (:func:`_yield_to_foreground`).
         """
         job = getattr(self._local, "job", None)
+        if job is not None and job.refining:
+            _yield_to_foreground()  # before the lock: a waiting worker holds nothing
         now = time.perf_counter()
         with self._lock:  # a stale worker never moves the bar of the newer update
             if job is not None and job.cancel.is_set():
@@ -795,6 +845,7 @@ class Panel:
         if self._busy:
             return
         self._busy = True
+        _foreground_begin()  # refining workers of other panels wait at their next report
         t0 = time.perf_counter()
         if self.slow:
             self.progress.layout.visibility = "visible"
@@ -814,6 +865,7 @@ class Panel:
                 self.note.value = ""
                 self._apply(view)
         finally:
+            _foreground_end()
             self._busy = False
             if self.slow:
                 self.progress.layout.visibility = "hidden"
@@ -841,11 +893,13 @@ class Panel:
         """The worker: draw each step and write it into the figures, unless the job went stale meanwhile."""
         self._local.job = job
         drawn_at = None
-        refining = False
+        _foreground_begin()  # until its first result is on its way, refining workers wait at their next report
         try:
             for step in self._render_steps(job.values):
                 if job.cancel.is_set():
                     return
+                if job.refining:
+                    _yield_to_foreground()
                 if not step.final and drawn_at is not None and time.perf_counter() - drawn_at < PARTIAL_INTERVAL:
                     with self._lock:  # too soon after the last partial view: move the bar, skip this one
                         if not job.cancel.is_set():
@@ -873,9 +927,10 @@ class Panel:
                                                  "(Stop keeps this one).")
                 _wait_until_sent()  # the view on its way to the page before the next refinement takes the GIL
                 if first:  # the learner sees a result: refine in the background (REFINE_NICE)
+                    job.refining = True
+                    _foreground_end()
                     _lower_thread_priority(REFINE_NICE)
                     _refinement_started()
-                    refining = True
             self._end_job(job, None)  # a generator without its final step: a bug, shown plainly
             log.error("dpviz panel %s: _render_steps ended before its final step", type(self).__name__)
         except _Cancelled:
@@ -887,8 +942,10 @@ class Panel:
             self._end_job(job, f"Something went wrong while drawing this figure ({type(exc).__name__}). "
                                "Try other settings; the rest of the panel still works.")
         finally:
-            if refining:
+            if job.refining:
                 _refinement_ended()
+            else:
+                _foreground_end()
             self._local.job = None
             job.finished.set()
 
