@@ -1,8 +1,8 @@
 # dpviz — two commands on a fresh machine (Python 3.11+ and make):
 #   make serve   set up .venv and serve every lesson with Voila on http://localhost:8866
 #   make test    set up .venv and run the whole test suite
-# and: make bench (p50/p95 update time of every widget), make lab (JupyterLab on the lessons), make export
-#      (static pages and PDFs of the lessons in build/),
+# and: make bench (p50/p95 update time of every widget; where a slider move's time goes in the browser),
+#      make lab (JupyterLab on the lessons), make export (static pages and PDFs of the lessons in build/),
 #      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server).
 
 PYTHON ?= python3
@@ -49,6 +49,7 @@ test: install
 
 bench: install
 	$(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/anatomy.py
 
 # A class of students (default 30) opening a lesson together against a server on a free loopback port.
 loadtest: install

@@ -459,6 +459,23 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
         page.locator(".dpviz-panel").first.screenshot(path=str(SCREENSHOT))
 
 
+def test_anatomy_splits_a_real_move_into_stages_on_one_clock(voila_url, browser):
+    """``benchmarks/anatomy.py`` (run by ``make bench``) on a real page: it finds the kernel's messages in the
+    WebSocket's binary frames and the figure's Plotly.update, and its stages follow each other on one clock."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_anatomy", ROOT / "benchmarks" / "anatomy.py")
+    anatomy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(anatomy)
+    rows = anatomy.measure(voila_url, browser, "10_user_level_learning.ipynb", "HeterogeneityPanel")
+    assert [name for name, _ in rows] == ["HeterogeneityPanel"]
+    row = rows[0][1]
+    assert row is not None, "the move was not split: no busy, figure message or Plotly.update found"
+    assert all(row[s] >= -2 for s in anatomy.STAGES), row  # the kernel's dates and the page's clock agree to ~1 ms
+    assert row["plotly.js"] > 0 and row["kernel"] > 0
+    assert sum(row[s] for s in anatomy.STAGES) == pytest.approx(row["total"], abs=1e-6)
+
+
 def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
     """plotly.js (5 MB) arriving after anywidget's 2 s initialisation limit must not leave a figure deaf to its
     sliders (a slow network to a classroom server). The bundle is held back until the slider has been moved and
