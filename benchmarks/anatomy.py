@@ -23,12 +23,9 @@ Usage: ``python benchmarks/anatomy.py [--lessons 05,10] [--panel NAME] [--repeat
 from __future__ import annotations
 
 import argparse
-import json
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from datetime import datetime
 from pathlib import Path
 
@@ -99,23 +96,13 @@ def stages(key: float, seen: float, messages: list[dict], updates: list[dict], t
             "to frame": seen - update["end"], "total": seen - key}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve(port: int, log: Path) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1",
                              "--no-browser"], cwd=ROOT, stdout=open(log, "w"), stderr=subprocess.STDOUT)
     deadline = time.time() + 420
     while time.time() < deadline and proc.poll() is None:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/dpviz/status.json", timeout=2) as r:
-                if json.loads(r.read()).get("ready"):
-                    return proc
-        except OSError:
-            pass
+        if B._status(f"http://127.0.0.1:{port}").get("ready"):
+            return proc
         time.sleep(0.5)
     proc.terminate()
     raise SystemExit(f"the server did not pre-heat its kernels within 420 s; see {log}")
@@ -168,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(reason)
     wanted = {x.strip().zfill(2) for x in args.lessons.split(",") if x.strip()}
     lessons = [ln.filename for ln in B.lessons() if not wanted or ln.filename[:2] in wanted]
-    port = _free_port()
+    port = B._free_port()
     server = _serve(port, Path("/tmp") / f"dpviz-anatomy-{port}.log")
     from playwright.sync_api import sync_playwright
 
