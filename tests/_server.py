@@ -135,7 +135,7 @@ def ws_url(app: App, kernel_id: str) -> str:
     return app.url.replace("http://", "ws://") + f"/api/kernels/{kernel_id}/channels?session_id={uuid.uuid4()}"
 
 
-async def _ws_connect(url: str, cookie: str = "", subprotocols=(V1,)):
+async def ws_connect(url: str, cookie: str = "", subprotocols=(V1,)):
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
@@ -149,7 +149,7 @@ def ws_handshake_status(url: str, cookie: str = "", subprotocols=(V1,)) -> int:
 
     async def go():
         try:
-            conn = await asyncio.wait_for(_ws_connect(url, cookie, subprotocols), 30)
+            conn = await asyncio.wait_for(ws_connect(url, cookie, subprotocols), 30)
         except HTTPClientError as e:
             await asyncio.sleep(0.05)
             return e.code
@@ -166,7 +166,7 @@ def ws_send_and_wait_closed(url: str, cookie: str, frames: list[bytes], wait: fl
     async def go():
         from tornado.websocket import WebSocketClosedError
 
-        conn = await asyncio.wait_for(_ws_connect(url, cookie), 30)
+        conn = await asyncio.wait_for(ws_connect(url, cookie), 30)
         try:
             try:
                 for f in frames:

@@ -21,6 +21,7 @@ from _server import (
     start_app,
     v1_frame,
     wait_until,
+    ws_connect,
     ws_handshake_status,
     ws_send_and_wait_closed,
     ws_url,
@@ -344,6 +345,59 @@ def test_kernel_lives_while_its_page_is_connected_and_ends_after_it_leaves(app):
 
     assert asyncio.run(stay(GRACE + 3))  # connected past the grace period: still alive
     assert wait_until(lambda: not _live(app, kid), GRACE + 15)
+
+
+def _server_socket_option(pid: int, peer: tuple, level: int, option: int) -> int:
+    """``getsockopt`` on process ``pid``'s end of the TCP connection whose other end is ``peer`` (a socket of this
+    process), read through a duplicate of that process's descriptor (``pidfd_getfd``, Linux 5.6+; the same user)."""
+    import ctypes
+    import socket
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    try:
+        for name in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
+                    continue
+            except OSError:  # closed meanwhile
+                continue
+            fd = libc.syscall(438, pidfd, int(name), 0)  # pidfd_getfd (the same number on every architecture)
+            if fd < 0:
+                raise OSError(ctypes.get_errno(), f"pidfd_getfd on the server's descriptor {name}")
+            with socket.socket(fileno=fd) as sock:
+                try:
+                    if sock.type == socket.SOCK_STREAM and sock.getpeername() == peer:
+                        return sock.getsockopt(level, option)
+                except OSError:  # not connected, or not an inet socket
+                    continue
+    finally:
+        os.close(pidfd)
+    raise AssertionError(f"no socket of process {pid} is connected to {peer}")
+
+
+def test_the_kernel_websocket_sends_each_message_at_once(app):
+    """TCP_NODELAY on the server's end of a page's kernel WebSocket: with Nagle's algorithm on, a small message
+    written while the previous one is unacknowledged waits for the browser's delayed acknowledgement (up to 40 ms):
+    a figure's update after a slider move reached the page 35-45 ms after the server had it."""
+    import asyncio
+    import socket
+
+    client = Client(app.url)
+    kid = client.open_lesson(LESSON)
+
+    async def option():
+        conn = await ws_connect(ws_url(app, kid), client.cookie_header())
+        try:
+            await conn.write_message(v1_frame("shell", "comm_info_request", {}), binary=True)
+            await asyncio.wait_for(conn.read_message(), 30)  # the handler's open() has run
+            mine = conn.protocol.stream.socket.getsockname()
+            return _server_socket_option(app.proc.pid, mine, socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        finally:
+            conn.close()
+            await asyncio.sleep(0.05)
+
+    assert asyncio.run(option()) != 0
 
 
 def _nices(pid: int) -> list[int | None]:
