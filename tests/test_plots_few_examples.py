@@ -259,3 +259,16 @@ def test_pac_error_theory_can_span_more_n_than_the_simulation():
     assert list(theory.y) == pytest.approx(expected, rel=1e-12)
     fig = P.pac_error_figure(np.array([2, 4]), {8: np.array([0.3, 0.2])}, epsilon=2.0, grid_size=100)
     assert list(fig.data[1].x) == [2.0, 4.0]  # by default over the simulated n
+
+
+def test_pac_error_partial_and_final_views_label_the_same_digits_of_each_decade():
+    # Issue 14: left to plotly, a y range under ~2.5 decades (a partial view: only the small n simulated) is labelled
+    # at every digit and a wider one (the final view) at 1, 2 and 5; the switch widened the left margin and made
+    # plotly.js draw the first partial view twice. Both views fix the labels at 1, 2 and 5 of each decade.
+    grid = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
+    partial = P.pac_error_figure(grid[:2], {1: np.array([0.34, 0.27]), 8: np.array([0.3, 0.2])}, epsilon=1.0,
+                                 grid_size=1000, theory_grid=grid)
+    final = P.pac_error_figure(grid, {1: np.geomspace(0.34, 0.01, 9), 8: np.geomspace(0.3, 1e-4, 9)}, epsilon=1.0,
+                               grid_size=1000)
+    for fig in (partial, final):
+        assert fig.layout.yaxis.type == "log" and fig.layout.yaxis.dtick == "D2"

@@ -605,7 +605,12 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         template=template, title=dict(text=f"User-level PAC learning of thresholds (K = {grid_size}, ε = {epsilon:g})",
                                       font=dict(size=14)),
         xaxis=dict(type="log", title=dict(text="n (users)")),
-        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power"))
+        # Labels at 1, 2 and 5 of each decade, whatever the range: left to itself, plotly labels every digit when
+        # the range spans under ~2.5 decades (a partial view, before the large n are simulated) and only 1, 2, 5
+        # above, so the first partial view drew new labels, widened the left margin and made plotly.js draw the
+        # whole figure twice (lesson 11, 2026-11-29: 70-90 ms for that update against 25-45 ms for the next).
+        yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power",
+                   dtick="D2"))
     return _legend_below(data, layout, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), "
                                        "so α<sub>acc</sub> ≈ C·d/(ε n m) for m ≤ 1/α<sub>acc</sub>) with d = "
                                        "ln(K+1);<br>learner: Section 4 of the paper (exponential mechanism over the "
