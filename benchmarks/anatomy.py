@@ -10,7 +10,10 @@ press, on one clock (the page's, and the kernel's message dates, which the same 
   sending the value, the server, the kernel picking the message up; for a slow panel after two presses, usually the
   second press's update: the first one's run is cancelled),
 - ``kernel``: that ``busy`` → the figure's ``_py2js_update`` message made (numerics, figure building, sync),
-- ``to page``: made → received by the page (the kernel's IOPub thread, the server's relay, the WebSocket),
+- ``to server``: made → received by the server (the kernel's IOPub thread, which needs the GIL, and ZeroMQ; the
+  server's clock is ``benchmarks/server_clock.py``, "-" where the server runs without it),
+- ``to page``: received by the server (made, without its clock) → received by the page (tornado's WebSocket
+  write, the browser's network stack, the page's main thread),
 - ``queued``: received → ``Plotly.update`` called (widget model, the figure module's queue and pacing),
 - ``plotly.js``: the ``Plotly.update`` call itself (synchronous: replot, text measurement, automargin),
 - ``to frame``: its end → the animation frame in which the test saw the change.
@@ -25,16 +28,20 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from datetime import datetime
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "tests"))  # the browser test's instrument: one home for how a move is made and timed
 
+import server_clock  # noqa: E402
 import test_browser as B  # noqa: E402
 
-STAGES = ("to kernel", "kernel", "to page", "queued", "plotly.js", "to frame")
+STAGES = ("to kernel", "kernel", "to server", "to page", "queued", "plotly.js", "to frame")
 
 #: In the page, from its first script on: every kernel message's id, type, comm state keys and kernel date with the
 #: time it was received; every Plotly.update call's start and end.
@@ -78,9 +85,12 @@ def _kernel_ms(date: str, time_origin_ms: float) -> float:
     return datetime.fromisoformat(date.replace("Z", "+00:00")).timestamp() * 1000 - time_origin_ms
 
 
-def stages(key: float, seen: float, messages: list[dict], updates: list[dict], time_origin_ms: float) -> dict | None:
-    """The six stages of the first figure change after ``key`` (page clock, ms), or None if it cannot be split
-    (no figure message or no ``Plotly.update`` before ``seen``)."""
+def stages(key: float, seen: float, messages: list[dict], updates: list[dict], time_origin_ms: float,
+           server: dict[str, float] | None = None) -> dict | None:
+    """The stages of the first figure change after ``key`` (page clock, ms), or None if it cannot be split (no figure
+    message or no ``Plotly.update`` before ``seen``). ``server``: the server's arrival time of each kernel message
+    (ms since the epoch, by header date; :func:`server_clock.arrivals`); without the figure message's, ``to server``
+    is None and ``to page`` runs from the message made."""
     after = [m for m in messages if m["t"] >= key and m["date"]]
     figure = next((m for m in after if m["state"] == "_py2js_update"), None)
     if figure is None:
@@ -91,14 +101,21 @@ def stages(key: float, seen: float, messages: list[dict], updates: list[dict], t
     if not busy or update is None:
         return None
     started = _kernel_ms(busy[-1]["date"], time_origin_ms)
-    return {"to kernel": started - key, "kernel": made - started, "to page": figure["t"] - made,
+    relayed = (server or {}).get(figure["date"])
+    relayed = None if relayed is None else relayed - time_origin_ms
+    return {"to kernel": started - key, "kernel": made - started,
+            "to server": None if relayed is None else relayed - made,
+            "to page": figure["t"] - (made if relayed is None else relayed),
             "queued": update["start"] - figure["t"], "plotly.js": update["end"] - update["start"],
             "to frame": seen - update["end"], "total": seen - key}
 
 
-def _serve(port: int, log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen([sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1",
-                             "--no-browser"], cwd=ROOT, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+def _serve(port: int, log: Path, clock: Path) -> subprocess.Popen:
+    """``python -m dpviz.app`` on ``port`` with the server's clock in ``clock`` (:mod:`server_clock`), once every
+    lesson's kernel is pre-heated."""
+    proc = subprocess.Popen([sys.executable, str(HERE / "server_clock.py"), str(clock), f"--port={port}",
+                             "--Voila.ip=127.0.0.1", "--no-browser"], cwd=ROOT, stdout=open(log, "w"),
+                            stderr=subprocess.STDOUT)
     deadline = time.time() + 420
     while time.time() < deadline and proc.poll() is None:
         if B._status(f"http://127.0.0.1:{port}").get("ready"):
@@ -108,8 +125,10 @@ def _serve(port: int, log: Path) -> subprocess.Popen:
     raise SystemExit(f"the server did not pre-heat its kernels within 420 s; see {log}")
 
 
-def measure(url: str, browser, lesson: str, panel: str | None) -> list[tuple[str, dict | None]]:
-    """Open ``lesson`` (a notebook file name), move each panel's first control (or only ``panel``'s)."""
+def measure(url: str, browser, lesson: str, panel: str | None,
+            clock: Path | None = None) -> list[tuple[str, dict | None]]:
+    """Open ``lesson`` (a notebook file name), move each panel's first control (or only ``panel``'s); ``clock``: the
+    server's clock file (:mod:`server_clock`), if it has one."""
     context, page = B._new_page(browser, viewport={"width": 1280, "height": 1000})
     try:
         page.add_init_script(RECORDER)
@@ -133,13 +152,21 @@ def measure(url: str, browser, lesson: str, panel: str | None) -> list[tuple[str
             key, seen = page.evaluate("() => [window._dpvizKey, window._dpvizSeen]")
             page.wait_for_timeout(300)
             data = page.evaluate("() => window._anatomy")
-            rows.append((name, stages(key, seen, data["messages"], data["updates"], origin)))
+            server = server_clock.arrivals(str(clock)) if clock is not None else None
+            rows.append((name, stages(key, seen, data["messages"], data["updates"], origin, server)))
         return rows
     finally:
         context.close()
 
 
-def _percentile(values: list[float], q: float) -> float:
+def _cell(value: float | None) -> str:
+    return f"{'-':>9}" if value is None else f"{value:9.0f}"
+
+
+def _percentile(values: list[float], q: float) -> float | None:
+    """The nearest-rank ``q``-th percentile of ``values`` (one of them), None for no values."""
+    if not values:
+        return None
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
@@ -156,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = {x.strip().zfill(2) for x in args.lessons.split(",") if x.strip()}
     lessons = [ln.filename for ln in B.lessons() if not wanted or ln.filename[:2] in wanted]
     port = B._free_port()
-    server = _serve(port, Path("/tmp") / f"dpviz-anatomy-{port}.log")
+    clock = Path(tempfile.gettempdir()) / f"dpviz-anatomy-{port}.clock"
+    server = _serve(port, Path(tempfile.gettempdir()) / f"dpviz-anatomy-{port}.log", clock)
     from playwright.sync_api import sync_playwright
 
     results: list[tuple[str, str, dict]] = []
@@ -166,21 +194,22 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{'lesson':6} {'panel':34} " + " ".join(f"{s:>9}" for s in (*STAGES, "total")) + "  (ms)")
             for _ in range(args.repeat):
                 for lesson in lessons:
-                    for name, row in measure(f"http://127.0.0.1:{port}", browser, lesson, args.panel):
+                    for name, row in measure(f"http://127.0.0.1:{port}", browser, lesson, args.panel, clock):
                         if row is None:
                             print(f"{lesson[:2]:6} {name:34} (not split: no slider, or no figure message)")
                             continue
                         results.append((lesson, name, row))
-                        print(f"{lesson[:2]:6} {name:34} " + " ".join(f"{row[s]:9.0f}" for s in (*STAGES, "total")),
+                        print(f"{lesson[:2]:6} {name:34} " + " ".join(_cell(row[s]) for s in (*STAGES, "total")),
                               flush=True)
             browser.close()
     finally:
         server.terminate()
         server.wait(timeout=30)
+        clock.unlink(missing_ok=True)
     if results:
         print(f"\n{len(results)} moves      " + " ".join(f"{s:>9}" for s in (*STAGES, "total")))
         for q in (50, 95):
-            print(f"p{q:<17}" + " ".join(f"{_percentile([r[s] for _, _, r in results], q):9.0f}"
+            print(f"p{q:<17}" + " ".join(_cell(_percentile([r[s] for _, _, r in results if r[s] is not None], q))
                                         for s in (*STAGES, "total")))
         print("(p95 per stage, not a split of the total's p95; 'to kernel' includes the first press's cancelled run"
               " on slow panels)")

@@ -44,7 +44,13 @@ def test_a_move_splits_into_stages_that_add_up_to_the_total():
     row = A.stages(key, seen, messages, updates, ORIGIN)
     expected = {"to kernel": 25.0, "kernel": 35.0, "to page": 18.0, "queued": 3.0, "plotly.js": 37.0,
                 "to frame": 12.0, "total": 130.0}
+    assert row.pop("to server") is None  # no server clock: the relay is one stage
     assert row == pytest.approx(expected, abs=1e-3)
+    assert sum(row[s] for s in A.STAGES if s in row) == pytest.approx(row["total"], abs=1e-9)
+    # with the server's clock (benchmarks/server_clock.py), the relay splits where the server received the message
+    server = {_date(1060.0): ORIGIN + 1066.0, _date(1025.0): ORIGIN + 1027.0}
+    row = A.stages(key, seen, messages, updates, ORIGIN, server)
+    assert row == pytest.approx(dict(expected, **{"to server": 6.0, "to page": 12.0}), abs=1e-3)
     assert sum(row[s] for s in A.STAGES) == pytest.approx(row["total"], abs=1e-9)
 
 
@@ -61,3 +67,37 @@ def test_percentiles_pick_a_measured_value():
     A = _anatomy()
     assert A._percentile([5.0, 1.0, 3.0], 50) == 3.0
     assert A._percentile([float(v) for v in range(1, 101)], 95) == 95.0
+    assert A._percentile([], 95) is None  # a stage no move had (no server clock)
+    assert A._cell(None).strip() == "-" and A._cell(12.4).strip() == "12"
+
+
+def test_server_clock_logs_each_kernel_message_as_it_arrives_and_still_relays_it(tmp_path, monkeypatch):
+    import json
+    import types
+
+    from jupyter_client.session import Session
+    from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection as C
+
+    _anatomy()  # puts benchmarks/ on the path
+    import server_clock
+
+    relayed = []
+    monkeypatch.setattr(C, "handle_outgoing_message", lambda self, stream, msg: relayed.append((stream, msg)))
+    log = tmp_path / "clock"
+    clock = server_clock.install(str(log))
+    assert clock is not None
+    session = Session(key=b"secret")
+    sent = [session.serialize(session.msg(kind, {"n": i}), ident=[b"kernel"]) for i, kind in
+            enumerate(["status", "comm_msg"])]
+    conn = types.SimpleNamespace(session=session)
+    for parts in sent:
+        C.handle_outgoing_message(conn, "iopub", parts)
+    C.handle_outgoing_message(conn, "iopub", [b"not a message"])  # logged as nothing, relayed all the same
+    clock.close()
+    assert relayed == [("iopub", p) for p in sent] + [("iopub", [b"not a message"])]
+    dates = [json.loads(p[p.index(b"<IDS|MSG>") + 2])["date"] for p in sent]  # the header, after the signature
+    lines = log.read_text().splitlines()
+    assert [ln.split()[1:] for ln in lines] == [[dates[0], "status"], [dates[1], "comm_msg"]]
+    arrivals = server_clock.arrivals(str(log))
+    assert list(arrivals) == dates and all(t > 1.7e12 for t in arrivals.values())  # ms since the epoch
+    assert server_clock.arrivals(str(tmp_path / "none")) == {}

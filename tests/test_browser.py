@@ -471,9 +471,11 @@ def test_anatomy_splits_a_real_move_into_stages_on_one_clock(voila_url, browser)
     assert [name for name, _ in rows] == ["HeterogeneityPanel"]
     row = rows[0][1]
     assert row is not None, "the move was not split: no busy, figure message or Plotly.update found"
-    assert all(row[s] >= -2 for s in anatomy.STAGES), row  # the kernel's dates and the page's clock agree to ~1 ms
+    assert row["to server"] is None  # the test's server has no server clock (benchmarks/server_clock.py)
+    stages = [s for s in anatomy.STAGES if s != "to server"]
+    assert all(row[s] >= -2 for s in stages), row  # the kernel's dates and the page's clock agree to ~1 ms
     assert row["plotly.js"] > 0 and row["kernel"] > 0
-    assert sum(row[s] for s in anatomy.STAGES) == pytest.approx(row["total"], abs=1e-6)
+    assert sum(row[s] for s in stages) == pytest.approx(row["total"], abs=1e-6)
 
 
 def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
