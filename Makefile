@@ -39,10 +39,12 @@ serve: $(SERVE_STAMP)
 	$(BIN)/python -m dpviz.app --port=$(PORT) --Voila.ip=$(HOST) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
 
 # JupyterLab on a working copy of the lessons (lab-work/, git-ignored): running and saving there never writes
-# outputs into the tracked notebooks/. A lesson is copied again only when the tracked one is newer.
+# outputs into the tracked notebooks/. A lesson is copied again only when the tracked one is newer. Its kernel
+# WebSocket sends each message at once, as the app's does (dpviz/server/connection.py; tests/test_server.py).
+LAB_OPTIONS = --ServerApp.kernel_websocket_connection_class=dpviz.server.connection.NoDelayConnection
 lab: $(SERVE_STAMP)
 	mkdir -p lab-work && cp -u notebooks/*.ipynb lab-work/
-	$(BIN)/jupyter lab lab-work/
+	$(BIN)/jupyter lab lab-work/ $(LAB_OPTIONS)
 
 test: install
 	$(BIN)/python -m pytest

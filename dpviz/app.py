@@ -50,7 +50,7 @@ import voila.app as voila_app
 from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
 from tornado.web import RedirectHandler, StaticFileHandler
-from traitlets import Bool, Float, Int, List, Unicode, validate
+from traitlets import Bool, Float, Int, List, Unicode, default, validate
 from voila.app import Voila
 from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.contentshandler import VoilaContentsHandler
@@ -61,6 +61,7 @@ from voila.tornado.treehandler import TornadoVoilaTreeHandler
 from dpviz.lessons import NOTATION, NOTEBOOK_DIR, lessons
 from dpviz.server import procinfo, templating
 from dpviz.server.compression import CachedGzip
+from dpviz.server.connection import NoDelayConnection
 from dpviz.server.handlers import (
     NO_FAVICON,
     GuardedKernelWebsocketHandler,
@@ -196,6 +197,10 @@ class DpvizVoila(Voila):
     compress = Bool(True, config=True,
                     help="gzip pages and files (each static file compressed once, dpviz.server.compression); "
                          "False: send them as they are.")
+
+    @default("kernel_websocket_connection_class")
+    def _send_at_once(self):
+        return NoDelayConnection  # each kernel message leaves at once (dpviz.server.connection)
 
     aliases = {
         **Voila.aliases,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import http.cookiejar
 import json
+import os
 import re
 import socket
 import subprocess
@@ -205,3 +206,31 @@ def wait_until(predicate, timeout: float, step: float = 0.5) -> bool:
             return True
         time.sleep(step)
     return predicate()
+
+
+def server_socket_option(pid: int, peer: tuple, level: int, option: int) -> int:
+    """``getsockopt`` on process ``pid``'s end of the TCP connection whose other end is ``peer`` (a socket of this
+    process), read through a duplicate of that process's descriptor (``pidfd_getfd``, Linux 5.6+; the same user)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pidfd = os.pidfd_open(pid)
+    try:
+        for name in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
+                    continue
+            except OSError:  # closed meanwhile
+                continue
+            fd = libc.syscall(438, pidfd, int(name), 0)  # pidfd_getfd (the same number on every architecture)
+            if fd < 0:
+                raise OSError(ctypes.get_errno(), f"pidfd_getfd on the server's descriptor {name}")
+            with socket.socket(fileno=fd) as sock:
+                try:
+                    if sock.type == socket.SOCK_STREAM and sock.getpeername() == peer:
+                        return sock.getsockopt(level, option)
+                except OSError:  # not connected, or not an inet socket
+                    continue
+    finally:
+        os.close(pidfd)
+    raise AssertionError(f"no socket of process {pid} is connected to {peer}")

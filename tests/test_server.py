@@ -18,6 +18,8 @@ from _server import (
     V1,
     Client,
     answers_within,
+    free_port,
+    server_socket_option,
     start_app,
     v1_frame,
     wait_until,
@@ -347,35 +349,6 @@ def test_kernel_lives_while_its_page_is_connected_and_ends_after_it_leaves(app):
     assert wait_until(lambda: not _live(app, kid), GRACE + 15)
 
 
-def _server_socket_option(pid: int, peer: tuple, level: int, option: int) -> int:
-    """``getsockopt`` on process ``pid``'s end of the TCP connection whose other end is ``peer`` (a socket of this
-    process), read through a duplicate of that process's descriptor (``pidfd_getfd``, Linux 5.6+; the same user)."""
-    import ctypes
-    import socket
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    pidfd = os.pidfd_open(pid)
-    try:
-        for name in os.listdir(f"/proc/{pid}/fd"):
-            try:
-                if not os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:"):
-                    continue
-            except OSError:  # closed meanwhile
-                continue
-            fd = libc.syscall(438, pidfd, int(name), 0)  # pidfd_getfd (the same number on every architecture)
-            if fd < 0:
-                raise OSError(ctypes.get_errno(), f"pidfd_getfd on the server's descriptor {name}")
-            with socket.socket(fileno=fd) as sock:
-                try:
-                    if sock.type == socket.SOCK_STREAM and sock.getpeername() == peer:
-                        return sock.getsockopt(level, option)
-                except OSError:  # not connected, or not an inet socket
-                    continue
-    finally:
-        os.close(pidfd)
-    raise AssertionError(f"no socket of process {pid} is connected to {peer}")
-
-
 def test_the_kernel_websocket_sends_each_message_at_once(app):
     """TCP_NODELAY on the server's end of a page's kernel WebSocket: with Nagle's algorithm on, a small message
     written while the previous one is unacknowledged waits for the browser's delayed acknowledgement (up to 40 ms):
@@ -392,12 +365,65 @@ def test_the_kernel_websocket_sends_each_message_at_once(app):
             await conn.write_message(v1_frame("shell", "comm_info_request", {}), binary=True)
             await asyncio.wait_for(conn.read_message(), 30)  # the handler's open() has run
             mine = conn.protocol.stream.socket.getsockname()
-            return _server_socket_option(app.proc.pid, mine, socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            return server_socket_option(app.proc.pid, mine, socket.IPPROTO_TCP, socket.TCP_NODELAY)
         finally:
             conn.close()
             await asyncio.sleep(0.05)
 
     assert asyncio.run(option()) != 0
+
+
+def test_jupyterlab_as_make_lab_starts_it_sends_each_kernel_message_at_once(tmp_path):
+    """``make lab`` gives JupyterLab's server the app's kernel WebSocket connection (``LAB_OPTIONS``): TCP_NODELAY
+    on the server's end of a notebook's kernel WebSocket there too."""
+    import asyncio
+    import secrets
+    import socket
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    root = Path(__file__).resolve().parent.parent
+    dry = subprocess.run(["make", "-n", "lab"], cwd=root, capture_output=True, text=True, check=True).stdout
+    line = next(ln for ln in dry.splitlines() if " lab lab-work/" in ln)
+    options = line.split(" lab lab-work/", 1)[1].split()
+    assert options, f"make lab passes JupyterLab no options: {line}"
+    port, token = free_port(), secrets.token_hex(8)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyter_server", f"--port={port}", "--ServerApp.ip=127.0.0.1", "--no-browser",
+         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}", "--allow-root", *options],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    base, auth = f"http://127.0.0.1:{port}", {"Authorization": f"token {token}"}
+    try:
+        def up():
+            try:
+                with urllib.request.urlopen(urllib.request.Request(f"{base}/api/status", headers=auth), timeout=1):
+                    return True
+            except OSError:
+                return server.poll() is not None  # ended: fail below rather than wait
+
+        assert wait_until(up, 60) and server.poll() is None, "JupyterLab's server did not start"
+        request = urllib.request.Request(f"{base}/api/kernels", data=b"{}", headers=auth, method="POST")
+        kid = json.loads(urllib.request.urlopen(request, timeout=60).read())["id"]
+
+        async def option():
+            conn = await websocket_connect(HTTPRequest(
+                f"ws://127.0.0.1:{port}/api/kernels/{kid}/channels?session_id=s", headers=auth))
+            try:
+                await asyncio.wait_for(conn.read_message(), 60)  # connected: the kernel's first status
+                mine = conn.protocol.stream.socket.getsockname()
+                return server_socket_option(server.pid, mine, socket.IPPROTO_TCP, socket.TCP_NODELAY)
+            finally:
+                conn.close()
+                await asyncio.sleep(0.05)
+
+        assert asyncio.run(option()) != 0
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def _nices(pid: int) -> list[int | None]:

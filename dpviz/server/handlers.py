@@ -234,11 +234,6 @@ class GuardedKernelWebsocketHandler(_PlainErrors, VoilaKernelWebsocketHandler):
     async def open(self, kernel_id):
         self.kernel_manager.socket_opened(kernel_id)
         self._dpviz_counted = True
-        # Each message leaves at once. With Nagle's algorithm on (tornado's default for a WebSocket, and
-        # jupyter_server leaves it on) a small message written while the previous one is unacknowledged waits for
-        # that acknowledgement, which the browser delays by up to 40 ms: after a slider move, a figure's update
-        # reached the page 35-45 ms after the server had it (lesson 10, 2026-11-29: server → page 1-4 ms without).
-        self.set_nodelay(True)
         await super().open(kernel_id)
 
     def on_message(self, ws_message):
