@@ -10,14 +10,13 @@
 
 from __future__ import annotations
 
-import collections
 import math
-import threading
 from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
 
+from dpviz._cache import RecentResults
 from dpviz.learning.tasks import make_linear_task, make_logistic_task
 from dpviz.learning.training import train_naive, train_user_level
 
@@ -37,9 +36,7 @@ def lesson_task(kind: str, n: int, m: int, d: int, heterogeneity: float, seed: i
 
 
 #: heterogeneity_point's last results, by (n, m, h, seed): a slider moved back draws at once
-_POINTS: collections.OrderedDict[tuple, tuple[float, float, float]] = collections.OrderedDict()
-_POINTS_MAX = 32
-_POINTS_LOCK = threading.Lock()
+_POINTS = RecentResults(32)
 
 
 def heterogeneity_point(n: int, m: int, h: float, seed: int, *,
@@ -52,10 +49,9 @@ def heterogeneity_point(n: int, m: int, h: float, seed: int, *,
     if progress is not None and not callable(progress):
         raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
     key = (n, m, h, seed)
-    with _POINTS_LOCK:
-        if key in _POINTS:
-            _POINTS.move_to_end(key)
-            return _POINTS[key]
+    kept = _POINTS.get(key)
+    if kept is not None:
+        return kept
     task = make_linear_task(n, m, HETERO_D, heterogeneity=h, rng=seed)
     erm = task.excess_risk(task.erm_solution())
     half = None if progress is None else (lambda f: progress(f / 2))
@@ -63,10 +59,7 @@ def heterogeneity_point(n: int, m: int, h: float, seed: int, *,
     u = train_user_level(task, HETERO_EPSILON, HETERO_DELTA, HETERO_STEPS, rng=seed, progress=half).final_excess
     nv = train_naive(task, HETERO_EPSILON, HETERO_DELTA, HETERO_STEPS, rng=seed, progress=rest).final_excess
     point = (erm, u, nv)
-    with _POINTS_LOCK:
-        _POINTS[key] = point
-        while len(_POINTS) > _POINTS_MAX:
-            _POINTS.popitem(last=False)
+    _POINTS.put(key, point)
     return point
 
 

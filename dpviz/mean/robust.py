@@ -34,7 +34,7 @@ Theorem 4 with the corrected Prop. 15 ((3ε₁, 3δ₁) for the G2 bit + (2ε₁
 from __future__ import annotations
 
 import math
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Iterator
@@ -42,6 +42,7 @@ from typing import Callable, Iterator
 import numpy as np
 from scipy import special
 
+from dpviz._cache import RecentResults
 from dpviz._validation import (
     as_rng,
     check_choice,
@@ -1058,7 +1059,7 @@ def algorithm_a_neighbours_2d(n: int, move: float, epsilon: float, delta: float,
                                                              resolution=key.resolution)
 
 
-_ROBUSTNESS_CACHE: OrderedDict = OrderedDict()
+_ROBUSTNESS_CACHE = RecentResults(8)
 
 
 def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2, r: float = 1.0,
@@ -1115,9 +1116,9 @@ def iter_robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: in
 
 
 def _robustness_steps(ks, key, progress) -> Iterator[tuple[int, np.ndarray, np.ndarray]]:
-    if key in _ROBUSTNESS_CACHE:
-        _ROBUSTNESS_CACHE.move_to_end(key)
-        rob, nai = _ROBUSTNESS_CACHE[key]
+    kept = _ROBUSTNESS_CACHE.get(key)
+    if kept is not None:
+        rob, nai = kept
         yield ks.size, rob, nai
         return
     _, m, eps, n, d, r, delta, runs, center, magnitude, seed = key
@@ -1140,7 +1141,5 @@ def _robustness_steps(ks, key, progress) -> Iterator[tuple[int, np.ndarray, np.n
     out = (np.array(rob), np.array(nai))
     for a in out:
         a.setflags(write=False)
-    _ROBUSTNESS_CACHE[key] = out
-    if len(_ROBUSTNESS_CACHE) > 8:
-        _ROBUSTNESS_CACHE.popitem(last=False)
+    _ROBUSTNESS_CACHE.put(key, out)
     yield ks.size, out[0], out[1]
