@@ -4,6 +4,7 @@
   it to real with a ComplexWarning and drop the imaginary part) and, optionally, entries beyond a magnitude bound;
 * :func:`check_task` — the ``task`` argument must be a :class:`~dpviz.learning.tasks.UserTask`;
 * :func:`check_work` — one training run's work (:func:`training_work`) must stay below :data:`MAX_TRAINING_WORK`;
+* :func:`check_progress` — a ``progress`` argument must be a callable ``progress(fraction)`` or None;
 * small field checks used by the ``__post_init__`` of the result records;
 * :func:`safe_norm` — the ℓ₂ norm without overflow for entries near the float limit.
 
@@ -123,6 +124,13 @@ def training_work(T: int, task, method: str = "user_level") -> int:
     else:
         evals = 4 * (T + 1) * d * d
     return T * (grads + n * per_user) + evals
+
+
+def check_progress(progress: Any) -> None:
+    """A ``progress`` argument must be a callable ``progress(fraction)`` or None (TypeError: a wrong kind of argument,
+    not a value out of range)."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
 
 
 def check_work(T: int, task, method: str = "user_level", what: str = "T") -> None:

@@ -33,6 +33,7 @@ from dpviz.learning._checks import (
     MAX_SELECTION_WORK,
     MAX_STEPS,
     check_name,
+    check_progress,
     check_scale,
     check_task,
     check_work,
@@ -186,8 +187,7 @@ def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, ste
     check_name(mode, "mode", ("practical", "paper"))
     # the phases use disjoint groups, at most n users in all: the whole run is within one run's work on the task
     check_work(K, task, "paper" if mode == "paper" else "user_level", "steps_per_phase")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    check_progress(progress)
     g = as_rng(rng)
     n, m, d = task.n, task.m, task.d
     if n < 2:
@@ -364,8 +364,7 @@ def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5,
         learning_rate = check_scale(learning_rate, "learning_rate")
     check_name(variant, "variant", VARIANTS)
     check_accountant(accountant)
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    check_progress(progress)
     g = as_rng(rng)
     r = concentration_radius(task.lipschitz, task.m, task.n) if radius is None else check_scale(radius, "radius")
     e_t, d_t = algorithm_h_budget(eps, delta, T)

@@ -17,6 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from dpviz._cache import RecentResults
+from dpviz.learning._checks import check_progress
 from dpviz.learning.tasks import make_linear_task, make_logistic_task
 from dpviz.learning.training import train_naive, train_user_level
 
@@ -46,8 +47,7 @@ def heterogeneity_point(n: int, m: int, h: float, seed: int, *,
     ``progress(fraction)``, if given, is called as the two trainings go (0 → ½ → 1); an exception it raises ends the
     computation there (a panel's stale update stops at once). The last 32 points are kept: one asked for again
     returns at once, without reports."""
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    check_progress(progress)
     key = (n, m, h, seed)
     kept = _POINTS.get(key)
     if kept is not None:

@@ -33,6 +33,7 @@ from dpviz.learning._checks import (
     MAX_MAGNITUDE,
     MAX_STEPS,
     check_name,
+    check_progress,
     check_scale,
     field_array,
     real_array,
@@ -181,8 +182,7 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
     if not isinstance(method, FirstOrderMethod):
         raise TypeError(f"method = {type(method).__name__} is not allowed: must be a FirstOrderMethod.")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    check_progress(progress)
     every = check_integer(progress_every, "progress_every", minimum=1)
     return _run_first_order(oracle, th, T, method, as_rng(rng), progress, every)
 

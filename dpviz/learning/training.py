@@ -41,6 +41,7 @@ from dpviz.learning._checks import (
     MAX_MAGNITUDE,
     MAX_STEPS,
     check_name,
+    check_progress,
     check_scale,
     check_task,
     check_work,
@@ -238,8 +239,7 @@ def _common(task, T, epsilon=None, delta=None, learning_rate=None, *, private=Tr
         check_accountant(accountant)
     if learning_rate is not None:
         learning_rate = check_scale(learning_rate, "learning_rate")
-    if progress is not None and not callable(progress):
-        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+    check_progress(progress)
     if strong_convexity is not None:
         check_scale(strong_convexity, "strong_convexity")
     return T, epsilon, delta, learning_rate
