@@ -141,7 +141,7 @@ def measure(url: str, browser, lesson: str, panel: str | None,
         rows = []
         for i in range(n):
             classes = (page.locator(".dpviz-panel").nth(i).get_attribute("class") or "").split()
-            name = next((c[6:] for c in classes if c.startswith("dpviz-") and c.endswith("Panel")), f"panel {i}")
+            name = B._panel_name(classes) or f"panel {i}"
             if panel and name != panel:
                 continue
             page.evaluate("() => { window._anatomy.messages = []; window._anatomy.updates = []; }")

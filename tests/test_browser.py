@@ -368,6 +368,11 @@ _FIRST_FIGURE_CLOCK = """(() => { window._dpvizFirstFigure = null; const look = 
 SLIDER_TIMES: list[tuple[str, float, bool, str]] = []
 
 
+def _panel_name(classes: list[str]) -> str | None:
+    """A panel's class name from its element's CSS classes (``dpviz-<Name>Panel``), None without one."""
+    return next((c[6:] for c in classes if c.startswith("dpviz-") and c.endswith("Panel")), None)
+
+
 def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str | None:
     """Press ArrowRight on panel i's first visible slider; "slider" once one of its figures changed (retried on a
     slow machine), None if none did. A panel whose sliders are all hidden at its defaults (they do not apply to the
@@ -389,7 +394,7 @@ def _move_first_control_and_wait(page, i: int, times: list | None = None) -> str
                 if attempt == 0 and times is not None:
                     elapsed = page.evaluate("() => (window._dpvizSeen - window._dpvizKey) / 1000")
                     classes = (panel.get_attribute("class") or "").split()
-                    name = next((c[6:] for c in classes if c.startswith("dpviz-") and c.endswith("Panel")), "?")
+                    name = _panel_name(classes) or "?"
                     times.append((page.url.rsplit("/", 1)[-1].split("?")[0], float(elapsed), "dpviz-slow" in classes,
                                   name))
                 return "slider" if _redrawn(page, i) else None
