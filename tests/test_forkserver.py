@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _kernels import ipc_connection
 from jupyter_client import KernelManager
 from jupyter_client.provisioning import KernelProvisionerFactory
 
@@ -53,7 +54,7 @@ def _start(tmp_path: Path, fork: bool) -> KernelManager:
     saved = factory.default_provisioner_name
     factory.default_provisioner_name = "dpviz-fork" if fork else "local-provisioner"
     try:
-        km = KernelManager(kernel_name="python3")
+        km = KernelManager(kernel_name="python3", **ipc_connection())
         km.start_kernel(cwd=str(tmp_path), env={**os.environ, **SINGLE_THREAD_ENV, "DPVIZ_TEST_MARKER": "m"})
     finally:
         factory.default_provisioner_name = saved
@@ -142,7 +143,7 @@ def test_kernels_end_with_their_fork_server(tmp_path):
     server = forkserver.ForkServer()
     server.start({**os.environ, **SINGLE_THREAD_ENV})
     connection = tmp_path / "kernel-test.json"
-    km = KernelManager(kernel_name="python3", connection_file=str(connection))
+    km = KernelManager(kernel_name="python3", connection_file=str(connection), **ipc_connection())
     km.write_connection_file()
     pid = server.spawn([os.path.realpath(sys.executable), "-m", "ipykernel_launcher", "-f", str(connection)],
                        {**os.environ, **SINGLE_THREAD_ENV}, str(tmp_path))

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from _kernels import ipc_connection
 
 from dpviz.lessons import NOTEBOOK_DIR, lessons
 
@@ -53,9 +54,12 @@ def test_notebook_has_prose(path):
 def test_notebook_executes_top_to_bottom(path):
     import nbclient
     import nbformat
+    from traitlets.config import Config
+
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}},
+        config=Config({"KernelManager": ipc_connection()}),
     )
     client.execute()  # raises CellExecutionError on any failing cell
     for cell in nb.cells:

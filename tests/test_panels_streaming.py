@@ -17,6 +17,7 @@ import sys
 import threading
 
 import pytest
+from _kernels import ipc_connection
 
 import dpviz.mean.robust as robust_module
 from dpviz.learning import experiments
@@ -508,10 +509,14 @@ def test_waiting_until_sent_gives_up_after_its_timeout_and_needs_no_kernel(stub_
 
 def test_waiting_until_sent_finds_a_real_kernels_iopub_thread():
     """In a real ipykernel the wait reaches the IOPub thread (the stub above mirrors what it looks up)."""
-    from jupyter_client.manager import start_new_kernel
+    from jupyter_client import KernelManager
 
-    km, kc = start_new_kernel(kernel_name="python3")
+    km = KernelManager(kernel_name="python3", **ipc_connection())
+    km.start_kernel()
+    kc = km.client()
+    kc.start_channels()
     try:
+        kc.wait_for_ready(timeout=60)
         outputs = []
         kc.execute_interactive("from dpviz.panels import _base; print(_base._wait_until_sent(30.0))",
                                timeout=120, output_hook=lambda m: outputs.append(m["content"].get("text", "")))
