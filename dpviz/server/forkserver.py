@@ -163,10 +163,18 @@ def _reap() -> None:
 
 
 def serve(fd: int) -> None:
-    """The fork server's loop: import, report ready, then fork one kernel per request until the socket closes."""
-    channel = socket.socket(fileno=fd)
-    parent = os.getppid()
+    """The fork server's loop: import, report ready, then fork one kernel per request until the socket closes.
 
+    A server that ended while we were importing (it could not bind its port, Ctrl+C) closed its end: the fork
+    server then ends quietly, without a traceback in the terminal that started it."""
+    channel = socket.socket(fileno=fd)
+    try:
+        _serve(channel, os.getppid())
+    except (BrokenPipeError, ConnectionResetError):
+        return
+
+
+def _serve(channel: socket.socket, parent: int) -> None:
     def reply(obj: dict) -> None:
         channel.sendall(json.dumps(obj).encode() + b"\n")
 
