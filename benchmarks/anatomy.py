@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the browser test's instrument: one ho
 
 import server_clock  # noqa: E402
 import test_browser as B  # noqa: E402
+from _server import free_port  # noqa: E402
 
 STAGES = ("to kernel", "kernel", "to server", "to page", "queued", "plotly.js", "to frame")
 
@@ -182,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(reason)
     wanted = {x.strip().zfill(2) for x in args.lessons.split(",") if x.strip()}
     lessons = [ln.filename for ln in B.lessons() if not wanted or ln.filename[:2] in wanted]
-    port = B._free_port()
+    port = free_port()
     clock = Path(tempfile.gettempdir()) / f"dpviz-anatomy-{port}.clock"
     server = _serve(port, Path(tempfile.gettempdir()) / f"dpviz-anatomy-{port}.log", clock)
     from playwright.sync_api import sync_playwright

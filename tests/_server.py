@@ -56,37 +56,47 @@ class App:
             self.log_file.close()
 
 
+#: What the app logs when its port was taken between :func:`free_port` and its own bind (``--Voila.port_retries=0``:
+#: without it Voilà would quietly listen on another port, one the test never asks).
+PORT_TAKEN = "no available port could be found"
+
+
 def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | None = None, timeout: float = 180,
-              python: str | None = None, env: dict | None = None) -> App:
+              python: str | None = None, env: dict | None = None, cwd: Path | None = None) -> App:
     """Start the app with ``args``; wait until it answers (and, if given, until its log shows ``wait_for``).
 
-    ``python``: the interpreter (default: this one); ``env``: its whole environment (default: inherited).
+    ``python``: the interpreter (default: this one); ``env``: its whole environment (default: inherited);
+    ``cwd``: its working directory (default: ``log_dir``; any directory: the app finds its lessons in the package).
+    A port another process took before the app bound it is tried again on a new one (at most three times).
     """
-    port = free_port()
-    log_path = log_dir / f"app-{port}.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [python or sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1",
-         f"--base_url={base_url}", *args],
-        cwd=log_dir,  # any directory: the app finds its lessons in the package
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    app = App(proc, f"http://127.0.0.1:{port}{base_url.rstrip('/')}", log_path, log)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
+    for _attempt in range(3):
+        port = free_port()
+        log_path = log_dir / f"app-{port}.log"
+        log = open(log_path, "w")
+        proc = subprocess.Popen(
+            [python or sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.port_retries=0",
+             "--Voila.ip=127.0.0.1", f"--base_url={base_url}", *args],
+            cwd=cwd or log_dir, stdout=log, stderr=subprocess.STDOUT, env=env,
+        )
+        app = App(proc, f"http://127.0.0.1:{port}{base_url.rstrip('/')}", log_path, log)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                break
+            try:
+                app.status()
+                if wait_for is None or wait_for in app.log():
+                    return app
+            except OSError:
+                pass
+            time.sleep(0.3)
+        else:
+            app.stop()
+            raise RuntimeError(f"dpviz.app not up within {timeout} s:\n" + app.log()[-3000:])
+        log.close()
+        if PORT_TAKEN not in app.log():
             raise RuntimeError("dpviz.app exited:\n" + app.log()[-3000:])
-        try:
-            app.status()
-            if wait_for is None or wait_for in app.log():
-                return app
-        except OSError:
-            pass
-        time.sleep(0.3)
-    app.stop()
-    raise RuntimeError(f"dpviz.app not up within {timeout} s:\n" + app.log()[-3000:])
+    raise RuntimeError("dpviz.app found its port taken three times:\n" + app.log()[-3000:])
 
 
 class Client:

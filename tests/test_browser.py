@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +20,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from _server import start_app
 
 from dpviz.lessons import lessons
 
@@ -62,52 +60,19 @@ def browser_available():
         pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def voila_url(browser_available, tmp_path_factory):
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("voila") / "voila.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.ip=127.0.0.1"],
-        cwd=ROOT,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            break
-        try:
-            urllib.request.urlopen(url + "/voila/tree", timeout=2)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:  # pragma: no cover - diagnostic path
-        proc.terminate()
-        pytest.fail("Voila did not start within 120 s:\n" + log_path.read_text()[-3000:])
-    if proc.poll() is not None:
-        pytest.fail("Voila exited:\n" + log_path.read_text()[-3000:])
+    app = start_app(tmp_path_factory.mktemp("voila"), timeout=120)
     # Every lesson's kernel pre-heated before the first page: a lesson is then timed as a learner meets it on a
     # server that has finished starting (issue 14), and the slider timings do not share the CPU with the pools filling.
-    while not _status(url).get("ready"):
-        if time.time() > deadline + 240 or proc.poll() is not None:  # pragma: no cover - diagnostic path
-            proc.terminate()
-            pytest.fail("the lessons' kernels were not pre-heated within 360 s:\n" + log_path.read_text()[-3000:])
+    deadline = time.time() + 240
+    while not _status(app.url).get("ready"):
+        if time.time() > deadline or app.proc.poll() is not None:  # pragma: no cover - diagnostic path
+            app.stop()
+            pytest.fail("the lessons' kernels were not pre-heated within 240 s:\n" + app.log()[-3000:])
         time.sleep(0.5)
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        proc.kill()
-    log.close()
+    yield app.url
+    app.stop()
 
 
 @pytest.fixture(scope="module")

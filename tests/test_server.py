@@ -664,3 +664,32 @@ def test_start_up_message_says_where_to_connect_and_how_a_class_joins():
     shared = app._welcome()
     assert "Students open http://" in shared and ":8866/" in shared and "trusted network" in shared
     assert "Only this computer" not in shared
+
+
+def test_start_app_tries_a_new_port_when_another_process_took_its_port(tmp_path, monkeypatch):
+    """The tests' own harness: a port taken between choosing it and the app's bind (here held on purpose) makes the
+    app exit (``--Voila.port_retries=0``), and ``start_app`` starts it again on a new port it then answers on."""
+    import socket
+
+    import _server
+
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", 0))
+    holder.listen()
+    taken, chosen = holder.getsockname()[1], []
+
+    def choose() -> int:  # the held port first, then a free one
+        chosen.append(free_port() if chosen else taken)
+        return chosen[-1]
+
+    monkeypatch.setattr(_server, "free_port", choose)
+    try:
+        a = _server.start_app(tmp_path, "--pool_size=0", timeout=120)
+    finally:
+        holder.close()
+    try:
+        assert chosen[0] == taken and len(chosen) == 2 and a.url.endswith(f":{chosen[1]}")
+        assert _server.PORT_TAKEN in (tmp_path / f"app-{taken}.log").read_text()
+        assert "ready" in a.status()  # it answers on the new port
+    finally:
+        a.stop()
