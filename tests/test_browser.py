@@ -286,6 +286,11 @@ _PANEL_REFERENCES_SAME = """(i) => {
 #: view) becomes the new baseline rather than the move's effect.
 _ARM_CHANGE_WATCH = f"""([i, before, keys]) => {{
   window._dpvizSeen = null; window._dpvizRefs = null; window._dpvizKey = null;
+  // The panel's references now, kept only while it still shows ``before``: the first look then compares references
+  // instead of building every trace's JSON in the first frame after the key press, while the update's messages
+  // wait for the page's main thread (up to 7 ms there in a Chromium trace, 2026-11-29).
+  ({_PANEL_REFERENCES_SAME})(i);
+  if (({_PANEL_SIGNATURE})(i) !== before) window._dpvizRefs = null;
   if (keys) document.addEventListener('keydown', () => {{
     if (window._dpvizKey === null) window._dpvizKey = performance.now(); }}, {{once: true, capture: true}});
   const start = performance.now(), token = {{}};
