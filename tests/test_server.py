@@ -582,6 +582,46 @@ def test_a_machine_kept_busy_by_another_program_still_refills_the_pools(tmp_path
         a.stop()
 
 
+def _kernel_pids() -> dict[str, int]:
+    """Kernel id → pid of every kernel process on the machine (its command line names its connection file)."""
+    import pathlib
+
+    found = {}
+    for proc in pathlib.Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        match = re.search(r"ipykernel_launcher -f \S*kernel-([0-9a-f-]{36})\.json", cmdline)
+        if match:
+            found[match[1]] = int(proc.name)
+    return found
+
+
+def test_a_pooled_kernel_that_ends_leaves_the_pool_and_is_replaced(tmp_path):
+    """A pre-heated kernel killed in the pool (out of memory, a crash) is never handed out: jupyter_server's
+    restarter would bring it back bare, without the lesson its page was rendered from. The pool starts another."""
+    import signal
+
+    a = start_app(tmp_path, "--class-size=2", "--lessons=08", wait_for="ready for 2 students on lessons 08",
+                  timeout=240)
+    try:
+        pooled = {k: p for k, p in _kernel_pids().items() if k in a.log()}
+        assert len(pooled) == 2, pooled
+        victim = sorted(pooled)[0]
+        os.kill(pooled[victim], signal.SIGKILL)
+        assert wait_until(lambda: "restarting kernel" in a.log(), 30), a.log()[-2000:]  # the restarter saw it end
+        assert wait_until(lambda: a.status()["pool"][LESSON] == 2, 180), a.status()
+        handed = [Client(a.url).open_lesson(LESSON) for _ in range(2)]
+        assert victim not in handed and len(set(handed)) == 2
+        assert all(_live(a, k) for k in handed)
+        assert wait_until(lambda: f"Kernel shutdown: {victim}" in a.log(), 30)
+    finally:
+        a.stop()
+
+
 def test_a_lesson_asked_for_while_the_server_warms_up_says_what_it_waits_for(tmp_path):
     """Just after start-up the lesson's pool has no kernel ready: the page says so and points at the status and at
     the lesson with ?waited=1 (which its script opens once a kernel is ready), and no kernel is started for it."""

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import os
 import time
 from collections import deque
@@ -271,6 +272,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                 )
                 self._pools.setdefault(notebook_name, []).append(task)
                 content = await task
+                self._watch_pooled(notebook_name, task, content["kernel_id"])
                 if self.ready and self.refill_nice:
                     # A refill once the class is served: it runs a whole lesson while students are at work, so
                     # it yields the CPU to their kernels (and gets it back when handed out: _hand_out).
@@ -288,6 +290,28 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             finally:
                 self._filling[notebook_name] -= 1
                 self._kick()
+
+        def _watch_pooled(self, notebook_name: str, entry: asyncio.Task, kernel_id: str) -> None:
+            """A pooled kernel that ends (killed, out of memory, crashed) leaves the pool at once. jupyter_server's
+            restarter would start a bare kernel under the same id, without the lesson the page was rendered from,
+            and the pool would hand that dead page to the next student."""
+            try:
+                km = self.get_kernel(kernel_id)
+            except KeyError:
+                return
+            ended = functools.partial(self._pooled_kernel_ended, notebook_name, entry, kernel_id)
+            km.add_restart_callback(ended, "restart")
+            km.add_restart_callback(ended, "dead")
+
+        def _pooled_kernel_ended(self, notebook_name: str, entry: asyncio.Task, kernel_id: str) -> None:
+            pool = self._pools.get(notebook_name, [])
+            if entry not in pool:
+                return  # already a student's: its page has lost its kernel, as with any kernel that ends
+            pool.remove(entry)
+            self.log.warning("a pre-heated kernel for %s ended (%s): it leaves the pool and another is started",
+                             notebook_name, kernel_id)
+            asyncio.get_event_loop().create_task(self._end_if_unused(kernel_id))
+            self._kick()
 
         async def get_rendered_notebook(self, notebook_name: str, extra_kernel_env_variables=None, **kwargs):
             result = await super().get_rendered_notebook(
