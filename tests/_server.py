@@ -218,6 +218,22 @@ def wait_until(predicate, timeout: float, step: float = 0.5) -> bool:
     return predicate()
 
 
+def kernel_pids() -> dict[str, int]:
+    """Kernel id → pid of every kernel process on the machine (its command line names its connection file)."""
+    found = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        match = re.search(r"ipykernel_launcher -f \S*kernel-([0-9a-f-]{36})\.json", cmdline)
+        if match:
+            found[match[1]] = int(proc.name)
+    return found
+
+
 def server_socket_option(pid: int, peer: tuple, level: int, option: int) -> int:
     """``getsockopt`` on process ``pid``'s end of the TCP connection whose other end is ``peer`` (a socket of this
     process), read through a duplicate of that process's descriptor (``pidfd_getfd``, Linux 5.6+; the same user)."""

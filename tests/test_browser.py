@@ -20,7 +20,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from _server import start_app
+from _server import kernel_pids, start_app
 
 from dpviz.lessons import lessons
 
@@ -451,6 +451,52 @@ def test_anatomy_splits_a_real_move_into_stages_on_one_clock(voila_url, browser)
     assert all(row[s] >= -2 for s in stages), row  # the kernel's dates and the page's clock agree to ~1 ms
     assert row["plotly.js"] > 0 and row["kernel"] > 0
     assert sum(row[s] for s in stages) == pytest.approx(row["total"], abs=1e-6)
+
+
+def _stopped_notice_then_reload(page, lesson: str, within_ms: int) -> None:
+    """The page says its lesson stopped, as an alert with a button; the button reloads it with a new kernel."""
+    import re
+
+    old = re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1]
+    notice = page.wait_for_selector(".dpviz-stopped[role=alert]", timeout=within_ms)
+    assert "This lesson has stopped" in notice.inner_text()
+    with page.expect_navigation():
+        page.get_by_role("button", name="Reload the lesson").click()
+    _wait_for_first_figure(page, f"{lesson} reloaded")
+    assert page.locator(".dpviz-stopped").count() == 0
+    assert re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1] != old
+    # the page's own reconnection attempts log refused handshakes to the console; nothing may throw
+    assert [e for e in page.page_errors if not e.startswith("console:")] == []
+
+
+def test_a_lesson_whose_kernel_was_killed_says_so_and_reloads(voila_url, page):
+    """A kernel killed under an open page (out of memory): jupyter_server's restarter brings back a bare kernel,
+    without the lesson. The page says the lesson stopped instead of leaving controls that answer nothing."""
+    import re
+    import signal
+
+    lesson = "01_why_privacy.ipynb"
+    page.goto(f"{voila_url}/voila/render/{lesson}")
+    _wait_for_first_figure(page, lesson)
+    assert page.locator(".dpviz-stopped").count() == 0
+    kernel = re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1]
+    os.kill(kernel_pids()[kernel], signal.SIGKILL)
+    _stopped_notice_then_reload(page, lesson, within_ms=30_000)
+
+
+def test_a_lesson_whose_kernel_was_culled_says_so_and_reloads(browser, tmp_path):
+    """A page left open through a long pause has its kernel culled (--cull-idle): the server closes the page's
+    socket, the page finds its kernel gone and says the lesson stopped."""
+    app = start_app(tmp_path, "--class-size=1", "--lessons=01", "--cull-idle=10", wait_for="ready for", timeout=240)
+    context, pg = _new_page(browser, viewport={"width": 1280, "height": 1000})
+    try:
+        lesson = "01_why_privacy.ipynb"
+        pg.goto(f"{app.url}/voila/render/{lesson}")
+        _wait_for_first_figure(pg, lesson)
+        _stopped_notice_then_reload(pg, lesson, within_ms=60_000)
+    finally:
+        context.close()
+        app.stop()
 
 
 def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):

@@ -19,6 +19,7 @@ from _server import (
     Client,
     answers_within,
     free_port,
+    kernel_pids,
     server_socket_option,
     start_app,
     v1_frame,
@@ -582,24 +583,6 @@ def test_a_machine_kept_busy_by_another_program_still_refills_the_pools(tmp_path
         a.stop()
 
 
-def _kernel_pids() -> dict[str, int]:
-    """Kernel id → pid of every kernel process on the machine (its command line names its connection file)."""
-    import pathlib
-
-    found = {}
-    for proc in pathlib.Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        match = re.search(r"ipykernel_launcher -f \S*kernel-([0-9a-f-]{36})\.json", cmdline)
-        if match:
-            found[match[1]] = int(proc.name)
-    return found
-
-
 def test_a_pooled_kernel_that_ends_leaves_the_pool_and_is_replaced(tmp_path):
     """A pre-heated kernel killed in the pool (out of memory, a crash) is never handed out: jupyter_server's
     restarter would bring it back bare, without the lesson its page was rendered from. The pool starts another."""
@@ -608,7 +591,7 @@ def test_a_pooled_kernel_that_ends_leaves_the_pool_and_is_replaced(tmp_path):
     a = start_app(tmp_path, "--class-size=2", "--lessons=08", wait_for="ready for 2 students on lessons 08",
                   timeout=240)
     try:
-        pooled = {k: p for k, p in _kernel_pids().items() if k in a.log()}
+        pooled = {k: p for k, p in kernel_pids().items() if k in a.log()}
         assert len(pooled) == 2, pooled
         victim = sorted(pooled)[0]
         os.kill(pooled[victim], signal.SIGKILL)
@@ -618,6 +601,41 @@ def test_a_pooled_kernel_that_ends_leaves_the_pool_and_is_replaced(tmp_path):
         assert victim not in handed and len(set(handed)) == 2
         assert all(_live(a, k) for k in handed)
         assert wait_until(lambda: f"Kernel shutdown: {victim}" in a.log(), 30)
+    finally:
+        a.stop()
+
+
+def test_a_kernel_culled_under_an_open_page_closes_the_pages_socket(tmp_path):
+    """A page left open through a long pause has its kernel culled (--cull-idle): the server closes that page's
+    kernel WebSocket, so the page learns its lesson has stopped (the page template then says so) instead of
+    sending slider moves to a kernel that is gone. Before, the socket stayed open on nothing."""
+    import asyncio
+
+    from tornado.httpclient import HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    a = start_app(tmp_path, "--class-size=1", "--lessons=08", "--cull-idle=10",
+                  wait_for="ready for 1 students on lessons 08", timeout=240)
+    try:
+        client = Client(a.url)
+        kid = client.open_lesson(LESSON)
+
+        async def until_closed(limit: float) -> float | None:
+            conn = await websocket_connect(
+                HTTPRequest(ws_url(a, kid), headers={"Cookie": client.cookie_header()}), subprotocols=[V1])
+            start = asyncio.get_running_loop().time()
+            try:
+                while await asyncio.wait_for(conn.read_message(), limit) is not None:
+                    pass  # the kernel's replies to the page's start-up, then nothing: idle
+            except asyncio.TimeoutError:
+                conn.close()
+                return None
+            return asyncio.get_running_loop().time() - start
+
+        closed_after = asyncio.run(until_closed(45))
+        assert f"Culling 'idle' kernel 'python3' ({kid})" in a.log(), a.log()[-2000:]
+        assert closed_after is not None, "the page's socket stayed open after its kernel was culled"
+        assert wait_until(lambda: f"Kernel shutdown: {kid}" in a.log(), 5)
     finally:
         a.stop()
 

@@ -232,7 +232,7 @@ class GuardedKernelWebsocketHandler(_PlainErrors, VoilaKernelWebsocketHandler):
         return V1_PROTOCOL if V1_PROTOCOL in subprotocols else None
 
     async def open(self, kernel_id):
-        self.kernel_manager.socket_opened(kernel_id)
+        self.kernel_manager.socket_opened(kernel_id, self.close)
         self._dpviz_counted = True
         await super().open(kernel_id)
 
@@ -246,7 +246,7 @@ class GuardedKernelWebsocketHandler(_PlainErrors, VoilaKernelWebsocketHandler):
     def on_close(self):
         if getattr(self, "_dpviz_counted", False):
             self._dpviz_counted = False
-            self.kernel_manager.socket_closed(self.kernel_id)
+            self.kernel_manager.socket_closed(self.kernel_id, self.close)
         if getattr(self, "connection", None) is not None:
             super().on_close()
 

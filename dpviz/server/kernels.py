@@ -38,7 +38,7 @@ import functools
 import os
 import time
 from collections import deque
-from typing import Any
+from typing import Any, Callable
 
 from jupyter_core.utils import ensure_async
 
@@ -105,6 +105,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self._handed: dict[str, float] = {}
             self._ever_connected: set[str] = set()
             self._open_sockets: dict[str, int] = {}
+            self._closers: dict[str, list[Callable[[], None]]] = {}  # kernel id → how to close each open page socket
             self._end_timers: dict[str, asyncio.TimerHandle] = {}
             self._filling: dict[str, int] = {}
             self._rendered: dict[str, int] = {}
@@ -465,14 +466,26 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                             return True
             return False
 
-        def socket_opened(self, kernel_id: str) -> None:
+        def socket_opened(self, kernel_id: str, close: Callable[[], None] | None = None) -> None:
+            """A page's WebSocket to ``kernel_id`` opened; ``close`` closes it (called when the kernel is shut down
+            under the open page, e.g. culled after a long pause: the page then learns it, see the page template)."""
+            if close is not None:
+                self._closers.setdefault(kernel_id, []).append(close)
             self._ever_connected.add(kernel_id)
             self._open_sockets[kernel_id] = self._open_sockets.get(kernel_id, 0) + 1
             timer = self._end_timers.pop(kernel_id, None)
             if timer is not None:
                 timer.cancel()
 
-        def socket_closed(self, kernel_id: str) -> None:
+        def socket_closed(self, kernel_id: str, close: Callable[[], None] | None = None) -> None:
+            closers = self._closers.get(kernel_id, [])
+            if close in closers:
+                closers.remove(close)
+            if not closers:
+                self._closers.pop(kernel_id, None)
+            if kernel_id not in self:  # closed because its kernel was shut down: nothing left to end
+                self._open_sockets.pop(kernel_id, None)
+                return
             n = self._open_sockets.get(kernel_id, 0) - 1
             self._open_sockets[kernel_id] = max(n, 0)
             if n <= 0:
@@ -504,9 +517,12 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             for table in (self._owners, self._handed, self._open_sockets, self._niced):
                 table.pop(kernel_id, None)
             self._ever_connected.discard(kernel_id)
+            closers = self._closers.pop(kernel_id, [])
             try:
                 return await super().shutdown_kernel(kernel_id, *args, **kwargs)
             finally:
+                for close in closers:  # pages still open on it (culled): their sockets close, and they say so
+                    close()
                 self._kick()  # memory was freed: a pool may refill
 
         def sessions(self) -> int:
