@@ -640,6 +640,25 @@ def test_a_kernel_culled_under_an_open_page_closes_the_pages_socket(tmp_path):
         a.stop()
 
 
+def test_a_kernel_that_waited_in_the_pool_longer_than_cull_idle_is_not_culled_when_handed_out(tmp_path):
+    """Pooled kernels are never culled; the idle time of one a student receives counts from then. It used to count
+    from the end of its lesson's execution, so a kernel that had waited longer than --cull-idle (a server started
+    well before class) was culled by the next cull pass, before its page had connected: a dead lesson."""
+    import time
+
+    a = start_app(tmp_path, "--class-size=1", "--lessons=08", "--cull-idle=10",
+                  wait_for="ready for 1 students on lessons 08", timeout=240)
+    try:
+        time.sleep(13)  # the pooled kernel idles past --cull-idle (the pool protects it)
+        (pooled,) = [k for k in kernel_pids() if k in a.log()]
+        kid = Client(a.url).open_lesson(LESSON)
+        assert kid == pooled
+        time.sleep(4)  # more than one cull pass (every 2.5 s at --cull-idle=10), the page not yet connected
+        assert f"Culling 'idle' kernel 'python3' ({kid})" not in a.log() and _live(a, kid), a.log()[-2000:]
+    finally:
+        a.stop()
+
+
 def test_a_lesson_asked_for_while_the_server_warms_up_says_what_it_waits_for(tmp_path):
     """Just after start-up the lesson's pool has no kernel ready: the page says so and points at the status and at
     the lesson with ?waited=1 (which its script opens once a kernel is ready), and no kernel is started for it."""

@@ -38,6 +38,7 @@ import functools
 import os
 import time
 from collections import deque
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from jupyter_core.utils import ensure_async
@@ -442,6 +443,13 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             if client is not None:
                 self._owners[kernel_id] = client
             self._handed[kernel_id] = time.monotonic()
+            # A pooled kernel's idle time counts from when a student received it, not from when its lesson finished
+            # executing: one that waited in the pool longer than --cull-idle (a server started well before class)
+            # was otherwise culled by the next cull pass, before its page had connected.
+            try:
+                self.get_kernel(kernel_id).last_activity = datetime.now(timezone.utc)
+            except KeyError:
+                pass
             handed = HANDED.get()
             if handed is not None:
                 handed.append(kernel_id)
