@@ -201,3 +201,19 @@ def test_only_plotlys_own_figure_module_may_send_its_computed_defaults(caplog):
         before = _refusals(caplog)
         _from_browser(_figure(shared), delta)
         assert _refusals(caplog) == before + shared, f"shared bundle: {shared}"
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_a_figure_takes_its_view_count_from_the_browser_within_bounds_and_quietly(shared, caplog):
+    """Each view the page draws raises ipywidgets' _view_count (plotly sets it to 0): accepted, no warning in the
+    server's terminal; anything but a count of at most MAX_VIEW_COUNT views is refused."""
+    from dpviz.panels._base import MAX_VIEW_COUNT
+
+    caplog.set_level("WARNING", logger="dpviz.panels")
+    w = _figure(shared)
+    _from_browser(w, {"_view_count": 1})
+    assert _refusals(caplog) == 0 and w._view_count == 1
+    for bad in [-1, MAX_VIEW_COUNT + 1, 1.5, True, "2", None, [1]]:
+        before = _refusals(caplog)
+        _from_browser(w, {"_view_count": bad})
+        assert _refusals(caplog) == before + 1 and w._view_count == 1, f"accepted {bad!r}"

@@ -484,9 +484,18 @@ def _client_checks(w: W.Widget) -> dict[str, Callable[[Any], Any]]:
         keys = ["_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_pointsCallback"]
         if not getattr(type(w), "_dpviz_shared_bundle", False):
             keys += ["_js2py_layoutDelta", "_js2py_traceDeltas"]
-        return {k: _checked_figure_message for k in keys}
+        checks = {k: _checked_figure_message for k in keys}
+        # ipywidgets' count of the figure's views, which each view in the page raises as it is drawn (plotly sets
+        # it to 0, so the page keeps it; nothing in Python reads it): refused, it cost a warning in the server's
+        # terminal and an echo to the page for every figure of every page a class opened
+        checks["_view_count"] = lambda v: v if type(v) is int and 0 <= v <= MAX_VIEW_COUNT else _REJECT
+        return checks
     return {}  # buttons (clicks arrive as custom messages), labels, layouts: nothing to set from the browser
 
+
+#: Most views of one figure a page may report (a lesson draws each figure once; a few tabs of one notebook in
+#: JupyterLab share the figure's model).
+MAX_VIEW_COUNT = 1000
 
 #: Largest figure message (its JSON, in characters) a browser may send: a zoom or a click is a few hundred; plotly's
 #: computed defaults for dpviz's largest figure are ~60 kB.
