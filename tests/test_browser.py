@@ -488,15 +488,17 @@ def test_a_lesson_whose_kernel_was_culled_says_so_and_reloads(browser, tmp_path)
     """A page left open through a long pause has its kernel culled (--cull-idle): the server closes the page's
     socket, the page finds its kernel gone and says the lesson stopped."""
     app = start_app(tmp_path, "--class-size=1", "--lessons=01", "--cull-idle=10", wait_for="ready for", timeout=240)
-    context, pg = _new_page(browser, viewport={"width": 1280, "height": 1000})
     try:
-        lesson = "01_why_privacy.ipynb"
-        pg.goto(f"{app.url}/voila/render/{lesson}")
-        _wait_for_first_figure(pg, lesson)
-        _stopped_notice_then_reload(pg, lesson, within_ms=60_000)
+        context, pg = _new_page(browser, viewport={"width": 1280, "height": 1000})
+        try:
+            lesson = "01_why_privacy.ipynb"
+            pg.goto(f"{app.url}/voila/render/{lesson}")
+            _wait_for_first_figure(pg, lesson)
+            _stopped_notice_then_reload(pg, lesson, within_ms=60_000)
+        finally:
+            context.close()
     finally:
-        context.close()
-        app.stop()
+        app.stop()  # whatever the page did: a server left running would load every later test
 
 
 def test_figures_follow_their_sliders_when_plotly_loads_slowly(voila_url, page):
