@@ -99,6 +99,11 @@ def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | No
     raise RuntimeError("dpviz.app found its port taken three times:\n" + app.log()[-3000:])
 
 
+def page_kernel_id(html: str) -> str:
+    """The id of the kernel a lesson page was given, as Voilà writes it into the page."""
+    return re.search(r'"kernelId":\s*"([0-9a-f-]+)"', html)[1]
+
+
 class Client:
     """An HTTP client with its own cookie jar (one browser)."""
 
@@ -124,7 +129,7 @@ class Client:
         status, body = self.request(f"/voila/render/{name}")
         if status != 200:
             raise AssertionError(f"{name}: HTTP {status}: {body[:300]}")
-        return re.search(r'"kernelId":\s*"([0-9a-f-]+)"', body)[1]
+        return page_kernel_id(body)
 
 
 def v1_frame(channel: str, msg_type: str, content: dict, session: str = "s", metadata: dict | None = None) -> bytes:

@@ -20,7 +20,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from _server import kernel_pids, start_app
+from _server import kernel_pids, page_kernel_id, start_app
 
 from dpviz.lessons import lessons
 
@@ -455,16 +455,14 @@ def test_anatomy_splits_a_real_move_into_stages_on_one_clock(voila_url, browser)
 
 def _stopped_notice_then_reload(page, lesson: str, within_ms: int) -> None:
     """The page says its lesson stopped, as an alert with a button; the button reloads it with a new kernel."""
-    import re
-
-    old = re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1]
+    old = page_kernel_id(page.content())
     notice = page.wait_for_selector(".dpviz-stopped[role=alert]", timeout=within_ms)
     assert "This lesson has stopped" in notice.inner_text()
     with page.expect_navigation():
         page.get_by_role("button", name="Reload the lesson").click()
     _wait_for_first_figure(page, f"{lesson} reloaded")
     assert page.locator(".dpviz-stopped").count() == 0
-    assert re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1] != old
+    assert page_kernel_id(page.content()) != old
     # the page's own reconnection attempts log refused handshakes to the console; nothing may throw
     assert [e for e in page.page_errors if not e.startswith("console:")] == []
 
@@ -472,14 +470,13 @@ def _stopped_notice_then_reload(page, lesson: str, within_ms: int) -> None:
 def test_a_lesson_whose_kernel_was_killed_says_so_and_reloads(voila_url, page):
     """A kernel killed under an open page (out of memory): jupyter_server's restarter brings back a bare kernel,
     without the lesson. The page says the lesson stopped instead of leaving controls that answer nothing."""
-    import re
     import signal
 
     lesson = "01_why_privacy.ipynb"
     page.goto(f"{voila_url}/voila/render/{lesson}")
     _wait_for_first_figure(page, lesson)
     assert page.locator(".dpviz-stopped").count() == 0
-    kernel = re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1]
+    kernel = page_kernel_id(page.content())
     os.kill(kernel_pids()[kernel], signal.SIGKILL)
     _stopped_notice_then_reload(page, lesson, within_ms=30_000)
 

@@ -24,7 +24,7 @@ import urllib.parse
 import urllib.request
 
 import pytest
-from _server import Client, free_port, start_app
+from _server import Client, free_port, page_kernel_id, start_app
 from test_browser import (
     _PANEL_SIGNATURE,
     CHROMIUM,
@@ -257,7 +257,7 @@ def test_lesson_under_the_prefix_renders_connects_and_follows_its_slider(app, or
     assert traffic.requests.count(bundle) == 1, f"plotly's bundle was requested more than once: {traffic.requests}"
 
     # The kernel WebSocket: under the prefix, for the page's kernel, and talking.
-    kernel_id = re.search(r'"kernelId":\s*"([0-9a-f-]+)"', page.content())[1]
+    kernel_id = page_kernel_id(page.content())
     channels = origin.replace("http://", "ws://") + PREFIX + f"api/kernels/{kernel_id}/channels"
     sockets = [s for s in traffic.sockets if s["url"].split("?")[0] == channels]
     assert sockets, f"no kernel WebSocket at {channels}: {[s['url'] for s in traffic.sockets]}"
