@@ -135,8 +135,7 @@ def measure(url: str, browser, lesson: str, panel: str | None,
         page.add_init_script(RECORDER)
         page.goto(f"{url}/voila/render/{lesson}")
         B._wait_for_first_figure(page, lesson)
-        n = page.locator(".dpviz-panel").count()
-        page.wait_for_function(f"() => [...Array({n}).keys()].every(i => ({B._PANEL_SIGNATURE})(i) !== null)")
+        n = B._wait_for_every_panels_figures(page)
         page.wait_for_timeout(1500)
         origin = page.evaluate("() => performance.timeOrigin")
         rows = []

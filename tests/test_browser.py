@@ -121,6 +121,13 @@ def _wait_for_first_figure(pg, where: str, timeout_ms: int = 120_000) -> None:
                     + "\n".join(list(pg.diagnostics)[-80:]), pytrace=False)
 
 
+def _wait_for_every_panels_figures(pg) -> int:
+    """Wait until every dpviz panel on the page has drawn its figures (each one's data is there); how many panels."""
+    panels = pg.locator(".dpviz-panel").count()
+    pg.wait_for_function(f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
+    return panels
+
+
 @pytest.fixture
 def page(browser):
     context, pg = _new_page(browser, viewport={"width": 1280, "height": 1000})
@@ -398,10 +405,8 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
     page.add_init_script(_FIRST_FIGURE_CLOCK)
     page.goto(f"{voila_url}/voila/render/{name}")
     _wait_for_first_figure(page, name)
-    panels = page.locator(".dpviz-panel").count()
+    panels = _wait_for_every_panels_figures(page)
     assert panels >= 1, f"{name}: no dpviz panel on the page"
-    page.wait_for_function(
-        f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
     first = page.evaluate("() => window._dpvizFirstFigure")
     assert first is not None, f"{name}: the page's clock saw no figure drawn"
     FIRST_FIGURE_TIMES.append((name, first / 1000, preheated))
@@ -654,9 +659,7 @@ def test_lesson_fits_a_phone_and_has_no_serious_accessibility_violation(voila_ur
     finds no serious or critical accessibility violation (named controls, named figures, distinguishable links)."""
     phone.goto(f"{voila_url}/voila/render/{name}")
     _wait_for_first_figure(phone, name + " on a phone")
-    panels = phone.locator(".dpviz-panel").count()
-    phone.wait_for_function(
-        f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
+    _wait_for_every_panels_figures(phone)
     phone.wait_for_timeout(2500)  # the narrow-screen adaptation runs after each figure's first draw
     _assert_no_errors(phone, name + " at phone size")
     problems = phone.evaluate(_PHONE_OVERFLOW)

@@ -26,12 +26,12 @@ import urllib.request
 import pytest
 from _server import Client, free_port, page_kernel_id, start_app
 from test_browser import (
-    _PANEL_SIGNATURE,
     CHROMIUM,
     CHROMIUM_ARGS,
     _assert_no_errors,
     _move_first_control_and_wait,
     _unavailable_reason,
+    _wait_for_every_panels_figures,
 )
 
 from dpviz.lessons import lessons
@@ -244,9 +244,8 @@ def test_lesson_under_the_prefix_renders_connects_and_follows_its_slider(app, or
     # Widgets and every panel's figures render (the figures need plotly's shared bundle, under the prefix).
     page.wait_for_selector(".widget-slider .noUi-handle")
     page.wait_for_selector(".js-plotly-plot .main-svg")
-    panels = page.locator(".dpviz-panel").count()
+    panels = _wait_for_every_panels_figures(page)
     assert panels >= 1, "no dpviz panel on the lesson page"
-    page.wait_for_function(f"() => [...Array({panels}).keys()].every(i => ({_PANEL_SIGNATURE})(i) !== null)")
     bundle = origin + PREFIX + "dpviz-static/plotly-cartesian.min.js"
     assert bundle in traffic.requests, f"plotly's bundle was not loaded from {bundle}: {traffic.requests}"
     # The page asks for it from its head, at once (not only when the first figure's model has arrived), and the
