@@ -105,8 +105,8 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             self._owners: dict[str, str] = {}
             self._handed: dict[str, float] = {}
             self._ever_connected: set[str] = set()
-            self._open_sockets: dict[str, int] = {}
-            self._closers: dict[str, list[Callable[[], None]]] = {}  # kernel id → how to close each open page socket
+            # kernel id → how to close each page WebSocket open on it (their number is what the lifecycle counts)
+            self._open_sockets: dict[str, list[Callable[[], None]]] = {}
             self._end_timers: dict[str, asyncio.TimerHandle] = {}
             self._filling: dict[str, int] = {}
             self._rendered: dict[str, int] = {}
@@ -312,7 +312,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             pool.remove(entry)
             self.log.warning("a pre-heated kernel for %s ended (%s): it leaves the pool and another is started",
                              notebook_name, kernel_id)
-            asyncio.get_event_loop().create_task(self._end_if_unused(kernel_id))
+            self._schedule_end(kernel_id, 0.0)
             self._kick()
 
         async def get_rendered_notebook(self, notebook_name: str, extra_kernel_env_variables=None, **kwargs):
@@ -422,9 +422,9 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             if it still holds ``max_kernels_per_client``."""
             mine = [k for k, c in self._owners.items() if c == client]
             for kid in mine:
-                if kid in self._ever_connected and self._open_sockets.get(kid, 0) == 0:
+                if kid in self._ever_connected and not self._open_sockets.get(kid):
                     self._schedule_end(kid, 0.0)
-            live = [k for k in mine if not (k in self._ever_connected and self._open_sockets.get(k, 0) == 0)]
+            live = [k for k in mine if not (k in self._ever_connected and not self._open_sockets.get(k))]
             if self.max_kernels_per_client > 0 and len(live) >= self.max_kernels_per_client:
                 raise TooManyKernels()
 
@@ -460,7 +460,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             """The page holding ``kernel_id`` was sent: if it never connects (a bare GET, a tab closed while
             loading), the kernel ends after ``connect_grace`` (a slow device may need tens of seconds to load the
             page's scripts before it connects)."""
-            if self._open_sockets.get(kernel_id, 0) == 0:
+            if not self._open_sockets.get(kernel_id):
                 self._schedule_end(kernel_id, self.connect_grace)
 
         def owner(self, kernel_id: str) -> str | None:
@@ -474,29 +474,23 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
                             return True
             return False
 
-        def socket_opened(self, kernel_id: str, close: Callable[[], None] | None = None) -> None:
+        def socket_opened(self, kernel_id: str, close: Callable[[], None]) -> None:
             """A page's WebSocket to ``kernel_id`` opened; ``close`` closes it (called when the kernel is shut down
             under the open page, e.g. culled after a long pause: the page then learns it, see the page template)."""
-            if close is not None:
-                self._closers.setdefault(kernel_id, []).append(close)
             self._ever_connected.add(kernel_id)
-            self._open_sockets[kernel_id] = self._open_sockets.get(kernel_id, 0) + 1
+            self._open_sockets.setdefault(kernel_id, []).append(close)
             timer = self._end_timers.pop(kernel_id, None)
             if timer is not None:
                 timer.cancel()
 
-        def socket_closed(self, kernel_id: str, close: Callable[[], None] | None = None) -> None:
-            closers = self._closers.get(kernel_id, [])
-            if close in closers:
-                closers.remove(close)
-            if not closers:
-                self._closers.pop(kernel_id, None)
-            if kernel_id not in self:  # closed because its kernel was shut down: nothing left to end
-                self._open_sockets.pop(kernel_id, None)
+        def socket_closed(self, kernel_id: str, close: Callable[[], None]) -> None:
+            open_ = self._open_sockets.get(kernel_id, [])
+            if close in open_:
+                open_.remove(close)
+            if open_:
                 return
-            n = self._open_sockets.get(kernel_id, 0) - 1
-            self._open_sockets[kernel_id] = max(n, 0)
-            if n <= 0:
+            self._open_sockets.pop(kernel_id, None)
+            if kernel_id in self:  # not closed because its kernel was shut down
                 self._schedule_end(kernel_id, self.shutdown_grace)
 
         def _schedule_end(self, kernel_id: str, delay: float) -> None:
@@ -510,7 +504,7 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
 
         async def _end_if_unused(self, kernel_id: str) -> None:
             self._end_timers.pop(kernel_id, None)
-            if self._open_sockets.get(kernel_id, 0) > 0 or kernel_id not in self:
+            if self._open_sockets.get(kernel_id) or kernel_id not in self:
                 return
             self.log.info("Page of kernel %s is gone: shutting it down", kernel_id)
             try:
@@ -522,10 +516,10 @@ def classroom_kernel_manager(voila_manager_class: type) -> type:
             timer = self._end_timers.pop(kernel_id, None)
             if timer is not None:
                 timer.cancel()
-            for table in (self._owners, self._handed, self._open_sockets, self._niced):
+            for table in (self._owners, self._handed, self._niced):
                 table.pop(kernel_id, None)
             self._ever_connected.discard(kernel_id)
-            closers = self._closers.pop(kernel_id, [])
+            closers = self._open_sockets.pop(kernel_id, [])
             try:
                 return await super().shutdown_kernel(kernel_id, *args, **kwargs)
             finally:
