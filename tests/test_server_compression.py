@@ -76,6 +76,31 @@ def test_a_streamed_page_reaches_the_browser_flush_by_flush():
     assert reader.eof
 
 
+def test_a_static_file_cut_short_by_a_browser_that_left_is_never_cached():
+    """A tab closed while a static file is sent ends the transfer early; tornado still finishes the response with
+    the part it read. That part must not be cached: served to every later page, a truncated script broke every
+    lesson until the server restarted (a fresh clone's browser test, 2026-11-29). The whole file is cached."""
+    from tornado.httputil import HTTPHeaders
+
+    data = b"var x = 1;\n" * 4000
+
+    def send(parts: list[bytes]) -> GzipCache:
+        cache = GzipCache()
+        t = CachedGzip(_FakeRequest(path="/static/chunk.js"))
+        t.cache = cache
+        headers = HTTPHeaders({"Content-Type": "application/javascript", "Content-Length": str(len(data)),
+                               "Last-Modified": "Sun, 29 Nov 2026 12:00:00 GMT"})
+        t.transform_first_chunk(200, headers, parts[0], False)
+        for part in parts[1:-1]:
+            t.transform_chunk(part, False)
+        assert gzip.decompress(t.transform_chunk(parts[-1], True)) == b"".join(parts)
+        return cache
+
+    assert len(send([data[:20000], data[20000:30000], b""])) == 0  # the browser left after 30 000 bytes
+    whole = send([data[:20000], data[20000:], b""])
+    assert len(whole) == 1 and gzip.decompress(next(iter(whole._items.values()))) == data
+
+
 class _Streamed(web.RequestHandler):
     async def get(self):
         self.set_header("Content-Type", "text/html")

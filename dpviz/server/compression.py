@@ -126,6 +126,7 @@ class CachedGzip(OutputTransform):
         self._mode = "plain"  # plain | cached (sent whole already) | collect (static, first time) | stream
         self._parts: list[bytes] = []
         self._key: tuple | None = None
+        self._length: int | None = None  # a static file's size, as its Content-Length declares it
         self._stream = None
 
     def transform_first_chunk(self, status_code, headers, chunk, finishing):
@@ -145,6 +146,7 @@ class CachedGzip(OutputTransform):
         modified = headers.get("Last-Modified")
         if modified and length:  # a static file
             self._key = (self._path, etag or "", modified, length)
+            self._length = int(length) if length.isdigit() else None
             body = self.cache.get(self._key)
             if body is None and finishing:
                 body = self._compress_and_keep(chunk)
@@ -166,9 +168,13 @@ class CachedGzip(OutputTransform):
         return status_code, headers, body
 
     def _compress_and_keep(self, data: bytes) -> bytes:
-        """A static file's whole body, compressed and cached under its key."""
+        """A static file's body, compressed, and cached under its key when it is the whole file. A browser that
+        leaves while a file is being sent (a tab closed while the page loads) ends the transfer early, and tornado
+        still finishes the response with the part it read: cached, that part was served to every later page (a
+        truncated script: "Unexpected end of input", and no lesson drew a figure until the server restarted)."""
         body = gzip.compress(data, LEVEL, mtime=0)
-        self.cache.put(self._key, body)
+        if len(data) == self._length:
+            self.cache.put(self._key, body)
         return body
 
     def transform_chunk(self, chunk, finishing):
