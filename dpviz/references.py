@@ -87,8 +87,8 @@ REFERENCES: dict[str, Reference] = {
     "kairouz2015composition": _r("Kairouz, Oh, Viswanath", 2015, "The Composition Theorem for Differential Privacy",
                                  "ICML 2015", "1311.0776"),
     "mcsherry2007mechanism": _r("McSherry, Talwar", 2007, "Mechanism Design via Differential Privacy", "FOCS 2007"),
-    "mcsherry2010privacy": _r("McSherry", 2010, "Privacy Integrated Queries: An Extensible Platform for "
-                              "Privacy-Preserving Data Analysis", "Communications of the ACM 53(9)"),
+    "mcsherry2009privacy": _r("McSherry", 2009, "Privacy Integrated Queries: An Extensible Platform for "
+                              "Privacy-Preserving Data Analysis", "SIGMOD 2009"),
     "liu2019private": _r("Liu, Talwar", 2019, "Private Selection from Private Candidates", "STOC 2019"),
     "li2012sampling": _r("Li, Qardaji, Su", 2012, "On Sampling, Anonymization, and Differential Privacy, or, "
                          "k-Anonymization Meets Differential Privacy", "ASIACCS 2012"),
@@ -214,6 +214,35 @@ REFERENCES: dict[str, Reference] = {
                             "for Differentially Private Machine Learning", "IEEE S&P 2021", "2101.04535"),
     "clopper1934use": _r("Clopper, Pearson", 1934, "The Use of Confidence or Fiducial Limits Illustrated in the Case "
                          "of the Binomial", "Biometrika 26(4)"),
+    # -- what DP does and does not promise, local DP, auditing practice (lessons 01, 02, 06, 07) ----------------------
+    "kifer2011nofree": _r("Kifer, Machanavajjhala", 2011, "No Free Lunch in Data Privacy", "SIGMOD 2011"),
+    "kairouz2014extremal": _r("Kairouz, Oh, Viswanath", 2014, "Extremal Mechanisms for Local Differential Privacy",
+                              "NeurIPS 2014", "1407.1338"),
+    "nasr2023tight": _r("Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini, Terzis", 2023, "Tight Auditing of "
+                        "Differentially Private Machine Learning", "32nd USENIX Security Symposium", "2302.07956"),
+    "steinke2023privacy": _r("Steinke, Nasr, Jagielski", 2023, "Privacy Auditing with One (1) Training Run",
+                             "NeurIPS 2023", "2305.08846"),
+    "chua2024how": _r("Chua, Ghazi, Kamath, Kumar, Manurangsi, Sinha, Zhang", 2024, "How Private are DP-SGD "
+                      "Implementations?", "ICML 2024", "2403.17673"),
+    "papernot2022hyperparameter": _r("Papernot, Steinke", 2022, "Hyperparameter Tuning with Renyi Differential "
+                                     "Privacy", "ICLR 2022", "2110.03620"),
+    "dwork2010continual": _r("Dwork, Naor, Pitassi, Rothblum", 2010, "Differential Privacy under Continual "
+                             "Observation", "STOC 2010"),
+    "alon2019private": _r("Alon, Livni, Malliaris, Moran", 2019, "Private PAC Learning Implies Finite Littlestone "
+                          "Dimension", "STOC 2019", "1806.00949"),
+    "bun2020equivalence": _r("Bun, Livni, Moran", 2020, "An Equivalence Between Private Classification and Online "
+                             "Prediction", "FOCS 2020", "2003.00563"),
+    "mironov2012significance": _r("Mironov", 2012, "On Significance of the Least Significant Bits for Differential "
+                                  "Privacy", "CCS 2012"),
+    "sweeney2000simple": _r("Sweeney", 2000, "Simple Demographics Often Identify People Uniquely",
+                            "Carnegie Mellon University, Data Privacy Working Paper 3"),
+    # -- beyond global sensitivity, releasing many answers (the first course's later lessons) ------------------------
+    "nissim2007smooth": _r("Nissim, Raskhodnikova, Smith", 2007, "Smooth Sensitivity and Sampling in Private Data "
+                           "Analysis", "STOC 2007"),
+    "smith2011privacy": _r("Smith", 2011, "Privacy-Preserving Statistical Estimation with Optimal Convergence Rates",
+                           "STOC 2011"),
+    "hardt2012simple": _r("Hardt, Ligett, McSherry", 2012, "A Simple and Practical Algorithm for Differentially "
+                          "Private Data Release", "NeurIPS 2012", "1012.4763"),
     # -- optimisation ----------------------------------------------------------------------------------------------
     "bubeck2015convex": _r("Bubeck", 2015, "Convex Optimization: Algorithms and Complexity",
                            "Foundations and Trends in Machine Learning 8(3–4)", "1405.4980"),

@@ -9,7 +9,7 @@ Small pure functions for lesson 02:
   given data set (b = Δ/ε; Dwork & Roth 2014, Thm 3.6);
 * post-processing (Dwork & Roth 2014, Prop. 2.1): exact mean squared error of a Laplace count clamped at 0 or
   rounded, and the exact variances of a hierarchy (total + bins) made consistent by least squares (Hay et al. 2010);
-* sequential and parallel composition of pure ε (Dwork & Roth 2014, Thm 3.14; McSherry 2010, Thm 4 (parallel)).
+* sequential and parallel composition of pure ε (Dwork & Roth 2014, Thm 3.14; McSherry 2009, Thm 2 (parallel)).
 
 The noise itself is :class:`dpviz.mechanisms.Laplace`; nothing here samples.
 """
@@ -245,7 +245,7 @@ def sequential_epsilon(epsilons) -> float:
 
 
 def parallel_epsilon(epsilons) -> float:
-    """Mechanisms run on disjoint parts of the data (each record in one part): the largest ε (McSherry 2010, Thm 4).
+    """Mechanisms run on disjoint parts of the data (each record in one part): the largest ε (McSherry 2009, Thm 2).
     A histogram whose bins each get ε-DP Laplace noise costs ε, not ε·bins (under add/remove; replace moves a record
     between two bins, so it costs 2ε)."""
     return float(np.max(_epsilons(epsilons)))

@@ -150,3 +150,59 @@ def missing_baselines(module, baselines: dict, exempt: dict[str, str] | None = N
 def _show(args: tuple) -> str:
     text = ", ".join(repr(a) if not isinstance(a, np.ndarray) else f"array{a.shape}" for a in args)
     return f"({text[:120]})"
+
+
+# ------------------------------------------------------------------------------------------ one contract for all
+#: every (module, name) a sweep covers, filled by :func:`register` (and :func:`contract_tests`) as the test modules
+#: are imported; ``tests/test_adversarial_coverage.py`` checks it against every public callable of dpviz
+REGISTRY: dict[int, str] = {}
+
+
+def register(module, names, reason: str = "swept") -> None:
+    """Record that ``names`` of ``module`` are swept (or, with a ``reason``, exempt on purpose)."""
+    for name in names:
+        REGISTRY[id(getattr(module, name))] = f"{module.__name__}.{name}: {reason}"
+
+
+def contract_tests(module, baselines: dict, *, methods: dict | None = None,
+                   exempt: dict[str, str] | None = None) -> dict[str, Callable]:
+    """The adversarial contract of one module as pytest test functions, to bind at module level::
+
+        globals().update(contract_tests(dpviz.selection, BASELINES, methods=METHODS))
+
+    ``baselines`` maps each public name of ``module.__all__`` to one valid ``(args, kwargs)`` call; ``methods`` maps a
+    label such as ``"Cls.method"`` to ``(bound method, args, kwargs)`` on a valid instance; ``exempt`` maps a name to
+    the reason it takes no input to sweep. The tests: every callable of ``__all__`` has a baseline; every baseline
+    (and method case) is a valid call, so that a sweep cannot pass by failing everywhere; each is swept.
+    """
+    exempt = dict(exempt or {})
+    methods = dict(methods or {})
+    register(module, baselines)
+    register(module, exempt, "exempt")
+
+    def test_every_public_callable_has_a_baseline():
+        assert missing_baselines(module, baselines, exempt) == []
+
+    def test_baselines_are_valid_calls():
+        bad = {name: call_outcome(getattr(module, name), *baselines[name]) for name in baselines}
+        bad.update({label: call_outcome(fn, args, kwargs) for label, (fn, args, kwargs) in methods.items()})
+        assert {k: v for k, v in bad.items() if v is not None} == {}
+
+    import pytest  # here, so that the harness itself imports without pytest's collection
+
+    @pytest.mark.parametrize("name", sorted(baselines))
+    def test_sweep_public(name):
+        args, kwargs = baselines[name]
+        assert sweep(getattr(module, name), args, kwargs) == []
+
+    tests = {"test_every_public_callable_has_a_baseline": test_every_public_callable_has_a_baseline,
+             "test_baselines_are_valid_calls": test_baselines_are_valid_calls,
+             "test_sweep_public": test_sweep_public}
+    if methods:
+        @pytest.mark.parametrize("label", sorted(methods))
+        def test_sweep_methods(label):
+            fn, args, kwargs = methods[label]
+            assert sweep(fn, args, kwargs) == []
+
+        tests["test_sweep_methods"] = test_sweep_methods
+    return tests

@@ -167,7 +167,7 @@ class CompositionPanel(Panel):
     title = "Composition: when do privacy costs add up?"
     intro = ("Two releases about the same people cost ε₁ + ε₂ (sequential composition, "
              + cite("dwork2014algorithmic", "Thm 3.14") + "). Releases about <i>disjoint</i> groups of people "
-             "cost only the largest ε (parallel composition, " + cite("mcsherry2010privacy", "Thm 4") + ").")
+             "cost only the largest ε (parallel composition, " + cite("mcsherry2009privacy", "Thm 2") + ").")
 
     def __init__(self, **overrides: Any):
         self.exercise = ChoiceReveal(
@@ -176,10 +176,10 @@ class CompositionPanel(Panel):
             [("10ε: ten noisy counts, ten times ε", False,
               "Tempting: ten releases, and sequential composition adds up ε. But adding or removing one person "
               "changes only their own bin. The bins are disjoint, so parallel composition applies ("
-              + cite("mcsherry2010privacy", "Thm 4") + "): the histogram costs ε."),
+              + cite("mcsherry2009privacy", "Thm 2") + "): the histogram costs ε."),
              ("ε: the bins are disjoint", True,
               "Right: one person touches one bin, so the histogram's sensitivity is 1 and it costs ε in total "
-              "(parallel composition, " + cite("mcsherry2010privacy", "Thm 4") + "). Under replace-one neighbours "
+              "(parallel composition, " + cite("mcsherry2009privacy", "Thm 2") + "). Under replace-one neighbours "
               "a person moves between two bins: Δ = 2, so 2ε."),
              ("ε/10: the budget is shared by the bins", False,
               "Tempting, because splitting a budget is how sequential composition is often used. But each bin "

@@ -320,7 +320,7 @@ class _ParallelResult:
 
 
 def parallel_composition(column_eps: Sequence[float], kind: str = "zcdp") -> _ParallelResult:
-    """Parallel composition over attributes (Lemma 10 of Ghazi, Kumar, Manurangsi & Steinke 2023, after McSherry 2010).
+    """Parallel composition over attributes (Lemma 10 of Ghazi, Kumar, Manurangsi & Steinke 2023, after McSherry 2009).
 
     If M_j reads only column j and is ε_j-DP (``"pure"``) or ½ε_j²-zCDP (``"zcdp"``), then (M_1, …, M_d) is
     (max_j ε_j)-∇0DP / ∇0CDP. Whole record (basic composition of the independent M_j): Σ_j ε_j (pure) or

@@ -218,7 +218,7 @@ def composition_figure(epsilon: float, bins: int, relation: str = "add_remove", 
                      xaxis=dict(type="log", exponentformat="power"), yaxis=dict(type="log", exponentformat="power"),
                      shapes=[_vline(float(bins), color=ROLE["truth"], dash="dot")])
     return _figure(data, layout, f"Sequential: ε adds up ({cite('dwork2014algorithmic', 'Thm 3.14')}); parallel: "
-                                 f"disjoint parts cost the largest ε ({cite('mcsherry2010privacy', 'Thm 4')}). "
+                                 f"disjoint parts cost the largest ε ({cite('mcsherry2009privacy', 'Thm 2')}). "
                                  "Dotted: your bins.")
 
 
