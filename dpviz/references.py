@@ -236,6 +236,15 @@ REFERENCES: dict[str, Reference] = {
                                   "Privacy", "CCS 2012"),
     "sweeney2000simple": _r("Sweeney", 2000, "Simple Demographics Often Identify People Uniquely",
                             "Carnegie Mellon University, Data Privacy Working Paper 3"),
+    "desfontaines2021list": _r("Desfontaines", 2021, "A List of Real-World Uses of Differential Privacy",
+                               "blog post, desfontain.es (updated regularly)"),
+    "ponomareva2023dpfy": _r("Ponomareva, Hazimeh, Kurakin, Xu, Denison, McMahan, Vassilvitskii, Chien, Thakurta",
+                             2023, "How to DP-fy ML: A Practical Guide to Machine Learning with Differential Privacy",
+                             "Journal of Artificial Intelligence Research 77", "2303.00654"),
+    "lebeda2024avoiding": _r("Lebeda, Regehr, Kamath, Steinke", 2024, "Avoiding Pitfalls for Privacy Accounting of "
+                             "Subsampled Mechanisms under Composition", "arXiv preprint", "2405.20769"),
+    "stoddard2014differentially": _r("Stoddard, Chen, Machanavajjhala", 2014, "Differentially Private Algorithms for "
+                                     "Empirical Machine Learning", "arXiv preprint", "1411.5428"),
     # -- beyond global sensitivity, releasing many answers (the first course's later lessons) ------------------------
     "nissim2007smooth": _r("Nissim, Raskhodnikova, Smith", 2007, "Smooth Sensitivity and Sampling in Private Data "
                            "Analysis", "STOC 2007"),
