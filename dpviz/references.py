@@ -236,8 +236,6 @@ REFERENCES: dict[str, Reference] = {
                                   "Privacy", "CCS 2012"),
     "sweeney2000simple": _r("Sweeney", 2000, "Simple Demographics Often Identify People Uniquely",
                             "Carnegie Mellon University, Data Privacy Working Paper 3"),
-    "desfontaines2021list": _r("Desfontaines", 2021, "A List of Real-World Uses of Differential Privacy",
-                               "blog post, desfontain.es (updated regularly)"),
     "ponomareva2023dpfy": _r("Ponomareva, Hazimeh, Kurakin, Xu, Denison, McMahan, Vassilvitskii, Chien, Thakurta",
                              2023, "How to DP-fy ML: A Practical Guide to Machine Learning with Differential Privacy",
                              "Journal of Artificial Intelligence Research 77", "2303.00654"),
