@@ -165,7 +165,7 @@ def register(module, names, reason: str = "swept") -> None:
 
 
 def contract_tests(module, baselines: dict, *, methods: dict | None = None,
-                   exempt: dict[str, str] | None = None) -> dict[str, Callable]:
+                   exempt: dict[str, str] | None = None, suffix: str = "") -> dict[str, Callable]:
     """The adversarial contract of one module as pytest test functions, to bind at module level::
 
         globals().update(contract_tests(dpviz.selection, BASELINES, methods=METHODS))
@@ -173,7 +173,8 @@ def contract_tests(module, baselines: dict, *, methods: dict | None = None,
     ``baselines`` maps each public name of ``module.__all__`` to one valid ``(args, kwargs)`` call; ``methods`` maps a
     label such as ``"Cls.method"`` to ``(bound method, args, kwargs)`` on a valid instance; ``exempt`` maps a name to
     the reason it takes no input to sweep. The tests: every callable of ``__all__`` has a baseline; every baseline
-    (and method case) is a valid call, so that a sweep cannot pass by failing everywhere; each is swept.
+    (and method case) is a valid call, so that a sweep cannot pass by failing everywhere; each is swept. A test module
+    that binds the contract of several modules gives each a ``suffix`` for its test names.
     """
     exempt = dict(exempt or {})
     methods = dict(methods or {})
@@ -181,19 +182,22 @@ def contract_tests(module, baselines: dict, *, methods: dict | None = None,
     register(module, exempt, "exempt")
 
     def test_every_public_callable_has_a_baseline():
-        assert missing_baselines(module, baselines, exempt) == []
+        missing = missing_baselines(module, baselines, exempt)
+        assert not missing, f"no baseline for {missing}"
 
     def test_baselines_are_valid_calls():
         bad = {name: call_outcome(getattr(module, name), *baselines[name]) for name in baselines}
         bad.update({label: call_outcome(fn, args, kwargs) for label, (fn, args, kwargs) in methods.items()})
-        assert {k: v for k, v in bad.items() if v is not None} == {}
+        bad = {k: v for k, v in bad.items() if v is not None}
+        assert not bad, f"baselines that fail on their own: {bad}"
 
     import pytest  # here, so that the harness itself imports without pytest's collection
 
     @pytest.mark.parametrize("name", sorted(baselines))
     def test_sweep_public(name):
         args, kwargs = baselines[name]
-        assert sweep(getattr(module, name), args, kwargs) == []
+        problems = sweep(getattr(module, name), args, kwargs)
+        assert not problems, "\n".join(problems)
 
     tests = {"test_every_public_callable_has_a_baseline": test_every_public_callable_has_a_baseline,
              "test_baselines_are_valid_calls": test_baselines_are_valid_calls,
@@ -202,7 +206,9 @@ def contract_tests(module, baselines: dict, *, methods: dict | None = None,
         @pytest.mark.parametrize("label", sorted(methods))
         def test_sweep_methods(label):
             fn, args, kwargs = methods[label]
-            assert sweep(fn, args, kwargs) == []
+            problems = sweep(fn, args, kwargs)
+            assert not problems, "\n".join(problems)
 
         tests["test_sweep_methods"] = test_sweep_methods
-    return tests
+    tail = f"_{suffix}" if suffix else ""
+    return {name + tail: test for name, test in tests.items()}

@@ -17,12 +17,12 @@ import warnings
 
 import numpy as np
 import pytest
+from _adversarial import call_outcome, missing_baselines, register, sweep
 
 import dpviz.accountants as A
 import dpviz.conversions as C
 from dpviz import mechanisms as M
 from dpviz.accountants import _base
-from tests._adversarial import call_outcome, missing_baselines, sweep
 
 # ------------------------------------------------------------------------------------------------ baselines
 
@@ -394,3 +394,8 @@ def test_group_privacy_at_extremes():
     assert _quiet(A.group_privacy, 400.0, 1e-200, 2)[1] == pytest.approx(1e-200 * math.exp(400.0), rel=1e-12)
     with pytest.raises(ValueError, match="k"):
         A.group_privacy_mechanism(A.ZCDP(1e308), 2)  # k²ρ beyond the double range
+
+# the coverage test (test_adversarial_coverage.py) reads what these sweeps cover
+register(A, BASELINES)
+register(A, EXEMPT, "exempt")
+register(C, CONVERSION_BASELINES)

@@ -13,7 +13,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from _adversarial import call_outcome, missing_baselines, sweep
+from _adversarial import call_outcome, missing_baselines, register, sweep
 
 import dpviz.learning as L
 from dpviz.learning import rates
@@ -260,3 +260,8 @@ def test_panels_largest_settings_fit_under_the_caps():
         for method in ("nonprivate", "naive", "user_level", "paper", "example_level"):
             assert _checks.training_work(500, task, method) <= 1.3e10, (kind, method)
     assert _checks.training_work(60, L.make_linear_task(2000, 200, 5, rng=0), "user_level") <= 1.3e10
+
+# the coverage test (test_adversarial_coverage.py) reads what these sweeps cover
+register(L, BASELINES)
+register(L, EXEMPT, "exempt")
+register(rates, RATE_BASELINES)

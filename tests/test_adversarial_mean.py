@@ -18,10 +18,10 @@ import warnings
 
 import numpy as np
 import pytest
+from _adversarial import missing_baselines, register, sweep
 
 from dpviz import mean as MM
 from dpviz.mean import _limits as L
-from tests._adversarial import missing_baselines, sweep
 
 
 def _named(fn, name):
@@ -384,3 +384,7 @@ def test_private_range_at_huge_epsilon_picks_the_cheapest_bin():
     x = [0.1] * 20 + [0.9] * 5
     assert _quiet(MM.private_range_probabilities, x, 1e308, 0.25, 1.0)[1].tolist() == [0.0, 0.0, 1.0, 0.0]
     assert _quiet(MM.private_range, x, 1e308, 0.25, 1.0, rng=0) == (-0.25, 0.75)
+
+# the coverage test (test_adversarial_coverage.py) reads what these sweeps cover
+register(MM, BASELINES)
+register(MM, EXEMPT, "exempt")

@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 import pytest
-from _adversarial import call_outcome, missing_baselines, sweep
+from _adversarial import call_outcome, missing_baselines, register, sweep
 
 import dpviz.partial as PD
 
@@ -307,3 +307,7 @@ def test_panels_largest_settings_fit_under_the_caps():
     PD.mwem_best_T(10**6, 0.05, 40 * math.log(2), math.comb(40, 4), 10, T_max=200_000)
     PD.kway_projection_mse_bounds(np.array([4.0, 10_000.0]), 4, 10**6, eps0=0.05)
     PD.zcdp_epsilon_curve(np.linspace(0, 50, 200), 1e-10)
+
+# the coverage test (test_adversarial_coverage.py) reads what these sweeps cover
+register(PD, BASELINES)
+register(PD, EXEMPT, "exempt")

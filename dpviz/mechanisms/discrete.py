@@ -25,6 +25,14 @@ from dpviz.mechanisms.gaussian import _rho, _zcdp_bracket
 from dpviz.mechanisms.loss import PrivacyLossDistribution, _discrete_tradeoff
 from dpviz.mechanisms.samplers import _MAX_SAMPLER_SCALE, _rejection, sample_discrete_gaussian, sample_discrete_laplace
 
+__all__ = [
+    "DiscreteLaplace",
+    "DiscreteGaussian",
+    "tdlap_kappa",
+    "TruncatedDiscreteLaplace",
+    "MAX_DISCRETE_SENSITIVITY",
+]
+
 _MAX_DG_TERMS = 2_000_000  # per ε: beyond this the exact discrete-Gaussian sum is refused (σ ≳ 1.7e5)
 
 #: Largest integer sensitivity of the discrete mechanisms: their exact profiles sum over Δ − 1 loss atoms.

@@ -8,6 +8,8 @@ from scipy import special
 
 from dpviz._validation import as_rng, check_positive, check_real_array
 
+__all__ = ["exponential_mechanism_probabilities", "exponential_mechanism"]
+
 
 def _gumbel_argmax(logits: np.ndarray, g: np.random.Generator, axis: int = -1):
     """Gumbel-max: ``argmax(logits + G)`` with G i.i.d. standard Gumbel, drawn in one call of shape ``logits.shape``.

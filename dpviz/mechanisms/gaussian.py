@@ -40,6 +40,18 @@ from dpviz._validation import (
 from dpviz.mechanisms._base import _Mechanism
 from dpviz.mechanisms.loss import PrivacyLossDistribution
 
+__all__ = [
+    "gaussian_delta",
+    "gaussian_epsilon",
+    "gaussian_epsilon_many",
+    "gaussian_mu",
+    "analytic_gaussian_sigma",
+    "classic_gaussian_sigma",
+    "classic_gaussian_epsilon",
+    "classic_gaussian_delta",
+    "Gaussian",
+]
+
 _SQRT2 = math.sqrt(2.0)
 
 

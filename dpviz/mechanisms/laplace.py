@@ -23,6 +23,8 @@ from dpviz._validation import (
 from dpviz.mechanisms._base import _Mechanism
 from dpviz.mechanisms.loss import PrivacyLossDistribution
 
+__all__ = ["Laplace"]
+
 
 @dataclasses.dataclass(frozen=True)
 class Laplace(_Mechanism):

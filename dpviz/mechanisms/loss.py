@@ -11,6 +11,8 @@ import numpy as np
 
 from dpviz._validation import _clip01, _grid_arg, check_probability, check_real_array
 
+__all__ = ["PrivacyLossDistribution"]
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PrivacyLossDistribution:

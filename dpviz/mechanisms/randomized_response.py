@@ -24,6 +24,8 @@ from dpviz._validation import (
 from dpviz.mechanisms._base import _CallableFloat, _Mechanism
 from dpviz.mechanisms.loss import PrivacyLossDistribution, _discrete_tradeoff
 
+__all__ = ["RandomizedResponse"]
+
 
 @dataclasses.dataclass(frozen=True)
 class RandomizedResponse(_Mechanism):

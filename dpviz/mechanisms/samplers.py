@@ -12,6 +12,8 @@ import numpy as np
 
 from dpviz._validation import _size_arg, as_rng, check_positive, check_real_array
 
+__all__ = ["bernoulli_exp_neg", "sample_discrete_laplace", "sample_discrete_gaussian"]
+
 
 def bernoulli_exp_neg(gamma, rng=None) -> np.ndarray:
     """Bernoulli(exp(−γ)) for an array of γ ≥ 0, by Algorithm 1 of Canonne, Kamath & Steinke 2020 ("The discrete

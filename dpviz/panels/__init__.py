@@ -6,4 +6,6 @@ One submodule per lesson; a notebook cell only creates and shows a panel::
     OutputDistributionsPanel()
 """
 
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, registered_panels  # noqa: F401
+from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, registered_panels
+
+__all__ = ["Panel", "View", "PredictReveal", "ChoiceReveal", "registered_panels"]

@@ -55,7 +55,7 @@ import plotly.graph_objects as go
 from ipywidgets.widgets.widget_description import DescriptionStyle  # not re-exported by ipywidgets
 from ipywidgets.widgets.widget_int import ProgressStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
-from plotly.basedatatypes import BasePlotlyType, Undefined
+from plotly.basedatatypes import BaseFigure, BasePlotlyType, Undefined
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
 from dpviz import scheduling
@@ -129,6 +129,14 @@ class View:
     figures: Sequence[go.Figure]
     readout: str | None = None
     hint: str | None = None  # soft guidance (legal but unusual values), shown next to the controls
+
+    def __post_init__(self):
+        if isinstance(self.figures, (str, bytes)) or not isinstance(self.figures, (list, tuple)) or not all(
+                isinstance(f, BaseFigure) for f in self.figures):
+            raise TypeError(f"figures = {self.figures!r:.80} is not allowed: must be a list of plotly Figures.")
+        for name in ("readout", "hint"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise TypeError(f"{name} = {getattr(self, name)!r:.80} is not allowed: must be HTML text or None.")
 
 
 #: Seconds between two partial views of a streamed update: the first partial result is drawn at once, later ones
@@ -513,6 +521,31 @@ def _checked_figure_message(v: Any) -> Any:
     return v if size <= MAX_FIGURE_MESSAGE else _REJECT
 
 
+def _checked_override(panel: str, name: str, w: W.Widget, value: Any) -> Any:
+    """An initial value a library user passes as ``Panel(name=value)``, checked as the browser's values are: inside
+    the control's declared range or options (a slider would otherwise clamp it silently), else a ValueError."""
+    if isinstance(w, (W.FloatSlider, W.IntSlider, W.FloatLogSlider)):
+        if isinstance(w, W.FloatLogSlider):
+            lo, hi = float(w.base) ** w.min, float(w.base) ** w.max
+        else:
+            lo, hi = w.min, w.max
+        x = _number(value)
+        integral = isinstance(w, W.IntSlider)
+        if x is None or not lo <= x <= hi or (integral and x != round(x)):
+            kind = "an integer" if integral else "a number"
+            raise ValueError(f"{name} = {value!r} is not allowed for {panel}: must be {kind} in [{lo:g}, {hi:g}].")
+        return int(round(x)) if integral else x
+    checks = _client_checks(w)
+    if "index" in checks:  # a choice: one of the options' values
+        values = list(getattr(w, "_options_values", ()))
+        if not any(type(value) is type(v) and value == v for v in values):
+            raise ValueError(f"{name} = {value!r} is not allowed for {panel}: must be one of {values}.")
+        return value
+    if "value" in checks and checks["value"](value) is _REJECT:
+        raise ValueError(f"{name} = {value!r} is not allowed for {panel}: not a value its control accepts.")
+    return value
+
+
 def guard_client_input(widget: W.Widget) -> None:
     """Accept from the browser only checked values of the keys a learner can change (see the comment above)."""
     if getattr(widget, "_dpviz_guarded", False):
@@ -737,7 +770,7 @@ class Panel:
                 raise ValueError(
                     f"{name} is not a control of {type(self).__name__}: must be one of {sorted(self.controls)}."
                 )
-            self.controls[name].value = value
+            self.controls[name].value = _checked_override(type(self).__name__, name, self.controls[name], value)
         self.status = _html(value="", layout=W.Layout(min_height="1.6em"))
         self.status.add_class("dpviz-status")
         self.readout = _html(value="")

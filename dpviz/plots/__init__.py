@@ -4,4 +4,6 @@ They compute with dpviz's core numerics, never with widgets, and never call ``sh
 shared ``"dpviz"`` template registered by :mod:`dpviz.plots._theme`. One submodule per lesson topic.
 """
 
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption, fmt_number  # noqa: F401
+from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, approx_note, caption, fmt_number
+
+__all__ = ["PALETTE", "ROLE", "TEMPLATE", "approx_note", "caption", "fmt_number"]

@@ -13,6 +13,8 @@ from scipy import fft as sfft
 
 from dpviz.accountants.pld.atoms import atoms_epsilon
 
+__all__: list[str] = []  # the grid arithmetic of the PLD accountant: private, reached through dpviz.accountants.pld
+
 _TAIL = 1e-30  # tail mass allowed outside an FFT window (bounded by Chernoff, accounted for pessimistically)
 
 
