@@ -37,7 +37,8 @@ PARTS: tuple[tuple[int, str, str], ...] = (
 #: Recommended routes through the course: (who it is for, lesson numbers in order). Numbers of lessons that do not
 #: exist (yet) are skipped when shown.
 COURSE_PATHS: tuple[tuple[str, tuple[int, ...]], ...] = (
-    ("A first course", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)),
+    ("A first course", (1, 2, 3, 4, 5, 6, 7, 8)),
+    ("A research seminar, after the first course", (9, 10, 11, 12)),
     ("If you already know DP", (3, 5, 7, 8, 9, 10, 11, 12)),
 )
 

@@ -79,7 +79,8 @@ def test_every_lesson_belongs_to_a_part_and_the_routes_name_real_lesson_numbers(
         part_of(0)
     for who, numbers in COURSE_PATHS:
         assert len(set(numbers)) == len(numbers) and all(1 <= n <= 12 for n in numbers), who
-    assert COURSE_PATHS[0][1] == tuple(range(1, 13)), "the first course takes every lesson in order"
+    assert COURSE_PATHS[0][1] == tuple(range(1, 9)), "the first course: Part I in order, then lesson 08"
+    assert COURSE_PATHS[1][1] == tuple(range(9, 13)), "lessons 09–12 are research-seminar material"
 
 
 def test_landing_page_groups_lessons_in_parts_and_links_the_notation_page():
