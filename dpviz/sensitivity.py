@@ -6,12 +6,16 @@ Small pure functions for lesson 02:
   clipped sum, a clipped mean and a histogram, for the two neighbouring relations:
   ``"add_remove"`` (one record added or removed) and ``"replace"`` (one record changed);
 * the clipping trade-off: the exact expected squared error bias² + 2b² of a clipped, Laplace-noised sum or mean on a
-  given data set (b = Δ/ε; Dwork & Roth 2014, Thm 3.6);
+  given data set (b = Δ/ε makes it ε-DP, Dwork & Roth 2014, Thm 3.6; Lap(b) has variance 2b², Def. 3.3);
 * post-processing (Dwork & Roth 2014, Prop. 2.1): exact mean squared error of a Laplace count clamped at 0 or
-  rounded, and the exact variances of a hierarchy (total + bins) made consistent by least squares (Hay et al. 2010);
+  rounded (rounding *raises* it unless b is below :func:`rounding_breakeven_scale`), and the exact variances of a
+  hierarchy (total + bins) made consistent by least squares (the consistency step of Hay et al. 2010);
 * sequential and parallel composition of pure ε (Dwork & Roth 2014, Thm 3.14; McSherry 2009, Thm 2 (parallel)).
 
-The noise itself is :class:`dpviz.mechanisms.Laplace`; nothing here samples.
+The noise itself is :class:`dpviz.mechanisms.Laplace`; nothing here samples. Every function validates its input
+once, here, and returns a finite, exact value or refuses with a ValueError naming the caller's parameter: values
+that would leave the double range (a scale whose error 2b² overflows, an ε that small) are refused with their
+limit, never returned as inf or NaN.
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import math
 
 import numpy as np
 
-from dpviz._validation import check_array, check_choice, check_in_range, check_integer, check_positive
+from dpviz._roots import brentq
+from dpviz._validation import check_choice, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.mechanisms import Laplace
 
 __all__ = [
@@ -36,6 +41,7 @@ __all__ = [
     "clipping_error",
     "clamped_laplace_mse",
     "rounded_laplace_mse",
+    "rounding_breakeven_scale",
     "hierarchy_range_variance",
     "raw_range_variance",
     "sequential_epsilon",
@@ -47,9 +53,29 @@ RELATIONS = ("add_remove", "replace")
 #: The queries whose sensitivity :func:`query_sensitivity` knows.
 QUERIES = ("count", "sum", "mean", "histogram")
 
+#: Largest number of records a mean's n may be (a trillion: beyond any data set, and exact in a double).
+MAX_N = 10**12
+#: Most values of ``data`` (and bounds ``upper``) :func:`clipping_error` takes, and most data × bound pairs it clips.
+MAX_DATA = 1_000_000
+MAX_BOUNDS = 100_000
+MAX_PAIRS = 100_000_000
+#: Largest |value| of ``data``: a million such values sum, and their bias squares, far inside the double range.
+MAX_VALUE = 1e100
+#: Largest Laplace scale b whose mean squared error 2b² (about) is computed; 2b² at 10¹⁵⁰ is 2·10³⁰⁰.
+MAX_SCALE = 1e150
+#: Largest variance of one noisy count: a range over 10,000 bins stays below 10³⁰⁴.
+MAX_VARIANCE = 1e300
+
+
+def _choice(value, name: str, choices):
+    """``value`` must be one of the strings ``choices`` (an array is refused here, before numpy compares it)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} = {value!r} is not allowed: must be one of " + ", ".join(map(repr, choices)) + ".")
+    return check_choice(value, name, choices)
+
 
 def _relation(relation: str) -> str:
-    return check_choice(relation, "relation", RELATIONS)
+    return _choice(relation, "relation", RELATIONS)
 
 
 def _bounds(lower, upper) -> tuple[float, float]:
@@ -87,7 +113,7 @@ def mean_sensitivity(lower: float, upper: float, n: int, relation: str = "replac
     """
     lo, hi = _bounds(lower, upper)
     rel = _relation(relation)
-    n = check_integer(n, "n", minimum=2 if rel == "add_remove" else 1)
+    n = check_integer(n, "n", minimum=2 if rel == "add_remove" else 1, maximum=MAX_N)
     return (hi - lo) / n
 
 
@@ -97,7 +123,7 @@ def histogram_sensitivity(relation: str = "add_remove", norm: str = "l1") -> flo
     add/remove: one bin moves by 1 (L1 = L2 = 1). replace: one bin loses 1 and another gains 1 (L1 = 2, L2 = √2).
     """
     rel = _relation(relation)
-    check_choice(norm, "norm", ("l1", "l2"))
+    _choice(norm, "norm", ("l1", "l2"))
     if rel == "add_remove":
         return 1.0
     return 2.0 if norm == "l1" else math.sqrt(2.0)
@@ -106,7 +132,7 @@ def histogram_sensitivity(relation: str = "add_remove", norm: str = "l1") -> flo
 def query_sensitivity(query: str, lower: float = 0.0, upper: float = 1.0, n: int = 100,
                       relation: str = "add_remove") -> float:
     """The L1 sensitivity of ``query`` ("count", "sum", "mean" or "histogram"): one entry point for the panel."""
-    check_choice(query, "query", QUERIES)
+    _choice(query, "query", QUERIES)
     if query == "count":
         return count_sensitivity(relation)
     if query == "sum":
@@ -117,9 +143,17 @@ def query_sensitivity(query: str, lower: float = 0.0, upper: float = 1.0, n: int
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> float:
-    """The scale b = Δ/ε that makes the Laplace mechanism ε-DP (Dwork & Roth 2014, Thm 3.6)."""
+    """The scale b = Δ/ε that makes the Laplace mechanism ε-DP (Dwork & Roth 2014, Thm 3.6).
+
+    Refused, naming both arguments, when Δ/ε leaves the double range (above about 1.8·10³⁰⁸, or below the
+    smallest positive double)."""
     d = check_positive(sensitivity, "sensitivity")
-    return Laplace(scale=d / check_positive(epsilon, "epsilon"), sensitivity=d).scale
+    eps = check_positive(epsilon, "epsilon")
+    b = d / eps
+    if not (math.isfinite(b) and b > 0):
+        raise ValueError(f"sensitivity = {sensitivity!r} and epsilon = {epsilon!r} are not allowed: the Laplace "
+                         f"scale b = Δ/ε must be a finite double > 0 (here it is {b!r}).")
+    return Laplace(scale=b, sensitivity=d).scale
 
 
 def example_dataset(n: int = 1000, median: float = 30.0, spread: float = 0.9) -> np.ndarray:
@@ -127,9 +161,9 @@ def example_dataset(n: int = 1000, median: float = 30.0, spread: float = 0.9) ->
     median and log-scale ``spread``, e.g. weekly incomes in hundreds or hours online: skewed, with a long tail."""
     from scipy import stats
 
-    n = check_integer(n, "n", minimum=1, maximum=1_000_000)
-    median = check_positive(median, "median")
-    spread = check_positive(spread, "spread")
+    n = check_integer(n, "n", minimum=1, maximum=MAX_DATA)
+    median = check_in_range(median, "median", 0.0, 1e100, low_inclusive=False)
+    spread = check_in_range(spread, "spread", 0.0, 10.0, low_inclusive=False)  # e^{10·4.9}: far inside the range
     u = (np.arange(n) + 0.5) / n
     return median * np.exp(spread * stats.norm.ppf(u))
 
@@ -138,35 +172,64 @@ def clipping_error(data, lower: float, upper, epsilon: float, query: str = "sum"
                    relation: str = "add_remove") -> dict[str, np.ndarray | float]:
     """Exact expected squared error of the clipped, Laplace-noised sum (or mean) of ``data``:
 
-        E[(M(x) − true)²] = bias² + 2b²,   bias = Σ clip(xᵢ) − Σ xᵢ,   b = Δ(lower, upper)/ε
+        E[(M(x) − true)²] = bias² + 2b²,   bias = Σ (clip(xᵢ) − xᵢ),   b = Δ(lower, upper)/ε
 
-    (for the mean, both divided by n and Δ from :func:`mean_sensitivity`). ``upper`` may be an array of upper
-    bounds (one result per bound). Returns ``{"bias2", "noise_var", "total"}`` (arrays or floats).
+    (2b² is the variance of Lap(b), Dwork & Roth 2014, Def. 3.3; for the mean, both divided by n and Δ from
+    :func:`mean_sensitivity`, so under add/remove ``data`` must hold at least 2 values). ``upper`` may be an array of
+    upper bounds (one result per bound). Returns ``{"bias2", "noise_var", "total"}`` (arrays or floats).
+
+    The bias sums the clipped amounts themselves (zero for every value inside the bounds), not the difference of
+    two large sums. Caps: |values| ≤ 10¹⁰⁰, at most 10⁶ values, 10⁵ bounds and 10⁸ value × bound pairs; an ε so
+    small that 2b² leaves the double range is refused.
     """
-    x = check_array(data, "data", ndim=1)
+    x = check_real_array(data, "data", ndim=1)
+    if x.size > MAX_DATA:
+        raise ValueError(f"data has {x.size} values, which is not allowed: must hold at most {MAX_DATA}.")
+    if np.any(np.abs(x) > MAX_VALUE):
+        bad = float(x[np.abs(x) > MAX_VALUE][0])
+        raise ValueError(f"data contains {bad!r}, which is not allowed: must be numbers in [-1e+100, 1e+100].")
     eps = check_positive(epsilon, "epsilon")
-    check_choice(query, "query", ("sum", "mean"))
+    query = _choice(query, "query", ("sum", "mean"))
+    rel = _relation(relation)
     scalar = np.ndim(upper) == 0
-    ups = np.atleast_1d(check_array(upper, "upper", ndim=(0, 1)))
+    ups = np.atleast_1d(check_real_array(upper, "upper", ndim=(0, 1)))
+    if ups.size > MAX_BOUNDS:
+        raise ValueError(f"upper has {ups.size} values, which is not allowed: must hold at most {MAX_BOUNDS}.")
+    if x.size * ups.size > MAX_PAIRS:
+        raise ValueError(f"data has {x.size} values and upper {ups.size}, which is not allowed: at most "
+                         f"{MAX_PAIRS:,} value × bound pairs are clipped in one call.")
     lo = check_in_range(lower, "lower", -1e12, 1e12)
     for hi in (float(np.min(ups)), float(np.max(ups))):
         _bounds(lo, hi)  # every bound within range and >= lower
+    if query == "mean" and rel == "add_remove" and x.size < 2:
+        raise ValueError(f"data has {x.size} value, which is not allowed: must hold at least 2 values for the mean "
+                         "under add/remove (its neighbour with one record fewer must not be empty).")
     chunk = max(1, 2_000_000 // x.size)  # rows of the clipped matrix per step: at most ~16 MB at a time
-    change = np.concatenate([np.clip(x[None, :], lo, ups[i:i + chunk, None]).sum(axis=1) - x.sum()
+    change = np.concatenate([(np.clip(x[None, :], lo, ups[i:i + chunk, None]) - x[None, :]).sum(axis=1)
                              for i in range(0, ups.size, chunk)])
     if query == "sum":
         bias2 = change**2
-        d = np.array([sum_sensitivity(lo, float(hi), relation) for hi in ups])
+        d = np.array([sum_sensitivity(lo, float(hi), rel) for hi in ups])
     else:
         bias2 = (change / x.size) ** 2
-        d = np.array([mean_sensitivity(lo, float(hi), x.size, relation) for hi in ups])
-    noise = 2.0 * (d / eps) ** 2
-    out = {"bias2": bias2, "noise_var": noise, "total": bias2 + noise}
+        d = np.array([mean_sensitivity(lo, float(hi), x.size, rel) for hi in ups])
+    with np.errstate(over="ignore"):
+        b = d / eps
+        noise = 2.0 * b * b
+        total = bias2 + noise
+    if not np.all(np.isfinite(total)):
+        raise ValueError(f"epsilon = {epsilon!r} is not allowed here: the noise variance 2(Δ/ε)² = "
+                         f"2·({float(np.max(d)):.6g}/ε)² must be a finite double (at most about 1.8e+308).")
+    out = {"bias2": bias2, "noise_var": noise, "total": total}
     return {k: float(v[0]) for k, v in out.items()} if scalar else out
 
 
 def _scale_arg(scale) -> float:
-    return check_positive(scale, "scale")
+    b = check_positive(scale, "scale")
+    if b > MAX_SCALE:
+        raise ValueError(f"scale = {scale!r} is not allowed: must be a number in (0, 1e+150] (the mean squared "
+                         "error, about 2b², must stay inside the double range).")
+    return b
 
 
 def clamped_laplace_mse(true_count, scale: float):
@@ -174,74 +237,114 @@ def clamped_laplace_mse(true_count, scale: float):
 
         2b² − e^{−x/b}·b(x + b)
 
-    (split at N = −x: the clamped part costs x² instead of N², and E[N²; N ≤ −x] = ½e^{−x/b}(x² + 2bx + 2b²)).
-    At x = 0 it is b², half the unclamped 2b²: clamping is post-processing (Dwork & Roth 2014, Prop. 2.1), so it is
-    free in privacy, and here it even lowers the error.
+    (split at N = −x: the clamped part costs x² instead of N², and E[N²; N ≤ −x] = ½e^{−x/b}(x² + 2bx + 2b²);
+    2b² is the variance of Lap(b), Dwork & Roth 2014, Def. 3.3). At x = 0 it is b², half the unclamped 2b²:
+    clamping is post-processing (Dwork & Roth 2014, Prop. 2.1), so it is free in privacy, and here it even lowers
+    the error. For x/b beyond the double range the correction term is exactly 0 in double precision.
     """
     b = _scale_arg(scale)
-    x = check_array(true_count, "true_count", ndim=(0, 1))
+    x = check_real_array(true_count, "true_count", ndim=(0, 1))
     if np.any(x < 0):
         raise ValueError(f"true_count = {float(np.min(x))!r} is not allowed: must be a count >= 0.")
-    out = 2.0 * b * b - np.exp(-x / b) * b * (x + b)
+    with np.errstate(over="ignore"):  # x/b = inf when b is subnormal: e^{−inf} = 0 is the right factor
+        t = x / b
+    # e^{−t}·(x + b) first: it is 0 whenever b(x + b) alone could overflow (t > 745 then)
+    out = 2.0 * b * b - (np.exp(-t) * (x + b)) * b
     return float(out) if np.ndim(true_count) == 0 else out
 
 
+def _rounded_mse(b: float) -> float:
+    # u = e^{−1/(2b)}; 1 − u² = −expm1(−1/b) keeps its digits for large b; 1/b = inf for subnormal b gives 0
+    inv = 1.0 / b if b > 1e-300 else math.inf
+    u = math.exp(-0.5 * inv)
+    d = -math.expm1(-inv)
+    return u * (1.0 + u * u) / (d * d)
+
+
 def rounded_laplace_mse(scale: float) -> float:
-    """Exact E[(round(x + N) − x)²] for an integer true count x and N ~ Lap(b): with r = e^{−1/b},
+    """Exact E[(round(x + N) − x)²] for an integer true count x and N ~ Lap(b): with u = e^{−1/(2b)},
 
-        P[round(N) = ±j] = ½ r^j (e^{1/(2b)} − e^{−1/(2b)}) for j ≥ 1,  so  MSE = 2 sinh(1/(2b)) · r(1 + r)/(1 − r)³
+        P[round(N) = ±j] = ½ u^{2j}(1/u − u) for j ≥ 1,  so  MSE = (1/u − u)·Σ j² u^{2j} = u(1 + u²)/(1 − u²)²
 
-    (Σ j² r^j = r(1 + r)/(1 − r)³). Ties (probability 0) do not matter.
+    (Σ j² r^j = r(1 + r)/(1 − r)³ with r = u²). Ties (probability 0) do not matter. Rounding is post-processing
+    (Dwork & Roth 2014, Prop. 2.1), free in privacy, but it lowers the error below the raw 2b² only for b below
+    :func:`rounding_breakeven_scale` (about 0.187); above it rounding *adds* error, up to 1/12 as b → ∞
+    (MSE − 2b² → 1/12: the rounding error becomes uniform on [−½, ½]). As b → 0 the MSE is about e^{−1/(2b)}, 0 in
+    double precision for b below about 7·10⁻⁴.
     """
-    b = _scale_arg(scale)
-    r = math.exp(-1.0 / b)
-    return 2.0 * math.sinh(0.5 / b) * r * (1.0 + r) / (-math.expm1(-1.0 / b)) ** 3
+    return _rounded_mse(_scale_arg(scale))
+
+
+def rounding_breakeven_scale() -> float:
+    """The Laplace scale b* ≈ 0.18684 at which rounding a noisy integer count to the nearest integer leaves its mean
+    squared error unchanged: the one root of u(1 + u²)/(1 − u²)² = 2b² (u = e^{−1/(2b)}; :func:`rounded_laplace_mse`).
+    Rounding lowers the error for b < b* and raises it for b > b*; for a count (Δ = 1, b = 1/ε) it helps only at
+    ε > 1/b* ≈ 5.352. Found by Brent's method on [0.1, 0.3] to 2·10⁻¹² (the difference is −0.017 at b = 0.1 and
+    +0.05 at b = 0.3, with one sign change on (0, ∞)).
+    """
+    return brentq(lambda b: _rounded_mse(b) - 2.0 * b * b, 0.1, 0.3, xtol=1e-15)
 
 
 def _bins_range(bins, width) -> tuple[int, np.ndarray, bool]:
     bins = check_integer(bins, "bins", minimum=1, maximum=10_000)
     scalar = np.ndim(width) == 0
-    r = np.atleast_1d(check_array(width, "width", ndim=(0, 1)))
+    r = np.atleast_1d(check_real_array(width, "width", ndim=(0, 1)))
     if np.any(r != np.floor(r)) or np.any(r < 1) or np.any(r > bins):
         raise ValueError(f"width = {width!r} is not allowed: must be integers in 1..bins = {bins}.")
     return bins, r, scalar
 
 
+def _variance_arg(value, name: str, *, allow_zero: bool = False) -> float:
+    return check_in_range(value, name, 0.0, MAX_VARIANCE, low_inclusive=allow_zero)
+
+
 def raw_range_variance(bins: int, width, variance: float = 1.0):
     """Variance of a range query over ``width`` adjacent bins answered from independently noised bins: each bin
-    has variance ``variance``, so the sum has width·variance (ignoring the noisy total)."""
+    has variance ``variance`` (at most 10³⁰⁰), so the sum has width·variance (ignoring any noisy total)."""
     bins, r, scalar = _bins_range(bins, width)
-    v = check_positive(variance, "variance")
+    v = _variance_arg(variance, "variance")
     out = r * v
     return float(out[0]) if scalar else out
 
 
-def hierarchy_range_variance(bins: int, width, variance: float = 1.0):
+def hierarchy_range_variance(bins: int, width, variance: float = 1.0, total_variance: float | None = None):
     """Exact variance of a range query over ``width`` of the ``bins`` bins after least-squares consistency of the
-    two-level hierarchy (a noisy total and noisy bins, each with variance ``variance``; the consistency step of
-    Hay et al. 2010, the variance derived here from ordinary least squares):
+    two-level hierarchy: B = ``bins`` noisy bins of variance v = ``variance`` and a noisy total of variance
+    v_T = ``total_variance`` (default v; 0 for a total that is public and exact), combined by weighted
+    least squares (the consistency step of Hay et al. 2010; the variance derived here):
 
-        the estimate's covariance is variance·(AᵀA)⁻¹ = variance·(I − 11ᵀ/(bins + 1)), so a range of width r has
-        variance·r(bins + 1 − r)/(bins + 1)
+        the estimate's covariance is (AᵀΣ⁻¹A)⁻¹ = v·I − v²·11ᵀ/(B·v + v_T), so a range of width r has variance
+        v·r·(1 − r/(B + v_T/v))
 
-    (A stacks the all-ones row of the total over the identity of the bins.) Never more than the raw r·variance.
+    (A stacks the all-ones row of the total over the identity of the bins; Sherman–Morrison). With v_T = v this is
+    v·r(B + 1 − r)/(B + 1); with a public total (v_T = 0, the limit: least squares under the constraint that the
+    bins add up to it) v·r(B − r)/B. Never more than the raw r·v of the same bins.
     """
     bins, r, scalar = _bins_range(bins, width)
-    v = check_positive(variance, "variance")
-    out = v * r * (bins + 1 - r) / (bins + 1)
+    v = _variance_arg(variance, "variance")
+    vt = v if total_variance is None else _variance_arg(total_variance, "total_variance", allow_zero=True)
+    t = vt / v  # may be inf (a useless total): then r/(B + t) = 0, the raw variance
+    out = v * r * (1.0 - r / (bins + t))
     return float(out[0]) if scalar else out
 
 
 def _epsilons(epsilons) -> np.ndarray:
-    e = check_array(epsilons, "epsilons", ndim=1)
+    e = check_real_array(epsilons, "epsilons", ndim=1)
     if np.any(e < 0):
         raise ValueError(f"epsilons contains {float(e[e < 0][0])!r}, which is not allowed: must be numbers >= 0.")
     return e
 
 
 def sequential_epsilon(epsilons) -> float:
-    """Mechanisms run on the same data: the ε add up (Dwork & Roth 2014, Thm 3.14)."""
-    return float(np.sum(_epsilons(epsilons)))
+    """Mechanisms run on the same data: the ε add up (Dwork & Roth 2014, Thm 3.14). A total beyond the double
+    range is refused."""
+    e = _epsilons(epsilons)
+    with np.errstate(over="ignore"):
+        total = float(np.sum(e))
+    if not math.isfinite(total):
+        raise ValueError("epsilons sum to more than the largest double, which is not allowed: must have a finite "
+                         "total.")
+    return total
 
 
 def parallel_epsilon(epsilons) -> float:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -137,6 +138,55 @@ def test_hierarchy_least_squares_by_simulation():
     assert abs(est[:, 0].var(ddof=1) - v) <= 5 * v * math.sqrt(2 / (reps - 1))
 
 
+def _solve_exact(a, b):
+    """Solve a·x = b (lists of Fractions; b a list of columns) by Gauss–Jordan elimination in exact arithmetic."""
+    n = len(a)
+    m = [list(row) + [col[i] for col in b] for i, row in enumerate(a)]
+    for c in range(n):
+        piv = next(i for i in range(c, n) if m[i][c] != 0)
+        m[c], m[piv] = m[piv], m[c]
+        m[c] = [v / m[c][c] for v in m[c]]
+        for i in range(n):
+            if i != c and m[i][c] != 0:
+                m[i] = [vi - m[i][c] * vc for vi, vc in zip(m[i], m[c])]
+    return [[m[i][n + j] for i in range(n)] for j in range(len(b))]  # one solution per column of b
+
+
+def _range_variance_exact(cov, r):
+    return sum(cov[i][j] for i in range(r) for j in range(r))
+
+
+@pytest.mark.parametrize("bins", [1, 2, 3, 5, 7])
+@pytest.mark.parametrize("ratio", [Fraction(1), Fraction(1, 3), Fraction(5)])
+def test_weighted_least_squares_variance_is_exact(bins, ratio):
+    """(AᵀΣ⁻¹A)⁻¹ in exact rational arithmetic, Σ = diag(v_T, v, …, v), v = 7/2, v_T = ratio·v: the range variance
+    is v·r·(1 − r/(B + v_T/v)) for every r (Sherman–Morrison)."""
+    v = Fraction(7, 2)
+    vt = ratio * v
+    info = [[(1 / vt) + (1 / v if i == j else 0) for j in range(bins)] for i in range(bins)]  # AᵀΣ⁻¹A
+    cov = _solve_exact(info, [[Fraction(int(i == j)) for i in range(bins)] for j in range(bins)])
+    for r in range(1, bins + 1):
+        exact = _range_variance_exact(cov, r)
+        assert exact == v * r * (1 - Fraction(r) / (bins + ratio))
+        assert S.hierarchy_range_variance(bins, r, float(v), float(vt)) == pytest.approx(float(exact), rel=1e-14)
+
+
+@pytest.mark.parametrize("bins", [1, 2, 4, 6])
+def test_public_total_least_squares_variance_is_exact(bins):
+    """Least squares under the constraint Σ x = T (T public and exact): the KKT system [[2I, 1], [1ᵀ, 0]] solved
+    exactly for each unit observation gives the linear map M; the covariance v·MMᵀ has range variance v·r(B − r)/B."""
+    n = bins + 1
+    kkt = [[Fraction(2 if i == j else 0) for j in range(bins)] + [Fraction(1)] for i in range(bins)]
+    kkt.append([Fraction(1)] * bins + [Fraction(0)])
+    cols = _solve_exact(kkt, [[Fraction(2 * (i == j)) for i in range(bins)] + [Fraction(0)] for j in range(bins)])
+    m = [[cols[j][i] for j in range(bins)] for i in range(bins)]  # x̂ = M y (T = 0: a constant shift)
+    assert len(cols[0]) == n
+    cov = [[sum(m[i][t] * m[j][t] for t in range(bins)) for j in range(bins)] for i in range(bins)]
+    for r in range(1, bins + 1):
+        assert _range_variance_exact(cov, r) == Fraction(r * (bins - r), bins)
+        assert S.hierarchy_range_variance(bins, r, 1.0, 0.0) == pytest.approx(r * (bins - r) / bins, abs=1e-15)
+
+
 def test_composition_sequential_adds_parallel_takes_the_largest():
     assert S.sequential_epsilon([0.5] * 10) == pytest.approx(5.0)
     assert S.parallel_epsilon([0.5] * 10) == 0.5
@@ -156,6 +206,7 @@ def test_composition_sequential_adds_parallel_takes_the_largest():
     (lambda: S.laplace_scale(1.0, 0.0), "epsilon"),
     (lambda: S.clamped_laplace_mse(-1.0, 1.0), "true_count"),
     (lambda: S.rounded_laplace_mse(-2.0), "scale"),
+    (lambda: S.hierarchy_range_variance(4, 2, 1.0, -1.0), "total_variance"),
     (lambda: S.hierarchy_range_variance(4, 5), "width"),
     (lambda: S.sequential_epsilon([1.0, -1.0]), "epsilons"),
     (lambda: S.clipping_error([1.0, 2.0], 0.0, 5.0, 1.0, query="max"), "query"),
