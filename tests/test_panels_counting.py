@@ -8,6 +8,7 @@ import math
 import pytest
 
 from dpviz import local as LOC
+from dpviz import sensitivity as S
 from dpviz.panels import counting as C
 from dpviz.panels._base import PANEL_REGISTRY
 
@@ -74,6 +75,36 @@ def test_postprocessing_exercise_reveals_only_after_a_pick():
     ex.choice.index = 0
     assert ex.feedback.value == ""  # a new pick clears the verdict
     assert "Not quite" in ex.reveal()
+
+
+def test_rounding_is_hidden_until_the_learner_answers_then_shown_exactly():
+    p = C.PostProcessingPanel()
+    assert len(p.figures[0].data) == 2 and "round" not in str(p.figures[0].layout.annotations)
+    assert "? — answer" in p.readout.value and p.rounding.feedback.value == ""
+    p.rounding.button.click()  # no pick yet: still hidden
+    assert len(p.figures[0].data) == 2
+    p.rounding.choice.index = 0
+    p.rounding.button.click()
+    assert "Not quite" in p.rounding.feedback.value
+    assert len(p.figures[0].data) == 3 and "+3.8 %" in p.readout.value  # ε = 1: 2.0764/2
+    b_star = S.rounding_breakeven_scale()
+    assert f"{1 / b_star:.2f}" in p.rounding.feedback.value and "+14 %" in p.rounding.feedback.value
+    p.controls["step"].value = "consistency"
+    assert p.rounding.widget.layout.display == "none"
+    p.controls["step"].value = "clamp"
+    assert p.rounding.widget.layout.display is None and len(p.figures[0].data) == 3
+
+
+def test_consistency_readout_compares_with_the_bins_alone_and_the_public_total():
+    p = C.PostProcessingPanel(step="consistency")
+    assert p.controls["relation"].layout.display is None
+    # ε = 1, B = 8: bins alone 2/ε² = 2 per bin; consistent 8·8/9; crossover ¾·9 = 6.75
+    assert "6.75" in p.readout.value and f"{8 * 8 / 9:.3g}" in p.readout.value and "bins alone" in p.readout.value
+    p.controls["relation"].value = "replace"
+    assert p.last_error is None and "public total" in p.readout.value
+    assert f"{8 * 7 / 8:.3g}" in p.readout.value  # one bin: 8·(B − 1)/B
+    p.controls["step"].value = "clamp"
+    assert p.controls["relation"].layout.display == "none"
 
 
 def test_composition_panel_hides_the_parallel_answer_until_reveal():

@@ -25,7 +25,7 @@ def _all_figures():
     data = S.example_dataset(101)
     return [P.noise_figure(2.0, 0.5, label="a sum"), P.clipping_figure(data, 0.0, 50.0, 1.0),
             P.clipping_figure(data, 0.0, 50.0, 1.0, "mean", "replace"), P.clamping_figure(1.0),
-            P.consistency_figure(8, 1.0), P.composition_figure(1.0, 10),
+            P.consistency_figure(8, 1.0), P.consistency_figure(8, 1.0, "replace"), P.composition_figure(1.0, 10),
             P.local_central_figure(1.0, 4, "oue", 0.2, 100), P.note_figure("t", "nothing to plot")]
 
 
@@ -68,13 +68,42 @@ def test_clamping_figure_matches_the_closed_form_and_halves_at_zero():
     assert np.all(y <= 2 * b * b + 1e-15) and np.all(np.diff(y) >= -1e-15)
 
 
-def test_consistency_figure_least_squares_beats_both_raw_answers():
-    fig = P.consistency_figure(6, 1.0)
-    var = 2 * (2.0 / 1.0) ** 2
-    raw, best, ls = (np.asarray(fig.data[i].y) for i in range(3))
-    assert raw.tolist() == pytest.approx([r * var for r in range(1, 7)])
-    assert best[-1] == pytest.approx(var)  # all bins: the total alone
-    assert np.all(ls <= best + 1e-12) and ls[0] == pytest.approx(var * 6 / 7)
+def test_consistency_figure_add_remove_draws_the_fair_baseline_at_the_same_epsilon():
+    """Hierarchy: Δ = 2, each count Lap(2/ε), variance 8/ε²; bins alone: Δ = 1, Lap(1/ε), 2r/ε². Least squares beats
+    the hierarchy's own raw answers everywhere, the bins alone only from r = ¾(B + 1) on (the dotted line)."""
+    bins, eps = 6, 0.5
+    fig = P.consistency_figure(bins, eps)
+    alone, own, best, ls = (np.asarray(fig.data[i].y) for i in range(4))
+    r = np.arange(1, bins + 1)
+    assert alone.tolist() == pytest.approx((2 * r / eps**2).tolist(), rel=1e-14)
+    assert own.tolist() == pytest.approx((8 * r / eps**2).tolist(), rel=1e-14)
+    assert best.tolist() == pytest.approx((8 * np.minimum(r, bins + 1 - r) / eps**2).tolist(), rel=1e-14)
+    assert ls.tolist() == pytest.approx((8 * r * (bins + 1 - r) / ((bins + 1) * eps**2)).tolist(), rel=1e-14)
+    assert np.all(ls <= best * (1 + 1e-12))
+    assert [bool(x) for x in ls < alone] == [x >= 0.75 * (bins + 1) for x in r]  # r ≥ 5.25: r = 6 only
+    assert fig.layout.shapes[0].x0 == pytest.approx(0.75 * 7)
+    assert "bins alone" in fig.data[0].name and "1/ε" in fig.data[0].name
+    assert "multi-level" in _texts(fig)
+
+
+def test_consistency_figure_replace_uses_the_public_total_and_wins_everywhere():
+    bins, eps = 5, 2.0
+    fig = P.consistency_figure(bins, eps, "replace")
+    alone, best, ls = (np.asarray(fig.data[i].y) for i in range(3))
+    r = np.arange(1, bins + 1)
+    assert alone.tolist() == pytest.approx((8 * r / eps**2).tolist(), rel=1e-14)  # Δ = 2 under replace
+    assert best.tolist() == pytest.approx((8 * np.minimum(r, bins - r) / eps**2).tolist(), rel=1e-14, abs=0)
+    assert ls.tolist() == pytest.approx((8 * r * (bins - r) / (bins * eps**2)).tolist(), rel=1e-14, abs=1e-15)
+    assert np.all(ls[:-1] < alone[:-1]) and ls[-1] == pytest.approx(0.0, abs=1e-15)
+    assert "public" in _texts(fig) and not fig.layout.shapes
+
+
+def test_clamping_figure_hides_the_rounded_curve_until_asked():
+    shown, hidden = P.clamping_figure(1.0), P.clamping_figure(1.0, show_rounded=False)
+    assert len(shown.data) == 3 and len(hidden.data) == 2
+    assert "round" not in _texts(hidden)
+    assert shown.data[2].y[0] == pytest.approx(S.rounded_laplace_mse(1.0), rel=1e-15)
+    assert "+3.8 % against 2b²" in shown.data[2].name  # 2.0764/2 − 1 at ε = 1
 
 
 def test_composition_figure_parallel_is_flat_sequential_grows_and_hidden_before_reveal():

@@ -2,14 +2,17 @@
 
 * :class:`SensitivityPanel` — pick a query, the neighbouring relation and clipping bounds: Δ, the Laplace noise it
   needs, and for sums and means what clipping costs (bias) against what it saves (noise);
-* :class:`PostProcessingPanel` — clamping, rounding and a consistent histogram never cost privacy and can lower
-  the error (exact MSE and variances), with a misconception exercise;
+* :class:`PostProcessingPanel` — clamping, rounding and a consistent histogram never cost privacy; clamping lowers
+  the error, rounding raises it at every ε of the slider, and a consistent two-level histogram beats the bins
+  released alone at the same ε only for wide ranges (exact MSE and variances), with two exercises;
 * :class:`CompositionPanel` — sequential against parallel composition for a histogram, with the misconception
   exercise "a histogram over 10 bins costs 10ε?";
 * :class:`LocalCentralPanel` — local k-RR / OUE against a central Laplace count, with a predict-then-reveal
   exercise on the number of people local DP needs.
 
-Every number is a closed form from :mod:`dpviz.sensitivity` and :mod:`dpviz.local`.
+Every number is a closed form from :mod:`dpviz.sensitivity` and :mod:`dpviz.local`. The learner reads K for the
+number of possible answers (the course's domain size; the mechanism keeps its name k-RR), and p, q for k-RR's two
+report probabilities (Wang et al.'s names, local to lesson 02: not the sampling rate q of later lessons).
 """
 
 from __future__ import annotations
@@ -106,13 +109,19 @@ class SensitivityPanel(Panel):
         return View(figures=figs, readout=_table(rows), hint=hint)
 
 
-class PostProcessingPanel(Panel):
-    """Clamping, rounding and consistency of noisy counts: free in privacy, exact error."""
+def _rounding_ratio(eps: float) -> float:
+    b = S.laplace_scale(1.0, eps)
+    return S.rounded_laplace_mse(b) / (2.0 * b * b)
 
-    title = "Post-processing is free, and can even help"
+
+class PostProcessingPanel(Panel):
+    """Clamping, rounding and consistency of noisy counts: free in privacy, exact error (lower or higher)."""
+
+    title = "Post-processing is free in privacy, not always in error"
     intro = ("Anything computed from a private release alone, without the data, is as private as the release ("
              + cite("dwork2014algorithmic", "Prop. 2.1") + "). Clamping a count at 0, rounding it, or making a "
-             "histogram agree with its total are such steps. Here is what they do to the error.")
+             "histogram agree with its total are such steps. Here is what they do to the error: it can go down, "
+             "and it can go up.")
 
     def __init__(self, **overrides: Any):
         self.exercise = ChoiceReveal(
@@ -128,37 +137,87 @@ class PostProcessingPanel(Panel):
              ("It breaks DP when the true count is 0", False,
               "Tempting, because a 0 is reported exactly when the truth is small. But the 0 is a function of the "
               "noisy answer alone, whose distribution already satisfies ε-DP; any function of it does too.")])
+        eps_star = 1.0 / S.rounding_breakeven_scale()
+        at1, at4 = (100.0 * (_rounding_ratio(e) - 1.0) for e in (1.0, 4.0))
+        why = (f"At ε = 1 the rounded count's mean squared error is {_fmt(S.rounded_laplace_mse(1.0), 3)} against "
+               f"2b² = 2 (+{at1:.1f} %), at ε = 4 it is +{at4:.0f} %. Rounding helps only when the noise is small, "
+               f"b below {S.rounding_breakeven_scale():.3f}, so for a count ε above {eps_star:.2f}.")
+        self.rounding = ChoiceReveal(
+            "Does rounding ever help here? A noisy count is rounded to the nearest integer, a whole number like the "
+            "truth. For ε on this panel's slider (0.1 to 4), does rounding lower the mean squared error?",
+            [("Yes, at every ε: it uses what we know about the truth", False,
+              "Tempting: clamping used what we know (a count is ≥ 0) and gained. But rounding pushes an answer "
+              "that is near the truth away from it about as often as it pulls it closer. " + why
+              + " Post-processing costs no privacy, but it can add error."),
+             ("No, nowhere on this slider; only with much less noise", True,
+              "Right. " + why + " Post-processing costs no privacy, but it can add error as well as remove it."),
+             ("It depends on the true count", False,
+              "Tempting, because the gain of clamping depends on the true count. But for an integer truth x, "
+              "round(x + N) − x = round(N): the error does not depend on x, which is why the rounded curve is "
+              "flat. " + why)])
+        self._rounding_revealed = False
+        self.rounding.button.on_click(self._on_reveal_rounding)
         super().__init__(**overrides)
+
+    def _on_reveal_rounding(self, _button: Any = None) -> None:
+        if self.rounding.choice.index is not None:
+            self._rounding_revealed = True
+            self.update()
 
     def _build_controls(self):
         return {
             "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
             "step": dropdown("post-processing", _POST_OPTIONS, "clamp"),
-            "bins": int_slider("bins of the histogram", 8, 2, 64),
+            "bins": int_slider("bins B of the histogram", 8, 2, 64),
+            "relation": dropdown("neighbours", _RELATION_OPTIONS, "add_remove"),
         }
 
     def _extra_widgets(self):
-        return [self.exercise.widget]
+        return [self.rounding.widget, self.exercise.widget]
 
     def _render(self, v: dict[str, Any]) -> View:
-        eps, bins, step = float(v["epsilon"]), int(v["bins"]), v["step"]
-        _show(self.controls["bins"], step == "consistency")
-        if step == "clamp":
+        eps, bins, step, rel = float(v["epsilon"]), int(v["bins"]), v["step"], v["relation"]
+        consistency = step == "consistency"
+        _show(self.controls["bins"], consistency)
+        _show(self.controls["relation"], consistency)
+        self.rounding.widget.layout.display = "none" if consistency else None
+        hint = None
+        if not consistency:
             b = S.laplace_scale(1.0, eps)
-            fig = P.clamping_figure(eps)
+            fig = P.clamping_figure(eps, show_rounded=self._rounding_revealed)
+            rounded = S.rounded_laplace_mse(b)
             rows = [("count: MSE as released (2b²)", _fmt(2 * b * b, 3)),
                     ("count: MSE clamped at 0, true count 0 (b²)", _fmt(S.clamped_laplace_mse(0.0, b), 3)),
-                    ("count: MSE rounded", _fmt(S.rounded_laplace_mse(b), 3))]
+                    ("count: MSE rounded to an integer",
+                     f"{_fmt(rounded, 3)} ({100.0 * (rounded / (2 * b * b) - 1.0):+.1f} % against 2b²)"
+                     if self._rounding_revealed else "? — answer the question below, then reveal")]
         else:
-            fig = P.consistency_figure(bins, eps)
-            var = 2.0 * S.laplace_scale(2.0, eps) ** 2
+            fig = P.consistency_figure(bins, eps, rel)
+            var2 = 2.0 * S.laplace_scale(2.0, eps) ** 2  # Lap(2/ε)
             half = max(1, bins // 2)
-            rows = [("one bin's variance, raw → consistent",
-                     f"{_fmt(var, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var), 3)}"),
-                    (f"half the bins ({half}), raw → consistent",
-                     f"{_fmt(S.raw_range_variance(bins, half, var), 3)} → "
-                     f"{_fmt(S.hierarchy_range_variance(bins, half, var), 3)}")]
-        return View(figures=[fig], readout=_table(rows))
+            if rel == "add_remove":
+                var1 = 2.0 * S.laplace_scale(1.0, eps) ** 2  # bins alone: Δ = 1, Lap(1/ε)
+                cross = 0.75 * (bins + 1)
+                rows = [("one bin: bins alone at the same ε → hierarchy made consistent",
+                         f"{_fmt(var1, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var2), 3)}"),
+                        (f"{half} bins: bins alone → consistent",
+                         f"{_fmt(S.raw_range_variance(bins, half, var1), 3)} → "
+                         f"{_fmt(S.hierarchy_range_variance(bins, half, var2), 3)}"),
+                        ("the consistent hierarchy beats the bins alone",
+                         f"for r > ¾(B + 1) = {_fmt(cross, 4)}" if cross < bins else "for no r: ¾(B + 1) ≥ B")]
+                hint = ("Under add/remove each person is in the total and in one bin, so every count needs Lap(2/ε): "
+                        "least squares beats this release's own raw answers, but the fair comparison is the bins "
+                        "released alone at the same ε (Lap(1/ε)). Multi-level trees are where consistency pays ("
+                        + cite("hay2010boosting") + ").")
+            else:
+                rows = [("one bin: bins alone → consistent with the public total",
+                         f"{_fmt(var2, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var2, 0.0), 3)}"),
+                        (f"{half} bins: bins alone → consistent",
+                         f"{_fmt(S.raw_range_variance(bins, half, var2), 3)} → "
+                         f"{_fmt(S.hierarchy_range_variance(bins, half, var2, 0.0), 3)}")]
+                hint = ("Under replace-one n is public: the total is exact and costs nothing, so making the bins add "
+                        "up to it lowers the variance of every range.")
+        return View(figures=[fig], readout=_table(rows), hint=hint)
 
 
 class CompositionPanel(Panel):
@@ -226,8 +285,9 @@ class LocalCentralPanel(Panel):
     title = "Local or central: who adds the noise?"
     intro = ("In <b>central</b> DP a trusted curator counts exactly and adds Laplace noise once. In <b>local</b> "
              "DP each respondent randomizes their own answer (" + cite("warner1965randomized") + "; "
-             + cite("wang2017locally") + "): nobody needs to be trusted, but every answer carries noise, and the "
-             "noise adds up over n people.")
+             + cite("kairouz2014extremal") + "; " + cite("wang2017locally") + "): nobody needs to be trusted, but "
+             "every answer carries noise, and the noise adds up over n people. K is the number of possible answers "
+             "(k-RR's k).")
 
     def __init__(self, **overrides: Any):
         self.exercise = PredictReveal(
@@ -246,7 +306,7 @@ class LocalCentralPanel(Panel):
         return {
             "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
             "protocol": dropdown("local protocol", _PROTOCOL_OPTIONS, "krr"),
-            "k": log_slider("k, possible answers", 2.0, math.log10(2), 3.0, step=math.log10(2) / 4,
+            "k": log_slider("K, possible answers", 2.0, math.log10(2), 3.0, step=math.log10(2) / 4,
                             readout_format=".0f"),
             "frequency": slider("true fraction f of the answer counted", 0.1, 0.0, 1.0, 0.05),
             "n": log_slider("n, people surveyed centrally", 1000.0, 1.0, 7.0, step=0.25, readout_format=".3g"),
@@ -282,10 +342,10 @@ class LocalCentralPanel(Panel):
                  _big(math.ceil(self._answer())) if revealed else "? — predict it below, then reveal")]
         self.exercise.question.value = (
             f"<b>Predict, then reveal.</b> A central Laplace count surveys n = {_big(n)} people at ε = "
-            f"{_fmt(eps)}. How many people does {P.PROTOCOL_LABELS[protocol]} with k = {k} need to estimate the "
+            f"{_fmt(eps)}. How many people does {P.PROTOCOL_LABELS[protocol]} with K = {k} need to estimate the "
             f"fraction f = {_fmt(f)} just as precisely?")
         hint = None
         if protocol == "krr" and k > 2 * math.exp(eps) + 2:
             hint = ("With many possible answers k-RR's truthful report gets rare (p = e<sup>ε</sup>/(e<sup>ε</sup> + "
-                    "k − 1)); OUE's error does not grow with k (" + cite("wang2017locally") + ").")
+                    "K − 1)); OUE's error does not grow with K (" + cite("wang2017locally") + ").")
         return View(figures=[fig], readout=_table(rows), hint=hint)

@@ -4,14 +4,18 @@
 * :func:`clipping_figure` — exact expected squared error of a clipped sum or mean against the clipping bound:
   bias² falls, noise variance rises, the total has a sweet spot;
 * :func:`note_figure` — an empty figure that says why there is nothing to plot (a count needs no clipping);
-* :func:`clamping_figure` — exact MSE of a Laplace count, raw, clamped at 0 and rounded, against the true count;
-* :func:`consistency_figure` — exact variance of range queries before and after least-squares consistency;
+* :func:`clamping_figure` — exact MSE of a Laplace count, raw, clamped at 0 and (once revealed) rounded, against
+  the true count;
+* :func:`consistency_figure` — exact variance of range queries before and after least-squares consistency, with
+  the fair baseline: the bins alone at the same ε;
 * :func:`composition_figure` — noise per bin of a histogram under parallel composition against treating the bins
   as queries on the same data (sequential composition);
 * :func:`local_central_figure` — standard deviation of a count's error against n (log–log): local k-RR / OUE against
   central Laplace.
 
-Every number comes from :mod:`dpviz.sensitivity` and :mod:`dpviz.local` (closed forms, no Monte Carlo).
+Every number comes from :mod:`dpviz.sensitivity` and :mod:`dpviz.local` (closed forms, no Monte Carlo). The
+figures take ε in [10⁻⁶, 100] (:data:`EPSILON_RANGE`), a range every axis can draw; the lesson calls the number of
+possible answers K (the course's domain size) where the code and the papers write k.
 """
 
 from __future__ import annotations
@@ -23,12 +27,13 @@ import plotly.graph_objects as go
 
 from dpviz import local as LOC
 from dpviz import sensitivity as S
-from dpviz._validation import check_choice, check_integer, check_positive
+from dpviz._validation import check_choice, check_in_range, check_integer, check_positive
 from dpviz.mechanisms import Laplace
 from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, _gaps, _layout, _vline, fmt_number
 from dpviz.references import cite
 
 __all__ = [
+    "EPSILON_RANGE",
     "QUERY_LABELS",
     "RELATION_LABELS",
     "PROTOCOL_LABELS",
@@ -44,6 +49,8 @@ __all__ = [
 QUERY_LABELS = {"count": "count", "sum": "sum", "mean": "mean", "histogram": "histogram"}
 RELATION_LABELS = {"add_remove": "add/remove one record", "replace": "replace one record"}
 PROTOCOL_LABELS = {"krr": "k-ary randomized response (k-RR)", "oue": "optimised unary encoding (OUE)"}
+#: The ε a figure of this module draws: wide enough for any lesson, narrow enough that every axis stays finite.
+EPSILON_RANGE = (1e-6, 100.0)
 
 # legend under the plot, pinned to the figure's bottom edge (it wraps to several rows on a phone); the source line
 # sits between the x axis title and the legend
@@ -51,6 +58,34 @@ _LEGEND = dict(orientation="h", yref="container", y=0.01, yanchor="bottom", x=0.
 _HEIGHT = 520
 _BELOW = 62  # pixels from the plot area's bottom to the source line: under the tick labels and the x axis title
 _LEGEND_ROOM = 84  # pixels kept under the source line for the legend (three rows; more on a phone scroll the plot)
+
+
+def _eps(epsilon) -> float:
+    return check_in_range(epsilon, "epsilon", *EPSILON_RANGE)
+
+
+def _text(value, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} = {value!r} is not allowed: must be a string.")
+    return value
+
+
+def _flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} = {value!r} is not allowed: must be True or False.")
+    return bool(value)
+
+
+def _protocol(protocol) -> str:
+    if not isinstance(protocol, str):
+        raise ValueError(f"protocol = {protocol!r} is not allowed: must be one of 'krr', 'oue'.")
+    return check_choice(protocol, "protocol", LOC.PROTOCOLS)
+
+
+def _relation(relation) -> str:
+    if not isinstance(relation, str):
+        raise ValueError(f"relation = {relation!r} is not allowed: must be one of 'add_remove', 'replace'.")
+    return check_choice(relation, "relation", S.RELATIONS)
 
 
 def _wrap(text: str, width: int = 78) -> str:
@@ -74,10 +109,15 @@ def _figure(data: list, layout: dict, source: str) -> go.Figure:
 
 
 def noise_figure(sensitivity: float, epsilon: float, *, label: str = "", template: str = TEMPLATE) -> go.Figure:
-    """The density of the Laplace noise b = Δ/ε an ε-DP release of a query with sensitivity Δ needs, with the
-    band ±Δ one person can move the answer (Dwork & Roth 2014, Thm 3.6)."""
+    """The density of the Laplace noise b = Δ/ε an ε-DP release of a query with sensitivity Δ needs (Dwork & Roth
+    2014, Thm 3.6), with the band ±Δ one person can move the answer; b must lie in [10⁻¹⁰⁰, 10¹⁰⁰]."""
     d = check_positive(sensitivity, "sensitivity")
-    eps = check_positive(epsilon, "epsilon")
+    eps = _eps(epsilon)
+    label = _text(label, "label")
+    b = d / eps
+    if not 1e-100 <= b <= 1e100:
+        raise ValueError(f"sensitivity = {sensitivity!r} and epsilon = {epsilon!r} are not allowed: the figure draws "
+                         f"the Laplace density of scale b = Δ/ε, which must be in [1e-100, 1e+100] (it is {b:.3g}).")
     b = S.laplace_scale(d, eps)
     mech = Laplace(scale=b, sensitivity=d)
     half = max(6.0 * b, 1.5 * d)
@@ -94,22 +134,29 @@ def noise_figure(sensitivity: float, epsilon: float, *, label: str = "", templat
     title = f"Noise for {label}: Δ = {fmt_number(d)}, ε = {fmt_number(eps)}" if label else "Noise the release needs"
     layout = _layout(title, "noise added to the answer", "density", template=template, legend=_LEGEND,
                      height=_HEIGHT, yaxis=dict(rangemode="tozero"))
-    return _figure(data, layout, f"Laplace mechanism: b = Δ/ε, standard deviation √2·b = "
-                                 f"{fmt_number(math.sqrt(2) * b)} ({cite('dwork2014algorithmic', 'Thm 3.6')}).")
+    return _figure(data, layout, "Laplace mechanism: b = Δ/ε makes it ε-DP ("
+                                 f"{cite('dwork2014algorithmic', 'Thm 3.6')}); standard deviation √2·b = "
+                                 f"{fmt_number(math.sqrt(2) * b)} (Lap(b) has variance 2b², "
+                                 f"{cite('dwork2014algorithmic', 'Def. 3.3')}).")
 
 
 def clipping_figure(data, lower: float, upper: float, epsilon: float, query: str = "sum",
                     relation: str = "add_remove", *, template: str = TEMPLATE) -> go.Figure:
     """Exact expected squared error bias² + 2b² of the clipped, noised sum (or mean) of ``data`` against the upper
-    clipping bound U (log–log), with the learner's U marked and the best U on the grid shown."""
-    check_choice(query, "query", ("sum", "mean"))
-    eps = check_positive(epsilon, "epsilon")
+    clipping bound U (log–log), with the learner's U marked and the best U on the grid (80 bounds from about half the
+    smallest value, or L, to ten times the largest, at most 10¹²) shown. U must be > 0 (a log axis)."""
+    eps = _eps(epsilon)
+    mine = S.clipping_error(data, lower, upper, eps, query, relation)  # validates every argument, by its name
+    if np.ndim(upper) != 0:
+        raise ValueError(f"upper = {upper!r} is not allowed: must be one number (the learner's bound U).")
     x = np.asarray(data, dtype=float)
-    lo_u = max(float(lower) + 1e-3, float(np.min(x)) / 2, 0.1)
-    hi_u = max(10.0 * float(np.max(x)), float(upper) * 1.5, lo_u * 10)
-    grid = np.geomspace(lo_u, hi_u, 80)
-    res = S.clipping_error(x, lower, grid, eps, query, relation)
-    mine = S.clipping_error(x, lower, upper, eps, query, relation)
+    lo, hi = float(lower), float(upper)
+    if hi <= 0:
+        raise ValueError(f"upper = {upper!r} is not allowed: must be > 0 (the figure's U axis is logarithmic).")
+    lo_u = max(lo, float(np.min(x)) / 2, 0.1)
+    hi_u = min(max(10.0 * float(np.max(x)), hi * 1.5, lo_u * 10), 1e12)
+    grid = np.unique(np.geomspace(lo_u, max(hi_u, lo_u), 80))
+    res = S.clipping_error(x, lo, grid, eps, query, relation)
     best = int(np.argmin(res["total"]))
     tiny = 1e-6 * float(np.max(res["total"]))  # bias² = 0 cannot be drawn on a log axis: a gap there
     data_t = [
@@ -119,22 +166,23 @@ def clipping_figure(data, lower: float, upper: float, epsilon: float, query: str
              line=dict(color=PALETTE[4], dash=DASHES[2], width=2), name="noise variance 2b², b = Δ(U)/ε"),
         dict(type="scatter", x=grid, y=res["total"], mode="lines", line=dict(color=ROLE["x"], width=3),
              name=f"expected squared error (best U ≈ {fmt_number(grid[best], 3)})"),
-        dict(type="scatter", x=[upper], y=[mine["total"]], mode="markers",
+        dict(type="scatter", x=[hi], y=[mine["total"]], mode="markers",
              marker=dict(color=ROLE["truth"], size=11, symbol="diamond"),
-             name=f"your U = {fmt_number(upper)}: error {fmt_number(mine['total'], 3)}"),
+             name=f"your U = {fmt_number(hi)}: error {fmt_number(mine['total'], 3)}"),
     ]
     what = "sum" if query == "sum" else "mean"
     layout = _layout(f"Clipping the {what} of {x.size:,} skewed values to [L, U], ε = {fmt_number(eps)}",
                      "upper clipping bound U (log scale)", f"expected squared error of the {what} (log scale)",
                      template=template, legend=_LEGEND, height=_HEIGHT,
                      xaxis=dict(type="log", exponentformat="power"), yaxis=dict(type="log", exponentformat="power"),
-                     shapes=[_vline(float(upper), color=ROLE["truth"], dash="dot")])
+                     shapes=[_vline(hi, color=ROLE["truth"], dash="dot")])
     return _figure(data_t, layout, "Exact: E[(release − true)²] = bias² + 2b² on this fixed data set, no simulation "
-                        f"({cite('dwork2014algorithmic', 'Thm 3.6')}).")
+                        f"(Lap(b) has variance 2b², {cite('dwork2014algorithmic', 'Def. 3.3')}).")
 
 
 def note_figure(title: str, text: str, *, template: str = TEMPLATE) -> go.Figure:
     """An empty plot area with a sentence in it: used where a choice has nothing to plot."""
+    title, text = _text(title, "title"), _text(text, "text")
     layout = _layout(title, "", "", template=template, height=260,
                      xaxis=dict(visible=False), yaxis=dict(visible=False),
                      annotations=[dict(text=text, x=0.5, y=0.5, xref="paper", yref="paper", showarrow=False,
@@ -142,57 +190,107 @@ def note_figure(title: str, text: str, *, template: str = TEMPLATE) -> go.Figure
     return go.Figure(data=[dict(type="scatter", x=[], y=[], mode="lines", showlegend=False)], layout=layout)
 
 
-def clamping_figure(epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
-    """Exact mean squared error of a Laplace count (b = 1/ε) against the true count: as released (2b²), clamped at
-    0 (closed form, below 2b² everywhere and b² at 0) and rounded to an integer."""
-    eps = check_positive(epsilon, "epsilon")
+def clamping_figure(epsilon: float, *, show_rounded: bool = True, template: str = TEMPLATE) -> go.Figure:
+    """Exact mean squared error of a Laplace count (b = 1/ε) against the true count t: as released (2b²), clamped at
+    0 (closed form, below 2b² everywhere and b² at 0) and, with ``show_rounded``, rounded to an integer (above 2b²
+    unless ε exceeds 1/:func:`dpviz.sensitivity.rounding_breakeven_scale` ≈ 5.35). ``show_rounded=False`` leaves
+    the rounded curve out, for an exercise that asks about it first."""
+    eps = _eps(epsilon)
+    show_rounded = _flag(show_rounded, "show_rounded")
     b = S.laplace_scale(1.0, eps)
-    x = np.linspace(0.0, 8.0 * b, 161)
+    t = np.linspace(0.0, 8.0 * b, 161)
     raw = 2.0 * b * b
-    clamped = S.clamped_laplace_mse(x, b)
-    rounded = S.rounded_laplace_mse(b)
+    clamped = S.clamped_laplace_mse(t, b)
     data = [
-        dict(type="scatter", x=[x[0], x[-1]], y=[raw, raw], mode="lines",
+        dict(type="scatter", x=[t[0], t[-1]], y=[raw, raw], mode="lines",
              line=dict(color=ROLE["approx"], dash=DASHES[1], width=2),
              name=f"as released: 2b² = {fmt_number(raw, 3)}"),
-        dict(type="scatter", x=x, y=clamped, mode="lines", line=dict(color=ROLE["x"], width=3),
+        dict(type="scatter", x=t, y=clamped, mode="lines", line=dict(color=ROLE["x"], width=3),
              name="clamped at 0: max(answer, 0)"),
-        dict(type="scatter", x=[x[0], x[-1]], y=[rounded, rounded], mode="lines",
-             line=dict(color=PALETTE[2], dash=DASHES[2], width=2),
-             name=f"rounded to an integer: {fmt_number(rounded, 3)}"),
     ]
-    layout = _layout(f"Post-processing a noisy count, ε = {fmt_number(eps)} (b = 1/ε)", "true count x",
+    if show_rounded:
+        rounded = S.rounded_laplace_mse(b)
+        change = 100.0 * (rounded / raw - 1.0)
+        data.append(dict(type="scatter", x=[t[0], t[-1]], y=[rounded, rounded], mode="lines",
+                         line=dict(color=PALETTE[2], dash=DASHES[2], width=2),
+                         name=f"rounded to an integer: {fmt_number(rounded, 3)} "
+                              f"({'+' if change >= 0 else '−'}{fmt_number(abs(change), 2)} % against 2b²)"))
+    layout = _layout(f"Post-processing a noisy count, ε = {fmt_number(eps)} (b = 1/ε)", "true count t",
                      "mean squared error", template=template, legend=_LEGEND, height=_HEIGHT,
                      yaxis=dict(rangemode="tozero"))
-    return _figure(data, layout, "Exact: clamped MSE = 2b² − e<sup>−x/b</sup>·b(x + b). Post-processing costs no "
-                                 f"privacy ({cite('dwork2014algorithmic', 'Prop. 2.1')}).")
+    rounding = ("; rounded MSE = u(1 + u²)/(1 − u²)², u = e<sup>−1/(2b)</sup>" if show_rounded else "")
+    return _figure(data, layout, "Exact: clamped MSE = 2b² − e<sup>−t/b</sup>·b(t + b)" + rounding + ". "
+                                 "Post-processing costs no privacy "
+                                 f"({cite('dwork2014algorithmic', 'Prop. 2.1')}), but it can add error.")
 
 
-def consistency_figure(bins: int, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
-    """Exact variance of a query over r adjacent bins from a two-level hierarchy (total + bins; each person counted
-    twice, so each of the bins + 1 counts gets Lap(2/ε)), answered from the noisy bins alone, from the best of
-    bins/total−complement, and after least-squares consistency (Hay et al. 2010)."""
+def consistency_figure(bins: int, epsilon: float, relation: str = "add_remove", *,
+                       template: str = TEMPLATE) -> go.Figure:
+    """Exact variance of a query over r adjacent bins of a histogram with B = ``bins`` bins, released with its total
+    at total budget ε, against the fair baseline of the bins released alone at the same ε.
+
+    * add/remove: each person is in the total and in one bin (Δ = 2), so each of the B + 1 counts gets Lap(2/ε),
+      variance 8/ε². Drawn: the bins alone at the same ε (Δ = 1, Lap(1/ε): 2r/ε²); the hierarchy's own answers (its
+      r bins; the better of those and the total minus the other B − r bins); and the hierarchy after least squares,
+      8r(B + 1 − r)/((B + 1)ε²) (:func:`dpviz.sensitivity.hierarchy_range_variance`). Least squares beats both raw
+      answers of its own release, but beats the bins alone only for r ≥ ¾(B + 1) (dotted line).
+    * replace: n is public, so the total is exact and free; each bin gets Lap(2/ε) (Δ = 2 under replace). Drawn:
+      the bins alone (8r/ε²), the better of those and the public total minus the other bins, and least squares
+      under the public total, 8r(B − r)/(Bε²): below the bins alone at every r < B.
+
+    The consistency step is Hay et al. 2010's; its gains at equal ε come from multi-level trees, not from this
+    two-level hierarchy.
+    """
     bins = check_integer(bins, "bins", minimum=1, maximum=10_000)
-    eps = check_positive(epsilon, "epsilon")
-    var = 2.0 * S.laplace_scale(2.0, eps) ** 2  # L1 sensitivity 2: one person is in the total and in one bin
+    eps = _eps(epsilon)
+    rel = _relation(relation)
     r = np.arange(1, bins + 1)
-    raw = S.raw_range_variance(bins, r, var)
-    best_raw = np.minimum(raw, S.raw_range_variance(bins, np.maximum(bins + 1 - r, 1), var))
-    best_raw = np.where(r == bins, var, best_raw)  # all bins: the noisy total alone
-    ls = S.hierarchy_range_variance(bins, r, var)
-    data = [
-        dict(type="scatter", x=r, y=raw, mode="lines+markers", line=dict(color=ROLE["approx"], dash=DASHES[1]),
-             name="sum of noisy bins"),
-        dict(type="scatter", x=r, y=best_raw, mode="lines+markers", line=dict(color=PALETTE[1], dash=DASHES[2]),
-             name="better of: sum of bins, or total − the other bins"),
-        dict(type="scatter", x=r, y=ls, mode="lines+markers", line=dict(color=ROLE["x"], width=3),
-             name="consistent (least squares)"),
-    ]
-    layout = _layout(f"A histogram of {bins} bins plus its total, ε = {fmt_number(eps)}",
-                     "width r of the range query (adjacent bins)", "variance of the answer", template=template,
-                     legend=_LEGEND, height=_HEIGHT, yaxis=dict(rangemode="tozero"))
-    return _figure(data, layout, "Exact: variance·r(bins + 1 − r)/(bins + 1) after least squares "
-                        f"({cite('hay2010boosting')}); each count gets Lap(2/ε).")
+    var2 = 2.0 * S.laplace_scale(2.0, eps) ** 2  # Lap(2/ε): Δ = 2 (hierarchy under add/remove; bins under replace)
+    shapes = []
+    if rel == "add_remove":
+        alone = S.raw_range_variance(bins, r, 2.0 * S.laplace_scale(1.0, eps) ** 2)  # Δ = 1: Lap(1/ε)
+        own = S.raw_range_variance(bins, r, var2)
+        best_own = np.minimum(own, S.raw_range_variance(bins, bins + 1 - r, var2))  # total − the other bins
+        ls = S.hierarchy_range_variance(bins, r, var2)
+        data = [
+            dict(type="scatter", x=r, y=alone, mode="lines+markers", line=dict(color=PALETTE[5], width=3),
+                 name="bins alone at the same ε: Lap(1/ε), Δ = 1"),
+            dict(type="scatter", x=r, y=own, mode="lines+markers", line=dict(color=ROLE["approx"], dash=DASHES[1]),
+                 name="hierarchy, Lap(2/ε): sum of its r bins"),
+            dict(type="scatter", x=r, y=best_own, mode="lines+markers", line=dict(color=PALETTE[1], dash=DASHES[2]),
+                 name="hierarchy: better of its bins, or total − the other bins"),
+            dict(type="scatter", x=r, y=ls, mode="lines+markers", line=dict(color=ROLE["x"], width=3),
+                 name="hierarchy made consistent (least squares)"),
+        ]
+        cross = 0.75 * (bins + 1)
+        if cross <= bins:
+            shapes.append(_vline(cross, color=ROLE["truth"], dash="dot"))
+        title = f"{bins} bins plus their total (add/remove), ε = {fmt_number(eps)}"
+        source = ("Exact variances. Hierarchy: each person in the total and one bin, Δ = 2, each count Lap(2/ε); "
+                  "least squares 8r(B + 1 − r)/((B + 1)ε²), below its own raw answers, but below the bins alone "
+                  "(2r/ε²) only for r ≥ ¾(B + 1), dotted. Consistency step: " + cite("hay2010boosting")
+                  + "; its gains come from multi-level trees.")
+    else:
+        alone = S.raw_range_variance(bins, r, var2)
+        other = np.where(r < bins, S.raw_range_variance(bins, np.maximum(bins - r, 1), var2), 0.0)
+        best = np.minimum(alone, other)  # the public total minus the other B − r bins (exact at r = B)
+        ls = S.hierarchy_range_variance(bins, r, var2, 0.0)
+        data = [
+            dict(type="scatter", x=r, y=alone, mode="lines+markers", line=dict(color=PALETTE[5], width=3),
+                 name="bins alone: Lap(2/ε), Δ = 2 under replace"),
+            dict(type="scatter", x=r, y=best, mode="lines+markers", line=dict(color=PALETTE[1], dash=DASHES[2]),
+                 name="better of: the bins, or public total − the other bins"),
+            dict(type="scatter", x=r, y=ls, mode="lines+markers", line=dict(color=ROLE["x"], width=3),
+                 name="consistent with the public total (least squares)"),
+        ]
+        title = f"{bins} bins and their public total (replace), ε = {fmt_number(eps)}"
+        source = ("Exact variances. Under replace-one n is public: the total is exact and costs nothing; each bin "
+                  "Lap(2/ε). Least squares 8r(B − r)/(Bε²), below the bins alone (8r/ε²) at every r < B. "
+                  "Consistency step: " + cite("hay2010boosting") + ".")
+    layout = _layout(title, "width r of the range query (adjacent bins)", "variance of the answer",
+                     template=template, legend=_LEGEND, height=_HEIGHT, yaxis=dict(rangemode="tozero"),
+                     shapes=shapes)
+    return _figure(data, layout, source)
 
 
 def composition_figure(epsilon: float, bins: int, relation: str = "add_remove", *, show_parallel: bool = True,
@@ -200,9 +298,10 @@ def composition_figure(epsilon: float, bins: int, relation: str = "add_remove", 
     """Noise standard deviation per bin of a histogram with total budget ε, against the number of bins (log–log):
     as if each bin were a separate query on the same data (sequential: each bin gets ε/bins) and as disjoint
     bins (parallel: each bin gets ε, the histogram's Δ is 1 under add/remove, 2 under replace)."""
-    eps = check_positive(epsilon, "epsilon")
+    eps = _eps(epsilon)
     bins = check_integer(bins, "bins", minimum=1, maximum=10_000)
-    rel = check_choice(relation, "relation", S.RELATIONS)
+    rel = _relation(relation)
+    show_parallel = _flag(show_parallel, "show_parallel")
     grid = np.unique(np.round(np.geomspace(1, max(1000, bins), 40)).astype(int))
     seq = math.sqrt(2.0) * grid / eps  # each bin: Lap(1/(ε/bins))
     par = math.sqrt(2.0) * S.histogram_sensitivity(rel) / eps * np.ones(grid.size)
@@ -223,24 +322,31 @@ def composition_figure(epsilon: float, bins: int, relation: str = "add_remove", 
 
 
 def local_central_figure(epsilon: float, k: int, protocol: str = "krr", frequency: float = 0.0,
-                         n_mark: int | None = None, *, template: str = TEMPLATE) -> go.Figure:
+                         n_mark: float | None = None, *, template: str = TEMPLATE) -> go.Figure:
     """Standard deviation of the error of an estimated count against the number of people n (log–log): central
-    Laplace √2/ε (flat) against the local protocol √(n·V₁), V₁ = n·Var f̂ (Wang et al. 2017, Thm 2)."""
-    eps = check_positive(epsilon, "epsilon")
-    check_choice(protocol, "protocol", LOC.PROTOCOLS)
+    Laplace √2/ε (flat) against the local protocol √(n·V₁), V₁ = n·Var f̂ (Wang et al. 2017, Thm 2), over
+    K = ``k`` possible answers; ``n_mark`` (None, or a number in [1, 10¹²]) marks the learner's n."""
+    eps = _eps(epsilon)
+    protocol = _protocol(protocol)
+    if n_mark is not None:
+        n_mark = check_in_range(n_mark, "n_mark", 1.0, 1e12)
     n = np.geomspace(10, 1e8, 57)
     local = LOC.local_count_std(protocol, n, k, eps, frequency)
     central = LOC.central_count_std(eps) * np.ones(n.size)
+    k, f = int(k), float(frequency)
     data = [
         dict(type="scatter", x=n, y=local, mode="lines", line=dict(color=ROLE["approx"], width=3),
-             name=f"local: {PROTOCOL_LABELS[protocol]}, k = {int(k)}"),
+             name=f"local: {PROTOCOL_LABELS[protocol]}, K = {k}"),
         dict(type="scatter", x=n, y=central, mode="lines", line=dict(color=ROLE["x"], dash=DASHES[1], width=3),
              name="central: Laplace count, b = 1/ε"),
     ]
-    shapes = [_vline(float(n_mark), color=ROLE["truth"], dash="dot")] if n_mark else []
-    layout = _layout(f"Error of an estimated count, ε = {fmt_number(eps)}, true fraction f = {fmt_number(frequency)}",
+    shapes = [_vline(n_mark, color=ROLE["truth"], dash="dot")] if n_mark is not None else []
+    layout = _layout(f"Error of an estimated count, ε = {fmt_number(eps)}, true fraction f = {fmt_number(f)}",
                      "number of people n (log scale)", "standard deviation of the count's error (log scale)",
                      template=template, legend=_LEGEND, height=_HEIGHT, shapes=shapes,
                      xaxis=dict(type="log", exponentformat="power"), yaxis=dict(type="log", exponentformat="power"))
-    return _figure(data, layout, f"Exact variances: local {cite('wang2017locally', 'Thm 2')}; central "
-                        f"{cite('dwork2014algorithmic', 'Thm 3.6')}.")
+    local_source = (f"k-RR {cite('kairouz2014extremal')}, variance {cite('wang2017locally', 'Thm 2')}"
+                    if protocol == "krr" else f"OUE, variance {cite('wang2017locally', '§4.3')}")
+    return _figure(data, layout, f"Exact variances: local {local_source}; central √2/ε "
+                                 f"({cite('dwork2014algorithmic', 'Thm 3.6')}; Lap(b) has variance 2b², "
+                                 f"{cite('dwork2014algorithmic', 'Def. 3.3')}).")
