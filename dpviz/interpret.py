@@ -1,19 +1,28 @@
 """What ε means and how it is chosen (lesson 06): the Bayesian reading of a guarantee and the calibration of ε.
 
-* :func:`posterior_bound` — the most an observer's belief that a person is in the data (or has an attribute) can
-  grow after seeing the output: with prior p, the posterior is at most e^ε·p / (1 − p + e^ε·p) under ε-DP; under
-  (ε, δ)-DP the bound depends on how likely the observed event is, and δ > 0 makes it vacuous for rare events;
+* :func:`posterior_bound` — the most an informed observer's belief that a person is in the data (or has an
+  attribute) can grow after seeing the output: with prior p, the posterior is at most e^ε·p / (1 − p + e^ε·p) under
+  ε-DP; under (ε, δ)-DP the exact maximum for an observed event of known probability, which δ > 0 makes vacuous for
+  rare events;
 * :func:`epsilon_for_posterior` — the largest ε that keeps the posterior below a cap (the inverse);
+* :func:`gaussian_reading` — a zCDP guarantee of composed Gaussian mechanisms read as a limit on hypothesis tests
+  (μ = √(2ρ), the largest membership advantage 2Φ(μ/2) − 1) and where an (ε, δ) conversion sits in its privacy loss;
 * :func:`laplace_epsilon_for_accuracy`, :func:`gaussian_epsilon_for_accuracy` — from an accuracy target on a count
   (error ≤ α<sub>acc</sub> with probability ≥ 1 − β<sub>fail</sub>) to the smallest ε that meets it;
+  :func:`accuracy_crossover_alpha`, :func:`accuracy_crossover_beta` — where the Gaussian starts to need the smaller ε;
 * :func:`per_release_budget` — from a budget per person per year to what each of k releases may spend, under basic
   composition and under exact composition of Gaussian releases.
 
-The Bayesian setting (Kasiviswanathan & Smith 2014; Wasserman & Zhou 2010): an observer knows everything about the
-data except one fact about one person — in or out (add/remove-one neighbours), or the value of one attribute
-(replace-one neighbours) — and holds the prior belief p that the fact is "in" (x) rather than "out" (x′), x and x′
-neighbours. For any event S of outputs, Bayes' rule gives P[in | S] = p·P[S | x] / (p·P[S | x] + (1 − p)·P[S | x′]),
-and the definition of (ε, δ)-DP (Dwork & Roth 2014, Def. 2.4), P[S | x] ≤ e^ε·P[S | x′] + δ, bounds the posterior.
+The Bayesian setting (Kasiviswanathan & Smith 2014; Wasserman & Zhou 2010) is that of the **informed observer**: one
+who knows everything about the data except one fact about one person — in or out (add/remove-one neighbours), or the
+value of one attribute (replace-one neighbours) — so that the only uncertainty is between two neighbouring data sets
+x ("in") and x′ ("out"), held with prior p on x. For any event S of outputs, Bayes' rule gives P[in | S] = p·P[S | x] /
+(p·P[S | x] + (1 − p)·P[S | x′]), and the definition of (ε, δ)-DP (Dwork & Roth 2014, Def. 2.4), P[S | x] ≤
+e^ε·P[S | x′] + δ in both directions, bounds the posterior. For an observer who does not know the other records and
+whose prior links them to the person (correlated records), no such bound on the change from prior to posterior holds:
+the release may reveal the person's data through the others' (Dwork & Roth 2014, §1; Kifer & Machanavajjhala 2011).
+What DP bounds for every observer is the difference between the posterior after the real release and the one after
+the same release without the person's record (Kasiviswanathan & Smith 2014).
 """
 
 from __future__ import annotations
@@ -24,26 +33,46 @@ import math
 import numpy as np
 from scipy import special
 
+from dpviz._roots import brentq
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
-from dpviz.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_epsilon_many
+from dpviz.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon_many
 
 __all__ = [
     "posterior_bound",
     "epsilon_for_posterior",
+    "gaussian_reading",
     "laplace_epsilon_for_accuracy",
     "gaussian_sigma_for_accuracy",
     "gaussian_epsilon_for_accuracy",
+    "accuracy_crossover_alpha",
+    "accuracy_crossover_beta",
     "per_release_budget",
     "per_release_epsilon",
     "accuracy_curves",
+    "MAX_POINTS",
+    "MAX_CURVE_POINTS",
 ]
+
+#: Most values one call of :func:`posterior_bound` may compute (the broadcast size of its array arguments): 10⁷
+#: doubles are 80 MB per intermediate; a larger request is refused with a ValueError naming this cap.
+MAX_POINTS = 10_000_000
+
+#: Most accuracy targets or release counts one call may take where each needs its own exact Gaussian inverse
+#: (:func:`gaussian_epsilon_for_accuracy`, :func:`accuracy_curves`, :func:`per_release_epsilon`): about a second.
+MAX_CURVE_POINTS = 10_000
+
+
+def _is_scalar(value) -> bool:
+    """A number (or a 0-d array), as opposed to a sequence or an array; decided without ``np.ndim``, which raises
+    on a ragged list before any check could name the parameter."""
+    return not isinstance(value, (list, tuple, np.ndarray)) or (isinstance(value, np.ndarray) and value.ndim == 0)
 
 
 def _unit_array(value, name: str, *, open_low: bool = False, open_high: bool = False):
     """``value`` (a number or an array) checked to lie in [0, 1] (ends optionally open); returns (array, scalar?)."""
     lo = "(" if open_low else "["
     hi = ")" if open_high else "]"
-    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)):
+    if _is_scalar(value):
         x = check_in_range(value, name, 0.0, 1.0, low_inclusive=not open_low, high_inclusive=not open_high)
         return np.array([x]), True
     arr = check_real_array(value, name, allow_empty=True)
@@ -55,7 +84,7 @@ def _unit_array(value, name: str, *, open_low: bool = False, open_high: bool = F
 
 
 def _nonneg_array(value, name: str):
-    if np.ndim(value) == 0 and not isinstance(value, (list, tuple)):
+    if _is_scalar(value):
         return np.array([check_positive(value, name, allow_zero=True)]), True
     arr = check_real_array(value, name, allow_empty=True)
     if np.any(arr < 0):
@@ -64,8 +93,37 @@ def _nonneg_array(value, name: str):
     return arr, False
 
 
+def _broadcast(named: dict, cap: int = MAX_POINTS) -> list:
+    """The arrays of ``named`` (parameter name → array) broadcast together, refused with a message naming the
+    parameters when their shapes do not match or when the result would hold more than ``cap`` values."""
+    names = ", ".join(named)
+    try:
+        shape = np.broadcast_shapes(*(np.shape(a) for a in named.values()))
+    except ValueError:
+        shapes = ", ".join(f"{n} {np.shape(a)}" for n, a in named.items())
+        raise ValueError(f"the shapes of {names} ({shapes}) are not allowed together: must broadcast "
+                         "(numpy rules).") from None
+    size = math.prod(shape)
+    if size > cap:
+        raise ValueError(f"{names} broadcast to {size} values, which is not allowed: must be at most {cap} "
+                         "(MAX_POINTS) in one call.")
+    return list(np.broadcast_arrays(*named.values()))
+
+
+def _largest_event_probability(e: np.ndarray, d: float, q: np.ndarray) -> np.ndarray:
+    """a* = min(1, e^ε·q + δ, 1 − e^{−ε}·(1 − q − δ)): the largest P[S | x] an (ε, δ)-DP pair allows when
+    P[S | x′] = q (see :func:`posterior_bound`). The third term is formed as −expm1(−ε) + e^{−ε}·(q + δ), exact
+    for small ε and q (1 − (…) would cancel); e^ε may overflow to +inf, which the minimum discards."""
+    with np.errstate(over="ignore"):
+        direct = np.exp(e) * q + d
+    complement = -np.expm1(-e) + np.exp(-e) * (q + d)
+    return np.minimum(1.0, np.minimum(direct, complement))
+
+
 def posterior_bound(prior, epsilon, delta: float = 0.0, *, event_probability=None):
-    """The largest posterior P[in | output in S] an (ε, δ)-DP release allows, for the prior P[in] = ``prior``.
+    """The largest posterior P[in | output in S] an (ε, δ)-DP release allows an informed observer with the prior
+    P[in] = ``prior`` (one who knows every other record, so that "in" and "out" are two neighbouring data sets x
+    and x′; see the module docstring for what fails without that condition).
 
     **Worst case over all events** (``event_probability`` not given). Under ε-DP, P[S | x] ≤ e^ε·P[S | x′] for
     every S, so the posterior odds are at most e^ε times the prior odds (Kasiviswanathan & Smith 2014; Wasserman &
@@ -74,17 +132,28 @@ def posterior_bound(prior, epsilon, delta: float = 0.0, *, event_probability=Non
         P[in | S] ≤ e^ε·p / (1 − p + e^ε·p)   (computed as expit(ε + logit p), no overflow).
 
     The bound is attained: binary randomized response with parameter ε (Warner 1965) reaches it when the
-    observer sees the answer "in". Under (ε, δ)-DP with δ > 0 the worst case over events is 1 (for p > 0): see
-    the next paragraph.
+    observer sees the answer "in". Under (ε, δ)-DP with δ > 0 the worst case over events is 1 (for p > 0),
+    attained by a mechanism that publishes "in" with probability δ when the person is in and never otherwise.
 
-    **An event of known probability** (``event_probability`` = q = P[S | x′], the probability of the observed
-    event if the person is out). Now P[S | x] ≤ min(1, e^ε·q + δ), and Bayes' rule gives the tight bound
+    **An event of known probability** (``event_probability`` = q = P[S | x′] > 0, the probability of the observed
+    event if the person is out). The posterior is increasing in a = P[S | x], and (ε, δ)-DP constrains a through
+    S *and its complement* S<sup>c</sup> (Dwork & Roth 2014, Def. 2.4, in both directions):
 
-        P[in | S] ≤ p·a / (p·a + (1 − p)·q),   a = min(1, e^ε·q + δ),
+        a ≤ e^ε·q + δ   (S),   1 − q ≤ e^ε·(1 − a) + δ, i.e. a ≤ 1 − e^{−ε}·(1 − q − δ)   (S<sup>c</sup>).
 
-    attained by a mechanism with P[S | x] = a. It grows to 1 as q → 0 when δ > 0: an event that is rare when the
-    person is out can be almost proof that they are in, because δ is an absolute, not a relative, slack. For
-    common events (q ≫ δ·e^{−ε}) it is close to the ε-only bound, and below it once e^ε·q + δ > 1.
+    So a ≤ a* = min(1, e^ε·q + δ, 1 − e^{−ε}·(1 − q − δ)); this is 1 − f<sub>ε,δ</sub>(q), the largest power at
+    level q of a test against (ε, δ)-DP (Kairouz, Oh & Viswanath 2015, Thm 2.1; Dong, Roth & Su 2022, Prop. 2.5;
+    :func:`dpviz.tradeoff.dp_region_lower_bound`). The maximum is exact: the two-output mechanism with
+    P[S | x] = a*, P[S | x′] = q is (ε, δ)-DP (a* ≥ q, so the two reverse inequalities hold as well), and any
+    mechanism with more outputs is constrained by the same two events. Hence the exact maximum
+
+        P[in | S] ≤ p·a* / (p·a* + (1 − p)·q),   with equality for that mechanism.
+
+    It grows to 1 as q → 0 when δ > 0: an event that is rare when the person is out can be almost proof that
+    they are in, because δ is an absolute, not a relative, slack. It is strictly below the ε-only bound exactly
+    when a* < e^ε·q, that is once e^ε·q > 1 or 1 − e^{−ε}·(1 − q − δ) < e^ε·q (for δ = 0: q > 1/(1 + e^ε), the
+    probability with which randomized response says "in" about someone out). A bound that uses only the event S,
+    p·a/(p·a + (1 − p)·q) with a = min(1, e^ε·q + δ), is valid but not attained wherever the complement binds.
 
     Parameters
     ----------
@@ -97,7 +166,7 @@ def posterior_bound(prior, epsilon, delta: float = 0.0, *, event_probability=Non
 
     Returns
     -------
-    float, or an array of the broadcast shape.
+    float, or an array of the broadcast shape (at most :data:`MAX_POINTS` values).
 
     Examples
     --------
@@ -105,31 +174,27 @@ def posterior_bound(prior, epsilon, delta: float = 0.0, *, event_probability=Non
     0.75
     >>> posterior_bound(0.01, 1.0, 1e-3)
     1.0
-    >>> round(posterior_bound(0.5, math.log(3), 0.01, event_probability=0.25), 12)
-    0.752475247525
+    >>> round(posterior_bound(0.5, math.log(3), 0.01, event_probability=0.25), 12)   # a* = 1 − 0.74/3
+    0.750830564784
     """
     p, sp = _unit_array(prior, "prior")
     e, se = _nonneg_array(epsilon, "epsilon")
     d = check_delta(delta)
-    scalar = sp and se
-    if d == 0.0 and event_probability is None:
-        p, e = np.broadcast_arrays(p, e)
-        with np.errstate(divide="ignore"):
-            logit = np.log(p) - np.log1p(-p)  # −inf at p = 0, +inf at p = 1
-        out = np.where(p == 0, 0.0, np.where(p == 1, 1.0, special.expit(e + np.where(np.isfinite(logit), logit, 0))))
-        return float(out.ravel()[0]) if scalar else out
     if event_probability is None:
-        p, e = np.broadcast_arrays(p, e)
-        out = np.where(p > 0, 1.0, 0.0)
-        return float(out.ravel()[0]) if scalar else out
+        p, e = _broadcast({"prior": p, "epsilon": e})
+        if d > 0:
+            out = np.where(p > 0, 1.0, 0.0)
+        else:
+            with np.errstate(divide="ignore"):
+                logit = np.log(p) - np.log1p(-p)  # −inf at p = 0, +inf at p = 1
+            inner = special.expit(e + np.where(np.isfinite(logit), logit, 0.0))
+            out = np.where(p == 0, 0.0, np.where(p == 1, 1.0, inner))
+        return float(out.ravel()[0]) if (sp and se) else out
     q, sq = _unit_array(event_probability, "event_probability", open_low=True)
-    scalar = scalar and sq
-    p, e, q = np.broadcast_arrays(p, e, q)
-    with np.errstate(over="ignore"):
-        a = np.minimum(1.0, np.exp(e) * q + d)
-    num = p * a
-    out = num / (num + (1.0 - p) * q)
-    return float(out.ravel()[0]) if scalar else out
+    p, e, q = _broadcast({"prior": p, "epsilon": e, "event_probability": q})
+    num = p * _largest_event_probability(e, d, q)
+    out = num / (num + (1.0 - p) * q)  # a* ≥ q > 0: never 0/0
+    return float(out.ravel()[0]) if (sp and se and sq) else out
 
 
 def epsilon_for_posterior(prior, posterior_cap):
@@ -145,6 +210,41 @@ def epsilon_for_posterior(prior, posterior_cap):
     return float(special.logit(c) - special.logit(p))
 
 
+def gaussian_reading(rho: float, epsilon: float | None = None) -> dict:
+    """A ρ-zCDP guarantee of composed Gaussian mechanisms, read as a limit on hypothesis tests.
+
+    Gaussian mechanisms with μᵢ = Δᵢ/σᵢ compose to exactly one Gaussian with μ = √(Σμᵢ²) (Dong, Roth & Su 2022,
+    Cor. 3.3), and each is ρᵢ = μᵢ²/2-zCDP (Bun & Steinke 2016, Prop. 1.6), so ρ = Σρᵢ gives
+
+        μ = √(2ρ).
+
+    On the trade-off curve β = Φ(Φ⁻¹(1 − α) − μ) of μ-GDP the largest advantage 1 − α − β of any test of "in"
+    against "out" (true-positive minus false-positive rate) is reached at α = Φ(−μ/2) and equals
+
+        2Φ(μ/2) − 1,
+
+    which is δ(0) of the Gaussian (Balle & Wang 2018, Thm 8; :func:`dpviz.mechanisms.gaussian_delta`). The privacy
+    loss of such a release is N(ρ, 2ρ) (Balle & Wang 2018, Lemma 3); with ``epsilon`` the result also says how many
+    standard deviations ε lies above its mean, (ε − ρ)/√(2ρ): an (ε, δ) conversion at a tiny δ sits far out in that
+    tail. This reading is exact for continuous Gaussian noise and close for discrete Gaussian noise (Canonne, Kamath &
+    Steinke 2020); a mechanism that is merely ρ-zCDP need not be μ-GDP.
+
+    Returns a dict: ``rho``, ``mu``, ``advantage`` and (with ``epsilon``) ``loss_sd`` (0 where ρ = 0).
+
+    >>> r = gaussian_reading(2.0, 6.0)
+    >>> r["mu"], round(r["advantage"], 6), r["loss_sd"]
+    (2.0, 0.682689, 2.0)
+    """
+    r = check_positive(rho, "rho", allow_zero=True)
+    mu = math.sqrt(2.0 * r)
+    advantage = 0.0 if mu == 0.0 else float(gaussian_delta(0.0, mu)[0])
+    out = dict(rho=r, mu=mu, advantage=advantage)
+    if epsilon is not None:
+        e = check_positive(epsilon, "epsilon", allow_zero=True)
+        out["loss_sd"] = 0.0 if mu == 0.0 else (e - r) / mu
+    return out
+
+
 def laplace_epsilon_for_accuracy(alpha_acc: float, beta_fail: float, sensitivity: float = 1.0) -> float:
     """Smallest ε for which the Laplace mechanism answers one query of sensitivity Δ within ±α<sub>acc</sub> with
     probability ≥ 1 − β<sub>fail</sub>.
@@ -152,7 +252,7 @@ def laplace_epsilon_for_accuracy(alpha_acc: float, beta_fail: float, sensitivity
     P[|Lap(b)| ≥ t] = e^{−t/b} (Dwork & Roth 2014, Thm 3.8 with k = 1), so the scale may be at most
     b = α / ln(1/β), and the Laplace mechanism with b = Δ/ε (Dwork & Roth 2014, Def. 3.3) needs
 
-        ε = Δ·ln(1/β) / α.
+        ε = Δ·ln(1/β) / α   (+inf where that exceeds the double range).
 
     >>> round(laplace_epsilon_for_accuracy(10.0, 0.05), 6)
     0.299573
@@ -160,7 +260,19 @@ def laplace_epsilon_for_accuracy(alpha_acc: float, beta_fail: float, sensitivity
     a = check_positive(alpha_acc, "alpha_acc")
     b = check_in_range(beta_fail, "beta_fail", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     s = check_positive(sensitivity, "sensitivity")
-    return s * -math.log(b) / a
+    return _laplace_epsilon(a, b, s)
+
+
+def _laplace_epsilon(a, b: float, s: float):
+    """Δ·ln(1/β)/α on validated input (``a`` a number or an array), +inf where it overflows, never a warning."""
+    with np.errstate(over="ignore"):
+        out = np.multiply(s, -math.log(b)) / np.asarray(a, dtype=float)
+    return float(out) if np.ndim(out) == 0 else out
+
+
+def _normal_quantile_two_sided(b: float) -> float:
+    """Φ⁻¹(1 − β/2), accurate for tiny β, also where β/2 underflows (from ln(β/2): ndtri_exp)."""
+    return float(-special.ndtri_exp(math.log(b) - math.log(2.0)))
 
 
 def gaussian_sigma_for_accuracy(alpha_acc, beta_fail: float):
@@ -174,9 +286,31 @@ def gaussian_sigma_for_accuracy(alpha_acc, beta_fail: float):
     if np.any(a == 0):
         raise ValueError("alpha_acc = 0 is not allowed: must be a finite number > 0.")
     b = check_in_range(beta_fail, "beta_fail", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    z = -special.ndtri(b / 2.0)  # Φ⁻¹(1 − β/2), accurate for tiny β
-    out = a / z
+    out = a / _normal_quantile_two_sided(b)
     return float(out[0]) if sa else out
+
+
+def _gaussian_epsilon_at_sigma(sigma: np.ndarray, d: float, s: float) -> np.ndarray:
+    """The exact ε(δ) of N(0, σ²) noise at sensitivity Δ = ``s``, for each σ: 0 where μ = Δ/σ underflows to 0,
+    +inf where it overflows (a noise too small for any finite ε at this δ)."""
+    flat = np.asarray(sigma, dtype=float).ravel()
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        mus = s / flat
+    out = np.empty(flat.shape)
+    for i, mu in enumerate(mus.tolist()):
+        if mu == 0.0:
+            out[i] = 0.0
+        elif not math.isfinite(mu):
+            out[i] = math.inf
+        else:  # gaussian_epsilon_many: the exact inverse to ~1e-15 relative, always feasible
+            out[i] = gaussian_epsilon_many(mu, [d])[0]
+    return out.reshape(np.shape(sigma))
+
+
+def _curve_cap(arr: np.ndarray, name: str) -> None:
+    if arr.size > MAX_CURVE_POINTS:
+        raise ValueError(f"{name} has {arr.size} values, which is not allowed: must hold at most {MAX_CURVE_POINTS} "
+                         "(MAX_CURVE_POINTS; each needs its own exact Gaussian inverse).")
 
 
 def gaussian_epsilon_for_accuracy(alpha_acc, beta_fail: float, delta: float, sensitivity: float = 1.0):
@@ -186,7 +320,8 @@ def gaussian_epsilon_for_accuracy(alpha_acc, beta_fail: float, delta: float, sen
     The accuracy target allows σ ≤ σ<sub>max</sub> = α / Φ⁻¹(1 − β/2) (:func:`gaussian_sigma_for_accuracy`); the
     smallest ε whose analytic calibration (Balle & Wang 2018, Thm 8; :func:`dpviz.mechanisms.analytic_gaussian_sigma`)
     is at most σ<sub>max</sub> is the exact ε(δ) of the Gaussian mechanism with σ<sub>max</sub>, i.e.
-    :func:`dpviz.mechanisms.gaussian_epsilon` at μ = Δ/σ<sub>max</sub>. Broadcasts over ``alpha_acc``.
+    :func:`dpviz.mechanisms.gaussian_epsilon` at μ = Δ/σ<sub>max</sub> (+inf where μ overflows the double range).
+    Broadcasts over ``alpha_acc`` (at most :data:`MAX_CURVE_POINTS` values).
 
     >>> e = gaussian_epsilon_for_accuracy(10.0, 0.05, 1e-6)
     >>> s = gaussian_sigma_for_accuracy(10.0, 0.05)
@@ -196,9 +331,79 @@ def gaussian_epsilon_for_accuracy(alpha_acc, beta_fail: float, delta: float, sen
     d = check_delta(delta, allow_zero=False)
     s = check_positive(sensitivity, "sensitivity")
     sigma = gaussian_sigma_for_accuracy(alpha_acc, beta_fail)
-    # gaussian_epsilon_many: the exact inverse to ~1e-15 relative, always feasible, far cheaper than a root find
-    out = np.array([gaussian_epsilon_many(s / sg, [d])[0] for sg in np.atleast_1d(sigma).ravel()])
+    _curve_cap(np.atleast_1d(sigma), "alpha_acc")
+    out = _gaussian_epsilon_at_sigma(np.atleast_1d(sigma), d, s)
     return float(out[0]) if np.ndim(sigma) == 0 else out.reshape(np.shape(sigma))
+
+
+def _log_ratio_gaussian_laplace(a: float, b: float, d: float, s: float) -> float:
+    """ln(ε<sub>Gauss</sub>/ε<sub>Laplace</sub>) at α = ``a`` (−inf where the Gaussian needs ε = 0)."""
+    e_g = _gaussian_epsilon_at_sigma(np.array([a / _normal_quantile_two_sided(b)]), d, s)[0]
+    e_l = _laplace_epsilon(a, b, s)
+    if e_g == 0.0:
+        return -math.inf
+    return math.log(e_g) - math.log(e_l)
+
+
+def _first_crossing(f, grid: np.ndarray) -> float:
+    """The first point of ``grid`` order where ``f`` (ln of a ratio) goes from > 0 to ≤ 0, refined by Brent's
+    method in the same variable; ValueError if it never does on the grid."""
+    values = [f(x) for x in grid.tolist()]
+    for i in range(1, len(values)):
+        if values[i - 1] > 0 >= values[i]:
+            lo, hi = float(grid[i - 1]), float(grid[i])
+            if values[i] == -math.inf:  # the Gaussian reaches ε = 0 first: bisect on the sign only
+                g = (lambda x: 1.0 if f(x) > 0 else -1.0)  # noqa: E731
+            else:
+                g = f
+            return brentq(g, lo, hi, xtol=1e-12 * max(abs(lo), abs(hi)), rtol=1e-12)
+    raise ValueError("the Gaussian and the Laplace mechanism do not cross on the scanned range.")
+
+
+def accuracy_crossover_alpha(beta_fail: float, delta: float, sensitivity: float = 1.0) -> float:
+    """The accuracy target α<sub>acc</sub> above which the Gaussian mechanism at δ needs a smaller ε than the
+    Laplace mechanism for one count within ±α<sub>acc</sub> with probability 1 − β<sub>fail</sub>
+    (:func:`laplace_epsilon_for_accuracy` against :func:`gaussian_epsilon_for_accuracy`).
+
+    For a small α<sub>acc</sub> (large ε) the Gaussian's ε grows like μ²/2 = Φ⁻¹(1 − β/2)²Δ²/(2α²), the Laplace one
+    like 1/α, so the Laplace mechanism needs the smaller ε; for a large α<sub>acc</sub> the Gaussian's ε drops to 0
+    (its total variation falls below δ) while the Laplace one stays positive. Found by scanning α/Δ on a log grid
+    from 10⁻³ to 10¹² (20 points per decade) for the first change of sign of ln(ε<sub>Gauss</sub>/ε<sub>Laplace</sub>)
+    and refining it by Brent's method to 12 digits (the crossing found first; the two curves are compared exactly at
+    each point). Raises ValueError if they do not cross on that range.
+
+    >>> a = accuracy_crossover_alpha(0.05, 1e-3)
+    >>> bool(abs(gaussian_epsilon_for_accuracy(a, 0.05, 1e-3) / laplace_epsilon_for_accuracy(a, 0.05) - 1) < 1e-9)
+    True
+    """
+    b = check_in_range(beta_fail, "beta_fail", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    d = check_delta(delta, allow_zero=False)
+    s = check_in_range(sensitivity, "sensitivity", 1e-100, 1e100, low_inclusive=True)
+    grid = s * np.logspace(-3, 12, 301)
+    return _first_crossing(lambda a: _log_ratio_gaussian_laplace(a, b, d, s), grid)
+
+
+def accuracy_crossover_beta(alpha_acc: float, delta: float, sensitivity: float = 1.0) -> float:
+    """The failure probability β<sub>fail</sub> below which the Gaussian mechanism at δ needs a smaller ε than the
+    Laplace mechanism for one count within ±α<sub>acc</sub> with probability 1 − β<sub>fail</sub>.
+
+    The Laplace ε grows like ln(1/β)/α, the Gaussian one like μ²/2 ≈ ln(1/β)·Δ²/α² (Φ⁻¹(1 − β/2)² ≈ 2 ln(1/β)), so
+    for a tiny β and α > Δ the Gaussian wins. Found by scanning β from ½ down to 10⁻³⁰⁰ on a log grid (10 points per
+    decade) for the first change of sign of ln(ε<sub>Gauss</sub>/ε<sub>Laplace</sub>), refined by Brent's method in
+    ln β. Raises ValueError if they do not cross on that range.
+
+    >>> b = accuracy_crossover_beta(10.0, 1e-3)
+    >>> bool(abs(gaussian_epsilon_for_accuracy(10.0, b, 1e-3) / laplace_epsilon_for_accuracy(10.0, b) - 1) < 1e-9)
+    True
+    """
+    a = check_positive(alpha_acc, "alpha_acc")
+    d = check_delta(delta, allow_zero=False)
+    s = check_positive(sensitivity, "sensitivity")
+    if not 1e-100 <= a / s <= 1e100:
+        raise ValueError(f"alpha_acc = {alpha_acc!r} is not allowed with sensitivity = {sensitivity!r}: their ratio "
+                         "must lie in [1e-100, 1e100].")
+    grid = np.linspace(math.log(0.5), -300 * math.log(10), 3000)
+    return math.exp(_first_crossing(lambda t: _log_ratio_gaussian_laplace(a, math.exp(t), d, s), grid))
 
 
 @functools.lru_cache(maxsize=256)
@@ -208,9 +413,12 @@ def _analytic_sigma(eps: float, delta: float) -> float:
 
 
 def _releases(releases) -> tuple[np.ndarray, bool]:
-    scalar = np.ndim(releases) == 0 and not isinstance(releases, (list, tuple))
-    ks = [releases] if scalar else list(np.asarray(releases).ravel().tolist())
-    return np.array([check_integer(x, "releases", minimum=1, maximum=10**6) for x in ks], dtype=float), scalar
+    """k (an integer in [1, 10⁶]) or an array of at most :data:`MAX_CURVE_POINTS` of them; returns (floats, scalar?)."""
+    if _is_scalar(releases):
+        return np.array([check_integer(releases, "releases", minimum=1, maximum=10**6)], dtype=float), True
+    arr = check_real_array(releases, "releases").ravel()
+    _curve_cap(arr, "releases")
+    return np.array([check_integer(x, "releases", minimum=1, maximum=10**6) for x in arr.tolist()], dtype=float), False
 
 
 def per_release_epsilon(epsilon_total: float, delta_total: float, releases) -> dict:
@@ -219,7 +427,7 @@ def per_release_epsilon(epsilon_total: float, delta_total: float, releases) -> d
 
     σ<sub>exact</sub>(k) = √k·σ₁ with σ₁ = :func:`~dpviz.mechanisms.analytic_gaussian_sigma` (ε, δ): δ(ε) of a
     Gaussian depends on Δ/σ only, so k releases of noise √k·σ₁ compose to exactly one of noise σ₁ (Dong, Roth &
-    Su 2022, Cor. 3.3).
+    Su 2022, Cor. 3.3). ``releases``: an integer k in [1, 10⁶] or at most :data:`MAX_CURVE_POINTS` of them.
 
     >>> r = per_release_epsilon(1.0, 1e-6, [1, 4])
     >>> bool(abs(r["eps_step_exact"][0] - 1.0) < 1e-9), bool(r["eps_step_exact"][1] > r["eps_basic"][1])
@@ -248,8 +456,9 @@ def per_release_budget(epsilon_total: float, delta_total: float, releases) -> di
       (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> = its exact ε(δ/k) ≥ ε/k: the per-release ε the accountant
       lets you spend (:func:`per_release_epsilon`).
 
-    ``releases`` is an integer k ≥ 1 or an array of them. Returns a dict of arrays (or floats for a scalar k):
-    ``k``, ``eps_basic``, ``delta_step``, ``sigma_basic``, ``sigma_exact``, ``eps_step_exact``.
+    ``releases`` is an integer k in [1, 10⁶] or at most :data:`MAX_CURVE_POINTS` of them. Returns a dict of arrays
+    (or floats for a scalar k): ``k``, ``eps_basic``, ``delta_step``, ``sigma_basic``, ``sigma_exact``,
+    ``eps_step_exact``.
 
     >>> r = per_release_budget(1.0, 1e-6, 1)
     >>> bool(abs(r["sigma_basic"] / r["sigma_exact"] - 1) < 1e-12)
@@ -257,16 +466,18 @@ def per_release_budget(epsilon_total: float, delta_total: float, releases) -> di
     """
     out = per_release_epsilon(epsilon_total, delta_total, releases)
     k = np.atleast_1d(out["k"])
-    sigma_basic = np.atleast_1d(analytic_gaussian_sigma(float(epsilon_total) / k, float(delta_total) / k))
+    eps, d = float(epsilon_total), float(delta_total)  # validated by per_release_epsilon
+    sigma_basic = np.atleast_1d(analytic_gaussian_sigma(eps / k, d / k))
     out["sigma_basic"] = float(sigma_basic[0]) if np.ndim(out["k"]) == 0 else sigma_basic
     return out
 
 
 def accuracy_curves(alphas, beta_fail: float, delta: float, sensitivity: float = 1.0) -> dict:
-    """The smallest ε for each accuracy target of a grid ``alphas`` (α<sub>acc</sub> > 0), as curves:
-    :func:`laplace_epsilon_for_accuracy` (closed form, Dwork & Roth 2014, Thm 3.8) and
-    :func:`gaussian_epsilon_for_accuracy` at δ (Balle & Wang 2018, Thm 8). Returns a dict of arrays ``alpha``,
-    ``epsilon_laplace``, ``epsilon_gaussian`` (0 where a Gaussian with that much noise is (0, δ)-DP already).
+    """The smallest ε for each accuracy target of a grid ``alphas`` (α<sub>acc</sub> > 0, at most
+    :data:`MAX_CURVE_POINTS` of them), as curves: :func:`laplace_epsilon_for_accuracy` (closed form, Dwork & Roth
+    2014, Thm 3.8) and :func:`gaussian_epsilon_for_accuracy` at δ (Balle & Wang 2018, Thm 8). Returns a dict of
+    arrays ``alpha``, ``epsilon_laplace``, ``epsilon_gaussian`` (0 where a Gaussian with that much noise is
+    (0, δ)-DP already; +inf where an ε exceeds the double range).
 
     >>> c = accuracy_curves([10.0], 0.05, 1e-6)
     >>> bool(abs(analytic_gaussian_sigma(c["epsilon_gaussian"][0], 1e-6) / gaussian_sigma_for_accuracy(10.0, 0.05)
@@ -276,8 +487,10 @@ def accuracy_curves(alphas, beta_fail: float, delta: float, sensitivity: float =
     a = check_real_array(alphas, "alphas", ndim=1)
     if np.any(a <= 0):
         raise ValueError(f"alphas contains {float(a[a <= 0][0])!r}, which is not allowed: must be numbers > 0.")
+    _curve_cap(a, "alphas")
     b = check_in_range(beta_fail, "beta_fail", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     d = check_delta(delta, allow_zero=False)
     s = check_positive(sensitivity, "sensitivity")
-    return dict(alpha=a, epsilon_laplace=s * -math.log(b) / a,
-                epsilon_gaussian=gaussian_epsilon_for_accuracy(a, b, d, s))
+    sigma = a / _normal_quantile_two_sided(b)
+    return dict(alpha=a, epsilon_laplace=_laplace_epsilon(a, b, s),
+                epsilon_gaussian=_gaussian_epsilon_at_sigma(sigma, d, s))

@@ -1,6 +1,7 @@
-"""dpviz.interpret: the posterior bound against direct Bayes computations over small mechanisms' outputs, its
-monotonicity and range (hypothesis), the accuracy → ε calibrations against scipy's tails, and the per-release
-budget against the accountants."""
+"""dpviz.interpret: the posterior bound against direct Bayes computations over small mechanisms' outputs and
+against an exact linear program over every (ε, δ)-DP pair of output laws on small supports, its monotonicity and
+range (hypothesis), the Gaussian reading of zCDP against numerical integration, the accuracy → ε calibrations
+against scipy's tails and their crossover, and the per-release budget against the accountants."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats
+from scipy import integrate, stats
+from scipy.optimize import linprog
 
 from dpviz import interpret as I
 from dpviz import mechanisms as M
 from dpviz.accountants.compare import exact_gaussian_sigma
+from dpviz.tradeoff import dp_region_lower_bound
 
 
 def _bayes(prior: float, p_in: float, p_out: float) -> float:
@@ -91,6 +94,95 @@ def test_delta_bound_is_bayes_at_the_extreme_mechanism():
     for prior in PRIORS:
         direct = _bayes(prior, math.exp(eps) * q + delta, q)
         assert I.posterior_bound(prior, eps, delta, event_probability=q) == pytest.approx(direct, rel=1e-12, abs=0)
+
+
+def _lp_largest_event_probability(eps: float, delta: float, q: float, m: int, event: tuple) -> float:
+    """Exact oracle: max P[S | x] over every pair of output laws P = M(x), Q = M(x′) on m outputs that is
+    (ε, δ)-DP in both directions for *every* set of outputs, with Q(S) = q (a linear program, solved by HiGHS)."""
+    e = math.exp(eps)
+    rows, rhs = [], []
+    for r in range(1, m + 1):
+        for t in itertools.combinations(range(m), r):
+            for sign in (1, -1):  # P(T) − e^ε Q(T) ≤ δ and Q(T) − e^ε P(T) ≤ δ
+                row = np.zeros(2 * m)
+                row[list(t)] = 1.0 if sign == 1 else -e
+                row[[m + i for i in t]] = -e if sign == 1 else 1.0
+                rows.append(row)
+                rhs.append(delta)
+    ind = np.array([1.0 if i in event else 0.0 for i in range(m)])
+    a_eq = np.array([np.r_[np.ones(m), np.zeros(m)], np.r_[np.zeros(m), np.ones(m)], np.r_[np.zeros(m), ind]])
+    res = linprog(-np.r_[ind, np.zeros(m)], A_ub=np.array(rows), b_ub=rhs, A_eq=a_eq, b_eq=[1.0, 1.0, q],
+                  bounds=[(0, 1)] * (2 * m), method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+def _event_only_bound(prior: float, eps: float, delta: float, q: float) -> float:
+    """The former formula: only the event S constrains, a = min(1, e^ε q + δ) (an upper bound, not attained)."""
+    return _bayes(prior, min(1.0, math.exp(eps) * q + delta), q)
+
+
+_GRID = [(eps, delta, q) for eps in (0.0, 0.1, 0.5, 1.0, math.log(3), 2.0, 5.0)
+         for delta in (0.0, 1e-6, 1e-3, 0.01, 0.1, 0.3)
+         for q in (1e-6, 1e-3, 0.01, 0.1, 0.25, 0.5, 0.8, 0.99, 1.0)]
+
+
+@pytest.mark.parametrize("support, event", [(2, (0,)), (3, (0,)), (3, (0, 1)), (4, (0, 1))])
+def test_event_bound_is_the_exact_maximum_over_all_dp_pairs_lp_oracle(support, event):
+    for eps, delta, q in _GRID:
+        a_max = _lp_largest_event_probability(eps, delta, q, support, event)
+        for prior in (0.01, 0.5, 0.9):
+            assert I.posterior_bound(prior, eps, delta, event_probability=q) == pytest.approx(
+                _bayes(prior, a_max, q), rel=1e-7, abs=1e-12)
+
+
+def test_the_event_only_formula_fails_the_tightness_test_in_a_quarter_of_the_grid_delta_zero_included():
+    above = [(eps, delta, q) for eps, delta, q in _GRID
+             if _event_only_bound(0.5, eps, delta, q) > _bayes(0.5, _lp_largest_event_probability(eps, delta, q, 2, (0,)),
+                                                               q) * (1 + 1e-9)]
+    assert len(above) >= len(_GRID) // 4
+    assert any(delta == 0.0 for _, delta, _ in above)
+    # the former docstring example: 0.752475… is not attainable, 0.750831 is
+    assert _event_only_bound(0.5, math.log(3), 0.01, 0.25) == pytest.approx(0.752475247525, abs=1e-12)
+    assert I.posterior_bound(0.5, math.log(3), 0.01, event_probability=0.25) == pytest.approx(0.7508305647840532,
+                                                                                             rel=1e-13)
+
+
+def test_the_largest_event_probability_is_one_minus_the_trade_off_bound():
+    # a* = 1 − f_{ε,δ}(q): the largest power at level q (Kairouz, Oh & Viswanath 2015, Thm 2.1)
+    for eps, delta, q in _GRID:
+        post = I.posterior_bound(0.5, eps, delta, event_probability=q)
+        a_star = q * post / (1 - post)  # invert Bayes at p = ½
+        assert a_star == pytest.approx(1 - dp_region_lower_bound(q, eps, delta), rel=1e-9, abs=1e-15)
+
+
+def test_below_the_eps_only_bound_exactly_when_the_complement_or_the_cap_binds():
+    for eps, delta, q in _GRID:
+        if eps == 0.0:
+            continue
+        a_star = min(1.0, math.exp(eps) * q + delta, 1 - math.exp(-eps) * (1 - q - delta))
+        below = I.posterior_bound(0.3, eps, delta, event_probability=q) < I.posterior_bound(0.3, eps) * (1 - 1e-12)
+        assert below == (a_star < math.exp(eps) * q * (1 - 1e-12))
+    # δ = 0: strictly below once q > 1/(1 + e^ε) (randomized response says "in" about someone out that often)
+    eps = 1.0
+    assert I.posterior_bound(0.3, eps, 0.0, event_probability=1 / (1 + math.e)) == pytest.approx(
+        I.posterior_bound(0.3, eps), rel=1e-12)
+    assert I.posterior_bound(0.3, eps, 0.0, event_probability=0.3) < I.posterior_bound(0.3, eps)
+
+
+def test_tiny_events_keep_their_precision():
+    # e^ε·q for q = 1e-300: no cancellation to 0 (1 − f(q) would lose it)
+    assert I.posterior_bound(0.5, 1.0, 0.0, event_probability=1e-300) == pytest.approx(
+        math.e / (1 + math.e), rel=1e-14)
+    assert I.posterior_bound(0.5, 1e-12, 0.0, event_probability=0.5) == pytest.approx(0.5, rel=1e-11)
+
+
+def test_broadcast_size_is_capped_by_name():
+    big = np.zeros(10_001)
+    with pytest.raises(ValueError, match=r"prior, epsilon.*MAX_POINTS"):
+        I.posterior_bound(big + 0.5, big[:, None] + 1.0)
+    with pytest.raises(ValueError, match="prior, epsilon, event_probability"):
+        I.posterior_bound([0.5, 0.5], [1.0, 1.0, 1.0], 0.0, event_probability=0.5)
 
 
 def test_delta_makes_rare_events_vacuous_and_worst_case_is_one():
@@ -208,3 +300,89 @@ def test_per_release_budget_against_the_accountants():
         I.per_release_budget(1.0, 1e-6, 0)
     with pytest.raises(ValueError, match="delta_total"):
         I.per_release_budget(1.0, 0.0, 3)
+
+
+# ---------------------------------------------------------------------------------------------- Gaussian reading
+
+
+@pytest.mark.parametrize("sigmas", [(1.0,), (0.7, 2.0, 5.0), (3.0,) * 12])
+def test_gaussian_reading_of_composed_gaussians(sigmas):
+    # ρ = Σ 1/(2σ²) (Δ = 1): μ = √(2ρ) is the μ of the composed Gaussian (Dong, Roth & Su 2022, Cor. 3.3)
+    rho = sum(0.5 / s**2 for s in sigmas)
+    r = I.gaussian_reading(rho)
+    assert r["mu"] == pytest.approx(math.sqrt(sum(1 / s**2 for s in sigmas)), rel=1e-14)
+    # the advantage is the total variation between N(0, 1) and N(μ, 1), integrated numerically ...
+    mu = r["mu"]
+    tv, _ = integrate.quad(lambda x: abs(stats.norm.pdf(x, mu) - stats.norm.pdf(x)) / 2, -40, 40 + mu, points=[mu / 2])
+    assert r["advantage"] == pytest.approx(tv, rel=1e-9)
+    # ... and the largest 1 − α − β on the trade-off curve β = Φ(Φ⁻¹(1 − α) − μ)
+    alphas = np.linspace(1e-6, 1 - 1e-6, 200_001)
+    best = np.max(1 - alphas - stats.norm.cdf(stats.norm.ppf(1 - alphas) - mu))
+    assert r["advantage"] == pytest.approx(best, rel=1e-8)
+
+
+def test_gaussian_reading_of_the_census_persons_file():
+    r = I.gaussian_reading(2.56, 17.0)
+    assert r["mu"] == pytest.approx(2.262741699796952, rel=1e-14)
+    assert r["advantage"] == pytest.approx(2 * stats.norm.cdf(r["mu"] / 2) - 1, rel=1e-13)
+    assert r["loss_sd"] == pytest.approx((17.0 - 2.56) / math.sqrt(5.12), rel=1e-14)
+    zero = I.gaussian_reading(0.0, 1.0)
+    assert zero == {"rho": 0.0, "mu": 0.0, "advantage": 0.0, "loss_sd": 0.0}
+    with pytest.raises(ValueError, match="rho"):
+        I.gaussian_reading(-1.0)
+
+
+# ---------------------------------------------------------------------------------------------- crossover
+
+
+def test_the_gaussian_does_not_catch_up_at_the_lesson_defaults():
+    # α = 10, β = 5 %: at δ = 10⁻³ the Gaussian still needs 0.44 against Laplace's 0.30
+    assert I.gaussian_epsilon_for_accuracy(10.0, 0.05, 1e-3) == pytest.approx(0.4431, abs=5e-5)
+    assert I.laplace_epsilon_for_accuracy(10.0, 0.05) == pytest.approx(math.log(20) / 10, rel=1e-15)
+
+
+@pytest.mark.parametrize("beta, delta", [(0.05, 1e-3), (0.05, 1e-6), (1e-3, 1e-3)])
+def test_accuracy_crossover_alpha_is_where_the_curves_meet(beta, delta):
+    a = I.accuracy_crossover_alpha(beta, delta)
+    ratio = lambda x: I.gaussian_epsilon_for_accuracy(x, beta, delta) / I.laplace_epsilon_for_accuracy(x, beta)  # noqa
+    assert ratio(a) == pytest.approx(1.0, abs=1e-9)
+    assert ratio(a * 0.99) > 1 > ratio(a * 1.01)
+    grid = np.logspace(-3, math.log10(a) - 1e-3, 60)  # nowhere below it does the Gaussian need less
+    assert all(ratio(x) > 1 for x in grid)
+
+
+def test_accuracy_crossover_beta_is_where_the_curves_meet():
+    b = I.accuracy_crossover_beta(10.0, 1e-3)
+    ratio = lambda x: I.gaussian_epsilon_for_accuracy(10.0, x, 1e-3) / I.laplace_epsilon_for_accuracy(10.0, x)  # noqa
+    assert ratio(b) == pytest.approx(1.0, abs=1e-9)
+    assert ratio(b * 1.1) > 1 > ratio(b / 1.1)
+    assert 1e-6 < b < 1e-5
+    with pytest.raises(ValueError, match="do not cross"):
+        I.accuracy_crossover_beta(0.5, 1e-6)  # α < Δ: the Gaussian never needs less
+
+
+# ---------------------------------------------------------------------------------------------- boundary defects
+
+
+def test_a_subnormal_accuracy_target_or_failure_probability_gives_an_answer_without_warnings():
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert I.gaussian_epsilon_for_accuracy(5e-324, 0.05, 1e-6) == math.inf  # σ so small that μ overflows
+        assert I.laplace_epsilon_for_accuracy(5e-324, 0.05) == math.inf
+        s = I.gaussian_sigma_for_accuracy(1.0, 5e-324)  # β/2 underflows to 0: Φ⁻¹ is computed from ln β
+        assert s == pytest.approx(1 / 38.5, rel=0.01) and math.isfinite(s)
+        assert math.isfinite(I.gaussian_epsilon_for_accuracy(10.0, 5e-324, 1e-6))
+        c = I.accuracy_curves([1.0, 10.0], 0.05, 1e-6, 1e308)
+        assert np.all(c["epsilon_laplace"] == math.inf)
+
+
+def test_curve_sizes_are_capped_by_name():
+    with pytest.raises(ValueError, match=r"alphas has 10001 values.*MAX_CURVE_POINTS"):
+        I.accuracy_curves(np.linspace(1, 2, 10_001), 0.05, 1e-6)
+    with pytest.raises(ValueError, match=r"releases has 10001 values"):
+        I.per_release_epsilon(1.0, 1e-6, np.arange(1, 10_002))
+    with pytest.raises(ValueError, match=r"alpha_acc has 10001 values"):
+        I.gaussian_epsilon_for_accuracy(np.linspace(1, 2, 10_001), 0.05, 1e-6)
+    with pytest.raises(ValueError, match="releases"):
+        I.per_release_epsilon(1.0, 1e-6, [[1], [1, 2]])
