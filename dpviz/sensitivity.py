@@ -6,7 +6,7 @@ Small pure functions for lesson 02:
   clipped sum, a clipped mean and a histogram, for the two neighbouring relations:
   ``"add_remove"`` (one record added or removed) and ``"replace"`` (one record changed);
 * the clipping trade-off: the exact expected squared error bias² + 2b² of a clipped, Laplace-noised sum or mean on a
-  given data set (b = Δ/ε makes it ε-DP, Dwork & Roth 2014, Thm 3.6; Lap(b) has variance 2b², Def. 3.3);
+  given data set (b = Δ/ε makes it ε-DP by Dwork & Roth 2014, Thm 3.6; Lap(b) has variance 2b², Def. 3.3);
 * post-processing (Dwork & Roth 2014, Prop. 2.1): exact mean squared error of a Laplace count clamped at 0 or
   rounded (rounding *raises* it unless b is below :func:`rounding_breakeven_scale`), and the exact variances of a
   hierarchy (total + bins) made consistent by least squares (the consistency step of Hay et al. 2010);
