@@ -72,21 +72,21 @@ def test_game_tally_and_bound():
     p = NeighbourGamePanel(rng=3)
     assert p.last_error is None
     for _ in range(40):
-        p.guess(p._output > 0.5)  # the likelihood-ratio test of two Gaussians: a threshold half-way
-    t = p._tally
-    assert t["pos"] + t["neg"] == 40
+        p.guess(p.game.output > 0.5)  # the likelihood-ratio test of two Gaussians: a threshold half-way
+    g = p.game
+    assert g.positives + g.negatives == 40 and len(g.history) == 40
     assert len(p.figures[0].data[2].y) == 40
-    expected = A.epsilon_lower_bound(t["tp"], t["fp"], t["pos"], t["neg"], delta=1e-5)
-    assert p.figures[0].data[2].y[-1] == expected
-    assert f"{t['tp']} / {t['fp']}" in p.readout.value
+    expected = A.epsilon_lower_bound(g.true_positives, g.false_positives, g.positives, g.negatives, delta=1e-5)
+    assert p.figures[0].data[2].y[-1] == expected == g.bound()
+    assert f"{g.true_positives} / {g.false_positives}" in p.readout.value
     # another mechanism: a new game
-    p.controls["sigma"].value = 2.0
-    assert p._tally == dict(tp=0, fp=0, pos=0, neg=0)
+    p.controls["noise_multiplier"].value = 2.0
+    assert p.game is not g and p.game.rounds == 0
 
 
 def test_game_does_not_reveal_the_secret_before_the_guess():
     p = NeighbourGamePanel(rng=5)
-    secret = "x′" if p._secret_is_prime else "x"
+    secret = "x′" if p.game._secret_is_prime else "x"
     assert "came from" not in p.figures[0].layout.title.text
     p.guess(True)
     assert "came from" in p.figures[0].layout.title.text and secret in p.figures[0].layout.title.text
@@ -94,9 +94,15 @@ def test_game_does_not_reveal_the_secret_before_the_guess():
 
 def test_game_canary_is_clipped():
     p = NeighbourGamePanel(rng=1, canary=3.0)
-    assert np.asarray(p.figures[0].data[1].x)[np.argmax(p.figures[0].data[1].y)] == np.float64(1.0) or \
-        abs(np.asarray(p.figures[0].data[1].x)[np.argmax(p.figures[0].data[1].y)] - 1.0) < 0.05
+    x, y = np.asarray(p.figures[0].data[1].x), np.asarray(p.figures[0].data[1].y)
+    assert abs(x[np.argmax(y)] - 1.0) < 0.05 and p.game.shift == 1.0
     assert "clipped" in p.hint.value
+
+
+def test_game_labels_say_noise_multiplier_z():
+    p = NeighbourGamePanel(rng=1)
+    assert p.controls["noise_multiplier"].description.startswith("noise multiplier z")
+    assert "σ = z·C" in p.intro
 
 
 def test_audit_panel_flags_bug_and_not_correct_one():
@@ -125,3 +131,35 @@ def test_audit_misconception_exercise():
     assert p.exercise.reveal().startswith("✅")
     p.exercise.choice.index = (correct[0] + 1) % len(p.exercise.options)
     assert p.exercise.reveal().startswith("❌")
+
+
+def test_dpsgd_panel_names_z_and_the_public_denominator():
+    p = DPSGDPanel(steps=50)
+    assert p.controls["noise_multiplier"].description.startswith("noise multiplier z")
+    q = p.values()["sampling_rate"]
+    assert "public expected batch size L = q·1000" in p.readout.value
+    assert f"{D.lesson_batch_size(q):.1f}" in p.readout.value
+    assert "z = 1" in p.figures[0].data[1].name and "σ" not in p.figures[0].data[1].name
+    assert "σ = z·C" in p.intro and "L = q·1000" in p.intro
+
+
+def test_dpsgd_explanation_states_when_growth_is_sub_linear():
+    """Lesson 05's turn: the factor for 2T lies between √2 (spread) and 2 (mean); the explanation says which."""
+    p = DPSGDPanel(steps=50)
+    text = p._explain(p._answer())
+    assert "sub-linearly only while the spread dominates" in text
+    now = D.dpsgd_epsilon(1.0, p.values()["sampling_rate"], 50, 1e-5)
+    ratio = p._answer() / now
+    assert ("here the spread dominates" in text) == (ratio < 1.71)
+
+
+def test_audit_panel_shows_the_claim_and_the_computed_exact_epsilon():
+    p = AuditPanel()
+    p.controls["mechanism"].value = "svt_ok"
+    case = A.AUDIT_CASES["svt_ok"]
+    assert "claimed" in p.readout.value and "0.396" in p.readout.value
+    notes = " ".join(a.text for a in p.figures[0].layout.annotations)
+    assert "claimed ε = 1" in notes and "exact ε on this x, x′ = 0.396" in notes
+    assert case.exact_epsilon < case.claimed_epsilon
+    p.controls["mechanism"].value = "svt_no_query_noise"
+    assert "∞" in p.readout.value

@@ -3,9 +3,11 @@
 * :class:`DPSGDPanel` — train a logistic regression live with DP-SGD; accuracy against steps, and the ε the RDP and
   PLD accountants give (slow: streamed, the run so far shown every quarter), with a predict-then-reveal exercise;
 * :class:`NeighbourGamePanel` — the learner is the adversary of one DP-SGD step: guess x or x′ from the output;
-  the tally becomes a lower bound on ε;
+  the tally becomes a lower bound on ε (the game itself is :class:`dpviz.audit.NeighbourGame`);
 * :class:`AuditPanel` — the computer plays the game thousands of times on correct mechanisms and on mechanisms
   with planted bugs (slow: progress bar), with a misconception exercise.
+
+Notation as in the lesson: z is DP-SGD's noise multiplier, σ = z·C the noise's standard deviation.
 """
 
 from __future__ import annotations
@@ -37,7 +39,6 @@ from dpviz.plots import auditing as P
 __all__ = ["DPSGDPanel", "NeighbourGamePanel", "AuditPanel"]
 
 _DELTA = 1e-5
-_N = 1000
 
 
 class DPSGDPanel(Panel):
@@ -45,21 +46,23 @@ class DPSGDPanel(Panel):
 
     title = "DP-SGD, live"
     intro = ("Each step samples every example with probability q, clips each example's gradient to norm C, adds "
-             "Gaussian noise of standard deviation σC to the sum and steps (Abadi et al. 2016, Alg. 1). The unit "
-             "of privacy is one training example; the accountants add up T subsampled Gaussian steps.")
+             "Gaussian noise of standard deviation σ = z·C to the sum (z: the noise multiplier), divides by the "
+             "public expected batch size L = q·1000 and steps (Abadi et al. 2016, Alg. 1). The unit of privacy is "
+             "one training example, with add/remove-one neighbours; the accountants add up T subsampled Gaussian "
+             "steps, as if every step's model were released.")
     slow = True
 
     def __init__(self, **overrides: Any):
         self._train, self._test = D.lesson_data()
         self.exercise = PredictReveal(
-            "Predict: if you doubled the number of steps T (same σ, q), what ε would the PLD accountant report?",
+            "Predict: if you doubled the number of steps T (same z, q), what ε would the PLD accountant report?",
             answer=self._answer, explain=self._explain, rel_tol=0.15, guess_label="your ε:")
         super().__init__(**overrides)
 
     def _build_controls(self):
         return {
             "clip_norm": slider("clip norm C", 1.0, 0.1, 5.0, 0.1),
-            "noise_multiplier": slider("noise multiplier σ", 1.0, 0.3, 5.0, 0.1),
+            "noise_multiplier": slider("noise multiplier z", 1.0, 0.3, 5.0, 0.1),
             "sampling_rate": log_slider("sampling rate q", 0.05, -2, 0, step=0.1, readout_format=".3f"),
             "steps": int_slider("steps T", 200, 10, 1000, 10),  # to 1000: the exercise's 2T is reachable
         }
@@ -74,23 +77,14 @@ class DPSGDPanel(Panel):
     def _explain(self, answer: float) -> str:
         v = self.values()
         now = D.dpsgd_epsilon(float(v["noise_multiplier"]), float(v["sampling_rate"]), int(v["steps"]), _DELTA)
-        return (f"At T steps ε = {now:.3g}; at 2T, {answer:.3g}: a factor {answer / now:.2f}, well below 2. The "
-                "privacy loss of T steps is a sum of T small independent losses: its mean grows like T, but its "
-                "spread, which decides ε at a small δ, grows like √T, so ε grows sub-linearly (Abadi et al. 2016, "
-                "Thm 1: for fixed σ, ε grows like q√T).")
-
-    @staticmethod
-    def _schedule(T: int) -> tuple[int, list[int], list[int], list[int]]:
-        """For a run of T steps: the recording interval (accuracies every T/20 steps), the recorded steps, the indices
-        of up to four of them near T/4, T/2, 3T/4 and T (the ε checkpoints), and the steps after which a live update
-        shows the run so far: one early (about 50 steps in, at most T/4), then each checkpoint before T."""
-        every = max(1, T // 20)
-        recorded = [int(t) for t in D.recorded_steps(T, every)]
-        picks = sorted({min(range(1, len(recorded)), key=lambda i, k=k: abs(recorded[i] - T * k / 4))
-                        for k in (1, 2, 3, 4)})
-        early = min(recorded[1:], key=lambda r: abs(r - min(50, T / 4)))
-        pauses = sorted({early, *(recorded[i] for i in picks)} - {T})
-        return every, recorded, picks, pauses
+        ratio = answer / now
+        regime = ("nearer √2 ≈ 1.41 than 2: here the spread dominates, and ε grows sub-linearly" if ratio < 1.71 else
+                  "nearer 2 than √2: here the mean has taken over, and ε grows almost linearly")
+        return (f"At T steps ε = {now:.3g}; at 2T, {answer:.3g}: a factor {ratio:.2f}, {regime}. The privacy loss "
+                "of T steps is a sum of T small independent losses: its mean grows like T, its spread like √T, and "
+                "at a small δ ε is about the mean plus a few spreads. So ε grows sub-linearly only while the spread "
+                "dominates; for long enough runs the mean wins and ε grows like T (lesson 05). Abadi et al. 2016, "
+                "Thm 1: for fixed z, ε grows like q√T in their regime of small q.")
 
     def _render_steps(self, v: dict[str, Any]):
         """The run streamed: a view after about 50 steps, then at T/4, T/2 and 3T/4 (accuracy so far, the RDP ε of
@@ -98,13 +92,13 @@ class DPSGDPanel(Panel):
         C, s = float(v["clip_norm"]), float(v["noise_multiplier"])
         q, T = float(v["sampling_rate"]), int(v["steps"])
         (X, y), test = self._train, self._test
-        every, recorded, picks, pauses = self._schedule(T)
+        every, recorded, picks, pauses = D.lesson_schedule(T)
         ref = D.lesson_reference_run(C, q, T, every)
         checkpoints = [recorded[i] for i in picks]
         rdp: list[float] = []  # at the checkpoints reached so far
-        runs = D.iter_train_dpsgd(X, y, clip_norm=C, noise_multiplier=s, sampling_rate=q, steps=T, test=test,
-                                  eval_every=every, rng=1, progress=lambda f: self.report_progress(min(f, 0.95)),
-                                  pause_at=pauses)
+        runs = D.iter_train_dpsgd(X, y, expected_batch_size=D.lesson_batch_size(q), clip_norm=C, noise_multiplier=s,
+                                  sampling_rate=q, steps=T, test=test, eval_every=every, rng=1,
+                                  progress=lambda f: self.report_progress(min(f, 0.95)), pause_at=pauses)
         for t, run in runs:
             while len(rdp) < len(checkpoints) and checkpoints[len(rdp)] <= t:
                 rdp.append(D.dpsgd_epsilon(s, q, checkpoints[len(rdp)], _DELTA, accountant="rdp"))
@@ -136,15 +130,17 @@ class DPSGDPanel(Panel):
                 rows.append((f"ε at δ = {_DELTA:.0e} spent so far: RDP, after {checkpoints[-1]} steps",
                              _fmt(rdp[-1])))
             rows += [(f"ε at δ = {_DELTA:.0e} after T steps: RDP / PLD", "when the run ends"),
-                     ("expected batch size q·n", f"{q * _N:.0f} (mean drawn so far: {run.batch_sizes.mean():.1f})"),
+                     ("public expected batch size L = q·1000",
+                      f"{D.lesson_batch_size(q):.1f} (mean |B| drawn so far: {run.batch_sizes.mean():.1f})"),
                      (f"examples clipped (step {t})", f"{run.clipped_fraction[-1]:.0%}")]
             return View(figures=[fig1, fig2, fig3], readout=_table(rows))
         rows = [("test accuracy after T steps: DP-SGD / no noise",
                  f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[-1]:.3f}"),
                 (f"ε at δ = {_DELTA:.0e}: RDP / PLD", f"{_fmt(rdp[-1])} / {_fmt(pld)}"),
-                ("expected batch size q·n", f"{q * _N:.0f} (mean drawn: {run.batch_sizes.mean():.1f})"),
+                ("public expected batch size L = q·1000",
+                 f"{D.lesson_batch_size(q):.1f} (mean |B| drawn: {run.batch_sizes.mean():.1f})"),
                 ("examples clipped (last step)", f"{run.clipped_fraction[-1]:.0%}")]
-        hint = "ε above 10 protects little: raise σ, or lower q or T." if pld > 10 else None
+        hint = "ε above 10 protects little: raise z, or lower q or T." if pld > 10 else None
         return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
 
 
@@ -153,18 +149,14 @@ class NeighbourGamePanel(Panel):
 
     title = "The neighbouring-dataset game: you are the adversary"
     intro = ("The page picks x (five ordinary examples) or x′ (the same plus your canary) in secret, by a fair "
-             "coin, runs one DP-SGD step (clip C = 1, noise σ) and shows you the output. Guess which dataset it "
-             "was. Your hits and false alarms become a lower bound on ε at 95% confidence, next to the ε the "
-             "mechanism claims.")
+             "coin, runs one DP-SGD step (clip C = 1, noise multiplier z, so the noise's standard deviation is "
+             "σ = z·C = z) and shows you the output. Guess which dataset it was. Your hits and false alarms become "
+             "a lower bound on ε at 95% confidence, next to the ε the mechanism claims.")
 
     def __init__(self, rng=None, **overrides: Any):
         self._rng = as_rng(rng)
         self._key: tuple | None = None
-        self._tally = dict(tp=0, fp=0, pos=0, neg=0)
-        self._history: list[float] = []
-        self._secret_is_prime = False
-        self._output = 0.0
-        self._last: str | None = None
+        self.game: A.NeighbourGame | None = None
         self.guess_x = _button(description="guess x (no canary)")
         self.guess_xp = _button(description="guess x′ (canary)")
         self.reset = _button(description="start over", icon="refresh")
@@ -176,63 +168,43 @@ class NeighbourGamePanel(Panel):
     def _build_controls(self):
         return {
             "canary": slider("canary's gradient (before clipping)", 1.0, 0.0, 5.0, 0.1),
-            "sigma": slider("noise multiplier σ", 1.0, 0.3, 4.0, 0.1),
+            "noise_multiplier": slider("noise multiplier z", 1.0, 0.3, 4.0, 0.1),
         }
 
     def _extra_widgets(self):
         return [W.HBox([self.guess_x, self.guess_xp, self.reset])]
-
-    def _new_round(self, shift: float, sigma: float) -> None:
-        self._secret_is_prime = bool(self._rng.random() < 0.5)
-        self._output = (shift if self._secret_is_prime else 0.0) + float(self._rng.normal(0.0, sigma))
 
     def start_over(self) -> None:
         self._key = None
         self.update()
 
     def guess(self, says_prime: bool) -> None:
-        """Record a guess for the current round, then draw the next round."""
-        t = self._tally
-        if self._secret_is_prime:
-            t["pos"] += 1
-            t["tp"] += int(says_prime)
-        else:
-            t["neg"] += 1
-            t["fp"] += int(says_prime)
-        right = says_prime == self._secret_is_prime
-        self._last = ("x′" if self._secret_is_prime else "x") + (" — you were right" if right else " — missed")
-        self._history.append(self._bound())
-        v = self.values()
-        self._new_round(min(float(v["canary"]), 1.0), float(v["sigma"]))
+        """Record a guess for the current round (the game draws the next round), then redraw."""
+        if self.game is not None:
+            self.game.play(bool(says_prime))
         self.update()
 
-    def _bound(self) -> float:
-        t = self._tally
-        if t["pos"] == 0 or t["neg"] == 0:
-            return 0.0
-        return A.epsilon_lower_bound(t["tp"], t["fp"], t["pos"], t["neg"], delta=_DELTA, confidence=0.95)
-
     def _render(self, v: dict[str, Any]) -> View:
-        g, s = float(v["canary"]), float(v["sigma"])
-        shift = min(g, 1.0)  # clipped to C = 1
-        key = (g, s)
-        if key != self._key:  # another mechanism: a new game
+        g, z = float(v["canary"]), float(v["noise_multiplier"])
+        key = (g, z)
+        if key != self._key or self.game is None:  # another mechanism: a new game
             self._key = key
-            self._tally = dict(tp=0, fp=0, pos=0, neg=0)
-            self._history = []
-            self._last = None
-            self._new_round(shift, s)
-        # one Gaussian step, q = 1: the PLD accountant's closed form, exact (Balle & Wang 2018, Thm 8); cached
-        claimed = D.dpsgd_epsilon(s, 1.0, 1, _DELTA, accountant="pld")
-        rounds = np.arange(1, len(self._history) + 1)
-        fig = P.game_figure(shift, s, self._output, rounds, self._history, claimed, confidence=0.95,
-                            truth=self._last)
-        t = self._tally
-        rows = [("rounds played", f"{t['pos'] + t['neg']} ({t['pos']} on x′, {t['neg']} on x)"),
-                ("hits (said x′ on x′) / false alarms (said x′ on x)", f"{t['tp']} / {t['fp']}"),
-                ("your lower bound on ε (95%)", _fmt(self._bound()) if t["pos"] and t["neg"] else
+            self.game = A.NeighbourGame(g, z, self._rng, clip_norm=1.0, delta=_DELTA, confidence=0.95)
+        game = self.game
+        truth = None
+        if game.last_was_prime is not None:
+            truth = ("x′" if game.last_was_prime else "x") + (" — you were right" if game.last_right else " — missed")
+        rounds = np.arange(1, len(game.history) + 1)
+        fig = P.game_figure(game.shift, game.sigma, game.output, rounds, game.history, game.claimed_epsilon,
+                            confidence=0.95, truth=truth)
+        both = game.positives and game.negatives
+        rows = [("rounds played", f"{game.rounds} ({game.positives} on x′, {game.negatives} on x)"),
+                ("hits (said x′ on x′) / false alarms (said x′ on x)",
+                 f"{game.true_positives} / {game.false_positives}"),
+                ("your lower bound on ε (95%)", _fmt(game.bound()) if both else
                  "— play rounds on both datasets first"),
-                (f"claimed ε at δ = {_DELTA:.0e}", f"{claimed:.3g} (Gaussian step, Balle & Wang 2018, Thm 8)")]
+                (f"claimed ε at δ = {_DELTA:.0e}",
+                 f"{game.claimed_epsilon:.3g} (Gaussian step of sensitivity C = 1, Balle & Wang 2018, Thm 8)")]
         hint = None
         if g > 1.0:
             hint = "The canary's gradient is clipped to C = 1: a bigger canary does not move M(x′) further."
@@ -282,17 +254,10 @@ class AuditPanel(Panel):
         key, conf = v["mechanism"], float(v["confidence"])
         trials = int(round(float(v["trials"])))
         case = A.AUDIT_CASES[key]
-        grid = sorted({max(100, int(round(trials / 2 ** k))) for k in (5, 4, 3, 2, 1, 0)})
-        bounds, result = [], None
-        for i, n in enumerate(grid):  # independent audits of growing size, streamed to the progress bar
-            result = A.audit_case(key, trials=n, confidence=conf, rng=i)
-            bounds.append(result.epsilon_lower)
-            self.report_progress((i + 1) / (len(grid) + 1))
-        assert result is not None
-        g = np.random.default_rng(99)
-        sample_x = case.sampler(case.x, 2000, g)
-        sample_xp = case.sampler(case.x_prime, 2000, g)
-        fig1 = P.audit_trials_figure(grid, bounds, case.claimed_epsilon, confidence=conf)
+        grid, bounds, result = A.audit_case_curve(key, trials, conf, progress=self.report_progress)
+        sample_x, sample_xp = case.sample(2000, A.SAMPLE_SEED)
+        fig1 = P.audit_trials_figure(grid, bounds, case.claimed_epsilon, confidence=conf,
+                                     exact_epsilon=case.exact_epsilon)
         fig2 = P.audit_outputs_figure(sample_x, sample_xp, threshold=None if result.discrete else result.threshold,
                                       direction=result.direction, discrete=result.discrete)
         self.report_progress(1.0)
@@ -302,10 +267,12 @@ class AuditPanel(Panel):
                    f"refuted with probability at most {1 - conf:.0%})."
                    + (f" The planted bug: {case.bug}." if case.bug else "") if flagged else
                    "not refuted: consistent with the claim (which proves nothing about it).")
-        rows = [("claim", f"{claim} ({case.source})"),
+        rows = [("claimed", f"{claim} ({case.source})"),
                 (f"runs counted: on x′ / on x (of {trials})", f"{result.positives} / {result.negatives}"),
                 ("hits / false alarms", f"{result.true_positives} / {result.false_positives}"),
                 (f"lower bound on ε ({conf:.0%})", f"{result.epsilon_lower:.3g}"),
+                ("exact ε of this code on this x, x′ (computed, not audited)",
+                 _fmt(case.exact_epsilon, 3)),
                 ("verdict", verdict)]
         return View(figures=[fig1, fig2], readout=_table(rows))
 
