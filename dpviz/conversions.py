@@ -124,7 +124,9 @@ def zcdp_delta(rho: float, epsilon, method: str = "cks"):
     """
     rho = check_positive(rho, "rho", allow_zero=True)
     _check_method(method, ("cks", "simple"))
-    scalar = np.ndim(epsilon) == 0 and not isinstance(epsilon, (list, tuple))
+    # not np.ndim: it raises on a ragged list before check_real_array could name the parameter
+    scalar = not isinstance(epsilon, (list, tuple, np.ndarray)) or (isinstance(epsilon, np.ndarray)
+                                                                     and epsilon.ndim == 0)
     if scalar:
         eps = np.array([check_positive(epsilon, "epsilon", allow_zero=True)])
     else:
@@ -136,8 +138,11 @@ def zcdp_delta(rho: float, epsilon, method: str = "cks"):
     if rho == 0:
         out = np.zeros(eps.shape)
     elif method == "simple":
-        with np.errstate(over="ignore", under="ignore"):
-            out = np.where(eps <= rho, 1.0, np.exp(-((eps - rho) ** 2) / (4.0 * rho)))
+        # (ε − ρ)²/(4ρ); where (ε − ρ)² and 4ρ both overflow (ρ ≈ 1e308: inf/inf) as ((ε − ρ)/(2√ρ))²
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            direct = (eps - rho) ** 2 / (4.0 * rho)
+            z = np.maximum(eps - rho, 0.0) / (2.0 * math.sqrt(rho))
+            out = np.where(eps <= rho, 1.0, np.exp(-np.where(np.isfinite(direct), direct, z * z)))
     else:
         with np.errstate(over="ignore", under="ignore"):
             out = np.exp(np.minimum(_log_delta_cks_min(rho, eps), 0.0))

@@ -236,7 +236,7 @@ def gaussian_reading(rho: float, epsilon: float | None = None) -> dict:
     (2.0, 0.682689, 2.0)
     """
     r = check_positive(rho, "rho", allow_zero=True)
-    mu = math.sqrt(2.0 * r)
+    mu = math.sqrt(2.0) * math.sqrt(r)  # not √(2ρ): 2ρ overflows for ρ > 9e307
     advantage = 0.0 if mu == 0.0 else float(gaussian_delta(0.0, mu)[0])
     out = dict(rho=r, mu=mu, advantage=advantage)
     if epsilon is not None:
@@ -360,6 +360,11 @@ def _first_crossing(f, grid: np.ndarray) -> float:
     raise ValueError("the Gaussian and the Laplace mechanism do not cross on the scanned range.")
 
 
+def _no_crossing(message: str, **values) -> ValueError:
+    shown = ", ".join(f"{k} = {v!r}" for k, v in values.items())
+    return ValueError(f"{shown}: {message}")
+
+
 def accuracy_crossover_alpha(beta_fail: float, delta: float, sensitivity: float = 1.0) -> float:
     """The accuracy target α<sub>acc</sub> above which the Gaussian mechanism at δ needs a smaller ε than the
     Laplace mechanism for one count within ±α<sub>acc</sub> with probability 1 − β<sub>fail</sub>
@@ -380,7 +385,11 @@ def accuracy_crossover_alpha(beta_fail: float, delta: float, sensitivity: float 
     d = check_delta(delta, allow_zero=False)
     s = check_in_range(sensitivity, "sensitivity", 1e-100, 1e100, low_inclusive=True)
     grid = s * np.logspace(-3, 12, 301)
-    return _first_crossing(lambda a: _log_ratio_gaussian_laplace(a, b, d, s), grid)
+    try:
+        return _first_crossing(lambda a: _log_ratio_gaussian_laplace(a, b, d, s), grid)
+    except ValueError:
+        raise _no_crossing("the Gaussian and the Laplace mechanism do not cross for alpha_acc/sensitivity in "
+                           "[1e-3, 1e12].", beta_fail=beta_fail, delta=delta, sensitivity=sensitivity) from None
 
 
 def accuracy_crossover_beta(alpha_acc: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -403,7 +412,11 @@ def accuracy_crossover_beta(alpha_acc: float, delta: float, sensitivity: float =
         raise ValueError(f"alpha_acc = {alpha_acc!r} is not allowed with sensitivity = {sensitivity!r}: their ratio "
                          "must lie in [1e-100, 1e100].")
     grid = np.linspace(math.log(0.5), -300 * math.log(10), 3000)
-    return math.exp(_first_crossing(lambda t: _log_ratio_gaussian_laplace(a, math.exp(t), d, s), grid))
+    try:
+        return math.exp(_first_crossing(lambda t: _log_ratio_gaussian_laplace(a, math.exp(t), d, s), grid))
+    except ValueError:
+        raise _no_crossing("the Gaussian and the Laplace mechanism do not cross for beta_fail in [1e-300, 0.5].",
+                           alpha_acc=alpha_acc, delta=delta, sensitivity=sensitivity) from None
 
 
 @functools.lru_cache(maxsize=256)
@@ -436,6 +449,9 @@ def per_release_epsilon(epsilon_total: float, delta_total: float, releases) -> d
     eps = check_positive(epsilon_total, "epsilon_total")
     d = check_delta(delta_total, "delta_total", allow_zero=False)
     k, scalar = _releases(releases)
+    if np.any(d / k == 0.0):
+        raise ValueError(f"delta_total = {delta_total!r} is not allowed with releases up to {int(k.max())}: δ/k "
+                         "underflows to 0 (must be a number in (0, 1) with δ/k > 0).")
     sigma_exact = np.sqrt(k) * _analytic_sigma(eps, d)
     # one vectorised inverse per k (gaussian_epsilon_many: within ~1e-15 of the exact ε(δ), and feasible)
     eps_step = np.array([gaussian_epsilon_many(1.0 / s, [d / kk])[0] for s, kk in zip(sigma_exact, k)])

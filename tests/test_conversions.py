@@ -256,3 +256,18 @@ def test_method_of_a_wrong_type_is_refused_with_its_name(method):
                  lambda: rdp_delta([2.0], [0.5], 1.0, method=method)):
         with pytest.raises(ValueError, match="method"):
             call()
+
+
+def test_simple_zcdp_delta_at_a_huge_rho_warns_of_nothing():
+    # (ε − ρ)² and 4ρ both overflowed at ρ = 1e308: inf/inf raised "invalid value" (a warning escaped); δ is 1 there
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert zcdp_delta(1e308, [0.0, 17.0], method="simple").tolist() == [1.0, 1.0]
+        assert zcdp_delta(1e300, 1e308, method="simple") == 0.0  # ((ε − ρ)/(2√ρ))² ≈ 2.5e15: δ underflows to 0
+
+
+def test_a_ragged_epsilon_is_refused_by_name():
+    # np.ndim raised numpy's own "inhomogeneous shape" message before the check could name the parameter
+    with pytest.raises(ValueError, match="epsilon is ragged"):
+        zcdp_delta(0.5, [[1.0], [1.0, 2.0]])

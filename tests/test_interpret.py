@@ -137,9 +137,11 @@ def test_event_bound_is_the_exact_maximum_over_all_dp_pairs_lp_oracle(support, e
 
 
 def test_the_event_only_formula_fails_the_tightness_test_in_a_quarter_of_the_grid_delta_zero_included():
-    above = [(eps, delta, q) for eps, delta, q in _GRID
-             if _event_only_bound(0.5, eps, delta, q) > _bayes(0.5, _lp_largest_event_probability(eps, delta, q, 2, (0,)),
-                                                               q) * (1 + 1e-9)]
+    def exact(eps, delta, q):
+        return _bayes(0.5, _lp_largest_event_probability(eps, delta, q, 2, (0,)), q)
+
+    above = [(eps, delta, q) for eps, delta, q in _GRID if _event_only_bound(0.5, eps, delta, q) > exact(eps, delta, q)
+             * (1 + 1e-9)]
     assert len(above) >= len(_GRID) // 4
     assert any(delta == 0.0 for _, delta, _ in above)
     # the former docstring example: 0.752475… is not attainable, 0.750831 is
@@ -386,3 +388,14 @@ def test_curve_sizes_are_capped_by_name():
         I.gaussian_epsilon_for_accuracy(np.linspace(1, 2, 10_001), 0.05, 1e-6)
     with pytest.raises(ValueError, match="releases"):
         I.per_release_epsilon(1.0, 1e-6, [[1], [1, 2]])
+
+
+def test_boundary_messages_name_the_callers_parameters():
+    # δ/k underflowing to 0 was refused as "deltas = 0.0", a name of an inner function
+    with pytest.raises(ValueError, match=r"delta_total = 5e-324 is not allowed with releases up to 12"):
+        I.per_release_epsilon(1.0, 5e-324, 12)
+    # 2ρ overflowed for ρ = 1e308 and the message named "mu"
+    r = I.gaussian_reading(1e308)
+    assert math.isfinite(r["mu"]) and r["advantage"] == 1.0
+    with pytest.raises(ValueError, match=r"delta = 5e-324.*do not cross"):
+        I.accuracy_crossover_alpha(0.05, 5e-324)
