@@ -11,6 +11,7 @@ from scipy import special
 
 from dpviz._inverse import TINY_DELTA, delta_from_epsilon_function
 from dpviz._roots import minimize_bounded
+from dpviz._validation import check_in_range, check_real_array
 from dpviz.accountants._base import Accountant, feasible_total
 from dpviz.accountants.profiles import eps_delta_profile
 
@@ -24,11 +25,32 @@ def drv_epsilon(epsilons, counts, delta_slack: float) -> float:
     Dwork & Roth 2014, Theorem 3.20 for k equal mechanisms; the heterogeneous form follows from the same Azuma
     argument with increments bounded by ε_i).
 
+    ``epsilons``: the ε_i ≥ 0 (∞ allowed: then ε = ∞); ``counts``: the k_i ≥ 0, one per ε_i; ``delta_slack``: δ′ ∈
+    (0, 1). A ValueError names the parameter otherwise; a sum beyond the double range is ∞ (no guarantee).
+
     >>> round(drv_epsilon([0.1], [100], 1e-6), 6)   # 0.1·√(200 ln 1e6) + 100·0.1·(e^0.1 − 1)
     6.308231
     """
-    e = np.asarray(epsilons, dtype=float)
-    k = np.asarray(counts, dtype=float)
+    e = check_real_array(epsilons, "epsilons", ndim=1, allow_empty=True, finite=False).astype(float)
+    if np.any(np.isnan(e) | (e < 0)):
+        bad = float(e[np.isnan(e) | (e < 0)][0])
+        raise ValueError(f"epsilons = {bad!r} is not allowed: every ε_i must be a number >= 0 (∞ allowed).")
+    k = check_real_array(counts, "counts", ndim=1, allow_empty=True).astype(float)
+    if k.shape != e.shape:
+        raise ValueError(f"counts has {k.size} values and epsilons {e.size}, which is not allowed: must have one "
+                         "count per ε_i.")
+    if np.any(k < 0):
+        raise ValueError(f"counts = {float(k[k < 0][0])!r} is not allowed: every count must be >= 0.")
+    delta_slack = check_in_range(delta_slack, "delta_slack", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    run = k > 0  # mechanisms run 0 times add nothing (and 0·∞ must not enter the sums)
+    e, k = e[run], k[run]
+    if np.any(e == math.inf):
+        return math.inf
+    return _drv_epsilon(e, k, delta_slack)
+
+
+def _drv_epsilon(e: np.ndarray, k: np.ndarray, delta_slack: float) -> float:
+    """:func:`drv_epsilon` on checked arrays (finite ε_i)."""
     if e.size == 0:
         return 0.0
     root = _root_sum_sq(e, k)
@@ -46,7 +68,8 @@ def _root_sum_sq(e: np.ndarray, k: np.ndarray) -> float:
     if m == 0.0 or m == math.inf:
         return m
     r = e / m
-    return m * math.sqrt(float(np.sum(k * r * r)))
+    with np.errstate(over="ignore"):  # Σ k_i (ε_i/m)² ≤ Σ k_i: ∞ only for counts near the double range
+        return m * math.sqrt(float(np.sum(k * r * r)))
 
 
 class AdvancedAccountant(Accountant):
@@ -99,7 +122,7 @@ class AdvancedAccountant(Accountant):
         if any(math.isinf(e) for e in fixed_e):
             return math.inf
         if not curves:
-            return drv_epsilon(fixed_e, fixed_k, rest)
+            return _drv_epsilon(np.asarray(fixed_e, dtype=float), np.asarray(fixed_k, dtype=float), rest)
         n_runs = sum(k for _, k in curves)
         fe = np.asarray(fixed_e, dtype=float)
         fk = np.asarray(fixed_k, dtype=float)
@@ -113,7 +136,7 @@ class AdvancedAccountant(Accountant):
             frac = special.expit(log_frac)
             slack = rest * frac
             share = rest * special.expit(-log_frac) / n_runs
-            ces = [prof.eps_many(share) for prof, _ in curves]
+            ces = [prof._eps_many(share) for prof, _ in curves]
             lin = np.full(frac.shape, lin_f)
             # √(Σ k_i ε_i²) scaled by m = max ε_i (the sum of squares underflows for ε_i < ~1e-162)
             m = np.full(frac.shape, max_f)

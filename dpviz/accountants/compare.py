@@ -43,9 +43,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from dpviz import mechanisms as _mech
-from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
+from dpviz._validation import (
+    check_choice,
+    check_delta,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_real_array,
+)
 from dpviz.accountants import (
     ACCOUNTANTS,
+    MAX_COUNT,
     NEIGHBORING,
     PoissonSampled,
     calibrate_laplace_scale,
@@ -63,6 +71,7 @@ __all__ = [
     "PROFILE_DIRECTION",
     "PROFILE_POINT_ONLY",
     "PROFILE_DELTAS",
+    "MAX_GRID_SIZE",
     "EpsilonResult",
     "check_setting",
     "query_sensitivity",
@@ -89,6 +98,12 @@ LAB_MECHANISMS = ("gaussian", "laplace", "rr")
 PLD_FINEST_STEP = 1e-4
 PLD_GRID_BUDGET = 2 ** 16
 
+#: Most points one call evaluates: the values of ``n`` in :func:`count_grid`, of ``counts`` in
+#: :func:`epsilon_vs_count` (each point asks every accountant, up to ~0.3 s each for Gaussian steps) and of
+#: ``epsilons`` in :func:`privacy_profile` / :func:`exact_profile` (a δ(ε) each); more is refused with a ValueError
+#: naming this cap. The lab draws 11 counts and 40 values of ε.
+MAX_GRID_SIZE = 200
+
 #: What an accountant may raise for a setting it cannot handle: reported in :class:`EpsilonResult`, not raised.
 _EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)
 
@@ -107,6 +122,15 @@ class EpsilonResult:
     alternative: float | None = None
     error: str | None = None
 
+    def __post_init__(self):
+        check_choice(self.accountant, "accountant", tuple(ACCOUNTANTS))
+        for name in ("epsilon", "lower", "alternative"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, check_positive(value, name, allow_zero=True, allow_inf=True))
+        if self.error is not None and not isinstance(self.error, str):
+            raise TypeError(f"error = {self.error!r} is not allowed: must be None or a message (str).")
+
     @property
     def available(self) -> bool:
         return self.epsilon is not None
@@ -115,6 +139,9 @@ class EpsilonResult:
 def _names(accountants: Sequence[str] | None) -> tuple[str, ...]:
     if accountants is None:
         return tuple(ACCOUNTANTS)
+    if isinstance(accountants, str) or not isinstance(accountants, Sequence):
+        raise TypeError(f"accountants = {accountants!r} is not allowed: must be None or a sequence of accountant "
+                        f"names from {tuple(ACCOUNTANTS)}.")
     names = tuple(accountants)
     for n in names:
         check_choice(n, "accountant", tuple(ACCOUNTANTS))
@@ -126,15 +153,16 @@ def check_setting(mechanism: str, noise: float, count: int, rate: float,
     """Validate a lab setting; returns ``(noise, count, rate)`` as float, int, float.
 
     ``mechanism`` ∈ :data:`LAB_MECHANISMS`, ``noise`` > 0 (named by :data:`NOISE_PARAMETER`, e.g. σ), ``count`` an
-    integer ≥ 1, ``rate`` ∈ (0, 1], ``neighboring`` ∈ :data:`dpviz.accountants.NEIGHBORING`; a ValueError names the
-    offending parameter, its value and the allowed range.
+    integer in [1, :data:`~dpviz.accountants.MAX_COUNT`] (the accountants' ledger cap), ``rate`` ∈ (0, 1],
+    ``neighboring`` ∈ :data:`dpviz.accountants.NEIGHBORING`; a ValueError names the offending parameter, its value and
+    the allowed range.
 
     >>> check_setting("gaussian", 4, 100.0, 1, "add_remove")
     (4.0, 100, 1.0)
     """
     check_choice(mechanism, "mechanism", LAB_MECHANISMS)
     noise = check_positive(noise, NOISE_PARAMETER[mechanism])
-    count = check_integer(count, "count", minimum=1)
+    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
     check_choice(neighboring, "neighboring", NEIGHBORING)
     return noise, count, rate
@@ -213,7 +241,6 @@ def _finite_or_inf(x) -> float:
     return x
 
 
-@functools.lru_cache(maxsize=8192)
 def epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: float, delta: float,
                    neighboring: str = "add_remove") -> EpsilonResult:
     """ε of accountant ``name`` after ``count`` steps of the lab setting, at ``delta``; cached.
@@ -229,6 +256,13 @@ def epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: fl
     noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
     delta = check_delta(delta, allow_zero=False)
+    return _epsilon_result(name, mechanism, noise, count, rate, delta, neighboring)
+
+
+@functools.lru_cache(maxsize=8192)
+def _epsilon_result(name: str, mechanism: str, noise: float, count: int, rate: float, delta: float,
+                    neighboring: str) -> EpsilonResult:
+    """:func:`epsilon_result` on a checked setting; cached."""
     acct, err = _composed(name, mechanism, noise, rate, count, neighboring)
     if acct is None:
         return EpsilonResult(name, None, error=err)
@@ -252,10 +286,12 @@ def compare_accountants(mechanism: str = "gaussian", noise: float = 4.0, count: 
                         accountants: Sequence[str] | None = None) -> tuple[EpsilonResult, ...]:
     """Every accountant's :class:`EpsilonResult` for one setting, in the order of ``accountants`` (default: all of
     :data:`dpviz.accountants.ACCOUNTANTS`, in its order)."""
-    return tuple(epsilon_result(n, mechanism, noise, count, rate, delta, neighboring) for n in _names(accountants))
+    names = _names(accountants)
+    noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
+    delta = check_delta(delta, allow_zero=False)
+    return tuple(_epsilon_result(n, mechanism, noise, count, rate, delta, neighboring) for n in names)
 
 
-@functools.lru_cache(maxsize=2048)
 def exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: float,
                   neighboring: str = "add_remove") -> float | None:
     """The exact ε(δ) of the composition when a closed form exists, else ``None``.
@@ -269,6 +305,12 @@ def exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: 
     """
     noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
+    return _exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+
+
+@functools.lru_cache(maxsize=2048)
+def _exact_epsilon(mechanism: str, noise: float, count: int, rate: float, delta: float,
+                   neighboring: str) -> float | None:
     if mechanism != "gaussian" or rate < 1.0:
         return None
     sens = query_sensitivity(mechanism, neighboring)
@@ -285,10 +327,22 @@ def exact_profile(mechanism: str, noise: float, count: int, rate: float, neighbo
     array([ True])
     """
     noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
+    eps = _epsilon_grid(epsilons)
     if mechanism != "gaussian" or rate < 1.0:
         return None
     g = _mech.Gaussian(noise / math.sqrt(count), sensitivity=query_sensitivity(mechanism, neighboring))
-    return np.asarray(g.delta(np.asarray(epsilons, dtype=float)), dtype=float)
+    return np.asarray(g.delta(eps), dtype=float) if eps.size else np.zeros(0)
+
+
+def _epsilon_grid(epsilons) -> np.ndarray:
+    """``epsilons`` of :func:`exact_profile` / :func:`privacy_profile`: at most :data:`MAX_GRID_SIZE` finite ε ≥ 0."""
+    eps = check_real_array(epsilons, "epsilons", ndim=1, allow_empty=True).astype(float)
+    if eps.size > MAX_GRID_SIZE:
+        raise ValueError(f"epsilons holds {eps.size} values, which is not allowed: must hold at most MAX_GRID_SIZE = "
+                         f"{MAX_GRID_SIZE}.")
+    if np.any(eps < 0):
+        raise ValueError(f"epsilons = {float(eps[eps < 0][0])!r} is not allowed: every ε must be a number >= 0.")
+    return eps + 0.0  # (−0.0 → 0.0)
 
 
 def reference_epsilon(results: Sequence[EpsilonResult], exact: float | None = None) -> float | None:
@@ -297,20 +351,24 @@ def reference_epsilon(results: Sequence[EpsilonResult], exact: float | None = No
     >>> reference_epsilon([EpsilonResult("basic", 2.0), EpsilonResult("rdp", 1.5), EpsilonResult("optimal", None)])
     1.5
     """
+    if isinstance(results, (str, bytes)) or not isinstance(results, Sequence) \
+            or not all(isinstance(r, EpsilonResult) for r in results):
+        raise TypeError(f"results = {results!r} is not allowed: must be a sequence of EpsilonResult.")
     if exact is not None:
-        return exact
+        return check_positive(exact, "exact", allow_zero=True, allow_inf=True)
     vals = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon)]
     return min(vals) if vals else None
 
 
 def count_grid(max_count: int, n: int = 13) -> tuple[int, ...]:
-    """A modest log-spaced grid of compositions 1 … ``max_count`` (about ``n`` distinct integers).
+    """A modest log-spaced grid of compositions 1 … ``max_count`` (about ``n`` distinct integers); ``max_count`` at
+    most :data:`~dpviz.accountants.MAX_COUNT`, ``n`` in [2, :data:`MAX_GRID_SIZE`].
 
     >>> count_grid(100, 5)
     (1, 3, 10, 32, 100)
     """
-    max_count = check_integer(max_count, "max_count", minimum=1)
-    n = check_integer(n, "n", minimum=2)
+    max_count = check_integer(max_count, "max_count", minimum=1, maximum=MAX_COUNT)
+    n = check_integer(n, "n", minimum=2, maximum=MAX_GRID_SIZE)
     grid = np.unique(np.round(np.logspace(0.0, math.log10(max_count), n)).astype(int))
     return tuple(int(g) for g in grid)
 
@@ -321,15 +379,26 @@ def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, ne
     """ε for every accountant (``accountants``, default all, in order) at every count in ``counts`` (each point
     cached by :func:`epsilon_result`).
 
-    ``progress(fraction)`` is called as points complete (for a panel's progress bar).
+    ``progress(fraction)`` is called as points complete (for a panel's progress bar). ``counts``: at most
+    :data:`MAX_GRID_SIZE` integers in [1, :data:`~dpviz.accountants.MAX_COUNT`].
     """
     names = _names(accountants)
+    noise, _, rate = check_setting(mechanism, noise, 1, rate, neighboring)
+    delta = check_delta(delta, allow_zero=False)
+    if isinstance(counts, (str, bytes)) or not isinstance(counts, (Sequence, np.ndarray)) or np.ndim(counts) != 1:
+        raise TypeError(f"counts = {counts!r} is not allowed: must be a sequence of integers.")
+    if len(counts) > MAX_GRID_SIZE:
+        raise ValueError(f"counts holds {len(counts)} values, which is not allowed: must hold at most MAX_GRID_SIZE "
+                         f"= {MAX_GRID_SIZE}.")
+    ks = [check_integer(k, "counts", minimum=1, maximum=MAX_COUNT) for k in counts]
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be None or a function of the fraction done.")
     out: dict[str, list[EpsilonResult]] = {n: [] for n in names}
-    total = len(names) * len(counts)
+    total = len(names) * len(ks)
     done = 0
     for name in names:
-        for k in counts:
-            out[name].append(epsilon_result(name, mechanism, noise, int(k), rate, delta, neighboring))
+        for k in ks:
+            out[name].append(_epsilon_result(name, mechanism, noise, k, rate, delta, neighboring))
             done += 1
             if progress is not None:
                 progress(done / total)
@@ -384,14 +453,14 @@ def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: f
     evaluated as δ(ε) on the grid ``epsilons``; those marked ``"eps"`` as ε(δ) on :data:`PROFILE_DELTAS` (the same
     curve, traced from the other axis, because their ε(δ) is the cheap direction), sorted by ε, infinite ε dropped.
     ``delta_lower`` is PLD's optimistic profile (else None); ``error`` is the reason when not applicable.
+    ``epsilons``: at most :data:`MAX_GRID_SIZE` finite values ≥ 0.
     """
     noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
-    grid = tuple(float(check_positive(e, "epsilon", allow_zero=True)) for e in epsilons)
+    grid = tuple(_epsilon_grid(epsilons).tolist())
     return _profile(name, mechanism, noise, count, rate, neighboring, grid)
 
 
-@functools.lru_cache(maxsize=512)
 def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
                      rate: float) -> tuple[float | None, str | None]:
     """The smallest noise (σ or Laplace scale b) for which accountant ``name`` certifies ``target_epsilon``.
@@ -403,8 +472,14 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1)
+    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    return _calibrated_noise(name, mechanism, target_epsilon, delta, count, rate)
+
+
+@functools.lru_cache(maxsize=512)
+def _calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
+                      rate: float) -> tuple[float | None, str | None]:
     try:
         q = None if rate >= 1.0 else rate
         if mechanism == "gaussian":
@@ -421,7 +496,6 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
     return val, None
 
 
-@functools.lru_cache(maxsize=512)
 def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:
     """Smallest σ with ε(δ) ≤ ``target_epsilon`` for ``count`` unsampled Gaussians of sensitivity 1, exact in double
     precision: k Gaussians of noise σ are one Gaussian of noise σ/√k (Dong, Roth & Su 2022, Cor. 3.3), i.e. one
@@ -434,11 +508,15 @@ def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> flo
     """
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1)
-    return float(_mech.analytic_gaussian_sigma(target_epsilon, delta, math.sqrt(count)))
+    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    return _exact_gaussian_sigma(target_epsilon, delta, count)
 
 
 @functools.lru_cache(maxsize=512)
+def _exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:
+    return float(_mech.analytic_gaussian_sigma(target_epsilon, delta, math.sqrt(count)))
+
+
 def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: int) -> dict[str, np.ndarray]:
     """Group privacy for groups of size 1 … ``max_group``, two ways.
 
@@ -462,6 +540,11 @@ def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: 
     noise = check_positive(noise, NOISE_PARAMETER[mechanism])
     delta = check_delta(delta, allow_zero=False)
     max_group = check_integer(max_group, "max_group", minimum=1, maximum=1000)
+    return _group_privacy_curves(mechanism, noise, delta, max_group)
+
+
+@functools.lru_cache(maxsize=512)
+def _group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: int) -> dict[str, np.ndarray]:
     m = make_mechanism(mechanism, noise)
     if math.isfinite(m.pure_epsilon):
         eps1, delta1 = float(m.pure_epsilon), 0.0

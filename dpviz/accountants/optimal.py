@@ -9,8 +9,9 @@ import numpy as np
 
 from dpviz._inverse import delta_from_epsilon_function
 from dpviz._roots import minimize_bounded
-from dpviz.accountants._base import Accountant
-from dpviz.accountants.pld import atoms_epsilon, binomial_loss_atoms
+from dpviz._validation import check_delta, check_integer, check_positive, check_probability
+from dpviz.accountants._base import MAX_COUNT, Accountant
+from dpviz.accountants.pld.atoms import _atoms_epsilon, _binomial_loss_atoms
 from dpviz.accountants.profiles import eps_delta_profile
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]
@@ -28,7 +29,7 @@ def _exp(x: float) -> float:
 def _rr_k_atoms(eps0: float, k: int):
     # k-fold randomized response: loss (k − 2l)ε₀ with probability C(k, l) e^{(k−l)ε₀}/(1 + e^{ε₀})^k, as
     # (ascending losses, log-probabilities, pessimistic truncation mass) from the shared exact binomial law
-    return binomial_loss_atoms(eps0, -float(np.logaddexp(0.0, -eps0)), -float(np.logaddexp(0.0, eps0)), k)
+    return _binomial_loss_atoms(eps0, -float(np.logaddexp(0.0, -eps0)), -float(np.logaddexp(0.0, eps0)), k)
 
 
 
@@ -37,9 +38,24 @@ def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
     the exact privacy profile of the k-fold composition of the worst (ε₀, δ₀)-DP mechanism, hence the optimal
     bound over all of them (Kairouz, Oh & Viswanath 2015, Theorem 3.3, written for every ε).
 
+    ``eps0`` ≥ 0 (∞ allowed: each run reveals the bit), ``delta0`` ∈ [0, 1), ``k`` an integer in [1,
+    :data:`~dpviz.accountants.MAX_COUNT`], ``epsilon`` ≥ 0 (∞ allowed); a ValueError names the parameter otherwise.
+
     >>> round(kov_delta(1.0, 0.0, 1, 0.0), 12)   # one RR: (e − 1)/(e + 1)
     0.46211715726
     """
+    eps0, delta0, k = _kov_args(eps0, delta0, k)
+    epsilon = check_positive(epsilon, "epsilon", allow_zero=True, allow_inf=True)
+    return _kov_delta(eps0, delta0, k, epsilon)
+
+
+def _kov_args(eps0, delta0, k) -> tuple[float, float, int]:
+    return (check_positive(eps0, "eps0", allow_zero=True, allow_inf=True), check_delta(delta0, "delta0"),
+            check_integer(k, "k", minimum=1, maximum=MAX_COUNT))
+
+
+def _kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
+    """:func:`kov_delta` without the checks."""
     if eps0 == 0:
         d_rr = 0.0
     elif eps0 == math.inf:  # each run reveals the bit: δ_RR(ε) = 1 for every finite ε
@@ -64,9 +80,18 @@ def kov_epsilon(eps0: float, delta0: float, k: int, delta: float) -> float:
     not; a τ > 1/2 needs tanh(kε₀/2) > 1/2, so ε is not tiny) the log-space solver
     :func:`~dpviz.accountants.pld.atoms_epsilon` is used (absolute error ~1e-16·|ln B|, rounded up).
 
+    ``eps0``, ``delta0`` and ``k`` as for :func:`kov_delta`, ``delta`` ∈ [0, 1].
+
     >>> round(kov_epsilon(0.1, 0.0, 1, 1e-6), 5)   # one RR(0.1): just below 0.1
     0.1
     """
+    eps0, delta0, k = _kov_args(eps0, delta0, k)
+    delta = check_probability(delta, "delta")
+    return _kov_epsilon(eps0, delta0, k, delta)
+
+
+def _kov_epsilon(eps0: float, delta0: float, k: int, delta: float) -> float:
+    """:func:`kov_epsilon` without the checks."""
     log_keep = k * math.log1p(-delta0)
     spent = delta0 if k == 1 else -math.expm1(log_keep)  # 1 − (1 − δ₀)^k, what the δ₀'s alone cost
     if delta < spent:
@@ -86,7 +111,7 @@ def kov_epsilon(eps0: float, delta0: float, k: int, delta: float) -> float:
     losses, log_p, extra = _rr_k_atoms(eps0, k)
     if tau <= 0.5 and 2.0 * eps0 * losses.size <= 600.0:
         return min(_kov_epsilon_lattice(eps0, losses, log_p, extra, tau), k * eps0)
-    return min(atoms_epsilon(losses, None, extra, tau, log_probs=log_p), k * eps0)
+    return min(_atoms_epsilon(losses, None, extra, tau, log_probs=log_p), k * eps0)
 
 
 def _kov_epsilon_lattice(eps0: float, losses: np.ndarray, log_p: np.ndarray, extra: float, tau: float) -> float:
@@ -170,13 +195,13 @@ class OptimalAccountant(Accountant):
     def _epsilon(self, delta: float) -> float:
         prof, k = self._single()
         if prof.fixed is not None:
-            return kov_epsilon(prof.fixed[0], prof.fixed[1], k, delta)
+            return _kov_epsilon(prof.fixed[0], prof.fixed[1], k, delta)
 
         def f(ts: np.ndarray, upper=None) -> np.ndarray:  # t = ln δ₀; the curve is evaluated for all δ₀ at once
             with np.errstate(under="ignore"):
                 d0 = np.exp(ts)  # may underflow to 0: the curve then gives its limit (∞ for ρ > 0)
-            e0 = prof.eps_many(d0, upper)
-            return np.array([kov_epsilon(float(e), float(d), k, delta) for e, d in zip(e0, d0)])
+            e0 = prof._eps_many(d0, upper)
+            return np.array([_kov_epsilon(float(e), float(d), k, delta) for e, d in zip(e0, d0)])
 
         # every δ₀ gives a valid bound, so the best candidate is valid: a grid over 30 nats of ln δ₀ below the
         # largest admissible one (1 − (1 − δ₀)^k ≤ δ is necessary: δ₀ ≤ 1 − (1 − δ)^{1/k}, slightly above δ/k; for
@@ -193,7 +218,7 @@ class OptimalAccountant(Accountant):
         best = float(vals[i])
         if math.isfinite(best):  # the objective is piecewise smooth (atoms switch): bounded Brent around the best
             a, b = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-            e_a = float(prof.eps_many(np.array([_exp(a)]))[0])  # ε₀ at the smallest δ₀: a warm start
+            e_a = float(prof._eps_many(np.array([_exp(a)]))[0])  # ε₀ at the smallest δ₀: a warm start
             # δ₀ where no finite ε exists (∞) enters the optimiser as a huge finite value (∞ − ∞ inside Brent's
             # parabola would be NaN); the answer is the smaller of the grid's best and Brent's
             res = minimize_bounded(lambda t: min(float(f(np.array([t]), e_a)[0]), 1e300), a, b, xatol=_XATOL)
@@ -206,6 +231,6 @@ class OptimalAccountant(Accountant):
         (:func:`~dpviz.accountants._base.delta_from_epsilon_function`)."""
         prof, k = self._single()
         if prof.fixed is not None:
-            return kov_delta(prof.fixed[0], prof.fixed[1], k, epsilon)
+            return _kov_delta(prof.fixed[0], prof.fixed[1], k, epsilon)
         at_zero = 0.0 if prof.at_zero == 0.0 else math.inf
         return delta_from_epsilon_function(self._epsilon, epsilon, rtol=1e-6, eps_at_zero=at_zero)

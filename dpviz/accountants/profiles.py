@@ -17,8 +17,9 @@ from typing import Any, Callable
 import numpy as np
 
 from dpviz import mechanisms as _m
+from dpviz._validation import check_choice, check_positive, check_probability, check_real_array
 from dpviz.accountants.amplification import _amplified_delta_curve, _amplified_many, _amplify
-from dpviz.accountants.events import ZCDP, ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement
+from dpviz.accountants.events import NEIGHBORING, ZCDP, ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement
 from dpviz.conversions import zcdp_delta, zcdp_to_approx_dp
 from dpviz.mechanisms.gaussian import _gaussian_epsilon_many
 
@@ -43,16 +44,47 @@ class EpsDeltaProfile:
     delta_of: Callable[[float], float] | None = None
     at_zero: float = math.inf
 
+    def __post_init__(self):
+        if self.fixed is not None:
+            try:
+                eps, delta = self.fixed
+            except (TypeError, ValueError):
+                raise ValueError(f"fixed = {self.fixed!r} is not allowed: must be None or a pair (ε, δ).") from None
+            pair = (check_positive(eps, "fixed[0] (ε)", allow_zero=True, allow_inf=True),
+                    check_probability(delta, "fixed[1] (δ)"))
+            object.__setattr__(self, "fixed", pair)
+        for name in ("curve", "curve_many", "delta_of"):
+            value = getattr(self, name)
+            if value is not None and not callable(value):
+                raise TypeError(f"{name} = {value!r} is not allowed: must be None or a function.")
+        if self.fixed is None and self.curve is None:
+            raise ValueError("fixed = None and curve = None are not allowed together: a profile is a fixed (ε, δ) "
+                             "pair or a privacy curve δ ↦ ε(δ).")
+        object.__setattr__(self, "at_zero", check_positive(self.at_zero, "at_zero", allow_zero=True, allow_inf=True))
+
     def eps_many(self, deltas, upper=None) -> np.ndarray:
         """ε_i(δ) for an array of δ (vectorised when the event provides it, else one call per δ): δ ≤ 0 (a share
         that underflowed) gives the limit ``at_zero``, δ ≥ 1 gives 0. ``upper`` (an ε known to be ≥ the answer) is
-        a warm start for the plain Gaussian, ignored otherwise."""
+        a warm start for the plain Gaussian, used only where it is feasible, ignored otherwise. A fixed profile
+        has no curve: a TypeError says so."""
+        if self.curve is None:
+            raise TypeError(f"eps_many is not allowed on a fixed profile {self.fixed!r}: it has no privacy curve.")
+        d = check_real_array(deltas, "deltas", allow_empty=True, finite=False).astype(float)
+        if np.any(np.isnan(d)):
+            raise ValueError("deltas contains NaN, which is not allowed: must be numbers (δ ≤ 0 gives the limit "
+                             "at δ → 0, δ ≥ 1 gives 0).")
+        if upper is not None:
+            upper = check_positive(upper, "upper", allow_zero=True, allow_inf=True)
+        return self._eps_many(d, upper)
+
+    def _eps_many(self, deltas, upper=None) -> np.ndarray:
+        """:meth:`eps_many` without the checks."""
         d = np.asarray(deltas, dtype=float)
         inside = (d > 0.0) & (d < 1.0)
         if not inside.all():
             out = np.where(d <= 0.0, self.at_zero, 0.0)
             if inside.any():
-                out[inside] = self.eps_many(d[inside])
+                out[inside] = self._eps_many(d[inside])
             return out
         if self.curve_many is not None:
             if upper is not None and isinstance(self.curve_many, functools.partial) \
@@ -87,7 +119,7 @@ def _dgauss_profile(event) -> EpsDeltaProfile:
     if 77.2 * sigma + 3 * dlt + 5 > _DG_ATOMS_CAP:  # (checked before ⌈38.6σ⌉, which σ = 1e308 would overflow)
         return EpsDeltaProfile(curve=lambda d, m=event: float(m.epsilon(d)), delta_of=delta_of)
     big_k = math.ceil(38.6 * sigma) + dlt + 2
-    from dpviz.accountants.pld import atoms_epsilon  # (pld imports this module)
+    from dpviz.accountants.pld.atoms import _atoms_epsilon  # (pld imports this module)
 
     k = np.arange(big_k + dlt, -big_k - 1, -1, dtype=float)  # descending k: ascending loss
     with np.errstate(over="ignore", under="ignore"):
@@ -98,7 +130,7 @@ def _dgauss_profile(event) -> EpsDeltaProfile:
 
     def many(d: np.ndarray) -> np.ndarray:
         d = np.asarray(d, dtype=float)
-        out = [atoms_epsilon(losses, p, 5e-324, float(x)) for x in d.ravel()]
+        out = [_atoms_epsilon(losses, p, 5e-324, float(x)) for x in d.ravel()]
         return np.array(out, dtype=float).reshape(d.shape)
 
     return EpsDeltaProfile(curve=lambda d: float(many(np.array([d]))[0]), curve_many=many, delta_of=delta_of)
@@ -152,7 +184,9 @@ def event_pure_epsilon(event: Any) -> float | None:
 
 
 def unsupported_reason_subsampling(event: Any, neighboring: str) -> str | None:
-    """Why ``event`` cannot be analysed under ``neighboring`` (None when it can): the subsampling/relation rule."""
+    """Why ``event`` cannot be analysed under ``neighboring`` (None when it can): the subsampling/relation rule.
+    ``neighboring`` is one of :data:`dpviz.accountants.NEIGHBORING`."""
+    check_choice(neighboring, "neighboring", NEIGHBORING)
     if isinstance(event, PoissonSampled):
         if neighboring != "add_remove":
             return (
@@ -174,7 +208,13 @@ def unsupported_reason_subsampling(event: Any, neighboring: str) -> str | None:
 
 def eps_delta_profile(event: Any, neighboring: str) -> EpsDeltaProfile | None:
     """The (ε, δ) description of ``event`` (None if it has none, e.g. a subsampled event under the wrong
-    relation). Pure mechanisms give (pure ε, 0); Gaussian-type ones give their exact privacy curve ε(δ)."""
+    relation). Pure mechanisms give (pure ε, 0); Gaussian-type ones give their exact privacy curve ε(δ).
+    ``neighboring`` is one of :data:`dpviz.accountants.NEIGHBORING`."""
+    check_choice(neighboring, "neighboring", NEIGHBORING)
+    return _eps_delta_profile(event, neighboring)
+
+
+def _eps_delta_profile(event: Any, neighboring: str) -> EpsDeltaProfile | None:
     if unsupported_reason_subsampling(event, neighboring) is not None:
         return None
     pair = event_fixed_pair(event)
@@ -190,12 +230,12 @@ def eps_delta_profile(event: Any, neighboring: str) -> EpsDeltaProfile | None:
                                at_zero=math.inf if event.rho > 0 else 0.0)
     if isinstance(event, (PoissonSampled, SampledWithoutReplacement)):
         eta = event.rate if isinstance(event, PoissonSampled) else event.eta
-        inner = eps_delta_profile(event.mechanism, neighboring)
+        inner = _eps_delta_profile(event.mechanism, neighboring)
         if inner is None:
             return None
         if inner.fixed is not None:
             return EpsDeltaProfile(fixed=_amplify(inner.fixed[0], inner.fixed[1], eta))
-        many = functools.partial(_amplified_many, inner.eps_many, eta)
+        many = functools.partial(_amplified_many, inner._eps_many, eta)
         return EpsDeltaProfile(curve=lambda d: float(many(np.array([d]))[0]), curve_many=many,
                                delta_of=_amplified_delta_curve(inner.delta_of, eta),
                                at_zero=_amplify(inner.at_zero, 0.0, eta)[0])

@@ -17,7 +17,7 @@ from dpviz._validation import check_delta, check_in_range, check_integer, check_
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
 from dpviz.accountants.events import ZCDP, PoissonSampled, SampledWithoutReplacement
-from dpviz.accountants.pld.laws import discrete_laplace_loss
+from dpviz.accountants.pld.laws import MAX_DLAP_SENSITIVITY, discrete_laplace_loss
 from dpviz.accountants.profiles import event_pure_epsilon
 from dpviz.conversions import _check_method, rdp_delta, rdp_to_approx_dp
 
@@ -112,8 +112,8 @@ def _rdp_finite(orders: np.ndarray, losses: np.ndarray, log_p: np.ndarray) -> np
     return np.maximum(vals / (orders - 1.0), 0.0)
 
 
-#: Largest sensitivity of :func:`rdp_discrete_laplace` (its loss law has Δ + 1 atoms).
-MAX_DLAP_SENSITIVITY = 10**6
+#: Largest sensitivity of :func:`rdp_discrete_laplace` (its loss law has Δ + 1 atoms): the cap of
+#: :func:`dpviz.accountants.pld.laws.discrete_laplace_loss`, :data:`~dpviz.accountants.pld.laws.MAX_DLAP_SENSITIVITY`.
 
 
 def rdp_discrete_laplace(orders, scale: float, sensitivity: int = 1) -> np.ndarray:
@@ -244,9 +244,14 @@ def event_rdp(event: Any, orders) -> np.ndarray | None:
     ``ApproxDP(ε, 0)``: the RR curve (exact worst case for pure DP); discrete Laplace: exact; Poisson-sampled
     Gaussian: Mironov, Talwar & Zhang 2019; a subsampled pure mechanism: the RR curve at the amplified
     ε′ = ln(1 + q(e^ε − 1)) (valid, not tight). Which events are pure, and their ε:
-    :func:`~dpviz.accountants.profiles.event_pure_epsilon`.
+    :func:`~dpviz.accountants.profiles.event_pure_epsilon`. ``orders``: Rényi orders α > 1 (at most
+    :data:`MAX_ORDERS` of them, each ≤ :data:`MAX_ORDER`).
     """
-    a = np.asarray(orders, dtype=float)
+    return _event_rdp(event, _orders(orders))
+
+
+def _event_rdp(event: Any, a: np.ndarray) -> np.ndarray | None:
+    """:func:`event_rdp` at checked orders ``a``."""
     if isinstance(event, _m.Gaussian):
         return rdp_gaussian(a, event.sigma, event.sensitivity)
     if isinstance(event, (_m.DiscreteGaussian, ZCDP)):
@@ -311,7 +316,7 @@ class RDPAccountant(Accountant):
         return self._orders
 
     def _reason(self, event: Any) -> str | None:
-        if event_rdp(event, np.array([2.0])) is None:
+        if _event_rdp(event, np.array([2.0])) is None:
             return "it has no Rényi DP curve here (only pure DP, Gaussian-type, ZCDP and Poisson-sampled Gaussian)"
         return None
 
@@ -324,7 +329,7 @@ class RDPAccountant(Accountant):
             total = np.zeros_like(self._orders)
             with np.errstate(over="ignore"):  # an astronomically large ε_α adds up to ∞
                 for ev, k in self._merged_ledger():
-                    total = total + k * event_rdp(ev, self._orders)
+                    total = total + k * _event_rdp(ev, self._orders)
             self._cache = total
         return self._cache.copy()
 

@@ -19,7 +19,7 @@ from dpviz._validation import check_delta, check_in_range, check_integer, check_
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
 from dpviz.accountants.events import ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement
-from dpviz.accountants.pld.atoms import atoms_epsilon, binomial_loss_atoms
+from dpviz.accountants.pld.atoms import _atoms_epsilon, _binomial_loss_atoms, atoms_epsilon, binomial_loss_atoms
 from dpviz.accountants.pld.grid import (
     _chernoff_window,
     _compose_two,
@@ -34,11 +34,11 @@ from dpviz.accountants.pld.laws import (
     SubsampledLaw,
     _blatant_law,
     _dgauss_law,
+    _discretise,
     _dlap_law,
     _gaussian_law,
     _rr_law,
     _tdlap_law,
-    discretise,
 )
 from dpviz.accountants.profiles import event_fixed_pair
 
@@ -343,7 +343,7 @@ class PLDAccountant(Accountant):
                     law = lr if direction == "remove" else la
                     span = max(span, law.hi - law.lo)
                     hc = max(self._h, (law.hi - law.lo) / 2048.0, 1e-12)
-                    lo, p, _ = discretise(law, hc, True)
+                    lo, p, _ = _discretise(law, hc, True)
                     nz = np.flatnonzero(p > 0)
                     if nz.size == 0:
                         continue
@@ -389,7 +389,7 @@ class PLDAccountant(Accountant):
             acc = None
             for lr, la, k in items:
                 law = lr if direction == "remove" else la
-                d = discretise(law, h, pessimistic)
+                d = _discretise(law, h, pessimistic)
                 pmf = _Pmf(d[0], d[1], d[2]) if pessimistic else _Pmf(d[0], d[1], d[2], 0.0, d[3])
                 pmf = _self_compose(pmf, k, h, pessimistic)
                 acc = pmf if acc is None else _compose_two(acc, pmf, pessimistic)
@@ -419,7 +419,7 @@ class PLDAccountant(Accountant):
             self._cache = {}
         if "binomial" not in self._cache:
             b = self._binomial()
-            self._cache["binomial"] = None if b is None else binomial_loss_atoms(*b)
+            self._cache["binomial"] = None if b is None else _binomial_loss_atoms(*b)
         return self._cache["binomial"]
 
     def _exact_eps(self, delta: float) -> float | None:
@@ -430,7 +430,7 @@ class PLDAccountant(Accountant):
         atoms = self._exact_atoms()
         if atoms is not None:
             losses, log_p, inf = atoms
-            return atoms_epsilon(losses, None, inf, delta, log_probs=log_p)
+            return _atoms_epsilon(losses, None, inf, delta, log_probs=log_p)
         return None
 
     def _exact_delta(self, epsilon: float) -> float | None:

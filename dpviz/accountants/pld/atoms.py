@@ -10,6 +10,8 @@ import math
 import numpy as np
 from scipy import special
 
+from dpviz._validation import check_in_range, check_integer, check_positive, check_probability, check_real_array
+
 __all__ = ["atoms_epsilon", "binomial_loss_atoms"]
 
 
@@ -42,6 +44,32 @@ def binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: i
     >>> losses.tolist(), np.round(np.exp(lp), 12).tolist(), inf
     ([-2.0, 0.0, 2.0], [0.0625, 0.375, 0.5625], 0.0)
     """
+    loss = check_positive(loss, "loss", allow_zero=True)
+    lp = _log_probability(log_r_plus, "log_r_plus")
+    lm = _log_probability(log_r_minus, "log_r_minus")
+    total = float(np.logaddexp(lp, lm))
+    if abs(total) > 1e-9:
+        raise ValueError(f"log_r_plus = {log_r_plus!r} and log_r_minus = {log_r_minus!r} are not allowed together: "
+                         f"r₊ + r₋ = {math.exp(total)!r}, must be 1.")
+    k = check_integer(k, "k", minimum=1, maximum=MAX_ATOMS_K)
+    inf_single = check_probability(inf_single, "inf_single", open_high=True)
+    return _binomial_loss_atoms(loss, lp, lm, k, inf_single)
+
+
+def _log_probability(value, name: str) -> float:
+    """ln of a probability: a number ≤ 0, −∞ allowed (probability 0)."""
+    if isinstance(value, float) and value == -math.inf:
+        return -math.inf
+    return check_in_range(value, name, -math.inf, 0.0)
+
+
+#: Largest k of :func:`binomial_loss_atoms` (the accountants' :data:`dpviz.accountants.MAX_COUNT`): its
+#: coefficients ln C(k, l) take k + 1 doubles.
+MAX_ATOMS_K = 10**6
+
+
+def _binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: int, inf_single: float = 0.0):
+    """:func:`binomial_loss_atoms` without the checks."""
     k = int(k)
     log_keep = math.log1p(-inf_single)
     inf_mass = -math.expm1(k * log_keep)
@@ -140,6 +168,35 @@ def atoms_epsilon(losses: np.ndarray, probs: np.ndarray, inf_mass: float, delta:
     >>> round(atoms_epsilon(np.array([-1.0, 1.0]), np.array([1 / (1 + math.e), math.e / (1 + math.e)]), 0.0, 1e-6), 6)
     0.999999
     """
+    losses = check_real_array(losses, "losses", ndim=1, allow_empty=True).astype(float)
+    if np.any(np.diff(losses) < 0):
+        raise ValueError("losses is not sorted, which is not allowed: must be in ascending order.")
+    inf_mass = check_probability(inf_mass, "inf_mass")
+    delta = check_probability(delta, "delta")
+    if log_probs is None:
+        probs = _per_atom(probs, "probs", losses.size)
+        if np.any((probs < 0) | (probs > 1)):
+            bad = float(probs[(probs < 0) | (probs > 1)][0])
+            raise ValueError(f"probs = {bad!r} is not allowed: every probability must be in [0, 1].")
+    else:
+        log_probs = _per_atom(log_probs, "log_probs", losses.size, finite=False)
+        if np.any(np.isnan(log_probs) | (log_probs > 0)):
+            bad = float(log_probs[np.isnan(log_probs) | (log_probs > 0)][0])
+            raise ValueError(f"log_probs = {bad!r} is not allowed: every log-probability must be a number <= 0 "
+                             "(−∞ allowed).")
+    return _atoms_epsilon(losses, probs, inf_mass, delta, log_probs=log_probs)
+
+
+def _per_atom(value, name: str, n: int, *, finite: bool = True) -> np.ndarray:
+    arr = check_real_array(value, name, ndim=1, allow_empty=True, finite=finite).astype(float)
+    if arr.size != n:
+        raise ValueError(f"{name} has {arr.size} values and losses {n}, which is not allowed: must have one per loss.")
+    return arr
+
+
+def _atoms_epsilon(losses: np.ndarray, probs, inf_mass: float, delta: float, *,
+                   log_probs: np.ndarray | None = None) -> float:
+    """:func:`atoms_epsilon` without the checks."""
     losses = np.asarray(losses, dtype=float)
     if inf_mass > delta:  # (= δ is feasible: at ε ≥ the largest finite loss, δ(ε) is the +∞ mass alone)
         return math.inf

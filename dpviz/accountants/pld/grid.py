@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import fft as sfft
 
-from dpviz.accountants.pld.atoms import atoms_epsilon
+from dpviz.accountants.pld.atoms import _atoms_epsilon
 
 __all__: list[str] = []  # the grid arithmetic of the PLD accountant: private, reached through dpviz.accountants.pld
 
@@ -276,4 +276,4 @@ def _pmf_epsilon(pmf: _Pmf, h: float, delta: float, pessimistic: bool) -> float:
         return max(0.0, float(np.max(np.log(a[m] - delta) - log_b[m])))
     if not np.any(pmf.p > 0):
         return 0.0 if pmf.inf <= delta else math.inf
-    return atoms_epsilon((pmf.lo + np.arange(pmf.p.size)) * h, pmf.p, pmf.inf, delta)
+    return _atoms_epsilon((pmf.lo + np.arange(pmf.p.size)) * h, pmf.p, pmf.inf, delta)

@@ -20,28 +20,86 @@ import math
 import numpy as np
 from scipy import special
 
+from dpviz._validation import (
+    _grid_arg,
+    check_choice,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
+
 __all__ = ["FiniteLaw", "GaussianLaw", "LaplaceLaw", "Law", "SubsampledLaw", "SymmetricLaw", "discrete_laplace_loss",
-           "discretise"]
+           "discretise", "MAX_DISCRETISE_POINTS", "MAX_DLAP_SENSITIVITY", "MAX_STEP"]
 
 Z_TAIL = 10.0  # Gaussian ranges cover ρ ± 10 sd (tail mass 7.6e-24, moved pessimistically to +∞ / the range end)
 
 
+#: Most grid points one call of :func:`discretise` may produce (2²⁰, the PLD accountant's default grid budget
+#: :data:`dpviz.accountants.pld.DEFAULT_MAX_GRID_POINTS`: about 1.5 s and 150 MB of work arrays).
+MAX_DISCRETISE_POINTS = 2**20
+
+#: Largest grid step of :func:`discretise` (nats): coarser than the largest loss the PLD accountant's grids cover
+#: (:data:`dpviz.accountants.pld.MAX_LOSS`), and the grid's end points stay far inside the double range.
+MAX_STEP = 1e4
+
+#: Largest sensitivity of :func:`discrete_laplace_loss` (its loss law has Δ + 1 atoms).
+MAX_DLAP_SENSITIVITY = 10**6
+
+
+def _points(t):
+    """The points a law's probabilities are asked at: real numbers or arrays of them, ±∞ allowed, NaN refused."""
+    return _grid_arg(t, "t")
+
+
 class Law:
-    """Base: subclasses set ``inf_mass``, ``lo``, ``hi`` and implement the six functions."""
+    """Base: subclasses set ``inf_mass``, ``lo``, ``hi`` and implement the six kernels ``_sf``, ``_sf_ge``, ``_cdf``,
+    ``_cdf_lt``, ``_qsf``, ``_qcdf`` on float arrays; the public functions below check their argument ``t`` (numbers
+    or an array, ±∞ allowed, NaN refused) and call them. Code inside the package calls the kernels directly."""
 
     inf_mass = 0.0
     lo = 0.0
     hi = 0.0
 
+    def sf(self, t):
+        """P(L > t) under P."""
+        return self._sf(_points(t))
+
+    def sf_ge(self, t):
+        """P(L ≥ t) under P."""
+        return self._sf_ge(_points(t))
+
+    def cdf(self, t):
+        """P(L ≤ t) under P."""
+        return self._cdf(_points(t))
+
+    def cdf_lt(self, t):
+        """P(L < t) under P."""
+        return self._cdf_lt(_points(t))
+
+    def qsf(self, t):
+        """Q(L > t)."""
+        return self._qsf(_points(t))
+
+    def qcdf(self, t):
+        """Q(L ≤ t)."""
+        return self._qcdf(_points(t))
+
+    def _sf(self, t):  # pragma: no cover - abstract
+        raise NotImplementedError(f"{type(self).__name__} is an abstract law: it has no probabilities")
+
+    _sf_ge = _cdf = _cdf_lt = _qsf = _qcdf = _sf
+
 
 class SymmetricLaw(Law):
     """A base pair whose Q-law of L is the P-law of −L (true for every additive-noise mechanism here)."""
 
-    def qsf(self, t):
-        return self.cdf_lt(-t)
+    def _qsf(self, t):
+        return self._cdf_lt(-t)
 
-    def qcdf(self, t):
-        return self.sf_ge(-t)
+    def _qcdf(self, t):
+        return self._sf_ge(-t)
 
 
 class GaussianLaw(SymmetricLaw):
@@ -51,19 +109,19 @@ class GaussianLaw(SymmetricLaw):
     PLD accountant merges Gaussians by adding their ρ."""
 
     def __init__(self, rho: float):
-        self.rho = float(rho)
+        self.rho = check_positive(rho, "rho")  # (ρ = 0: identical laws, a FiniteLaw at 0; ρ = ∞: disjoint laws)
         self.sd = math.sqrt(2.0) * math.sqrt(self.rho)  # √2·√ρ = Δ/σ: 2ρ overflows for ρ near the double range
         self.hi = self.rho + Z_TAIL * self.sd
         self.lo = -self.hi
 
-    def sf(self, t):
+    def _sf(self, t):
         return special.ndtr((self.rho - np.asarray(t, dtype=float)) / self.sd)
 
-    def cdf(self, t):
+    def _cdf(self, t):
         return special.ndtr((np.asarray(t, dtype=float) - self.rho) / self.sd)
 
-    sf_ge = sf
-    cdf_lt = cdf
+    _sf_ge = _sf
+    _cdf_lt = _cdf
 
 
 class LaplaceLaw(SymmetricLaw):
@@ -71,28 +129,28 @@ class LaplaceLaw(SymmetricLaw):
     P(L > t) = 1 − ½e^{−(ε₀ − t)/2} for −ε₀ ≤ t < ε₀ (direct computation from L(z) = (|z − Δ| − |z|)/b)."""
 
     def __init__(self, eps0: float):
-        self.e = float(eps0)
+        self.e = check_positive(eps0, "eps0", allow_zero=True)  # (ε₀ = ∞: disjoint laws, see _blatant_law)
         self.lo, self.hi = -self.e, self.e
 
     def _mid(self, t):
         return 0.5 * np.exp(-(self.e - t) / 2.0)  # = P(L ≤ t) on the continuous part
 
-    def sf(self, t):
+    def _sf(self, t):
         t = np.asarray(t, dtype=float)
         with np.errstate(over="ignore"):
             return np.where(t < -self.e, 1.0, np.where(t >= self.e, 0.0, 1.0 - self._mid(t)))
 
-    def sf_ge(self, t):
+    def _sf_ge(self, t):
         t = np.asarray(t, dtype=float)
         with np.errstate(over="ignore"):
             return np.where(t <= -self.e, 1.0, np.where(t > self.e, 0.0, 1.0 - self._mid(t)))
 
-    def cdf(self, t):
+    def _cdf(self, t):
         t = np.asarray(t, dtype=float)
         with np.errstate(over="ignore"):
             return np.where(t < -self.e, 0.0, np.where(t >= self.e, 1.0, self._mid(t)))
 
-    def cdf_lt(self, t):
+    def _cdf_lt(self, t):
         t = np.asarray(t, dtype=float)
         with np.errstate(over="ignore"):
             return np.where(t <= -self.e, 0.0, np.where(t > self.e, 1.0, self._mid(t)))
@@ -103,32 +161,53 @@ class FiniteLaw(SymmetricLaw):
     same mass at −∞ under Q)."""
 
     def __init__(self, losses, masses, inf_mass: float = 0.0):
-        losses = np.asarray(losses, dtype=float)
-        masses = np.asarray(masses, dtype=float)
+        losses = check_real_array(losses, "losses", ndim=1).astype(float)
+        masses = check_real_array(masses, "masses", ndim=1).astype(float)
+        if masses.shape != losses.shape:
+            raise ValueError(f"masses has {masses.size} values and losses {losses.size}, which is not allowed: "
+                             "must have one mass per loss.")
+        if np.any((masses < 0) | (masses > 1)):
+            bad = float(masses[(masses < 0) | (masses > 1)][0])
+            raise ValueError(f"masses = {bad!r} is not allowed: every mass must be a number in [0, 1].")
+        inf_mass = check_probability(inf_mass, "inf_mass")
+        total = float(np.sum(masses)) + inf_mass
+        if total > 1.0 + 1e-9:
+            raise ValueError(f"masses and inf_mass sum to {total!r}, which is not allowed: must sum to at most 1.")
+        self._setup(losses, masses, inf_mass)
+
+    @classmethod
+    def _unchecked(cls, losses, masses, inf_mass: float = 0.0) -> "FiniteLaw":
+        """The law of the package's own mechanisms, built without the checks (their losses may be ±∞ where the
+        mass is 0)."""
+        law = cls.__new__(cls)
+        law._setup(np.asarray(losses, dtype=float), np.asarray(masses, dtype=float), float(inf_mass))
+        return law
+
+    def _setup(self, losses: np.ndarray, masses: np.ndarray, inf_mass: float) -> None:
         order = np.argsort(losses)
         self.losses = losses[order]
         self.masses = masses[order]
-        self.inf_mass = float(inf_mass)
+        self.inf_mass = inf_mass
         # suffix[i] = Σ_{j ≥ i} masses[j] (summed from the small end up), prefix[i] = Σ_{j < i} masses[j]
         self._suffix = np.concatenate([np.cumsum(self.masses[::-1])[::-1], [0.0]])
         self._prefix = np.concatenate([[0.0], np.cumsum(self.masses)])
         self.lo, self.hi = float(self.losses[0]), float(self.losses[-1])
 
-    def sf(self, t):
+    def _sf(self, t):
         i = np.searchsorted(self.losses, np.asarray(t, dtype=float), side="right")
         return self._suffix[i] + self.inf_mass
 
-    def sf_ge(self, t):
+    def _sf_ge(self, t):
         t = np.asarray(t, dtype=float)
         i = np.searchsorted(self.losses, t, side="left")
         return self._suffix[i] + self.inf_mass
 
-    def cdf(self, t):
+    def _cdf(self, t):
         t = np.asarray(t, dtype=float)
         i = np.searchsorted(self.losses, t, side="right")
         return self._prefix[i] + np.where(t == np.inf, self.inf_mass, 0.0)
 
-    def cdf_lt(self, t):
+    def _cdf_lt(self, t):
         i = np.searchsorted(self.losses, np.asarray(t, dtype=float), side="left")
         return self._prefix[i]
 
@@ -148,7 +227,12 @@ class SubsampledLaw(Law):
     P-mass δ₀): the range [lo, hi] includes it, or the pessimistic grid would send δ₀ instead of qδ₀ to +∞."""
 
     def __init__(self, base: SymmetricLaw, q: float, direction: str):
-        self.b, self.q, self.dir = base, float(q), direction
+        if not isinstance(base, SymmetricLaw):
+            raise TypeError(f"base = {base!r} is not allowed: must be a SymmetricLaw (GaussianLaw, LaplaceLaw, "
+                            "FiniteLaw).")
+        q = check_in_range(q, "q", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+        check_choice(direction, "direction", ("remove", "add"))
+        self.b, self.q, self.dir = base, q, direction
         self.l1q = math.log1p(-self.q)
         g = lambda x: float(np.logaddexp(self.l1q, math.log(self.q) + x))  # noqa: E731
         g_lo = self.l1q if base.inf_mass > 0 else g(base.lo)  # g(−∞) = ln(1 − q): Q_b's δ₀-atom
@@ -167,55 +251,55 @@ class SubsampledLaw(Law):
             s = self.l1q + np.log(np.expm1(u - self.l1q)) - math.log(self.q)
         return np.where(u > self.l1q, s, -np.inf)
 
-    def sf(self, t):
+    def _sf(self, t):
         t = np.asarray(t, dtype=float)
         b, q = self.b, self.q
         if self.dir == "remove":
             s = self._ginv(t)
-            return np.where(t < self.l1q, 1.0, (1 - q) * b.cdf_lt(-s) + q * b.sf(s))
-        return np.where(t >= -self.l1q, 0.0, b.sf(-self._ginv(-t)))  # −ln(1 − q) is the largest loss
+            return np.where(t < self.l1q, 1.0, (1 - q) * b._cdf_lt(-s) + q * b._sf(s))
+        return np.where(t >= -self.l1q, 0.0, b._sf(-self._ginv(-t)))  # −ln(1 − q) is the largest loss
 
-    def sf_ge(self, t):
+    def _sf_ge(self, t):
         t = np.asarray(t, dtype=float)
         b, q = self.b, self.q
         if self.dir == "remove":
             s = self._ginv(t)
-            return np.where(t < self.l1q, 1.0, (1 - q) * b.cdf(-s) + q * b.sf_ge(s))
-        return np.where(t > -self.l1q, 0.0, b.sf_ge(-self._ginv(-t)))
+            return np.where(t < self.l1q, 1.0, (1 - q) * b._cdf(-s) + q * b._sf_ge(s))
+        return np.where(t > -self.l1q, 0.0, b._sf_ge(-self._ginv(-t)))
 
-    def cdf(self, t):
+    def _cdf(self, t):
         t = np.asarray(t, dtype=float)
         b, q = self.b, self.q
         if self.dir == "remove":
             s = self._ginv(t)
-            return np.where(t < self.l1q, 0.0, (1 - q) * b.sf_ge(-s) + q * b.cdf(s))
-        return b.cdf(-self._ginv(-t))
+            return np.where(t < self.l1q, 0.0, (1 - q) * b._sf_ge(-s) + q * b._cdf(s))
+        return b._cdf(-self._ginv(-t))
 
-    def cdf_lt(self, t):
+    def _cdf_lt(self, t):
         t = np.asarray(t, dtype=float)
         b, q = self.b, self.q
         if self.dir == "remove":
             s = self._ginv(t)
-            return np.where(t < self.l1q, 0.0, (1 - q) * b.sf(-s) + q * b.cdf_lt(s))
-        return np.where(t > -self.l1q, 1.0, b.cdf_lt(-self._ginv(-t)))
+            return np.where(t < self.l1q, 0.0, (1 - q) * b._sf(-s) + q * b._cdf_lt(s))
+        return np.where(t > -self.l1q, 1.0, b._cdf_lt(-self._ginv(-t)))
 
-    def qsf(self, t):
+    def _qsf(self, t):
         t = np.asarray(t, dtype=float)
         b, q = self.b, self.q
         if self.dir == "remove":  # Q = Q_b: Q_b(ℓ > s)
             s = self._ginv(t)
-            return np.where(t < self.l1q, 1.0, b.cdf_lt(-s))
+            return np.where(t < self.l1q, 1.0, b._cdf_lt(-s))
         s = self._ginv(-t)  # Q = (1−q)Q_b + qP_b: P(ℓ < s)
-        return np.where(t >= -self.l1q, 0.0, (1 - q) * b.sf(-s) + q * b.cdf_lt(s))
+        return np.where(t >= -self.l1q, 0.0, (1 - q) * b._sf(-s) + q * b._cdf_lt(s))
 
-    def qcdf(self, t):
+    def _qcdf(self, t):
         t = np.asarray(t, dtype=float)
         b, q = self.b, self.q
         if self.dir == "remove":
             s = self._ginv(t)
-            return np.where(t < self.l1q, 0.0, b.sf_ge(-s))
+            return np.where(t < self.l1q, 0.0, b._sf_ge(-s))
         s = self._ginv(-t)
-        return (1 - q) * b.cdf(-s) + q * b.sf_ge(s)
+        return (1 - q) * b._cdf(-s) + q * b._sf_ge(s)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -244,20 +328,39 @@ def discretise(law: Law, h: float, pessimistic: bool):
     Rounding every loss down by up to h only shifts the statistic, and the threshold τ absorbs that shift, so
     this bound is far tighter than rounding down the loss itself ("privacy buckets", Meiser & Mohammadi 2018, whose
     error ≈ k·h/2 grows with the number of compositions). Returns ``(lo_index, p, inf_mass, pt)``.
+
+    ``h`` ∈ (0, :data:`MAX_STEP`], and the law's range [lo, hi] may span at most :data:`MAX_DISCRETISE_POINTS`
+    steps; a ValueError names ``h`` and the cap otherwise.
     """
+    if not isinstance(law, Law) or type(law)._sf is Law._sf:
+        raise TypeError(f"law = {law!r} is not allowed: must be a law (GaussianLaw, LaplaceLaw, FiniteLaw, "
+                        "SubsampledLaw).")
+    h = check_in_range(h, "h", 0.0, MAX_STEP, low_inclusive=False)
+    if not isinstance(pessimistic, (bool, np.bool_)):
+        raise TypeError(f"pessimistic = {pessimistic!r} is not allowed: must be True or False.")
+    with np.errstate(over="ignore"):
+        n = (law.hi - law.lo) / h + 3.0
+    if not n <= MAX_DISCRETISE_POINTS:
+        raise ValueError(f"h = {h!r} is not allowed for this law: its loss range [{law.lo:g}, {law.hi:g}] would need "
+                         f"{n:.4g} grid points, more than MAX_DISCRETISE_POINTS = {MAX_DISCRETISE_POINTS}.")
+    return _discretise(law, h, bool(pessimistic))
+
+
+def _discretise(law: Law, h: float, pessimistic: bool):
+    """:func:`discretise` without the checks (the PLD accountant's grids are within its budget)."""
     i_lo = math.floor(law.lo / h)
     # one step beyond ⌈hi/h⌉: a largest loss that rounded below its true value (a subnormal loss computed as 0)
     # must not end up beyond the range, where the pessimistic side would count it as +∞
     i_hi = max(math.ceil(law.hi / h), i_lo) + 1
     t = np.arange(i_lo, i_hi + 1) * h
     if pessimistic:
-        sf_t = law.sf(t)
-        cdf_t = law.cdf(t)
+        sf_t = law._sf(t)
+        cdf_t = law._cdf(t)
         a = t[:-1]
         m = np.where(sf_t[:-1] < 0.5, sf_t[:-1] - sf_t[1:], cdf_t[1:] - cdf_t[:-1])
         m = np.maximum(m, 0.0)
-        qsf_t = law.qsf(t)
-        qcdf_t = law.qcdf(t)
+        qsf_t = law._qsf(t)
+        qcdf_t = law._qcdf(t)
         w = np.where(qsf_t[:-1] < 0.5, qsf_t[:-1] - qsf_t[1:], qcdf_t[1:] - qcdf_t[:-1])
         w = np.maximum(w, 0.0)
         with np.errstate(divide="ignore", over="ignore"):
@@ -271,11 +374,11 @@ def discretise(law: Law, h: float, pessimistic: bool):
         p[1:] += mb
         inf = float(sf_t[-1])  # P(L > hi), which includes the +∞ atom
         return i_lo, p, inf
-    sf_t = law.sf(t)
-    cdf_t = law.cdf(t)
+    sf_t = law._sf(t)
+    cdf_t = law._cdf(t)
     m = np.where(sf_t[:-1] < 0.5, sf_t[:-1] - sf_t[1:], cdf_t[1:] - cdf_t[:-1])
-    qsf_t = law.qsf(t)
-    qcdf_t = law.qcdf(t)
+    qsf_t = law._qsf(t)
+    qcdf_t = law._qcdf(t)
     w = np.where(qsf_t[:-1] < 0.5, qsf_t[:-1] - qsf_t[1:], qcdf_t[1:] - qcdf_t[:-1])
     p = np.zeros(t.size)
     q = np.zeros(t.size)
@@ -299,6 +402,15 @@ def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, n
     """Exact privacy loss of the discrete Laplace mechanism (pmf ∝ e^{−|k|/b}, shift Δ): losses ``l`` and their
     log-probabilities under P = DLap(0): l = Δt w.p. 1/(1+e^{−t}), l = (Δ−2j)t w.p. tanh(t/2)e^{−jt} for
     0 < j < Δ, and l = −Δt w.p. e^{−Δt}/(1+e^{−t}), with t = 1/b (direct computation from the pmf)."""
+    scale = check_positive(scale, "scale")
+    if 1.0 / scale == math.inf:
+        raise ValueError(f"scale = {scale!r} is not allowed: 1/scale overflows (the noise is a point mass: the "
+                         "neighbouring laws are disjoint).")
+    sensitivity = check_integer(sensitivity, "sensitivity", minimum=1, maximum=MAX_DLAP_SENSITIVITY)
+    return _discrete_laplace_loss(scale, sensitivity)
+
+
+def _discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, np.ndarray]:
     t = 1.0 / scale
     d = int(sensitivity)
     j = np.arange(1, d)
@@ -317,26 +429,26 @@ def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, n
 def _rr_law(eps: float, delta: float = 0.0) -> FiniteLaw:
     # randomized response / the canonical (ε, δ) pair (Kairouz, Oh & Viswanath 2015): +∞ w.p. δ, ±ε otherwise
     if eps == 0:
-        return FiniteLaw([0.0], [1.0 - delta], inf_mass=delta)
+        return FiniteLaw._unchecked([0.0], [1.0 - delta], inf_mass=delta)
     if eps == math.inf:
         return _blatant_law()
     hi = (1.0 - delta) * float(special.expit(eps))  # 1/(1 + e^{−ε}) without overflow of e^ε
     lo = (1.0 - delta) * float(special.expit(-eps))
-    return FiniteLaw([-eps, eps], [lo, hi], inf_mass=delta)
+    return FiniteLaw._unchecked([-eps, eps], [lo, hi], inf_mass=delta)
 
 
 def _blatant_law() -> FiniteLaw:
     """A mechanism whose neighbouring output laws are disjoint (in double precision): L = +∞ with probability 1
     (a Gaussian or Laplace with Δ/scale = ∞, a discrete mechanism whose noise is a point mass)."""
-    return FiniteLaw([0.0], [0.0], inf_mass=1.0)
+    return FiniteLaw._unchecked([0.0], [0.0], inf_mass=1.0)
 
 
 def _dlap_law(scale: float, sensitivity: int) -> FiniteLaw:
     if 1.0 / scale == math.inf:  # e^{−|k|/scale} is a point mass at 0
         return _blatant_law()
-    losses, log_p = discrete_laplace_loss(scale, sensitivity)
+    losses, log_p = _discrete_laplace_loss(scale, sensitivity)
     with np.errstate(under="ignore"):
-        return FiniteLaw(losses, np.exp(log_p))
+        return FiniteLaw._unchecked(losses, np.exp(log_p))
 
 
 def _dgauss_law(sigma: float, sensitivity: int) -> FiniteLaw:
@@ -352,7 +464,7 @@ def _dgauss_law(sigma: float, sensitivity: int) -> FiniteLaw:
         logw = -0.5 * (k / sigma) ** 2
         p = np.exp(logw - special.logsumexp(logw))
         losses = 0.5 * (d / sigma) * ((d - 2.0 * k) / sigma)  # may overflow to ±∞ for a tiny σ: then p = 0 there
-    return FiniteLaw(losses, p)
+    return FiniteLaw._unchecked(losses, p)
 
 
 def _tdlap_law(eps: float, kappa: int) -> FiniteLaw:
@@ -363,12 +475,13 @@ def _tdlap_law(eps: float, kappa: int) -> FiniteLaw:
     with np.errstate(over="ignore", under="ignore"):
         w = np.exp(-eps * np.abs(x - kappa))
     w = w / w.sum()
-    return FiniteLaw([eps, -eps], [w[1 : kappa + 1].sum(), w[kappa + 1 :].sum()], inf_mass=float(w[0]))
+    return FiniteLaw._unchecked([eps, -eps], [w[1 : kappa + 1].sum(), w[kappa + 1 :].sum()],
+                                inf_mass=float(w[0]))
 
 
 def _gaussian_law(rho: float):
     """The Gaussian law with loss mean ρ = Δ²/(2σ²) (ρ = ∞: disjoint laws; ρ = 0, Δ/σ underflowed: identical
     laws, L = 0)."""
     if rho == 0.0:
-        return FiniteLaw([0.0], [1.0])
+        return FiniteLaw._unchecked([0.0], [1.0])
     return _blatant_law() if rho == math.inf else GaussianLaw(rho)
