@@ -73,9 +73,56 @@ def test_misconceptions_reveal_feedback_only_after_a_pick():
     ex.button.click()
     assert "Right" in ex.feedback.value
     d = C.DeploymentsPanel().misconception
+    assert "Tang et al. 2017 found" in d.question.value  # their analysis, not Apple's guarantee
     d.choice.index = 0
     d.button.click()
     assert "5,840" in d.feedback.value  # 16 per day × 365 days
+    d.choice.index = 1
+    d.button.click()
+    assert "loose upper bound by basic composition" in d.feedback.value and "local DP" in d.feedback.value
+    d.choice.index = 2
+    d.button.click()
+    assert "factor of 14" in d.feedback.value and "ten" not in d.feedback.value  # 5,840 / 418.8 = 13.9
+
+
+def test_smoking_study_exercise_says_what_dp_does_not_promise():
+    ex = C.PosteriorBoundPanel().smoking
+    assert ex.feedback.value == ""
+    ex.choice.index = 1
+    ex.button.click()
+    fb = ex.feedback.value
+    assert "Right" in fb and "Kifer & Machanavajjhala 2011" in fb and "Dwork & Roth 2014, §1" in fb
+
+
+def test_deployments_panel_reads_the_census_as_a_test():
+    from dpviz.deployments import census_2020
+    c = census_2020()
+    text = C.DeploymentsPanel().readout.value
+    assert f"μ = √(2ρ) = {c['mu_persons']:.3g}" in text and f"{c['advantage_persons']:.2f}" in text
+    assert f"{c['loss_sd_persons']:.1f} standard deviations" in text
+
+
+def test_halving_exercise_hides_its_answer_and_explains_the_factor_two():
+    p = C.AccuracyCalibrationPanel()
+    a, b = p.controls["alpha_acc"].value, p.controls["beta_fail"].value
+    truth = math.log(1 / b) / (a / 2)
+    assert f"{truth:.4g}" not in p.readout.value + p.exercise.question.value
+    p.exercise.guess.value = truth
+    p.exercise.button.click()
+    assert "Close" in p.exercise.feedback.value and "twice" in p.exercise.feedback.value
+    p.controls["alpha_acc"].value = 20.0  # a new setting: the old verdict is cleared
+    assert p.exercise.feedback.value == ""
+
+
+def test_budget_exercise_hides_the_daily_ratio_until_reveal():
+    p = C.BudgetSplitPanel()
+    p.controls["releases"].value = 365
+    r = I.per_release_budget(p.controls["epsilon_total"].value, p.controls["delta_total"].value, 365)
+    ratio = r["sigma_basic"] / r["sigma_exact"]
+    assert f"{ratio:.3g}" not in p.readout.value and "?" in p.readout.value
+    p.exercise.button.click()
+    assert f"{ratio:.4g}" in p.exercise.feedback.value and f"{ratio:.3g}×" in p.readout.value
+    assert ratio == pytest.approx(18.6, abs=0.05)
 
 
 def test_deployments_table_lists_every_record_with_its_source():

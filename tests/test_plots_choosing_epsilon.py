@@ -42,7 +42,7 @@ def test_posterior_figure_with_delta_and_marker():
     fig = P.posterior_figure(eps, d, q, marker_prior=p)
     dashed = [t for t in fig.data if t.line and t.line.dash == "dash"][0]
     x = np.asarray(dashed.x, float)
-    a = np.minimum(1, math.e * q + d)
+    a = min(1, math.e * q + d, 1 - (1 - q - d) / math.e)  # S and its complement both constrain P[S | in]
     assert np.allclose(dashed.y, x * a / (x * a + (1 - x) * q), rtol=1e-12)
     marks = [t for t in fig.data if t.mode == "markers"][0]
     assert marks.y[0] == pytest.approx(math.e * p / (1 - p + math.e * p), rel=1e-12)
@@ -91,3 +91,26 @@ def test_budget_figure_basic_is_eps_over_k_and_exact_is_larger():
     assert ex[i] == pytest.approx(M.Gaussian(sigma).epsilon(1e-6 / 12), rel=1e-9)
     with pytest.raises(ValueError, match="releases"):
         P.budget_figure(1.0, 1e-6, 0)
+
+
+def test_posterior_figure_draws_the_exact_maximum_where_the_complement_binds():
+    eps, d, q = math.log(3), 0.01, 0.25  # the event-only formula would give a = 0.76, the complement allows 0.7533
+    fig = P.posterior_figure(eps, d, q, marker_prior=0.5)
+    marks = [t for t in fig.data if t.mode == "markers"][0]
+    assert marks.y[1] == pytest.approx(0.7508305647840532, rel=1e-13)
+    assert "complement" in _captions(fig)
+
+
+def test_deployments_figure_shows_the_computed_rappor_value_and_refuses_non_records():
+    fig = P.deployments_figure(0.01, DEPLOYMENTS)
+    points = [t for t in fig.data if t.mode == "markers+text"]
+    assert len(points) == 5 and any(t.x[0] == pytest.approx(4 * math.log(3), rel=1e-14) for t in points)
+    assert any("ρ = 2.63" in t.hovertext for t in points)
+    for bad in ("1", [1.0, 2.0], None, DEPLOYMENTS[0]):
+        with pytest.raises(ValueError, match="deployments"):
+            P.deployments_figure(0.01, bad)
+
+
+def test_budget_figure_caps_max_releases_by_name():
+    with pytest.raises(ValueError, match="max_releases"):
+        P.budget_figure(1.0, 1e-6, 12, max_releases=10**9)

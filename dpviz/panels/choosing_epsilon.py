@@ -1,11 +1,14 @@
 """Lesson 06 "Choosing ε": four panels.
 
-* :class:`PosteriorBoundPanel` — from a prior to the largest posterior an ε (and δ) allows, with a
-  predict-then-reveal exercise and the misconception "is δ = 1/n safe?";
-* :class:`DeploymentsPanel` — deployed values of ε on one axis, what each allows an observer to learn, and the
-  misconception "a smaller number is always more private";
-* :class:`AccuracyCalibrationPanel` — from an accuracy target on a count to ε (Laplace and Gaussian);
-* :class:`BudgetSplitPanel` — from a budget per person per period to ε per release (basic vs exact composition).
+* :class:`PosteriorBoundPanel` — from a prior to the largest posterior an ε (and δ) allows an informed observer,
+  with a predict-then-reveal exercise, the misconception "is δ = 1/n safe?" and the smoking study (what DP does not
+  promise);
+* :class:`DeploymentsPanel` — deployed values of ε on one axis, what each allows an observer to learn, the census
+  read as a hypothesis test, and the misconception "a smaller number is always more private";
+* :class:`AccuracyCalibrationPanel` — from an accuracy target on a count to ε (Laplace and Gaussian), with the
+  exercise "halve α";
+* :class:`BudgetSplitPanel` — from a budget per person per period to ε per release (basic vs exact composition),
+  with the exercise "σ<sub>basic</sub>/σ<sub>exact</sub> at k = 365".
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ import math
 from typing import Any
 
 from dpviz import interpret as I
-from dpviz.deployments import DEPLOYMENTS
+from dpviz.deployments import CENSUS_DELTA, DEPLOYMENTS, census_2020
 from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, log_slider
-from dpviz.panels._format import _fmt, _sci, _table
+from dpviz.panels._format import _big, _fmt, _sci, _table
 from dpviz.plots import choosing_epsilon as P
 from dpviz.references import cite
 
@@ -36,9 +39,10 @@ class PosteriorBoundPanel(Panel):
     """Prior → largest posterior, for ε from 0.1 to 10; with δ > 0 the bound for an output event of probability q."""
 
     title = "What can an observer learn from an ε-DP release?"
-    intro = ("An observer knows everything except whether one person is in the data, and believes it with "
-             "probability p (the prior). After seeing the output, ε-DP caps the posterior: the odds can grow by at "
-             "most e<sup>ε</sup>. With δ > 0 the cap depends on how rare the observed output is.")
+    intro = ("An informed observer knows every other record and is unsure only whether one person is in the data: "
+             "they believe it with probability p (the prior). After seeing the output, ε-DP caps the posterior: "
+             "the odds can grow by at most e<sup>ε</sup>. With δ > 0 the cap depends on how rare the observed output "
+             "is. An observer whose prior links the person to the others' data can learn more, from the others.")
 
     def __init__(self, **overrides: Any):
         self.exercise = PredictReveal("", answer=self._answer, explain=self._explain, rel_tol=0.1, unit=" %",
@@ -58,6 +62,28 @@ class PosteriorBoundPanel(Panel):
               "Tempting, because ε is the number usually quoted. But δ is an absolute slack: the (ε, δ) posterior "
               "bound for an output of probability q under 'out' grows like δ/q, so for rare outputs ε says "
               "nothing (see the dashed curve with δ > 0).")])
+        self.smoking = ChoiceReveal(
+            "A medical study, released with ε = 0.1, shows that smokers are far more likely to get cancer. Bob "
+            "smokes and took part. His insurer now believes he is more likely to get cancer. Did differential "
+            "privacy fail Bob?",
+            [("Yes: with ε = 0.1 nobody should be able to learn anything about Bob from the release.", False,
+              "Tempting, because ε = 0.1 is small. But DP does not promise that nothing is learned about Bob: it "
+              "promises that almost the same would be learned had Bob's record been left out. The study's finding "
+              "is about smokers, and it holds whether or not Bob took part (Dwork & Roth 2014, §1; "
+              f"{cite('kasiviswanathan2014semantics')})."),
+             ("No: the insurer learns the same whether or not Bob's record is in the study; what it learns comes "
+              "from everyone else's data and the fact that Bob smokes.", True,
+              "Right. DP bounds what the release reveals because Bob took part: the posterior after the real "
+              "release is close to the one after a release without his record "
+              f"({cite('kasiviswanathan2014semantics')}). Learning about a population, and through it about Bob, "
+              "is what the study is for (Dwork & Roth 2014, §1). If records are correlated, as with relatives or "
+              "shared households, the same reasoning lets an observer learn about Bob from others "
+              f"({cite('kifer2011nofree')})."),
+             ("No, but only because Bob was not the unit of privacy: had the study protected households, the "
+              "insurer would have learned nothing.", False,
+              "Tempting, because a larger unit of privacy protects more. But no unit stops the study's result "
+              "itself, which is about smokers in general; a household unit would only hide what Bob's household "
+              "adds to it (Dwork & Roth 2014, §1).")])
         self._revealed_at: tuple | None = None
         self.exercise.button.on_click(self._on_reveal)
         super().__init__(**overrides)
@@ -72,7 +98,7 @@ class PosteriorBoundPanel(Panel):
         }
 
     def _extra_widgets(self):
-        return [self.exercise.widget, self.misconception.widget]
+        return [self.exercise.widget, self.misconception.widget, self.smoking.widget]
 
     def _on_reveal(self, _button: Any = None) -> None:
         self._revealed_at = tuple(self.values().values())
@@ -98,7 +124,7 @@ class PosteriorBoundPanel(Panel):
                 (f"largest posterior for your prior {_pct(p)}, δ = 0",
                  _pct(I.posterior_bound(p, eps)) if revealed else "? — predict it below, then reveal")]
         if d > 0:
-            rows.append((f"with δ = {_sci(d)}, for an output with P[S | out] = {q:.2g}",
+            rows.append((f"with δ = {_sci(d)}, for an output event S with P[S | out] = {q:.2g} (exact maximum)",
                          _pct(I.posterior_bound(p, eps, d, event_probability=q)) if revealed else "? (after reveal)"))
             rows.append(("worst case over all outputs, δ > 0", "100% (rare outputs: δ/P[S | out] is large)"))
         self.exercise.question.value = (
@@ -107,30 +133,42 @@ class PosteriorBoundPanel(Panel):
         return View(figures=[fig], readout=_table(rows))
 
 
+def _record(key: str):
+    """The deployment record whose source is ``key``."""
+    return next(d for d in DEPLOYMENTS if d.key == key)
+
+
 class DeploymentsPanel(Panel):
-    """Deployed ε on one axis, at the height of the posterior bound each allows; the records in a table."""
+    """Deployed ε on one axis, at the height of the posterior bound each allows; the records in a table; the census
+    read as a hypothesis test."""
 
     title = "Deployed values of ε, side by side"
-    intro = ("Each point is a published guarantee: its ε, and how far an observer who starts at your prior could "
-             "be pushed. Read the unit of privacy and the period before comparing two numbers.")
+    intro = ("Each point is a published guarantee: its ε, and how far an informed observer who starts at your prior "
+             "could be pushed. Read the unit of privacy and the period before comparing two numbers.")
 
     def __init__(self, **overrides: Any):
+        apple, linkedin = _record("tang2017privacy"), _record("rogers2021linkedin")
+        year_apple, year_linkedin = 365 * apple.epsilon, 12 * linkedin.epsilon
+        loose = (f"{year_apple:,.0f} for Apple and 12 × {linkedin.epsilon:g} ≈ {year_linkedin:,.0f} for LinkedIn: a "
+                 "loose upper bound by basic composition (Dwork & Roth 2014, Thm 3.16), on different threat models "
+                 "(Apple's noise is added on the device, local DP; LinkedIn's on the server, central DP)")
         self.misconception = ChoiceReveal(
-            "Apple's macOS guarantee is ε = 16 per user per day (Tang et al. 2017); LinkedIn's is ε = 34.9 per "
-            "member per month (Rogers et al. 2021). Which protects a person more over a year?",
-            [("Apple's: 16 is smaller than 34.9.", False,
+            f"Tang et al. 2017 found that macOS 10.12 allows up to ε = {apple.epsilon:g} per user per day; LinkedIn "
+            f"reports ε = {linkedin.epsilon:g} per member per month (Rogers et al. 2021). Which protects a person "
+            "more over a year?",
+            [(f"Apple's: {apple.epsilon:g} is smaller than {linkedin.epsilon:g}.", False,
               "Tempting, because a smaller ε is more private for the same unit and period. But these are per day "
-              "and per month: Apple's budget renews every day, so a year allows up to 16 × 365 = 5,840, LinkedIn's "
-              "12 × 34.9 ≈ 419 under basic composition (Dwork & Roth 2014, Thm 3.16)."),
+              f"and per month, and Apple's budget renews every day. Over a year: 365 × {apple.epsilon:g} = "
+              f"{loose}."),
              ("Neither number answers it as it stands: first bring both to the same unit of privacy and the same "
               "period (and note local vs central DP).", True,
-              "Right. An ε is only meaningful with its unit of privacy and its time horizon. Over a year basic "
-              "composition gives 16 × 365 = 5,840 for Apple and 12 × 34.9 ≈ 419 for LinkedIn; and Apple's noise is "
-              "added on the device (local DP), LinkedIn's on the server."),
+              "Right. An ε is only meaningful with its unit of privacy and its time horizon. Over a year, 365 × "
+              f"{apple.epsilon:g} = {loose}. Even after that, the two numbers do not answer the question."),
              ("Both are the same: above ε ≈ 10 the guarantee is meaningless anyway.", False,
               "Tempting, because the posterior bound is close to 1 for such ε. But the bound is a worst case over "
-              "outputs and observers; these numbers still differ by a factor of ten over a year, and the unit and "
-              "period matter more than the rounding of the bound.")])
+              "outputs and observers; over a year their loose upper bounds by basic composition differ by a factor "
+              f"of {year_apple / year_linkedin:.0f} ({year_apple:,.0f} against {year_linkedin:,.0f}), and the unit "
+              "and period matter more than the rounding of the bound.")])
         super().__init__(**overrides)
 
     def _build_controls(self):
@@ -153,15 +191,31 @@ class DeploymentsPanel(Panel):
                         f"<td>{html.escape(d.says)}</td><td>{cite(d.key)}</td></tr>")
         table = ("<div style='overflow-x:auto'><table style='font-size:0.85em;border-collapse:collapse' "
                  "cellpadding='3'>" + head + "".join(rows) + "</table></div>")
-        return View(figures=[fig], readout=table)
+        c = census_2020(CENSUS_DELTA)
+        census = (f"<p><b>The census as a hypothesis test.</b> Composed Gaussian noise with "
+                  f"ρ = {c['rho_persons']:g} (persons) is close to μ-GDP with μ = √(2ρ) = {c['mu_persons']:.3g}: "
+                  "no test of whether one person is in the data beats a true-positive minus false-positive rate of "
+                  f"{c['advantage_persons']:.2f} (2Φ(μ/2) − 1; {cite('dong2022gaussian', 'Cor. 3.3')}). "
+                  f"The ε = {c['eps_persons']:.2f} at "
+                  f"δ = {_sci(CENSUS_DELTA)} lies {c['loss_sd_persons']:.1f} standard deviations out in the privacy "
+                  "loss N(ρ, 2ρ): a point of its tail, not a typical loss.</p>")
+        return View(figures=[fig], readout=table + census)
 
 
 class AccuracyCalibrationPanel(Panel):
-    """Accuracy target ±α on one count with probability 1 − β → the smallest ε, Laplace and Gaussian."""
+    """Accuracy target ±α on one count with probability 1 − β → the smallest ε, Laplace and Gaussian; an exercise
+    on halving α."""
 
     title = "From an accuracy target to ε"
     intro = ("Decide how accurate one count must be — within ±α<sub>acc</sub> with probability 1 − "
              "β<sub>fail</sub> — and read off the smallest ε that delivers it. Counts have sensitivity Δ = 1.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = PredictReveal("", answer=self._answer, explain=self._explain, rel_tol=0.05,
+                                      guess_label="Laplace ε:")
+        self._revealed_at: tuple | None = None
+        self.exercise.button.on_click(self._on_reveal)
+        super().__init__(**overrides)
 
     def _build_controls(self):
         return {
@@ -171,27 +225,72 @@ class AccuracyCalibrationPanel(Panel):
             "delta": log_slider("δ (Gaussian only)", 1e-6, -12, -3, step=0.5, readout_format=".1e"),
         }
 
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _on_reveal(self, _button: Any = None) -> None:
+        self._revealed_at = tuple(self.values().values())
+        self.update()
+
+    def _answer(self) -> float:
+        v = self.values()
+        return I.laplace_epsilon_for_accuracy(float(v["alpha_acc"]) / 2, float(v["beta_fail"]))
+
+    def _explain(self, answer: float) -> str:
+        v = self.values()
+        a, b, d = float(v["alpha_acc"]), float(v["beta_fail"]), float(v["delta"])
+        g1, g2 = I.gaussian_epsilon_for_accuracy(a, b, d), I.gaussian_epsilon_for_accuracy(a / 2, b, d)
+        growth = f"by a factor {g2 / g1:.3g}" if g1 > 0 else "from 0"
+        return ("ε = ln(1/β)/α is inversely proportional to α: half the error costs twice the ε "
+                f"({cite('dwork2014algorithmic', 'Thm 3.8')}). The Gaussian's ε at δ = {_sci(d)} grows {growth}: "
+                "not by 2, because its ε(δ) is not proportional to 1/σ (Balle & Wang 2018, Thm 8).")
+
     def _render(self, v: dict[str, Any]) -> View:
         a, b, d = float(v["alpha_acc"]), float(v["beta_fail"]), float(v["delta"])
+        if self._revealed_at != tuple(v.values()):
+            self.exercise.feedback.value = ""  # a new setting: the previous verdict no longer applies
         fig = P.accuracy_figure(a, b, d)
         e_lap = I.laplace_epsilon_for_accuracy(a, b)
         e_gau = I.gaussian_epsilon_for_accuracy(a, b, d)
         sigma = I.gaussian_sigma_for_accuracy(a, b)
+        try:
+            x = I.accuracy_crossover_alpha(b, d)
+            cross = f"α<sub>acc</sub> > {_big(x) if x >= 100 else _fmt(x)}"
+        except ValueError:
+            cross = "not on α<sub>acc</sub> from 10⁻³ to 10¹²"
         rows = [("Laplace: ε = ln(1/β)/α, scale b = 1/ε", f"ε = {_fmt(e_lap)}, b = {_fmt(1 / e_lap)}"),
                 (f"Gaussian at δ = {_sci(d)}: σ = α/Φ<sup>−1</sup>(1 − β/2)", f"ε = {_fmt(e_gau)}, σ = {_fmt(sigma)}"),
+                ("the Gaussian needs the smaller ε (at this β and δ) for", cross),
                 ("largest posterior from a 1% prior (Laplace ε)", _pct(I.posterior_bound(0.01, e_lap)))]
+        self.exercise.question.value = (
+            f"<b>Predict, then reveal.</b> At α<sub>acc</sub> = {a:.3g} and β<sub>fail</sub> = {b:.2g} the Laplace "
+            f"mechanism needs ε = {_fmt(e_lap)}. What ε does it need if you halve the accuracy target, to "
+            f"α<sub>acc</sub> = {a / 2:.3g}?")
         hint = None
         if min(e_lap, e_gau) > 5:
             hint = "This accuracy needs ε > 5: a weak guarantee. Relax α or β, or count over more people."
         return View(figures=[fig], readout=_table(rows), hint=hint)
 
 
+#: The release count of the budget exercise: daily releases over a year.
+DAILY = 365
+
+
 class BudgetSplitPanel(Panel):
-    """A budget per person per period split over k releases: ε per release, basic vs exact composition."""
+    """A budget per person per period split over k releases: ε per release, basic vs exact composition; an
+    exercise on σ<sub>basic</sub>/σ<sub>exact</sub> for daily releases."""
 
     title = "From a budget per person per year to ε per release"
     intro = ("A person's total over a year is (ε, δ). With k releases in the year, how much may each spend? "
              "Basic composition splits evenly; exact accounting of Gaussian releases lets each spend more.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = PredictReveal("", answer=self._answer, explain=self._explain, rel_tol=0.15, unit="×",
+                                      guess_label="σ<sub>basic</sub>/σ<sub>exact</sub>:")
+        self.exercise.guess.description_allow_html = True
+        self._revealed_at: tuple | None = None
+        self.exercise.button.on_click(self._on_reveal)
+        super().__init__(**overrides)
 
     def _build_controls(self):
         return {
@@ -200,14 +299,44 @@ class BudgetSplitPanel(Panel):
             "releases": log_slider("releases per year k", 12, 0, 3, step=0.05, readout_format=".0f"),
         }
 
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _on_reveal(self, _button: Any = None) -> None:
+        self._revealed_at = tuple(self.values().values())
+        self.update()
+
+    def _answer(self) -> float:
+        v = self.values()
+        r = I.per_release_budget(float(v["epsilon_total"]), float(v["delta_total"]), DAILY)
+        return r["sigma_basic"] / r["sigma_exact"]
+
+    def _explain(self, answer: float) -> str:
+        v = self.values()
+        r = I.per_release_budget(float(v["epsilon_total"]), float(v["delta_total"]), DAILY)
+        return (f"σ<sub>basic</sub> = {_fmt(r['sigma_basic'])} (each release calibrated to (ε/k, δ/k); "
+                f"{cite('dwork2014algorithmic', 'Thm 3.16')}) against σ<sub>exact</sub> = √k·σ₁ = "
+                f"{_fmt(r['sigma_exact'])} ({cite('dong2022gaussian', 'Cor. 3.3')}). Basic composition's σ grows "
+                "about like k (its ε/k shrinks, and σ ∝ 1/ε), the exact one like √k, so the ratio grows roughly "
+                "like √k.")
+
     def _render(self, v: dict[str, Any]) -> View:
         e, d, k = float(v["epsilon_total"]), float(v["delta_total"]), int(round(float(v["releases"])))
+        revealed = self._revealed_at == tuple(v.values())
+        if not revealed:
+            self.exercise.feedback.value = ""  # a new setting: the previous verdict no longer applies
         fig = P.budget_figure(e, d, k)
         r = I.per_release_budget(e, d, k)
+        ratio = f"{r['sigma_basic'] / r['sigma_exact']:.3g}×"
+        if k == DAILY and not revealed:
+            ratio = "? — predict it below, then reveal"
         rows = [("basic: each release (ε/k, δ/k)", f"({_fmt(r['eps_basic'])}, {r['delta_step']:.2g}); "
                                                    f"Gaussian σ = {_fmt(r['sigma_basic'])}"),
                 ("exact Gaussian accounting: σ per release", _fmt(r["sigma_exact"])),
                 ("… which alone is (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> =", _fmt(r["eps_step_exact"])),
-                ("noise saved by exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)",
-                 f"{r['sigma_basic'] / r['sigma_exact']:.3g}×")]
+                ("noise saved by exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)", ratio)]
+        self.exercise.question.value = (
+            f"<b>Predict, then reveal.</b> With ε = {e:.3g} and δ = {_sci(d)} per person per year and k = {DAILY} "
+            "daily releases, how many times more noise does each release need under basic composition than under "
+            "exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)?")
         return View(figures=[fig], readout=_table(rows))

@@ -1,5 +1,5 @@
-"""Figures for lesson 06 "Choosing ε": what an observer can learn (the posterior bound), deployed values of ε on
-one axis, and the two ways of choosing ε — from an accuracy target, and from a budget per person per period.
+"""Figures for lesson 06 "Choosing ε": what an informed observer can learn (the posterior bound), deployed values of ε
+on one axis, and the two ways of choosing ε — from an accuracy target, and from a budget per person per period.
 
 Every builder is a pure function of numbers (and the records of :mod:`dpviz.deployments`) that computes with
 :mod:`dpviz.interpret` and returns a new ``plotly.graph_objects.Figure`` in the shared ``"dpviz"`` template, with a
@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 
 from dpviz import interpret as I
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz.deployments import Deployment
 from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _gaps, _hline, _layout, _scatter, _vline, caption, fmt_number
 
 __all__ = ["REFERENCE_EPSILONS", "posterior_figure", "deployments_figure", "accuracy_figure", "budget_figure"]
@@ -33,10 +34,11 @@ def _pct(x: float) -> str:
 
 def posterior_figure(epsilon: float, delta: float = 0.0, event_probability: float | None = None, *,
                      marker_prior: float | None = None, template: str = TEMPLATE) -> go.Figure:
-    """The largest posterior P[in | S] against the prior P[in], for ε-DP (bold) and the reference ε of
-    :data:`REFERENCE_EPSILONS` (thin, labelled); with δ > 0 and ``event_probability`` q also the (ε, δ) bound for
-    an event S with P[S | out] = q (dashed). ``marker_prior`` marks one prior on the bold curve (and on the dashed
-    one). Bounds from :func:`dpviz.interpret.posterior_bound`."""
+    """The largest posterior P[in | S] of an informed observer against the prior P[in], for ε-DP (bold) and the
+    reference ε of :data:`REFERENCE_EPSILONS` (thin, labelled); with δ > 0 and ``event_probability`` q also the exact
+    (ε, δ) maximum for an event S with P[S | out] = q (dashed; S and its complement both constrain it).
+    ``marker_prior`` marks one prior on the bold curve (and on the dashed one). Bounds from
+    :func:`dpviz.interpret.posterior_bound`."""
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     d = check_delta(delta)
     traces = [_scatter(x=_PRIORS, y=_PRIORS, mode="lines", name="ε = 0: nothing learned (posterior = prior)",
@@ -67,13 +69,14 @@ def posterior_figure(epsilon: float, delta: float = 0.0, event_probability: floa
             ys.append(I.posterior_bound(p, eps, d, event_probability=q))
         traces.append(_scatter(x=[p] * len(ys), y=ys, mode="markers", name=f"your prior {_pct(p)}",
                                marker=dict(size=11, color=PALETTE[2], line=dict(color="black", width=1))))
-    layout = _layout("What an observer can learn: posterior ≤ e<sup>ε</sup>·p / (1 − p + e<sup>ε</sup>·p)",
+    layout = _layout("What an informed observer can learn: posterior ≤ e<sup>ε</sup>·p / (1 − p + e<sup>ε</sup>·p)",
                      "prior belief p = P[in] (log scale)", "largest posterior P[in | output]",
                      template=template, title_size=15, xaxis=dict(type="log", range=[-4, 0]),
                      yaxis=dict(range=[0, 1.02]), legend=_LEGEND_BELOW, height=500)
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Posterior odds ≤ e<sup>ε</sup> × prior odds (Kasiviswanathan & Smith 2014; Bayes' rule on "
-                 "Dwork & Roth 2014, Def. 2.4). With δ: P[S | in] ≤ e<sup>ε</sup>·P[S | out] + δ, so the bound "
+    caption(fig, "Posterior odds ≤ e<sup>ε</sup> × prior odds for an observer who knows every other record "
+                 "(Kasiviswanathan & Smith 2014; Bayes' rule on Dwork & Roth 2014, Def. 2.4). With δ: "
+                 "P[S | in] ≤ e<sup>ε</sup>·P[S | out] + δ, for S and for its complement, so the exact maximum "
                  "depends on P[S | out] and reaches 1 for rare events.", below=130)
     return fig
 
@@ -82,8 +85,14 @@ def deployments_figure(prior: float, deployments, *, template: str = TEMPLATE) -
     """Deployed values of ε on one log axis (x), at the height of the ε-DP posterior bound each allows for the
     prior ``prior`` (y); the curve is that bound for every ε. Local-DP deployments are diamonds, central ones
     circles; hover shows the unit of privacy and the time horizon. Deployments without a recorded ε are left out
-    (the panel lists them)."""
+    (the panel lists them). ``deployments``: a sequence of :class:`dpviz.deployments.Deployment` (at most 1,000)."""
     p = check_in_range(prior, "prior", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
+    if isinstance(deployments, (str, bytes, Deployment)) or not hasattr(deployments, "__iter__"):
+        raise ValueError(f"deployments = {deployments!r} is not allowed: must be a sequence of Deployment records.")
+    deployments = list(deployments)
+    if len(deployments) > 1000 or not all(isinstance(d, Deployment) for d in deployments):
+        raise ValueError("deployments is not allowed: must be a sequence of at most 1000 Deployment records "
+                         "(dpviz.deployments.Deployment).")
     grid = np.logspace(-1, 2, 200)
     traces = [_scatter(x=grid, y=I.posterior_bound(p, grid), mode="lines", line=dict(color=ROLE["exact"], width=2),
                        name=f"posterior bound for prior {_pct(p)}")]
@@ -91,7 +100,8 @@ def deployments_figure(prior: float, deployments, *, template: str = TEMPLATE) -
     for i, d in enumerate(shown):
         y = I.posterior_bound(p, d.epsilon)
         delta = "" if not d.delta else f", δ = {d.delta:.2g}"
-        hover = (f"{d.label}<br>ε = {d.epsilon:.4g}{delta}<br>unit: {d.unit}<br>per: {d.horizon}"
+        rho = "" if d.rho is None else f" (from ρ = {d.rho:.3g}-zCDP)"
+        hover = (f"{d.label}<br>ε = {d.epsilon:.4g}{delta}{rho}<br>unit: {d.unit}<br>per: {d.horizon}"
                  f"<br>posterior ≤ {_pct(y)}")
         traces.append(_scatter(
             x=[d.epsilon], y=[y], mode="markers+text", text=[d.organisation.replace("US Census Bureau", "Census")],
@@ -100,14 +110,15 @@ def deployments_figure(prior: float, deployments, *, template: str = TEMPLATE) -
                         line=dict(color="black", width=1)),
             name=f"{d.organisation}: ε = {d.epsilon:.3g} per {d.horizon.replace('one ', '')}", hovertext=hover,
             hoverinfo="text"))
-    layout = _layout("Deployed ε and what each allows an observer to learn", "ε (log scale)",
+    layout = _layout("Deployed ε and what each allows an informed observer to learn", "ε (log scale)",
                      f"largest posterior, prior {_pct(p)}", template=template, title_size=15,
                      xaxis=dict(type="log", range=[-1, 2]), yaxis=dict(range=[0, 1.05]), legend=_LEGEND_BELOW,
                      height=520, shapes=[_hline(p, color=ROLE["bound"], dash="dot")])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Diamonds: local DP (noise added on the device); circles: central DP. Units and periods differ "
                  "(hover):<br>the ε are not directly comparable. For (ε, δ) values the curve is the ε part, valid "
-                 "for outputs far more likely than δ.<br>Bound: Kasiviswanathan & Smith 2014.", below=150)
+                 "only for outputs far more likely than δ;<br>for the zCDP census, μ = √(2ρ) says more (under the "
+                 "table). Bound: Kasiviswanathan & Smith 2014.", below=150)
     return fig
 
 
@@ -148,10 +159,11 @@ def budget_figure(epsilon_total: float, delta_total: float, releases: int, *, ma
                   template: str = TEMPLATE) -> go.Figure:
     """ε each of k releases may spend (y, log, at δ/k each) against k (x, log) when one person's total is
     (ε, δ): basic composition (ε/k) and exact composition of Gaussian releases (the exact ε of one release whose
-    k-fold composition spends exactly (ε, δ)); k = ``releases`` is marked. Numbers from
-    :func:`dpviz.interpret.per_release_epsilon`."""
+    k-fold composition spends exactly (ε, δ)); k = ``releases`` (at most ``max_releases`` ≤ 10⁶) is marked. Numbers
+    from :func:`dpviz.interpret.per_release_epsilon`."""
     eps = check_positive(epsilon_total, "epsilon_total")
     d = check_delta(delta_total, "delta_total", allow_zero=False)
+    max_releases = check_integer(max_releases, "max_releases", minimum=2, maximum=10**6)
     k_mark = check_integer(releases, "releases", minimum=1, maximum=max_releases)
     ks = np.unique(np.concatenate([np.round(np.logspace(0, math.log10(max_releases), 16)), [k_mark]]).astype(int))
     r = I.per_release_epsilon(eps, d, ks)
