@@ -46,8 +46,10 @@ def test_clamping_formula_and_its_value_at_zero():
         for t in (0.5, 3.0):  # the formula against E[(max(t + N, 0) − t)²] by quadrature
             mpmath.mp.dps = 30
             bb, tt = mpmath.mpf(b), mpmath.mpf(t)
-            exact = mpmath.quad(lambda y: (max(tt + y, 0) - tt) ** 2 * mpmath.exp(-abs(y) / bb) / (2 * bb),
-                                [-mpmath.inf, -tt, 0, mpmath.inf])
+            def integrand(y, tt=tt, bb=bb):
+                return (max(tt + y, 0) - tt) ** 2 * mpmath.exp(-abs(y) / bb) / (2 * bb)
+
+            exact = mpmath.quad(integrand, [-mpmath.inf, -tt, 0, mpmath.inf])
             assert S.clamped_laplace_mse(t, b) == pytest.approx(float(exact), rel=1e-12)
 
 
