@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy import special
 
 from dpviz import attacks as A
 from dpviz.mechanisms import Gaussian
@@ -118,7 +119,7 @@ def test_differencing_bad_input(kwargs, name):
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: A.synthetic_table(1), "n"), (lambda: A.synthetic_table(25), "n"),
+    (lambda: A.synthetic_table(1), "n"), (lambda: A.synthetic_table(A.MAX_TABLE_PEOPLE + 1), "n"),
     (lambda: A.synthetic_table(5, rate=1.5), "rate"), (lambda: A.differencing_success_probability(-1), "noise_scale"),
     (lambda: A.laplace_difference_pdf([0.0], 0.0), "noise_scale"),
 ])
@@ -169,10 +170,10 @@ def test_fewer_queries_than_people_cannot_recover_everything():
 
 
 # Success / failure around the √n threshold, n = 100, m = 5n, 6 seeds. Least squares errs on bit i by ≈ N(0, v) with
-# v = E²/3 · (AᵀA)⁻¹ᵢᵢ ≈ E²/3 · 4/m (Var U[−E, E] = E²/3; AᵀA ≈ (m/4)(I + J)); a bit is wrong when that error
-# passes ½ the wrong way, P = Φ(−√(3m)/(4E)).
-#   E = √n/10 = 1:  P = Φ(−9.7) ≈ 1e-22: every bit of every draw is recovered (we allow 1 wrong bit in 600);
-#   E = 10√n = 100: P = Φ(−0.097) = 0.46: fraction ≈ 0.54, its mean over 600 bits has sd ≈ √(0.25/600) = 0.02:
+# v = E²/3 · (AᵀA)⁻¹ᵢᵢ ≈ E²/3 · 4/(m − n) (Var U[−E, E] = E²/3; AᵀA ≈ (m/4)(I + J), and the finite-aspect-ratio
+# factor 1/(1 − n/m)); a bit is wrong when that error passes ½ the wrong way, P = Φ(−√(3(m − n))/(4E)).
+#   E = √n/10 = 1:  P = Φ(−8.7) ≈ 2e-18: every bit of every draw is recovered (we allow 1 wrong bit in 600);
+#   E = 10√n = 100: P = Φ(−0.087) = 0.47: fraction ≈ 0.53, its mean over 600 bits has sd ≈ √(0.25/600) = 0.02:
 #                   < 0.62 allows 4 sd; > 0.42 rules out a decoder that anti-correlates.
 N, M, SEEDS = 100, 500, range(6)
 
@@ -191,12 +192,68 @@ def test_reconstruction_succeeds_below_and_fails_above_sqrt_n():
     assert _succeeds_below_and_fails_above()
 
 
-def test_at_sqrt_n_matches_the_least_squares_error_model():
-    # E = √n: predicted fraction 1 − Φ(−√(3m)/(4√n)) = 1 − Φ(−0.968) = 0.834; sd of the mean over 600 bits ≈ 0.015;
-    # the Gaussian error model itself is approximate (AᵀA ≈ (m/4)(I + J)): ±0.06 covers both
-    fr = _fractions(math.sqrt(N)).mean()
-    pred = 1 - 0.5 * math.erfc(0.968 / math.sqrt(2))
-    assert abs(fr - pred) < 0.06
+def _per_bit_sd(queries, e):
+    """Oracle: the exact standard deviation of each bit's least-squares error for one query matrix, by inverting
+    AᵀA (the error is (AᵀA)⁻¹Aᵀu·E, u uniform on [−1, 1] with variance ⅓)."""
+    a = np.asarray(queries, dtype=float)
+    return e * np.sqrt(np.diag(np.linalg.inv(a.T @ a)) / 3.0)
+
+
+def _error_model_gap(sd_of, draws=range(40)):
+    """Mean over draws of (fraction recovered − the fraction an error model predicts) at E = √n, and its standard
+    error. A bit is wrong when its error crosses ½ towards the other value; the error is a sum of m = 500 independent
+    uniform terms, Gaussian to well within the tolerance (CLT), so P[wrong] = Φ(−½/sd)."""
+    e = math.sqrt(N)
+    gaps = []
+    for s in draws:
+        r = A.reconstruction_attack(N, M, e, s)
+        pred = 1.0 - np.mean(special.ndtr(-0.5 / sd_of(r)))
+        gaps.append(r.recovered_fraction - pred)
+    return float(np.mean(gaps)), float(np.std(gaps, ddof=1) / math.sqrt(len(gaps)))
+
+
+def test_at_sqrt_n_matches_the_exact_least_squares_error_model():
+    gap, se = _error_model_gap(lambda r: _per_bit_sd(r.queries, math.sqrt(N)))
+    assert abs(gap) < 4 * se + 2e-3
+    # the finite-aspect-ratio formula 2E/√(3(m − n)) predicts as well; the uncorrected 2E/√(3m) (review 01-2) does not
+    gap, se = _error_model_gap(lambda r: A.least_squares_error_sd(N, M, math.sqrt(N)))
+    assert abs(gap) < 4 * se + 5e-3
+    gap, se = _error_model_gap(lambda r: 2 * math.sqrt(N) / math.sqrt(3 * M))
+    assert abs(gap) > 4 * se + 5e-3
+
+
+@pytest.mark.parametrize("n, m", [(100, 500), (400, 2000), (50, 100), (20, 200)])
+def test_least_squares_error_sd_approximates_the_exact_value(n, m):
+    exact = [A.exact_least_squares_error_sd(A.reconstruction_attack(n, m, 0.0, s).queries, 2.0) for s in range(4)]
+    oracle = [math.sqrt(np.mean(_per_bit_sd(A.reconstruction_attack(n, m, 0.0, s).queries, 2.0) ** 2))
+              for s in range(4)]
+    assert exact == pytest.approx(oracle, rel=1e-9)
+    rms = math.sqrt(np.mean(np.square(exact)))
+    approx = A.least_squares_error_sd(n, m, 2.0)
+    assert approx == 2 * 2.0 / math.sqrt(3 * (m - n))
+    assert approx == pytest.approx(2 * 2.0 / math.sqrt(3 * m) / math.sqrt(1 - n / m), rel=1e-14)
+    assert abs(approx / rms - 1) < 0.04
+    if m == 5 * n:  # the review's measurement: 2E/√(3m) is about 11 % too small at m = 5n
+        assert 0.86 < (2 * 2.0 / math.sqrt(3 * m)) / rms < 0.92
+
+
+def test_least_squares_error_sd_refuses_too_few_queries_and_rank_deficient_queries():
+    with pytest.raises(ValueError, match="num_queries = 100 .* must be > n"):
+        A.least_squares_error_sd(100, 100, 1.0)
+    with pytest.raises(ValueError, match=r"queries .*\(rank n\)"):
+        A.exact_least_squares_error_sd(np.ones((5, 3)), 1.0)
+    assert A.least_squares_error_sd(100, 500, 0.0) == 0.0
+
+
+def test_exact_error_sd_is_the_spread_of_the_estimates():
+    # Monte Carlo over noise draws for one query matrix: the sample sd of x̂ − s, pooled over bits, within 4 standard
+    # errors (for 4000 draws × 30 bits the relative standard error of an sd is about 1/√(2·120000) = 0.2 %)
+    r = A.reconstruction_attack(30, 120, 0.0, 4)
+    g = np.random.default_rng(9)
+    u = g.uniform(-3.0, 3.0, size=(4000, 120))
+    err = (np.linalg.pinv(r.queries.astype(float)) @ u.T).T
+    pooled = math.sqrt(np.mean(err ** 2))
+    assert pooled == pytest.approx(A.exact_least_squares_error_sd(r.queries, 3.0), rel=4 * 0.002)
 
 
 @pytest.mark.parametrize("broken", ["ignore_answers", "transpose", "flip_rounding"])
@@ -350,3 +407,165 @@ def test_curves_are_monotone_with_exact_ends():
 def test_membership_bad_input(kwargs, name):
     with pytest.raises(ValueError, match=name):
         A.membership_tradeoff(**kwargs)
+
+
+# ============================================================================================ linkage (Sweeney 2002)
+
+
+def _released(age, town, w, keep):
+    """Oracle: the released quasi-identifiers of one person, as text, written out from the definition."""
+    if w == 0:
+        a = "*"
+    elif w == 1:
+        a = str(age)
+    else:
+        lo = (age // w) * w
+        a = f"{lo}-{lo + w - 1}"
+    return (a, town if keep else "*")
+
+
+def _brute_linkage(ages, towns, sensitive, listed, w, keep):
+    """Oracle: the attack by brute force over all pairs of a register entry and a release row."""
+    n = len(ages)
+    rows = [_released(int(a), t, w, keep) for a, t in zip(ages, towns)]
+    size = [sum(rows[j] == rows[i] for j in range(n)) for i in range(n)]
+    linked, inferred = [-1] * n, [-1] * n
+    for i in range(n):
+        if not listed[i]:
+            continue
+        me = _released(int(ages[i]), towns[i], w, keep)  # from the register's own copy of the person
+        match = [j for j in range(n) if rows[j] == me]
+        values = {int(sensitive[j]) for j in match}
+        if len(match) == 1:
+            linked[i] = match[0]
+        if len(values) == 1:
+            inferred[i] = values.pop()
+    return size, linked, inferred
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("w, keep", A.GENERALISATIONS + ((0, True), (0, False), (7, True), (25, False)))
+def test_linkage_matches_the_brute_force_join(seed, w, keep):
+    t = A.synthetic_table(30 + seed, seed)
+    roll = A.voter_roll(t.n, 0.6, seed)
+    r = A.linkage_attack(t.ages, t.towns, t.has_condition, roll, w, keep)
+    size, linked, inferred = _brute_linkage(t.ages, t.towns, t.has_condition, roll, w, keep)
+    assert r.class_size.tolist() == size and r.k == min(size)
+    assert r.linked_row.tolist() == linked and r.inferred.tolist() == inferred
+    # every link is right and every value read is the person's own (every listed person is in the release)
+    assert np.array_equal(r.linked_row[r.reidentified], np.flatnonzero(r.reidentified))
+    assert np.array_equal(r.inferred[r.disclosed], t.has_condition[r.disclosed].astype(int))
+    assert np.array_equal(r.reidentified, roll & r.unique) and not np.any(r.disclosed & ~roll)
+    assert r.k == A.k_anonymity(t.ages, t.towns, w, keep)
+    same = r.classes[:, None] == r.classes[None, :]
+    assert np.array_equal(same, A.quasi_identifier_classes(t.ages, t.towns, w, keep)[:, None] ==
+                          A.quasi_identifier_classes(t.ages, t.towns, w, keep)[None, :])
+    rows = [_released(int(a), s, w, keep) for a, s in zip(t.ages, t.towns)]
+    assert same.tolist() == [[a == b for b in rows] for a in rows]
+
+
+def _unique_on_the_register(ages, towns, sensitive, listed, w, keep):
+    """A deliberately wrong attack: it links people who are unique among the *register's* entries, not the release's
+    rows (it would put a name on a row that other, unlisted people share)."""
+    keys = [_released(int(a), s, w, keep) for a, s in zip(ages, towns)]
+    linked = [-1] * len(ages)
+    for i in np.flatnonzero(listed):
+        if sum(keys[j] == keys[i] for j in np.flatnonzero(listed)) == 1:
+            linked[i] = i
+    return linked
+
+
+def test_the_join_check_rejects_uniqueness_on_the_register():
+    t = A.synthetic_table(60, 3)
+    roll = A.voter_roll(60, 0.4, 3)
+    _, linked, _ = _brute_linkage(t.ages, t.towns, t.has_condition, roll, 5, True)
+    assert _unique_on_the_register(t.ages, t.towns, t.has_condition, roll, 5, True) != linked
+
+
+def test_lesson_table_quasi_identifiers():
+    # the table of §1 (seed 2024): six of eight unique on (age, town); Bram and Tuva (both 30, Brook) share a class
+    t = A.synthetic_table(8, 2024)
+    r = A.linkage_attack(t.ages, t.towns, t.has_condition, np.ones(8, bool), 1, True)
+    assert int(r.unique.sum()) == 6 and r.k == 1
+    pair = [t.names[i] for i in np.flatnonzero(~r.unique)]
+    assert pair == ["Bram", "Tuva"] and {int(t.ages[i]) for i in np.flatnonzero(~r.unique)} == {30}
+    # Bram has no condition, Tuva has it: their class of two reveals neither
+    assert not np.any(r.disclosed[~r.unique])
+
+
+def test_coarsening_nested_releases_never_lowers_k():
+    # 1 → 5 → 10 → 20-year bands (with town) are nested partitions: classes only merge, so k cannot fall and the
+    # unique (and re-identified) people can only become fewer
+    for seed in range(10):
+        t = A.synthetic_table(120, seed)
+        res = A.linkage_by_generalisation(t.ages, t.towns, t.has_condition, A.voter_roll(120, 0.5, seed),
+                                          [(1, True), (5, True), (10, True), (20, True), (20, False), (0, False)])
+        ks = [r.k for r in res]
+        assert ks == sorted(ks) and ks[-1] == 120
+        assert all(np.all(b.unique <= a.unique) for a, b in zip(res, res[1:]))
+        assert not res[-1].reidentified.any()
+        one = A.linkage_attack(t.ages, t.towns, t.has_condition, A.voter_roll(120, 0.5, seed), 5, True)
+        assert np.array_equal(one.inferred, res[1].inferred) and np.array_equal(one.classes, res[1].classes)
+
+
+def _weighted_unique_fraction(p, n):
+    """Oracle: E[fraction unique] by enumerating every assignment of n people to cells with probabilities p."""
+    total = 0.0
+    for cells in itertools.product(range(len(p)), repeat=n):
+        prob = math.prod(p[c] for c in cells)
+        total += prob * sum(cells.count(c) == 1 for c in cells) / n
+    return total
+
+
+@pytest.mark.parametrize("n, w, keep", [(4, 20, True), (3, 25, False), (5, 30, False), (3, 0, True), (1, 1, True),
+                                        (2, 10, True)])
+def test_expected_unique_fraction_is_exact(n, w, keep):
+    ages = np.arange(20, 80)
+    keys = [_released(int(a), t, w, keep) for a in ages for t in ("A", "B", "C")]
+    cells = sorted(set(keys))
+    p = [keys.count(c) / len(keys) for c in cells]
+    assert A.expected_unique_fraction(n, w, keep) == pytest.approx(_weighted_unique_fraction(p, n), rel=1e-12)
+
+
+def test_expected_unique_fraction_closed_form_and_sampling():
+    for n in (2, 100, 500, 10**9):
+        assert A.expected_unique_fraction(n) == pytest.approx(float(mpmath.power(mpmath.mpf(179) / 180, n - 1)),
+                                                              rel=1e-12, abs=0)
+    assert A.expected_unique_fraction(5, 0, False) == 0.0 and A.expected_unique_fraction(1, 0, False) == 1.0
+    # the synthetic tables follow the law: mean unique fraction over 300 tables within 4 standard errors
+    fr = np.array([A.linkage_attack(t.ages, t.towns, t.has_condition, np.zeros(100, bool)).unique_fraction
+                   for t in (A.synthetic_table(100, 1000 + s) for s in range(300))])
+    assert abs(fr.mean() - A.expected_unique_fraction(100)) < 4 * fr.std(ddof=1) / math.sqrt(fr.size)
+
+
+def test_voter_roll_lists_the_rounded_share():
+    for n, c, listed in [(10, 0.25, 3), (10, 0.35, 4), (7, 0.5, 4), (5, 0.0, 0), (5, 1.0, 5), (1, 0.5, 1)]:
+        roll = A.voter_roll(n, c, 0)
+        assert roll.dtype == bool and roll.size == n and int(roll.sum()) == listed
+    assert np.array_equal(A.voter_roll(50, 0.3, 8), A.voter_roll(50, 0.3, np.random.default_rng(8)))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: A.linkage_attack([30, 40], ["a"], [0, 1], [1, 1]), "towns"),
+    (lambda: A.linkage_attack([30, 40.5], ["a", "b"], [0, 1], [1, 1]), "ages"),
+    (lambda: A.linkage_attack([30, 151], ["a", "b"], [0, 1], [1, 1]), "ages"),
+    (lambda: A.linkage_attack([30, 40], ["a", "b"], [0, 2], [1, 1]), "sensitive"),
+    (lambda: A.linkage_attack([30, 40], ["a", "b"], [0, 1], [1]), "on_register"),
+    (lambda: A.linkage_attack([30, 40], [1.5, 2.5], [0, 1], [1, 1]), "towns"),
+    (lambda: A.linkage_attack([30, 40], "ab", [0, 1], [1, 1]), "towns"),
+    (lambda: A.linkage_attack([30, 40], ["a", "b"], [0, 1], [1, 1], age_band=-1), "age_band"),
+    (lambda: A.linkage_attack([30, 40], ["a", "b"], [0, 1], [1, 1], keep_town=1), "keep_town"),
+    (lambda: A.linkage_by_generalisation([30, 40], ["a", "b"], [0, 1], [1, 1], [(1, True, 3)]), "generalisations"),
+    (lambda: A.linkage_by_generalisation([30, 40], ["a", "b"], [0, 1], [1, 1], []), "generalisations"),
+    (lambda: A.expected_unique_fraction(0), "n"), (lambda: A.voter_roll(10, 1.5), "coverage"),
+])
+def test_linkage_bad_input(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()
+
+
+def test_linkage_accepts_integer_town_codes_and_any_labels():
+    a = A.linkage_attack([30, 30, 41], [7, 7, 2], [1, 1, 0], [1, 1, 1])
+    b = A.linkage_attack([30, 30, 41], np.array(["x", "x", "y"]), [1, 1, 0], [True, True, True])
+    assert a.class_size.tolist() == b.class_size.tolist() == [2, 2, 1]
+    assert a.inferred.tolist() == [1, 1, 0] and a.linked_row.tolist() == [-1, -1, 2]
