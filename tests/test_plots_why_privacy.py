@@ -112,3 +112,69 @@ def test_membership_figure_raw_only_and_bad_input():
     assert len(fig.data) == 2 and fig.data[0].name.startswith("β = 1 − α")
     with pytest.raises(ValueError, match="noisy"):
         P.membership_figure(A.membership_tradeoff(5, 0.3), noisy="laplace")
+
+
+# ------------------------------------------------------------------------------------------------ linkage
+
+
+def _links(n=80, seed=5, coverage=0.5):
+    t = A.synthetic_table(n, seed)
+    return t, list(A.linkage_by_generalisation(t.ages, t.towns, t.has_condition, A.voter_roll(n, coverage, seed)))
+
+
+def test_linkage_figure_draws_each_release_with_its_k():
+    t, res = _links()
+    expected = [A.expected_unique_fraction(80, w, keep) for w, keep in A.GENERALISATIONS]
+    fig = P.linkage_figure(res, 2, expected=expected)
+    bars = [tr for tr in fig.data if tr.type == "bar"]
+    assert [b.name for b in bars] == ["unique on the released quasi-identifiers",
+                                      "re-identified by name (unique, on roll)"]
+    # independently: the percentage of the 80 people whose released (age band, town) nobody else shares
+    for i, (w, keep) in enumerate(A.GENERALISATIONS):
+        keys = [((a // w) if w else 0, town if keep else "") for a, town in zip(t.ages.tolist(), t.towns)]
+        unique = [keys.count(k) == 1 for k in keys]
+        assert bars[0].y[i] == pytest.approx(100 * sum(unique) / 80, abs=1e-12)
+        listed = res[i].on_register
+        assert bars[1].y[i] == pytest.approx(100 * sum(u and r for u, r in zip(unique, listed)) / 80, abs=1e-12)
+        assert any(a.text == f"k = {min(keys.count(k) for k in keys)}" and a.x == bars[0].x[i]
+                   for a in fig.layout.annotations)
+    diamonds = fig.data[-1]
+    assert diamonds.mode == "markers" and np.allclose(diamonds.y, 100 * np.array(expected))
+    shaded = [s for s in fig.layout.shapes if s.type == "rect"]
+    assert len(shaded) == 1 and (shaded[0].x0, shaded[0].x1) == (1.5, 2.5)
+    assert list(bars[0].x) == [P.generalisation_label(w, k, short=True) for w, k in A.GENERALISATIONS]
+    assert "%" in fig.layout.yaxis.title.text and "n = 80" in fig.layout.title.text
+    assert "Sweeney 2002" in _texts(fig)
+    _no_tex(fig)
+
+
+def test_linkage_figure_shows_disclosures_only_when_asked():
+    _, res = _links()
+    assert not any("revealed" in (tr.name or "") for tr in P.linkage_figure(res, 0).data)
+    fig = P.linkage_figure(res, 0, show_disclosed=True)
+    revealed = [tr for tr in fig.data if tr.name == "condition revealed (on roll)"][0]
+    assert np.allclose(revealed.y, [100 * r.disclosed_fraction for r in res])
+    # disclosure includes every re-identified person: the green bar is never below the orange one
+    assert all(g >= o for g, o in zip(revealed.y, fig.data[1].y))
+
+
+def test_generalisation_labels():
+    assert P.generalisation_label(1, True) == "age + town"
+    assert P.generalisation_label(10, True) == "10-year age band + town"
+    assert P.generalisation_label(1, False) == "age (town suppressed)"
+    assert P.generalisation_label(0, True) == "town (age suppressed)"
+    assert P.generalisation_label(0, False) == "nothing (age and town suppressed)"
+    assert P.generalisation_label(20, False, short=True) == "20-yr<br>no town"
+    labels = [P.generalisation_label(w, k) for w, k in A.GENERALISATIONS]
+    assert len(set(labels)) == len(labels)
+
+
+def test_linkage_figure_bad_input():
+    _, res = _links()
+    _, other = _links(n=40)
+    with pytest.raises(ValueError, match="results"):
+        P.linkage_figure(res + other, 0)
+    with pytest.raises(ValueError, match="results"):
+        P.linkage_figure(res[0], 0)
+    with pytest.raises(ValueError, match="show_disclosed"):
+        P.linkage_figure(res, 0, show_disclosed="yes")

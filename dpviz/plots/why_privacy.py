@@ -1,9 +1,11 @@
-"""Figures for lesson 01 "Why privacy is hard": the differencing attack, the reconstruction attack of Dinur & Nissim
-2003 (fraction of secret bits recovered against the noise), and membership inference on a released count drawn on
-the trade-off axes of lesson 03 (type I error α, type II error β).
+"""Figures for lesson 01 "Why privacy is hard": the differencing attack, the linkage attack of Sweeney 2002 (who is
+unique, re-identified and disclosed under each generalisation of the quasi-identifiers, with k-anonymity's k), the
+reconstruction attack of Dinur & Nissim 2003 (fraction of secret bits recovered against the noise), and membership
+inference on a released count drawn on the trade-off axes of lesson 03 (type I error α, type II error β).
 
 Builders are pure functions of numbers and of the result objects of :mod:`dpviz.attacks`; they return a new
-``plotly.graph_objects.Figure`` in the shared ``"dpviz"`` template with a caption citing what they draw.
+``plotly.graph_objects.Figure`` in the shared ``"dpviz"`` template with a caption citing what they draw. Their
+arguments are checked at this boundary (a ValueError or TypeError naming the parameter).
 """
 
 from __future__ import annotations
@@ -13,13 +15,25 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.attacks import MembershipTradeoff, ReconstructionCurve, laplace_difference_pdf
+from dpviz._validation import check_in_range, check_integer, check_positive, check_probability
+from dpviz.attacks import (
+    MAX_NOISE_BOUND,
+    MIN_NOISE_SCALE,
+    LinkageResult,
+    MembershipTradeoff,
+    ReconstructionCurve,
+    laplace_difference_pdf,
+)
 from dpviz.mechanisms import Gaussian
 from dpviz.plots._theme import ROLE, TEMPLATE, _hline, _layout, _vline, approx_note, caption, fmt_number
 from dpviz.tradeoff import dp_region_kink, dp_region_lower_bound
 
-__all__ = ["differencing_figure", "reconstruction_figure", "membership_figure"]
+__all__ = ["differencing_figure", "generalisation_label", "linkage_figure", "reconstruction_figure",
+           "membership_figure", "MAX_DIFFERENCE_SCALE"]
 
+#: Largest Laplace scale b the differencing figure draws: its window is ±6b around ½, and beyond this both curves
+#: are flat to the eye.
+MAX_DIFFERENCE_SCALE = 1e6
 
 
 def _legend_below(plot_height: float) -> dict:
@@ -40,10 +54,13 @@ def differencing_figure(noise_scale: float, observed: float | None = None, *,
 
     ``noise_scale`` b = 0: the difference is exactly 0 or 1 (two spikes). b > 0: each answer carries Laplace(b)
     noise, so the difference carries L₁ − L₂ with density (1 + |t|/b)e^{−|t|/b}/(4b)
-    (:func:`dpviz.attacks.laplace_difference_pdf`). ``observed`` marks the difference actually released."""
-    b = float(noise_scale)
-    if not (math.isfinite(b) and b >= 0):
-        raise ValueError(f"noise_scale = {noise_scale!r} is not allowed: must be a finite number >= 0.")
+    (:func:`dpviz.attacks.laplace_difference_pdf`); b in [:data:`dpviz.attacks.MIN_NOISE_SCALE`,
+    :data:`MAX_DIFFERENCE_SCALE`]. ``observed`` (a finite number) marks the difference actually released."""
+    b = check_positive(noise_scale, "noise_scale", allow_zero=True)
+    if b != 0 and not MIN_NOISE_SCALE <= b <= MAX_DIFFERENCE_SCALE:
+        raise ValueError(f"noise_scale = {noise_scale!r} is not allowed: must be 0 (exact answers) or a number in "
+                         f"[{MIN_NOISE_SCALE:g}, {MAX_DIFFERENCE_SCALE:g}].")
+    o = None if observed is None else check_in_range(observed, "observed", -math.inf, math.inf)
     traces: list[dict] = []
     if b == 0:
         for centre, name, col in [(0.0, "target does NOT have it: difference = 0", ROLE["x"]),
@@ -63,8 +80,7 @@ def differencing_figure(noise_scale: float, observed: float | None = None, *,
     shapes = [_vline(0.5, color=ROLE["bound"], dash="dash", width=2)]
     annotations = [dict(x=0.5, y=1, xref="x", yref="paper", text="threshold ½ → guess 'has it'", xanchor="left",
                         showarrow=False, yanchor="bottom", font=dict(size=11))]
-    if observed is not None:
-        o = float(observed)
+    if o is not None:
         traces.append(dict(type="scatter", x=[o], y=[0.0], mode="markers", name=f"released difference = {o:.3g}",
                            marker=dict(color=ROLE["approx"], size=14, symbol="triangle-up"), cliponaxis=False))
     noise = "exact answers" if b == 0 else f"Laplace noise, b = {fmt_number(b, 3)}"
@@ -80,6 +96,98 @@ def differencing_figure(noise_scale: float, observed: float | None = None, *,
     return fig
 
 
+# =============================================================================================== linkage
+
+
+def generalisation_label(age_band: int, keep_town: bool, *, short: bool = False) -> str:
+    """How a release generalises lesson 01's quasi-identifiers, in words: ``"age + town"``, ``"10-year age band +
+    town"``, ``"age (town suppressed)"``, …; ``short`` gives the two-line tick label (``"10-yr<br>town"``).
+    ``age_band`` and ``keep_town`` as in :func:`dpviz.attacks.quasi_identifier_classes`."""
+    w = check_integer(age_band, "age_band", minimum=0, maximum=150)
+    if not isinstance(keep_town, (bool, np.bool_)):
+        raise ValueError(f"keep_town = {keep_town!r} is not allowed: must be True or False.")
+    if short:
+        age = {0: "no age", 1: "age"}.get(w, f"{w}-yr")
+        return f"{age}<br>{'town' if keep_town else 'no town'}"
+    age = {0: "", 1: "age"}.get(w, f"{w}-year age band")
+    if keep_town:
+        return f"{age} + town" if age else "town (age suppressed)"
+    return f"{age} (town suppressed)" if age else "nothing (age and town suppressed)"
+
+
+def linkage_figure(results, selected: int = 0, *, show_disclosed: bool = False, expected=None,
+                   template: str = TEMPLATE) -> go.Figure:
+    """The linkage attack (Sweeney 2002) on one population under several releases of its quasi-identifiers, from
+    :func:`dpviz.attacks.linkage_by_generalisation`: for each release (x, finest first), the percentage of the n
+    people who are unique on the released quasi-identifiers and the percentage re-identified by name (unique and on
+    the register), with k-anonymity's k (the smallest class) written above. The ``selected`` release is shaded.
+
+    ``show_disclosed`` adds the percentage whose sensitive value the register reveals (re-identified, or in a class
+    whose rows all share the value: k-anonymity's failure); ``expected`` (one fraction per release, e.g.
+    :func:`dpviz.attacks.expected_unique_fraction`) marks the exact expected percentage unique.
+
+    Parameters
+    ----------
+    results : sequence of dpviz.attacks.LinkageResult
+        1 to 20 releases of the same people and register.
+    selected : int
+        Index of the release to shade, 0 ≤ selected < len(results).
+    """
+    if isinstance(results, LinkageResult) or not isinstance(results, (list, tuple)):
+        raise ValueError(f"results = {str(results)[:60]!r} is not allowed: must be a list or tuple of "
+                         "dpviz.attacks.LinkageResult.")
+    if not 1 <= len(results) <= 20 or not all(isinstance(r, LinkageResult) for r in results):
+        raise ValueError("results is not allowed: must hold 1 to 20 dpviz.attacks.LinkageResult.")
+    n = results[0].n
+    listed = int(results[0].on_register.sum())
+    if any(r.n != n or not np.array_equal(r.on_register, results[0].on_register) for r in results):
+        raise ValueError("results is not allowed: every release must be of the same people and register.")
+    sel = check_integer(selected, "selected", minimum=0, maximum=len(results) - 1)
+    if not isinstance(show_disclosed, (bool, np.bool_)):
+        raise ValueError(f"show_disclosed = {show_disclosed!r} is not allowed: must be True or False.")
+    exp = None
+    if expected is not None:
+        exp = [check_probability(e, "expected") for e in np.atleast_1d(np.asarray(expected, dtype=object))]
+        if len(exp) != len(results):
+            raise ValueError(f"expected has {len(exp)} values, which is not allowed: must have one per release "
+                             f"({len(results)}).")
+    labels = [generalisation_label(r.age_band, r.keep_town, short=True) for r in results]
+    pct = 100.0 / n
+    traces: list[dict] = [
+        dict(type="bar", x=labels, y=[pct * int(r.unique.sum()) for r in results],
+             name="unique on the released quasi-identifiers", marker=dict(color=ROLE["x"]),
+             hovertemplate="%{y:.1f} % unique<extra></extra>"),
+        dict(type="bar", x=labels, y=[pct * int(r.reidentified.sum()) for r in results],
+             name="re-identified by name (unique, on roll)", marker=dict(color=ROLE["approx"]),
+             hovertemplate="%{y:.1f} % re-identified<extra></extra>"),
+    ]
+    if show_disclosed:
+        traces.append(dict(type="bar", x=labels, y=[pct * int(r.disclosed.sum()) for r in results],
+                           name="condition revealed (on roll)",
+                           marker=dict(color=ROLE["alt"]), hovertemplate="%{y:.1f} % revealed<extra></extra>"))
+    if exp is not None:
+        traces.append(dict(type="scatter", x=labels, y=[100.0 * e for e in exp], mode="markers",
+                           name="expected % unique (exact)",
+                           marker=dict(color=ROLE["bound"], symbol="diamond", size=10),
+                           hovertemplate="expected %{y:.1f} % unique<extra></extra>"))
+    shapes = [dict(type="rect", xref="x", yref="paper", x0=sel - 0.5, x1=sel + 0.5, y0=0, y1=1, layer="below",
+                   line=dict(width=0), fillcolor="rgba(230, 159, 0, 0.18)")]
+    annotations = [dict(x=label, y=1, xref="x", yref="paper", text=f"k = {r.k}", showarrow=False,
+                        yanchor="bottom", font=dict(size=11)) for label, r in zip(labels, results)]
+    title = f"Linkage attack: n = {n} people<br>the voter roll lists {listed} of them"
+    # height 660 = top 95 + plot 308 + bottom 257 (legend of up to 4 rows, caption below 170 px, 5 lines)
+    layout = _layout(title, "released age (band) and town", "people (% of n)", template=template,
+                     title_size=15, legend=_legend_below(308), height=660, margin=dict(t=95), barmode="group",
+                     shapes=shapes, annotations=annotations)
+    layout["yaxis"].update(range=[0, 105])
+    layout["xaxis"].update(tickfont=dict(size=10), tickangle=0)  # two short lines fit 6 categories at 360 px
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Exact join of the release (no names) and the<br>roll on the released values (Sweeney 2002).<br>"
+                 "k = smallest class (k-anonymity). Revealed:<br>unique, or in a class whose rows all agree.<br>"
+                 "Shaded: the release the readout describes.", below=170)
+    return fig
+
+
 # =============================================================================================== reconstruction
 
 
@@ -88,9 +196,19 @@ def reconstruction_figure(curve: ReconstructionCurve, noise_scale: float | None 
                           template: str = TEMPLATE) -> go.Figure:
     """Fraction of secret bits recovered against the noise bound E (log axis), from
     :func:`dpviz.attacks.reconstruction_curve`: the mean over its draws and each draw, the √n line of Dinur &
-    Nissim 2003 and the 50 % chance line. ``noise_scale`` (with ``fraction_at_noise``) marks the current E."""
+    Nissim 2003 and the 50 % chance line. ``noise_scale`` E > 0 (with ``fraction_at_noise``, a fraction in [0, 1])
+    marks the current E; ``seed`` (an integer ≥ 0) is named in the Monte Carlo note."""
     if not isinstance(curve, ReconstructionCurve):
         raise ValueError(f"curve = {curve!r} is not allowed: must be a dpviz.attacks.ReconstructionCurve.")
+    if noise_scale is not None:
+        noise_scale = check_positive(noise_scale, "noise_scale")
+        if noise_scale > MAX_NOISE_BOUND:
+            raise ValueError(f"noise_scale = {noise_scale!r} is not allowed: must be a number in (0, "
+                             f"{MAX_NOISE_BOUND:g}].")
+    if fraction_at_noise is not None:
+        fraction_at_noise = check_probability(fraction_at_noise, "fraction_at_noise")
+    if seed is not None:
+        seed = check_integer(seed, "seed", minimum=0)
     es = np.asarray(curve.noise_scales, dtype=float)
     pos = es > 0
     x = es[pos]
@@ -102,7 +220,7 @@ def reconstruction_figure(curve: ReconstructionCurve, noise_scale: float | None 
     traces.append(dict(type="scatter", x=x, y=curve.recovered_fraction[pos], mode="lines", name="mean over draws",
                        line=dict(color=ROLE["exact"], width=4),
                        hovertemplate="E = %{x:.3g}<br>recovered %{y:.1%}<extra></extra>"))
-    if noise_scale is not None and fraction_at_noise is not None and noise_scale > 0:
+    if noise_scale is not None and fraction_at_noise is not None:
         traces.append(dict(type="scatter", x=[float(noise_scale)], y=[float(fraction_at_noise)], mode="markers",
                            name=f"your E = {fmt_number(float(noise_scale), 3)}: first draw recovers "
                                 f"{float(fraction_at_noise):.0%}",
@@ -138,10 +256,17 @@ def membership_figure(raw: MembershipTradeoff, noisy: MembershipTradeoff | None 
     x, type II error β = 1 − TPR on y. ``raw``: the exact count released as is; ``noisy``: the count with Laplace or
     Gaussian noise, drawn with the boundary its noise guarantees — f<sub>ε,0</sub>, ε = 1/b, for Laplace
     (:func:`dpviz.tradeoff.dp_region_lower_bound`) or the Gaussian trade-off G<sub>μ</sub>, μ = 1/σ
-    (:meth:`dpviz.mechanisms.Gaussian.tradeoff`) — and its allowed region shaded."""
-    for name, t in (("raw", raw), ("noisy", noisy)):
-        if t is not None and not isinstance(t, MembershipTradeoff):
-            raise ValueError(f"{name} = {t!r} is not allowed: must be a dpviz.attacks.MembershipTradeoff.")
+    (:meth:`dpviz.mechanisms.Gaussian.tradeoff`) — and its allowed region shaded. ``noisy`` must release the same
+    count as ``raw`` (the same n and p)."""
+    if not isinstance(raw, MembershipTradeoff):
+        raise ValueError(f"raw = {raw!r} is not allowed: must be a dpviz.attacks.MembershipTradeoff.")
+    if noisy is not None:
+        if not isinstance(noisy, MembershipTradeoff) or noisy.noise == "none":
+            raise ValueError(f"noisy = {noisy!r} is not allowed: must be None or the dpviz.attacks.MembershipTradeoff "
+                             "of a Laplace or Gaussian release.")
+        if (noisy.n, noisy.p) != (raw.n, raw.p):
+            raise ValueError(f"noisy is not allowed with raw: both must release the same count (n = {raw.n}, "
+                             f"p = {raw.p:g}; noisy has n = {noisy.n}, p = {noisy.p:g}).")
     grid = np.linspace(0.0, 1.0, 401)
     traces: list[dict] = []
     title = f"Membership inference<br>count of n = {raw.n}, trait rate p = {raw.p:.3g}"
