@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from _figure_checks import watch_updates_for_nan
 
@@ -11,7 +12,7 @@ from dpviz import attacks as A
 from dpviz.panels import why_privacy as WP
 from dpviz.panels._base import PANEL_REGISTRY, ChoiceReveal, PredictReveal
 
-PANELS = [WP.DifferencingPanel, WP.ReconstructionPanel, WP.MembershipPanel]
+PANELS = [WP.DifferencingPanel, WP.LinkagePanel, WP.ReconstructionPanel, WP.MembershipPanel]
 
 
 def _data(fig) -> str:
@@ -111,3 +112,74 @@ def test_membership_noise_switch_and_readout():
     p.controls["p"].value = 0.4
     assert _data(p.figures[0]) != before and p.last_error is None
     assert found == []
+
+
+def test_reconstruction_feedback_and_readout_use_the_corrected_error():
+    p = WP.ReconstructionPanel(n=400, ratio=5, noise=5.011872336272722)  # E = 10^0.7, on the slider's grid
+    e = p.controls["noise"].value
+    assert f"{A.least_squares_error_sd(400, 2000, e):.3g} (a bit flips past ½)" in p.readout.value
+    texts = " ".join(feedback for _, _, feedback in p.exercise.options)
+    # the exercise's numbers: n = 400 people, 2000 answers, errors up to ±5
+    assert f"2·5/√4800 ≈ {A.least_squares_error_sd(400, 2000, 5.0):.2f}" in texts
+    assert "pins the secrets down" in texts or "pin the secrets down" in texts
+    assert "one solution" not in texts
+    p.controls["ratio"].value = 1
+    assert "no answers are left to average" in p.readout.value and p.last_error is None
+
+
+def test_membership_feedback_says_membership_not_identification():
+    texts = " ".join(feedback for _, _, feedback in WP.MembershipPanel().exercise.options)
+    assert "whether a known person's DNA was in the mixture" in texts and "identified" not in texts
+
+
+def _revealed_people(r):
+    return int(r.disclosed.sum())
+
+
+def test_linkage_panel_at_n_8_is_the_lesson_table():
+    p = WP.LinkagePanel(n=8, draw=0)
+    t = A.synthetic_table(8, WP._TABLE_SEED)
+    assert t.names == WP._TABLE.names
+    r = A.linkage_attack(t.ages, t.towns, t.has_condition, A.voter_roll(8, 0.6, (WP._ROLL_SEED, 0)))
+    assert f"{int(r.unique.sum())} ({100 * r.unique_fraction:.3g} % of n)" in p.readout.value
+    assert f"{int(r.reidentified.sum())} ({100 * r.reidentified_fraction:.3g} % of n)" in p.readout.value
+    for i in np.flatnonzero(r.reidentified)[:2]:
+        assert t.names[i] in p.readout.value
+
+
+def test_linkage_panel_follows_its_controls_and_hides_disclosure_until_reveal():
+    p = WP.LinkagePanel()
+    found = watch_updates_for_nan(p)
+    n, cov = p.controls["n"].value, p.controls["coverage"].value
+    t = A.synthetic_table(n, WP._TABLE_SEED)
+    res = A.linkage_by_generalisation(t.ages, t.towns, t.has_condition, A.voter_roll(n, cov, (WP._ROLL_SEED, 0)))
+    bars = [tr for tr in p.figures[0].data if tr.type == "bar"]
+    assert len(bars) == 2 and np.allclose(bars[0].y, [100 * r.unique_fraction for r in res])
+    p.controls["release"].value = 2  # 10-year bands + town
+    r = res[2]
+    assert f"k = {r.k}" in p.readout.value and "answer the question below first" in p.readout.value
+    assert r.k >= 2 and "no row is unique" in p.hint.value
+    assert not any("revealed" in (tr.name or "") for tr in p.figures[0].data)
+    shown = f"{_revealed_people(r)} ({100 * r.disclosed_fraction:.3g} % of n)"
+    assert shown not in p.readout.value
+    # pressing Reveal without a choice reveals nothing
+    p.exercise.button.click()
+    assert "answer the question below first" in p.readout.value
+    right = [i for i, (_, ok, _) in enumerate(p.exercise.options) if ok]
+    assert len(right) == 1
+    p.exercise.choice.index = 0  # a wrong answer is a commitment too
+    p.exercise.button.click()
+    assert "Not quite" in p.exercise.feedback.value
+    assert shown in p.readout.value and p.hint.value == ""
+    assert any(tr.name == "condition revealed (on roll)" for tr in p.figures[0].data)
+    assert r.disclosed.sum() > 0, "the lesson's example must show a disclosure without a unique row"
+    before = str(p.figures[0].data[0].y)
+    p.controls["n"].value = 200
+    assert str(p.figures[0].data[0].y) != before and p.last_error is None
+    assert found == []
+
+
+def test_linkage_exercise_cites_what_it_claims():
+    text = " ".join(f for _, _, f in WP.LinkagePanel().exercise.options)
+    for cite in ("Sweeney 2002, §4", "Dwork & Roth 2014, Thm 3.16", "Dwork & Roth 2014, §1"):
+        assert cite in text

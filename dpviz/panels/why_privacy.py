@@ -1,7 +1,10 @@
-"""Lesson 01 "Why privacy is hard": three attacks on aggregate statistics, one panel each.
+"""Lesson 01 "Why privacy is hard": four attacks on released data, one panel each.
 
 * :class:`DifferencingPanel` — two counts that differ by one person reveal that person; Laplace noise on each count
   turns certainty into a guess (with a predict-then-reveal exercise on how often the guess is right);
+* :class:`LinkagePanel` — a release without names joined with a voter roll on the quasi-identifiers (Sweeney 2002):
+  who is unique, who is re-identified, k-anonymity's k under each coarsening, and (after a misconception exercise)
+  who is still revealed through a class whose rows all share the condition;
 * :class:`ReconstructionPanel` — the reconstruction attack of Dinur & Nissim 2003: fraction of secret bits recovered
   against the noise, √n marked (a ``slow`` panel with a progress bar; a misconception exercise);
 * :class:`MembershipPanel` — membership inference on a released count, on lesson 03's trade-off axes (a
@@ -17,20 +20,26 @@ from typing import Any
 import numpy as np
 
 from dpviz.attacks import (
+    GENERALISATIONS,
     differencing_attack,
     differencing_success_probability,
+    expected_unique_fraction,
+    least_squares_error_sd,
+    linkage_by_generalisation,
     membership_tradeoff,
     reconstruction_curve,
     synthetic_table,
+    voter_roll,
 )
 from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import why_privacy as P
 
-__all__ = ["DifferencingPanel", "ReconstructionPanel", "MembershipPanel"]
+__all__ = ["DifferencingPanel", "LinkagePanel", "ReconstructionPanel", "MembershipPanel"]
 
 _TABLE_SEED = 2024  # the lesson's synthetic table: the same people every time
 _TABLE = synthetic_table(8, _TABLE_SEED)
+_ROLL_SEED = 7  # the linkage panel's voter roll: drawn from (_ROLL_SEED, draw), apart from the people
 
 
 def _people_table(target: int) -> str:
@@ -121,6 +130,108 @@ class DifferencingPanel(Panel):
         return vals
 
 
+_RELEASES = [(P.generalisation_label(w, keep), i) for i, (w, keep) in enumerate(GENERALISATIONS)]
+
+
+class LinkagePanel(Panel):
+    """Linkage attack (Sweeney 2002) on lesson 01's quasi-identifiers, under every coarsening, with k-anonymity."""
+
+    title = "A linkage attack: a release without names, and a voter roll with them"
+    intro = ("The agency releases one row per person: age, town and whether they have the condition, names removed. "
+             "The voter roll lists names with age and town. Joining the two on (age, town) puts a name on every row "
+             "no other row shares. Coarsening (age in bands, no town) makes rows alike; k, the size of the smallest "
+             "group of alike rows, is k-anonymity's measure. At n = 8, draw 0 the people are the table above.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = ChoiceReveal(
+            "Choose “10-yr, town” at n = 100: nobody is unique any more (k = 2, every row shares its age band and town "
+            "with at least one other). Is every person's condition now hidden from someone who holds the voter roll?",
+            [("Yes: no row is unique, so no name can be put on a row.", False,
+              "Tempting: with k ≥ 2 the roll links no name to a single row. But the attacker does not need the row. "
+              "If everyone in a person's group of alike rows has the condition (or nobody has), the group alone "
+              "tells: the green bars, now shown, count those people. k-anonymity counts rows; it says nothing about "
+              "what the rows contain (re-identification is not the only risk: Dwork & Roth 2014, §1)."),
+             ("No: a group whose rows all share the condition still reveals it, and a second release coarsened "
+              "differently can be lined up with this one.", True,
+              "k-anonymity hides which row is yours, not what your group says: a group that is all alike "
+              "discloses everyone in it (the green bars, now shown). And two releases of the same rows, each "
+              "k-anonymous, one coarsening age and one suppressing town, can be lined up and together give back the "
+              "exact age and town (Sweeney 2002, §4). Differential privacy bounds instead how well anyone, with any "
+              "register, can tell apart two data sets that differ in one person, and two ε-DP releases are together "
+              "2ε-DP (Dwork & Roth 2014, Thm 3.16)."),
+             ("Yes, as long as the voter roll lists fewer than half of the people.", False,
+              "The roll decides how many people the attacker can look up, not how exposed each of them is: lower the "
+              "coverage and the bars shrink in proportion, none vanishes. The next list (a club's members, a "
+              "social-media profile) may name the others."),
+             ("It is as safe as differential privacy with ε = 1/k.", False,
+              "There is no such correspondence. k-anonymity is a property of one released table; differential "
+              "privacy is a property of the process that produced it. A 2-anonymous table can reveal a person's "
+              "condition with certainty (the green bars, now shown), which no ε-DP release with a finite ε can.")])
+        self._revealed = False
+        self.exercise.button.on_click(self._on_reveal)
+        super().__init__(**overrides)
+
+    def _on_reveal(self, _button: Any = None) -> None:
+        if self.exercise.choice.index is not None:  # a committed answer, not "pick first"
+            self._revealed = True
+            self.update()
+
+    def _build_controls(self):
+        return {
+            "n": int_slider("people n in the release", 100, 8, 500, 4),
+            "coverage": slider("voter roll lists (fraction of the n)", 0.6, 0.1, 1.0, 0.05),
+            "release": dropdown("released quasi-identifiers", _RELEASES, 0),
+            "draw": int_slider("random draw (seed)", 0, 0, 20),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _render(self, v: dict[str, Any]) -> View:
+        n, draw, sel = int(v["n"]), int(v["draw"]), int(v["release"])
+        coverage = float(v["coverage"])
+        people = synthetic_table(n, _TABLE_SEED + draw)  # n = 8, draw 0: the table of the differencing panel
+        roll = voter_roll(n, coverage, (_ROLL_SEED, draw))
+        results = linkage_by_generalisation(people.ages, people.towns, people.has_condition, roll)
+        expected = [expected_unique_fraction(n, w, keep) for w, keep in GENERALISATIONS]
+        fig = P.linkage_figure(list(results), sel, show_disclosed=self._revealed, expected=expected)
+        r = results[sel]
+        listed = int(roll.sum())
+
+        def share(count: int) -> str:
+            return f"{count} ({100 * count / n:.3g} % of n)"
+
+        def who(i: int) -> str:
+            cond = "has" if people.has_condition[i] else "does not have"
+            return (f"{html.escape(people.names[i])} ({int(people.ages[i])}, {html.escape(people.towns[i])}): "
+                    f"{cond} the condition")
+
+        named = np.flatnonzero(r.reidentified)
+        released = html.escape(P.generalisation_label(r.age_band, r.keep_town))
+        rows = [("release (names removed)", f"{n} people; {released}; has the condition"),
+                ("voter roll (public, with names)", f"{listed} of the {n} people"),
+                ("unique on the released quasi-identifiers", share(int(r.unique.sum()))),
+                ("re-identified by name (unique, on the roll)", share(named.size)),
+                ("k-anonymity: the smallest group of alike rows", f"k = {r.k}")]
+        if named.size:
+            rows.append(("for example", "; ".join(who(i) for i in named[:2])))
+        if self._revealed:
+            hidden = np.flatnonzero(r.disclosed & ~r.reidentified)
+            rows.append(("condition revealed (on the roll: unique, or group all alike)",
+                         share(int(r.disclosed.sum())) + f", {hidden.size} of them not unique"))
+            if hidden.size:
+                i = hidden[0]
+                rows.append(("for example, without a unique row",
+                             who(i) + f" (a group of {int(r.class_size[i])}, all alike)"))
+        else:
+            rows.append(("condition revealed without a unique row", "? — answer the question below first"))
+        hint = None
+        if r.k >= 2 and not self._revealed:
+            hint = (f"k = {r.k}: no row is unique, so no name can be put on a row. Is everyone's condition hidden? "
+                    "Answer the question below.")
+        return View(figures=[fig], readout=_table(rows), hint=hint)
+
+
 class ReconstructionPanel(Panel):
     """Dinur & Nissim's reconstruction attack: fraction of secret bits recovered against the noise."""
 
@@ -139,12 +250,12 @@ class ReconstructionPanel(Panel):
             "It answers 2000 such questions. Is that safe?",
             [("Yes: every answer is about a large group, so no answer is about any one person.", False,
               "Tempting, because each count mixes hundreds of people. But many counts over overlapping groups form "
-              "a system of equations in the n secrets, and with 2000 answers it has one solution. Set n = 400, "
+              "a system of equations in the n secrets, and 2000 answers pin the secrets down. Set n = 400, "
               "m/n = 5 and E = 5 above: nearly every bit comes back (Dinur & Nissim 2003; Dwork & Roth 2014, "
               "§8.1)."),
              ("Yes: each answer can be wrong by ±5, so the attacker cannot trust any single answer.", False,
               "True of one answer, but errors average out over many: least squares errs on each bit by about "
-              "2E/√(3m), here 2·5/√6000 ≈ 0.13, far below the ½ needed to flip a bit."),
+              "2E/√(3(m − n)), here 2·5/√4800 ≈ 0.14, far below the ½ needed to flip a bit."),
              ("No: with enough answers whose errors are well below √n = 20, almost every secret can be "
               "reconstructed.", True,
               "Right. Dinur & Nissim 2003 prove that noise o(√n) on n log²n random subset sums lets an efficient "
@@ -187,9 +298,11 @@ class ReconstructionPanel(Panel):
         frac = float(curve.per_trial[0][i])
         fig = P.reconstruction_figure(curve, e, frac, seed=seed)
         rn = math.sqrt(n)
+        spread = (f"{least_squares_error_sd(n, m, e):.3g} (a bit flips past ½)" if m > n
+                  else "large: with m = n no answers are left to average")
         rows = [("n people, m answers", f"{n}, {m}"),
                 ("noise bound E, and E/√n", f"{_fmt(e)}, {e / rn:.3g}·√n"),
-                ("least-squares error per bit, ≈ 2E/√(3m)", f"{2 * e / math.sqrt(3 * m):.3g} (a bit flips past ½)"),
+                ("least-squares error per bit, ≈ 2E/√(3(m − n))", spread),
                 ("bits recovered at E (first draw; mean of 3 draws)",
                  f"{frac:.1%}; {float(curve.recovered_fraction[i]):.1%}")]
         hint = None
@@ -231,7 +344,8 @@ class MembershipPanel(Panel):
               "(Kairouz, Oh & Viswanath 2015, Thm 2.1), for every p, n and every attacker."),
              ("It is unsafe only if names are published with the numbers.", False,
               "No names are published here, yet the orange curve for a rare trait dips far below the diagonal: "
-              "the statistic itself leaks (Homer et al. 2008 did this with DNA mixture statistics).")])
+              "the statistic itself leaks (Homer et al. 2008 detected, from a DNA mixture's published statistics, "
+              "whether a known person's DNA was in the mixture).")])
         super().__init__(**overrides)
 
     def _build_controls(self):
