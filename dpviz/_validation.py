@@ -131,10 +131,21 @@ def check_integer(value: Any, name: str, *, minimum: int | None = None, maximum:
 
 
 def check_choice(value: Any, name: str, choices) -> Any:
-    """``value`` must be one of ``choices``."""
-    if value not in choices:
-        raise _fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
-    return value
+    """``value`` must be one of ``choices``, and of the same type as the choice it equals: an array, or ``True``
+    for a choice ``1``, is not a choice (``np.array(['sum']) == 'sum'`` would pass an ``in`` test elementwise)."""
+    if not isinstance(value, np.ndarray) and any(_same_kind(value, c) and value == c for c in choices):
+        return value
+    raise _fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+
+
+def _same_kind(value: Any, choice: Any) -> bool:
+    if isinstance(choice, str):
+        return isinstance(value, str)
+    if isinstance(choice, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(choice, bool)
+    if isinstance(choice, numbers.Number):
+        return isinstance(value, numbers.Number) and not isinstance(value, complex)
+    return type(value) is type(choice)
 
 
 def check_array(

@@ -188,3 +188,14 @@ def test_bisect_doubles_finds_the_smallest_feasible_double():
     t = np.array([5e-324, 1e-300, 0.1, 1.0, 3.7e200])
     got = _bisect_doubles(lambda x: x >= t, t.shape, 0.0, math.inf)
     np.testing.assert_array_equal(got, t)
+
+
+def test_check_choice_refuses_arrays_and_bools_that_compare_equal():
+    """``np.array(['sum']) in ('sum',)`` is elementwise and passed an ``in`` test; True == 1 too."""
+    from dpviz._validation import check_choice
+
+    assert check_choice("sum", "query", ("sum", "count")) == "sum"
+    assert check_choice(np.int64(2), "k", (1, 2)) == 2
+    for bad, choices in ((np.array(["sum"]), ("sum",)), (True, (1, 2)), (1, (True, False)), ("1", (1, 2))):
+        with pytest.raises(ValueError, match=r"query = .* is not allowed: must be one of"):
+            check_choice(bad, "query", choices)
