@@ -135,7 +135,7 @@ def epsilon_from_rates(false_positive_rate, false_negative_rate, delta: float = 
 def _kov_epsilon(alpha, beta, delta):
     """:func:`epsilon_from_rates` unchecked: the one home of the Kairouz–Oh–Viswanath inversion."""
     alpha, beta = np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # x/5e-324 = inf: ε = ∞, not a warning
         e1 = np.log(np.maximum(1.0 - delta - beta, 0.0) / alpha)
         e2 = np.log(np.maximum(1.0 - delta - alpha, 0.0) / beta)
     eps = np.maximum(np.maximum(e1, e2), 0.0)  # ln 0 = −∞ where vacuous: the bound is then 0
@@ -444,9 +444,8 @@ class AuditCase:
                                                                    math.inf, low_inclusive=False))
         object.__setattr__(self, "claimed_delta", check_delta(self.claimed_delta, "claimed_delta"))
         e = self.exact_epsilon
-        if not (isinstance(e, (float, int, np.floating, np.integer)) and not isinstance(e, bool)
-                and (e == math.inf or (math.isfinite(e) and e >= 0))):
-            raise ValueError(f"exact_epsilon = {e!r} is not allowed: must be a number >= 0 or math.inf.")
+        if not (isinstance(e, (float, np.floating)) and e == math.inf):
+            e = check_in_range(e, "exact_epsilon", 0.0, math.inf)
         object.__setattr__(self, "exact_epsilon", float(e))
 
     @property

@@ -188,3 +188,199 @@ def test_bound_below_plug_in_estimate_and_monotone_in_confidence(pos, neg, data,
     assert 0.0 <= b <= _plug_in(tp, fp, pos, neg, delta) + 1e-9
     # more confidence, wider intervals: never a larger bound
     assert epsilon_lower_bound(tp, fp, pos, neg, delta=delta, confidence=min(conf + 0.0009, 0.9999)) <= b + 1e-12
+
+
+# ------------------------------------------------------------------ claims and exact values of the catalogue
+import mpmath as mp  # noqa: E402
+
+from dpviz.audit import (  # noqa: E402
+    AuditCase,
+    AuditResult,
+    NeighbourGame,
+    audit_case_curve,
+    epsilon_from_rates,
+    gaussian_witness_alpha,
+)
+
+
+def _mp_gaussian_epsilon(mu, delta):
+    """ε with Φ(μ/2 − ε/μ) − e^ε Φ(−μ/2 − ε/μ) = δ (Balle & Wang 2018, Thm 8), bisection in 40-digit mpmath."""
+    mp.mp.dps = 40
+    mu = mp.mpf(mu)
+
+    def d(e):
+        return mp.ncdf(mu / 2 - e / mu) - mp.e ** e * mp.ncdf(-mu / 2 - e / mu)
+    lo, hi = mp.mpf(0), mp.mpf(1)
+    while d(hi) > delta:
+        lo, hi = hi, 2 * hi
+    for _ in range(120):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if d(mid) > delta else (lo, mid)
+    return float(hi)
+
+
+def _mp_svt_first_above(threshold, answers, eps):
+    """P[first query above the noisy threshold = i] for i = 0, …, len(answers), sparse vector with c = 1:
+    threshold + Lap(2/ε), each query + Lap(4/ε) (Lyu, Su & Li 2017, Alg. 1), by mpmath quadrature over the
+    threshold noise ρ."""
+    mp.mp.dps = 30
+    b_rho, b_nu = mp.mpf(2) / eps, mp.mpf(4) / eps
+
+    def up(x):  # P[ν ≥ x], ν ~ Lap(b_nu)
+        return mp.e ** (-x / b_nu) / 2 if x >= 0 else 1 - mp.e ** (x / b_nu) / 2
+
+    def prob(i):
+        def f(r):
+            dens = mp.e ** (-abs(r) / b_rho) / (2 * b_rho)
+            p = dens
+            for a in answers[:i]:
+                p *= 1 - up(threshold + r - a)
+            return p * (up(threshold + r - answers[i]) if i < len(answers) else 1)
+        kinks = sorted({0.0} | {a - threshold for a in answers})
+        return mp.quad(f, [-mp.inf] + kinks + [mp.inf])
+    return [prob(i) for i in range(len(answers) + 1)]
+
+
+def test_exact_epsilon_of_the_unclipped_step_is_finite_on_its_pair_and_matches_the_closed_form():
+    """Before: true_epsilon = ∞. On its own pair the unclipped step is a Gaussian of shift 25 and noise σ = z·C = 2.4:
+    ε = 97.84 at δ = 10⁻⁵, far above the claim 1.63 but finite."""
+    case = AUDIT_CASES["dpsgd_no_clip"]
+    assert case.exact_epsilon == pytest.approx(_mp_gaussian_epsilon(25 / 2.4, 1e-5), rel=1e-9)
+    assert round(case.exact_epsilon, 2) == 97.84
+    ok = AUDIT_CASES["dpsgd_ok"]
+    assert ok.exact_epsilon == pytest.approx(_mp_gaussian_epsilon(1 / 2.4, 1e-5), rel=1e-9)
+    assert ok.claimed_epsilon == pytest.approx(ok.exact_epsilon, rel=1e-12)  # clipped: the pair is the worst case
+
+
+def test_exact_epsilon_of_the_correct_sparse_vector_on_its_pair_is_below_its_claim():
+    """Before: true_epsilon = 1.0, the claim. On the auditor's pair the exact ε is 0.396 (an independent quadrature
+    of the three output probabilities); the claim ε = 1 covers every pair of neighbours."""
+    case = AUDIT_CASES["svt_ok"]
+    (t, a), (_, b) = case.x, case.x_prime
+    px, pxp = _mp_svt_first_above(t, list(a), 1.0), _mp_svt_first_above(t, list(b), 1.0)
+    assert float(sum(px)) == pytest.approx(1.0, abs=1e-12)
+    exact = max(abs(float(mp.log(p / q))) for p, q in zip(px, pxp))
+    assert case.exact_epsilon == pytest.approx(exact, rel=1e-9)
+    assert round(case.exact_epsilon, 3) == 0.396 and case.claimed_epsilon == 1.0
+
+
+def test_exact_epsilon_is_infinite_only_where_an_output_is_impossible_on_one_side():
+    # without query noise: on x′ = (1, 0) the first query is above iff ρ ≤ 0, and the second never (0 ≥ 1 + ρ > 1):
+    # output 1 is impossible on x′ but has probability P[−1 < ρ ≤ 0] > 0 on x = (0, 1)
+    case = AUDIT_CASES["svt_no_query_noise"]
+    out_xp = case.sampler(case.x_prime, 20_000, np.random.default_rng(0))
+    out_x = case.sampler(case.x, 20_000, np.random.default_rng(0))
+    assert not np.any(out_xp == 1.0) and np.any(out_x == 1.0)
+    assert case.exact_epsilon == math.inf
+    assert [k for k, c in AUDIT_CASES.items() if c.exact_epsilon == math.inf] == ["svt_no_query_noise"]
+    for key, exact in [("laplace_ok", 1.0), ("laplace_eps_scale", 2.0), ("ratings_off_by_one", 2.0),
+                       ("rr_ok", 1.0)]:  # Δ/b of the Laplace cases, ln(p/(1 − p)) of randomized response
+        assert AUDIT_CASES[key].exact_epsilon == pytest.approx(exact, rel=1e-12)
+
+
+def test_no_audit_passes_the_exact_epsilon_of_its_pair():
+    for key, case in AUDIT_CASES.items():
+        r = audit_case(key, trials=10_000, rng=0)
+        assert r.epsilon_lower <= case.exact_epsilon, key
+
+
+def test_epsilon_from_rates():
+    assert epsilon_from_rates(0.1, 0.1) == pytest.approx(math.log(9.0))
+    assert epsilon_from_rates(0.0, 0.5) == math.inf and epsilon_from_rates(0.5, 0.5) == 0.0
+    np.testing.assert_allclose(epsilon_from_rates([0.1, 0.2], 0.1, 0.01), [math.log(0.89 / 0.1), math.log(0.79 / 0.1)])
+    for bad in [dict(false_positive_rate=1.5), dict(false_negative_rate=np.nan), dict(delta=1.0)]:
+        args = dict(false_positive_rate=0.1, false_negative_rate=0.1, delta=0.0)
+        args.update(bad)
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            epsilon_from_rates(**args)
+
+
+@pytest.mark.parametrize("mu,delta", [(1 / 2.4, 1e-5), (1.0, 1e-5), (2.0, 1e-3)])
+def test_gaussian_witness_alpha_is_where_the_best_test_reaches_the_claim(mu, delta):
+    """Independently: the best test's exact rates β(α) = Φ(Φ⁻¹(1 − α) − μ) give the ε of epsilon_from_rates; its
+    maximum over α is the Gaussian's exact ε, attained at α*."""
+    from scipy import optimize as opt
+
+    def eps_at(log_a):
+        a = math.exp(log_a)
+        b = stats.norm.cdf(stats.norm.isf(a) - mu)
+        return math.log((1 - delta - b) / a) if 1 - delta - b > 0 else -50.0
+    res = opt.minimize_scalar(lambda la: -eps_at(la), bounds=(math.log(1e-12), math.log(0.4)), method="bounded",
+                              options=dict(xatol=1e-10))
+    assert -res.fun == pytest.approx(_mp_gaussian_epsilon(mu, delta), rel=1e-7)
+    assert gaussian_witness_alpha(mu, delta) == pytest.approx(math.exp(res.x), rel=1e-3)
+
+
+def test_clopper_pearson_validates_its_input():
+    """Before, it checked nothing: NaN counts came back as NaN, k > n as a number."""
+    for args, name in [((np.nan, 10, 0.05), "successes"), ((11, 10, 0.05), "successes"), ((1, 0, 0.05), "trials"),
+                       ((1.5, 10, 0.05), "successes"), ((1, 10, 1.0), "alpha"), (([1, 2], [3, 4, 5], 0.05), "shape")]:
+        with pytest.raises(ValueError, match=name):
+            clopper_pearson_upper(*args)
+    assert isinstance(clopper_pearson_upper(0, 2500, 0.025), float)
+    np.testing.assert_allclose(clopper_pearson_upper([0, 1], 10, 0.05),
+                               [_cp_upper_oracle(0, 10, 0.05), _cp_upper_oracle(1, 10, 0.05)], rtol=1e-8)
+
+
+def test_records_validate_their_fields():
+    """Before, AuditResult and AuditCase held whatever they were given, NaN included."""
+    r = audit_case("laplace_ok", trials=200, rng=0)
+    fields = {f: getattr(r, f) for f in r.__dataclass_fields__}
+    for name, bad in [("epsilon_lower", math.nan), ("true_positives", r.positives + 1), ("direction", 0),
+                      ("confidence", 1.0), ("threshold", math.inf)]:
+        with pytest.raises(ValueError, match=name):
+            AuditResult(**{**fields, name: bad})
+    c = AUDIT_CASES["laplace_ok"]
+    cf = {f: getattr(c, f) for f in c.__dataclass_fields__}
+    for name, bad in [("x", math.nan), ("claimed_epsilon", -1.0), ("exact_epsilon", math.nan),
+                      ("claimed_delta", 1.0)]:
+        with pytest.raises(ValueError, match=name):
+            AuditCase(**{**cf, name: bad})
+
+
+def test_a_failing_sampler_is_reported_by_name():
+    """Before: an OverflowError (or a warning) raised by the caller's sampler escaped from audit_mechanism."""
+    with pytest.raises(ValueError, match="mechanism_factory failed on x"):
+        audit_mechanism(lambda d, size, rng: d + rng.laplace(0.0, 1.0, size), 10**400, 1.0, trials=100)
+    with pytest.raises(ValueError, match="non-finite"):
+        audit_mechanism(lambda d, size, rng: d * np.ones(size), 1e308 * 10, 1.0, trials=100)
+
+
+def test_audit_case_curve_is_the_panels_sequence_of_audits():
+    grid, bounds, last = audit_case_curve("rr_ok", 10_000, 0.95)
+    assert grid == [312, 625, 1250, 2500, 5000, 10_000]
+    assert bounds == [audit_case("rr_ok", trials=n, rng=i).epsilon_lower for i, n in enumerate(grid)]
+    assert last == audit_case("rr_ok", trials=10_000, rng=5)
+    seen = []
+    grid, _, _ = audit_case_curve("rr_ok", 1000, progress=seen.append)
+    assert grid == [100, 125, 250, 500, 1000]  # at least 100 runs each
+    assert seen == [pytest.approx(k / 6) for k in range(1, 6)]
+
+
+def test_case_sample_is_the_figures_draw():
+    case = AUDIT_CASES["dpsgd_ok"]
+    a, b = case.sample(500, 3)
+    g = np.random.default_rng(3)
+    np.testing.assert_array_equal(a, case.sampler(case.x, 500, g))
+    np.testing.assert_array_equal(b, case.sampler(case.x_prime, 500, g))
+
+
+def test_neighbour_game_tally_bound_and_claim():
+    game = NeighbourGame(3.0, 1.0, rng=7)
+    assert game.shift == 1.0 and game.sigma == 1.0  # the canary is clipped to C = 1; σ = z·C
+    assert game.claimed_epsilon == pytest.approx(_mp_gaussian_epsilon(1.0, 1e-5), rel=1e-9)
+    assert game.bound() == 0.0 and game.last_was_prime is None
+    for _ in range(60):
+        secret = game._secret_is_prime
+        assert game.play(game.output > 0.5) == ((game.last_was_prime == secret) and game.last_right)
+    assert game.rounds == 60 and len(game.history) == 60
+    assert game.bound() == epsilon_lower_bound(game.true_positives, game.false_positives, game.positives,
+                                               game.negatives, delta=1e-5) == game.history[-1]
+    replay = NeighbourGame(3.0, 1.0, rng=7)
+    for _ in range(60):
+        replay.play(replay.output > 0.5)
+    assert replay.history == game.history  # the seed fixes the game
+    with pytest.raises(ValueError, match="noise_multiplier"):
+        NeighbourGame(1.0, 0.0)
+    with pytest.raises(TypeError, match="says_prime"):
+        game.play("x′")

@@ -104,3 +104,38 @@ def test_accuracy_epsilon_figure_pairs_points():
     _no_tex(fig)
     with pytest.raises(ValueError, match="same length"):
         P.accuracy_epsilon_figure([0.5], [0.6, 0.7], [10, 20], 1.7, 0.8, delta=1e-5)
+
+
+def test_noise_multiplier_is_z_and_sigma_is_the_standard_deviation():
+    fig = P.training_figure([0, 10], [0.5, 0.7], [0.5, 0.8], noise_multiplier=1.5, clip_norm=2.0, sampling_rate=0.05)
+    assert fig.data[0].name == "clipped SGD, no noise (z = 0)" and fig.data[1].name == "DP-SGD, z = 1.5"
+    assert "z = 1.5" in fig.layout.title.text and "σ" not in fig.layout.title.text
+    texts = _texts(fig)
+    assert "σ = z·C" in texts and "public L = q·1000" in texts
+    assert "noise σ = z·C" in _texts(P.epsilon_steps_figure([1], [1.0], 1.2, 1, delta=1e-5))
+    assert "σ = z·C" in _texts(P.game_figure(0.8, 1.5, 0.3, [], [], 2.0, confidence=0.95))
+
+
+def test_audit_trials_figure_draws_the_exact_epsilon_of_the_pair():
+    fig = P.audit_trials_figure([1000, 10000], [0.2, 0.35], 1.0, confidence=0.95, exact_epsilon=0.396)
+    assert [sh.y0 for sh in fig.layout.shapes] == [1.0, 0.396]
+    assert "exact ε on this x, x′ = 0.396" in _texts(fig)
+    fig = P.audit_trials_figure([1000, 10000], [3.0, 5.0], 1.63, confidence=0.95, exact_epsilon=97.84)
+    assert len(fig.layout.shapes) == 1 and "exact ε on this x, x′ = 97.8 (off the scale)" in _texts(fig)
+    assert "= ∞" in _texts(P.audit_trials_figure([100], [2.0], 1.0, confidence=0.95, exact_epsilon=math.inf))
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: P.audit_trials_figure([1000], [math.nan], 1.0, confidence=0.95), "bounds"),
+    (lambda: P.audit_trials_figure([1000, 10], [0.1], 1.0, confidence=0.95), "same length"),
+    (lambda: P.training_figure([0], [1.5], [0.5], noise_multiplier=1.0, clip_norm=1.0, sampling_rate=0.1),
+     "private_accuracy"),
+    (lambda: P.epsilon_steps_figure([1, 2], [1.0], 1.0, 2, delta=1e-5), "same length"),
+    (lambda: P.epsilon_steps_figure([1], [-1.0], 1.0, 2, delta=1e-5), "epsilon_rdp"),
+    (lambda: P.game_figure(math.nan, 1.0, 0.3, [], [], 2.0, confidence=0.95), "shift"),
+    (lambda: P.game_figure(0.5, 1.0, math.inf, [], [], 2.0, confidence=0.95), "output"),
+    (lambda: P.audit_outputs_figure([0.0, 1.0], [1.0, 2.0], threshold=None, direction=0, discrete=True), "direction"),
+])
+def test_figures_refuse_what_they_cannot_draw(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

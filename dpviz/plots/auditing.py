@@ -134,7 +134,7 @@ def epsilon_steps_figure(steps_rdp, epsilon_rdp, epsilon_pld: float | None, tota
                  marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
     ]
     finite = [v for v in list(e) + pld if math.isfinite(v) and v > 0]
-    log = bool(finite) and max(finite) / min(finite) > 30
+    log = bool(finite) and max(finite) > 30 * min(finite)
     layout = _layout(_so_far(f"Privacy spent: ε at δ = {delta:.0e} (per example, add/remove one)", progress), "step t",
                      "ε", template=template, legend=_LEGEND, margin=dict(b=140), height=400,
                      yaxis=dict(type="log") if log else None)
@@ -171,7 +171,7 @@ def accuracy_epsilon_figure(epsilon_rdp, accuracy_rdp, steps_rdp, epsilon_pld: f
                  marker=dict(color=ROLE["exact"], size=13, symbol="diamond")),
     ]
     finite = [v for v in list(e) + pld if math.isfinite(v) and v > 0]
-    log = bool(finite) and max(finite) / min(finite) > 30
+    log = bool(finite) and max(finite) > 30 * min(finite)
     layout = _layout(_so_far(f"Accuracy against ε (δ = {delta:.0e})", progress), "ε spent so far", "test accuracy",
                      template=template, legend=_LEGEND, margin=dict(b=130), height=380,
                      xaxis=dict(type="log") if log else None, yaxis=dict(range=[0.3, 1.0]))
