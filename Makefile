@@ -3,19 +3,21 @@
 #   make test    set up .venv and run the whole test suite
 # and: make bench (p50/p95 update time of every widget; where a slider move's time goes in the browser),
 #      make lab (JupyterLab on the lessons), make export (static pages and PDFs of the lessons in build/),
-#      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server).
+#      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server),
+#      make docs (the documentation site in build/docs; warnings are errors).
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.dpviz-installed
 SERVE_STAMP := $(VENV)/.dpviz-serve-installed
+DOCS_STAMP := $(VENV)/.dpviz-docs-installed
 PORT   ?= 8866
 HOST   ?= localhost
 CLASS  ?=
 LESSONS ?=
 
-.PHONY: install serve test bench loadtest lab export clean-notebooks clean
+.PHONY: install serve test bench loadtest lab export docs clean-notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +62,16 @@ loadtest: install
 # Every lesson as a static page with its figures at the default settings (and a PDF with Chromium) in build/.
 export: $(SERVE_STAMP)
 	$(BIN)/python -m dpviz.export --out build
+
+# The documentation site (Sphinx + MyST, docs/) in build/docs: rebuilt from scratch (-E) so that every warning
+# shows, warnings are errors (-W, all of them reported: --keep-going), every cross-reference is checked (-n).
+$(DOCS_STAMP): pyproject.toml setup.py | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	touch $(DOCS_STAMP) $(SERVE_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -b html -E -W --keep-going -n -q docs build/docs
+	@echo "docs: build/docs/index.html"
 
 # Strip outputs from lesson notebooks (they are stored without outputs).
 clean-notebooks: install
