@@ -569,3 +569,20 @@ def test_linkage_accepts_integer_town_codes_and_any_labels():
     b = A.linkage_attack([30, 30, 41], np.array(["x", "x", "y"]), [1, 1, 0], [True, True, True])
     assert a.class_size.tolist() == b.class_size.tolist() == [2, 2, 1]
     assert a.inferred.tolist() == [1, 1, 0] and a.linked_row.tolist() == [-1, -1, 2]
+
+
+def test_chosen_errors_mislead_least_squares_far_more_than_random_ones():
+    # Lesson 01 §3 (review 01-3): Dinur & Nissim's theorem allows any errors of size ≤ E. Errors of ±E whose signs
+    # follow the decoder's weights against the truth, e = E·sign(A⁺ᵀ(1 − 2s)), push every estimate towards the other
+    # bit; at n = 100, m = 500, E = 3 (0.3·√n) random errors of the same bound leave almost every bit intact
+    n, m, e = 100, 500, 3.0
+    chosen, random_ = [], []
+    for s in range(6):
+        r = A.reconstruction_attack(n, m, e, s)
+        pinv = np.linalg.pinv(r.queries.astype(float))
+        errors = e * np.sign(pinv.T @ (1.0 - 2.0 * r.secret))
+        assert np.all(np.abs(errors) <= e)
+        est = A._round_bits(A._least_squares(r.queries, r.true_answers + errors))
+        chosen.append(np.mean(est == r.secret))
+        random_.append(r.recovered_fraction)
+    assert np.mean(random_) > 0.99 and np.mean(chosen) < 0.6

@@ -144,8 +144,9 @@ class LinkagePanel(Panel):
 
     def __init__(self, **overrides: Any):
         self.exercise = ChoiceReveal(
-            "Choose “10-yr, town” at n = 100: nobody is unique any more (k = 2, every row shares its age band and town "
-            "with at least one other). Is every person's condition now hidden from someone who holds the voter roll?",
+            "Choose “10-year age band + town” at n = 100, draw 0: nobody is unique any more (k = 2, every row shares "
+            "its age band and town with at least one other). Is every person's condition now hidden from someone who "
+            "holds the voter roll?",
             [("Yes: no row is unique, so no name can be put on a row.", False,
               "Tempting: with k ≥ 2 the roll links no name to a single row. But the attacker does not need the row. "
               "If everyone in a person's group of alike rows has the condition (or nobody has), the group alone "
