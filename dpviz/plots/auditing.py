@@ -228,8 +228,8 @@ def game_figure(shift: float, sigma: float, output: float | None, rounds, bounds
                      yaxis2=dict(title=dict(text="ε"), domain=[0.0, 0.32], anchor="x2", rangemode="tozero"))
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Top: Gaussian noise N(0, σ²), σ = z·C with C = 1; the canary's gradient is clipped to [−C, C] "
-                 "(Abadi et al. 2016, Alg. 1).<br>Bottom: Clopper–Pearson bounds on both error rates (Clopper & "
-                 "Pearson 1934), Kairouz, Oh & Viswanath 2015, Thm 2.1.", below=110)
+                 "(Abadi et al. 2016, Alg. 1).<br>Bottom: Clopper–Pearson bounds on both error rates "
+                 "(Clopper & Pearson 1934), Kairouz, Oh & Viswanath 2015, Thm 2.1.", below=110)
     return fig
 
 
