@@ -2,19 +2,22 @@
 
 ``make docs`` builds it into ``build/docs`` with warnings as errors (``-W --keep-going``) and every cross-reference
 checked (``-n``). Pages are MyST markdown; the API reference is generated from the docstrings (autodoc, numpy-style
-sections through napoleon) by the ``dpviz-module`` directive below, which lists and documents exactly a module's
-``__all__``.
+sections through napoleon) by the ``dpviz-module`` directive below, which lists (a summary table: name and first
+sentence) and documents exactly a module's ``__all__``.
 """
 
 import importlib
 import inspect
 import pkgutil
 import re
+import sys
 import types
 
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
+from sphinx.errors import PycodeError
+from sphinx.pycode import ModuleAnalyzer
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_refnode, nested_parse_with_titles
 
@@ -25,7 +28,6 @@ copyright = "the dpviz authors"
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinx.ext.autosummary",
     "sphinx.ext.napoleon",
 ]
 
@@ -46,7 +48,6 @@ html_static_path = []
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
 autodoc_default_options = {"members": True}
-autosummary_generate = False
 
 # numpy-style docstrings: types stay plain text beside each parameter ("float, optional", "array_like"), so that
 # nitpicky mode does not try to resolve them as classes.
@@ -139,6 +140,43 @@ def _after_napoleon(app, what, name, obj, options, lines):
     saved = _SAVED.pop(id(lines), None)
     if saved is not None:
         lines[:] = saved
+
+
+_ABBREVIATIONS = {"al", "Alg", "App", "cf", "Ch", "Cor", "Def", "e.g", "Eq", "Fig", "i.e", "Lem", "No", "Prop", "resp",
+                  "Sec", "Thm", "vs"}
+
+
+def _member_doc(module, name):
+    """A member's docstring; for a constant, the ``#:`` comment where a dpviz module defines it (ints and tuples
+    have no docstring of their own)."""
+    obj = getattr(module, name)
+    if inspect.isclass(obj) or callable(obj) or isinstance(obj, types.ModuleType):
+        return inspect.getdoc(obj) or ""
+    for modname in sorted(m for m in sys.modules if m == "dpviz" or m.startswith("dpviz.")):
+        source = sys.modules[modname]
+        if getattr(source, name, _MISSING) is not obj:
+            continue
+        try:
+            comments = ModuleAnalyzer.for_module(modname).find_attr_docs()
+        except PycodeError:
+            continue
+        if ("", name) in comments:
+            return "\n".join(comments["", name]).strip()
+    return ""
+
+
+def _first_sentence(doc):
+    """The first sentence of a docstring's first paragraph, on one line, as a summary table shows it: it ends at a
+    full stop followed by a capital, not after "Def." or "et al."."""
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split())
+    for stop in re.finditer(r"\.\s+(?=[A-Z])", paragraph):
+        word = paragraph[:stop.start()].rsplit(" ", 1)[-1].lstrip("([")
+        if word not in _ABBREVIATIONS and not re.fullmatch(r"[A-Z]", word):
+            paragraph = paragraph[:stop.start() + 1]
+            break
+    line = [paragraph]
+    _plain_text_docstring(line)
+    return " ".join(line).strip() or "—"
 
 
 def _submodules(package):
@@ -245,17 +283,22 @@ class ModuleReference(SphinxDirective):
         lines = [f".. automodule:: {name}", "   :no-members:", "", f".. currentmodule:: {name}", ""]
         plain = [m for m in members if not isinstance(getattr(module, m), types.ModuleType)]
         submodules = [m for m in members if isinstance(getattr(module, m), types.ModuleType)]
+        docs = {member: _member_doc(module, member) for member in plain}
         if "no-summary" not in self.options:
-            lines += [".. autosummary::", "   :nosignatures:", ""]
-            lines += [f"   {member}" for member in plain] + [""]
+            lines += [".. list-table::", "   :widths: 35 65", "   :class: dpviz-summary", ""]
+            for member in plain:
+                lines += [f"   * - :py:obj:`{member}`", f"     - {_first_sentence(docs[member])}"]
+            lines += [""]
         for member in plain:
             obj = getattr(module, member)
             if inspect.isclass(obj):
                 lines += [f".. autoclass:: {member}", "   :members:", ""]
             elif callable(obj):
                 lines += [f".. autofunction:: {member}", ""]
-            else:
-                lines += [f".. autodata:: {member}", "   :no-value:", ""]
+            else:  # a constant: its "#:" comment where it is defined (autodoc would show its type's docstring)
+                text = docs[member].splitlines()
+                _plain_text_docstring(text)
+                lines += [f".. py:data:: {member}", ""] + [f"   {line}" for line in text] + [""]
         documented = {f"{name}.{member}" for member in submodules}
         parts = [m for m in _submodules(module) if m.__name__ not in documented]
         if parts:
