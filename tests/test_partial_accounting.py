@@ -101,6 +101,17 @@ def test_census_numbers():
     assert led.change_approx_dp({"race", "ethnicity"}, 1e-6, method="simple") == pytest.approx(8.53, abs=0.01)
 
 
+def test_census_ledger_totals_are_the_one_census_story():
+    # lessons 06 and 12 tell one story: the ledger's totals are those of dpviz.deployments.census_2020
+    from dpviz.deployments import CENSUS_RHO_PERSONS, CENSUS_RHO_UNITS, census_2020
+    led = census_2020_example()
+    units = [r for r in led.releases if "occupancy" in r.attributes]
+    assert [r.rho for r in units] == [CENSUS_RHO_UNITS]
+    assert math.fsum(r.rho for r in led.releases if r not in units) == pytest.approx(CENSUS_RHO_PERSONS, abs=1e-14)
+    story = census_2020(1e-6)
+    assert led.change_approx_dp(led.attributes, 1e-6) == pytest.approx(story["eps_total"], rel=1e-12)
+
+
 def test_ledger_matches_brute_force_over_all_subsets():
     led = census_2020_example()
     inc = led.incidence()

@@ -50,6 +50,8 @@ def test_census_figures():
     assert sum(c != "#bbbbbb" for c in colours) == len(led.touching({"race"}))
     g = P.census_compare_figure(led, {"race", "ethnicity"}, 1e-6)
     assert g.data[0].y[0] == pytest.approx(7.856, abs=0.01) and g.data[0].y[1] == pytest.approx(13.792, abs=0.01)
+    caption = " ".join(a.text for a in g.layout.annotations)
+    assert "here 13.79" in caption and "here 7.856" in caption  # the paper's prints next to the computed values
 
 
 def test_rounding_and_attack():

@@ -19,6 +19,7 @@ import math
 import ipywidgets as W
 
 from dpviz import partial as PD
+from dpviz.interpret import gaussian_reading
 from dpviz.panels._base import (
     ChoiceReveal,
     Panel,
@@ -217,10 +218,12 @@ class CensusPanel(Panel):
         eps_s = led.change_approx_dp(changed, delta) if changed else 0.0
         eps_all = led.change_approx_dp(led.attributes, delta)
         names = ", ".join(_census_label(a) for a in led.attributes if a in changed) or "nothing"
+        rho_all = led.whole_record_rho()
+        mu_s, mu_all = gaussian_reading(rho_s)["mu"], gaussian_reading(rho_all)["mu"]
         readout = (f"{table}<p>Changing <b>{html.escape(names)}</b>: ρ = {rho_s:.3g} → "
-                   f"(<b>{eps_s:.3f}</b>, {_sci(delta)})-DP; whole record ρ = {led.whole_record_rho():.3g} → "
-                   f"(<b>{eps_all:.3f}</b>, {_sci(delta)})-DP (Canonne, Kamath & Steinke 2020, Cor 13). The "
-                   "per-release split is "
+                   f"(<b>{eps_s:.3f}</b>, {_sci(delta)})-DP, μ = √(2ρ) = {mu_s:.3g}; whole record "
+                   f"ρ = {rho_all:.3g} → (<b>{eps_all:.3f}</b>, {_sci(delta)})-DP, μ = {mu_all:.3g} "
+                   "(Canonne, Kamath & Steinke 2020, Cor 13; μ as in lesson 06). The per-release split is "
                    "illustrative; the totals (2.63 and 1.02 for race + ethnicity) are the paper's.</p>")
         return View(figures=[f1, f2], readout=readout)
 

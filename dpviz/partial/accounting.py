@@ -35,6 +35,7 @@ from scipy.sparse.csgraph import shortest_path
 
 from dpviz._validation import check_delta
 from dpviz.conversions import zcdp_delta, zcdp_to_approx_dp
+from dpviz.deployments import CENSUS_RHO_UNITS
 from dpviz.partial._checks import (
     MAX_EPS,
     MAX_GRAPH_ENTRIES,
@@ -542,10 +543,12 @@ def census_2020_example() -> ReleaseLedger:
     Manurangsi & Steinke 2023).
 
     The paper gives only totals: persons 2.56 + housing units 0.07 = **2.63 zCDP** for a whole record, which implies
-    (13.8, 10⁻⁶)-DP, and **1.02 zCDP** when only race and ethnicity change, which implies (7.85, 10⁻⁶)-DP (CKS
-    conversion; digest §4). The split below across queries is **illustrative** — chosen to reproduce exactly
-    those totals with the Bureau's query names (TOTAL, HHGQ, VOTINGA, HISPANIC×CENRACE, …); the Bureau's real
-    per-level allocation (Abowd et al. 2022) has many more rows.
+    (13.8, 10⁻⁶)-DP as printed (13.79 by the CKS conversion), and **1.02 zCDP** when only race and ethnicity change,
+    which implies (7.85, 10⁻⁶)-DP as printed (7.856). The totals are those of :func:`dpviz.deployments.census_2020`,
+    the one home of the census story of lessons 06 and 12 (:data:`dpviz.deployments.CENSUS_RHO_PERSONS`,
+    :data:`~dpviz.deployments.CENSUS_RHO_UNITS`). The split below across queries is **illustrative** — chosen to
+    reproduce exactly those totals with the Bureau's query names (TOTAL, HHGQ, VOTINGA, HISPANIC×CENRACE, …); the
+    Bureau's real per-level allocation (Abowd et al. 2022) has many more rows.
     """
     A = ("geography", "hhgq", "voting_age", "ethnicity", "race", "occupancy")
     R = [
@@ -557,6 +560,6 @@ def census_2020_example() -> ReleaseLedger:
         Release("Voting age × Hispanic × race", frozenset({"geography", "voting_age", "ethnicity", "race"}), 0.32),
         Release("Detailed (HHGQ × VOTINGA × HISPANIC × CENRACE)",
                 frozenset({"geography", "hhgq", "voting_age", "ethnicity", "race"}), 0.40),
-        Release("Housing units: occupancy status", frozenset({"geography", "occupancy"}), 0.07),
+        Release("Housing units: occupancy status", frozenset({"geography", "occupancy"}), CENSUS_RHO_UNITS),
     ]
     return ReleaseLedger(A, tuple(R))
