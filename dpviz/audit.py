@@ -159,7 +159,7 @@ def gaussian_witness_alpha(mu: float, delta: float) -> float:
     μ in (0, 30], δ in (0, 1).
 
     >>> f"{gaussian_witness_alpha(1 / 2.4, 1e-5):.2e}"  # lesson 07's DP-SGD step: σ = z·C = 2.4, C = 1
-    '1.96e-05'
+    '1.95e-05'
     """
     m = check_in_range(mu, "mu", 0.0, 30.0, low_inclusive=False)
     d = check_delta(delta, allow_zero=False)

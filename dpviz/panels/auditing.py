@@ -84,7 +84,7 @@ class DPSGDPanel(Panel):
                 "of T steps is a sum of T small independent losses: its mean grows like T, its spread like √T, and "
                 "at a small δ ε is about the mean plus a few spreads. So ε grows sub-linearly only while the spread "
                 "dominates; for long enough runs the mean wins and ε grows like T (lesson 05). Abadi et al. 2016, "
-                "Thm 1: for fixed z, ε grows like q√T in their regime of small q.")
+                "Thm 1 gives ε of order q√T for fixed z, under the theorem's conditions.")
 
     def _render_steps(self, v: dict[str, Any]):
         """The run streamed: a view after about 50 steps, then at T/4, T/2 and 3T/4 (accuracy so far, the RDP ε of
