@@ -6,7 +6,7 @@
 * :class:`DeploymentsPanel` — deployed values of ε on one axis, what each allows an observer to learn, the census
   read as a hypothesis test, and the misconception "a smaller number is always more private";
 * :class:`AccuracyCalibrationPanel` — from an accuracy target on a count to ε (Laplace and Gaussian), with the
-  exercise "halve α";
+  exercise "halve α<sub>acc</sub>";
 * :class:`BudgetSplitPanel` — from a budget per person per period to ε per release (basic vs exact composition),
   with the exercise "σ<sub>basic</sub>/σ<sub>exact</sub> at k = 365".
 """
@@ -203,8 +203,8 @@ class DeploymentsPanel(Panel):
 
 
 class AccuracyCalibrationPanel(Panel):
-    """Accuracy target ±α on one count with probability 1 − β → the smallest ε, Laplace and Gaussian; an exercise
-    on halving α."""
+    """Accuracy target ±α<sub>acc</sub> on one count with probability 1 − β<sub>fail</sub> → the smallest ε, Laplace and
+    Gaussian; an exercise on halving α<sub>acc</sub>."""
 
     title = "From an accuracy target to ε"
     intro = ("Decide how accurate one count must be — within ±α<sub>acc</sub> with probability 1 − "
@@ -241,7 +241,8 @@ class AccuracyCalibrationPanel(Panel):
         a, b, d = float(v["alpha_acc"]), float(v["beta_fail"]), float(v["delta"])
         g1, g2 = I.gaussian_epsilon_for_accuracy(a, b, d), I.gaussian_epsilon_for_accuracy(a / 2, b, d)
         growth = f"by a factor {g2 / g1:.3g}" if g1 > 0 else "from 0"
-        return ("ε = ln(1/β)/α is inversely proportional to α: half the error costs twice the ε "
+        return ("ε = ln(1/β<sub>fail</sub>)/α<sub>acc</sub> is inversely proportional to α<sub>acc</sub>: half the "
+                "error costs twice the ε "
                 f"({cite('dwork2014algorithmic', 'Thm 3.8')}). The Gaussian's ε at δ = {_sci(d)} grows {growth}: "
                 "not by 2, because its ε(δ) is not proportional to 1/σ (Balle & Wang 2018, Thm 8).")
 
@@ -258,9 +259,11 @@ class AccuracyCalibrationPanel(Panel):
             cross = f"α<sub>acc</sub> > {_big(x) if x >= 100 else _fmt(x)}"
         except ValueError:
             cross = "not on α<sub>acc</sub> from 10⁻³ to 10¹²"
-        rows = [("Laplace: ε = ln(1/β)/α, scale b = 1/ε", f"ε = {_fmt(e_lap)}, b = {_fmt(1 / e_lap)}"),
-                (f"Gaussian at δ = {_sci(d)}: σ = α/Φ<sup>−1</sup>(1 − β/2)", f"ε = {_fmt(e_gau)}, σ = {_fmt(sigma)}"),
-                ("the Gaussian needs the smaller ε (at this β and δ) for", cross),
+        rows = [("Laplace: ε = ln(1/β<sub>fail</sub>)/α<sub>acc</sub>, scale b = 1/ε",
+                 f"ε = {_fmt(e_lap)}, b = {_fmt(1 / e_lap)}"),
+                (f"Gaussian at δ = {_sci(d)}: σ = α<sub>acc</sub>/Φ<sup>−1</sup>(1 − β<sub>fail</sub>/2)",
+                 f"ε = {_fmt(e_gau)}, σ = {_fmt(sigma)}"),
+                ("the Gaussian needs the smaller ε (at this β<sub>fail</sub> and δ) for", cross),
                 ("largest posterior from a 1% prior (Laplace ε)", _pct(I.posterior_bound(0.01, e_lap)))]
         self.exercise.question.value = (
             f"<b>Predict, then reveal.</b> At α<sub>acc</sub> = {a:.3g} and β<sub>fail</sub> = {b:.2g} the Laplace "
@@ -268,7 +271,8 @@ class AccuracyCalibrationPanel(Panel):
             f"α<sub>acc</sub> = {a / 2:.3g}?")
         hint = None
         if min(e_lap, e_gau) > 5:
-            hint = "This accuracy needs ε > 5: a weak guarantee. Relax α or β, or count over more people."
+            hint = ("This accuracy needs ε > 5: a weak guarantee. Relax α<sub>acc</sub> or β<sub>fail</sub>, or count "
+                    "over more people.")
         return View(figures=[fig], readout=_table(rows), hint=hint)
 
 

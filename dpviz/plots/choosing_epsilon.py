@@ -143,7 +143,7 @@ def accuracy_figure(alpha_acc: float, beta_fail: float, delta: float, *, templat
                  marker=dict(size=11, color=[ROLE["exact"], ROLE["x_prime"]], line=dict(color="black", width=1)),
                  name=f"your target ±{fmt_number(a)}", hoverinfo="x+y"),
     ]
-    layout = _layout(f"From an accuracy target to ε: error ≤ ±α with probability {1 - b:.4g}",
+    layout = _layout(f"From an accuracy target to ε: error ≤ ±α<sub>acc</sub> with probability {1 - b:.4g}",
                      "accuracy target α<sub>acc</sub> (absolute error of one count, log scale)",
                      "ε needed (log scale)", template=template, title_size=15,
                      xaxis=dict(type="log", range=[-0.5, 3.5]), yaxis=dict(type="log", range=[-3, 1.5]),
