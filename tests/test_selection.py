@@ -306,7 +306,6 @@ def test_above_threshold_pays_only_for_positives():
     (lambda: S.report_noisy_max([1.0], 1.0, size=-2), "size"),
     (lambda: S.selection_probabilities([[1.0, 2.0]], 1.0), "scores"),
     (lambda: S.selection_probabilities(np.zeros(S.MAX_CANDIDATES + 1), 1.0), "scores"),
-    (lambda: S.selection_probabilities([0.0, 1e300], 1e10, noise="laplace"), "scores"),
     (lambda: S.gap_tail_bound(0, 1.0, 0.1), "k"),
     (lambda: S.gap_tail_bound(3, 1.0, 1.0), "beta"),
     (lambda: S.gap_quantile([1.0, 2.0], 1.0, 0.0), "beta"),
@@ -318,6 +317,15 @@ def test_above_threshold_pays_only_for_positives():
     (lambda: S.sparse_vector_pattern_probabilities(np.zeros(9), 0.0, 1.0), "queries"),
     (lambda: S.sparse_vector_pattern_probabilities([0.0], 0.0, 1.0, variant="alg7"), "variant"),
     (lambda: S.sparse_vector_privacy_loss([0.0], [2.0], 0.0, 1.0), "neighbour"),
+    (lambda: S.noise_scale(5e-324), "epsilon"),  # the scale 2Δ/ε is beyond the float range (it used to be inf)
+    (lambda: S.noise_scale(1.0, 1e308), "epsilon"),
+    (lambda: S.sparse_vector_scales(5e-324), "epsilon"),
+    (lambda: S.sparse_vector_scales(1.0, max_positives=S.MAX_SVT_POSITIVES + 1), "max_positives"),
+    (lambda: S.above_threshold([1.0, 2.0], 0.0, 5e-324), "epsilon"),
+    (lambda: S.above_threshold([1.7e308, 2.0], 0.0, 1e-306), "epsilon"),  # q + Z could overflow
+    (lambda: S.above_threshold(np.zeros(S.MAX_SVT_QUERIES + 1), 0.0, 1.0), "queries"),
+    (lambda: S.gap_tail_bound(10, 1e-320, 0.05), "epsilon"),  # the bound itself overflows
+    (lambda: S.expected_gap([-1.7e308, -1.7e308, 1.7e308], 1e-320), "scores"),  # E[gap] ≈ ⅔·3.4e308
 ])
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
@@ -335,3 +343,186 @@ def test_gumbel_max_has_one_home():
     assert users == ["mechanisms/exponential.py"]
     for mod in ("mean/winsorized.py", "partial/marginals.py", "selection.py"):
         assert "_gumbel_argmax(" in (root / mod).read_text(encoding="utf-8"), mod
+
+
+# ============================================================================================ extreme parameters
+# Each test below failed on the code before the input audit (checked against a copy of that code kept outside the
+# repository): the noise scale 2Δ/ε overflowed to inf, ln(k/β) overflowed for huge k, the sparse-vector laws divided
+# by an underflowed scale, a tie q_i = T lost its noise, and the Laplace integral built a k × nodes table.
+
+
+def _binomial_ok(count: int, n: int, p: float, z: float = 5.0) -> bool:
+    """count ~ Binomial(n, p) within z standard deviations (a false alarm has probability < 6e-7 at z = 5)."""
+    return abs(count - n * p) <= z * math.sqrt(n * p * (1 - p)) + 1
+
+
+@pytest.mark.parametrize("noise", S.NOISES)
+@pytest.mark.parametrize("eps", [1e-310, 5e-324])
+def test_law_at_a_subnormal_epsilon_is_uniform_for_close_scores(noise, eps):
+    # the exact law: P[0] = ½ − O(ε) (Laplace: (2 + d)e^{−d}/4 with d = ε/2 noise scales); it used to sample
+    # [3001, 999] (Laplace) and [4000, 0] (exponential) in 4000 draws, because the scale 2Δ/ε was inf
+    p = S.selection_probabilities([0.0, 1.0], eps, noise=noise)
+    assert p.tolist() == pytest.approx([0.5, 0.5], abs=1e-15)
+    n = 4000
+    for seed in (0, 1, 2):
+        draws = S.report_noisy_max([0.0, 1.0], eps, noise=noise, rng=seed, size=n)
+        assert _binomial_ok(int(np.sum(draws == 0)), n, 0.5)
+
+
+def _two_candidate_law(noise: str, d: float) -> float:
+    """P[the lower of two candidates wins] with the scores d noise scales apart, by closed forms: Gumbel
+    1/(1 + e^d) (softmax), Laplace P[Z₁ − Z₂ > d] = (2 + d)e^{−d}/4, exponential (permute-and-flip) e^{−d}/2."""
+    return {"gumbel": 1.0 / (1.0 + math.exp(d)), "laplace": (2.0 + d) * math.exp(-d) / 4.0,
+            "exponential": math.exp(-d) / 2.0}[noise]
+
+
+@pytest.mark.parametrize("noise", S.NOISES)
+@pytest.mark.parametrize("scores,eps,sens,mono,d", [
+    ([0.0, 1e308], 1e-308, 1.0, False, 0.5),  # b = 2e308 overflows; the scores are 0.5 noise scales apart
+    ([0.0, 3.0], 1e308, 1e308, False, 1.5),  # 2Δ overflows, the ratio ε/Δ is 1
+    ([0.0, 1.0], 2e-308, 1e-308, True, 2.0),  # Δ/ε = 0.5 from subnormal-range inputs
+    ([-1e308, 1e308], 5e-309, 1.0, False, 0.5),  # the spread 2e308 itself overflows
+])
+def test_law_where_the_scale_overflows_matches_closed_forms(noise, scores, eps, sens, mono, d):
+    want = _two_candidate_law(noise, d)
+    p = S.selection_probabilities(scores, eps, noise=noise, sensitivity=sens, monotonic=mono)
+    assert p[0] == pytest.approx(want, rel=1e-10, abs=0) and p[1] == pytest.approx(1 - want, rel=1e-12)
+    n = 20_000
+    draws = S.report_noisy_max(scores, eps, noise=noise, sensitivity=sens, monotonic=mono, rng=7, size=n)
+    assert _binomial_ok(int(np.sum(draws == 0)), n, want)
+
+
+@pytest.mark.parametrize("noise", S.NOISES)
+def test_scores_too_far_apart_get_probability_zero_not_an_error(noise):
+    # (1e300 − 0)·ε/(2Δ) = 5e309 noise scales: P[low] = 0 to rounding (the Laplace integral used to refuse this)
+    assert S.selection_probabilities([0.0, 1e300], 1e10, noise=noise).tolist() == [0.0, 1.0]
+    assert S.expected_gap([-1e308, 1e308], 1.0, noise=noise) == 0.0  # 0·inf used to give NaN
+
+
+def test_expected_gap_and_quantile_when_the_gap_overflows_a_difference():
+    # gaps of 2e308 do not fit in a float, their mean does: at ε = 1e-320 the choice is uniform, E[gap] = 1e308
+    u = [-1e308, 1e308]
+    assert S.expected_gap(u, 1e-320) == pytest.approx(1e308, rel=1e-12)
+    assert S.gap_quantile(u, 1e-320, 0.9) == 0.0
+    with pytest.raises(ValueError, match="scores"):
+        S.gap_quantile(u, 1e-320, 0.1)  # the quantile is the gap 2e308 itself
+
+
+def test_noise_scale_uses_the_ratio():
+    assert S.noise_scale(1e308, 1e308) == 2.0 and S.noise_scale(1e308, 1e308, monotonic=True) == 1.0
+    assert S.noise_scale(2e-308, 1e-308) == 1.0
+    assert S.sparse_vector_scales(1e308, 1e308, 3) == (2.0, 12.0, 3)
+
+
+def test_gap_tail_bound_for_a_huge_number_of_candidates():
+    # ln(10**400/0.1) = 401·ln 10, taken of the integer itself (10**400/0.1 used to raise OverflowError)
+    assert S.gap_tail_bound(10**400, 1.0, 0.1) == pytest.approx(2 * 401 * math.log(10), rel=1e-15)
+    assert S.gap_tail_bound(10, 1e308, 0.05, sensitivity=1e308) == pytest.approx(2 * math.log(200), rel=1e-15)
+
+
+def test_sparse_vector_laws_at_a_subnormal_epsilon():
+    # (q_i − T)·ε/(2Δ) is 0 to rounding at ε = 5e-324: the law of queries sitting on the threshold (it used to
+    # raise ZeroDivisionError: the threshold scale 2Δ/ε was inf and 0.5/inf underflowed to 0)
+    tiny = S.sparse_vector_pattern_probabilities([0.0, 1.0, 0.0], 0.5, 5e-324)
+    on_t = S.sparse_vector_pattern_probabilities([0.5, 0.5, 0.5], 0.5, 1.0)
+    assert tiny.keys() == on_t.keys()
+    for o in tiny:
+        assert tiny[o] == pytest.approx(on_t[o], rel=1e-12, abs=0)
+    loss = S.sparse_vector_privacy_loss([0.0, 1.0], [1.0, 0.0], 0.5, 5e-324)
+    assert max(abs(v) for v in loss.values()) < 1e-12
+    # the broken variant stays broken at tiny ε: ⊥⊤ (T + Z_T between q_1 and q_2) has probability ≈ ε/4 on x, 0 on x′
+    loss = S.sparse_vector_privacy_loss([0.0, 1.0], [1.0, 0.0], 0.5, 1e-300, variant="no_query_noise")
+    assert loss[(False, True)] == math.inf
+    p = S.sparse_vector_pattern_probabilities([0.0, 1.0], 0.5, 1e-300, variant="no_query_noise")
+    assert p[(False, True)] == pytest.approx(-math.expm1(-1e-300 / 4), rel=1e-9)  # P[−½ < Z_T ≤ ½], Z_T ~ Lap(2/ε)
+
+
+def test_sparse_vector_laws_where_two_delta_overflows():
+    # Δ = ε = 1e308: the same law as Δ = ε = 1 (2Δ used to overflow to inf)
+    big = S.sparse_vector_pattern_probabilities([0.0, 1.0, 0.0], 0.5, 1e308, sensitivity=1e308, max_positives=2)
+    ref = S.sparse_vector_pattern_probabilities([0.0, 1.0, 0.0], 0.5, 1.0, max_positives=2)
+    for o in ref:
+        assert big[o] == pytest.approx(ref[o], rel=1e-12, abs=1e-300)
+
+
+def test_above_threshold_keeps_the_noise_of_a_tie_at_a_tiny_scale():
+    # q_1 = T, noise scales 2e-308 and 4e-308: ⊤ iff Z_1 ≥ Z_T, probability ½ by symmetry (2c·Z⁰_1 and Z⁰_T are
+    # symmetric and independent). In plain arithmetic 0.5 + 4e-308·Z rounds to 0.5 and every run said ⊤.
+    n = 4000
+    g = np.random.default_rng(3)
+    tops = sum(S.above_threshold([0.5], 0.5, 1e298, sensitivity=1e-10, rng=g).answers[0] for _ in range(n))
+    assert _binomial_ok(tops, n, 0.5)
+    exact = S.sparse_vector_pattern_probabilities([0.5], 0.5, 1e298, sensitivity=1e-10)
+    assert exact[(True,)] == pytest.approx(0.5, rel=1e-12)
+
+
+def _laplace_direct(u: np.ndarray, b: float, idx, lo: float, hi: float, width: float) -> np.ndarray:
+    """P[candidate i wins] for the candidates ``idx`` by the plain formula ∫ f_i Π_{j≠i} F_j over [lo, hi]: 16-point
+    Gauss–Legendre on pieces split at every score and no wider than ``width``, the product over all k candidates
+    evaluated directly (in blocks of nodes). An independent oracle for large k (no series, no recurrences)."""
+    cuts = np.unique(np.r_[lo, hi, u[(u > lo) & (u < hi)]])
+    edges = [cuts[:1]]
+    for a, c in zip(cuts[:-1], cuts[1:]):
+        edges.append(np.linspace(a, c, max(1, int(np.ceil((c - a) / width))) + 1)[1:])
+    edges = np.concatenate(edges)
+    t, w = np.polynomial.legendre.leggauss(16)
+    x = ((edges[:-1, None] + edges[1:, None]) / 2 + (edges[1:, None] - edges[:-1, None]) / 2 * t).ravel()
+    wx = ((edges[1:, None] - edges[:-1, None]) / 2 * w).ravel()
+    out = np.zeros(len(idx))
+    for start in range(0, x.size, 400):
+        xs = x[start:start + 400]
+        z = (xs[None, :] - u[:, None]) / b
+        logF = np.where(z < 0, np.log(0.5) + np.minimum(z, 0), np.log1p(-0.5 * np.exp(-np.maximum(z, 0))))
+        S_ = logF.sum(axis=0)
+        zi = z[idx]
+        out += (np.exp(np.log(0.5 / b) - np.abs(zi) + S_[None, :] - logF[idx]) @ wx[start:start + 400])
+    return out
+
+
+def test_laplace_probabilities_of_ten_thousand_spread_scores_fit_in_memory_and_match_the_direct_sum():
+    # 10⁴ distinct scores 0.05 noise scales apart (500 in all). The former k × nodes tables took tens of GiB here
+    # (about 5·10⁵ nodes for 10⁴ candidates: 50 GiB at uniform(0, 100)); now the sums over candidates are series
+    # recurrences. Oracle: the direct product for the 30 best candidates, over [max u − 45b, max u + 45b] (outside
+    # it their integrands carry less than e^{−40} of their mass).
+    import tracemalloc
+
+    u = np.linspace(0.0, 1000.0, 10_000)
+    tracemalloc.start()
+    p = S.selection_probabilities(u, 1.0, noise="laplace")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 200 * 2**20
+    assert p.sum() == pytest.approx(1.0, abs=1e-12) and np.all(np.diff(p) >= 0)
+    idx = np.arange(u.size - 30, u.size)
+    want = _laplace_direct(u, 2.0, idx, 1000.0 - 90.0, 1000.0 + 90.0, 0.5)
+    np.testing.assert_allclose(p[idx], want, rtol=1e-11)
+
+
+def test_laplace_probabilities_of_two_thousand_random_scores_match_the_direct_sum():
+    # random distinct scores (ties of groups too) within 30 noise scales: every candidate against the oracle
+    g = np.random.default_rng(4)
+    u = np.r_[np.round(g.uniform(0.0, 60.0, 1500), 1), g.uniform(50.0, 60.0, 500)]
+    p = S.selection_probabilities(u, 1.0, noise="laplace")
+    idx = np.argsort(u)[::97]
+    want = _laplace_direct(u, 2.0, idx, u.min() - 90.0, u.max() + 90.0, 1.0)
+    np.testing.assert_allclose(p[idx], want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("u", [np.linspace(0.0, 10.0, 10_000), np.r_[np.zeros(5000), -np.arange(1.0, 5001.0)]])
+def test_permute_and_flip_of_ten_thousand_scores_matches_the_direct_product(u):
+    # the permute-and-flip integral p_a ∫₀¹ Π_{l≠a}(1 − p_l s) ds evaluated plainly for a few candidates (Gauss–
+    # Legendre on 313 pieces of width < 32/k over all of [0, 1], all 10⁴ factors multiplied as logs): the series
+    # of the candidates with p ≤ ½ and the truncation where S < −(40 + ln 2k) change nothing
+    p = S.selection_probabilities(u, 1.0, noise="exponential")
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    pl = np.exp((u - u.max()) / 2.0)
+    t, w = np.polynomial.legendre.leggauss(16)
+    e = np.linspace(0.0, 1.0, 314)
+    s = ((e[:-1, None] + e[1:, None]) / 2 + (e[1:, None] - e[:-1, None]) / 2 * t).ravel()
+    ws = ((e[1:, None] - e[:-1, None]) / 2 * w).ravel()
+    logF_all = np.zeros(s.size)
+    for start in range(0, u.size, 500):
+        logF_all += np.log1p(-np.outer(pl[start:start + 500], s)).sum(axis=0)
+    for i in [int(np.argmax(u)), int(np.argmin(u)), u.size // 3, 7]:
+        want = pl[i] * (np.exp(logF_all - np.log1p(-pl[i] * s)) @ ws)
+        assert p[i] == pytest.approx(want, rel=1e-10, abs=0)
