@@ -243,6 +243,11 @@ REFERENCES: dict[str, Reference] = {
                              "Subsampled Mechanisms under Composition", "arXiv preprint", "2405.20769"),
     "stoddard2014differentially": _r("Stoddard, Chen, Machanavajjhala", 2014, "Differentially Private Algorithms for "
                                      "Empirical Machine Learning", "arXiv preprint", "1411.5428"),
+    "machanavajjhala2007diversity": _r("Machanavajjhala, Kifer, Gehrke, Venkitasubramaniam", 2007, "ℓ-Diversity: "
+                                       "Privacy Beyond k-Anonymity", "ACM Transactions on Knowledge Discovery from "
+                                       "Data 1(1)"),
+    "ganta2008composition": _r("Ganta, Kasiviswanathan, Smith", 2008, "Composition Attacks and Auxiliary "
+                               "Information in Data Privacy", "KDD 2008", "0803.0032"),
     # -- beyond global sensitivity, releasing many answers (the first course's later lessons) ------------------------
     "nissim2007smooth": _r("Nissim, Raskhodnikova, Smith", 2007, "Smooth Sensitivity and Sampling in Private Data "
                            "Analysis", "STOC 2007"),
