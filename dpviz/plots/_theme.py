@@ -10,16 +10,25 @@ Helpers here are the only place where figure-wide conventions live:
 * :func:`caption` — the source line under a figure ("Source: …"), so every formula shown cites its origin;
 * :func:`approx_note` — the visible note that a figure shows an approximation (grid, Monte Carlo, constant set to 1);
 * ``_layout`` / ``_vline`` / ``_hline`` / ``_gaps`` — the one plain-dict layout, reference-line shapes and NaN-free
-  data lists every figure module builds its figures from (plain dicts: ``go.Figure`` validates them once).
+  data lists every figure module builds its figures from (plain dicts: ``go.Figure`` validates them once);
+* ``_check_figure`` / ``_check_text`` / ``_check_flag`` / ``_number`` / ``_array`` / ``_mapping`` — the checks of a
+  builder's arguments (a figure, a label, a flag, a number, an array, a mapping of arrays), with the message template
+  of :mod:`dpviz._validation`; every array a builder takes is refused when it has the wrong shape or length, holds
+  non-finite values where they make no sense, or more than :data:`MAX_FIGURE_VALUES` values.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+
+from dpviz._validation import check_in_range, check_integer, check_real_array
 
 __all__ = ["PALETTE", "ROLE", "TEMPLATE", "caption", "approx_note", "base_layout", "DASHES", "fmt_number"]
 
@@ -121,8 +130,14 @@ def caption(fig: go.Figure, text: str, *, y: float = -0.22, below: float | None 
     ``below`` (pixels from the bottom of the plot area to the caption's first line) places it clear of the tick
     labels and the x-axis title whatever the figure's height, and grows the bottom margin so every line fits
     (about 60 px for a linear x axis, 75 px for a log one whose minor ticks are labelled). Without it the caption
-    sits at the paper fraction ``y``. Break long captions with ``<br>``.
+    sits at the paper fraction ``y`` (in [−5, 5]). Break long captions with ``<br>``. ``below`` is at most
+    :data:`MAX_PIXELS`.
     """
+    _check_figure(fig)
+    _check_text(text, "text")
+    y = check_in_range(y, "y", -5.0, 5.0)
+    if below is not None:
+        below = check_in_range(below, "below", 0.0, MAX_PIXELS)
     placement = dict(y=y)
     if below is not None:
         lines = text.count("<br>") + 1
@@ -150,8 +165,11 @@ def caption(fig: go.Figure, text: str, *, y: float = -0.22, below: float | None 
 def approx_note(fig: go.Figure, text: str, *, yshift: float = 0.0) -> go.Figure:
     """Mark a figure as showing an approximation (grid, Monte Carlo, hidden constant set to 1).
 
-    The note sits just above the plot area's top-right corner; ``yshift`` (pixels) lifts it over a legend placed
-    there."""
+    The note sits just above the plot area's top-right corner; ``yshift`` (pixels, |yshift| ≤ :data:`MAX_PIXELS`)
+    lifts it over a legend placed there."""
+    _check_figure(fig)
+    _check_text(text, "text")
+    yshift = check_in_range(yshift, "yshift", -MAX_PIXELS, MAX_PIXELS)
     _append_annotation(
         fig,
         yshift=float(yshift),
@@ -270,11 +288,107 @@ def fmt_number(x: float | None, digits: int = 4) -> str:
     """A number as figures and readouts print it: ``"n/a"`` for None, ``"∞"``/``"−∞"`` for infinities, else
     ``digits`` significant digits (the one formatter of bar labels and panel readouts).
 
+    ``x`` is None or a real number (NaN is refused: a readout never shows "nan"), ``digits`` an integer in [1, 17].
+
     >>> fmt_number(None), fmt_number(math.inf), fmt_number(3.14159265), fmt_number(2.0)
     ('n/a', '∞', '3.142', '2')
     """
+    digits = check_integer(digits, "digits", minimum=1, maximum=17)
     if x is None:
         return "n/a"
+    if isinstance(x, np.ndarray) and x.ndim == 0:
+        x = x.item()
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise TypeError(f"x = {x!r} is not allowed: must be None or a real number.")
+    try:
+        x = float(x)
+    except OverflowError:  # an int beyond the double range
+        raise ValueError(f"x = {x!r} is not allowed: must be a number within the double range.") from None
+    if math.isnan(x):
+        raise ValueError("x = nan is not allowed: must be None or a number (a readout never shows NaN).")
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
     return f"{x:.{digits}g}"
+
+
+# ============================================================================================ argument checks
+# The one set of checks of the figure builders' arguments: a ValueError (a TypeError for a wrong kind of object)
+# names the parameter as the caller wrote it, the value and what is allowed.
+
+#: Most values one array argument of a figure builder may hold: a figure of more points is slow to build, to send
+#: to the browser and to draw (the panels draw at most a few thousand points per trace, 81 × 81 for a heatmap).
+MAX_FIGURE_VALUES = 100_000
+
+#: Largest pixel offset a caption or note accepts (``below``, ``yshift``): a few figure heights.
+MAX_PIXELS = 2000.0
+
+
+def _check_figure(fig: Any, name: str = "fig") -> go.Figure:
+    if not isinstance(fig, go.Figure):
+        raise TypeError(f"{name} = {fig!r} is not allowed: must be a plotly Figure.")
+    return fig
+
+
+def _check_text(text: Any, name: str, *, optional: bool = False) -> str | None:
+    if text is None and optional:
+        return None
+    if not isinstance(text, str):
+        raise TypeError(f"{name} = {text!r} is not allowed: must be a string{' or None' if optional else ''}.")
+    return text
+
+
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} = {value!r} is not allowed: must be True or False.")
+    return bool(value)
+
+
+def _number(value: Any, name: str, *, low: float = -math.inf, high: float = math.inf, low_open: bool = False,
+            optional: bool = False) -> float | None:
+    """A finite real number in [low, high] (``low_open``: > low), or None with ``optional``."""
+    if value is None and optional:
+        return None
+    return check_in_range(value, name, low, high, low_inclusive=not low_open)
+
+
+def _array(values: Any, name: str, *, ndim: int = 1, length: int | None = None, like: str | None = None,
+           low: float | None = None, low_open: bool = False, high: float | None = None, gaps: bool = False,
+           allow_empty: bool = False) -> np.ndarray:
+    """A real float array of ``ndim`` dimensions holding at most :data:`MAX_FIGURE_VALUES` values.
+
+    ``length`` (with ``like``, the name of the argument it must match) is its required length along the first axis;
+    ``low``/``high`` bound its finite entries (``low_open``: > low); ``gaps`` lets NaN and ±∞ through (a builder draws
+    them as gaps), else every entry must be finite. Complex, string and ragged input is refused.
+    """
+    arr = check_real_array(values, name, ndim=ndim, allow_empty=allow_empty or length == 0, finite=not gaps)
+    if arr.size > MAX_FIGURE_VALUES:
+        raise ValueError(f"{name} holds {arr.size} values, which is not allowed: must hold at most "
+                         f"MAX_FIGURE_VALUES = {MAX_FIGURE_VALUES}.")
+    arr = arr.astype(float)
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} has {arr.shape[0]} values and {like} {length}, which is not allowed: must have one "
+                         f"per value of {like}.")
+    finite = arr[np.isfinite(arr)]
+    if low is not None:
+        bad = finite[(finite <= low) if low_open else (finite < low)]
+        if bad.size:
+            raise ValueError(f"{name} = {float(bad[0])!r} is not allowed: every value must be "
+                             f"{'>' if low_open else '>='} {low:g}.")
+    if high is not None and np.any(finite > high):
+        raise ValueError(f"{name} = {float(finite[finite > high][0])!r} is not allowed: every value must be "
+                         f"<= {high:g}.")
+    return arr
+
+
+def _mapping(curves: Any, name: str, *, allow_empty: bool = False, **array_kw) -> dict:
+    """A mapping from names (str or int) to arrays, each checked by :func:`_array` as ``name[key]``."""
+    if not isinstance(curves, Mapping):
+        raise TypeError(f"{name} = {curves!r} is not allowed: must be a mapping from names to arrays.")
+    if not curves and not allow_empty:
+        raise ValueError(f"{name} is empty, which is not allowed: must hold at least one curve.")
+    out = {}
+    for key, values in curves.items():
+        if isinstance(key, bool) or not isinstance(key, (str, int, np.integer)):
+            raise TypeError(f"{name} has the key {key!r}, which is not allowed: keys must be names (str or int).")
+        out[key] = _array(values, f"{name}[{key!r}]", **array_kw)
+    return out

@@ -18,9 +18,23 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
-from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _bar, _scatter, _vline, approx_note, caption
+from dpviz.plots._theme import (
+    PALETTE,
+    ROLE,
+    TEMPLATE,
+    _array,
+    _bar,
+    _check_flag,
+    _gaps,
+    _mapping,
+    _scatter,
+    _vline,
+    approx_note,
+    caption,
+)
 from dpviz.plots.items_to_users import _label, _pow10, side_by_side
 from dpviz.userlevel import (
+    BoundRow,
     ClippingTradeoff,
     breakpoints,
     conjectured_item_epsilon,
@@ -58,6 +72,10 @@ __all__ = [
 ]
 
 # ----------------------------------------------------------------------------------- users needed against m
+
+#: Largest item-level ε₀ of the swap-loss figures (the lesson's slider stops at 0.3): ε₀·m stays far inside the
+#: double range for every m ≤ 10⁶.
+MAX_EPSILON0 = 1000.0
 
 HIDDEN = ("hidden constants and polylog factors set to one knob C; absolute user counts are illustrative, "
           "slopes and crossovers are the content")
@@ -108,6 +126,9 @@ def users_needed_figure(
     Ghazi et al. 2023: Tables 1–2 (Appendix A), Theorems 4, 10, 40, 43–46, Observation 28, Lemma 6; breakpoints per the
     digest §7.1 ([derived]).
     """
+    if not isinstance(row, BoundRow):
+        raise TypeError(f"row = {row!r} is not allowed: must be a BoundRow (dpviz.userlevel.TABLE1_ROWS or "
+                        "TABLE2_ROWS).")
     epsilon = check_positive(epsilon, "epsilon")
     alpha = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     dim = check_positive(dim, "dim")
@@ -363,15 +384,23 @@ def delstab_output_figure(outputs: list, pmf_x: np.ndarray, pmf_x2: np.ndarray, 
     """DelStab's exact output pmfs on two user-level neighbours x, x′ (⊥ = "test failed" as the last bar), with the
     two hockey-stick divergences d_ε(P‖P′), d_ε(P′‖P) against δ (Lemma 18 of Ghazi et al. 2023)."""
 
-    pmf_x = np.asarray(pmf_x, dtype=float)
-    pmf_x2 = np.asarray(pmf_x2, dtype=float)
+    if isinstance(outputs, (str, bytes)) or not isinstance(outputs, (list, tuple, np.ndarray)) \
+            or np.ndim(outputs) != 1 or len(outputs) == 0:
+        raise TypeError(f"outputs = {outputs!r} is not allowed: must be a non-empty list of the outputs "
+                        "(DelStab.outputs).")
+    pmf_x = _array(pmf_x, "pmf_x", length=len(outputs), like="outputs", low=0.0, high=1.0)
+    pmf_x2 = _array(pmf_x2, "pmf_x2", length=len(outputs), like="outputs", low=0.0, high=1.0)
+    epsilon = check_positive(epsilon, "epsilon", allow_zero=True)
+    delta = check_in_range(delta, "delta", 0.0, 1.0)
     labels = [str(o) for o in outputs]
     h1, h2 = hockey_stick(pmf_x, pmf_x2, epsilon), hockey_stick(pmf_x2, pmf_x, epsilon)
     ok = h1 <= delta and h2 <= delta
+    with np.errstate(over="ignore", divide="ignore"):  # e^ε·P′; beyond the double range it is drawn as a gap
+        scaled = _gaps(np.exp(epsilon + np.log(pmf_x2)))
     fig = go.Figure(data=[
         _bar(x=labels, y=pmf_x, name="P = DelStab(x)", marker=dict(color=ROLE["x"])),
         _bar(x=labels, y=pmf_x2, name="P′ = DelStab(x′)", marker=dict(color=ROLE["x_prime"])),
-        _scatter(x=labels, y=np.exp(epsilon) * pmf_x2, mode="lines", name="e<sup>ε</sup>·P′",
+        _scatter(x=labels, y=scaled, mode="lines", name="e<sup>ε</sup>·P′",
                  line=dict(color=ROLE["bound"], dash="dot", width=1.5, shape="hvh")),
     ], layout=dict(
         template=template, barmode="group", bargap=0.15,
@@ -391,9 +420,9 @@ def delstab_test_figure(tdlap: np.ndarray, stable_x: np.ndarray, stable_x2: np.n
                         template: str = TEMPLATE) -> go.Figure:
     """For each draw r of R₁: its TDLap probability and whether the stability test finds a stable set (X_stable ≠ ∅)
     on x and on x′. Failing r contribute to Pr[⊥]."""
-    tdlap = np.asarray(tdlap, dtype=float)
+    tdlap = _array(tdlap, "tdlap", low=0.0, high=1.0)
     r = np.arange(tdlap.size)
-    sx, sx2 = np.asarray(stable_x, dtype=bool), np.asarray(stable_x2, dtype=bool)
+    sx, sx2 = _flags(stable_x, "stable_x", tdlap.size), _flags(stable_x2, "stable_x2", tdlap.size)
     fig = go.Figure(data=[
         _bar(x=r, y=np.where(sx, tdlap, 0), name="x: stable set found", marker=dict(color=ROLE["x"]), offsetgroup=0),
         _bar(x=r, y=np.where(sx, 0, tdlap), name="x: test fails → ⊥", marker=dict(color="#bbbbbb"), offsetgroup=0),
@@ -413,6 +442,15 @@ def delstab_test_figure(tdlap: np.ndarray, stable_x: np.ndarray, stable_x2: np.n
     return fig
 
 
+def _flags(values: Any, name: str, length: int) -> np.ndarray:
+    """A 1-D array of booleans (True/False or 0/1), one per draw of R₁."""
+    arr = _array(values, name, length=length, like="tdlap")
+    if not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{name} = {float(arr[(arr != 0) & (arr != 1)][0])!r} is not allowed: every entry must be "
+                         "True or False.")
+    return arr.astype(bool)
+
+
 # ----------------------------------------------------------------------------------- why √m
 
 
@@ -426,7 +464,7 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
     """
     m = check_integer(m, "m", minimum=1, maximum=10**6)
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    epsilon0 = check_positive(epsilon0, "epsilon0")
+    epsilon0 = check_in_range(epsilon0, "epsilon0", 0.0, MAX_EPSILON0, low_inclusive=False)
     pmf = swap_difference_pmf(m, float(p))
     keep = np.nonzero(pmf > 1e-12)[0]
     hi = int(keep[-1]) if keep.size else m
@@ -462,9 +500,12 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
 
 def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = None,
                              template: str = TEMPLATE) -> go.Figure:
-    """Typical (median, 99%, 99.99%) and worst-case privacy loss of swapping two users against m (log–log, exact)."""
+    """Typical (median, 99%, 99.99%) and worst-case privacy loss of swapping two users against m (log–log, exact);
+    ``m_mark`` (an m in [1, 10⁴]) is marked."""
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    epsilon0 = check_positive(epsilon0, "epsilon0")
+    epsilon0 = check_in_range(epsilon0, "epsilon0", 0.0, MAX_EPSILON0, low_inclusive=False)
+    if m_mark is not None:
+        m_mark = check_in_range(m_mark, "m_mark", 1.0, 10_000.0)
     ms = int_log_grid(1, 10_000, 20)
     qs = {0.5: [], 0.99: [], 0.9999: []}
     for mm in ms:
@@ -495,8 +536,14 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
 # ----------------------------------------------------------------------------------- clipping threshold τ
 
 
+def _check_tradeoff(t: Any) -> None:
+    if not isinstance(t, ClippingTradeoff):
+        raise TypeError(f"t = {t!r} is not allowed: must be a ClippingTradeoff (dpviz.userlevel.clipping_tradeoff).")
+
+
 def clipping_histogram_figure(t: ClippingTradeoff, tau: float, *, template: str = TEMPLATE) -> go.Figure:
     """The exact law of one user's pairwise sum u with the clip band [−τ, τ]; clipped mass reported."""
+    _check_tradeoff(t)
     tau = check_positive(tau, "tau")
     m = t.m
     u = np.arange(-m, m + 1)
@@ -534,7 +581,9 @@ def clipping_tradeoff_figure(t: ClippingTradeoff, tau: float, *, show_best: bool
                              template: str = TEMPLATE) -> go.Figure:
     """Clipping bias and EM error (score units) against τ, their sum, the signal 0.2·α_acc·n·m, the paper's τ and
     yours; with ``show_best`` the minimising τ is starred (a lesson asks for it first: drawn only after Reveal)."""
+    _check_tradeoff(t)
     tau = check_positive(tau, "tau")
+    show_best = _check_flag(show_best, "show_best")
     total = t.bias + t.em_error
     floor = float(t.em_error.min()) / 10  # below this the bias is invisible next to the noise (and only rounding)
     data = [
@@ -585,20 +634,28 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
     are there from the first result on.
     """
     epsilon = check_positive(epsilon, "epsilon")
-    n_grid = np.asarray(n_grid, dtype=float)
-    theory_grid = n_grid if theory_grid is None else np.asarray(theory_grid, dtype=float)
+    grid_size = check_integer(grid_size, "grid_size", minimum=1, maximum=10**15)
+    constant = check_positive(constant, "constant")
+    n_grid = _array(n_grid, "n_grid", low=0.0, low_open=True)
+    theory_grid = n_grid if theory_grid is None else _array(theory_grid, "theory_grid", low=0.0, low_open=True)
+    errors = _mapping(errors, "errors", length=n_grid.size, like="n_grid", low=0.0, high=1.0)
+    for m in errors:
+        check_integer(m, "errors' key m", minimum=1, maximum=10**15)
+    if standard_errors is not None:
+        standard_errors = _mapping(standard_errors, "standard_errors", allow_empty=True, length=n_grid.size,
+                                   like="n_grid", low=0.0)
     data = []
     cols = [PALETTE[7], PALETTE[0], PALETTE[2], PALETTE[3], PALETTE[5]]
     for i, (m, err) in enumerate(sorted(errors.items())):
         col = cols[i % len(cols)]
-        err = np.asarray(err, dtype=float)
         ey = None
         if standard_errors is not None and m in standard_errors:
-            ey = dict(type="data", array=np.asarray(standard_errors[m], dtype=float), visible=True, thickness=1)
+            ey = dict(type="data", array=standard_errors[m], visible=True, thickness=1)
         data.append(_scatter(x=n_grid, y=np.where(err > 0, err, np.nan), mode="markers+lines",
                              name=f"simulation, m = {m}" + (" (item-level)" if m == 1 else ""), error_y=ey,
                              line=dict(color=col, width=2), marker=dict(size=7)))
-        theory = constant * math.log(grid_size + 1) / (epsilon * theory_grid * m)
+        with np.errstate(over="ignore"):  # beyond the double range: the capped 0.5 (ε tiny) or 0 (ε huge)
+            theory = constant * math.log(grid_size + 1) / (epsilon * theory_grid * m)
         data.append(_scatter(x=theory_grid, y=np.minimum(theory, 0.5), mode="lines", name=f"theory, m = {m}",
                              line=dict(color=col, dash="dot", width=1.5), showlegend=True))
     layout = dict(

@@ -23,6 +23,8 @@ from dpviz.plots._theme import (
     ROLE,
     TEMPLATE,
     _assemble,
+    _check_figure,
+    _check_flag,
     _hline,
     _layout,
     _scatter,
@@ -59,8 +61,13 @@ def side_by_side(left: go.Figure, right: go.Figure, *, template: str = TEMPLATE,
 
     Lessons put related views side by side this way so that a page holds fewer figure widgets (each plotly
     FigureWidget loads the whole plotly.js bundle in the browser; many of them slow a Voilà page down). Built from
-    plain dicts in one pass (the sources may use ``template="none"`` to skip their own template work).
+    plain dicts in one pass (the sources may use ``template="none"`` to skip their own template work). ``height``
+    (pixels of the plot area) is an integer in [100, 3000].
     """
+    _check_figure(left, "left")
+    _check_figure(right, "right")
+    if height is not None:
+        height = check_integer(height, "height", minimum=100, maximum=3000)
     doms = ([0.0, 0.43], [0.57, 1.0])
     data, shapes, notes, captions, approx = [], [], [], [], []
     layout: dict = {}
@@ -131,15 +138,14 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 def _pow10(x: float) -> str:
     """A positive number as a learner reads it: 10⁻⁶, 2.5·10⁻⁷ (no "1e-06", no SI suffix).
 
-    >>> _pow10(1e-6), _pow10(2.5e-7), _pow10(0.5)
-    ('10⁻⁶', '2.5·10⁻⁷', '0.5')
+    >>> _pow10(1e-6), _pow10(2.5e-7), _pow10(0.5), _pow10(5e-324)
+    ('10⁻⁶', '2.5·10⁻⁷', '0.5', '4.94·10⁻³²⁴')
     """
     if x >= 0.01:
         return f"{x:.3g}"
-    e = math.floor(math.log10(x))
-    mant = x / 10.0 ** e
-    if mant >= 9.995:
-        e, mant = e + 1, 1.0
+    # mantissa and exponent as printed (x / 10**e divided by 0 for a subnormal x: 10.0**-324 is 0)
+    digits, exponent = f"{x:.2e}".split("e")
+    mant, e = float(digits), int(exponent)
     power = "10" + str(e).translate(_SUPERSCRIPT)
     return power if abs(mant - 1) < 5e-3 else f"{mant:.3g}·{power}"
 
@@ -161,7 +167,8 @@ def neighbours_figure(
 
     ``kind="item"``: one example x_{i,j} replaced (item-level neighbours, Definition 2 of Ghazi et al. 2023 with m = 1);
     ``kind="user"``: user i's whole block of m examples replaced (user-level neighbours, Definition 1 of
-    Ghazi et al. 2023). Changed cells are outlined; the numbers are ratings 1–5 drawn with a fixed seed.
+    Ghazi et al. 2023). Changed cells are outlined; the numbers are ratings 1–5 drawn with a fixed seed (``seed``,
+    an integer ≥ 0).
 
     Raises
     ------
@@ -173,7 +180,7 @@ def neighbours_figure(
     user = check_integer(user, "user", minimum=0, maximum=n_users - 1)
     index = check_integer(index, "index", minimum=0, maximum=m - 1)
     kind = check_choice(kind, "kind", ("item", "user"))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_integer(seed, "seed", minimum=0))
     data = rng.integers(1, 6, size=(n_users, m))
     x = UserDataset.from_array(data, domain=(1, 2, 3, 4, 5))
     if kind == "item":
@@ -246,7 +253,7 @@ def group_privacy_epsilon_figure(epsilon: float, m_max: int = 1000, *, m_mark: i
             _scatter(x=[1, m_max], y=[epsilon, epsilon], mode="lines", name="ε<sub>item</sub> (one example)",
                      line=dict(color=ROLE["bound"], dash="dot"))]
     if m_mark is not None:
-        mm = check_integer(m_mark, "m_mark", minimum=1)
+        mm = check_integer(m_mark, "m_mark", minimum=1, maximum=m_max)
         vacuous = m_vac is not None and mm >= m_vac
         data.append(_scatter(x=[mm], y=[mm * epsilon], mode="markers+text", name=f"m = {mm}",
                              text=[f"  ε = {mm * epsilon:.3g}" + (" (no guarantee: δ ≥ 1)" if vacuous else "")],
@@ -299,7 +306,7 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
         notes.append(_label(m_vac, f"no guarantee from m = {m_vac} ", log_x=True, color=ROLE["naive"], xanchor="right",
                             y=0.9))
     if m_mark is not None:
-        mm = check_integer(m_mark, "m_mark", minimum=1)
+        mm = check_integer(m_mark, "m_mark", minimum=1, maximum=m_max)
         dm = float(group_privacy_curve(epsilon, delta, [mm])[1][0])
         data.append(_scatter(x=[mm], y=[min(dm, top)], mode="markers", name=f"m = {mm}: δ = {dm:.3g}",
                              marker=dict(size=11, color=ROLE["naive"], line=dict(color="white", width=1))))
@@ -317,13 +324,20 @@ def group_privacy_delta_figure(epsilon: float, delta: float, m_max: int = 1000, 
 # ----------------------------------------------------------------------------------- n × m bounding explorer
 
 
+def _check_bounding(t) -> None:
+    if not isinstance(t, BoundingTradeoff):
+        raise TypeError(f"t = {t!r} is not allowed: must be a BoundingTradeoff (dpviz.userlevel.bounding_curves).")
+
+
 def bounding_error_figure(t: BoundingTradeoff, k: int, *, show_optimum: bool = False,
                           template: str = TEMPLATE) -> go.Figure:
     """Bias, noise and total RMSE against the contribution bound (log–log), the current bound drawn and, with
     ``show_optimum``, the optimum marked (a lesson asks for it first: the star is drawn only after Reveal).
 
     ``k`` is the bound (the course writes it c, the records kept per user); ``t.k`` is its grid."""
+    _check_bounding(t)
     k = check_integer(k, "k", minimum=1, maximum=int(t.k[-1]))
+    show_optimum = _check_flag(show_optimum, "show_optimum")
     grid = int_log_grid(1, int(t.k[-1]), 300)
     idx = grid - 1
     absb = -t.bias[idx]
@@ -371,6 +385,7 @@ def bounding_error_figure(t: BoundingTradeoff, k: int, *, show_optimum: bool = F
 def contribution_histogram_figure(t: BoundingTradeoff, k: int, *, template: str = TEMPLATE) -> go.Figure:
     """Histogram of per-user record counts mᵢ (log-binned) with the bound ``k`` (the course's c); dropped share of
     records and users."""
+    _check_bounding(t)
     k = check_integer(k, "k", minimum=1, maximum=int(t.k[-1]))
     c = t.counts
     cmax = int(c[-1])

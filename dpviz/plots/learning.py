@@ -12,7 +12,23 @@ from typing import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz.plots._theme import DASHES, PALETTE, ROLE, TEMPLATE, _layout, _scatter, approx_note, caption
+from dpviz._validation import check_integer
+from dpviz.plots._theme import (
+    DASHES,
+    PALETTE,
+    ROLE,
+    TEMPLATE,
+    _array,
+    _check_flag,
+    _check_text,
+    _gaps,
+    _layout,
+    _mapping,
+    _number,
+    _scatter,
+    approx_note,
+    caption,
+)
 
 __all__ = [
     "METHOD_STYLE",
@@ -59,18 +75,42 @@ def _decade_ticks(values) -> dict:
     return dict(tickmode="linear", tick0=0, dtick=max(1, int(np.ceil(span / 5))))
 
 
+def _increasing(values, name: str, *, low: float = 0.0) -> np.ndarray:
+    """A non-empty 1-D axis of finite values ≥ ``low`` (> 0 for a log axis), strictly increasing."""
+    arr = _array(values, name, low=low, low_open=low == 0.0)
+    if np.any(np.diff(arr) <= 0):
+        raise ValueError(f"{name} is not increasing, which is not allowed: must be strictly increasing.")
+    return arr
+
+
 def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[float]]], *,
                            labels: Mapping[str, str] | None = None, ylabel: str = "excess risk (log)",
                            log_y: bool = True, title: str = "Training: loss against step",
                            template: str = TEMPLATE) -> go.Figure:
-    """One line per method: ``curves[method] = (steps, values)``; ``labels`` override legend names (e.g. with ε)."""
+    """One line per method: ``curves[method] = (steps, values)``, two 1-D arrays of one length (finite; on the log
+    axis values ≤ 10⁻¹² are drawn at 10⁻¹²); ``labels`` override legend names (e.g. with ε)."""
+    if not isinstance(curves, Mapping):
+        raise TypeError(f"curves = {curves!r} is not allowed: must be a mapping method → (steps, values).")
+    if labels is not None and (not isinstance(labels, Mapping)
+                               or not all(isinstance(v, str) for v in labels.values())):
+        raise TypeError(f"labels = {labels!r} is not allowed: must be None or a mapping method → legend name.")
+    _check_text(ylabel, "ylabel")
+    _check_text(title, "title")
+    log_y = _check_flag(log_y, "log_y")
+    checked = {}
+    for key, pair in curves.items():
+        if not isinstance(key, str):
+            raise TypeError(f"curves has the key {key!r}, which is not allowed: keys must be method names (str).")
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise TypeError(f"curves[{key!r}] = {pair!r} is not allowed: must be a pair (steps, values).")
+        x = _array(pair[0], f"curves[{key!r}] steps", low=0.0)
+        checked[key] = (x, _array(pair[1], f"curves[{key!r}] values", length=x.size, like="its steps"))
     data = []
-    for key, (x, y) in curves.items():
+    for key, (x, y) in checked.items():
         color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
-        y = np.asarray(y, dtype=float)
         if log_y:
             y = np.maximum(y, 1e-12)
-        data.append(_scatter(x=np.asarray(x), y=y, mode="lines", name=(labels or {}).get(key, name),
+        data.append(_scatter(x=x, y=y, mode="lines", name=(labels or {}).get(key, name),
                              line=dict(color=color, dash=dash, width=2)))
     # legend outside the plot: the private curves rise and fall through the whole upper half of the axes
     fig = go.Figure(data=data, layout=_layout(title, "step t", ylabel, template=template,
@@ -87,7 +127,16 @@ def training_curves_figure(curves: Mapping[str, tuple[Sequence[float], Sequence[
 def rates_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, invalid_below: float | None = None,
                  floor: np.ndarray | None = None, title: str = "Excess risk bounds against the number of users n",
                  template: str = TEMPLATE) -> go.Figure:
-    """Log–log rates against n; the region where Thm 4's n-condition fails is shaded grey."""
+    """Log–log rates against n; the region where Thm 4's n-condition fails is shaded grey.
+
+    ``ns``: increasing positive users; ``curves``: name → positive rates, one per n; ``floor``: one value ≥ 0 per n;
+    ``invalid_below``: an n > 0 (the shade reaches it)."""
+    ns = _increasing(ns, "ns")
+    curves = _mapping(curves, "curves", length=ns.size, like="ns", low=0.0, low_open=True)
+    if floor is not None:
+        floor = _array(floor, "floor", length=ns.size, like="ns", low=0.0)
+    invalid_below = _number(invalid_below, "invalid_below", low=0.0, low_open=True, optional=True)
+    _check_text(title, "title")
     style = {
         "upper": ("upper bound, Phased ERM (Levy et al. 2021, Thm 4)", ROLE["private"], "solid"),
         "lower": ("lower bound, any user-level DP (Levy et al. 2021, Thm 5)", ROLE["bound"], "dash"),
@@ -128,7 +177,15 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
                         title: str = "Users ERM needs against the number of steps T",
                         template: str = TEMPLATE) -> go.Figure:
     """√(dT)/ε (Levy et al. 2021, Thm 3 / Esfandiari, Mirrokni & Narayanan 2022, Thm 29) for several d against √T/ε
-    (Esfandiari, Mirrokni & Narayanan 2022, Thm 30), log–log."""
+    (Esfandiari, Mirrokni & Narayanan 2022, Thm 30), log–log.
+
+    ``Ts``: positive steps; ``levy``: d → users, one per T; ``ours``: users, one per T (all positive); ``n``: the
+    learner's n > 0, drawn as a line."""
+    Ts = _array(Ts, "Ts", low=0.0, low_open=True)
+    levy = _mapping(levy, "levy", length=Ts.size, like="Ts", low=0.0, low_open=True)
+    ours = _array(ours, "ours", length=Ts.size, like="Ts", low=0.0, low_open=True)
+    n = _number(n, "n", low=0.0, low_open=True, optional=True)
+    _check_text(title, "title")
     data = [_scatter(x=Ts, y=ys, mode="lines", name=f"Levy et al. 2021, Alg 3: √(dT)/ε, d = {d}",
                      line=dict(color=ROLE["private"], dash=DASHES[i % len(DASHES)], width=2))
             for i, (d, ys) in enumerate(levy.items())]
@@ -154,13 +211,21 @@ def users_needed_figure(Ts: np.ndarray, levy: Mapping[int, np.ndarray], ours: np
 def phased_schedule_figure(users: Sequence[int], lambdas: Sequence[float], *, n: int,
                            title: str = "Phased ERM: users per phase and the λ schedule",
                            template: str = TEMPLATE) -> go.Figure:
-    """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (Levy et al. 2021, Alg 4)."""
+    """Bars: n_t users consumed by phase t (disjoint); line (right axis, log): λ_t = 4^t λ (Levy et al. 2021, Alg 4).
+
+    ``users``: integers ≥ 0, at most ``n`` in all; ``lambdas``: one λ_t > 0 per phase; ``n``: an integer ≥ 1."""
+    n = check_integer(n, "n", minimum=1, maximum=10**15)
+    users = _array(users, "users", low=0.0, allow_empty=True)
+    if not np.all(users == np.round(users)) or float(np.sum(users)) > n:
+        raise ValueError(f"users = {users.tolist()!r} is not allowed: must be integers that sum to at most n = {n}.")
+    lambdas = _array(lambdas, "lambdas", length=users.size, like="users", low=0.0, low_open=True, allow_empty=True)
+    _check_text(title, "title")
     t = np.arange(1, len(users) + 1)
-    data = [dict(type="bar", x=t, y=list(users), name="users n<sub>t</sub> = ⌊n/2<sup>t</sup>⌋",
+    data = [dict(type="bar", x=t, y=users.astype(np.int64).tolist(), name="users n<sub>t</sub> = ⌊n/2<sup>t</sup>⌋",
                  marker=dict(color=ROLE["private"])),
             _scatter(x=t, y=list(lambdas), mode="lines+markers", name="λ<sub>t</sub> = 4<sup>t</sup>λ", yaxis="y2",
                      line=dict(color=ROLE["naive"], width=2))]
-    used = int(np.sum(users))
+    used = int(np.sum(users, dtype=np.int64)) if users.size else 0
     # legend across the top centre, which stays empty (bars halve from the left, the λ line climbs through the
     # middle to the top right); y2 ticks at powers of ten (an overlaying axis otherwise gets ticks synced to the
     # bar axis' grid, e.g. 3×10⁵, 8×10³)
@@ -187,7 +252,21 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
     """Excess risk vs m (log–log): simulated methods (markers) and the non-private formula (line).
 
     ``formula`` is drawn over ``formula_ms`` (default ``ms``): a partial view draws it over every m of the final
-    view, so that its axes, and the reference line, are there from the first result on."""
+    view, so that its axes, and the reference line, are there from the first result on.
+
+    ``ms``: increasing m ≥ 1; ``curves``: method → excess risk, one per m (NaN: a gap); ``formula``: one value > 0
+    per m of ``formula_ms``; ``m_star``: None, ∞ (no drift) or an m > 0."""
+    ms = _increasing(ms, "ms", low=1.0)
+    curves = _mapping(curves, "curves", length=ms.size, like="ms", gaps=True)
+    if formula_ms is not None:
+        formula_ms = _increasing(formula_ms, "formula_ms", low=1.0)
+    if formula is not None:
+        n_f = ms.size if formula_ms is None else formula_ms.size
+        formula = _array(formula, "formula", length=n_f, like="ms" if formula_ms is None else "formula_ms", low=0.0,
+                         low_open=True)
+    if m_star is not None and not (isinstance(m_star, float) and m_star == np.inf):
+        m_star = _number(m_star, "m_star", low=0.0, low_open=True)
+    _check_text(title, "title")
     data = []
     if formula is not None:
         data.append(_scatter(x=ms if formula_ms is None else formula_ms, y=formula, mode="lines",
@@ -195,10 +274,11 @@ def heterogeneity_figure(ms: np.ndarray, curves: Mapping[str, np.ndarray], *, fo
                              line=dict(color=ROLE["bound"], dash="dash")))
     for key, ys in curves.items():
         color, dash, name = METHOD_STYLE.get(key, (PALETTE[6], "solid", key))
-        data.append(_scatter(x=ms, y=np.maximum(ys, 1e-12), mode="lines+markers", name=name + " (simulated)",
+        y = np.where(np.isfinite(ys), np.maximum(ys, 1e-12), np.nan)  # non-finite: a gap
+        data.append(_scatter(x=ms, y=_gaps(y), mode="lines+markers", name=name + " (simulated)",
                              line=dict(color=color, dash=dash, width=1.5), marker=dict(size=7, color=color)))
     extra = {}
-    if m_star is not None and np.isfinite(m_star) and ms[0] <= m_star <= ms[-1]:
+    if m_star is not None and np.isfinite(m_star) and ms.size and ms[0] <= m_star <= ms[-1]:
         extra["shapes"] = [dict(type="line", x0=m_star, x1=m_star, xref="x", y0=0, y1=1, yref="y domain",
                                 line=dict(color=ROLE["bound"], dash="dot"))]
         extra["annotations"] = [_log_label(x=m_star, text=f" m* ≈ {m_star:.0f}", color=ROLE["bound"])]

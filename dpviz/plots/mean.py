@@ -8,19 +8,24 @@ Every builder adds a caption citing its formulas.
 from __future__ import annotations
 
 import math
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
+from dpviz._validation import check_integer
 from dpviz.plots._theme import (
     DASHES,
     PALETTE,
     ROLE,
     TEMPLATE,
+    _array,
+    _check_text,
     _gaps,
     _hline,
     _layout,
+    _mapping,
+    _number,
     _vline,
     approx_note,
     caption,
@@ -109,6 +114,27 @@ def _json_safe(traces: list[dict]) -> list[dict]:
     return traces
 
 
+def _axis(values: Any, name: str, *, log: bool = False, low: float | None = None, high: float | None = None,
+          size: int | None = None, like: str | None = None) -> np.ndarray:
+    """A non-empty, strictly increasing 1-D axis of finite values (> 0 on a log axis)."""
+    arr = _array(values, name, low=0.0 if log else low, low_open=log, high=high, length=size, like=like)
+    if np.any(np.diff(arr) <= 0):
+        raise ValueError(f"{name} is not increasing, which is not allowed: must be strictly increasing.")
+    return arr
+
+
+def _numbers(values: Any, name: str, *, positive: bool = True) -> dict:
+    """A non-empty mapping from labels (str or int) to finite numbers (> 0 with ``positive``: drawn on a log axis)."""
+    if not isinstance(values, Mapping) or not values:
+        raise TypeError(f"{name} = {values!r} is not allowed: must be a non-empty mapping from labels to numbers.")
+    out = {}
+    for key, v in values.items():
+        if isinstance(key, bool) or not isinstance(key, (str, int, np.integer)):
+            raise TypeError(f"{name} has the key {key!r}, which is not allowed: keys must be labels (str or int).")
+        out[key] = _number(v, f"{name}[{key!r}]", low=0.0, low_open=positive)
+    return out
+
+
 _SUP = str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·")
 
 
@@ -131,7 +157,15 @@ _EST_STYLE = {
 def mse_vs_m_figure(ms: Sequence[float], simulated: Mapping[str, Sequence[float]],
                     formulas: Mapping[str, Sequence[float]], *, crossover: float | None = None,
                     title: str = "MSE against samples per user m", template: str = TEMPLATE) -> go.Figure:
-    """Log–log MSE vs m: markers = simulation, lines = formula, dotted vertical line at the crossover m*."""
+    """Log–log MSE vs m: markers = simulation, lines = formula, dotted vertical line at the crossover m*.
+
+    ``ms``: increasing m > 0; ``simulated``, ``formulas``: estimator → MSE ≥ 0, one per m (NaN: a gap);
+    ``crossover``: None or an m > 0."""
+    ms = _axis(ms, "ms", log=True)
+    simulated = _mapping(simulated, "simulated", allow_empty=True, length=ms.size, like="ms", low=0.0, gaps=True)
+    formulas = _mapping(formulas, "formulas", allow_empty=True, length=ms.size, like="ms", low=0.0, gaps=True)
+    crossover = _number(crossover, "crossover", low=0.0, optional=True)
+    _check_text(title, "title")
     lay = _frame(title, "samples per user m (log)", "mean squared error (log)", template, xlog=True, ylog=True)
     traces = []
     for key, ys in formulas.items():
@@ -159,7 +193,20 @@ def tau_knob_figure(ratios: Sequence[float], sweep: Mapping[str, Sequence[float]
 
     With ``trials`` (the Monte-Carlo sample size) a faint line MSE/trials shows the resolution of the simulated
     bias²: below it the bias² curve is sampling noise, not clipping bias.
+
+    ``ratios``: increasing τ/τ_safe > 0; ``sweep``: the arrays ``"bias2"``, ``"noise"``, ``"mse"`` (≥ 0) and
+    ``"clipped"`` (in [0, 1]), one value per ratio; ``current`` and the ``presets``' values: ratios > 0.
     """
+    ratios = _axis(ratios, "ratios", log=True)
+    if not isinstance(sweep, Mapping) or not {"bias2", "noise", "mse", "clipped"} <= set(sweep):
+        raise TypeError(f"sweep = {sweep!r} is not allowed: must be a mapping with the arrays 'bias2', 'noise', 'mse' "
+                        "and 'clipped' (dpviz.mean.tau_knob_sweep).")
+    sweep = {key: _array(sweep[key], f"sweep[{key!r}]", length=ratios.size, like="ratios", low=0.0,
+                         high=1.0 if key == "clipped" else None) for key in ("bias2", "noise", "mse", "clipped")}
+    current = _number(current, "current", low=0.0, low_open=True)
+    presets = _numbers(presets, "presets")
+    if trials is not None:
+        trials = check_integer(trials, "trials", minimum=1, maximum=10**9)
     # y2: explicit ticks (an overlaying axis otherwise gets ticks synced to the log grid of y: 0.162, 0.446, …)
     lay = _frame("The concentration radius τ trades bias for noise", "τ / τ<sub>safe</sub> (log)",
                   "squared error (log)", template, xlog=True, ylog=True,
@@ -201,7 +248,24 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
                           source: str | None = None, template: str = TEMPLATE) -> go.Figure:
     """Heatmap of log₁₀ MSE over (log₁₀ n, log₁₀ m) with iso-N lines n·m = N (diagonals) and their best points.
 
-    ``z_label`` names the coloured quantity; ``source`` replaces the default caption (say what is drawn)."""
+    ``z_label`` names the coloured quantity; ``source`` replaces the default caption (say what is drawn).
+    ``log_n``, ``log_m``: increasing grids; ``log_err``: one row per log m, one column per log n (NaN: blank);
+    ``budgets``: N > 0; ``best``: (log n, log m) pairs."""
+    log_n = _axis(log_n, "log_n")
+    log_m = _axis(log_m, "log_m")
+    log_err = _array(log_err, "log_err", ndim=2, gaps=True)
+    if log_err.shape != (log_m.size, log_n.size):
+        raise ValueError(f"log_err has shape {log_err.shape}, which is not allowed: must be (len(log_m), len(log_n)) "
+                         f"= ({log_m.size}, {log_n.size}).")
+    budgets = _array(budgets, "budgets", low=0.0, low_open=True, allow_empty=True)
+    if best is not None:
+        if isinstance(best, (list, tuple)) and not best:  # no best point on any line
+            best = np.zeros((0, 2))
+        best = _array(best, "best", ndim=2, allow_empty=True)
+        if best.shape[1] != 2:
+            raise ValueError(f"best has shape {best.shape}, which is not allowed: must be pairs (log n, log m).")
+    _check_text(z_label, "z_label")
+    _check_text(source, "source", optional=True)
     # the iso-N lines are white (they cross the whole colour scale), so the legend gets a dark background
     lay = _frame("Fixed budget N = n·m: more users or more samples per user?", "log₁₀ n (users)",
                   "log₁₀ m (samples per user)", template,
@@ -214,8 +278,8 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
         ok = (lm >= log_m[0]) & (lm <= log_m[-1])
         traces.append(dict(type="scatter", x=ln[ok], y=lm[ok], mode="lines", name=f"N = n·m = {_pow10(N)}",
                                  line=dict(color="white", dash=DASHES[k % len(DASHES)], width=2)))
-    bx = [b[0] for b in best] if best else []
-    by = [b[1] for b in best] if best else []
+    bx = [float(b[0]) for b in best] if best is not None else []
+    by = [float(b[1]) for b in best] if best is not None else []
     traces.append(dict(type="scatter", x=bx, y=by, mode="markers", name="best split on each iso-N line",
                              marker=dict(symbol="star", size=14, color=PALETTE[1], line=dict(color="black", width=1))))
     fig = go.Figure(data=_json_safe(traces), layout=lay)
@@ -227,7 +291,13 @@ def budget_heatmap_figure(log_n: np.ndarray, log_m: np.ndarray, log_err: np.ndar
 
 def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, walls: Mapping[str, float],
                         template: str = TEMPLATE) -> go.Figure:
-    """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users)."""
+    """Iso-accuracy curves m(n) in the (n, m) plane (log–log) with vertical walls (minimum numbers of users).
+
+    ``ns``: increasing n > 0; ``curves``: label → m > 0, one per n (NaN: no m reaches the target there);
+    ``walls``: label → n > 0."""
+    ns = _axis(ns, "ns", log=True)
+    curves = _mapping(curves, "curves", length=ns.size, like="ns", low=0.0, low_open=True, gaps=True)
+    walls = _numbers(walls, "walls")
     lay = _frame("Samples per user needed for a target error", "users n (log)", "samples per user m (log)",
                   template, xlog=True, ylog=True)
     traces = [dict(type="scatter", x=ns, y=m, mode="lines", name=label, line=dict(color=PALETTE[k % 5], width=3))
@@ -249,7 +319,12 @@ def iso_accuracy_figure(ns: np.ndarray, curves: Mapping[str, np.ndarray], *, wal
 def error_vs_d_figure(ds: np.ndarray, ours: np.ndarray, older: np.ndarray, *, n: int,
                       template: str = TEMPLATE) -> go.Figure:
     """ℓ₂ error against d at fixed n: Esfandiari, Mirrokni & Narayanan 2022 (feasible for all d) vs Levy et al. 2021's
-    regime (infeasible beyond its wall)."""
+    regime (infeasible beyond its wall). ``ds``: increasing d > 0; ``ours``, ``older``: errors > 0, one per d (NaN:
+    infeasible, a gap); ``n``: an integer ≥ 1."""
+    ds = _axis(ds, "ds", log=True)
+    ours = _array(ours, "ours", length=ds.size, like="ds", low=0.0, low_open=True, gaps=True)
+    older = _array(older, "older", length=ds.size, like="ds", low=0.0, low_open=True, gaps=True)
+    n = check_integer(n, "n", minimum=1, maximum=10**15)
     lay = _frame(f"Error against dimension at n = {n} users", "dimension d (log)", "ℓ₂ error (log)", template,
                   xlog=True, ylog=True)
     traces = [dict(type="scatter", x=ds, y=ours, mode="lines+markers", name="Esfandiari, Mirrokni & Narayanan 2022 "
@@ -276,7 +351,24 @@ def _circles(points, R, k=48):
 def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: np.ndarray, radius: float, *,
                         moved: int | None = None, z_label: str = "log₁₀ density", title: str = "",
                         template: str = TEMPLATE) -> go.Figure:
-    """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted)."""
+    """Algorithm A in 2-D: heatmap (density or count f), the balls B_i and the points (the moved user highlighted).
+
+    ``xs``, ``ys``: increasing grids; ``z``: one row per y, one column per x (NaN: blank); ``points``: the users'
+    means, shape (n, 2); ``radius`` > 0; ``moved``: None or the index of a point."""
+    xs = _axis(xs, "xs")
+    ys = _axis(ys, "ys")
+    z = _array(z, "z", ndim=2, gaps=True)
+    if z.shape != (ys.size, xs.size):
+        raise ValueError(f"z has shape {z.shape}, which is not allowed: must be (len(ys), len(xs)) = "
+                         f"({ys.size}, {xs.size}).")
+    points = _array(points, "points", ndim=2)
+    if points.shape[1] != 2:
+        raise ValueError(f"points has shape {points.shape}, which is not allowed: must be (n, 2).")
+    radius = _number(radius, "radius", low=0.0, low_open=True)
+    if moved is not None:
+        moved = check_integer(moved, "moved", minimum=0, maximum=points.shape[0] - 1)
+    _check_text(z_label, "z_label")
+    _check_text(title, "title")
     # legend under the plot, pinned to the figure's bottom edge (on the right it collided with the colour bar); the
     # bottom margin keeps 58 px between the caption's last line and the figure's edge for it (up to two rows)
     lay = _frame(title or "Inside Algorithm A (Esfandiari, Mirrokni & Narayanan 2022): balls, count f(p), output "
@@ -285,7 +377,7 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
                                           xanchor="left"))
     lay["yaxis"]["scaleanchor"] = "x"
     lay["height"] = 560
-    cx, cy = _circles(np.asarray(points), radius)
+    cx, cy = _circles(points, radius)
     traces = [dict(type="heatmap", x=xs, y=ys, z=z, colorscale="Blues", colorbar=dict(title=dict(text=z_label)),
                    name=z_label),
               dict(type="scatter", x=cx, y=cy, mode="lines", name=f"balls B<sub>i</sub> (radius {radius:.2g})",
@@ -308,7 +400,13 @@ def ball_finding_figure(xs: np.ndarray, ys: np.ndarray, z: np.ndarray, points: n
 
 def garbage_figure(labels: Sequence[str], values_x: Sequence[float], values_xp: Sequence[float], *,
                    template: str = TEMPLATE) -> go.Figure:
-    """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user)."""
+    """Bars: probabilities of outcome groups on dataset x and on the neighbour x′ (the moved user): one label (str)
+    and one probability in [0, 1] on each dataset per group."""
+    if isinstance(labels, str) or not isinstance(labels, Sequence) or not labels \
+            or not all(isinstance(x, str) for x in labels):
+        raise TypeError(f"labels = {labels!r} is not allowed: must be a non-empty sequence of strings.")
+    values_x = _array(values_x, "values_x", length=len(labels), like="labels", low=0.0, high=1.0)
+    values_xp = _array(values_xp, "values_xp", length=len(labels), like="labels", low=0.0, high=1.0)
     lay = _frame("Where the output mass goes: x vs neighbour x′", "", "probability (log)", template,
                   ylog=True, barmode="group")
     traces = [dict(type="bar", x=list(labels), y=list(values_x), name="dataset x", marker_color=ROLE["x"]),
@@ -328,7 +426,17 @@ def robustness_figure(kappas: np.ndarray, robust: np.ndarray, naive: np.ndarray,
                       floor_label: str = "order of the floor r·η/√m (Prop 27; constant unknown, drawn as 1)",
                       template: str = TEMPLATE) -> go.Figure:
     """Median ℓ₂ error vs fraction η of corrupted users: Esfandiari, Mirrokni & Narayanan 2022's estimator, non-robust
-    mean, and a floor of order r·η/√m (``floor_label`` says which constant ``floor`` carries)."""
+    mean, and a floor of order r·η/√m (``floor_label`` says which constant ``floor`` carries).
+
+    ``kappas``: increasing fractions in [0, 1]; ``robust``, ``naive``, ``floor``: errors ≥ 0, one per η (NaN: a gap);
+    ``bound``: None or an error > 0; ``current``: None or an η in [0, 1]."""
+    kappas = _axis(kappas, "kappas", low=0.0, high=1.0)
+    robust = _array(robust, "robust", length=kappas.size, like="kappas", low=0.0, gaps=True)
+    naive = _array(naive, "naive", length=kappas.size, like="kappas", low=0.0, gaps=True)
+    floor = _array(floor, "floor", length=kappas.size, like="kappas", low=0.0, gaps=True)
+    bound = _number(bound, "bound", low=0.0, low_open=True, optional=True)
+    current = _number(current, "current", low=0.0, high=1.0, optional=True)
+    _check_text(floor_label, "floor_label")
     lay = _frame("Robustness to corrupted users", "fraction of users corrupted η", "ℓ₂ error (log)", template,
                   ylog=True)
     traces = [dict(type="scatter", x=kappas, y=robust, mode="lines+markers", name="DP-Estimate-User "
@@ -357,7 +465,20 @@ def fixed_n_floor_figure(ms: np.ndarray, floors: Mapping[int, float], wme: Mappi
     however large m is.
 
     ``beta`` (Theorem 1's failure probability β_fail at each n and m): the WME formula is drawn only where β_fail < ½;
-    elsewhere it is no guarantee, and a curve falling towards 0 there would suggest one."""
+    elsewhere it is no guarantee, and a curve falling towards 0 there would suggest one.
+
+    ``ms``: increasing m > 0; ``floors``: n → floor > 0; ``wme``: n → MSE ≥ 0 per m (NaN: a gap), for every n of
+    ``floors``; ``beta``: n → β_fail in [0, 1] per m."""
+    ms = _axis(ms, "ms", log=True)
+    floors = _numbers(floors, "floors")
+    if not isinstance(wme, Mapping) or not set(floors) <= set(wme):
+        raise TypeError(f"wme = {wme!r} is not allowed: must be a mapping with an array for every n of floors.")
+    wme = _mapping({n: wme[n] for n in floors}, "wme", length=ms.size, like="ms", low=0.0, gaps=True)
+    if beta is not None:
+        if not isinstance(beta, Mapping) or not set(floors) <= set(beta):
+            raise TypeError(f"beta = {beta!r} is not allowed: must be None or a mapping with an array for every n of "
+                            "floors.")
+        beta = _mapping({n: beta[n] for n in floors}, "beta", length=ms.size, like="ms", low=0.0, high=1.0)
     lay = _frame("A floor no m can remove (fixed n)", "samples per user m (log)", "worst-case MSE (log)", template,
                   xlog=True, ylog=True)
     traces = []
