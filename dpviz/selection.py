@@ -777,10 +777,13 @@ class SparseVectorCheck:
 
     def __post_init__(self):
         loss = self.max_loss
-        if isinstance(loss, (bool, np.bool_)) or not isinstance(loss, (int, float, np.integer, np.floating)) \
-                or math.isnan(float(loss)) or float(loss) < 0:
-            raise ValueError(f"max_loss = {loss!r} is not allowed: must be a number >= 0 (inf allowed).")
-        for name, value in (("max_loss", float(loss)), ("pattern", _check_flags(self.pattern, "pattern")),
+        try:
+            x = float(loss) if isinstance(loss, (int, float, np.integer, np.floating)) else math.nan
+        except OverflowError:  # an int beyond the float range
+            x = math.nan
+        if isinstance(loss, (bool, np.bool_)) or math.isnan(x) or x < 0:
+            raise ValueError(f"max_loss = {loss!r} is not allowed: must be a float >= 0 (inf allowed).")
+        for name, value in (("max_loss", x), ("pattern", _check_flags(self.pattern, "pattern")),
                             ("neighbour", _check_finite_tuple(self.neighbour, "neighbour")),
                             ("epsilon", check_positive(self.epsilon, "epsilon"))):
             object.__setattr__(self, name, value)

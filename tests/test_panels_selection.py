@@ -97,3 +97,29 @@ def test_check_panel_verdicts():
     p.controls["variant"].value = "no_cutoff"
     p.controls["n_queries"].value = 6
     assert "exceeds" in p.readout.value
+
+
+def test_cost_exercise_is_off_by_no_factor_two():
+    # at scale 2Δ/ε each noisy score is an (ε/2)-DP Laplace release: publishing 100 of them costs 100·ε/2 = 50·ε
+    # by basic composition (not 100·ε); the distractor and its feedback say so
+    from dpviz.sensitivity import laplace_scale, sequential_epsilon
+
+    b = S.noise_scale(1.0)
+    per_score = 1.0 / b  # the ε of Lap(b) on a score of sensitivity 1: laplace_scale(1, ε) = b
+    assert laplace_scale(1.0, per_score) == pytest.approx(b, rel=1e-15)
+    assert sequential_epsilon([per_score] * 100) == pytest.approx(50.0, rel=1e-15)
+    ex = PS.NoisyMaxPanel().misconception
+    (wrong, _, feedback), (_, ok, right_feedback) = ex.options[0], ex.options[1]
+    assert wrong.startswith("50·ε") and "(ε/2)-DP" in wrong and "50·ε" in feedback and "100·ε/2" in feedback
+    assert ok and "histogram" in right_feedback and "100·ε" not in wrong
+
+
+def test_panel_strings_use_the_course_symbols():
+    # SVT noises are Z_T and Z_i (ρ and ν mean zCDP and TV drift in the course), neighbours are x and x′
+    sv, chk = PS.SparseVectorPanel(), PS.SparseVectorCheckPanel()
+    text = " ".join([sv.intro, sv.readout.value, chk.intro, chk.readout.value,
+                     *(c.description for c in chk.controls.values())])
+    assert "ρ" not in text and "ν" not in text and "D′" not in text
+    assert not chk.controls["n_queries"].description.endswith(" n")  # n is the number of people in the course
+    assert "Z<sub>T</sub>" in sv.readout.value and "x′" in chk.intro
+    assert "ex post" in sv.readout.value

@@ -111,3 +111,61 @@ def test_validation():
         P.utility_against_k_figure(1.0, 1.0, 1.5)
     with pytest.raises(ValueError, match="d"):
         P.utility_against_k_figure(1.0, -1.0, 0.05)
+
+
+def test_dotted_line_is_the_uniform_choice_limit_not_d():
+    # a uniform choice among one best and k − 1 candidates d below loses d(k − 1)/k on average: 1.8 at k = 10,
+    # d = 2 (the line used to be drawn at d and labelled "largest possible gap d")
+    fig = P.utility_against_epsilon_figure(10, 2.0, 0.05)
+    line = fig.data[4]
+    assert "d(k − 1)/k" in line.name and "largest" not in line.name
+    np.testing.assert_allclose(np.array(line.y, dtype=float), 1.8, rtol=1e-15)
+    # it is the small-ε limit of the exact expected gaps (each candidate then wins with probability 1/k)
+    u = np.r_[0.0, np.full(9, -2.0)]
+    for noise in S.NOISES:
+        assert S.expected_gap(u, 1e-9, noise=noise) == pytest.approx(1.8, rel=1e-8)
+    fk = P.utility_against_k_figure(1.0, 2.0, 0.05)
+    ks = np.array(fk.data[4].x, dtype=float)
+    np.testing.assert_allclose(np.array(fk.data[4].y, dtype=float), 2.0 * (ks - 1) / ks, rtol=1e-15)
+
+
+def test_sparse_vector_figures_name_the_noises_z_not_rho_or_nu():
+    # ρ is the zCDP parameter and ν the total-variation drift elsewhere in the course
+    r = S.above_threshold([10.0, 80.0, 20.0], 50.0, 1.0, rng=0)
+    d, d2 = [0.0, 1.0], [1.0, 0.0]
+    figs = [P.sparse_vector_stream_figure([10.0, 80.0, 20.0], 50.0, r), P.sparse_vector_budget_figure(r, 3)]
+    figs += [P.sparse_vector_check_figure(S.sparse_vector_privacy_loss(d, d2, 0.5, 1.0, variant=v), 1.0, v)
+             for v in S.SVT_VARIANTS]
+    text = " ".join(" ".join(_texts(f)) for f in figs)
+    assert "ρ" not in text and "ν" not in text and "D′" not in text
+    assert "T + Z<sub>T</sub>" in text and "q<sub>i</sub> + Z<sub>i</sub>" in text
+
+
+def test_budget_figure_says_the_account_is_ex_post_and_the_guarantee_is_epsilon():
+    r = S.above_threshold([10.0, 80.0, 20.0], 50.0, 1.0, rng=0)
+    fig = P.sparse_vector_budget_figure(r, 3)
+    cap = " ".join(a.text for a in fig.layout.annotations)
+    assert "Ex post" in cap and "guarantee ε" in cap and "privacy filter" in cap
+    assert "ex post" in fig.data[0].name
+
+
+def test_figure_inputs_are_checked():
+    r = S.above_threshold([10.0, 80.0, 20.0], 50.0, 1.0, rng=0)
+    with pytest.raises(ValueError, match="result"):
+        P.sparse_vector_budget_figure(0, 3)
+    with pytest.raises(ValueError, match="n_queries"):
+        P.sparse_vector_budget_figure(r, P.MAX_FIGURE_QUERIES + 1)
+    with pytest.raises(ValueError, match="n_queries"):
+        P.sparse_vector_budget_figure(r, len(r.answers) - 1)
+    with pytest.raises(ValueError, match="result"):
+        P.sparse_vector_stream_figure([10.0], 50.0, r)  # more answers than queries
+    with pytest.raises(ValueError, match="variant"):
+        P.sparse_vector_check_figure({(True,): 0.1}, 1.0, "alg7")
+    with pytest.raises(ValueError, match="losses"):
+        P.sparse_vector_check_figure({(True,): float("nan")}, 1.0, "correct")
+    with pytest.raises(ValueError, match="pattern"):
+        P.pattern_label("⊤⊥")
+    with pytest.raises(ValueError, match="probabilities"):
+        P.selection_probabilities_figure([1.0, 2.0], 1.0, probabilities={"laplace": [0.5]})
+    with pytest.raises(ValueError, match="epsilon_mark"):
+        P.utility_against_epsilon_figure(3, 1.0, 0.05, epsilon_mark=float("nan"))

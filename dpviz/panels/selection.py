@@ -2,11 +2,11 @@
 
 * :class:`NoisyMaxPanel` — report-noisy-max on the learner's own scores: the exact probability of each candidate
   being picked for Gumbel (= the exponential mechanism), Laplace and exponential (= permute-and-flip) noise, with a
-  predict-then-reveal exercise and a misconception exercise ("k noisy scores cost kε?");
+  predict-then-reveal exercise and a misconception exercise ("100 noisy scores at scale 2Δ/ε cost 50ε?");
 * :class:`SelectionUtilityPanel` — the expected score gap against ε or against the number of candidates k, with the
   tail bound (2Δ/ε)·ln(k/β<sub>fail</sub>) of Dwork & Roth 2014, Cor. 3.12;
 * :class:`SparseVectorPanel` — a sparse-vector run on a stream of queries: noisy threshold, ⊤/⊥ answers, the budget
-  spent, and a misconception exercise ("I pay for every query I ask");
+  accounted after the fact (ex post), and a misconception exercise ("I pay for every query I ask");
 * :class:`SparseVectorCheckPanel` — the exact privacy check of a correct and of broken sparse-vector variants.
 """
 
@@ -37,7 +37,8 @@ class NoisyMaxPanel(Panel):
     """Selection probabilities of report-noisy-max for three noises on the learner's scores."""
 
     title = "Report-noisy-max: which candidate gets picked?"
-    intro = ("Each candidate has a score u (higher is better; e.g. the count of votes for each option). "
+    intro = ("Each candidate has a score u (higher is better), e.g. the number of people who approve each option, "
+             "where one person may approve several options and so move every score. "
              "Report-noisy-max adds independent noise to every score and reports only the index of the largest "
              "noisy score. Set your own scores; the bars are the exact probabilities.")
 
@@ -49,16 +50,20 @@ class NoisyMaxPanel(Panel):
         self._revealed_at: tuple | None = None
         self.exercise.button.on_click(self._on_reveal)
         self.misconception = ChoiceReveal(
-            "Report-noisy-max adds Laplace noise of scale 2Δ/ε to each of k = 100 scores. What does the release "
-            "cost?",
-            [("100·ε: each of the 100 noisy scores is an ε-DP Laplace release, and composition adds them up.", False,
-              "Tempting: 100 Laplace releases would cost 100·ε by composition (Dwork & Roth 2014, Thm 3.16). But "
+            "Report-noisy-max adds Laplace noise of scale 2Δ/ε to each of k = 100 scores, and one person can move "
+            "every score by up to Δ. What does the release cost?",
+            [("50·ε: each of the 100 noisy scores is an (ε/2)-DP Laplace release, and composition adds them up.",
+              False,
+              "Tempting, and true of another release: publishing all 100 noisy scores would cost 100·ε/2 = 50·ε by "
+              "basic composition (Dwork & Roth 2014, Thm 3.16), because one person moves every score. But "
               "report-noisy-max releases only the index of the winner, never the noisy scores; its proof bounds the "
               "chance of that one index directly (Dwork & Roth 2014, Claim 3.9)."),
              ("ε: only the winner's index is released, and that one output is ε-DP whatever k is.", True,
-              "Right: the noisy scores stay hidden, so there is nothing to compose. Ding et al. 2021 even show the "
-              "exponential-noise version (permute-and-flip) at the same scale is ε-DP and never less accurate than "
-              "the exponential mechanism (McKenna & Sheldon 2020)."),
+              "Right: the noisy scores stay hidden, so there is nothing to compose, and against publishing them "
+              "(50·ε) that is a real saving. For disjoint counts (a histogram) there would be no saving: all the "
+              "noisy counts together cost ε/2 under add/remove (parallel composition, lesson 02). Ding et al. 2021 "
+              "show the exponential-noise version (permute-and-flip) at the same scale is ε-DP and never less "
+              "accurate than the exponential mechanism (McKenna & Sheldon 2020)."),
              ("ε/100: the budget is shared among the candidates.", False,
               "Tempting because the noise does not grow with k. But the cost is not split: one release, one ε; "
               "with more candidates the winner is simply harder to find (the gap grows like ln k).")])
@@ -129,7 +134,8 @@ class SelectionUtilityPanel(Panel):
 
     title = "How good is the private choice? Utility against ε and the number of candidates"
     intro = ("One candidate is best; the other k − 1 are tied d below it. The gap is how much score we lose by "
-             "picking privately: max u − u<sub>reported</sub>. The exact expected gap is compared with the bound "
+             "picking privately: max u − u<sub>reported</sub> (a uniform choice loses d(k − 1)/k on average). The "
+             "exact expected gap is compared with the bound "
              "(2Δ/ε)·ln(k/β<sub>fail</sub>), which the gap of the exponential mechanism exceeds with probability at "
              "most β<sub>fail</sub> (Dwork & Roth 2014, Cor. 3.12).")
     slow = True  # 60 exact probability vectors per update (up to 1000 candidates each)
@@ -193,8 +199,9 @@ class SparseVectorPanel(Panel):
               "the sparse vector's proof charges only the threshold (ε/2 up front) and the positives (ε/(2c) each): "
               "a ⊥ is almost determined by the noisy threshold already paid for (Lyu, Su & Li 2017, Thm 2)."),
              ("ε/2 so far (the noisy threshold); the first ⊤ will use the other ε/2, then the algorithm stops.", True,
-              "Right: negatives are free, which is why the technique can scan very many queries (Dwork & Roth 2014, "
-              "Thm 3.23). The price: it must halt after c positives, and its noise grows with c."),
+              "Right, as an account after the fact: negatives are free, which is why the technique can scan very "
+              "many queries (Dwork & Roth 2014, Thm 3.23). The price: it must halt after c positives, and its noise "
+              "grows with c. The run's guarantee, fixed before it started, is still ε."),
              ("Nothing yet: the budget is only spent when a ⊤ is released.", False,
               "Almost: the positives do carry the per-query share, but the noisy threshold's ε/2 is committed as "
               "soon as the first answer is released.")])
@@ -220,18 +227,19 @@ class SparseVectorPanel(Panel):
         f1 = P.sparse_vector_stream_figure(q, T, r)
         f2 = P.sparse_vector_budget_figure(r, n)
         above = int(np.sum(q >= T))
-        rho, nu, _ = S.sparse_vector_scales(eps, 1.0, min(c, n))
+        t_scale, q_scale, _ = S.sparse_vector_scales(eps, 1.0, min(c, n))
         rows = [("queries answered", f"{len(r.answers)} of {n} ({'halted' if r.halted else 'stream finished'})"),
                 ("⊤ reported at queries", ", ".join(str(i + 1) for i in r.positives) or "none"),
                 ("queries truly ≥ T (not released)", str(above)),
-                ("ε spent", f"{_fmt(r.epsilon_spent, 3)} of {_fmt(eps, 3)} (Laplace per query would need "
-                            f"{_fmt(len(r.answers) * eps, 3)})"),
-                ("noise scales", f"threshold Lap({_fmt(rho, 3)}), each query Lap({_fmt(nu, 3)})")]
+                ("ε accounted so far (ex post)", f"{_fmt(r.epsilon_spent, 3)} of the guarantee ε = {_fmt(eps, 3)} "
+                                                 f"(Laplace per query would need {_fmt(len(r.answers) * eps, 3)})"),
+                ("noise scales", f"threshold Z<sub>T</sub> ~ Lap({_fmt(t_scale, 3)}), each query Z<sub>i</sub> ~ "
+                                 f"Lap({_fmt(q_scale, 3)})")]
         return View(figures=[f1, f2], readout=_table(rows))
 
 
 def _pair(n: int) -> tuple[list[float], list[float]]:
-    """D = (0, 1, 0, 1, …) and its neighbour D′ = (1, 0, 1, 0, …): every answer moves by Δ = 1."""
+    """x = (0, 1, 0, 1, …) and its neighbour x′ = (1, 0, 1, 0, …): every answer moves by Δ = 1."""
     d = [float(i % 2) for i in range(n)]
     return d, [1.0 - x for x in d]
 
@@ -240,9 +248,9 @@ class SparseVectorCheckPanel(Panel):
     """Exact privacy check: the correct sparse vector against broken variants."""
 
     title = "Checking the sparse vector exactly: a correct and two broken variants"
-    intro = ("For two neighbouring inputs D = (0, 1, 0, 1, …) and D′ = (1, 0, 1, 0, …) (each query moves by Δ = 1), "
+    intro = ("For two neighbouring inputs x = (0, 1, 0, 1, …) and x′ = (1, 0, 1, 0, …) (each query moves by Δ = 1), "
              "threshold T = 0.5, the probability of every possible output pattern is computed exactly (a 1-D "
-             "integral over the threshold noise). ε-DP requires every privacy loss ln(P[o | D]/P[o | D′]) to stay "
+             "integral over the threshold noise). ε-DP requires every privacy loss ln(P[o | x]/P[o | x′]) to stay "
              "within ±ε. Published variants that drop one ingredient fail (Lyu, Su & Li 2017).")
 
     def _build_controls(self):
@@ -252,7 +260,7 @@ class SparseVectorCheckPanel(Panel):
                                             ("broken: no noise on the queries (Alg. 5)", "no_query_noise"),
                                             ("broken: no cutoff, may report every ⊤ (Alg. 6)", "no_cutoff")],
                                 "correct"),
-            "n_queries": int_slider("number of queries n", 3, 1, 6),
+            "n_queries": int_slider("number of queries", 3, 1, 6),
         }
 
     def _render(self, v: dict[str, Any]) -> View:
@@ -268,7 +276,7 @@ class SparseVectorCheckPanel(Panel):
                 ("what this variant does", S.SVT_VARIANTS[variant])]
         hint = None
         if variant == "no_cutoff":
-            hint = "Increase n: without a cutoff the loss grows with the number of queries, past any ε."
+            hint = "Add queries: without a cutoff the loss grows with the number of queries, past any ε."
         elif variant == "no_query_noise" and math.isinf(worst):
-            hint = "∞: some pattern is possible on D and impossible on D′ — one output reveals which data set it was."
+            hint = "∞: some pattern is possible on x and impossible on x′ — one output reveals which data set it was."
         return View(figures=[fig], readout=_table(rows), hint=hint)
