@@ -236,7 +236,7 @@ def gaussian_reading(rho: float, epsilon: float | None = None) -> dict:
     (2.0, 0.682689, 2.0)
     """
     r = check_positive(rho, "rho", allow_zero=True)
-    mu = math.sqrt(2.0) * math.sqrt(r)  # not √(2ρ): 2ρ overflows for ρ > 9e307
+    mu = math.sqrt(2.0 * r) if r < 8e307 else math.sqrt(2.0) * math.sqrt(r)  # 2ρ overflows for ρ > 9e307
     advantage = 0.0 if mu == 0.0 else float(gaussian_delta(0.0, mu)[0])
     out = dict(rho=r, mu=mu, advantage=advantage)
     if epsilon is not None:
