@@ -5,7 +5,7 @@ The issue's targets: a default audit (10 000 trials) and a default DP-SGD run (2
 """
 
 from dpviz.audit import AUDIT_CASES, audit_case
-from dpviz.dpsgd import dpsgd_epsilon, make_dataset, train_dpsgd
+from dpviz.dpsgd import dpsgd_epsilon, lesson_batch_size, make_dataset, train_dpsgd
 
 _X, _Y = make_dataset(1000, rng=7)
 _TEST = make_dataset(1000, rng=8)
@@ -21,12 +21,13 @@ def _audit_one():
 
 
 def _train():
-    train_dpsgd(_X, _Y, noise_multiplier=1.0, sampling_rate=0.05, steps=200, test=_TEST, rng=0)
+    train_dpsgd(_X, _Y, expected_batch_size=lesson_batch_size(0.05), noise_multiplier=1.0, sampling_rate=0.05,
+                steps=200, test=_TEST, rng=0)
 
 
 def _train_and_account():
     _train()
-    # fresh settings each call would defeat the accountants' cache; a σ a learner is unlikely to pick first
+    # fresh settings each call would defeat the accountants' cache; a z a learner is unlikely to pick first
     dpsgd_epsilon(1.01, 0.05, 200, 1e-5, accountant="rdp")
     dpsgd_epsilon(1.01, 0.05, 200, 1e-5, accountant="pld")
 
