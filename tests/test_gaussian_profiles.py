@@ -76,3 +76,101 @@ def test_classic_delta_inverts_the_textbook_sigma(eps, delta, sens):
 def test_bad_arguments_name_the_parameter(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# ------------------------------------------------------------------------------------ the vector release (lesson 03 §5)
+from dpviz.gaussian_profiles import MAX_DIMENSION, MAX_POINTS, clipped_sum_noise  # noqa: E402
+
+
+def _sigma_oracle(eps, delta, sens):
+    """The smallest σ with δ(ε; Δ/σ) ≤ δ (Balle & Wang 2018, Thm 8), by bisection in mpmath on σ."""
+    lo, hi = mp.mpf("1e-6"), mp.mpf(1000)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if bw_delta(eps, mp.mpf(sens) / mid) <= delta else (mid, hi)
+    return float(hi)
+
+
+@pytest.mark.parametrize("d,eps,delta,clip", [(1, 1.0, 1e-5, 1.0), (100, 1.0, 1e-5, 1.0), (7, 0.5, 1e-8, 2.5),
+                                              (10_000, 3.0, 1e-3, 0.1)])
+def test_clipped_sum_noise_against_oracles(d, eps, delta, clip):
+    r = clipped_sum_noise(d, eps, delta, clip)
+    # Δ₂ = C; Δ₁ = √d·C, reached by (C/√d, …, C/√d), and no vector of ℓ2 norm ≤ C has a larger ℓ1 norm
+    assert r["l2_sensitivity"] == clip
+    assert r["l1_sensitivity"] == pytest.approx(float(mp.sqrt(d) * clip), rel=1e-15)
+    flat = np.full(min(d, 1000), clip / math.sqrt(min(d, 1000)))
+    assert np.abs(flat).sum() == pytest.approx(math.sqrt(min(d, 1000)) * clip, rel=1e-12)
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=(500, min(d, 1000)))
+    v *= clip / np.linalg.norm(v, axis=1, keepdims=True)
+    assert np.all(np.abs(v).sum(axis=1) <= math.sqrt(min(d, 1000)) * clip * (1 + 1e-12))
+    # Laplace b = Δ₁/ε (Dwork & Roth 2014, Thm 3.6), sd √2·b; the Gaussian's σ, exact, independent of d
+    assert r["laplace_scale"] == pytest.approx(float(mp.sqrt(d) * clip / eps), rel=1e-14)
+    assert r["laplace_sd"] == pytest.approx(float(mp.sqrt(2 * d) * clip / eps), rel=1e-14)
+    assert r["gaussian_sigma"] == pytest.approx(_sigma_oracle(eps, delta, clip), rel=1e-9)
+    assert r["ratio"] == pytest.approx(r["laplace_sd"] / r["gaussian_sigma"], rel=1e-15)
+    # the crossover, by brute force over d: the last d at which Laplace needs no more noise than the Gaussian
+    s = r["gaussian_sigma"]
+    brute = max([k for k in range(0, 5000) if k == 0 or math.sqrt(2.0) * (math.sqrt(k) * clip / eps) <= s])
+    assert r["crossover"] == brute
+
+
+def test_the_vector_gaussian_has_the_one_dimensional_profile_of_its_l2_shift():
+    """Lesson 03 §5: the privacy loss of N(f(x), σ²I) against N(f(x′), σ²I) depends only on ‖f(x) − f(x′)‖₂. Oracle:
+    the hockey-stick divergence ∫ (p − e^ε q)₊ of two 2-D Gaussians, integrated numerically on the plane, against the
+    1-D profile of μ = ‖v‖₂/σ (and against a 1-D profile of the ℓ1 length, which it must not match)."""
+    from scipy import integrate, stats
+
+    sigma, v = 1.3, np.array([0.9, -1.2])  # ‖v‖₂ = 1.5, ‖v‖₁ = 2.1
+    p = stats.multivariate_normal(mean=[0.0, 0.0], cov=sigma**2)
+    q = stats.multivariate_normal(mean=v, cov=sigma**2)
+    for eps in (0.0, 0.5, 1.0):
+        hs, _ = integrate.dblquad(lambda y, x, e=eps: max(p.pdf([x, y]) - math.exp(e) * q.pdf([x, y]), 0.0),
+                                  -9, 10, -10, 9, epsabs=1e-10, epsrel=1e-8)
+        assert hs == pytest.approx(M.Gaussian(sigma, float(np.linalg.norm(v))).delta(eps), abs=2e-8)
+        assert abs(hs - M.Gaussian(sigma, float(np.abs(v).sum())).delta(eps)) > 1e-2
+
+
+def test_clipped_sum_noise_broadcasts_and_agrees_with_the_scalar_calls():
+    many = clipped_sum_noise([1, 6, 7, 100], 1.0, 1e-5)
+    for i, d in enumerate([1, 6, 7, 100]):
+        one = clipped_sum_noise(d, 1.0, 1e-5)
+        assert many["laplace_sd"][i] == one["laplace_sd"] and many["ratio"][i] == one["ratio"]
+    assert many["crossover"] == 6 and many["ratio"][1] < 1 < many["ratio"][2]  # lesson 03: up to d = 6
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda: clipped_sum_noise(0, 1.0, 1e-5), "dimension"),
+    (lambda: clipped_sum_noise(2.5, 1.0, 1e-5), "dimension"),
+    (lambda: clipped_sum_noise(MAX_DIMENSION + 1, 1.0, 1e-5), "dimension"),
+    (lambda: clipped_sum_noise(np.ones(MAX_POINTS + 1), 1.0, 1e-5), "dimension"),
+    (lambda: clipped_sum_noise(10, 0.0, 1e-5), "epsilon"),
+    (lambda: clipped_sum_noise(10, 1.0, 0.0), "delta"),
+    (lambda: clipped_sum_noise(10, 1.0, 1e-5, -1.0), "clip"),
+    (lambda: clipped_sum_noise(10, 5e-324, 1e-5), "epsilon"),  # σ beyond the double range
+    (lambda: clipped_sum_noise(10, 1e-300, 0.5, 1e10), "clip"),  # b = √d·C/ε beyond the double range
+])
+def test_clipped_sum_noise_refuses_bad_input_naming_the_parameter(call, name):
+    with pytest.raises(ValueError, match=name) as info:
+        call()
+    assert "sensitivity =" not in str(info.value) and "scale =" not in str(info.value)  # no internal names
+
+
+def test_the_number_of_profile_points_is_capped():
+    # the defect: n had no cap (10**8 points allocated ~5 GB; 10**400 gave numpy's "Maximum allowed size exceeded",
+    # which names no parameter)
+    for n in (MAX_POINTS + 1, 10**400, 2**62):
+        with pytest.raises(ValueError, match=f"n = .* is not allowed: must be an integer >= 2 and <= {MAX_POINTS}"):
+            gaussian_profile_curves(1.0, n=n)
+    assert gaussian_profile_curves(1.0, n=MAX_POINTS, eps_max=1.0)["eps"].size == MAX_POINTS
+
+
+def test_a_sigma_too_small_for_the_default_range_is_refused_naming_sigma_not_eps_max():
+    # the defect: the message said "eps_max = inf is not allowed", a parameter the caller had not passed
+    with pytest.raises(ValueError, match="sigma = 5e-324 and sensitivity = 1.0") as info:
+        gaussian_profile_curves(5e-324)
+    assert "eps_max = inf" not in str(info.value)
+    # with a range of ε it answers: Δ/σ overflows to ∞, so no ε < ∞ gives δ < 1, and zCDP (ρ = ∞) proves nothing
+    # (the defect: ρ = ∞ reached the zCDP conversion, whose message named "rho", a parameter the caller never saw)
+    c = gaussian_profile_curves(5e-324, eps_max=10.0, n=3)
+    assert c["exact"].tolist() == [1.0, 1.0, 1.0] and c["cks"].tolist() == c["simple"].tolist() == [1.0, 1.0, 1.0]
