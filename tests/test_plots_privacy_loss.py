@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+import warnings
 
+import mpmath as mp
 import numpy as np
 import plotly.graph_objects as go
 import pytest
+from _oracles import bw_delta
 
 from dpviz import mechanisms as M
 from dpviz.plots import privacy_loss as P
@@ -180,3 +183,97 @@ def test_discrete_bound_marks_are_black_as_the_lesson_says():
     fig = P.output_distributions_figure(M.DiscreteLaplace(1.5, 1), 0.5)
     mark = [t for t in fig.data if t.type == "scatter"][0]
     assert mark.marker.color == "#000000" and mark.marker.symbol == "line-ew-open"
+
+
+# ------------------------------------------------------------------------------------------------ vector release
+
+
+def test_vector_release_figure_draws_sqrt_d_laplace_against_a_flat_exact_gaussian():
+    fig = P.vector_release_figure(1.0, 1e-5, 100)
+    lap, gau, marks = fig.data[0], fig.data[1], fig.data[2]
+    # Laplace sd √2·√d·C/ε (Dwork & Roth 2014, Thm 3.6), at every drawn d, computed here in mpmath
+    for d, y in zip(lap.x, lap.y, strict=True):
+        assert d == int(d) and y == pytest.approx(float(mp.sqrt(2 * mp.mpf(d))), rel=1e-14)
+    # the Gaussian's exact σ at Δ₂ = C = 1 (Balle & Wang 2018, Thm 8): the oracle's δ(σ) is δ at that σ, and
+    # one part in 10⁹ less noise would not do
+    sigma = gau.y[0]
+    assert list(gau.y) == [sigma, sigma]
+    assert float(bw_delta(1.0, 1 / mp.mpf(sigma))) <= 1e-5 * (1 + 1e-9)
+    assert float(bw_delta(1.0, 1 / (mp.mpf(sigma) * (1 - 1e-9)))) > 1e-5
+    assert list(marks.x) == [100, 100] and marks.y[0] == pytest.approx(math.sqrt(200), rel=1e-14)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    # the crossover is marked: Laplace needs less up to d = 6 at (1, 10⁻⁵) (√12 ≤ σ < √14)
+    assert math.sqrt(12) <= sigma < math.sqrt(14)
+    assert any("up to d = 6" in (a.text or "") for a in fig.layout.annotations)
+    texts = " ".join(a.text for a in fig.layout.annotations)
+    assert "Balle & Wang 2018, Thm 8" in texts and "Dwork & Roth 2014, Def 3.1, Thm 3.6" in texts
+
+
+def test_vector_release_figure_draws_the_curves_only_up_to_drawn_to():
+    fig = P.vector_release_figure(1.0, 1e-5, 4, drawn_to=4)
+    assert max(fig.data[0].x) == 4 and fig.data[1].x[-1] == 4
+    assert fig.layout.xaxis.range[1] == pytest.approx(4.05)  # the axis still spans d = 1 … 10⁴
+    with pytest.raises(ValueError, match="dimension"):
+        P.vector_release_figure(1.0, 1e-5, 20_000)
+    with pytest.raises(ValueError, match="drawn_to"):
+        P.vector_release_figure(1.0, 1e-5, 4, drawn_to=0)
+
+
+# ------------------------------------------------------------------------------------------------ input defects
+# Each of these escaped the public boundary before (checked against the previous version of this module).
+
+
+def test_mechanism_label_refuses_what_is_not_a_mechanism():
+    # before: mechanism_label(None) returned "NoneType"
+    with pytest.raises(ValueError, match="mechanism = None is not allowed"):
+        P.mechanism_label(None)
+
+
+def _finite_json(fig) -> bool:
+    def walk(o):
+        if isinstance(o, float):
+            return math.isfinite(o)
+        if isinstance(o, dict):
+            return all(walk(v) for v in o.values())
+        if isinstance(o, (list, tuple)):
+            return all(walk(v) for v in o)
+        return True
+    return walk(fig.to_plotly_json())
+
+
+@pytest.mark.parametrize("build", [
+    # before: OverflowError "math range error" (e^ε with ε = 1e308)
+    lambda: P.output_distributions_figure(M.Gaussian(1.0), 1e308),
+    lambda: P.output_distributions_figure(M.RandomizedResponse(1.0), 1e308),
+    # before: OverflowError "cannot convert float infinity to integer" (the bars' range of a huge scale)
+    lambda: P.output_distributions_figure(M.DiscreteLaplace(1e308, 1), 0.5),
+    # before: AttributeError "'Laplace' object has no attribute 'mu'" (b = 5e-324: ε₀ = ∞)
+    lambda: P.privacy_loss_figure(M.Laplace(5e-324), 0.5),
+    # before: RuntimeWarning "overflow encountered in subtract" (the loss spans ±1e308)
+    lambda: P.privacy_loss_figure(M.Laplace(1.0, 1e308), 1.0),
+    # an ε far beyond the distribution is marked at the edge of the axis (before: the axis ran to 1e308)
+    lambda: P.privacy_loss_figure(M.Laplace(1.0), 1e308),
+])
+def test_extreme_valid_input_draws_a_figure_the_browser_takes(build):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = build()
+    assert _finite_json(fig)
+
+
+def test_the_edge_marker_says_where_epsilon_is():
+    fig = P.privacy_loss_figure(M.Laplace(1.0), 1e308)
+    assert any("ε = 1e+308 (beyond the axis)" in (a.text or "") for a in fig.layout.annotations)
+    assert max(fig.layout.xaxis.range) < 10
+
+
+@pytest.mark.parametrize("build,what", [
+    # before: RuntimeWarning "invalid value encountered in multiply" (an axis of ±4.5σ = ±inf)
+    (lambda: P.output_distributions_figure(M.Gaussian(1e308), 0.5), "σ = 1e\\+308 must be <= 1e\\+300"),
+    (lambda: P.output_distributions_figure(M.Laplace(1e308), 0.5), "b = 1e\\+308 must be <= 1e\\+300"),
+    # before: OverflowError (34, 'Numerical result out of range') from μ² with μ = 1e308
+    (lambda: P.privacy_loss_figure(M.Gaussian(1.0, 1e308), 0.5), "μ = Δ/σ = 1e\\+308 must be <= 1e\\+150"),
+])
+def test_what_no_figure_can_draw_is_refused_naming_the_mechanism_and_the_limit(build, what):
+    with pytest.raises(ValueError, match="mechanism = .* is not allowed here: to be drawn, its .*" + what):
+        build()

@@ -1,10 +1,13 @@
 """Figures for lesson 03 "Privacy loss": output distributions on neighbouring inputs, the privacy loss random
-variable, the privacy profile δ(ε) and the hypothesis-testing (trade-off) view.
+variable, the privacy profile δ(ε), the hypothesis-testing (trade-off) view, and the vector release (ℓ1 against ℓ2
+sensitivity: Laplace noise per coordinate against the Gaussian N(0, σ²I)).
 
 Every builder is a pure function of a mechanism from :mod:`dpviz.mechanisms` (or plain numbers) and returns a new
 ``plotly.graph_objects.Figure`` in the shared ``"dpviz"`` template, with a caption citing the formula it draws.
 The numbers come from the core: the mechanisms' exact profiles, privacy-loss distributions and trade-off curves,
-:mod:`dpviz.gaussian_profiles` (exact vs classic vs zCDP δ(ε)) and :mod:`dpviz.tradeoff` (the (ε, δ)-DP region).
+:mod:`dpviz.gaussian_profiles` (exact vs classic vs zCDP δ(ε); the clipped vector sum) and :mod:`dpviz.tradeoff` (the
+(ε, δ)-DP region). Bad input (an object that is not one of the lesson's mechanisms, an ε that is not a number ≥ 0, a
+mechanism whose numbers leave what a figure can draw) gets a ValueError naming the parameter.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz import mechanisms as mech
-from dpviz._validation import check_delta, check_positive
-from dpviz.gaussian_profiles import gaussian_profile_curves
+from dpviz._validation import check_delta, check_integer, check_positive
+from dpviz.gaussian_profiles import MAX_DIMENSION, clipped_sum_noise, gaussian_profile_curves
 from dpviz.plots._theme import (
     ROLE,
     TEMPLATE,
@@ -38,6 +41,7 @@ __all__ = [
     "privacy_loss_figure",
     "privacy_profile_figure",
     "tradeoff_figure",
+    "vector_release_figure",
 ]
 
 #: Display names of the mechanisms of :mod:`dpviz.mechanisms`.
@@ -60,8 +64,11 @@ _SOURCES = {
 }
 
 
-def mechanism_label(m) -> str:
-    """Short description with parameters, e.g. ``"Gaussian, σ = 1, Δ = 1"``."""
+def mechanism_label(mechanism) -> str:
+    """Short description with parameters, e.g. ``"Gaussian, σ = 1, Δ = 1"`` (a ValueError for an object that is
+    not one of the mechanisms of :data:`MECHANISM_NAMES`)."""
+    _check_mech(mechanism)
+    m = mechanism
     n = type(m).__name__
     name = MECHANISM_NAMES.get(n, n)
     if isinstance(m, mech.Gaussian):
@@ -78,8 +85,22 @@ def mechanism_label(m) -> str:
 
 
 def _check_mech(m) -> None:
-    if type(m).__name__ not in MECHANISM_NAMES:
-        raise ValueError(f"mechanism = {m!r} is not allowed: must be one of {', '.join(MECHANISM_NAMES)}.")
+    if type(m).__name__ not in MECHANISM_NAMES or not isinstance(m, mech._Mechanism):
+        raise ValueError(f"mechanism = {m!r} is not allowed: must be one of {', '.join(MECHANISM_NAMES)} "
+                         "(a dpviz.mechanisms object).")
+
+
+#: Largest noise scale (σ or b) an output-distribution figure draws: its axis spans about ±7 scales, which must stay
+#: inside the double range.
+MAX_DRAWN_SCALE = 1e300
+#: Largest μ = Δ/σ whose privacy loss L ~ N(μ²/2, μ²) a figure draws (μ² must stay inside the double range).
+MAX_DRAWN_MU = 1e150
+
+
+def _times_exp(q: np.ndarray, eps: float) -> np.ndarray:
+    """e^ε·q without overflow warnings or NaN: exp(ε + ln q), so q = 0 gives 0 and a huge ε gives +inf."""
+    with np.errstate(divide="ignore", over="ignore"):
+        return np.exp(eps + np.log(np.asarray(q, dtype=float)))
 
 
 def _is_discrete(m) -> bool:
@@ -98,15 +119,18 @@ def _neighbours(m) -> tuple[float, float]:
 # =============================================================================================== output distributions
 
 
-def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
+def output_distributions_figure(mechanism, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
     """Densities (or pmfs) of M(x) and M(x′) for x = 0, x′ = Δ, the curve e^ε·p_x′, and the shaded excess
     (p_x − e^ε p_x′)_+ whose total area is the hockey-stick divergence H_ε(M(x)‖M(x′)) = δ(ε)
     (Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5; both directions are equal for these symmetric mechanisms).
+
+    A Gaussian or Laplace mechanism whose noise scale exceeds :data:`MAX_DRAWN_SCALE` is refused (its axis would
+    leave the double range).
     """
-    _check_mech(m)
+    _check_mech(mechanism)
+    m = mechanism
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     x, xp = _neighbours(m)
-    e = math.exp(eps)
     d = m.delta(eps)
     if _is_discrete(m):
         if isinstance(m, mech.RandomizedResponse):
@@ -114,26 +138,31 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
         else:
             spread = {mech.DiscreteLaplace: lambda: 6 * m.scale, mech.DiscreteGaussian: lambda: 4.5 * m.sigma,
                       mech.TruncatedDiscreteLaplace: lambda: m.kappa + 1}[type(m)]()
-            r = int(min(max(math.ceil(spread), 3), 60))
+            r = int(min(max(math.ceil(min(spread, 60.0)), 3), 60))
             k = np.arange(x - r, xp + r + 1)
         p, q = m.pmf(k, value=x), m.pmf(k, value=xp)
-        excess = np.maximum(p - e * q, 0.0)
+        eq = _times_exp(q, eps)
+        excess = np.maximum(p - eq, 0.0)
         traces = [
             _bar(x=k - 0.2, y=p, width=0.4, name="p<sub>x</sub>(k) = P[M(x) = k]", marker_color=ROLE["x"]),
             _bar(x=k + 0.2, y=q, width=0.4, name="p<sub>x′</sub>(k) = P[M(x′) = k]", marker_color=ROLE["x_prime"]),
-            _scatter(x=k - 0.2, y=np.minimum(e * q, 1.0), mode="markers", name="e<sup>ε</sup> · p<sub>x′</sub>(k)",
+            _scatter(x=k - 0.2, y=np.minimum(eq, 1.0), mode="markers", name="e<sup>ε</sup> · p<sub>x′</sub>(k)",
                      marker=dict(symbol="line-ew-open", size=16, color=ROLE["bound"],
                                  line=dict(width=3, color=ROLE["bound"]))),
-            _bar(x=k - 0.2, y=excess, base=np.minimum(e * q, p), width=0.4,
+            _bar(x=k - 0.2, y=excess, base=np.minimum(eq, p), width=0.4,
                  name=f"excess (p<sub>x</sub> − e<sup>ε</sup> p<sub>x′</sub>)<sub>+</sub>: total δ = {d:.3g}",
                  marker=dict(color=ROLE["shade"], line=dict(color=ROLE["approx"], width=1.5))),
         ]
         xt, yt = "output k (integer)", "probability"
     else:
-        spread = m.scale * 7 if isinstance(m, mech.Laplace) else m.sigma * 4.5
+        scale, sym = (m.scale, "b") if isinstance(m, mech.Laplace) else (m.sigma, "σ")
+        if scale > MAX_DRAWN_SCALE:
+            raise ValueError(f"mechanism = {mechanism_label(m)} is not allowed here: to be drawn, its noise scale "
+                             f"{sym} = {scale:.3g} must be <= {MAX_DRAWN_SCALE:g} (the axis spans about ±7{sym}).")
+        spread = scale * 7 if isinstance(m, mech.Laplace) else scale * 4.5
         y = np.linspace(x - spread, xp + spread, 601)
         p, q = m.pdf(y, value=x), m.pdf(y, value=xp)
-        eq = e * q
+        eq = _times_exp(q, eps)
         lower = np.minimum(p, eq)
         traces = [
             _scatter(x=y, y=p, mode="lines", name="p<sub>x</sub>: density of M(x)",
@@ -165,11 +194,15 @@ def output_distributions_figure(m, epsilon: float, *, template: str = TEMPLATE) 
 # =============================================================================================== privacy loss
 
 
-def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
+def privacy_loss_figure(mechanism, epsilon: float, *, template: str = TEMPLATE) -> go.Figure:
     """The privacy loss L = ln(p_x(O)/p_x′(O)), O ~ M(x): its density (continuous part) and atoms, ε marked and
     P[L > ε] shaded/highlighted (Dwork & Roth 2014, §2.3; Balle & Wang 2018, Thm 5:
-    δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε])."""
-    _check_mech(m)
+    δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε]).
+
+    The axis covers the distribution of L; an ε far beyond it is marked at the right edge (its value in the label).
+    A Gaussian with μ = Δ/σ above :data:`MAX_DRAWN_MU` is refused: its L ~ N(μ²/2, μ²) leaves the double range."""
+    _check_mech(mechanism)
+    m = mechanism
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     pld = m.privacy_loss()
     a = np.asarray(pld.atoms, dtype=float)
@@ -178,32 +211,38 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
     a, w = a[keep], w[keep]
     finite = np.isfinite(a)
     traces: list[go.BaseTraceType] = []
-    lo_hi = []
+    window: list[float] = []  # the range the continuous part of L occupies
     if pld.density is not None:
         lo, hi = pld.support
-        if not math.isfinite(lo):
-            mean, sd = m.mu**2 / 2, m.mu
-            lo, hi = mean - 4.5 * sd, mean + 4.5 * sd
-        lo_hi = [lo, hi, eps]
-        grid = np.linspace(lo, hi, 400)
-        dens = pld.pdf(grid)
-        traces.append(_scatter(x=grid, y=dens, mode="lines", name="density of L (continuous part)",
-                               line=dict(color=ROLE["x"], width=3)))
-        over = grid >= eps
-        if np.any(over):
-            g2 = np.concatenate([[max(eps, lo)], grid[over]])
-            traces.append(_scatter(x=g2, y=pld.pdf(g2), mode="lines", line=dict(width=0), fill="tozeroy",
-                                   fillcolor=ROLE["shade"], name="L > ε (area P[L > ε])", hoverinfo="skip"))
+        if not (math.isfinite(lo) and math.isfinite(hi)) and isinstance(m, mech.Gaussian):
+            mu = m.mu
+            if mu > MAX_DRAWN_MU:
+                raise ValueError(f"mechanism = {mechanism_label(m)} is not allowed here: to be drawn, its μ = Δ/σ = "
+                                 f"{mu:.3g} must be <= {MAX_DRAWN_MU:g} (L ~ N(μ²/2, μ²) leaves the double range).")
+            lo, hi = mu * mu / 2 - 4.5 * mu, mu * mu / 2 + 4.5 * mu
+        if math.isfinite(lo) and math.isfinite(hi) and hi > lo:  # else no continuous part can be drawn
+            window = [lo, hi]
+            # halves: hi − lo leaves the double range for a Laplace with ε₀ near 1e308 (×2 is exact)
+            grid = np.linspace(lo / 2, hi / 2, 400) * 2 if math.isinf(hi - lo) else np.linspace(lo, hi, 400)
+            dens = pld.pdf(grid)
+            traces.append(_scatter(x=grid, y=dens, mode="lines", name="density of L (continuous part)",
+                                   line=dict(color=ROLE["x"], width=3)))
+            over = grid >= eps
+            if np.any(over):
+                g2 = np.concatenate([[max(eps, lo)], grid[over]])
+                traces.append(_scatter(x=g2, y=pld.pdf(g2), mode="lines", line=dict(width=0), fill="tozeroy",
+                                       fillcolor=ROLE["shade"], name="L > ε (area P[L > ε])", hoverinfo="skip"))
     xmax_f = float(np.max(np.abs(a[finite]))) if np.any(finite) else 0.0
-    span = max([xmax_f] + [abs(v) for v in lo_hi] + [eps, 0.5])
+    reach = max([xmax_f] + [abs(v) for v in window] + [0.5])
+    span = min(max(reach, eps), 1e307) if eps <= 3.0 * reach + 1.0 else min(reach, 1e307)
     inf_x = span * 1.25 + 0.3
+    eps_x = min(eps, span)  # an ε far beyond the distribution is marked at the edge of the axis
     if a.size:
         ax = np.where(finite, a, inf_x)
         big = ax > eps
         for sel, name, col in [(~big, "atoms P[L = ℓ]", ROLE["x"]), (big, "atoms with ℓ > ε", ROLE["approx"])]:
             if not np.any(sel):
                 continue
-            xs = np.repeat(ax[sel], 3)
             ys = np.column_stack([np.zeros(sel.sum()), w[sel], np.full(sel.sum(), np.nan)]).ravel()
             xs = np.column_stack([ax[sel], ax[sel], ax[sel]]).ravel()
             traces.append(_scatter(x=xs, y=_gaps(ys), mode="lines", line=dict(color=col, width=3), showlegend=False,
@@ -218,14 +257,17 @@ def privacy_loss_figure(m, epsilon: float, *, template: str = TEMPLATE) -> go.Fi
                      template=template, title_size=15, legend=dict(orientation="h", y=-0.2, x=0, yanchor="top"),
                      margin=dict(b=140), height=450,
                      # a plain layout shape, not fig.add_vline (which costs ~15 ms per call)
-                     shapes=[_vline(eps, color=ROLE["bound"], width=2, yref="y domain")])
+                     shapes=[_vline(eps_x, color=ROLE["bound"], width=2, yref="y domain")])
     fig = go.Figure(data=traces, layout=layout)
-    _append_annotation(fig, x=eps, y=1.0, yref="paper", text=f"ε = {eps:.3g}", showarrow=False, yanchor="bottom",
-                       font=dict(color=ROLE["bound"]))
+    off_axis = "" if eps_x == eps else " (beyond the axis)"
+    _append_annotation(fig, x=eps_x, y=1.0, yref="paper", text=f"ε = {eps:.3g}{off_axis}", showarrow=False,
+                       yanchor="bottom", font=dict(color=ROLE["bound"]))
     if a.size and np.any(~finite):
         _append_annotation(fig, x=inf_x, y=float(w[~finite].max()), text="ℓ = +∞<br>(x′ cannot<br>produce o)",
                            showarrow=True, ay=-40, font=dict(size=11))
         fig.update_xaxes(range=[-span * 1.1 - 0.2, inf_x + 0.4])
+    elif eps_x != eps:
+        fig.update_xaxes(range=[-span * 1.1 - 0.2, span * 1.1 + 0.2])
     caption(fig, "L = ln(p<sub>x</sub>(O)/p<sub>x′</sub>(O)), O ~ M(x) (Dwork & Roth 2014, §2.3). "
                  "δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>] ≤ P[L > ε] "
                  "(Balle & Wang 2018, Thm 5);<br>E[e<sup>−L</sup>] = 1 when M(x′) ≪ M(x).", y=-0.4)
@@ -301,11 +343,12 @@ def privacy_profile_figure(sigma: float, sensitivity: float = 1.0, delta_mark: f
 # =============================================================================================== trade-off
 
 
-def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE) -> go.Figure:
+def tradeoff_figure(mechanism, epsilon: float, delta: float, *, template: str = TEMPLATE) -> go.Figure:
     """The trade-off curve β = T(M(x), M(x′))(α) of the most powerful tests (Dong, Roth & Su 2022, Def. 2.1) over
     the region that (ε, δ)-DP allows, β ≥ f_{ε,δ}(α) (Kairouz, Oh & Viswanath 2015); points where the curve dips
     below the boundary are marked (there the mechanism is not (ε, δ)-DP)."""
-    _check_mech(m)
+    _check_mech(mechanism)
+    m = mechanism
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
     d = check_delta(delta)
     alpha = np.linspace(0.0, 1.0, 401)
@@ -338,4 +381,64 @@ def tradeoff_figure(m, epsilon: float, delta: float, *, template: str = TEMPLATE
                  "(ε, δ)-DP ⟺ β ≥ max(0, 1 − δ − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − δ − α))<br>"
                  "(Kairouz, Oh & Viswanath 2015, Thm 2.1; Dong, Roth & Su 2022, Prop 2.5). "
                  "Discrete mechanisms: Neyman–Pearson tests with randomisation.", y=-0.15)
+    return fig
+
+
+# =============================================================================================== vector release
+
+
+def vector_release_figure(epsilon: float, delta: float, dimension: int, *, max_dimension: int = 10_000,
+                          drawn_to: int | None = None, template: str = TEMPLATE) -> go.Figure:
+    """Noise per coordinate against the dimension d for a sum of d-dimensional vectors clipped to ℓ2 norm ≤ C, in
+    units of C (:func:`dpviz.gaussian_profiles.clipped_sum_noise`): Laplace noise on every coordinate calibrated by
+    the ℓ1 sensitivity Δ₁ = √d·C (pure ε-DP by Dwork & Roth 2014, Def 3.1 and Thm 3.6; standard deviation √2·Δ₁/ε)
+    against the Gaussian N(0, σ²I) calibrated by the ℓ2 sensitivity Δ₂ = C (the exact σ of Balle & Wang 2018, Thm 8,
+    the same for every d). Log–log axes; ``dimension`` is marked, with the crossover below which Laplace needs less.
+
+    The curves run from d = 1 to ``drawn_to`` (default ``max_dimension``; a panel draws them up to the learner's d),
+    the x axis to ``max_dimension`` (≤ :data:`dpviz.gaussian_profiles.MAX_DIMENSION`). They pass through about 80
+    integer values of d; on log–log axes both curves are straight lines (√d and a constant), so the segments between
+    the points are exact.
+    """
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_delta(delta, allow_zero=False)
+    top = check_integer(max_dimension, "max_dimension", minimum=2, maximum=MAX_DIMENSION)
+    d = check_integer(dimension, "dimension", minimum=1, maximum=top)
+    upto = top if drawn_to is None else check_integer(drawn_to, "drawn_to", minimum=1, maximum=top)
+    dims = np.unique(np.round(np.geomspace(1.0, float(upto), 80)))
+    curves = clipped_sum_noise(dims, eps, dl)
+    here = clipped_sum_noise(d, eps, dl)
+    sigma, cross = here["gaussian_sigma"], here["crossover"]
+    lap_name = "Laplace per coordinate, Δ<sub>1</sub> = √d·C: √2·Δ<sub>1</sub>/ε"
+    gau_name = f"Gaussian N(0, σ²I), Δ<sub>2</sub> = C: σ = {sigma:.3g}·C"
+    traces = [
+        _scatter(x=dims, y=curves["laplace_sd"], mode="lines", name=lap_name,
+                 line=dict(color=ROLE["approx"], width=3, dash="dash"),
+                 hovertemplate="Laplace<br>d = %{x:,}<br>noise sd = %{y:.4g}·C<extra></extra>"),
+        _scatter(x=[1.0, float(upto)], y=[sigma, sigma], mode="lines", name=gau_name,
+                 line=dict(color=ROLE["exact"], width=3),
+                 hovertemplate="Gaussian<br>noise sd = %{y:.4g}·C<extra></extra>"),
+        _scatter(x=[d, d], y=[here["laplace_sd"], sigma], mode="markers", name=f"your d = {d:,}",
+                 marker=dict(color=ROLE["bound"], size=11, symbol="diamond"),
+                 hovertemplate="d = %{x:,}<br>noise sd = %{y:.4g}·C<extra></extra>"),
+    ]
+    shapes = [_vline(d, color=ROLE["bound"], width=1.5)]
+    annotations = []
+    if 1 <= cross < upto:
+        shapes.append(_vline(cross, color="#777777", dash="dot"))
+        annotations.append(dict(x=math.log10(cross), y=1.0, xref="x", yref="paper", yanchor="bottom",
+                                text=f"Laplace needs less up to d = {cross:,}", showarrow=False,
+                                font=dict(size=11)))
+    layout = _layout(f"A sum of d vectors clipped to ℓ<sub>2</sub> norm C, at ε = {eps:.3g}, δ = {dl:.2g}",
+                     "dimension d (log scale)", "noise standard deviation per coordinate, in units of C (log)",
+                     template=template, title_size=15, shapes=shapes, annotations=annotations,
+                     legend=dict(orientation="h", y=-0.22, x=0, yanchor="top", traceorder="normal"),
+                     margin=dict(b=150), height=480)
+    layout["xaxis"].update(type="log", exponentformat="power", range=[-0.05, math.log10(top) + 0.05])
+    layout["yaxis"].update(type="log", exponentformat="power")
+    fig = go.Figure(data=traces, layout=layout)
+    caption(fig, "Laplace: b = Δ<sub>1</sub>/ε, pure ε-DP (Dwork & Roth 2014, Def 3.1, Thm 3.6), sd √2·b. "
+                 "Gaussian: the exact σ at Δ<sub>2</sub> = C (Balle & Wang 2018, Thm 8):<br>its privacy loss depends "
+                 "only on ‖f(x) − f(x′)‖<sub>2</sub>, so it is the 1-D Gaussian with μ = Δ<sub>2</sub>/σ for every d.",
+            y=-0.42)
     return fig
