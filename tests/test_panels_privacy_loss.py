@@ -1,4 +1,4 @@
-"""Headless tests of the lesson-01 panels: controls drive the figures, errors stay in the panel, the exercise works."""
+"""Headless tests of the lesson-03 panels: controls drive the figures, errors stay in the panel, the exercise works."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from dpviz import mechanisms as M
 from dpviz.panels import privacy_loss as PL
 from dpviz.panels._base import PANEL_REGISTRY
 
-PANELS = [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.PrivacyProfilePanel, PL.TradeoffPanel]
+PANELS = [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.PrivacyProfilePanel, PL.TradeoffPanel,
+          PL.VectorReleasePanel]
 
 
 def _data(fig) -> str:
@@ -192,3 +193,49 @@ def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls):
         p.controls["mechanism"].value = kind
         p.controls["epsilon"].value = 2.0 if p.controls["epsilon"].value != 2.0 else 0.3
     assert p.last_error is None and not found, found[:5]
+
+
+# ------------------------------------------------------------------------------------------------ vector release
+
+
+def test_vector_panel_starts_at_d_1_where_laplace_needs_less_and_hides_the_curves_beyond():
+    p = PL.VectorReleasePanel()
+    assert round(p.controls["dimension"].value) == 1
+    lap = p.figures[0].data[0]
+    assert list(lap.x) == [1]  # drawn up to the learner's d only, before the reveal
+    # at d = 1: Laplace sd √2/ε = 1.414 < σ(1, 10⁻⁵) = 3.731 (Balle & Wang 2018, Thm 8)
+    sigma = M.analytic_gaussian_sigma(1.0, 1e-5)
+    assert f"{sigma:.4g}" in p.readout.value and "1.414" in p.readout.value
+    assert "Laplace needs less noise" in p.hint.value
+    p.controls["dimension"].value = 10**3
+    assert p.last_error is None and max(p.figures[0].data[0].x) == 1000 and p.hint.value == ""
+    assert f"{np.sqrt(2000) / sigma:.3g}×" in p.readout.value
+
+
+def test_vector_panel_exercise_reveals_the_ratio_and_then_every_curve():
+    p = PL.VectorReleasePanel()
+    truth = np.sqrt(2 * 100) / M.analytic_gaussian_sigma(1.0, 1e-5)  # √2·Δ₁/ε over σ, Δ₁ = √100·C
+    assert p.exercise.answer() == pytest.approx(truth, rel=1e-12)
+    assert f"{truth:.3g}" not in _learner_text_vector(p)
+    p.exercise.guess.value = 10.0
+    p.exercise.button.click()
+    fb = p.exercise.feedback.value
+    assert "❌" in fb and f"{truth:.4g}" in fb and "up to d = 6" in fb and "Balle & Wang 2018, Thm 8" in fb
+    assert max(p.figures[0].data[0].x) == 10_000  # after the reveal the curves run over the whole axis
+    p.exercise.guess.value = 3.8
+    p.exercise.button.click()
+    assert "✅" in p.exercise.feedback.value
+
+
+def _learner_text_vector(p) -> str:
+    figs = " ".join(str(f.to_plotly_json()) for f in p.figures)
+    return " ".join([figs, p.readout.value, p.hint.value, p.exercise.question.value, p.exercise.feedback.value])
+
+
+def test_vector_panel_classic_sigma_row_follows_its_proven_range():
+    p = PL.VectorReleasePanel()
+    p.controls["epsilon"].value = 0.5
+    want = M.classic_gaussian_sigma(0.5, 1e-5, 1.0)  # Dwork & Roth 2014, Thm A.1, valid for ε < 1
+    assert f"{want:.4g}·C (valid, ε < 1, but loose)" in p.readout.value
+    p.controls["epsilon"].value = 2.0
+    assert "not proven for ε ≥ 1" in p.readout.value

@@ -4,7 +4,9 @@
 * :class:`PrivacyLossPanel` — the privacy loss random variable L, ε marked, P[L > ε] and δ(ε);
 * :class:`PrivacyProfilePanel` — the Gaussian δ(ε): exact (Balle & Wang 2018) vs the classic formula vs zCDP, with
   a predict-then-reveal exercise;
-* :class:`TradeoffPanel` — the hypothesis-testing view: the trade-off curve inside the region (ε, δ)-DP allows.
+* :class:`TradeoffPanel` — the hypothesis-testing view: the trade-off curve inside the region (ε, δ)-DP allows;
+* :class:`VectorReleasePanel` — a sum of d vectors clipped to ℓ2 norm C: ℓ1 against ℓ2 sensitivity, Laplace noise
+  per coordinate against the Gaussian N(0, σ²I), with a predict-then-reveal exercise.
 
 Each panel has a no-argument constructor with defaults that render in well under 50 ms.
 """
@@ -17,13 +19,14 @@ from typing import Any
 from dpviz import mechanisms as M
 from dpviz.accountants.factory import make_mechanism
 from dpviz.conversions import zcdp_to_approx_dp
+from dpviz.gaussian_profiles import clipped_sum_noise
 from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
 from dpviz.panels._format import _fmt, _table
 from dpviz.plots import privacy_loss as P
 from dpviz.references import cite
 
 __all__ = ["OutputDistributionsPanel", "PrivacyLossPanel", "PrivacyProfilePanel", "TradeoffPanel",
-           "build_mechanism", "MECHANISM_OPTIONS"]
+           "VectorReleasePanel", "build_mechanism", "MECHANISM_OPTIONS"]
 
 #: (label, key) pairs of the mechanism dropdown.
 MECHANISM_OPTIONS = [
@@ -303,3 +306,76 @@ class TradeoffPanel(Panel):
                                               f"{'(ε, δ)-DP holds' if ok else '(ε, δ)-DP fails'}"),
                 ("smallest ε for this δ", _fmt(eps_need))]
         return View(figures=[fig], readout=_table(rows), hint=_mechanism_hint(v))
+
+
+#: The vector-release exercise: ε, δ and the dimension d it asks about.
+_VR_EPS, _VR_DELTA, _VR_D = 1.0, 1e-5, 100
+
+
+def _vr_answer() -> float:
+    return float(clipped_sum_noise(_VR_D, _VR_EPS, _VR_DELTA)["ratio"])
+
+
+def _vr_explain(truth: float) -> str:
+    r = clipped_sum_noise(_VR_D, _VR_EPS, _VR_DELTA)
+    return (f"At d = {_VR_D}, Δ<sub>1</sub> = √d·C = {r['l1_sensitivity']:g}·C, so Laplace needs b = Δ<sub>1</sub>/ε "
+            f"= {r['laplace_scale']:g}·C on every coordinate ({cite('dwork2014algorithmic', 'Thm 3.6')}): a "
+            f"standard deviation √2·b = {r['laplace_sd']:.4g}·C. The Gaussian needs σ = {r['gaussian_sigma']:.4g}·C "
+            f"at Δ<sub>2</sub> = C, whatever d is ({cite('balle2018gaussian', 'Thm 8')}): {truth:.3g} times less. "
+            f"Laplace needs less only up to d = {r['crossover']}; beyond, the gap grows like √d. DP-SGD (lesson 07) "
+            "clips gradients in ℓ<sub>2</sub> norm and adds Gaussian noise for exactly this reason.")
+
+
+class VectorReleasePanel(Panel):
+    """A sum of d vectors clipped to ℓ2 norm C: Laplace per coordinate (Δ₁ = √d·C) against the Gaussian (Δ₂ = C)."""
+
+    title = "A vector release: ℓ1 or ℓ2 sensitivity, Laplace or Gaussian noise?"
+    intro = ("Each person contributes a vector of d numbers, clipped to ℓ<sub>2</sub> norm at most C, and the sum is "
+             "released. Adding or removing one person moves the sum by their vector: by at most C in ℓ<sub>2</sub> "
+             "norm (Δ<sub>2</sub> = C) but by up to √d·C in ℓ<sub>1</sub> norm (Δ<sub>1</sub>). Laplace noise on "
+             "every coordinate must cover Δ<sub>1</sub>; the Gaussian N(0, σ²I) only Δ<sub>2</sub>. Noise is in "
+             "units of C; the curves are drawn up to your d (all of them after you reveal the exercise).")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = PredictReveal(
+            f"With ε = {_VR_EPS:g}, δ = 10⁻⁵ and d = {_VR_D} coordinates, how many times more noise per coordinate "
+            "(standard deviation) does the Laplace release need than the Gaussian? Predict before you move d.",
+            _vr_answer, explain=_vr_explain, rel_tol=0.15, guess_label="Laplace / Gaussian:")
+        self._revealed = False
+        self.exercise.button.on_click(self._on_reveal)
+        super().__init__(**overrides)
+
+    def _on_reveal(self, _button: Any = None) -> None:
+        self._revealed = True
+        self.update()
+
+    def _build_controls(self):
+        return {
+            "dimension": log_slider("dimension d (coordinates)", 1, 0.0, 4.0, step=0.1, readout_format=",.0f"),
+            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
+            "delta": log_slider("δ (Gaussian only)", 1e-5, -10, -2, step=0.5, readout_format=".0e"),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _render(self, v: dict[str, Any]) -> View:
+        d, eps, delta = max(1, int(round(v["dimension"]))), float(v["epsilon"]), float(v["delta"])
+        fig = P.vector_release_figure(eps, delta, d, drawn_to=None if self._revealed else d)
+        r = clipped_sum_noise(d, eps, delta)
+        classic = (f"{M.classic_gaussian_sigma(eps, delta, 1.0):.4g}·C (valid, ε < 1, but loose)" if eps < 1 else
+                   "not proven for ε ≥ 1")
+        rows = [("ℓ<sub>1</sub> sensitivity Δ<sub>1</sub> = √d·C", f"{r['l1_sensitivity']:.4g}·C"),
+                ("ℓ<sub>2</sub> sensitivity Δ<sub>2</sub> = C", "1·C, for every d"),
+                (f"Laplace per coordinate, b = Δ<sub>1</sub>/ε ({cite('dwork2014algorithmic', 'Thm 3.6')})",
+                 f"b = {r['laplace_scale']:.4g}·C, standard deviation √2·b = {r['laplace_sd']:.4g}·C (pure ε-DP)"),
+                (f"Gaussian N(0, σ²I), exact σ ({cite('balle2018gaussian', 'Thm 8')})",
+                 f"σ = {r['gaussian_sigma']:.4g}·C"),
+                (f"classic σ = Δ<sub>2</sub>√(2 ln(1.25/δ))/ε ({cite('dwork2014algorithmic', 'Thm A.1')})", classic),
+                ("Laplace noise / Gaussian noise at this d", f"{r['ratio']:.3g}×"),
+                ("Laplace needs less noise for d up to", f"{r['crossover']:,}")]
+        hint = None
+        if d <= r["crossover"]:
+            hint = ("At this d Laplace needs less noise: with few coordinates, √d·C is still small, and Laplace "
+                    "pays no δ.")
+        return View(figures=[fig], readout=_table(rows), hint=hint)
