@@ -179,7 +179,7 @@ globals().update(contract_tests(LAWS, LAW_BASELINES, methods={**LAW_METHODS, **L
 
 
 def test_cap_values_are_the_documented_ones():
-    assert CMP.MAX_GRID_SIZE == 200
+    assert (CMP.MAX_COUNTS, CMP.MAX_PROFILE_POINTS) == (25, 200)
     assert (LAWS.MAX_DISCRETISE_POINTS, LAWS.MAX_STEP, LAWS.MAX_DLAP_SENSITIVITY) == (2**20, 1e4, 10**6)
     assert ATOMS.MAX_ATOMS_K == 10**6
 
@@ -205,20 +205,22 @@ def test_count_grid_never_holds_a_count_the_accountants_refuse():
     # RuntimeWarning); the grid is now capped at the ledger cap, and at the cap it ends there
     with pytest.raises(ValueError, match=r"max_count = 10000000000000000000 .*<= 1000000"):
         CMP.count_grid(10**19, 5)
-    grid = CMP.count_grid(10**6, 200)
+    grid = CMP.count_grid(10**6, 25)
     assert grid[0] == 1 and grid[-1] == 10**6 and all(a < b for a, b in zip(grid, grid[1:]))
-    with pytest.raises(ValueError, match=r"n = 201 .*<= 200"):
-        CMP.count_grid(100, 201)
+    with pytest.raises(ValueError, match=r"n = 26 .*<= 25"):
+        CMP.count_grid(100, 26)
 
 
 def test_profile_grids_are_capped():
     eps = np.linspace(0.0, 5.0, 201)
-    with pytest.raises(ValueError, match=r"epsilons holds 201 values.*MAX_GRID_SIZE = 200"):
+    with pytest.raises(ValueError, match=r"epsilons holds 201 values.*MAX_PROFILE_POINTS = 200"):
         CMP.privacy_profile("zcdp", "gaussian", 4.0, 10, 1.0, "add_remove", eps)
-    with pytest.raises(ValueError, match=r"epsilons holds 201 values.*MAX_GRID_SIZE = 200"):
+    with pytest.raises(ValueError, match=r"epsilons holds 201 values.*MAX_PROFILE_POINTS = 200"):
         CMP.exact_profile("gaussian", 4.0, 10, 1.0, "add_remove", eps)
-    with pytest.raises(ValueError, match=r"counts holds 201 values.*MAX_GRID_SIZE = 200"):
-        CMP.epsilon_vs_count("gaussian", 4.0, 1.0, 1e-5, "add_remove", list(range(1, 202)))
+    with pytest.raises(ValueError, match=r"counts holds 26 values.*MAX_COUNTS = 25"):
+        CMP.epsilon_vs_count("gaussian", 4.0, 1.0, 1e-5, "add_remove", list(range(1, 27)))
+    got = CMP.epsilon_vs_count("gaussian", 4.0, 1.0, 1e-5, "add_remove", list(range(1, 26)), accountants=["zcdp"])
+    assert len(got["zcdp"]) == 25
     x, d, _, err = CMP.privacy_profile("zcdp", "gaussian", 4.0, 10, 1.0, "add_remove", eps[:200])
     assert err is None and x.size == 200 and np.all(np.diff(d) <= 0)
 

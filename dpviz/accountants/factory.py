@@ -10,7 +10,7 @@ build their mechanisms here, so a key means the same mechanism everywhere.
 from __future__ import annotations
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_choice, check_integer
+from dpviz._validation import check_choice, check_integer, check_positive
 
 __all__ = ["MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
 
@@ -38,7 +38,8 @@ def make_mechanism(kind: str, noise: float, sensitivity: float = 1.0, *, tdlap_d
       so ``sensitivity`` does not apply.
 
     The mechanisms validate their own parameters (a ValueError names the parameter, its value and the allowed
-    range); an unknown ``kind`` raises a ValueError that lists the known ones.
+    range; ``sensitivity`` must be a number > 0 for every kind); an unknown ``kind`` raises a ValueError that lists
+    the known ones.
 
     >>> make_mechanism("dgaussian", 1.5, 2.0)
     DiscreteGaussian(sigma=1.5, sensitivity=2)
@@ -47,6 +48,9 @@ def make_mechanism(kind: str, noise: float, sensitivity: float = 1.0, *, tdlap_d
     ...
     ValueError: mechanism = 'cauchy' is not allowed: must be one of 'laplace', 'gaussian', 'rr', 'dlaplace', ...
     """
+    check_choice(kind, "mechanism", MECHANISM_KINDS)
+    if kind in ("rr", "tdlap"):  # the neighbours are fixed (two bits, 0 and 1): Δ does not apply, but is a number
+        check_positive(sensitivity, "sensitivity")
     if kind == "gaussian":
         return _m.Gaussian(noise, sensitivity)
     if kind == "laplace":
@@ -57,7 +61,4 @@ def make_mechanism(kind: str, noise: float, sensitivity: float = 1.0, *, tdlap_d
         return _m.DiscreteLaplace(noise, check_integer(sensitivity, "sensitivity", minimum=1))
     if kind == "dgaussian":
         return _m.DiscreteGaussian(noise, check_integer(sensitivity, "sensitivity", minimum=1))
-    if kind == "tdlap":
-        return _m.TruncatedDiscreteLaplace(noise, tdlap_delta)
-    check_choice(kind, "mechanism", MECHANISM_KINDS)
-    raise AssertionError("unreachable: every kind of MECHANISM_KINDS is handled above")
+    return _m.TruncatedDiscreteLaplace(noise, tdlap_delta)
