@@ -29,7 +29,7 @@ mp.mp.dps = 50
 
 @pytest.mark.parametrize("kwargs,name", [
     (dict(mechanism="cauchy"), "mechanism"),
-    (dict(noise=-1.0), "σ"),
+    (dict(noise=-1.0), "noise"),
     (dict(count=0), "count"),
     (dict(count=2.5), "count"),
     (dict(rate=0.0), "rate"),
@@ -229,3 +229,79 @@ def test_group_privacy_figure_draws_no_zero_for_a_vacuous_bound():
     assert f"g ≥ {first}" in texts and "no guarantee" in texts
     assert "^{" not in texts and "_{" not in texts
     assert "group size g" in fig.layout.xaxis.title.text
+
+
+
+# ------------------------------------------------------------------------------------------------ amplification
+
+
+def _amplified_oracle(eps, q):
+    """ln(1 + q(e^ε − 1)) in 50-digit mpmath (Balle, Barthe & Gaboardi 2018, Thm 8)."""
+    return float(mp.log(1 + mp.mpf(q) * mp.expm1(mp.mpf(eps))))
+
+
+@pytest.mark.parametrize("eps,q", [(1.0, 0.01), (0.1, 1e-4), (10.0, 0.5), (5.0, 1.0), (0.05, 0.3)])
+def test_amplification_figure_draws_the_closed_form_and_the_q_eps_lines(eps, q):
+    fig = C.amplification_figure(eps, q)
+    mine = next(t for t in fig.data if t.name.endswith("(yours)"))
+    for x, y in zip(mine.x, mine.y, strict=True):
+        assert y == pytest.approx(_amplified_oracle(eps, x), rel=1e-13)
+    line = next(t for t in fig.data if t.name == f"q·ε for ε = {eps:.3g}")
+    assert list(line.y) == pytest.approx([x * eps for x in line.x], rel=1e-15)
+    # q·ε ≤ ε′ ≤ ε (ε′ is concave in q, 0 at q = 0 and ε at q = 1): the dotted line lies below the curve
+    assert all(qe * (1 - 1e-12) <= y <= eps * (1 + 1e-12) for qe, y in zip(line.y, mine.y, strict=True))
+    marker = fig.data[-1]
+    assert marker.x[0] == q and marker.y[0] == pytest.approx(_amplified_oracle(eps, q), rel=1e-13)
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    texts = " ".join(a.text for a in fig.layout.annotations)
+    assert "Balle, Barthe & Gaboardi 2018, Thm 8" in texts
+    names = [t.name for t in fig.data if t.showlegend is not False]
+    assert sum(n.startswith("ε′ for ε") for n in names) == len({*C.AMPLIFICATION_EPSILONS, eps})
+
+
+def test_amplification_figure_refuses_what_it_cannot_draw():
+    for kwargs, name in [(dict(epsilon=0.0), "epsilon"), (dict(epsilon=51.0), "epsilon"), (dict(rate=0.0), "rate"),
+                         (dict(rate=1e-5), "rate"), (dict(rate=1.5), "rate"), (dict(epsilon=1 + 1j), "epsilon")]:
+        with pytest.raises(ValueError, match=name):
+            C.amplification_figure(**kwargs)
+
+
+# ------------------------------------------------------------------------------------------------ input defects
+# Each of these escaped the public boundary before (checked against the previous version of this module).
+
+
+def test_accountant_info_refuses_a_field_that_is_not_text():
+    # before: AccountantInfo("basic", math.nan, ...) was accepted, a NaN label reaching every legend
+    with pytest.raises(TypeError, match="label = nan"):
+        C.AccountantInfo("basic", math.nan, "upper bound", "a source", "why", "#000000", "solid")
+
+
+def test_bars_with_no_finite_epsilon_draw_no_infinite_numbers():
+    # before: σ = 5e-324 (every ε infinite) put y = inf into the figure's JSON (not JSON: the browser drops it)
+    fig = C.accountant_bars_figure("gaussian", 5e-324, 3, 1.0, 1e-5)
+    ys = [y for t in fig.data for y in (t.y or ())]
+    assert all(math.isfinite(y) for y in ys if y is not None)
+    assert list(fig.data[0].text) == ["∞"] * len(C.ACCOUNTANT_ORDER)
+
+
+@pytest.mark.parametrize("call,name", [
+    # before: OverflowError "int too large to convert to float" (count 10**400 reached math.sqrt)
+    (lambda: C.accountant_bars_figure("gaussian", 4.0, 10**400, 1.0, 1e-5), "count"),
+    (lambda: C.accountant_bars_figure("gaussian", 4.0, C.MAX_COUNT + 1, 1.0, 1e-5), "count"),
+    # before: OverflowError from np.geomspace(…, 10**400)
+    (lambda: C.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, n_points=10**400), "n_points"),
+    (lambda: C.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, n_points=C.MAX_POINTS + 1), "n_points"),
+    # before: OverflowError "cannot convert float infinity to integer" (current = inf), RuntimeWarning (1e308)
+    (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, math.inf), "current"),
+    (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 1e308), "max_count"),
+    (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, n_points=10**400), "n_points"),
+    # before: target ε = 1e308 ran for minutes (PLD's binary search); rate 5e-324 raised a RuntimeWarning in PLD
+    (lambda: C.calibration_figure("laplace", 1e308, 1e-5, 3, 1.0), "target_epsilon"),
+    (lambda: C.calibration_figure("laplace", 1.0, 1e-5, 3, 5e-324), "rate"),
+    (lambda: C.calibration_figure("laplace", 1.0, 1e-5, C.MAX_CALIBRATION_COUNT + 1, 1.0), "count"),
+    # the noise is named as the caller wrote it (before: "σ = -1.0", a symbol, not the parameter)
+    (lambda: C.group_privacy_figure("gaussian", -1.0, 1e-5, 2, 3), "noise"),
+])
+def test_bad_sizes_and_values_are_refused_naming_the_parameter_and_its_limit(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} = .* is not allowed: must be"):
+        call()

@@ -8,11 +8,19 @@ Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accou
 * :func:`privacy_profile_figure` — the privacy profile δ(ε) of the composition (log δ), with the PLD band;
 * :func:`calibration_figure` — target ε → the noise σ (or Laplace scale b) each accountant needs;
 * :func:`group_privacy_figure` — ε and δ for a group of g records, generic group privacy against the exact answer
-  of the same mechanism run with sensitivity g (a person with g records).
+  of the same mechanism run with sensitivity g (a person with g records);
+* :func:`amplification_figure` — amplification by subsampling, ε′ = ln(1 + q(e^ε − 1)) against the sampling rate q
+  (log–log), with its small-ε line q·ε (Balle, Barthe & Gaboardi 2018, Thm 8), from
+  :func:`dpviz.accountants.amplify_poisson`.
 
-Every number comes from the lab's model, :mod:`dpviz.accountants.compare` (cached there); this module only draws
-it, with what the lesson says about each accountant (:data:`ACCOUNTANT_INFO`) in the lesson's order
-(:data:`ACCOUNTANT_ORDER`). Sources are cited in the captions and in :mod:`dpviz.accountants.compare`.
+Every number comes from the lab's model, :mod:`dpviz.accountants.compare` (cached there), or from the one home of
+the amplification formula, :mod:`dpviz.accountants.amplification`; this module only draws it, with what the lesson
+says about each accountant (:data:`ACCOUNTANT_INFO`) in the lesson's order (:data:`ACCOUNTANT_ORDER`). Sources are
+cited in the captions and in :mod:`dpviz.accountants.compare`.
+
+Every builder validates its input at its boundary (a ValueError names the parameter as the caller wrote it) and keeps
+to the lesson's range: k ≤ :data:`MAX_COUNT`, q ≥ :data:`MIN_RATE`, grids of at most :data:`MAX_POINTS` points
+(calibration: :data:`MAX_TARGET_EPSILON`, :data:`MAX_CALIBRATION_COUNT`), so that no call takes minutes.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
+from dpviz.accountants.amplification import amplify_poisson
 from dpviz.accountants.compare import (
     NOISE_PARAMETER,
     PROFILE_DELTAS,
@@ -68,6 +77,7 @@ __all__ = [
     "privacy_profile_figure",
     "calibration_figure",
     "group_privacy_figure",
+    "amplification_figure",
 ]
 
 #: The order the lesson shows the accountants in (bars, legends, tables): loosest (oldest) to tightest, zCDP before
@@ -98,6 +108,10 @@ class AccountantInfo:
 
     def __post_init__(self):
         check_choice(self.key, "key", ACCOUNTANT_ORDER)
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if not isinstance(value, str):
+                raise TypeError(f"{f.name} = {value!r} is not allowed: must be a str (the lesson's text).")
 
 
 ACCOUNTANT_INFO = {
@@ -144,6 +158,29 @@ ACCOUNTANT_INFO = {
 
 # --------------------------------------------------------------------------------------------- figures
 
+#: Most compositions k a figure takes: the lesson's sliders stop there (and a subsampled Gaussian at 10⁵ steps already
+#: costs the advanced and optimal accountants seconds).
+MAX_COUNT = 100_000
+#: Most grid points (``n_points``) a figure evaluates.
+MAX_POINTS = 200
+#: Smallest sampling rate a figure takes: the lesson's sliders stop there.
+MIN_RATE = 1e-3
+#: Largest target ε and number of compositions :func:`calibration_figure` calibrates for (the lesson's sliders stop
+#: at 10 and 10⁴): each bar is a binary search over the noise, and PLD's takes seconds at the corners of this range
+#: (minutes at q = 10⁻⁶ or ε = 10⁵).
+MAX_TARGET_EPSILON = 20.0
+MAX_CALIBRATION_COUNT = 10_000
+
+
+def _setting(mechanism, noise, count, rate, neighboring) -> tuple[float, int, float]:
+    """A lab setting as a figure takes it: :func:`dpviz.accountants.compare.check_setting`, with the figures'
+    caps (k ≤ :data:`MAX_COUNT`, q ≥ :data:`MIN_RATE`) and ``noise`` named as the caller wrote it."""
+    check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
+    check_positive(noise, "noise")
+    check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    check_in_range(rate, "rate", MIN_RATE, 1.0)
+    return check_setting(mechanism, noise, count, rate, neighboring)
+
 
 def _setting_text(mechanism, noise, count, rate, delta=None, neighboring=None) -> str:
     parts = [f"{count:,} × {MECHANISM_LABELS[mechanism]} ({NOISE_SYMBOL[mechanism]} = {noise:.3g})"]
@@ -165,10 +202,12 @@ def accountant_bars_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     2018 Thm 8). Accountants that do not apply get an empty slot labelled "n/a"; an infinite ε (no finite ε
     reaches δ) a bar at the top labelled "∞". The y axis switches to log when the bars span more than 20×.
     """
-    noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
+    noise, count, rate = _setting(mechanism, noise, count, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
     results = compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=ACCOUNTANT_ORDER)
     exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+    if exact is not None and not math.isfinite(exact):
+        exact = None  # no finite exact ε to draw a line at (every bar then reads ∞)
     finite = [r.epsilon for r in results if r.available and math.isfinite(r.epsilon)]
     finite += [r.lower for r in results if r.lower is not None and math.isfinite(r.lower) and r.lower > 0]
     if exact is not None:
@@ -253,8 +292,12 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     ``pending`` names accountants not computed yet (a panel's partial view): each keeps its legend entry, marked
     "computing…", with no line.
     """
-    noise, _, rate = check_setting(mechanism, noise, 1, rate, neighboring)
+    noise, _, rate = _setting(mechanism, noise, 1, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
+    max_count = check_integer(max_count, "max_count", minimum=1, maximum=MAX_COUNT)
+    n_points = check_integer(n_points, "n_points", minimum=2, maximum=MAX_POINTS)
+    if current is not None:
+        current = check_integer(current, "current", minimum=1, maximum=MAX_COUNT)
     pending = _check_pending(pending)
     counts = count_grid(max_count, n_points)
     res = epsilon_vs_count(mechanism, noise, rate, delta, neighboring, counts, progress=progress,
@@ -335,10 +378,13 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     Every point (ε, δ) on a curve is a guarantee: the mechanism is (ε, δ(ε))-DP. A lower curve is a better
     guarantee. ε runs over ``n_points`` log-spaced values around the learner's setting; δ below 1e-16 is cut.
     """
-    noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
+    noise, count, rate = _setting(mechanism, noise, count, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
+    n_points = check_integer(n_points, "n_points", minimum=2, maximum=MAX_POINTS)
     results = compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=ACCOUNTANT_ORDER)
     exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
+    if exact is not None and not math.isfinite(exact):
+        exact = None
     lo, hi = _eps_window(results, exact)
     grid = tuple(float(x) for x in np.geomspace(lo, hi, n_points))
     floor = 1e-16
@@ -405,13 +451,14 @@ def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0,
 
     Less noise for the same target means a tighter accountant: the same privacy claim, more accuracy. The exact σ
     (√k × the Balle–Wang σ₁) is marked for unsampled Gaussians. ``pending`` names accountants not computed yet (a
-    panel's partial view): their bars are left out, labelled "computing…".
+    panel's partial view): their bars are left out, labelled "computing…". The target ε is at most
+    :data:`MAX_TARGET_EPSILON`, k at most :data:`MAX_CALIBRATION_COUNT`, q at least :data:`MIN_RATE`.
     """
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
-    target_epsilon = check_positive(target_epsilon, "target_epsilon")
+    target_epsilon = check_in_range(target_epsilon, "target_epsilon", 0.0, MAX_TARGET_EPSILON, low_inclusive=False)
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1)
-    rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
+    count = check_integer(count, "count", minimum=1, maximum=MAX_CALIBRATION_COUNT)
+    rate = check_in_range(rate, "rate", MIN_RATE, 1.0)
     pending = _check_pending(pending)
     labels, ys, texts, colours, hovers = [], [], [], [], []
     for i, name in enumerate(ACCOUNTANT_ORDER):
@@ -466,7 +513,7 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
     the exact ε at that δ_g) is vacuous: those points are not drawn, and the range is shaded "no guarantee".
     """
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
-    noise = check_positive(noise, NOISE_SYMBOL[mechanism])
+    noise = check_positive(noise, "noise")
     delta = check_delta(delta, allow_zero=False)
     max_group = check_integer(max_group, "max_group", minimum=2, maximum=1000)
     group = check_integer(group, "group", minimum=1, maximum=max_group)
@@ -531,4 +578,58 @@ def group_privacy_figure(mechanism: str = "gaussian", noise: float = 4.0, delta:
     fig = go.Figure(data=data, layout=layout)
     caption(fig, "Generic: Ghazi et al. 2023, Lemma 6, geometric δ factor (e<sup>gε₁</sup> − 1)/(e<sup>ε₁</sup> − 1). "
                  "Exact: the mechanism with sensitivity g<br>(Balle & Wang 2018, Thm 8; Laplace: ε = g/b).", below=105)
+    return fig
+
+
+#: The ε of the reference curves of :func:`amplification_figure` (the learner's ε is drawn on top).
+AMPLIFICATION_EPSILONS = (0.1, 1.0, 10.0)
+#: Smallest sampling rate :func:`amplification_figure` draws (its q axis spans 10⁻⁴ … 1).
+MIN_DRAWN_RATE = 1e-4
+
+
+def amplification_figure(epsilon: float = 1.0, rate: float = 0.01, *, template: str = TEMPLATE) -> go.Figure:
+    """Amplification by subsampling: the ε′ = ln(1 + q(e^ε − 1)) of an ε-DP mechanism run on a Poisson sample of
+    rate q, under add/remove neighbours (Balle, Barthe & Gaboardi 2018, Thm 8; δ′ = qδ), against q on log–log axes.
+
+    One curve per ε of :data:`AMPLIFICATION_EPSILONS` and one, thicker, for ``epsilon``; each with its dotted
+    small-ε line q·ε (ε′ ≤ q(e^ε − 1), and ε′ ≈ qε when ε is small) and, for ``epsilon``, the unamplified ε and a
+    marker at ``rate``. Every value is the closed form of :func:`dpviz.accountants.amplify_poisson` at about 60
+    values of q in [:data:`MIN_DRAWN_RATE`, 1], joined by lines. ε in (0, 50]: beyond, ε′ = ε + ln(q) to double
+    precision and the figure has nothing new to show.
+    """
+    eps = check_in_range(epsilon, "epsilon", 0.0, 50.0, low_inclusive=False)
+    q = check_in_range(rate, "rate", MIN_DRAWN_RATE, 1.0)
+    qs = np.geomspace(MIN_DRAWN_RATE, 1.0, 61)
+    data = []
+    family = [e for e in AMPLIFICATION_EPSILONS if not math.isclose(e, eps, rel_tol=1e-9)]
+    for i, e in enumerate([*family, eps]):
+        mine = i == len(family)
+        colour = ROLE["exact"] if mine else (PALETTE[1], PALETTE[2], PALETTE[3])[i]
+        amplified = [amplify_poisson(e, 0.0, float(x))[0] for x in qs]
+        data.append(_scatter(x=qs, y=amplified, mode="lines", name=f"ε′ for ε = {e:.3g}" + (" (yours)" if mine else ""),
+                             line=dict(color=colour, width=4 if mine else 2),
+                             hovertemplate=f"ε = {e:.3g}<br>q = %{{x:.3g}}<br>ε′ = %{{y:.4g}}<extra></extra>"))
+        data.append(_scatter(x=qs, y=qs * e, mode="lines", name=f"q·ε for ε = {e:.3g}", showlegend=mine,
+                             line=dict(color=colour, width=1.5, dash="dot"),
+                             hovertemplate=f"q·ε, ε = {e:.3g}<br>q = %{{x:.3g}}<br>q·ε = %{{y:.4g}}<extra></extra>"))
+    here = amplify_poisson(eps, 0.0, q)[0]
+    data.append(_scatter(x=[q], y=[here], mode="markers", name=f"your q = {q:.3g}: ε′ = {here:.3g}",
+                         marker=dict(color=ROLE["bound"], size=12, symbol="diamond"),
+                         hovertemplate="q = %{x:.3g}<br>ε′ = %{y:.4g}<extra></extra>"))
+    layout = _layout("Amplification by subsampling: ε′ = ln(1 + q(e<sup>ε</sup> − 1))",
+                     "sampling rate q (log scale)", "ε′ of the subsampled mechanism (log scale)", template=template,
+                     legend=dict(orientation="h", y=-0.22, x=0, yanchor="top"), margin=dict(b=150), height=500,
+                     shapes=[_hline(eps, xref="x domain", dash="dash"), _vline(q)])
+    layout["xaxis"].update(type="log", exponentformat="power", range=[math.log10(MIN_DRAWN_RATE), 0.0])
+    low = min(MIN_DRAWN_RATE * min([*AMPLIFICATION_EPSILONS, eps]), here)
+    layout["yaxis"].update(type="log", exponentformat="power",
+                           range=[math.log10(low) - 0.2, math.log10(max(eps, *AMPLIFICATION_EPSILONS)) + 0.3])
+    layout["annotations"] = [dict(text=f"no sampling: ε = {eps:.3g}", xref="paper", yref="y", x=0.0,
+                                  y=math.log10(eps), xanchor="left", yanchor="bottom", showarrow=False,
+                                  font=dict(size=11))]
+    fig = go.Figure(data=data, layout=layout)
+    caption(fig, "Poisson sampling at rate q, add/remove neighbours: an (ε, δ)-DP mechanism becomes "
+                 "(ln(1 + q(e<sup>ε</sup> − 1)), qδ)-DP (Balle, Barthe & Gaboardi 2018, Thm 8).<br>Dotted: q·ε, "
+                 "the small-ε approximation. Once q·e<sup>ε</sup> ≫ 1 the gain is only ln(1/q): ε′ ≈ ε − ln(1/q).",
+            below=110)
     return fig

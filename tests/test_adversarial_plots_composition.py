@@ -1,0 +1,73 @@
+"""Adversarial-input sweep of :mod:`dpviz.plots.composition` (lesson 05's figures).
+
+Figure builders are public API: every callable of ``dpviz.plots.composition.__all__`` gets one valid baseline call,
+and :func:`_adversarial.sweep` replaces each positional argument in turn by 16 hostile values (warnings are errors).
+Only a ValueError/TypeError with a message, or a figure the browser can take, passes: a figure whose JSON holds a
+bare NaN or ±inf (not JSON: the front end drops the update) fails like a returned NaN. Baselines are small settings
+(few compositions, few grid points) so that the sweep of the accountants behind the figures stays quick; the
+keyword-only sizes (``n_points``) are swept through named wrappers.
+"""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+from _adversarial import contract_tests
+
+import dpviz.plots.composition as P
+
+
+def _bad_numbers(o, path="") -> list[str]:
+    """Where a figure's JSON holds a non-finite Python float (numpy arrays are sent as binary buffers: skipped)."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return [path]
+    if isinstance(o, dict):
+        return sum((_bad_numbers(v, f"{path}/{k}") for k, v in o.items()), [])
+    if isinstance(o, (list, tuple)):
+        return sum((_bad_numbers(v, f"{path}[{i}]") for i, v in enumerate(o)), [])
+    return []
+
+
+def _sendable(fn, name):
+    """``fn`` with a check that any figure it returns is valid JSON for the browser (no bare NaN/inf)."""
+
+    def wrapped(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, go.Figure):
+            bad = _bad_numbers(out.to_plotly_json())
+            assert not bad, f"non-finite numbers in the figure at {bad[:3]}"
+        return out
+
+    wrapped.__name__ = name
+    return wrapped
+
+
+BASELINES = {
+    "AccountantInfo": (("basic", "Basic", "upper bound", "a source", "why", "#000000", "solid"), {}),
+    "accountant_bars_figure": (("laplace", 10.0, 3, 1.0, 1e-5, "add_remove"), {}),
+    "epsilon_vs_count_figure": (("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, 3), {"n_points": 3}),
+    "privacy_profile_figure": (("laplace", 10.0, 3, 1.0, 1e-5, "add_remove"), {"n_points": 5}),
+    "calibration_figure": (("laplace", 1.0, 1e-5, 3, 1.0), {}),
+    "group_privacy_figure": (("laplace", 10.0, 1e-5, 2, 3), {}),
+    "amplification_figure": ((1.0, 0.01), {}),
+}
+
+METHODS = {
+    f"{name}[sent]": (_sendable(getattr(P, name), name), args, kw) for name, (args, kw) in BASELINES.items()
+    if name != "AccountantInfo"
+}
+METHODS.update({
+    "epsilon_vs_count_figure[n_points]": (
+        _sendable(lambda n: P.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, None, n_points=n),
+                  "epsilon_vs_count_figure"), (3,), {}),
+    "privacy_profile_figure[n_points]": (
+        _sendable(lambda n: P.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, "add_remove", n_points=n),
+                  "privacy_profile_figure"), (5,), {}),
+    "accountant_bars_figure[gaussian]": (_sendable(P.accountant_bars_figure, "accountant_bars_figure"),
+                                         ("gaussian", 4.0, 3, 1.0, 1e-5, "add_remove"), {}),
+    "group_privacy_figure[gaussian]": (_sendable(P.group_privacy_figure, "group_privacy_figure"),
+                                       ("gaussian", 4.0, 1e-5, 2, 3), {}),
+})
+
+globals().update(contract_tests(P, BASELINES, methods=METHODS))
