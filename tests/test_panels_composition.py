@@ -9,6 +9,7 @@ import pytest
 from dpviz.accountants import compare as M
 from dpviz.panels._base import PANEL_REGISTRY
 from dpviz.panels.composition import (
+    AmplificationPanel,
     CalibrationPanel,
     CompositionLabPanel,
     EpsilonVsCompositionsPanel,
@@ -39,7 +40,8 @@ def ys(fig, i=0):
 
 
 def test_panels_are_registered_with_no_argument_constructors():
-    for cls in (CompositionLabPanel, EpsilonVsCompositionsPanel, CalibrationPanel, GroupPrivacyPanel):
+    for cls in (CompositionLabPanel, EpsilonVsCompositionsPanel, CalibrationPanel, GroupPrivacyPanel,
+                AmplificationPanel):
         assert PANEL_REGISTRY[cls.__name__] is cls
 
 
@@ -213,3 +215,53 @@ def test_epsilon_vs_k_exercise_answer_is_not_shown_at_the_defaults():
     truth = gauss_eps(1.0, 1e-5)  # 100 Gaussians of σ = 10 = one Gaussian of σ = 1
     shown = " ".join([str(f.to_plotly_json()) for f in p.figures] + [p.readout.value, p.exercise.question.value])
     assert f"{truth:.4g}" not in shown and f"{truth:.3g}" not in shown and p.exercise.feedback.value == ""
+
+
+
+# ------------------------------------------------------------------------------------------------ amplification
+
+
+def amplified(eps, q):
+    """ln(1 + q(e^ε − 1)) in mpmath (Balle, Barthe & Gaboardi 2018, Thm 8)."""
+    return float(mp.log(1 + mp.mpf(q) * mp.expm1(mp.mpf(eps))))
+
+
+def test_amplification_panel_reads_out_the_theorem_at_the_learners_setting():
+    p = AmplificationPanel()
+    assert p.last_error is None and p.exercise.feedback.value == ""
+    want = amplified(1.0, 0.01)
+    assert f"{want:.4g}" in p.readout.value and f"{1.0 / want:.3g}×" in p.readout.value
+    assert "Balle, Barthe & Gaboardi 2018, Thm 8" in p.readout.value
+    p.controls["epsilon"].value = 0.1
+    p.controls["rate"].value = 1e-3
+    small = amplified(0.1, 1e-3)
+    assert f"{small:.4g}" in p.readout.value and p.figures[0].data[-1].y[0] == pytest.approx(small, rel=1e-13)
+
+
+def test_amplification_exercise_answer_is_hidden_then_revealed_with_the_regime():
+    p = AmplificationPanel()
+    truth = amplified(5.0, 0.01)  # 0.906: 18 times q·ε = 0.05
+    shown = " ".join([str(f.to_plotly_json()) for f in p.figures] + [p.readout.value, p.exercise.question.value])
+    assert f"{truth:.3g}" not in shown and f"{truth:.4g}" not in shown
+    p.exercise.guess.value = 0.05  # the q·ε guess
+    text = p.exercise.reveal()
+    assert text.startswith("❌") and f"{truth:.4g}" in text and "q·ε = 0.05" in text
+    assert f"{truth / 0.05:.3g} times q·ε" in text
+    # the exercise's ε = 5 and q = 0.01 are values the sliders take
+    p.controls["epsilon"].value = 5.0
+    p.controls["rate"].value = 0.01
+    assert p.controls["epsilon"].value == 5.0 and p.controls["rate"].value == pytest.approx(0.01, rel=1e-15)
+    assert f"{truth:.4g}" in p.readout.value
+
+
+def test_the_amplification_bound_is_tight_for_randomized_response_on_being_sampled():
+    """The lesson's tightness claim: randomized response with parameter ε on the bit "is r in the sample?" is ε-DP,
+    and on a Poisson sample its output "yes" is 1 + q(e^ε − 1) times more likely with r than without (the library's
+    exact randomized response, mixed by hand)."""
+    from dpviz.mechanisms import RandomizedResponse
+
+    for eps, q in ((1.0, 0.01), (5.0, 0.3), (0.1, 0.5)):
+        rr = RandomizedResponse(eps)
+        without = float(rr.pmf(1, value=0))  # r never sampled: the bit is 0
+        with_r = q * float(rr.pmf(1, value=1)) + (1 - q) * without
+        assert math.log(with_r / without) == pytest.approx(amplified(eps, q), rel=1e-12)

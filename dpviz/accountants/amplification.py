@@ -23,6 +23,11 @@ def amplify_poisson(epsilon: float, delta: float, rate: float) -> tuple[float, f
     """(ε, δ) → (ln(1 + q(e^ε − 1)), qδ): Poisson subsampling with rate q under add/remove neighbours
     (Balle, Barthe & Gaboardi 2018, Theorem 8; Li, Qardaji & Su 2012).
 
+    Proof idea (lesson 05): on x′ = x plus a record r, the sample misses r with probability 1 − q and then has the
+    law of a sample of x; with probability q it holds r and is a neighbour of one, so every event's probability is at
+    most (1 − q)P + q(e^ε P + δ). Tight: randomized response on "is r in the sample?" reaches it. About q·ε for small
+    ε; about ε − ln(1/q) once q·e^ε ≫ 1.
+
     >>> eps, d = amplify_poisson(1.0, 1e-6, 0.1)
     >>> round(eps, 6), d
     (0.158565, 1e-07)
@@ -35,7 +40,7 @@ def amplify_poisson(epsilon: float, delta: float, rate: float) -> tuple[float, f
 
 def amplify_without_replacement(epsilon: float, delta: float, sample_size: int, population: int) -> tuple[float, float]:
     """(ε, δ) → (ln(1 + η(e^ε − 1)), ηδ) with η = n/n′: sampling n of n′ records without replacement, substitution
-    neighbours (Theorem 7 of Ghazi et al. 2023).
+    neighbours (Balle, Barthe & Gaboardi 2018, Theorem 9; Theorem 7 of Ghazi et al. 2023).
 
     >>> eps, d = amplify_without_replacement(1.0, 1e-6, 10, 100)
     >>> round(eps, 6), d

@@ -7,16 +7,20 @@
   predict-then-reveal exercise on 100 Gaussians;
 * :class:`CalibrationPanel` — target ε → the noise σ (or Laplace b) each accountant needs;
 * :class:`GroupPrivacyPanel` — generic group privacy against the exact answer for a person with g records, with a
-  predict-then-reveal and a misconception exercise.
+  predict-then-reveal and a misconception exercise;
+* :class:`AmplificationPanel` — the amplification-by-subsampling theorem ε′ = ln(1 + q(e^ε − 1)) drawn against the
+  sampling rate q, with its small-ε line q·ε and a predict-then-reveal exercise.
 """
 
 from __future__ import annotations
 
 import html
 import math
+from typing import Any
 
 import ipywidgets as W
 
+from dpviz.accountants import amplify_poisson
 from dpviz.accountants import compare as C
 from dpviz.panels._base import (
     ChoiceReveal,
@@ -35,7 +39,7 @@ from dpviz.plots import composition as P
 from dpviz.references import cite
 
 __all__ = ["CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel",
-           "disagreement_table"]
+           "AmplificationPanel", "disagreement_table"]
 
 _MECH_OPTIONS = [("Gaussian", "gaussian"), ("Laplace", "laplace"), ("Randomized response", "rr")]
 _NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one person", "replace_one")]
@@ -90,8 +94,10 @@ def _noise(v: dict, mechanism: str) -> float:
 
 def _sampling_rate(controls: dict[str, W.Widget], v: dict) -> float:
     """The sampling rate q that applies: the slider's under add/remove neighbours; 1 under replace-one, where the
-    slider is hidden (Poisson subsampling is analysed for add/remove neighbours only: with replace-one neighbours
-    the dataset size is fixed, so a Poisson sample's size would leak)."""
+    slider is hidden. The amplification theorem for Poisson sampling is one for add/remove neighbours (Balle, Barthe &
+    Gaboardi 2018, Thm 8): its proof compares the sample that holds the changed record with the sample that does
+    not, which are add/remove neighbours, and a replace-one guarantee of the mechanism says nothing about those.
+    (The replace-one analogue samples a fixed-size subset without replacement, Thm 9 there.)"""
     replace = v["neighboring"] == "replace_one"
     controls["rate"].layout.display = "none" if replace else None
     return 1.0 if replace else float(v["rate"])
@@ -209,9 +215,8 @@ class CompositionLabPanel(Panel):
             hint = "δ above 10⁻⁴ is weak: δ should be much smaller than 1/n for n people."
         elif q < 1 and mech != "gaussian":
             hint = ("Subsampled Laplace / randomized response: every accountant but PLD sees a step only through its "
-                    "amplified pure ε′ = ln(1 + q(e<sup>ε<sub>step</sub></sup> − 1)) (Balle, Barthe & Gaboardi "
-                    "2018, Thm 8); PLD composes "
-                    "the whole subsampled privacy loss.")
+                    "amplified pure ε′ = ln(1 + q(e<sup>ε<sub>step</sub></sup> − 1)) (the amplification theorem, "
+                    f"{cite('balle2018subsampling', 'Thm 8')}); PLD composes the whole subsampled privacy loss.")
         return View(figures=[bars, prof], readout=disagreement_table(mech, noise, k, q, delta, nb), hint=hint)
 
     def bench_values(self):
@@ -477,3 +482,62 @@ class GroupPrivacyPanel(Panel):
 
     def _extra_widgets(self):
         return [self.exercise.widget, self.concept.widget]
+
+
+#: The amplification exercise: an ε-DP mechanism on a Poisson sample of rate q.
+_AMP_EPS, _AMP_Q = 5.0, 0.01
+
+
+def _answer_amplification() -> float:
+    return amplify_poisson(_AMP_EPS, 0.0, _AMP_Q)[0]
+
+
+def _explain_amplification(truth: float) -> str:
+    grow = _AMP_Q * math.expm1(_AMP_EPS)
+    return (f"q·ε = {_AMP_Q * _AMP_EPS:g} is the small-ε guess, but here q(e<sup>ε</sup> − 1) = {grow:.3g} is not "
+            f"small, so ε′ = ln(1 + {grow:.3g}) = {truth:.3g}: {truth / (_AMP_Q * _AMP_EPS):.3g} times q·ε, and only "
+            f"{_AMP_EPS / truth:.3g} times less than ε = {_AMP_EPS:g}, not {1 / _AMP_Q:g} times "
+            f"({cite('balle2018subsampling', 'Thm 8')}). Sampling buys a factor of about q only while ε is small; "
+            "for large ε it subtracts about ln(1/q).")
+
+
+class AmplificationPanel(Panel):
+    """Amplification by subsampling: ε′ = ln(1 + q(e^ε − 1)) against q, with the q·ε line (Balle, Barthe & Gaboardi
+    2018, Thm 8), the learner's (ε, q) marked and read out."""
+
+    title = "Amplification by subsampling"
+    intro = ("Run an (ε, δ)-DP mechanism on a Poisson sample of the data: every record is kept independently with "
+             "probability q. Under add/remove neighbours the result is (ε′, qδ)-DP with ε′ = ln(1 + q(e<sup>ε</sup> − "
+             f"1)) ({cite('balle2018subsampling', 'Thm 8')}). The dotted lines are q·ε: close for small ε, far off "
+             "for large ε.")
+
+    def __init__(self, **overrides: Any):
+        self.exercise = PredictReveal(
+            f"A mechanism is ε = {_AMP_EPS:g}-DP. It is run on a Poisson sample with q = {_AMP_Q:g} (1% of the "
+            "records). What is its amplified ε′? Predict before you move the sliders.",
+            _answer_amplification, explain=_explain_amplification, rel_tol=0.1, guess_label="ε′:")
+        super().__init__(**overrides)
+
+    def _build_controls(self):
+        return {
+            # linear in ε, so that the exercise's ε = 5 is a value the slider takes
+            "epsilon": slider("ε of one run (without sampling)", 1.0, 0.05, 10.0, 0.05),
+            "rate": log_slider("sampling rate q", 0.01, -4.0, 0.0, step=0.1),
+        }
+
+    def _extra_widgets(self):
+        return [self.exercise.widget]
+
+    def _render(self, v):
+        eps, q = float(v["epsilon"]), float(v["rate"])
+        fig = P.amplification_figure(eps, q)
+        amplified = amplify_poisson(eps, 0.0, q)[0]
+        rows = [(f"ε′ = ln(1 + q(e<sup>ε</sup> − 1)) ({cite('balle2018subsampling', 'Thm 8')})", f"{amplified:.4g}"),
+                ("small-ε guess q·ε", f"{q * eps:.4g} (ε′ is {amplified / (q * eps):.3g}× that)"),
+                ("how many times cheaper than without sampling, ε/ε′", f"{eps / amplified:.3g}× (1/q = {1 / q:.3g})"),
+                ("δ′ = q·δ", f"{q:.3g}·δ")]
+        readout = ("<table cellpadding='3' style='font-size:90%'>" + "".join(
+            f"<tr><td>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
+            "Add/remove neighbours only: under replace-one the lab samples no Poisson subset (a fixed-size sample "
+            f"without replacement is the replace-one analogue, {cite('balle2018subsampling', 'Thm 9')}).")
+        return View(figures=[fig], readout=readout)
