@@ -75,9 +75,9 @@ def posterior_figure(epsilon: float, delta: float = 0.0, event_probability: floa
                      yaxis=dict(range=[0, 1.02]), legend=_LEGEND_BELOW, height=500)
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Posterior odds ≤ e<sup>ε</sup> × prior odds for an observer who knows every other record "
-                 "(Kasiviswanathan & Smith 2014; Bayes' rule on Dwork & Roth 2014, Def. 2.4). With δ: "
-                 "P[S | in] ≤ e<sup>ε</sup>·P[S | out] + δ, for S and for its complement, so the exact maximum "
-                 "depends on P[S | out] and reaches 1 for rare events.", below=130)
+                 "(Kasiviswanathan & Smith 2014;<br>Bayes' rule on Dwork & Roth 2014, Def. 2.4). With δ, S and its "
+                 "complement both bound P[S | in]:<br>the maximum depends on P[S | out] and reaches 1 for rare "
+                 "events.", below=130)
     return fig
 
 
