@@ -46,6 +46,8 @@ def test_heterogeneity_point_size_is_capped():
         X.heterogeneity_point(20_001, 1, 0.3, 0)
     with pytest.raises(ValueError, match=r"n·m = 2000·201 = 402000 .*HETERO_MAX_EXAMPLES = 400000"):
         X.heterogeneity_point(2000, 201, 0.3, 0)
+    erm, user, naive = X.heterogeneity_point(20_000, 20, 0.3, 0)  # at both caps: about a second
+    assert 0 < erm < user and 0 < naive
 
 
 def test_cached_experiments_refuse_a_seed_that_is_not_reproducible():
