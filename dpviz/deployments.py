@@ -38,8 +38,8 @@ CENSUS_DELTA = 1e-10
 CENSUS_RHO_PERSONS, CENSUS_RHO_UNITS = 2.56, 0.07
 
 #: The Bureau's published ε of the two files at δ = 10⁻¹⁰, (persons, housing units): quoted, not computed (Ghazi,
-#: Kumar, Manurangsi & Steinke 2023, §7, citing Abowd et al. 2022). dpviz's conversion of the same ρ differs in the
-#: second decimal (17.16 and 2.39): the Bureau's conversion is not the one of Canonne, Kamath & Steinke 2020.
+#: Kumar, Manurangsi & Steinke 2023, §7, citing Abowd et al. 2022). dpviz's conversion of the same ρ gives 17.16 and
+#: 2.39: the Bureau's conversion is not the one of Canonne, Kamath & Steinke 2020, and dpviz does not reproduce it.
 CENSUS_BUREAU_EPSILON = (17.14, 2.47)
 
 #: RAPPOR's number of hash functions h and permanent-randomization probability f in Chrome's RAPPOR reports.
