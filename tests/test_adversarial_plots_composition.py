@@ -5,7 +5,8 @@ and :func:`_adversarial.sweep` replaces each positional argument in turn by 16 h
 Only a ValueError/TypeError with a message, or a figure the browser can take, passes: a figure whose JSON holds a
 bare NaN or ±inf (not JSON: the front end drops the update) fails like a returned NaN. Baselines are small settings
 (few compositions, few grid points) so that the sweep of the accountants behind the figures stays quick; the
-keyword-only sizes (``n_points``) are swept through named wrappers.
+keyword-only sizes (``n_points``) are swept through named wrappers. The one public function of the lesson's panel
+module, :func:`dpviz.panels.composition.disagreement_table`, is swept here too.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-from _adversarial import contract_tests
+import pytest
+from _adversarial import contract_tests, register, sweep
 
+import dpviz.panels.composition as PC
 import dpviz.plots.composition as P
 
 
@@ -71,3 +74,16 @@ METHODS.update({
 })
 
 globals().update(contract_tests(P, BASELINES, methods=METHODS))
+
+
+
+# ------------------------------------------------------------------------------------- the panel module's function
+# dpviz.panels.composition has one public function besides its panels (whose constructors
+# tests/test_adversarial_panels.py sweeps): the table that explains the bar chart. Swept here, with that figure.
+register(PC, ["disagreement_table"])
+
+
+@pytest.mark.parametrize("args", [("laplace", 10.0, 3, 1.0, 1e-5, "add_remove"),
+                                  ("rr", 0.5, 3, 0.1, 1e-5, "add_remove")], ids=lambda a: a[0])
+def test_sweep_disagreement_table(args):
+    assert sweep(PC.disagreement_table, args) == []

@@ -5,7 +5,8 @@ and :func:`_adversarial.sweep` replaces each positional argument in turn by 16 h
 Only a ValueError/TypeError with a message, or a figure the browser can take, passes: a figure whose JSON holds a
 bare NaN or ±inf (not JSON: the front end drops the update) fails like a returned NaN. The mechanism-taking builders
 are also swept through each mechanism's own numbers (σ, b, Δ, ε<sub>RR</sub> at 5e-324, 1e308, ...), by small named
-wrappers that build the mechanism and draw it.
+wrappers that build the mechanism and draw it. The one public function of the lesson's panel module,
+:func:`dpviz.panels.privacy_loss.build_mechanism`, is swept here too.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from __future__ import annotations
 import math
 
 import plotly.graph_objects as go
-from _adversarial import contract_tests
+import pytest
+from _adversarial import contract_tests, register, sweep
 
 import dpviz.mechanisms as M
+import dpviz.panels.privacy_loss as PL
 import dpviz.plots.privacy_loss as P
 
 
@@ -87,3 +90,17 @@ for _name, (_args, _kw) in BASELINES.items():
     METHODS[f"{_name}[sent]"] = (_sendable(getattr(P, _name), _name), _args, _kw)
 
 globals().update(contract_tests(P, BASELINES, methods=METHODS, exempt={}))
+
+
+
+# ------------------------------------------------------------------------------------- the panel module's function
+# dpviz.panels.privacy_loss has one public function besides its panels (whose constructors
+# tests/test_adversarial_panels.py sweeps): the mechanism its controls describe. Swept here, with the figures it feeds.
+register(PL, ["build_mechanism"])
+
+
+@pytest.mark.parametrize("args", [("gaussian", 1.0, 1.0, 1.0, 1e-3), ("laplace", 2.0, 3.0, 1.0, 1e-3),
+                                  ("rr", 1.0, 1.0, 0.5, 1e-3), ("tdlap", 1.0, 1.0, 1.0, 1e-3),
+                                  ("dgaussian", 1.5, 2.0, 1.0, 1e-3)], ids=lambda a: a[0])
+def test_sweep_build_mechanism(args):
+    assert sweep(PL.build_mechanism, args) == []

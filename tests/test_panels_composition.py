@@ -265,3 +265,19 @@ def test_the_amplification_bound_is_tight_for_randomized_response_on_being_sampl
         without = float(rr.pmf(1, value=0))  # r never sampled: the bit is 0
         with_r = q * float(rr.pmf(1, value=1)) + (1 - q) * without
         assert math.log(with_r / without) == pytest.approx(amplified(eps, q), rel=1e-12)
+
+
+
+# ------------------------------------------------------------------------------------------------ disagreement table
+# (its adversarial sweep: tests/test_adversarial_plots_composition.py, with the figures it explains)
+
+
+@pytest.mark.parametrize("args,name", [
+    # before: "b = -1.0" (the model's symbol), and no cap on k or floor on q (the bar chart it explains has both)
+    (("laplace", -1.0, 3, 1.0, 1e-5, "add_remove"), "noise"),
+    (("laplace", 10.0, C.MAX_COUNT + 1, 1.0, 1e-5, "add_remove"), "count"),
+    (("laplace", 10.0, 3, 5e-324, 1e-5, "add_remove"), "rate"),
+])
+def test_disagreement_table_names_the_parameter_and_keeps_to_the_figures_range(args, name):
+    with pytest.raises(ValueError, match=rf"^{name} = "):
+        disagreement_table(*args)

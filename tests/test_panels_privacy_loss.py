@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -180,8 +182,21 @@ def test_tradeoff_panel_verdict_follows_delta():
 
 
 def test_build_mechanism_rejects_unknown():
-    with pytest.raises(ValueError, match="mechanism"):
+    with pytest.raises(ValueError, match="kind = 'cauchy' is not allowed"):
         PL.build_mechanism("cauchy")
+
+
+@pytest.mark.parametrize("call,name", [
+    # before: the factory's names, "sigma = -1.0" / "epsilon = -1.0" / "delta = 2.0", for this function's scale,
+    # mech_epsilon and tdlap_delta
+    (lambda: PL.build_mechanism("gaussian", -1.0), "scale"),
+    (lambda: PL.build_mechanism("rr", mech_epsilon=-1.0), "mech_epsilon"),
+    (lambda: PL.build_mechanism("tdlap", tdlap_delta=2.0), "tdlap_delta"),
+    (lambda: PL.build_mechanism("laplace", 1.0, math.inf), "sensitivity"),
+])
+def test_build_mechanism_names_its_own_parameters(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} = "):
+        call()
 
 
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])

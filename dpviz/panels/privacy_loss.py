@@ -17,6 +17,7 @@ import math
 from typing import Any
 
 from dpviz import mechanisms as M
+from dpviz._validation import check_choice, check_delta, check_positive
 from dpviz.accountants.factory import make_mechanism
 from dpviz.conversions import zcdp_to_approx_dp
 from dpviz.gaussian_profiles import clipped_sum_noise
@@ -53,9 +54,20 @@ _TDLAP_DELTA = 1e-3
 def build_mechanism(kind: str, scale: float = 1.0, sensitivity: float = 1.0, mech_epsilon: float = 1.0,
                     tdlap_delta: float = _TDLAP_DELTA):
     """The mechanism a panel's controls describe: ``scale`` (σ or b) and ``sensitivity`` for the additive-noise
-    mechanisms, ``mech_epsilon`` (ε_RR) for randomized response and TDLap, built by the one factory
-    :func:`dpviz.accountants.factory.make_mechanism` (a ValueError names an unknown ``kind``)."""
-    noise = mech_epsilon if "mech_epsilon" in _USES.get(kind, ()) else scale
+    mechanisms, ``mech_epsilon`` (ε_RR) for randomized response and TDLap (with its own δ, ``tdlap_delta``), built by
+    the one factory :func:`dpviz.accountants.factory.make_mechanism`. A ValueError names an unknown ``kind`` or, by
+    this function's own names, a bad value of a parameter the kind reads (the others are ignored)."""
+    check_choice(kind, "kind", tuple(_USES))
+    uses = _USES[kind]
+    if "scale" in uses:
+        check_positive(scale, "scale")
+    if "sensitivity" in uses:
+        check_positive(sensitivity, "sensitivity")
+    if "mech_epsilon" in uses:
+        check_positive(mech_epsilon, "mech_epsilon")
+    if kind == "tdlap":
+        check_delta(tdlap_delta, "tdlap_delta", allow_zero=False)
+    noise = mech_epsilon if "mech_epsilon" in uses else scale
     return make_mechanism(kind, noise, sensitivity, tdlap_delta=tdlap_delta)
 
 
