@@ -248,6 +248,8 @@ REFERENCES: dict[str, Reference] = {
                                        "Data 1(1)"),
     "ganta2008composition": _r("Ganta, Kasiviswanathan, Smith", 2008, "Composition Attacks and Auxiliary "
                                "Information in Data Privacy", "KDD 2008", "0803.0032"),
+    "rogers2016privacy": _r("Rogers, Roth, Ullman, Vadhan", 2016, "Privacy Odometers and Filters: Pay-as-you-Go "
+                            "Composition", "NeurIPS 2016", "1605.08294"),
     # -- beyond global sensitivity, releasing many answers (the first course's later lessons) ------------------------
     "nissim2007smooth": _r("Nissim, Raskhodnikova, Smith", 2007, "Smooth Sensitivity and Sampling in Private Data "
                            "Analysis", "STOC 2007"),

@@ -334,3 +334,12 @@ def _scipy_ndtr(x):
 
 # the coverage test (test_adversarial_coverage.py) reads what these sweeps cover
 register(M, BASELINES)
+
+
+def test_exponential_mechanism_rate_survives_a_huge_sensitivity():
+    """ε/(2Δ) with Δ = 1e308 overflowed 2Δ to inf and gave the uniform law; the rate is ε/Δ·½ = ½ here."""
+    p = M.exponential_mechanism_probabilities([0.0, 3.0], 1e308, 1e308)
+    want = np.exp([0.0, 1.5]) / np.exp([0.0, 1.5]).sum()
+    assert p.tolist() == pytest.approx(want.tolist(), rel=1e-15)
+    draws = [M.exponential_mechanism([0.0, 3.0], 1e308, 1e308, rng=s) for s in range(400)]
+    assert 0.818 - 0.08 < np.mean(draws) < 0.818 + 0.08  # 4 standard deviations of 400 draws: ±0.077

@@ -46,7 +46,7 @@ def exponential_mechanism_probabilities(scores, epsilon: float, sensitivity: flo
     u = check_real_array(scores, "scores", ndim=1)
     eps = check_positive(epsilon, "epsilon")
     s = check_positive(sensitivity, "sensitivity")
-    return special.softmax(_exponential_logits(u, eps / (2.0 * s)))
+    return special.softmax(_exponential_logits(u, (eps / s) * 0.5))
 
 
 def exponential_mechanism(scores, epsilon: float, sensitivity: float = 1.0, rng=None) -> int:
@@ -57,4 +57,4 @@ def exponential_mechanism(scores, epsilon: float, sensitivity: float = 1.0, rng=
     eps = check_positive(epsilon, "epsilon")
     s = check_positive(sensitivity, "sensitivity")
     g = as_rng(rng)
-    return int(_gumbel_argmax(_exponential_logits(u, eps / (2.0 * s)), g))
+    return int(_gumbel_argmax(_exponential_logits(u, (eps / s) * 0.5), g))
