@@ -57,21 +57,21 @@ def test_section_5_states_the_two_sensitivities_with_their_sources():
 
 
 def test_the_privacy_loss_of_the_vector_gaussian_is_the_one_dimensional_one():
-    """The lesson's derivation: ℓ(o) = (‖v‖² + 2⟨v, z⟩)/(2σ²), so L ~ N(μ²/2, μ²) with μ = ‖v‖₂/σ. Checked exactly
+    """The lesson's derivation: ℓ(o) = (‖v‖² + 2⟨v, ξ⟩)/(2σ²), so L ~ N(μ²/2, μ²) with μ = ‖v‖₂/σ. Checked exactly
     at sample points: the log-density ratio of the two d-dimensional Gaussians equals the lesson's expression, and its
-    law (a linear function of z) has that mean and variance."""
+    law (a linear function of the noise ξ) has that mean and variance."""
     s = _section(SEC5)
-    assert "(‖v‖<sub>2</sub><sup>2</sup> + 2⟨v, z⟩)/(2σ²)" in s and "L ~ N(μ²/2, μ²) with μ = ‖v‖<sub>2</sub>/σ" in s
+    assert "(‖v‖<sub>2</sub><sup>2</sup> + 2⟨v, ξ⟩)/(2σ²)" in s and "L ~ N(μ²/2, μ²) with μ = ‖v‖<sub>2</sub>/σ" in s
     rng = np.random.default_rng(7)
     sigma, v = 0.8, rng.normal(size=5)
     fx = rng.normal(size=5)
     fxp = fx - v
-    for z in rng.normal(scale=sigma, size=(20, 5)):
-        o = fx + z
+    for xi in rng.normal(scale=sigma, size=(20, 5)):
+        o = fx + xi
         log_ratio = (np.sum((o - fxp) ** 2) - np.sum((o - fx) ** 2)) / (2 * sigma**2)
-        assert log_ratio == pytest.approx((v @ v + 2 * v @ z) / (2 * sigma**2), rel=1e-12, abs=1e-12)
+        assert log_ratio == pytest.approx((v @ v + 2 * v @ xi) / (2 * sigma**2), rel=1e-12, abs=1e-12)
     mu = np.linalg.norm(v) / sigma
-    # L = (‖v‖² + 2⟨v, Z⟩)/(2σ²) with ⟨v, Z⟩ ~ N(0, σ²‖v‖²): mean ‖v‖²/(2σ²) = μ²/2, variance ‖v‖²/σ² = μ²
+    # L = (‖v‖² + 2⟨v, ξ⟩)/(2σ²) with ⟨v, ξ⟩ ~ N(0, σ²‖v‖²): mean ‖v‖²/(2σ²) = μ²/2, variance ‖v‖²/σ² = μ²
     assert (v @ v) / (2 * sigma**2) == pytest.approx(mu**2 / 2, rel=1e-14)
     assert (4 * sigma**2 * (v @ v)) / (2 * sigma**2) ** 2 == pytest.approx(mu**2, rel=1e-14)
 

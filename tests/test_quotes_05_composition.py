@@ -103,7 +103,8 @@ def test_the_exercise_values_and_the_answer_not_in_the_prose():
 
 def test_objectives_symbols_and_summary():
     _says("6. state amplification by subsampling, ε′ = ln(1 + q(e<sup>ε</sup> − 1)) and δ′ = qδ")
-    _says("ε′ and δ′ are the guarantee after subsampling.")
+    _says("ε′ and δ′ are the guarantee after subsampling, δ<sub>slack</sub> the extra δ of advanced composition.")
+    assert "ln(1/δ′)" not in TEXT  # δ′ is the amplified δ only (the advanced slack has its own name)
     summary = _section("## Summary")
     assert ("(ln(1 + q(e<sup>ε</sup> − 1)), qδ)-DP under add/remove neighbours (Balle, Barthe & Gaboardi 2018, Thm 8)"
             in summary)

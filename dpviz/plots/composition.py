@@ -125,7 +125,7 @@ ACCOUNTANT_INFO = {
         "advanced", "Advanced", "upper bound",
         "Dwork, Rothblum & Vadhan 2010, Thm III.3",
         "sees each step only as an (ε<sub>step</sub>, δ<sub>step</sub>) pair and bounds the summed privacy loss by a "
-        "concentration (Azuma) inequality: ε grows like √k, with a loose constant and an extra slack δ′.",
+        "concentration (Azuma) inequality: ε grows like √k, with a loose constant and an extra δ<sub>slack</sub>.",
         PALETTE[1], DASHES[2]),
     "optimal": AccountantInfo(
         "optimal", "Optimal (KOV)",
