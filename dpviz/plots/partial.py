@@ -1,9 +1,9 @@
-"""Figures of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023: Ghazi, Kumar,
-Manurangsi & Steinke, digest ``spec/partial-dp.md``, widgets W1–W9).
+"""Figures of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023).
 
 * :func:`record_epsilon_figure` — ε0 → whole-record ε against d: pure d·ε0, (ε, δ) by the simple and the CKS
   conversion of ρ = ½(dε0)², the k-attribute cost, and mechanism-specific tighter per-person figures;
-* :func:`rho_growth_figure` — ρ against d on log–log axes: ½d²ε0² (Prop 8) against ½dε0² (parallel composition);
+* :func:`rho_growth_figure` — ρ against d on log–log axes: ½d²ε0² (Prop 8) against ½dε0² (Lemma 10, then sequential
+  composition over the d columns);
 * :func:`census_figure` — releases and their ρ, highlighted when they read a changed attribute;
 * :func:`census_compare_figure` — ε at δ for the chosen change against the whole record;
 * :func:`rounding_figure` — probability that rounding a Laplace-noised count reveals it exactly, against ε;
@@ -22,8 +22,31 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz import partial as PD
-from dpviz._validation import check_delta, check_integer, check_positive
+from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz.partial._checks import MAX_EPS
 from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _bar, _gaps, _layout, _scatter, approx_note, caption
+
+#: Most attributes a figure draws one bar each for (the panels use ≤ 100).
+MAX_FIGURE_ATTRIBUTES = 1000
+
+
+def _ledger_and_change(ledger, changed):
+    """The caller's ledger and its set of changed attributes, checked (every name must be one of its attributes)."""
+    if not isinstance(ledger, PD.ReleaseLedger):
+        raise TypeError(f"ledger = {ledger!r:.60} is not allowed: must be a dpviz.partial.ReleaseLedger.")
+    if isinstance(changed, (str, bytes)) or not isinstance(changed, (set, frozenset, list, tuple)):
+        raise TypeError(f"changed = {changed!r:.60} is not allowed: must be a set of attribute names of the ledger.")
+    unknown = [a for a in changed if not isinstance(a, str) or a not in ledger.attributes]
+    if unknown:
+        raise ValueError(f"changed = {sorted(map(str, changed))} is not allowed: must name attributes among "
+                         f"{list(ledger.attributes)}.")
+    return ledger, set(changed)
+
+
+def _heavy_hitter_result(result):
+    if not isinstance(result, PD.HeavyHitterResult):
+        raise TypeError(f"result = {result!r:.60} is not allowed: must be a dpviz.partial.HeavyHitterResult.")
+    return result
 
 __all__ = [
     "record_epsilon_figure",
@@ -68,9 +91,10 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
 
     Curves: pure d·ε0; ρ = ½(dε0)² converted to (ε, δ) by ρ + 2√(ρ ln 1/δ) (Bun & Steinke 2016, Prop 1.3) and by
     Canonne, Kamath & Steinke 2020 (Cor 13); the k-attribute cost k·ε0 (group privacy). With ``show_mechanisms``:
-    per-person ε (½ε²-zCDP parametrisation) of specific mechanisms with the same ε0 — parallel composition √d·ε0
-    (Lemma 10), the projection mechanism √(d/k)·ε0 (Theorem 11, k-way queries), partial MWEM with ℓ = ⌊d/k⌋
-    √(½(ℓ²+ℓ))·ε0 (Theorem 12), and parallel composition converted to (ε, δ) by CKS.
+    per-person ε (½ε²-zCDP parametrisation) of specific mechanisms with the same ε0 — column-by-column releases
+    √d·ε0 (each attribute's guarantee by Lemma 10, the record's by sequential composition over the d columns), the
+    projection mechanism √(d/k)·ε0 (Theorem 11, k-way queries), partial MWEM with ℓ = ⌊d/k⌋
+    √(½(ℓ²+ℓ))·ε0 (Theorem 12), and the column-by-column releases converted to (ε, δ) by CKS.
     """
     e0 = check_positive(eps0, "eps0")
     d = check_integer(d, "d", minimum=1, maximum=d_max)
@@ -111,7 +135,7 @@ def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: i
         f"{delta:.0e}",
         "number of attributes d (log scale)", "whole-record ε (log scale)", template=template))
     # log–log: the curves span four decades (√d·ε0 near 0.01, the (ε, δ) curves near 10³), and slopes read as
-    # powers of d (pure: 1, parallel composition: ½, zCDP-converted: → 2)
+    # powers of d (pure: 1, column by column: ½, zCDP-converted: → 2)
     fig.update_layout(legend=dict(font=dict(size=11)), height=500,
                       xaxis=dict(type="log", tickvals=[1, 2, 5, 10, 20, 50, 100]),
                       yaxis=dict(type="log", exponentformat="power"))
@@ -125,7 +149,7 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     """ρ against d (log–log): ½d²ε0² for a generic ε0-∇0CDP mechanism (Prop 8 of Ghazi, Kumar,
     Manurangsi & Steinke 2023; slope 2) against ½dε0² for independent column-wise releases (Lemma 10 + zCDP composition;
     slope 1)."""
-    e0 = check_positive(eps0, "eps0")
+    e0 = check_in_range(eps0, "eps0", 0.0, MAX_EPS, low_inclusive=False)
     d = check_integer(d, "d", minimum=1, maximum=d_max)
     dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(float)
     fig = go.Figure(data=[
@@ -150,6 +174,7 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
 def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = TEMPLATE) -> go.Figure:
     """Horizontal bars: each release's ρ_h, coloured when it reads an attribute in ``changed`` (those are the only
     releases that can tell x from x'; Section 7 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
+    ledger, changed = _ledger_and_change(ledger, changed)
     touched = {r.name for r in ledger.touching(changed)} if changed else set()
     names = [r.name for r in ledger.releases][::-1]
     rhos = [r.rho for r in ledger.releases][::-1]
@@ -175,6 +200,7 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
                           template: str | None = TEMPLATE) -> go.Figure:
     """ε at δ (CKS and simple conversions) for the chosen change against the whole record (Section 7 of Ghazi, Kumar,
     Manurangsi & Steinke 2023)."""
+    ledger, changed = _ledger_and_change(ledger, changed)
     delta = check_delta(delta, allow_zero=False)
     rho_s = ledger.change_rho(changed) if changed else 0.0
     rho_all = ledger.whole_record_rho()
@@ -259,6 +285,7 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
     """Every candidate of PrivHeavyHitter (Algorithm 2 of Ghazi, Kumar, Manurangsi & Steinke 2023): x = level (jittered
     by node), y = clamped noisy count, accepted (blue) or rejected (orange), with the thresholds τ_ℓ = τ + (ℓ−1)μ and
     clamp floors τ_ℓ − μ."""
+    result = _heavy_hitter_result(result)
     L = result.levels
     xs, ys, cd, acc = [], [], [], []
     for nd in result.nodes:
@@ -302,6 +329,9 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     """True counts of the most frequent strings, marked found / missed by PrivHeavyHitter, with the heavy-hitter
     line νn (Lemma 30 of Ghazi, Kumar, Manurangsi & Steinke 2023: every string with f ≥ νn is found w.h.p. once n is
     large enough)."""
+    result = _heavy_hitter_result(result)
+    nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
+    top = check_integer(top, "top", minimum=1, maximum=MAX_FIGURE_ATTRIBUTES)
     strings, counts = PD.histogram_counts(X)
     order = np.argsort(counts)[::-1][:top]
     found = {tuple(r) for r in result.found}
@@ -485,7 +515,7 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
     """
     a = check_positive(eps_important, "eps_important")
     b = check_positive(eps_other, "eps_other")
-    d = check_integer(d, "d", minimum=2)
+    d = check_integer(d, "d", minimum=2, maximum=MAX_FIGURE_ATTRIBUTES)
     eps_j = [a] + [b] * (d - 1)
     uniform = [b] * d
     src = (f"Releases that each read one column: per-attribute cost ε<sub>j</sub>, whole record Σ<sub>j</sub> "
