@@ -100,7 +100,8 @@ def test_the_what_to_try_claims_of_section_5():
     assert p.controls["delta"].min == -10  # "Lower δ to 10⁻¹⁰"
     lo, hi = clipped_sum_noise(100, 1.0, 1e-10), clipped_sum_noise(100, 1.0, 1e-5)
     assert lo["gaussian_sigma"] > hi["gaussian_sigma"] and lo["laplace_sd"] == hi["laplace_sd"]
-    _says("Lower δ to 10⁻¹⁰: the Gaussian line rises a little")
+    _says(f"Lower δ to 10⁻¹⁰: the Gaussian line rises to σ = {lo['gaussian_sigma']:.3g}·C (σ grows about like "
+          f"√(ln(1/δ))), so Laplace now needs less up to d = {lo['crossover']}; the Laplace line does not move.")
 
 
 def test_the_exercise_answer_is_not_in_the_prose():
