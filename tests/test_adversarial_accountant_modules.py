@@ -318,3 +318,16 @@ def test_reference_epsilon_and_results_refuse_nan():
     with pytest.raises(ValueError, match="epsilon = nan"):
         CMP.EpsilonResult("basic", math.nan)
     assert CMP.reference_epsilon([CMP.EpsilonResult("basic", 2.0), CMP.EpsilonResult("rdp", math.inf)]) == 2.0
+
+
+def test_cached_lab_curves_are_not_changed_by_a_caller():
+    # group_privacy_curves and privacy_profile handed out the arrays of their cache: a caller that scaled them
+    # (e.g. to draw percentages) changed every later answer for the same setting
+    c = CMP.group_privacy_curves("gaussian", 2.0, 1e-5, 5)
+    want = c["eps_generic"].copy()
+    c["eps_generic"] *= 100.0
+    assert np.array_equal(CMP.group_privacy_curves("gaussian", 2.0, 1e-5, 5)["eps_generic"], want)
+    _, d, _, _ = CMP.privacy_profile("zcdp", "gaussian", 4.0, 100, 1.0, "add_remove", (0.5, 1.0))
+    d_want = d.copy()
+    d[:] = 0.0
+    assert np.array_equal(CMP.privacy_profile("zcdp", "gaussian", 4.0, 100, 1.0, "add_remove", (0.5, 1.0))[1], d_want)

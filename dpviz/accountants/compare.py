@@ -462,7 +462,12 @@ def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: f
     noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
     grid = tuple(_epsilon_grid(epsilons).tolist())
-    return _profile(name, mechanism, noise, count, rate, neighboring, grid)
+    eps, delta, lower, err = _profile(name, mechanism, noise, count, rate, neighboring, grid)
+    return _copy(eps), _copy(delta), _copy(lower), err  # copies: a caller's change must not reach the cache
+
+
+def _copy(arr):
+    return None if arr is None else np.array(arr, dtype=float)
 
 
 def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
@@ -544,7 +549,8 @@ def group_privacy_curves(mechanism: str, noise: float, delta: float, max_group: 
     noise = check_positive(noise, NOISE_PARAMETER[mechanism])
     delta = check_delta(delta, allow_zero=False)
     max_group = check_integer(max_group, "max_group", minimum=1, maximum=1000)
-    return _group_privacy_curves(mechanism, noise, delta, max_group)
+    cached = _group_privacy_curves(mechanism, noise, delta, max_group)
+    return {key: np.array(v) if isinstance(v, np.ndarray) else v for key, v in cached.items()}  # copies (the cache)
 
 
 @functools.lru_cache(maxsize=512)
