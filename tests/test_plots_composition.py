@@ -295,6 +295,8 @@ def test_bars_with_no_finite_epsilon_draw_no_infinite_numbers():
     (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, math.inf), "current"),
     (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 1e308), "max_count"),
     (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, n_points=10**400), "n_points"),
+    (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, n_points=M.MAX_COUNTS + 1),
+     "n_points"),  # before: count_grid's "n = 26 is not allowed", a name the caller never wrote
     # before: target ε = 1e308 ran for minutes (PLD's binary search); rate 5e-324 raised a RuntimeWarning in PLD
     (lambda: C.calibration_figure("laplace", 1e308, 1e-5, 3, 1.0), "target_epsilon"),
     (lambda: C.calibration_figure("laplace", 1.0, 1e-5, 3, 5e-324), "rate"),

@@ -19,8 +19,9 @@ says about each accountant (:data:`ACCOUNTANT_INFO`) in the lesson's order (:dat
 cited in the captions and in :mod:`dpviz.accountants.compare`.
 
 Every builder validates its input at its boundary (a ValueError names the parameter as the caller wrote it) and keeps
-to the lesson's range: k ≤ :data:`MAX_COUNT`, q ≥ :data:`MIN_RATE`, grids of at most :data:`MAX_POINTS` points
-(calibration: :data:`MAX_TARGET_EPSILON`, :data:`MAX_CALIBRATION_COUNT`), so that no call takes minutes.
+to the lesson's range: k ≤ :data:`MAX_COUNT`, q ≥ :data:`MIN_RATE`, grids of at most :data:`MAX_POINTS` values of
+ε (of k: :data:`dpviz.accountants.compare.MAX_COUNTS`; calibration: :data:`MAX_TARGET_EPSILON`,
+:data:`MAX_CALIBRATION_COUNT`), so that no call takes minutes.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import plotly.graph_objects as go
 from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
 from dpviz.accountants.amplification import amplify_poisson
 from dpviz.accountants.compare import (
+    MAX_COUNTS,
     NOISE_PARAMETER,
     PROFILE_DELTAS,
     PROFILE_DIRECTION,
@@ -295,7 +297,7 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     noise, _, rate = _setting(mechanism, noise, 1, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
     max_count = check_integer(max_count, "max_count", minimum=1, maximum=MAX_COUNT)
-    n_points = check_integer(n_points, "n_points", minimum=2, maximum=MAX_POINTS)
+    n_points = check_integer(n_points, "n_points", minimum=2, maximum=MAX_COUNTS)  # each point: every accountant
     if current is not None:
         current = check_integer(current, "current", minimum=1, maximum=MAX_COUNT)
     pending = _check_pending(pending)
