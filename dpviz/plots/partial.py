@@ -23,7 +23,6 @@ import plotly.graph_objects as go
 
 from dpviz import partial as PD
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
-from dpviz.partial._checks import MAX_EPS
 from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _bar, _gaps, _layout, _scatter, approx_note, caption
 
 #: Most attributes a figure draws one bar each for (the panels use ≤ 100).
@@ -149,15 +148,18 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     """ρ against d (log–log): ½d²ε0² for a generic ε0-∇0CDP mechanism (Prop 8 of Ghazi, Kumar,
     Manurangsi & Steinke 2023; slope 2) against ½dε0² for independent column-wise releases (Lemma 10 + zCDP composition;
     slope 1)."""
-    e0 = check_in_range(eps0, "eps0", 0.0, MAX_EPS, low_inclusive=False)
+    d_max = check_integer(d_max, "d_max", minimum=1, maximum=MAX_FIGURE_ATTRIBUTES)
     d = check_integer(d, "d", minimum=1, maximum=d_max)
-    dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(float)
+    g = PD.PerAttributeGuarantee(eps0=eps0, d=d_max, kind="zcdp")  # checks ε0 against the package's cap
+    dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(int)
+    whole = np.array([g.change_rho(int(k)) for k in dd])  # ½(dε0)²: Prop 8's group cost of all d attributes
+    columns = dd * g.rho0  # ½dε0²: d releases of ½ε0² each, composed
     fig = go.Figure(data=[
-        _scatter(x=dd, y=0.5 * (dd * e0) ** 2, name="ρ = ½d²ε<sub>attr</sub>² (any ε<sub>attr</sub>-∇0CDP mechanism)",
+        _scatter(x=dd, y=whole, name="ρ = ½d²ε<sub>attr</sub>² (any ε<sub>attr</sub>-∇0CDP mechanism)",
                  line=dict(color=ROLE["bound"], width=2)),
-        _scatter(x=dd, y=0.5 * dd * e0**2, name="ρ = ½dε<sub>attr</sub>² (independent per-column releases)",
+        _scatter(x=dd, y=columns, name="ρ = ½dε<sub>attr</sub>² (independent per-column releases)",
                  line=dict(color=PALETTE[3], dash="dashdot")),
-        _scatter(x=[d], y=[0.5 * (d * e0) ** 2], mode="markers", name=f"d = {d}: ρ = {0.5 * (d * e0) ** 2:.3g}",
+        _scatter(x=[d], y=[g.change_rho(d)], mode="markers", name=f"d = {d}: ρ = {g.change_rho(d):.3g}",
                  marker=dict(color=ROLE["truth"], size=9, symbol="diamond")),
     ], layout=_layout("ρ grows with d², not d", "number of attributes d", "whole-record ρ (zCDP)",
                           template=template, height=_HEIGHT))
