@@ -1,5 +1,4 @@
-"""User-level differential privacy with few examples per user (Ghazi et al., NeurIPS 2023; Ghazi et al. 2023 /
-Ghazi et al. 2023).
+"""User-level differential privacy with few examples per user (Ghazi et al. 2023, NeurIPS 2023).
 
 Core numerics only (numpy/scipy). Modules:
 
@@ -11,8 +10,8 @@ Core numerics only (numpy/scipy). Modules:
   (Algorithm 1, Lemma 18) on an exact toy, subsampling (Theorem 7), the exact swap-loss pmf of "why √m".
 * :mod:`dpviz.userlevel.bounds` — Theorems 4, 10, 11, Corollary 3, Observation 28, Tables 1–2, breakpoints, crossover,
   regime breakpoints of any table row.
-* :mod:`dpviz.userlevel.learners` — pure-DP learners ALG-8 … ALG-12 (Section 4, Appendix E), the
-  exact pairwise-sum law and ALG-9's clipping trade-off.
+* :mod:`dpviz.userlevel.learners` — the pure-DP learners of Theorems 4, 37, 40, 41 and 43 (Section 4, Appendix E),
+  the exact pairwise-sum law and the clipping trade-off of ClippedPairwiseEM (Appendix E.1).
 
 Every public function answers bad input with a ValueError (TypeError for a wrong Python type) naming the parameter
 and its range, and refuses any size beyond the caps of :mod:`dpviz.userlevel._checks` (users, examples, cells, work,

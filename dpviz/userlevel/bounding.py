@@ -216,8 +216,8 @@ def bounding_curves(
     References
     ----------
     Ghazi et al. 2023, Definition 1 and Lemma 6; Dwork & Roth 2014, Thm 3.6 (Laplace mechanism); Balle & Wang 2018,
-    Thm 8. The explorer itself is dpviz's [derived] illustration (contribution bounding is a baseline, not a result of
-    the paper).
+    Thm 8. The explorer itself is dpviz's own illustration, derived here (contribution bounding is a baseline, not a
+    result of the paper).
 
     Examples
     --------

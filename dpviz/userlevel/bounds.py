@@ -16,8 +16,8 @@ formula.
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``Ghazi et al. 2023``; formulas from ``Ghazi et al. 2023``):
-Corollary 3, Theorems 4, 10, 11, Observation 28, Appendix A (Tables 1 and 2), Conclusion.
+Ghazi et al. 2023 (NeurIPS 2023): Corollary 3, Theorems 4, 10, 11, Observation 28, Appendix A (Tables 1 and 2),
+Conclusion.
 """
 
 from __future__ import annotations
@@ -114,8 +114,8 @@ def theorem10_item_epsilon(m: Any, epsilon: float, delta: float) -> Any:
     """ε′(m) = ε² / (ln(1/δ)·√(m·ln(m/δ))): the item-level budget of Theorem 10 of Ghazi et al. 2023 (exact, no hidden
     constant).
 
-    Natural logs pinned (the paper writes "log"; digest pitfall 24). Quadratic in ε, m inside the second log
-    (digest pitfall 4). Vectorised over ``m`` (≥ 1).
+    Natural logs pinned (the paper writes "log" without a base, immaterial inside its Õ). Quadratic in ε, with m
+    inside the second log, as Theorem 10 prints it. Vectorised over ``m`` (≥ 1).
 
     >>> round(theorem10_item_epsilon(1, 1.0, math.exp(-1)), 12)
     1.0
@@ -176,7 +176,7 @@ def observation28_bounds(n1: Any, m: Any) -> tuple[Any, Any]:
     lower ≤ upper at m = 1).
 
     (Upper: keep one example per user. Lower: merge each user's m examples into one "super item". The printed proof
-    reverses its last inequality; the statement is right — digest pitfall 20.)
+    reverses its last inequality; the statement is right.)
 
     >>> observation28_bounds(100.0, 7), observation28_bounds(99.5, 1)
     ((15.0, 100.0), (100.0, 100.0))
@@ -270,7 +270,8 @@ def theorem11_users(
     """n_m = C·( ln(1/δ)/ε + (ln(1/δ)^{1.5}/(ε√m))·n₁(ε, δ′) ), Theorem 11 of Ghazi et al. 2023 (same ε at item level).
 
     n₁(ε, δ′) = ln(1/δ′)^c·n_priv/ε + n_stat with δ′ = δε/(m ln(1/δ)). The WHOLE n₁, including n_stat, is multiplied
-    by ln(1/δ)^{1.5}/(ε√m) (digest pitfall 5). Terms: floor, privacy (the n_priv part), statistical (the n_stat part).
+    by ln(1/δ)^{1.5}/(ε√m) (the caveat after Theorem 11). Terms: floor, privacy (the n_priv part), statistical (the
+    n_stat part).
     """
     eps, dl = _eps_delta(epsilon, delta)
     n_priv, n_stat, c, C = _knobs(n_priv, n_stat, c, constant)
@@ -304,7 +305,8 @@ def corollary3_users(
 ) -> Any:
     """n_m = C·( ln(1/δ)^{c+3/2}·n_priv/(ε²√m) + n_stat/m + ln(1/δ)/ε ), Corollary 3 of Ghazi et al. 2023.
 
-    Exponent c + 3/2 and denominator ε² (digest pitfall 4). Item-level reference n₁ = ln(1/δ)^c n_priv/ε + n_stat.
+    Exponent c + 3/2 and denominator ε², as Corollary 3 prints them. Item-level reference
+    n₁ = ln(1/δ)^c n_priv/ε + n_stat.
 
     >>> r = corollary3_users(4.0, 1.0, math.exp(-1), n_priv=2.0, n_stat=8.0, c=1.0, clamp=False, terms=True)
     >>> r["privacy"], r["statistical"], r["floor"]
@@ -338,8 +340,8 @@ def group_privacy_users(
     clamp: bool = True,
     terms: bool = False,
 ) -> Any:
-    """Naive group privacy: n_m = n₁(ε/m, δ₀)/m = C·( ln(1/δ₀)^c·n_priv/ε + n_stat/m ) (Lemma 6 of Ghazi et al. 2023;
-    [derived]).
+    """Naive group privacy: n_m = n₁(ε/m, δ₀)/m = C·( ln(1/δ₀)^c·n_priv/ε + n_stat/m ) (derived here from the
+    group privacy of Lemma 6 of Ghazi et al. 2023).
 
     Run the item-level algorithm on all nm items at ε₀ = ε/m, δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1) (exactly (ε, δ) after the
     lift); it needs n₁(ε₀, δ₀) items, i.e. that many divided by m users. The privacy term does NOT shrink with m.
@@ -373,8 +375,9 @@ def theorem4_users(
     """n_m = C·( d/ε + d/(εαm) ): pure-DP realizable PAC learning, Theorem 4 of Ghazi et al. 2023 (tight up to
     polylogs).
 
-    Item-level reference n₁ = C·d/(εα) (Beimel, Nissim & Stemmer 2019). For m > 1/α the learner (ALG-8) discards the
-    extra examples, so the curve flattens at the floor d/ε. Terms: floor d/ε, privacy d/(εαm), statistical 0.
+    Item-level reference n₁ = C·d/(εα) (Beimel, Nissim & Stemmer 2019). For m > 1/α the learner of Theorem 4
+    discards the extra examples (footnote 7), so the curve flattens at the floor d/ε. Terms: floor d/ε, privacy
+    d/(εαm), statistical 0.
     """
     eps = check_epsilon(epsilon, divides=True)
     a = check_alpha(alpha)
@@ -389,7 +392,7 @@ theorem4_users.__doc__ += _TERMS_DOC
 
 
 def breakpoints(epsilon: float, alpha: float) -> tuple[float, float]:
-    """(m₁, m₂) = (ε²/α², 1/α²): regime boundaries of the three-term law L/ε + L/(αε√m) + L/(α²m) ([derived], §7.1).
+    """(m₁, m₂) = (ε²/α², 1/α²): regime boundaries of the three-term law L/ε + L/(αε√m) + L/(α²m) (derived here).
 
     For m < m₁ the statistical term L/(α²m) dominates the privacy term; between m₁ and m₂ the √m privacy term
     dominates the floor; beyond m₂ the floor L/ε dominates and more examples per user stop helping.
@@ -412,7 +415,7 @@ def crossover_group_privacy(
     c: float = 1.0,
     m_max: float = 1e15,
 ) -> float:
-    """Smallest m beyond which the Theorem 10 transformation beats naive group privacy ([derived], digest §7.3).
+    """Smallest m beyond which the Theorem 10 transformation beats naive group privacy (derived here).
 
     ``kind="budget"``: where Theorem 10's item budget ε′(m) = ε²/(L√(m ln(m/δ))) overtakes group privacy's ε/m
     (L = ln(1/δ)), i.e. the root m* > (L/ε)² of m = (L/ε)²·ln(m/δ) (hidden constants ignored).
@@ -464,7 +467,7 @@ def regime_breakpoints(row: BoundRow, epsilon: float, alpha: float, dim: float, 
 
     Found on a log grid of 400 points and refined by Brent's method on ln term_a(m) = ln term_b(m) (exact for the
     drawn formulas; the constant C cancels). For Table 1's three-term law these are m₁ = ε²/α² and m₂ = 1/α² (see
-    :func:`breakpoints`); for Theorem 4 the single m = 1/α. [derived] (Ghazi et al. 2023, Tables 1–2; digest §7.1).
+    :func:`breakpoints`); for Theorem 4 the single m = 1/α. Derived here from the rows of Ghazi et al. 2023, Tables 1–2.
 
     >>> [round(b[0], 6) for b in regime_breakpoints(TABLE1_ROWS[1], 0.5, 0.1, 10.0)]
     [25.0, 100.0]
@@ -501,7 +504,7 @@ class BoundRow:
     formulas.
 
     Formulas take (m, ε, α, L) where L is the row's dimension parameter (``dimension`` names it: d = PRDim, k, kd,
-    d², d_L — Table 1 uses PRDim, Table 2 the Littlestone dimension; digest pitfall 23). Every hidden constant and
+    d², d_L — Table 1 uses PRDim, Table 2 the Littlestone dimension, as their captions say). Every hidden constant and
     polylog is one knob ``constant``; counts are illustrative.
 
     Attributes

@@ -5,14 +5,14 @@ A dataset holds ``n`` users; user ``i`` contributes a block x_i = (x_{i,1}, …,
 
 * **Item-level neighbours**: replace ONE example x_{i,j} (Definition 2 of Ghazi et al. 2023 with m = 1).
 * **User-level neighbours** (Definition 1 of Ghazi et al. 2023): x ≍ x′ iff x_{−i} = x′_{−i} for some user i, i.e. user
-  i's whole block is replaced; the number of users stays n (substitution, not add/remove; digest pitfall 1).
+  i's whole block is replaced; the number of users stays n (substitution, not add/remove).
 * Deletions x_{−S} (remove the blocks of the users in S) appear only inside the propose–test–release algorithm
   (``remove_users``); they are NOT a neighbouring relation.
 
 References
 ----------
-Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",
-NeurIPS 2023 (``/work/shared/papers/Ghazi et al. 2023``), Section 2 (Definitions 1 and 2).
+Ghazi et al. 2023 (Ghazi, Kamath, Kumar, Manurangsi, Meka & Zhang, "User-Level Differential Privacy With Few Examples
+Per User", NeurIPS 2023), Section 2 (Definitions 1 and 2).
 """
 
 from __future__ import annotations

@@ -2,17 +2,21 @@
 
 Scores here are LOSSES (lower is better), as in the paper's SELECT problem: the output H has probability
 ∝ exp(−ε·scr_H/(2Δ)) (Theorem 9 of Ghazi et al. 2023). dpviz's ``exponential_mechanism`` takes UTILITIES (P ∝
-exp(ε·u/(2Δ)), McSherry & Talwar 2007), so every learner passes u = −scr: the same distribution (digest pitfall 11).
+exp(ε·u/(2Δ)), McSherry & Talwar 2007), so every learner passes u = −scr: the same distribution.
 
-* ALG-8 :func:`realizable_pac_learner` — score = number of users with at least one mistake (Δ = 1), m ≤ 1/α truncation.
-* ALG-9 :class:`ClippedPairwiseEM` — per-user summed pairwise score clipped to [−τ, τ], Δ = 2τ, exponent −ε·scr/(4τ).
-* ALG-10 :func:`agnostic_pac_learner` — ψ_{c,c′}(x, y) = 1[c(x)≠y] − 1[c′(x)≠y] (sign corrected, digest pitfall 14).
-* ALG-11 :func:`scheffe_selection` — Scheffé comparisons W = {P > P′}, ψ = P(W) − 1[z ∈ W].
-* ALG-12 :func:`learn_distribution_cover` — ALG-11 over a 0.1α-cover of distributions on k symbols.
+* :func:`realizable_pac_learner` (Theorem 4) — score = number of users with at least one mistake (Δ = 1), m ≤ 1/α
+  truncation.
+* :class:`ClippedPairwiseEM` (Appendix E.1, Theorem 37) — per-user summed pairwise score clipped to [−τ, τ], Δ = 2τ,
+  exponent −ε·scr/(4τ).
+* :func:`agnostic_pac_learner` (Theorem 40) — ψ_{c,c′}(x, y) = 1[c(x)≠y] − 1[c′(x)≠y] (sign corrected to agree with
+  eq. (14)).
+* :func:`scheffe_selection` (Theorem 41) — Scheffé comparisons W = {P > P′}, ψ = P(W) − 1[z ∈ W].
+* :func:`learn_distribution_cover` (Theorems 42–43) — Scheffé selection over a 0.1α-cover of distributions on k
+  symbols.
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``Ghazi et al. 2023``): Theorem 4, Lemma 22, Theorems 37, 40, 41, 43.
+Ghazi et al. 2023 (NeurIPS 2023): Theorem 4, Lemma 22, Theorems 37, 40, 41, 43.
 McSherry & Talwar, "Mechanism Design via Differential Privacy", FOCS 2007 (the exponential mechanism).
 """
 
@@ -168,7 +172,7 @@ def _predictions(predictions: Any) -> np.ndarray:
 
 
 def _truncate(X: np.ndarray, Y: np.ndarray, alpha: float | None) -> tuple[np.ndarray, np.ndarray]:
-    """Keep ⌊1/α⌋ examples per user when m > 1/α (footnote 7 of Ghazi et al. 2023; digest pitfall 13)."""
+    """Keep ⌊1/α⌋ examples per user when m > 1/α (footnote 7 of Ghazi et al. 2023: Section 4 assumes m ≤ 1/α)."""
     if alpha is None:
         return X, Y
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
@@ -197,7 +201,8 @@ def paper_tau(m: int, alpha: float, *, constant: float = 1.0) -> float:
 class ThresholdClass:
     """1-D thresholds on the grid {0, …, K−1}: h_t(x) = 1[x ≥ t] for t = 0, …, K (K + 1 hypotheses, size ln(K+1)).
 
-    A finite class is its own (0, 0) probabilistic representation (digest §1.4), so ALG-8/ALG-10 run on it directly
+    A finite class is its own (0, 0) probabilistic representation (Definition 20 of Ghazi et al. 2023 with 𝒫 the point
+    mass on the class), so the learners of Theorems 4 and 40 run on it directly
     with size(𝒫) = ln(K + 1). The data distribution used by the lessons: x uniform on the grid, y = h_target(x),
     flipped with probability ``label_noise`` (agnostic case).
 
@@ -257,7 +262,7 @@ class ThresholdClass:
         return X, Y
 
     def realizable_scores(self, X: Any, Y: Any) -> np.ndarray:
-        """ALG-8 scores for every threshold in O(nm + K): user i is consistent with h_t iff
+        """Theorem 4 learner's scores for every threshold in O(nm + K): user i is consistent with h_t iff
         max{x : y = 0} < t ≤ min{x : y = 1}; scr_t = n − #consistent users. Same values as :func:`pac_scores`."""
         Xa, Ya = _labelled(X, Y, self.grid_size)
         return self._realizable_scores(Xa, Ya)
@@ -290,10 +295,11 @@ class ThresholdClass:
 
 
 def pac_scores(X: Any, Y: Any, predictions: Any) -> np.ndarray:
-    """ALG-8 score: scr_h = Σ_i 1[user i's examples are not realizable by h] = #users with ≥ 1 mistake of h.
+    """scr_h = Σ_i 1[user i's examples are not realizable by h] = #users with ≥ 1 mistake of h: the score of the
+    learner of Theorem 4 (Section 4 of Ghazi et al. 2023).
 
     The per-user mistake count is clipped to {0, 1}, so one user moves every score by at most 1 (user-level
-    sensitivity 1; summing raw mistakes would have sensitivity m — digest pitfall 12).
+    sensitivity 1; summing raw mistakes would have sensitivity m, as Section 4 notes).
 
     Parameters
     ----------
@@ -317,13 +323,13 @@ def pac_scores(X: Any, Y: Any, predictions: Any) -> np.ndarray:
 def realizable_pac_learner(
     X: Any, Y: Any, predictions: Any, epsilon: float, *, alpha: float | None = None, rng: Any = None
 ) -> Selection:
-    """ALG-8 (Section 4 of Ghazi et al. 2023, Theorem 4): EM over ℋ with the clipped count of bad users; ε-user-level DP
-    (pure).
+    """The learner of Theorem 4 (Section 4 of Ghazi et al. 2023): EM over ℋ with the clipped count of bad users;
+    ε-user-level DP (pure).
 
     scr_h = #users whose examples are not all correctly labelled by h (Δ = 1); output h with probability
     ∝ exp(−ε·scr_h/2). With ``alpha`` given and m > 1/α, each user keeps only its first ⌊1/α⌋ examples (footnote 7;
-    without it p_h = 1 − (1 − err)^m saturates and Lemma 22(ii) fails — digest pitfall 13). Truncation is data
-    independent, so privacy is unaffected.
+    without it p_h = 1 − (1 − err)^m saturates and Lemma 22(ii) fails). Truncation is data independent, so privacy
+    is unaffected.
 
     Returns
     -------
@@ -344,14 +350,14 @@ def realizable_pac_learner(
 
 @dataclasses.dataclass(frozen=True)
 class ClippedPairwiseEM:
-    """ALG-9 (Appendix E.1 of Ghazi et al. 2023, Theorem 37): the clipped pairwise-score exponential mechanism,
-    ε-user-level DP.
+    """ClippedPairwiseEM (Appendix E.1 of Ghazi et al. 2023, Theorem 37): the clipped pairwise-score exponential
+    mechanism, ε-user-level DP.
 
     u[a, b, i] = Σ_j ψ_{H_a,H_b}(x_{i,j}) with ψ ∈ [−1, 1];  pscr[a, b] = Σ_i clip(u[a, b, i], −τ, τ);
     scr[a] = max_{b ≠ a} pscr[a, b] (b = a excluded);  P(a) ∝ exp(−ε·scr[a]/(4τ)).
 
     Changing one user's block moves each clipped term by at most 2τ, hence every pscr and every max by at most 2τ:
-    user-level sensitivity Δ = 2τ (digest pitfall 11). (Since |u| ≤ m, a τ ≥ m clips nothing.)
+    user-level sensitivity Δ = 2τ (Appendix E.1). (Since |u| ≤ m, a τ ≥ m clips nothing.)
 
     Parameters
     ----------
@@ -407,7 +413,8 @@ class ClippedPairwiseEM:
         return _em_selection(self.scores(user_sums), self.epsilon, self.sensitivity, rng)
 
     def scores_from_differences(self, M: Any) -> np.ndarray:
-        """scr when u[a, b, i] = M[a, i] − M[b, i] (e.g. mistake counts, ALG-10), in O(K²n) time and O(Kn) memory."""
+        """scr when u[a, b, i] = M[a, i] − M[b, i] (e.g. the mistake counts of Theorem 40), in O(K²n) time and O(Kn)
+        memory."""
         Ma = real_array(M, "M", ndim=2, max_abs=MAX_ITEMS)
         K = Ma.shape[0]
         check_cells(K * K, "K² pairwise scores")
@@ -437,9 +444,10 @@ def agnostic_pac_learner(
     tau: float | None = None,
     rng: Any = None,
 ) -> Selection:
-    """ALG-10 (Theorem 40 of Ghazi et al. 2023): ALG-9 with ψ_{c,c′}((x, y)) = 1[c(x)≠y] − 1[c′(x)≠y].
+    """The agnostic learner of Theorem 40 of Ghazi et al. 2023: ClippedPairwiseEM with
+    ψ_{c,c′}((x, y)) = 1[c(x)≠y] − 1[c′(x)≠y].
 
-    Sign corrected (digest pitfall 14): the printed 1[c(x)=y] − 1[c′(x)=y] contradicts eq. (14); with this sign
+    Sign corrected: the printed 1[c(x)=y] − 1[c′(x)=y] contradicts eq. (14); with this sign
     pscr_{c,c′}(𝒟) = err(c) − err(c′) and lower scores are better. Per user, u[a, b, i] = M[a, i] − M[b, i] with
     M the mistake counts. τ defaults to :func:`paper_tau` (C = 1) when ``alpha`` is given, else m (no clipping).
     ε-user-level DP with Δ = 2τ.
@@ -501,11 +509,11 @@ def scheffe_selection(
     m: int | None = None,
     rng: Any = None,
 ) -> Selection:
-    """ALG-11 (Theorem 41 of Ghazi et al. 2023): user-level private hypothesis selection with the Scheffé comparison.
+    """Theorem 41 of Ghazi et al. 2023: user-level private hypothesis selection with the Scheffé comparison.
 
     For candidates P, P′ (pmfs on k symbols): W = {z : P(z) > P′(z)} (strict), ψ_{P,P′}(z) = P(W) − 1[z ∈ W]
-    (sign as printed: pscr_{P*,P}(𝒟) ≤ d_tv(𝒟, P*); digest pitfall 16). Per user
-    u[P, P′, i] = c_i·P(W) − #{j : x_{i,j} ∈ W}, then ALG-9 with clip τ. ε-user-level DP.
+    (sign as printed, so that pscr_{P*,P}(𝒟) ≤ d_tv(𝒟, P*)). Per user
+    u[P, P′, i] = c_i·P(W) − #{j : x_{i,j} ∈ W}, then ClippedPairwiseEM with clip τ. ε-user-level DP.
 
     **τ must be public.** The paper fixes m (examples per user) before seeing the data, and τ = C(αm + √(m ln(1/α)))
     is a function of m and α only. τ is, in this order of precedence:
@@ -577,8 +585,8 @@ def scheffe_selection(
 
 
 def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_size: int = 20_000) -> np.ndarray:
-    """All pmfs on k symbols whose masses are multiples of 1/M, M = ⌊10k/α⌋ (Theorem 43 of Ghazi et al. 2023; digest
-    pitfall 17).
+    """All pmfs on k symbols whose masses are multiples of 1/M, M = ⌊10k/α⌋ (Theorem 43 of Ghazi et al. 2023; its
+    proof prints "a multiple of ⌊10k/α⌋", a typo for 1/⌊10k/α⌋).
 
     A 0.1α-cover in TV: rounding any pmf to this grid moves it by < k/(2M) < α/10 (as M > 10k/α − 1 ≥ 5k/α).
     The count is C(M+k−1, k−1) (e.g. 5151 for k = 3, α = 0.3), so only tiny k and coarse α are feasible;
@@ -632,8 +640,8 @@ def learn_distribution_cover(
     m: int | None = None,
     rng: Any = None,
 ) -> tuple[np.ndarray, Selection]:
-    """ALG-12 (Theorems 42–43 of Ghazi et al. 2023): Scheffé selection (ALG-11) over a 0.1α-cover of distributions on k
-    symbols.
+    """Theorems 42–43 of Ghazi et al. 2023: Scheffé selection (:func:`scheffe_selection`) over a 0.1α-cover of
+    distributions on k symbols.
 
     ``cover`` defaults to :func:`discrete_cover` (k, α). Returns (the selected pmf, the Selection). ε-user-level DP.
     τ comes from public inputs only, as in :func:`scheffe_selection`: ``tau``, else :func:`paper_tau` (``m``, α),
@@ -655,7 +663,8 @@ def learn_distribution_cover(
 def pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
     """Exact pmf of u = Σ_{j≤m} ψ_j on {−m, …, m} for i.i.d. ψ_j ∈ {−1, 0, +1}, P(+1) = plus, P(−1) = minus.
 
-    One user's pairwise sum in ALG-9 when ψ takes values in {−1, 0, 1} (e.g. ALG-10's mistake differences). The law
+    One user's pairwise sum in ClippedPairwiseEM when ψ takes values in {−1, 0, 1} (e.g. the mistake differences of
+    Theorem 40). The law
     is the trinomial P(u) = Σ_{a−b=u} m!/(a! b! (m−a−b)!)·plus^a·minus^b·(1−plus−minus)^{m−a−b}, computed as the
     m-fold convolution of the one-example law by FFT on 2m + 1 points (no wrap-around: the support has exactly
     2m + 1 points), O(m log m); round-off (≤ 1e-15 absolute) is clipped at 0 and the result renormalised (the tests
@@ -690,7 +699,7 @@ def _pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class ClippingTradeoff:
-    """Clipping bias against EM noise for ALG-9 (Ghazi et al. 2023, Appendix E.1), for a grid of τ.
+    """Clipping bias against EM noise for ClippedPairwiseEM (Ghazi et al. 2023, Appendix E.1), for a grid of τ.
 
     ``bias[τ] = n·|E[clip(u, −τ, τ)] − E[u]|`` (score units, exact), ``em_error[τ] = (2Δ/ε)·ln(|ℋ|/β)`` with Δ = 2τ
     (the standard exponential-mechanism bound, McSherry & Talwar 2007), ``signal = 0.2·α·n·m`` (the gap between the
@@ -761,11 +770,12 @@ def simulate_threshold_learning(
     """Mean TRUE error of the user-level learner on 1-D thresholds, for each (n, m) (broadcast), by simulation.
 
     Each trial draws a target threshold (uniform on 0..K unless ``target`` is given), n users × m examples
-    (:meth:`ThresholdClass.sample`), runs ALG-8 (``learner="realizable"``, with the m ≤ 1/α truncation when ``alpha``
-    is given) or ALG-10 (``"agnostic"``, τ from ``alpha`` or m), and records the EXACT error err_𝒟(h) of the output
-    (:meth:`ThresholdClass.errors`) — Monte-Carlo only over data and coins. For ``"agnostic"`` the excess error over
-    the best threshold (= label_noise) is reported. Returns the mean over ``trials`` (array, shape of the broadcast
-    of ``n_users`` and ``m``; a float for scalars), and with ``return_se=True`` also its standard error.
+    (:meth:`ThresholdClass.sample`), runs the learner of Theorem 4 (``learner="realizable"``, with the m ≤ 1/α
+    truncation when ``alpha`` is given) or that of Theorem 40 (``"agnostic"``, τ from ``alpha`` or m), and records
+    the EXACT error err_𝒟(h) of the output (:meth:`ThresholdClass.errors`) — Monte-Carlo only over data and coins.
+    For ``"agnostic"`` the excess error over the best threshold (= label_noise) is reported. Returns the mean over
+    ``trials`` (array, shape of the broadcast of ``n_users`` and ``m``; a float for scalars), and with
+    ``return_se=True`` also its standard error.
 
     Theory (Theorem 4 of Ghazi et al. 2023): error ≈ C·ln(K+1)/(ε·n·m) while m ≤ 1/α.
 

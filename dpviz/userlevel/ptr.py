@@ -1,20 +1,20 @@
 """Approximate user-level DP by propose–test–release: TDLap, κ, hockey-stick, LDDP and DelStab (Section 3 of
 Ghazi et al. 2023).
 
-Conventions pinned here (digest pitfall 6):
+Conventions pinned here:
 
 * κ(ε, δ) = 1 + ⌈ln(1/δ)/ε⌉ with the natural log (Definition 8 of Ghazi et al. 2023);
 * TDLap(ε, δ) lives on {0, 1, …, 2κ} (2κ + 1 points) with pmf ∝ exp(−ε·|r − κ|);
 * Algorithm 1 uses ε̄ = ε/3 and **δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2)** — the denominator of the privacy proof
-  (Appendix C.4 of Ghazi et al. 2023: the total is (e^{2ε̄}+e^{ε̄}+2)·δ̄ + e^{3ε̄}·Pr[·] ≤ δ + e^{ε}·Pr[·]). The HTML
-  text prints e^{ε} instead of e^{ε̄} in that denominator (a smaller δ̄, also valid); ``convention="printed"`` gives it.
-  κ is computed from (ε̄, δ̄). Example: (ε, δ) = (1, 10⁻⁶) gives κ = 48 with the pinned convention, 49 with the printed
-  one.
+  (Appendix C.4 of Ghazi et al. 2023: the total is (e^{2ε̄}+e^{ε̄}+2)·δ̄ + e^{3ε̄}·Pr[·] ≤ δ + e^{ε}·Pr[·]). Algorithm 1
+  (line 3) prints e^{ε} instead of e^{ε̄} in that denominator (a smaller δ̄, also valid); ``convention="printed"``
+  gives it. κ is computed from (ε̄, δ̄). Example: (ε, δ) = (1, 10⁻⁶) gives κ = 48 with the pinned convention, 49
+  with the printed one.
 
 References
 ----------
-Ghazi et al., NeurIPS 2023 (``Ghazi et al. 2023``; cleaner formulas in ``Ghazi et al. 2023``):
-Definition 8 (TDLap), Definition 16 (LDDP), Algorithm 1 and Lemma 18 (DelStab), Theorem 7 (subsampling).
+Ghazi et al. 2023 (NeurIPS 2023): Definition 8 (TDLap), Definition 16 (LDDP), Algorithm 1 and Lemma 18 (DelStab),
+Theorem 7 (subsampling).
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
 
 
 def tdlap_sample(epsilon: float, delta: float, size: Any = None, rng: Any = None) -> Any:
-    """Draw R ∼ TDLap(ε, δ) ∈ {0, …, 2κ} (ALG-1; Definition 8 of Ghazi et al. 2023).
+    """Draw R ∼ TDLap(ε, δ) ∈ {0, …, 2κ} (Definition 8 of Ghazi et al. 2023).
 
     Wraps ``TruncatedDiscreteLaplace(epsilon, delta).sample`` (exact rejection sampler). Returns an int when
     ``size is None``, else an int array of shape ``size``.
@@ -178,8 +178,8 @@ class DelStabParameters(_DelStabParameterFields):
 
 
 def delstab_parameters(epsilon: float, delta: float, *, convention: str = "proof") -> DelStabParameters:
-    """ε̄ = ε/3, δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), κ = κ(ε̄, δ̄) (Algorithm 1 of Ghazi et al. 2023, line 1; digest
-    pitfall 6).
+    """ε̄ = ε/3, δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), κ = κ(ε̄, δ̄) (Algorithm 1 of Ghazi et al. 2023, line 3, with
+    the denominator of its privacy proof: see the module docstring).
 
     Parameters
     ----------
@@ -187,7 +187,7 @@ def delstab_parameters(epsilon: float, delta: float, *, convention: str = "proof
         The user-level target (ε > 0, δ in (0, 1)).
     convention : {"proof", "printed"}
         ``"proof"`` (default, pinned in dpviz): δ̄ = δ/(e^{2ε̄}+e^{ε̄}+2), exactly what Lemma 18's proof needs.
-        ``"printed"``: δ̄ = δ/(e^{2ε̄}+e^{ε}+2) as printed in the HTML text (smaller δ̄, κ larger by at most one).
+        ``"printed"``: δ̄ = δ/(e^{2ε̄}+e^{ε}+2) as Algorithm 1 prints it (smaller δ̄, κ larger by at most one).
 
     Examples
     --------
@@ -247,7 +247,7 @@ def _scaled(pb: np.ndarray, eps: float) -> np.ndarray:
 
 
 def approx_eq(a: Any, b: Any, epsilon: float, delta: float, *, tol: float = 0.0) -> bool:
-    """A ≈_{ε,δ} B iff d_ε(A‖B) ≤ δ AND d_ε(B‖A) ≤ δ (two-sided; digest pitfall 2).
+    """A ≈_{ε,δ} B iff d_ε(A‖B) ≤ δ AND d_ε(B‖A) ≤ δ (two-sided, Section 2 of Ghazi et al. 2023).
 
     ``tol`` is an optional absolute slack for floating-point round-off (default 0: the plain float comparison).
 
@@ -268,7 +268,7 @@ def is_lddp(
     epsilon: float,
     delta: float,
 ) -> bool:
-    """Whether A is (r, ε, δ)-local-deletion DP at x (Definition 16 of Ghazi et al. 2023; ALG-3), by brute force.
+    """Whether A is (r, ε, δ)-local-deletion DP at x (Definition 16 of Ghazi et al. 2023), by brute force.
 
     Checks A(x_{−S}) ≈_{ε,δ} A(x_{−S′}) for all S, S′ ⊆ [n] with |S| = |S′| = r. ``algorithm(dataset)`` must return
     the EXACT output pmf (an array over a fixed finite output space). Cost: C(n, r) pmf evaluations and C(n, r)²
@@ -307,13 +307,14 @@ def _all_pairs_close(pmfs: np.ndarray, epsilon: float, delta: float) -> bool:
 # ---------------------------------------------------------------------------------------------- the toy inner algorithm
 @dataclasses.dataclass(frozen=True)
 class NoisySum:
-    """The digest's DelStab toy: A(y) = clamp(Σ items + Z, 0, high), Z two-sided geometric with P(z) ∝ e^{−ε₀|z|}.
+    """A(y) = clamp(Σ items + Z, 0, high), Z two-sided geometric with P(z) ∝ e^{−ε₀|z|}: dpviz's toy inner algorithm
+    for DelStab (not from the paper).
 
     Items are integers in {0, …, item_max}; A is (ε₀·item_max)-item-level DP (the discrete Laplace mechanism, Ghosh,
     Roughgarden & Sundararajan 2012; clamping to the fixed output space {0, …, high} is post-processing). Its output pmf
     depends on the data only through the total s = Σ items, and is computed EXACTLY in closed form:
     P(o) = e^{−ε₀|o−s|}·(1−q)/(1+q) for 0 < o < high, with the two tails q^{s}/(1+q)·… folded onto 0 and high
-    (q = e^{−ε₀}). That is what makes DelStab's stability test exact (digest ALG-4 note, pitfall 8).
+    (q = e^{−ε₀}). That is what makes DelStab's stability test exact, as Lemma 18 requires.
 
     Parameters
     ----------
@@ -451,7 +452,7 @@ def _subset_sum_counts_many(values: np.ndarray, counts: np.ndarray, q: int) -> n
 
 @dataclasses.dataclass(frozen=True)
 class DelStab:
-    """DelStab_{ε,δ,A}: Algorithm 1 of Ghazi et al. 2023 (ALG-4), propose–test–release on local-deletion stability.
+    """DelStab_{ε,δ,A}: Algorithm 1 of Ghazi et al. 2023, propose–test–release on local-deletion stability.
 
     1. ε̄ = ε/3, δ̄ = δ/(e^{2ε̄}+e^{ε̄}+2) (pinned convention, see the module docstring), κ = κ(ε̄, δ̄); n ≥ 4κ.
     2. R₁ ∼ TDLap(ε̄, δ̄).
@@ -462,12 +463,13 @@ class DelStab:
     7. Return A(x_{−T}): A always sees exactly n − 4κ users.
 
     **Privacy (Lemma 18 of Ghazi et al. 2023):** (ε, δ)-user-level DP for EVERY inner A, provided the stability test is
-    exact. Here it is computed from exact pmfs only — no Monte-Carlo anywhere (digest pitfall 8); the only inexactness
-    is float64 round-off in the comparisons d_ε̄ ≤ δ̄. The inner A must have an output law that depends on the data only
-    through its total sum (:class:`NoisySum`, the digest's toy, or any object with ``pmf_of_sum``, ``outputs``,
-    ``user_values`` and ``sample_from_sum``): then x_{−T} matters only through Σ_{i∉T} v_i and X_stable is enumerated
-    exactly by *types* (how many deleted users have each per-user sum), weighted by Π C(c_v, t_v). The LDDP test at
-    x_{−S} compares A's laws for every pair of achievable deletion sums; when the exact closeness matrix
+    exact. Here it is computed from exact pmfs only — no Monte-Carlo anywhere (an estimated test would void Lemma 18);
+    the only inexactness is float64 round-off in the comparisons d_ε̄ ≤ δ̄. The inner A must have an output law that
+    depends on the data only through its total sum (:class:`NoisySum`, dpviz's toy, or any object with
+    ``pmf_of_sum``, ``outputs``, ``user_values`` and ``sample_from_sum``): then x_{−T} matters only through
+    Σ_{i∉T} v_i and X_stable is enumerated exactly by *types* (how many deleted users have each per-user sum),
+    weighted by Π C(c_v, t_v). The LDDP test at x_{−S} compares A's laws for every pair of achievable deletion sums;
+    when the exact closeness matrix
     close[s, s′] = (P_s ≈_{ε̄,δ̄} P_{s′}) is verified to be interval-closed (close[a, c] ⇒ close[a, b] ∧ close[b, c]
     for a ≤ b ≤ c — checked on the matrix, not assumed), testing the two extreme sums is equivalent; otherwise every
     pair is checked. Results are cached per multiset of per-user sums. ``output_pmf(..., method="brute")``
@@ -874,8 +876,8 @@ def _cached_analysis(ds: DelStab, sums: tuple) -> _Analysis:
 
 # ---------------------------------------------------------------------------------------------- subsampling (Theorem 7)
 def subsample_users(dataset: UserDataset, size: int, *, rng: Any = None) -> UserDataset:
-    """Keep ``size`` of the n units chosen uniformly WITHOUT replacement (the wrapper of Theorem 7 / ALG-5 of
-    Ghazi et al. 2023).
+    """Keep ``size`` of the n units chosen uniformly WITHOUT replacement (the subsampling wrapper of Theorem 7 of
+    Ghazi et al. 2023, used in the proofs of Theorems 10 and 11).
 
     Running an (ε, δ)-DP algorithm on the subsample is (ε′, δ′)-DP for substitution neighbours, with
     ε′ = ln(1 + η(e^{ε} − 1)), δ′ = ηδ, η = size/n: see :func:`subsampling_amplification`.
@@ -894,8 +896,8 @@ def subsampling_amplification(epsilon: float, delta: float, size: int, populatio
     """(ε′, δ′) = (ln(1 + η(e^{ε} − 1)), ηδ), η = size/population (Theorem 7 of Ghazi et al. 2023, Balle,
     Barthe & Gaboardi 2018).
 
-    Sampling ``size`` of ``population`` units uniformly without replacement, substitution neighbours (digest
-    pitfall 10: not the Poisson formula). The formula's one home is
+    Sampling ``size`` of ``population`` units uniformly without replacement, substitution neighbours (Theorem 7;
+    not the Poisson-sampling formula). The formula's one home is
     :func:`dpviz.accountants.amplify_without_replacement` (the accounting of the ``SampledWithoutReplacement``
     event); this is the lesson's name for it.
 
@@ -916,8 +918,8 @@ def swap_difference_pmf(m: int, p: float) -> np.ndarray:
     """Exact pmf of |S − S′| on {0, …, m} for independent S, S′ ∼ Bin(m, p): two random users' sums of m bits.
 
     With A an ε₀-item-level DP noisy count, swapping the two users' blocks costs privacy loss ε₀·|S − S′| — at
-    worst ε₀·m (group privacy), typically ≈ ε₀·√(2mp(1−p))·√(2/π) ([derived] illustration of Theorems 13/17 of
-    Ghazi et al. 2023; digest §7.5). P(|D| = 0) = Σ_s b(s)², P(|D| = d) = 2·Σ_s b(s)·b(s+d) for d ≥ 1 (b the
+    worst ε₀·m (group privacy), typically ≈ ε₀·√(2mp(1−p))·√(2/π) (derived here to illustrate Theorems 13 and 17 of
+    Ghazi et al. 2023). P(|D| = 0) = Σ_s b(s)², P(|D| = d) = 2·Σ_s b(s)·b(s+d) for d ≥ 1 (b the
     binomial pmf): the autocorrelation of b, computed by FFT on 2m + 1 points (no wrap-around), O(m log m) for every
     m. Round-off (≤ 1e-15 absolute) is clipped at 0 and the result renormalised. Cached; the array is read-only.
 
