@@ -1,7 +1,7 @@
 """Per-attribute (partial) differential privacy: accounting, algorithms and interpretation.
 
-Paper: Ghazi, Kumar, Manurangsi & Steinke, "Algorithms with More Granular Differential Privacy Guarantees"
-(``/work/shared/papers/Ghazi, Kumar, Manurangsi & Steinke 2023``; implementation digest ``spec/partial-dp.md``).
+Paper: Ghazi, Kumar, Manurangsi & Steinke 2023, "Algorithms with More Granular Differential Privacy Guarantees"
+(ITCS 2023).
 ``eps0`` is always the per-attribute parameter and ``eps`` the per-person one (the paper writes ε for ε0 in
 Sections 5–6).
 

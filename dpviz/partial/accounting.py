@@ -1,8 +1,7 @@
 """Accounting for per-attribute (partial) differential privacy.
 
-Paper: Ghazi, Kumar, Manurangsi & Steinke, "Algorithms with More Granular Differential Privacy Guarantees"
-(``/work/shared/papers/Ghazi, Kumar, Manurangsi & Steinke 2023``, digest ``spec/partial-dp.md``). Numbering is the
-paper's.
+Paper: Ghazi, Kumar, Manurangsi & Steinke 2023, "Algorithms with More Granular Differential Privacy Guarantees"
+(ITCS 2023). Numbering is the paper's.
 
 Two privacy parameters are kept apart everywhere:
 
@@ -133,7 +132,7 @@ def targeted_pure_epsilon(eps0: float, k: int) -> float:
 
 def whole_record_rho(eps0: float, d: int) -> float:
     """ρ = ½(d·ε0)²: ε0-∇0CDP implies ½d²ε0²-zCDP (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023). Group
-    privacy *squares*: ρ grows as d² (digest pitfall P2), not as d.
+    privacy *squares*: ρ grows as d², not as d (the d·ρ0 form holds only for column-wise mechanisms: Lemma 10).
 
     >>> whole_record_rho(0.5, 10)
     12.5
@@ -326,7 +325,7 @@ def parallel_composition(column_eps: Sequence[float], kind: str = "zcdp") -> _Pa
     If M_j reads only column j and is ε_j-DP (``"pure"``) or ½ε_j²-zCDP (``"zcdp"``), then (M_1, …, M_d) is
     (max_j ε_j)-∇0DP / ∇0CDP. Whole record (basic composition of the independent M_j): Σ_j ε_j (pure) or
     ρ = ½Σ_j ε_j² (zCDP) — with equal ε_j = ε0 that is ½dε0², i.e. ε = √d·ε0, tighter than Proposition 8's
-    ½d²ε0² (digest §1.3).
+    ½d²ε0² (derived here: Proposition 8 is a worst-case conversion).
 
     >>> r = parallel_composition([0.5] * 4, "zcdp")
     >>> r.eps0, r.record, r.prop8_record

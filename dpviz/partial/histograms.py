@@ -1,17 +1,17 @@
 """Heavy hitters and histograms under per-attribute DP (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023:
-Algorithm 2, Lemmas 28–30, Theorems 15–16) and the canonical noisy histogram they are compared with (digest A5).
+Algorithm 2, Lemmas 28–30, Theorems 15–16) and the canonical noisy histogram they are compared with (Section 5).
 
 Data are binary records x_i ∈ {0,1}^d, one attribute per bit; ``eps0`` is the **per-attribute** parameter (the
 paper writes ε in Section 5). Records are stored internally as integer codes with attribute 1 as the most
 significant bit, so a substring on an interval of attributes is a shift and a mask.
 
-Corrections applied (digest Appendix B / pitfalls), each also stated where it is used:
+Corrections of the printed text applied, each also stated where it is used:
 
-* Algorithm 2 line 3 initialises **all d leaves** (the paper prints "for j ∈ [log d]"; erratum E3, P6);
-* clamping is max{f, τ_ℓ − μ} and thresholds increase by μ per level (P10, erratum E4);
-* Theorem 15 uses **λ = (4/ε0)(1 + 1/(1 − ν/16))**, not the printed 3/ε0 (erratum E5, P7), so that Lemma 28
-  certifies the 0.5ε0 share; the count step is **Laplace(4/ε0)**, not the printed 2/ε0, because a replace-one
-  count vector has L1 sensitivity 2 (erratum E6, P8). ``constants="paper"`` reproduces the printed values for
+* Algorithm 2 line 3 initialises **all d leaves** (the paper prints "for j ∈ [log d]");
+* clamping is max{f, τ_ℓ − μ} and thresholds increase by μ per level (the proof of Lemma 29 swaps min and max);
+* Theorem 15 uses **λ = (4/ε0)(1 + 1/(1 − ν/16))**, not the printed 3/ε0 (with 3/ε0 Lemma 28 certifies only
+  ≈1.34ε0), so that Lemma 28 certifies the 0.5ε0 share; the count step is **Laplace(4/ε0)**, not the printed 2/ε0,
+  because a replace-one count vector has L1 sensitivity 2. ``constants="paper"`` reproduces the printed values for
   comparison and is labelled not private at ε0.
 """
 
@@ -123,7 +123,7 @@ def as_binary_records(X, name: str = "X") -> np.ndarray:
 
 def pad_to_power_of_two(X) -> np.ndarray:
     """Append constant-0 attributes until d is a power of two. Constant attributes never differ between
-    neighbours, so padding costs no privacy (digest A3).
+    neighbours, so padding costs no privacy (Section 5.1 takes d a power of two without loss of generality).
 
     >>> pad_to_power_of_two([[1, 0, 1]]).tolist()
     [[1, 0, 1, 0]]
@@ -181,9 +181,9 @@ def theorem15_lambda(eps0: float, nu: float, constants: str = "corrected") -> fl
     """Laplace scale λ of the heavy-hitter step of the ε0-∇0DP histogram (Theorem 15 of Ghazi, Kumar,
     Manurangsi & Steinke 2023).
 
-    ``"corrected"``: λ = (4/ε0)(1 + 1/(1 − ν/16)), so that with μ = λ ln(16/ν) Lemma 28 gives exactly 0.5ε0
-    (digest P7, erratum E5). ``"paper"``: the printed λ = 3/ε0, which Lemma 28 certifies only at
-    (3/2)(1 + 16/(16 − ν))/3·ε0 ≈ 1.34ε0 for ν = 0.1.
+    ``"corrected"``: λ = (4/ε0)(1 + 1/(1 − ν/16)), so that with μ = λ ln(16/ν) Lemma 28 gives exactly 0.5ε0.
+    ``"paper"``: the printed λ = 3/ε0, which Lemma 28 certifies only at (3/2)(1 + 16/(16 − ν))/3·ε0 ≈ 1.34ε0
+    for ν = 0.1.
 
     >>> round(theorem15_lambda(1.0, 0.1), 4)
     8.0252
@@ -337,10 +337,11 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
     attribute intervals.
 
     For every level ℓ = 1..log₂ d and interval I of length 2^ℓ, every candidate s ∈ L_{I_left} ∘ L_{I_right}
-    (including strings with count 0, digest P9) gets f̂ = max{f^I_s, τ_ℓ − μ} + Laplace(λ) and is kept iff
-    f̂ > τ_ℓ, with τ_ℓ = τ + (ℓ−1)μ. Leaves start as L_{{j}} = {0, 1} for **all** j ∈ [d] (the paper prints
-    "for j ∈ [log d]", erratum E3). Privacy (Lemma 28): ε0-∇0DP with ε0 = (2/λ)(1 + 1/(1 − e^{−μ/λ})) if μ > 1.
-    No list is capped or truncated (that would change the output distribution, P9).
+    (including strings with count 0: skipping unseen strings would break privacy) gets
+    f̂ = max{f^I_s, τ_ℓ − μ} + Laplace(λ) and is kept iff f̂ > τ_ℓ, with τ_ℓ = τ + (ℓ−1)μ. Leaves start as
+    L_{{j}} = {0, 1} for **all** j ∈ [d] (the paper prints "for j ∈ [log d]"). Privacy (Lemma 28): ε0-∇0DP with
+    ε0 = (2/λ)(1 + 1/(1 − e^{−μ/λ})) if μ > 1.
+    No list is capped or truncated (that would change the output distribution).
 
     Parameters
     ----------
@@ -470,7 +471,7 @@ class HistogramResult:
 
     def max_error(self, X) -> float:
         """max_y |f̂_y − f_y| over all y ∈ {0,1}^d (the error of Definition 14 of Ghazi, Kumar,
-        Manurangsi & Steinke 2023, which prints y ∈ {0,1}^n: erratum E8), exact. ``X`` is the dataset the histogram was
+        Manurangsi & Steinke 2023, which prints y ∈ {0,1}^n for {0,1}^d), exact. ``X`` is the dataset the histogram was
         computed on (same d)."""
         A = as_binary_records(X)
         if A.shape[1] != self.heavy_hitters.d:
@@ -490,11 +491,11 @@ def priv_histogram(X, eps0: float, nu: float = 0.1, eta: float = 0.1, *, constan
     1. L ← PrivHeavyHitter with λ = (4/ε0)(1 + 1/(1 − ν/16)), μ = λ ln(16/ν), τ = 0.5νn (0.5ε0 by Lemma 28);
     2. f̂_y = f_y + Laplace(4/ε0) for y ∈ L (0.5ε0: L1 sensitivity 2 under replace-one neighbours);
     3. f̂_y = 0 for y ∉ L.
-    Total ε0-∇0DP by basic composition. These are the **corrected** constants (digest P7/P8, errata E5/E6);
+    Total ε0-∇0DP by basic composition. These are the **corrected** constants;
     ``constants="paper"`` uses the printed λ = 3/ε0 and Laplace(2/ε0), which are *not* ε0-∇0DP (≈1.34·ε0 + 1·ε0).
     d is padded to a power of two automatically. ``eta`` enters only the utility guarantee (sample size of
     :func:`theorem15_sample_size`), not the algorithm. (The proof's union bound prints "≤ νn" where "> νn" is
-    meant, erratum E6b; it does not affect the algorithm.)
+    meant; it does not affect the algorithm.)
     """
     A = as_binary_records(X)
     e0 = check_eps(eps0, "eps0")
@@ -523,13 +524,13 @@ def _priv_histogram(A: np.ndarray, e0: float, nu: float, constants: str, g) -> H
                            heavy_hitters=hh, constants=constants)
 
 
-# ----------------------------------------------------------------------------------------------- baseline (A5)
+# ----------------------------------------------------------------------------------------------- baseline (Section 5)
 
 def canonical_histogram(X, eps: float, *, rng=None) -> np.ndarray:
-    """The canonical noisy histogram: every one of the 2^d counts plus independent Laplace(2/ε) noise (digest A5).
+    """The canonical noisy histogram: every one of the 2^d counts plus independent Laplace(2/ε) noise (Section 5).
 
     Under replace-one neighbours one person moves two counts (−1, +1): L1 sensitivity 2, so Laplace(2/ε) gives
-    ε-DP (digest P1). Changing one attribute also moves two counts, so its per-attribute ε0 **equals** ε: the
+    ε-DP. Changing one attribute also moves two counts, so its per-attribute ε0 **equals** ε: the
     baseline gains nothing per attribute (see :func:`canonical_histogram_epsilons`). Returns the noisy count
     vector indexed by the record's integer code (attribute 1 most significant). d ≤ 20.
     """
@@ -544,7 +545,7 @@ def canonical_histogram(X, eps: float, *, rng=None) -> np.ndarray:
 
 def canonical_histogram_epsilons(scale: float) -> dict:
     """Per-person and per-attribute ε of the Laplace(scale) canonical histogram: both 2/scale (replace-one L1
-    sensitivity 2 for a whole record and for one attribute alike; digest A5).
+    sensitivity 2 for a whole record and for one attribute alike).
 
     >>> canonical_histogram_epsilons(2.0)
     {'eps': 1.0, 'eps0': 1.0}
@@ -602,7 +603,8 @@ def lemma30_conditions(d: int, n: int, lam: float, mu: float, nu: float, eta: fl
 def theorem16_lower_bound(d, eps0: float, nu: float, *, corrected: bool = False):
     """Lower bound on n for any ε0-∇0DP histogram algorithm with error ν (Theorem 16 of Ghazi, Kumar,
     Manurangsi & Steinke 2023): printed n ≥ 0.05·ln d/(ε0ν) (valid for d ≥ 10e^{1.1ε0}); ``corrected=True`` gives the
-    digest's corrected constant (ln(d/10)/ε0 − 1)/(3ν) (erratum E7). Vectorised over d.
+    constant (ln(d/10)/ε0 − 1)/(3ν) re-derived here from its proof, whose x^(i) are ⌈3νn⌉ attribute changes from
+    x^(0), not the ⌈2νn⌉ it uses. Vectorised over d.
 
     >>> round(theorem16_lower_bound(1024, 1.0, 0.1), 2)
     3.47

@@ -78,8 +78,8 @@ def bit_recovery_probability(eps0, k=1):
 def rounding_reveals_probability(eps, sensitivity: float = 1.0):
     """P[round(f + Lap(Δ/ε)) = f] = P[|ξ| < ½] = 1 − e^{−ε/(2Δ)}: the probability that rounding a Laplace-noised
     count returns the exact count (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023: "at ε = 10 more than 99%").
-    With replace-one neighbours a histogram has L1 sensitivity Δ = 2, i.e. Lap(2/ε): 1 − e^{−ε/4} (digest A5, pitfall
-    P1).
+    With replace-one neighbours a histogram has L1 sensitivity Δ = 2, i.e. Lap(2/ε): 1 − e^{−ε/4} (one person's change
+    moves two counts, −1 and +1).
 
     >>> round(rounding_reveals_probability(10.0), 7)
     0.9932621

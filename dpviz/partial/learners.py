@@ -3,7 +3,8 @@ threshold learners (Theorems 31, 33; Lemma 32), discrete distribution estimation
 response (Lemma 21), the smoothed robust loss (Lemma 22) and the robust halfspace learner (Lemmas 23–25, Theorem 20).
 
 ``eps0`` is the per-attribute parameter throughout (the paper writes ε). Labels are one more attribute
-(digest P14). Constants hidden in O(·) by the paper are exposed as parameters; nothing here is tuned.
+(z = x∘y has d + 1 bits, as in Appendix A.3). Constants hidden in O(·) by the paper are exposed as
+parameters; nothing here is tuned.
 """
 
 from __future__ import annotations
@@ -60,13 +61,13 @@ def _labels01(y, n: int) -> np.ndarray:
     return yy.astype(np.uint8)
 
 
-# ----------------------------------------------------------------------------------------------- A6
+# ----------------------------------------------------------------------------------------------- Theorem 31
 
 def point_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
     """Proper ε0-∇0DP learner for point functions point_u(z) = 1[z = u] (Theorem 31 of Ghazi, Kumar,
     Manurangsi & Steinke 2023, Appendix A.3.1).
 
-    z_i = x_i ∘ y_i (the label is attribute d+1, digest P14); run the ε0-∇0DP histogram (Theorem 15, corrected
+    z_i = x_i ∘ y_i (the label is attribute d+1); run the ε0-∇0DP histogram (Theorem 15, corrected
     constants) with ν = 0.2α, η = 0.01. If some x1 has f̂(x1∘1) > νn, output x1; else output an x0 with
     f̂(x0∘0) ≤ νn (the lexicographically first one; any string outside L works). Returns u as a 0/1 array.
     Guarantee: error ≤ α w.p. ≥ 0.9 once n = O((1/(αε0))·log d·log(1/α)) (constant hidden by the paper).
@@ -89,7 +90,7 @@ def point_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
     return np.zeros(d, dtype=np.uint8)  # pragma: no cover - needs > 2^20 excluded strings
 
 
-# ----------------------------------------------------------------------------------------------- A7
+# ----------------------------------------------------------------------------------------------- Lemma 32
 
 def polarization(X, y, ell: int) -> float:
     """maxpol_ℓ = max over prefixes p of length ℓ of min{f_{p*0}, f_{p*1}}/n (Lemma 32 of Ghazi, Kumar,
@@ -119,7 +120,7 @@ def _polarization(A: np.ndarray, yy: np.ndarray, ell: int) -> float:
 def longest_polarizing_prefix(X, y, eps0: float, gamma: float, *, rng=None):
     """ε0-∇0DP search for a long γ-polarizing prefix (Lemma 32 of Ghazi, Kumar, Manurangsi & Steinke 2023).
 
-    1. Binary search over prefix lengths ℓ ∈ {0..d} (the paper prints {0..log d}, erratum E10) for the largest ℓ with
+    1. Binary search over prefix lengths ℓ ∈ {0..d} (the paper prints {0..log d}) for the largest ℓ with
        maxpol_ℓ + Laplace(2P/(ε0 n)) ≥ 1.5γ, where P = ⌈log₂(d+1)⌉ is the number of probes (so the probes cost 0.5ε0
        in total; the paper writes 2 log d/(εn)); ℓ* = 0 if none.
     2. Run the 0.5ε0-∇0DP histogram (Theorem 15) on x|_[ℓ*] ∘ y with ν = 0.1γ.
@@ -162,7 +163,7 @@ def _longest_polarizing_prefix(A: np.ndarray, yy: np.ndarray, e0: float, gamma: 
     return np.array(max(cands)[1], dtype=np.uint8)
 
 
-# ----------------------------------------------------------------------------------------------- A8
+# ----------------------------------------------------------------------------------------------- Theorem 33
 
 def threshold_predict(z, X) -> np.ndarray:
     """Thresh_z(x) = 1[x ≥ z] in lexicographic order on {0,1}^d (Theorem 33 of Ghazi, Kumar,
@@ -188,7 +189,7 @@ def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarra
 
     1. a = mean label + Laplace(3/(ε0 n))  (ε0/3);
     2. a ≤ 0.5α → Thresh_{1^d} (labels almost everything 0); a ≥ 1 − 0.5α → Thresh_{0^d} (labels everything 1)
-       — the paper prints these two cases swapped (erratum E9, pitfall P15);
+       — the paper prints these two cases swapped;
     3. else: prefix p from :func:`longest_polarizing_prefix` at ε0/3 with γ = 0.1α (⊥ if none), then the
        ε0/3 exponential mechanism (score −#errors, sensitivity 1) among Thresh_{p0^{d−ℓ}}, Thresh_{p10^{d−ℓ−1}},
        Thresh_{p1^{d−ℓ}} (the paper prints "Thresh_{p1^d}").
@@ -214,7 +215,7 @@ def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarra
     return cands[exponential_mechanism(-errors, e0 / 3.0, 1.0, rng=g)]
 
 
-# ----------------------------------------------------------------------------------------------- A9
+# ----------------------------------------------------------------------------------------------- Theorem 34
 
 def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float = 1.0, rng=None) -> dict:
     """ε0-∇0DP estimate of a distribution on {0,1}^d under ℓ2² error (Theorem 34 = Theorem 18 of Ghazi, Kumar,
@@ -223,9 +224,9 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
     1. Run the 0.5ε0-∇0DP histogram (Theorem 15) with ν = C·(ln d/(ε0 n))/ln(ε0 n) (C is the paper's unspecified
        large constant, here a parameter defaulting to 1 — shape only) and η = 0.01, capped at 0.1;
     2. θ_x = (f_x + Laplace(4/ε0))/n if f̂_x ≥ 2νn, else 0 (Laplace(4/ε0) for a 0.5ε0 share: L1 sensitivity 2;
-       the paper prints 2/ε, erratum E6). The estimate is sparse and may be negative (not projected, as printed).
+       the paper prints 2/ε). The estimate is sparse and may be negative (not projected, as printed).
        Theorem 34 prints θ^priv ∈ [0,1]^d and "C is approximate frequencies": θ is indexed by {0,1}^d and C is a
-       large constant (erratum E11).
+       large constant.
 
     Returns ``{"strings": (m, d) array, "theta": (m,) array, "nu": ν}``; every other string has θ = 0.
     """
@@ -247,7 +248,7 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
     return {"strings": h.strings[keep], "theta": theta, "nu": nu}
 
 
-# ----------------------------------------------------------------------------------------------- A10
+# ----------------------------------------------------------------------------------------------- Lemma 21
 
 def rr_flip_probability(eps0):
     """1/(e^ε0 + 1): the probability randomized response flips a label (Lemma 21 of Ghazi, Kumar,
@@ -273,8 +274,9 @@ def rr_excess_factor(eps0):
 
 
 def rr_risk(risk, eps0):
-    """R(h; D') = 1/(e^ε0+1) + ((e^ε0−1)/(e^ε0+1))·R(h; D): the 0-1 risk on randomized-response labels (Lemma 21
-    of Ghazi, Kumar, Manurangsi & Steinke 2023; exact for 0-1 loss only, not for the robust loss — digest P16)."""
+    """R(h; D') = 1/(e^ε0+1) + ((e^ε0−1)/(e^ε0+1))·R(h; D): the 0-1 risk on randomized-response labels (Lemma 21 of
+    Ghazi, Kumar, Manurangsi & Steinke 2023; exact for 0-1 loss only: under the robust loss, points where h is not
+    constant on the γ-ball have robust error 1 under both labels)."""
     r = real_array(risk, "risk", ndim=(0, 1), low=0.0, high=1.0)
     e = check_eps(eps0, "eps0")
     out = float(special.expit(-e)) + math.tanh(e / 2.0) * r  # 1/(e^ε0 + 1) without overflow of e^ε0
@@ -285,7 +287,7 @@ def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
     """ỹ_i = y_i w.p. e^ε0/(e^ε0+1), else −y_i, for labels in {−1, +1} (Lemma 21 of Ghazi, Kumar,
     Manurangsi & Steinke 2023): turns an ε0-sample-∇0DP learner (labels unprotected) into an ε0-∇0DP one. Lemma 21
     assumes ε0 ∈ (0, 1]. The labelled distribution becomes D'(x, y) = (e^ε0 D(x, y) + D(x, −y))/(e^ε0 + 1); the paper
-    prints D(x, 1−y), a slip for ±1 labels (erratum E12)."""
+    prints D(x, 1−y), a slip for ±1 labels."""
     yy = real_array(y, "y", ndim=1)
     if not np.all(np.abs(yy) == 1):
         raise ValueError("y contains values other than -1 and +1, which is not allowed: labels must be ±1.")
@@ -294,7 +296,7 @@ def label_randomized_response(y, eps0: float, *, rng=None) -> np.ndarray:
     return np.where(flip, -yy, yy)
 
 
-# ----------------------------------------------------------------------------------------------- A11/A12
+# ----------------------------------------------------------------------------------------------- Section 6
 
 def _pm1(X, name="X") -> np.ndarray:
     A = real_array(X, name, ndim=2)
@@ -306,8 +308,8 @@ def _pm1(X, name="X") -> np.ndarray:
 def halfspace_dec(W, X, y) -> np.ndarray:
     """dec(x, y, h_w) = min Hamming distance from x to a point z with h_w(z) ≠ y (0 if h_w(x) ≠ y; ∞ if none), for
     halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of Ghazi, Kumar,
-    Manurangsi & Steinke 2023; Definition 19 prints x̌ ∈ {0,1}^d where {±1}^d is meant, erratum E8; digest A11: flipping
-    coordinate j changes y⟨w, z⟩ by −2c_j, c_j = y·w_j·x_j; the greedy choice of the largest c_j is optimal).
+    Manurangsi & Steinke 2023; Definition 19 prints x̌ ∈ {0,1}^d where {±1}^d is meant; derived here: flipping
+    coordinate j changes y⟨w, z⟩ by −2c_j, c_j = y·w_j·x_j, so the greedy choice of the largest c_j is optimal).
     ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n). H·n·d ≤ MAX_HALFSPACE_ENTRIES (10⁷)."""
     W = np.atleast_2d(real_array(W, "W", ndim=(1, 2), low=-MAX_SCALE, high=MAX_SCALE))
     A = _pm1(X)
@@ -384,8 +386,9 @@ def _robust_erm(dec: np.ndarray, d: int, e0: float, g: float, gp: float, rng) ->
 
 
 def halfspace_net(d: int, nu: float, *, max_size: int = 200000) -> np.ndarray:
-    """All w ∈ (ν/d)·ℤ^d with ‖w‖₁ ≤ 1, w ≠ 0: a ν-net in ℓ1 of the unit ℓ1 ball (rounding each coordinate of any
-    w toward 0 moves it by < ν/d, i.e. < ν in total; digest A12). Size (O(1/ν))^d: small d only."""
+    """All w ∈ (ν/d)·ℤ^d with ‖w‖₁ ≤ 1, w ≠ 0: a ν-net in ℓ1 of the unit ℓ1 ball (rounding each coordinate of any w
+    toward 0 moves it by < ν/d, i.e. < ν in total; a simple net for Section 6's N(ν), derived here). Size (O(1/ν))^d:
+    small d only."""
     d = check_count(d, "d", maximum=6)
     nu = check_fraction(nu, "nu")
     max_size = check_count(max_size, "max_size", maximum=MAX_NET)

@@ -127,7 +127,7 @@ def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
 def kway_diameters(d: int, k: int) -> tuple[float, float]:
     """The paper's formulas for k-way queries (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023): Δ = √m,
     Δ0 = √C(d−1, k−1) = √(mk/d), so ε/ε0 = √(d/k). Exact for conjunctions and odd-k parities; an upper bound for even-k
-    parities (digest P13).
+    parities (by brute force, :func:`diameters_brute_force`: d = 6, k = 2 has Δ = 3 < √15).
 
     >>> [round(x, 3) for x in kway_diameters(6, 2)]
     [3.873, 2.236]
@@ -171,8 +171,8 @@ def projection_mse_bound(sigma, delta: float, m: int, log_domain: float):
 
 
 def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, eps: float | None = None):
-    """MSE bounds of the projection mechanism for k-way queries on {0,1}^d (Theorem 11 of Ghazi, Kumar,
-    Manurangsi & Steinke 2023, digest A1), with ln|X| = d ln 2 and m = C(d, k):
+    """MSE bounds of the projection mechanism for k-way queries on {0,1}^d (Theorem 11 and eq. (2) of Ghazi,
+    Kumar, Manurangsi & Steinke 2023, Section 4.1), with ln|X| = d ln 2 and m = C(d, k):
 
     * at fixed per-attribute ε0: min{ mk/(ε0²n²d), √(2k ln 2)/(ε0 n) } — the second term does not depend on d;
     * at fixed per-person ε:   min{ m/(ε²n²), √(2d ln 2)/(ε n) } — grows with d.
@@ -214,7 +214,7 @@ def project_onto_hull(Q: np.ndarray, Y: np.ndarray, *, iterations: int = 400) ->
     """argmin over y ∈ conv{Q(u)} of ‖y − Y‖₂ (step 3 of the projection mechanism, Theorem 11 of Ghazi, Kumar,
     Manurangsi & Steinke 2023), as min_{w ∈ simplex} ‖wᵀQ − Y‖² solved by accelerated projected gradient (FISTA) with
     step 1/L, L = 2‖Q‖₂². An approximate solver: privacy is unaffected (post-processing); the MSE bound assumes the
-    exact projection (digest P13), which the iterations approach at rate O(1/t²). Q (N, m) and Y (m,) finite with
+    exact projection, which the iterations approach at rate O(1/t²). Q (N, m) and Y (m,) finite with
     entries within ±10¹²; the work iterations·N·m (plus the spectral norm) is capped by MAX_WORK."""
     Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
     Y = real_array(Y, "Y", ndim=1, low=-MAX_SCALE, high=MAX_SCALE)
@@ -245,7 +245,7 @@ def _project_onto_hull(Q: np.ndarray, Y: np.ndarray, iterations: int) -> np.ndar
 
 def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunction", iterations: int = 400,
                          rng=None, size: int | None = None) -> np.ndarray:
-    """The projection mechanism for k-way queries (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, digest A1):
+    """The projection mechanism for k-way queries (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, Section 4.1):
     Y = Q(x) + N(0, σ²I_m), Q(x) = (1/n)Σ_i Q(x_i), then Ŷ = the projection of Y onto conv{Q(u) : u ∈ {0,1}^d}.
 
     Privacy: ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn) (:func:`projection_guarantees`).
@@ -294,7 +294,7 @@ def _disjoint_sets(d: int, k: int, ell: int) -> np.ndarray:
 def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
     """All unordered ℓ-sets of k-way queries with pairwise disjoint attribute sets (indices into
     :func:`kway_queries`). Algorithm 1 of Ghazi, Kumar, Manurangsi & Steinke 2023 samples ordered tuples; each
-    set stands for ℓ! equally weighted tuples, so sampling sets gives the same distribution (digest A2). Needs
+    set stands for ℓ! equally weighted tuples, so sampling sets gives the same distribution. Needs
     ℓ ≤ ⌊d/k⌋."""
     d = check_count(d, "d", maximum=MAX_D_MARGINALS)
     k = check_count(k, "k", maximum=d)
@@ -304,7 +304,7 @@ def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
 
 def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
     """Per-person zCDP of partial MWEM (Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023): ½(ℓε0)²; the exact total
-    of the proof is ¼(ℓ² + ℓ)ε0² (selection score sensitivity ℓ/n, Gaussian L2 sensitivity √ℓ/n; digest A2). ℓ = 1 is
+    of the proof is ¼(ℓ² + ℓ)ε0² (selection score sensitivity ℓ/n, Gaussian L2 sensitivity √ℓ/n). ℓ = 1 is
     standard MWEM with ρ = ½ε0².
 
     >>> mwem_person_rho(1.0, 4), mwem_person_rho(1.0, 4, exact=False)
@@ -376,12 +376,13 @@ class MWEMResult:
 
 def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) -> MWEMResult:
     """Partial MWEM M_ℓ for k-way conjunctions (Algorithm 1 and Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023,
-    digest A2).
+    Section 4.2).
 
-    ε_T = ε0/√(2T); A_1 uniform on {0,1}^d. Each round t: err_j = |q_j(A_t) − q_j(x)|; sample an
-    attribute-disjoint ℓ-set with P ∝ exp(ε_T·n·Σ_i err_{q_i}) (zCDP exponential mechanism, **no ½**, digest
-    P12; Gumbel-max); a_i = clip(q_i(x) + N(0, 1/(nε_T)²), 0, 1); A_{t+1}(u) ∝ A_t(u)·exp(½Σ_i q_i(u)(a_i − q_i(A_t)))
-    with q_i(A_t) frozen for the round (Lemma 13 with q(A), erratum E2). Output the answers of A = mean(A_1..A_T).
+    ε_T = ε0/√(2T); A_1 uniform on {0,1}^d. Each round t: err_j = |q_j(A_t) − q_j(x)|; sample an attribute-disjoint
+    ℓ-set with P ∝ exp(ε_T·n·Σ_i err_{q_i}) (zCDP exponential mechanism, **no ½**, as Algorithm 1 prints it;
+    Gumbel-max); a_i = clip(q_i(x) + N(0, 1/(nε_T)²), 0, 1); A_{t+1}(u) ∝ A_t(u)·exp(½Σ_i q_i(u)(a_i − q_i(A_t))) with
+    q_i(A_t) frozen for the round (Lemma 13 with q(A); the paper prints q(u) there). Output the answers of
+    A = mean(A_1..A_T).
 
     Privacy: each round costs ε_T² of per-attribute zCDP, T rounds ½ε0²: ε0-∇0CDP; per person ¼(ℓ²+ℓ)ε0² ≤
     ½(ℓε0)² (:func:`mwem_person_rho`).
