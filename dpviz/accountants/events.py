@@ -31,10 +31,10 @@ add/remove and 2C under replace-one, a mean over a public size n has 2C/n under 
 the dpviz equivalent is ``Gaussian(sigma, sensitivity=2.0)`` with ``neighboring="replace_one"``. Randomized response
 answers one bit about a person; the bit flips between neighbours under either relation, so its analysis is the same.
 
-Subsampling is where the relation really matters: Poisson subsampling is analysed for add/remove (a record is in or
-out of the sample independently), sampling a fixed-size subset without replacement for replace-one (the dataset size
-must be fixed and known). Accountants refuse the other combinations with a ValueError that says so (see digest
-pitfall 10 of spec/user-level-few-examples.md: do not use Poisson formulas for substitution neighbours).
+Subsampling is where the relation really matters: Poisson subsampling is analysed for add/remove (a record is in or out
+of the sample independently), sampling a fixed-size subset without replacement for replace-one (the dataset size must be
+fixed and known). Accountants refuse the other combinations with a ValueError that says so (Poisson formulas do not hold
+for substitution neighbours: Theorem 7 of Ghazi et al. 2023 is the fixed-size result).
 """
 
 from __future__ import annotations
@@ -168,7 +168,7 @@ class SampledWithoutReplacement:
     """Run ``mechanism`` on ``sample_size`` (n) records drawn uniformly without replacement from the
     ``population`` (n′ ≥ n) records of the dataset. For substitution (replace-one) neighbours, an (ε, δ)-DP
     mechanism becomes (ln(1 + η(e^ε − 1)), ηδ)-DP with η = n/n′ (Theorem 7 of Ghazi et al. 2023, from Balle,
-    Barthe & Gaboardi 2018; digest pitfall 10: this is the fixed-size, substitution result, not the Poisson one).
+    Barthe & Gaboardi 2018: the fixed-size, substitution result, not the Poisson one).
 
     >>> SampledWithoutReplacement(PureDP(1.0), 10, 100).eta
     0.1

@@ -310,7 +310,7 @@ class TruncatedDiscreteLaplace(_Mechanism):
 
     **κ convention.** κ is computed from the (ε, δ) *given to this class*. Algorithm 1 (DelStab) of Ghazi et al. 2023
     calls it with ε̄ = ε/3 and δ̄ = δ/(e^{2ε̄} + e^{ε̄} + 2), the value the privacy proof (Lemma 18) needs; the printed
-    δ/(e^{2ε̄} + e^{ε} + 2) mixes ε̄ and ε and is smaller, hence also valid (digest pitfall 6). So the caller passes
+    δ/(e^{2ε̄} + e^{ε} + 2) mixes ε̄ and ε and is smaller, hence also valid. So the caller passes
     ``TruncatedDiscreteLaplace(eps_bar, delta_bar)``; nothing here rescales.
 
     As a mechanism on integers with sensitivity 1, ``release(x) = x + (R − κ)``, R ~ TDLap, so the noise is
@@ -387,7 +387,7 @@ class TruncatedDiscreteLaplace(_Mechanism):
         return _rejection(batch, n, 0.5).astype(np.int64).reshape(shape)
 
     def sample(self, size=None, rng=None):
-        """R ~ TDLap(ε, δ) on {0, …, 2κ} (ALG-1 of the digest), i.e. ``sample_noise + κ``."""
+        """R ~ TDLap(ε, δ) on {0, …, 2κ} (Definition 8 of Ghazi et al. 2023), i.e. ``sample_noise + κ``."""
         noise = self.sample_noise(size=size, rng=rng)
         return noise + self.kappa
 

@@ -1,4 +1,4 @@
-"""Panels of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023, digest ``spec/partial-dp.md``).
+"""Panels of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023).
 
 * :class:`RecordEpsilonPanel` — ε0 per attribute → whole-record ε (Proposition 8), ρ growing with d²;
 * :class:`InterpretationPanel` — what ε0 means for k targeted attributes (Propositions 26–27, bit recovery);
@@ -267,7 +267,7 @@ class HeavyHitterPanel(Panel):
         return {
             "eps0": _html(slider("ε<sub>attr</sub> per attribute", 1.0, 0.1, 5.0, 0.1)),
             "d": dropdown("attributes d", [("8", 8), ("16", 16), ("32", 32)], 16),
-            # grid 1,250·2^(j/4): n = 20,000 (the digest's fixture) lies on it, so the browser does not snap the
+            # grid 1,250·2^(j/4): n = 20,000 (the lesson's fixed example) lies on it, so the browser does not snap the
             # default to 19,953 on first render
             "n": log_slider("people n", 20000, math.log10(1250), math.log10(80000), step=math.log10(2) / 4,
                             readout_format=",.0f"),

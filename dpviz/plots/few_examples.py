@@ -123,8 +123,8 @@ def users_needed_figure(
 
     References
     ----------
-    Ghazi et al. 2023: Tables 1–2 (Appendix A), Theorems 4, 10, 40, 43–46, Observation 28, Lemma 6; breakpoints per the
-    digest §7.1 ([derived]).
+    Ghazi et al. 2023: Tables 1–2 (Appendix A), Theorems 4, 10, 40, 43–46, Observation 28, Lemma 6; the regime
+    breakpoints are derived here by equating adjacent terms of a row.
     """
     if not isinstance(row, BoundRow):
         raise TypeError(f"row = {row!r} is not allowed: must be a BoundRow (dpviz.userlevel.TABLE1_ROWS or "
@@ -460,7 +460,7 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
 
     For a count with two-sided geometric noise P(o) ∝ e^{−ε₀|o−s|}, the largest privacy loss between sums s and s′
     is ε₀|s − s′|; it is ε₀·m only in the worst case, and typically ≈ ε₀·√(2mp(1−p))·√(2/π) — the reason the
-    transformation of Ghazi et al. 2023 pays √m, not m (Theorems 13 and 17; illustration [derived], digest §7.5).
+    transformation of Ghazi et al. 2023 pays √m, not m (Theorems 13 and 17; the illustration is derived here).
     """
     m = check_integer(m, "m", minimum=1, maximum=10**6)
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)

@@ -81,7 +81,7 @@ _BELOW_LINEAR = 60
 _BELOW_LOG = 75
 
 
-# ----------------------------------------------------------------------------------------------- W1
+# ----------------------------------------------------------------------------------------------- Proposition 8
 
 def record_epsilon_figure(eps0: float, d: int, k: int, delta: float, *, d_max: int = 100,
                           show_mechanisms: bool = True, k_way: int = 2, template: str | None = TEMPLATE) -> go.Figure:
@@ -171,7 +171,7 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     return fig
 
 
-# ----------------------------------------------------------------------------------------------- W9 (Census)
+# ----------------------------------------------------------------------------------------------- composition (Census)
 
 def census_figure(ledger: PD.ReleaseLedger, changed, *, template: str | None = TEMPLATE) -> go.Figure:
     """Horizontal bars: each release's ρ_h, coloured when it reads an attribute in ``changed`` (those are the only
@@ -229,7 +229,7 @@ def census_compare_figure(ledger: PD.ReleaseLedger, changed, delta: float, *,
     return fig
 
 
-# ----------------------------------------------------------------------------------------------- W3
+# ----------------------------------------------------------------------------------------------- canonical histogram
 
 def rounding_figure(eps: float, *, eps_max: float = 15.0, template: str | None = TEMPLATE) -> go.Figure:
     """P[round(f + noise) = f] against ε for Laplace(1/ε) (1 − e^{−ε/2}) and the replace-one Laplace(2/ε)
@@ -281,7 +281,7 @@ def sparse_attack_figure(eps: float, *, cells: int = 40, seed: int = 0, template
     return fig
 
 
-# ----------------------------------------------------------------------------------------------- W6 (heavy hitters)
+# ----------------------------------------------------------------------------------------------- heavy hitters
 
 def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | None = TEMPLATE) -> go.Figure:
     """Every candidate of PrivHeavyHitter (Algorithm 2 of Ghazi, Kumar, Manurangsi & Steinke 2023): x = level (jittered
@@ -322,7 +322,7 @@ def heavy_hitter_tree_figure(result: PD.HeavyHitterResult, *, template: str | No
                           height=_HEIGHT))
     fig.update_xaxes(tickmode="array", tickvals=lev.tolist(), ticktext=[f"ℓ={v} (|I|={2 ** v})" for v in lev])
     caption(fig, f"f̂ = max{{f, τ<sub>ℓ</sub> − μ}} + Lap(λ), kept iff f̂ > τ<sub>ℓ</sub>. Source: {_SRC}, "
-                 "Algorithm 2<br>(all d leaves initialised, erratum E3), Lemma 28.", below=_BELOW_LINEAR)
+                 "Algorithm 2<br>(all d leaves initialised, not the printed log d), Lemma 28.", below=_BELOW_LINEAR)
     return fig
 
 
@@ -366,10 +366,11 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
 def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, corrected16: bool = False,
                         template: str | None = TEMPLATE) -> go.Figure:
     """n needed for histogram error ν against d (log–log): Theorem 15's explicit n (corrected λ, and the printed
-    λ = 3/ε0), Theorem 16's lower bound 0.05 ln d/(ε0ν), against standard DP's d/(εν) (pure) and √d/(εν) (zCDP),
-    shape only (constant 1), at ε = ε0 (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023). ``corrected16``
-    draws Theorem 16 with the corrected constant (ln(d/10)/ε0 − 1)/(3ν) (erratum E7) instead of the printed one;
-    either is drawn only where it applies (d ≥ 10e^{1.1ε0}) and is positive: elsewhere it gives no guarantee."""
+    λ = 3/ε0), Theorem 16's lower bound 0.05 ln d/(ε0ν), against standard DP's d/(εν) (pure) and √d/(εν) (zCDP), shape
+    only (constant 1), at ε = ε0 (Section 5 of Ghazi, Kumar, Manurangsi & Steinke 2023). ``corrected16``
+    draws Theorem 16 with the corrected constant (ln(d/10)/ε0 − 1)/(3ν) re-derived from its proof instead of the
+    printed one; either is drawn only where it applies (d ≥ 10e^{1.1ε0}) and is positive: elsewhere it gives no
+    guarantee."""
     e0 = check_positive(eps0, "eps0")
     dd = 2.0 ** np.arange(1, 21)
     # Theorem 16 holds only for d ≥ 10e^{1.1ε}; the corrected form is ≤ 0 for small d: no guarantee there (a gap,
@@ -402,13 +403,13 @@ def users_needed_figure(eps0: float, nu: float, eta: float, d: int, *, corrected
     return fig
 
 
-# ----------------------------------------------------------------------------------------------- W4/W5
+# ----------------------------------------------------------------------------------------------- projection, MWEM
 
 def projection_error_figure(k: int, n: int, eps: float, *, d_max: int = 10000, simulate: bool = False,
                             template: str | None = TEMPLATE) -> go.Figure:
-    """MSE bound of the projection mechanism against d (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, digest
-    A1): at a fixed per-attribute ε0 = ``eps`` (flat once d is large) and at a fixed per-person ε = ``eps`` (grows like
-    √d). Optional empirical MSE at d = 4, 6, 8 (a few simulated releases, labelled as such)."""
+    """MSE bound of the projection mechanism against d (Theorem 11 and eq. (2) of Ghazi, Kumar, Manurangsi & Steinke
+    2023): at a fixed per-attribute ε0 = ``eps`` (flat once d is large) and at a fixed per-person ε = ``eps`` (grows
+    like √d). Optional empirical MSE at d = 4, 6, 8 (a few simulated releases, labelled as such)."""
     k = check_integer(k, "k", minimum=1, maximum=5)
     n = check_integer(n, "n", minimum=1)
     e = check_positive(eps, "eps")
@@ -553,7 +554,7 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
     return fig
 
 
-# ----------------------------------------------------------------------------------------------- W2
+# ----------------------------------------------------------------------------------------------- interpretation
 
 def interpretation_figure(eps0: float, d: int, *, template: str | None = TEMPLATE) -> go.Figure:
     """Against the number k of attributes the adversary cares about: the posterior bound e^{2kε0} − 1
