@@ -1,4 +1,5 @@
-"""Baselines every user-level mean comparison needs (digest of Levy et al. 2021, §2.12; not algorithms of the papers).
+"""Baselines every user-level mean comparison needs (defined here, not algorithms of the papers; Levy et al. 2021, §1,
+only notes that such naive mechanisms have an error independent of m).
 
 * non-private mean of all n·m samples (MSE Var/(nm));
 * naive user-level mechanism: clip each user's average to [−B, B] (ℓ₂ ball in d-D), add Laplace (ℓ₁ sensitivity)
@@ -60,7 +61,7 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
     """Naive user-level DP mean: clip each user's value to [−B, B] (ℓ₂ ball of radius B in d-D), average, add noise.
 
     * ``"laplace"``: ε-DP, Lap(Δ₁/ε) per coordinate with Δ₁ = 2B/n in 1-D (2B√d/n in d-D); 1-D variance
-      8B²/(n²ε²) (digest of Levy et al. 2021, §2.12);
+      8B²/(n²ε²);
     * ``"gaussian"``: (ε, δ)-DP, N(0, σ²I) with σ = (2B/n)√(2 ln(1.25/δ))/ε (classic Gaussian mechanism,
       Dwork & Roth 2014 Thm A.1, for ε < 1); noise MSE 8dB²ln(1.25/δ)/(n²ε²).
 
@@ -140,7 +141,7 @@ def _nonprivate_mse(variance, n, m):
 
 
 def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: float) -> float:
-    """Var/(nm) + 8B²/(n²ε²): naive Laplace on user means in [−B, B] (digest of Levy et al. 2021, §2.12); flat in m.
+    """Var/(nm) + 8B²/(n²ε²): naive Laplace on user means in [−B, B]; flat in m.
 
     >>> naive_laplace_mse(0.0, 100, 10, 1.0, 1.0)
     0.0008
@@ -153,13 +154,13 @@ def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: fl
 
 def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: float, bound: float,
                        d: int = 1) -> float:
-    """Var/(nm) + 8dB²ln(1.25/δ)/(n²ε²): naive Gaussian on user means (digest of Levy et al. 2021, §2.12).
+    """Var/(nm) + 8dB²ln(1.25/δ)/(n²ε²): naive Gaussian on user means.
 
     The noise term is d·σ² for the textbook σ = (2B/n)·√(2 ln(1.25/δ))/ε
     (:func:`dpviz.mechanisms.classic_gaussian_sigma`, Dwork & Roth 2014, Thm A.1), computed there at sensitivity 1
     and scaled by (2B/n)².
 
-    >>> round(naive_gaussian_mse(0.0, 10_000, 10, 1.0, 1e-6, 1.0, d=16), 8)  # Appendix Z: 1.80e−5
+    >>> round(naive_gaussian_mse(0.0, 10_000, 10, 1.0, 1e-6, 1.0, d=16), 8)  # n = 10⁴ users, m = 10, d = 16
     1.797e-05
     """
     n, m, eps, delta, bound, d = _limits.checked(n=n, m=m, epsilon=epsilon, delta=delta, bound=bound, d=d)

@@ -53,8 +53,8 @@ __all__ = [
     "best_budget_split",
 ]
 
-#: c₀ = 102,400 = 128·100·8 of Theorem 2 (Levy et al. 2021): exactly the Laplace variance of Algorithm 2 (digest of
-#: Levy et al. 2021, §2.3).
+#: c₀ = 102,400 = 128·100·8 of Theorem 2 (Levy et al. 2021): exactly the Laplace variance of Algorithm 2 (derived
+#: here: d·2·(8τ′/(nε′))² with the ε′ and τ′ of Algorithm 2).
 C0 = 102_400
 
 TAU_PRESETS = ("safe", "paper", "oracle")
@@ -62,7 +62,7 @@ TAU_PRESETS = ("safe", "paper", "oracle")
 
 @dataclass(frozen=True)
 class HighDParameters:
-    """Per-coordinate parameters of Algorithm 2 of Levy et al. 2021 (with d the padded dimension, digest pitfall P5)."""
+    """Per-coordinate parameters of Algorithm 2 of Levy et al. 2021 (with d the padded dimension, a power of two)."""
 
     d: int
     d_pad: int
@@ -77,7 +77,7 @@ def highd_parameters(n: int, d: int, epsilon: float, delta: float, tau: float, b
     """ε′ = ε/√(8 d log(1/δ)), τ′ = 10τ√(log(dn/γ)/d), range √d·B, Laplace scale 8τ′/(nε′) (Levy et al. 2021,
     Algorithm 2).
 
-    d is the padded dimension 2^⌈log₂ d⌉ throughout (digest of Levy et al. 2021, pitfall P5; the proof of Thm 2 writes
+    d is the padded dimension 2^⌈log₂ d⌉ throughout (the Hadamard matrix needs a power of two; the proof of Thm 2 writes
     τ′ = 10τ√log(nd/α)/d, a typo for /√d).
 
     >>> p = highd_parameters(10_000, 16, 1.0, 1e-6, 0.269, 1.0, gamma=0.01)
@@ -105,7 +105,7 @@ def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
 
     It is Hoeffding for data of range B (e.g. [0, B]); for data in [−B, B] (range 2B) it is too small by a factor
     2, so it can UNDER-COVER: for ±B data with n = 10⁴, m = 100 the max deviation of user means exceeds it in
-    every run (digest of Levy et al. 2021, pitfall P7). Privacy never depends on τ; only utility does.
+    every run (as a simulation in dpviz's tests shows). Privacy never depends on τ; only utility does.
 
     >>> round(tau_paper(1.0, 100, 10_000, 0.01), 4)
     0.2693
@@ -116,7 +116,7 @@ def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
 
 
 def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float:
-    """A radius that provably covers all n user averages w.p. ≥ 1 − γ (digest of Levy et al. 2021, pitfall P7 [impl]).
+    """A radius that provably covers all n user averages w.p. ≥ 1 − γ (derived here, not from the paper).
 
     * d = 1, samples in [−B, B]: Hoeffding + union bound, τ = B·√(2 log(2n/γ)/m);
     * d > 1, samples in the ℓ₂ ball B₂(0, B): McDiarmid, τ = (B/√m)·(1 + √(8 log(n/γ))).
@@ -143,8 +143,8 @@ def _tau_safe_1d(bound, m, n, gamma):
 
 
 def tau_oracle(user_means, center) -> float:
-    """τ = max_i ‖X_i − x₀‖₂ computed FROM THE DATA with the true centre: NOT PRIVATE (digest of Levy et al. 2021,
-    pitfall P8).
+    """τ = max_i ‖X_i − x₀‖₂ computed FROM THE DATA with the true centre: NOT PRIVATE (the algorithms of
+    Levy et al. 2021 take τ as a public input).
 
     The smallest radius for which the data is concentrated; a teaching reference only.
 
@@ -258,8 +258,8 @@ def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: 
                              gamma: float = 0.01) -> float:
     """Exact total Laplace variance of Algorithm 2: d·2·(8τ′/(nε′))² = c₀·dτ²·log(dn/γ)·log(1/δ)/(n²ε²).
 
-    d is the padded dimension; c₀ = 102,400 = 128·100·8 is this variance exactly, not a loose bound (Levy et al. 2021,
-    Thm 2; digest of Levy et al. 2021, §2.3).
+    d is the padded dimension; c₀ = 102,400 = 128·100·8 is this variance exactly, not a loose bound (derived here from
+    Levy et al. 2021, Algorithm 2 and Thm 2).
 
     >>> v = wme_highd_noise_variance(10_000, 16, 1.0, 1e-6, 0.269, 0.01)
     >>> round(v, 3)
@@ -368,8 +368,8 @@ def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, b
 def theorem8_floor(n: int, epsilon: float) -> float:
     """max_ϑ E(A − ϑ)² ≥ 1/(8(1 + e^{nε})) for every user-level (ε, δ)-DP A into [0, 1], whatever m.
 
-    Levy et al. 2021, Theorem 8 (App. B), with the explicit constant from its proof (digest of Levy et al. 2021, §3.6
-    [derived]); needs δ < 1/(2n·e^{nε}).
+    Levy et al. 2021, Theorem 8 (App. B), with the explicit constant derived here from its proof;
+    needs δ < 1/(2n·e^{nε}).
 
     >>> round(theorem8_floor(1, 1.0), 4), round(theorem8_floor(5, 1.0), 6)
     (0.0336, 0.000837)
@@ -397,8 +397,7 @@ def theorem8_mean_floor(n: int, epsilon: float, bound: float = 1.0) -> float:
 
 
 def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
-    """m at which WME's noise equals the naive Laplace noise 8B²/(n²ε²) in 1-D (digest of Levy et al. 2021, §5, W1
-    [derived]).
+    """m at which WME's noise equals the naive Laplace noise 8B²/(n²ε²) in 1-D (derived here).
 
     128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4: with the paper radius m* = 8·log(2n/γ); with the safe radius
     m* = 32·log(2n/γ).

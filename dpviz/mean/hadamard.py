@@ -5,9 +5,8 @@ on {±1}; U is orthogonal, U⁻¹ = Uᵀ = d^{-1/2}·D·H. Vectors are zero-padd
 
 References
 ----------
-Levy et al. 2021: Levy et al., "Learning with User-Level Privacy", Lemma 2 and Algorithm 2.
-Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with
-Few Users", §B.3, Lemma 20.
+Levy et al. 2021, "Learning with User-Level Privacy": Lemma 2 and Algorithm 2.
+Esfandiari, Mirrokni & Narayanan 2022, "Tight and Robust Private Mean Estimation with Few Users": §B.3, Lemma 20.
 """
 
 from __future__ import annotations
@@ -31,8 +30,8 @@ __all__ = [
 
 
 def next_power_of_two(d: int) -> int:
-    """Smallest power of two ≥ d (digest of Esfandiari, Mirrokni & Narayanan 2022, §7 item 5: the paper's "largest" is a
-    slip for "smallest").
+    """Smallest power of two ≥ d (Esfandiari, Mirrokni & Narayanan 2022, §B.3, pads to "the largest power of 2 greater
+    than d", a slip for "smallest").
 
     >>> [next_power_of_two(d) for d in (1, 2, 3, 16, 17)]
     [1, 2, 4, 16, 32]
@@ -189,8 +188,7 @@ def hoeffding_flattening_bound(norm: float, n: int, d: int, alpha: float) -> flo
     """Explicit-constant form: ‖U v_i‖_∞ ≤ ‖v_i‖·√(2·log(2nd/α)/d) for all i w.p. ≥ 1 − α.
 
     Hoeffding per coordinate (a sum of d independent terms ±v_k/√d), union bound over n·d entries
-    (digest of Esfandiari, Mirrokni & Narayanan 2022, primitive P3 [ours]; the paper's Lemma 20 has an unspecified
-    O(·)).
+    (derived here; Lemma 20 of Esfandiari, Mirrokni & Narayanan 2022 has an unspecified O(·)).
 
     >>> round(hoeffding_flattening_bound(1.0, 1, 16, 0.01), 4)
     1.0044

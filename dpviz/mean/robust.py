@@ -1,5 +1,5 @@
-"""Private ball-finding with a garbage bucket (Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni & Narayanan,
-"Tight and Robust Private Mean Estimation with Few Users", 2022).
+"""Private ball-finding with a garbage bucket (Esfandiari, Mirrokni & Narayanan 2022, "Tight and Robust Private Mean
+Estimation with Few Users", ICML 2022).
 
 * :func:`algorithm_a_1d` — Algorithm A (Theorem 2) *exactly* in 1-D: density ∝ e^{(ε/2)·min(f(p), 2n/3)} on ∪B_i
   plus a garbage atom of mass (4/δ)·V_B; piecewise constant, so its output law and privacy profile are exact
@@ -214,7 +214,7 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     delta : float
         δ ∈ (0, 1).
     ball_radius : float, optional
-        R; default r (= r√d with d = 1). Pitfall 15 of the digest: in low dimension use r(√d + 1) = 2r, so that
+        R; default r (= r√d with d = 1). Lemma 3 needs n and d large; in low dimension use r(√d + 1) = 2r, so that
         the intersection of the balls of points within r of x has positive length.
 
     Examples
@@ -446,8 +446,7 @@ def paper_round_cap(n: int, alpha: float) -> float:
     at n = 100).
 
     Theorem 4 and Corollary 5 of Esfandiari, Mirrokni & Narayanan 2022 print the runtime as e^{√(10 log n)}; Algorithm 1
-    (N = Θ(e^{10√(log n)}/α)) and Lemma 18 (q ≥ 1/(18e^{10√(log n)})) are taken as authoritative (digest of Esfandiari,
-    Mirrokni & Narayanan 2022, §7 item 1).
+    (N = Θ(e^{10√(log n)}/α)) and Lemma 18 (q ≥ 1/(18e^{10√(log n)})) are taken as authoritative.
 
     >>> f"{paper_round_cap(100, 1.0):.2e}"
     '3.76e+10'
@@ -458,8 +457,8 @@ def paper_round_cap(n: int, alpha: float) -> float:
 
 
 def teaching_round_cap(alpha: float) -> float:
-    """N = 100/α: a data-independent teaching default (digest of Esfandiari, Mirrokni & Narayanan 2022, pitfall 6
-    [ours]); a deviation from the paper."""
+    """N = 100/α: a data-independent teaching default chosen here, a deviation from the paper's
+    N = Θ(e^{10√(log n)}/α)."""
     alpha = check_probability(alpha, "alpha", open_low=True)
     return _limits.evaluate(lambda: 100.0 / alpha, "N", alpha=alpha)
 
@@ -468,8 +467,8 @@ def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_
     """Per-round stopping probability q of :func:`dp_estimate_1` at privacy (ε, δ) in 1-D, exactly.
 
     With the pseudocode parameters (ε₁, δ₁) = (ε/5, δ/4) that :func:`dp_estimate_1` uses:
-    q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (digest of Esfandiari, Mirrokni & Narayanan 2022, §2.2, from
-    Prop 17), Z the total of Algorithm A at exponent ε₁. Computed in log space.
+    q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (derived here from Prop 17 of
+    Esfandiari, Mirrokni & Narayanan 2022), Z the total of Algorithm A at exponent ε₁. Computed in log space.
     """
     x = _limits.data(points, "points", ndim=1)
     eps = check_positive(epsilon, "epsilon")
@@ -503,7 +502,7 @@ def prob_g2(q: float, N: float) -> float:
 
 def uniform_in_ball(center, radius: float, size: int, *, rng=None) -> np.ndarray:
     """Uniform points in B(c, R): c + R·u^{1/d}·g/‖g‖ (Esfandiari, Mirrokni & Narayanan 2022, footnote 3; the u^{1/d} is
-    essential, pitfall 2).
+    essential: with u the radius would not be uniform in volume).
 
     ``center``: one centre (d,) or one per point (size, d); at most 10⁷ coordinates are drawn."""
     c = np.atleast_2d(_limits.data(center, "center", ndim=(1, 2)))
@@ -571,7 +570,7 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
     points : array_like, shape (n, d) or (n,)
     r : float
         Known radius r of a ball holding ≥ 2/3 of the points. (The printed signature of Algorithm 1 omits r,
-        although its lines 5–6 use it; digest of Esfandiari, Mirrokni & Narayanan 2022, §7 item 3.)
+        although its lines 5–6 use it.)
     epsilon, delta : float
         Privacy (ε, δ) of the whole mechanism; the pseudocode runs at (ε/5, δ/4).
     alpha : float
@@ -586,7 +585,7 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
     ------
     ValueError
         Bad parameters, or nε so small that step 7's probability could exceed ½ (Prop 16 fails at ε₁ = ε/5):
-        clamping it would silently change the mechanism (pitfall 4).
+        clamping it would silently change the mechanism.
     """
     x = _limits.data(points, "points", ndim=(1, 2))
     if x.ndim == 1:
@@ -642,8 +641,8 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
 
 
 def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
-    """Per-mechanism (e, d) so that k of them compose to (ε, δ) (digest of Esfandiari, Mirrokni & Narayanan 2022, P4
-    [ours]).
+    """Per-mechanism (e, d) so that k of them compose to (ε, δ): a split derived here from Thm 12
+    of Esfandiari, Mirrokni & Narayanan 2022.
 
     Strong composition (Esfandiari, Mirrokni & Narayanan 2022, Thm 12): δ′ = δ/2, d = δ/(2k), e solves √(2k·log(2/δ))·e
     + k·e(e^e − 1) = ε (bisection); the weak split (ε/k, δ/k) is used instead when its e is larger.
@@ -677,10 +676,9 @@ def dp_estimate_2(points, r: float, epsilon: float, delta: float, *, alpha: floa
     Overall (ε, δ)-DP: the budget is split over the k copies (:func:`split_budget`) and each copy is
     :func:`dp_estimate_1` at that per-copy (e, d) (its pseudocode runs at (e/5, d/4): Thm 4 of Esfandiari,
     Mirrokni & Narayanan 2022 with the corrected Prop. 15) with failure 1/3. Garbage copies are discarded; if all are
-    garbage the result is None (⊥; the paper is silent — pitfall 16).
+    garbage the result is None (⊥; the paper is silent).
 
-    ``copies`` default ⌈8·log(1/α)⌉: a heuristic (Hoeffding would need 112.5·log(1/α); digest of Esfandiari,
-    Mirrokni & Narayanan 2022, §2.3).
+    ``copies`` default ⌈8·log(1/α)⌉: a heuristic (Hoeffding would need 112.5·log(1/α), derived here).
     """
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
     if copies is None:
@@ -730,7 +728,7 @@ def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int
     M = d^{-1/2}HD (fresh, data-independent, shared by all points); block s = coordinates s·d/k² … of M·x_i; each
     block runs DP-Estimate-1 at the strong-composition split of (ε, δ) over k² blocks (:func:`dp_estimate_1` then
     runs its pseudocode at (ε/5, δ/4) of that share: Thm 4 of Esfandiari, Mirrokni & Narayanan 2022 with the corrected
-    Prop. 15) with radius r_s = r·√(2·log(2nd/α))/k (Hoeffding form of Lemma 20, digest [ours]) and failure α/k²; return
+    Prop. 15) with radius r_s = r·√(2·log(2nd/α))/k (Hoeffding form of Lemma 20, derived here) and failure α/k²; return
     M⁻¹·concat. Error O(r√(d·log(dn/α))/k). k = 1: no rotation, DP-Estimate-1 on the points with radius r.
     Returns None if any block returns garbage (⊥).
     """
@@ -751,7 +749,7 @@ def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1
     :func:`dp_estimate_blocks` with r′ (k = 1: DP-Estimate-1 directly at (ε, δ), no composition; its pseudocode
     runs at (ε/5, δ/4), Thm 4 of Esfandiari, Mirrokni & Narayanan 2022 with dpviz's correction of Prop. 15, see
     :func:`dp_estimate_1`). Line 6 of the printed Algorithm 3 uses X_i (should be X̄_i) and line 8 uses n/k² (should be
-    d/k²): corrected per digest §7.
+    d/k²): corrected here.
 
     Parameters
     ----------
@@ -763,7 +761,8 @@ def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1
     k : int
         Number of Hadamard block rows (power of two, k² ≤ d).
     markov_factor : float
-        The 10 of r′ = 10r/√m (worst-case Markov constant; inflates the error ~10× on Gaussian data, pitfall 11).
+        The 10 of r′ = 10r/√m (worst-case Markov constant of the proof of Theorem 7; inflates the error ~10× on
+        Gaussian data).
 
     Returns
     -------
@@ -855,9 +854,9 @@ def users_lower_bound(epsilon: float, delta: float) -> float:
 
 
 def levy_users_required(d: int, epsilon: float, delta: float) -> float:
-    """The older requirement n ≳ √d·log(1/δ)/ε (Levy et al. 2021, Cor 1 / Levy et al., constants and log factors
-    dropped) that Esfandiari, Mirrokni & Narayanan 2022 removes (digest of Esfandiari, Mirrokni & Narayanan 2022, §7
-    item 12 on the ambiguous square-root extent).
+    """The older requirement n ≳ √d·log(1/δ)/ε (Levy et al. 2021, Cor 1, constants and log factors
+    dropped) that Esfandiari, Mirrokni & Narayanan 2022 removes; that paper prints it both as √d·log(1/δ)/ε and as
+    √(d·log(1/δ))/ε, a difference inside Õ.
 
     >>> levy_users_required(100, 1.0, math.exp(-1))
     10.0
@@ -945,8 +944,8 @@ def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
     """Proposition 27 of Esfandiari, Mirrokni & Narayanan 2022: with a κ fraction of users corrupted no estimator beats
     r·κ/√m (up to constants), even without privacy.
 
-    The proof's two laws (mass ½ ± κ/√m on ±v) have means 4κ/√m apart, not the printed "2κ/√m" (digest of Esfandiari,
-    Mirrokni & Narayanan 2022, §7 item 7); the constant is dropped here either way.
+    The proof's two laws (mass ½ ± κ/√m on ±v) have means 4κ/√m apart, not the printed "2κ/√m";
+    the constant is dropped here either way.
 
     >>> robust_floor(0.25, 100)
     0.025

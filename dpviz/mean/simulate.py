@@ -205,7 +205,7 @@ def simulate_errors(population: Population, n: int, m: int, epsilon: float, *, t
     * ``"winsorized"`` — Algorithm 1 of Levy et al. 2021 on the X_u with radius ``tau`` (``"safe"`` default, ``"paper"``
       or a number), ε-DP;
     * ``"oracle_clip"`` — clip X_u to [μ − τ, μ + τ] around the TRUE mean + Lap(2τ/(nε)): not private w.r.t. the
-      centre (digest of Levy et al. 2021, §2.12), isolates the 1/√m effect.
+      centre (a baseline defined here, not in the paper), isolates the 1/√m effect.
 
     Returns
     -------

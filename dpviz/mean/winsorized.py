@@ -1,4 +1,4 @@
-"""Winsorized mean estimation (Levy et al. 2021: Levy et al., "Learning with User-Level Privacy", §3 and Appendix D).
+"""Winsorized mean estimation (Levy et al. 2021, "Learning with User-Level Privacy", §3 and Appendix D).
 
 * :func:`private_range` — Algorithm 6 (PrivateRange, after Feldman & Steinke 2017): an ε-DP exponential mechanism
   that picks a bin midpoint μ̂ near the median of the binned data and returns [μ̂ − 2τ, μ̂ + 2τ].
@@ -52,8 +52,8 @@ __all__ = [
 class RangeBins:
     """The bins of Algorithm 6 (Levy et al. 2021): l = ⌈B/τ⌉ bins of width 2τ tiling [−B, B] (the last one shorter).
 
-    Footnote 9 of Levy et al. 2021 writes the last length as "2B − (t−1)τ"; the consistent reading is 2B − 2(l−1)τ
-    (digest of Levy et al. 2021, §2.1). ``midpoints[j]`` is the centre of bin j.
+    Footnote 9 of Levy et al. 2021 writes the last length as "2B − (t−1)τ"; the consistent reading is 2B − 2(l−1)τ.
+    ``midpoints[j]`` is the centre of bin j.
     """
 
     tau: float
@@ -210,8 +210,7 @@ def _sample_bin_segments(idx: np.ndarray, ell: int, eps: float, g: np.random.Gen
     """One row: exact sampling in O(n log n) whatever ℓ, using that c is constant between occupied bins.
 
     Segments: each occupied bin (size 1), each gap between consecutive occupied bins, and the two outer gaps
-    (cost n). Pick a segment with weight size·exp(−εc/2), then a uniform bin inside it (digest of Levy et al. 2021, §2.1
-    [impl]).
+    (cost n). Pick a segment with weight size·exp(−εc/2), then a uniform bin inside it (derived here).
     """
     n = idx.shape[0]
     u, cnt = np.unique(idx, return_counts=True)
@@ -256,7 +255,7 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
     replaced by the nearest midpoint X′_i (step 2: "min" read as argmin; with a short last bin this is not always
     the value's own bin, see :meth:`RangeBins.index`); μ̂ is drawn with
     P(μ̂ = x) ∝ exp(−ε·c(x)/2), c(x) = max(#{X′_i < x}, #{X′_i > x}) (see :func:`private_range_probabilities`).
-    Sampling is exact in O(n log n) whatever l (segments of constant cost, digest of Levy et al. 2021, §2.1).
+    Sampling is exact in O(n log n) whatever l (segments of constant cost).
 
     Parameters
     ----------
@@ -270,8 +269,8 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
         B > 0 (public).
     rng : Generator or int, optional
     half_width_factor : float
-        Interval is [μ̂ − hτ, μ̂ + hτ]; the paper's h = 2 (width 4τ). h = 3 is the "safe" variant of digest of
-        Levy et al. 2021, pitfall P2 (width 4τ can clip data that is τ-concentrated).
+        Interval is [μ̂ − hτ, μ̂ + hτ]; the paper's h = 2 (width 4τ). h = 3 is dpviz's "safe" variant (width 4τ
+        can clip data that is τ-concentrated: the last step of the proof of Thm 1 needs radius 3τ).
 
     Returns
     -------
@@ -285,8 +284,9 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
     Notes
     -----
     Utility (Levy et al. 2021, Thm 1 proof, citing Feldman & Steinke 2017 Thm 3.1): outputs a (1/4, 3/4)-quantile of
-    {X′_i} w.p. ≥ 1 − (B/τ)e^{−nε/8} — with the budget PrivateRange receives; see digest of Levy et al. 2021, pitfall P3
-    on this exponent.
+    {X′_i} w.p. ≥ 1 − (B/τ)e^{−nε/8} — with the budget PrivateRange receives. Theorem 1 writes
+    e^{−nε/8} with Algorithm 1's ε, although PrivateRange there receives ε/2: a worst-case analysis then gives only
+    e^{−nε/16} (derived here); dpviz reproduces the paper's formula.
 
     Examples
     --------
@@ -384,8 +384,8 @@ def winsorized_mean_1d(values, epsilon: float, tau: float, bound: float, *, rng=
         ε > 0, concentration radius τ > 0, range B > 0 (all public).
     rng : Generator or int, optional
     half_width_factor : float
-        2 (paper, interval width 4τ, Laplace scale 8τ/(nε)); 3 is the safe variant of digest of Levy et al. 2021,
-        pitfall P2 (Laplace scale 12τ/(nε)).
+        2 (paper, interval width 4τ, Laplace scale 8τ/(nε)); 3 is dpviz's safe variant (Laplace scale 12τ/(nε);
+        see :func:`private_range`).
 
     Returns
     -------
@@ -439,8 +439,8 @@ def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, boun
     4. return U⁻¹·Ȳ (padded coordinates dropped).
 
     Privacy (Thm 2 of Levy et al. 2021): (ε, δ)-DP by advanced composition (Dwork, Rothblum & Vadhan 2010, Thm III.3)
-    over the d pure-ε′ coordinates: ε/2 + dε′(e^{ε′} − 1) ≤ ε roughly when ε ≤ 4 log(1/δ) (digest of
-    Levy et al. 2021, §2.0). Utility: if X is (τ, γ)-concentrated in ℓ₂ the output is β-close (:func:`theorem2_beta`) to
+    over the d pure-ε′ coordinates: ε/2 + dε′(e^{ε′} − 1) ≤ ε roughly when ε ≤ 4 log(1/δ) (derived
+    here). Utility: if X is (τ, γ)-concentrated in ℓ₂ the output is β-close (:func:`theorem2_beta`) to
     the sample mean plus isotropic Laplace noise of total variance c₀·dτ²log(dn/γ)log(1/δ)/(n²ε²), c₀ = 102,400 exactly
     (:func:`wme_highd_noise_variance`).
 
@@ -530,11 +530,11 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
         Failure probability γ in the radius formula.
     tau : {"safe", "paper", "oracle"} or float
         Default ``"safe"`` (:func:`tau_safe`, Hoeffding: it really covers the user means w.p. ≥ 1 − γ);
-        ``"paper"`` is Levy et al. 2021's formula (:func:`tau_paper`, can under-cover, pitfall P7); ``"oracle"`` uses
+        ``"paper"`` is Levy et al. 2021's formula (:func:`tau_paper`, which can under-cover); ``"oracle"`` uses
         the true ``center`` and the data (non-private, teaching only).
     project : bool
-        Clip the estimate to [−B, B] (default; free post-processing, digest of Levy et al. 2021, pitfall P12: Laplace
-        noise is unbounded, and Corollary 1's "+βB²" term assumes a bounded output).
+        Clip the estimate to [−B, B] (default; free post-processing: Laplace noise is unbounded, and Corollary 1's
+        "+βB²" term assumes a bounded output).
 
     >>> data = np.random.default_rng(0).choice([-1.0, 1.0], size=(2000, 50))
     >>> abs(user_level_mean_1d(data, 1.0, 1.0, rng=1)) < 0.05
@@ -567,12 +567,11 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
         Default: the paper's α = γ = c₀d/(3mn²ε²) (capped at 0.5).
     tau : {"safe", "paper", "oracle"} or float
         Default ``"safe"`` = McDiarmid (B/√m)(1 + √(8 log(n/γ))) for d > 1 (Hoeffding for d = 1): it makes the
-        concentration premise true; Levy et al. 2021's own radius under-covers (digest pitfall P7). ``"oracle"`` needs
+        concentration premise true; Levy et al. 2021's own radius under-covers (:func:`tau_paper`). ``"oracle"`` needs
         ``center`` and is not private.
     project : bool
         Project the estimate onto the domain B₂(0, B) (default; free post-processing). The "+βB²" term of the
-        bound assumes a bounded output, but Algorithm 2's Laplace noise is not (digest of Levy et al. 2021, pitfall
-        P12).
+        bound assumes a bounded output, but Algorithm 2's Laplace noise is not.
 
     Returns
     -------
