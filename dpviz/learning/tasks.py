@@ -504,7 +504,7 @@ def concentration_radius(lipschitz: float, m: int, n: int, gamma: float = 0.01) 
     Derivation (ours; the paper's Prop. 1 of Levy et al. 2021 hides its constants in O(·)): for m i.i.d. vectors with
     ‖∇ℓ‖ ≤ G, E‖X̄ − μ‖ ≤ √(Var/m) ≤ G/√m, and ‖X̄ − μ‖ has bounded differences 2G/m, so McDiarmid gives
     ‖X̄ − μ‖ ≤ G/√m + G√(2 ln(n/γ)/m) for all n users with probability ≥ 1 − γ (union bound).
-    Only utility depends on τ; privacy holds for any τ (digest pitfall P7/P8).
+    Only utility depends on τ; privacy holds for any τ.
 
     >>> round(concentration_radius(1.0, 100, 1000, 0.01), 4)
     0.5799

@@ -12,9 +12,9 @@ Four ways to train on n users × m examples, all vectorised over users and drive
   the centre is the previous step's released private gradient (free post-processing), the radius is
   r_t = τ + H‖θ_t − θ_{t−1}‖ + 2 s_{t−1}√d (drift of a user's gradient plus the centre's noise), capped at G, and
   the noise is Gaussian with the same noise multiplier as the naive baseline. The paper's constants make
-  Algorithm 3 lose to the naive baseline until m is in the millions (digest of Levy et al. 2021, pitfall P14).
+  Algorithm 3 lose to the naive baseline until m is in the millions (derived here by comparing the two noise variances).
 * :func:`train_naive` — clip each user's average gradient to ‖g_u‖ ≤ G, Gaussian noise with sensitivity 2G/n
-  (replace-one) (digest of Levy et al. 2021, §2.12): privacy cost independent of m.
+  (replace-one; a baseline defined here): privacy cost independent of m.
 * :func:`train_example_level` — example-level (item-level) DP-SGD: per-example clipping to C, Gaussian noise,
   full batch. Its guarantee protects one *example*; a user's m examples move the clipped sum by up to 2mC, so its
   exact user-level cost is the same Gaussian with m times the sensitivity.
@@ -187,8 +187,8 @@ class TrainingRun:
 
 
 def step_size(task: UserTask, noise_norm: float, T: int, extra_curvature: float = 0.0) -> float:
-    """η = 1/(H_eff + ν√T/R): the fixed step of Prop. 4(i) of Levy et al. 2021 (digest of Levy et al. 2021, §2.6
-    [impl]), R = diameter of Θ.
+    """η = 1/(H_eff + ν√T/R): a fixed step for Prop. 4(i) of Levy et al. 2021 (which gives none; this
+    choice is dpviz's), R = diameter of Θ.
 
     H_eff is the population curvature λ_max(E∇²ℓ) when the task knows it (a public property of the synthetic
     distribution), else the smoothness bound H; ν is the norm of the gradient noise. ``extra_curvature`` adds the
@@ -456,7 +456,7 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
                 strong_convexity: float | None = None, accountant: str = "pld", theta0=None, rng=None,
                 progress: Callable[[float], None] | None = None) -> TrainingRun:
     """Naive user-level DP-SGD: clip each user's average gradient to norm C (default G), add N(0, s²I),
-    s = z·2C/n (digest of Levy et al. 2021, §2.12; the privacy error does not fall with m).
+    s = z·2C/n (a baseline defined here; the privacy error does not fall with m).
 
     The noise multiplier z = √T/μ, with μ the exact GDP level spending (ε, δ) (:func:`dpviz.mechanisms.gaussian_mu`):
     T adaptive Gaussian steps of sensitivity 2C/n are exactly μ-GDP (Dong, Roth & Su 2022, Cor. 2).
@@ -589,14 +589,14 @@ def _train_paper(task, eps, delta, T, lr, tau, gamma, variant, strong_convexity,
     from dpviz.mean import highd_parameters, theorem2_beta, winsorized_mean_highd
 
     G, n, m, d = task.lipschitz, task.n, task.m, task.d
-    gam = gamma / T  # Thm 10 of Levy et al. 2021 passes γ/K to each call (digest §2.7)
+    gam = gamma / T  # Thm 10 of Levy et al. 2021 passes γ/K to each call
     tau = concentration_radius(G, m, n, gam) if tau is None else tau
     e1, d1 = algorithm3_budget(eps, delta, T)
     prm = highd_parameters(n, d, e1, d1, tau, G, gam)
     # β of Thm 10 of Levy et al. 2021 (= Thm 2's β per call at (ε′, δ′, γ/T), union bound over the T calls): the run
-    # equals the ideal unbiased-oracle run except with probability β; β = 1 makes Thm 3 vacuous (digest pitfall P13)
+    # equals the ideal unbiased-oracle run except with probability β; β = 1 makes Thm 3 vacuous
     beta = min(1.0, T * theorem2_beta(n, prm.d_pad, e1, d1, tau, G, gam))
-    lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (digest pitfall P4)
+    lap_std = math.sqrt(2.0) * prm.noise_scale  # per rotated coordinate (Lap(b) has std √2·b)
     lam = reg.lam
     lr = lr or _step_size(task, lap_std * math.sqrt(prm.d_pad), T, lam)
     clip_frac = None  # not observed: the rotated per-coordinate clipping is internal to Algorithm 2
