@@ -1,5 +1,4 @@
-"""Panels of lesson 09 "Means from few users" (Levy et al. 2021: Levy et al.; Esfandiari, Mirrokni & Narayanan 2022:
-Esfandiari, Mirrokni & Narayanan).
+"""Panels of lesson 09 "Means from few users" (Levy et al. 2021; Esfandiari, Mirrokni & Narayanan 2022).
 
 Controls and figures only: every number comes from :mod:`dpviz.mean` (the seeded, cached experiments of each panel
 are there too: :func:`~dpviz.mean.mse_against_m`, :func:`~dpviz.mean.tau_knob_sweep`,
@@ -174,8 +173,8 @@ class WinsorizedVsNaivePanel(Panel):
 
 
 class TauKnobPanel(Panel):
-    """Bias², noise and MSE as the radius τ moves, with the paper / safe / oracle presets (Levy et al. 2021, pitfall
-    P7)."""
+    """Bias², noise and MSE as the radius τ moves, with the paper / safe / oracle presets (the paper's radius
+    of Levy et al. 2021, Cor 1, can under-cover: :func:`dpviz.mean.tau_paper`)."""
 
     title = "τ is a bias–variance knob"
     intro = ("Too small a radius clips honest users (bias); too large a radius pays noise ∝ τ². Slide τ and compare "
