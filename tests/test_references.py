@@ -34,7 +34,8 @@ NOT_AUTHORS = frozenset({r.venue.split()[0] for r in REFERENCES.values()}) | {
 #: Internal keys: of the developers' paper folder ("004, Thm 1", "(003)", "paper 001", "003's", hashed file names),
 #: of their digests, and alphabetic labels ("BBG18", "GKKMMZ23"). Not numbers: 1000, 1,000, 0.001, "20 000".
 INTERNAL_KEY = re.compile(r"(?<![\w.,])(?<!\d[ \u202f\u2009])00\d(?!\w)|\b00\d_[0-9a-f]{16}\b|\b[A-Z]{2,}\+?\d{2}\b")
-#: Learners have the papers, not the developers' digests (a module's comment may still point a developer at one).
+#: Learners and library readers have the papers, not the developers' digests: no lesson, docstring or comment
+#: points at one.
 DIGEST = re.compile(r"\bdigest\b", re.IGNORECASE)
 
 LABELS = {r.label for r in REFERENCES.values()}
@@ -61,7 +62,7 @@ def module_texts(path: Path) -> tuple[str, str]:
 
 def _module_problems(path: Path, part: int) -> list[str]:
     text = module_texts(path)[part]
-    return unresolved_citations(text) + internal_keys(text, digests=False)
+    return unresolved_citations(text) + internal_keys(text)
 
 
 def _notebook_text(path: Path) -> str:
