@@ -16,6 +16,7 @@ A test module lists ``BASELINES = {name: (args, kwargs)}`` for every callable in
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import math
 import signal
@@ -212,3 +213,39 @@ def contract_tests(module, baselines: dict, *, methods: dict | None = None,
         tests["test_sweep_methods"] = test_sweep_methods
     tail = f"_{suffix}" if suffix else ""
     return {name + tail: test for name, test in tests.items()}
+
+
+# ------------------------------------------------------------------------------------------ figures a browser can read
+def non_finite_places(o: Any, path: str = "", *, arrays: bool = False) -> list[str]:
+    """Where a figure's JSON (``fig.to_plotly_json()``) holds a NaN or ±inf Python float, which is not JSON; with
+    ``arrays``, also numpy float arrays holding one (plotly sends arrays as binary buffers, where NaN is a gap)."""
+    if isinstance(o, float) and not math.isfinite(o):
+        return [path]
+    if isinstance(o, dict) and set(o) == {"dtype", "bdata"}:  # plotly's binary array, base64 in the JSON
+        if not arrays or np.dtype(o["dtype"]).kind != "f":
+            return []
+        values = np.frombuffer(base64.b64decode(o["bdata"]), dtype=np.dtype(o["dtype"]))
+        return [] if np.all(np.isfinite(values)) else [path]
+    if isinstance(o, dict):
+        return sum((non_finite_places(v, f"{path}/{k}", arrays=arrays) for k, v in o.items()), [])
+    if isinstance(o, (list, tuple)):
+        return sum((non_finite_places(v, f"{path}[{i}]", arrays=arrays) for i, v in enumerate(o)), [])
+    if arrays and isinstance(o, np.ndarray) and o.dtype.kind == "f" and not np.all(np.isfinite(o)):
+        return [path]
+    return []
+
+
+def sendable(fn: Callable, name: str, *, arrays: bool = False) -> Callable:
+    """``fn`` (named ``name`` for the sweep's messages) with a check that any figure it returns holds no non-finite
+    number (:func:`non_finite_places`): a failed check is an AssertionError, which the sweep reports."""
+    import plotly.graph_objects as go
+
+    def wrapped(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if isinstance(out, go.Figure):
+            bad = non_finite_places(out.to_plotly_json(), arrays=arrays)
+            assert not bad, f"non-finite numbers in the figure at {bad[:3]}"
+        return out
+
+    wrapped.__name__ = name
+    return wrapped

@@ -81,3 +81,20 @@ def test_the_coverage_check_sees_an_unswept_function(monkeypatch):
     monkeypatch.setattr(module, "brand_new", brand_new, raising=False)
     monkeypatch.setattr(module, "__all__", [*module.__all__, "brand_new"])
     assert "dpviz.tradeoff.brand_new" in uncovered()
+
+
+def test_the_figure_check_sees_a_non_finite_number():
+    """sendable can fail: a NaN in a figure's JSON (or, with arrays=True, in a binary array) is reported."""
+    import numpy as np
+    import plotly.graph_objects as go
+
+    def figure(y):
+        return go.Figure(go.Scatter(x=[0, 1], y=y))
+
+    assert _adversarial.call_outcome(_adversarial.sendable(figure, "figure"), ([1.0, 2.0],), {}) is None
+    with_nan = [1.0, float("nan")]
+    assert "non-finite" in _adversarial.call_outcome(_adversarial.sendable(figure, "figure"), (with_nan,), {})
+    nan_array = np.array([1.0, np.nan])
+    assert _adversarial.call_outcome(_adversarial.sendable(figure, "figure"), (nan_array,), {}) is None  # a gap
+    assert "non-finite" in _adversarial.call_outcome(_adversarial.sendable(figure, "figure", arrays=True),
+                                                     (nan_array,), {})

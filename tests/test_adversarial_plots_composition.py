@@ -11,40 +11,11 @@ module, :func:`dpviz.panels.composition.disagreement_table`, is swept here too.
 
 from __future__ import annotations
 
-import math
-
-import plotly.graph_objects as go
 import pytest
-from _adversarial import contract_tests, register, sweep
+from _adversarial import contract_tests, register, sendable, sweep
 
 import dpviz.panels.composition as PC
 import dpviz.plots.composition as P
-
-
-def _bad_numbers(o, path="") -> list[str]:
-    """Where a figure's JSON holds a non-finite Python float (numpy arrays are sent as binary buffers: skipped)."""
-    if isinstance(o, float) and not math.isfinite(o):
-        return [path]
-    if isinstance(o, dict):
-        return sum((_bad_numbers(v, f"{path}/{k}") for k, v in o.items()), [])
-    if isinstance(o, (list, tuple)):
-        return sum((_bad_numbers(v, f"{path}[{i}]") for i, v in enumerate(o)), [])
-    return []
-
-
-def _sendable(fn, name):
-    """``fn`` with a check that any figure it returns is valid JSON for the browser (no bare NaN/inf)."""
-
-    def wrapped(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        if isinstance(out, go.Figure):
-            bad = _bad_numbers(out.to_plotly_json())
-            assert not bad, f"non-finite numbers in the figure at {bad[:3]}"
-        return out
-
-    wrapped.__name__ = name
-    return wrapped
-
 
 BASELINES = {
     "AccountantInfo": (("basic", "Basic", "upper bound", "a source", "why", "#000000", "solid"), {}),
@@ -57,19 +28,19 @@ BASELINES = {
 }
 
 METHODS = {
-    f"{name}[sent]": (_sendable(getattr(P, name), name), args, kw) for name, (args, kw) in BASELINES.items()
+    f"{name}[sent]": (sendable(getattr(P, name), name), args, kw) for name, (args, kw) in BASELINES.items()
     if name != "AccountantInfo"
 }
 METHODS.update({
     "epsilon_vs_count_figure[n_points]": (
-        _sendable(lambda n: P.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, None, n_points=n),
+        sendable(lambda n: P.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, None, n_points=n),
                   "epsilon_vs_count_figure"), (3,), {}),
     "privacy_profile_figure[n_points]": (
-        _sendable(lambda n: P.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, "add_remove", n_points=n),
+        sendable(lambda n: P.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, "add_remove", n_points=n),
                   "privacy_profile_figure"), (5,), {}),
-    "accountant_bars_figure[gaussian]": (_sendable(P.accountant_bars_figure, "accountant_bars_figure"),
+    "accountant_bars_figure[gaussian]": (sendable(P.accountant_bars_figure, "accountant_bars_figure"),
                                          ("gaussian", 4.0, 3, 1.0, 1e-5, "add_remove"), {}),
-    "group_privacy_figure[gaussian]": (_sendable(P.group_privacy_figure, "group_privacy_figure"),
+    "group_privacy_figure[gaussian]": (sendable(P.group_privacy_figure, "group_privacy_figure"),
                                        ("gaussian", 4.0, 1e-5, 2, 3), {}),
 })
 

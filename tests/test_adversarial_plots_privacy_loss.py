@@ -11,45 +11,17 @@ wrappers that build the mechanism and draw it. The one public function of the le
 
 from __future__ import annotations
 
-import math
-
-import plotly.graph_objects as go
 import pytest
-from _adversarial import contract_tests, register, sweep
+from _adversarial import contract_tests, register, sendable, sweep
 
 import dpviz.mechanisms as M
 import dpviz.panels.privacy_loss as PL
 import dpviz.plots.privacy_loss as P
 
 
-def _bad_numbers(o, path="") -> list[str]:
-    """Where a figure's JSON holds a non-finite Python float (numpy arrays are sent as binary buffers: skipped)."""
-    if isinstance(o, float) and not math.isfinite(o):
-        return [path]
-    if isinstance(o, dict):
-        return sum((_bad_numbers(v, f"{path}/{k}") for k, v in o.items()), [])
-    if isinstance(o, (list, tuple)):
-        return sum((_bad_numbers(v, f"{path}[{i}]") for i, v in enumerate(o)), [])
-    return []
-
-
-def _sendable(fn, name):
-    """``fn`` with a check that any figure it returns is valid JSON for the browser (no bare NaN/inf)."""
-
-    def wrapped(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        if isinstance(out, go.Figure):
-            bad = _bad_numbers(out.to_plotly_json())
-            assert not bad, f"non-finite numbers in the figure at {bad[:3]}"
-        return out
-
-    wrapped.__name__ = name
-    return wrapped
-
-
 def _drawn(make, figure, name):
     """Build a mechanism from the swept numbers, then draw it with ``figure``."""
-    return _sendable(lambda *a: figure(make(*a[:-1]), a[-1]), name)
+    return sendable(lambda *a: figure(make(*a[:-1]), a[-1]), name)
 
 
 _G = M.Gaussian(1.0)
@@ -78,16 +50,16 @@ for _mech, (_make, _args) in _MAKERS.items():
         _label = f"{_fig}[{_mech}]"
         METHODS[_label] = (_drawn(_make, getattr(P, _fig), _label), (*_args, _eps), {})
     _label = f"tradeoff_figure[{_mech}]"
-    METHODS[_label] = (_sendable(lambda *a, make=_make: P.tradeoff_figure(make(*a[:-2]), *a[-2:]), _label),
+    METHODS[_label] = (sendable(lambda *a, make=_make: P.tradeoff_figure(make(*a[:-2]), *a[-2:]), _label),
                        (*_args, 1.0, 1e-3), {})
 METHODS["privacy_profile_figure[hidden]"] = (
-    _sendable(lambda s, dl, d: P.privacy_profile_figure(s, dl, d, show_epsilon=False), "privacy_profile_figure"),
+    sendable(lambda s, dl, d: P.privacy_profile_figure(s, dl, d, show_epsilon=False), "privacy_profile_figure"),
     (1.0, 1.0, 1e-5), {})
 METHODS["vector_release_figure[sizes]"] = (
-    _sendable(lambda d, top, upto: P.vector_release_figure(1.0, 1e-5, d, max_dimension=top, drawn_to=upto),
+    sendable(lambda d, top, upto: P.vector_release_figure(1.0, 1e-5, d, max_dimension=top, drawn_to=upto),
               "vector_release_figure"), (10, 1000, 100), {})
 for _name, (_args, _kw) in BASELINES.items():
-    METHODS[f"{_name}[sent]"] = (_sendable(getattr(P, _name), _name), _args, _kw)
+    METHODS[f"{_name}[sent]"] = (sendable(getattr(P, _name), _name), _args, _kw)
 
 globals().update(contract_tests(P, BASELINES, methods=METHODS, exempt={}))
 

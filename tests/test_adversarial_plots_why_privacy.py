@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-import plotly.graph_objects as go
 import pytest
-from _adversarial import contract_tests
+from _adversarial import contract_tests, sendable
 
 import dpviz.attacks as A
 import dpviz.plots.why_privacy as P
@@ -24,30 +22,6 @@ LINKS = list(A.linkage_by_generalisation(_POP.ages, _POP.towns, _POP.has_conditi
 EXPECTED = [A.expected_unique_fraction(40, w, keep) for w, keep in A.GENERALISATIONS]
 
 
-def _bad_numbers(o, path="") -> list[str]:
-    if isinstance(o, float) and not math.isfinite(o):
-        return [path]
-    if isinstance(o, dict):
-        return sum((_bad_numbers(v, f"{path}/{k}") for k, v in o.items()), [])
-    if isinstance(o, (list, tuple)):
-        return sum((_bad_numbers(v, f"{path}[{i}]") for i, v in enumerate(o)), [])
-    if isinstance(o, np.ndarray) and o.dtype.kind == "f" and not np.all(np.isfinite(o)):
-        return [path]
-    return []
-
-
-def _sendable(fn, name):
-    """``fn`` with a check that a returned figure holds no NaN or ±inf (not JSON: the browser drops it)."""
-
-    def wrapped(*args, **kwargs):
-        out = fn(*args, **kwargs)
-        if isinstance(out, go.Figure):
-            bad = _bad_numbers(out.to_plotly_json())
-            assert not bad, f"non-finite numbers in the figure at {bad[:3]}"
-        return out
-
-    wrapped.__name__ = name
-    return wrapped
 
 
 def linkage_figure_(results, selected, show_disclosed, expected):
@@ -66,14 +40,19 @@ BASELINES = {
     "membership_figure": ((RAW, NOISY), {}),
 }
 
-METHODS = {f"{name}[sent]": (_sendable(getattr(P, name), name), args, kw) for name, (args, kw) in BASELINES.items()}
+def _sendable_(fn, name):
+    """These figures must hold no NaN even in their binary arrays."""
+    return sendable(fn, name, arrays=True)
+
+
+METHODS = {f"{name}[sent]": (_sendable_(getattr(P, name), name), args, kw) for name, (args, kw) in BASELINES.items()}
 METHODS.update({
-    "differencing_figure[exact]": (_sendable(P.differencing_figure, "differencing_figure"), (0.0, 1.0), {}),
-    "linkage_figure[keywords]": (_sendable(linkage_figure_, "linkage_figure_"), (LINKS, 2, True, EXPECTED), {}),
+    "differencing_figure[exact]": (_sendable_(P.differencing_figure, "differencing_figure"), (0.0, 1.0), {}),
+    "linkage_figure[keywords]": (_sendable_(linkage_figure_, "linkage_figure_"), (LINKS, 2, True, EXPECTED), {}),
     "generalisation_label[short]": (generalisation_label_, (10, False, True), {}),
-    "reconstruction_figure[seed]": (_sendable(lambda c, e, f, s: P.reconstruction_figure(c, e, f, seed=s),
+    "reconstruction_figure[seed]": (_sendable_(lambda c, e, f, s: P.reconstruction_figure(c, e, f, seed=s),
                                               "reconstruction_figure_"), (CURVE, 1.0, 0.9, 0), {}),
-    "membership_figure[gaussian]": (_sendable(P.membership_figure, "membership_figure"),
+    "membership_figure[gaussian]": (_sendable_(P.membership_figure, "membership_figure"),
                                     (RAW, A.membership_tradeoff(10, 0.3, noise="gaussian", scale=2.0)), {}),
 })
 
