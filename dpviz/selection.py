@@ -689,15 +689,7 @@ def _check_svt(queries, threshold, epsilon, sensitivity, max_positives, variant)
 
 
 def _check_threshold(threshold) -> float:
-    if isinstance(threshold, (bool, np.bool_)) or not isinstance(threshold, (int, float, np.integer, np.floating)):
-        raise ValueError(f"threshold = {threshold!r} is not allowed: must be a finite number.")
-    try:
-        t = float(threshold)
-    except OverflowError:
-        t = math.inf
-    if not math.isfinite(t):
-        raise ValueError(f"threshold = {threshold!r} is not allowed: must be a finite number.")
-    return t
+    return _check_number(threshold, "threshold")
 
 
 def sparse_vector_pattern_probabilities(queries, threshold: float, epsilon: float, *, sensitivity: float = 1.0,
