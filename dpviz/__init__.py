@@ -15,9 +15,23 @@ the lessons' own modules (``attacks``, ``local``, ``sensitivity``, ``selection``
 True
 """
 
-import importlib
-
-from dpviz import accountants, conversions, mechanisms  # noqa: F401
+from dpviz import (  # noqa: F401
+    accountants,
+    attacks,
+    audit,
+    conversions,
+    deployments,
+    dpsgd,
+    interpret,
+    learning,
+    local,
+    mean,
+    mechanisms,
+    partial,
+    selection,
+    sensitivity,
+    userlevel,
+)
 from dpviz.accountants import (  # noqa: F401
     ACCOUNTANTS,
     ZCDP,
@@ -56,18 +70,3 @@ from dpviz.mechanisms import (  # noqa: F401
 )
 
 __version__ = "0.1.0"
-
-#: The papers' packages load on first use (``dpviz.userlevel``, ``from dpviz import mean``): a lesson's kernel then
-#: imports only what that lesson needs (each student's kernel pays every import).
-_LAZY = ("attacks", "audit", "dpsgd", "deployments", "interpret", "learning", "local", "mean", "partial", "selection",
-         "sensitivity", "userlevel")
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        return importlib.import_module(f"dpviz.{name}")
-    raise AttributeError(f"module 'dpviz' has no attribute {name!r}")
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))

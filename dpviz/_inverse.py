@@ -13,8 +13,7 @@ Two families, both keeping the feasible end of a bracket so that an inverse neve
   function was evaluated and found feasible, within ``rtol`` of the infimum; they are not snapped to the last ulp
   (each extra ulp step would cost a full accountant evaluation).
 
-Root finding is :func:`dpviz._roots.brentq` (Brent 1973), not ``scipy.optimize`` (its import costs each student
-kernel 0.3–0.6 CPU-s; issue 11).
+Root finding is :func:`scipy.optimize.brentq` (Brent 1973).
 """
 
 from __future__ import annotations
@@ -23,8 +22,7 @@ import math
 from typing import Callable
 
 import numpy as np
-
-from dpviz._roots import brentq
+from scipy.optimize import brentq
 
 __all__: list[str] = []
 

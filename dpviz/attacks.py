@@ -25,9 +25,8 @@ import math
 from typing import Callable
 
 import numpy as np
-from scipy import linalg, special
+from scipy import linalg, special, stats
 
-from dpviz._binomial import binomial_pmf
 from dpviz._validation import (
     as_rng,
     check_choice,
@@ -1003,7 +1002,7 @@ def membership_tradeoff(n: int, p: float, *, noise: str = "none", scale: float =
     densities) keeps it monotone, so the most powerful tests are thresholds on the release (Neyman–Pearson lemma;
     randomised at the threshold for the noiseless, discrete release). Without noise the curve is exact: the
     vertices of the randomised tests joined by straight lines. With noise, α and β are exact (binomial pmfs of
-    :func:`dpviz._binomial.binomial_pmf` times the noise tail) at ``num_points`` thresholds spanning ±9 standard
+    :data:`scipy.stats.binom` times the noise tail) at ``num_points`` thresholds spanning ±9 standard
     deviations, plus the end points (0, 1) and (1, 0); joining them by chords (randomised tests) lies at most a
     hair above the true convex curve. The thresholds are evaluated in blocks, so memory stays a few MB at the caps.
 
@@ -1024,13 +1023,14 @@ def membership_tradeoff(n: int, p: float, *, noise: str = "none", scale: float =
     noise = check_choice(noise, "noise", MEMBERSHIP_NOISES)
     k = check_integer(num_points, "num_points", minimum=10, maximum=10_000)
     s = np.arange(n + 1)
-    p0 = binomial_pmf(n, p)
+    p0 = stats.binom.pmf(s, n, p)
     p1 = np.zeros(n + 1)
-    p1[1:] = binomial_pmf(n - 1, p)
+    p1[1:] = stats.binom.pmf(s[:-1], n - 1, p)
     if noise == "none":
         # reject H₀ when S ≥ t, t = n + 1, n, …, 0: α = P₀(S ≥ t), β = P₁(S < t)
         alpha = np.concatenate([[0.0], np.cumsum(p0[::-1])])
         beta = 1.0 - np.concatenate([[0.0], np.cumsum(p1[::-1])])
+        alpha[-1], beta[-1] = 1.0, 0.0  # t = 0 always rejects: exact, whatever the pmf's rounding
         return MembershipTradeoff(alpha=np.clip(alpha, 0, 1), beta=np.clip(beta, 0, 1), n=n, p=p, noise=noise,
                                   scale=0.0, epsilon=math.inf, mu=None)
     sc = check_in_range(scale, "scale", 0.0, 1e4, low_inclusive=False)

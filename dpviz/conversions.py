@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.optimize import minimize_scalar
 
-from dpviz._roots import minimize_bounded
 from dpviz._validation import check_choice, check_delta, check_positive, check_real_array
 
 __all__ = [
@@ -69,7 +69,7 @@ def _minimise_over_alpha(f_vec, f_scalar, t_lo: float = -14.0, t_hi: float = 40.
             v = float(f_scalar(t))
             return math.inf if math.isnan(v) else v
 
-        res = minimize_bounded(g, lo, hi, xatol=1e-12)
+        res = minimize_scalar(g, bounds=(lo, hi), method="bounded", options={"xatol": 1e-12})
     if np.isfinite(res.fun):
         best = min(best, float(res.fun))
     return best

@@ -32,8 +32,8 @@ import math
 
 import numpy as np
 from scipy import special
+from scipy.optimize import brentq
 
-from dpviz._roots import brentq
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon_many
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.optimize import brentq
 
-from dpviz._roots import brentq
 from dpviz._validation import check_choice, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.mechanisms import Laplace
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 from scipy import special
+from scipy.optimize import minimize_scalar
 
 from dpviz._inverse import TINY_DELTA, delta_from_epsilon_function
-from dpviz._roots import minimize_bounded
 from dpviz._validation import check_in_range, check_real_array
 from dpviz.accountants._base import Accountant, feasible_total
 from dpviz.accountants.profiles import eps_delta_profile
@@ -170,8 +170,8 @@ class AdvancedAccountant(Accountant):
             # then Brent to 1e-10 around the best point: the objective has kinks (a discrete event's curve is
             # piecewise smooth), and a grid's best point moves with δ by a first-order amount, which made ε(δ)
             # non-monotone by ~1e-4 relative; any split is valid, so the smaller value is kept
-            res = minimize_bounded(lambda x: min(float(eps_at(np.array([x]))[0]), 1e300),
-                                   best_x - 1e-3, best_x + 1e-3, xatol=1e-10)
+            res = minimize_scalar(lambda x: min(float(eps_at(np.array([x]))[0]), 1e300),
+                                  bounds=(best_x - 1e-3, best_x + 1e-3), method="bounded", options={"xatol": 1e-10})
             best = min(best, float(res.fun))
         return best
 

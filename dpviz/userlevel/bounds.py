@@ -28,8 +28,8 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from scipy.optimize import brentq
 
-from dpviz._roots import brentq
 from dpviz._validation import check_choice, check_delta, check_in_range
 from dpviz.accountants.group import _log_item_delta
 
