@@ -260,7 +260,7 @@ def test_figures_load_plotly_from_the_shared_bundle_url_when_the_app_publishes_o
     assert "export default" in shared._esm and "import(" in shared._esm
     assert np.allclose(shared.data[0].y, plain.data[0].y)
     # one class per URL, so anywidget's per-class id (used for CSS) stays stable across figures
-    assert _Toy().figures[0]._anywidget_id == shared._anywidget_id == "dpviz.panels._base.SharedBundleFigureWidget"
+    assert _Toy().figures[0]._anywidget_id == shared._anywidget_id == "dpviz.panels.figure.SharedBundleFigureWidget"
 
 
 def test_only_slow_panels_reserve_room_for_a_progress_bar():

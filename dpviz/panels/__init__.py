@@ -1,11 +1,18 @@
-"""Widget panels: controls + figures built once + one update path (see :mod:`dpviz.panels._base`).
+"""Widget panels: declared controls, one render method, figures kept in step (see :mod:`dpviz.panels.panel`).
 
 One submodule per lesson; a notebook cell only creates and shows a panel::
 
     from dpviz.panels.privacy_loss import OutputDistributionsPanel
     OutputDistributionsPanel()
+
+The names a panel author uses are all here: :class:`Panel`, :class:`View`, :class:`Step`, the controls
+(:class:`Slider`, :class:`IntSlider`, :class:`LogSlider`, :class:`Choice`, :class:`Toggle`, :class:`Checkbox`) and the
+exercises (:class:`PredictReveal`, :class:`ChoiceReveal`).
 """
 
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, registered_panels
+from dpviz.panels.controls import Checkbox, Choice, IntSlider, LogSlider, Slider, Toggle, Values
+from dpviz.panels.exercises import ChoiceReveal, PredictReveal
+from dpviz.panels.panel import Panel, Step, View, registered_panels
 
-__all__ = ["Panel", "View", "PredictReveal", "ChoiceReveal", "registered_panels"]
+__all__ = ["Panel", "View", "Step", "Values", "Slider", "IntSlider", "LogSlider", "Choice", "Toggle", "Checkbox",
+           "PredictReveal", "ChoiceReveal", "registered_panels"]

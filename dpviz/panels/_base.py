@@ -1,4 +1,9 @@
-"""The panel pattern every lesson widget follows: controls + figures built once + one update path.
+"""The old way to write a panel, kept only while lesson modules move to :mod:`dpviz.panels.panel`.
+
+New panels declare their controls and write one ``render`` (see :mod:`dpviz.panels.panel`); this module goes once
+no lesson module uses it.
+
+The old pattern: controls + figures built once + one update path.
 
 A panel subclass declares
 
@@ -33,64 +38,25 @@ Panels are plain Python objects, so tests and ``make bench`` drive them without 
 
 from __future__ import annotations
 
-import copy
 import html
-import importlib
-import json
-import logging
 import math
 import numbers
 import os
 import sys
 import threading
 import time
-import types
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, ClassVar, Iterable, Iterator, Sequence
+from typing import Any, Callable, ClassVar, Iterator, Sequence
 
 import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 from ipywidgets.widgets.widget_description import DescriptionStyle  # not re-exported by ipywidgets
 from ipywidgets.widgets.widget_int import ProgressStyle
-from ipywidgets.widgets.widget_string import HTMLStyle
-from plotly.basedatatypes import BaseFigure, BasePlotlyType, Undefined
 
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
 from dpviz import scheduling
 from dpviz.lessons import STATIC_EXPORT_ENV
-
-
-class _DeferredModule(types.ModuleType):
-    """Stands in for a module until one of its attributes is read, then imports the real one."""
-
-    def __getattr__(self, attr: str) -> Any:
-        if sys.modules.get(self.__name__) is self:
-            del sys.modules[self.__name__]
-        return getattr(importlib.import_module(self.__name__), attr)
-
-
-def _import_figure_widget() -> None:
-    """Import plotly's FigureWidget without importing nbformat.
-
-    plotly's widget module imports its renderers, which import nbformat at once only to check its version if a
-    figure is ever shown as a notebook mime bundle; nbformat imports jsonschema, which (when the optional
-    rfc3987-syntax package is installed, as Jupyter's own dependencies do) compiles 39 grammars at import: about
-    2 CPU-seconds per kernel, more than every lesson's figures together. plotly gets a stand-in that imports
-    nbformat the first time it is actually used; nobody else sees the stand-in.
-    """
-    if "nbformat" in sys.modules or "plotly.basewidget" in sys.modules:
-        return
-    sys.modules["nbformat"] = _DeferredModule("nbformat")
-    try:
-        importlib.import_module("plotly.basewidget")
-    finally:
-        if isinstance(sys.modules.get("nbformat"), _DeferredModule):
-            del sys.modules["nbformat"]
-
-
-_import_figure_widget()
 
 __all__ = [
     "Panel",
@@ -108,36 +74,27 @@ __all__ = [
     "PANEL_REGISTRY",
 ]
 
-log = logging.getLogger("dpviz.panels")
-# In a kernel, stderr is shown on the learner's page: panel errors (with file paths) go to the kernel process's own
-# stderr instead, which the server writes to its log.
-if not log.handlers:
-    _handler = logging.StreamHandler(sys.__stderr__)
-    _handler.setFormatter(logging.Formatter("[dpviz.panels] %(levelname)s %(message)s"))
-    log.addHandler(_handler)
-    log.propagate = False
-
-#: Every concrete Panel subclass, by class name (filled by ``__init_subclass__``); ``make bench`` and the tests
-#: use it to find all panels without a hand-kept list.
-PANEL_REGISTRY: dict[str, type["Panel"]] = {}
-
-
-@dataclass
-class View:
-    """What one render produces: one plotly Figure per figure slot, and an optional HTML readout."""
-
-    figures: Sequence[go.Figure]
-    readout: str | None = None
-    hint: str | None = None  # soft guidance (legal but unusual values), shown next to the controls
-
-    def __post_init__(self):
-        if isinstance(self.figures, (str, bytes)) or not isinstance(self.figures, (list, tuple)) or not all(
-                isinstance(f, BaseFigure) for f in self.figures):
-            raise TypeError(f"figures = {self.figures!r:.80} is not allowed: must be a list of plotly Figures.")
-        for name in ("readout", "hint"):
-            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
-                raise TypeError(f"{name} = {getattr(self, name)!r:.80} is not allowed: must be HTML text or None.")
-
+from dpviz.panels.controls import _STYLE, _control_layout  # noqa: E402
+from dpviz.panels.controls import button as _button  # noqa: E402
+from dpviz.panels.controls import html_widget as _html  # noqa: E402
+from dpviz.panels.controls import number as _number  # noqa: E402
+from dpviz.panels.controls import on_grid as _on_grid  # noqa: E402
+from dpviz.panels.controls import shared_style as _style  # noqa: E402
+from dpviz.panels.figure import (  # noqa: E402,F401  (re-exported for the old importers)
+    _FIGURE_MODULE,
+    FIGURE_CONFIG,
+    MAX_FIGURE_MESSAGE,
+    MAX_VIEW_COUNT,
+    _rows_as_buffers,
+    _shared_bundle_widget_class,
+    figure_checks,
+    figure_widget,
+    sync_figure,
+)
+from dpviz.panels.guard import descendants as _descendants  # noqa: E402
+from dpviz.panels.guard import guard as _guard  # noqa: E402
+from dpviz.panels.guard import log  # noqa: E402
+from dpviz.panels.panel import PANEL_REGISTRY, Step, View, _note, _static_value  # noqa: E402
 
 #: Seconds between two partial views of a streamed update: the first partial result is drawn at once, later ones
 #: that arrive sooner than this after the last one drawn are skipped (their progress still shows), so that steps
@@ -262,30 +219,6 @@ def _wait_until_sent(timeout: float = SEND_WAIT) -> bool:
 
 
 @dataclass
-class Step:
-    """One stage of a streamed render (:meth:`Panel._render_steps`): ``done`` of ``total`` units of work are
-    finished, and ``draw()`` builds the complete :class:`View` of the work done so far.
-
-    ``draw`` is called only when the view is shown: a synchronous render (the first one, static export, tests with
-    ``background=False``) draws the last step only, and a worker never draws a step once it is stale. The last step
-    (``done == total``) is the final, complete result; ``unit`` names the work in the partial note ("after 40 of
-    200 steps").
-    """
-
-    done: int
-    total: int
-    draw: Callable[[], View]
-    unit: str = "steps"
-
-    @property
-    def final(self) -> bool:
-        return self.done >= self.total
-
-    def describe(self) -> str:
-        return f"{self.done} of {self.total} {self.unit}"
-
-
-@dataclass
 class _Timing:
     samples: list[float] = field(default_factory=list)
     #: streamed updates only: time from the control change to the first figure written (partial or final)
@@ -325,47 +258,6 @@ def _kernel_running() -> bool:
 
 
 # --------------------------------------------------------------------------------------------- controls
-
-_STYLE = {"description_width": "initial"}
-
-#: One style model per kernel for each kind of style and settings: a lesson page drew ~70 identical style models
-#: (one per slider, drop-down, text, button, progress bar), each a widget of its own to create in the kernel, send
-#: and restore in the browser (lesson 05: 70 of its 259 models). A style is never changed after it is made: a
-#: control that needs other settings asks for them (``toggle(..., button_width="auto")``).
-_SHARED_STYLES: dict[tuple, W.Widget] = {}
-
-
-def _style(cls: type, **traits) -> W.Widget:
-    """The kernel's one ``cls`` style model with ``traits`` (made on first use, or again after it was closed)."""
-    key = (cls, tuple(sorted(traits.items())))
-    style = _SHARED_STYLES.get(key)
-    if style is None or style.comm is None:  # first use in this kernel, or closed (Widget.close_all)
-        style = _SHARED_STYLES[key] = cls(**traits)
-    return style
-
-
-def _control_layout() -> W.Layout:
-    # A new Layout per control: a shared one would hide every control when one is hidden. As wide as the screen
-    # allows, at most 420 px: on a 360 px phone the slider shrinks instead of pushing its value off screen.
-    return W.Layout(width="100%", max_width="420px")
-
-
-def _html(value: str = "", **kw) -> W.HTML:
-    """An HTML text with the kernel's one HTML style model."""
-    return W.HTML(value=value, style=_style(HTMLStyle), **kw)
-
-
-def _button(**kw) -> W.Button:
-    """A button with the kernel's one button style model (``button_style`` is the button's own)."""
-    return W.Button(style=_style(W.ButtonStyle), **kw)
-
-
-def _on_grid(value: float, low: float, step: float) -> float:
-    """``value`` moved to the nearest point low + i·step. The browser's slider snaps its value to that grid and
-    sends the snapped value back: a default off the grid would be rendered twice per page, the second time at a
-    value the lesson's text does not mention."""
-    return float(round(low + round((value - low) / step) * step, 12))
-
 
 def slider(description: str, value: float, min: float, max: float, step: float, *, readout_format: str = ".2f",
            continuous_update: bool = True) -> W.FloatSlider:
@@ -427,16 +319,6 @@ _REJECT = object()
 _ECHO_RTOL = 1e-12  # a slider echoing its value back with a rounding difference is not a change
 
 
-def _number(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        return None
-    try:
-        x = float(v)
-    except (OverflowError, ValueError):  # an int beyond the float range
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _checked_slider_value(w: W.Widget, v: Any) -> Any:
     x = _number(v)
     if x is None:
@@ -486,39 +368,8 @@ def _client_checks(w: W.Widget) -> dict[str, Callable[[Any], Any]]:
     if isinstance(w, (W.Text, W.Textarea)):
         return {"value": lambda v: v if isinstance(v, str) and len(v) <= 10_000 else _REJECT}
     if isinstance(w, go.FigureWidget):
-        # plotly.js reports zoom/relayout (and, from plotly's own figure module, its computed defaults) back to
-        # Python through these; dpviz.app's figure module never sends the computed defaults (see figure.js), so
-        # there they are refused: plotly would merge whatever arrives into the figure
-        keys = ["_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_pointsCallback"]
-        if not getattr(type(w), "_dpviz_shared_bundle", False):
-            keys += ["_js2py_layoutDelta", "_js2py_traceDeltas"]
-        checks = {k: _checked_figure_message for k in keys}
-        # ipywidgets' count of the figure's views, which each view in the page raises as it is drawn (plotly sets
-        # it to 0, so the page keeps it; nothing in Python reads it): refused, it cost a warning in the server's
-        # terminal and an echo to the page for every figure of every page a class opened
-        checks["_view_count"] = lambda v: v if type(v) is int and 0 <= v <= MAX_VIEW_COUNT else _REJECT
-        return checks
+        return figure_checks(w)
     return {}  # buttons (clicks arrive as custom messages), labels, layouts: nothing to set from the browser
-
-
-#: Most views of one figure a page may report (a lesson draws each figure once; a few tabs of one notebook in
-#: JupyterLab share the figure's model).
-MAX_VIEW_COUNT = 1000
-
-#: Largest figure message (its JSON, in characters) a browser may send: a zoom or a click is a few hundred; plotly's
-#: computed defaults for dpviz's largest figure are ~60 kB.
-MAX_FIGURE_MESSAGE = 256_000
-
-
-def _checked_figure_message(v: Any) -> Any:
-    """A ``_js2py_*`` message: JSON-like (None, a dict or a list), at most :data:`MAX_FIGURE_MESSAGE` characters."""
-    if v is not None and not isinstance(v, (dict, list)):
-        return _REJECT
-    try:
-        size = len(json.dumps(v, allow_nan=False))
-    except (TypeError, ValueError):  # not JSON (e.g. NaN, or a nesting too deep to encode)
-        return _REJECT
-    return v if size <= MAX_FIGURE_MESSAGE else _REJECT
 
 
 def _checked_override(panel: str, name: str, w: W.Widget, value: Any) -> Any:
@@ -548,199 +399,7 @@ def _checked_override(panel: str, name: str, w: W.Widget, value: Any) -> Any:
 
 def guard_client_input(widget: W.Widget) -> None:
     """Accept from the browser only checked values of the keys a learner can change (see the comment above)."""
-    if getattr(widget, "_dpviz_guarded", False):
-        return
-    checks = _client_checks(widget)
-    original = widget.set_state
-
-    def set_state(sync_data):
-        clean, refused = {}, []
-        for key, value in dict(sync_data).items():
-            check = checks.get(key)
-            try:
-                checked = check(value) if check is not None else _REJECT
-            except Exception:  # a check never lets a malformed value through, even by failing
-                checked = _REJECT
-            if checked is _REJECT:
-                refused.append(key)
-            else:
-                clean[key] = checked
-        if refused:
-            log.warning("refused a browser update of %s.%s", type(widget).__name__, ",".join(sorted(refused)))
-        try:
-            if clean:
-                original(clean)
-        except Exception:  # a value that still fails the widget's own validation: keep the kernel's state
-            log.warning("refused a browser update of %s (%s)", type(widget).__name__, ",".join(sorted(clean)))
-            refused.extend(clean)
-        # tell the browser what the kernel holds for every key it tried to change (or changed to an echo)
-        if refused or any(_differs(clean[k], sync_data[k]) for k in clean):
-            widget.send_state([k for k in sync_data if k in widget.keys])
-
-    widget.set_state = set_state
-    widget._dpviz_guarded = True
-
-
-def _differs(a: Any, b: Any) -> bool:
-    try:
-        return bool(a != b)
-    except Exception:  # e.g. arrays: compare identity only
-        return a is not b
-
-
-def _descendants(widget: W.Widget) -> Iterable[W.Widget]:
-    yield widget
-    for child in getattr(widget, "children", ()) or ():
-        if isinstance(child, W.Widget):
-            yield from _descendants(child)
-
-
-# --------------------------------------------------------------------------------------------- figures
-
-# The front-end module of a figure under dpviz.app (``figure.js`` beside this file): plotly's FigureWidget protocol,
-# drawn with plotly.js's cartesian bundle (1.5 MB, evaluated in about half the time of plotly's 5 MB widget bundle;
-# the lessons draw only scatter, bar and heatmap traces). anywidget gives a model 2 s to load its module and run
-# ``initialize``, after which the model ignores the kernel; so the module returns at once and never waits for
-# plotly.js there: it keeps the figure up to date as plain data and draws it once plotly.js has arrived.
-_FIGURE_MODULE = (Path(__file__).resolve().parent / "figure.js").read_text(encoding="utf-8")
-
-
-_WIDGET_CLASSES: dict[str, type[go.FigureWidget]] = {}
-
-
-def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
-    """A ``FigureWidget`` whose front-end module (``figure.js``) imports plotly.js's cartesian bundle from
-    ``bundle_url`` and draws with it.
-
-    The browser's module map then holds one copy of plotly.js for every figure on the page, instead of one
-    ~5 MB inline copy of all of plotly.js per figure (the default). The module never waits for the bundle inside
-    anywidget's 2 s initialisation limit, so a slow download cannot leave a figure deaf to its sliders.
-    """
-    if bundle_url not in _WIDGET_CLASSES:  # one class per URL (a page's figures share one module)
-        shim = _FIGURE_MODULE.replace("__URL__", json.dumps(bundle_url))
-        _WIDGET_CLASSES[bundle_url] = type("SharedBundleFigureWidget", (go.FigureWidget,),
-                                           {"_esm": shim, "__module__": __name__, "_dpviz_shared_bundle": True})
-    return _WIDGET_CLASSES[bundle_url]
-
-
-def figure_widget(fig: go.Figure) -> go.FigureWidget:
-    """The ``FigureWidget`` a panel shows for ``fig``.
-
-    Under ``python -m dpviz.app`` (``make serve``) the server publishes plotly.js's cartesian bundle at one URL and
-    sets ``DPVIZ_PLOTLY_BUNDLE_URL`` for its kernels; the widget's front end (``figure.js``) then loads plotly.js
-    from there (once per page).
-    Anywhere else (JupyterLab, plain ``voila``) it is plotly's own ``FigureWidget``, which carries the bundle inline.
-    """
-    bundle_url = os.environ.get("DPVIZ_PLOTLY_BUNDLE_URL")
-    widget = _shared_bundle_widget_class(bundle_url)(fig) if bundle_url else go.FigureWidget(fig)
-    widget._config = dict(FIGURE_CONFIG)
-    return widget
-
-
-def _static_value(v: Any) -> str:
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
-
-
-#: plotly.js options of every figure: a mode bar with only what a learner needs (zoom, pan, reset, save as PNG):
-#: no plotly logo linking away, no cloud/share or Chart Studio buttons, four tab stops per figure instead of nine.
-FIGURE_CONFIG: dict[str, Any] = {
-    "displaylogo": False,
-    "showSendToCloud": False,
-    "showEditInChartStudio": False,
-    "modeBarButtonsToRemove": ["select2d", "lasso2d", "zoomIn2d", "zoomOut2d", "autoScale2d", "toggleSpikelines",
-                               "hoverClosestCartesian", "hoverCompareCartesian", "sendDataToCloud",
-                               "editInChartStudio"],
-    "toImageButtonOptions": {"format": "png", "scale": 2},
-}
-
-
-def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
-    """Make ``target`` show ``source``, sending the browser one update with only what changed.
-
-    ``source`` was validated when its builder made it, so its JSON is written into the widget's figure as is (no
-    second validation, the most expensive step of a plotly update): for each trace property and each top-level
-    layout property that differs, the new value (or its removal) goes into one ``Plotly.update`` message, built by
-    plotly's own ``_perform_plotly_restyle`` / ``_perform_plotly_relayout`` (which compare with what the widget
-    holds). When the number or types of traces change, the traces are replaced instead.
-    """
-    # The raw figure (numpy arrays, not the base64 form of to_plotly_json), copied: the widget's figure must not
-    # share containers with a figure a builder might reuse (a zoom in the browser edits the widget's layout in place).
-    data = copy.deepcopy(source._data)
-    layout = {k: (v if k == "template" else copy.deepcopy(v)) for k, v in source._layout.items()}
-    if len(target._data) != len(data) or any(
-        old.get("type", "scatter") != new.get("type", "scatter") for old, new in zip(target._data, data)
-    ):
-        _replace_traces(target, source, layout)
-        return
-    restyle: dict[str, list] = {}
-    for key in {k for trace in (*target._data, *data) for k in trace} - {"uid", "type"}:
-        values = []
-        for old, new in zip(target._data, data):
-            value = new.get(key, None)
-            if (key not in new and key not in old) or BasePlotlyType._vals_equal(old.get(key), value):
-                value = Undefined
-            values.append(value)
-        if any(v is not Undefined for v in values):
-            restyle[key] = values
-    relayout = {}
-    for key in set(layout) | set(target._layout):
-        value = layout.get(key, None)
-        if (key in layout or key in target._layout) and not BasePlotlyType._vals_equal(target._layout.get(key), value):
-            relayout[key] = value
-    if not restyle and not relayout:
-        return
-    indexes = list(range(len(data)))
-    restyle = target._perform_plotly_restyle(restyle, indexes) if restyle else {}
-    relayout = target._perform_plotly_relayout(relayout) if relayout else {}
-    if restyle:
-        # plotly.js forgets an axis type set explicitly (e.g. "category" over numbers) when an update changes trace
-        # data, unless the same update names it (DelStab's outputs fell back to a linear axis after one slider move).
-        # An axis sent whole carries its type already, and plotly.js refuses an update that sets an attribute and its
-        # parent together ("cannot set yaxis.type and a parent attribute simultaneously": nothing is redrawn).
-        for key, axis in layout.items():
-            if (key[1:5] == "axis" and key not in relayout and isinstance(axis, dict)
-                    and axis.get("type") not in (None, "-")):
-                relayout.setdefault(f"{key}.type", axis["type"])
-    if restyle or relayout:
-        if getattr(target, "_dpviz_shared_bundle", False):  # dpviz's figure module reads rows of buffers
-            restyle = {key: [_rows_as_buffers(v) for v in values] for key, values in restyle.items()}
-        target._send_update_msg(restyle, relayout, indexes)
-
-
-def _rows_as_buffers(value: Any) -> Any:
-    """A 2-D array of numbers (a heatmap's z) as the list of its rows, so that each row is sent as a binary buffer.
-
-    plotly's serializer sends a 1-D numeric array as a buffer but a 2-D one as JSON lists of floats: lesson 09's 81 × 81
-    heatmap was 134 kB of text per slider move (52 kB as buffers), ~20 ms more between the kernel and the page and
-    in the page's JSON parsing. dpviz's figure module (``figure.js``) reads each row as a typed array, which plotly.js
-    takes for z; plotly's own front end (JupyterLab) is sent the array as before. A gap (None, in an array of
-    objects: a NaN is not JSON) becomes NaN, which a buffer holds and plotly.js draws as the same gap. Anything else
-    is returned as it is."""
-    if not isinstance(value, np.ndarray) or value.ndim != 2 or not value.size:
-        return value
-    if value.dtype.kind == "O":
-        if not all(x is None or (isinstance(x, numbers.Real) and not isinstance(x, bool)) for x in value.flat):
-            return value
-    elif value.dtype.kind != "f":
-        return value
-    return list(np.ascontiguousarray(value, dtype=np.float64))  # rows of one C-ordered array: each is contiguous
-
-
-def _replace_traces(target: go.FigureWidget, source: go.Figure, layout: dict) -> None:
-    """The slow path of :func:`sync_figure`: other traces (number or types), validated by plotly."""
-    layout = source.layout.to_plotly_json()
-    template = layout.pop("template", None)
-    with target.batch_update():
-        target.data = ()
-        target.add_traces(list(source.data))
-        stale = set(target.layout.to_plotly_json()) - set(layout) - {"template"}
-        for key in stale:
-            target.layout[key] = None
-        target.layout.update(layout, overwrite=True)
-        if template is not None and template != target.layout.template.to_plotly_json():
-            target.layout.template = template
+    _guard(widget, _client_checks(widget))
 
 
 # --------------------------------------------------------------------------------------------- panel
@@ -1111,11 +770,6 @@ class Panel:
         return "<div class='dpviz-panel dpviz-static'>" + "".join(parts) + "</div>"
 
 
-def _note(icon: str, text: str) -> str:
-    return (f"<div class='dpviz-progress-note' style='color:#1f4e79;background:#eef6fb;border-left:4px solid #0072B2;"
-            f"padding:4px 8px'>{icon} {html.escape(text)}</div>")
-
-
 def _sweep(control: W.Widget, n: int = 12) -> list[Any]:
     if isinstance(control, W.FloatLogSlider):
         exps = np.linspace(control.min, control.max, n)
@@ -1244,16 +898,4 @@ class ChoiceReveal:
         return text
 
 
-def registered_panels(modules: Iterable[str] | None = None) -> dict[str, type[Panel]]:
-    """Import every ``dpviz.panels`` submodule (so their panels register) and return the registry."""
-    import importlib
-    import pkgutil
-
-    import dpviz.panels as pkg
-
-    names = modules if modules is not None else [
-        m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_") and m.name != "constants"
-    ]
-    for name in names:
-        importlib.import_module(f"dpviz.panels.{name}")
-    return dict(PANEL_REGISTRY)
+from dpviz.panels.panel import registered_panels  # noqa: E402,F401
