@@ -69,7 +69,7 @@ def _figure_json(fig) -> dict:
 def capture(cls, max_moves: int = 10) -> dict:
     """A panel's figures at its defaults (``figures``), what ``max_moves`` control changes send them, in order
     (``moves``), and the figures after the last change (``final``)."""
-    panel = cls()
+    panel = cls().refresh()
     panel.background = False  # every update complete before the next (as make bench sweeps)
     record = {"panel": cls.__name__, "figures": [_figure_json(f) for f in panel.figures], "moves": []}
     current: list = []

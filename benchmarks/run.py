@@ -178,7 +178,7 @@ def _pct(samples, q):
 
 def bench_panel(cls, repeat: int = 1) -> tuple[list[float], int, list[str]]:
     global STAGES
-    panel = cls()
+    panel = cls().refresh()
     problems = [f"default settings: {panel.last_error}"] if panel.last_error else []
     panel.update()  # warm-up: lazy imports and plotly validators are paid once per kernel, not per slider move
     STAGES = Stages()
@@ -217,7 +217,7 @@ def bench_streaming(cls, repeat: int = 1) -> tuple[list[float], list[float], lis
     any problems. The sweep is the one of :func:`bench_panel` (each control across ``bench_values()``, back to its
     default after).
     """
-    panel = cls()
+    panel = cls().refresh()
     problems = [f"default settings: {panel.last_error}"] if panel.last_error else []
     panel.background = True
     panel.update()  # warm-up, as in bench_panel

@@ -75,7 +75,7 @@ def panel_text(panel) -> str:
 def lesson_text(stem: str, *, with_panels: bool = True) -> str:
     text = prose(stem)
     if with_panels:
-        text += "\n" + "\n".join(panel_text(cls()) for cls in panel_classes(stem))
+        text += "\n" + "\n".join(panel_text(cls().refresh()) for cls in panel_classes(stem))
     return text
 
 

@@ -39,7 +39,7 @@ def _sent(widget: W.Widget) -> list:
 
 @pytest.fixture(scope="module")
 def panels():
-    return {name: cls() for name, cls in PANELS.items()}
+    return {name: cls().refresh() for name, cls in PANELS.items()}
 
 
 @pytest.mark.parametrize("name", sorted(PANELS))

@@ -19,13 +19,19 @@ import pytest
 from test_lessons import _raw_tex
 
 from dpviz.panels._base import ChoiceReveal, PredictReveal, registered_panels
+from dpviz.panels.exercises import ChoiceReveal as DeclaredChoice
+from dpviz.panels.exercises import Exercise
 
 PANELS = {name: cls for name, cls in registered_panels().items()
           if cls.__module__.startswith("dpviz.panels.") and not name.startswith("_")}
 
 
 def _exercises(panel) -> list[PredictReveal | ChoiceReveal]:
-    return [v for v in vars(panel).values() if isinstance(v, (PredictReveal, ChoiceReveal))]
+    return [v for v in vars(panel).values() if isinstance(v, (PredictReveal, ChoiceReveal, Exercise))]
+
+
+def _extra(panel) -> list:
+    return panel._extra_widgets() if hasattr(panel, "_extra_widgets") else [ex.widget for ex in panel.exercise_list]
 
 
 def _widget_texts(panel) -> list[str]:
@@ -37,9 +43,9 @@ def _widget_texts(panel) -> list[str]:
     for ex in _exercises(panel):
         texts.append(ex.question.value)
         texts.append(ex.feedback.value)
-        if isinstance(ex, ChoiceReveal):
+        if isinstance(ex, (ChoiceReveal, DeclaredChoice)):
             texts += [label for label, _, _ in ex.options]
-    for w in panel._extra_widgets():
+    for w in _extra(panel):
         stack = [w]
         while stack:
             x = stack.pop()
@@ -117,13 +123,13 @@ def test_the_answer_detector_sees_a_printed_answer_and_ignores_round_ones():
 
 def test_every_lesson_panel_is_swept():
     assert len(PANELS) >= 30, sorted(PANELS)
-    with_exercise = [n for n, cls in PANELS.items() if _exercises(cls())]
+    with_exercise = [n for n, cls in PANELS.items() if _exercises(cls().refresh())]
     assert len(with_exercise) >= 20, with_exercise
 
 
 @pytest.mark.parametrize("name", sorted(PANELS))
 def test_panel_text_and_figures_have_no_raw_tex(name):
-    panel = PANELS[name]()
+    panel = PANELS[name]().refresh()
     texts, _ = _shown(panel)
     found = [(hit, t[:100]) for t in texts for hit in _raw_tex(t)]
     assert not found, f"{name}: raw TeX {found[:5]} (use Unicode or <sup>/<sub>)"
@@ -131,22 +137,22 @@ def test_panel_text_and_figures_have_no_raw_tex(name):
 
 @pytest.mark.parametrize("name", sorted(PANELS))
 def test_no_exercise_shows_its_answer_before_reveal(name):
-    panel = PANELS[name]()
+    panel = PANELS[name]().refresh()
     exercises = _exercises(panel)
     if not exercises:
-        assert not any("reveal" in str(getattr(w, "value", "")).lower() for w in panel._extra_widgets()), \
+        assert not any("reveal" in str(getattr(w, "value", "")).lower() for w in _extra(panel)), \
             f"{name}: an exercise widget that this sweep does not see"
         return
     texts, numbers = _shown(panel)
     for ex in exercises:
         assert ex.feedback.value == "", f"{name}: feedback shown before the learner committed"
-        if isinstance(ex, PredictReveal):
-            answer = float(ex.answer())
+        if hasattr(ex, "guess"):
+            answer = ex.truth()
             leaks = _leaks(answer, texts, numbers)
             assert not leaks, f"{name}: the answer {answer:.4g} is visible before Reveal: {leaks[:3]}"
     # After Reveal the answer is on the page: the detector sees it (so a leak above would have been seen too).
     for ex in exercises:
-        if isinstance(ex, PredictReveal) and _telling(float(ex.answer())):
+        if hasattr(ex, "guess") and _telling(ex.truth()):
             ex.reveal()
-            assert _leaks(float(ex.answer()), [ex.feedback.value], []), \
-                f"{name}: Reveal does not print the answer as {_telling(float(ex.answer()))}"
+            assert _leaks(ex.truth(), [ex.feedback.value], []), \
+                f"{name}: Reveal does not print the answer as {_telling(ex.truth())}"

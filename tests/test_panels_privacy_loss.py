@@ -23,7 +23,7 @@ def _data(fig) -> str:
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_builds_with_defaults_registered_and_themed(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY
     assert p.figures[0].layout.template.layout.font.family.startswith("Inter")  # the shared template
     assert p.readout.value
@@ -31,7 +31,7 @@ def test_builds_with_defaults_registered_and_themed(cls):
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_first_control_is_a_slider_that_changes_the_first_figure(cls):
-    p = cls()
+    p = cls().refresh()
     first_name, first = next(iter(p.controls.items()))
     assert type(first).__name__ in ("FloatSlider", "IntSlider", "FloatLogSlider")
     before, readout = _data(p.figures[0]), p.readout.value
@@ -45,7 +45,7 @@ def test_first_control_is_a_slider_that_changes_the_first_figure(cls):
 
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
 def test_every_mechanism_renders_and_discrete_ones_draw_bars_or_atoms(cls):
-    p = cls()
+    p = cls().refresh()
     for _, key in PL.MECHANISM_OPTIONS:
         p.controls["mechanism"].value = key
         assert p.last_error is None, (key, p.last_error)
@@ -58,7 +58,7 @@ def test_every_mechanism_renders_and_discrete_ones_draw_bars_or_atoms(cls):
 
 
 def test_output_panel_readout_is_exact_delta():
-    p = PL.OutputDistributionsPanel()
+    p = PL.OutputDistributionsPanel().refresh()
     p.controls["mechanism"].value = "laplace"
     p.controls["scale"].value = 0.5
     p.controls["epsilon"].value = 1.0
@@ -71,7 +71,7 @@ def test_output_panel_readout_is_exact_delta():
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
 def test_sliders_a_mechanism_does_not_read_are_hidden(cls):
     # issue 18: the ε_RR slider stayed visible for Gaussian and Laplace, σ/b and Δ for randomized response
-    p = cls()
+    p = cls().refresh()
     shown = {"gaussian": {"scale", "sensitivity"}, "laplace": {"scale", "sensitivity"}, "rr": {"mech_epsilon"},
              "tdlap": {"mech_epsilon"}}
     for kind, visible in shown.items():
@@ -85,7 +85,7 @@ def test_sliders_a_mechanism_does_not_read_are_hidden(cls):
 
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
 def test_bad_value_is_reported_in_the_panel_and_panel_recovers(cls):
-    p = cls()
+    p = cls().refresh()
     p.controls["mechanism"].value = "laplace"
     p.controls["scale"].min = 0.0  # make an invalid value reachable
     p.controls["scale"].value = 0.0
@@ -103,7 +103,7 @@ def _learner_text(p) -> str:
 
 
 def test_profile_panel_exercise_hides_the_exact_epsilon_until_reveal():
-    p = PL.PrivacyProfilePanel()
+    p = PL.PrivacyProfilePanel().refresh()
     truth = M.Gaussian(1.0).epsilon(1e-5)
     text = _learner_text(p)
     assert f"{truth:.4g}" not in text and f"{truth:.3g}" not in text  # nowhere before the reveal
@@ -115,7 +115,7 @@ def test_profile_panel_exercise_hides_the_exact_epsilon_until_reveal():
 
 
 def test_profile_panel_exercise_judges_direction_then_size():
-    p = PL.PrivacyProfilePanel()
+    p = PL.PrivacyProfilePanel().refresh()
     truth = M.Gaussian(1.0).epsilon(1e-5)  # 4.377 < classic √(2 ln(1.25·10⁵)) = 4.845
     classic = np.sqrt(2 * np.log(1.25e5))
     assert truth < classic
@@ -136,7 +136,7 @@ def test_profile_panel_exercise_judges_direction_then_size():
 
 
 def test_tradeoff_panel_misconception_exercise_on_randomized_response():
-    p = PL.TradeoffPanel()
+    p = PL.TradeoffPanel().refresh()
     labels = [lbl for lbl, _, _ in p.exercise.options]
     assert p.exercise.feedback.value == ""
     p.exercise.choice.index = next(i for i, lbl in enumerate(labels) if "most private" in lbl)
@@ -160,7 +160,7 @@ def test_tradeoff_panel_misconception_exercise_on_randomized_response():
 
 
 def test_profile_panel_flags_wrong_classic_formula():
-    p = PL.PrivacyProfilePanel()
+    p = PL.PrivacyProfilePanel().refresh()
     p.controls["sigma"].value = 0.2
     p.controls["delta"].value = 1e-2
     # classic ε = √(2 ln 125)/0.2 ≈ 15.5: independently, the exact δ at that ε exceeds 1e-2
@@ -170,7 +170,7 @@ def test_profile_panel_flags_wrong_classic_formula():
 
 
 def test_tradeoff_panel_verdict_follows_delta():
-    p = PL.TradeoffPanel()
+    p = PL.TradeoffPanel().refresh()
     p.controls["mechanism"].value = "gaussian"
     p.controls["epsilon"].value = 1.0
     need = M.Gaussian(1.0).delta(1.0)
@@ -202,7 +202,7 @@ def test_build_mechanism_names_its_own_parameters(call, name):
 @pytest.mark.parametrize("cls", [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.TradeoffPanel])
 def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls):
     # NaN is not JSON: the front end drops such an update and the figure stops following the sliders
-    p = cls()
+    p = cls().refresh()
     found = watch_updates_for_nan(p)
     for kind in [k for _, k in PL.MECHANISM_OPTIONS] + ["gaussian"]:
         p.controls["mechanism"].value = kind
@@ -214,7 +214,7 @@ def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls):
 
 
 def test_vector_panel_starts_at_d_1_where_laplace_needs_less_and_hides_the_curves_beyond():
-    p = PL.VectorReleasePanel()
+    p = PL.VectorReleasePanel().refresh()
     assert round(p.controls["dimension"].value) == 1
     lap = p.figures[0].data[0]
     assert list(lap.x) == [1]  # drawn up to the learner's d only, before the reveal
@@ -228,7 +228,7 @@ def test_vector_panel_starts_at_d_1_where_laplace_needs_less_and_hides_the_curve
 
 
 def test_vector_panel_exercise_reveals_the_ratio_and_then_every_curve():
-    p = PL.VectorReleasePanel()
+    p = PL.VectorReleasePanel().refresh()
     truth = np.sqrt(2 * 100) / M.analytic_gaussian_sigma(1.0, 1e-5)  # √2·Δ₁/ε over σ, Δ₁ = √100·C
     assert p.exercise.answer() == pytest.approx(truth, rel=1e-12)
     assert f"{truth:.3g}" not in _learner_text_vector(p)
@@ -248,7 +248,7 @@ def _learner_text_vector(p) -> str:
 
 
 def test_vector_panel_classic_sigma_row_follows_its_proven_range():
-    p = PL.VectorReleasePanel()
+    p = PL.VectorReleasePanel().refresh()
     p.controls["epsilon"].value = 0.5
     want = M.classic_gaussian_sigma(0.5, 1e-5, 1.0)  # Dwork & Roth 2014, Thm A.1, valid for ε < 1
     assert f"{want:.4g}·C (valid, ε < 1, but loose)" in p.readout.value

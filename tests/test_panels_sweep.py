@@ -53,7 +53,7 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
     problems = []
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        panel = PANEL_REGISTRY[name]()
+        panel = PANEL_REGISTRY[name]().refresh()
         assert panel.last_error is None, f"{name} at defaults: {panel.last_error}"
         defaults = panel.values()
         nan_in_updates = watch_updates_for_nan(panel)
@@ -77,7 +77,7 @@ def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
 def test_text_shown_by_a_panel_cites_papers_not_our_internal_digests(name):
     """Titles, intros, readouts, hints and every figure's title, captions and legend at defaults: learners have the
     papers, not the developers' implementation digests."""
-    panel = PANEL_REGISTRY[name]()
+    panel = PANEL_REGISTRY[name]().refresh()
     shown = [panel.title, panel.intro, panel.readout.value, panel.hint.value, panel.status.value]
     for fig in panel.figures:
         layout = fig.layout

@@ -506,6 +506,10 @@ class Panel:
         """Values ``make bench`` sets for each control; default: a sweep across each control's range."""
         return {name: _sweep(c) for name, c in self.controls.items()}
 
+    def refresh(self) -> "Panel":
+        """The old base renders in ``__init__``: nothing to do (the new base's first render)."""
+        return self
+
     # -- machinery -------------------------------------------------------------------------------------------
     def values(self) -> dict[str, Any]:
         return {name: c.value for name, c in self.controls.items()}
@@ -827,6 +831,9 @@ class PredictReveal:
         self.widget = W.VBox([self.question, W.HBox([self.guess, self.button],
                                                     layout=W.Layout(flex_flow="row wrap")), self.feedback])
         self.widget.add_class("dpviz-exercise")
+
+    def truth(self) -> float:
+        return float(self.answer())
 
     def reveal(self, _button: Any = None) -> str:
         truth = float(self.answer())

@@ -139,6 +139,12 @@ class Control:
     #: values ``make bench`` sets; default: a sweep of the range
     bench: Sequence[Any] | None = field(default=None, kw_only=True)
 
+    def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label = {self.label!r:.60} is not allowed: must be a str.")
+        if not (isinstance(self.visible, bool) or callable(self.visible)):
+            raise TypeError(f"visible = {self.visible!r:.60} is not allowed: must be a bool or a rule (v) -> bool.")
+
     @property
     def default(self) -> Any:
         return self.value
@@ -185,6 +191,21 @@ class Slider(Control):
     step: float = 0.05
     fmt: str = ".2f"
     _integer = False
+
+    def __post_init__(self):
+        super().__post_init__()
+        for name in ("value", "min", "max", "step"):
+            x = getattr(self, name)
+            if name in ("min", "max") and callable(x):
+                continue
+            if number(x) is None or (self._integer and float(x) != round(float(x))):
+                kind = "an integer" if self._integer else "a finite number"
+                raise ValueError(f"{name} = {x!r:.60} is not allowed: must be {kind}.")
+        if not float(self.step) > 0:
+            raise ValueError(f"step = {self.step!r} is not allowed: must be > 0.")
+        lo, hi = self._initial_bounds()
+        if not lo <= float(self.value) <= hi:
+            raise ValueError(f"value = {self.value!r} is not allowed: must be in [min, max] = [{lo:g}, {hi:g}].")
 
     def _initial_bounds(self) -> tuple[float, float]:
         lo, hi = _bound(self.min), _bound(self.max)
@@ -264,6 +285,11 @@ class LogSlider(Slider):
     fmt: str = ".3g"
     integer: bool = False
 
+    def __post_init__(self):
+        super().__post_init__()
+        if not self._initial_bounds()[0] > 0:
+            raise ValueError(f"min = {self.min!r} is not allowed: a log slider's values must be > 0.")
+
     def build(self) -> W.Widget:
         lo, hi = self._initial_bounds()
         lo_e, hi_e = math.log10(lo), math.log10(hi)
@@ -309,8 +335,16 @@ class Choice(Control):
     value: Any = None
 
     def __post_init__(self):
+        super().__post_init__()
+        if isinstance(self.options, (str, bytes)) or not isinstance(self.options, (Sequence, Mapping)) \
+                or not len(self.options):
+            raise ValueError(f"options = {self.options!r:.60} is not allowed: must be a non-empty list of values or "
+                             "(label, value) pairs.")
+        values = _option_values(self.options)
         if self.value is None:
-            object.__setattr__(self, "value", _option_values(self.options)[0])
+            object.__setattr__(self, "value", values[0])
+        elif not any(type(self.value) is type(o) and self.value == o for o in values):
+            raise ValueError(f"value = {self.value!r:.60} is not allowed: must be one of {values}.")
 
     def _widget_options(self):
         return list(self.options.items()) if isinstance(self.options, Mapping) else list(self.options)
@@ -351,6 +385,11 @@ class Checkbox(Control):
 
     value: bool = False
     indent: bool = True
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not isinstance(self.value, bool):
+            raise ValueError(f"value = {self.value!r:.60} is not allowed: must be True or False.")
 
     def build(self) -> W.Widget:
         return self._allow_html(W.Checkbox(value=bool(self.value), description=self.label, indent=self.indent,

@@ -163,8 +163,12 @@ class PredictReveal(Exercise):
         pct = f" (off by {rel:.0%})" if math.isfinite(rel) else ""
         return f"❌ Your guess {guess:.4g}{self.unit} is too {direction}{pct}; the answer is {truth:.4g}{self.unit}."
 
+    def truth(self) -> float:
+        """The answer at the panel's current settings."""
+        return float(self._call(self.answer))
+
     def reveal(self, _button: Any = None) -> str:
-        truth = float(self._call(self.answer))
+        truth = self.truth()
         text = self.verdict(float(self.guess.value), truth)
         if self.explain is not None:
             text += " " + self._call(self.explain, truth)

@@ -37,6 +37,7 @@ import html
 import inspect
 import logging
 import math
+import numbers
 import os
 import sys
 import time
@@ -103,6 +104,16 @@ class Step:
     total: int
     draw: Callable[[], View]
     unit: str = "steps"
+
+    def __post_init__(self):
+        for name in ("done", "total"):
+            x = getattr(self, name)
+            if isinstance(x, bool) or not isinstance(x, numbers.Integral) or x < 0:
+                raise ValueError(f"{name} = {x!r:.60} is not allowed: must be an integer ≥ 0.")
+        if not callable(self.draw):
+            raise TypeError(f"draw = {self.draw!r:.60} is not allowed: must be a function () -> View.")
+        if not isinstance(self.unit, str):
+            raise TypeError(f"unit = {self.unit!r:.60} is not allowed: must be a str.")
 
     @property
     def final(self) -> bool:
@@ -591,4 +602,4 @@ def registered_panels(modules: Iterable[str] | None = None) -> dict[str, type[Pa
 
 
 #: The modules of the panel machinery itself (not lessons).
-_BASE_MODULES = frozenset({"panel", "controls", "guard", "figure", "exercises"})
+_BASE_MODULES = frozenset({"panel", "controls", "guard", "figure", "exercises", "format"})

@@ -21,8 +21,8 @@ from dpviz._validation import check_choice, check_delta, check_positive
 from dpviz.accountants.factory import make_mechanism
 from dpviz.conversions import zcdp_to_approx_dp
 from dpviz.gaussian_profiles import clipped_sum_noise
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
-from dpviz.panels._format import _fmt, _table
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.format import fmt, table
 from dpviz.plots import privacy_loss as P
 from dpviz.references import cite
 
@@ -71,32 +71,31 @@ def build_mechanism(kind: str, scale: float = 1.0, sensitivity: float = 1.0, mec
     return make_mechanism(kind, noise, sensitivity, tdlap_delta=tdlap_delta)
 
 
-def _mechanism_controls() -> dict[str, Any]:
-    eps_rr = slider("ε<sub>RR</sub> of randomized response / TDLap", 1.0, 0.1, 3.0, 0.05)
-    eps_rr.description_allow_html = True
-    return {
-        "mechanism": dropdown("mechanism", MECHANISM_OPTIONS, "gaussian"),
-        "scale": slider("noise σ (Gaussian) or scale b (Laplace)", 1.0, 0.2, 5.0, 0.05),
-        "sensitivity": int_slider("sensitivity Δ (x′ = x + Δ)", 1, 1, 4),
-        "mech_epsilon": eps_rr,
-    }
+def _used_by(name: str):
+    """The visibility rule of a mechanism slider: shown when the chosen mechanism reads it (hidden ones keep their
+    values)."""
+    return lambda v: name in _USES[v.mechanism]
 
 
-def _show_used_controls(controls: dict[str, Any], kind: str) -> None:
-    """Show only the sliders the chosen mechanism reads (the others keep their values, hidden)."""
-    for name in ("scale", "sensitivity", "mech_epsilon"):
-        controls[name].layout.display = None if name in _USES[kind] else "none"
+#: The mechanism controls the panels of this lesson share.
+MECHANISM_CONTROLS = {
+    "mechanism": Choice("mechanism", MECHANISM_OPTIONS, "gaussian"),
+    "scale": Slider("noise σ (Gaussian) or scale b (Laplace)", 1.0, 0.2, 5.0, step=0.05, visible=_used_by("scale")),
+    "sensitivity": IntSlider("sensitivity Δ (x′ = x + Δ)", 1, 1, 4, visible=_used_by("sensitivity")),
+    "mech_epsilon": Slider("ε<sub>RR</sub> of randomized response / TDLap", 1.0, 0.1, 3.0, step=0.05,
+                           visible=_used_by("mech_epsilon")),
+}
 
 
-def _mech_from(v: dict[str, Any]):
-    return build_mechanism(v["mechanism"], float(v["scale"]), float(v["sensitivity"]), float(v["mech_epsilon"]))
+def _mech_from(v):
+    return build_mechanism(v.mechanism, float(v.scale), float(v.sensitivity), float(v.mech_epsilon))
 
 
-def _mechanism_hint(v: dict[str, Any]) -> str | None:
+def _mechanism_hint(v) -> str | None:
     """What the chosen discrete mechanism compares (the sliders it does not read are hidden)."""
-    if v["mechanism"] == "rr":
+    if v.mechanism == "rr":
         return "Neighbours are the two bits x = 0 and x′ = 1."
-    if v["mechanism"] == "tdlap":
+    if v.mechanism == "tdlap":
         return (f"TDLap's own δ is {_TDLAP_DELTA:g}: its noise lives on {{−κ, …, κ}} with "
                 f"κ = 1 + ⌈ln(1/δ)/ε<sub>RR</sub>⌉ ({cite('ghazi2023few', 'Def 8')}).")
     return None
@@ -111,22 +110,18 @@ class OutputDistributionsPanel(Panel):
              "noise, so M(x) and M(x′) are two overlapping distributions. (ε, δ)-DP asks that p<sub>x</sub> stay "
              "below e<sup>ε</sup>·p<sub>x′</sub> except for a total excess δ: the shaded area.")
 
-    def _build_controls(self):
-        c = {"epsilon": slider("ε (privacy loss bound)", 0.5, 0.0, 4.0, 0.05)}
-        c.update(_mechanism_controls())
-        return c
+    controls = {"epsilon": Slider("ε (privacy loss bound)", 0.5, 0.0, 4.0, step=0.05), **MECHANISM_CONTROLS}
 
-    def _render(self, v: dict[str, Any]) -> View:
-        _show_used_controls(self.controls, v["mechanism"])
+    def render(self, v) -> View:
         m = _mech_from(v)
-        eps = float(v["epsilon"])
+        eps = float(v.epsilon)
         fig = P.output_distributions_figure(m, eps)
         d = m.delta(eps)
         rows = [("mechanism", P.mechanism_label(m)),
                 ("δ(ε) = shaded area", f"{d:.4g}"),
-                ("pure ε (δ = 0)", _fmt(m.pure_epsilon)),
+                ("pure ε (δ = 0)", fmt(m.pure_epsilon)),
                 ("reading", f"M is ({eps:.3g}, {d:.3g})-DP, and no smaller δ works at this ε")]
-        return View(figures=[fig], readout=_table(rows), hint=_mechanism_hint(v))
+        return View(figures=[fig], readout=table(rows), hint=_mechanism_hint(v))
 
 
 class PrivacyLossPanel(Panel):
@@ -137,15 +132,11 @@ class PrivacyLossPanel(Panel):
              "likely o is under x than under x′. L is random; ε-DP means L ≤ ε always, (ε, δ)-DP allows L to "
              "exceed ε with a small weighted probability δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>] ≤ P[L > ε].")
 
-    def _build_controls(self):
-        c = {"epsilon": slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, 0.05)}
-        c.update(_mechanism_controls())
-        return c
+    controls = {"epsilon": Slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, step=0.05), **MECHANISM_CONTROLS}
 
-    def _render(self, v: dict[str, Any]) -> View:
-        _show_used_controls(self.controls, v["mechanism"])
+    def render(self, v) -> View:
         m = _mech_from(v)
-        eps = float(v["epsilon"])
+        eps = float(v.epsilon)
         fig = P.privacy_loss_figure(m, eps)
         pld = m.privacy_loss()
         sf = pld.sf(eps)
@@ -153,24 +144,25 @@ class PrivacyLossPanel(Panel):
         rows = [("P[L > ε]", f"{sf:.4g}"),
                 ("δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>]", f"{d:.4g}"),
                 ("E[e<sup>−L</sup>] (= 1 − P[M(x′) outside supp M(x)])", f"{1 - pld.missing_mass:.6g}"),
-                ("largest possible loss", _fmt(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
+                ("largest possible loss", fmt(m.pure_epsilon) if not isinstance(m, M.TruncatedDiscreteLaplace)
                  else "∞ (the endpoint −κ)")]
         hint = _mechanism_hint(v)
         if sf > 0 and d / sf < 0.5:
             hint = (hint or "") + " Note δ(ε) < P[L > ε]: losses just above ε count only partly."
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
 
 
 class _DirectionReveal(PredictReveal):
     """A predict-then-reveal whose question is "larger or smaller than a reference, and by how much?": the verdict
     judges the direction first (what the question asks), then the size of the guess."""
 
-    def __init__(self, question: str, answer, reference, **kwargs):
+    def __init__(self, question, answer, reference, **kwargs):
         self.reference = reference
         super().__init__(question, answer, **kwargs)
 
     def reveal(self, _button: Any = None) -> str:
-        truth, ref, guess = float(self.answer()), float(self.reference()), float(self.guess.value)
+        truth, ref = float(self._call(self.answer)), float(self._call(self.reference))
+        guess = float(self.guess.value)
         side = "smaller" if truth < ref else "larger"
         guessed = "smaller" if guess < ref else "larger"
         rel = abs(guess - truth) / abs(truth) if truth else math.inf
@@ -181,8 +173,9 @@ class _DirectionReveal(PredictReveal):
                        f"ε is {side}.")
         size = ("close" if rel <= self.rel_tol else f"off by {rel:.0%}") if math.isfinite(rel) else "off"
         verdict += f" In size your guess is {size}: the exact ε is {truth:.4g}."
-        text = verdict + (" " + self.explain(truth) if self.explain else "")
-        self.feedback.value = f"<div style='padding:4px 8px;background:#eef6fb'>{text}</div>"
+        text = verdict + (" " + self._call(self.explain, truth) if self.explain else "")
+        self._show(text)
+        self._committed()
         return text
 
 
@@ -194,41 +187,20 @@ class PrivacyProfilePanel(Panel):
              f"({cite('balle2018gaussian', 'Thm 8')}) is what the mechanism gives; the textbook formula and the zCDP "
              "conversions are upper bounds or approximations of it.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = _DirectionReveal(
-            "For σ = 1, Δ = 1 and δ = 10⁻⁵, is the exact ε larger or smaller than the classic formula's, and what "
-            "is it?", answer=self._answer, reference=self._classic, explain=self._explain, rel_tol=0.05,
-            guess_label="your ε:")
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "sigma": Slider("noise σ", 1.0, 0.2, 5.0, step=0.05),
+        "sensitivity": Slider("sensitivity Δ", 1.0, 0.5, 3.0, step=0.25),
+        "delta": LogSlider("δ (marked by the dotted line)", 1e-5, 1e-12, 1e-1, step=0.5, fmt=".1e"),
+    }
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        """After the reveal, the exact ε is also drawn and tabulated (until a slider moves: predict again)."""
-        self._revealed_at = tuple(self.values().values())
-        self.update()
+    def _answer(self, v) -> float:
+        return M.Gaussian(float(v.sigma), float(v.sensitivity)).epsilon(float(v.delta))
 
-    def _build_controls(self):
-        return {
-            "sigma": slider("noise σ", 1.0, 0.2, 5.0, 0.05),
-            "sensitivity": slider("sensitivity Δ", 1.0, 0.5, 3.0, 0.25),
-            "delta": log_slider("δ (marked by the dotted line)", 1e-5, -12, -1, step=0.5, readout_format=".1e"),
-        }
+    def _classic(self, v) -> float:
+        return M.classic_gaussian_epsilon(float(v.sigma), float(v.delta), float(v.sensitivity))
 
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _answer(self) -> float:
-        v = self.values()
-        return M.Gaussian(float(v["sigma"]), float(v["sensitivity"])).epsilon(float(v["delta"]))
-
-    def _classic(self) -> float:
-        v = self.values()
-        return M.classic_gaussian_epsilon(float(v["sigma"]), float(v["delta"]), float(v["sensitivity"]))
-
-    def _explain(self, answer: float) -> str:
-        v = self.values()
-        s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
+    def _explain(self, v, answer: float) -> str:
+        s, dl, d = float(v.sigma), float(v.sensitivity), float(v.delta)
         classic = M.classic_gaussian_epsilon(s, d, dl)
         simple = zcdp_to_approx_dp(M.Gaussian(s, dl).rho, d, method="simple")
         return (f"The classic formula σ = Δ√(2 ln(1.25/δ))/ε, solved for ε, says ε = {classic:.4g} "
@@ -238,10 +210,22 @@ class PrivacyProfilePanel(Panel):
                 "Φ(Δ/2σ − εσ/Δ) − e<sup>ε</sup> Φ(−Δ/2σ − εσ/Δ) = δ "
                 f"({cite('balle2018gaussian', 'Thm 8')}).")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        s, dl, d = float(v["sigma"]), float(v["sensitivity"]), float(v["delta"])
+    def _question(self, v) -> str:
+        s, dl, d = float(v.sigma), float(v.sensitivity), float(v.delta)
+        classic = M.classic_gaussian_epsilon(s, d, dl)
+        return (f"For σ = {s:.3g}, Δ = {dl:.3g} and δ = {d:.2g} the classic formula says ε = {classic:.4g}. Is the "
+                "exact ε of the Gaussian mechanism larger or smaller, and by how much? Type your ε (below the classic "
+                "value if you think it is smaller). Hint: read it off the blue curve where it crosses the dotted "
+                "line δ.")
+
+    # After the reveal, the exact ε is also drawn and tabulated (until a slider moves: predict again).
+    exercises = {"exercise": _DirectionReveal(_question, answer=_answer, reference=_classic, explain=_explain,
+                                              rel_tol=0.05, guess_label="your ε:", redraw=True)}
+
+    def render(self, v) -> View:
+        s, dl, d = float(v.sigma), float(v.sensitivity), float(v.delta)
         g = M.Gaussian(s, dl)
-        revealed = self._revealed_at == tuple(v.values())
+        revealed = self.revealed("exercise")
         fig = P.privacy_profile_figure(s, dl, delta_mark=d, show_epsilon=revealed)
         exact = g.epsilon(d)
         classic = M.classic_gaussian_epsilon(s, d, dl)
@@ -257,12 +241,7 @@ class PrivacyProfilePanel(Panel):
                 (f"zCDP conversion ({cite('canonne2020discrete', 'Cor 13')})", f"{cks:.4g}"),
                 (f"zCDP, ρ + 2√(ρ ln(1/δ)) ({cite('bun2016concentrated', 'Prop 1.3')})", f"{simple:.4g}"),
                 ("ρ = Δ²/(2σ²)", f"{g.rho:.4g}")]
-        self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> For σ = {s:.3g}, Δ = {dl:.3g} and δ = {d:.2g} the classic formula says "
-            f"ε = {classic:.4g}. Is the exact ε of the Gaussian mechanism larger or smaller, and by how much? Type "
-            "your ε (below the classic value if you think it is smaller). Hint: read it off the blue curve where it "
-            "crosses the dotted line δ.")
-        return View(figures=[fig], readout=_table(rows))
+        return View(figures=[fig], readout=table(rows))
 
 
 _RR_OPTIONS = [
@@ -290,25 +269,16 @@ class TradeoffPanel(Panel):
              "error α and a type II error β; the curve shows the best β for each α. (ε, δ)-DP means the curve "
              "stays in the shaded region: no test can be much better than guessing.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "Choose randomized response with ε<sub>RR</sub> = 1 at ε = 1 and δ at the left end of its slider: its "
-            "curve lies exactly on the boundary of the (1, 0)-DP region. What does that say?", _RR_OPTIONS)
-        super().__init__(**overrides)
+    controls = {"epsilon": Slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, step=0.05),
+                "delta": LogSlider("δ", 1e-3, 1e-8, 10 ** -0.5, step=0.25, fmt=".1e"),
+                **MECHANISM_CONTROLS}
+    exercises = {"exercise": ChoiceReveal(
+        "Choose randomized response with ε<sub>RR</sub> = 1 at ε = 1 and δ at the left end of its slider: its curve "
+        "lies exactly on the boundary of the (1, 0)-DP region. What does that say?", _RR_OPTIONS)}
 
-    def _build_controls(self):
-        c = {"epsilon": slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, 0.05),
-             "delta": log_slider("δ", 1e-3, -8, -0.5, step=0.25, readout_format=".1e")}
-        c.update(_mechanism_controls())
-        return c
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        _show_used_controls(self.controls, v["mechanism"])
+    def render(self, v) -> View:
         m = _mech_from(v)
-        eps, d = float(v["epsilon"]), float(v["delta"])
+        eps, d = float(v.epsilon), float(v.delta)
         fig = P.tradeoff_figure(m, eps, d)
         need = m.delta(eps)
         eps_need = m.epsilon(d)
@@ -316,19 +286,19 @@ class TradeoffPanel(Panel):
         rows = [("mechanism", P.mechanism_label(m)),
                 ("its exact δ(ε) at this ε", f"{need:.4g} — {'≤' if ok else '>'} δ = {d:.3g}: "
                                               f"{'(ε, δ)-DP holds' if ok else '(ε, δ)-DP fails'}"),
-                ("smallest ε for this δ", _fmt(eps_need))]
-        return View(figures=[fig], readout=_table(rows), hint=_mechanism_hint(v))
+                ("smallest ε for this δ", fmt(eps_need))]
+        return View(figures=[fig], readout=table(rows), hint=_mechanism_hint(v))
 
 
 #: The vector-release exercise: ε, δ and the dimension d it asks about.
 _VR_EPS, _VR_DELTA, _VR_D = 1.0, 1e-5, 100
 
 
-def _vr_answer() -> float:
+def _vr_answer(_panel=None, _v=None) -> float:
     return float(clipped_sum_noise(_VR_D, _VR_EPS, _VR_DELTA)["ratio"])
 
 
-def _vr_explain(truth: float) -> str:
+def _vr_explain(_panel, _v, truth: float) -> str:
     r = clipped_sum_noise(_VR_D, _VR_EPS, _VR_DELTA)
     return (f"At d = {_VR_D}, Δ<sub>1</sub> = √d·C = {r['l1_sensitivity']:g}·C, so Laplace needs b = Δ<sub>1</sub>/ε "
             f"= {r['laplace_scale']:g}·C on every coordinate ({cite('dwork2014algorithmic', 'Thm 3.6')}): a "
@@ -348,32 +318,20 @@ class VectorReleasePanel(Panel):
              "every coordinate must cover Δ<sub>1</sub>; the Gaussian N(0, σ²I) only Δ<sub>2</sub>. Noise is in "
              "units of C; the curves are drawn up to your d (all of them after you reveal the exercise).")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
-            f"With ε = {_VR_EPS:g}, δ = 10⁻⁵ and d = {_VR_D} coordinates, how many times more noise per coordinate "
-            "(standard deviation) does the Laplace release need than the Gaussian? Predict before you move d.",
-            _vr_answer, explain=_vr_explain, rel_tol=0.15, guess_label="Laplace / Gaussian:")
-        self._revealed = False
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "dimension": LogSlider("dimension d (coordinates)", 1, 1, 1e4, step=0.1, fmt=",.0f", integer=True),
+        "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.05),
+        "delta": LogSlider("δ (Gaussian only)", 1e-5, 1e-10, 1e-2, step=0.5, fmt=".0e"),
+    }
+    # All the curves are drawn once the learner has revealed (before, only up to their d).
+    exercises = {"exercise": PredictReveal(
+        f"With ε = {_VR_EPS:g}, δ = 10⁻⁵ and d = {_VR_D} coordinates, how many times more noise per coordinate "
+        "(standard deviation) does the Laplace release need than the Gaussian? Predict before you move d.",
+        _vr_answer, explain=_vr_explain, rel_tol=0.15, guess_label="Laplace / Gaussian:", redraw=True, sticky=True)}
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed = True
-        self.update()
-
-    def _build_controls(self):
-        return {
-            "dimension": log_slider("dimension d (coordinates)", 1, 0.0, 4.0, step=0.1, readout_format=",.0f"),
-            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
-            "delta": log_slider("δ (Gaussian only)", 1e-5, -10, -2, step=0.5, readout_format=".0e"),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        d, eps, delta = max(1, int(round(v["dimension"]))), float(v["epsilon"]), float(v["delta"])
-        fig = P.vector_release_figure(eps, delta, d, drawn_to=None if self._revealed else d)
+    def render(self, v) -> View:
+        d, eps, delta = max(1, v.dimension), float(v.epsilon), float(v.delta)
+        fig = P.vector_release_figure(eps, delta, d, drawn_to=None if self.revealed("exercise") else d)
         r = clipped_sum_noise(d, eps, delta)
         classic = (f"{M.classic_gaussian_sigma(eps, delta, 1.0):.4g}·C (valid, ε < 1, but loose)" if eps < 1 else
                    "not proven for ε ≥ 1")
@@ -390,4 +348,4 @@ class VectorReleasePanel(Panel):
         if d <= r["crossover"]:
             hint = ("At this d Laplace needs less noise: with few coordinates, √d·C is still small, and Laplace "
                     "pays no δ.")
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
