@@ -10,10 +10,32 @@ returns NaN silently: non-finite input is rejected here.
 Traceback (most recent call last):
 ...
 ValueError: epsilon = -1.0 is not allowed: must be a finite number > 0.
+
+A public function declares its parameters' specs beside its signature, size caps included, and
+:func:`checked` applies them once at the call (sklearn's ``validate_params`` pattern; private kernels trust
+their callers):
+
+>>> @checked(n=Interval(1, 10**6, integer=True), epsilon=Interval(0, None, open_low=True))
+... def noisy_count(n, epsilon=1.0):
+...     return n, epsilon
+>>> noisy_count(3.0)
+(3, 1.0)
+>>> noisy_count(10**6 + 1)
+Traceback (most recent call last):
+...
+ValueError: n = 1000001 is not allowed: must be an integer >= 1 and <= 1000000.
+
+The specs: :class:`Interval` (a number or an integer, ends open or closed), :class:`Options` (one of a few
+values), :class:`ArrayOf` (a real array, optionally bounded), :class:`InstanceOf`, and :class:`Cap` (a cap on a
+size computed from several parameters, such as the n·m·d entries of a task). Each renders the message template
+above; the ``check_*`` functions below are their implementations.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 import math
 import numbers
 from typing import Any
@@ -21,6 +43,13 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "ArrayOf",
+    "Cap",
+    "InstanceOf",
+    "Interval",
+    "Options",
+    "checked",
+    "specs_of",
     "as_rng",
     "check_array",
     "check_real_array",
@@ -245,6 +274,280 @@ def as_rng(rng: Any = None) -> np.random.Generator:
         return np.random.default_rng(rng)
     except (TypeError, ValueError):
         raise _fail("rng", rng, "a numpy Generator, an int seed or None") from None
+
+
+# ============================================================================================ declarative specs
+
+
+class _Spec:
+    """A parameter's spec: ``spec.check(value, name)`` returns the value converted, or raises the template's
+    ValueError (TypeError for a wrong kind of object)."""
+
+    __slots__ = ()
+
+    def check(self, value: Any, name: str) -> Any:  # pragma: no cover - every spec overrides it
+        raise NotImplementedError
+
+    __call__ = check
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Interval(_Spec):
+    """A real number in the interval from ``low`` to ``high`` (None: unbounded; ends closed unless ``open_low`` /
+    ``open_high``), or with ``integer=True`` an integer in [low, high]. With ``integer=True`` the upper end is a
+    size cap: ``Interval(1, 10**6, integer=True)``.
+
+    >>> Interval(0, 1, open_low=True).check(1.5, "rate")
+    Traceback (most recent call last):
+    ...
+    ValueError: rate = 1.5 is not allowed: must be a number in (0, 1].
+    """
+
+    low: float | None = None
+    high: float | None = None
+    integer: bool = False
+    open_low: bool = False
+    open_high: bool = False
+
+    def check(self, value: Any, name: str) -> Any:
+        low, high = self.low, self.high
+        # fast path for the common exact types; anything else (and every refusal) goes through check_* below
+        kind = type(value)
+        if kind is int if self.integer else kind is float or kind is int:
+            ok_low = low is None or (value > low if self.open_low else value >= low)
+            ok_high = high is None or (value < high if self.open_high else value <= high)
+            if ok_low and ok_high and (kind is int or math.isfinite(value)):
+                return value if self.integer else float(value)
+        if self.integer:
+            return check_integer(value, name, minimum=low, maximum=high)
+        if high is None:
+            if low == 0:
+                return check_positive(value, name, allow_zero=not self.open_low)
+            x = _as_float(value, name, self._allowed())
+            if low is not None and (x < low or (x == low and self.open_low)):
+                raise _fail(name, value, self._allowed())
+            return x
+        if low is None:
+            low = -float(np.finfo(float).max)
+        return check_in_range(value, name, low, high, low_inclusive=not self.open_low,
+                              high_inclusive=not self.open_high)
+
+    __call__ = check
+
+    def _allowed(self) -> str:
+        return f"a finite number {'>' if self.open_low else '>='} {self.low:g}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class Options(_Spec):
+    """One of a few values, of the same kind as the one it equals (:func:`check_choice`)."""
+
+    choices: tuple
+
+    def __init__(self, *choices: Any):
+        object.__setattr__(self, "choices", tuple(choices))
+
+    def check(self, value: Any, name: str) -> Any:
+        return check_choice(value, name, self.choices)
+
+    __call__ = check
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ArrayOf(_Spec):
+    """A real, finite float array (complex refused, :func:`check_real_array`) of ``ndim`` dimensions, empty only with
+    ``allow_empty``, whose entries satisfy |x| ≤ ``max_abs`` if given."""
+
+    ndim: int | tuple[int, ...] | None = None
+    max_abs: float | None = None
+    allow_empty: bool = False
+
+    def check(self, value: Any, name: str) -> np.ndarray:
+        arr = check_real_array(value, name, ndim=self.ndim, allow_empty=self.allow_empty)
+        if self.max_abs is not None and arr.size:
+            top = float(np.max(np.abs(arr)))
+            if top > self.max_abs:
+                raise ValueError(f"{name} has an entry of magnitude {top:.4g}, which is not allowed: entries must lie "
+                                 f"in [-{self.max_abs:g}, {self.max_abs:g}].")
+        return arr
+
+    __call__ = check
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class InstanceOf(_Spec):
+    """An instance of ``cls`` (a TypeError otherwise: a wrong kind of argument, not a value out of range); ``hint``
+    says how to make one."""
+
+    cls: type
+    hint: str = ""
+    optional: bool = False
+
+    def check(self, value: Any, name: str) -> Any:
+        if (value is None and self.optional) or isinstance(value, self.cls):
+            return value
+        how = f" ({self.hint})" if self.hint else ""
+        raise TypeError(f"{name} = {type(value).__name__} is not allowed: must be a {self.cls.__name__}"
+                        f"{' or None' if self.optional else ''}{how}.")
+
+    __call__ = check
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Cap:
+    """A size cap on a quantity computed from several parameters (the entries of an intermediate array, the work
+    of one call): ``Cap(20_000_000, "entries of an intermediate array").check(n * m, "n·m")``. The message names
+    the quantity, its value and the cap."""
+
+    limit: int
+    what: str
+
+    def check(self, total: int, shown: str) -> int:
+        if total > self.limit:
+            got = total if isinstance(total, int) else f"{total:.4g}"
+            raise ValueError(f"{shown} = {got} is not allowed: must be <= {self.limit} (the cap on {self.what}); "
+                             "use smaller inputs.")
+        return total
+
+    __call__ = check
+
+
+def checked(**specs: _Spec):
+    """Decorator: validate the named parameters of a function with their specs at every call, and pass on the
+    converted values (``3.0`` → ``3`` for an integer spec). Parameters left at their defaults are not checked (a
+    default is trusted). On a (frozen) dataclass it checks and converts the named fields after ``__init__``,
+    before the class's own ``__post_init__``. The specs stay readable as ``specs_of(f)``."""
+
+    def decorate(target):
+        if isinstance(target, type):
+            return _checked_class(target, specs)
+        params = list(inspect.signature(target).parameters)
+        unknown = set(specs) - set(params)
+        if unknown:
+            raise TypeError(f"checked: {target.__qualname__} has no parameter(s) {sorted(unknown)}")
+        positional = tuple((params.index(k), k, spec) for k, spec in specs.items())
+
+        @functools.wraps(target)
+        def wrapper(*args, **kwargs):
+            if args:
+                args = list(args)
+                count = len(args)
+                for i, key, spec in positional:
+                    if i < count:
+                        args[i] = spec.check(args[i], key)
+            if kwargs:
+                for key, value in kwargs.items():
+                    spec = specs.get(key)
+                    if spec is not None:
+                        kwargs[key] = spec.check(value, key)
+            return target(*args, **kwargs)
+
+        wrapper.__dpviz_specs__ = dict(specs)
+        return wrapper
+
+    return decorate
+
+
+def _checked_class(cls: type, specs: dict[str, _Spec]) -> type:
+    fields = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(specs) - fields
+    if unknown:
+        raise TypeError(f"checked: {cls.__qualname__} has no field(s) {sorted(unknown)}")
+    own = cls.__dict__.get("__post_init__")
+
+    def __post_init__(self, *init_vars):
+        for key, spec in specs.items():
+            object.__setattr__(self, key, spec.check(getattr(self, key), key))
+        if own is not None:
+            own(self, *init_vars)
+
+    cls.__post_init__ = __post_init__
+    cls.__dpviz_specs__ = dict(specs)
+    # dataclass's generated __init__ calls self.__post_init__ only if it existed when the class was built
+    if own is None:
+        init = cls.__init__
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            init(self, *args, **kwargs)
+            __post_init__(self)
+
+        cls.__init__ = __init__
+    return cls
+
+
+def specs_of(obj: Any) -> dict[str, _Spec]:
+    """The specs :func:`checked` declared for a function or dataclass (empty if none)."""
+    return dict(getattr(obj, "__dpviz_specs__", {}))
+
+
+# ============================================================================================ record fields
+# Checks of a frozen dataclass's fields in its ``__post_init__`` (each stores the converted value).
+
+
+def check_progress(progress: Any) -> None:
+    """A ``progress`` argument must be a callable ``progress(fraction)`` or None (TypeError: a wrong kind of argument,
+    not a value out of range)."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
+
+
+def field_array(obj, name: str, *, ndim: int, optional: bool = False, integer: bool = False,
+                low: float | None = None, high: float | None = None) -> None:
+    """Validate (and store as a numpy array) the field ``name`` of a frozen dataclass."""
+    value = getattr(obj, name)
+    if value is None and optional:
+        return
+    arr = check_real_array(value, name, ndim=ndim, allow_empty=True)
+    if integer:
+        if not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} contains non-integer values, which is not allowed: must hold integers.")
+        arr = arr.astype(np.int64)
+    if low is not None and arr.size and float(arr.min()) < low:
+        raise ValueError(f"{name} contains {float(arr.min())!r}, which is not allowed: values must be >= {low:g}.")
+    if high is not None and arr.size and float(arr.max()) > high:
+        raise ValueError(f"{name} contains {float(arr.max())!r}, which is not allowed: values must be <= {high:g}.")
+    if not isinstance(value, np.ndarray) or value.dtype != arr.dtype:
+        object.__setattr__(obj, name, arr)
+
+
+def field_float(obj, name: str, *, optional: bool = False, allow_inf: bool = False, low: float | None = None) -> None:
+    """Validate (and store as a float) the field ``name``: a finite real number (+inf with ``allow_inf``) >= ``low``."""
+    value = getattr(obj, name)
+    if value is None and optional:
+        return
+    if allow_inf and isinstance(value, (float, np.floating)) and value == math.inf:
+        object.__setattr__(obj, name, math.inf)
+        return
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a real number.")
+    try:
+        x = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a finite number.") from None
+    if not math.isfinite(x):
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a finite number"
+                         + (" or +inf." if allow_inf else "."))
+    if low is not None and x < low:
+        raise ValueError(f"{name} = {value!r} is not allowed: must be >= {low:g}.")
+    object.__setattr__(obj, name, x)
+
+
+def field_int(obj, name: str, *, minimum: int = 0) -> None:
+    """Validate (and store as an int) the field ``name``: an integer >= ``minimum``."""
+    object.__setattr__(obj, name, check_integer(getattr(obj, name), name, minimum=minimum))
+
+
+def field_str(obj, name: str) -> None:
+    """The field ``name`` must be a non-empty string."""
+    value = getattr(obj, name)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a non-empty string.")
+
+
+def field_instance(obj, name: str, cls, *, optional: bool = False) -> None:
+    """The field ``name`` must be an instance of ``cls`` (or None with ``optional``); a TypeError otherwise."""
+    InstanceOf(cls, optional=optional).check(getattr(obj, name), name)
 
 
 # ============================================================================================ array arguments

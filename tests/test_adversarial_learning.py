@@ -184,7 +184,7 @@ def test_sweep_rates(name):
 # largest settings the lesson-06 panels send (Train live: n = 10⁴, m = 20, d = 10, T = 500; logistic holdout 4000)
 # stay within it. The limits are written out here, not read from the code under test.
 
-from dpviz.learning import _checks  # noqa: E402
+from dpviz.learning import erm, optim, tasks  # noqa: E402
 
 
 def _refused(fn, *args, match, **kwargs):
@@ -194,10 +194,10 @@ def _refused(fn, *args, match, **kwargs):
 
 
 def test_cap_values_are_the_documented_ones():
-    assert (_checks.MAX_STEPS, _checks.MAX_TASK_ENTRIES, _checks.MAX_DIM, _checks.MAX_HOLDOUT) == (
+    assert (optim.STEPS.high, tasks.TASK_ENTRIES.limit, tasks.DIM.high, tasks.HOLDOUT.high) == (
         10_000, 10_000_000, 1000, 1_000_000)
-    assert _checks.MAX_TRAINING_WORK == 1.3e10 and _checks.MAX_EPSILON == 1000.0
-    assert (_checks.MAX_SELECTION_DRAWS, _checks.MAX_SELECTION_WORK) == (5000, 20_000_000)
+    assert tasks.TRAINING_WORK.limit == 1.3e10 and erm.EPSILON.high == 1000.0
+    assert (erm.SELECTION_DRAWS.limit, erm.SELECTION_WORK.limit) == (5000, 20_000_000)
     assert rates.RATE_MAX == 1e15
 
 
@@ -219,28 +219,30 @@ def test_cap_steps():
 def test_cap_training_work():
     big = L.make_logistic_task(1000, 100, 10, holdout=100, rng=0)  # 10⁶ entries: 4·10⁶ units per step
     for fn in (L.train_naive, L.train_user_level, L.train_example_level):
-        _refused(fn, big, 1.0, 1e-5, 10_000, match="MAX_TRAINING_WORK")
-    _refused(L.train_nonprivate, big, 10_000, match="MAX_TRAINING_WORK")
-    _refused(L.train_algorithm_h, big, 1.0, 1e-5, 3000, match="MAX_TRAINING_WORK")
-    _refused(L.phased_erm, big, 1.0, 1e-6, steps_per_phase=10_000, match="MAX_TRAINING_WORK")
-    _refused(big.erm_solution, match="MAX_TRAINING_WORK")  # 5000 logistic gradient steps on 10⁶ entries
+        _refused(fn, big, 1.0, 1e-5, 10_000, match="cap on work units of one training run")
+    _refused(L.train_nonprivate, big, 10_000, match="cap on work units of one training run")
+    _refused(L.train_algorithm_h, big, 1.0, 1e-5, 3000, match="cap on work units of one training run")
+    _refused(L.phased_erm, big, 1.0, 1e-6, steps_per_phase=10_000, match="cap on work units of one training run")
+    # 5000 logistic gradient steps on 10⁶ entries
+    _refused(big.erm_solution, match="cap on work units of one training run")
 
 
 def test_cap_task_size():
-    _refused(L.make_linear_task, 10**6, 10, 2, match=r"n·m·d = .*20000000 .*MAX_TASK_ENTRIES")
-    _refused(L.make_logistic_task, 10**6, 10, 2, match=r"n·m·d = .*MAX_TASK_ENTRIES")
-    _refused(L.make_linear_task, 100_000, 1, 100, match=r"n·d² = .*MAX_TASK_ENTRIES")  # 10⁹ second moments
+    _refused(L.make_linear_task, 10**6, 10, 2, match=r"n·m·d = .*20000000 .*cap on entries of a task")
+    _refused(L.make_logistic_task, 10**6, 10, 2, match=r"n·m·d = .*cap on entries of a task")
+    _refused(L.make_linear_task, 100_000, 1, 100, match=r"n·d² = .*cap on entries of a task")  # 10⁹ second moments
     _refused(L.make_linear_task, 10, 1, 1001, match=r"d = 1001 .*<= 1000")
     _refused(L.make_logistic_task, 10, 2, 2, holdout=1_000_001, match=r"holdout = 1000001 .*<= 1000000")
     # a caller's own (n, m, d) array is refused before the per-user statistics are allocated
     huge = np.broadcast_to(np.zeros(1), (10**6, 10, 2))
-    _refused(L.UserTask, "logistic", huge, np.broadcast_to(np.zeros(1), (10**6, 10)), match="MAX_TASK_ENTRIES")
+    _refused(L.UserTask, "logistic", huge, np.broadcast_to(np.zeros(1), (10**6, 10)), match="cap on entries of a task")
 
 
 def test_cap_private_selection():
-    _refused(L.private_selection, LOSSES, 1.0, 10, alpha=1e-4, match=r"MAX_SELECTION_DRAWS")  # 1/γ = 1.5·10⁵
+    # 1/γ = 1.5·10⁵
+    _refused(L.private_selection, LOSSES, 1.0, 10, alpha=1e-4, match=r"cap on private selection's expected draws")
     _refused(L.private_selection, np.zeros((2, 100_000)), 1.0, 10, stop_prob=0.001,
-             match=r"MAX_SELECTION_WORK")  # 1/γ = 10³ draws, n/γ = 10⁸ losses read
+             match=r"cap on private selection's expected work")  # 1/γ = 10³ draws, n/γ = 10⁸ losses read
     _refused(L.private_selection, LOSSES, 1001.0, 10, match=r"epsilon = 1001.0 .*1000")
 
 
@@ -258,8 +260,8 @@ def test_panels_largest_settings_fit_under_the_caps():
     for kind, make, kw in (("linear", L.make_linear_task, {}), ("logistic", L.make_logistic_task, {"holdout": 4000})):
         task = make(10_000, 20, 10, rng=0, **kw)
         for method in ("nonprivate", "naive", "user_level", "paper", "example_level"):
-            assert _checks.training_work(500, task, method) <= 1.3e10, (kind, method)
-    assert _checks.training_work(60, L.make_linear_task(2000, 200, 5, rng=0), "user_level") <= 1.3e10
+            assert tasks.training_work(500, task, method) <= 1.3e10, (kind, method)
+    assert tasks.training_work(60, L.make_linear_task(2000, 200, 5, rng=0), "user_level") <= 1.3e10
 
 # the coverage test (test_adversarial_coverage.py) reads what these sweeps cover
 register(L, BASELINES)

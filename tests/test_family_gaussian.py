@@ -7,7 +7,7 @@ The Balle–Wang profile (Balle & Wang 2018, Thm 8), with μ = Δ/σ,
 is evaluated in 100-digit mpmath and compared with every way dpviz computes it or its inverses:
 ``mechanisms.gaussian_delta``, ``Gaussian(σ, Δ).delta/epsilon``, ``gaussian_epsilon``, ``gaussian_epsilon_many``,
 ``gaussian_mu``, ``analytic_gaussian_sigma``, the textbook ``classic_gaussian_sigma/epsilon`` (Dwork & Roth 2014,
-Thm A.1), lesson 10's GDP names (``learning._privacy.gdp_*``), the accountants' event path (a single Gaussian in
+Thm A.1), the accountants' event path (a single Gaussian in
 the basic and optimal accountants, ``calibrate_sigma``), and the amplification formula ln(1 + q(e^ε − 1)) with its
 inverse (Balle, Barthe & Gaboardi 2018, Thm 8).
 
@@ -16,8 +16,8 @@ Tolerances. δ(ε): relative error ≤ 8 ulps × κ, where κ = 1 + (ε|∂δ/�
 when its inputs are rounded. Inverses: the returned ε (σ, μ) is the smallest (largest) double with δ ≤ target,
 as evaluated by the profile (checked with ``np.nextafter``), and within 1e-9 of the mpmath root.
 
-These tests can fail. The copy of δ(ε) that ``accountants/events._gdelta`` (also ``plots/userlevel``,
-``learning/_privacy.gdp_delta``) used until issue 13 is kept below as ``_old_gdelta``: at μ = 1e-12 its relative
+These tests can fail. The copy of δ(ε) that ``accountants/events._gdelta`` (also ``plots/userlevel`` and
+lesson 10's ``gdp_delta``) used until issue 13 is kept below as ``_old_gdelta``: at μ = 1e-12 its relative
 error at ε = 0 is 1.8e-4 (κ ≈ 1 there), and ``test_the_oracle_catches_the_old_copy`` checks that the oracle test
 rejects it. The mechanisms kernel of before issue 13 (erfcx difference for every x₁ > 0) failed the same test at
 μ = 1e-12 for small positive x₁ (relative error 1e-4 at ε = 1e-20).
@@ -35,7 +35,6 @@ from scipy import special
 from dpviz import mechanisms as M
 from dpviz.accountants import BasicAccountant, OptimalAccountant, amplify_poisson, calibrate_sigma
 from dpviz.accountants.amplification import _amplified_eps, _amplified_many, _deamplified_eps
-from dpviz.learning._privacy import gdp_delta, gdp_epsilon, gdp_mu_for
 from dpviz.mechanisms import Gaussian
 
 mp.mp.dps = 100
@@ -158,12 +157,6 @@ def test_gaussian_mechanism_delta_against_mpmath(mu):
 
 
 @pytest.mark.parametrize("mu", MUS)
-def test_gdp_delta_of_lesson_10_is_the_same_profile(mu):
-    assert check_delta(lambda e: [gdp_delta(x, mu) for x in e], mu, "gdp_delta") == []
-    assert gdp_delta(1.0, 0.0) == 0.0
-
-
-@pytest.mark.parametrize("mu", MUS)
 def test_one_gaussian_in_the_basic_and_optimal_accountants(mu):
     # a single event: both accountants must return its own privacy profile δ(ε), the basic one exactly (it inverts
     # the curve), the optimal one to its documented tolerance (a minimisation over δ₀ inside, δ found by bisection
@@ -239,11 +232,10 @@ def test_gaussian_epsilon_is_the_smallest_feasible_double(mu):
         e = M.gaussian_epsilon(d, mu)
         _assert_smallest(e, d, lambda x: float(_gaussian_delta(x, mu)), "gaussian_epsilon")
         assert abs(mp.mpf(e) / mp_eps(d, mu) - 1) < 1e-9
-        # the same answer through the mechanism object and lesson 10's name
+        # the same answer through the mechanism object
         g = Gaussian(1.0 / mu, 1.0)
         if 1.0 / (1.0 / mu) == mu:
             assert g.epsilon(d) == e
-        assert gdp_epsilon(d, mu) == e
 
 
 @pytest.mark.parametrize("mu", MUS)
@@ -281,7 +273,6 @@ def test_gaussian_mu_and_analytic_sigma_are_exact(eps, delta):
 
     mu = M.gaussian_mu(eps, delta)
     assert float(_gaussian_delta(eps, mu)) <= delta < float(_gaussian_delta(eps, float(np.nextafter(mu, 2 * mu))))
-    assert gdp_mu_for(eps, delta) == mu
     # oracle: the mpmath root in μ of δ(ε; μ) = delta
     root = mp.findroot(lambda m: mp_delta(eps, m) - delta, mp.mpf(mu))
     assert abs(mp.mpf(mu) / root - 1) < 1e-9

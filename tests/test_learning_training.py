@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from dpviz.accountants.group import group_privacy
 from dpviz.learning import (
     FirstOrderMethod,
     algorithm3_budget,
@@ -19,8 +20,7 @@ from dpviz.learning import (
     train_user_level,
     user_task_from_arrays,
 )
-from dpviz.learning._privacy import gdp_delta, gdp_epsilon, gdp_mu_for, group_privacy
-from dpviz.mechanisms import Gaussian
+from dpviz.mechanisms import Gaussian, gaussian_delta, gaussian_epsilon, gaussian_mu
 
 
 @pytest.fixture(scope="module")
@@ -201,8 +201,8 @@ def test_gdp_profile_matches_mechanisms_gaussian():
     # independent exact implementation: dpviz.mechanisms.Gaussian (Balle & Wang 2018, Thm 8)
     for mu in (0.1, 0.7, 2.0):
         for eps in (0.0, 0.5, 3.0):
-            assert gdp_delta(eps, mu) == pytest.approx(Gaussian(sigma=1.0 / mu).delta(eps), rel=1e-9, abs=1e-15)
-    assert gdp_epsilon(1e-5, gdp_mu_for(0.8, 1e-5)) == pytest.approx(0.8, rel=1e-9)
+            assert gaussian_delta(eps, mu) == pytest.approx(Gaussian(sigma=1.0 / mu).delta(eps), rel=1e-9, abs=1e-15)
+    assert gaussian_epsilon(1e-5, gaussian_mu(0.8, 1e-5)) == pytest.approx(0.8, rel=1e-9)
 
 
 @pytest.mark.parametrize("fn", [train_naive, train_user_level])

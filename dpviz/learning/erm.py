@@ -18,33 +18,23 @@ from typing import Callable
 import numpy as np
 
 from dpviz._validation import (
+    ArrayOf,
+    Cap,
+    Interval,
     as_rng,
+    check_choice,
     check_delta,
-    check_in_range,
     check_integer,
     check_positive,
     check_probability,
-)
-from dpviz.learning._checks import (
-    MAX_COUNT,
-    MAX_EPSILON,
-    MAX_MAGNITUDE,
-    MAX_SELECTION_DRAWS,
-    MAX_SELECTION_WORK,
-    MAX_STEPS,
-    check_name,
     check_progress,
-    check_scale,
-    check_task,
-    check_work,
     field_array,
     field_float,
     field_instance,
     field_int,
-    real_array,
 )
-from dpviz.learning.optim import VARIANTS, FirstOrderMethod, _run_first_order
-from dpviz.learning.tasks import UserTask, concentration_radius
+from dpviz.learning.optim import COUNT, MAGNITUDE, SCALE, STEPS, VARIANTS, FirstOrderMethod, _run_first_order
+from dpviz.learning.tasks import TASK, UserTask, check_work, concentration_radius
 from dpviz.learning.training import (
     PrivacySpent,
     TrainingRun,
@@ -72,6 +62,13 @@ __all__ = [
 
 # --------------------------------------------------------------------------------------------- Algorithm 4
 
+
+#: ε where a budget split evaluates e^ε (Algorithm H: strong composition); the panels use ε ≤ 10.
+EPSILON = Interval(0.0, 1000.0, open_low=True)
+#: Private selection (Algorithm 5): its expected number of draws 1/γ (each one WinsorizedMean1D call, ~0.1–0.5 ms)
+#: and the user losses n/γ it reads.
+SELECTION_DRAWS = Cap(5_000, "private selection's expected draws 1/γ")
+SELECTION_WORK = Cap(20_000_000, "private selection's expected work n/γ")
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PhasedERMSchedule:
@@ -123,14 +120,14 @@ def phased_erm_schedule(n: int, m: int, d: int, epsilon: float, *, G: float = 1.
 
     A phase with n_t = 0 users cannot run: :func:`phased_erm` stops at the last phase with n_t ≥ 1 and says so.
     """
-    n = check_integer(n, "n", minimum=2, maximum=MAX_COUNT)
-    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
-    d = check_integer(d, "d", minimum=1, maximum=MAX_COUNT)
+    n = check_integer(n, "n", minimum=2, maximum=COUNT.high)
+    m = COUNT.check(m, "m")
+    d = COUNT.check(d, "d")
     # bounded ranges keep T ≤ ~170 phases and every λ_t = 4^t λ inside the float range
-    eps = check_in_range(epsilon, "epsilon", 1.0 / MAX_MAGNITUDE, MAX_EPSILON)
-    G = check_scale(G, "G")
-    sigma = check_scale(sigma, "sigma")
-    R = check_scale(R, "R")
+    eps = Interval(1.0 / MAGNITUDE, EPSILON.high).check(epsilon, "epsilon")
+    G = SCALE.check(G, "G")
+    sigma = SCALE.check(sigma, "sigma")
+    R = SCALE.check(R, "R")
     g_under = min(G, sigma * math.sqrt(d))
     T = max(1, math.ceil(math.log2(G * n * math.sqrt(m) * eps / (sigma * d))))
     lam = math.sqrt(G * g_under / (n * m) + sigma**2 * d**2 / (n**2 * m * eps**2)) / R
@@ -177,14 +174,14 @@ def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, ste
     Raises
     ------
     ValueError
-        Bad ε, δ, steps_per_phase outside [1, MAX_STEPS], a run whose work steps_per_phase·n·d·max(m, d) exceeds
-        MAX_TRAINING_WORK, or fewer than 2 users.
+        Bad ε, δ, steps_per_phase outside [1, 10⁴], a run whose work steps_per_phase·n·d·max(m, d) exceeds
+        the cap on a training run's work (:data:`dpviz.learning.tasks.TRAINING_WORK`), or fewer than 2 users.
     """
-    check_task(task)
+    TASK.check(task, "task")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    K = check_integer(steps_per_phase, "steps_per_phase", minimum=1, maximum=MAX_STEPS)
-    check_name(mode, "mode", ("practical", "paper"))
+    K = STEPS.check(steps_per_phase, "steps_per_phase")
+    check_choice(mode, "mode", ("practical", "paper"))
     # the phases use disjoint groups, at most n users in all: the whole run is within one run's work on the task
     check_work(K, task, "paper" if mode == "paper" else "user_level", "steps_per_phase")
     check_progress(progress)
@@ -192,7 +189,7 @@ def phased_erm(task: UserTask, epsilon: float = 1.0, delta: float = 1e-6, *, ste
     n, m, d = task.n, task.m, task.d
     if n < 2:
         raise ValueError(f"task has n = {n} users, which is not allowed: Phased ERM needs n >= 2.")
-    sig = task.lipschitz / math.sqrt(d) if sigma is None else check_scale(sigma, "sigma")
+    sig = task.lipschitz / math.sqrt(d) if sigma is None else SCALE.check(sigma, "sigma")
     sched = phased_erm_schedule(n, m, d, eps, G=task.lipschitz, sigma=sig, R=2.0 * task.radius)
     perm = g.permutation(n)
     start = 0
@@ -249,11 +246,11 @@ def selection_tau(K: int, n: int, m: int, alpha: float, B: float = 1.0) -> float
     >>> round(selection_tau(10, 100, 25, 0.1), 4)
     0.3393
     """
-    K = check_integer(K, "K", minimum=1, maximum=MAX_COUNT)
-    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
-    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
+    K = COUNT.check(K, "K")
+    n = COUNT.check(n, "n")
+    m = COUNT.check(m, "m")
     alpha = check_probability(alpha, "alpha", open_low=True)
-    B = check_scale(B, "B")
+    B = SCALE.check(B, "B")
     return _selection_tau(K, n, m, alpha, B)
 
 
@@ -270,7 +267,7 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     return the draw with the smallest noisy value. ε-DP by Liu & Talwar 2019, Thm 3.2 (each A_k is ε/3-DP).
     Default γ = α/(5K), as the proof of Theorem 6 uses (the statement says 1/K); the number of
     draws is Geometric(γ), mean 1/γ, never capped (a cap would break the privacy argument). What is capped is the
-    *expected* work, before anything is drawn: 1/γ ≤ MAX_SELECTION_DRAWS (10⁵) and n/γ ≤ MAX_SELECTION_WORK (10⁸),
+    *expected* work, before anything is drawn: 1/γ ≤ :data:`SELECTION_DRAWS` and n/γ ≤ :data:`SELECTION_WORK`,
     else ValueError (raise α or pass a larger ``stop_prob``).
 
     Parameters
@@ -285,10 +282,10 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     >>> private_selection(L, 5.0, 100, rng=0).index
     1
     """
-    L = real_array(user_losses, "user_losses", ndim=2, max_abs=MAX_MAGNITUDE)
-    eps = check_in_range(epsilon, "epsilon", 0.0, MAX_EPSILON, low_inclusive=False)
-    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
-    B = check_scale(bound, "bound")
+    L = ArrayOf(ndim=2, max_abs=MAGNITUDE).check(user_losses, "user_losses")
+    eps = EPSILON.check(epsilon, "epsilon")
+    m = COUNT.check(m, "m")
+    B = SCALE.check(bound, "bound")
     alpha = check_probability(alpha, "alpha", open_low=True)
     K, n = L.shape
     if stop_prob is None:
@@ -296,13 +293,9 @@ def private_selection(user_losses, epsilon: float, m: int, *, bound: float = 1.0
     else:
         gamma = check_probability(stop_prob, "stop_prob", open_low=True)
         why = f"stop_prob = {stop_prob!r}"
-    if 1.0 / gamma > MAX_SELECTION_DRAWS:
-        raise ValueError(f"{why} is not allowed: the expected number of draws 1/γ = {1.0 / gamma:.3g} must be <= "
-                         f"{MAX_SELECTION_DRAWS:.0e} (MAX_SELECTION_DRAWS); raise alpha or stop_prob.")
-    if n / gamma > MAX_SELECTION_WORK:
-        raise ValueError(f"{why} with n = {n} users is not allowed: the expected work n/γ = {n / gamma:.3g} must be "
-                         f"<= {MAX_SELECTION_WORK:.0e} (MAX_SELECTION_WORK); raise alpha or stop_prob.")
-    tau = _selection_tau(K, n, m, alpha, B) if tau is None else check_scale(tau, "tau")
+    SELECTION_DRAWS.check(1.0 / gamma, f"the expected number of draws 1/γ at {why}")
+    SELECTION_WORK.check(n / gamma, f"the expected work n/γ at {why} with n = {n} users")
+    tau = _selection_tau(K, n, m, alpha, B) if tau is None else SCALE.check(tau, "tau")
     from dpviz.mean import winsorized_mean_1d
 
     g = as_rng(rng)
@@ -329,13 +322,13 @@ def algorithm_h_budget(epsilon: float, delta: float, T: int) -> tuple[float, flo
     >>> (e, d)
     (1.0, 1e-06)
 
-    ε ≤ MAX_EPSILON (10³; the split evaluates e^ε) and 1 ≤ T ≤ MAX_STEPS.
+    ε ≤ 10³ (the split evaluates e^ε) and 1 ≤ T ≤ 10⁴.
     """
     from dpviz.mean.robust import split_budget
 
-    eps = check_in_range(epsilon, "epsilon", 0.0, MAX_EPSILON, low_inclusive=False)
+    eps = EPSILON.check(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    T = STEPS.check(T, "T")
     return split_budget(eps, delta, T)
 
 
@@ -355,18 +348,18 @@ def train_algorithm_h(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5,
     """
     from dpviz.mean.robust import dp_estimate_blocks
 
-    check_task(task)
-    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    TASK.check(task, "task")
+    T = STEPS.check(T, "T")
     check_work(T, task, "algorithm_h")
-    eps = check_in_range(epsilon, "epsilon", 0.0, MAX_EPSILON, low_inclusive=False)
+    eps = EPSILON.check(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     if learning_rate is not None:
-        learning_rate = check_scale(learning_rate, "learning_rate")
-    check_name(variant, "variant", VARIANTS)
+        learning_rate = SCALE.check(learning_rate, "learning_rate")
+    check_choice(variant, "variant", VARIANTS)
     check_accountant(accountant)
     check_progress(progress)
     g = as_rng(rng)
-    r = concentration_radius(task.lipschitz, task.m, task.n) if radius is None else check_scale(radius, "radius")
+    r = concentration_radius(task.lipschitz, task.m, task.n) if radius is None else SCALE.check(radius, "radius")
     e_t, d_t = algorithm_h_budget(eps, delta, T)
     d = task.d
     lr = learning_rate or _step_size(task, r * math.sqrt(d), T)

@@ -17,8 +17,8 @@ from functools import lru_cache
 import numpy as np
 
 from dpviz._cache import RecentResults
-from dpviz._validation import check_choice, check_integer, check_real_array
-from dpviz.learning._checks import MAX_COUNT, check_progress, check_scale
+from dpviz._validation import check_choice, check_integer, check_progress, check_real_array
+from dpviz.learning.optim import COUNT, SCALE_OR_ZERO
 from dpviz.learning.tasks import make_linear_task, make_logistic_task
 from dpviz.learning.training import train_naive, train_user_level
 
@@ -49,7 +49,7 @@ def lesson_task(kind: str, n: int, m: int, d: int, heterogeneity: float, seed: i
     if n * m * d > LESSON_TASK_MAX_ENTRIES:
         raise ValueError(f"n·m·d = {n}·{m}·{d} = {n * m * d} is not allowed: must be at most LESSON_TASK_MAX_ENTRIES "
                          f"= {LESSON_TASK_MAX_ENTRIES}.")
-    heterogeneity = check_scale(heterogeneity, "heterogeneity", allow_zero=True)
+    heterogeneity = SCALE_OR_ZERO.check(heterogeneity, "heterogeneity")
     seed = check_integer(seed, "seed", minimum=0)
     return _lesson_task(kind, n, m, d, heterogeneity, seed)
 
@@ -81,7 +81,7 @@ def heterogeneity_point(n: int, m: int, h: float, seed: int, *,
     if n * m > HETERO_MAX_EXAMPLES:
         raise ValueError(f"n·m = {n}·{m} = {n * m} is not allowed: must be at most HETERO_MAX_EXAMPLES = "
                          f"{HETERO_MAX_EXAMPLES}.")
-    h = check_scale(h, "h", allow_zero=True)
+    h = SCALE_OR_ZERO.check(h, "h")
     seed = check_integer(seed, "seed", minimum=0)
     key = (n, m, h, seed)
     kept = _POINTS.get(key)
@@ -107,12 +107,12 @@ def heterogeneity_formula(n: int, ms, h: float) -> tuple[np.ndarray, float]:
     """(excess-risk formula s²d/(2nm) + h²·tr Σ/(2nd) over ``ms``, the drift floor h²·tr Σ/(2nd)).
 
     ``n`` an integer in [1, 10¹⁵], ``ms`` a 1-D array of m ≥ 1, ``h`` ∈ [0, 10¹²]."""
-    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
+    n = COUNT.check(n, "n")
     ms = check_real_array(ms, "ms", ndim=1, allow_empty=True).astype(float)
-    if np.any(ms < 1) or np.any(ms > MAX_COUNT):
-        bad = float(ms[(ms < 1) | (ms > MAX_COUNT)][0])
-        raise ValueError(f"ms = {bad!r} is not allowed: every m must be a number in [1, {MAX_COUNT:g}].")
-    h = check_scale(h, "h", allow_zero=True)
+    if np.any(ms < 1) or np.any(ms > COUNT.high):
+        bad = float(ms[(ms < 1) | (ms > COUNT.high)][0])
+        raise ValueError(f"ms = {bad!r} is not allowed: every m must be a number in [1, {COUNT.high:g}].")
+    h = SCALE_OR_ZERO.check(h, "h")
     s2, d = HETERO_LABEL_NOISE**2, HETERO_D
     floor = h**2 * _trace_sigma() / (2 * n * d)
     return s2 * d / (2 * n * ms) + floor, floor
@@ -121,5 +121,5 @@ def heterogeneity_formula(n: int, ms, h: float) -> tuple[np.ndarray, float]:
 def heterogeneity_m_star(h: float) -> float:
     """m* = s²d²/(h² tr Σ): past it the excess risk is flat in m (``math.inf`` for h = 0, and where m* is beyond the
     double range: h² underflows to 0 below h ≈ 1.5e-162); ``h`` ∈ [0, 10¹²]."""
-    h = check_scale(h, "h", allow_zero=True)
+    h = SCALE_OR_ZERO.check(h, "h")
     return math.inf if h * h == 0 else HETERO_LABEL_NOISE**2 * HETERO_D**2 / (h**2 * _trace_sigma())

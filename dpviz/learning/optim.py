@@ -28,19 +28,33 @@ from typing import Callable
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_integer
-from dpviz.learning._checks import (
-    MAX_MAGNITUDE,
-    MAX_STEPS,
-    check_name,
+from dpviz._validation import (
+    ArrayOf,
+    Interval,
+    as_rng,
+    check_choice,
+    check_integer,
     check_progress,
-    check_scale,
     field_array,
-    real_array,
-    safe_norm,
 )
 
 __all__ = ["FirstOrderMethod", "OptimisationTrace", "run_first_order", "VARIANTS"]
+
+# Parameter specs shared by dpviz.learning (this is its lowest module). The lessons' panels use at most T = 500
+# steps, n·m = 2·10⁵ examples and d = 10; the caps sit above that.
+
+#: Optimisation steps T of one run: 1 ≤ T ≤ 10⁴.
+STEPS = Interval(1, 10_000, integer=True)
+#: Counts (n, m, d, K) that only enter formulas (schedules, radii): ≤ 10¹⁵, so that they convert to floats exactly
+#: enough and products of a few of them stay finite.
+COUNT = Interval(1, 10**15, integer=True)
+#: Bound on scale parameters and data entries, so that squares and sums over up to 10⁷ of them stay far inside the
+#: float range.
+MAGNITUDE = 1e12
+#: A scale parameter (radius, Lipschitz constant, step size, clip, noise level): in [1e-12, 1e12], so that its
+#: reciprocal, square and products with data stay finite; :data:`SCALE_OR_ZERO` also takes 0.
+SCALE = Interval(1.0 / MAGNITUDE, MAGNITUDE)
+SCALE_OR_ZERO = Interval(0.0, MAGNITUDE)
 
 VARIANTS = ("convex", "strongly_convex", "nonconvex")
 
@@ -70,29 +84,29 @@ class FirstOrderMethod:
     smoothness: float = 1.0
 
     def __post_init__(self):
-        check_name(self.variant, "variant", VARIANTS)
-        object.__setattr__(self, "learning_rate", check_scale(self.learning_rate, "learning_rate"))
-        object.__setattr__(self, "radius", check_scale(self.radius, "radius"))
-        object.__setattr__(self, "smoothness", check_scale(self.smoothness, "smoothness"))
+        check_choice(self.variant, "variant", VARIANTS)
+        object.__setattr__(self, "learning_rate", SCALE.check(self.learning_rate, "learning_rate"))
+        object.__setattr__(self, "radius", SCALE.check(self.radius, "radius"))
+        object.__setattr__(self, "smoothness", SCALE.check(self.smoothness, "smoothness"))
         if self.strong_convexity is not None:
-            object.__setattr__(self, "strong_convexity", check_scale(self.strong_convexity, "strong_convexity"))
+            object.__setattr__(self, "strong_convexity", SCALE.check(self.strong_convexity, "strong_convexity"))
         elif self.variant == "strongly_convex":
             raise ValueError("strong_convexity = None is not allowed: must be a finite number > 0 for the "
                              "strongly convex variant.")
 
     def project(self, theta) -> np.ndarray:
         """Π_Θ(θ): the Euclidean projection onto the ℓ₂ ball of radius ``radius``."""
-        return self._project(real_array(theta, "theta", ndim=1))
+        return self._project(ArrayOf(ndim=1).check(theta, "theta"))
 
     def step_size(self, t: int, T: int) -> float:
-        """η_t: fixed, except in the restart phase of the strongly convex variant (0 ≤ t < T ≤ MAX_STEPS)."""
-        T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+        """η_t: fixed, except in the restart phase of the strongly convex variant (0 ≤ t < T ≤ 10⁴)."""
+        T = STEPS.check(T, "T")
         t = check_integer(t, "t", minimum=0, maximum=T - 1)
         return self._step_size(t, T)
 
     def aggregate(self, iterates, rng=None) -> np.ndarray:
         """Aggregate(o_0..o_T) for the variant, over ``iterates`` of shape (T+1, d)."""
-        it = real_array(iterates, "iterates", ndim=2)
+        it = ArrayOf(ndim=2).check(iterates, "iterates")
         return self._aggregate(it, as_rng(rng))
 
     # -- private kernels (arguments already validated) ---------------------------------------------------------
@@ -153,7 +167,7 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     theta0 : array_like, shape (d,)
         Starting point (projected onto Θ).
     T : int
-        Number of oracle calls, 1 ≤ T ≤ MAX_STEPS (10⁴).
+        Number of oracle calls, 1 ≤ T ≤ 10⁴.
     method : FirstOrderMethod
     rng : Generator or int, optional
         Used only by the non-convex Aggregate.
@@ -163,7 +177,7 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     Raises
     ------
     ValueError
-        T outside [1, MAX_STEPS], a bad starting point, an oracle answer of the wrong shape or not finite, or a
+        T outside [1, 10⁴], a bad starting point, an oracle answer of the wrong shape or not finite, or a
         step θ − η·g beyond the float range.
     TypeError
         ``oracle`` or ``progress`` not callable, ``method`` not a :class:`FirstOrderMethod`.
@@ -178,8 +192,8 @@ def run_first_order(oracle: Callable[[np.ndarray, int], np.ndarray], theta0, T: 
     """
     if not callable(oracle):
         raise TypeError(f"oracle = {oracle!r} is not allowed: must be a callable oracle(theta, t) -> gradient.")
-    th = real_array(theta0, "theta0", ndim=1, max_abs=MAX_MAGNITUDE)
-    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    th = ArrayOf(ndim=1, max_abs=MAGNITUDE).check(theta0, "theta0")
+    T = STEPS.check(T, "T")
     if not isinstance(method, FirstOrderMethod):
         raise TypeError(f"method = {type(method).__name__} is not allowed: must be a FirstOrderMethod.")
     check_progress(progress)
@@ -205,7 +219,7 @@ def _first_order_steps(oracle, th: np.ndarray, T: int, method: FirstOrderMethod,
     for t in range(T):
         g = oracle(th, t)
         if not (isinstance(g, np.ndarray) and g.dtype == np.float64):
-            g = real_array(g, "oracle answer", ndim=(0, 1))
+            g = ArrayOf(ndim=(0, 1)).check(g, "oracle answer")
         if g.shape != (d,):
             raise ValueError(f"oracle returned shape {g.shape}, which is not allowed: must be ({d},).")
         if not np.all(np.isfinite(g)):
@@ -222,3 +236,11 @@ def _first_order_steps(oracle, th: np.ndarray, T: int, method: FirstOrderMethod,
         if progress is not None and ((t + 1) % every == 0 or t + 1 == T):
             progress((t + 1) / T)
         yield t + 1, iterates
+
+
+def safe_norm(v: np.ndarray) -> float:
+    """‖v‖₂ computed as s·‖v/s‖₂ with s = max|v_i|, so entries near the float limit do not overflow."""
+    s = float(np.max(np.abs(v))) if v.size else 0.0
+    if s == 0.0:
+        return 0.0
+    return s * math.sqrt(float(np.dot(v / s, v / s)))

@@ -33,19 +33,18 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from dpviz._validation import as_rng, check_in_range, check_integer, check_probability
-from dpviz.learning._checks import (
-    MAX_COUNT,
-    MAX_DIM,
-    MAX_HOLDOUT,
-    MAX_MAGNITUDE,
-    MAX_TASK_ENTRIES,
-    MAX_TRAINING_WORK,
-    check_name,
-    check_scale,
-    real_array,
-    safe_norm,
+from dpviz._validation import (
+    ArrayOf,
+    Cap,
+    InstanceOf,
+    Interval,
+    as_rng,
+    check_choice,
+    check_in_range,
+    check_integer,
+    check_probability,
 )
+from dpviz.learning.optim import COUNT, MAGNITUDE, SCALE, SCALE_OR_ZERO, safe_norm
 
 __all__ = [
     "UserTask",
@@ -56,6 +55,17 @@ __all__ = [
 ]
 
 KINDS = ("linear", "logistic")
+
+#: Size caps of a task. Feature entries n·m·d (80 MB), and n·d² per-user second moments of a linear task.
+TASK_ENTRIES = Cap(10_000_000, "entries of a task: n·m·d, and n·d² for a linear task")
+#: Dimension d (the d × d covariance of a task is eigendecomposed; the panels use d ≤ 10).
+DIM = Interval(1, 1000, integer=True)
+#: The held-out sample of a logistic task (the panels use 4000).
+HOLDOUT = Interval(1, 1_000_000, integer=True)
+#: Work units of one training run (:func:`training_work`; one unit ≈ 1 ns: runs at the cap took 2–13 s on the
+#: 2-core reference machine). The panels' largest run (T = 500, n = 10⁴, m = 20, d = 10, logistic task, Algorithm 3
+#: with the paper's constants) is 1.1·10¹⁰ units.
+TRAINING_WORK = Cap(13_000_000_000, "work units of one training run, training_work")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -99,9 +109,9 @@ class UserTask:
     holdout: tuple[np.ndarray, np.ndarray] | None = None
 
     def __post_init__(self):
-        check_name(self.kind, "kind", KINDS)
-        X = real_array(self.X, "X", ndim=3, allow_empty=True)
-        y = real_array(self.y, "y", ndim=2, allow_empty=True)
+        check_choice(self.kind, "kind", KINDS)
+        X = ArrayOf(ndim=3, allow_empty=True).check(self.X, "X")
+        y = ArrayOf(ndim=2, allow_empty=True).check(self.y, "y")
         if X.shape[0] == 0 or X.shape[2] == 0:
             raise ValueError(f"X has shape {X.shape} which is not allowed: must hold n >= 1 users and d >= 1.")
         if X.shape[1] == 0:
@@ -115,36 +125,36 @@ class UserTask:
         _check_task_size(n, m, d, self.kind)
         for name, arr in (("X", X), ("y", y)):
             big = float(np.max(np.abs(arr)))
-            if big > MAX_MAGNITUDE:
-                raise ValueError(f"{name} has an entry of magnitude {big:.3g}, which is not allowed: "
-                                 f"entries must lie in [-{MAX_MAGNITUDE:g}, {MAX_MAGNITUDE:g}].")
+            if big > MAGNITUDE:
+                raise ValueError(f"{name} has an entry of magnitude {big:.4g}, which is not allowed: "
+                                 f"entries must lie in [-{MAGNITUDE:g}, {MAGNITUDE:g}].")
         for name in ("radius", "lipschitz", "smoothness"):
-            object.__setattr__(self, name, check_scale(getattr(self, name), name))
+            object.__setattr__(self, name, SCALE.check(getattr(self, name), name))
         for name in ("heterogeneity", "label_noise"):
-            object.__setattr__(self, name, check_scale(getattr(self, name), name, allow_zero=True))
+            object.__setattr__(self, name, SCALE_OR_ZERO.check(getattr(self, name), name))
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", y)
         object.__setattr__(self, "_xnorm", np.linalg.norm(X, axis=-1))
         if self.theta_star is not None:
-            ts = real_array(self.theta_star, "theta_star", ndim=1, max_abs=MAX_MAGNITUDE)
+            ts = ArrayOf(ndim=1, max_abs=MAGNITUDE).check(self.theta_star, "theta_star")
             if ts.shape != (d,):
                 raise ValueError(f"theta_star has shape {ts.shape} which is not allowed: must be ({d},).")
             object.__setattr__(self, "theta_star", ts)
         if self.sigma_x is not None:
-            sx = real_array(self.sigma_x, "sigma_x", ndim=2, max_abs=MAX_MAGNITUDE)
+            sx = ArrayOf(ndim=2, max_abs=MAGNITUDE).check(self.sigma_x, "sigma_x")
             if sx.shape != (d, d):
                 raise ValueError(f"sigma_x has shape {sx.shape} which is not allowed: must be ({d}, {d}).")
             object.__setattr__(self, "sigma_x", sx)
         if self.user_thetas is not None:
-            ut = real_array(self.user_thetas, "user_thetas", ndim=2, max_abs=MAX_MAGNITUDE)
+            ut = ArrayOf(ndim=2, max_abs=MAGNITUDE).check(self.user_thetas, "user_thetas")
             if ut.shape != (n, d):
                 raise ValueError(f"user_thetas has shape {ut.shape} which is not allowed: must be ({n}, {d}).")
             object.__setattr__(self, "user_thetas", ut)
         if self.holdout is not None:
             if not isinstance(self.holdout, (tuple, list)) or len(self.holdout) != 2:
                 raise ValueError("holdout is not allowed: must be a pair (X_holdout (k, d), y_holdout (k,)).")
-            Xh = real_array(self.holdout[0], "holdout X", ndim=2, max_abs=MAX_MAGNITUDE)
-            yh = real_array(self.holdout[1], "holdout y", ndim=1, max_abs=MAX_MAGNITUDE)
+            Xh = ArrayOf(ndim=2, max_abs=MAGNITUDE).check(self.holdout[0], "holdout X")
+            yh = ArrayOf(ndim=1, max_abs=MAGNITUDE).check(self.holdout[1], "holdout y")
             if Xh.shape[1] != d or yh.shape != (Xh.shape[0],):
                 raise ValueError(f"holdout has shapes {Xh.shape} and {yh.shape} which is not allowed: must be "
                                  f"(k, {d}) and (k,).")
@@ -172,8 +182,8 @@ class UserTask:
         return int(self.X.shape[2])
 
     def check_theta(self, theta) -> np.ndarray:
-        """``theta`` as a float array of shape (d,) or a stack (k, d), finite, entries within ±MAX_MAGNITUDE."""
-        th = real_array(theta, "theta", ndim=(1, 2), max_abs=MAX_MAGNITUDE)
+        """``theta`` as a float array of shape (d,) or a stack (k, d), finite, entries within ±MAGNITUDE."""
+        th = ArrayOf(ndim=(1, 2), max_abs=MAGNITUDE).check(theta, "theta")
         if th.shape[-1] != self.d:
             raise ValueError(f"theta has shape {th.shape} which is not allowed: last axis must have d = {self.d}.")
         return th
@@ -200,7 +210,7 @@ class UserTask:
         Both losses are generalised linear, ∇ℓ = r·x, so ‖∇ℓ‖ = |r|·‖x‖ and no (n, m, d) array is formed.
         Returns (mean, fraction of examples clipped).
         """
-        return self._clipped_example_mean(self._check_point(theta), check_scale(clip, "clip"))
+        return self._clipped_example_mean(self._check_point(theta), SCALE.check(clip, "clip"))
 
     def full_gradient(self, theta) -> np.ndarray:
         """∇L(θ; S) (non-private)."""
@@ -210,7 +220,7 @@ class UserTask:
         """argmin over Θ of L(θ; S). Linear: closed form Ā⁻¹b̄ (projected-gradient refinement if it leaves Θ).
 
         The refinement runs up to 5000 full-gradient steps; on a logistic task whose 5000·n·m·d exceeds
-        MAX_TRAINING_WORK it is refused (ValueError) rather than run for minutes.
+        the cap on a training run's work (:data:`TRAINING_WORK`) it is refused (ValueError) rather than run for minutes.
         """
         if self.kind == "linear":
             th = np.linalg.lstsq(self._Abar, self._bbar, rcond=None)[0]
@@ -218,10 +228,8 @@ class UserTask:
                 return th
         else:
             work = 4 * _ERM_STEPS * self.n * self.m * self.d  # the work units of training_work
-            if work > MAX_TRAINING_WORK:
-                raise ValueError(f"erm_solution of a logistic task with n·m·d = {self.n * self.m * self.d} is not "
-                                 f"allowed: {_ERM_STEPS} gradient steps would cost {work:.3g} units, which must be <= "
-                                 f"{MAX_TRAINING_WORK:.0e} (MAX_TRAINING_WORK); use a smaller task.")
+            TRAINING_WORK.check(work, f"the work of erm_solution's {_ERM_STEPS} gradient steps on n·m·d = "
+                                      f"{self.n * self.m * self.d}")
         th = np.zeros(self.d)
         step = 1.0 / self.smoothness
         for _ in range(_ERM_STEPS):
@@ -255,7 +263,7 @@ class UserTask:
                                  f"({self.n},).")
             idx = np.flatnonzero(users)
         else:
-            u = real_array(users, "users", ndim=1)
+            u = ArrayOf(ndim=1).check(users, "users")
             if not np.all(u == np.round(u)) or u.min() < 0 or u.max() > self.n - 1:
                 raise ValueError(f"users contains values that are not user indices, which is not allowed: must be "
                                  f"integers in [0, {self.n - 1}].")
@@ -344,18 +352,11 @@ _ERM_STEPS = 5000
 def _check_task_size(n: int, m: int, d: int, kind: str) -> None:
     """Caps of a task: n·m·d feature entries; for the linear task also n·d² per-user second moments X_uᵀX_u
     (memory) and the n·m·d² work of computing them."""
-    if d > MAX_DIM:
-        raise ValueError(f"d = {d} is not allowed: must be <= {MAX_DIM} (MAX_DIM; the d × d covariance of the task is "
-                         "eigendecomposed).")
-    if n * m * d > MAX_TASK_ENTRIES:
-        raise ValueError(f"n·m·d = {n}·{m}·{d} = {n * m * d} is not allowed: must be <= {MAX_TASK_ENTRIES:.0e} "
-                         "(MAX_TASK_ENTRIES, memory).")
-    if kind == "linear" and n * d * d > MAX_TASK_ENTRIES:
-        raise ValueError(f"n·d² = {n}·{d}² = {n * d * d} is not allowed for a linear task: must be <= "
-                         f"{MAX_TASK_ENTRIES:.0e} (MAX_TASK_ENTRIES; the per-user second moments X_uᵀX_u).")
-    if kind == "linear" and n * m * d * d > MAX_TRAINING_WORK:
-        raise ValueError(f"n·m·d² = {n * m * d * d} is not allowed for a linear task: must be <= "
-                         f"{MAX_TRAINING_WORK:.0e} (MAX_TRAINING_WORK; the work of the per-user second moments).")
+    DIM.check(d, "d")
+    TASK_ENTRIES.check(n * m * d, f"n·m·d = {n}·{m}·{d}")
+    if kind == "linear":
+        TASK_ENTRIES.check(n * d * d, f"n·d² = {n}·{d}²")
+        TRAINING_WORK.check(n * m * d * d, "n·m·d² (the work of a linear task's per-user second moments)")
 
 
 def _project(theta: np.ndarray, radius: float) -> np.ndarray:
@@ -383,9 +384,9 @@ def _theta_star(d: int, norm: float) -> np.ndarray:
 
 
 def _validate_sizes(n, m, d, kind):
-    n = check_integer(n, "n", minimum=1, maximum=MAX_TASK_ENTRIES)
-    m = check_integer(m, "m", minimum=1, maximum=MAX_TASK_ENTRIES)
-    d = check_integer(d, "d", minimum=1, maximum=MAX_DIM)
+    n = check_integer(n, "n", minimum=1, maximum=TASK_ENTRIES.limit)
+    m = check_integer(m, "m", minimum=1, maximum=TASK_ENTRIES.limit)
+    d = DIM.check(d, "d")
     _check_task_size(n, m, d, kind)
     return n, m, d
 
@@ -403,11 +404,11 @@ def make_linear_task(n: int = 1000, m: int = 20, d: int = 10, *, heterogeneity: 
     ((50, 4, 3), (50, 4))
     """
     n, m, d = _validate_sizes(n, m, d, "linear")
-    h = check_scale(heterogeneity, "heterogeneity", allow_zero=True)
-    s_e = check_scale(label_noise, "label_noise", allow_zero=True)
-    kappa = check_in_range(condition, "condition", 1.0, MAX_MAGNITUDE)
-    r = check_scale(radius, "radius")
-    tn = check_scale(theta_norm, "theta_norm", allow_zero=True)
+    h = SCALE_OR_ZERO.check(heterogeneity, "heterogeneity")
+    s_e = SCALE_OR_ZERO.check(label_noise, "label_noise")
+    kappa = check_in_range(condition, "condition", 1.0, MAGNITUDE)
+    r = SCALE.check(radius, "radius")
+    tn = SCALE_OR_ZERO.check(theta_norm, "theta_norm")
     g = as_rng(rng)
     X, sigma_x = _features(n, m, d, kappa, g)
     ts = _theta_star(d, tn)
@@ -431,14 +432,12 @@ def make_logistic_task(n: int = 1000, m: int = 20, d: int = 10, *, heterogeneity
     1.0
     """
     n, m, d = _validate_sizes(n, m, d, "logistic")
-    h = check_scale(heterogeneity, "heterogeneity", allow_zero=True)
-    kappa = check_in_range(condition, "condition", 1.0, MAX_MAGNITUDE)
-    r = check_scale(radius, "radius")
-    tn = check_scale(theta_norm, "theta_norm", allow_zero=True)
-    k = check_integer(holdout, "holdout", minimum=1, maximum=MAX_HOLDOUT)
-    if k * d > MAX_TASK_ENTRIES:
-        raise ValueError(f"holdout·d = {k}·{d} = {k * d} is not allowed: must be <= {MAX_TASK_ENTRIES:.0e} "
-                         "(MAX_TASK_ENTRIES, memory).")
+    h = SCALE_OR_ZERO.check(heterogeneity, "heterogeneity")
+    kappa = check_in_range(condition, "condition", 1.0, MAGNITUDE)
+    r = SCALE.check(radius, "radius")
+    tn = SCALE_OR_ZERO.check(theta_norm, "theta_norm")
+    k = HOLDOUT.check(holdout, "holdout")
+    TASK_ENTRIES.check(k * d, f"holdout·d = {k}·{d}")
     g = as_rng(rng)
     X, sigma_x = _features(n, m, d, kappa, g)
     ts = _theta_star(d, tn)
@@ -467,17 +466,15 @@ def user_task_from_arrays(kind: str, X: Sequence | np.ndarray, y: Sequence | np.
     ...
     ValueError: user 1 has no examples, which is not allowed: every user needs >= 1 example.
     """
-    check_name(kind, "kind", KINDS)
+    check_choice(kind, "kind", KINDS)
     if isinstance(X, np.ndarray) and X.ndim == 3:
         return UserTask(kind, X, y, radius=radius, lipschitz=lipschitz, smoothness=smoothness)
     for name, v in (("X", X), ("y", y)):
         if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or not hasattr(v, "__iter__"):
             raise ValueError(f"{name} = {v!r} is not allowed: must be an (n, m, d) array or a list of per-user arrays.")
-    if len(X) > MAX_TASK_ENTRIES or len(y) > MAX_TASK_ENTRIES:
-        raise ValueError(f"X has {len(X)} users, which is not allowed: must be <= {MAX_TASK_ENTRIES:.0e} "
-                         "(MAX_TASK_ENTRIES).")
-    xs = [real_array(x, f"X[{u}]", ndim=2, allow_empty=True) for u, x in enumerate(X)]
-    ys = [real_array(v, f"y[{u}]", ndim=1, allow_empty=True) for u, v in enumerate(y)]
+    TASK_ENTRIES.check(max(len(X), len(y)), "the number of users of X, y")
+    xs = [ArrayOf(ndim=2, allow_empty=True).check(x, f"X[{u}]") for u, x in enumerate(X)]
+    ys = [ArrayOf(ndim=1, allow_empty=True).check(v, f"y[{u}]") for u, v in enumerate(y)]
     if len(xs) == 0:
         raise ValueError("X is empty, which is not allowed: must hold at least one user.")
     if len(xs) != len(ys):
@@ -509,8 +506,50 @@ def concentration_radius(lipschitz: float, m: int, n: int, gamma: float = 0.01) 
     >>> round(concentration_radius(1.0, 100, 1000, 0.01), 4)
     0.5799
     """
-    G = check_scale(lipschitz, "lipschitz")
-    m = check_integer(m, "m", minimum=1, maximum=MAX_COUNT)
-    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
+    G = SCALE.check(lipschitz, "lipschitz")
+    m = COUNT.check(m, "m")
+    n = COUNT.check(n, "n")
     gm = check_probability(gamma, "gamma", open_low=True, open_high=True)
     return G / math.sqrt(m) * (1.0 + math.sqrt(2.0 * math.log(n / gm)))
+
+
+#: The ``task`` argument of the training functions.
+TASK = InstanceOf(UserTask, "make_linear_task, make_logistic_task or user_task_from_arrays")
+
+
+def training_work(T: int, task: UserTask, method: str = "user_level") -> int:
+    """Work units of one run of ``method`` for T steps on ``task``: a cost model fitted to timings (1 unit ≈ 1 ns).
+
+    Per step, the gradients: linear task 5·n·d² from the per-user second moments (memory-bound; 5·d² for the
+    non-private full gradient), or 4·n·m·(d + 1) per example for example-level DP-SGD; logistic task 4·n·m·(d + 1).
+    Plus a per-user overhead: 64 for clipping and noise, 250 more for the logistic per-user gradient, 60·d_pad more
+    for WinsorizedMeanHighD over d_pad = 2^⌈log₂ d⌉ rotated coordinates (paper constants), 400 + 200·d more for the
+    ball-finding estimator of Algorithm H. Then the loss curve and excess risk: 4·d² per iterate of a linear task,
+    4·(n·m·d + holdout·d) for ≤ 51 iterates of a logistic task.
+    """
+    n, m, d = task.n, task.m, task.d
+    logistic = task.kind == "logistic"
+    if method == "example_level" or logistic:
+        grads = 4 * n * m * (d + 1)
+    else:
+        grads = 5 * d * d if method == "nonprivate" else 5 * n * d * d
+    per_user = 0 if method == "nonprivate" else 64
+    if logistic and method != "example_level":
+        per_user += 250
+    if method == "paper":
+        per_user += 60 * (1 << (d - 1).bit_length())
+    elif method == "algorithm_h":
+        per_user += 400 + 200 * d
+    if logistic:
+        k = 0 if task.holdout is None else len(task.holdout[1])
+        evals = 4 * min(T + 1, 51) * (n * m * d + k * d)
+    else:
+        evals = 4 * (T + 1) * d * d
+    return T * (grads + n * per_user) + evals
+
+
+def check_work(T: int, task: UserTask, method: str = "user_level", what: str = "T") -> None:
+    """Refuse a run whose :func:`training_work` exceeds :data:`TRAINING_WORK`."""
+    TRAINING_WORK.check(training_work(T, task, method),
+                        f"the work of a {method} run with {what} = {T} on n = {task.n} users × m = {task.m} "
+                        f"examples × d = {task.d}")

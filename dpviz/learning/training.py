@@ -36,23 +36,30 @@ from typing import Callable, Iterator
 import numpy as np
 
 from dpviz import accountants as _acc
-from dpviz._validation import as_rng, check_delta, check_integer, check_positive, check_probability
-from dpviz.learning._checks import (
-    MAX_MAGNITUDE,
-    MAX_STEPS,
-    check_name,
+from dpviz._validation import (
+    ArrayOf,
+    as_rng,
+    check_choice,
+    check_delta,
+    check_integer,
+    check_positive,
+    check_probability,
     check_progress,
-    check_scale,
-    check_task,
-    check_work,
     field_array,
     field_float,
     field_instance,
     field_str,
-    real_array,
 )
-from dpviz.learning.optim import FirstOrderMethod, OptimisationTrace, _first_order_steps
-from dpviz.learning.tasks import UserTask, concentration_radius
+from dpviz.learning.optim import (
+    MAGNITUDE,
+    SCALE,
+    SCALE_OR_ZERO,
+    STEPS,
+    FirstOrderMethod,
+    OptimisationTrace,
+    _first_order_steps,
+)
+from dpviz.learning.tasks import TASK, UserTask, check_work, concentration_radius
 from dpviz.mechanisms import Gaussian, gaussian_mu
 
 __all__ = [
@@ -120,7 +127,7 @@ def _check_events(events) -> tuple:
             (kind, value), count = ev
         except (TypeError, ValueError):
             raise ValueError(f"events contains {ev!r}, which is not allowed: must be {allowed}.") from None
-        check_name(kind, "event kind", ("gaussian", "pure", "approx"))
+        check_choice(kind, "event kind", ("gaussian", "pure", "approx"))
         if kind == "gaussian":
             value = check_positive(value, "gaussian noise multiplier")
         elif kind == "pure":
@@ -163,7 +170,7 @@ class TrainingRun:
     params: dict
 
     def __post_init__(self):
-        check_name(self.method, "method", METHODS + ("algorithm_h",))
+        check_choice(self.method, "method", METHODS + ("algorithm_h",))
         field_str(self, "label")
         field_array(self, "theta", ndim=1)
         field_array(self, "iterates", ndim=2)
@@ -194,10 +201,10 @@ def step_size(task: UserTask, noise_norm: float, T: int, extra_curvature: float 
     distribution), else the smoothness bound H; ν is the norm of the gradient noise. ``extra_curvature`` adds the
     curvature λ of an ℓ₂ regulariser (Phased ERM).
     """
-    check_task(task)
-    nu = check_scale(noise_norm, "noise_norm", allow_zero=True)
-    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
-    lam = check_scale(extra_curvature, "extra_curvature", allow_zero=True)
+    TASK.check(task, "task")
+    nu = SCALE_OR_ZERO.check(noise_norm, "noise_norm")
+    T = STEPS.check(T, "T")
+    lam = SCALE_OR_ZERO.check(extra_curvature, "extra_curvature")
     return _step_size(task, nu, T, lam)
 
 
@@ -222,15 +229,15 @@ def algorithm3_budget(epsilon: float, delta: float, T: int) -> tuple[float, floa
     """
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    T = STEPS.check(T, "T")
     return eps / (2.0 * math.sqrt(2.0 * T * math.log(2.0 / delta))), delta / (2.0 * T)
 
 
 def _common(task, T, epsilon=None, delta=None, learning_rate=None, *, private=True, progress=None,
             accountant="pld", strong_convexity=None, method="user_level"):
     """Validate the arguments every training run shares (once, at the public boundary)."""
-    check_task(task)
-    T = check_integer(T, "T", minimum=1, maximum=MAX_STEPS)
+    TASK.check(task, "task")
+    T = STEPS.check(T, "T")
     if method is not None:
         check_work(T, task, method)
     if private:
@@ -238,10 +245,10 @@ def _common(task, T, epsilon=None, delta=None, learning_rate=None, *, private=Tr
         delta = check_delta(delta, "delta", allow_zero=False)
         check_accountant(accountant)
     if learning_rate is not None:
-        learning_rate = check_scale(learning_rate, "learning_rate")
+        learning_rate = SCALE.check(learning_rate, "learning_rate")
     check_progress(progress)
     if strong_convexity is not None:
-        check_scale(strong_convexity, "strong_convexity")
+        SCALE.check(strong_convexity, "strong_convexity")
     return T, epsilon, delta, learning_rate
 
 
@@ -291,10 +298,10 @@ def clip_rows(v, radius: float) -> tuple[np.ndarray, np.ndarray]:
     >>> clip_rows([[3.0, 4.0], [0.3, 0.4]], 1.0)[0].tolist()
     [[0.6000000000000001, 0.8], [0.3, 0.4]]
     """
-    arr = real_array(v, "v", allow_empty=True)
+    arr = ArrayOf(allow_empty=True).check(v, "v")
     if arr.ndim < 1:
         raise ValueError(f"v = {v!r} is not allowed: must be an array of rows (at least one dimension).")
-    return _clip_rows(arr, check_scale(radius, "radius"))
+    return _clip_rows(arr, SCALE.check(radius, "radius"))
 
 
 def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
@@ -307,7 +314,7 @@ def _clip_rows(v: np.ndarray, radius: float) -> tuple[np.ndarray, np.ndarray]:
 
 def check_accountant(accountant) -> str:
     """``accountant`` must name one of :data:`dpviz.accountants.ACCOUNTANTS`."""
-    return check_name(accountant, "accountant", tuple(_acc.ACCOUNTANTS))
+    return check_choice(accountant, "accountant", tuple(_acc.ACCOUNTANTS))
 
 
 def accountant_epsilon(events, delta: float, accountant: str = "pld") -> tuple[float, str]:
@@ -342,7 +349,7 @@ def _report(events, delta, accountant, **extra) -> PrivacySpent:
 def _theta0(task, theta0):
     if theta0 is None:
         return np.zeros(task.d)
-    th = real_array(theta0, "theta0", ndim=1, max_abs=MAX_MAGNITUDE)
+    th = ArrayOf(ndim=1, max_abs=MAGNITUDE).check(theta0, "theta0")
     if th.shape != (task.d,):
         raise ValueError(f"theta0 has shape {th.shape} which is not allowed: must be ({task.d},).")
     return th
@@ -350,8 +357,8 @@ def _theta0(task, theta0):
 
 def _regulariser(l2, l2_centre, d):
     """Gradient of the data-independent term (λ/2)‖θ − c‖², added after privatisation (post-processing)."""
-    lam = check_scale(l2, "l2", allow_zero=True)
-    c = np.zeros(d) if l2_centre is None else real_array(l2_centre, "l2_centre", ndim=1, max_abs=MAX_MAGNITUDE)
+    lam = SCALE_OR_ZERO.check(l2, "l2")
+    c = np.zeros(d) if l2_centre is None else ArrayOf(ndim=1, max_abs=MAGNITUDE).check(l2_centre, "l2_centre")
     if c.shape != (d,):
         raise ValueError(f"l2_centre has shape {c.shape} which is not allowed: must be ({d},).")
     def reg(th):
@@ -463,7 +470,7 @@ def train_naive(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, T: in
     """
     T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
                                 strong_convexity=strong_convexity, method="naive")
-    C = task.lipschitz if clip is None else check_scale(clip, "clip")
+    C = task.lipschitz if clip is None else SCALE.check(clip, "clip")
     g = as_rng(rng)
     n, d = task.n, task.d
     z = math.sqrt(T) / gaussian_mu(eps, delta)
@@ -531,14 +538,14 @@ def train_user_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-5, 
     ValueError
         T < 1, learning_rate ≤ 0, ε ≤ 0, δ ∉ (0, 1), τ ≤ 0, unknown mode.
     """
-    check_name(mode, "mode", ("practical", "paper"))
+    check_choice(mode, "mode", ("practical", "paper"))
     T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
                                 strong_convexity=strong_convexity, method="paper" if mode == "paper" else "user_level")
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     G = task.lipschitz
-    C = G if clip is None else check_scale(clip, "clip")
+    C = G if clip is None else SCALE.check(clip, "clip")
     if tau is not None:
-        tau = check_scale(tau, "tau")
+        tau = SCALE.check(tau, "tau")
     theta0 = _theta0(task, theta0)
     n, m, d = task.n, task.m, task.d
     g = as_rng(rng)
@@ -629,7 +636,7 @@ def train_example_level(task: UserTask, epsilon: float = 1.0, delta: float = 1e-
     """
     T, eps, delta, lr = _common(task, T, epsilon, delta, learning_rate, progress=progress, accountant=accountant,
                                 strong_convexity=strong_convexity, method="example_level")
-    C = task.lipschitz if clip is None else check_scale(clip, "clip")
+    C = task.lipschitz if clip is None else SCALE.check(clip, "clip")
     g = as_rng(rng)
     n, m, d = task.n, task.m, task.d
     N = n * m
@@ -685,8 +692,8 @@ def iter_compare_training(task: UserTask, epsilon: float = 1.0, delta: float = 1
     if isinstance(methods, str) or not isinstance(methods, (tuple, list)) or not methods:
         raise ValueError(f"methods = {methods!r} is not allowed: must be a non-empty sequence of {METHODS}.")
     for meth in methods:
-        check_name(meth, "method", METHODS)
-    check_name(mode, "mode", ("practical", "paper"))
+        check_choice(meth, "method", METHODS)
+    check_choice(mode, "mode", ("practical", "paper"))
     if isinstance(pause_at, (str, bytes)) or not isinstance(pause_at, (tuple, list, range, np.ndarray)):
         raise ValueError(f"pause_at = {pause_at!r} is not allowed: must be a sequence of step counts >= 1.")
     pauses = {check_integer(t, "pause_at entry", minimum=1) for t in pause_at}
