@@ -85,6 +85,7 @@ globals().update(contract_tests(face, {
     "Choice": (("kind", ["a", "b"], "b"), {}),
     "Toggle": (("kind", [("A", "a"), ("B", "b")], "a"), {}),
     "Checkbox": (("on", True), {}),
+    "Action": (("Play", lambda panel, v: None), {}),
     "ChoiceReveal": (("Which?", [("a", True, "right"), ("b", False, "wrong")]), {}),
     "registered_panels": ((), {}),
 }, exempt={"Panel": "the abstract base of the panels swept above"}, suffix="face"))

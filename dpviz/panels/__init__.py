@@ -10,9 +10,9 @@ The names a panel author uses are all here: :class:`Panel`, :class:`View`, :clas
 exercises (:class:`PredictReveal`, :class:`ChoiceReveal`).
 """
 
-from dpviz.panels.controls import Checkbox, Choice, IntSlider, LogSlider, Slider, Toggle, Values
+from dpviz.panels.controls import Action, Checkbox, Choice, IntSlider, LogSlider, Slider, Toggle, Values
 from dpviz.panels.exercises import ChoiceReveal, PredictReveal
 from dpviz.panels.panel import Panel, Step, View, registered_panels
 
 __all__ = ["Panel", "View", "Step", "Values", "Slider", "IntSlider", "LogSlider", "Choice", "Toggle", "Checkbox",
-           "PredictReveal", "ChoiceReveal", "registered_panels"]
+           "Action", "PredictReveal", "ChoiceReveal", "registered_panels"]

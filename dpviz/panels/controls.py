@@ -29,7 +29,7 @@ import numpy as np
 from ipywidgets.widgets.widget_description import DescriptionStyle  # not re-exported by ipywidgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 
-__all__ = ["Control", "Slider", "IntSlider", "LogSlider", "Choice", "Toggle", "Checkbox", "Values", "Rule"]
+__all__ = ["Control", "Slider", "IntSlider", "LogSlider", "Choice", "Toggle", "Checkbox", "Action", "Values", "Rule"]
 
 #: A rule: a function of the panel's current :class:`Values` (visibility, a bound that follows another control).
 Rule = Callable[["Values"], Any]
@@ -405,3 +405,24 @@ class Checkbox(Control):
 
     def sweep(self, n=12, widget=None):
         return list(self.bench) if self.bench is not None else [True, False]
+
+
+@dataclass(frozen=True)
+class Action:
+    """A button under the figures that does something and draws the panel again: ``on_click(panel, v)`` (e.g. one
+    round of a game held by a core object). Declared in a panel's ``actions = {name: Action(...)}``."""
+
+    label: str
+    on_click: Callable[..., Any]
+    tooltip: str = ""
+    style: str = ""  # ipywidgets' button_style: "", "primary", "info", …
+
+    def __post_init__(self):
+        if not isinstance(self.label, str):
+            raise TypeError(f"label = {self.label!r:.60} is not allowed: must be a str.")
+        if not callable(self.on_click):
+            raise TypeError(f"on_click = {self.on_click!r:.60} is not allowed: must be a function (panel, v).")
+
+    def build(self) -> W.Button:
+        return button(description=self.label, tooltip=self.tooltip, button_style=self.style,
+                      layout=W.Layout(width="auto"))

@@ -51,7 +51,7 @@ from ipywidgets.widgets.widget_int import ProgressStyle
 import dpviz.plots  # noqa: F401  (registers the shared "dpviz" template)
 from dpviz.lessons import STATIC_EXPORT_ENV
 from dpviz.panels import guard as G
-from dpviz.panels.controls import Control, Values, button, html_widget, shared_style
+from dpviz.panels.controls import Action, Control, Values, button, html_widget, shared_style
 from dpviz.panels.exercises import Exercise
 from dpviz.panels.figure import FIGURE_CONFIG, figure_checks, figure_widget, go, sync_figure
 
@@ -188,6 +188,8 @@ class Panel:
     controls: ClassVar[dict[str, Control]] = {}
     #: name → declared exercise (:mod:`dpviz.panels.exercises`), shown under the figures
     exercises: ClassVar[dict[str, Exercise]] = {}
+    #: name → a button under the figures (:class:`~dpviz.panels.controls.Action`): it acts, then the panel redraws
+    actions: ClassVar[dict[str, Action]] = {}
     #: controls fire on release, not while dragging (heavy renders; a streamed render always does)
     slow: ClassVar[bool] = False
 
@@ -218,6 +220,12 @@ class Panel:
             bound = ex.bind(self, name)
             setattr(self, name, bound)
             self.exercise_list.append(bound)
+        self.action_buttons: list[W.Button] = []
+        for name, action in cls.actions.items():
+            b = action.build()
+            b.on_click(lambda _b, action=action: self._act(action))
+            setattr(self, name, b)
+            self.action_buttons.append(b)
         self.status = html_widget(layout=W.Layout(min_height="1.6em"))
         self.status.add_class("dpviz-status")
         self.readout = html_widget()
@@ -262,6 +270,15 @@ class Panel:
     @property
     def on_release(self) -> bool:
         return self.slow or self.streams
+
+    def _act(self, action: Action) -> None:
+        """An action's button: do it with the current settings, then draw the panel again."""
+        try:
+            action.on_click(self, self.values())
+        except ValueError as exc:
+            self._show_problem(str(exc))
+            return
+        self.update()
 
     def revealed(self, name: str) -> bool:
         """Whether the exercise ``name`` has been revealed (for the current settings, or for good if sticky)."""
@@ -520,7 +537,8 @@ class Panel:
         working = W.HBox([self.progress, self.stop_button], layout=W.Layout(align_items="center")) \
             if self.streams else self.progress
         controls = W.VBox(list(self.controls.values()) + [self.hint, working])
-        box = W.VBox(header + [controls, self.status, self.note, self._figbox, self.readout]
+        actions = [W.HBox(self.action_buttons, layout=W.Layout(flex_flow="row wrap"))] if self.action_buttons else []
+        box = W.VBox(header + [controls, self.status, self.note, self._figbox, self.readout] + actions
                      + [ex.widget for ex in self.exercise_list])
         box.add_class("dpviz-panel")
         box.add_class(f"dpviz-{type(self).__name__}")  # which panel this is, for the browser test's report
