@@ -25,7 +25,7 @@ import pytest
 from _adversarial import call_outcome, missing_baselines, register, sweep
 
 import dpviz.userlevel as U
-from dpviz.userlevel import _checks as caps
+from dpviz.userlevel import data as caps
 
 # ----------------------------------------------------------------------------------------------- fixtures
 
@@ -329,7 +329,7 @@ def _names_cap(exc: ValueError, name: str, cap) -> bool:
 
 
 CAP_CASES = {
-    # label: (call, cap name in dpviz.userlevel._checks)
+    # label: (call, cap name in dpviz.userlevel.data)
     "UserDataset users": (lambda: U.UserDataset([[0]] * (caps.MAX_USERS + 1)), "MAX_USERS"),
     "UserDataset.bernoulli n·m": (lambda: U.UserDataset.bernoulli(1000, caps.MAX_ITEMS // 1000 + 1), "MAX_ITEMS"),
     "UserDataset.bernoulli counts": (lambda: U.UserDataset.bernoulli(2, counts=[caps.MAX_ITEMS, 5]), "MAX_ITEMS"),

@@ -74,7 +74,7 @@ def test_every_public_name_is_the_one_implementation():
 
 
 def test_lift_ranges_are_those_of_dpviz_userlevel():
-    from dpviz.userlevel import _checks
+    from dpviz.userlevel import data as _checks
 
     assert G.MAX_EXAMPLES_PER_USER == _checks.MAX_ITEMS
     assert G.MAX_LIFT_EPSILON == _checks.MAX_EPSILON

@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 #: Largest m (examples per user) of :func:`group_privacy_lift` and :func:`group_privacy_item_budget`: the cap of
-#: :mod:`dpviz.userlevel` on examples per user (``dpviz.userlevel._checks.MAX_ITEMS``; a test keeps them equal).
+#: :mod:`dpviz.userlevel` on examples per user (``dpviz.userlevel.data.MAX_ITEMS``; a test keeps them equal).
 MAX_EXAMPLES_PER_USER = 10_000_000
 
 #: Largest item-level ε of :func:`group_privacy_lift`: ``dpviz.userlevel``'s ``MAX_EPSILON`` (e^{500} ≈ 10²¹⁷).

@@ -27,8 +27,7 @@ import numpy as np
 from dpviz._validation import as_rng, check_choice, check_integer
 from dpviz.accountants.group import group_privacy_item_budget, group_privacy_lift
 
-from ._checks import MAX_ITEMS, MAX_WORK, check_cells, check_dataset, check_epsilon, check_scale
-from .data import UserDataset
+from .data import MAX_ITEMS, MAX_WORK, UserDataset, check_cells, check_dataset, check_epsilon, check_scale
 
 __all__ = [
     "contribution_bound",

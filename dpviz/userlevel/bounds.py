@@ -8,7 +8,7 @@ The exceptions are exact: ε′ of Theorem 10, group privacy, amplification and 
 
 Inputs are kept where every formula stays finite: ε in [1e-9, 500], δ in (0, 1) (ln(1/δ) is evaluated as −ln δ, so
 even δ = 5e-324 is exact), α in [1e-9, 1], m in [1, 1e18], dimensions and constants in (0, 1e12], c in [0, 10]
-(caps in :mod:`dpviz.userlevel._checks`); anything else is a ValueError naming the parameter and the range.
+(caps in :mod:`dpviz.userlevel.data`); anything else is a ValueError naming the parameter and the range.
 
 Every user count is clamped to the trivial bounds of Observation 28: ⌈n₁/m⌉ ≤ n_m ≤ n₁ (n₁ the item-level
 complexity at the same (ε, δ) and the same constant, rounded up to an integer); pass ``clamp=False`` to see the raw
@@ -33,7 +33,7 @@ from scipy.optimize import brentq
 from dpviz._validation import check_choice, check_delta, check_in_range
 from dpviz.accountants.group import _log_item_delta
 
-from ._checks import (
+from .data import (
     MAX_BOUND_M,
     MAX_LOG_POWER,
     check_alpha,
@@ -154,7 +154,7 @@ def item_level_users(
     >>> item_level_users(0.5, math.exp(-2), n_priv=3.0, n_stat=10.0, c=1.0)
     22.0
     """
-    from ._checks import MAX_EPSILON, MIN_EPSILON
+    from .data import MAX_EPSILON, MIN_EPSILON
 
     eps = real_array(epsilon, "epsilon")
     dl = real_array(delta, "delta")

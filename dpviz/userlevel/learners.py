@@ -41,7 +41,7 @@ from dpviz._validation import (
 )
 from dpviz.mechanisms.exponential import _exponential_logits, _gumbel_argmax
 
-from ._checks import (
+from .data import (
     MAX_COVER,
     MAX_DOMAIN,
     MAX_GRID_SIZE,
@@ -50,12 +50,12 @@ from ._checks import (
     MAX_TRIALS,
     MAX_USERS,
     MAX_WORK,
+    UserDataset,
     check_cells,
     check_epsilon,
     check_scale,
     real_array,
 )
-from .data import UserDataset
 
 __all__ = [
     "Selection",

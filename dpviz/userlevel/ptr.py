@@ -40,7 +40,7 @@ from dpviz._validation import (
 from dpviz.accountants import amplify_without_replacement
 from dpviz.mechanisms import TruncatedDiscreteLaplace
 
-from ._checks import (
+from .data import (
     MAX_BRUTE_VISITS,
     MAX_KAPPA,
     MAX_OUTPUTS,
@@ -48,6 +48,7 @@ from ._checks import (
     MAX_SWAP_M,
     MAX_VALUE,
     MAX_WORK,
+    UserDataset,
     check_cells,
     check_dataset,
     check_epsilon,
@@ -55,7 +56,6 @@ from ._checks import (
     check_scale,
     real_array,
 )
-from .data import UserDataset
 
 __all__ = [
     "kappa",
