@@ -26,7 +26,8 @@ from typing import Any
 
 import ipywidgets as W
 import numpy as np
-from ipywidgets.widgets.widget_description import DescriptionStyle  # not re-exported by ipywidgets
+from ipywidgets.widgets.widget_bool import CheckboxStyle  # not re-exported by ipywidgets
+from ipywidgets.widgets.widget_description import DescriptionStyle
 from ipywidgets.widgets.widget_string import HTMLStyle
 
 __all__ = ["Control", "Slider", "IntSlider", "LogSlider", "Choice", "Toggle", "Checkbox", "Action", "Values", "Rule"]
@@ -393,7 +394,7 @@ class Checkbox(Control):
 
     def build(self) -> W.Widget:
         return self._allow_html(W.Checkbox(value=bool(self.value), description=self.label, indent=self.indent,
-                                           style=shared_style(DescriptionStyle, **_STYLE), layout=_control_layout()))
+                                           style=shared_style(CheckboxStyle, **_STYLE), layout=_control_layout()))
 
     def client_checks(self, widget):
         return {"value": lambda v: v if isinstance(v, bool) else REJECT}
