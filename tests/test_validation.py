@@ -199,3 +199,131 @@ def test_check_choice_refuses_arrays_and_bools_that_compare_equal():
     for bad, choices in ((np.array(["sum"]), ("sum",)), (True, (1, 2)), (1, (True, False)), ("1", (1, 2))):
         with pytest.raises(ValueError, match=r"query = .* is not allowed: must be one of"):
             check_choice(bad, "query", choices)
+
+
+# ------------------------------------------------------------------------------------------- declarative specs
+
+import importlib  # noqa: E402
+import pkgutil  # noqa: E402
+
+import dpviz  # noqa: E402
+from dpviz._validation import ArrayOf, Cap, InstanceOf, Interval, Options, checked, specs_of  # noqa: E402
+
+
+def test_interval_renders_the_template_of_the_check_functions():
+    for spec, bad, want in [
+        (Interval(1, 10, integer=True), 11, "n = 11 is not allowed: must be an integer >= 1 and <= 10."),
+        (Interval(1, 10, integer=True), 2.5, "n = 2.5 is not allowed: must be an integer >= 1 and <= 10."),
+        (Interval(1, 10, integer=True), True, "n = True is not allowed: must be an integer >= 1 and <= 10."),
+        (Interval(0, 1, open_low=True), 0.0, "n = 0.0 is not allowed: must be a number in (0, 1]."),
+        (Interval(0, None, open_low=True), -1.0, "n = -1.0 is not allowed: must be a finite number > 0."),
+        (Interval(0, None), float("nan"), "n = nan is not allowed: must be a non-negative number >= 0."),
+        (Interval(2, None), 1.5, "n = 1.5 is not allowed: must be a finite number >= 2."),
+        (Options("a", "b"), "c", "n = 'c' is not allowed: must be one of 'a', 'b'."),
+    ]:
+        with pytest.raises(ValueError) as info:
+            spec.check(bad, "n")
+        assert str(info.value) == want
+
+
+def test_interval_fast_path_returns_what_the_check_functions_return():
+    assert Interval(1, 10, integer=True).check(3.0, "n") == 3 and type(Interval(1, 10, integer=True)(3.0, "n")) is int
+    assert Interval(1, 10, integer=True).check(np.int64(4), "n") == 4
+    assert type(Interval(0, 1).check(1, "p")) is float
+    assert Interval(0, 1, open_high=True).check(0.5, "p") == 0.5
+    with pytest.raises(ValueError, match="must be a number in"):
+        Interval(0, 1, open_high=True).check(1.0, "p")
+    with pytest.raises(ValueError):
+        Interval(0, 1).check(float("inf"), "p")
+
+
+def test_array_instance_and_cap_specs():
+    assert ArrayOf(ndim=1).check([1, 2], "x").tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match=r"x has an entry of magnitude 5, .*\[-4, 4\]"):
+        ArrayOf(max_abs=4).check([5.0], "x")
+    with pytest.raises(TypeError, match=r"task = int is not allowed: must be a str \(a hint\)"):
+        InstanceOf(str, "a hint").check(3, "task")
+    assert Cap(10, "things").check(10, "n·m") == 10
+    with pytest.raises(ValueError, match=r"n·m = 11 is not allowed: must be <= 10 \(the cap on things\)"):
+        Cap(10, "things").check(11, "n·m")
+
+
+def test_checked_binds_positional_and_keyword_arguments_and_converts():
+    @checked(n=Interval(1, 5, integer=True), kind=Options("a", "b"))
+    def f(x, n=2, *, kind="a"):
+        return x, n, kind
+
+    assert f("x", 3.0, kind="b") == ("x", 3, "b")
+    assert f("x", n=4) == ("x", 4, "a")
+    assert f("x") == ("x", 2, "a")  # defaults are trusted
+    with pytest.raises(ValueError, match="n = 6"):
+        f("x", 6)
+    with pytest.raises(ValueError, match="kind = 'c'"):
+        f("x", kind="c")
+    assert set(specs_of(f)) == {"n", "kind"}
+    with pytest.raises(TypeError, match="no parameter"):
+        checked(m=Interval())(lambda n: n)
+
+
+def test_checked_on_a_frozen_dataclass_checks_fields_before_post_init():
+    import dataclasses
+
+    seen = []
+
+    @checked(n=Interval(1, 5, integer=True))
+    @dataclasses.dataclass(frozen=True)
+    class Rec:
+        n: int
+
+        def __post_init__(self):
+            seen.append(self.n)
+
+    assert Rec(2.0).n == 2 and seen == [2]
+    with pytest.raises(ValueError, match="n = 9"):
+        Rec(9)
+
+    @checked(n=Interval(1, 5, integer=True))
+    @dataclasses.dataclass(frozen=True)
+    class Bare:
+        n: int
+
+    assert Bare(3.0).n == 3
+    with pytest.raises(ValueError, match="n = 0"):
+        Bare(0)
+
+
+def _declared_caps():
+    """Every size cap declared as a spec in dpviz: module-level Cap and integer Interval objects, and the specs
+    @checked attaches to functions and classes."""
+    found = {}
+    for info in pkgutil.walk_packages(dpviz.__path__, "dpviz."):
+        if ".serve" in info.name or info.name.endswith("__main__"):
+            continue
+        mod = importlib.import_module(info.name)
+        for attr, value in vars(mod).items():
+            specs = {attr: value} if isinstance(value, (Cap, Interval)) else {
+                f"{attr}.{k}": v for k, v in specs_of(value).items()}
+            for label, spec in specs.items():
+                if any(spec is seen for seen in found.values()):
+                    continue  # re-imported from the module that declares it
+                if isinstance(spec, Cap) or (isinstance(spec, Interval) and spec.integer and spec.high is not None):
+                    found[f"{info.name}.{label}"] = spec
+    return found
+
+
+CAPS = _declared_caps()
+
+
+def test_the_spec_walk_finds_the_caps():
+    assert "dpviz.learning.tasks.TRAINING_WORK" in CAPS and "dpviz.learning.optim.STEPS" in CAPS
+
+
+@pytest.mark.parametrize("label", sorted(CAPS))
+def test_every_declared_cap_refuses_one_more_and_names_the_cap(label):
+    spec = CAPS[label]
+    cap = spec.limit if isinstance(spec, Cap) else int(spec.high)
+    assert spec.check(cap, "size") == cap
+    with pytest.raises(ValueError) as info:
+        spec.check(cap + 1, "size")
+    msg = str(info.value)
+    assert msg.startswith(f"size = {cap + 1} is not allowed") and str(cap) in msg
