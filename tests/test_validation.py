@@ -204,6 +204,7 @@ def test_check_choice_refuses_arrays_and_bools_that_compare_equal():
 # ------------------------------------------------------------------------------------------- declarative specs
 
 import importlib  # noqa: E402
+import inspect  # noqa: E402
 import pkgutil  # noqa: E402
 
 import dpviz  # noqa: E402
@@ -304,10 +305,16 @@ def _declared_caps():
             specs = {attr: value} if isinstance(value, (Cap, Interval)) else {
                 f"{attr}.{k}": v for k, v in specs_of(value).items()}
             for label, spec in specs.items():
-                if any(spec is seen for seen in found.values()):
-                    continue  # re-imported from the module that declares it
-                if isinstance(spec, Cap) or (isinstance(spec, Interval) and spec.integer and spec.high is not None):
-                    found[f"{info.name}.{label}"] = spec
+                size_cap = isinstance(spec, Interval) and spec.integer and spec.high is not None
+                if not (isinstance(spec, Cap) or size_cap):
+                    continue
+                again = [k for k, seen in found.items() if seen is spec]
+                if again:  # imported by another module: label it by the module that declares it
+                    if f"\n{attr} = " in (inspect.getsource(mod) or ""):
+                        del found[again[0]]
+                    else:
+                        continue
+                found[f"{info.name}.{label}"] = spec
     return found
 
 
