@@ -23,14 +23,14 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Re-installs whenever pyproject.toml changes ("creates or updates .venv"). Serving needs only the package's
-# own dependencies; tests, benchmarks and the load test add the ".[test]" extras.
+# Re-installs whenever pyproject.toml changes ("creates or updates .venv"). Serving needs the package and its
+# ".[serve]" extra; tests, benchmarks and the load test add the ".[test]" extras.
 $(SERVE_STAMP): pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[serve]"
 	touch $(SERVE_STAMP)
 
 $(STAMP): pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[serve,test]"
 	touch $(STAMP) $(SERVE_STAMP)
 
 install: $(STAMP)
@@ -38,12 +38,12 @@ install: $(STAMP)
 # Plain: one learner. CLASS=30: pre-heat kernels for 30 students (on LESSONS=05,08, or every lesson) and say when ready.
 # HOST=0.0.0.0: students on the local network can connect (anyone who can reach this machine can).
 serve: $(SERVE_STAMP)
-	$(BIN)/python -m dpviz.app --port=$(PORT) --Voila.ip=$(HOST) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
+	$(BIN)/dpviz serve --port=$(PORT) --Voila.ip=$(HOST) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))
 
 # JupyterLab on a working copy of the lessons (lab-work/, git-ignored): running and saving there never writes
 # outputs into the tracked notebooks/. A lesson is copied again only when the tracked one is newer. Its kernel
-# WebSocket sends each message at once, as the app's does (dpviz/server/connection.py; tests/test_server.py).
-LAB_OPTIONS = --ServerApp.kernel_websocket_connection_class=dpviz.server.connection.NoDelayConnection
+# WebSocket sends each message at once, as the app's does (dpviz/serve/connection.py; tests/test_server.py).
+LAB_OPTIONS = --ServerApp.kernel_websocket_connection_class=dpviz.serve.connection.NoDelayConnection
 lab: $(SERVE_STAMP)
 	mkdir -p lab-work && cp -u notebooks/*.ipynb lab-work/
 	$(BIN)/jupyter lab lab-work/ $(LAB_OPTIONS)
@@ -57,16 +57,16 @@ bench: install
 
 # A class of students (default 30) opening a lesson together against a server on a free loopback port.
 loadtest: install
-	$(BIN)/python benchmarks/loadtest.py $(ARGS)
+	$(BIN)/dpviz loadtest $(ARGS)
 
 # Every lesson as a static page with its figures at the default settings (and a PDF with Chromium) in build/.
 export: $(SERVE_STAMP)
-	$(BIN)/python -m dpviz.export --out build
+	$(BIN)/dpviz export --out build
 
 # The documentation site (Sphinx + MyST, docs/) in build/docs: rebuilt from scratch (-E) so that every warning
 # shows, warnings are errors (-W, all of them reported: --keep-going), every cross-reference is checked (-n).
 $(DOCS_STAMP): pyproject.toml setup.py | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m pip install --quiet -e ".[serve,docs]"
 	touch $(DOCS_STAMP) $(SERVE_STAMP)
 
 docs: $(DOCS_STAMP)

@@ -2,7 +2,7 @@
 
 ``notebooks/`` (the lessons, their landing page and ``voila.json``) is installed as the package
 ``dpviz.lesson_notebooks``, so that a plain ``pip install dpviz`` (not editable) can serve them from any directory
-(``python -m dpviz.app``, or Voilà under JupyterHub); an editable install maps the same package name onto the
+(``dpviz serve``, or Voilà under JupyterHub); an editable install maps the same package name onto the
 checkout's ``notebooks/``. Everything else is in pyproject.toml.
 """
 
@@ -12,5 +12,5 @@ setup(
     packages=[*find_packages(include=["dpviz", "dpviz.*"]), "dpviz.lesson_notebooks"],
     package_dir={"dpviz.lesson_notebooks": "notebooks"},
     package_data={"dpviz.lesson_notebooks": ["*.ipynb", "voila.json"],
-                  "dpviz.server": ["templates/dpviz/*.j2", "static/*"], "dpviz.panels": ["figure.js"]},
+                  "dpviz.serve": ["templates/dpviz/*.j2", "static/*"], "dpviz.panels": ["figure.js"]},
 )

@@ -1,4 +1,4 @@
-"""Start ``python -m dpviz.app`` on a free loopback port for a test, and talk to it like a browser would.
+"""Start ``python -m dpviz.serve`` on a free loopback port for a test, and talk to it like a browser would.
 
 Shared by the server tests: a running app (always terminated), an HTTP client that keeps cookies, and a v1
 kernel WebSocket client (jupyter_server's framing, which the app requires).
@@ -37,6 +37,20 @@ class App:
     url: str
     log_path: Path
     log_file: object = None
+    runtime_dir: Path | None = None  # where the app's kernels' connection files are (--Voila.connection_dir_root)
+
+    def kernel_pids(self) -> dict[str, int]:
+        """Kernel id → pid of each live kernel of this app (the process listening on its shell port)."""
+        from dpviz.serve import procs
+
+        return procs.kernel_pids(self.runtime_dir) if self.runtime_dir else {}
+
+    def kernel_processes(self) -> list:
+        """The app's kernel processes (psutil), forked or not."""
+        import psutil
+
+        pids = set(self.kernel_pids().values())
+        return [p for p in psutil.Process(self.proc.pid).children(recursive=True) if p.pid in pids]
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -56,6 +70,9 @@ class App:
             self.log_file.close()
 
 
+#: The runtime directories (connection files) of every app this process started.
+_RUNTIME_DIRS: list[Path] = []
+
 #: What the app logs when its port was taken between :func:`free_port` and its own bind (``--Voila.port_retries=0``:
 #: without it Voilà would quietly listen on another port, one the test never asks).
 PORT_TAKEN = "no available port could be found"
@@ -73,12 +90,15 @@ def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | No
         port = free_port()
         log_path = log_dir / f"app-{port}.log"
         log = open(log_path, "w")
+        runtime = log_dir / f"runtime-{port}"
+        runtime.mkdir(exist_ok=True)
+        _RUNTIME_DIRS.append(runtime)
         proc = subprocess.Popen(
-            [python or sys.executable, "-m", "dpviz.app", f"--port={port}", "--Voila.port_retries=0",
-             "--Voila.ip=127.0.0.1", f"--base_url={base_url}", *args],
+            [python or sys.executable, "-m", "dpviz.serve", f"--port={port}", "--Voila.port_retries=0",
+             "--Voila.ip=127.0.0.1", f"--base_url={base_url}", f"--Voila.connection_dir_root={runtime}", *args],
             cwd=cwd or log_dir, stdout=log, stderr=subprocess.STDOUT, env=env,
         )
-        app = App(proc, f"http://127.0.0.1:{port}{base_url.rstrip('/')}", log_path, log)
+        app = App(proc, f"http://127.0.0.1:{port}{base_url.rstrip('/')}", log_path, log, runtime)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
@@ -92,11 +112,11 @@ def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | No
             time.sleep(0.3)
         else:
             app.stop()
-            raise RuntimeError(f"dpviz.app not up within {timeout} s:\n" + app.log()[-3000:])
+            raise RuntimeError(f"dpviz.serve not up within {timeout} s:\n" + app.log()[-3000:])
         log.close()
         if PORT_TAKEN not in app.log():
-            raise RuntimeError("dpviz.app exited:\n" + app.log()[-3000:])
-    raise RuntimeError("dpviz.app found its port taken three times:\n" + app.log()[-3000:])
+            raise RuntimeError("dpviz.serve exited:\n" + app.log()[-3000:])
+    raise RuntimeError("dpviz.serve found its port taken three times:\n" + app.log()[-3000:])
 
 
 def page_kernel_id(html: str) -> str:
@@ -224,18 +244,13 @@ def wait_until(predicate, timeout: float, step: float = 0.5) -> bool:
 
 
 def kernel_pids() -> dict[str, int]:
-    """Kernel id → pid of every kernel process on the machine (its command line names its connection file)."""
+    """Kernel id → pid of every live kernel of the apps this process started (by the ports in their connection
+    files: a forked kernel's command line is its fork server's)."""
+    from dpviz.serve import procs
+
     found = {}
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        match = re.search(r"ipykernel_launcher -f \S*kernel-([0-9a-f-]{36})\.json", cmdline)
-        if match:
-            found[match[1]] = int(proc.name)
+    for runtime in _RUNTIME_DIRS:
+        found.update(procs.kernel_pids(runtime))
     return found
 
 

@@ -20,7 +20,7 @@ import dpviz
 EXEMPT_MODULES: dict[str, str] = {
     "dpviz.app": "the serving layer: its input is HTTP requests and kernel messages (tests/test_server*.py)",
     "dpviz.scheduling": "the serving layer: operating-system scheduling of the server's own processes",
-    "dpviz.server": "the serving layer: its input is HTTP requests and kernel messages (tests/test_server*.py)",
+    "dpviz.serve": "the serving layer: its input is HTTP requests and kernel messages (tests/test_server*.py)",
     "dpviz.lessons": "the lesson catalogue: reads the package's own notebooks (tests/test_lessons.py)",
     "dpviz.export": "the static export: file names of the package's own notebooks (tests/test_export.py)",
     "dpviz.references": "the bibliography: keys into a fixed table (tests/test_references.py)",

@@ -1,8 +1,8 @@
-"""Kernels forked from the fork server (dpviz/server/forkserver.py) behave like kernels started afresh.
+"""Kernels forked from the fork server (dpviz/serve/forkserver.py) behave like kernels started afresh.
 
 The oracle for "like any other kernel" is a kernel started the usual way (a new interpreter), asked the same
 questions: the comm targets ipywidgets needs, plotly's default renderer, the working directory and environment,
-the command line ``ps`` shows. Interrupt, shutdown and the end of the fork server are checked on the processes.
+the arguments it parsed. Interrupt, shutdown and the end of the fork server are checked on the processes.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from _kernels import ipc_connection
 from jupyter_client import KernelManager
 from jupyter_client.provisioning import KernelProvisionerFactory
 
-from dpviz.server import forkserver
-from dpviz.server.kernels import SINGLE_THREAD_ENV
+from dpviz.serve import forkserver
+from dpviz.serve.pool import SINGLE_THREAD_ENV
 
 # What a lesson kernel's environment decides at import or start-up, as the kernel reports it.
 PROBE = """
@@ -99,8 +99,8 @@ def test_a_forked_kernel_answers_like_a_kernel_started_afresh(fork_server, tmp_p
         assert isinstance(fresh.provisioner.process, subprocess.Popen)
         pid = forked.provisioner.pid
         assert _parent(pid) == fork_server._proc.pid
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        assert "-m ipykernel_launcher -f" in cmdline and Path(forked.connection_file).name in cmdline
+        argv = json.loads(_run(forked, "import json, sys; print(json.dumps(sys.argv))")[0])
+        assert argv == ["ipykernel_launcher", "-f", forked.connection_file]  # what the launcher would have parsed
         answers = [json.loads(_run(km, PROBE)[0]) for km in (forked, fresh)]
         draws = [a.pop("draw") for a in answers]
         assert answers[0] == answers[1]
@@ -187,14 +187,34 @@ def test_a_forked_kernel_that_ended_reports_it_and_is_never_confused_with_a_late
     assert gone.poll() == 0
 
 
-def test_without_proc_a_forked_kernel_is_watched_by_its_pid(monkeypatch):
-    monkeypatch.setattr(forkserver, "_stat_fields", lambda pid: None)  # as on a system without /proc
-    proc = subprocess.Popen(["sleep", "30"])
-    kernel = forkserver.ForkedKernel(proc.pid)
-    assert kernel.poll() is None  # alive: not taken for ended because /proc says nothing
-    kernel.kill()
-    proc.wait(timeout=10)
-    assert kernel.poll() == -9
+def test_a_forked_kernels_address_space_is_capped(tmp_path):
+    """Each forked kernel runs under RLIMIT_AS (the fork server's own limit is left as it was): an allocation
+    beyond the cap is a MemoryError in that kernel, which goes on answering."""
+
+    limit_mb = 3072
+    saved = forkserver.FORK_SERVER
+    server = forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, memory_limit_mb=limit_mb)
+    factory = KernelProvisionerFactory.instance()
+    name = factory.default_provisioner_name
+    factory.default_provisioner_name = "dpviz-fork"
+    try:
+        km = _start(tmp_path, fork=True)
+        try:
+            assert isinstance(km.provisioner.process, forkserver.ForkedKernel)
+            out = _run(km, "import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0])")[0]
+            assert int(out) == limit_mb * 2**20
+            _, reply = _run(km, f"x = bytearray({limit_mb} * 2**20)")
+            assert reply["status"] == "error" and reply["ename"] == "MemoryError"
+            assert _run(km, "print(6 * 7)")[0].strip() == "42"
+        finally:
+            km.shutdown_kernel(now=True)
+        fork_server_limit = Path(f"/proc/{server._proc.pid}/limits").read_text()
+        assert "Max address space" in fork_server_limit and "unlimited" in fork_server_limit.split(
+            "Max address space")[1].splitlines()[0]
+    finally:
+        factory.default_provisioner_name = name
+        server.stop()
+        forkserver.FORK_SERVER = saved
 
 
 def test_a_fork_server_whose_server_ended_while_it_imported_ends_quietly(capfd):

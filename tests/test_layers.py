@@ -1,8 +1,8 @@
 """Layers, one direction: core numerics → dpviz.plots → dpviz.panels → notebooks. Nothing imports upward.
 
-The classroom server (dpviz.server, started by dpviz.app) sits beside the layers: it speaks tornado and Voila,
+The classroom server (dpviz.serve, started by dpviz.serve.app) sits beside the layers: it speaks tornado and Voila,
 never imports the numerics, figures or panels (a kernel does that), and nothing but dpviz.app imports it. (Its fork
-server, dpviz/server/forkserver.py, imports them by name in a process of its own: the kernels' imports, done once.)
+server, dpviz/serve/forkserver.py, imports them by name in a process of its own: the kernels' imports, done once.)
 
 Checked statically over every module's import statements, so a violation anywhere fails here by name.
 """
@@ -14,7 +14,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parent.parent / "dpviz"
 
-SERVER = ("dpviz.server", "dpviz.app")
+SERVER = ("dpviz.serve", "dpviz.app")
 UI_ONLY = ("plotly", "ipywidgets", "IPython", "anywidget", "voila", "tornado", "dpviz.plots", "dpviz.panels") + SERVER
 FORBIDDEN = {
     "core": UI_ONLY,
@@ -31,9 +31,9 @@ def _layer(path: Path) -> str | None:
         return "plots"
     if rel[0] == "panels":
         return "panels"
-    if rel[0] == "server":
+    if rel[0] == "serve" and rel[1:] != ("app.py",):
         return "server"
-    if rel[0] in ("app.py", "__init__.py", "lessons.py", "export.py"):
+    if rel[0] in ("app.py", "__init__.py", "lessons.py", "export.py") or rel == ("serve", "app.py"):
         return None  # the Voila launcher, the package façade, the lesson catalogue and the exporter: outside the layers
     return "core"
 

@@ -1,4 +1,5 @@
-"""``benchmarks/loadtest.py`` (``make loadtest``) with a class of three against a classroom server it starts itself.
+"""``benchmarks/classroom/loadtest.py`` (``make loadtest``, ``dpviz loadtest``) with a class of three against a
+classroom server it starts itself.
 
 One run of the tool as a subprocess (class size 3 on lesson 05; three light clients, or two and one headless
 Chromium page when Chromium and Playwright are there): every student is served (a kernel, a first figure, every
@@ -17,11 +18,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import psutil
 import pytest
 from _notation import panel_classes
 
 ROOT = Path(__file__).resolve().parent.parent
-TOOL = ROOT / "benchmarks" / "loadtest.py"
+TOOL = ROOT / "benchmarks" / "classroom" / "loadtest.py"
 CHROMIUM = os.environ.get("DPVIZ_CHROMIUM", "/usr/bin/chromium")
 STUDENTS = 3
 MOVES = 2
@@ -89,16 +91,15 @@ def test_kernels_are_reclaimed_after_the_class_leaves(run):
     assert after["returned"] is True, where
     assert proc.returncode == 0, where
     # The tool stopped its server: no kernel process of a student is left on the machine.
-    ids = [s["kernel_id"] for s in rep["students"]]
     assert all(s["kernel_pid"] for s in rep["students"]), "the tool did not find every student's kernel process"
     left = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
-            except OSError:
-                continue
-            left += [(entry.name, k) for k in ids if k in cmdline]
+    for pid in {s["kernel_pid"] for s in rep["students"]}:
+        try:
+            command = " ".join(psutil.Process(pid).cmdline())
+        except psutil.Error:  # gone
+            continue
+        if "ipykernel" in command or "dpviz.serve.forkserver" in command:  # a kernel still (or its fork server)
+            left.append((pid, command))
     assert not left, f"student kernel processes still running: {left}"
 
 
@@ -144,7 +145,7 @@ def tool():
 
 
 def test_v1_frames_round_trip_and_match_the_servers_check(tool):
-    from dpviz.server.handlers import plausible_v1_frame
+    from dpviz.serve.guards import plausible_v1_frame
 
     msg_id, frame = tool.v1_frame("shell", "comm_msg", {"comm_id": "c", "data": {"method": "update"}},
                                   {"version": "2.1.0"})

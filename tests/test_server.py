@@ -1,4 +1,4 @@
-"""The classroom server (``python -m dpviz.app``) against raw HTTP and WebSocket clients on loopback.
+"""The classroom server (``dpviz serve``, ``python -m dpviz.serve``) against raw HTTP and WebSocket clients on loopback.
 
 One test per attack of the security review (``shared/design/security-review.md``): after each, another client
 is still answered within 1 s and the server's memory stays bounded. Then the kernel lifecycle (a kernel ends
@@ -13,6 +13,7 @@ import os
 import re
 import urllib.request
 
+import psutil
 import pytest
 from _server import (
     V1,
@@ -31,8 +32,8 @@ from _server import (
 )
 
 from dpviz.lessons import lessons
-from dpviz.server import kernels, procinfo
-from dpviz.server.handlers import plausible_v1_frame
+from dpviz.serve import procs
+from dpviz.serve.guards import plausible_v1_frame
 
 # The test's own tornado WebSocket clients can leave a socket for the garbage collector after the server closed
 # the connection (that is what several attacks provoke); the warning is about this process, not the server.
@@ -64,7 +65,7 @@ def app(tmp_path_factory):
 
 
 def _server_rss(app) -> float:
-    return procinfo.read_process(app.proc.pid).rss_mb
+    return psutil.Process(app.proc.pid).memory_info().rss / 2**20
 
 
 def _live(app, kernel_id: str) -> bool:
@@ -271,7 +272,7 @@ def test_landing_page_starts_no_kernel(app):
 
 
 def test_files_and_pages_are_gzipped_for_a_browser_that_accepts_it(app):
-    """A lesson page's ~4.8 MB of scripts and styles go out compressed (dpviz.server.compression): plotly.js's
+    """A lesson page's ~4.8 MB of scripts and styles go out compressed (dpviz.serve.compression): plotly.js's
     bundle (1.5 MB) in under a third of its size, and the compressed bytes decompress to the file shipped."""
     import gzip
 
@@ -304,10 +305,12 @@ def test_files_and_pages_are_gzipped_for_a_browser_that_accepts_it(app):
 def test_connect_grace_is_an_option_of_its_own():
     """A page on a slow device may need tens of seconds before it connects: its kernel waits --connect-grace
     (default 120 s), not the --shutdown-grace that applies after a page has gone."""
-    from dpviz.app import DpvizVoila
+    from dpviz.serve.app import DpvizVoila
+    from dpviz.serve.pool import ClassroomKernelManager
 
-    assert DpvizVoila.class_traits()["connect_grace"].default_value == 120.0
-    assert DpvizVoila.aliases["connect-grace"] == "DpvizVoila.connect_grace"
+    assert ClassroomKernelManager.class_traits()["connect_grace"].default_value == 120.0
+    assert DpvizVoila.aliases["connect-grace"] == "ClassroomKernelManager.connect_grace"
+    assert DpvizVoila.aliases["shutdown-grace"] == "ClassroomKernelManager.shutdown_grace"
 
 
 def test_a_busy_server_still_waits_for_every_cell_output():
@@ -427,36 +430,20 @@ def test_jupyterlab_as_make_lab_starts_it_sends_each_kernel_message_at_once(tmp_
         server.wait(timeout=30)
 
 
-def _nices(pid: int) -> list[int | None]:
-    return [procinfo.thread_nice(t) for t in procinfo.thread_ids(pid)]
-
-
-def _kernel_nices(app) -> dict[int, frozenset]:
-    """pid → the nice values of its threads, for every kernel process under the app."""
-    return {r.pid: frozenset(_nices(r.pid)) for r in procinfo.children(app.proc.pid)
-            if "-m ipykernel_launcher -f" in r.cmdline}
-
-
-def _kernel_groups(app) -> dict[int, int]:
-    """pid → the nice value of its session's scheduler autogroup, for every kernel process under the app that has
-    one (none where the kernel was built without autogroups)."""
-    return {r.pid: g for r in procinfo.children(app.proc.pid) if "-m ipykernel_launcher -f" in r.cmdline
-            and (g := procinfo.autogroup_nice(r.pid)) is not None}
-
-
-def _kernel_process(app, kernel_id: str):
-    return next((r for r in procinfo.children(app.proc.pid) if f"kernel-{kernel_id}.json" in r.cmdline), None)
+def _kernel_process(app, kernel_id: str) -> psutil.Process | None:
+    pid = app.kernel_pids().get(kernel_id)
+    return psutil.Process(pid) if pid else None
 
 
 def test_lesson_kernels_are_forked_from_the_fork_server_and_end_with_their_page(app):
-    """Under the app a lesson's kernel is a child of the fork server (its command line still names its connection
-    file, as ``ps`` shows any kernel), and the process itself is gone once its page is."""
+    """Under the app a lesson's kernel (the process listening on its ports) is a child of the fork server, and the
+    process itself is gone once its page is."""
     kid = Client(app.url).open_lesson(LESSON)
     kernel = _kernel_process(app, kid)
-    assert kernel is not None and "-m ipykernel_launcher -f" in kernel.cmdline
-    parent = procinfo.read_process(kernel.ppid)
-    assert parent is not None and "-m dpviz.server.forkserver" in parent.cmdline and parent.ppid == app.proc.pid
-    assert wait_until(lambda: procinfo.read_process(kernel.pid) is None, GRACE + 15)
+    assert kernel is not None
+    parent = kernel.parent()
+    assert "-m dpviz.serve.forkserver" in " ".join(parent.cmdline()) and parent.ppid() == app.proc.pid
+    assert wait_until(lambda: not kernel.is_running() or kernel.status() == psutil.STATUS_ZOMBIE, GRACE + 15)
 
 
 def test_without_forking_a_lesson_kernel_is_the_servers_own_child(tmp_path):
@@ -464,8 +451,9 @@ def test_without_forking_a_lesson_kernel_is_the_servers_own_child(tmp_path):
     try:
         kid = Client(a.url).open_lesson(LESSON)
         kernel = _kernel_process(a, kid)
-        assert kernel is not None and kernel.ppid == a.proc.pid
-        assert not any("dpviz.server.forkserver" in r.cmdline for r in procinfo.children(a.proc.pid))
+        assert kernel is not None and kernel.ppid() == a.proc.pid
+        assert "-m ipykernel_launcher -f" in " ".join(kernel.cmdline())  # started afresh: a command line of its own
+        assert not any("dpviz.serve.forkserver" in " ".join(r.cmdline()) for r in procs.tree(a.proc.pid))
     finally:
         a.stop()
 
@@ -518,29 +506,16 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         assert status["pool"]["08_items_to_users.ipynb"] == 2
         assert status["pool"].get("03_privacy_loss.ipynb", 0) == 0
         idle_mb = status["memory_mb"]
-        # Kernels pre-heated before the class run at the server's priority, threads and session alike.
-        assert set(_kernel_nices(a).values()) == {frozenset({0})}, _kernel_nices(a)
-        assert set(_kernel_groups(a).values()) <= {0}, _kernel_groups(a)
         kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]  # two students take the two kernels
         assert a.status()["sessions"] == 2
         # They never connect (closed their tabs): their kernels end; the pool refills to 2.
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
         assert wait_until(
             lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
-        # Refills once the class is served run their lesson at a lower priority (every thread), behind students.
-        low = {frozenset({kernels.REFILL_NICE})}
-        assert wait_until(lambda: len(_kernel_nices(a)) == 2 and set(_kernel_nices(a).values()) == low, 30), (
-            _kernel_nices(a))
-        refilled = _kernel_nices(a)
-        # ... and so does each one's session (its scheduler autogroup, where there are autogroups): the threads'
-        # nice value alone weighs only against the kernel's own threads there.
-        assert set(_kernel_groups(a).values()) <= {kernels.REFILL_NICE}, _kernel_groups(a)
-        # A refilled kernel handed to a student gets the students' priority back where the server may raise it.
+        # A refilled kernel is handed to the next student, and ends with its page like any other.
+        refilled = set(a.kernel_pids())
         kid = Client(a.url).open_lesson(LESSON)
-        handed = _kernel_process(a, kid)
-        assert handed is not None and handed.pid in refilled
-        assert set(_nices(handed.pid)) == ({0} if os.geteuid() == 0 else {kernels.REFILL_NICE})
-        assert procinfo.autogroup_nice(handed.pid) in (None, 0)  # the session's share back, privilege or not
+        assert kid in refilled
         assert wait_until(lambda: not _live(a, kid), GRACE + 20)
         assert wait_until(
             lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
@@ -568,7 +543,7 @@ def test_a_machine_kept_busy_by_another_program_still_refills_the_pools(tmp_path
     spin = "import os, time; os.nice(19); end = time.monotonic() + 150\nwhile time.monotonic() < end: pass"
     hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
     try:
-        meter = procinfo.CpuMeter()
+        meter = procs.CpuMeter()
         assert wait_until(lambda: (meter.busy_fraction() or 0) > 0.9, 10), "the two programs did not load the CPU"
         kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]
         assert a.status()["pool"]["08_items_to_users.ipynb"] == 0
@@ -685,7 +660,8 @@ def test_unknown_lesson_and_bad_options_are_refused_with_the_parameter_named(tmp
     import sys
 
     for args, name in ((["--class-size=3", "--lessons=99"], "lessons"), (["--shutdown-grace=-1"], "shutdown_grace"),
-                       (["--refill-nice=25"], "refill_nice"), (["--refill-max-wait=-5"], "refill_max_wait")):
+                       (["--fill-concurrency=0"], "fill_concurrency"), (["--refill-max-wait=-5"], "refill_max_wait"),
+                       (["--memory-budget-mb=inf"], "memory_budget_mb")):
         out = subprocess.run([sys.executable, "-m", "dpviz.app", "--port=1", *args], capture_output=True, text=True,
                              timeout=120, cwd=tmp_path)
         assert out.returncode != 0
@@ -696,7 +672,7 @@ def test_cpu_meter_sees_the_machine_work_and_rest():
     """The pool refills only while the machine has CPU to spare; the meter that decides it must see load."""
     import time
 
-    meter = procinfo.CpuMeter()
+    meter = procs.CpuMeter()
     time.sleep(0.3)
     meter.busy_fraction()
     end = time.monotonic() + 0.6
@@ -714,7 +690,7 @@ def test_cpu_meter_window_remembers_a_rush_after_a_quiet_moment():
     import os
     import time
 
-    meter = procinfo.CpuMeter()
+    meter = procs.CpuMeter()
     time.sleep(0.3)
     meter.busy_fraction()
     end = time.monotonic() + 0.8

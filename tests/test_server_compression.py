@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from tornado import web
 from tornado.testing import AsyncHTTPTestCase
 
-from dpviz.server import compression
-from dpviz.server.compression import CachedGzip, GzipCache, accepts_gzip
+from dpviz.serve import compression
+from dpviz.serve.compression import CachedGzip, GzipCache, accepts_gzip
 
 GZ = {"Accept-Encoding": "gzip, deflate, br"}
 

@@ -3,7 +3,7 @@
 import jinja2
 import pytest
 
-from dpviz.server import templating
+from dpviz.serve import templating
 
 
 def _env(templates, cache):

@@ -18,7 +18,7 @@ How the installed copy is kept apart from the checkout (the dev ``.venv`` holds 
    labextensions, the ``python3`` kernelspec) live under the dev venv's ``share/jupyter``, named by
    ``JUPYTER_PATH``; the kernelspec's ``python`` means the fresh interpreter, so kernels import the wheel too.
 4. The app runs from an unrelated temporary directory with a clean environment (no ``PYTHONPATH``, no user
-   site-packages), ``python -m dpviz.app --no-browser --port <free>``, and is always stopped.
+   site-packages), ``python -m dpviz.serve --no-browser --port <free>``, and is always stopped.
 
 Checked: the wheel holds every ``notebooks/*.ipynb``, ``voila.json`` and every module of the checkout; the fresh
 interpreter imports dpviz from the fresh site-packages, never from the checkout, and a lesson's kernel is that
@@ -43,7 +43,6 @@ import pytest
 from _server import Client, start_app
 
 from dpviz.lessons import lessons
-from dpviz.server import procinfo
 
 pytestmark = pytest.mark.slow
 
@@ -202,8 +201,6 @@ def test_installed_dpviz_is_the_wheel_not_the_checkout(installed, tmp_path):
     assert '"editable": true' not in (where["direct_url"][0] or ""), "installed as editable"
 
 
-def _kernel_processes(app) -> list:
-    return [r for r in procinfo.children(app.proc.pid) if "ipykernel_launcher" in r.cmdline]
 
 
 def test_installed_app_serves_the_landing_page_and_a_lesson_from_any_directory(installed, tmp_path):
@@ -227,10 +224,10 @@ def test_installed_app_serves_the_landing_page_and_a_lesson_from_any_directory(i
         # The lesson's kernel runs the wheel's dpviz too: the fresh interpreter (whose sys.path is checked above),
         # in the installed lessons' folder, without PYTHONPATH. (Voila's kernel WebSocket refuses execute_request
         # from a page, so the kernel cannot simply be asked.)
-        kernels = _kernel_processes(app)
+        kernels = app.kernel_processes()
         assert kernels, "no kernel process under the app"
         for kernel in kernels:
-            assert kernel.cmdline.split()[0] == installed["python"], f"kernel interpreter: {kernel.cmdline}"
+            assert kernel.cmdline()[0] == installed["python"], f"kernel interpreter: {kernel.cmdline()}"
             cwd = Path(f"/proc/{kernel.pid}/cwd").resolve()
             assert _under(cwd, installed["site"]), f"kernel working directory {cwd}"
             environ = Path(f"/proc/{kernel.pid}/environ").read_bytes().split(b"\0")

@@ -1,28 +1,32 @@
-"""HTTP and WebSocket handlers of the classroom server (see :mod:`dpviz.app`).
+"""HTTP and WebSocket handlers of the classroom server (see :mod:`dpviz.serve.app`).
 
-The browser is untrusted: these handlers sit between it and the kernels.
+The browser is untrusted: these handlers sit between it and the kernels. Each works around an upstream behaviour,
+named where it is handled (docs/known-upstream-issues.md lists them all).
 
 - :class:`GuardedKernelWebsocketHandler` accepts only the v1 kernel WebSocket protocol, closes the socket on a
   frame whose declared offsets do not fit its length, admits only the page that owns the kernel, and tells the
   kernel manager when a page connects and leaves (so that kernels of closed pages end). Voilà 0.5.13 and
-  jupyter_server 2.21.1 both trust a frame's offset count: a 16-byte frame can make them build a list of 2**62
-  offsets and freeze the whole server (see the README's known issues).
+  jupyter_server 2.21.1 both trust a frame's offset count (``deserialize_msg_from_ws_v1``): a 16-byte frame can
+  make them build a list of 2**62 offsets and freeze the whole server. No upstream issue exists yet (to be
+  reported through jupyter_server's security policy, not a public issue).
 - :class:`LessonHandler` serves lessons only: the landing and notation pages as static HTML (no kernel), a
   friendly page when the class is full or a client holds too many kernels, no ``?theme=``/``?template=``
   overrides (they bypassed the pool), no cross-site sub-resource loads (an ``<img>`` elsewhere must not start
   kernels here).
 - :class:`OwnedShutdownHandler` and :class:`OwnedKernelHandler`: only the owning page may end or inspect its
-  kernel. The page's own clean-up on leaving (a POST without an ``_xsrf`` token, which Voilà's route refused)
-  is accepted from the owner; the owner cookie is ``SameSite=Strict``, so no other site can send it.
+  kernel. The page's own clean-up on leaving (a POST without an ``_xsrf`` token, which Voilà's route refused:
+  voila-dashboards/voila#1458) is accepted from the owner; the owner cookie is ``SameSite=Strict``, so no other
+  site can send it.
 - :class:`StatusHandler`: ``/dpviz/status`` (HTML) and ``/dpviz/status.json`` for the teacher.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import secrets
+from pathlib import Path
 
+import jinja2
 from jupyter_server.base.handlers import JupyterHandler
 from jupyter_server.services.kernels.handlers import KernelHandler
 from jupyter_server.utils import url_path_join
@@ -31,7 +35,7 @@ from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
 from voila.tornado.handler import TornadoVoilaHandler
 from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
 
-from dpviz.server.kernels import CLIENT, HANDED, ClassFull, TooManyKernels
+from dpviz.serve.pool import CLIENT, HANDED, ClassFull, TooManyKernels
 
 __all__ = [
     "CLIENT_COOKIE",
@@ -44,9 +48,10 @@ __all__ = [
 ]
 
 V1_PROTOCOL = "v1.kernel.websocket.jupyter.org"
-#: Our pages name an empty icon: the browser would otherwise ask for ``/favicon.ico`` at the host's root, outside
-#: ``--base_url`` (a 404 in every page's console under JupyterHub).
-NO_FAVICON = "<link rel='icon' href='data:,'>"
+#: dpviz's templates: the lesson page (``index.html.j2``, read by Voilà) and the server's own small pages.
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates" / "dpviz"
+PAGES = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)), autoescape=True,
+                           trim_blocks=True, lstrip_blocks=True)
 CLIENT_COOKIE = "dpviz_client"
 #: Largest offset count a v1 kernel frame may declare: channel, header, parent header, metadata, content, at most
 #: 58 binary buffers, and the end (widget and figure messages carry a handful of buffers).
@@ -79,27 +84,24 @@ def _client_token(handler: web.RequestHandler) -> str | None:
     return None
 
 
-def _friendly_page(handler: web.RequestHandler, status: int, title: str, text: str) -> None:
-    _short_page(handler, status, f"{title} · dpviz", title,
-                f"<p>{text}</p><p><a href='' onclick='location.reload();return false'>Try again</a></p>")
+def render_page(template: str, **context) -> str:
+    """One of the server's own pages (``templates/dpviz/<template>``), its values HTML-escaped."""
+    return PAGES.get_template(template).render(**context)
 
 
-def _short_page(handler: web.RequestHandler, status: int, tab_title: str, heading: str, body: str, *,
-                head: str = "") -> None:
-    """A small self-contained HTML page (no kernel, nothing loaded from elsewhere): the "class is full", "too
-    many lessons" and "being prepared" pages."""
+def _short_page(handler: web.RequestHandler, status: int, template: str, **context) -> None:
+    """A small self-contained page (no kernel, nothing loaded from elsewhere): "class is full", "too many
+    lessons", "being prepared"."""
     handler.set_status(status)
     handler.set_header("Content-Type", "text/html; charset=utf-8")
     handler.set_header("Cache-Control", "no-store")
     if status == 503:
         handler.set_header("Retry-After", "30")
-    handler.finish(
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        f"<meta name='viewport' content='width=device-width, initial-scale=1'>{head}"
-        f"<title>{html.escape(tab_title)}</title>{NO_FAVICON}</head>"
-        "<body style='font-family:system-ui,sans-serif;max-width:36em;margin:3em auto;padding:0 1em;line-height:1.5'>"
-        f"<h1 style='font-size:1.4em'>{html.escape(heading)}</h1>{body}</body></html>"
-    )
+    handler.finish(render_page(template, **context))
+
+
+def _refused(handler: web.RequestHandler, status: int, title: str, text: str) -> None:
+    _short_page(handler, status, "refused.html.j2", tab_title=f"{title} · dpviz", heading=title, text=text)
 
 
 class _PlainErrors:
@@ -142,7 +144,7 @@ class LessonHandler(TornadoVoilaHandler):
         try:
             km.check_client_limit(token)
         except TooManyKernels:
-            _friendly_page(
+            _refused(
                 self, 429, "Too many lessons open",
                 "This browser already has several lessons open on this server. Close a lesson tab you no longer "
                 "need, wait a few seconds, then try again.",
@@ -175,40 +177,12 @@ class LessonHandler(TornadoVoilaHandler):
         title = titles.get(notebook, notebook)
         status_url = url_path_join(self.base_url, "dpviz/status.json")
         lesson_url = url_path_join(self.base_url, "voila/render", notebook) + "?waited=1"
-        _short_page(
-            self, 200, f"Preparing: {title}", f"Preparing {title}",
-            head=f"<noscript><meta http-equiv='refresh' content='15;url={html.escape(lesson_url)}'></noscript>",
-            body=(
-                "<p>The server has just started and is getting the lessons ready: for each student it starts Python "
-                "and runs the lesson once, so that your figures appear at once. This page opens the lesson by itself "
-                "as soon as it is ready (usually within half a minute).</p>"
-                "<p id='dpviz-wait' role='status' aria-live='polite'>Waiting for the server…</p>"
-                f"<p><a href='{html.escape(lesson_url)}'>Open the lesson now</a> (it may take longer to appear).</p>"
-                "<script>(function () {"
-                f"var nb = {json.dumps(notebook)}, statusUrl = {json.dumps(status_url)},"
-                f" lesson = {json.dumps(lesson_url)};"
-                "var start = Date.now(), line = document.getElementById('dpviz-wait');"
-                "function go() { location.replace(lesson); }"
-                "function poll() {"
-                "  if (Date.now() - start > 120000) return go();"
-                "  fetch(statusUrl, {cache: 'no-store'}).then(function (r) { return r.json(); }).then(function (s) {"
-                "    var ready = (s.pool || {})[nb] || 0, starting = (s.pool_starting || {})[nb] || 0;"
-                "    if (s.ready || ready > 0) return go();"
-                "    var t = s.pool_target || {}, all = Object.keys(t).filter(function (k) { return t[k] > 0; });"
-                "    var done = all.filter(function (k) {"
-                "      return (s.pool[k] || 0) >= t[k]; }).length;"
-                "    line.textContent = 'This lesson: ' + (starting ? 'starting Python and running the lesson…' : "
-                "      'next in line…') + ' Lessons ready: ' + done + ' of ' + all.length + '.';"
-                "    setTimeout(poll, 700);"
-                "  }).catch(function () { setTimeout(poll, 1500); });"
-                "}"
-                "poll();"
-                "})();</script>"
-            ),
-        )
+        _short_page(self, 200, "warming.html.j2", tab_title=f"Preparing: {title}", heading=f"Preparing {title}",
+                    notebook=notebook, status_url=status_url, lesson_url=lesson_url,
+                    script_url=url_path_join(self.base_url, "dpviz-static/warming.js"))
 
     def _class_full(self) -> None:
-        _friendly_page(
+        _refused(
             self, 503, "The class is full right now",
             "The server is looking after as many students as its memory allows. Wait a minute, then try again: "
             "places free up as other students close their lessons.",
@@ -262,7 +236,9 @@ class OwnedShutdownHandler(_PlainErrors, _OwnerCheck, VoilaShutdownKernelHandler
     """``POST /voila/api/shutdown/<id>``, sent by the page as it closes, accepted from the owner only."""
 
     def check_xsrf_cookie(self):
-        # The page's beacon carries no _xsrf token. The owner cookie is SameSite=Strict and HttpOnly: a request
+        # Voilà 0.5's page sends its shutdown beacon (navigator.sendBeacon) without an _xsrf token, and Voilà's own
+        # route refuses it, so no kernel ever ended with its page (voila-dashboards/voila#1458). The owner cookie
+        # is SameSite=Strict and HttpOnly: a request
         # carrying it came from a page of this server, which is what the _xsrf check would establish.
         return None
 
@@ -301,24 +277,6 @@ class StatusHandler(JupyterHandler):
             self.set_header("Content-Type", "application/json")
             self.finish(json.dumps(status))
             return
-        rows = "".join(
-            f"<tr><td>{html.escape(nb)}</td><td>{n}</td><td>{status['pool_target'].get(nb, 0)}</td></tr>"
-            for nb, n in status["pool"].items()
-            if status["pool_target"].get(nb, 0) or n
-        )
-        budget = status["memory_budget_mb"]
-        budget_text = f" of a budget of {budget:.0f} MB" if budget else ""
-        state = "Ready" if status["ready"] else "Warming up: lessons are still being prepared"
         self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(
-            "<!doctype html><html lang='en'><head><meta charset='utf-8'><meta http-equiv='refresh' content='5'>"
-            "<meta name='viewport' content='width=device-width, initial-scale=1'><title>dpviz · class status</title>"
-            f"{NO_FAVICON}</head>"
-            "<body style='font-family:system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em'>"
-            f"<h1 style='font-size:1.4em'>Class status</h1><p><strong>{state}</strong>.</p>"
-            f"<p>{status['sessions']} student session(s) live; {status['kernels']} kernel(s) in all; "
-            f"memory {status['memory_mb']:.0f} MB{budget_text}.</p>"
-            "<table style='border-collapse:collapse' border='1' cellpadding='6'><tr><th>lesson</th>"
-            "<th>ready kernels</th><th>target</th></tr>" + rows + "</table>"
-            "<p>This page refreshes every 5 s. JSON: <a href='status.json'>status.json</a>.</p></body></html>"
-        )
+        self.finish(render_page("status.html.j2", tab_title="dpviz · class status", heading="Class status",
+                                width="40em", status=status))

@@ -5,7 +5,7 @@ spends about a CPU-second before it runs a single line of a lesson: the interpre
 scipy.special, plotly and ipywidgets, then dpviz and its panels, each imported again in every kernel. In a class
 of thirty that is half a minute of a 2-core machine, and every kernel holds its own copy of those modules.
 
-Under ``python -m dpviz.app`` the server instead starts one **fork server** (``python -m dpviz.server.forkserver``):
+Under ``dpviz serve`` the server instead starts one **fork server** (``python -m dpviz.serve.forkserver``):
 a process with the kernel's environment that imports those modules once and then waits. For each kernel the server
 asks it for a child (``os.fork``): the child inherits the imported modules (copy-on-write pages, shared with the
 fork server until written), becomes a session leader of its own, takes the kernel's working directory,
@@ -22,6 +22,13 @@ What differs from a fresh interpreter, and how each is put right in the child:
   system (dpviz itself never uses global random state; ``random`` is reseeded by Python at fork).
 - A kernel ends when its parent ends (ipykernel's parent poller): the parent is the fork server, which ends when
   the server closes its socket or dies.
+- Its command line (``/proc/<pid>/cmdline``, what ``ps`` shows) is the fork server's: ``sys.argv`` inside the
+  kernel is the launcher's. Tools that need a kernel's process find it by its ports
+  (:func:`dpviz.serve.procs.kernel_pids`).
+
+Each forked kernel's address space is capped (``RLIMIT_AS``, ``memory_limit_mb``; 4 GiB by default): a lesson
+asked for an absurd allocation raises ``MemoryError`` in its own kernel instead of pushing the whole classroom
+machine into swap.
 
 The app forks kernels on Linux only (``--fork-kernels``; macOS frameworks are not safe to use after a fork).
 Forking is only safe from a process with a single thread: the fork server checks that it has one after its
@@ -30,14 +37,15 @@ starts kernels the usual way. Any command that is not ``<this python> -m ipykern
 usual way too.
 
 Protocol (one JSON object per line over a socket pair, request then reply): ``{"argv": [...], "env": {...},
-"cwd": "..."}`` → ``{"pid": N}`` or ``{"error": "..."}``; the fork server's first line is ``{"ready": true}``
-or ``{"ready": false, "error": "..."}``.
+"cwd": "...", "limit_as": bytes or null}`` → ``{"pid": N}`` or ``{"error": "..."}``; the fork server's first line
+is ``{"ready": true}`` or ``{"ready": false, "error": "..."}``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import select
 import signal
 import socket
@@ -47,13 +55,15 @@ import threading
 import time
 from typing import Any
 
+import psutil
 from jupyter_client.provisioning import LocalProvisioner
 
-from dpviz.server.procinfo import stat_fields as _stat_fields
-
-#: Modules every lesson kernel imports; the fork server imports them once.
-PRELOAD = ("numpy", "scipy.special", "IPython", "ipykernel.kernelapp", "ipykernel.ipkernel", "ipywidgets",
-           "plotly.graph_objects", "anywidget", "dpviz", "dpviz.panels")
+#: Modules every lesson kernel imports; the fork server imports them once (scipy.optimize and scipy.stats too: a
+#: kernel that imports them pays nothing for them, so the library needs no lighter stand-ins of its own).
+PRELOAD = ("numpy", "scipy.special", "scipy.optimize", "scipy.stats", "IPython", "ipykernel.kernelapp",
+           "ipykernel.ipkernel", "ipywidgets", "plotly.graph_objects", "anywidget", "dpviz", "dpviz.panels")
+#: Address space of each forked kernel (MB; ``RLIMIT_AS``) unless the server asks otherwise; None: no cap.
+MEMORY_LIMIT_MB = 4096
 
 #: The module ``-m`` names in a kernel command this fork server can run.
 _LAUNCHER = "ipykernel_launcher"
@@ -84,31 +94,17 @@ def _preload() -> None:
         importlib.import_module(f"dpviz.panels.{module.name}")
 
 
-def _show_command(argv: list[str]) -> None:
-    """Make ``/proc/self/cmdline`` (what ``ps`` and the load test read) show ``argv``, the command the kernel would
-    have been started with, instead of the fork server's: the fork server's arguments end in a blank argument that
-    reserves the room (``_ROOM``); this overwrites that memory, as setproctitle-style tools do."""
-    fields = _stat_fields(os.getpid())
-    if fields is None or len(fields) < 47:  # pragma: no cover - no /proc, or a kernel older than Linux 3.5
-        return
-    start, end = int(fields[45]), int(fields[46])  # arg_start, arg_end (fields 48, 49 of proc(5))
-    data = "\0".join(argv).encode()[: end - start - 1]
-    import ctypes
-
-    ctypes.memmove(start, data + b"\0" * (end - start - len(data)), end - start)
-
-
-#: Blank room at the end of the fork server's command line, for the kernels' own (see ``_show_command``).
-_ROOM = " " * 1024
-
-
-def _run_kernel(argv: list[str], env: dict[str, str], cwd: str, parent: int) -> int:
-    """In the child: become the kernel ``argv`` (``[python, -m, ipykernel_launcher, *args]``) describes."""
+def _run_kernel(argv: list[str], env: dict[str, str], cwd: str, parent: int, limit_as: int | None = None) -> int:
+    """In the child: become the kernel ``argv`` (``[python, -m, ipykernel_launcher, *args]``) describes, its
+    address space capped at ``limit_as`` bytes (None: not capped)."""
     os.setsid()
     import gc
 
     gc.enable()  # disabled in the fork server while it imported
-    _show_command(argv)
+    if limit_as:
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        cap = limit_as if hard == resource.RLIM_INFINITY else min(limit_as, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -137,7 +133,7 @@ def _spawn(request: dict[str, Any], channel: socket.socket) -> int:
     code = 1
     try:
         channel.close()
-        code = _run_kernel(request["argv"], request["env"], request["cwd"], os.getppid())
+        code = _run_kernel(request["argv"], request["env"], request["cwd"], os.getppid(), request.get("limit_as"))
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else 1
     except BaseException:  # pragma: no cover - reported on the kernel's stderr (the server log)
@@ -221,7 +217,8 @@ def _serve(channel: socket.socket, parent: int) -> None:
 class ForkServer:
     """The server's handle on its fork server (started by :meth:`start`, used from any thread)."""
 
-    def __init__(self) -> None:
+    def __init__(self, memory_limit_mb: float | None = MEMORY_LIMIT_MB) -> None:
+        self.limit_as = int(memory_limit_mb * 2**20) if memory_limit_mb else None
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
         self._channel: socket.socket | None = None
@@ -233,7 +230,7 @@ class ForkServer:
         """Start the fork server with the kernels' environment (it imports at once; :meth:`spawn` waits)."""
         ours, theirs = socket.socketpair()
         env = {**env, "PLOTLY_RENDERER": env.get("PLOTLY_RENDERER", "plotly_mimetype")}
-        self._proc = subprocess.Popen([sys.executable, "-m", "dpviz.server.forkserver", str(theirs.fileno()), _ROOM],
+        self._proc = subprocess.Popen([sys.executable, "-m", "dpviz.serve.forkserver", str(theirs.fileno())],
                                       pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, env=env, cwd=cwd)
         theirs.close()
         self._channel = ours
@@ -270,7 +267,8 @@ class ForkServer:
             if not self._usable(timeout):
                 return None
             try:
-                self._channel.sendall(json.dumps({"argv": argv, "env": dict(env), "cwd": cwd}).encode() + b"\n")
+                request = {"argv": argv, "env": dict(env), "cwd": cwd, "limit_as": self.limit_as}
+                self._channel.sendall(json.dumps(request).encode() + b"\n")
                 answer = self._readline(timeout)
             except OSError as exc:
                 self.error = repr(exc)
@@ -298,9 +296,10 @@ class ForkServer:
 FORK_SERVER: ForkServer | None = None
 
 
-def start_fork_server(env: dict[str, str], cwd: str | None = None) -> ForkServer:
+def start_fork_server(env: dict[str, str], cwd: str | None = None,
+                      memory_limit_mb: float | None = MEMORY_LIMIT_MB) -> ForkServer:
     global FORK_SERVER
-    FORK_SERVER = ForkServer()
+    FORK_SERVER = ForkServer(memory_limit_mb)
     FORK_SERVER.start(env, cwd)
     return FORK_SERVER
 
@@ -313,22 +312,20 @@ class ForkedKernel:
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
-        fields = _stat_fields(pid)
-        self._start = fields[19] if fields else None  # start time: a later process with the same pid differs
+        try:
+            self._process: psutil.Process | None = psutil.Process(pid)  # a later process with this pid differs
+        except psutil.NoSuchProcess:
+            self._process = None
         self.returncode: int | None = None
         self._signal: int | None = None
 
     def _alive(self) -> bool:
-        if self._start is None:  # no /proc: whether the pid exists (the fork server reaps its ended children)
-            try:
-                os.kill(self.pid, 0)
-            except ProcessLookupError:
-                return False
-            except PermissionError:  # pragma: no cover - a pid reused by another user's process
-                return False
-            return True
-        fields = _stat_fields(self.pid)
-        return fields is not None and fields[0] not in "ZX" and fields[19] == self._start
+        if self._process is None or not self._process.is_running():  # is_running: same pid *and* start time
+            return False
+        try:
+            return self._process.status() != psutil.STATUS_ZOMBIE
+        except psutil.NoSuchProcess:
+            return False
 
     def poll(self) -> int | None:
         if self.returncode is None and not self._alive():

@@ -1,13 +1,13 @@
 """What one student's session costs the server: a kernel started, a lesson executed, every figure built.
 
-For each lesson, a fresh kernel is started as ``python -m dpviz.app`` starts them (same environment: one BLAS
+For each lesson, a fresh kernel is started as ``dpviz serve`` starts them (same environment: one BLAS
 thread, the shared plotly bundle), the lesson's code cells are executed in it as Voila executes them, and the
 kernel's CPU time (user + system, from /proc) and resident memory are read when the last cell has finished.
 A kernel that only imports ipykernel, ipywidgets, numpy, scipy (the lazy package) and plotly is measured the
 same way as the floor. With ``--profile LESSON`` the lesson's cells run under cProfile inside the kernel and
 the top functions by cumulative time are printed.
 
-    .venv/bin/python benchmarks/session_cost.py [--lessons 03,05] [--repeat 2] [--profile 11]
+    .venv/bin/python -m benchmarks.classroom.session_cost [--lessons 03,05] [--repeat 2] [--profile 11]
 
 Target (issue 11): ≤ 2 CPU-seconds and ≤ 130 MB per session on the 2-core development machine.
 """
@@ -24,10 +24,7 @@ from pathlib import Path
 
 from jupyter_client.manager import KernelManager
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from dpviz.lessons import lessons  # noqa: E402
+from dpviz.lessons import NOTEBOOK_DIR, lessons
 
 # the issue's floor: "Python with numpy, scipy, plotly, ipywidgets and ipykernel imported"
 FLOOR = "import ipywidgets, numpy, scipy, plotly.graph_objects"
@@ -55,7 +52,7 @@ def _code_cells(path: Path) -> list[str]:
 
 def _run(cells: list[str], timeout: float = 300) -> dict:
     km = KernelManager(kernel_name="python3")
-    km.start_kernel(env={**os.environ, **ENV}, cwd=str(ROOT / "notebooks"))
+    km.start_kernel(env={**os.environ, **ENV}, cwd=str(NOTEBOOK_DIR))
     t0 = time.perf_counter()
     kc = km.client()
     kc.start_channels()

@@ -1,0 +1,388 @@
+"""``dpviz serve`` (``python -m dpviz.serve``): serve every lesson with Voilà, for one learner or a whole class.
+
+For one learner (``make serve``): ``dpviz serve`` opens the landing page at http://localhost:8866 with one
+pre-heated kernel per lesson, as before.
+
+For a class (``make serve CLASS=30``): ``dpviz serve --class-size 30 [--lessons 05,08]`` pre-heats
+enough kernels for that many students on the chosen lessons (all lessons when none are named), refills the pools
+in the background as students arrive, and prints ``ready for 30 students on lessons 05, 08`` once every pool is
+full. The teacher's status page is ``/dpviz/status`` (``/dpviz/status.json`` for scripts).
+
+Either way:
+
+- **every kernel a page receives ends when the page is gone**: ``--shutdown-grace`` seconds (default 60) after
+  its last connection closed, or ``--connect-grace`` seconds (default 120) after it was handed out when no page
+  ever connected; kernels idle for
+  ``--cull-idle`` seconds (default 1800) are culled;
+- **a memory budget** (``--memory-budget-mb``; default 80 % of the memory available when the server starts),
+  counted as the proportional set size of the server and its kernels (pages shared with the fork server once): a
+  student who would push the server over it sees a page saying that the class is full, never a crash;
+- **the browser is untrusted** (see :mod:`dpviz.serve.guards`): kernel WebSockets only in the v1 protocol
+  with every frame's offsets checked, a maximum message size, a kernel answers only the page it was given to,
+  at most ``--max-kernels-per-client`` live kernels per browser, no ``?theme=``/``?template=`` overrides, only
+  the landing page and the lessons are served (no directory listing), and ``--allow-host`` names the host names
+  the server answers to (by default, when listening on a loopback address, only loopback names: no DNS
+  rebinding);
+- plotly.js is served once, at ``<base>/dpviz-static/plotly-cartesian.min.js`` (its cartesian bundle, 1.5 MB: the
+  only trace types the lessons use), and the kernels are told where (``DPVIZ_PLOTLY_BUNDLE_URL``): their figures'
+  front end (``dpviz/panels/figure.js``) draws with it, where every ``FigureWidget`` otherwise ships its own 5 MB
+  copy of all of plotly.js (see :func:`dpviz.panels._base.figure_widget`);
+- on Linux, kernels are forked from a **fork server** that has already imported numpy, scipy.special, plotly,
+  ipywidgets, ipykernel and dpviz's panels (:mod:`dpviz.serve.forkserver`), instead of each importing them
+  afresh (``--fork-kernels=False`` starts every kernel as a new interpreter).
+
+The pools are Voilà's ``kernel_pools_config`` (built here from ``--class-size`` and ``--lessons``), filled and
+guarded by :class:`dpviz.serve.pool.ClassroomKernelManager`, which owns the options about kernels
+(``--shutdown-grace`` is ``--ClassroomKernelManager.shutdown_grace``, and so on).
+
+The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_DIR`), so a plain
+``pip install dpviz`` serves them from any directory, and every URL honours ``--base_url`` (as under JupyterHub).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import re
+import sys
+from pathlib import Path
+
+import voila.app as voila_app
+from jupyter_server.services.kernels.handlers import KernelHandler
+from jupyter_server.utils import url_path_join
+from tornado.web import RedirectHandler, StaticFileHandler
+from traitlets import Bool, Float, Int, List, TraitError, Unicode, default, validate
+from voila.app import Voila
+from voila.shutdown_kernel_handler import VoilaShutdownKernelHandler
+from voila.tornado.contentshandler import VoilaContentsHandler
+from voila.tornado.handler import TornadoVoilaHandler
+from voila.tornado.kernel_websocket_handler import VoilaKernelWebsocketHandler
+from voila.tornado.treehandler import TornadoVoilaTreeHandler
+
+from dpviz.lessons import NOTATION, NOTEBOOK_DIR, lessons
+from dpviz.serve import templating
+from dpviz.serve.compression import CachedGzip
+from dpviz.serve.connection import NoDelayConnection
+from dpviz.serve.guards import (
+    TEMPLATE_DIR,
+    GuardedKernelWebsocketHandler,
+    LessonHandler,
+    OwnedKernelHandler,
+    OwnedShutdownHandler,
+    StatusHandler,
+    render_page,
+)
+from dpviz.serve.pool import SINGLE_THREAD_ENV, ClassroomKernelManager, pools_config
+
+__all__ = ["BUNDLE_ENV", "PLOTLY_BUNDLE", "STATIC", "DpvizVoila", "landing_html", "main", "prose_html"]
+
+NOTEBOOKS = NOTEBOOK_DIR
+#: plotly.js's cartesian bundle (scatter, bar, heatmap and the other 2-D traces: all the lessons draw), shipped with
+#: dpviz (``dpviz/serve/static``, MIT licence beside it) at the version plotly's own bundle carries, and served
+#: to the figures' front end (``dpviz/panels/figure.js``) in place of plotly's 5 MB widget bundle.
+STATIC = Path(__file__).resolve().parent / "static"
+PLOTLY_BUNDLE = "plotly-cartesian.min.js"
+#: What the pages load in place of MathJax (the lessons contain no TeX).
+NO_MATHJAX = "no-mathjax.js"
+#: Every file served under ``<base>/dpviz-static/``: the bundle, the MathJax stand-in, the lesson page's script and
+#: the "being prepared" page's.
+STATIC_FILES = (PLOTLY_BUNDLE, NO_MATHJAX, "page.js", "warming.js")
+#: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
+BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
+LANDING = "index.ipynb"
+#: Pages of prose only, served as static HTML without a kernel: file name -> page title.
+PROSE_PAGES = {LANDING: "Lessons", NOTATION: "Notation and glossary"}
+#: Largest WebSocket message a browser may send (widget updates are a few kB).
+MAX_MESSAGE_BYTES = 1 << 20
+
+
+def _lesson_numbers(spec: str) -> list[str]:
+    """``"05,8"`` -> the notebook file names of lessons 05 and 08; ValueError naming an unknown lesson."""
+    by_number = {f"{lesson.order:02d}": lesson.filename for lesson in lessons(NOTEBOOKS)}
+    chosen = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        key = part.zfill(2) if part.isdigit() else part
+        if key in by_number:
+            chosen.append(by_number[key])
+        elif part in by_number.values():
+            chosen.append(part)
+        else:
+            raise ValueError(f"lessons = {spec!r}: unknown lesson {part!r}; "
+                             f"the lessons are {', '.join(sorted(by_number))}")
+    return chosen
+
+
+def prose_html(name: str, base_url: str = "/") -> str:
+    """A prose page (the landing page, the notation page) as static HTML, without a kernel.
+
+    Markdown cells are rendered as they are; the landing page's ``LessonIndex()`` cell becomes the lesson list.
+    """
+    from markupsafe import Markup
+    from nbconvert.filters.markdown import markdown2html
+
+    from dpviz.panels.landing import lesson_index_html
+
+    nb = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
+    parts = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            parts.append(markdown2html("".join(cell["source"])))
+        elif cell["cell_type"] == "code" and "LessonIndex" in "".join(cell["source"]):
+            parts.append("<div class='dpviz-lesson-index'>" + lesson_index_html(NOTEBOOKS) + "</div>")
+    title = "dpviz" if name == LANDING else "dpviz · " + PROSE_PAGES.get(name, name)
+    return render_page("prose.html.j2", title=title, parts=[Markup(part) for part in parts])
+
+
+def landing_html(base_url: str = "/") -> str:
+    """The landing page, without a kernel: the prose of ``index.ipynb`` and the lesson list."""
+    return prose_html(LANDING, base_url)
+
+
+class _QuietStartup(logging.Filter):
+    """Drop the start-up warnings that alarm a teacher and mean nothing here: the lessons are stored unsigned, so
+    Jupyter calls each "not trusted" (Voila renders them the same either way)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "is not trusted" not in record.getMessage()
+
+
+def _lan_address() -> str:
+    """This machine's address as other machines on the network see it (no packet is sent), or a placeholder."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))  # UDP connect: picks the outgoing interface, sends nothing
+            return s.getsockname()[0]
+    except OSError:
+        return "<this machine's address>"
+
+
+class DpvizVoila(Voila):
+    name = "dpviz"
+
+    class_size = Int(0, config=True, help="Pre-heat kernels for this many students (0: one per lesson).")
+    lessons = Unicode("", config=True, help="Lessons to pre-heat in classroom mode, e.g. '02,03' (default: all).")
+    cull_idle = Float(1800.0, config=True, help="Seconds without any message after which a kernel is culled.")
+    allow_hosts = List(Unicode(), config=True, help="Host names the server answers to (default: see module doc).")
+    fork_kernels = Bool(sys.platform == "linux", config=True,
+                        help="Fork kernels from a process that has already imported the lessons' modules "
+                             "(dpviz.serve.forkserver; default on Linux); False: start each one afresh.")
+    kernel_memory_limit_mb = Float(
+        4096.0, config=True,
+        help="Address space (MB, RLIMIT_AS) each forked kernel may use: an absurd allocation in a lesson raises "
+             "MemoryError in that kernel instead of pushing the machine into swap (0: no cap).",
+    )
+    compress = Bool(True, config=True,
+                    help="gzip pages and files (each static file compressed once, dpviz.serve.compression); "
+                         "False: send them as they are.")
+
+    @default("kernel_websocket_connection_class")
+    def _send_at_once(self):
+        return NoDelayConnection  # each kernel message leaves at once (dpviz.serve.connection)
+
+    @validate("class_size", "cull_idle", "kernel_memory_limit_mb")
+    def _in_range(self, proposal):
+        name, value = proposal["trait"].name, proposal["value"]
+        low, high = {"class_size": (0, 10_000), "cull_idle": (10.0, 1e9), "kernel_memory_limit_mb": (0.0, 1e9)}[name]
+        if not low <= value <= high:
+            raise TraitError(f"{name} = {value!r} is not allowed: must be in [{low}, {high}]")
+        return value
+
+    #: Voilà's classes and the kernel manager's options (``--help-all`` lists them).
+    classes = [*Voila.classes, ClassroomKernelManager]
+    _POOL = "ClassroomKernelManager."
+
+    aliases = {
+        **Voila.aliases,
+        "class-size": "DpvizVoila.class_size",
+        "lessons": "DpvizVoila.lessons",
+        "memory-budget-mb": _POOL + "memory_budget_mb",
+        "shutdown-grace": _POOL + "shutdown_grace",
+        "connect-grace": _POOL + "connect_grace",
+        "cull-idle": "DpvizVoila.cull_idle",
+        "max-kernels-per-client": _POOL + "max_kernels_per_client",
+        "allow-host": "DpvizVoila.allow_hosts",
+        "refill-quiet": _POOL + "refill_quiet",
+        "refill-max-wait": _POOL + "refill_max_wait",
+        "fill-concurrency": _POOL + "fill_concurrency",
+        "fork-kernels": "DpvizVoila.fork_kernels",
+        "compress": "DpvizVoila.compress",
+        "kernel-memory-limit-mb": "DpvizVoila.kernel_memory_limit_mb",
+    }
+
+    @validate("base_url", "server_url")
+    def _url_prefix(self, proposal):
+        """``/user/alice`` -> ``/user/alice/``: every route and every URL in the pages joins paths onto it."""
+        value = proposal["value"]
+        if value is None or value == "":
+            return value
+        return "/" + value.strip("/") + "/" if value.strip("/") else "/"
+
+    def setup_template_dirs(self):
+        """Voila's lab template, under dpviz's own (``dpviz/serve/templates/dpviz``): no CDN links, a print style."""
+        super().setup_template_dirs()
+        self.template_paths.insert(0, str(TEMPLATE_DIR))
+
+    def _pools_config(self) -> tuple[dict[str, dict], list[str]]:
+        """Voilà's ``kernel_pools_config`` for this class, and the lessons chosen: ``--class-size`` kernels for each
+        chosen lesson (every lesson when none are named) and none for the others; without a class, Voilà's
+        ``--pool_size`` for every lesson. Never one for a prose page (they are served without a kernel)."""
+        prose = dict.fromkeys(PROSE_PAGES, 0)
+        if self.class_size > 0:
+            chosen = (_lesson_numbers(self.lessons) if self.lessons
+                      else [lesson.filename for lesson in lessons(NOTEBOOKS)])
+            return pools_config({**prose, **dict.fromkeys(chosen, self.class_size)}, default=0), chosen
+        if self.lessons:
+            raise ValueError("lessons: only with --class-size (the lessons to pre-heat for a class)")
+        return pools_config(prose, default=max(int(self.voila_configuration.default_pool_size), 0)), []
+
+    def init_settings(self):
+        # Kernels (including the pre-heated pool) inherit this environment, so set it before they start. The
+        # browser loads the bundle: a URL under base_url (which differs from server_url behind a reverse proxy
+        # that strips the prefix).
+        os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/" + PLOTLY_BUNDLE)
+        if self.fork_kernels:
+            from importlib.metadata import entry_points
+
+            from jupyter_client.provisioning import KernelProvisionerFactory
+
+            from dpviz.serve import forkserver
+
+            if "dpviz-fork" in entry_points(group=KernelProvisionerFactory.GROUP_NAME).names:
+                forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=str(NOTEBOOKS),
+                                             memory_limit_mb=self.kernel_memory_limit_mb or None)
+                KernelProvisionerFactory.instance(parent=self).default_provisioner_name = "dpviz-fork"
+            else:  # an install from before the fork server (re-run `pip install -e .` / `make serve`)
+                self.log.warning("dpviz's kernel provisioner is not installed: kernels start afresh")
+        config, self._chosen = self._pools_config()
+        given = self.config.VoilaKernelManager.get("kernel_pools_config") or \
+            self.config.ClassroomKernelManager.get("kernel_pools_config")
+        if not given:  # a kernel_pools_config of the user's own stands
+            self.config.ClassroomKernelManager.kernel_pools_config = config
+        # Voilà builds its pooled kernel manager inside init_settings from a factory; wrap the class it returns.
+        original = voila_app.voila_kernel_manager_factory
+
+        def factory(*args, **kwargs):
+            pooled = original(*args, **kwargs)
+            return type("DpvizKernelManager", (ClassroomKernelManager, pooled), {})
+
+        voila_app.voila_kernel_manager_factory = factory
+        try:
+            settings = super().init_settings()
+        finally:
+            voila_app.voila_kernel_manager_factory = original
+        settings["dpviz_prose_pages"] = {name: functools.partial(prose_html, name) for name in PROSE_PAGES}
+        catalogue = lessons(NOTEBOOKS)
+        settings["dpviz_lessons"] = frozenset(lesson.filename for lesson in catalogue)
+        settings["dpviz_titles"] = {x.filename: f"lesson {x.order:02d} · {x.title}" for x in catalogue}
+        settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
+        settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
+        # The lessons contain no TeX: the pages load a stand-in that typesets nothing instead of MathJax 3 (see
+        # dpviz/serve/static/no-mathjax.js; Voilà's front end picks its MathJax-2 typesetter when a URL is named).
+        settings["mathjax_url"] = url_path_join(self.base_url, "dpviz-static/" + NO_MATHJAX)
+        settings["mathjax_config"] = "none"
+        if self.compress:
+            settings["transforms"] = [CachedGzip]  # passed to tornado's Application with the settings
+        if self.allow_hosts:
+            settings["allow_remote_access"] = False
+            settings["local_hostnames"] = list(self.allow_hosts)
+        elif self.ip in ("localhost", "127.0.0.1", "::1", ""):
+            # Listening on loopback only: answer only loopback names, so a web page cannot reach this server
+            # through DNS rebinding (Voilà itself answers any Host).
+            settings["allow_remote_access"] = self.ip == ""
+            settings["local_hostnames"] = ["localhost"]
+        self.kernel_manager.on_ready = self._announce_ready
+        return settings
+
+    def _announce_ready(self) -> None:
+        if self.class_size > 0:
+            names = ", ".join(nb[:2] for nb in self._chosen)
+            km = self.kernel_manager
+            if km.budget_limited:
+                held = sum(km.ready_counts().values())
+                print(
+                    f"ready for {self.class_size} students on lessons {names}, with {held} kernels pre-heated: the "
+                    f"memory budget ({km.memory_budget_mb:.0f} MB) holds no more; the others start on demand",
+                    flush=True,
+                )
+            else:
+                print(f"ready for {self.class_size} students on lessons {names}", flush=True)
+        else:
+            print("ready: one pre-heated kernel per lesson", flush=True)
+        print(self._welcome(), flush=True)
+
+    def _welcome(self) -> str:
+        """What the person who typed ``make serve`` needs to know: where to point a browser, and how a class joins."""
+        local = ("localhost", "127.0.0.1", "::1")
+        host = self.ip or "0.0.0.0"
+        shown = "localhost" if host in local or host in ("0.0.0.0", "::") else host
+        here = f"http://{shown}:{self.port}{self.base_url}"
+        lines = [f"dpviz is serving the lessons: open {here} in a browser on this computer."]
+        if host in local:
+            lines.append("Only this computer can connect. For a class on the local network: make serve HOST=0.0.0.0 "
+                         "(then anyone who can reach this machine can open the lessons: use a trusted network).")
+        else:
+            address = host if host not in ("0.0.0.0", "::") else _lan_address()
+            lines.append(f"Students open http://{address}:{self.port}{self.base_url} (this machine's address). Anyone "
+                         "who can reach it can open the lessons: use a trusted network.")
+        lines.append("Stop with Ctrl+C.")
+        return "\n".join(lines)
+
+
+    def init_handlers(self):
+        replace = {
+            TornadoVoilaHandler: LessonHandler,
+            VoilaKernelWebsocketHandler: GuardedKernelWebsocketHandler,
+            VoilaShutdownKernelHandler: OwnedShutdownHandler,
+            KernelHandler: OwnedKernelHandler,
+        }
+        # Only the landing page and the lessons: no directory listing, no contents API.
+        drop = (TornadoVoilaTreeHandler, VoilaContentsHandler)
+        handlers = []
+        for spec in super().init_handlers():
+            cls = spec[1]
+            if cls in drop:
+                continue
+            handlers.append((spec[0], replace.get(cls, cls), *spec[2:]))
+        # Redirects go to the URL the browser sees (base_url); routes are matched under server_url. Not permanent:
+        # a browser would otherwise remember the redirect for a prefix that may later serve something else.
+        landing = url_path_join(self.base_url, "voila/render", LANDING)
+        redirect = {"url": landing, "permanent": False}
+        ours = [
+            # The prefix with and without its trailing slash (JupyterHub links to /user/<name>).
+            (self.server_url.rstrip("/") + "/?", RedirectHandler, redirect),
+            (url_path_join(self.server_url, "voila/tree") + "/?.*", RedirectHandler, redirect),
+            (
+                url_path_join(self.server_url, "dpviz-static/(" + "|".join(map(re.escape, STATIC_FILES)) + ")"),
+                StaticFileHandler,
+                {"path": str(STATIC)},
+            ),
+            (url_path_join(self.server_url, "dpviz/status"), StatusHandler, {"fmt": "html"}),
+            (url_path_join(self.server_url, r"dpviz/status\.json"), StatusHandler, {"fmt": "json"}),
+        ]
+        return ours + handlers
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    templating.install()  # compile the page templates once, not per page
+    app = DpvizVoila()
+    app.config_file_paths = [str(NOTEBOOKS)]
+    # Kernels idle for cull_idle seconds are culled (also when a tab is still open, also when busy: a kernel
+    # computing for half an hour is stuck); every 60 s at most.
+    app.initialize([str(NOTEBOOKS), "--no-browser", *args])
+    app.log.addFilter(_QuietStartup())
+    app.config.MappingKernelManager.cull_idle_timeout = int(app.cull_idle)
+    app.config.MappingKernelManager.cull_interval = int(min(60, max(app.cull_idle / 4, 1)))
+    app.config.MappingKernelManager.cull_connected = True
+    app.config.MappingKernelManager.cull_busy = True
+    app.start()
+
+
+if __name__ == "__main__":
+    main()
