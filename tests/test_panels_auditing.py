@@ -12,8 +12,8 @@ from dpviz.panels.auditing import AuditPanel, DPSGDPanel, NeighbourGamePanel
 
 
 def test_dpsgd_panel_trains_and_reports_both_accountants():
-    p = DPSGDPanel(steps=50)
-    assert p.last_error is None and type(p).slow
+    p = DPSGDPanel(steps=50).refresh()
+    assert p.last_error is None and p.streams and p.on_release  # fires on release
     rdp = p.figures[1].data[0].y[-1]
     pld = p.figures[1].data[1].y[0]
     q = p.values()["sampling_rate"]  # 10^−1.3 ≈ 0.0501: the log slider's grid point nearest 0.05
@@ -26,7 +26,7 @@ def test_dpsgd_panel_trains_and_reports_both_accountants():
 
 
 def test_dpsgd_prediction_not_shown_before_reveal():
-    p = DPSGDPanel(steps=50)
+    p = DPSGDPanel(steps=50).refresh()
     answer = D.dpsgd_epsilon(1.0, p.values()["sampling_rate"], 100, 1e-5)
     shown = p.readout.value + " ".join(str(list(t.y)) for f in p.figures for t in f.data)
     assert f"{answer:.3g}" not in shown and f"{answer:.4g}" not in shown
@@ -41,10 +41,10 @@ def test_dpsgd_panel_streams_the_run_labelled_partial_and_ends_on_the_whole_run(
     """Streamed (issue 17): a view about 50 steps in, then every quarter; each partial view says so in every title
     and the readout, draws a prefix of the final curves and the RDP ε of the checkpoints reached (no PLD point yet),
     and never shows the exercise's answer."""
-    p = DPSGDPanel(steps=T)
+    p = DPSGDPanel(steps=T).refresh()
     v = p.values()
     q = v["sampling_rate"]
-    steps = list(p._render_steps(v))
+    steps = list(p.render(v))
     assert [st.done for st in steps] == shown and all(st.total == T for st in steps)
     assert [st.final for st in steps] == [False] * (len(shown) - 1) + [True]
     final = steps[-1].draw()
@@ -69,7 +69,7 @@ def test_dpsgd_panel_streams_the_run_labelled_partial_and_ends_on_the_whole_run(
 
 
 def test_game_tally_and_bound():
-    p = NeighbourGamePanel(rng=3)
+    p = NeighbourGamePanel(rng=3).refresh()
     assert p.last_error is None
     for _ in range(40):
         p.guess(p.game.output > 0.5)  # the likelihood-ratio test of two Gaussians: a threshold half-way
@@ -84,8 +84,24 @@ def test_game_tally_and_bound():
     assert p.game is not g and p.game.rounds == 0
 
 
+def test_game_buttons_are_actions_that_play_a_round_and_start_over():
+    """The guess buttons play the current round of the panel's core game (then the panel redraws); "start over"
+    deals a new game with the same mechanism."""
+    p = NeighbourGamePanel(rng=4).refresh()
+    g = p.game
+    secret = g._secret_is_prime
+    p.guess_xp.click()
+    assert p.game is g and g.rounds == 1 and g.true_positives == int(secret) and g.false_positives == int(not secret)
+    p.guess_x.click()
+    assert g.rounds == 2 and g.true_positives + g.false_positives == 1
+    assert "rounds played" in p.readout.value and "2 (" in p.readout.value
+    assert len(p.figures[0].data[2].y) == 2
+    p.reset.click()
+    assert p.game is not g and p.game.rounds == 0 and p.game.shift == g.shift and "0 (0 on x′" in p.readout.value
+
+
 def test_game_does_not_reveal_the_secret_before_the_guess():
-    p = NeighbourGamePanel(rng=5)
+    p = NeighbourGamePanel(rng=5).refresh()
     secret = "x′" if p.game._secret_is_prime else "x"
     assert "came from" not in p.figures[0].layout.title.text
     p.guess(True)
@@ -93,20 +109,20 @@ def test_game_does_not_reveal_the_secret_before_the_guess():
 
 
 def test_game_canary_is_clipped():
-    p = NeighbourGamePanel(rng=1, canary=3.0)
+    p = NeighbourGamePanel(rng=1, canary=3.0).refresh()
     x, y = np.asarray(p.figures[0].data[1].x), np.asarray(p.figures[0].data[1].y)
     assert abs(x[np.argmax(y)] - 1.0) < 0.05 and p.game.shift == 1.0
     assert "clipped" in p.hint.value
 
 
 def test_game_labels_say_noise_multiplier_z():
-    p = NeighbourGamePanel(rng=1)
+    p = NeighbourGamePanel(rng=1).refresh()
     assert p.controls["noise_multiplier"].description.startswith("noise multiplier z")
     assert "σ = z·C" in p.intro
 
 
 def test_audit_panel_flags_bug_and_not_correct_one():
-    p = AuditPanel()
+    p = AuditPanel().refresh()
     assert p.last_error is None and "not refuted" in p.readout.value
     p.controls["mechanism"].value = "dpsgd_no_clip"
     assert "REFUTED" in p.readout.value and A.AUDIT_CASES["dpsgd_no_clip"].bug in p.readout.value
@@ -116,7 +132,7 @@ def test_audit_panel_flags_bug_and_not_correct_one():
 
 
 def test_audit_panel_defaults_refute_exactly_the_buggy_cases():
-    p = AuditPanel()
+    p = AuditPanel().refresh()
     for key, case in A.AUDIT_CASES.items():
         p.controls["mechanism"].value = key
         assert p.last_error is None
@@ -124,7 +140,7 @@ def test_audit_panel_defaults_refute_exactly_the_buggy_cases():
 
 
 def test_audit_misconception_exercise():
-    p = AuditPanel()
+    p = AuditPanel().refresh()
     assert p.exercise.feedback.value == ""
     correct = [i for i, (_, ok, _) in enumerate(p.exercise.options) if ok]
     p.exercise.choice.index = correct[0]
@@ -134,7 +150,7 @@ def test_audit_misconception_exercise():
 
 
 def test_dpsgd_panel_names_z_and_the_public_denominator():
-    p = DPSGDPanel(steps=50)
+    p = DPSGDPanel(steps=50).refresh()
     assert p.controls["noise_multiplier"].description.startswith("noise multiplier z")
     q = p.values()["sampling_rate"]
     assert "public expected batch size L = q·1000" in p.readout.value
@@ -145,16 +161,17 @@ def test_dpsgd_panel_names_z_and_the_public_denominator():
 
 def test_dpsgd_explanation_states_when_growth_is_sub_linear():
     """Lesson 05's turn: the factor for 2T lies between √2 (spread) and 2 (mean); the explanation says which."""
-    p = DPSGDPanel(steps=50)
-    text = p._explain(p._answer())
+    p = DPSGDPanel(steps=50).refresh()
+    v = p.values()
+    text = p._explain(v, p._answer(v))
     assert "sub-linearly only while the spread dominates" in text
-    now = D.dpsgd_epsilon(1.0, p.values()["sampling_rate"], 50, 1e-5)
-    ratio = p._answer() / now
+    now = D.dpsgd_epsilon(1.0, v.sampling_rate, 50, 1e-5)
+    ratio = p._answer(v) / now
     assert ("here the spread dominates" in text) == (ratio < 1.71)
 
 
 def test_audit_panel_shows_the_claim_and_the_computed_exact_epsilon():
-    p = AuditPanel()
+    p = AuditPanel().refresh()
     p.controls["mechanism"].value = "svt_ok"
     case = A.AUDIT_CASES["svt_ok"]
     assert "claimed" in p.readout.value and "0.396" in p.readout.value

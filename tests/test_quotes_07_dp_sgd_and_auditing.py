@@ -60,7 +60,7 @@ def test_the_exercise_explanation_gives_the_factor_for_2t_and_its_regime():
     p = DPSGDPanel()
     ratio = D.dpsgd_epsilon(1.0, Q, 2 * T) / D.dpsgd_epsilon(1.0, Q, T)
     assert f"{ratio:.2f}" == "1.41"
-    text = p._explain(p._answer())
+    text = p._explain(p.values(), p._answer(p.values()))
     assert "a factor 1.41, nearer √2 ≈ 1.41 than 2: here the spread dominates" in text
     _says("sub-linearly while the spread of the privacy loss dominates (as in this lesson's runs), linearly once its "
           "mean takes over (lesson 05)")
@@ -92,7 +92,7 @@ def test_the_games_claim_at_z_1_and_0_3():
     assert f"{D.dpsgd_epsilon(1.0, 1.0, 1, 1e-5):.3g}" == "4.38"
     assert f"{D.dpsgd_epsilon(0.3, 1.0, 1, 1e-5):.3g}" == "19.1"
     for z, shown in [(1.0, "4.38"), (0.3, "19.1")]:
-        p = NeighbourGamePanel(rng=0, noise_multiplier=z)
+        p = NeighbourGamePanel(rng=0, noise_multiplier=z).refresh()
         assert f"{shown} (Gaussian step of sensitivity C = 1" in p.readout.value
 
 

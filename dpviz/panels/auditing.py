@@ -15,25 +15,13 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import ipywidgets as W
 import numpy as np
 
 from dpviz import audit as A
 from dpviz import dpsgd as D
 from dpviz._validation import as_rng
-from dpviz.panels._base import (
-    ChoiceReveal,
-    Panel,
-    PredictReveal,
-    Step,
-    View,
-    _button,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-)
-from dpviz.panels._format import _fmt, _table
+from dpviz.panels import Action, Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, Step, View
+from dpviz.panels.format import fmt, table
 from dpviz.plots import auditing as P
 
 __all__ = ["DPSGDPanel", "NeighbourGamePanel", "AuditPanel"]
@@ -50,33 +38,18 @@ class DPSGDPanel(Panel):
              "public expected batch size L = q·1000 and steps (Abadi et al. 2016, Alg. 1). The unit of privacy is "
              "one training example, with add/remove-one neighbours; the accountants add up T subsampled Gaussian "
              "steps, as if every step's model were released.")
-    slow = True
+    controls = {
+        "clip_norm": Slider("clip norm C", 1.0, 0.1, 5.0, step=0.1),
+        "noise_multiplier": Slider("noise multiplier z", 1.0, 0.3, 5.0, step=0.1),
+        "sampling_rate": LogSlider("sampling rate q", 0.05, 1e-2, 1.0, step=0.1, fmt=".3f"),
+        "steps": IntSlider("steps T", 200, 10, 1000, step=10),  # to 1000: the exercise's 2T is reachable
+    }
 
-    def __init__(self, **overrides: Any):
-        self._train, self._test = D.lesson_data()
-        self.exercise = PredictReveal(
-            "Predict: if you doubled the number of steps T (same z, q), what ε would the PLD accountant report?",
-            answer=self._answer, explain=self._explain, rel_tol=0.15, guess_label="your ε:")
-        super().__init__(**overrides)
+    def _answer(self, v) -> float:
+        return D.dpsgd_epsilon(float(v.noise_multiplier), float(v.sampling_rate), 2 * int(v.steps), _DELTA)
 
-    def _build_controls(self):
-        return {
-            "clip_norm": slider("clip norm C", 1.0, 0.1, 5.0, 0.1),
-            "noise_multiplier": slider("noise multiplier z", 1.0, 0.3, 5.0, 0.1),
-            "sampling_rate": log_slider("sampling rate q", 0.05, -2, 0, step=0.1, readout_format=".3f"),
-            "steps": int_slider("steps T", 200, 10, 1000, 10),  # to 1000: the exercise's 2T is reachable
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _answer(self) -> float:
-        v = self.values()
-        return D.dpsgd_epsilon(float(v["noise_multiplier"]), float(v["sampling_rate"]), 2 * int(v["steps"]), _DELTA)
-
-    def _explain(self, answer: float) -> str:
-        v = self.values()
-        now = D.dpsgd_epsilon(float(v["noise_multiplier"]), float(v["sampling_rate"]), int(v["steps"]), _DELTA)
+    def _explain(self, v, answer: float) -> str:
+        now = D.dpsgd_epsilon(float(v.noise_multiplier), float(v.sampling_rate), int(v.steps), _DELTA)
         ratio = answer / now
         regime = ("nearer √2 ≈ 1.41 than 2: here the spread dominates, and ε grows sub-linearly" if ratio < 1.71 else
                   "nearer 2 than √2: here the mean has taken over, and ε grows almost linearly")
@@ -86,12 +59,16 @@ class DPSGDPanel(Panel):
                 "dominates; for long enough runs the mean wins and ε grows like T (lesson 05). Abadi et al. 2016, "
                 "Thm 1 gives ε of order q√T for fixed z, under the theorem's conditions.")
 
-    def _render_steps(self, v: dict[str, Any]):
+    exercises = {"exercise": PredictReveal(
+        "Predict: if you doubled the number of steps T (same z, q), what ε would the PLD accountant report?",
+        answer=_answer, explain=_explain, rel_tol=0.15, guess_label="your ε:")}
+
+    def render(self, v):
         """The run streamed: a view after about 50 steps, then at T/4, T/2 and 3T/4 (accuracy so far, the RDP ε of
         the checkpoints reached); the PLD accountant's ε at T, the slowest number, once the training is done."""
-        C, s = float(v["clip_norm"]), float(v["noise_multiplier"])
-        q, T = float(v["sampling_rate"]), int(v["steps"])
-        (X, y), test = self._train, self._test
+        C, s = float(v.clip_norm), float(v.noise_multiplier)
+        q, T = float(v.sampling_rate), int(v.steps)
+        (X, y), test = D.lesson_data()
         every, recorded, picks, pauses = D.lesson_schedule(T)
         ref = D.lesson_reference_run(C, q, T, every)
         checkpoints = [recorded[i] for i in picks]
@@ -128,20 +105,20 @@ class DPSGDPanel(Panel):
                      f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[k - 1]:.3f}")]
             if rdp:
                 rows.append((f"ε at δ = {_DELTA:.0e} spent so far: RDP, after {checkpoints[-1]} steps",
-                             _fmt(rdp[-1])))
+                             fmt(rdp[-1])))
             rows += [(f"ε at δ = {_DELTA:.0e} after T steps: RDP / PLD", "when the run ends"),
                      ("public expected batch size L = q·1000",
                       f"{D.lesson_batch_size(q):.1f} (mean |B| drawn so far: {run.batch_sizes.mean():.1f})"),
                      (f"examples clipped (step {t})", f"{run.clipped_fraction[-1]:.0%}")]
-            return View(figures=[fig1, fig2, fig3], readout=_table(rows))
+            return View(figures=[fig1, fig2, fig3], readout=table(rows))
         rows = [("test accuracy after T steps: DP-SGD / no noise",
                  f"{run.test_accuracy[-1]:.3f} / {ref.test_accuracy[-1]:.3f}"),
-                (f"ε at δ = {_DELTA:.0e}: RDP / PLD", f"{_fmt(rdp[-1])} / {_fmt(pld)}"),
+                (f"ε at δ = {_DELTA:.0e}: RDP / PLD", f"{fmt(rdp[-1])} / {fmt(pld)}"),
                 ("public expected batch size L = q·1000",
                  f"{D.lesson_batch_size(q):.1f} (mean |B| drawn: {run.batch_sizes.mean():.1f})"),
                 ("examples clipped (last step)", f"{run.clipped_fraction[-1]:.0%}")]
         hint = "ε above 10 protects little: raise z, or lower q or T." if pld > 10 else None
-        return View(figures=[fig1, fig2, fig3], readout=_table(rows), hint=hint)
+        return View(figures=[fig1, fig2, fig3], readout=table(rows), hint=hint)
 
 
 class NeighbourGamePanel(Panel):
@@ -153,29 +130,37 @@ class NeighbourGamePanel(Panel):
              "σ = z·C = z) and shows you the output. Guess which dataset it was. Your hits and false alarms become "
              "a lower bound on ε at 95% confidence, next to the ε the mechanism claims.")
 
+    controls = {
+        "canary": Slider("canary's gradient (before clipping)", 1.0, 0.0, 5.0, step=0.1),
+        "noise_multiplier": Slider("noise multiplier z", 1.0, 0.3, 4.0, step=0.1),
+    }
+
+    def _play_x(self, v) -> None:
+        self.game.play(False)
+
+    def _play_xp(self, v) -> None:
+        self.game.play(True)
+
+    def _start_over(self, v) -> None:
+        self.game = None  # the next render deals a new game
+
+    actions = {
+        "guess_x": Action("guess x (no canary)", _play_x),
+        "guess_xp": Action("guess x′ (canary)", _play_xp),
+        "reset": Action("start over", _start_over),
+    }
+
     def __init__(self, rng=None, **overrides: Any):
+        """``rng`` (a seed or a Generator) deals the game's rounds (:class:`dpviz.audit.NeighbourGame` draws them);
+        a change of the canary or of z starts a new game from the same stream."""
         self._rng = as_rng(rng)
         self._key: tuple | None = None
         self.game: A.NeighbourGame | None = None
-        self.guess_x = _button(description="guess x (no canary)")
-        self.guess_xp = _button(description="guess x′ (canary)")
-        self.reset = _button(description="start over", icon="refresh")
-        self.guess_x.on_click(lambda _b: self.guess(False))
-        self.guess_xp.on_click(lambda _b: self.guess(True))
-        self.reset.on_click(lambda _b: self.start_over())
         super().__init__(**overrides)
-
-    def _build_controls(self):
-        return {
-            "canary": slider("canary's gradient (before clipping)", 1.0, 0.0, 5.0, 0.1),
-            "noise_multiplier": slider("noise multiplier z", 1.0, 0.3, 4.0, 0.1),
-        }
-
-    def _extra_widgets(self):
-        return [W.HBox([self.guess_x, self.guess_xp, self.reset])]
+        self.reset.icon = "refresh"
 
     def start_over(self) -> None:
-        self._key = None
+        self._start_over(self.values())
         self.update()
 
     def guess(self, says_prime: bool) -> None:
@@ -184,8 +169,8 @@ class NeighbourGamePanel(Panel):
             self.game.play(bool(says_prime))
         self.update()
 
-    def _render(self, v: dict[str, Any]) -> View:
-        g, z = float(v["canary"]), float(v["noise_multiplier"])
+    def render(self, v) -> View:
+        g, z = float(v.canary), float(v.noise_multiplier)
         key = (g, z)
         if key != self._key or self.game is None:  # another mechanism: a new game
             self._key = key
@@ -201,14 +186,14 @@ class NeighbourGamePanel(Panel):
         rows = [("rounds played", f"{game.rounds} ({game.positives} on x′, {game.negatives} on x)"),
                 ("hits (said x′ on x′) / false alarms (said x′ on x)",
                  f"{game.true_positives} / {game.false_positives}"),
-                ("your lower bound on ε (95%)", _fmt(game.bound()) if both else
+                ("your lower bound on ε (95%)", fmt(game.bound()) if both else
                  "— play rounds on both datasets first"),
                 (f"claimed ε at δ = {_DELTA:.0e}",
                  f"{game.claimed_epsilon:.3g} (Gaussian step of sensitivity C = 1, Balle & Wang 2018, Thm 8)")]
         hint = None
         if g > 1.0:
             hint = "The canary's gradient is clipped to C = 1: a bigger canary does not move M(x′) further."
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
 
 
 _CASE_OPTIONS = [(c.label, k) for k, c in A.AUDIT_CASES.items()]
@@ -223,36 +208,27 @@ class AuditPanel(Panel):
              "lower bound on ε is compared with the ε the implementation claims: above the claim, the claim is "
              "refuted at the confidence shown. Some implementations hide a bug.")
     slow = True
+    controls = {
+        "mechanism": Choice("implementation", _CASE_OPTIONS, "laplace_ok"),
+        "trials": LogSlider("trials", 10_000, 1e3, 1e5, step=0.25, fmt=".0f", integer=True, bench=[1000, 10_000]),
+        "confidence": Choice("confidence", [("90%", 0.9), ("95%", 0.95), ("99%", 0.99)], 0.95),
+    }
+    exercises = {"exercise": ChoiceReveal(
+        "An audit of a mechanism that claims ε = 1 finds ε ≥ 0.3 at 95% confidence. What follows?",
+        [("The claim is wrong: the mechanism is really only 0.3-DP, it leaks less than it says.", False,
+          "Tempting, because the audit measured something. But a lower bound of 0.3 only says ε is at least "
+          "0.3; the true ε can be anything from 0.3 up, including 1. An audit can refute a claim only from "
+          "above."),
+         ("The claim is wrong: a correct 1-DP mechanism would make the audit find exactly 1.", False,
+          "Tempting if you read the audit as a measurement. Finite runs and a test that may be weaker than the "
+          "best one make the bound fall short of the true ε; with more runs and the optimal test it approaches "
+          "a tight claim, never passes a correct one (except with probability ≤ 5%)."),
+         ("Nothing: a lower bound below the claim is consistent with the claim, and proves nothing about it.",
+          True, "Right: only a lower bound above the claimed ε refutes it. A bound below it neither confirms "
+          "the claim (the mechanism could still be buggy in a way this test misses) nor refutes it.")])}
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "An audit of a mechanism that claims ε = 1 finds ε ≥ 0.3 at 95% confidence. What follows?",
-            [("The claim is wrong: the mechanism is really only 0.3-DP, it leaks less than it says.", False,
-              "Tempting, because the audit measured something. But a lower bound of 0.3 only says ε is at least "
-              "0.3; the true ε can be anything from 0.3 up, including 1. An audit can refute a claim only from "
-              "above."),
-             ("The claim is wrong: a correct 1-DP mechanism would make the audit find exactly 1.", False,
-              "Tempting if you read the audit as a measurement. Finite runs and a test that may be weaker than the "
-              "best one make the bound fall short of the true ε; with more runs and the optimal test it approaches "
-              "a tight claim, never passes a correct one (except with probability ≤ 5%)."),
-             ("Nothing: a lower bound below the claim is consistent with the claim, and proves nothing about it.",
-              True, "Right: only a lower bound above the claimed ε refutes it. A bound below it neither confirms "
-              "the claim (the mechanism could still be buggy in a way this test misses) nor refutes it.")])
-        super().__init__(**overrides)
-
-    def _build_controls(self):
-        return {
-            "mechanism": dropdown("implementation", _CASE_OPTIONS, "laplace_ok"),
-            "trials": log_slider("trials", 10_000, 3, 5, step=0.25, readout_format=".0f"),
-            "confidence": dropdown("confidence", [("90%", 0.9), ("95%", 0.95), ("99%", 0.99)], 0.95),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        key, conf = v["mechanism"], float(v["confidence"])
-        trials = int(round(float(v["trials"])))
+    def render(self, v) -> View:
+        key, conf, trials = v.mechanism, float(v.confidence), v.trials
         case = A.AUDIT_CASES[key]
         grid, bounds, result = A.audit_case_curve(key, trials, conf, progress=self.report_progress)
         sample_x, sample_xp = case.sample(2000, A.SAMPLE_SEED)
@@ -272,11 +248,6 @@ class AuditPanel(Panel):
                 ("hits / false alarms", f"{result.true_positives} / {result.false_positives}"),
                 (f"lower bound on ε ({conf:.0%})", f"{result.epsilon_lower:.3g}"),
                 ("exact ε of this code on this x, x′ (computed, not audited)",
-                 _fmt(case.exact_epsilon, 3)),
+                 fmt(case.exact_epsilon, 3)),
                 ("verdict", verdict)]
-        return View(figures=[fig1, fig2], readout=_table(rows))
-
-    def bench_values(self) -> dict[str, list[Any]]:
-        vals = super().bench_values()
-        vals["trials"] = [1000.0, 10_000.0]
-        return vals
+        return View(figures=[fig1, fig2], readout=table(rows))
