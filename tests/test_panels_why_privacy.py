@@ -9,8 +9,9 @@ import pytest
 from _figure_checks import watch_updates_for_nan
 
 from dpviz import attacks as A
+from dpviz.panels import ChoiceReveal, PredictReveal
 from dpviz.panels import why_privacy as WP
-from dpviz.panels._base import PANEL_REGISTRY, ChoiceReveal, PredictReveal
+from dpviz.panels.panel import PANEL_REGISTRY
 
 PANELS = [WP.DifferencingPanel, WP.LinkagePanel, WP.ReconstructionPanel, WP.MembershipPanel]
 
@@ -21,15 +22,15 @@ def _data(fig) -> str:
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_builds_registered_themed_with_an_exercise(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY
     assert p.figures[0].layout.template.layout.font.family.startswith("Inter")
     assert p.readout.value
-    assert isinstance(p.exercise, (PredictReveal, ChoiceReveal)) and p.exercise.widget in p._extra_widgets()
+    assert isinstance(p.exercise, (PredictReveal, ChoiceReveal)) and p.exercise.widget in p.widget.children
 
 
 def test_exact_differencing_reveals_each_target():
-    p = WP.DifferencingPanel()
+    p = WP.DifferencingPanel().refresh()
     assert p.controls["release"].value == "exact"
     assert p.controls["epsilon"].layout.display == "none" and p.controls["draw"].layout.display == "none"
     for i, name in enumerate(WP._TABLE.names):
@@ -41,7 +42,7 @@ def test_exact_differencing_reveals_each_target():
 
 
 def test_noisy_differencing_hides_the_success_rate_until_reveal():
-    p = WP.DifferencingPanel(release="laplace")
+    p = WP.DifferencingPanel(release="laplace").refresh()
     assert p.controls["epsilon"].layout.display is None
     found = watch_updates_for_nan(p)
     p.controls["epsilon"].value = 2.0
@@ -62,14 +63,14 @@ def test_noisy_differencing_hides_the_success_rate_until_reveal():
 
 
 def test_differencing_explanation_states_the_dp_bound():
-    p = WP.DifferencingPanel(release="laplace", epsilon=1.0)
+    p = WP.DifferencingPanel(release="laplace", epsilon=1.0).refresh()
     text = p.exercise.reveal()
     assert "62.1 %" in text and f"{100 / (1 + math.exp(-2)):.3g} %" in text and "Dwork & Roth 2014, Thm 3.16" in text
 
 
 def test_reconstruction_is_slow_caches_its_curve_and_reads_the_first_draw(monkeypatch):
     assert WP.ReconstructionPanel.slow
-    p = WP.ReconstructionPanel(n=60, ratio=4, draw=2)
+    p = WP.ReconstructionPanel(n=60, ratio=4, draw=2).refresh()
     calls = []
     real = WP.reconstruction_curve
 
@@ -91,7 +92,7 @@ def test_reconstruction_is_slow_caches_its_curve_and_reads_the_first_draw(monkey
 
 
 def test_reconstruction_choice_exercise_hides_until_reveal():
-    p = WP.ReconstructionPanel()
+    p = WP.ReconstructionPanel().refresh()
     ex = p.exercise
     assert ex.feedback.value == ""
     correct = [i for i, (_, ok, _) in enumerate(ex.options) if ok]
@@ -101,7 +102,7 @@ def test_reconstruction_choice_exercise_hides_until_reveal():
 
 
 def test_membership_noise_switch_and_readout():
-    p = WP.MembershipPanel(n=100.0, p=0.05, scale=1.0)
+    p = WP.MembershipPanel(n=100.0, p=0.05, scale=1.0).refresh()
     found = watch_updates_for_nan(p)
     assert "ε = 1/b = 1" in p.readout.value and "ε = 1-DP" in p.figures[0].data[0].name
     raw = A.membership_tradeoff(100, 0.05)
@@ -115,7 +116,7 @@ def test_membership_noise_switch_and_readout():
 
 
 def test_reconstruction_feedback_and_readout_use_the_corrected_error():
-    p = WP.ReconstructionPanel(n=400, ratio=5, noise=5.011872336272722)  # E = 10^0.7, on the slider's grid
+    p = WP.ReconstructionPanel(n=400, ratio=5, noise=5.011872336272722).refresh()  # E = 10^0.7, on the slider's grid
     e = p.controls["noise"].value
     assert f"{A.least_squares_error_sd(400, 2000, e):.3g} (a bit flips past ½)" in p.readout.value
     texts = " ".join(feedback for _, _, feedback in p.exercise.options)
@@ -137,7 +138,7 @@ def _revealed_people(r):
 
 
 def test_linkage_panel_at_n_8_is_the_lesson_table():
-    p = WP.LinkagePanel(n=8, draw=0)
+    p = WP.LinkagePanel(n=8, draw=0).refresh()
     t = A.synthetic_table(8, WP._TABLE_SEED)
     assert t.names == WP._TABLE.names
     r = A.linkage_attack(t.ages, t.towns, t.has_condition, A.voter_roll(8, 0.6, (WP._ROLL_SEED, 0)))
@@ -148,7 +149,7 @@ def test_linkage_panel_at_n_8_is_the_lesson_table():
 
 
 def test_linkage_panel_follows_its_controls_and_hides_disclosure_until_reveal():
-    p = WP.LinkagePanel()
+    p = WP.LinkagePanel().refresh()
     found = watch_updates_for_nan(p)
     n, cov = p.controls["n"].value, p.controls["coverage"].value
     t = A.synthetic_table(n, WP._TABLE_SEED)

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
 
 import numpy as np
 
 from dpviz.attacks import (
     GENERALISATIONS,
+    ReconstructionCurve,
     differencing_attack,
     differencing_success_probability,
     expected_unique_fraction,
@@ -31,8 +31,8 @@ from dpviz.attacks import (
     synthetic_table,
     voter_roll,
 )
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
-from dpviz.panels._format import _fmt, _table
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.format import fmt, table
 from dpviz.plots import why_privacy as P
 
 __all__ = ["DifferencingPanel", "LinkagePanel", "ReconstructionPanel", "MembershipPanel"]
@@ -54,6 +54,11 @@ def _people_table(target: int) -> str:
             "<th align='left'>has the condition (secret)</th></tr>" + rows + "</table>")
 
 
+def _noisy_release(v) -> bool:
+    """The differencing panel's noise controls are shown only for the noisy release."""
+    return v.release == "laplace"
+
+
 class DifferencingPanel(Panel):
     """Differencing attack on a small synthetic table, exact and with Laplace noise."""
 
@@ -62,75 +67,79 @@ class DifferencingPanel(Panel):
              "“how many people, other than the one I am after, have it?” (in practice the second question hides the "
              "exclusion behind innocent filters such as age and town). The difference is the target's secret.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
-            "With Laplace noise at ε = 1 per answer, in what percentage of attacks does the guess "
-            "“difference ≥ ½ ⇒ has it” get the target right?",
-            answer=self._answer, explain=self._explain, rel_tol=0.05, unit=" %", guess_label="your %:")
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": Slider("ε per answer (Laplace scale b = 1/ε)", 1.0, 0.1, 5.0, step=0.1, visible=_noisy_release),
+        "target": Choice("target", [(f"{name}", i) for i, name in enumerate(_TABLE.names)], 0),
+        "release": Choice("answers released", [("exactly", "exact"), ("with Laplace noise", "laplace")], "exact",
+                          bench=["laplace", "exact"]),
+        "draw": IntSlider("noise draw (seed)", 0, 0, 50, visible=_noisy_release),
+    }
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = tuple(self.values().values())
-        self.update()
+    def _answer(self, v) -> float:
+        return 100.0 * differencing_success_probability(1.0 / float(v.epsilon))
 
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε per answer (Laplace scale b = 1/ε)", 1.0, 0.1, 5.0, 0.1),
-            "target": dropdown("target", [(f"{name}", i) for i, name in enumerate(_TABLE.names)], 0),
-            "release": dropdown("answers released", [("exactly", "exact"), ("with Laplace noise", "laplace")],
-                                "exact"),
-            "draw": int_slider("noise draw (seed)", 0, 0, 50),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _answer(self) -> float:
-        return 100.0 * differencing_success_probability(1.0 / float(self.values()["epsilon"]))
-
-    def _explain(self, answer: float) -> str:
-        eps = float(self.values()["epsilon"])
-        bound = 100.0 / (1.0 + math.exp(-2 * eps))
+    def _explain(self, v, answer: float) -> str:
+        bound = 100.0 / (1.0 + math.exp(-2 * float(v.epsilon)))
         return (f"Exactly 100·(1 − e<sup>−ε/2</sup>(2 + ε/2)/4) = {answer:.3g} % (the difference carries the noise "
                 f"of both answers). Two ε-DP answers are 2ε-DP together (Dwork & Roth 2014, Thm 3.16), and no "
                 f"guess about one person can then be right more than e<sup>2ε</sup>/(1 + e<sup>2ε</sup>) = "
                 f"{bound:.3g} % of the time (Kairouz, Oh & Viswanath 2015, Thm 2.1). Without noise: 100 %.")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        eps = float(v["epsilon"])
-        target = int(v["target"])
-        noisy = v["release"] == "laplace"
-        b = 1.0 / eps if noisy else 0.0
-        self.controls["epsilon"].layout.display = None if noisy else "none"
-        self.controls["draw"].layout.display = None if noisy else "none"
-        r = differencing_attack(_TABLE.has_condition, target, noise_scale=b, rng=int(v["draw"]))
+    def _question(self, v) -> str:
+        eps = float(v.epsilon)
+        return (f"With Laplace noise at ε = {eps:.3g} per answer (b = {1 / eps:.3g}), in what percentage of attacks "
+                "does the guess “difference ≥ ½ ⇒ has it” get the target right?")
+
+    # After the reveal the success rate is tabulated (until a control moves: predict again).
+    exercises = {"exercise": PredictReveal(_question, answer=_answer, explain=_explain, rel_tol=0.05, unit=" %",
+                                           guess_label="your %:", redraw=True)}
+
+    def render(self, v) -> View:
+        target, noisy = int(v.target), v.release == "laplace"
+        b = 1.0 / float(v.epsilon) if noisy else 0.0
+        r = differencing_attack(_TABLE.has_condition, target, noise_scale=b, rng=int(v.draw))
         fig = P.differencing_figure(b, r.difference)
         name = html.escape(_TABLE.names[target])
-        revealed = self._revealed_at == tuple(v.values())
-        rows = [("answer 1: how many have it (everyone)", _fmt(r.answer_all)),
-                (f"answer 2: how many have it (everyone but {name})", _fmt(r.answer_without)),
-                ("difference", _fmt(r.difference)),
+        rows = [("answer 1: how many have it (everyone)", fmt(r.answer_all)),
+                (f"answer 2: how many have it (everyone but {name})", fmt(r.answer_without)),
+                ("difference", fmt(r.difference)),
                 ("attacker concludes", f"{name} {'HAS' if r.guess else 'does NOT have'} the condition — "
                                        f"{'right' if r.correct else 'wrong'}")]
         if noisy:
             p = differencing_success_probability(b)
             rows.append(("P[the guess is right] over all noise draws",
-                         f"{100 * p:.3g} %" if revealed else "? — predict it below, then reveal"))
-        readout = _people_table(target) + _table(rows)
-        self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> With Laplace noise at ε = {eps:.3g} per answer (b = {1 / eps:.3g}), in "
-            "what percentage of attacks does the guess “difference ≥ ½ ⇒ has it” get the target right?")
-        return View(figures=[fig], readout=readout)
-
-    def bench_values(self) -> dict[str, list[Any]]:
-        vals = super().bench_values()
-        vals["release"] = ["laplace", "exact"]
-        return vals
+                         f"{100 * p:.3g} %" if self.revealed("exercise") else "? — predict it below, then reveal"))
+        return View(figures=[fig], readout=_people_table(target) + table(rows))
 
 
 _RELEASES = [(P.generalisation_label(w, keep), i) for i, (w, keep) in enumerate(GENERALISATIONS)]
+
+_LINKAGE_QUESTION = ("Choose “10-year age band + town” at n = 100, draw 0: nobody is unique any more (k = 2, every row "
+                     "shares its age band and town with at least one other). Is every person's condition now hidden "
+                     "from someone who holds the voter roll?")
+_LINKAGE_OPTIONS = [
+    ("Yes: no row is unique, so no name can be put on a row.", False,
+     "Tempting: with k ≥ 2 the roll links no name to a single row. But the attacker does not need the row. "
+     "If everyone in a person's group of alike rows has the condition (or nobody has), the group alone "
+     "tells: the green bars, now shown, count those people. k-anonymity counts rows; it says nothing about "
+     "what the rows contain (re-identification is not the only risk: Dwork & Roth 2014, §1)."),
+    ("No: a group whose rows all share the condition still reveals it, and a second release coarsened "
+     "differently can be lined up with this one.", True,
+     "k-anonymity hides which row is yours, not what your group says: a group that is all alike "
+     "discloses everyone in it (the green bars, now shown). And two releases of the same rows, each "
+     "k-anonymous, one coarsening age and one suppressing town, can be lined up and together give back the "
+     "exact age and town (Sweeney 2002, §4). Differential privacy bounds instead how well anyone, with any "
+     "register, can tell apart two data sets that differ in one person, and two ε-DP releases are together "
+     "2ε-DP (Dwork & Roth 2014, Thm 3.16)."),
+    ("Yes, as long as the voter roll lists fewer than half of the people.", False,
+     "The roll decides how many people the attacker can look up, not how exposed each of them is: lower the "
+     "coverage and the bars shrink in proportion, none vanishes. The next list (a club's members, a "
+     "social-media profile) may name the others."),
+    ("It is as safe as differential privacy with ε = 1/k.", False,
+     "There is no such correspondence. k-anonymity is a property of one released table; differential "
+     "privacy is a property of the process that produced it. A 2-anonymous table can reveal a person's "
+     "condition with certainty (the green bars, now shown), which no ε-DP release with a finite ε can."),
+]
 
 
 class LinkagePanel(Panel):
@@ -142,60 +151,24 @@ class LinkagePanel(Panel):
              "no other row shares. Coarsening (age in bands, no town) makes rows alike; k, the size of the smallest "
              "group of alike rows, is k-anonymity's measure. At n = 8, draw 0 the people are the table above.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "Choose “10-year age band + town” at n = 100, draw 0: nobody is unique any more (k = 2, every row shares "
-            "its age band and town with at least one other). Is every person's condition now hidden from someone who "
-            "holds the voter roll?",
-            [("Yes: no row is unique, so no name can be put on a row.", False,
-              "Tempting: with k ≥ 2 the roll links no name to a single row. But the attacker does not need the row. "
-              "If everyone in a person's group of alike rows has the condition (or nobody has), the group alone "
-              "tells: the green bars, now shown, count those people. k-anonymity counts rows; it says nothing about "
-              "what the rows contain (re-identification is not the only risk: Dwork & Roth 2014, §1)."),
-             ("No: a group whose rows all share the condition still reveals it, and a second release coarsened "
-              "differently can be lined up with this one.", True,
-              "k-anonymity hides which row is yours, not what your group says: a group that is all alike "
-              "discloses everyone in it (the green bars, now shown). And two releases of the same rows, each "
-              "k-anonymous, one coarsening age and one suppressing town, can be lined up and together give back the "
-              "exact age and town (Sweeney 2002, §4). Differential privacy bounds instead how well anyone, with any "
-              "register, can tell apart two data sets that differ in one person, and two ε-DP releases are together "
-              "2ε-DP (Dwork & Roth 2014, Thm 3.16)."),
-             ("Yes, as long as the voter roll lists fewer than half of the people.", False,
-              "The roll decides how many people the attacker can look up, not how exposed each of them is: lower the "
-              "coverage and the bars shrink in proportion, none vanishes. The next list (a club's members, a "
-              "social-media profile) may name the others."),
-             ("It is as safe as differential privacy with ε = 1/k.", False,
-              "There is no such correspondence. k-anonymity is a property of one released table; differential "
-              "privacy is a property of the process that produced it. A 2-anonymous table can reveal a person's "
-              "condition with certainty (the green bars, now shown), which no ε-DP release with a finite ε can.")])
-        self._revealed = False
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "n": IntSlider("people n in the release", 100, 8, 500, step=4),
+        "coverage": Slider("voter roll lists (fraction of the n)", 0.6, 0.1, 1.0, step=0.05),
+        "release": Choice("released quasi-identifiers", _RELEASES, 0),
+        "draw": IntSlider("random draw (seed)", 0, 0, 20),
+    }
+    # Once answered (right or wrong), the disclosures without a unique row are drawn and counted for good.
+    exercises = {"exercise": ChoiceReveal(_LINKAGE_QUESTION, _LINKAGE_OPTIONS, redraw=True, sticky=True)}
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        if self.exercise.choice.index is not None:  # a committed answer, not "pick first"
-            self._revealed = True
-            self.update()
-
-    def _build_controls(self):
-        return {
-            "n": int_slider("people n in the release", 100, 8, 500, 4),
-            "coverage": slider("voter roll lists (fraction of the n)", 0.6, 0.1, 1.0, 0.05),
-            "release": dropdown("released quasi-identifiers", _RELEASES, 0),
-            "draw": int_slider("random draw (seed)", 0, 0, 20),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        n, draw, sel = int(v["n"]), int(v["draw"]), int(v["release"])
-        coverage = float(v["coverage"])
+    def render(self, v) -> View:
+        n, draw, sel = int(v.n), int(v.draw), int(v.release)
+        coverage = float(v.coverage)
+        revealed = self.revealed("exercise")
         people = synthetic_table(n, _TABLE_SEED + draw)  # n = 8, draw 0: the table of the differencing panel
         roll = voter_roll(n, coverage, (_ROLL_SEED, draw))
         results = linkage_by_generalisation(people.ages, people.towns, people.has_condition, roll)
         expected = [expected_unique_fraction(n, w, keep) for w, keep in GENERALISATIONS]
-        fig = P.linkage_figure(list(results), sel, show_disclosed=self._revealed, expected=expected)
+        fig = P.linkage_figure(list(results), sel, show_disclosed=revealed, expected=expected)
         r = results[sel]
         listed = int(roll.sum())
 
@@ -216,7 +189,7 @@ class LinkagePanel(Panel):
                 ("k-anonymity: the smallest group of alike rows", f"k = {r.k}")]
         if named.size:
             rows.append(("for example", "; ".join(who(i) for i in named[:2])))
-        if self._revealed:
+        if revealed:
             hidden = np.flatnonzero(r.disclosed & ~r.reidentified)
             rows.append(("condition revealed (on the roll: unique, or group all alike)",
                          share(int(r.disclosed.sum())) + f", {hidden.size} of them not unique"))
@@ -227,10 +200,35 @@ class LinkagePanel(Panel):
         else:
             rows.append(("condition revealed without a unique row", "? — answer the question below first"))
         hint = None
-        if r.k >= 2 and not self._revealed:
+        if r.k >= 2 and not revealed:
             hint = (f"k = {r.k}: no row is unique, so no name can be put on a row. Is everyone's condition hidden? "
                     "Answer the question below.")
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
+
+
+_RECONSTRUCTION_QUESTION = (
+    "An agency holds one yes/no secret for each of 400 people. It answers only aggregate questions (“how many people "
+    "in this group of about 200 have it?”) and adds a random error of up to ±5 to every answer. It answers 2000 such "
+    "questions. Is that safe?")
+_RECONSTRUCTION_OPTIONS = [
+    ("Yes: every answer is about a large group, so no answer is about any one person.", False,
+     "Tempting, because each count mixes hundreds of people. But many counts over overlapping groups form "
+     "a system of equations in the n secrets, and 2000 answers pin the secrets down. Set n = 400, "
+     "m/n = 5 and E = 5 above: nearly every bit comes back (Dinur & Nissim 2003; Dwork & Roth 2014, "
+     "§8.1)."),
+    ("Yes: each answer can be wrong by ±5, so the attacker cannot trust any single answer.", False,
+     "True of one answer, but errors average out over many: least squares errs on each bit by about "
+     "2E/√(3(m − n)), here 2·5/√4800 ≈ 0.14, far below the ½ needed to flip a bit."),
+    ("No: with enough answers whose errors are well below √n = 20, almost every secret can be "
+     "reconstructed.", True,
+     "Right. Dinur & Nissim 2003 prove that noise o(√n) on n log²n random subset sums lets an efficient "
+     "attacker recover all but a small fraction of the bits. Either the noise grows to the order of √n per "
+     "answer or the number of answers must be limited: differential privacy makes that trade-off "
+     "precise (lesson 02 onwards)."),
+    ("No, but only because the attacker could ask about a group of one person.", False,
+     "Every group here holds about half the people; no question singles anyone out, and the attack "
+     "still works. Refusing small groups does not help."),
+]
 
 
 class ReconstructionPanel(Panel):
@@ -243,41 +241,17 @@ class ReconstructionPanel(Panel):
              "come back, for every E.")
     slow = True
 
-    def __init__(self, **overrides: Any):
-        self._cache: tuple[tuple, Any] | None = None
-        self.exercise = ChoiceReveal(
-            "An agency holds one yes/no secret for each of 400 people. It answers only aggregate questions (“how "
-            "many people in this group of about 200 have it?”) and adds a random error of up to ±5 to every answer. "
-            "It answers 2000 such questions. Is that safe?",
-            [("Yes: every answer is about a large group, so no answer is about any one person.", False,
-              "Tempting, because each count mixes hundreds of people. But many counts over overlapping groups form "
-              "a system of equations in the n secrets, and 2000 answers pin the secrets down. Set n = 400, "
-              "m/n = 5 and E = 5 above: nearly every bit comes back (Dinur & Nissim 2003; Dwork & Roth 2014, "
-              "§8.1)."),
-             ("Yes: each answer can be wrong by ±5, so the attacker cannot trust any single answer.", False,
-              "True of one answer, but errors average out over many: least squares errs on each bit by about "
-              "2E/√(3(m − n)), here 2·5/√4800 ≈ 0.14, far below the ½ needed to flip a bit."),
-             ("No: with enough answers whose errors are well below √n = 20, almost every secret can be "
-              "reconstructed.", True,
-              "Right. Dinur & Nissim 2003 prove that noise o(√n) on n log²n random subset sums lets an efficient "
-              "attacker recover all but a small fraction of the bits. Either the noise grows to the order of √n per "
-              "answer or the number of answers must be limited: differential privacy makes that trade-off "
-              "precise (lesson 02 onwards)."),
-             ("No, but only because the attacker could ask about a group of one person.", False,
-              "Every group here holds about half the people; no question singles anyone out, and the attack "
-              "still works. Refusing small groups does not help.")])
+    controls = {
+        "noise": LogSlider("noise bound E (each answer ± at most E)", 2.0, 0.1, 1000.0, step=0.1),
+        "n": IntSlider("people n", 100, 20, 500, step=10, bench=[20, 100, 300, 500]),
+        "ratio": IntSlider("queries per person m/n", 5, 1, 10),
+        "draw": IntSlider("random draw (seed)", 0, 0, 20),
+    }
+    exercises = {"exercise": ChoiceReveal(_RECONSTRUCTION_QUESTION, _RECONSTRUCTION_OPTIONS)}
+
+    def __init__(self, **overrides):
+        self._cache: tuple[tuple, ReconstructionCurve] | None = None  # the last curve: moving E reuses it
         super().__init__(**overrides)
-
-    def _build_controls(self):
-        return {
-            "noise": log_slider("noise bound E (each answer ± at most E)", 2.0, -1, 3, step=0.1),
-            "n": int_slider("people n", 100, 20, 500, 10),
-            "ratio": int_slider("queries per person m/n", 5, 1, 10),
-            "draw": int_slider("random draw (seed)", 0, 0, 20),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
 
     def _curve(self, n: int, m: int, seed: int):
         key = (n, m, seed)
@@ -287,10 +261,10 @@ class ReconstructionPanel(Panel):
             self._cache = (key, curve)
         return self._cache[1]
 
-    def _render(self, v: dict[str, Any]) -> View:
-        n, ratio, seed = int(v["n"]), int(v["ratio"]), int(v["draw"])
+    def render(self, v) -> View:
+        n, ratio, seed = int(v.n), int(v.ratio), int(v.draw)
         m = n * ratio
-        e = float(v["noise"])
+        e = float(v.noise)
         curve = self._curve(n, m, seed)
         # the first draw at the slider's E: the slider's values 10^(−1 + 0.1k) are points of the curve's grid
         # 10^(−1 + 0.05j), where each draw's fraction is exact (nearest point in log E, to absorb rounding)
@@ -302,22 +276,37 @@ class ReconstructionPanel(Panel):
         spread = (f"{least_squares_error_sd(n, m, e):.3g} (a bit flips past ½)" if m > n
                   else "large: with m = n no answers are left to average")
         rows = [("n people, m answers", f"{n}, {m}"),
-                ("noise bound E, and E/√n", f"{_fmt(e)}, {e / rn:.3g}·√n"),
+                ("noise bound E, and E/√n", f"{fmt(e)}, {e / rn:.3g}·√n"),
                 ("least-squares error per bit, ≈ 2E/√(3(m − n))", spread),
                 ("bits recovered at E (first draw; mean of 3 draws)",
                  f"{frac:.1%}; {float(curve.recovered_fraction[i]):.1%}")]
         hint = None
         if ratio == 1:
             hint = "With m = n the equations barely determine the bits: small noise already hurts. Try m/n ≥ 3."
-        return View(figures=[fig], readout=_table(rows), hint=hint)
-
-    def bench_values(self) -> dict[str, list[Any]]:
-        vals = super().bench_values()
-        vals["n"] = [20, 100, 300, 500]
-        return vals
+        return View(figures=[fig], readout=table(rows), hint=hint)
 
 
 _NOISE_OPTIONS = [("Laplace (b)", "laplace"), ("Gaussian (σ)", "gaussian")]
+
+
+_MEMBERSHIP_QUESTION = ("A hospital publishes the fraction of its 1000 patients with a trait. One patient more or "
+                        "less moves it by only 0.001. Which statement is right?")
+_MEMBERSHIP_OPTIONS = [
+    ("It is safe: no attacker can tell from a change of 0.001.", False,
+     "Tempting: with a common trait (p = 0.5) and n = 1000 the orange curve (count released exactly) "
+     "almost sits on the diagonal. But set n = 10 and p = 0.02: a rare trait in a small group makes the "
+     "target stand out, and an attacker who knows the other patients (or other releases) needs no luck at "
+     "all. Safety that depends on n, p and what the attacker knows is not a guarantee."),
+    ("It depends on the data and on what the attacker knows; noise calibrated to the sensitivity gives a "
+     "bound that holds whatever they know.", True,
+     "Right. Without noise the attack's power depends on p, n and the attacker's side knowledge. With "
+     "Laplace noise of scale b on the count (sensitivity 1) every test obeys the ε = 1/b boundary "
+     "(Kairouz, Oh & Viswanath 2015, Thm 2.1), for every p, n and every attacker."),
+    ("It is unsafe only if names are published with the numbers.", False,
+     "No names are published here, yet the orange curve for a rare trait dips far below the diagonal: "
+     "the statistic itself leaks (Homer et al. 2008 detected, from a DNA mixture's published statistics, "
+     "whether a known person's DNA was in the mixture)."),
+]
 
 
 class MembershipPanel(Panel):
@@ -329,40 +318,17 @@ class MembershipPanel(Panel):
              "Each curve is the attacker's best trade-off between false alarms (α) and misses (β); the lower, the "
              "stronger the attack. This is the picture of lesson 03.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "A hospital publishes the fraction of its 1000 patients with a trait. One patient more or less moves "
-            "it by only 0.001. Which statement is right?",
-            [("It is safe: no attacker can tell from a change of 0.001.", False,
-              "Tempting: with a common trait (p = 0.5) and n = 1000 the orange curve (count released exactly) "
-              "almost sits on the diagonal. But set n = 10 and p = 0.02: a rare trait in a small group makes the "
-              "target stand out, and an attacker who knows the other patients (or other releases) needs no luck at "
-              "all. Safety that depends on n, p and what the attacker knows is not a guarantee."),
-             ("It depends on the data and on what the attacker knows; noise calibrated to the sensitivity gives a "
-              "bound that holds whatever they know.", True,
-              "Right. Without noise the attack's power depends on p, n and the attacker's side knowledge. With "
-              "Laplace noise of scale b on the count (sensitivity 1) every test obeys the ε = 1/b boundary "
-              "(Kairouz, Oh & Viswanath 2015, Thm 2.1), for every p, n and every attacker."),
-             ("It is unsafe only if names are published with the numbers.", False,
-              "No names are published here, yet the orange curve for a rare trait dips far below the diagonal: "
-              "the statistic itself leaks (Homer et al. 2008 detected, from a DNA mixture's published statistics, "
-              "whether a known person's DNA was in the mixture).")])
-        super().__init__(**overrides)
+    controls = {
+        "n": LogSlider("people n in the count", 10, 1, 1000, step=0.1, fmt=".0f", integer=True),
+        "p": Slider("population rate p of the trait", 0.02, 0.01, 0.5, step=0.01),
+        "noise": Choice("noise on the count", _NOISE_OPTIONS, "laplace"),
+        "scale": LogSlider("noise scale b or σ on the count", 1.0, 0.1, 10 ** 1.5, step=0.05),
+    }
+    exercises = {"exercise": ChoiceReveal(_MEMBERSHIP_QUESTION, _MEMBERSHIP_OPTIONS)}
 
-    def _build_controls(self):
-        return {
-            "n": log_slider("people n in the count", 10, 0, 3, step=0.1, readout_format=".0f"),
-            "p": slider("population rate p of the trait", 0.02, 0.01, 0.5, 0.01),
-            "noise": dropdown("noise on the count", _NOISE_OPTIONS, "laplace"),
-            "scale": log_slider("noise scale b or σ on the count", 1.0, -1, 1.5, step=0.05),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        n = int(round(float(v["n"])))
-        p, kind, sc = float(v["p"]), v["noise"], float(v["scale"])
+    def render(self, v) -> View:
+        n = int(v.n)
+        p, kind, sc = float(v.p), v.noise, float(v.scale)
         raw = membership_tradeoff(n, p)
         noisy = membership_tradeoff(n, p, noise=kind, scale=sc)
         fig = P.membership_figure(raw, noisy)
@@ -375,5 +341,5 @@ class MembershipPanel(Panel):
                 ("true-positive rate at 5 % false positives: exact / noisy",
                  f"{tpr_at(raw):.1%} / {tpr_at(noisy):.1%}"),
                 ("advantage max(TPR − FPR): exact / noisy", f"{raw.advantage():.3f} / {noisy.advantage():.3f}")]
-        return View(figures=[fig], readout=_table(rows))
+        return View(figures=[fig], readout=table(rows))
 
