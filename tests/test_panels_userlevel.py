@@ -47,13 +47,13 @@ def _first_slider_changes_first_figure(panel):
 
 @pytest.mark.parametrize("cls", [L3.NeighboursPanel, L3.GroupPrivacyCostPanel, L3.BoundingExplorerPanel])
 def test_lesson08_panels_build_and_first_slider_works(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures
     _first_slider_changes_first_figure(p)
 
 
 def test_neighbours_panel_switches_between_item_and_user():
-    p = L3.NeighboursPanel()
+    p = L3.NeighboursPanel().refresh()
     a0, b0 = np.asarray(p.figures[0].data[0].z), np.asarray(p.figures[0].data[1].z)
     assert (a0 != b0).sum() == 5  # user-level: the whole row of m = 5
     p.controls["kind"].value = "item"
@@ -69,7 +69,7 @@ def test_neighbours_panel_switches_between_item_and_user():
 
 
 def test_group_privacy_panel_readout_tracks_m():
-    p = L3.GroupPrivacyCostPanel()
+    p = L3.GroupPrivacyCostPanel().refresh()
     p.controls["epsilon"].value = 1.0
     p.controls["m"].value = 10
     assert "10" in p.readout.value and "meaningful" in p.readout.value
@@ -85,7 +85,7 @@ def test_group_privacy_blow_up_factor_is_printed_beyond_float_range_without_warn
 
     import mpmath
 
-    p = L3.GroupPrivacyCostPanel()
+    p = L3.GroupPrivacyCostPanel().refresh()
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a RuntimeWarning would reach the page as stderr under Voila
         p.controls["epsilon"].value = 3.0
@@ -107,8 +107,8 @@ def _learner_text(p):
 
 
 def test_bounding_explorer_shows_the_optimum_only_after_reveal_and_hides_it_for_a_new_question():
-    p = L3.BoundingExplorerPanel()
-    k_star = p._last.k_user
+    p = L3.BoundingExplorerPanel().refresh()
+    k_star = int(p.exercise.truth())
     assert k_star != round(p.controls["c"].value)
     text = _learner_text(p)
     assert "c*" not in text and "best c" not in text and "optimum" not in text  # issue 18: nothing gives it away
@@ -122,7 +122,7 @@ def test_bounding_explorer_shows_the_optimum_only_after_reveal_and_hides_it_for_
 
 
 def test_bounding_explorer_delta_slider_only_for_the_gaussian():
-    p = L3.BoundingExplorerPanel()
+    p = L3.BoundingExplorerPanel().refresh()
     assert p.controls["delta"].layout.display == "none"
     p.controls["mechanism"].value = "gaussian"
     assert p.controls["delta"].layout.display is None
@@ -131,20 +131,20 @@ def test_bounding_explorer_delta_slider_only_for_the_gaussian():
 
 
 def test_neighbours_panel_hides_the_example_control_for_user_level():
-    p = L3.NeighboursPanel()
+    p = L3.NeighboursPanel().refresh()
     assert p.controls["kind"].value == "user" and p.controls["example"].layout.display == "none"
     p.controls["kind"].value = "item"
     assert p.controls["example"].layout.display is None
 
 
 def test_lesson08_choice_exercises_judge_the_pick():
-    g = L3.GroupPrivacyCostPanel()
+    g = L3.GroupPrivacyCostPanel().refresh()
     assert g.exercise.feedback.value == ""
     g.exercise.choice.index = 0  # the m·δ mistake
     assert "❌" in g.exercise.reveal() and "geometric" in g.exercise.feedback.value
     g.exercise.choice.index = 1
     assert "✅" in g.exercise.reveal()
-    b = L3.BoundingExplorerPanel()
+    b = L3.BoundingExplorerPanel().refresh()
     b.source_exercise.choice.index = 0  # the largest count observed
     assert "❌" in b.source_exercise.reveal()
     b.source_exercise.choice.index = 1
@@ -153,7 +153,7 @@ def test_lesson08_choice_exercises_judge_the_pick():
 
 def test_lesson08_panel_texts_have_no_raw_tex_or_internal_keys():
     for cls in (L3.NeighboursPanel, L3.GroupPrivacyCostPanel, L3.BoundingExplorerPanel):
-        p = cls()
+        p = cls().refresh()
         text = _learner_text(p) + p.widget.children[0].value + " ".join(
             c.description for c in p.controls.values())
         for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "δ′", "ε′"):
@@ -161,14 +161,14 @@ def test_lesson08_panel_texts_have_no_raw_tex_or_internal_keys():
 
 
 def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
-    p = L3.BoundingExplorerPanel()
+    p = L3.BoundingExplorerPanel().refresh()
     y0 = _ys(p, 0, 2)  # total RMSE user-level
     p.controls["epsilon"].value = 0.3
     y1 = _ys(p, 0, 2)
     assert np.all(y1 > y0 * 0.999) and not np.allclose(y0, y1)  # less ε ⇒ more error everywhere
     p.controls["tail"].value = 1.2
     assert p.last_error is None
-    k_star = p._last.k_user
+    k_star = int(p.exercise.truth())
     p.exercise.guess.value = k_star
     assert "✅" in p.exercise.reveal()
     p.exercise.guess.value = max(1, k_star // 10)
@@ -179,7 +179,7 @@ def test_bounding_explorer_updates_and_exercise_reveals_the_optimum():
 
 
 def test_bounding_explorer_extreme_settings_do_not_error():
-    p = L3.BoundingExplorerPanel()
+    p = L3.BoundingExplorerPanel().refresh()
     for name, vals in p.bench_values().items():
         for v in (vals[0], vals[-1]):
             p.controls[name].value = v
@@ -195,13 +195,13 @@ FAST4 = [L4.UsersNeededPanel, L4.GenericTransformationPanel, L4.PTRPricePanel, L
 
 @pytest.mark.parametrize("cls", FAST4 + [L4.DelStabToyPanel])
 def test_lesson11_panels_build_and_first_slider_works(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures
     _first_slider_changes_first_figure(p)
 
 
 def test_users_needed_panel_presets_switch_rows():
-    p = L4.UsersNeededPanel()
+    p = L4.UsersNeededPanel().refresh()
     t0 = p.figures[0].layout.title.text
     p.controls["row"].value = "t2:dd"
     assert p.last_error is None and "Table 2" in p.figures[0].layout.title.text and p.figures[0].layout.title.text != t0
@@ -211,7 +211,7 @@ def test_users_needed_panel_presets_switch_rows():
 
 
 def test_ptr_panel_readout_pins_kappa():
-    p = L4.PTRPricePanel()
+    p = L4.PTRPricePanel().refresh()
     p.controls["epsilon"].value = 1.0
     p.controls["delta"].value = 1e-6
     assert "κ = 1 + ⌈ln(1/δ̄)/ε̄⌉</td><td><b>48 (other convention: 49)" in p.readout.value
@@ -221,7 +221,7 @@ def test_ptr_panel_readout_pins_kappa():
 
 def test_delstab_panel_check_passes_and_the_n_slider_starts_at_the_minimum():
     # Issue 18: a slider position inside the range is never refused (the old error left a stale figure on screen).
-    p = L4.DelStabToyPanel()
+    p = L4.DelStabToyPanel().refresh()
     assert "✓" in _titles(p)
     before = p.figures[0].to_plotly_json()
     p.controls["epsilon"].value = 3.0
@@ -238,20 +238,21 @@ def test_delstab_panel_check_passes_and_the_n_slider_starts_at_the_minimum():
 
 
 def test_clipping_panel_alpha_follows_the_disagreement_rate_and_exercise():
-    p = L4.ClippingPanel()
+    p = L4.ClippingPanel().refresh()
     # α_acc ≤ P(disagree) on the slider: α = 0.1 > 0.05 cannot stay, it follows down to 0.05 (issue 18)
     p.controls["disagree"].value = 0.05
     assert p.controls["alpha"].max == pytest.approx(0.05) and p.controls["alpha"].value == pytest.approx(0.05)
     assert p.last_error is None
-    assert p._last.tau_paper == pytest.approx(0.05 * 100 + np.sqrt(100 * np.log(1 / 0.05)))  # m = 100, α = 0.05
+    # the paper's τ is computed at α = 0.05 (m = 100)
+    assert f"{0.05 * 100 + np.sqrt(100 * np.log(1 / 0.05)):.3g} (proof of Theorem 37" in p.readout.value
     p.controls["disagree"].value = 0.5
     assert p.last_error is None and "shown with" not in p.hint.value
-    p.exercise.guess.value = p._last.tau_best
+    p.exercise.guess.value = p.exercise.truth()
     assert "✅" in p.exercise.reveal()
 
 
 def test_sqrt_m_panel_readout():
-    p = L4.SqrtMPanel()
+    p = L4.SqrtMPanel().refresh()
     p.controls["m"].value = 1000
     assert "99% of swaps" in p.readout.value
     y = np.asarray(p.figures[0].data[0].y)
@@ -259,7 +260,7 @@ def test_sqrt_m_panel_readout():
 
 
 def test_threshold_learner_panel_runs():
-    p = L4.ThresholdLearnerPanel()
+    p = L4.ThresholdLearnerPanel().refresh()
     assert p.last_error is None
     names = [t.name for t in p.figures[0].data]
     assert "simulation, m = 1 (item-level)" in names and "simulation, m = 8" in names
@@ -269,13 +270,13 @@ def test_threshold_learner_panel_runs():
 def test_lesson11_readouts_do_not_cite_the_internal_digest():
     # Learners read the paper; dpviz's implementation digest is not theirs to look up.
     for cls in (L4.GenericTransformationPanel, L4.PTRPricePanel):
-        p = cls()
+        p = cls().refresh()
         assert p.last_error is None and "digest" not in p.readout.value
 
 
 def test_clipping_panel_draws_the_best_tau_only_after_reveal():
-    p = L4.ClippingPanel()
-    best = p._last.tau_best
+    p = L4.ClippingPanel().refresh()
+    best = p.exercise.truth()
     assert not any("best" in (tr.name or "") for tr in p.figures[0].data)  # issue 18: no "best τ ≈ …" legend
     assert f"{best:.3g}" not in _learner_text(p)
     p.exercise.guess.value = best
@@ -286,7 +287,7 @@ def test_clipping_panel_draws_the_best_tau_only_after_reveal():
 
 
 def test_sqrt_m_choice_exercise():
-    p = L4.SqrtMPanel()
+    p = L4.SqrtMPanel().refresh()
     assert p.exercise.feedback.value == ""
     p.exercise.choice.index = 2  # "group privacy was loose": the worst case really costs m·ε_item
     assert "❌" in p.exercise.reveal()
@@ -296,7 +297,7 @@ def test_sqrt_m_choice_exercise():
 
 @pytest.mark.parametrize("cls", FAST4 + [L4.DelStabToyPanel])
 def test_lesson11_panel_texts_have_no_raw_tex_nor_internal_labels(cls):
-    p = cls()
+    p = cls().refresh()
     text = _learner_text(p) + p.widget.children[0].value + " ".join(c.description for c in p.controls.values())
     text += " ".join(w.value for w in p.widget.children if hasattr(w, "value") and isinstance(w.value, str))
     for bad in ("^{", "_{", "\\frac", "Source: 000", "of 000", "ALG-", "[derived]", "ε₀", "d_L"):
@@ -306,7 +307,7 @@ def test_lesson11_panel_texts_have_no_raw_tex_nor_internal_labels(cls):
 def test_clipping_tau_slider_never_passes_m():
     """No user's summed score exceeds m, so τ > m means nothing: the τ/√m slider's top follows m (τ ≤ m) and the
     readout never reports a τ beyond m (it once read "your τ 316" at m = 100, with the statistics of τ = 100)."""
-    p = L4.ClippingPanel()
+    p = L4.ClippingPanel().refresh()
     for m in (1.0, 10.0, 100.0, 1000.0, 10 ** 3.5):
         p.controls["m"].value = m
         s = p.controls["tau_rel"]
@@ -322,7 +323,7 @@ def test_clipping_tau_slider_never_passes_m():
 def test_group_privacy_cost_m_slider_ends_where_the_chosen_axis_does():
     """The "m axis up to" choice is never overridden: m's slider ends at it (m = 1000 on an axis to 10² once
     silently stretched the axis to 10³)."""
-    p = L3.GroupPrivacyCostPanel()
+    p = L3.GroupPrivacyCostPanel().refresh()
     p.controls["m"].value = 1000
     p.controls["m_max"].value = 100
     assert p.controls["m"].value == pytest.approx(100) and p.last_error is None

@@ -20,23 +20,11 @@ K for the alphabet / domain size, α_acc for accuracy, β_fail for a failure pro
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
-from dpviz.panels._base import (
-    ChoiceReveal,
-    Panel,
-    PredictReveal,
-    Step,
-    View,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-    toggle,
-)
-from dpviz.panels._format import _table
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, Step, Toggle, View
+from dpviz.panels.format import table
 from dpviz.plots import few_examples as P
 from dpviz.userlevel import (
     TABLE1_ROWS,
@@ -77,12 +65,6 @@ HIDDEN_NOTE = ("<p style='color:#8a4b00'>Hidden constants and polylog factors ar
 _GHAZI = "Ghazi et al. 2023"
 
 
-def _html(widget):
-    """Let a control's description carry <sub>/<sup> (ε<sub>item</sub>) instead of raw TeX."""
-    widget.description_allow_html = True
-    return widget
-
-
 def _rows():
     return {f"t{r.table}:{r.key}": r for r in (*TABLE1_ROWS, *TABLE2_ROWS)}
 
@@ -95,24 +77,19 @@ class UsersNeededPanel(Panel):
              "line is their sum, clamped to what is trivially possible (Observation 28). Compare with the item-level "
              "count (one example per user) and with naive group privacy.")
 
-    def _build_controls(self):
-        rows = _rows()
-        options = [(f"Table {r.table} ({'pure' if r.table == 1 else 'approx.'}): {r.problem}", key)
-                   for key, r in rows.items()]
-        return {
-            "epsilon": slider("ε", 0.5, 0.05, 2.0, 0.05),
-            "alpha": _html(log_slider("α<sub>acc</sub> (accuracy)", 0.05, -2.3, -0.3, step=0.05)),
-            "row": dropdown("preset (table row)", options, "t1:dd"),
-            "dim": _html(log_slider("dimension (d, K, Kd, d², d<sub>L</sub>)", 10, 0, 3, step=0.1,
-                                    readout_format=".0f")),
-            "constant": log_slider("hidden constant C", 1.0, -1, 1, step=0.1),
-            "m": log_slider("mark m", 100, 0, 6, step=0.1, readout_format=".0f"),
-        }
+    controls = {
+        "epsilon": Slider("ε", 0.5, 0.05, 2.0, step=0.05),
+        "alpha": LogSlider("α<sub>acc</sub> (accuracy)", 0.05, 10 ** -2.3, 10 ** -0.3, step=0.05),
+        "row": Choice("preset (table row)", [(f"Table {r.table} ({'pure' if r.table == 1 else 'approx.'}): "
+                                              f"{r.problem}", key) for key, r in _rows().items()], "t1:dd"),
+        "dim": LogSlider("dimension (d, K, Kd, d², d<sub>L</sub>)", 10, 1, 1000, step=0.1, fmt=".0f"),
+        "constant": LogSlider("hidden constant C", 1.0, 0.1, 10, step=0.1),
+        "m": LogSlider("mark m", 100, 1, 1e6, step=0.1, fmt=".0f"),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        row = _rows()[v["row"]]
-        eps, alpha, dim, C, m = (float(v["epsilon"]), float(v["alpha"]), float(v["dim"]), float(v["constant"]),
-                                 float(v["m"]))
+    def render(self, v) -> View:
+        row = _rows()[v.row]
+        eps, alpha, dim, C, m = float(v.epsilon), float(v.alpha), float(v.dim), float(v.constant), float(v.m)
         fig = P.users_needed_figure(row, eps, alpha, dim, constant=C, m_mark=m)
         t = row.user_level_terms(m, eps, alpha, dim, constant=C)
         n1 = row.item_level(eps, alpha, dim, constant=C)
@@ -135,7 +112,7 @@ class UsersNeededPanel(Panel):
         if row.table == 2:
             hint = ("Table 2 uses the Littlestone dimension d<sub>L</sub> for PAC (not PRDim) and hides polylog(1/δ); "
                     "compare shapes, not heights, with Table 1.")
-        return View(figures=[fig], readout=_table(rows) + HIDDEN_NOTE, hint=hint)
+        return View(figures=[fig], readout=table(rows) + HIDDEN_NOTE, hint=hint)
 
 
 class GenericTransformationPanel(Panel):
@@ -147,29 +124,25 @@ class GenericTransformationPanel(Panel):
              "shrinks like 1/√m — but with heavy log(1/δ)/ε overheads, so it only beats naive group privacy for "
              "large m.")
 
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε", 1.0, 0.1, 3.0, 0.05),
-            "delta": log_slider("δ", 1e-6, -12, -2, step=0.5),
-            "n_priv": _html(log_slider("n<sub>priv</sub> (privacy complexity)", 100, 0, 4, step=0.1,
-                                       readout_format=".0f")),
-            "n_stat": _html(log_slider("n<sub>stat</sub> (statistical complexity)", 1000, 0, 6, step=0.1,
-                                       readout_format=".0f")),
-            "c": slider("c (power of log(1/δ))", 1.0, 0.0, 3.0, 0.5),
-            "constant": log_slider("hidden constant C", 1.0, -1, 1, step=0.1),
-        }
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 3.0, step=0.05),
+        "delta": LogSlider("δ", 1e-6, 1e-12, 1e-2, step=0.5),
+        "n_priv": LogSlider("n<sub>priv</sub> (privacy complexity)", 100, 1, 1e4, step=0.1, fmt=".0f"),
+        "n_stat": LogSlider("n<sub>stat</sub> (statistical complexity)", 1000, 1, 1e6, step=0.1, fmt=".0f"),
+        "c": Slider("c (power of log(1/δ))", 1.0, 0.0, 3.0, step=0.5),
+        "constant": LogSlider("hidden constant C", 1.0, 0.1, 10, step=0.1),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, dl = float(v["epsilon"]), float(v["delta"])
-        kw = dict(n_priv=float(v["n_priv"]), n_stat=float(v["n_stat"]), c=float(v["c"]),
-                  constant=float(v["constant"]))
+    def render(self, v) -> View:
+        eps, dl = float(v.epsilon), float(v.delta)
+        kw = dict(n_priv=float(v.n_priv), n_stat=float(v.n_stat), c=float(v.c), constant=float(v.constant))
         f1 = P.generic_users_figure(eps, dl, **kw, template="none")
         f2 = P.item_budget_figure(eps, dl, template="none")
         mb = crossover_group_privacy(eps, dl, kind="budget")
         mu = crossover_group_privacy(eps, dl, kind="users", n_priv=kw["n_priv"], n_stat=kw["n_stat"], c=kw["c"],
                                      m_max=1e8)
         par = delstab_parameters(eps, dl)
-        readout = _table([
+        readout = table([
             ("Theorem 10's item budget beats ε/m for",
              f"m > {mb:,.0f} (root of ε²/(L√(m ln(m/δ))) = ε/m, L = ln(1/δ): Theorem 10 against Lemma 6; "
              "≈ 4.2·10³ at (ε, δ) = (1, 10⁻⁶))"),
@@ -188,21 +161,20 @@ class PTRPricePanel(Panel):
     intro = ("Algorithm 1 (DelStab) splits the budget (ε̄ = ε/3), draws how many users to delete from a truncated "
              "discrete Laplace on {0, …, 2κ}, and always throws 4κ users away. Watch κ as ε and δ move.")
 
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε", 1.0, 0.1, 5.0, 0.05),
-            "delta": log_slider("δ", 1e-6, -12, -1, step=0.25),
-            "convention": toggle("δ̄ convention", [("proof (pinned)", "proof"), ("as printed", "printed")], "proof"),
-        }
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 5.0, step=0.05),
+        "delta": LogSlider("δ", 1e-6, 1e-12, 1e-1, step=0.25),
+        "convention": Toggle("δ̄ convention", [("proof (pinned)", "proof"), ("as printed", "printed")], "proof"),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, dl, conv = float(v["epsilon"]), float(v["delta"]), v["convention"]
+    def render(self, v) -> View:
+        eps, dl, conv = float(v.epsilon), float(v.delta), v.convention
         par = delstab_parameters(eps, dl, convention=conv)
         other = delstab_parameters(eps, dl, convention="printed" if conv == "proof" else "proof")
         pmf = tdlap_pmf(par.epsilon_bar, par.delta_bar)
         f1 = P.tdlap_figure(eps, dl, convention=conv, template="none")
         f2 = P.ptr_discard_figure(eps, dl, convention=conv, template="none")
-        readout = _table([
+        readout = table([
             ("ε̄ = ε/3", f"{par.epsilon_bar:.4g}"),
             ("δ̄ = δ/(e<sup>2ε̄</sup> + e<sup>ε̄</sup> + 2)" if conv == "proof"
              else "δ̄ = δ/(e<sup>2ε̄</sup> + e<sup>ε</sup> + 2) (printed)",
@@ -214,6 +186,11 @@ class PTRPricePanel(Panel):
               "(e<sup>2ε̄</sup>+e<sup>ε̄</sup>+2) (Appendix C.4, proof of Lemma 18); Algorithm 1 as printed has "
               "e<sup>ε</sup> there, a smaller δ̄ that is also private.</p>")
         return View(figures=[P.side_by_side(f1, f2)], readout=readout)
+
+
+def _delstab_n_floor(v) -> int:
+    """The n slider's lower end: n ≥ 4κ + 1 (A must see one user at least), within the slider's range 20…40."""
+    return min(max(20, delstab_parameters(float(v.epsilon), float(v.delta)).min_users + 1), 40)
 
 
 class DelStabToyPanel(Panel):
@@ -228,40 +205,30 @@ class DelStabToyPanel(Panel):
              "A's output "
              "distribution much; if not it releases A's output, else ⊥. Everything below is computed exactly.")
 
-    def _build_controls(self):
-        c = {
-            "epsilon0": _html(slider("ε<sub>item</sub> (inner noise per bit)", 0.1, 0.02, 0.3, 0.01)),
-            "epsilon": slider("user-level ε", 4.0, 3.0, 6.0, 0.25),
-            "delta": log_slider("user-level δ", 0.1, -1.5, -0.5, step=0.1),
-            "n_users": int_slider("n (users)", 32, 20, 40),
-            "m": int_slider("m (bits per user)", 2, 1, 3),
-            "p": slider("P(bit = 1)", 0.5, 0.05, 0.95, 0.05),
-            "replace": toggle("x′: user 1's block becomes", [("all 1s", "ones"), ("all 0s", "zeros")], "ones"),
-        }
+    controls = {
+        "epsilon0": Slider("ε<sub>item</sub> (inner noise per bit)", 0.1, 0.02, 0.3, step=0.01),
+        "epsilon": Slider("user-level ε", 4.0, 3.0, 6.0, step=0.25),
+        "delta": LogSlider("user-level δ", 0.1, 10 ** -1.5, 10 ** -0.5, step=0.1),
+        "n_users": IntSlider("n (users)", 32, min=_delstab_n_floor, max=40),
+        "m": IntSlider("m (bits per user)", 2, 1, 3),
+        "p": Slider("P(bit = 1)", 0.5, 0.05, 0.95, step=0.05),
+        "replace": Toggle("x′: user 1's block becomes", [("all 1s", "ones"), ("all 0s", "zeros")], "ones"),
+    }
 
-        def floor(_change=None):  # n ≥ 4κ + 1 on the slider (A must see one user at least); before the update
-            need = delstab_parameters(float(c["epsilon"].value), float(c["delta"].value)).min_users + 1
-            c["n_users"].min = min(max(20, need), c["n_users"].max)
-
-        c["epsilon"].observe(floor, names="value")
-        c["delta"].observe(floor, names="value")
-        floor()
-        return c
-
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, dl = float(v["epsilon"]), float(v["delta"])
-        n, m = int(v["n_users"]), int(v["m"])
+    def render(self, v) -> View:
+        eps, dl = float(v.epsilon), float(v.delta)
+        n, m = int(v.n_users), int(v.m)
         par = delstab_parameters(eps, dl)
-        # Every slider position is accepted (issue 18): below 4κ + 1 users (A must see one user at least) the panel
+        # Every slider position is accepted: below 4κ + 1 users (A must see one user at least) the panel
         # runs at n = 4κ + 1 and says so, rather than refusing and leaving the previous figure on screen. Over the
         # sliders' ranges 4κ + 1 ≤ 29 ≤ 40, the n maximum.
         need = par.min_users + 1
         raised = n < need
         n = max(n, need)
-        x = UserDataset.bernoulli(n, m, float(v["p"]), rng=12345)
-        block = np.ones(m, dtype=int) if v["replace"] == "ones" else np.zeros(m, dtype=int)
+        x = UserDataset.bernoulli(n, m, float(v.p), rng=12345)
+        block = np.ones(m, dtype=int) if v.replace == "ones" else np.zeros(m, dtype=int)
         x2 = x.replace_user(0, block)
-        algo = NoisySum(epsilon0=float(v["epsilon0"]), high=(n - par.discarded) * m)
+        algo = NoisySum(epsilon0=float(v.epsilon0), high=(n - par.discarded) * m)
         ds = DelStab(eps, dl, algo)
         px, px2 = ds.output_pmf(x), ds.output_pmf(x2)
         st, st2 = ds.stability(x), ds.stability(x2)
@@ -269,7 +236,7 @@ class DelStabToyPanel(Panel):
         f2 = P.delstab_test_figure(st["tdlap"], st["stable"], st2["stable"], template="none")
         frac = st["n_stable"] / st["n_subsets"]
         sums = x.user_sums()
-        readout = _table([
+        readout = table([
             ("dataset", f"{n} users × {m} bits; per-user sums {np.bincount(sums.astype(int), minlength=m + 1).tolist()}"
                         f" (count of users with sum 0…{m}); x′ replaces user 1's block {x.blocks[0].tolist()} by "
                         f"{block.tolist()}"),
@@ -300,47 +267,40 @@ class SqrtMPanel(Panel):
              "<i>typical</i> users drawn from the same distribution differ by only about √m in their sums. The "
              f"paper's transformation pays for the typical case ({_GHAZI}, Theorem 17).")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "Each user holds m = 100 examples and the inner algorithm is ε<sub>item</sub>-DP per example. Group "
-            "privacy charges 100·ε<sub>item</sub> for one user; the paper's transformation pays about "
-            "10·ε<sub>item</sub> (times log factors). Where does the saving come from?",
-            [("The transformation adds √m times less noise", False,
-              "Tempting, because the end result looks like a smaller noise scale. But nothing is made less noisy: "
-              "the same ε<sub>item</sub>-DP algorithm is analysed differently. Its privacy loss for one user is "
-              "ε<sub>item</sub>·|S − S′| — small when the two users' data are alike."),
-             ("Users' data are drawn from one distribution, so two users typically differ by about √m; the "
-              "guarantee is shown to hold with high probability over the data, and DelStab tests for it", True,
-              "Yes. Theorem 17 (Ghazi et al. 2023) bounds the loss of changing r users by "
-              "O(ε<sub>item</sub>·r·√(m·log(n/(β<sub>fail</sub>δ<sub>item</sub>)))) "
-              "with probability 1 − β<sub>fail</sub> "
-              "over the data; the propose–test–release wrapper DelStab then turns this typical-case stability "
-              "into a worst-case (ε, δ) guarantee, by checking it on the actual data."),
-             ("Group privacy was loose all along: even the worst pair of users costs only about √m times the "
-              "item-level ε", False,
-              "Tempting, since the histogram's mass sits near √m. But for the noisy count, all-zeros against "
-              "all-ones really costs m·ε<sub>item</sub> (the red line): group privacy is tight in the worst case. "
-              "The saving exists only because such pairs are unlikely under a common distribution.")])
-        super().__init__(**overrides)
+    controls = {
+        "m": LogSlider("m (examples per user)", 100, 1, 1e4, step=0.1, fmt=".0f", integer=True),
+        "p": Slider("P(bit = 1)", 0.5, 0.02, 0.98, step=0.02),
+        "epsilon0": LogSlider("ε<sub>item</sub> (item-level)", 0.05, 1e-3, 1, step=0.1),
+    }
+    exercises = {"exercise": ChoiceReveal(
+        "Each user holds m = 100 examples and the inner algorithm is ε<sub>item</sub>-DP per example. Group "
+        "privacy charges 100·ε<sub>item</sub> for one user; the paper's transformation pays about "
+        "10·ε<sub>item</sub> (times log factors). Where does the saving come from?",
+        [("The transformation adds √m times less noise", False,
+          "Tempting, because the end result looks like a smaller noise scale. But nothing is made less noisy: "
+          "the same ε<sub>item</sub>-DP algorithm is analysed differently. Its privacy loss for one user is "
+          "ε<sub>item</sub>·|S − S′| — small when the two users' data are alike."),
+         ("Users' data are drawn from one distribution, so two users typically differ by about √m; the "
+          "guarantee is shown to hold with high probability over the data, and DelStab tests for it", True,
+          "Yes. Theorem 17 (Ghazi et al. 2023) bounds the loss of changing r users by "
+          "O(ε<sub>item</sub>·r·√(m·log(n/(β<sub>fail</sub>δ<sub>item</sub>)))) "
+          "with probability 1 − β<sub>fail</sub> "
+          "over the data; the propose–test–release wrapper DelStab then turns this typical-case stability "
+          "into a worst-case (ε, δ) guarantee, by checking it on the actual data."),
+         ("Group privacy was loose all along: even the worst pair of users costs only about √m times the "
+          "item-level ε", False,
+          "Tempting, since the histogram's mass sits near √m. But for the noisy count, all-zeros against "
+          "all-ones really costs m·ε<sub>item</sub> (the red line): group privacy is tight in the worst case. "
+          "The saving exists only because such pairs are unlikely under a common distribution.")])}
 
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _build_controls(self):
-        return {
-            "m": log_slider("m (examples per user)", 100, 0, 4, step=0.1, readout_format=".0f"),
-            "p": slider("P(bit = 1)", 0.5, 0.02, 0.98, 0.02),
-            "epsilon0": _html(log_slider("ε<sub>item</sub> (item-level)", 0.05, -3, 0, step=0.1)),
-        }
-
-    def _render(self, v: dict[str, Any]) -> View:
-        m, p, e0 = int(round(v["m"])), float(v["p"]), float(v["epsilon0"])
+    def render(self, v) -> View:
+        m, p, e0 = v.m, float(v.p), float(v.epsilon0)
         f1 = P.swap_loss_figure(m, p, e0, template="none")
         f2 = P.swap_loss_scaling_figure(p, e0, m_mark=m, template="none")
         pmf = swap_difference_pmf(m, p)
         q99 = pmf_quantile(pmf, 0.99)
         mean = float(np.dot(np.arange(m + 1), pmf))
-        readout = _table([
+        readout = table([
             ("worst case ε<sub>item</sub>·m (group privacy)", f"{e0 * m:.4g}"),
             ("mean loss ε<sub>item</sub>·E|S − S′|", f"{e0 * mean:.4g} (normal approx. "
                                                     "ε<sub>item</sub>√(2mp(1−p))·√(2/π) = "
@@ -358,29 +318,24 @@ class ThresholdLearnerPanel(Panel):
     intro = ("Each user holds m labelled points x ∈ {0, …, K−1}, y = 1[x ≥ t*]. The learner scores each threshold by "
              "the number of users it gets wrong at least once (sensitivity 1) and picks one with the exponential "
              "mechanism. Press a slider and wait for the simulation (progress bar).")
-    slow = True
 
-    def _build_controls(self):
-        return {
-            "m": int_slider("m (examples per user)", 8, 2, 64),
-            "epsilon": slider("ε", 1.0, 0.2, 4.0, 0.1),
-            "grid_size": dropdown("K (grid points)", [("100", 100), ("1000", 1000)], 1000),
-            "trials": int_slider("runs per point", 30, 10, 60, 10),
-        }
-
-    def bench_values(self):
-        return {"m": [2, 8, 32, 64], "epsilon": [0.5, 2.0, 4.0], "grid_size": [100, 1000], "trials": [30, 60]}
+    controls = {
+        "m": IntSlider("m (examples per user)", 8, 2, 64, bench=[2, 8, 32, 64]),
+        "epsilon": Slider("ε", 1.0, 0.2, 4.0, step=0.1, bench=[0.5, 2.0, 4.0]),
+        "grid_size": Choice("K (grid points)", [("100", 100), ("1000", 1000)], 1000, bench=[100, 1000]),
+        "trials": IntSlider("runs per point", 30, 10, 60, step=10, bench=[30, 60]),
+    }
 
     N_GRID = np.array([2, 4, 8, 16, 32, 64, 128, 256, 512])
-    #: how many values of n are simulated before a live update first draws (the small n are cheap): two, the first
-    #: partial result in ~10 ms of the kernel (four: ~24 ms, make bench p50, 2026-11-29), so that a slider's second
-    #: key press rarely cancels the first before it has drawn anything
+    #: how many values of n are simulated before the first view (the small n are cheap): two, so that the first
+    #: partial result comes within a few hundredths of a second
     FIRST_DRAW = 2
 
-    def _render_steps(self, v: dict[str, Any]):
+    def render(self, v):
         """n by n (both curves at each n; every point has its own seed, so the order changes no draw): the first
-        view after the cheap small n, then one per further n; every view draws the theory over the whole n grid."""
-        m, eps, K, trials = int(v["m"]), float(v["epsilon"]), int(v["grid_size"]), int(v["trials"])
+        view after the cheap small n, then one per further n (a step is two simulations, a few hundredths of a
+        second); every view draws the theory over the whole n grid."""
+        m, eps, K, trials = int(v.m), float(v.epsilon), int(v.grid_size), int(v.trials)
         n_grid = self.N_GRID
         ms = [1, m]
         errs: dict[int, list[float]] = {mm: [] for mm in ms}
@@ -391,7 +346,6 @@ class ThresholdLearnerPanel(Panel):
                                                     rng=1000 * mm + int(n))
                 errs[mm].append(float(e))
                 s_e[mm].append(float(se))
-                self.report_progress((i + (mm == m)) / len(n_grid))  # in a stale worker: stops here
             if i + 1 >= min(self.FIRST_DRAW, len(n_grid)):
                 k = i + 1
                 yield Step(k, len(n_grid), lambda k=k: self._view(
@@ -412,7 +366,7 @@ class ThresholdLearnerPanel(Panel):
                      "and hidden constants differ")
         else:
             ratio = "not reached on this n grid"
-        readout = _table([
+        readout = table([
             (f"users needed for mean error ≤ {target:g}", f"m = 1: {need[1]:,.0f};  m = {m}: {need[m]:,.0f}"
              if math.isfinite(need[1]) and math.isfinite(need[m])
              else f"beyond n = {int(n_grid[-1])} for one of the curves"
@@ -452,68 +406,49 @@ class ClippingPanel(Panel):
              "1[H right] − 1[H′ right], which contradicts its own eq. (14); dpviz uses the sign that makes (14) "
              f"hold — {_GHAZI}, proof of Theorem 40.)")
 
-    def __init__(self, **overrides: Any):
-        self._last: ClippingTradeoff | None = None
-        self._revealed_at: dict[str, Any] | None = None
-        self.exercise = PredictReveal(
-            "For the current settings, roughly which τ minimises clipping bias + EM error? "
-            "(In units of τ, not τ/√m.)",
-            answer=lambda: float(self._last.tau_best),
-            explain=lambda a: (f"The best τ is about {a:.3g} = {a / math.sqrt(self._last.m):.2f}·√m; the paper "
-                               f"takes α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>)) = {self._last.tau_paper:.3g} "
-                               f"({_GHAZI}, proof of Theorem 37, C = 1). Typical sums spread like √m around "
-                               "α<sub>acc</sub>m, so τ must cover that spread. The star now marks the best τ."),
-            rel_tol=0.35, guess_label="your τ:")
-        super().__init__(**overrides)
-        self.exercise.button.on_click(self._on_reveal)
+    # α_acc ≤ P(disagree) on the slider: H can be worse than H′ only where they disagree. τ ≤ m on the slider
+    # (τ/√m ≤ √m): no user's summed score exceeds m, so a larger τ clips nothing more.
+    controls = {
+        "tau_rel": LogSlider("τ / √m", 1.0, 0.1, max=lambda v: 10 ** min(1.5, 0.5 * math.log10(v.m)), step=0.05),
+        "m": LogSlider("m (examples per user)", 100, 1, 10 ** 3.5, step=0.1, fmt=".0f", integer=True),
+        "alpha": Slider("α<sub>acc</sub> (H worse than H′ by)", 0.1, 0.01, max=lambda v: min(0.5, v.disagree),
+                        step=0.01),
+        "disagree": Slider("P(H and H′ disagree on an example)", 0.3, 0.02, 1.0, step=0.02),
+        "epsilon": Slider("ε (user-level)", 1.0, 0.1, 4.0, step=0.1),
+        "n_users": LogSlider("n (users)", 1000, 10, 1e5, step=0.25, fmt=".0f", integer=True),
+        "n_hyp": LogSlider("|ℋ| (candidates)", 100, 10 ** 0.5, 1e6, step=0.25, fmt=".0f", integer=True),
+    }
 
-    def _build_controls(self):
-        c = {
-            "tau_rel": log_slider("τ / √m", 1.0, -1, 1.0, step=0.05),
-            "m": log_slider("m (examples per user)", 100, 0, 3.5, step=0.1, readout_format=".0f"),
-            "alpha": _html(slider("α<sub>acc</sub> (H worse than H′ by)", 0.1, 0.01, 0.3, 0.01)),
-            "disagree": slider("P(H and H′ disagree on an example)", 0.3, 0.02, 1.0, 0.02),
-            "epsilon": slider("ε (user-level)", 1.0, 0.1, 4.0, 0.1),
-            "n_users": log_slider("n (users)", 1000, 1, 5, step=0.25, readout_format=".0f"),
-            "n_hyp": log_slider("|ℋ| (candidates)", 100, 0.5, 6, step=0.25, readout_format=".0f"),
-        }
-        # α_acc ≤ P(disagree) on the slider: H can be worse than H′ only where they disagree
-        c["disagree"].observe(lambda ch: setattr(c["alpha"], "max", min(0.5, float(ch["new"]))), names="value")
-        # τ ≤ m on the slider: no user's summed score exceeds m, so a larger τ clips nothing more (observed before
-        # the panel's own update; the default m = 100 gives τ/√m ≤ 10)
-        c["m"].observe(lambda ch: setattr(c["tau_rel"], "max", min(1.5, 0.5 * math.log10(round(ch["new"])))),
-                       names="value")
-        return c
+    def _best_tau(self, v) -> float:
+        return float(_clipping(v).tau_best)
 
-    def _extra_widgets(self):
-        return [self.exercise.widget]
+    def _explain(self, v, a: float) -> str:
+        t = _clipping(v)
+        return (f"The best τ is about {a:.3g} = {a / math.sqrt(t.m):.2f}·√m; the paper "
+                f"takes α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>)) = {t.tau_paper:.3g} "
+                f"({_GHAZI}, proof of Theorem 37, C = 1). Typical sums spread like √m around "
+                "α<sub>acc</sub>m, so τ must cover that spread. The star now marks the best τ.")
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        if self._last is not None:  # a panel in an error state has no answer to draw
-            self._revealed_at = self.values()
-            self.update()
+    # After the verdict the best τ is drawn too (until a control moves: a new question).
+    exercises = {"exercise": PredictReveal(
+        "For the current settings, roughly which τ minimises clipping bias + EM error? (In units of τ, not τ/√m.)",
+        answer=_best_tau, explain=_explain, rel_tol=0.35, guess_label="your τ:", redraw=True)}
 
-    def _render(self, v: dict[str, Any]) -> View:
-        m = int(round(v["m"]))
-        tau = min(float(v["tau_rel"]) * math.sqrt(m), float(m))  # the slider keeps τ ≤ m (up to rounding)
-        revealed = self._revealed_at is not None and self._revealed_at == v
-        if not revealed and self._revealed_at is not None:
-            # the settings moved: the revealed answer belongs to another question
-            self._revealed_at = None
-            self.exercise.feedback.value = ""
-        self._last = None
-        # H can be worse than H′ only where they disagree: α_acc ≤ P(disagree). Every slider position is accepted
-        # (issue 18): a larger α_acc is shown at α_acc = P(disagree), with a hint, instead of an error.
-        alpha, disagree = float(v["alpha"]), float(v["disagree"])
+    def render(self, v) -> View:
+        m = v.m
+        tau = min(float(v.tau_rel) * math.sqrt(m), float(m))  # the slider keeps τ ≤ m (up to rounding)
+        revealed = self.revealed("exercise")
+        if not revealed:
+            self.exercise.feedback.value = ""  # a new question: the previous verdict and answer no longer apply
+        # Every slider position is accepted: a larger α_acc than P(disagree) is shown at α_acc = P(disagree), with a
+        # hint, instead of an error (the slider's bound keeps it there but for rounding).
+        alpha, disagree = float(v.alpha), float(v.disagree)
         clamped = alpha > disagree
-        alpha = min(alpha, disagree)
-        t = clipping_tradeoff(m, alpha, disagree, float(v["epsilon"]), int(round(v["n_users"])),
-                              int(round(v["n_hyp"])))
-        self._last = t
+        t = _clipping(v)
         f1 = P.clipping_histogram_figure(t, tau, template="none")
         f2 = P.clipping_tradeoff_figure(t, tau, show_best=revealed, template="none")
         i = int(np.argmin(np.abs(np.log(t.tau) - math.log(min(max(tau, t.tau[0]), t.tau[-1])))))
-        readout = _table([
+        readout = table([
             ("your τ", f"{tau:.3g}: bias {t.bias[i]:,.3g}, EM error {t.em_error[i]:,.3g} (score units)"),
             ("signal to detect 0.2·α<sub>acc</sub>·n·m", f"{t.signal:,.3g}"),
             ("paper's τ = α<sub>acc</sub>m + √(m ln(1/α<sub>acc</sub>))",
@@ -527,3 +462,10 @@ class ClippingPanel(Panel):
         if t.em_error[i] > t.signal:
             hints.append("The EM error exceeds the signal: more users (n) or a larger ε are needed at this τ.")
         return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=" ".join(hints) or None)
+
+
+def _clipping(v) -> ClippingTradeoff:
+    """The clipping trade-off of :class:`ClippingPanel`'s settings, at α_acc ≤ P(disagree) (cached in
+    :func:`dpviz.userlevel.clipping_tradeoff`)."""
+    disagree = float(v.disagree)
+    return clipping_tradeoff(v.m, min(float(v.alpha), disagree), disagree, float(v.epsilon), v.n_users, v.n_hyp)

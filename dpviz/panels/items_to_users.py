@@ -17,21 +17,10 @@ guarantee, ε, δ for the user-level one, c for the contribution bound, m for ex
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from dpviz.accountants.group import group_privacy_curve, group_privacy_log_factor
-from dpviz.panels._base import (
-    ChoiceReveal,
-    Panel,
-    PredictReveal,
-    View,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-    toggle,
-)
-from dpviz.panels._format import _table
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, Toggle, View
+from dpviz.panels.format import table
 from dpviz.plots import items_to_users as P
 from dpviz.userlevel import BoundingTradeoff, bounding_curves
 
@@ -44,12 +33,6 @@ __all__ = ["NeighboursPanel", "GroupPrivacyCostPanel", "BoundingExplorerPanel"]
 _GHAZI = "Ghazi et al. 2023"
 
 
-def _html(widget):
-    """Let a control's description carry <sub>/<sup> (ε<sub>item</sub>) instead of raw TeX."""
-    widget.description_allow_html = True
-    return widget
-
-
 class NeighboursPanel(Panel):
     """Item-level vs user-level neighbouring datasets drawn on an n × m grid (Ghazi et al. 2023, Definitions 1
     and 2)."""
@@ -60,31 +43,20 @@ class NeighboursPanel(Panel):
              "privacy is one example in the first case, one user in the second: user-level DP must hide the "
              "difference of a whole row.")
 
-    def _build_controls(self):
-        c = {
-            "m": int_slider("m (examples per user)", 5, 1, 12),
-            "n_users": int_slider("n (users)", 6, 2, 12),
-            "kind": toggle("neighbour", [("user-level", "user"), ("item-level", "item")], "user"),
-            "user": int_slider("which user changes", 3, 1, 6),
-            "example": int_slider("which example (item-level)", 2, 1, 5),
-        }
-        # the sliders reach the users and examples that exist (observed before the panel's own update)
-        c["n_users"].observe(lambda ch: setattr(c["user"], "max", int(ch["new"])), names="value")
-        c["m"].observe(lambda ch: setattr(c["example"], "max", int(ch["new"])), names="value")
-        return c
+    # the sliders reach the users and examples that exist; the example slider only for item-level neighbours
+    controls = {
+        "m": IntSlider("m (examples per user)", 5, 1, 12),
+        "n_users": IntSlider("n (users)", 6, 2, 12),
+        "kind": Toggle("neighbour", [("user-level", "user"), ("item-level", "item")], "user"),
+        "user": IntSlider("which user changes", 3, 1, max=lambda v: v.n_users),
+        "example": IntSlider("which example (item-level)", 2, 1, max=lambda v: v.m,
+                             visible=lambda v: v.kind == "item"),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        n, m = int(v["n_users"]), int(v["m"])
-        user = min(int(v["user"]), n)
-        ex = min(int(v["example"]), m)
-        self.controls["example"].layout.display = None if v["kind"] == "item" else "none"  # only item-level uses it
-        fig = P.neighbours_figure(n, m, user=user - 1, index=ex - 1, kind=v["kind"])
-        notes = []
-        if user != int(v["user"]):
-            notes.append(f"there are only n = {n} users, so user {n} is shown")
-        if ex != int(v["example"]) and v["kind"] == "item":
-            notes.append(f"users hold only m = {m} examples, so example {m} is shown")
-        if v["kind"] == "item":
+    def render(self, v) -> View:
+        n, m, user, ex = v.n_users, v.m, v.user, v.example  # user ≤ n and example ≤ m: the sliders' bounds
+        fig = P.neighbours_figure(n, m, user=user - 1, index=ex - 1, kind=v.kind)
+        if v.kind == "item":
             text = (f"Item-level: x and x′ differ in <b>one</b> cell (user {user}, example {ex}). "
                     "An ε<sub>item</sub>-item-level DP algorithm hides that cell (unit of privacy: one example); "
                     f"for user {user}'s whole row it only guarantees m·ε<sub>item</sub> = {m}·ε<sub>item</sub> "
@@ -93,8 +65,7 @@ class NeighboursPanel(Panel):
             text = (f"User-level: user {user}'s whole row of m = {m} examples is replaced; the other "
                     f"{n - 1} rows are identical (x₋ᵢ = x′₋ᵢ, {_GHAZI}, Def 1; unit of privacy: one user). "
                     f"It is a chain of m = {m} item-level steps ({_GHAZI}, footnote 5).")
-        hint = ("; ".join(notes) + ".") if notes else None
-        return View(figures=[fig], readout=text, hint=hint)
+        return View(figures=[fig], readout=text)
 
 
 def _power_of_ten(log10_value: float) -> str:
@@ -114,45 +85,36 @@ class GroupPrivacyCostPanel(Panel):
              "and ask what it guarantees for a user with m examples (unit of privacy: the user). Group privacy "
              f"({_GHAZI}, Lemma 6) answers: ε grows linearly, δ grows <i>exponentially</i>.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "An algorithm is (ε<sub>item</sub>, δ<sub>item</sub>) = (1, 10⁻⁶)-DP for one example. What does Lemma 6 "
-            "give a user with m = 10 examples for δ?",
-            [("m times the item-level δ: 10 · 10⁻⁶ = 10⁻⁵ (each example adds its own δ)", False,
-              "Tempting: that is how δ adds up when <i>different</i> mechanisms are composed (lesson 05). Here one "
-              "mechanism is applied to datasets m steps apart, and each step multiplies what came before by "
-              "e<sup>ε<sub>item</sub></sup>, a geometric sum: "
-              "δ = δ<sub>item</sub>·(1 + e<sup>ε<sub>item</sub></sup> + … + e<sup>(m−1)ε<sub>item</sub></sup>) "
-              "≈ 1.28·10⁻², more than 1000 times m·δ<sub>item</sub> "
-              f"({_GHAZI}, Lemma 6)."),
-             ("10⁻⁶ · (e¹⁰ − 1)/(e − 1) ≈ 1.3·10⁻²: a geometric sum", True,
-              "Yes: walking from x to x′ one example at a time, the δ of each step is inflated "
-              "by e<sup>ε<sub>item</sub></sup> "
-              "for every step still to come, so the δ terms form a geometric sum "
-              f"({_GHAZI}, Lemma 6). At m = 10, ε<sub>item</sub> = 1 the factor is (e¹⁰ − 1)/(e − 1) ≈ 12 818."),
-             ("Still 10⁻⁶: δ is a property of the mechanism, not of the data", False,
-              "Tempting, because ε and δ are printed on the mechanism. But they are promises about neighbouring "
-              "datasets at distance one; for datasets m examples apart both grow (ε to m·ε<sub>item</sub>, δ by "
-              "the geometric factor), which is exactly why user-level DP needs its own analysis.")])
-        super().__init__(**overrides)
+    # m stays on the axis the learner chose: its slider ends where the axis does
+    controls = {
+        "epsilon": Slider("ε<sub>item</sub> (item-level)", 0.5, 0.05, 3.0, step=0.05),
+        "delta": LogSlider("δ<sub>item</sub> (item-level)", 1e-6, 1e-12, 1e-2, step=0.5),
+        "m": LogSlider("m (examples per user)", 20, 1, max=lambda v: v.m_max, step=0.1, fmt=".0f", integer=True),
+        "m_max": Choice("m axis up to", [("10²", 100), ("10³", 1000), ("10⁴", 10000)], 1000),
+    }
+    exercises = {"exercise": ChoiceReveal(
+        "An algorithm is (ε<sub>item</sub>, δ<sub>item</sub>) = (1, 10⁻⁶)-DP for one example. What does Lemma 6 "
+        "give a user with m = 10 examples for δ?",
+        [("m times the item-level δ: 10 · 10⁻⁶ = 10⁻⁵ (each example adds its own δ)", False,
+          "Tempting: that is how δ adds up when <i>different</i> mechanisms are composed (lesson 05). Here one "
+          "mechanism is applied to datasets m steps apart, and each step multiplies what came before by "
+          "e<sup>ε<sub>item</sub></sup>, a geometric sum: "
+          "δ = δ<sub>item</sub>·(1 + e<sup>ε<sub>item</sub></sup> + … + e<sup>(m−1)ε<sub>item</sub></sup>) "
+          "≈ 1.28·10⁻², more than 1000 times m·δ<sub>item</sub> "
+          f"({_GHAZI}, Lemma 6)."),
+         ("10⁻⁶ · (e¹⁰ − 1)/(e − 1) ≈ 1.3·10⁻²: a geometric sum", True,
+          "Yes: walking from x to x′ one example at a time, the δ of each step is inflated "
+          "by e<sup>ε<sub>item</sub></sup> "
+          "for every step still to come, so the δ terms form a geometric sum "
+          f"({_GHAZI}, Lemma 6). At m = 10, ε<sub>item</sub> = 1 the factor is (e¹⁰ − 1)/(e − 1) ≈ 12 818."),
+         ("Still 10⁻⁶: δ is a property of the mechanism, not of the data", False,
+          "Tempting, because ε and δ are printed on the mechanism. But they are promises about neighbouring "
+          "datasets at distance one; for datasets m examples apart both grow (ε to m·ε<sub>item</sub>, δ by "
+          "the geometric factor), which is exactly why user-level DP needs its own analysis.")])}
 
-    def _build_controls(self):
-        c = {
-            "epsilon": _html(slider("ε<sub>item</sub> (item-level)", 0.5, 0.05, 3.0, 0.05)),
-            "delta": _html(log_slider("δ<sub>item</sub> (item-level)", 1e-6, -12, -2, step=0.5)),
-            "m": log_slider("m (examples per user)", 20, 0, 3, step=0.1, readout_format=".0f"),
-            "m_max": dropdown("m axis up to", [("10²", 100), ("10³", 1000), ("10⁴", 10000)], 1000),
-        }
-        # m stays on the axis the learner chose: its slider ends where the axis does (observed before the update)
-        c["m_max"].observe(lambda ch: setattr(c["m"], "max", math.log10(int(ch["new"]))), names="value")
-        return c
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, dlt, m = float(v["epsilon"]), float(v["delta"]), int(round(v["m"]))
-        m_max = max(int(v["m_max"]), m)
+    def render(self, v) -> View:
+        eps, dlt, m = float(v.epsilon), float(v.delta), v.m
+        m_max = max(int(v.m_max), m)
         f1 = P.group_privacy_epsilon_figure(eps, m_max, m_mark=m, delta=dlt, template="none")
         f2 = P.group_privacy_delta_figure(eps, dlt, m_max, m_mark=m, template="none")
         e_m, d_m, d_l = group_privacy_curve(eps, dlt, [m])
@@ -161,7 +123,7 @@ class GroupPrivacyCostPanel(Panel):
         no_guarantee = d_m[0] >= 1
         verdict = ("<span style='color:#D55E00'>no guarantee: δ ≥ 1 promises nothing</span>" if no_guarantee
                    else ("<span style='color:#D55E00'>weak: ε > 10</span>" if e_m[0] > 10 else "meaningful"))
-        readout = _table([
+        readout = table([
             ("m (examples per user)", f"{m}"),
             ("user-level ε = m·ε<sub>item</sub>", f"{e_m[0]:.4g}"),
             ("δ blow-up factor (e<sup>mε<sub>item</sub></sup>−1)/(e<sup>ε<sub>item</sub></sup>−1)",
@@ -189,16 +151,37 @@ class BoundingExplorerPanel(Panel):
              "the sensitivity becomes c, so the noise grows with c, while the records dropped bias the answer. "
              "Move c and find the sweet spot.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
+    controls = {
+        "c": LogSlider("contribution bound c", 10, 1, 1000, step=0.05, fmt=".0f", integer=True),
+        "epsilon": Slider("ε (user-level)", 1.0, 0.1, 5.0, step=0.1),
+        "n_users": LogSlider("n (users)", 1000, 10, 1e5, step=0.25, fmt=".0f", integer=True),
+        "median": LogSlider("median records per user", 5, 1, 100, step=0.1, fmt=".1f"),
+        "tail": Slider("tail index a (smaller = heavier tail)", 2.0, 0.8, 5.0, step=0.1),
+        "mechanism": Choice("noise", [("Laplace (pure ε-DP)", "laplace"), ("Gaussian ((ε, δ)-DP)", "gaussian")],
+                            "laplace"),
+        "delta": LogSlider("δ (user-level)", 1e-6, 1e-10, 1e-2, step=0.5,
+                           visible=lambda v: v.mechanism == "gaussian"),
+    }
+
+    def _best_c(self, v) -> float:
+        return float(_tradeoff(v).k_user)
+
+    def _explain(self, v, answer: float) -> str:
+        t = _tradeoff(v)
+        k = int(answer)
+        above = int((t.counts > k).sum())
+        return (f"At c* = {k} the total error is {t.rmse_user[k - 1]:.4g} ({t.rmse_user[k - 1] / t.true_answer:.2%} "
+                f"of the answer); only {above} of {t.counts.size} users exceed c*. Raising c by one removes "
+                f"{above} dropped records (one per user above c) but adds noise; the optimum balances the two. "
+                "The RMSE curve is flat near c*, so anything within ~25% counts as close. The star now marks c*.")
+
+    # After the verdict the optimum is drawn and printed too (until a control moves: a new question).
+    exercises = {
+        "exercise": PredictReveal(
             "At the current settings, which contribution bound c gives the smallest total error for "
             "<b>user-level</b> DP? (Type a c, then reveal.)",
-            answer=lambda: float(self._last.k_user),
-            explain=self._explain,
-            rel_tol=0.25,
-            guess_label="your c:",
-        )
-        self.source_exercise = ChoiceReveal(
+            answer=_best_c, explain=_explain, rel_tol=0.25, guess_label="your c:", redraw=True),
+        "source_exercise": ChoiceReveal(
             "Where should the contribution bound c come from?",
             [("The largest number of records any user has in the data, so that nothing is dropped", False,
               "Tempting: no bias at all. But that number is a fact about one person: if c is read off the data, "
@@ -210,54 +193,18 @@ class BoundingExplorerPanel(Panel):
               "PipelineDP, Tumult Analytics and OpenDP ask for this bound as a parameter for exactly this reason."),
              ("Any c works: the noise is calibrated to c, so privacy holds and only accuracy changes", False,
               "Half right: any c <i>fixed in advance</i> gives user-level DP, and c only moves bias against noise. "
-              "But “any” includes a c computed from the data, which breaks the guarantee (first option).")])
-        self._last: BoundingTradeoff | None = None
-        self._revealed_at: dict[str, Any] | None = None
-        super().__init__(**overrides)
-        self.exercise.button.on_click(self._on_reveal)  # after the verdict: draw the optimum too
+              "But “any” includes a c computed from the data, which breaks the guarantee (first option).")]),
+    }
 
-    def _build_controls(self):
-        return {
-            "c": log_slider("contribution bound c", 10, 0, 3, step=0.05, readout_format=".0f"),
-            "epsilon": slider("ε (user-level)", 1.0, 0.1, 5.0, 0.1),
-            "n_users": log_slider("n (users)", 1000, 1, 5, step=0.25, readout_format=".0f"),
-            "median": log_slider("median records per user", 5, 0, 2, step=0.1, readout_format=".1f"),
-            "tail": slider("tail index a (smaller = heavier tail)", 2.0, 0.8, 5.0, 0.1),
-            "mechanism": dropdown("noise", [("Laplace (pure ε-DP)", "laplace"), ("Gaussian ((ε, δ)-DP)", "gaussian")],
-                                  "laplace"),
-            "delta": log_slider("δ (user-level)", 1e-6, -10, -2, step=0.5),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget, self.source_exercise.widget]
-
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = self.values()
-        self.update()
-
-    def _explain(self, answer: float) -> str:
-        t = self._last
-        k = int(answer)
-        above = int((t.counts > k).sum())
-        return (f"At c* = {k} the total error is {t.rmse_user[k - 1]:.4g} ({t.rmse_user[k - 1] / t.true_answer:.2%} "
-                f"of the answer); only {above} of {t.counts.size} users exceed c*. Raising c by one removes "
-                f"{above} dropped records (one per user above c) but adds noise; the optimum balances the two. "
-                "The RMSE curve is flat near c*, so anything within ~25% counts as close. The star now marks c*.")
-
-    def _render(self, v: dict[str, Any]) -> View:
-        k = int(round(v["c"]))
-        self.controls["delta"].layout.display = None if v["mechanism"] == "gaussian" else "none"
-        t = bounding_curves(int(round(v["n_users"])), float(v["median"]), float(v["tail"]), float(v["epsilon"]),
-                            mechanism=v["mechanism"], delta=float(v["delta"]), cap=1000)
-        self._last = t
-        revealed = self._revealed_at is not None and self._revealed_at == v
-        if not revealed and self._revealed_at is not None:
-            # the settings moved: the revealed answer belongs to another question
-            self._revealed_at = None
-            self.exercise.feedback.value = ""
+    def render(self, v) -> View:
+        k = v.c
+        t = _tradeoff(v)
+        revealed = self.revealed("exercise")
+        if not revealed:
+            self.exercise.feedback.value = ""  # a new question: the previous verdict and answer no longer apply
         f1 = P.bounding_error_figure(t, k, show_optimum=revealed)
         f2 = P.contribution_histogram_figure(t, k)
-        eps = float(v["epsilon"])
+        eps = float(v.epsilon)
         cmax = int(t.counts[-1])
         rows = [
             ("true answer Σ values (n users)", f"{t.true_answer:,.0f} ({t.counts.size:,} users, largest count "
@@ -286,4 +233,10 @@ class BoundingExplorerPanel(Panel):
             hint = f"c = {k} is above the largest count ({cmax}): nothing is dropped, you only pay noise."
         elif t.dropped_fraction(k) > 0.2:
             hint = f"c = {k} drops {t.dropped_fraction(k):.0%} of all records: the bias dominates."
-        return View(figures=[f1, f2], readout=_table(rows), hint=hint)
+        return View(figures=[f1, f2], readout=table(rows), hint=hint)
+
+
+def _tradeoff(v) -> BoundingTradeoff:
+    """The bias–noise trade-off of the explorer's settings (cached in :func:`dpviz.userlevel.bounding_curves`)."""
+    return bounding_curves(v.n_users, float(v.median), float(v.tail), float(v.epsilon), mechanism=v.mechanism,
+                           delta=float(v.delta), cap=1000)
