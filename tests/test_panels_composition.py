@@ -7,7 +7,7 @@ import mpmath as mp
 import pytest
 
 from dpviz.accountants import compare as M
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.panel import PANEL_REGISTRY
 from dpviz.panels.composition import (
     AmplificationPanel,
     CalibrationPanel,
@@ -46,7 +46,7 @@ def test_panels_are_registered_with_no_argument_constructors():
 
 
 def test_lab_first_control_is_a_slider_that_changes_the_first_figure():
-    p = CompositionLabPanel()
+    p = CompositionLabPanel().refresh()
     assert p.last_error is None
     first_name, first = next(iter(p.controls.items()))
     assert isinstance(first, (W.FloatSlider, W.FloatLogSlider, W.IntSlider))
@@ -57,7 +57,7 @@ def test_lab_first_control_is_a_slider_that_changes_the_first_figure():
 
 
 def test_lab_mechanism_switch_shows_only_its_noise_slider_and_changes_the_bars():
-    p = CompositionLabPanel()
+    p = CompositionLabPanel().refresh()
     assert p.controls["scale"].layout.display == "none" and p.controls["sigma"].layout.display is None
     before = ys(p.figures[0])
     p.controls["mechanism"].value = "laplace"
@@ -71,7 +71,7 @@ def test_lab_mechanism_switch_shows_only_its_noise_slider_and_changes_the_bars()
 
 
 def test_lab_readout_explains_every_accountant_with_ratio_and_source():
-    p = CompositionLabPanel()
+    p = CompositionLabPanel().refresh()
     html = p.readout.value
     for name in C.ACCOUNTANT_ORDER:
         assert C.ACCOUNTANT_INFO[name].label in html
@@ -93,7 +93,7 @@ def test_disagreement_table_ratio_is_relative_to_the_exact_epsilon():
 def test_lab_hides_the_sampling_rate_under_replace_one_and_uses_q_1():
     """Poisson subsampling is analysed for add/remove neighbours only: under replace-one the q slider is hidden and
     q = 1 applies (a slider that could only produce a refusal would not mean what it shows)."""
-    p = CompositionLabPanel()
+    p = CompositionLabPanel().refresh()
     p.controls["rate"].value = 0.1
     assert p.last_error is None and p.controls["rate"].layout.display is None
     p.controls["neighboring"].value = "replace_one"
@@ -107,7 +107,7 @@ def test_lab_hides_the_sampling_rate_under_replace_one_and_uses_q_1():
 
 def test_noise_sliders_have_their_own_layouts():
     # hiding the Laplace slider must not hide the Gaussian one (each control owns its Layout)
-    p = GroupPrivacyPanel()
+    p = GroupPrivacyPanel().refresh()
     layouts = [c.layout for c in p.controls.values()]
     assert len({id(x) for x in layouts}) == len(layouts)
     p.controls["mechanism"].value = "laplace"
@@ -118,7 +118,7 @@ def test_noise_sliders_have_their_own_layouts():
 
 
 def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():
-    p = EpsilonVsCompositionsPanel()  # defaults (k up to 10⁴): also checks no accountant warning leaks
+    p = EpsilonVsCompositionsPanel().refresh()  # defaults (k up to 10⁴): also checks no accountant warning leaks
     assert p.last_error is None and p.slow
     before = ys(p.figures[0], -1)
     p.controls["sigma"].value = 8.0
@@ -132,7 +132,7 @@ def test_epsilon_vs_k_panel_updates_and_the_exercise_reveals_the_exact_answer():
 
 
 def test_calibration_panel_bars_follow_the_target():
-    p = CalibrationPanel(k=10)
+    p = CalibrationPanel(k=10).refresh()
     assert p.last_error is None
     before = ys(p.figures[0])
     p.controls["target"].value = 2.0
@@ -148,7 +148,7 @@ def test_calibration_panel_bars_follow_the_target():
 
 
 def test_group_privacy_panel_and_exercise():
-    p = GroupPrivacyPanel()
+    p = GroupPrivacyPanel().refresh()
     assert p.last_error is None
     p.controls["group"].value = 10
     assert "g = 10" in p.readout.value
@@ -160,7 +160,7 @@ def test_group_privacy_panel_and_exercise():
 
 
 def test_group_exercise_values_are_reachable_and_hidden_before_reveal():
-    p = GroupPrivacyPanel()
+    p = GroupPrivacyPanel().refresh()
     truth = gauss_eps(0.4, 1e-5)
     # the exercise's σ = 4 and g = 10 are values the sliders can take (the log slider went 3.98 → 4.47)
     p.controls["sigma"].value = 4.0
@@ -168,7 +168,7 @@ def test_group_exercise_values_are_reachable_and_hidden_before_reveal():
     p.controls["group"].value = 10
     assert p.controls["group"].value == 10
     # at the panel's defaults nothing shows the answer before Reveal
-    q = GroupPrivacyPanel()
+    q = GroupPrivacyPanel().refresh()
     shown = " ".join([str(f.to_plotly_json()) for f in q.figures] + [q.readout.value, q.exercise.question.value,
                                                                       q.concept.question.value])
     assert f"{truth:.4g}" not in shown and f"{truth:.3g}" not in shown and q.exercise.feedback.value == ""
@@ -177,7 +177,7 @@ def test_group_exercise_values_are_reachable_and_hidden_before_reveal():
 
 def test_group_readout_says_no_guarantee_instead_of_zero():
     # σ = 1: the generic δ_g passes 1 within g ≤ 20 (δ_g = δ(e^{gε₁} − 1)/(e^{ε₁} − 1))
-    p = GroupPrivacyPanel()
+    p = GroupPrivacyPanel().refresh()
     p.controls["sigma"].value = 1.0
     eps1 = gauss_eps(1.0, 1e-5)
     g = next(g for g in range(1, 21) if 1e-5 * math.expm1(g * eps1) / math.expm1(eps1) >= 1)
@@ -189,7 +189,7 @@ def test_group_readout_says_no_guarantee_instead_of_zero():
 
 
 def test_group_misconception_exercise_explains_why_the_smaller_epsilon_tempts():
-    p = GroupPrivacyPanel()
+    p = GroupPrivacyPanel().refresh()
     labels = [lbl for lbl, _, _ in p.concept.options]
     p.concept.choice.index = next(i for i, lbl in enumerate(labels) if "smaller ε" in lbl)
     p.concept.button.click()
@@ -206,12 +206,12 @@ def test_group_misconception_exercise_explains_why_the_smaller_epsilon_tempts():
 
 def test_neighbour_toggle_labels_are_not_cut():
     for cls in (CompositionLabPanel, EpsilonVsCompositionsPanel):
-        t = cls().controls["neighboring"]
+        t = cls().refresh().controls["neighboring"]
         assert t.style.button_width == "auto"
 
 
 def test_epsilon_vs_k_exercise_answer_is_not_shown_at_the_defaults():
-    p = EpsilonVsCompositionsPanel()
+    p = EpsilonVsCompositionsPanel().refresh()
     truth = gauss_eps(1.0, 1e-5)  # 100 Gaussians of σ = 10 = one Gaussian of σ = 1
     shown = " ".join([str(f.to_plotly_json()) for f in p.figures] + [p.readout.value, p.exercise.question.value])
     assert f"{truth:.4g}" not in shown and f"{truth:.3g}" not in shown and p.exercise.feedback.value == ""
@@ -227,7 +227,7 @@ def amplified(eps, q):
 
 
 def test_amplification_panel_reads_out_the_theorem_at_the_learners_setting():
-    p = AmplificationPanel()
+    p = AmplificationPanel().refresh()
     assert p.last_error is None and p.exercise.feedback.value == ""
     want = amplified(1.0, 0.01)
     assert f"{want:.4g}" in p.readout.value and f"{1.0 / want:.3g}×" in p.readout.value
@@ -239,7 +239,7 @@ def test_amplification_panel_reads_out_the_theorem_at_the_learners_setting():
 
 
 def test_amplification_exercise_answer_is_hidden_then_revealed_with_the_regime():
-    p = AmplificationPanel()
+    p = AmplificationPanel().refresh()
     truth = amplified(5.0, 0.01)  # 0.906: 18 times q·ε = 0.05
     shown = " ".join([str(f.to_plotly_json()) for f in p.figures] + [p.readout.value, p.exercise.question.value])
     assert f"{truth:.3g}" not in shown and f"{truth:.4g}" not in shown

@@ -76,7 +76,7 @@ def test_replace_one_and_the_lab_agree():
           "(Balle, Barthe & Gaboardi 2018, Thm 9).")
     assert A.amplify_without_replacement(1.0, 1e-6, 10, 100) == A.amplify_poisson(1.0, 1e-6, 0.1)
     # "the lab samples no Poisson subset under replace-one (its q slider hides)"
-    p = PC.CompositionLabPanel()
+    p = PC.CompositionLabPanel().refresh()
     p.controls["neighboring"].value = "replace_one"
     assert p.controls["rate"].layout.display == "none"
 

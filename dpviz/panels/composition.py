@@ -16,26 +16,23 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
-
-import ipywidgets as W
 
 from dpviz._validation import check_choice, check_in_range, check_integer, check_positive
 from dpviz.accountants import amplify_poisson
 from dpviz.accountants import compare as C
-from dpviz.panels._base import (
+from dpviz.panels import (
+    Choice,
     ChoiceReveal,
+    IntSlider,
+    LogSlider,
     Panel,
     PredictReveal,
+    Slider,
     Step,
+    Toggle,
     View,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-    toggle,
 )
-from dpviz.panels._format import _fmt
+from dpviz.panels.format import fmt
 from dpviz.plots import composition as P
 from dpviz.references import cite
 
@@ -47,26 +44,32 @@ _NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one pers
 _NOISE_CONTROL = {"gaussian": "sigma", "laplace": "scale", "rr": "eps0"}
 
 
-def _noise_controls() -> dict[str, W.Widget]:
-    eps_step = log_slider("randomized response ε<sub>step</sub> (per step)", 0.1, -2.0, 1.0, step=0.05)
-    eps_step.description_allow_html = True
-    return {
-        "sigma": log_slider("Gaussian noise σ", 4.0, -0.5, 2.0, step=0.05),
-        "scale": log_slider("Laplace scale b", 10.0, -0.5, 3.0, step=0.05),
-        "eps0": eps_step,
-    }
+def _noise_of(mechanism: str):
+    """The visibility rule of a noise slider: shown for its own mechanism only (the others keep their values)."""
+    return lambda v: v.mechanism == mechanism
 
 
-def _neighbour_toggle() -> W.ToggleButtons:
-    # the fixed default width cut the labels to "add/remove one …"
-    return toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove", button_width="auto")
+#: The noise sliders of the lab's mechanisms (one shown at a time, by :data:`_NOISE_CONTROL`).
+NOISE_CONTROLS = {
+    "sigma": LogSlider("Gaussian noise σ", 4.0, 10 ** -0.5, 10 ** 2.0, step=0.05, visible=_noise_of("gaussian")),
+    "scale": LogSlider("Laplace scale b", 10.0, 10 ** -0.5, 10 ** 3.0, step=0.05, visible=_noise_of("laplace")),
+    "eps0": LogSlider("randomized response ε<sub>step</sub> (per step)", 0.1, 10 ** -2.0, 10 ** 1.0, step=0.05,
+                      visible=_noise_of("rr")),
+}
 
 
-def _show_only_noise(controls: dict[str, W.Widget], mechanism: str) -> None:
-    """Show the noise slider of the chosen mechanism only (the others keep their values)."""
-    for m, name in _NOISE_CONTROL.items():
-        if name in controls:
-            controls[name].layout.display = None if m == mechanism else "none"
+def _add_remove(v) -> bool:
+    """The sampling-rate slider's visibility: Poisson subsampling is analysed for add/remove neighbours only
+    (:func:`_sampling_rate`)."""
+    return v.neighboring != "replace_one"
+
+
+#: The sampling rate, δ and neighbouring relation the lab and the ε-against-k panel share.
+RATE = LogSlider("sampling rate q (1 = none)", 1.0, 10 ** -3.0, 1.0, step=0.1, visible=_add_remove,
+                 bench=[1.0, 0.1, 0.01])
+DELTA = LogSlider("δ", 1e-5, 1e-10, 1e-2, step=0.5, fmt=".0e")
+# the fixed default width cut the labels to "add/remove one …"
+NEIGHBOURS = Toggle("neighbours:", _NEIGHBOR_OPTIONS, "add_remove", button_width="auto")
 
 
 #: How the ε-against-k and calibration panels stream a Gaussian setting: which accountants each pass still leaves
@@ -89,23 +92,17 @@ def _passes(mechanism: str) -> list[tuple[tuple[str, ...], list[str]]]:
     return out
 
 
-def _noise(v: dict, mechanism: str) -> float:
-    return float(v[_NOISE_CONTROL[mechanism]])
+def _noise(v) -> float:
+    return float(v[_NOISE_CONTROL[v.mechanism]])
 
 
-def _sampling_rate(controls: dict[str, W.Widget], v: dict) -> float:
+def _sampling_rate(v) -> float:
     """The sampling rate q that applies: the slider's under add/remove neighbours; 1 under replace-one, where the
     slider is hidden. The amplification theorem for Poisson sampling is one for add/remove neighbours (Balle, Barthe &
     Gaboardi 2018, Thm 8): its proof compares the sample that holds the changed record with the sample that does
     not, which are add/remove neighbours, and a replace-one guarantee of the mechanism says nothing about those.
     (The replace-one analogue samples a fixed-size subset without replacement, Thm 9 there.)"""
-    replace = v["neighboring"] == "replace_one"
-    controls["rate"].layout.display = "none" if replace else None
-    return 1.0 if replace else float(v["rate"])
-
-
-def _count(v: dict, key: str = "k") -> int:
-    return max(1, int(round(v[key])))
+    return float(v.rate) if _add_remove(v) else 1.0
 
 
 def disagreement_table(mechanism: str, noise: float, count: int, rate: float, delta: float,
@@ -130,7 +127,7 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
             eps, ratio = "n/a", "—"
             why = f"Not applicable here: {html.escape(r.error or '')}"
         else:
-            eps = _fmt(r.epsilon)
+            eps = fmt(r.epsilon)
             if ref is None or not math.isfinite(r.epsilon):
                 ratio = "—" if ref is None else "∞"
             elif ref == 0:
@@ -139,7 +136,7 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
                 ratio = f"{r.epsilon / ref:.2f}×"
             why = info.why  # the lesson's own HTML (<sub>), not user input
             if r.accountant == "pld" and r.lower is not None:
-                eps = f"{_fmt(r.lower)} … {_fmt(r.epsilon)}"
+                eps = f"{fmt(r.lower)} … {fmt(r.epsilon)}"
                 if math.isfinite(r.epsilon) and r.epsilon > 0:
                     why += f" Here the bracket is {100 * (r.epsilon - r.lower) / r.epsilon:.2g}% wide."
             if r.alternative is not None and math.isfinite(r.alternative):
@@ -184,26 +181,24 @@ class CompositionLabPanel(Panel):
     #: to ~80 ms at k = 10⁵: kept on release with progress so that a loaded kernel still feels responsive.
     slow = True
 
-    def _build_controls(self):
-        c = {"k": log_slider("compositions k", 100, 0.0, 5.0, step=0.1, readout_format=",.0f"),
-             "mechanism": dropdown("mechanism", _MECH_OPTIONS, "gaussian")}
-        c.update(_noise_controls())
-        c["rate"] = log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1)
-        c["delta"] = log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e")
-        c["neighboring"] = _neighbour_toggle()
-        return c
+    controls = {
+        "k": LogSlider("compositions k", 100, 1, 10 ** 5.0, step=0.1, fmt=",.0f", integer=True,
+                       bench=[1, 10, 100, 1000, 10_000, 100_000]),
+        "mechanism": Choice("mechanism", _MECH_OPTIONS, "gaussian"),
+        **NOISE_CONTROLS,
+        "rate": RATE,
+        "delta": DELTA,
+        "neighboring": NEIGHBOURS,
+    }
 
     #: ε grid of the first, coarse privacy profile of a live update (the final one has the figure's default 40)
     COARSE_PROFILE_POINTS = 8
 
-    def _render_steps(self, v):
-        """Two passes: every accountant's ε (the bars) with the privacy profile on a coarse ε grid, then the
+    def render(self, v):
+        """Two steps: every accountant's ε (the bars) with the privacy profile on a coarse ε grid, then the
         profile on the full grid (the expensive part at large k)."""
-        mech = v["mechanism"]
-        _show_only_noise(self.controls, mech)
-        noise, k, delta, nb = _noise(v, mech), _count(v), float(v["delta"]), v["neighboring"]
-        q = _sampling_rate(self.controls, v)
-        for i, name in enumerate(P.ACCOUNTANT_ORDER):  # fill the cache accountant by accountant, with progress
+        mech, noise, k, q, delta, nb = v.mechanism, _noise(v), v.k, _sampling_rate(v), float(v.delta), v.neighboring
+        for i, name in enumerate(P.ACCOUNTANT_ORDER):  # fill the cache accountant by accountant (moves the bar)
             C.epsilon_result(name, mech, noise, k, q, delta, nb)
             self.report_progress(0.1 * (i + 1))
         setting = (mech, noise, k, q, delta, nb)
@@ -226,14 +221,8 @@ class CompositionLabPanel(Panel):
                     f"{cite('balle2018subsampling', 'Thm 8')}); PLD composes the whole subsampled privacy loss.")
         return View(figures=[bars, prof], readout=disagreement_table(mech, noise, k, q, delta, nb), hint=hint)
 
-    def bench_values(self):
-        vals = super().bench_values()
-        vals["k"] = [1, 10, 100, 1000, 10_000, 100_000]
-        vals["rate"] = [1.0, 0.1, 0.01]
-        return vals
 
-
-def _answer_100_gaussians() -> float:
+def _answer_100_gaussians(_panel=None, _v=None) -> float:
     return float(C.exact_epsilon("gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA))
 
 
@@ -241,7 +230,7 @@ _EX_SIGMA = 10.0
 _EX_DELTA = 1e-5
 
 
-def _explain_100_gaussians(truth: float) -> str:
+def _explain_100_gaussians(_panel, _v, truth: float) -> str:
     one = C.exact_epsilon("gaussian", _EX_SIGMA, 1, 1.0, _EX_DELTA)
     basic = C.epsilon_result("basic", "gaussian", _EX_SIGMA, 100, 1.0, _EX_DELTA)
     b = f"{basic.epsilon:.3g}" if basic.available else "n/a"
@@ -264,49 +253,37 @@ class EpsilonVsCompositionsPanel(Panel):
              "(ε ≈ kρ + 2√(kρ ln(1/δ)), Bun & Steinke 2016, Prop. 1.3).")
     slow = True
 
-    def __init__(self, **overrides):
-        self.exercise = PredictReveal(
-            f"A Gaussian mechanism with σ = {_EX_SIGMA:g} (sensitivity 1) is run 100 times on the same data. "
-            f"What is the exact ε at δ = 10⁻⁵ of the whole composition?",
-            _answer_100_gaussians, explain=_explain_100_gaussians, rel_tol=0.15, guess_label="ε after 100 runs:")
-        super().__init__(**overrides)
-
-    def _build_controls(self):
-        c = {"mechanism": dropdown("mechanism", _MECH_OPTIONS, "gaussian")}
-        c.update(_noise_controls())
-        c["rate"] = log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1)
-        c["delta"] = log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e")
-        c["max_k"] = log_slider("largest k shown", 10_000, 1.0, 5.0, step=1.0, readout_format=",.0f")
-        c["neighboring"] = _neighbour_toggle()
-        return c
+    controls = {
+        "mechanism": Choice("mechanism", _MECH_OPTIONS, "gaussian"),
+        **NOISE_CONTROLS,
+        "rate": RATE,
+        "delta": DELTA,
+        "max_k": LogSlider("largest k shown", 10_000, 10, 10 ** 5.0, step=1.0, fmt=",.0f", integer=True,
+                           bench=[10, 100, 1000, 10_000]),
+        "neighboring": NEIGHBOURS,
+    }
+    exercises = {"exercise": PredictReveal(
+        f"A Gaussian mechanism with σ = {_EX_SIGMA:g} (sensitivity 1) is run 100 times on the same data. "
+        f"What is the exact ε at δ = 10⁻⁵ of the whole composition?",
+        _answer_100_gaussians, explain=_explain_100_gaussians, rel_tol=0.15, guess_label="ε after 100 runs:")}
 
     #: values of k on the figure's log grid
     N_POINTS = 11
 
-    def _render_steps(self, v):
-        """One pass per group of accountants (:func:`_passes`): the quick ones first, then advanced, then optimal;
-        each partial figure keeps the missing accountants' legend entries, marked "computing…"."""
-        mech = v["mechanism"]
-        _show_only_noise(self.controls, mech)
-        q = _sampling_rate(self.controls, v)
-        noise, delta, nb, max_k = _noise(v, mech), float(v["delta"]), v["neighboring"], _count(v, "max_k")
+    def render(self, v):
+        """One step per group of accountants (:func:`_passes`): the quick ones first, then advanced, then optimal
+        (each at most about a tenth of a second at the defaults); each partial figure keeps the missing
+        accountants' legend entries, marked "computing…"."""
+        mech, noise, q, delta, nb, max_k = v.mechanism, _noise(v), _sampling_rate(v), float(v.delta), v.neighboring, \
+            v.max_k
         counts = C.count_grid(max_k, self.N_POINTS)
         passes = _passes(mech)
         for i, (pending, todo) in enumerate(passes):
-            C.epsilon_vs_count(mech, noise, q, delta, nb, counts, accountants=todo,  # fills the cache, with progress
+            C.epsilon_vs_count(mech, noise, q, delta, nb, counts, accountants=todo,  # fills the cache, moves the bar
                                progress=lambda f, i=i: self.report_progress((i + f) / len(passes)))
             yield Step(i + 1, len(passes), lambda pending=pending: View(figures=[P.epsilon_vs_count_figure(
                 mech, noise, q, delta, nb, max_count=max_k, current=None, n_points=self.N_POINTS, pending=pending)]),
                 unit=_PASS_UNIT)
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def bench_values(self):
-        vals = super().bench_values()
-        vals["rate"] = [1.0, 0.1, 0.01]
-        vals["max_k"] = [10, 100, 1000, 10_000]
-        return vals
 
 
 class CalibrationPanel(Panel):
@@ -317,25 +294,25 @@ class CalibrationPanel(Panel):
              "certify. A tighter accountant buys accuracy for free: the same promise with less noise.")
     slow = True
 
-    def _build_controls(self):
-        return {
-            "target": slider("target ε", 1.0, 0.1, 10.0, 0.1),
-            "mechanism": dropdown("mechanism", [("Gaussian (σ)", "gaussian"), ("Laplace (b)", "laplace")],
-                                  "gaussian"),
-            "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
-            "k": log_slider("compositions k", 100, 0.0, 4.0, step=0.1, readout_format=",.0f"),
-            "rate": log_slider("sampling rate q (1 = none)", 1.0, -3.0, 0.0, step=0.1),
-        }
+    controls = {
+        "target": Slider("target ε", 1.0, 0.1, 10.0, step=0.1, bench=[0.5, 1.0, 2.0, 8.0]),
+        "mechanism": Choice("mechanism", [("Gaussian (σ)", "gaussian"), ("Laplace (b)", "laplace")], "gaussian"),
+        "delta": DELTA,
+        "k": LogSlider("compositions k", 100, 1, 10 ** 4.0, step=0.1, fmt=",.0f", integer=True,
+                       bench=[1, 10, 100, 1000]),
+        "rate": LogSlider("sampling rate q (1 = none)", 1.0, 10 ** -3.0, 1.0, step=0.1, bench=[1.0, 0.1]),
+    }
 
-    def _render_steps(self, v):
-        """One pass per group of accountants (:func:`_passes`): the quick ones first, then advanced, then optimal;
-        a partial view marks the missing bars and table rows "computing…"."""
-        mech, target, delta, k, q = v["mechanism"], float(v["target"]), float(v["delta"]), _count(v), float(v["rate"])
+    def render(self, v):
+        """One step per group of accountants (:func:`_passes`): the quick ones first, then advanced, then optimal
+        (each at most about a tenth of a second at the defaults); a partial view marks the missing bars and table
+        rows "computing…"."""
+        mech, target, delta, k, q = v.mechanism, float(v.target), float(v.delta), v.k, float(v.rate)
         passes = _passes(mech)
         n_all = len(P.ACCOUNTANT_ORDER)
         done = 0
         for i, (pending, todo) in enumerate(passes):
-            for name in todo:  # fills the cache, accountant by accountant, with progress
+            for name in todo:  # fills the cache, accountant by accountant (moves the bar)
                 C.calibrated_noise(name, mech, target, delta, k, q)
                 done += 1
                 self.report_progress(done / n_all)
@@ -371,25 +348,18 @@ class CalibrationPanel(Panel):
                    "<th>variance × least</th></tr>" + "".join(rows) + "</table>")
         return View(figures=[fig], readout=readout)
 
-    def bench_values(self):
-        vals = super().bench_values()
-        vals["k"] = [1, 10, 100, 1000]
-        vals["rate"] = [1.0, 0.1]
-        vals["target"] = [0.5, 1.0, 2.0, 8.0]
-        return vals
-
 
 _GP_SIGMA = 4.0
 _GP_G = 10
 _GP_DELTA = 1e-5
 
 
-def _answer_group() -> float:
+def _answer_group(_panel=None, _v=None) -> float:
     c = C.group_privacy_curves("gaussian", _GP_SIGMA, _GP_DELTA, _GP_G)
     return float(c["eps_exact"][-1])
 
 
-def _explain_group(truth: float) -> str:
+def _explain_group(_panel, _v, truth: float) -> str:
     c = C.group_privacy_curves("gaussian", _GP_SIGMA, _GP_DELTA, _GP_G)
     return (f"One record: ε₁ = {c['eps1']:.3g}. Generic group privacy gives {_GP_G}·ε₁ = {c['eps_generic'][-1]:.3g} "
             f"but inflates δ to δ<sub>g</sub> = {min(c['delta_generic'][-1], 1.0):.2g}. The exact answer treats the "
@@ -429,32 +399,29 @@ class GroupPrivacyPanel(Panel):
     #: on a busy kernel (make bench: numerics p95 above 50 ms), so the sliders fire on release, with progress.
     slow = True
 
-    def __init__(self, **overrides):
-        self.exercise = PredictReveal(
+    controls = {
+        "group": IntSlider("group size g (records of one person)", 4, 1, 20),
+        "mechanism": Choice("mechanism", [("Gaussian", "gaussian"), ("Laplace", "laplace")], "gaussian"),
+        # linear sliders: the exercise's σ = 4 must be a value the slider can take
+        "sigma": Slider("Gaussian noise σ", 3.0, 0.5, 20.0, step=0.1, fmt=".1f", visible=_noise_of("gaussian")),
+        "scale": Slider("Laplace scale b", 10.0, 0.5, 100.0, step=0.5, fmt=".1f", visible=_noise_of("laplace")),
+        # Laplace is pure ε-DP: δ would change nothing
+        "delta": LogSlider("δ", 1e-5, 1e-10, 1e-2, step=0.5, fmt=".0e", visible=_noise_of("gaussian")),
+    }
+    exercises = {
+        "exercise": PredictReveal(
             f"A Gaussian mechanism with σ = {_GP_SIGMA:g} (sensitivity 1) protects each record. A person has "
             f"{_GP_G} records in the data. What ε does the person get at δ = 10⁻⁵ (exactly, not by the generic "
             "theorem)? Predict before you set σ and g on the sliders.",
-            _answer_group, explain=_explain_group, rel_tol=0.15, guess_label="the person's ε:")
-        self.concept = ChoiceReveal(
+            _answer_group, explain=_explain_group, rel_tol=0.15, guess_label="the person's ε:"),
+        "concept": ChoiceReveal(
             "Sometimes the exact ε (at δ = 10⁻⁵) comes out <i>larger</i> than the generic g·ε₁ (at δ<sub>g</sub>). "
-            "Which statement is right?", _GROUP_OPTIONS)
-        super().__init__(**overrides)
+            "Which statement is right?", _GROUP_OPTIONS),
+    }
 
-    def _build_controls(self):
-        return {
-            "group": int_slider("group size g (records of one person)", 4, 1, 20),
-            "mechanism": dropdown("mechanism", [("Gaussian", "gaussian"), ("Laplace", "laplace")], "gaussian"),
-            # linear sliders: the exercise's σ = 4 must be a value the slider can take
-            "sigma": slider("Gaussian noise σ", 3.0, 0.5, 20.0, 0.1, readout_format=".1f"),
-            "scale": slider("Laplace scale b", 10.0, 0.5, 100.0, 0.5, readout_format=".1f"),
-            "delta": log_slider("δ", 1e-5, -10.0, -2.0, step=0.5, readout_format=".0e"),
-        }
-
-    def _render(self, v):
-        mech, g, delta = v["mechanism"], int(v["group"]), float(v["delta"])
-        _show_only_noise(self.controls, mech)
-        self.controls["delta"].layout.display = "none" if mech == "laplace" else None  # Laplace is pure: δ = 0
-        noise = _noise(v, mech)
+    def render(self, v):
+        mech, g, delta = v.mechanism, int(v.group), float(v.delta)
+        noise = _noise(v)
         c = C.group_privacy_curves(mech, noise, delta, 20)
         self.report_progress(0.7)
         fig = P.group_privacy_figure(mech, noise, delta, g, 20)
@@ -487,19 +454,16 @@ class GroupPrivacyPanel(Panel):
                        "exact: the sensitivity-g Laplace has ε = g/b.")
         return View(figures=[fig], readout=readout)
 
-    def _extra_widgets(self):
-        return [self.exercise.widget, self.concept.widget]
-
 
 #: The amplification exercise: an ε-DP mechanism on a Poisson sample of rate q.
 _AMP_EPS, _AMP_Q = 5.0, 0.01
 
 
-def _answer_amplification() -> float:
+def _answer_amplification(_panel=None, _v=None) -> float:
     return amplify_poisson(_AMP_EPS, 0.0, _AMP_Q)[0]
 
 
-def _explain_amplification(truth: float) -> str:
+def _explain_amplification(_panel, _v, truth: float) -> str:
     grow = _AMP_Q * math.expm1(_AMP_EPS)
     return (f"q·ε = {_AMP_Q * _AMP_EPS:g} is the small-ε guess, but here q(e<sup>ε</sup> − 1) = {grow:.3g} is not "
             f"small, so ε′ = ln(1 + {grow:.3g}) = {truth:.3g}: {truth / (_AMP_Q * _AMP_EPS):.3g} times q·ε, and only "
@@ -518,25 +482,18 @@ class AmplificationPanel(Panel):
              f"1)) ({cite('balle2018subsampling', 'Thm 8')}). The dotted lines are q·ε: close for small ε, far off "
              "for large ε.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
-            f"A mechanism is ε = {_AMP_EPS:g}-DP. It is run on a Poisson sample with q = {_AMP_Q:g} (1% of the "
-            "records). What is its amplified ε′? Predict before you move the sliders.",
-            _answer_amplification, explain=_explain_amplification, rel_tol=0.1, guess_label="ε′:")
-        super().__init__(**overrides)
+    controls = {
+        # linear in ε, so that the exercise's ε = 5 is a value the slider takes
+        "epsilon": Slider("ε of one run (without sampling)", 1.0, 0.05, 10.0, step=0.05),
+        "rate": LogSlider("sampling rate q", 0.01, 10 ** -4.0, 1.0, step=0.1),
+    }
+    exercises = {"exercise": PredictReveal(
+        f"A mechanism is ε = {_AMP_EPS:g}-DP. It is run on a Poisson sample with q = {_AMP_Q:g} (1% of the "
+        "records). What is its amplified ε′? Predict before you move the sliders.",
+        _answer_amplification, explain=_explain_amplification, rel_tol=0.1, guess_label="ε′:")}
 
-    def _build_controls(self):
-        return {
-            # linear in ε, so that the exercise's ε = 5 is a value the slider takes
-            "epsilon": slider("ε of one run (without sampling)", 1.0, 0.05, 10.0, 0.05),
-            "rate": log_slider("sampling rate q", 0.01, -4.0, 0.0, step=0.1),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v):
-        eps, q = float(v["epsilon"]), float(v["rate"])
+    def render(self, v):
+        eps, q = float(v.epsilon), float(v.rate)
         fig = P.amplification_figure(eps, q)
         amplified = amplify_poisson(eps, 0.0, q)[0]
         rows = [(f"ε′ = ln(1 + q(e<sup>ε</sup> − 1)) ({cite('balle2018subsampling', 'Thm 8')})", f"{amplified:.4g}"),
