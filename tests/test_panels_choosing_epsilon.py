@@ -11,7 +11,7 @@ from _figure_checks import watch_updates_for_nan
 from dpviz import interpret as I
 from dpviz.deployments import DEPLOYMENTS
 from dpviz.panels import choosing_epsilon as C
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.panel import PANEL_REGISTRY
 
 PANELS = [C.PosteriorBoundPanel, C.DeploymentsPanel, C.AccuracyCalibrationPanel, C.BudgetSplitPanel]
 
@@ -22,7 +22,7 @@ def _data(fig) -> str:
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_builds_registered_and_first_slider_changes_the_figure(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY
     assert p.figures[0].layout.template.layout.font.family.startswith("Inter")
     name, first = next(iter(p.controls.items()))
@@ -34,7 +34,7 @@ def test_builds_registered_and_first_slider_changes_the_figure(cls):
 
 
 def test_posterior_panel_hides_the_answer_until_reveal():
-    p = C.PosteriorBoundPanel()
+    p = C.PosteriorBoundPanel().refresh()
     eps, prior = p.controls["epsilon"].value, p.controls["prior"].value
     truth = 100 * math.exp(eps) * prior / (1 - prior + math.exp(eps) * prior)
     shown = p.readout.value + p.exercise.question.value + str([t.name for t in p.figures[0].data])
@@ -51,7 +51,7 @@ def test_posterior_panel_hides_the_answer_until_reveal():
 
 
 def test_posterior_panel_event_slider_only_with_delta():
-    p = C.PosteriorBoundPanel()
+    p = C.PosteriorBoundPanel().refresh()
     assert p.controls["event_probability"].layout.display == "none"
     p.controls["delta"].value = 1e-3
     assert p.controls["event_probability"].layout.display is None
@@ -60,7 +60,7 @@ def test_posterior_panel_event_slider_only_with_delta():
 
 
 def test_misconceptions_reveal_feedback_only_after_a_pick():
-    p = C.PosteriorBoundPanel()
+    p = C.PosteriorBoundPanel().refresh()
     ex = p.misconception
     assert ex.feedback.value == ""
     ex.button.click()
@@ -72,7 +72,7 @@ def test_misconceptions_reveal_feedback_only_after_a_pick():
     assert ex.feedback.value == ""
     ex.button.click()
     assert "Right" in ex.feedback.value
-    d = C.DeploymentsPanel().misconception
+    d = C.DeploymentsPanel().refresh().misconception
     assert "Tang et al. 2017 found" in d.question.value  # their analysis, not Apple's guarantee
     d.choice.index = 0
     d.button.click()
@@ -86,7 +86,7 @@ def test_misconceptions_reveal_feedback_only_after_a_pick():
 
 
 def test_smoking_study_exercise_says_what_dp_does_not_promise():
-    ex = C.PosteriorBoundPanel().smoking
+    ex = C.PosteriorBoundPanel().refresh().smoking
     assert ex.feedback.value == ""
     ex.choice.index = 1
     ex.button.click()
@@ -97,13 +97,13 @@ def test_smoking_study_exercise_says_what_dp_does_not_promise():
 def test_deployments_panel_reads_the_census_as_a_test():
     from dpviz.deployments import census_2020
     c = census_2020()
-    text = C.DeploymentsPanel().readout.value
+    text = C.DeploymentsPanel().refresh().readout.value
     assert f"μ = √(2ρ) = {c['mu_persons']:.3g}" in text and f"{c['advantage_persons']:.2f}" in text
     assert f"{c['loss_sd_persons']:.1f} standard deviations" in text
 
 
 def test_halving_exercise_hides_its_answer_and_explains_the_factor_two():
-    p = C.AccuracyCalibrationPanel()
+    p = C.AccuracyCalibrationPanel().refresh()
     a, b = p.controls["alpha_acc"].value, p.controls["beta_fail"].value
     truth = math.log(1 / b) / (a / 2)
     assert f"{truth:.4g}" not in p.readout.value + p.exercise.question.value
@@ -115,7 +115,7 @@ def test_halving_exercise_hides_its_answer_and_explains_the_factor_two():
 
 
 def test_budget_exercise_hides_the_daily_ratio_until_reveal():
-    p = C.BudgetSplitPanel()
+    p = C.BudgetSplitPanel().refresh()
     p.controls["releases"].value = 365
     r = I.per_release_budget(p.controls["epsilon_total"].value, p.controls["delta_total"].value, 365)
     ratio = r["sigma_basic"] / r["sigma_exact"]
@@ -126,7 +126,7 @@ def test_budget_exercise_hides_the_daily_ratio_until_reveal():
 
 
 def test_deployments_table_lists_every_record_with_its_source():
-    p = C.DeploymentsPanel()
+    p = C.DeploymentsPanel().refresh()
     for d in DEPLOYMENTS:
         assert d.unit in p.readout.value
     assert p.readout.value.count("see the source") >= sum(d.epsilon is None for d in DEPLOYMENTS)
@@ -134,7 +134,7 @@ def test_deployments_table_lists_every_record_with_its_source():
 
 
 def test_accuracy_panel_readout_is_the_closed_form():
-    p = C.AccuracyCalibrationPanel()
+    p = C.AccuracyCalibrationPanel().refresh()
     p.controls["alpha_acc"].value = 10.0
     p.controls["beta_fail"].value = 0.01
     e = math.log(100) / 10.0
@@ -145,14 +145,14 @@ def test_accuracy_panel_readout_is_the_closed_form():
 
 
 def test_budget_panel_readout_matches_the_core():
-    p = C.BudgetSplitPanel()
+    p = C.BudgetSplitPanel().refresh()
     p.controls["releases"].value = 52
     r = I.per_release_budget(p.controls["epsilon_total"].value, p.controls["delta_total"].value, 52)
     assert f"{r['eps_step_exact']:.4g}" in p.readout.value and f"{r['sigma_basic']:.4g}" in p.readout.value
 
 
 def test_bad_value_is_reported_and_the_panel_recovers():
-    p = C.AccuracyCalibrationPanel()
+    p = C.AccuracyCalibrationPanel().refresh()
     p.controls["beta_fail"].max = 0.5  # exponent: 10^0.5 > 1 becomes reachable
     p.controls["beta_fail"].value = 10 ** 0.2
     assert p.last_error is not None and "beta_fail" in p.last_error
@@ -162,7 +162,7 @@ def test_bad_value_is_reported_and_the_panel_recovers():
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_updates_sent_to_the_browser_contain_no_bare_nan(cls):
-    p = cls()
+    p = cls().refresh()
     found = watch_updates_for_nan(p)
     for name, c in p.controls.items():
         for v in p.bench_values()[name][:: 3]:

@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import html
 import math
-from typing import Any
 
 from dpviz import interpret as I
 from dpviz.deployments import CENSUS_DELTA, DEPLOYMENTS, census_2020
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, log_slider
-from dpviz.panels._format import _big, _fmt, _sci, _table
+from dpviz.panels import Choice, ChoiceReveal, LogSlider, Panel, PredictReveal, Values, View
+from dpviz.panels.format import big, fmt, sci, table
 from dpviz.plots import choosing_epsilon as P
 from dpviz.references import cite
 
@@ -35,6 +34,46 @@ def _pct(x: float) -> str:
     return f"{100 * x:.3g}%"
 
 
+_DELTA_MISCONCEPTION = ChoiceReveal(
+    "A data set holds n = 10,000 people. A colleague proposes (ε, δ) = (1, 1/n) = (1, 10⁻⁴). Is δ = 1/n "
+    "safe?",
+    [("Yes: 1/n is tiny when n is large, and ε = 1 is a strong guarantee.", False,
+      "Tempting, because 10⁻⁴ looks negligible. But δ is a probability of failure per person: the mechanism "
+      "that publishes each person's record in full with probability δ is (0, δ)-DP, and with δ = 1/n it "
+      "publishes about one whole record. δ should be much smaller than 1/n (Dwork & Roth 2014, §2.3)."),
+     ("No: a mechanism may then reveal about one person's record entirely; δ must be far below 1/n.", True,
+      "Right. Publishing each record with probability δ satisfies (0, δ)-DP, and n·δ = 1 record is expected "
+      "to leak in full. In the panel, choose δ = 10⁻³ and slide P[S | out] down: for rare outputs the "
+      "posterior bound climbs to 1 whatever ε is (Dwork & Roth 2014, §2.3)."),
+     ("It does not matter: only ε counts, δ is a technicality.", False,
+      "Tempting, because ε is the number usually quoted. But δ is an absolute slack: the (ε, δ) posterior "
+      "bound for an output of probability q under 'out' grows like δ/q, so for rare outputs ε says "
+      "nothing (see the dashed curve with δ > 0).")])
+
+_SMOKING = ChoiceReveal(
+    "A medical study, released with ε = 0.1, shows that smokers are far more likely to get cancer. Bob "
+    "smokes and took part. His insurer now believes he is more likely to get cancer. Did differential "
+    "privacy fail Bob?",
+    [("Yes: with ε = 0.1 nobody should be able to learn anything about Bob from the release.", False,
+      "Tempting, because ε = 0.1 is small. But DP does not promise that nothing is learned about Bob: it "
+      "promises that almost the same would be learned had Bob's record been left out. The study's finding "
+      "is about smokers, and it holds whether or not Bob took part (Dwork & Roth 2014, §1; "
+      f"{cite('kasiviswanathan2014semantics')})."),
+     ("No: the insurer learns the same whether or not Bob's record is in the study; what it learns comes "
+      "from everyone else's data and the fact that Bob smokes.", True,
+      "Right. DP bounds what the release reveals because Bob took part: the posterior after the real "
+      "release is close to the one after a release without his record "
+      f"({cite('kasiviswanathan2014semantics')}). Learning about a population, and through it about Bob, "
+      "is what the study is for (Dwork & Roth 2014, §1). If records are correlated, as with relatives or "
+      "shared households, the same reasoning lets an observer learn about Bob from others "
+      f"({cite('kifer2011nofree')})."),
+     ("No, but only because Bob was not the unit of privacy: had the study protected households, the "
+      "insurer would have learned nothing.", False,
+      "Tempting, because a larger unit of privacy protects more. But no unit stops the study's result "
+      "itself, which is about smokers in general; a household unit would only hide what Bob's household "
+      "adds to it (Dwork & Roth 2014, §1).")])
+
+
 class PosteriorBoundPanel(Panel):
     """Prior → largest posterior, for ε from 0.1 to 10; with δ > 0 the bound for an output event of probability q."""
 
@@ -44,98 +83,76 @@ class PosteriorBoundPanel(Panel):
              "the odds can grow by at most e<sup>ε</sup>. With δ > 0 the cap depends on how rare the observed output "
              "is. An observer whose prior links the person to the others' data can learn more, from the others.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal("", answer=self._answer, explain=self._explain, rel_tol=0.1, unit=" %",
-                                      guess_label="posterior (%):")
-        self.misconception = ChoiceReveal(
-            "A data set holds n = 10,000 people. A colleague proposes (ε, δ) = (1, 1/n) = (1, 10⁻⁴). Is δ = 1/n "
-            "safe?",
-            [("Yes: 1/n is tiny when n is large, and ε = 1 is a strong guarantee.", False,
-              "Tempting, because 10⁻⁴ looks negligible. But δ is a probability of failure per person: the mechanism "
-              "that publishes each person's record in full with probability δ is (0, δ)-DP, and with δ = 1/n it "
-              "publishes about one whole record. δ should be much smaller than 1/n (Dwork & Roth 2014, §2.3)."),
-             ("No: a mechanism may then reveal about one person's record entirely; δ must be far below 1/n.", True,
-              "Right. Publishing each record with probability δ satisfies (0, δ)-DP, and n·δ = 1 record is expected "
-              "to leak in full. In the panel, choose δ = 10⁻³ and slide P[S | out] down: for rare outputs the "
-              "posterior bound climbs to 1 whatever ε is (Dwork & Roth 2014, §2.3)."),
-             ("It does not matter: only ε counts, δ is a technicality.", False,
-              "Tempting, because ε is the number usually quoted. But δ is an absolute slack: the (ε, δ) posterior "
-              "bound for an output of probability q under 'out' grows like δ/q, so for rare outputs ε says "
-              "nothing (see the dashed curve with δ > 0).")])
-        self.smoking = ChoiceReveal(
-            "A medical study, released with ε = 0.1, shows that smokers are far more likely to get cancer. Bob "
-            "smokes and took part. His insurer now believes he is more likely to get cancer. Did differential "
-            "privacy fail Bob?",
-            [("Yes: with ε = 0.1 nobody should be able to learn anything about Bob from the release.", False,
-              "Tempting, because ε = 0.1 is small. But DP does not promise that nothing is learned about Bob: it "
-              "promises that almost the same would be learned had Bob's record been left out. The study's finding "
-              "is about smokers, and it holds whether or not Bob took part (Dwork & Roth 2014, §1; "
-              f"{cite('kasiviswanathan2014semantics')})."),
-             ("No: the insurer learns the same whether or not Bob's record is in the study; what it learns comes "
-              "from everyone else's data and the fact that Bob smokes.", True,
-              "Right. DP bounds what the release reveals because Bob took part: the posterior after the real "
-              "release is close to the one after a release without his record "
-              f"({cite('kasiviswanathan2014semantics')}). Learning about a population, and through it about Bob, "
-              "is what the study is for (Dwork & Roth 2014, §1). If records are correlated, as with relatives or "
-              "shared households, the same reasoning lets an observer learn about Bob from others "
-              f"({cite('kifer2011nofree')})."),
-             ("No, but only because Bob was not the unit of privacy: had the study protected households, the "
-              "insurer would have learned nothing.", False,
-              "Tempting, because a larger unit of privacy protects more. But no unit stops the study's result "
-              "itself, which is about smokers in general; a household unit would only hide what Bob's household "
-              "adds to it (Dwork & Roth 2014, §1).")])
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": LogSlider("ε (bold curve)", 1.0, 10 ** -1, 10 ** 1, step=0.05, fmt=".3g"),
+        "prior": LogSlider("your prior p = P[in]", 0.1, 10 ** -4, 10 ** -0.3, step=0.1, fmt=".3g"),
+        "delta": Choice("δ", DELTA_OPTIONS, 0.0),
+        "event_probability": LogSlider("P[S | out]: how likely the output is if the person is out", 1e-3,
+                                       10 ** -10, 1, step=0.25, fmt=".1e", visible=lambda v: v.delta > 0),
+    }
 
-    def _build_controls(self):
-        return {
-            "epsilon": log_slider("ε (bold curve)", 1.0, -1, 1, step=0.05, readout_format=".3g"),
-            "prior": log_slider("your prior p = P[in]", 0.1, -4, -0.3, step=0.1, readout_format=".3g"),
-            "delta": dropdown("δ", DELTA_OPTIONS, 0.0),
-            "event_probability": log_slider("P[S | out]: how likely the output is if the person is out", 1e-3,
-                                            -10, 0, step=0.25, readout_format=".1e"),
-        }
+    def _answer(self, v: Values) -> float:
+        return 100 * I.posterior_bound(float(v.prior), float(v.epsilon))
 
-    def _extra_widgets(self):
-        return [self.exercise.widget, self.misconception.widget, self.smoking.widget]
-
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = tuple(self.values().values())
-        self.update()
-
-    def _answer(self) -> float:
-        v = self.values()
-        return 100 * I.posterior_bound(float(v["prior"]), float(v["epsilon"]))
-
-    def _explain(self, answer: float) -> str:
-        v = self.values()
-        e, p = float(v["epsilon"]), float(v["prior"])
+    def _explain(self, v: Values, answer: float) -> str:
+        e, p = float(v.epsilon), float(v.prior)
         return (f"Prior odds p/(1 − p) = {p / (1 - p):.4g}, times e<sup>ε</sup> = {math.exp(e):.4g}, gives posterior "
                 f"odds {math.exp(e) * p / (1 - p):.4g}, i.e. a posterior of {answer:.3g}% "
                 f"({cite('kasiviswanathan2014semantics')}). Randomized response with this ε reaches it exactly.")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, p, d, q = float(v["epsilon"]), float(v["prior"]), float(v["delta"]), float(v["event_probability"])
-        self.controls["event_probability"].layout.display = None if d > 0 else "none"
-        revealed = self._revealed_at == tuple(v.values())
+    def _question(self, v: Values) -> str:
+        return (f"With ε = {float(v.epsilon):.3g} (δ = 0) and a prior of {_pct(float(v.prior))}, what is the largest "
+                "posterior (in %) an observer can reach? Hint: multiply the odds.")
+
+    # The answer is drawn and tabulated after the reveal, until a control moves (predict again).
+    exercises = {"exercise": PredictReveal(_question, answer=_answer, explain=_explain, rel_tol=0.1, unit=" %",
+                                           guess_label="posterior (%):", redraw=True),
+                 "misconception": _DELTA_MISCONCEPTION,
+                 "smoking": _SMOKING}
+
+    def render(self, v: Values) -> View:
+        eps, p, d, q = float(v.epsilon), float(v.prior), float(v.delta), float(v.event_probability)
+        revealed = self.revealed("exercise")
         fig = P.posterior_figure(eps, d, q if d > 0 else None, marker_prior=p if revealed else None)
-        rows = [("odds factor e<sup>ε</sup>", _fmt(math.exp(eps))),
+        rows = [("odds factor e<sup>ε</sup>", fmt(math.exp(eps))),
                 (f"largest posterior for your prior {_pct(p)}, δ = 0",
                  _pct(I.posterior_bound(p, eps)) if revealed else "? — predict it below, then reveal")]
         if d > 0:
-            rows.append((f"with δ = {_sci(d)}, for an output event S with P[S | out] = {q:.2g} (exact maximum)",
+            rows.append((f"with δ = {sci(d)}, for an output event S with P[S | out] = {q:.2g} (exact maximum)",
                          _pct(I.posterior_bound(p, eps, d, event_probability=q)) if revealed else "? (after reveal)"))
             rows.append(("worst case over all outputs, δ > 0", "100% (rare outputs: δ/P[S | out] is large)"))
-        self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> With ε = {eps:.3g} (δ = 0) and a prior of {_pct(p)}, what is the largest "
-            "posterior (in %) an observer can reach? Hint: multiply the odds.")
-        return View(figures=[fig], readout=_table(rows))
+        return View(figures=[fig], readout=table(rows))
 
 
 def _record(key: str):
     """The deployment record whose source is ``key``."""
     return next(d for d in DEPLOYMENTS if d.key == key)
+
+
+def _units_misconception() -> ChoiceReveal:
+    """The misconception "a smaller number is always more private": Apple's daily ε against LinkedIn's monthly ε."""
+    apple, linkedin = _record("tang2017privacy"), _record("rogers2021linkedin")
+    year_apple, year_linkedin = 365 * apple.epsilon, 12 * linkedin.epsilon
+    loose = (f"{year_apple:,.0f} for Apple and 12 × {linkedin.epsilon:g} ≈ {year_linkedin:,.0f} for LinkedIn: a "
+             "loose upper bound by basic composition (Dwork & Roth 2014, Thm 3.16), on different threat models "
+             "(Apple's noise is added on the device, local DP; LinkedIn's on the server, central DP)")
+    return ChoiceReveal(
+        f"Tang et al. 2017 found that macOS 10.12 allows up to ε = {apple.epsilon:g} per user per day; LinkedIn "
+        f"reports ε = {linkedin.epsilon:g} per member per month (Rogers et al. 2021). Which protects a person "
+        "more over a year?",
+        [(f"Apple's: {apple.epsilon:g} is smaller than {linkedin.epsilon:g}.", False,
+          "Tempting, because a smaller ε is more private for the same unit and period. But these are per day "
+          f"and per month, and Apple's budget renews every day. Over a year: 365 × {apple.epsilon:g} = "
+          f"{loose}."),
+         ("Neither number answers it as it stands: first bring both to the same unit of privacy and the same "
+          "period (and note local vs central DP).", True,
+          "Right. An ε is only meaningful with its unit of privacy and its time horizon. Over a year, 365 × "
+          f"{apple.epsilon:g} = {loose}. Even after that, the two numbers do not answer the question."),
+         ("Both are the same: above ε ≈ 10 the guarantee is meaningless anyway.", False,
+          "Tempting, because the posterior bound is close to 1 for such ε. But the bound is a worst case over "
+          "outputs and observers; over a year their loose upper bounds by basic composition differ by a factor "
+          f"of {year_apple / year_linkedin:.0f} ({year_apple:,.0f} against {year_linkedin:,.0f}), and the unit "
+          "and period matter more than the rounding of the bound.")])
 
 
 class DeploymentsPanel(Panel):
@@ -146,60 +163,32 @@ class DeploymentsPanel(Panel):
     intro = ("Each point is a published guarantee: its ε, and how far an informed observer who starts at your prior "
              "could be pushed. Read the unit of privacy and the period before comparing two numbers.")
 
-    def __init__(self, **overrides: Any):
-        apple, linkedin = _record("tang2017privacy"), _record("rogers2021linkedin")
-        year_apple, year_linkedin = 365 * apple.epsilon, 12 * linkedin.epsilon
-        loose = (f"{year_apple:,.0f} for Apple and 12 × {linkedin.epsilon:g} ≈ {year_linkedin:,.0f} for LinkedIn: a "
-                 "loose upper bound by basic composition (Dwork & Roth 2014, Thm 3.16), on different threat models "
-                 "(Apple's noise is added on the device, local DP; LinkedIn's on the server, central DP)")
-        self.misconception = ChoiceReveal(
-            f"Tang et al. 2017 found that macOS 10.12 allows up to ε = {apple.epsilon:g} per user per day; LinkedIn "
-            f"reports ε = {linkedin.epsilon:g} per member per month (Rogers et al. 2021). Which protects a person "
-            "more over a year?",
-            [(f"Apple's: {apple.epsilon:g} is smaller than {linkedin.epsilon:g}.", False,
-              "Tempting, because a smaller ε is more private for the same unit and period. But these are per day "
-              f"and per month, and Apple's budget renews every day. Over a year: 365 × {apple.epsilon:g} = "
-              f"{loose}."),
-             ("Neither number answers it as it stands: first bring both to the same unit of privacy and the same "
-              "period (and note local vs central DP).", True,
-              "Right. An ε is only meaningful with its unit of privacy and its time horizon. Over a year, 365 × "
-              f"{apple.epsilon:g} = {loose}. Even after that, the two numbers do not answer the question."),
-             ("Both are the same: above ε ≈ 10 the guarantee is meaningless anyway.", False,
-              "Tempting, because the posterior bound is close to 1 for such ε. But the bound is a worst case over "
-              "outputs and observers; over a year their loose upper bounds by basic composition differ by a factor "
-              f"of {year_apple / year_linkedin:.0f} ({year_apple:,.0f} against {year_linkedin:,.0f}), and the unit "
-              "and period matter more than the rounding of the bound.")])
-        super().__init__(**overrides)
+    controls = {"prior": LogSlider("prior p = P[in]", 0.01, 10 ** -4, 10 ** -0.3, step=0.1, fmt=".3g")}
+    exercises = {"misconception": _units_misconception()}
 
-    def _build_controls(self):
-        return {"prior": log_slider("prior p = P[in]", 0.01, -4, -0.3, step=0.1, readout_format=".3g")}
-
-    def _extra_widgets(self):
-        return [self.misconception.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        p = float(v["prior"])
+    def render(self, v: Values) -> View:
+        p = float(v.prior)
         fig = P.deployments_figure(p, DEPLOYMENTS)
         head = ("<tr><th>who — what</th><th>ε</th><th>δ</th><th>unit of privacy</th><th>per</th>"
                 "<th>what the source says</th><th>source</th></tr>")
         rows = []
         for d in DEPLOYMENTS:
-            eps = _fmt(d.epsilon) if d.epsilon is not None else "see the source"
-            delta = "n/a" if d.delta is None else ("0" if d.delta == 0 else _sci(d.delta))
+            eps = fmt(d.epsilon) if d.epsilon is not None else "see the source"
+            delta = "n/a" if d.delta is None else ("0" if d.delta == 0 else sci(d.delta))
             rows.append(f"<tr><td>{html.escape(d.label)}</td><td><b>{eps}</b></td><td>{delta}</td>"
                         f"<td>{html.escape(d.unit)}</td><td>{html.escape(d.horizon)}</td>"
                         f"<td>{html.escape(d.says)}</td><td>{cite(d.key)}</td></tr>")
-        table = ("<div style='overflow-x:auto'><table style='font-size:0.85em;border-collapse:collapse' "
-                 "cellpadding='3'>" + head + "".join(rows) + "</table></div>")
+        records = ("<div style='overflow-x:auto'><table style='font-size:0.85em;border-collapse:collapse' "
+                   "cellpadding='3'>" + head + "".join(rows) + "</table></div>")
         c = census_2020(CENSUS_DELTA)
         census = (f"<p><b>The census as a hypothesis test.</b> Composed Gaussian noise with "
                   f"ρ = {c['rho_persons']:g} (persons) is close to μ-GDP with μ = √(2ρ) = {c['mu_persons']:.3g}: "
                   "no test of whether one person is in the data beats a true-positive minus false-positive rate of "
                   f"{c['advantage_persons']:.2f} (2Φ(μ/2) − 1; {cite('dong2022gaussian', 'Cor. 3.3')}). "
                   f"The ε = {c['eps_persons']:.2f} at "
-                  f"δ = {_sci(CENSUS_DELTA)} lies {c['loss_sd_persons']:.1f} standard deviations out in the privacy "
+                  f"δ = {sci(CENSUS_DELTA)} lies {c['loss_sd_persons']:.1f} standard deviations out in the privacy "
                   "loss N(ρ, 2ρ): a point of its tail, not a typical loss.</p>")
-        return View(figures=[fig], readout=table + census)
+        return View(figures=[fig], readout=records + census)
 
 
 class AccuracyCalibrationPanel(Panel):
@@ -210,45 +199,37 @@ class AccuracyCalibrationPanel(Panel):
     intro = ("Decide how accurate one count must be — within ±α<sub>acc</sub> with probability 1 − "
              "β<sub>fail</sub> — and read off the smallest ε that delivers it. Counts have sensitivity Δ = 1.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal("", answer=self._answer, explain=self._explain, rel_tol=0.05,
-                                      guess_label="Laplace ε:")
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "alpha_acc": LogSlider("accuracy target α<sub>acc</sub> (±)", 10.0, 1, 10 ** 3, step=0.05, fmt=".3g"),
+        "beta_fail": LogSlider("failure probability β<sub>fail</sub>", 0.05, 10 ** -6, 10 ** -0.3, step=0.1,
+                               fmt=".2g"),
+        "delta": LogSlider("δ (Gaussian only)", 1e-6, 10 ** -12, 10 ** -3, step=0.5, fmt=".1e"),
+    }
 
-    def _build_controls(self):
-        return {
-            "alpha_acc": log_slider("accuracy target α<sub>acc</sub> (±)", 10.0, 0, 3, step=0.05, readout_format=".3g"),
-            "beta_fail": log_slider("failure probability β<sub>fail</sub>", 0.05, -6, -0.3, step=0.1,
-                                    readout_format=".2g"),
-            "delta": log_slider("δ (Gaussian only)", 1e-6, -12, -3, step=0.5, readout_format=".1e"),
-        }
+    def _answer(self, v: Values) -> float:
+        return I.laplace_epsilon_for_accuracy(float(v.alpha_acc) / 2, float(v.beta_fail))
 
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = tuple(self.values().values())
-        self.update()
-
-    def _answer(self) -> float:
-        v = self.values()
-        return I.laplace_epsilon_for_accuracy(float(v["alpha_acc"]) / 2, float(v["beta_fail"]))
-
-    def _explain(self, answer: float) -> str:
-        v = self.values()
-        a, b, d = float(v["alpha_acc"]), float(v["beta_fail"]), float(v["delta"])
+    def _explain(self, v: Values, answer: float) -> str:
+        a, b, d = float(v.alpha_acc), float(v.beta_fail), float(v.delta)
         g1, g2 = I.gaussian_epsilon_for_accuracy(a, b, d), I.gaussian_epsilon_for_accuracy(a / 2, b, d)
         growth = f"by a factor {g2 / g1:.3g}" if g1 > 0 else "from 0"
         return ("ε = ln(1/β<sub>fail</sub>)/α<sub>acc</sub> is inversely proportional to α<sub>acc</sub>: half the "
                 "error costs twice the ε "
-                f"({cite('dwork2014algorithmic', 'Thm 3.8')}). The Gaussian's ε at δ = {_sci(d)} grows {growth}: "
+                f"({cite('dwork2014algorithmic', 'Thm 3.8')}). The Gaussian's ε at δ = {sci(d)} grows {growth}: "
                 "not by 2, because its ε(δ) is not proportional to 1/σ (Balle & Wang 2018, Thm 8).")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        a, b, d = float(v["alpha_acc"]), float(v["beta_fail"]), float(v["delta"])
-        if self._revealed_at != tuple(v.values()):
+    def _question(self, v: Values) -> str:
+        a, b = float(v.alpha_acc), float(v.beta_fail)
+        return (f"At α<sub>acc</sub> = {a:.3g} and β<sub>fail</sub> = {b:.2g} the Laplace mechanism needs "
+                f"ε = {fmt(I.laplace_epsilon_for_accuracy(a, b))}. What ε does it need if you halve the accuracy "
+                f"target, to α<sub>acc</sub> = {a / 2:.3g}?")
+
+    exercises = {"exercise": PredictReveal(_question, answer=_answer, explain=_explain, rel_tol=0.05,
+                                           guess_label="Laplace ε:", redraw=True)}
+
+    def render(self, v: Values) -> View:
+        a, b, d = float(v.alpha_acc), float(v.beta_fail), float(v.delta)
+        if not self.revealed("exercise"):
             self.exercise.feedback.value = ""  # a new setting: the previous verdict no longer applies
         fig = P.accuracy_figure(a, b, d)
         e_lap = I.laplace_epsilon_for_accuracy(a, b)
@@ -256,24 +237,20 @@ class AccuracyCalibrationPanel(Panel):
         sigma = I.gaussian_sigma_for_accuracy(a, b)
         try:
             x = I.accuracy_crossover_alpha(b, d)
-            cross = f"α<sub>acc</sub> > {_big(x) if x >= 100 else _fmt(x)}"
+            cross = f"α<sub>acc</sub> > {big(x) if x >= 100 else fmt(x)}"
         except ValueError:
             cross = "not on α<sub>acc</sub> from 10⁻³ to 10¹²"
         rows = [("Laplace: ε = ln(1/β<sub>fail</sub>)/α<sub>acc</sub>, scale b = 1/ε",
-                 f"ε = {_fmt(e_lap)}, b = {_fmt(1 / e_lap)}"),
-                (f"Gaussian at δ = {_sci(d)}: σ = α<sub>acc</sub>/Φ<sup>−1</sup>(1 − β<sub>fail</sub>/2)",
-                 f"ε = {_fmt(e_gau)}, σ = {_fmt(sigma)}"),
+                 f"ε = {fmt(e_lap)}, b = {fmt(1 / e_lap)}"),
+                (f"Gaussian at δ = {sci(d)}: σ = α<sub>acc</sub>/Φ<sup>−1</sup>(1 − β<sub>fail</sub>/2)",
+                 f"ε = {fmt(e_gau)}, σ = {fmt(sigma)}"),
                 ("the Gaussian needs the smaller ε (at this β<sub>fail</sub> and δ) for", cross),
                 ("largest posterior from a 1% prior (Laplace ε)", _pct(I.posterior_bound(0.01, e_lap)))]
-        self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> At α<sub>acc</sub> = {a:.3g} and β<sub>fail</sub> = {b:.2g} the Laplace "
-            f"mechanism needs ε = {_fmt(e_lap)}. What ε does it need if you halve the accuracy target, to "
-            f"α<sub>acc</sub> = {a / 2:.3g}?")
         hint = None
         if min(e_lap, e_gau) > 5:
             hint = ("This accuracy needs ε > 5: a weak guarantee. Relax α<sub>acc</sub> or β<sub>fail</sub>, or count "
                     "over more people.")
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
 
 
 #: The release count of the budget exercise: daily releases over a year.
@@ -288,45 +265,39 @@ class BudgetSplitPanel(Panel):
     intro = ("A person's total over a year is (ε, δ). With k releases in the year, how much may each spend? "
              "Basic composition splits evenly; exact accounting of Gaussian releases lets each spend more.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal("", answer=self._answer, explain=self._explain, rel_tol=0.15, unit="×",
-                                      guess_label="σ<sub>basic</sub>/σ<sub>exact</sub>:")
-        self.exercise.guess.description_allow_html = True
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "epsilon_total": LogSlider("ε per person per year", 1.0, 10 ** -1, 10 ** 1.3, step=0.05, fmt=".3g"),
+        "delta_total": LogSlider("δ per person per year", 1e-6, 10 ** -12, 10 ** -3, step=0.5, fmt=".1e"),
+        "releases": LogSlider("releases per year k", 12, 1, 10 ** 3, step=0.05, fmt=".0f", integer=True),
+    }
 
-    def _build_controls(self):
-        return {
-            "epsilon_total": log_slider("ε per person per year", 1.0, -1, 1.3, step=0.05, readout_format=".3g"),
-            "delta_total": log_slider("δ per person per year", 1e-6, -12, -3, step=0.5, readout_format=".1e"),
-            "releases": log_slider("releases per year k", 12, 0, 3, step=0.05, readout_format=".0f"),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = tuple(self.values().values())
-        self.update()
-
-    def _answer(self) -> float:
-        v = self.values()
-        r = I.per_release_budget(float(v["epsilon_total"]), float(v["delta_total"]), DAILY)
+    def _answer(self, v: Values) -> float:
+        r = I.per_release_budget(float(v.epsilon_total), float(v.delta_total), DAILY)
         return r["sigma_basic"] / r["sigma_exact"]
 
-    def _explain(self, answer: float) -> str:
-        v = self.values()
-        r = I.per_release_budget(float(v["epsilon_total"]), float(v["delta_total"]), DAILY)
-        return (f"σ<sub>basic</sub> = {_fmt(r['sigma_basic'])} (each release calibrated to (ε/k, δ/k); "
+    def _explain(self, v: Values, answer: float) -> str:
+        r = I.per_release_budget(float(v.epsilon_total), float(v.delta_total), DAILY)
+        return (f"σ<sub>basic</sub> = {fmt(r['sigma_basic'])} (each release calibrated to (ε/k, δ/k); "
                 f"{cite('dwork2014algorithmic', 'Thm 3.16')}) against σ<sub>exact</sub> = √k·σ₁ = "
-                f"{_fmt(r['sigma_exact'])} ({cite('dong2022gaussian', 'Cor. 3.3')}). Basic composition's σ grows "
+                f"{fmt(r['sigma_exact'])} ({cite('dong2022gaussian', 'Cor. 3.3')}). Basic composition's σ grows "
                 "about like k (its ε/k shrinks, and σ ∝ 1/ε), the exact one like √k, so the ratio grows roughly "
                 "like √k.")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        e, d, k = float(v["epsilon_total"]), float(v["delta_total"]), int(round(float(v["releases"])))
-        revealed = self._revealed_at == tuple(v.values())
+    def _question(self, v: Values) -> str:
+        return (f"With ε = {float(v.epsilon_total):.3g} and δ = {sci(float(v.delta_total))} per person per year and "
+                f"k = {DAILY} daily releases, how many times more noise does each release need under basic "
+                "composition than under exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)?")
+
+    exercises = {"exercise": PredictReveal(_question, answer=_answer, explain=_explain, rel_tol=0.15, unit="×",
+                                           guess_label="σ<sub>basic</sub>/σ<sub>exact</sub>:", redraw=True)}
+
+    def __init__(self, **overrides):
+        super().__init__(**overrides)
+        self.exercise.guess.description_allow_html = True  # the guess label holds <sub>
+
+    def render(self, v: Values) -> View:
+        e, d, k = float(v.epsilon_total), float(v.delta_total), v.releases
+        revealed = self.revealed("exercise")
         if not revealed:
             self.exercise.feedback.value = ""  # a new setting: the previous verdict no longer applies
         fig = P.budget_figure(e, d, k)
@@ -334,13 +305,9 @@ class BudgetSplitPanel(Panel):
         ratio = f"{r['sigma_basic'] / r['sigma_exact']:.3g}×"
         if k == DAILY and not revealed:
             ratio = "? — predict it below, then reveal"
-        rows = [("basic: each release (ε/k, δ/k)", f"({_fmt(r['eps_basic'])}, {r['delta_step']:.2g}); "
-                                                   f"Gaussian σ = {_fmt(r['sigma_basic'])}"),
-                ("exact Gaussian accounting: σ per release", _fmt(r["sigma_exact"])),
-                ("… which alone is (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> =", _fmt(r["eps_step_exact"])),
+        rows = [("basic: each release (ε/k, δ/k)", f"({fmt(r['eps_basic'])}, {r['delta_step']:.2g}); "
+                                                   f"Gaussian σ = {fmt(r['sigma_basic'])}"),
+                ("exact Gaussian accounting: σ per release", fmt(r["sigma_exact"])),
+                ("… which alone is (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> =", fmt(r["eps_step_exact"])),
                 ("noise saved by exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)", ratio)]
-        self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> With ε = {e:.3g} and δ = {_sci(d)} per person per year and k = {DAILY} "
-            "daily releases, how many times more noise does each release need under basic composition than under "
-            "exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)?")
-        return View(figures=[fig], readout=_table(rows))
+        return View(figures=[fig], readout=table(rows))
