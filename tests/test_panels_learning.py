@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 
+from dpviz.panels import Values
 from dpviz.panels.learning import (
     ERMUsersPanel,
     HeterogeneityPanel,
@@ -24,7 +25,7 @@ def _changed(a, b):
 
 @pytest.mark.parametrize("cls", [LearningRatesPanel, ERMUsersPanel, PhasedERMPanel])
 def test_first_control_changes_first_figure(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None
     name, ctrl = next(iter(p.controls.items()))
     before = _ys(p)
@@ -33,7 +34,7 @@ def test_first_control_changes_first_figure(cls):
 
 
 def test_rates_panel_naive_flat_in_m():
-    p = LearningRatesPanel()
+    p = LearningRatesPanel().refresh()
     naive_before = np.asarray(p.figures[0].data[3].y).copy()
     upper_before = np.asarray(p.figures[0].data[0].y).copy()
     p.controls["m"].value = 1000
@@ -45,7 +46,7 @@ def test_rates_panel_naive_flat_in_m():
 
 
 def test_train_live_panel_runs_and_reports_epsilon():
-    p = TrainLivePanel(n=300, T=30)
+    p = TrainLivePanel(n=300, T=30).refresh()
     assert p.last_error is None
     assert len(p.figures[0].data) == 4
     assert "ε = " in p.readout.value and "item-level" in p.readout.value
@@ -58,11 +59,11 @@ def test_train_live_panel_runs_and_reports_epsilon():
     assert 10 ** n_max * 10 ** m_max <= 200_000
     # the render still refuses client input beyond the cap with a friendly message
     with pytest.raises(ValueError, match="n·m"):
-        p._render({**p.values(), "n": 10 ** 4, "m": 10 ** 3})
+        next(p.render(Values({**p.values(), "n": 10 ** 4, "m": 10 ** 3})))
 
 
 def test_train_live_logistic_task():
-    p = TrainLivePanel(n=200, T=20, task="logistic")
+    p = TrainLivePanel(n=200, T=20, task="logistic").refresh()
     assert p.last_error is None and p.figures[0].layout.yaxis.type != "log"
     # the logistic excess risk is a Monte-Carlo estimate that can read below 0: the table shows the training loss,
     # like the figure
@@ -70,13 +71,13 @@ def test_train_live_logistic_task():
 
 
 def test_phased_panel_hint_when_users_run_out():
-    p = PhasedERMPanel(n=200, m=1000)
+    p = PhasedERMPanel(n=200, m=1000).refresh()
     assert p.last_error is None
     assert "only" in p.hint.value  # the schedule asks for more phases than there are users
 
 
 def test_heterogeneity_panel_and_exercise():
-    p = HeterogeneityPanel(n=100)
+    p = HeterogeneityPanel(n=100).refresh()
     assert p.last_error is None
     before = _ys(p)
     p.controls["heterogeneity"].value = 0.6
@@ -97,7 +98,7 @@ def test_heterogeneity_panel_and_exercise():
 
 
 def test_train_live_paper_mode_shows_nominal_and_spent_epsilon():
-    p = TrainLivePanel(n=300, T=20, mode="paper")
+    p = TrainLivePanel(n=300, T=20, mode="paper").refresh()
     assert p.last_error is None
     assert "claims ε = 1" in p.readout.value and "Paper constants" in p.hint.value
     # digest 004 pitfall P13: say β, and that β = 1 leaves Theorem 3 vacuous
@@ -105,14 +106,14 @@ def test_train_live_paper_mode_shows_nominal_and_spent_epsilon():
 
 
 def test_train_live_non_private_run_reads_epsilon_infinity():
-    p = TrainLivePanel(n=200, T=10)
+    p = TrainLivePanel(n=200, T=10).refresh()
     names = [t.name for t in p.figures[0].data]
     assert any("non-private" in s and "∞" in s for s in names)
     assert "ε = 0" not in p.readout.value and "10⁻⁵" in p.readout.value
 
 
 def test_rates_panel_misconception_exercise_answers_the_matching_condition():
-    p = LearningRatesPanel()
+    p = LearningRatesPanel().refresh()
     ex = p.misconception
     assert ex.feedback.value == ""  # nothing before a pick and Reveal
     ex.choice.index = 0
@@ -123,5 +124,5 @@ def test_rates_panel_misconception_exercise_answers_the_matching_condition():
     assert ex.feedback.value == ""  # a new pick clears the previous verdict
     ex.reveal()
     assert "✅" in ex.feedback.value
-    p2 = LearningRatesPanel()
+    p2 = LearningRatesPanel().refresh()
     assert "√(G/(σ√d))" not in p2.readout.value + p2.status.value

@@ -18,17 +18,8 @@ import numpy as np
 
 from dpviz.learning import iter_compare_training, phased_erm_schedule, rates
 from dpviz.learning.experiments import heterogeneity_formula, heterogeneity_m_star, heterogeneity_point, lesson_task
-from dpviz.panels._base import (
-    ChoiceReveal,
-    Panel,
-    PredictReveal,
-    Step,
-    View,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-)
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, Step, View
+from dpviz.panels.format import sci, table
 from dpviz.plots import learning as P
 
 __all__ = ["LearningRatesPanel", "ERMUsersPanel", "PhasedERMPanel", "TrainLivePanel", "HeterogeneityPanel"]
@@ -38,20 +29,9 @@ _MAX_EXAMPLES = 200_000  # n·m cap of a live run (memory and a ~1 s budget)
 _LOG_N, _LOG_M = (2.0, 3.0), (0.0, 2.3)
 
 
-_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def _sci(x: float) -> str:
-    """1e-05 → "10⁻⁵"; other values in short scientific form (readouts, not code)."""
-    e = math.log10(x) if x > 0 else float("nan")
-    if math.isfinite(e) and abs(e - round(e)) < 1e-9:
-        return "10" + str(int(round(e))).translate(_SUP)
-    return f"{x:.2g}"
-
-
 def _table(rows) -> str:
-    return "<table>" + "".join(
-        f"<tr><td style='padding:1px 14px 1px 0'>{a}</td><td><b>{b}</b></td></tr>" for a, b in rows) + "</table>"
+    """This lesson's readout tables (a 14 px gap after the label)."""
+    return table(rows, pad=14)
 
 
 class LearningRatesPanel(Panel):
@@ -63,39 +43,32 @@ class LearningRatesPanel(Panel):
              "where the upper and lower bounds match (up to logs). Shapes only — the hidden constants and logs are "
              "one knob C.")
 
-    def _build_controls(self):
-        return {
-            "m": log_slider("samples per user m", 100, 0, 4, step=0.1, readout_format=".0f"),
-            "d": log_slider("dimension d", 10, 0, 3, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("privacy ε", 1.0, -1.3, 1, step=0.05),
-            "C": log_slider("constant knob C (validity)", 1.0, -2, 2, step=0.1),
-        }
+    controls = {
+        "m": LogSlider("samples per user m", 100, 1, 1e4, step=0.1, fmt=".0f", integer=True),
+        "d": LogSlider("dimension d", 10, 1, 1e3, step=0.1, fmt=".0f", integer=True),
+        "epsilon": LogSlider("privacy ε", 1.0, 10 ** -1.3, 10, step=0.05),
+        "C": LogSlider("constant knob C (validity)", 1.0, 1e-2, 1e2, step=0.1),
+    }
+    exercises = {"misconception": ChoiceReveal(
+        "In this figure the upper bound (Phased ERM, Levy et al. 2021, Thm 4) and the lower bound (Levy et al. "
+        "2021, Thm 5) nearly coincide; it is drawn with a Lipschitz constant G = σ√d. Now take a problem whose G "
+        "is 100 times σ√d. Is Phased ERM still proven optimal (up to logarithms)?",
+        [("Yes: Theorem 5 is a matching lower bound, so Phased ERM is optimal for every problem.", False,
+          "Tempting: \"matching upper and lower bounds\" is how such results are often summarised, and the two "
+          "curves coincide here. But Thm 4 is R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε) and Thm 5 is "
+          "R·G<sub>min</sub>/√(mn) + R·G<sub>min</sub>√d/(n√m ε), with G<sub>min</sub> = min(G, σ√d): they "
+          "match only when G = Θ(σ√d)."),
+         ("No, not proven: the statistical terms now differ by a factor √(G/(σ√d)) = 10.", True,
+          "Right. With G = 100·σ√d, G<sub>min</sub> = σ√d: the privacy terms still agree (Rσd/(n√m ε)), but "
+          "the upper bound's first term R√(G·σ√d)/√(mn) is 10 times the lower bound's Rσ√d/√(mn). The two "
+          "match only when G = Θ(σ√d)."),
+         ("Yes, as long as n is large enough (right of the grey region).", False,
+          "The grey region marks where Theorem 4's condition on n fails, i.e. where the upper bound is not "
+          "proven at all. Right of it the upper bound holds, but holding is not matching: the gap between the "
+          "formulas of Thm 4 and Thm 5 does not depend on n.")])}
 
-    def __init__(self, **kw):
-        self.misconception = ChoiceReveal(
-            "In this figure the upper bound (Phased ERM, Levy et al. 2021, Thm 4) and the lower bound (Levy et al. "
-            "2021, Thm 5) nearly coincide; it is drawn with a Lipschitz constant G = σ√d. Now take a problem whose G "
-            "is 100 times σ√d. Is Phased ERM still proven optimal (up to logarithms)?",
-            [("Yes: Theorem 5 is a matching lower bound, so Phased ERM is optimal for every problem.", False,
-              "Tempting: \"matching upper and lower bounds\" is how such results are often summarised, and the two "
-              "curves coincide here. But Thm 4 is R√(G·G<sub>min</sub>)/√(mn) + Rσd/(n√m ε) and Thm 5 is "
-              "R·G<sub>min</sub>/√(mn) + R·G<sub>min</sub>√d/(n√m ε), with G<sub>min</sub> = min(G, σ√d): they "
-              "match only when G = Θ(σ√d)."),
-             ("No, not proven: the statistical terms now differ by a factor √(G/(σ√d)) = 10.", True,
-              "Right. With G = 100·σ√d, G<sub>min</sub> = σ√d: the privacy terms still agree (Rσd/(n√m ε)), but "
-              "the upper bound's first term R√(G·σ√d)/√(mn) is 10 times the lower bound's Rσ√d/√(mn). The two "
-              "match only when G = Θ(σ√d)."),
-             ("Yes, as long as n is large enough (right of the grey region).", False,
-              "The grey region marks where Theorem 4's condition on n fails, i.e. where the upper bound is not "
-              "proven at all. Right of it the upper bound holds, but holding is not matching: the gap between the "
-              "formulas of Thm 4 and Thm 5 does not depend on n.")])
-        super().__init__(**kw)
-
-    def _extra_widgets(self):
-        return [self.misconception.widget]
-
-    def _render(self, v):
-        m, d, eps, C = round(v["m"]), round(v["d"]), v["epsilon"], v["C"]
+    def render(self, v):
+        m, d, eps, C = v.m, v.d, v.epsilon, v.C
         ns = np.geomspace(10, 1e7, 200)
         G = sigma = R = 1.0
         sig = sigma / math.sqrt(d)  # so that G̃ = σ√d = G: Thm 4 and 5 then match up to logs
@@ -126,15 +99,14 @@ class ERMUsersPanel(Panel):
              "n ≳ √(dT)/ε users (Levy et al. 2021, Thm 3). Swapping in the mean estimator of "
              "Esfandiari, Mirrokni & Narayanan 2022 removes the √d (Esfandiari, Mirrokni & Narayanan 2022, Thm 30).")
 
-    def _build_controls(self):
-        return {
-            "d": log_slider("dimension d", 100, 0, 4, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("privacy ε", 1.0, -1.3, 1, step=0.05),
-            "n": log_slider("your number of users n", 1000, 1, 6, step=0.1, readout_format=".0f"),
-        }
+    controls = {
+        "d": LogSlider("dimension d", 100, 1, 1e4, step=0.1, fmt=".0f", integer=True),
+        "epsilon": LogSlider("privacy ε", 1.0, 10 ** -1.3, 10, step=0.05),
+        "n": LogSlider("your number of users n", 1000, 10, 1e6, step=0.1, fmt=".0f"),
+    }
 
-    def _render(self, v):
-        d, eps, n = round(v["d"]), v["epsilon"], v["n"]
+    def render(self, v):
+        d, eps, n = v.d, v.epsilon, v.n
         Ts = np.geomspace(1, 1e5, 120)
         levy = {dd: rates.erm_users_needed(dd, Ts, eps) for dd in sorted({1, d, 10 * d})}
         ours = rates.erm_users_needed_003(d, Ts, eps)
@@ -159,16 +131,15 @@ class PhasedERMPanel(Panel):
              "run costs one user-level (ε, δ): parallel composition — mechanisms that read disjoint sets of users "
              "cost the maximum of their ε, not the sum.")
 
-    def _build_controls(self):
-        return {
-            "n": log_slider("users n", 10000, 2, 7, step=0.1, readout_format=".0f"),
-            "m": log_slider("samples per user m", 10, 0, 4, step=0.1, readout_format=".0f"),
-            "d": log_slider("dimension d", 10, 0, 3, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("privacy ε", 1.0, -1.3, 0, step=0.05),
-        }
+    controls = {
+        "n": LogSlider("users n", 10000, 1e2, 1e7, step=0.1, fmt=".0f", integer=True),
+        "m": LogSlider("samples per user m", 10, 1, 1e4, step=0.1, fmt=".0f", integer=True),
+        "d": LogSlider("dimension d", 10, 1, 1e3, step=0.1, fmt=".0f", integer=True),
+        "epsilon": LogSlider("privacy ε", 1.0, 10 ** -1.3, 1, step=0.05),
+    }
 
-    def _render(self, v):
-        n, m, d, eps = round(v["n"]), round(v["m"]), round(v["d"]), v["epsilon"]
+    def render(self, v):
+        n, m, d, eps = v.n, v.m, v.d, v.epsilon
         s = phased_erm_schedule(n, m, d, eps, G=1.0, sigma=1.0 / math.sqrt(d), R=1.0)
         keep = s.users >= 1
         fig = P.phased_schedule_figure(s.users[keep], s.lambdas[keep], n=n)
@@ -197,44 +168,43 @@ class TrainLivePanel(Panel):
              "Every run gets the same ε (δ = 10⁻⁵) — at user level, except the example-level run, which gets it "
              "per example. The legend and the table show the user-level ε each run really spends, composed by a "
              "privacy accountant.")
-    slow = True
-
-    def _build_controls(self):
-        return {
-            "m": log_slider("samples per user m", 20, *_LOG_M, step=0.1, readout_format=".0f"),
-            "n": log_slider("users n", 1000, *_LOG_N, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.05),
-            "T": int_slider("steps T", 200, 10, 500, step=10),
-            "heterogeneity": slider("heterogeneity h", 0.0, 0.0, 1.0, 0.05),
-            "task": dropdown("task", [("linear regression", "linear"), ("logistic regression", "logistic")]),
-            "mode": dropdown("user-level variant", [("practical (ours: Gaussian, public centre)", "practical"),
-                                                    ("Algorithm 3 with the paper's constants", "paper")]),
-        }
-
-    def bench_values(self):
-        return {"m": [5, 20, 100], "n": [300, 1000], "epsilon": [0.3, 1.0, 5.0], "T": [50, 200],
-                "heterogeneity": [0.0, 0.5], "task": ["linear", "logistic"], "mode": ["practical", "paper"]}
+    controls = {
+        "m": LogSlider("samples per user m", 20, 10 ** _LOG_M[0], 10 ** _LOG_M[1], step=0.1, fmt=".0f", integer=True,
+                       bench=[5, 20, 100]),
+        "n": LogSlider("users n", 1000, 10 ** _LOG_N[0], 10 ** _LOG_N[1], step=0.1, fmt=".0f", integer=True,
+                       bench=[300, 1000]),
+        "epsilon": LogSlider("privacy ε", 1.0, 0.1, 10, step=0.05, bench=[0.3, 1.0, 5.0]),
+        "T": IntSlider("steps T", 200, 10, 500, step=10, bench=[50, 200]),
+        "heterogeneity": Slider("heterogeneity h", 0.0, 0.0, 1.0, step=0.05, bench=[0.0, 0.5]),
+        "task": Choice("task", [("linear regression", "linear"), ("logistic regression", "logistic")],
+                       bench=["linear", "logistic"]),
+        "mode": Choice("user-level variant", [("practical (ours: Gaussian, public centre)", "practical"),
+                                              ("Algorithm 3 with the paper's constants", "paper")],
+                       bench=["practical", "paper"]),
+    }
 
     @staticmethod
     def _pauses(T: int) -> list[int]:
-        """Steps after which a live update shows the curves so far: a few steps first (the first figure within
-        ~0.25 s even at n·m = 2·10⁵), then every quarter of the run."""
-        return sorted({max(1, min(5, T // 40)), T // 4, T // 2, 3 * T // 4} - {0, T})
+        """Steps after which a streamed update hands the event loop back, with the curves so far: a few steps first
+        (the first figure within ~0.25 s even at n·m = 2·10⁵), then every eighth of the run (a step of the render
+        stays a fraction of a second at the largest n·m; the panel's driver skips drawing those that come sooner
+        than its partial-view interval)."""
+        return sorted({max(1, min(5, T // 40))} | {k * T // 8 for k in range(1, 8)} - {0, T})
 
-    def _render_steps(self, v):
-        n, m, T, eps, h, kind = round(v["n"]), round(v["m"]), int(v["T"]), v["epsilon"], v["heterogeneity"], v["task"]
+    def render(self, v):
+        n, m, T, eps, h, kind = v.n, v.m, int(v.T), v.epsilon, v.heterogeneity, v.task
         if n * m > _MAX_EXAMPLES:
             raise ValueError(f"n·m = {n * m:,} examples is too many for a live run: keep n·m ≤ {_MAX_EXAMPLES:,} "
                              "(lower n or m).")
         delta = 1e-5
         task = lesson_task(kind, n, m, 10, round(h, 3), 0)
-        steps = iter_compare_training(task, eps, delta, T, mode=v["mode"], rng=1, progress=self.report_progress,
+        steps = iter_compare_training(task, eps, delta, T, mode=v.mode, rng=1, progress=self.report_progress,
                                       pause_at=self._pauses(T))
         for t, runs in steps:
             yield Step(t, T, lambda runs=runs, t=t: self._view(v, task, runs, t, T, delta))
 
     def _view(self, v, task, runs, t, T, delta):
-        m, kind = round(v["m"]), v["task"]
+        m, kind = v.m, v.task
         labels = {}
         # the logistic task's excess risk is a Monte-Carlo estimate against θ* that can read below 0: show the
         # training loss there, as the figure does
@@ -250,7 +220,7 @@ class TrainLivePanel(Panel):
                 spent = "ε = ∞ (not private)"
                 labels[key] = f"{name} (ε = ∞)"
             else:
-                spent = f"ε = {r.privacy.epsilon:.3g}, δ = {_sci(r.privacy.delta)}"
+                spent = f"ε = {r.privacy.epsilon:.3g}, δ = {sci(r.privacy.delta)}"
                 labels[key] = f"{name}: ε = {r.privacy.epsilon:.3g}"
                 if r.privacy.epsilon_item is not None:
                     spent += f" (item-level ε = {r.privacy.epsilon_item:.3g})"
@@ -265,7 +235,7 @@ class TrainLivePanel(Panel):
             curves = {k: (r.steps, r.losses) for k, r in runs.items()}
             ylabel = "training loss L(θ<sub>t</sub>; S)"
         title = (f"Training: {'excess risk' if kind == 'linear' else 'loss'} against step "
-                 f"(δ = {_sci(delta)} for every private run)")
+                 f"(δ = {sci(delta)} for every private run)")
         if t < T:
             title += f" — after {t} of {T} steps"
         fig = P.training_curves_figure(curves, labels=labels, ylabel=ylabel, log_y=(kind == "linear"), title=title)
@@ -273,7 +243,7 @@ class TrainLivePanel(Panel):
         rows.append(("accountant", acc))
         hint = None
         tau_over_g = runs["user_level"].params["tau"] / task.lipschitz
-        if v["mode"] == "paper":
+        if v.mode == "paper":
             beta = runs["user_level"].params["beta"]
             hint = ("Paper constants: each of the T·d rotated coordinates gets a tiny ε, so the private ranges are "
                     f"nearly random at this n (Levy et al. 2021, Thm 3 needs n ≳ √(dT)/ε with large constants; here "
@@ -295,60 +265,50 @@ class HeterogeneityPanel(Panel):
     title = "Heterogeneity: when more samples per user stop helping"
     intro = ("Each user's model drifts from the population's by h. More samples per user sharpen each user's own "
              "estimate, but the drift between users only averages out over users: past m*, only more users help.")
-    slow = True
 
     MS = (1, 3, 10, 30, 100, 300, 1000)
 
-    def __init__(self, **overrides):
-        self._revealed = False
-        self.exercise = PredictReveal(
-            "With n = 200 users, d = 5, label noise s = 0.5 and heterogeneity h = 0.3, at which m does the user-drift "
-            "term h²·tr Σ/(2nd) overtake the statistical term s²d/(2nm)? (tr Σ ≈ 0.43 for d = 5)",
-            answer=lambda: self._m_star(200, 0.3),
-            explain=lambda a: ("m* = s²d²/(h²·tr Σ): beyond it the excess risk is flat in m. Levy et al. 2021, Thm 9 "
-                               "makes the same point for any algorithm: its heterogeneity penalty B(mn+2)ν, with ν "
-                               "the total-variation drift between users, even grows with m."),
-            rel_tol=0.25, guess_label="m* ≈")
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
-
-    def _on_reveal(self, _button=None) -> None:
-        """m* appears on the figure and in the table only after the exercise is revealed (issue 18)."""
-        self._revealed = True
-        self.update()
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
+    controls = {
+        "heterogeneity": Slider("heterogeneity h", 0.3, 0.0, 1.0, step=0.05, bench=[0.0, 0.3, 1.0]),
+        "n": LogSlider("users n", 200, 1e2, 10 ** 3.3, step=0.1, fmt=".0f", integer=True, bench=[100, 200, 1000]),
+    }
 
     @staticmethod
     def _m_star(n, h):
         return heterogeneity_m_star(h)
 
-    def _build_controls(self):
-        return {
-            "heterogeneity": slider("heterogeneity h", 0.3, 0.0, 1.0, 0.05),
-            "n": log_slider("users n", 200, 2, 3.3, step=0.1, readout_format=".0f"),
-        }
+    def _answer(self, v) -> float:
+        return self._m_star(200, 0.3)
 
-    def bench_values(self):
-        return {"heterogeneity": [0.0, 0.3, 1.0], "n": [100, 200, 1000]}
+    def _explain(self, v, answer: float) -> str:
+        return ("m* = s²d²/(h²·tr Σ): beyond it the excess risk is flat in m. Levy et al. 2021, Thm 9 makes the same "
+                "point for any algorithm: its heterogeneity penalty B(mn+2)ν, with ν the total-variation drift "
+                "between users, even grows with m.")
 
-    def _render_steps(self, v):
+    # m* appears on the figure and in the table only once the exercise is revealed, and stays (sticky).
+    exercises = {"exercise": PredictReveal(
+        "With n = 200 users, d = 5, label noise s = 0.5 and heterogeneity h = 0.3, at which m does the user-drift "
+        "term h²·tr Σ/(2nd) overtake the statistical term s²d/(2nm)? (tr Σ ≈ 0.43 for d = 5)",
+        answer=_answer, explain=_explain, rel_tol=0.25, guess_label="m* ≈", redraw=True, sticky=True)}
+
+    def render(self, v):
         """One step per value of m (the cheap small m first): each view draws the values simulated so far."""
-        h, n = round(v["heterogeneity"], 3), round(v["n"])
+        h, n = round(v.heterogeneity, 3), v.n
+        revealed = self.revealed("exercise")
         ms = np.array([m for m in self.MS if n * m <= 400_000], dtype=float)
         pts = []
         for i, m in enumerate(ms):
             pts.append(heterogeneity_point(n, int(m), h, 0,
                                            progress=lambda f, i=i: self.report_progress((i + f) / len(ms))))
-            yield Step(i + 1, len(ms), lambda k=i + 1: self._view(n, h, ms, np.array(pts[:k])), unit="values of m")
+            yield Step(i + 1, len(ms), lambda k=i + 1: self._view(n, h, ms, np.array(pts[:k]), revealed),
+                       unit="values of m")
 
-    def _view(self, n, h, all_ms, pts):
+    def _view(self, n, h, all_ms, pts, revealed):
         """The figure and table after the first len(pts) values of m; the formula (closed form) over every m."""
         ms = all_ms[:len(pts)]
         formula, floor = heterogeneity_formula(n, all_ms, h)
         m_star = self._m_star(n, h)
-        shown = m_star if self._revealed else None  # the exercise's answer: hidden until Reveal
+        shown = m_star if revealed else None  # the exercise's answer: hidden until Reveal
         title = "Heterogeneity: when do more samples per user stop helping?"
         if len(ms) < len(all_ms):
             title += f" — {len(ms)} of {len(all_ms)} values of m so far"
@@ -357,7 +317,7 @@ class HeterogeneityPanel(Panel):
         if not math.isfinite(m_star):
             star = "∞ (no drift)"
         else:
-            star = f"{m_star:.0f}" if self._revealed else "answer the exercise, then Reveal"
+            star = f"{m_star:.0f}" if revealed else "answer the exercise, then Reveal"
         readout = _table([
             ("m* = s²d²/(h² tr Σ)", star),
             ("drift floor h² tr Σ/(2nd)", f"{floor:.2e}"),
