@@ -10,7 +10,7 @@ import pytest
 from dpviz import local as LOC
 from dpviz import sensitivity as S
 from dpviz.panels import counting as C
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.panel import PANEL_REGISTRY
 
 PANELS = [C.SensitivityPanel, C.PostProcessingPanel, C.CompositionPanel, C.LocalCentralPanel]
 
@@ -21,7 +21,7 @@ def _data(fig) -> str:
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_builds_registered_themed_and_epsilon_changes_the_figure(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY
     assert p.figures[0].layout.template.layout.font.family.startswith("Inter")
     before, readout = _data(p.figures[0]), p.readout.value
@@ -31,7 +31,7 @@ def test_builds_registered_themed_and_epsilon_changes_the_figure(cls):
 
 
 def test_sensitivity_panel_readout_and_hidden_controls():
-    p = C.SensitivityPanel()
+    p = C.SensitivityPanel().refresh()
     p.controls["relation"].value = "replace"
     p.controls["lower"].value = -50.0
     assert "150" in p.readout.value  # Δ = U − L = 100 − (−50)
@@ -53,7 +53,7 @@ def test_sensitivity_panel_readout_and_hidden_controls():
 
 
 def test_postprocessing_panel_switches_step_and_hides_bins_for_clamping():
-    p = C.PostProcessingPanel()
+    p = C.PostProcessingPanel().refresh()
     assert p.controls["bins"].layout.display == "none" and "b²" in p.readout.value
     assert p.figures[0].data[1].y[0] == pytest.approx(1.0)  # ε = 1: b = 1, clamped MSE at 0 is b²
     p.controls["step"].value = "consistency"
@@ -66,7 +66,7 @@ def test_postprocessing_panel_switches_step_and_hides_bins_for_clamping():
 
 
 def test_postprocessing_exercise_reveals_only_after_a_pick():
-    p = C.PostProcessingPanel()
+    p = C.PostProcessingPanel().refresh()
     ex = p.exercise
     assert ex.feedback.value == ""
     assert "Pick" in ex.reveal()
@@ -78,7 +78,7 @@ def test_postprocessing_exercise_reveals_only_after_a_pick():
 
 
 def test_rounding_is_hidden_until_the_learner_answers_then_shown_exactly():
-    p = C.PostProcessingPanel()
+    p = C.PostProcessingPanel().refresh()
     assert len(p.figures[0].data) == 2 and "round" not in str(p.figures[0].layout.annotations)
     assert "? — answer" in p.readout.value and p.rounding.feedback.value == ""
     p.rounding.button.click()  # no pick yet: still hidden
@@ -96,7 +96,7 @@ def test_rounding_is_hidden_until_the_learner_answers_then_shown_exactly():
 
 
 def test_consistency_readout_compares_with_the_bins_alone_and_the_public_total():
-    p = C.PostProcessingPanel(step="consistency")
+    p = C.PostProcessingPanel(step="consistency").refresh()
     assert p.controls["relation"].layout.display is None
     # ε = 1, B = 8: bins alone 2/ε² = 2 per bin; consistent 8·8/9; crossover ¾·9 = 6.75
     assert "6.75" in p.readout.value and f"{8 * 8 / 9:.3g}" in p.readout.value and "bins alone" in p.readout.value
@@ -108,7 +108,7 @@ def test_consistency_readout_compares_with_the_bins_alone_and_the_public_total()
 
 
 def test_composition_panel_hides_the_parallel_answer_until_reveal():
-    p = C.CompositionPanel()
+    p = C.CompositionPanel().refresh()
     assert len(p.figures[0].data) == 1 and "?" in p.readout.value
     assert p.controls["relation"].layout.display == "none"  # it changes only the hidden answer
     p.exercise.button.click()  # no pick yet: still hidden
@@ -120,7 +120,7 @@ def test_composition_panel_hides_the_parallel_answer_until_reveal():
 
 
 def test_local_central_panel_hides_the_answer_until_reveal_and_reveal_is_exact():
-    p = C.LocalCentralPanel()
+    p = C.LocalCentralPanel().refresh()
     p.controls["frequency"].value = 0.0
     assert "predict" in p.readout.value
     p.exercise.guess.value = 460_000
@@ -139,6 +139,6 @@ def test_local_central_panel_hides_the_answer_until_reveal_and_reveal_is_exact()
 
 def test_bench_values_cover_each_control():
     for cls in PANELS:
-        p = cls()
+        p = cls().refresh()
         for name, values in p.bench_values().items():
             assert values, (cls.__name__, name)

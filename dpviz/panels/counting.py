@@ -18,12 +18,11 @@ report probabilities (Wang et al.'s names, local to lesson 02: not the sampling 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from dpviz import local as LOC
 from dpviz import sensitivity as S
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
-from dpviz.panels._format import _big, _fmt, _table
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.format import big, fmt, table
 from dpviz.plots import counting as P
 from dpviz.references import cite
 
@@ -40,8 +39,14 @@ _POST_OPTIONS = [("clamp at 0 or round a noisy count", "clamp"), ("make a histog
 _PROTOCOL_OPTIONS = [("k-ary randomized response (k-RR)", "krr"), ("optimised unary encoding (OUE)", "oue")]
 
 
-def _show(control, visible: bool) -> None:
-    control.layout.display = None if visible else "none"
+def _clipped(v) -> bool:
+    """The clipping bounds apply to sums and means."""
+    return v.query in ("sum", "mean")
+
+
+def _upper_min(v) -> float:
+    """U ≥ L on the sliders themselves: U's slider starts at L (at 1, its own lower end, while L ≤ 1)."""
+    return v.lower if v.lower > 1 else 1.0
 
 
 class SensitivityPanel(Panel):
@@ -53,48 +58,42 @@ class SensitivityPanel(Panel):
              "data sets are neighbours is a choice: one record added or removed, or one record replaced. Sums "
              "and means need bounds [L, U]: values outside are clipped, which biases the answer but caps Δ.")
 
-    def _build_controls(self):
-        c = {
-            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
-            "query": dropdown("query", _QUERY_OPTIONS, "sum"),
-            "relation": dropdown("neighbours", _RELATION_OPTIONS, "add_remove"),
-            "lower": slider("lower clipping bound L", 0.0, -100.0, 50.0, 5.0, readout_format=".0f"),
-            "upper": log_slider("upper clipping bound U", 100.0, 0.0, 3.0, step=0.05, readout_format=".3g"),
-            "n": log_slider("n (public size, for the mean)", 1000.0, 1.0, 6.0, step=0.25, readout_format=".3g"),
-        }
-        # U ≥ L on the sliders themselves: U's slider starts at L (observed before the panel's own update)
-        c["lower"].observe(lambda ch: setattr(c["upper"], "min", math.log10(ch["new"]) if ch["new"] > 1 else 0.0),
-                           names="value")
-        return c
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.05),
+        "query": Choice("query", _QUERY_OPTIONS, "sum"),
+        "relation": Choice("neighbours", _RELATION_OPTIONS, "add_remove"),
+        "lower": Slider("lower clipping bound L", 0.0, -100.0, 50.0, step=5.0, fmt=".0f", visible=_clipped),
+        "upper": LogSlider("upper clipping bound U", 100.0, _upper_min, 1000.0, step=0.05, fmt=".3g",
+                           visible=_clipped),
+        "n": LogSlider("n (public size, for the mean)", 1000.0, 10.0, 1e6, step=0.25, fmt=".3g", integer=True,
+                       visible=lambda v: v.query == "mean"),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        query, rel, eps = v["query"], v["relation"], float(v["epsilon"])
+    def render(self, v) -> View:
+        query, rel, eps = v.query, v.relation, float(v.epsilon)
         clipped = query in ("sum", "mean")
-        _show(self.controls["lower"], clipped)
-        _show(self.controls["upper"], clipped)
-        _show(self.controls["n"], query == "mean")
-        lo, hi = float(v["lower"]), float(v["upper"])
-        n = max(2, round(float(v["n"])))
+        lo, hi = float(v.lower), float(v.upper)
+        n = max(2, v.n)
         if clipped and hi < lo - 1e-9 * max(1.0, abs(lo)):
             raise ValueError(f"upper clipping bound U = {hi:.3g} is below L = {lo:.3g}: must be U ≥ L.")
         hi = max(hi, lo)  # U's log slider, started at L, lands a rounding error below it
         delta = S.query_sensitivity(query, lo, hi, n, rel)
         label = dict((k, lbl) for lbl, k in _QUERY_OPTIONS)[query]
-        rows = [("query", label), ("neighbours", P.RELATION_LABELS[rel]), ("sensitivity Δ", _fmt(delta))]
+        rows = [("query", label), ("neighbours", P.RELATION_LABELS[rel]), ("sensitivity Δ", fmt(delta))]
         if delta == 0:
             # e.g. a sum clipped to [0, 0]: nothing to hide; no noise
             figs = [P.note_figure("Noise the release needs", "Δ = 0: the clipped answer does not depend on anyone's "
                                   "data, so no noise is needed (and it says nothing).")]
         else:
             b = S.laplace_scale(delta, eps)
-            rows += [("Laplace scale b = Δ/ε", _fmt(b)), ("noise standard deviation √2·b", _fmt(math.sqrt(2) * b))]
+            rows += [("Laplace scale b = Δ/ε", fmt(b)), ("noise standard deviation √2·b", fmt(math.sqrt(2) * b))]
             figs = [P.noise_figure(delta, eps, label=f"a {query}")]
         if clipped:
             data_q = "sum" if query == "sum" else "mean"
             figs.append(P.clipping_figure(DATA, lo, hi, eps, data_q, rel))
             err = S.clipping_error(DATA, lo, hi, eps, data_q, rel)
             rows.append(("on the lesson's data: bias² + noise variance",
-                         f"{_fmt(err['bias2'], 3)} + {_fmt(err['noise_var'], 3)} = {_fmt(err['total'], 3)}"))
+                         f"{fmt(err['bias2'], 3)} + {fmt(err['noise_var'], 3)} = {fmt(err['total'], 3)}"))
         else:
             figs.append(P.note_figure("Clipping", "A count or a histogram needs no clipping: each person adds at "
                                       "most 1 to a count whatever their data."))
@@ -106,12 +105,72 @@ class SensitivityPanel(Panel):
                 hint += " Under add/remove n is itself private: a real release must not scale noise by the true n."
         if query == "histogram" and rel == "replace":
             hint = "Replacing a record moves it between two bins: one count goes down, another up, so Δ = 2."
-        return View(figures=figs, readout=_table(rows), hint=hint)
+        return View(figures=figs, readout=table(rows), hint=hint)
 
 
 def _rounding_ratio(eps: float) -> float:
     b = S.laplace_scale(1.0, eps)
     return S.rounded_laplace_mse(b) / (2.0 * b * b)
+
+
+_CLAMP_QUESTION = ("A noisy count came out as −3 and we report max(−3, 0) = 0. Clamping looked at the answer again: "
+                   "what does it cost in privacy?")
+_CLAMP_OPTIONS = [
+    ("An extra ε: it is a second query", False,
+     "Tempting, because something was computed after the release. But clamping reads only the released "
+     "number, never the data: nothing new is learnt about anyone, so it costs nothing ("
+     + cite("dwork2014algorithmic", "Prop. 2.1") + ")."),
+    ("Nothing: it only uses the released number", True,
+     "Right: post-processing cannot weaken DP (" + cite("dwork2014algorithmic", "Prop. 2.1") + "). The "
+     "figure shows it can even lower the error near 0: b² instead of 2b² at a true count of 0."),
+    ("It breaks DP when the true count is 0", False,
+     "Tempting, because a 0 is reported exactly when the truth is small. But the 0 is a function of the "
+     "noisy answer alone, whose distribution already satisfies ε-DP; any function of it does too."),
+]
+
+
+def _rounding_why() -> str:
+    """The exact numbers behind the rounding exercise's feedback (closed forms of :mod:`dpviz.sensitivity`)."""
+    eps_star = 1.0 / S.rounding_breakeven_scale()
+    at1, at4 = (100.0 * (_rounding_ratio(e) - 1.0) for e in (1.0, 4.0))
+    return (f"At ε = 1 the rounded count's mean squared error is {fmt(S.rounded_laplace_mse(1.0), 3)} against "
+            f"2b² = 2 (+{at1:.1f} %), at ε = 4 it is +{at4:.0f} %. Rounding helps only when the noise is small, "
+            f"b below {S.rounding_breakeven_scale():.3f}, so for a count ε above {eps_star:.2f}.")
+
+
+_WHY = _rounding_why()
+_ROUNDING_QUESTION = ("Does rounding ever help here? A noisy count is rounded to the nearest integer, a whole number "
+                      "like the truth. For ε on this panel's slider (0.1 to 4), does rounding lower the mean squared "
+                      "error?")
+_ROUNDING_OPTIONS = [
+    ("Yes, at every ε: it uses what we know about the truth", False,
+     "Tempting: clamping used what we know (a count is ≥ 0) and gained. But rounding pushes an answer "
+     "that is near the truth away from it about as often as it pulls it closer. " + _WHY
+     + " Post-processing costs no privacy, but it can add error."),
+    ("No, nowhere on this slider; only with much less noise", True,
+     "Right. " + _WHY + " Post-processing costs no privacy, but it can add error as well as remove it."),
+    ("It depends on the true count", False,
+     "Tempting, because the gain of clamping depends on the true count. But for an integer truth x, "
+     "round(x + N) − x = round(N): the error does not depend on x, which is why the rounded curve is "
+     "flat. " + _WHY),
+]
+
+
+class _ShownWhen(ChoiceReveal):
+    """A misconception exercise shown only while ``shown(v)`` holds for the panel's settings (re-checked after each
+    render, as a settings-dependent question is)."""
+
+    def __init__(self, question, options, *, shown, **kwargs):
+        self.shown = shown
+        super().__init__(question, options, **kwargs)
+
+    def refresh(self) -> None:
+        super().refresh()
+        self.widget.layout.display = None if self.shown(self._values()) else "none"
+
+
+def _consistency(v) -> bool:
+    return v.step == "consistency"
 
 
 class PostProcessingPanel(Panel):
@@ -123,74 +182,32 @@ class PostProcessingPanel(Panel):
              "histogram agree with its total are such steps. Here is what they do to the error: it can go down, "
              "and it can go up.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "A noisy count came out as −3 and we report max(−3, 0) = 0. Clamping looked at the answer again: "
-            "what does it cost in privacy?",
-            [("An extra ε: it is a second query", False,
-              "Tempting, because something was computed after the release. But clamping reads only the released "
-              "number, never the data: nothing new is learnt about anyone, so it costs nothing ("
-              + cite("dwork2014algorithmic", "Prop. 2.1") + ")."),
-             ("Nothing: it only uses the released number", True,
-              "Right: post-processing cannot weaken DP (" + cite("dwork2014algorithmic", "Prop. 2.1") + "). The "
-              "figure shows it can even lower the error near 0: b² instead of 2b² at a true count of 0."),
-             ("It breaks DP when the true count is 0", False,
-              "Tempting, because a 0 is reported exactly when the truth is small. But the 0 is a function of the "
-              "noisy answer alone, whose distribution already satisfies ε-DP; any function of it does too.")])
-        eps_star = 1.0 / S.rounding_breakeven_scale()
-        at1, at4 = (100.0 * (_rounding_ratio(e) - 1.0) for e in (1.0, 4.0))
-        why = (f"At ε = 1 the rounded count's mean squared error is {_fmt(S.rounded_laplace_mse(1.0), 3)} against "
-               f"2b² = 2 (+{at1:.1f} %), at ε = 4 it is +{at4:.0f} %. Rounding helps only when the noise is small, "
-               f"b below {S.rounding_breakeven_scale():.3f}, so for a count ε above {eps_star:.2f}.")
-        self.rounding = ChoiceReveal(
-            "Does rounding ever help here? A noisy count is rounded to the nearest integer, a whole number like the "
-            "truth. For ε on this panel's slider (0.1 to 4), does rounding lower the mean squared error?",
-            [("Yes, at every ε: it uses what we know about the truth", False,
-              "Tempting: clamping used what we know (a count is ≥ 0) and gained. But rounding pushes an answer "
-              "that is near the truth away from it about as often as it pulls it closer. " + why
-              + " Post-processing costs no privacy, but it can add error."),
-             ("No, nowhere on this slider; only with much less noise", True,
-              "Right. " + why + " Post-processing costs no privacy, but it can add error as well as remove it."),
-             ("It depends on the true count", False,
-              "Tempting, because the gain of clamping depends on the true count. But for an integer truth x, "
-              "round(x + N) − x = round(N): the error does not depend on x, which is why the rounded curve is "
-              "flat. " + why)])
-        self._rounding_revealed = False
-        self.rounding.button.on_click(self._on_reveal_rounding)
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.05),
+        "step": Choice("post-processing", _POST_OPTIONS, "clamp"),
+        "bins": IntSlider("bins B of the histogram", 8, 2, 64, visible=_consistency),
+        "relation": Choice("neighbours", _RELATION_OPTIONS, "add_remove", visible=_consistency),
+    }
+    # Once the rounding question is answered, the rounded count is drawn and tabulated for good.
+    exercises = {
+        "rounding": _ShownWhen(_ROUNDING_QUESTION, _ROUNDING_OPTIONS, shown=lambda v: not _consistency(v),
+                               redraw=True, sticky=True),
+        "exercise": ChoiceReveal(_CLAMP_QUESTION, _CLAMP_OPTIONS),
+    }
 
-    def _on_reveal_rounding(self, _button: Any = None) -> None:
-        if self.rounding.choice.index is not None:
-            self._rounding_revealed = True
-            self.update()
-
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
-            "step": dropdown("post-processing", _POST_OPTIONS, "clamp"),
-            "bins": int_slider("bins B of the histogram", 8, 2, 64),
-            "relation": dropdown("neighbours", _RELATION_OPTIONS, "add_remove"),
-        }
-
-    def _extra_widgets(self):
-        return [self.rounding.widget, self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, bins, step, rel = float(v["epsilon"]), int(v["bins"]), v["step"], v["relation"]
-        consistency = step == "consistency"
-        _show(self.controls["bins"], consistency)
-        _show(self.controls["relation"], consistency)
-        self.rounding.widget.layout.display = "none" if consistency else None
+    def render(self, v) -> View:
+        eps, bins, rel = float(v.epsilon), int(v.bins), v.relation
+        rounded_shown = self.revealed("rounding")
         hint = None
-        if not consistency:
+        if not _consistency(v):
             b = S.laplace_scale(1.0, eps)
-            fig = P.clamping_figure(eps, show_rounded=self._rounding_revealed)
+            fig = P.clamping_figure(eps, show_rounded=rounded_shown)
             rounded = S.rounded_laplace_mse(b)
-            rows = [("count: MSE as released (2b²)", _fmt(2 * b * b, 3)),
-                    ("count: MSE clamped at 0, true count 0 (b²)", _fmt(S.clamped_laplace_mse(0.0, b), 3)),
+            rows = [("count: MSE as released (2b²)", fmt(2 * b * b, 3)),
+                    ("count: MSE clamped at 0, true count 0 (b²)", fmt(S.clamped_laplace_mse(0.0, b), 3)),
                     ("count: MSE rounded to an integer",
-                     f"{_fmt(rounded, 3)} ({100.0 * (rounded / (2 * b * b) - 1.0):+.1f} % against 2b²)"
-                     if self._rounding_revealed else "? — answer the question below, then reveal")]
+                     f"{fmt(rounded, 3)} ({100.0 * (rounded / (2 * b * b) - 1.0):+.1f} % against 2b²)"
+                     if rounded_shown else "? — answer the question below, then reveal")]
         else:
             fig = P.consistency_figure(bins, eps, rel)
             var2 = 2.0 * S.laplace_scale(2.0, eps) ** 2  # Lap(2/ε)
@@ -199,25 +216,43 @@ class PostProcessingPanel(Panel):
                 var1 = 2.0 * S.laplace_scale(1.0, eps) ** 2  # bins alone: Δ = 1, Lap(1/ε)
                 cross = 0.75 * (bins + 1)
                 rows = [("one bin: bins alone at the same ε → hierarchy made consistent",
-                         f"{_fmt(var1, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var2), 3)}"),
+                         f"{fmt(var1, 3)} → {fmt(S.hierarchy_range_variance(bins, 1, var2), 3)}"),
                         (f"{half} bins: bins alone → consistent",
-                         f"{_fmt(S.raw_range_variance(bins, half, var1), 3)} → "
-                         f"{_fmt(S.hierarchy_range_variance(bins, half, var2), 3)}"),
+                         f"{fmt(S.raw_range_variance(bins, half, var1), 3)} → "
+                         f"{fmt(S.hierarchy_range_variance(bins, half, var2), 3)}"),
                         ("the consistent hierarchy beats the bins alone",
-                         f"for r > ¾(B + 1) = {_fmt(cross, 4)}" if cross < bins else "for no r: ¾(B + 1) ≥ B")]
+                         f"for r > ¾(B + 1) = {fmt(cross, 4)}" if cross < bins else "for no r: ¾(B + 1) ≥ B")]
                 hint = ("Under add/remove each person is in the total and in one bin, so every count needs Lap(2/ε): "
                         "least squares beats this release's own raw answers, but the fair comparison is the bins "
                         "released alone at the same ε (Lap(1/ε)). Multi-level trees are where consistency pays ("
                         + cite("hay2010boosting") + ").")
             else:
                 rows = [("one bin: bins alone → consistent with the public total",
-                         f"{_fmt(var2, 3)} → {_fmt(S.hierarchy_range_variance(bins, 1, var2, 0.0), 3)}"),
+                         f"{fmt(var2, 3)} → {fmt(S.hierarchy_range_variance(bins, 1, var2, 0.0), 3)}"),
                         (f"{half} bins: bins alone → consistent",
-                         f"{_fmt(S.raw_range_variance(bins, half, var2), 3)} → "
-                         f"{_fmt(S.hierarchy_range_variance(bins, half, var2, 0.0), 3)}")]
+                         f"{fmt(S.raw_range_variance(bins, half, var2), 3)} → "
+                         f"{fmt(S.hierarchy_range_variance(bins, half, var2, 0.0), 3)}")]
                 hint = ("Under replace-one n is public: the total is exact and costs nothing, so making the bins add "
                         "up to it lowers the variance of every range.")
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
+
+
+_HISTOGRAM_QUESTION = ("A histogram of ages has 10 bins; each person is in exactly one bin. Each bin's count gets its "
+                       "own Laplace noise of scale 1/ε. Under add/remove neighbours, what does the whole histogram "
+                       "cost?")
+_HISTOGRAM_OPTIONS = [
+    ("10ε: ten noisy counts, ten times ε", False,
+     "Tempting: ten releases, and sequential composition adds up ε. But adding or removing one person "
+     "changes only their own bin. The bins are disjoint, so parallel composition applies ("
+     + cite("mcsherry2009privacy", "Thm 2") + "): the histogram costs ε."),
+    ("ε: the bins are disjoint", True,
+     "Right: one person touches one bin, so the histogram's sensitivity is 1 and it costs ε in total "
+     "(parallel composition, " + cite("mcsherry2009privacy", "Thm 2") + "). Under replace-one neighbours "
+     "a person moves between two bins: Δ = 2, so 2ε."),
+    ("ε/10: the budget is shared by the bins", False,
+     "Tempting, because splitting a budget is how sequential composition is often used. But each bin "
+     "gets scale 1/ε, the noise for a full ε; nothing was split."),
+]
 
 
 class CompositionPanel(Panel):
@@ -228,55 +263,31 @@ class CompositionPanel(Panel):
              + cite("dwork2014algorithmic", "Thm 3.14") + "). Releases about <i>disjoint</i> groups of people "
              "cost only the largest ε (parallel composition, " + cite("mcsherry2009privacy", "Thm 2") + ").")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = ChoiceReveal(
-            "A histogram of ages has 10 bins; each person is in exactly one bin. Each bin's count gets its own "
-            "Laplace noise of scale 1/ε. Under add/remove neighbours, what does the whole histogram cost?",
-            [("10ε: ten noisy counts, ten times ε", False,
-              "Tempting: ten releases, and sequential composition adds up ε. But adding or removing one person "
-              "changes only their own bin. The bins are disjoint, so parallel composition applies ("
-              + cite("mcsherry2009privacy", "Thm 2") + "): the histogram costs ε."),
-             ("ε: the bins are disjoint", True,
-              "Right: one person touches one bin, so the histogram's sensitivity is 1 and it costs ε in total "
-              "(parallel composition, " + cite("mcsherry2009privacy", "Thm 2") + "). Under replace-one neighbours "
-              "a person moves between two bins: Δ = 2, so 2ε."),
-             ("ε/10: the budget is shared by the bins", False,
-              "Tempting, because splitting a budget is how sequential composition is often used. But each bin "
-              "gets scale 1/ε, the noise for a full ε; nothing was split.")])
-        self._revealed = False
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": Slider("total ε of the histogram", 1.0, 0.1, 4.0, step=0.05),
+        "bins": LogSlider("number of bins", 10.0, 1.0, 1000.0, step=0.1, fmt=".0f", integer=True),
+        # shown by the render once the exercise is revealed: it changes only the parallel answer
+        "relation": Choice("neighbours", _RELATION_OPTIONS, "add_remove", visible=False),
+    }
+    # Once answered, the parallel (disjoint-bins) answer is drawn and tabulated for good.
+    exercises = {"exercise": ChoiceReveal(_HISTOGRAM_QUESTION, _HISTOGRAM_OPTIONS, redraw=True, sticky=True)}
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        if self.exercise.choice.index is not None:
-            self._revealed = True
-            self.update()
-
-    def _build_controls(self):
-        return {
-            "epsilon": slider("total ε of the histogram", 1.0, 0.1, 4.0, 0.05),
-            "bins": log_slider("number of bins", 10.0, 0.0, 3.0, step=0.1, readout_format=".0f"),
-            "relation": dropdown("neighbours", _RELATION_OPTIONS, "add_remove"),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, bins, rel = float(v["epsilon"]), max(1, round(float(v["bins"]))), v["relation"]
-        # the neighbouring relation changes only the parallel (disjoint-bins) answer, hidden until Reveal
-        self.controls["relation"].layout.display = None if self._revealed else "none"
-        fig = P.composition_figure(eps, bins, rel, show_parallel=self._revealed)
+    def render(self, v) -> View:
+        eps, bins, rel = float(v.epsilon), max(1, v.bins), v.relation
+        revealed = self.revealed("exercise")
+        if revealed:  # the neighbouring relation changes only the parallel (disjoint-bins) answer
+            self.controls["relation"].layout.display = None
+        fig = P.composition_figure(eps, bins, rel, show_parallel=revealed)
         seq_sd = math.sqrt(2) * bins / eps
-        rows = [("bins as queries on the same data: scale per bin", f"bins/ε = {_fmt(bins / eps)} "
-                 f"(standard deviation {_fmt(seq_sd)})")]
-        if self._revealed:
+        rows = [("bins as queries on the same data: scale per bin", f"bins/ε = {fmt(bins / eps)} "
+                 f"(standard deviation {fmt(seq_sd)})")]
+        if revealed:
             d = S.histogram_sensitivity(rel)
-            rows.append(("disjoint bins (parallel): scale per bin", f"Δ/ε = {_fmt(d / eps)} (standard deviation "
-                         f"{_fmt(math.sqrt(2) * d / eps)}): {_fmt(bins / d)}× less noise"))
+            rows.append(("disjoint bins (parallel): scale per bin", f"Δ/ε = {fmt(d / eps)} (standard deviation "
+                         f"{fmt(math.sqrt(2) * d / eps)}): {fmt(bins / d)}× less noise"))
         else:
             rows.append(("disjoint bins (parallel)", "? — answer the question below, then reveal"))
-        return View(figures=[fig], readout=_table(rows))
+        return View(figures=[fig], readout=table(rows))
 
 
 class LocalCentralPanel(Panel):
@@ -289,63 +300,45 @@ class LocalCentralPanel(Panel):
              "every answer carries noise, and the noise adds up over n people. K is the number of possible answers "
              "(k-RR's k).")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
-            "A central Laplace count surveys n people. How many people does the local protocol need to estimate "
-            "the same fraction just as precisely?", answer=self._answer, explain=self._explain, rel_tol=0.25,
-            guess_label="people:")
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.05),
+        "protocol": Choice("local protocol", _PROTOCOL_OPTIONS, "krr"),
+        "k": LogSlider("K, possible answers", 2.0, 2.0, 1000.0, step=math.log10(2) / 4, fmt=".0f", integer=True),
+        "frequency": Slider("true fraction f of the answer counted", 0.1, 0.0, 1.0, step=0.05),
+        "n": LogSlider("n, people surveyed centrally", 1000.0, 10.0, 1e7, step=0.25, fmt=".3g", integer=True),
+    }
 
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = tuple(self.values().values())
-        self.update()
+    def _answer(self, v) -> float:
+        return LOC.people_needed_local(v.protocol, max(1, v.n), max(2, v.k), float(v.epsilon), float(v.frequency))
 
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε", 1.0, 0.1, 4.0, 0.05),
-            "protocol": dropdown("local protocol", _PROTOCOL_OPTIONS, "krr"),
-            "k": log_slider("K, possible answers", 2.0, math.log10(2), 3.0, step=math.log10(2) / 4,
-                            readout_format=".0f"),
-            "frequency": slider("true fraction f of the answer counted", 0.1, 0.0, 1.0, 0.05),
-            "n": log_slider("n, people surveyed centrally", 1000.0, 1.0, 7.0, step=0.25, readout_format=".3g"),
-        }
-
-    def _extra_widgets(self):
-        return [self.exercise.widget]
-
-    def _vals(self, v: dict[str, Any]):
-        return (float(v["epsilon"]), v["protocol"], max(2, round(float(v["k"]))), float(v["frequency"]),
-                max(1, round(float(v["n"]))))
-
-    def _answer(self) -> float:
-        eps, protocol, k, f, n = self._vals(self.values())
-        return LOC.people_needed_local(protocol, n, k, eps, f)
-
-    def _explain(self, answer: float) -> str:
-        eps, protocol, k, f, n = self._vals(self.values())
-        v1 = LOC.local_variance(protocol, 1, k, eps, f)
+    def _explain(self, v, answer: float) -> str:
+        n = max(1, v.n)
+        v1 = LOC.local_variance(v.protocol, 1, max(2, v.k), float(v.epsilon), float(v.frequency))
         return (f"The central fraction has standard deviation (√2/ε)/n; the local one √(V₁/n) with V₁ = "
-                f"{_fmt(v1, 3)} ({cite('wang2017locally', 'Thm 2')}). Equal when n<sub>local</sub> = V₁(εn)²/2 = "
-                f"{_big(math.ceil(answer))}: {_fmt(answer / n, 3)}× as many people. The gap grows with n.")
+                f"{fmt(v1, 3)} ({cite('wang2017locally', 'Thm 2')}). Equal when n<sub>local</sub> = V₁(εn)²/2 = "
+                f"{big(math.ceil(answer))}: {fmt(answer / n, 3)}× as many people. The gap grows with n.")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, protocol, k, f, n = self._vals(v)
+    def _question(self, v) -> str:
+        return (f"A central Laplace count surveys n = {big(max(1, v.n))} people at ε = {fmt(float(v.epsilon))}. How "
+                f"many people does {P.PROTOCOL_LABELS[v.protocol]} with K = {max(2, v.k)} need to estimate the "
+                f"fraction f = {fmt(float(v.frequency))} just as precisely?")
+
+    # After the reveal the number of people is tabulated (until a control moves: predict again).
+    exercises = {"exercise": PredictReveal(_question, answer=_answer, explain=_explain, rel_tol=0.25,
+                                           guess_label="people:", redraw=True)}
+
+    def render(self, v) -> View:
+        eps, protocol, k, f, n = float(v.epsilon), v.protocol, max(2, v.k), float(v.frequency), max(1, v.n)
         fig = P.local_central_figure(eps, k, protocol, f, n_mark=n)
-        revealed = self._revealed_at == tuple(v.values())
+        revealed = self.revealed("exercise")
         local_sd = LOC.local_count_std(protocol, n, k, eps, f)
         central_sd = LOC.central_count_std(eps)
-        rows = [("central: count error standard deviation", f"√2/ε = {_fmt(central_sd, 3)}, any n"),
-                (f"local, same n = {_big(n)}: count error standard deviation", _fmt(local_sd, 3)),
+        rows = [("central: count error standard deviation", f"√2/ε = {fmt(central_sd, 3)}, any n"),
+                (f"local, same n = {big(n)}: count error standard deviation", fmt(local_sd, 3)),
                 ("people local DP needs for the central accuracy",
-                 _big(math.ceil(self._answer())) if revealed else "? — predict it below, then reveal")]
-        self.exercise.question.value = (
-            f"<b>Predict, then reveal.</b> A central Laplace count surveys n = {_big(n)} people at ε = "
-            f"{_fmt(eps)}. How many people does {P.PROTOCOL_LABELS[protocol]} with K = {k} need to estimate the "
-            f"fraction f = {_fmt(f)} just as precisely?")
+                 big(math.ceil(self._answer(v))) if revealed else "? — predict it below, then reveal")]
         hint = None
         if protocol == "krr" and k > 2 * math.exp(eps) + 2:
             hint = ("With many possible answers k-RR's truthful report gets rare (p = e<sup>ε</sup>/(e<sup>ε</sup> + "
                     "K − 1)); OUE's error does not grow with K (" + cite("wang2017locally") + ").")
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
