@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from _figure_checks import watch_updates_for_nan
 
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels import Values
+from dpviz.panels.panel import PANEL_REGISTRY
 from dpviz.panels.partial import (
     AttributeUsersNeededPanel,
     CanonicalHistogramPanel,
@@ -24,7 +25,7 @@ ALL = [RecordEpsilonPanel, InterpretationPanel, CensusPanel, CanonicalHistogramP
 
 @pytest.mark.parametrize("cls", ALL)
 def test_builds_at_defaults_and_is_registered(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures
     assert PANEL_REGISTRY[cls.__name__] is cls
     # every figure keeps the shared template after an update (fast sync path)
@@ -35,7 +36,7 @@ def test_builds_at_defaults_and_is_registered(cls):
 
 
 def test_first_slider_changes_first_figure():
-    p = RecordEpsilonPanel()
+    p = RecordEpsilonPanel().refresh()
     name = next(iter(p.controls))
     assert name == "eps0"
     before = np.array(p.figures[0].data[0].y)
@@ -46,7 +47,7 @@ def test_first_slider_changes_first_figure():
 
 def test_record_panel_bad_combination_then_recovers():
     # issue 18: the g slider reaches only g ≤ d (it used to go to 100 and refuse above d)
-    p = RecordEpsilonPanel()
+    p = RecordEpsilonPanel().refresh()
     assert p.controls["k"].max == p.controls["d"].value == 20
     p.controls["k"].value = 50
     assert p.controls["k"].value == 20 and p.last_error is None
@@ -54,14 +55,14 @@ def test_record_panel_bad_combination_then_recovers():
     assert p.controls["k"].max == 5 and p.controls["k"].value == 5 and p.last_error is None
     # client input beyond the range still gets a friendly message, and the panel recovers
     with pytest.raises(ValueError, match="g = 50"):
-        p._render({**p.values(), "k": 50})
+        p.render(Values({**p.values(), "k": 50}))
     p.controls["k"].value = 3
     assert p.last_error is None and p.status.value == ""
     assert "g = 3" in p.readout.value
 
 
 def test_census_checkboxes():
-    p = CensusPanel()
+    p = CensusPanel().refresh()
     assert "7.85" in p.readout.value  # race + ethnicity by default: (7.856, 1e-6)
     assert "μ = √(2ρ) = 1.43" in p.readout.value and "μ = 2.29" in p.readout.value  # the reading of lesson 06
     p.controls["attr_race"].value = False
@@ -74,7 +75,7 @@ def test_census_checkboxes():
 
 
 def test_heavy_hitter_panel_and_constants():
-    p = HeavyHitterPanel()
+    p = HeavyHitterPanel().refresh()
     assert "5 of 5" in p.readout.value
     p.controls["constants"].value = "paper"
     assert p.hint.value and "1.34" in p.hint.value
@@ -84,7 +85,7 @@ def test_heavy_hitter_panel_and_constants():
 
 def test_marginals_panel_bad_ell():
     # issue 18: ℓ's slider reaches only ℓ ≤ ⌊d/w⌋, w's only w ≤ d
-    p = MarginalsPanel()
+    p = MarginalsPanel().refresh()
     assert p.controls["ell"].max == 10 // 2
     p.controls["ell"].value = 30
     assert p.controls["ell"].value == 5 and p.last_error is None
@@ -93,7 +94,7 @@ def test_marginals_panel_bad_ell():
     p.controls["d"].value = 3
     assert p.controls["k"].max == 3 and p.last_error is None
     with pytest.raises(ValueError, match="ℓ"):
-        p._render({**p.values(), "ell": 30})
+        p.render(Values({**p.values(), "ell": 30}))
     p.controls["d"].value = 10
     p.controls["k"].value = 2
     p.controls["ell"].value = 2
@@ -103,7 +104,7 @@ def test_marginals_panel_bad_ell():
 
 
 def test_misconception_exercise_reveal():
-    p = MisconceptionPanel()
+    p = MisconceptionPanel().refresh()
     p.exercise.guess.value = 9.1
     text = p.exercise.reveal()
     assert "Close" in text and "9.1" in text
@@ -113,14 +114,14 @@ def test_misconception_exercise_reveal():
 
 
 def test_canonical_panel_changes():
-    p = CanonicalHistogramPanel()
+    p = CanonicalHistogramPanel().refresh()
     assert "0.99326" in p.readout.value
     p.controls["eps"].value = 1.0
     assert "0.39347" in p.readout.value
 
 
 def test_misconception_panel_hides_the_answer_until_revealed():
-    p = MisconceptionPanel()
+    p = MisconceptionPanel().refresh()
     assert "9.1" not in p.figures[0].layout.title.text  # the figure would give the answer away
     p.exercise.guess.value = 5.0
     p.exercise.button.click()
@@ -131,18 +132,18 @@ def test_misconception_panel_hides_the_answer_until_revealed():
 
 def test_two_figure_panels_stack_figures_at_full_width():
     for cls in (RecordEpsilonPanel, CensusPanel, CanonicalHistogramPanel, HeavyHitterPanel):
-        assert cls()._figbox.layout.flex_flow == "column"
+        assert cls().refresh()._figbox.layout.flex_flow == "column"
 
 
 def test_census_controls_and_table_use_readable_attribute_names():
-    p = CensusPanel()
+    p = CensusPanel().refresh()
     assert "race (CENRACE) changes" == p.controls["attr_race"].description
     assert "voting_age" not in p.readout.value and "voting age" in p.readout.value
 
 
 def test_marginals_query_order_moves_across_its_range_without_error():
     # the lesson asks learners to move k from 1 to 4 and watch the projection curve: no ℓ error may block it
-    p = MarginalsPanel()
+    p = MarginalsPanel().refresh()
     for k in range(p.controls["k"].min, p.controls["k"].max + 1):
         p.controls["k"].value = k
         assert p.last_error is None, p.last_error
@@ -153,7 +154,7 @@ def test_marginals_query_order_moves_across_its_range_without_error():
                                          (RecordEpsilonPanel, "eps0"), (MarginalsPanel, "k")])
 def test_figure_updates_sent_to_the_browser_contain_no_bare_nan(cls, control):
     # NaN is not JSON: the front end drops such an update and the figure stops following the sliders
-    p = cls()
+    p = cls().refresh()
     found = watch_updates_for_nan(p)
     for v in p.bench_values()[control][:4]:
         p.controls[control].value = v
@@ -164,7 +165,7 @@ def test_users_needed_theorem16_toggle_printed_and_corrected():
     # Theorem 16 as printed: n ≥ 0.05·ln d/(εν); corrected (its proof's points are ⌈3νn⌉ changes apart):
     # n ≥ (ln(d/10)/ε − 1)/(3ν). Both apply only for d ≥ 10e^{1.1ε}; the corrected one is ≤ 0 for small d —
     # no guarantee there, drawn as a gap, never as 0
-    p = AttributeUsersNeededPanel()
+    p = AttributeUsersNeededPanel().refresh()
     fig = p.figures[0]
     lb = next(t for t in fig.data if "lower bound" in t.name)
     assert "corrected" in lb.name
@@ -186,7 +187,7 @@ def test_users_needed_theorem16_toggle_printed_and_corrected():
 
 
 def test_misconception_panel_clears_the_previous_answer_under_a_new_question():
-    p = MisconceptionPanel()
+    p = MisconceptionPanel().refresh()
     p.exercise.guess.value = 9.1
     p.exercise.button.click()
     assert p.exercise.feedback.value  # revealed: verdict and answer
@@ -198,7 +199,7 @@ def test_misconception_panel_clears_the_previous_answer_under_a_new_question():
 
 
 def test_record_panel_choice_exercise_parallel_vs_sequential():
-    p = RecordEpsilonPanel()
+    p = RecordEpsilonPanel().refresh()
     ex = p.misconception
     assert ex.feedback.value == ""
     ex.choice.index = 0

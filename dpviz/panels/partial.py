@@ -16,22 +16,21 @@ from __future__ import annotations
 import html
 import math
 
-import ipywidgets as W
-
 from dpviz import partial as PD
 from dpviz.interpret import gaussian_reading
-from dpviz.panels._base import (
+from dpviz.panels import (
+    Checkbox,
+    Choice,
     ChoiceReveal,
+    IntSlider,
+    LogSlider,
     Panel,
     PredictReveal,
+    Slider,
+    Toggle,
     View,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-    toggle,
 )
-from dpviz.panels._format import _sci
+from dpviz.panels.format import sci
 from dpviz.plots import partial as P
 
 __all__ = [
@@ -56,12 +55,6 @@ _CENSUS_LABELS = {
 }
 
 
-def _html(control):
-    """Let a control's description render <sub>: "ε<sub>attr</sub>" (the course notation)."""
-    control.description_allow_html = True
-    return control
-
-
 def _census_label(attr: str, long: bool = False) -> str:
     short, full = _CENSUS_LABELS.get(attr, (attr, attr))
     return full if long else short
@@ -83,53 +76,43 @@ class RecordEpsilonPanel(Panel):
              "an adversary targets, "
              "and δ.")
 
-    def _build_controls(self):
-        c = {
-            "eps0": _html(slider("ε<sub>attr</sub> per attribute", 0.1, 0.01, 2.0, 0.01)),
-            "d": int_slider("attributes d", 20, 1, 100),
-            "k": int_slider("attributes targeted g", 2, 0, 100),
-            "delta": log_slider("δ", 1e-6, -10, -2, step=0.5, readout_format=".0e"),
-            "mechanisms": toggle("mechanism-specific", [("show", True), ("hide", False)], True),
-        }
-        # the g slider reaches only what the panel accepts (g ≤ d); observed before the panel's own update
-        c["k"].max = c["d"].value
-        c["d"].observe(lambda ch: setattr(c["k"], "max", int(ch["new"])), names="value")
-        return c
+    # the g slider reaches only what the panel accepts: g ≤ d
+    controls = {
+        "eps0": Slider("ε<sub>attr</sub> per attribute", 0.1, 0.01, 2.0, step=0.01),
+        "d": IntSlider("attributes d", 20, 1, 100),
+        "k": IntSlider("attributes targeted g", 2, 0, max=lambda v: v.d),
+        "delta": LogSlider("δ", 1e-6, 1e-10, 1e-2, step=0.5, fmt=".0e"),
+        "mechanisms": Toggle("mechanism-specific", [("show", True), ("hide", False)], True),
+    }
+    exercises = {"misconception": ChoiceReveal(
+        "A release consists of d statistics, each computed from one column (attribute) of every record, each "
+        "with its own ε<sub>j</sub>. Which rule gives the cost for one whole record?",
+        [("Parallel composition: the releases read disjoint columns, so a record costs max<sub>j</sub> "
+          "ε<sub>j</sub>.", False,
+          "Tempting, because the columns really are disjoint. But parallel composition needs the mechanisms "
+          "to read disjoint <i>records</i> (people): changing one person then touches one mechanism only. Here "
+          "changing one whole record changes its value in every column, so all d releases see it. max<sub>j</sub> "
+          "ε<sub>j</sub> is the <i>per-attribute</i> guarantee (Ghazi, Kumar, Manurangsi & Steinke 2023, Lemma "
+          "10), not the per-record one."),
+         ("Sequential composition: every release reads part of the record, so a record costs Σ<sub>j</sub> "
+          "ε<sub>j</sub> (pure DP), ρ = ½Σ<sub>j</sub> ε<sub>j</sub>² in zCDP.", True,
+          "Right: one person's record is an input of all d releases, so their costs add — d·ε<sub>attr</sub> "
+          "in pure DP and ½dε<sub>attr</sub>² in zCDP (ε = √d·ε<sub>attr</sub>, the dash-dotted curve) when "
+          "every ε<sub>j</sub> = ε<sub>attr</sub>."),
+         ("Group privacy: a record is a group of d attributes, so it costs d·max<sub>j</sub> ε<sub>j</sub>.",
+          False,
+          "Group privacy is the right tool for a <i>generic</i> ε<sub>attr</sub>-per-attribute mechanism "
+          "(Prop 8 of Ghazi, Kumar, Manurangsi & Steinke 2023: d·ε<sub>attr</sub>), and it is an upper bound "
+          "here too — but these releases are "
+          "independent per column, so sequential composition gives the exact sum Σ<sub>j</sub> ε<sub>j</sub>, "
+          "smaller than d·max<sub>j</sub> ε<sub>j</sub> when the ε<sub>j</sub> differ (and in zCDP √d instead "
+          "of d).")])}
 
-    def __init__(self, **kw):
-        self.misconception = ChoiceReveal(
-            "A release consists of d statistics, each computed from one column (attribute) of every record, each "
-            "with its own ε<sub>j</sub>. Which rule gives the cost for one whole record?",
-            [("Parallel composition: the releases read disjoint columns, so a record costs max<sub>j</sub> "
-              "ε<sub>j</sub>.", False,
-              "Tempting, because the columns really are disjoint. But parallel composition needs the mechanisms "
-              "to read disjoint <i>records</i> (people): changing one person then touches one mechanism only. Here "
-              "changing one whole record changes its value in every column, so all d releases see it. max<sub>j</sub> "
-              "ε<sub>j</sub> is the <i>per-attribute</i> guarantee (Ghazi, Kumar, Manurangsi & Steinke 2023, Lemma "
-              "10), not the per-record one."),
-             ("Sequential composition: every release reads part of the record, so a record costs Σ<sub>j</sub> "
-              "ε<sub>j</sub> (pure DP), ρ = ½Σ<sub>j</sub> ε<sub>j</sub>² in zCDP.", True,
-              "Right: one person's record is an input of all d releases, so their costs add — d·ε<sub>attr</sub> "
-              "in pure DP and ½dε<sub>attr</sub>² in zCDP (ε = √d·ε<sub>attr</sub>, the dash-dotted curve) when "
-              "every ε<sub>j</sub> = ε<sub>attr</sub>."),
-             ("Group privacy: a record is a group of d attributes, so it costs d·max<sub>j</sub> ε<sub>j</sub>.",
-              False,
-              "Group privacy is the right tool for a <i>generic</i> ε<sub>attr</sub>-per-attribute mechanism "
-              "(Prop 8 of Ghazi, Kumar, Manurangsi & Steinke 2023: d·ε<sub>attr</sub>), and it is an upper bound "
-              "here too — but these releases are "
-              "independent per column, so sequential composition gives the exact sum Σ<sub>j</sub> ε<sub>j</sub>, "
-              "smaller than d·max<sub>j</sub> ε<sub>j</sub> when the ε<sub>j</sub> differ (and in zCDP √d instead "
-              "of d).")])
-        super().__init__(**kw)
-
-    def _extra_widgets(self):
-        return [self.misconception.widget]
-
-    def _render(self, v):
-        eps0, d, k, delta = float(v["eps0"]), int(v["d"]), int(v["k"]), float(v["delta"])
+    def render(self, v):
+        eps0, d, k, delta = float(v.eps0), int(v.d), int(v.k), float(v.delta)
         if k > d:
             raise ValueError(f"g = {k} targeted attributes is more than d = {d} attributes: lower g or raise d.")
-        f1 = P.record_epsilon_figure(eps0, d, k, delta, show_mechanisms=bool(v["mechanisms"]))
+        f1 = P.record_epsilon_figure(eps0, d, k, delta, show_mechanisms=bool(v.mechanisms))
         f2 = P.rho_growth_figure(eps0, d)
         rho = PD.whole_record_rho(eps0, d)
         e_cks = float(PD.zcdp_epsilon_curve(rho, delta, "cks"))
@@ -140,7 +123,7 @@ class RecordEpsilonPanel(Panel):
         readout = (
             f"<b>Whole record</b> (Ghazi, Kumar, Manurangsi & Steinke 2023, Prop 8): pure ε = d·ε<sub>attr</sub> = "
             f"<b>{pure:.4g}</b>; "
-            f"zCDP ρ = ½(dε<sub>attr</sub>)² = <b>{rho:.4g}</b> → (ε, δ = {_sci(delta)}): <b>{e_cks:.4g}</b> "
+            f"zCDP ρ = ½(dε<sub>attr</sub>)² = <b>{rho:.4g}</b> → (ε, δ = {sci(delta)}): <b>{e_cks:.4g}</b> "
             f"(Canonne, Kamath & Steinke 2020, Cor 13) or {e_simple:.4g} (ρ + 2√(ρ ln 1/δ)).<br>"
             f"<b>g = {k} attributes</b>: pure g·ε<sub>attr</sub> = {PD.targeted_pure_epsilon(eps0, k):.4g}; "
             f"ρ = ½(gε<sub>attr</sub>)² = {rk:.4g}.<br>"
@@ -165,14 +148,13 @@ class InterpretationPanel(Panel):
              "2023, Props 26–27 and §7; the "
              "bit-recovery bound assumes a uniform prior on the bit, Prop 26 a product prior).")
 
-    def _build_controls(self):
-        return {
-            "eps0": _html(slider("ε<sub>attr</sub> per attribute", 0.05, 0.01, 1.0, 0.01)),
-            "d": int_slider("attributes d", 20, 1, 60),
-        }
+    controls = {
+        "eps0": Slider("ε<sub>attr</sub> per attribute", 0.05, 0.01, 1.0, step=0.01),
+        "d": IntSlider("attributes d", 20, 1, 60),
+    }
 
-    def _render(self, v):
-        eps0, d = float(v["eps0"]), int(v["d"])
+    def render(self, v):
+        eps0, d = float(v.eps0), int(v.d)
         fig = P.interpretation_figure(eps0, d)
         readout = (f"One attribute: posterior shift ≤ e<sup>2ε<sub>attr</sub></sup> − 1 = "
                    f"{PD.posterior_tv_bound(eps0, 1):.4g}; "
@@ -189,19 +171,16 @@ class CensusPanel(Panel):
     intro = ("Each release reads some attributes and has its own ρ. Tick the attributes of one person that change: "
              "only releases reading a ticked attribute count (Ghazi, Kumar, Manurangsi & Steinke 2023, §7).")
 
-    def _build_controls(self):
-        led = PD.census_2020_example()
-        c = {"delta": log_slider("δ", 1e-6, -10, -2, step=0.5, readout_format=".0e")}
-        for a in led.attributes:
-            c[f"attr_{a}"] = W.Checkbox(value=a in ("race", "ethnicity"),
-                                        description=f"{_census_label(a, long=True)} changes", indent=False,
-                                        layout=W.Layout(width="420px"))
-        return c
+    controls = {
+        "delta": LogSlider("δ", 1e-6, 1e-10, 1e-2, step=0.5, fmt=".0e"),
+        **{f"attr_{a}": Checkbox(f"{_census_label(a, long=True)} changes", a in ("race", "ethnicity"), indent=False)
+           for a in PD.census_2020_example().attributes},
+    }
 
-    def _render(self, v):
+    def render(self, v):
         led = PD.census_2020_example()
         changed = {a for a in led.attributes if v[f"attr_{a}"]}
-        delta = float(v["delta"])
+        delta = float(v.delta)
         f1 = P.census_figure(led, changed)
         f2 = P.census_compare_figure(led, changed, delta)
         rows = []
@@ -221,8 +200,8 @@ class CensusPanel(Panel):
         rho_all = led.whole_record_rho()
         mu_s, mu_all = gaussian_reading(rho_s)["mu"], gaussian_reading(rho_all)["mu"]
         readout = (f"{table}<p>Changing <b>{html.escape(names)}</b>: ρ = {rho_s:.3g} → "
-                   f"(<b>{eps_s:.3f}</b>, {_sci(delta)})-DP, μ = √(2ρ) = {mu_s:.3g}; whole record "
-                   f"ρ = {rho_all:.3g} → (<b>{eps_all:.3f}</b>, {_sci(delta)})-DP, μ = {mu_all:.3g} "
+                   f"(<b>{eps_s:.3f}</b>, {sci(delta)})-DP, μ = √(2ρ) = {mu_s:.3g}; whole record "
+                   f"ρ = {rho_all:.3g} → (<b>{eps_all:.3f}</b>, {sci(delta)})-DP, μ = {mu_all:.3g} "
                    "(Canonne, Kamath & Steinke 2020, Cor 13; μ as in lesson 06). The per-release split is "
                    "illustrative; the totals (2.63 and 1.02 for race + ethnicity) are the paper's.</p>")
         return View(figures=[f1, f2], readout=readout)
@@ -235,16 +214,15 @@ class CanonicalHistogramPanel(Panel):
     intro = ("Add Laplace noise to every cell of a histogram and round: at large ε the rounded count is exact "
              "(Ghazi, Kumar, Manurangsi & Steinke 2023, §5).")
 
-    def _build_controls(self):
-        return {
-            "eps": slider("ε", 10.0, 0.1, 15.0, 0.1),
-            "seed": int_slider("simulation seed", 0, 0, 20),
-        }
+    controls = {
+        "eps": Slider("ε", 10.0, 0.1, 15.0, step=0.1),
+        "seed": IntSlider("simulation seed", 0, 0, 20),
+    }
 
-    def _render(self, v):
-        e = float(v["eps"])
+    def render(self, v):
+        e = float(v.eps)
         f1 = P.rounding_figure(e)
-        f2 = P.sparse_attack_figure(e, seed=int(v["seed"]))
+        f2 = P.sparse_attack_figure(e, seed=int(v.seed))
         readout = (f"P[exact] = 1 − e<sup>−ε/2</sup> = <b>{PD.rounding_reveals_probability(e):.5f}</b> "
                    "with Laplace(1/ε); "
                    f"{PD.rounding_reveals_probability(e, 2.0):.5f} with the replace-one Laplace(2/ε). "
@@ -263,28 +241,25 @@ class HeavyHitterPanel(Panel):
              "beats a threshold that rises by μ per level (Ghazi, Kumar, Manurangsi & Steinke 2023, Alg 2, corrected "
              "constants).")
 
-    def _build_controls(self):
-        return {
-            "eps0": _html(slider("ε<sub>attr</sub> per attribute", 1.0, 0.1, 5.0, 0.1)),
-            "d": dropdown("attributes d", [("8", 8), ("16", 16), ("32", 32)], 16),
-            # grid 1,250·2^(j/4): n = 20,000 (the lesson's fixed example) lies on it, so the browser does not snap the
-            # default to 19,953 on first render
-            "n": log_slider("people n", 20000, math.log10(1250), math.log10(80000), step=math.log10(2) / 4,
-                            readout_format=",.0f"),
-            "nu": slider("heavy-hitter fraction ν", 0.1, 0.02, 0.1, 0.01),
-            "eta": _html(slider("failure probability β<sub>fail</sub>", 0.1, 0.01, 0.1, 0.01)),
-            "constants": dropdown("constants", [("corrected (private at ε_attr)", "corrected"),
-                                               ("as printed: λ = 3/ε_attr (not private at ε_attr)", "paper")],
-                                  "corrected"),
-            "seed": int_slider("noise seed", 1, 0, 20),
-        }
+    controls = {
+        "eps0": Slider("ε<sub>attr</sub> per attribute", 1.0, 0.1, 5.0, step=0.1),
+        "d": Choice("attributes d", [("8", 8), ("16", 16), ("32", 32)], 16),
+        # grid 1,250·2^(j/4): n = 20,000 (the lesson's fixed example) lies on it, so the browser does not snap the
+        # default to 19,953 on first render
+        "n": LogSlider("people n", 20000, 1250, 80000, step=math.log10(2) / 4, fmt=",.0f", integer=True),
+        "nu": Slider("heavy-hitter fraction ν", 0.1, 0.02, 0.1, step=0.01),
+        "eta": Slider("failure probability β<sub>fail</sub>", 0.1, 0.01, 0.1, step=0.01),
+        "constants": Choice("constants", [("corrected (private at ε_attr)", "corrected"),
+                                          ("as printed: λ = 3/ε_attr (not private at ε_attr)", "paper")], "corrected"),
+        "seed": IntSlider("noise seed", 1, 0, 20),
+    }
 
-    def _render(self, v):
-        eps0, d, n = float(v["eps0"]), int(v["d"]), int(round(v["n"]))
-        nu, eta = float(v["nu"]), float(v["eta"])
+    def render(self, v):
+        eps0, d, n = float(v.eps0), int(v.d), v.n
+        nu, eta = float(v.nu), float(v.eta)
         X, planted, counts = PD.planted_data(n, d, 5, 0)
-        p = PD.heavy_hitter_params(eps0, nu, n, constants=v["constants"])
-        res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=int(v["seed"]))
+        p = PD.heavy_hitter_params(eps0, nu, n, constants=v.constants)
+        res = PD.priv_heavy_hitter(X, p.lam, p.tau, p.mu, rng=int(v.seed))
         f1 = P.heavy_hitter_tree_figure(res)
         f2 = P.heavy_hitter_found_figure(X, res, nu)
         cond = PD.lemma30_conditions(d, n, p.lam, p.mu, nu, eta)
@@ -301,7 +276,7 @@ class HeavyHitterPanel(Panel):
                    f"{'met' if cond['tau_large'] else 'not met (the guarantee does not apply yet)'}. "
                    f"Theorem 15's n for this d: {PD.theorem15_sample_size(d, eps0, nu, eta):,.0f}.")
         hint = None
-        if v["constants"] == "paper":
+        if v.constants == "paper":
             hint = ("Printed constants: Lemma 28 certifies the tree step only at about 1.34·ε<sub>attr</sub>, and "
                     "the count step Laplace(2/ε<sub>attr</sub>) costs ε<sub>attr</sub>, not 0.5·ε<sub>attr</sub> "
                     "(replace-one counts have L1 sensitivity 2): the total is not ε<sub>attr</sub>.")
@@ -317,18 +292,17 @@ class AttributeUsersNeededPanel(Panel):
              "The lower bound of Theorem 16 "
              "can be drawn as printed or with dpviz's corrected constant.")
 
-    def _build_controls(self):
-        return {
-            "eps0": _html(slider("ε<sub>attr</sub> (or ε)", 1.0, 0.1, 5.0, 0.1)),
-            "nu": slider("error fraction ν", 0.1, 0.02, 0.1, 0.01),
-            "eta": _html(slider("failure probability β<sub>fail</sub>", 0.1, 0.01, 0.1, 0.01)),
-            "d": dropdown("mark d", [(str(2 ** j), 2 ** j) for j in range(1, 21)], 16),
-            "thm16": toggle("Theorem 16", [("as printed", False), ("corrected", True)], True),
-        }
+    controls = {
+        "eps0": Slider("ε<sub>attr</sub> (or ε)", 1.0, 0.1, 5.0, step=0.1),
+        "nu": Slider("error fraction ν", 0.1, 0.02, 0.1, step=0.01),
+        "eta": Slider("failure probability β<sub>fail</sub>", 0.1, 0.01, 0.1, step=0.01),
+        "d": Choice("mark d", [(str(2 ** j), 2 ** j) for j in range(1, 21)], 16),
+        "thm16": Toggle("Theorem 16", [("as printed", False), ("corrected", True)], True),
+    }
 
-    def _render(self, v):
-        eps0, nu, eta, d = float(v["eps0"]), float(v["nu"]), float(v["eta"]), int(v["d"])
-        corrected = bool(v["thm16"])
+    def render(self, v):
+        eps0, nu, eta, d = float(v.eps0), float(v.nu), float(v.eta), int(v.d)
+        corrected = bool(v.thm16)
         fig = P.users_needed_figure(eps0, nu, eta, d, corrected16=corrected)
         n15 = PD.theorem15_sample_size(d, eps0, nu, eta)
         lb = PD.theorem16_lower_bound(d, eps0, nu, corrected=corrected)
@@ -353,37 +327,24 @@ class MarginalsPanel(Panel):
              "does (Ghazi, Kumar, Manurangsi & Steinke 2023, Thm 11). Partial MWEM answers ℓ attribute-disjoint "
              "queries per round (Thm 12).")
 
-    def _controls(self):
-        return {
-            "eps": _html(slider("ε<sub>attr</sub> (or ε)", 1.0, 0.05, 4.0, 0.05)),
-            "n": log_slider("people n", 1000, 1, 6, step=0.1, readout_format=",.0f"),
-            "k": int_slider("marginal width w", 2, 1, 4),
-            "d": int_slider("attributes d (MWEM)", 10, 2, 40),
-            "ell": int_slider("queries per round ℓ (MWEM)", 2, 1, 40),  # 2 fits every k ≤ 4 at d = 10
-            "simulate": toggle("simulated points", [("off", False), ("on", True)], False),
-        }
+    # the sliders reach only what the panel accepts: w ≤ min(4, d), ℓ ≤ ⌊d/w⌋
+    controls = {
+        "eps": Slider("ε<sub>attr</sub> (or ε)", 1.0, 0.05, 4.0, step=0.05),
+        "n": LogSlider("people n", 1000, 10, 1e6, step=0.1, fmt=",.0f", integer=True),
+        "k": IntSlider("marginal width w", 2, 1, max=lambda v: min(4, v.d)),
+        "d": IntSlider("attributes d (MWEM)", 10, 2, 40),
+        "ell": IntSlider("queries per round ℓ (MWEM)", 2, 1, max=lambda v: max(1, v.d // v.k)),  # 2: every w ≤ 4
+        "simulate": Toggle("simulated points", [("off", False), ("on", True)], False),
+    }
 
-    def _build_controls(self):
-        c = self._controls()
-        # the sliders reach only what the panel accepts: w ≤ min(4, d), ℓ ≤ ⌊d/w⌋ (observed before the update)
-
-        def fit(_change=None):
-            c["k"].max = min(4, int(c["d"].value))
-            c["ell"].max = max(1, int(c["d"].value) // int(c["k"].value))
-
-        fit()
-        c["d"].observe(fit, names="value")
-        c["k"].observe(fit, names="value")
-        return c
-
-    def _render(self, v):
-        e, n, k, d, ell = float(v["eps"]), int(round(v["n"])), int(v["k"]), int(v["d"]), int(v["ell"])
+    def render(self, v):
+        e, n, k, d, ell = float(v.eps), v.n, int(v.k), int(v.d), int(v.ell)
         if k > d:
             raise ValueError(f"w = {k} is more than d = {d}: a w-way query needs w attributes.")
         if ell > d // k:
             raise ValueError(f"ℓ = {ell} attribute-disjoint {k}-way queries do not fit in d = {d} attributes: "
                              f"choose ℓ ≤ ⌊d/w⌋ = {d // k}.")
-        f1 = P.projection_error_figure(k, n, e, simulate=bool(v["simulate"]))
+        f1 = P.projection_error_figure(k, n, e, simulate=bool(v.simulate))
         f2 = P.mwem_tradeoff_figure(e, n, d, k, ell)
         f3 = P.mwem_T_figure(e, n, d, k, ell)
         D, D0 = PD.kway_diameters(d, k)
@@ -403,35 +364,19 @@ class MisconceptionPanel(Panel):
     intro = ("A data owner releases one statistic per attribute (each reads one column). They give the attribute "
              "they care about a smaller ε, believing the record is now better protected (opendp/dpcreator#370).")
 
-    def __init__(self, **overrides):
-        self.exercise = PredictReveal(
-            "With the sliders' settings, what is the whole-record (pure) ε of this release? "
-            "(Each release reads one column of every record: a whole record is read by all d releases.)",
-            answer=self._answer, explain=self._explain, rel_tol=0.05)
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        super().__init__(**overrides)
+    controls = {
+        "eps_important": Slider("ε for the attribute you care about", 0.1, 0.01, 2.0, step=0.01),
+        "eps_other": Slider("ε for each other attribute", 1.0, 0.1, 2.0, step=0.05),
+        "d": IntSlider("attributes d", 10, 2, 30),
+    }
 
-    def _on_reveal(self, _button=None) -> None:
-        """After the reveal the figure shows the whole-record totals (until a slider moves: predict again)."""
-        self._revealed_at = tuple(self.values().values())
-        self.update()
-
-    def _build_controls(self):
-        return {
-            "eps_important": slider("ε for the attribute you care about", 0.1, 0.01, 2.0, 0.01),
-            "eps_other": slider("ε for each other attribute", 1.0, 0.1, 2.0, 0.05),
-            "d": int_slider("attributes d", 10, 2, 30),
-        }
-
-    def _answer(self) -> float:
-        v = self.values()  # whole-record pure ε of per-column releases: Σ_j ε_j (sequential composition)
-        eps_j = [float(v["eps_important"])] + [float(v["eps_other"])] * (int(v["d"]) - 1)
+    def _answer(self, v) -> float:
+        """The whole-record pure ε of per-column releases: Σ_j ε_j (sequential composition)."""
+        eps_j = [float(v.eps_important)] + [float(v.eps_other)] * (int(v.d) - 1)
         return float(PD.parallel_composition(eps_j, "pure").record)
 
-    def _explain(self, truth: float) -> str:
-        v = self.values()
-        same = v["d"] * v["eps_other"]
+    def _explain(self, v, truth: float) -> str:
+        same = v.d * v.eps_other
         return ("Each attribute costs its own ε<sub>j</sub> (its per-attribute guarantee, "
                 "Ghazi, Kumar, Manurangsi & Steinke 2023, Lemma 10). A whole record is read by every one of the d "
                 "releases, so by sequential (basic) composition it costs "
@@ -444,12 +389,15 @@ class MisconceptionPanel(Panel):
                 f"attribute's causal contribution, not statistical correlations (Ghazi, Kumar, Manurangsi & Steinke "
                 f"2023, §7).")
 
-    def _extra_widgets(self):
-        return [self.exercise.widget]
+    # After the reveal the figure shows the whole-record totals (until a slider moves: predict again).
+    exercises = {"exercise": PredictReveal(
+        "With the sliders' settings, what is the whole-record (pure) ε of this release? "
+        "(Each release reads one column of every record: a whole record is read by all d releases.)",
+        answer=_answer, explain=_explain, rel_tol=0.05, redraw=True)}
 
-    def _render(self, v):
-        a, b, d = float(v["eps_important"]), float(v["eps_other"]), int(v["d"])
-        revealed = self._revealed_at == tuple(v.values())
+    def render(self, v):
+        a, b, d = float(v.eps_important), float(v.eps_other), int(v.d)
+        revealed = self.revealed("exercise")
         if not revealed:
             self.exercise.feedback.value = ""  # a new question: the previous verdict and answer no longer apply
         fig = P.misconception_figure(a, b, d, reveal=revealed)
