@@ -168,3 +168,16 @@ def test_updates_sent_to_the_browser_contain_no_bare_nan(cls):
         for v in p.bench_values()[name][:: 3]:
             c.value = v
     assert p.last_error is None and not found, found[:5]
+
+
+def test_a_guess_entered_in_the_box_reveals_and_redraws_as_the_button_does():
+    p = C.PosteriorBoundPanel().refresh()
+    p.exercise.guess.value = 10.0  # Enter in the guess box commits the guess
+    assert "too low" in p.exercise.feedback.value and "?" not in p.readout.value
+    assert any(t.mode == "markers" for t in p.figures[0].data)
+
+
+def test_budget_guess_label_shows_its_subscripts():
+    p = C.BudgetSplitPanel()
+    assert p.exercise.guess.description == "σ<sub>basic</sub>/σ<sub>exact</sub>:"
+    assert p.exercise.guess.description_allow_html

@@ -7,7 +7,6 @@ import mpmath as mp
 import pytest
 
 from dpviz.accountants import compare as M
-from dpviz.panels.panel import PANEL_REGISTRY
 from dpviz.panels.composition import (
     AmplificationPanel,
     CalibrationPanel,
@@ -16,6 +15,7 @@ from dpviz.panels.composition import (
     GroupPrivacyPanel,
     disagreement_table,
 )
+from dpviz.panels.panel import PANEL_REGISTRY
 from dpviz.plots import composition as C
 
 mp.mp.dps = 40
@@ -281,3 +281,63 @@ def test_the_amplification_bound_is_tight_for_randomized_response_on_being_sampl
 def test_disagreement_table_names_the_parameter_and_keeps_to_the_figures_range(args, name):
     with pytest.raises(ValueError, match=rf"^{name} = "):
         disagreement_table(*args)
+
+
+# ------------------------------------------------------------------------------------------------ streamed renders
+# The three streamed panels, driven as in a kernel (background = True; outside a loop wait() steps the generator).
+
+
+def _figure_state(panel) -> list:
+    out = []
+    for fig in panel.figures:
+        d = fig.to_plotly_json()
+        out.append([{k: (list(v) if hasattr(v, "__len__") and not isinstance(v, str) else v)
+                     for k, v in t.items() if k != "uid"} for t in d["data"]])
+    return [out, panel.readout.value]
+
+
+STREAMED = {  # panel, settings that keep it quick, the control moved and its new value
+    "CompositionLabPanel": (CompositionLabPanel, {"k": 10}, "k", 1000.0),
+    "EpsilonVsCompositionsPanel": (EpsilonVsCompositionsPanel, {"max_k": 100}, "sigma", 8.0),
+    "CalibrationPanel": (CalibrationPanel, {"k": 10}, "target", 2.0),
+}
+
+
+@pytest.mark.parametrize("name", STREAMED)
+def test_a_change_streams_a_partial_view_first_and_ends_on_the_synchronous_render(name):
+    cls, settings, control, value = STREAMED[name]
+    p = cls(**settings).refresh()
+    p.background = True
+    drawn = []
+    apply = p._apply
+
+    def recording(view):
+        apply(view)
+        drawn.append(_figure_state(p))
+
+    p._apply = recording
+    p.controls[control].value = value  # the first step is drawn at once, the rest wait for the loop
+    assert len(drawn) == 1 and p.note.value != "" and p.stop_button.layout.visibility == "visible"
+    assert p.wait()
+    ref = cls(**{**settings, control: value}).refresh()
+    assert len(drawn) >= 2 and drawn[0] != drawn[-1], "nothing streamed"
+    assert drawn[-1] == _figure_state(ref)  # the last view is exactly the synchronous render
+    assert p.last_error is None and p.note.value == "" and p.stop_button.layout.visibility == "hidden"
+    first = str(drawn[0])
+    if name == "CompositionLabPanel":  # the first profile is on the coarse ε grid (the exact curve: one point each)
+        exact = [len(t["x"]) for t in drawn[0][0][1] if t["name"].startswith("exact")]
+        assert exact == [CompositionLabPanel.COARSE_PROFILE_POINTS] and "computing" not in first
+        assert [len(t.x) for t in p.figures[1].data if t.name.startswith("exact")] == [40]
+    else:  # the advanced and optimal accountants come last, marked "computing…" until then
+        assert "computing" in first and "computing" not in str(drawn[-1])
+
+
+def test_stop_keeps_the_partial_view_and_a_new_change_computes_to_the_end():
+    p = EpsilonVsCompositionsPanel(max_k=100).refresh()
+    p.background = True
+    p.controls["sigma"].value = 8.0
+    p.stop()
+    assert "Stopped after 1 of 3 passes" in p.note.value and "computing" in str(p.figures[0].to_plotly_json())
+    p.controls["sigma"].value = 6.0
+    assert p.wait() and p.note.value == ""
+    assert _figure_state(p) == _figure_state(EpsilonVsCompositionsPanel(max_k=100, sigma=6.0).refresh())
