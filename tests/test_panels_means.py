@@ -31,13 +31,13 @@ def _changed(a, b):
 
 @pytest.mark.parametrize("cls", ALL)
 def test_builds_with_defaults(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures and p.readout.value
 
 
 @pytest.mark.parametrize("cls", ALL)
 def test_first_slider_changes_first_figure(cls):
-    p = cls()
+    p = cls().refresh()
     name = next(iter(p.controls))
     c = p.controls[name]
     assert hasattr(c, "min")  # the first control is a slider (browser test moves it with the keyboard)
@@ -48,7 +48,7 @@ def test_first_slider_changes_first_figure(cls):
 
 
 def test_winsorized_panel_epsilon_moves_naive_noise_and_exercise():
-    p = WinsorizedVsNaivePanel()
+    p = WinsorizedVsNaivePanel().refresh()
     before = _ys(p)
     p.controls["epsilon"].value = 3.0
     assert _changed(before, _ys(p))
@@ -59,7 +59,7 @@ def test_winsorized_panel_epsilon_moves_naive_noise_and_exercise():
 
 
 def test_panel_errors_are_shown_and_panel_recovers(monkeypatch):
-    p = FixedNFloorPanel()
+    p = FixedNFloorPanel().refresh()
     import dpviz.panels.means as mod
 
     def boom(*a, **k):
@@ -74,11 +74,11 @@ def test_panel_errors_are_shown_and_panel_recovers(monkeypatch):
 
 
 def test_ball_panel_garbage_reacts_to_delta_and_robust_panel_kappa():
-    p = BallFindingPanel()
+    p = BallFindingPanel().refresh()
     g0 = p.figures[1].data[0].y[-1]
     p.controls["delta"].value = 1e-6
     assert p.figures[1].data[0].y[-1] > g0  # smaller δ → heavier garbage atom (4/δ)·V_B
-    r = RobustnessPanel()
+    r = RobustnessPanel().refresh()
     x0 = [s.x0 for s in r.figures[0].layout.shapes]
     r.controls["kappa"].value = 0.1
     assert [s.x0 for s in r.figures[0].layout.shapes] != x0
@@ -89,7 +89,7 @@ def test_ball_panel_garbage_reacts_to_delta_and_robust_panel_kappa():
 
 def test_ball_panel_shows_the_count_f():
     """Issue 5: the 2-D view shows the count f(p), not only the density built from it."""
-    p = BallFindingPanel()
+    p = BallFindingPanel().refresh()
     p.controls["move"].value = 3.0
     p.controls["show"].value = "count"
     assert p.last_error is None
@@ -106,18 +106,18 @@ def test_ball_panel_shows_the_count_f():
 
 
 def test_iso_accuracy_needs_at_least_one_sample_and_budget_map_is_not_flat():
-    p = IsoAccuracyPanel()
+    p = IsoAccuracyPanel().refresh()
     for t in p.figures[0].data:
         y = np.asarray(t.y, dtype=float)
         assert np.nanmin(y) >= 1.0  # every user holds at least one sample
-    b = FixedBudgetPanel()
+    b = FixedBudgetPanel().refresh()
     z = np.asarray(b.figures[0].data[0].z, dtype=float)
     # with the common γ(2B)² floor left out, the map spans many decades (it was one flat colour beyond n ≈ 100)
     assert np.nanmax(z) - np.nanmin(z) > 5
 
 
 def test_robustness_floor_has_a_gap_at_kappa_zero():
-    r = RobustnessPanel()
+    r = RobustnessPanel().refresh()
     floor = r.figures[0].data[2].y
     assert floor[0] is None and all(v > 0 for v in floor[1:])
 
@@ -125,7 +125,7 @@ def test_robustness_floor_has_a_gap_at_kappa_zero():
 def test_robustness_floor_toggle_shows_printed_and_corrected_proof_gap():
     # Prop 27's proof: two laws with mass ½ ± η/√m on ±v are indistinguishable after corruption, so some estimate
     # errs by half their mean gap; the gap is 4rη/√m (corrected), printed as 2rη/√m: the floor doubles
-    r = RobustnessPanel()
+    r = RobustnessPanel().refresh()
     corrected = np.asarray(r.figures[0].data[2].y[1:], dtype=float)
     kappas = RobustnessPanel._KAPPAS[1:]
     np.testing.assert_allclose(corrected, 2 * kappas / np.sqrt(100), rtol=1e-12)
@@ -139,7 +139,7 @@ def test_robustness_floor_toggle_shows_printed_and_corrected_proof_gap():
 
 
 def test_floor_panel_conceptual_exercise_says_a_lower_bound_is_not_sufficiency():
-    p = FixedNFloorPanel()
+    p = FixedNFloorPanel().refresh()
     ex = p.misconception
     assert ex.feedback.value == ""
     ex.choice.index = 0  # "9 users suffice": the tempting reading of a lower bound
@@ -155,13 +155,13 @@ def test_floor_panel_conceptual_exercise_says_a_lower_bound_is_not_sufficiency()
 
 
 def test_budget_map_caption_surfaces_the_beta_exponent_erratum():
-    b = FixedBudgetPanel()
+    b = FixedBudgetPanel().refresh()
     cap = " ".join(a.text for a in b.figures[0].layout.annotations)
     assert "nε/16" in cap and "as printed" in cap
 
 
 def test_ball_panel_says_when_epsilon_leaves_the_papers_regime():
-    p = BallFindingPanel()  # ε = 0.5 by default: above the paper's ε ≤ 1/3
+    p = BallFindingPanel().refresh()  # ε = 0.5 by default: above the paper's ε ≤ 1/3
     assert "1/3" in p.hint.value and "2 ln 2" in p.hint.value
     p.controls["epsilon"].value = 0.1
     assert p.hint.value == ""
@@ -170,7 +170,7 @@ def test_ball_panel_says_when_epsilon_leaves_the_papers_regime():
 def test_winsorized_exercise_answer_is_not_shown_before_reveal():
     # issue 18: the exercise asks for m* at n = 10⁴ with the paper's radius; no setting of the panel prints or draws
     # it (its n dropdown stops at 3,000), so the answer first appears in the Reveal feedback
-    p = WinsorizedVsNaivePanel()
+    p = WinsorizedVsNaivePanel().refresh()
     answer = f"{8 * np.log(2 * 10_000 / 0.01):.0f}"  # 8·ln(2n/γ) = 116
     p.controls["tau"].value = "paper"
     for n in (300, 1000, 3000):
@@ -181,7 +181,7 @@ def test_winsorized_exercise_answer_is_not_shown_before_reveal():
 
 
 def test_fixed_budget_panel_toggles_the_printed_and_the_worst_case_beta_exponent():
-    p = FixedBudgetPanel()
+    p = FixedBudgetPanel().refresh()
     source = lambda: " ".join(a.text for a in p.figures[0].layout.annotations if "Source" in (a.text or ""))  # noqa: E731
     z_printed = np.array(p.figures[0].data[0].z, dtype=float)
     assert "nε/8</sup>" in source() and "worst-case exponent is nε/16" in source()
@@ -194,7 +194,7 @@ def test_fixed_budget_panel_toggles_the_printed_and_the_worst_case_beta_exponent
 def test_robustness_simulates_every_eta_its_slider_reaches():
     """The readout reports the errors at the slider's η: every value the slider can take is simulated (0.35 and
     0.45 were missing, and the readout then printed η = 0.3's errors under η = 0.35)."""
-    s = RobustnessPanel().controls["kappa"]
+    s = RobustnessPanel().controls["kappa"]  # the slider, before any render
     reachable = np.round(np.arange(s.min, s.max + s.step / 2, s.step), 10)
     assert set(reachable) <= set(np.round(RobustnessPanel._KAPPAS, 10))
 
@@ -202,72 +202,8 @@ def test_robustness_simulates_every_eta_its_slider_reaches():
 def test_tau_knob_readout_is_at_the_sliders_tau():
     """Every position of the τ slider is a point of the simulated sweep, so the readout's statistics belong to the
     τ it prints (the grid was once 28 log-spaced points under a 0.05-decade slider, up to ~10 % apart)."""
-    p = TauKnobPanel()
+    p = TauKnobPanel().refresh()
     s = p.controls["ratio"]
     positions = s.base ** np.arange(s.min, s.max + s.step / 2, s.step)
     nearest = [np.min(np.abs(np.log(TauKnobPanel._RATIOS) - math.log(r))) for r in positions]
     assert max(nearest) < 1e-9
-
-
-def test_tau_knob_simulates_its_drop_down_settings_in_the_background_after_the_first_change():
-    """Opening the lesson pays for the first view only; after the learner's first change a background thread fills
-    the seeded cache for every (m, ε) of the drop-downs, so switching them later does not simulate in the update —
-    with the same numbers a synchronous simulation gives."""
-    import threading
-
-    from dpviz.mean.simulate import _tau_knob_sweep
-    from dpviz.panels import means as M
-
-    M._prewarm_started.discard("tau-knob")
-    _tau_knob_sweep.cache_clear()
-    p = M.TauKnobPanel()
-    assert _tau_knob_sweep.cache_info().currsize == 1  # the first view only
-    p.controls["ratio"].value = 2.0
-    for t in threading.enumerate():
-        if t.name == "dpviz-prewarm-tau-knob":
-            t.join(timeout=60)
-    assert _tau_knob_sweep.cache_info().currsize == 9  # 3 m × 3 ε
-    before = _tau_knob_sweep.cache_info().misses
-    p.controls["m"].value, p.controls["epsilon"].value = 10, 3.0
-    assert _tau_knob_sweep.cache_info().misses == before and p.last_error is None
-    warm = p.figures[0].to_plotly_json()["data"]
-    _tau_knob_sweep.cache_clear()
-    p.controls["epsilon"].value = 0.3
-    p.controls["epsilon"].value = 3.0  # simulated again, in the update
-    cold = p.figures[0].to_plotly_json()["data"]
-    assert [list(t.get("y", [])) for t in warm] == [list(t.get("y", [])) for t in cold]
-
-
-@pytest.mark.parametrize("panel_name", ["TauKnobPanel", "WinsorizedVsNaivePanel"])
-def test_a_panels_background_simulation_starts_after_the_learners_first_change_is_drawn(monkeypatch, panel_name):
-    """Started before the update, the simulation competed with it for the kernel (the learner's first move took
-    ~3x as long to reach the page); it must start once that change's figure is written."""
-    from dpviz.panels import means as M
-
-    p = getattr(M, panel_name)()
-    before = p.figures[0].to_plotly_json()["data"]
-    seen = []
-    monkeypatch.setattr(M, "_prewarm", lambda name, work: seen.append(p.figures[0].to_plotly_json()["data"]))
-    control = next(c for c in p.controls.values() if hasattr(c, "min"))  # its first slider
-    options = [v for v in (control.min, control.max) if v != control.value]
-    control.value = options[0]
-    assert len(seen) == 1 and seen[0] != before  # the new figure was already there when the simulation started
-
-
-def test_background_simulations_run_below_the_kernels_priority():
-    import os
-    import sys
-    import threading
-
-    from dpviz.panels import _base
-    from dpviz.panels import means as M
-
-    if not sys.platform.startswith("linux"):
-        pytest.skip("per-thread nice values are Linux's")
-    seen = []
-    M._prewarm_started.discard("test-priority")
-    M._prewarm("test-priority", lambda: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
-    for t in threading.enumerate():
-        if t.name == "dpviz-prewarm-test-priority":
-            t.join(timeout=30)
-    assert seen == [min(19, os.getpriority(os.PRIO_PROCESS, 0) + _base.REFINE_NICE)]

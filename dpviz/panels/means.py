@@ -9,7 +9,6 @@ are there too: :func:`~dpviz.mean.mse_against_m`, :func:`~dpviz.mean.tau_knob_sw
 from __future__ import annotations
 
 import math
-import threading
 
 import numpy as np
 
@@ -17,7 +16,6 @@ from dpviz.mean import (
     Population,
     algorithm_a_neighbours_2d,
     best_budget_split,
-    common_user_means,
     corollary8_error,
     corollary8_samples,
     crossover_m,
@@ -39,21 +37,8 @@ from dpviz.mean import (
     wme_mse_bound,
     wme_safe_curve,
 )
-from dpviz.panels._base import (
-    REFINE_NICE,
-    ChoiceReveal,
-    Panel,
-    PredictReveal,
-    Step,
-    View,
-    _lower_thread_priority,
-    dropdown,
-    int_slider,
-    log_slider,
-    slider,
-    toggle,
-)
-from dpviz.panels._format import _big, _fmt
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, Step, Toggle, View
+from dpviz.panels.format import big, fmt
 from dpviz.plots.mean import (
     ball_finding_figure,
     budget_heatmap_figure,
@@ -88,35 +73,6 @@ def _population(kind: str) -> Population:
     return Population(kind, mean, 1.0, scale=0.5, heterogeneity=0.2)
 
 
-_prewarm_started: set[str] = set()
-_prewarm_lock = threading.Lock()
-
-
-def _prewarm(name: str, work) -> None:
-    """Run ``work`` (filling a core function's seeded cache with what a panel's drop-downs can ask for) once per
-    process, in a background thread started once the learner's first change to the panel is drawn: a first switch
-    of a drop-down otherwise simulates in the update, while a learner moving a slider leaves the kernel idle for
-    seconds. The cache holds the same seeded arrays either way; a class opening the page pays only for the first
-    view. The thread runs at a lower CPU priority (:data:`~dpviz.panels._base.REFINE_NICE`), so the learner's next
-    moves (and, on a classroom server, other students' kernels) come first."""
-    with _prewarm_lock:
-        if name in _prewarm_started:
-            return
-        _prewarm_started.add(name)
-
-    def run():
-        _lower_thread_priority(REFINE_NICE)
-        work()
-
-    threading.Thread(target=run, name=f"dpviz-prewarm-{name}", daemon=True).start()
-
-
-def _prewarm_user_means(n: int) -> None:
-    """:func:`~dpviz.mean.common_user_means` for every data kind at ``n`` (0.1–0.25 s each)."""
-    _prewarm("user-means", lambda: [common_user_means(_population(kind), n, _M_GRID, trials=_TRIALS)
-                                    for _, kind in _KINDS])
-
-
 class WinsorizedVsNaivePanel(Panel):
     """MSE vs m for non-private, naive Laplace and winsorized means, simulated and by formula (Levy et al. 2021,
     Thm 1)."""
@@ -128,47 +84,35 @@ class WinsorizedVsNaivePanel(Panel):
              "with "
              "τ ∝ 1/√m. Move ε and watch where the curves cross.")
 
-    def __init__(self, **kw):
-        self.exercise = PredictReveal(
-            "With n = 10⁴ users, γ = 0.01 and the <i>paper's</i> radius τ = B√(log(2n/γ)/(2m)), from which m "
-            "(samples per user) on does the winsorized mean's noise drop below the naive Laplace noise?",
-            lambda: crossover_m(10_000, _GAMMA, "paper"),
-            explain=lambda a: ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (Levy et al. 2021, Thm 1 "
-                               "against the naive Laplace noise): it does not depend on ε, and grows only "
-                               "logarithmically with n."),
-            rel_tol=0.15, unit=" samples")
-        super().__init__(**kw)
+    controls = {
+        "epsilon": LogSlider("privacy ε", 1.0, 0.1, 10, step=0.1),
+        "n": Choice("users n", [("300", 300), ("1,000", 1000), ("3,000", 3000)], 1000),
+        "kind": Choice("data", _KINDS, "bounded"),
+        "tau": Choice("radius τ", [("safe (Hoeffding)", "safe"), ("paper (Levy et al. 2021, Cor 1)", "paper")],
+                      "safe"),
+    }
 
-    def update(self, change=None):
-        # The other data kinds are simulated in the background once the learner starts using this panel, not when
-        # the lesson opens (a class of 30 opening the page pays only for the first view), and after this first
-        # change is drawn (started before, the simulation slowed the learner's first move: ~97 ms to its figure
-        # instead of ~35 ms on 2026-11-28).
-        super().update(change)
-        if change is not None:
-            _prewarm_user_means(int(self.controls["n"].value))
+    def _answer(self, v) -> float:
+        return crossover_m(10_000, _GAMMA, "paper")
 
-    def _build_controls(self):
-        return {
-            "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.1),
-            "n": dropdown("users n", [("300", 300), ("1,000", 1000), ("3,000", 3000)], 1000),
-            "kind": dropdown("data", _KINDS, "bounded"),
-            "tau": dropdown("radius τ", [("safe (Hoeffding)", "safe"), ("paper (Levy et al. 2021, Cor 1)", "paper")],
-                            "safe"),
-        }
+    def _explain(self, v, answer: float) -> str:
+        return ("128τ²/(n²ε²) = 8B²/(n²ε²) ⇔ τ = B/4 ⇔ m* = 8·log(2n/γ) (Levy et al. 2021, Thm 1 against the naive "
+                "Laplace noise): it does not depend on ε, and grows only logarithmically with n.")
 
-    def _extra_widgets(self):
-        return [self.exercise.widget]
+    exercises = {"exercise": PredictReveal(
+        "With n = 10⁴ users, γ = 0.01 and the <i>paper's</i> radius τ = B√(log(2n/γ)/(2m)), from which m "
+        "(samples per user) on does the winsorized mean's noise drop below the naive Laplace noise?",
+        answer=_answer, explain=_explain, rel_tol=0.15, unit=" samples")}
 
-    def _render(self, v):
-        eps, n, kind, preset = float(v["epsilon"]), int(v["n"]), v["kind"], v["tau"]
+    def render(self, v):
+        eps, n, kind, preset = float(v.epsilon), int(v.n), v.kind, v.tau
         sim, form, cross = mse_against_m(_population(kind), n, _M_GRID, eps, tau=preset, gamma=_GAMMA,
                                          trials=_TRIALS)
         fig = mse_vs_m_figure(_M_GRID, sim, form, crossover=cross)
         note = "" if "nonprivate" in form else " (heavy tails: infinite variance, no non-private formula)"
         naive = naive_laplace_mse(0.0, n, 1, eps, 1.0)
         readout = (f"Crossover m* = {8 if preset == 'paper' else 32}·log(2n/γ) ≈ <b>{cross:.0f}</b> samples per user"
-                   f"{note}. Naive noise 8B²/(n²ε²) = {_fmt(naive, 3)} does not move with m.")
+                   f"{note}. Naive noise 8B²/(n²ε²) = {fmt(naive, 3)} does not move with m.")
         return View(figures=[fig], readout=readout)
 
 
@@ -182,31 +126,24 @@ class TauKnobPanel(Panel):
     # the sweep's grid is the slider's own positions (10^(−1.3 + 0.1·j)): the readout is at the slider's τ exactly
     _RATIOS = 10.0 ** np.round(np.arange(-1.3, 1.0 + 1e-9, 0.1), 10)
 
-    def _build_controls(self):
-        return {
-            "ratio": log_slider("τ relative to safe τ", 1.0, -1.3, 1, step=0.1),
-            "m": dropdown("samples per user m", [("10", 10), ("100", 100), ("1,000", 1000)], 100),
-            "epsilon": dropdown("privacy ε", [("0.3", 0.3), ("1", 1.0), ("3", 3.0)], 1.0),
-        }
-
-    def update(self, change=None):
-        super().update(change)  # the learner's change first, then (once) the background simulation
-        if change is not None:  # every (m, ε) of the drop-downs, simulated in the background (~30 ms each)
-            _prewarm("tau-knob", lambda: [self._sweep(m, eps) for _, m in self.controls["m"].options
-                                           for _, eps in self.controls["epsilon"].options])
+    controls = {
+        "ratio": LogSlider("τ relative to safe τ", 1.0, 10 ** -1.3, 10, step=0.1),
+        "m": Choice("samples per user m", [("10", 10), ("100", 100), ("1,000", 1000)], 100),
+        "epsilon": Choice("privacy ε", [("0.3", 0.3), ("1", 1.0), ("3", 3.0)], 1.0),
+    }
 
     def _sweep(self, m: int, eps: float) -> dict:
         return tau_knob_sweep(_population("bounded"), 1000, m, eps, self._RATIOS, gamma=_GAMMA, trials=60)
 
-    def _render(self, v):
-        r, m, eps = float(v["ratio"]), int(v["m"]), float(v["epsilon"])
+    def render(self, v):
+        r, m, eps = float(v.ratio), int(v.m), float(v.epsilon)
         k = self._sweep(m, eps)
         out, ts, paper, oracle = k["sweep"], k["tau_safe"], k["paper"], k["oracle"]
         presets = {"paper": paper, "safe": 1.0, "oracle (not private)": oracle}
         fig = tau_knob_figure(self._RATIOS, out, current=r, presets=presets, trials=60)
         i = int(np.argmin(np.abs(np.log(self._RATIOS) - math.log(r))))
-        readout = (f"τ = {_fmt(r * ts, 3)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
-                   f"{_fmt(out['bias2'][i], 3)}, noise {_fmt(out['noise'][i], 3)}, MSE {_fmt(out['mse'][i], 3)}. "
+        readout = (f"τ = {fmt(r * ts, 3)} (n = 1000, B = 1): clipped fraction {out['clipped'][i]:.1%}, bias² "
+                   f"{fmt(out['bias2'][i], 3)}, noise {fmt(out['noise'][i], 3)}, MSE {fmt(out['mse'][i], 3)}. "
                    f"The paper's τ is {paper:.2f}×τ<sub>safe</sub>: for ±B data it under-covers "
                    "(its Hoeffding radius assumes range B, not 2B).")
         return View(figures=[fig], readout=readout)
@@ -224,16 +161,15 @@ class FixedBudgetPanel(Panel):
     _LN = np.linspace(1, 5, 81)
     _LM = np.linspace(0, 4, 81)
 
-    def _build_controls(self):
-        return {
-            "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.1),
-            "budget": log_slider("highlighted budget N", 1e5, 3, 8, step=0.25),
-            "exponent": toggle("exponent of β_fail", [("as printed: nε/8", "printed"),
-                                                             ("worst case: nε/16", "worst_case")], "printed"),
-        }
+    controls = {
+        "epsilon": LogSlider("privacy ε", 1.0, 0.1, 10, step=0.1),
+        "budget": LogSlider("highlighted budget N", 1e5, 1e3, 1e8, step=0.25),
+        "exponent": Toggle("exponent of β_fail", [("as printed: nε/8", "printed"),
+                                                  ("worst case: nε/16", "worst_case")], "printed"),
+    }
 
-    def _render(self, v):
-        eps, N, reading = float(v["epsilon"]), float(v["budget"]), v["exponent"]
+    def render(self, v):
+        eps, N, reading = float(v.epsilon), float(v.budget), v.exponent
         div = "8" if reading == "printed" else "16"
         # γ·(2B)² = 0.04 is the same in every cell and dwarfs the rest for n ≳ 100, which painted the map one flat
         # colour: draw what the split changes, MSE − γ(2B)² (the best splits below are unchanged by the shift)
@@ -254,7 +190,7 @@ class FixedBudgetPanel(Panel):
                        "gap gives nε/16). B = 1, ") +
                     "γ = 0.01, Var = 0.96. Colour: MSE minus γ(2B)² = 0.04, the same for every split."))
         edge = self._LN[-1] - 1e-9
-        txt = "; ".join(f"N = {_big(b)}: n ≈ {_big(10 ** p[0])}"
+        txt = "; ".join(f"N = {big(b)}: n ≈ {big(10 ** p[0])}"
                         f"{' (the largest n on the map)' if p[0] >= edge else ''}, "
                         f"m ≈ {10 ** p[1]:.3g}" for b, p in zip(budgets, best))
         return View(figures=[fig], readout=f"Best splits: {txt}. The statistical term Var/N is the same along a line; "
@@ -273,17 +209,16 @@ class IsoAccuracyPanel(Panel):
              "2021 also needs n right of the black wall, "
              "which grows with √d — Esfandiari, Mirrokni & Narayanan 2022 removes it.")
 
-    def _build_controls(self):
-        return {
-            "d": log_slider("dimension d", 100, 0, 4, step=0.2, readout_format=".0f"),
-            "epsilon": log_slider("privacy ε", 1.0, -1, 1, step=0.1),
-            "delta": log_slider("δ", 1e-6, -10, -3, step=0.5, readout_format=".0e"),
-            "n_fixed": log_slider("n for error vs d", 100, 1, 4, step=0.1, readout_format=".0f"),
-        }
+    controls = {
+        "d": LogSlider("dimension d", 100, 1, 1e4, step=0.2, fmt=".0f", integer=True),
+        "epsilon": LogSlider("privacy ε", 1.0, 0.1, 10, step=0.1),
+        "delta": LogSlider("δ", 1e-6, 1e-10, 1e-3, step=0.5, fmt=".0e"),
+        "n_fixed": LogSlider("n for error vs d", 100, 10, 1e4, step=0.1, fmt=".0f", integer=True),
+    }
 
-    def _render(self, v):
-        d = max(1, round(float(v["d"])))
-        eps, delta, n_fixed = float(v["epsilon"]), float(v["delta"]), max(2, round(float(v["n_fixed"])))
+    def render(self, v):
+        d = max(1, v.d)
+        eps, delta, n_fixed = float(v.epsilon), float(v.delta), max(2, v.n_fixed)
         n_lb = users_lower_bound(eps, delta)
         n_levy = levy_users_required(d, eps, delta)
         ns = np.logspace(0, 5, 200)
@@ -324,21 +259,20 @@ class BallFindingPanel(Panel):
              "(orange ×) to the right: see which mass changes. "
              "Colour the map by the count f(p) to see the overlaps the density is built from.")
 
-    def _build_controls(self):
-        return {
-            "move": slider("move one user: x-offset", 0.0, 0.0, 6.0, 0.25),
-            # ≤ 10^0.1 ≈ 1.26: the corrected Algorithm A is proven (ε, δ)-DP for ε ≤ 2 ln 2 ≈ 1.39 (robust.py)
-            "epsilon": log_slider("privacy ε", 0.5, -1, 0.1, step=0.1, readout_format=".2f"),
-            "n": int_slider("users n", 12, 3, 30),
-            "delta": log_slider("δ", 1e-3, -8, -1, step=0.5, readout_format=".0e"),
-            "show": toggle("colour by", [("output density", "density"), ("count f(p)", "count")], "density"),
-        }
+    controls = {
+        "move": Slider("move one user: x-offset", 0.0, 0.0, 6.0, step=0.25),
+        # ≤ 10^0.1 ≈ 1.26: the corrected Algorithm A is proven (ε, δ)-DP for ε ≤ 2 ln 2 ≈ 1.39 (robust.py)
+        "epsilon": LogSlider("privacy ε", 0.5, 0.1, 10 ** 0.1, step=0.1, fmt=".2f"),
+        "n": IntSlider("users n", 12, 3, 30),
+        "delta": LogSlider("δ", 1e-3, 1e-8, 1e-1, step=0.5, fmt=".0e"),
+        "show": Toggle("colour by", [("output density", "density"), ("count f(p)", "count")], "density"),
+    }
 
-    def _render(self, v):
-        move, eps, n, delta = float(v["move"]), float(v["epsilon"]), int(v["n"]), float(v["delta"])
+    def render(self, v):
+        move, eps, n, delta = float(v.move), float(v.epsilon), int(v.n), float(v.delta)
         r = 1.0
         _, xp, A0, A = algorithm_a_neighbours_2d(n, move, eps, delta, r=r, resolution=70)
-        if v["show"] == "count":
+        if v.show == "count":
             # f = 0 outside every ball: left blank, like the zero density there
             z, z_label = np.where(A.counts > 0, A.counts, np.nan), "count f(p)"
         else:
@@ -377,21 +311,19 @@ class RobustnessPanel(Panel):
              "not. No estimator, private "
              "or not, gets error of smaller order than r·η/√m (Prop 27: an order statement; the second control "
              "draws the floor its proof gives, as printed or corrected).")
-    slow = True
     _KAPPAS = np.array([0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45])  # every η the slider reaches
 
-    def _build_controls(self):
-        return {
-            "kappa": slider("fraction corrupted η", 0.25, 0.0, 0.45, 0.05),
-            "floor": toggle("floor from Prop 27's proof", [("printed (gap 2rη/√m)", 1.0),
-                                                          ("corrected (gap 4rη/√m)", 2.0)], 2.0),
-            "m": dropdown("samples per user m", [("25", 25), ("100", 100), ("400", 400)], 100),
-            "epsilon": dropdown("privacy ε", [("0.5", 0.5), ("1", 1.0), ("2", 2.0)], 1.0),
-        }
+    controls = {
+        "kappa": Slider("fraction corrupted η", 0.25, 0.0, 0.45, step=0.05),
+        "floor": Toggle("floor from Prop 27's proof", [("printed (gap 2rη/√m)", 1.0),
+                                                      ("corrected (gap 4rη/√m)", 2.0)], 2.0),
+        "m": Choice("samples per user m", [("25", 25), ("100", 100), ("400", 400)], 100),
+        "epsilon": Choice("privacy ε", [("0.5", 0.5), ("1", 1.0), ("2", 2.0)], 1.0),
+    }
 
-    def _render_steps(self, v):
+    def render(self, v):
         """η by η (the draws of :func:`~dpviz.mean.iter_robustness_curve`, in order): a view every second η."""
-        m, eps = int(v["m"]), float(v["epsilon"])
+        m, eps = int(v.m), float(v.epsilon)
         total = len(self._KAPPAS)
         # n = 150 users, d = 2, r = 1, 3 runs per κ, δ = 10⁻⁶ (the defaults of robustness_curve)
         for j, rob, nai in iter_robustness_curve(self._KAPPAS, m, eps, progress=self.report_progress):
@@ -399,11 +331,11 @@ class RobustnessPanel(Panel):
                 yield Step(j, total, lambda rob=rob, nai=nai: self._view(v, rob, nai), unit="values of η")
 
     def _view(self, v, rob, nai):
-        kap, m = float(v["kappa"]), int(v["m"])
+        kap, m = float(v.kappa), int(v.m)
         kappas = self._KAPPAS[:len(rob)]
         # the proof's two laws are indistinguishable after corruption: some estimate errs by half their mean gap,
         # r·η/√m with the printed gap 2rη/√m, 2r·η/√m with the corrected 4rη/√m (robust_floor drops the constant)
-        c = float(v["floor"])
+        c = float(v.floor)
         floor = c * np.array([robust_floor(k, m) for k in kappas])
         label = f"floor {'' if c == 1 else '2'}r·η/√m (Prop 27's proof, gap {'printed' if c == 1 else 'corrected'})"
         bound = theorem7_guarantee(m, 2)
@@ -429,20 +361,23 @@ class FixedNFloorPanel(Panel):
     intro = ("If every user holds m copies of ±B, more samples add nothing: with n users some error remains for every "
              "m. The WME formula keeps falling only because it ignores its failure probability β.")
 
-    def __init__(self, **kw):
-        self.exercise = PredictReveal(
+    controls = {"n": IntSlider("users n", 5, 1, 30), "epsilon": LogSlider("privacy ε", 1.0, 0.1, 10 ** 0.5, step=0.1)}
+
+    def _answer(self, v) -> float:
+        return float(next(k for k in range(1, 1000) if theorem8_mean_floor(k, 1.0) < 1e-4))
+
+    def _explain(self, v, answer: float) -> str:
+        return ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9 (the bound needs "
+                "δ < 1/(2n·e<sup>nε</sup>) ≈ 6.9·10⁻⁶ at n = 9). This is a <i>lower</i> bound: below n = 9 the floor "
+                "alone rules out error 10⁻⁴; from n = 9 on it no longer rules it out — it does not say 9 users "
+                "suffice. What suffices is an upper bound: n = O(log(1/(αδ))/ε) users (Esfandiari, Mirrokni & "
+                "Narayanan 2022, Thm 7) or the winsorized mean's n ≳ log(·)/ε (Levy et al. 2021, Cor 1).")
+
+    exercises = {
+        "exercise": PredictReveal(
             "With ε = 1, how many users n are needed before the Theorem 8 floor B²/(2(1+e<sup>nε</sup>)) (B = 1) "
-            "drops below 10⁻⁴?",
-            lambda: float(next(k for k in range(1, 1000) if theorem8_mean_floor(k, 1.0) < 1e-4)),
-            explain=lambda a: ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9 "
-                               "(the bound needs δ < 1/(2n·e<sup>nε</sup>) ≈ 6.9·10⁻⁶ at n = 9). This is a "
-                               "<i>lower</i> bound: below n = 9 the floor alone rules out error 10⁻⁴; from n = 9 on "
-                               "it no longer rules it out — it does not say 9 users suffice. What suffices is an "
-                               "upper bound: n = O(log(1/(αδ))/ε) users (Esfandiari, Mirrokni & Narayanan 2022, Thm "
-                               "7) or the winsorized mean's "
-                               "n ≳ log(·)/ε (Levy et al. 2021, Cor 1)."),
-            rel_tol=0.15, unit=" users")
-        self.misconception = ChoiceReveal(
+            "drops below 10⁻⁴?", answer=_answer, explain=_explain, rel_tol=0.15, unit=" users"),
+        "misconception": ChoiceReveal(
             "The floor B²/(2(1+e<sup>nε</sup>)) drops below 10⁻⁴ at n = 9 users (ε = 1). What does that tell you?",
             [("With 9 users some private estimator reaches MSE 10⁻⁴, if each user has enough samples.", False,
               "Tempting: the floor is the only curve that depends on n alone, so its crossing looks like a "
@@ -456,17 +391,11 @@ class FixedNFloorPanel(Panel):
               "the small print: Thm 8 needs δ < 1/(2n·e<sup>nε</sup>), about 6.9·10⁻⁶ at n = 9."),
              ("Nothing: the floor is about m, not about n.", False,
               "The floor is flat in m — that is its point — but it does depend on n, through e<sup>nε</sup>. It "
-              "says that for a fixed number of users more samples per user cannot push the error to zero.")])
-        super().__init__(**kw)
+              "says that for a fixed number of users more samples per user cannot push the error to zero.")]),
+    }
 
-    def _build_controls(self):
-        return {"n": int_slider("users n", 5, 1, 30), "epsilon": log_slider("privacy ε", 1.0, -1, 0.5, step=0.1)}
-
-    def _extra_widgets(self):
-        return [self.exercise.widget, self.misconception.widget]
-
-    def _render(self, v):
-        n, eps = int(v["n"]), float(v["epsilon"])
+    def render(self, v):
+        n, eps = int(v.n), float(v.epsilon)
         ms = np.logspace(0, 5, 40)
         ns = sorted({max(1, n // 2), n, 2 * n})
         floors = {k: theorem8_mean_floor(k, eps) for k in ns}
