@@ -24,7 +24,7 @@ from dpviz.accountants import (
 )
 from dpviz.accountants.events import gaussian_epsilon_many
 from dpviz.accountants.optimal import kov_epsilon
-from dpviz.accountants.pld.atoms import atoms_epsilon
+from dpviz.accountants._atoms import atoms_epsilon
 from dpviz.accountants.pld.grid import _chernoff_window, _Pmf, _pmf_epsilon, _self_compose
 from dpviz.accountants.pld.laws import GaussianLaw, _rr_law, discretise
 from dpviz.mechanisms import DiscreteLaplace, Gaussian, Laplace, RandomizedResponse, gaussian_delta

@@ -18,6 +18,7 @@ from _adversarial import contract_tests
 
 from dpviz import mechanisms as M
 from dpviz.accountants import PoissonSampled, PureDP
+from dpviz.accountants import _atoms as ATOMS
 from dpviz.accountants import advanced as ADV
 from dpviz.accountants import compare as CMP
 from dpviz.accountants import events as EV
@@ -27,7 +28,6 @@ from dpviz.accountants import pld as PLD
 from dpviz.accountants import profiles as PRO
 from dpviz.accountants import rdp as RDP
 from dpviz.accountants import zcdp as ZC
-from dpviz.accountants.pld import atoms as ATOMS
 from dpviz.accountants.pld import laws as LAWS
 
 

@@ -26,6 +26,7 @@ from dpviz.accountants.events import (
     amplify_poisson,
     amplify_without_replacement,
 )
+from dpviz.accountants.factory import ACCOUNTANTS
 from dpviz.accountants.group import (
     group_privacy,
     group_privacy_curve,
@@ -38,16 +39,6 @@ from dpviz.accountants.optimal import OptimalAccountant
 from dpviz.accountants.pld import PLDAccountant
 from dpviz.accountants.rdp import RDPAccountant
 from dpviz.accountants.zcdp import ZCDPAccountant
-
-#: name → accountant class, loosest bound first (lesson 05 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER)
-ACCOUNTANTS = {
-    "basic": BasicAccountant,
-    "advanced": AdvancedAccountant,
-    "optimal": OptimalAccountant,
-    "rdp": RDPAccountant,
-    "zcdp": ZCDPAccountant,
-    "pld": PLDAccountant,
-}
 
 __all__ = [
     "ACCOUNTANTS",

@@ -10,13 +10,12 @@ from dpviz._validation import check_choice, check_delta, check_in_range, check_i
 from dpviz.accountants._base import MAX_COUNT
 from dpviz.accountants.amplification import _deamplified_eps
 from dpviz.accountants.events import PoissonSampled
+from dpviz.accountants.factory import ACCOUNTANTS
 
 __all__ = ["calibrate_sigma", "calibrate_laplace_scale"]
 
 
 def _accountant_cls(name: str):
-    from dpviz.accountants import ACCOUNTANTS
-
     if not isinstance(name, str):  # refused before any comparison (an array would not compare to a name)
         raise ValueError(f"accountant = {name!r} is not allowed: must be one of " + ", ".join(map(repr, ACCOUNTANTS))
                          + ".")

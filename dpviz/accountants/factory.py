@@ -1,4 +1,5 @@
-"""The one string → mechanism factory: a lesson's dropdown key and noise level → a :mod:`dpviz.mechanisms` object.
+"""The string → object factories: a lesson's dropdown key and noise level → a :mod:`dpviz.mechanisms` object
+(:func:`make_mechanism`), and an accountant's name → its class (:data:`ACCOUNTANTS`).
 
 Lesson 03's panels (six mechanisms) and lesson 05's composition lab (Gaussian, Laplace, randomized response) both
 build their mechanisms here, so a key means the same mechanism everywhere.
@@ -11,8 +12,25 @@ from __future__ import annotations
 
 from dpviz import mechanisms as _m
 from dpviz._validation import check_choice, check_integer, check_positive
+from dpviz.accountants.advanced import AdvancedAccountant
+from dpviz.accountants.basic import BasicAccountant
+from dpviz.accountants.optimal import OptimalAccountant
+from dpviz.accountants.pld import PLDAccountant
+from dpviz.accountants.rdp import RDPAccountant
+from dpviz.accountants.zcdp import ZCDPAccountant
 
-__all__ = ["MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
+__all__ = ["ACCOUNTANTS", "MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
+
+#: name → accountant class, loosest bound first (lesson 05 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER);
+#: re-exported as :data:`dpviz.accountants.ACCOUNTANTS`.
+ACCOUNTANTS = {
+    "basic": BasicAccountant,
+    "advanced": AdvancedAccountant,
+    "optimal": OptimalAccountant,
+    "rdp": RDPAccountant,
+    "zcdp": ZCDPAccountant,
+    "pld": PLDAccountant,
+}
 
 #: The keys :func:`make_mechanism` knows, in the order lesson 03 lists them.
 MECHANISM_KINDS = ("laplace", "gaussian", "rr", "dlaplace", "dgaussian", "tdlap")

@@ -10,8 +10,8 @@ from scipy.optimize import minimize_scalar
 
 from dpviz._inverse import delta_from_epsilon_function
 from dpviz._validation import check_delta, check_integer, check_positive, check_probability
+from dpviz.accountants._atoms import _atoms_epsilon, _binomial_loss_atoms
 from dpviz.accountants._base import MAX_COUNT, Accountant
-from dpviz.accountants.pld.atoms import _atoms_epsilon, _binomial_loss_atoms
 from dpviz.accountants.profiles import eps_delta_profile
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]

@@ -18,6 +18,7 @@ import numpy as np
 
 from dpviz import mechanisms as _m
 from dpviz._validation import check_choice, check_positive, check_probability, check_real_array
+from dpviz.accountants._atoms import _atoms_epsilon
 from dpviz.accountants.amplification import _amplified_delta_curve, _amplified_many, _amplify
 from dpviz.accountants.events import NEIGHBORING, ZCDP, ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement
 from dpviz.conversions import zcdp_delta, zcdp_to_approx_dp
@@ -119,8 +120,6 @@ def _dgauss_profile(event) -> EpsDeltaProfile:
     if 77.2 * sigma + 3 * dlt + 5 > _DG_ATOMS_CAP:  # (checked before ⌈38.6σ⌉, which σ = 1e308 would overflow)
         return EpsDeltaProfile(curve=lambda d, m=event: float(m.epsilon(d)), delta_of=delta_of)
     big_k = math.ceil(38.6 * sigma) + dlt + 2
-    from dpviz.accountants.pld.atoms import _atoms_epsilon  # (pld imports this module)
-
     k = np.arange(big_k + dlt, -big_k - 1, -1, dtype=float)  # descending k: ascending loss
     with np.errstate(over="ignore", under="ignore"):
         p = np.asarray(event.pmf(k), dtype=float)

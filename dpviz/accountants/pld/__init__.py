@@ -5,7 +5,8 @@ Mohammadi 2019; Koskela, Jälkö & Honkela 2020 for the FFT), and δ(ε) = E[(1 
 The package: :class:`PLDAccountant` and the per-event dispatch (which law each event has) here;
 :mod:`~dpviz.accountants.pld.laws` the exact loss laws of single mechanisms and their discretisation;
 :mod:`~dpviz.accountants.pld.grid` composition on the grid (FFT, Chernoff window, δ tables);
-:mod:`~dpviz.accountants.pld.atoms` exact compositions of two-atom losses without a grid."""
+the exact compositions of two-atom losses without a grid live in :mod:`dpviz.accountants._atoms` (shared with
+the optimal accountant and the discrete Gaussian's profile)."""
 
 from __future__ import annotations
 
@@ -16,10 +17,10 @@ import numpy as np
 
 from dpviz import mechanisms as _m
 from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz.accountants._atoms import _atoms_epsilon, _binomial_loss_atoms, atoms_epsilon, binomial_loss_atoms
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
 from dpviz.accountants.events import ApproxDP, PoissonSampled, PureDP, SampledWithoutReplacement
-from dpviz.accountants.pld.atoms import _atoms_epsilon, _binomial_loss_atoms, atoms_epsilon, binomial_loss_atoms
 from dpviz.accountants.pld.grid import (
     _chernoff_window,
     _compose_two,

@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import fft as sfft
 
-from dpviz.accountants.pld.atoms import _atoms_epsilon
+from dpviz.accountants._atoms import _atoms_epsilon
 
 __all__: list[str] = []  # the grid arithmetic of the PLD accountant: private, reached through dpviz.accountants.pld
 
