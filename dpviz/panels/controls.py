@@ -293,7 +293,7 @@ class LogSlider(Slider):
 
     def build(self) -> W.Widget:
         lo, hi = self._initial_bounds()
-        lo_e, hi_e = math.log10(lo), math.log10(hi)
+        lo_e, hi_e = round(math.log10(lo), 12), round(math.log10(hi), 12)  # 10**-0.3 back to -0.3, not ...04
         exponent = on_grid(math.log10(float(self.value)), lo_e, self.step)
         w = W.FloatLogSlider(value=float(10.0 ** exponent), base=10, min=lo_e, max=hi_e, step=self.step,
                              description=self.label, readout_format=self.fmt,

@@ -83,9 +83,13 @@ class Exercise:
         return f"<b>{self.prompt}</b> {text}"
 
     def refresh(self) -> None:
-        """Called by the panel after each render: a question that depends on the settings follows them."""
+        """Called by the panel after each render: a question that depends on the settings follows them, and the
+        feedback of a reveal made at other settings goes (it answered another question)."""
         if callable(self._question):
             self.question.value = self._question_html()
+        if self.feedback.value and self._revealed_at is not None and not self.sticky and not self.revealed \
+                and (self.redraw or callable(self._question)):
+            self.feedback.value = ""
 
     @property
     def revealed(self) -> bool:
@@ -143,6 +147,8 @@ class PredictReveal(Exercise):
         self.guess = W.FloatText(value=0.0, description=self.guess_label,
                                  style=shared_style(DescriptionStyle, **_STYLE), continuous_update=False,
                                  layout=W.Layout(width="260px", max_width="100%"))
+        if "<" in self.guess_label:
+            self.guess.description_allow_html = True
         self.guess.observe(lambda _change: self.reveal(), names="value")
         return [self.question, W.HBox([self.guess, self.button], layout=W.Layout(flex_flow="row wrap")),
                 self.feedback]
