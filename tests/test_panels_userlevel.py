@@ -330,3 +330,44 @@ def test_group_privacy_cost_m_slider_ends_where_the_chosen_axis_does():
     p.controls["m_max"].value = 10000
     p.controls["m"].value = 10000
     assert p.controls["m"].value == pytest.approx(10000)
+
+
+def _threshold_state(p):
+    figs = [f.to_plotly_json() for f in p.figures]
+    figs = [{**f, "data": [{k: x for k, x in t.items() if k != "uid"} for t in f["data"]]} for f in figs]
+    return str(figs) + p.readout.value
+
+
+def test_threshold_learner_streams_partial_views_and_ends_on_the_synchronous_one():
+    """A change in a kernel draws the first partial view at once (two values of n) and refines one n per step; the
+    last view is exactly what a synchronous update draws."""
+    ref = L4.ThresholdLearnerPanel(trials=10, grid_size=100).refresh()
+    ref.controls["epsilon"].value = 2.0
+    p = L4.ThresholdLearnerPanel(trials=10, grid_size=100).refresh()
+    p.background = True  # as in a kernel; without a running loop, wait() steps the job
+    p.controls["epsilon"].value = 2.0
+    assert "Partial result, after 2 of 9 values of n" in p.note.value
+    partial = _threshold_state(p)
+    assert p.wait() and p.last_error is None and p.note.value == ""
+    assert _threshold_state(p) == _threshold_state(ref) != partial
+
+
+def test_threshold_learner_partial_views_draw_the_theory_over_the_whole_grid():
+    """Every view draws the closed-form theory over the final n grid (the axes stand still while it refines); the
+    simulated points fill in along it, one n per step."""
+    p = L4.ThresholdLearnerPanel(trials=10, grid_size=100)
+    steps = list(p.render(p.values()))
+    assert [s.done for s in steps] == list(range(L4.ThresholdLearnerPanel.FIRST_DRAW, len(p.N_GRID) + 1))
+
+    def curves(step):
+        (fig,) = step.draw().figures
+        theory = {t.name: (list(t.x), list(t.y)) for t in fig.data if t.name.startswith("theory,")}
+        sim = {t.name: list(t.x) for t in fig.data if not t.name.startswith("theory,")}
+        return theory, sim
+
+    final_theory, final_sim = curves(steps[-1])
+    assert final_theory and final_sim
+    for step in steps[:-1]:
+        theory, sim = curves(step)
+        assert theory == final_theory and sim.keys() == final_sim.keys()
+        assert all(len(x) == step.done and x == final_sim[k][:len(x)] for k, x in sim.items())
