@@ -417,6 +417,7 @@ class Action:
     on_click: Callable[..., Any]
     tooltip: str = ""
     style: str = ""  # ipywidgets' button_style: "", "primary", "info", …
+    icon: str = ""  # a Font Awesome icon name, e.g. "refresh"
 
     def __post_init__(self):
         if not isinstance(self.label, str):
@@ -425,5 +426,5 @@ class Action:
             raise TypeError(f"on_click = {self.on_click!r:.60} is not allowed: must be a function (panel, v).")
 
     def build(self) -> W.Button:
-        return button(description=self.label, tooltip=self.tooltip, button_style=self.style,
+        return button(description=self.label, tooltip=self.tooltip, button_style=self.style, icon=self.icon,
                       layout=W.Layout(width="auto"))
