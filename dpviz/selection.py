@@ -55,6 +55,7 @@ __all__ = [
     "MAX_SVT_EXACT_QUERIES",
     "MAX_SVT_QUERIES",
     "MAX_SVT_POSITIVES",
+    "EXAMPLE_STREAM_LENGTH",
     "noise_scale",
     "report_noisy_max",
     "selection_probabilities",
@@ -63,6 +64,7 @@ __all__ = [
     "gap_tail_bound",
     "SparseVectorResult",
     "above_threshold",
+    "example_query_stream",
     "sparse_vector_scales",
     "sparse_vector_pattern_probabilities",
     "sparse_vector_privacy_loss",
@@ -82,6 +84,8 @@ MAX_SVT_EXACT_QUERIES = 8
 MAX_SVT_QUERIES = 1_000_000
 #: Largest cutoff c of the sparse-vector functions (the query noise scale 4cΔ/ε grows with c).
 MAX_SVT_POSITIVES = 1_000_000
+#: The length of :func:`example_query_stream`'s stream (a lesson's stream is a prefix of it)
+EXAMPLE_STREAM_LENGTH = 60
 
 _GL_NODES = 16  # Gauss–Legendre nodes per piece of the piecewise integrals
 _SERIES_TERMS = 64  # terms of the series of ln(1 − y) and y/(1 − y) for y ≤ ½: truncation error below k·2⁻⁶⁴
@@ -645,6 +649,19 @@ def above_threshold(queries, threshold: float, epsilon: float, *, sensitivity: f
     spent = eps / 2.0 + len(pos) * (eps / 2.0) / c
     return SparseVectorResult(answers, pos, len(pos) == c, t + t_scale * z_t, tuple(noisy.tolist()), eps,
                               min(spent, eps), c)
+
+
+def example_query_stream(n: int, rng=None) -> np.ndarray:
+    """A stream of ``n`` counting-query answers for a sparse-vector demonstration: counts between 0 and 100,
+    round(N(45, 18²)) clipped, the first ``n`` of :data:`EXAMPLE_STREAM_LENGTH` drawn from ``rng`` (a seed gives the
+    same stream every time, and a shorter stream is a prefix of a longer one). 1 ≤ n ≤ EXAMPLE_STREAM_LENGTH.
+
+    >>> example_query_stream(5, 0).tolist()
+    [47.0, 43.0, 57.0, 47.0, 35.0]
+    """
+    k = check_integer(n, "n", minimum=1, maximum=EXAMPLE_STREAM_LENGTH)
+    g = as_rng(rng)
+    return np.clip(np.round(g.normal(45.0, 18.0, size=EXAMPLE_STREAM_LENGTH)), 0, 100)[:k]
 
 
 def _laplace_log_sf(x: np.ndarray, scale: float) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ import pytest
 
 from dpviz import selection as S
 from dpviz.panels import selection as PS
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.panel import PANEL_REGISTRY
 
 PANELS = [PS.NoisyMaxPanel, PS.SelectionUtilityPanel, PS.SparseVectorPanel, PS.SparseVectorCheckPanel]
 
@@ -19,7 +19,7 @@ def _data(fig) -> str:
 
 @pytest.mark.parametrize("cls", PANELS)
 def test_builds_registered_and_first_slider_changes_the_figure(cls):
-    p = cls()
+    p = cls().refresh()
     assert p.last_error is None and p.figures and cls.__name__ in PANEL_REGISTRY and p.readout.value
     name, first = next((n, c) for n, c in p.controls.items() if hasattr(c, "max"))
     before = _data(p.figures[0])
@@ -28,22 +28,21 @@ def test_builds_registered_and_first_slider_changes_the_figure(cls):
 
 
 def test_noisy_max_hides_the_exponential_mechanism_until_reveal():
-    p = PS.NoisyMaxPanel()
+    p = PS.NoisyMaxPanel().refresh()
     u = [p.controls[f"u{i}"].value for i in range(1, p.controls["k"].value + 1)]
     truth = float(S.selection_probabilities(u, p.controls["epsilon"].value)[0])
     assert len(p.figures[0].data[0].y) == 0 and "?" in p.readout.value
     assert f"{truth:.4g}" not in p.readout.value
-    p.exercise.guess.value = 0.2
-    text = p.exercise.reveal()
+    p.exercise.guess.value = 0.2  # the guess commits (as Enter does): the reveal draws the panel again
+    text = p.exercise.feedback.value
     assert f"{truth:.4g}" in text
-    p._on_reveal()
     np.testing.assert_allclose(np.array(p.figures[0].data[0].y, dtype=float)[0], truth, rtol=1e-12)
     p.controls["epsilon"].value = 2.0  # a new setting: predict again
     assert len(p.figures[0].data[0].y) == 0
 
 
 def test_noisy_max_reads_the_learners_scores_and_hides_unused_sliders():
-    p = PS.NoisyMaxPanel()
+    p = PS.NoisyMaxPanel().refresh()
     p.controls["k"].value = 3
     p.controls["u1"].value, p.controls["u2"].value, p.controls["u3"].value = 1.0, 5.0, 2.0
     assert p.last_error is None and len(p.figures[0].data[1].y) == 3
@@ -53,7 +52,7 @@ def test_noisy_max_reads_the_learners_scores_and_hides_unused_sliders():
 
 
 def test_misconception_exercises_reveal_feedback_only_after_a_pick():
-    p = PS.NoisyMaxPanel()
+    p = PS.NoisyMaxPanel().refresh()
     ex = p.misconception
     assert ex.feedback.value == ""
     assert "Pick" in ex.reveal()
@@ -69,7 +68,7 @@ def test_misconception_exercises_reveal_feedback_only_after_a_pick():
 def test_utility_panel_switches_views_and_both_sliders_mean_what_they_show():
     """Against ε the k slider sets the curve and the ε slider the marked point and readout; against k the roles
     swap. Neither is hidden, and the readout is always at the sliders' (k, ε) (it once used a hidden k)."""
-    p = PS.SelectionUtilityPanel()
+    p = PS.SelectionUtilityPanel().refresh()
     p.controls["k"].value = 100.0
     p.controls["epsilon"].value = 2.0
     assert p.controls["epsilon"].layout.display is None and p.controls["k"].layout.display is None
@@ -82,7 +81,7 @@ def test_utility_panel_switches_views_and_both_sliders_mean_what_they_show():
 
 
 def test_sparse_vector_panel_budget_counts_only_positives():
-    p = PS.SparseVectorPanel()
+    p = PS.SparseVectorPanel().refresh()
     p.controls["threshold"].value = 100.0  # nothing truly reaches 100: mostly ⊥, almost nothing spent
     p.controls["epsilon"].value = 5.0
     y = [v for v in p.figures[1].data[0].y if v is not None]
@@ -90,7 +89,7 @@ def test_sparse_vector_panel_budget_counts_only_positives():
 
 
 def test_check_panel_verdicts():
-    p = PS.SparseVectorCheckPanel()
+    p = PS.SparseVectorCheckPanel().refresh()
     assert "within" in p.readout.value
     p.controls["variant"].value = "no_query_noise"
     assert "exceeds" in p.readout.value and "∞" in p.readout.value
@@ -116,10 +115,22 @@ def test_cost_exercise_is_off_by_no_factor_two():
 
 def test_panel_strings_use_the_course_symbols():
     # SVT noises are Z_T and Z_i (ρ and ν mean zCDP and TV drift in the course), neighbours are x and x′
-    sv, chk = PS.SparseVectorPanel(), PS.SparseVectorCheckPanel()
+    sv, chk = PS.SparseVectorPanel().refresh(), PS.SparseVectorCheckPanel().refresh()
     text = " ".join([sv.intro, sv.readout.value, chk.intro, chk.readout.value,
                      *(c.description for c in chk.controls.values())])
     assert "ρ" not in text and "ν" not in text and "D′" not in text
     assert not chk.controls["n_queries"].description.endswith(" n")  # n is the number of people in the course
     assert "Z<sub>T</sub>" in sv.readout.value and "x′" in chk.intro
     assert "ex post" in sv.readout.value
+
+
+def test_sparse_vector_stream_is_the_cores_seeded_stream_and_a_prefix_of_the_longest():
+    # the panel draws nothing itself: its answers are the core's stream at the lesson's seed, the same every time
+    full = S.example_query_stream(S.EXAMPLE_STREAM_LENGTH, PS.STREAM_SEED)
+    assert full.shape == (60,) and full.min() >= 0 and full.max() <= 100 and np.all(full == np.round(full))
+    p = PS.SparseVectorPanel(n_queries=20).refresh()
+    np.testing.assert_array_equal(np.array(p.figures[0].data[0].y, dtype=float), full[:20])
+    np.testing.assert_array_equal(S.example_query_stream(20, PS.STREAM_SEED), full[:20])
+    assert f"queries truly ≥ T (not released)</td><td><b>{int(np.sum(full[:20] >= 70.0))}</b>" in p.readout.value
+    with pytest.raises(ValueError, match=r"n = 61 is not allowed"):
+        S.example_query_stream(61, PS.STREAM_SEED)

@@ -58,7 +58,7 @@ def test_the_small_eps_limit_of_the_gap_is_d_times_k_minus_one_over_k():
     assert f"the gap approaches d(k − 1)/k (the dotted line), {limit:.1f} at the defaults k = {k}, d = {d:g}" in TEXT
     assert "the gap approaches d (the dotted line)" not in TEXT
     # the panel's defaults: k = 10 and the log slider's d = 10^0.3 = 1.995, shown as "2": the line is at 1.796 ≈ 1.8
-    panel = PS.SelectionUtilityPanel()
+    panel = PS.SelectionUtilityPanel().refresh()
     k0, d0 = round(panel.controls["k"].value), panel.controls["d"].value
     assert k0 == k and f"{d0:.3g}" == "2" and round(d0 * (k0 - 1) / k0, 1) == round(limit, 1)
     line = panel.figures[0].data[4]
@@ -114,8 +114,8 @@ def test_the_exponential_mechanism_exercise_keeps_its_answer_hidden():
     u = np.array([10.0, 9.0, 7.0, 7.0, 3.0])
     want = math.exp(5.0) / sum(math.exp(x / 2.0) for x in u)
     assert round(want, 4) == 0.4801
-    panel = PS.NoisyMaxPanel()
-    assert panel._answer() == pytest.approx(want, rel=1e-13)
+    panel = PS.NoisyMaxPanel().refresh()
+    assert panel.exercise.truth() == pytest.approx(want, rel=1e-13)
     assert "the default scores (10, 9, 7, 7, 3) at ε = 1" in TEXT
     assert "0.4801" not in TEXT and "0.480" not in TEXT and "48 %" not in TEXT
 

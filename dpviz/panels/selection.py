@@ -13,13 +13,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from dpviz import selection as S
-from dpviz.panels._base import ChoiceReveal, Panel, PredictReveal, View, dropdown, int_slider, log_slider, slider
-from dpviz.panels._format import _fmt, _table
+from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.format import fmt, table
 from dpviz.plots import selection as P
 
 __all__ = ["NoisyMaxPanel", "SelectionUtilityPanel", "SparseVectorPanel", "SparseVectorCheckPanel"]
@@ -33,6 +32,37 @@ _SCOPE = {False: "general: scores may move in either direction (scale 2Δ/ε)",
           True: "monotonic: all scores move the same way, e.g. counts (scale Δ/ε)"}
 
 
+def _scored(i: int):
+    """The visibility rule of score slider i: shown for the first k candidates (hidden ones keep their values)."""
+    return lambda v: i <= v.k
+
+
+def _args(v):
+    """The scores of the first k candidates, ε, Δ and whether the scores are monotonic."""
+    u = np.array([float(v[f"u{i}"]) for i in range(1, int(v.k) + 1)])
+    return u, float(v.epsilon), float(v.sensitivity), bool(v.monotonic)
+
+
+_COST_QUESTION = ("Report-noisy-max adds Laplace noise of scale 2Δ/ε to each of k = 100 scores, and one person can "
+                  "move every score by up to Δ. What does the release cost?")
+_COST_OPTIONS = [
+    ("50·ε: each of the 100 noisy scores is an (ε/2)-DP Laplace release, and composition adds them up.", False,
+     "Tempting, and true of another release: publishing all 100 noisy scores would cost 100·ε/2 = 50·ε by "
+     "basic composition (Dwork & Roth 2014, Thm 3.16), because one person moves every score. But "
+     "report-noisy-max releases only the index of the winner, never the noisy scores; its proof bounds the "
+     "chance of that one index directly (Dwork & Roth 2014, Claim 3.9)."),
+    ("ε: only the winner's index is released, and that one output is ε-DP whatever k is.", True,
+     "Right: the noisy scores stay hidden, so there is nothing to compose, and against publishing them "
+     "(50·ε) that is a real saving. For disjoint counts (a histogram) there would be no saving: all the "
+     "noisy counts together cost ε/2 under add/remove (parallel composition, lesson 02). Ding et al. 2021 "
+     "show the exponential-noise version (permute-and-flip) at the same scale is ε-DP and never less "
+     "accurate than the exponential mechanism (McKenna & Sheldon 2020)."),
+    ("ε/100: the budget is shared among the candidates.", False,
+     "Tempting because the noise does not grow with k. But the cost is not split: one release, one ε; "
+     "with more candidates the winner is simply harder to find (the gap grows like ln k)."),
+]
+
+
 class NoisyMaxPanel(Panel):
     """Selection probabilities of report-noisy-max for three noises on the learner's scores."""
 
@@ -42,71 +72,38 @@ class NoisyMaxPanel(Panel):
              "Report-noisy-max adds independent noise to every score and reports only the index of the largest "
              "noisy score. Set your own scores; the bars are the exact probabilities.")
 
-    def __init__(self, **overrides: Any):
-        self.exercise = PredictReveal(
-            "The exponential mechanism's bars are hidden. For the current scores and ε, how likely is it to pick "
-            "the candidate with the highest score? (Answer as a probability between 0 and 1.)",
-            answer=self._answer, explain=self._explain, rel_tol=0.1, guess_label="P[best]:")
-        self._revealed_at: tuple | None = None
-        self.exercise.button.on_click(self._on_reveal)
-        self.misconception = ChoiceReveal(
-            "Report-noisy-max adds Laplace noise of scale 2Δ/ε to each of k = 100 scores, and one person can move "
-            "every score by up to Δ. What does the release cost?",
-            [("50·ε: each of the 100 noisy scores is an (ε/2)-DP Laplace release, and composition adds them up.",
-              False,
-              "Tempting, and true of another release: publishing all 100 noisy scores would cost 100·ε/2 = 50·ε by "
-              "basic composition (Dwork & Roth 2014, Thm 3.16), because one person moves every score. But "
-              "report-noisy-max releases only the index of the winner, never the noisy scores; its proof bounds the "
-              "chance of that one index directly (Dwork & Roth 2014, Claim 3.9)."),
-             ("ε: only the winner's index is released, and that one output is ε-DP whatever k is.", True,
-              "Right: the noisy scores stay hidden, so there is nothing to compose, and against publishing them "
-              "(50·ε) that is a real saving. For disjoint counts (a histogram) there would be no saving: all the "
-              "noisy counts together cost ε/2 under add/remove (parallel composition, lesson 02). Ding et al. 2021 "
-              "show the exponential-noise version (permute-and-flip) at the same scale is ε-DP and never less "
-              "accurate than the exponential mechanism (McKenna & Sheldon 2020)."),
-             ("ε/100: the budget is shared among the candidates.", False,
-              "Tempting because the noise does not grow with k. But the cost is not split: one release, one ε; "
-              "with more candidates the winner is simply harder to find (the gap grows like ln k).")])
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.05, 5.0, step=0.05),
+        "k": IntSlider("number of candidates k", 5, 2, _N_SLIDERS),
+        **{f"u{i}": Slider(f"score u{_SUB[i]}", u, 0.0, 20.0, step=0.5, visible=_scored(i))
+           for i, u in enumerate(_DEFAULT_SCORES, start=1)},
+        "sensitivity": Slider("sensitivity Δ (a score moves by at most Δ)", 1.0, 0.5, 5.0, step=0.5),
+        "monotonic": Choice("scores", [(label, key) for key, label in _SCOPE.items()], False),
+    }
 
-    def _build_controls(self):
-        c = {"epsilon": slider("ε", 1.0, 0.05, 5.0, 0.05),
-             "k": int_slider("number of candidates k", 5, 2, _N_SLIDERS)}
-        for i, u in enumerate(_DEFAULT_SCORES, start=1):
-            c[f"u{i}"] = slider(f"score u{_SUB[i]}", u, 0.0, 20.0, 0.5)
-        c["sensitivity"] = slider("sensitivity Δ (a score moves by at most Δ)", 1.0, 0.5, 5.0, 0.5)
-        c["monotonic"] = dropdown("scores", [(label, key) for key, label in _SCOPE.items()], False)
-        return c
-
-    def _extra_widgets(self):
-        return [self.exercise.widget, self.misconception.widget]
-
-    def _on_reveal(self, _button: Any = None) -> None:
-        self._revealed_at = tuple(self.values().values())
-        self.update()
-
-    def _args(self, v: dict[str, Any]):
-        k = int(v["k"])
-        for i in range(1, _N_SLIDERS + 1):
-            self.controls[f"u{i}"].layout.display = None if i <= k else "none"
-        u = np.array([float(v[f"u{i}"]) for i in range(1, k + 1)])
-        return u, float(v["epsilon"]), float(v["sensitivity"]), bool(v["monotonic"])
-
-    def _answer(self) -> float:
-        u, eps, s, mono = self._args(self.values())
+    def _answer(self, v) -> float:
+        u, eps, s, mono = _args(v)
         p = S.selection_probabilities(u, eps, noise="gumbel", sensitivity=s, monotonic=mono)
         return float(p[u == u.max()].sum())
 
-    def _explain(self, answer: float) -> str:
-        u, eps, s, mono = self._args(self.values())
-        rate = "ε/Δ" if mono else "ε/(2Δ)"
+    def _explain(self, v, answer: float) -> str:
+        rate = "ε/Δ" if bool(v.monotonic) else "ε/(2Δ)"
         return (f"The exponential mechanism picks i with probability e<sup>{rate}·u<sub>i</sub></sup> divided by the "
                 "sum over all candidates (McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4): report-noisy-max "
                 "with Gumbel noise gives exactly these probabilities. Its bars are now shown.")
 
-    def _render(self, v: dict[str, Any]) -> View:
-        u, eps, s, mono = self._args(v)
-        revealed = self._revealed_at == tuple(v.values())
+    # After the reveal the exponential mechanism's bars are drawn (until a control moves: predict again).
+    exercises = {
+        "exercise": PredictReveal(
+            "The exponential mechanism's bars are hidden. For the current scores and ε, how likely is it to pick "
+            "the candidate with the highest score? (Answer as a probability between 0 and 1.)",
+            answer=_answer, explain=_explain, rel_tol=0.1, guess_label="P[best]:", redraw=True),
+        "misconception": ChoiceReveal(_COST_QUESTION, _COST_OPTIONS),
+    }
+
+    def render(self, v) -> View:
+        u, eps, s, mono = _args(v)
+        revealed = self.revealed("exercise")
         probs = {n: S.selection_probabilities(u, eps, noise=n, sensitivity=s, monotonic=mono) for n in S.NOISES
                  if revealed or n != "gumbel"}
         fig = P.selection_probabilities_figure(u, eps, sensitivity=s, monotonic=mono, show_gumbel=revealed,
@@ -119,14 +116,14 @@ class NoisyMaxPanel(Panel):
                 continue
             p = probs[noise]
             gap = float(np.dot(p, u.max() - u))
-            rows.append((P.NOISE_LABELS[noise], f"P[best] = {_fmt(float(p[best].sum()))}, E[gap] = {_fmt(gap)}"))
-        rows.append(("noise scale b", f"{_fmt(S.noise_scale(eps, s, mono))} for every noise; each version is "
-                                      f"{_fmt(eps, 3)}-DP"))
+            rows.append((P.NOISE_LABELS[noise], f"P[best] = {fmt(float(p[best].sum()))}, E[gap] = {fmt(gap)}"))
+        rows.append(("noise scale b", f"{fmt(S.noise_scale(eps, s, mono))} for every noise; each version is "
+                                      f"{fmt(eps, 3)}-DP"))
         hint = None
         if mono:
             hint = ("Monotonic scale Δ/ε: only valid if, between neighbouring data sets, all scores move in the same "
                     "direction (counts do when one person is added).")
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
 
 
 class SelectionUtilityPanel(Panel):
@@ -140,19 +137,19 @@ class SelectionUtilityPanel(Panel):
              "most β<sub>fail</sub> (Dwork & Roth 2014, Cor. 3.12).")
     slow = True  # 60 exact probability vectors per update (up to 1000 candidates each)
 
-    def _build_controls(self):
-        return {
-            "against": dropdown("x axis", [("against ε", "epsilon"), ("against the number of candidates k", "k")],
-                                "epsilon"),
-            "k": log_slider("k candidates", 10, 0.3, 3.0, step=0.1, readout_format=".0f"),
-            "epsilon": log_slider("ε", 1.0, -1.3, 1.3, step=0.1),
-            "d": log_slider("runners-up gap d", 2.0, -1.0, 1.5, step=0.1),
-            "beta": log_slider("β<sub>fail</sub> of the bound", 0.05, -4, -0.5, step=0.1),
-        }
+    controls = {
+        "against": Choice("x axis", [("against ε", "epsilon"), ("against the number of candidates k", "k")],
+                          "epsilon"),
+        "k": LogSlider("k candidates", 10, 10 ** 0.3, 1000.0, step=0.1, fmt=".0f", integer=True,
+                       bench=[2.0, 10.0, 100.0, 1000.0]),
+        "epsilon": LogSlider("ε", 1.0, 10 ** -1.3, 10 ** 1.3, step=0.1),
+        "d": LogSlider("runners-up gap d", 2.0, 0.1, 10 ** 1.5, step=0.1),
+        "beta": LogSlider("β<sub>fail</sub> of the bound", 0.05, 1e-4, 10 ** -0.5, step=0.1),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        against = v["against"]
-        k, eps, d, beta = int(round(float(v["k"]))), float(v["epsilon"]), float(v["d"]), float(v["beta"])
+    def render(self, v) -> View:
+        against = v.against
+        k, eps, d, beta = int(v.k), float(v.epsilon), float(v.d), float(v.beta)
         self.report_progress(0.1)
         # both sliders apply in both views: one sets the curve, the other the marked point and the readout
         if against == "epsilon":
@@ -162,24 +159,34 @@ class SelectionUtilityPanel(Panel):
         eps_row = eps
         self.report_progress(0.9)
         u = np.r_[0.0, np.full(k - 1, -d)]
-        rows = [("at k = " + str(k) + ", ε = " + _fmt(eps_row, 3), ""),
-                *[(f"E[gap], {P.NOISE_LABELS[n]}", _fmt(S.expected_gap(u, eps_row, noise=n))) for n in S.NOISES],
+        rows = [("at k = " + str(k) + ", ε = " + fmt(eps_row, 3), ""),
+                *[(f"E[gap], {P.NOISE_LABELS[n]}", fmt(S.expected_gap(u, eps_row, noise=n))) for n in S.NOISES],
                 ("P[gap = d] for the exponential mechanism (exact)",
-                 _fmt(float(S.selection_probabilities(u, eps_row)[1:].sum()))),
-                ("tail bound (2Δ/ε)·ln(k/β<sub>fail</sub>)", _fmt(S.gap_tail_bound(k, eps_row, beta)))]
-        return View(figures=[fig], readout=_table(rows))
-
-    def bench_values(self):
-        vals = super().bench_values()
-        vals["k"] = [2.0, 10.0, 100.0, 1000.0]
-        return vals
+                 fmt(float(S.selection_probabilities(u, eps_row)[1:].sum()))),
+                ("tail bound (2Δ/ε)·ln(k/β<sub>fail</sub>)", fmt(S.gap_tail_bound(k, eps_row, beta)))]
+        return View(figures=[fig], readout=table(rows))
 
 
-def _stream(n: int) -> np.ndarray:
-    """A fixed stream of n query answers (counts between 0 and 100): the same every time, so the panel shows the
-    noise, not a new data set."""
-    g = np.random.default_rng(20170101)
-    return np.clip(np.round(g.normal(45.0, 18.0, size=60)), 0, 100)[:n]
+#: The seed of the sparse-vector panel's query stream: the same answers every time, so the panel shows the noise, not
+#: a new data set.
+STREAM_SEED = 20170101
+
+
+_SVT_QUESTION = ("You ask 1,000 queries with the sparse vector technique (c = 1 positive, total ε = 1) and the first "
+                 "999 answers are ⊥. What have you spent?")
+_SVT_OPTIONS = [
+    ("999 × something: every query I ask touches the data, so every query costs privacy.", False,
+     "Tempting, and true of answering each query with the Laplace mechanism (composition adds up). But "
+     "the sparse vector's proof charges only the threshold (ε/2 up front) and the positives (ε/(2c) each): "
+     "a ⊥ is almost determined by the noisy threshold already paid for (Lyu, Su & Li 2017, Thm 2)."),
+    ("ε/2 so far (the noisy threshold); the first ⊤ will use the other ε/2, then the algorithm stops.", True,
+     "Right, as an account after the fact: negatives are free, which is why the technique can scan very "
+     "many queries (Dwork & Roth 2014, Thm 3.23). The price: it must halt after c positives, and its noise "
+     "grows with c. The run's guarantee, fixed before it started, is still ε."),
+    ("Nothing yet: the budget is only spent when a ⊤ is released.", False,
+     "Almost: the positives do carry the per-query share, but the noisy threshold's ε/2 is committed as "
+     "soon as the first answer is released."),
+]
 
 
 class SparseVectorPanel(Panel):
@@ -190,40 +197,20 @@ class SparseVectorPanel(Panel):
              "threshold T. The sparse vector technique draws a noisy threshold once, compares each noisy answer with "
              "it, and stops after c positives (⊤). Every ⊥ is free. Move the noise draw to rerun it.")
 
-    def __init__(self, **overrides: Any):
-        self.misconception = ChoiceReveal(
-            "You ask 1,000 queries with the sparse vector technique (c = 1 positive, total ε = 1) and the first 999 "
-            "answers are ⊥. What have you spent?",
-            [("999 × something: every query I ask touches the data, so every query costs privacy.", False,
-              "Tempting, and true of answering each query with the Laplace mechanism (composition adds up). But "
-              "the sparse vector's proof charges only the threshold (ε/2 up front) and the positives (ε/(2c) each): "
-              "a ⊥ is almost determined by the noisy threshold already paid for (Lyu, Su & Li 2017, Thm 2)."),
-             ("ε/2 so far (the noisy threshold); the first ⊤ will use the other ε/2, then the algorithm stops.", True,
-              "Right, as an account after the fact: negatives are free, which is why the technique can scan very "
-              "many queries (Dwork & Roth 2014, Thm 3.23). The price: it must halt after c positives, and its noise "
-              "grows with c. The run's guarantee, fixed before it started, is still ε."),
-             ("Nothing yet: the budget is only spent when a ⊤ is released.", False,
-              "Almost: the positives do carry the per-query share, but the noisy threshold's ε/2 is committed as "
-              "soon as the first answer is released.")])
-        super().__init__(**overrides)
+    controls = {
+        "epsilon": Slider("ε (total)", 1.0, 0.1, 5.0, step=0.1),
+        "threshold": Slider("threshold T", 70.0, 0.0, 100.0, step=1.0),
+        "max_positives": IntSlider("c: stop after this many ⊤", 1, 1, 5),
+        "n_queries": IntSlider("queries asked", 30, 5, S.EXAMPLE_STREAM_LENGTH, step=5),
+        "seed": IntSlider("noise draw (random seed)", 0, 0, 50),
+    }
+    exercises = {"misconception": ChoiceReveal(_SVT_QUESTION, _SVT_OPTIONS)}
 
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε (total)", 1.0, 0.1, 5.0, 0.1),
-            "threshold": slider("threshold T", 70.0, 0.0, 100.0, 1.0),
-            "max_positives": int_slider("c: stop after this many ⊤", 1, 1, 5),
-            "n_queries": int_slider("queries asked", 30, 5, 60, 5),
-            "seed": int_slider("noise draw (random seed)", 0, 0, 50),
-        }
-
-    def _extra_widgets(self):
-        return [self.misconception.widget]
-
-    def _render(self, v: dict[str, Any]) -> View:
-        n, c = int(v["n_queries"]), int(v["max_positives"])
-        q = _stream(n)
-        eps, T = float(v["epsilon"]), float(v["threshold"])
-        r = S.above_threshold(q, T, eps, max_positives=min(c, n), rng=int(v["seed"]))
+    def render(self, v) -> View:
+        n, c = int(v.n_queries), int(v.max_positives)
+        q = S.example_query_stream(n, STREAM_SEED)
+        eps, T = float(v.epsilon), float(v.threshold)
+        r = S.above_threshold(q, T, eps, max_positives=min(c, n), rng=int(v.seed))
         f1 = P.sparse_vector_stream_figure(q, T, r)
         f2 = P.sparse_vector_budget_figure(r, n)
         above = int(np.sum(q >= T))
@@ -231,11 +218,11 @@ class SparseVectorPanel(Panel):
         rows = [("queries answered", f"{len(r.answers)} of {n} ({'halted' if r.halted else 'stream finished'})"),
                 ("⊤ reported at queries", ", ".join(str(i + 1) for i in r.positives) or "none"),
                 ("queries truly ≥ T (not released)", str(above)),
-                ("ε accounted so far (ex post)", f"{_fmt(r.epsilon_spent, 3)} of the guarantee ε = {_fmt(eps, 3)} "
-                                                 f"(Laplace per query would need {_fmt(len(r.answers) * eps, 3)})"),
-                ("noise scales", f"threshold Z<sub>T</sub> ~ Lap({_fmt(t_scale, 3)}), each query Z<sub>i</sub> ~ "
-                                 f"Lap({_fmt(q_scale, 3)})")]
-        return View(figures=[f1, f2], readout=_table(rows))
+                ("ε accounted so far (ex post)", f"{fmt(r.epsilon_spent, 3)} of the guarantee ε = {fmt(eps, 3)} "
+                                                 f"(Laplace per query would need {fmt(len(r.answers) * eps, 3)})"),
+                ("noise scales", f"threshold Z<sub>T</sub> ~ Lap({fmt(t_scale, 3)}), each query Z<sub>i</sub> ~ "
+                                 f"Lap({fmt(q_scale, 3)})")]
+        return View(figures=[f1, f2], readout=table(rows))
 
 
 def _pair(n: int) -> tuple[list[float], list[float]]:
@@ -253,30 +240,28 @@ class SparseVectorCheckPanel(Panel):
              "integral over the threshold noise). ε-DP requires every privacy loss ln(P[o | x]/P[o | x′]) to stay "
              "within ±ε. Published variants that drop one ingredient fail (Lyu, Su & Li 2017).")
 
-    def _build_controls(self):
-        return {
-            "epsilon": slider("ε", 1.0, 0.1, 3.0, 0.1),
-            "variant": dropdown("variant", [("correct (Lyu, Su & Li 2017, Alg. 1)", "correct"),
-                                            ("broken: no noise on the queries (Alg. 5)", "no_query_noise"),
-                                            ("broken: no cutoff, may report every ⊤ (Alg. 6)", "no_cutoff")],
-                                "correct"),
-            "n_queries": int_slider("number of queries", 3, 1, 6),
-        }
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 3.0, step=0.1),
+        "variant": Choice("variant", [("correct (Lyu, Su & Li 2017, Alg. 1)", "correct"),
+                                      ("broken: no noise on the queries (Alg. 5)", "no_query_noise"),
+                                      ("broken: no cutoff, may report every ⊤ (Alg. 6)", "no_cutoff")], "correct"),
+        "n_queries": IntSlider("number of queries", 3, 1, 6),
+    }
 
-    def _render(self, v: dict[str, Any]) -> View:
-        eps, variant, n = float(v["epsilon"]), v["variant"], int(v["n_queries"])
+    def render(self, v) -> View:
+        eps, variant, n = float(v.epsilon), v.variant, int(v.n_queries)
         d, d2 = _pair(n)
         losses = S.sparse_vector_privacy_loss(d, d2, 0.5, eps, variant=variant)
         fig = P.sparse_vector_check_figure(losses, eps, variant)
         worst = max(abs(x) for x in losses.values())
         ok = worst <= eps * (1 + 1e-9)
-        rows = [("largest |privacy loss| over patterns", _fmt(worst)),
-                ("verdict on this pair", f"within ε = {_fmt(eps, 3)}" if ok else
-                 f"exceeds ε = {_fmt(eps, 3)}: not {_fmt(eps, 3)}-DP"),
+        rows = [("largest |privacy loss| over patterns", fmt(worst)),
+                ("verdict on this pair", f"within ε = {fmt(eps, 3)}" if ok else
+                 f"exceeds ε = {fmt(eps, 3)}: not {fmt(eps, 3)}-DP"),
                 ("what this variant does", S.SVT_VARIANTS[variant])]
         hint = None
         if variant == "no_cutoff":
             hint = "Add queries: without a cutoff the loss grows with the number of queries, past any ε."
         elif variant == "no_query_noise" and math.isinf(worst):
             hint = "∞: some pattern is possible on x and impossible on x′ — one output reveals which data set it was."
-        return View(figures=[fig], readout=_table(rows), hint=hint)
+        return View(figures=[fig], readout=table(rows), hint=hint)
