@@ -319,3 +319,17 @@ def test_panels_import_no_threads():
         names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         names |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not names & {"threading", "concurrent"}, path.name
+
+
+def test_overrides_meet_the_bound_rules_at_their_settings():
+    """A bound that follows another control holds from the start: c ≤ b is checked at the panel's settings, with
+    the overrides applied (a later override that moves an earlier one's bound is refused, not clamped)."""
+    assert _Plain(b=4, c=3).values().c == 3
+    assert _Plain().bench_values()["c"] == [1, 2]  # the rule's range at the defaults, before any render
+    with pytest.raises(ValueError, match=r"c = 3 is not allowed for _Plain: must be an integer in \[1, 2\]"):
+        _Plain(c=3)
+    class _Later(_Plain):  # c's bound follows b, declared after c: b = 1 moves it below c
+        controls = {"c": IntSlider("c", 3, 1, max=lambda v: v.b), "b": IntSlider("b", 5, 1, 5)}
+
+    with pytest.raises(ValueError, match=r"c = 4 is not allowed for _Later with these settings: must be in \[1, 1\]"):
+        _Later(c=4, b=1)

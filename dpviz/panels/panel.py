@@ -207,10 +207,20 @@ class Panel:
         #: the declared controls, and (below) their widgets, by name: ``panel.controls["sigma"].value = 2.0``
         self.specs: dict[str, Control] = dict(cls.controls)
         self.controls: dict[str, W.Widget] = {name: spec.build() for name, spec in self.specs.items()}
+        self._settling = False
+        self._settle()  # the controls' rules at the defaults: bounds that follow other controls start right
+        wanted = {}
         for name, value in overrides.items():
             if name not in self.specs:
                 raise ValueError(f"{name} is not a control of {cls.__name__}: must be one of {sorted(self.specs)}.")
-            self.controls[name].value = self.specs[name].checked(name, cls.__name__, self.controls[name], value)
+            wanted[name] = self.specs[name].checked(name, cls.__name__, self.controls[name], value)
+            self.controls[name].value = wanted[name]
+            self._settle()
+        for name, value in wanted.items():  # a later override may have moved an earlier one's bound
+            if self.controls[name].value != value:
+                lo, hi = self.specs[name].limits(self.controls[name])
+                raise ValueError(f"{name} = {overrides[name]!r} is not allowed for {cls.__name__} with these "
+                                 f"settings: must be in [{lo:g}, {hi:g}].")
         if self.on_release:
             for w in self.controls.values():
                 if hasattr(w, "continuous_update"):
@@ -251,7 +261,6 @@ class Panel:
         self.background: bool | None = None
         self._job: _Job | None = None
         self._rendered = False
-        self._settling = False  # applying the controls' rules: their own changes are not a learner's
         self._busy = False
         for w in self.controls.values():
             w.observe(self.update, names="value")
