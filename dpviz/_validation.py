@@ -291,6 +291,9 @@ class _Spec:
     __call__ = check
 
 
+_INT_AS_FLOAT = 2**1023  # ints of smaller magnitude convert to a finite float
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Interval(_Spec):
     """A real number in the interval from ``low`` to ``high`` (None: unbounded; ends closed unless ``open_low`` /
@@ -316,7 +319,8 @@ class Interval(_Spec):
         if kind is int if self.integer else kind is float or kind is int:
             ok_low = low is None or (value > low if self.open_low else value >= low)
             ok_high = high is None or (value < high if self.open_high else value <= high)
-            if ok_low and ok_high and (kind is int or math.isfinite(value)):
+            if ok_low and ok_high and (math.isfinite(value) if kind is float else self.integer or -_INT_AS_FLOAT
+                                       <= value <= _INT_AS_FLOAT):  # (an int beyond the float range is refused below)
                 return value if self.integer else float(value)
         if self.integer:
             return check_integer(value, name, minimum=low, maximum=high)
@@ -479,6 +483,49 @@ def _checked_class(cls: type, specs: dict[str, _Spec]) -> type:
 def specs_of(obj: Any) -> dict[str, _Spec]:
     """The specs :func:`checked` declared for a function or dataclass (empty if none)."""
     return dict(getattr(obj, "__dpviz_specs__", {}))
+
+
+# ============================================================================================ finite results
+# A closed form whose value leaves the double range (ε = 5e-324 in 8B²/(nε)², say) is a ValueError naming its
+# inputs, never inf, NaN, OverflowError or ZeroDivisionError.
+
+
+def finite_result(value: float, what: str, **params: Any) -> float:
+    """``value`` if it is finite; otherwise a ValueError naming the parameters whose result left the double range
+    (a closed form at ε = 5e-324 or B = 1e308 is not returned as inf).
+
+    >>> finite_result(math.inf, "the MSE", epsilon=5e-324)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: epsilon = 5e-324: not allowed together, the MSE exceeds the double range (must be <= 1.8e308); ...
+    """
+    if not math.isfinite(value):
+        shown = ", ".join(f"{k} = {v!r}" for k, v in params.items())
+        raise ValueError(f"{shown}: not allowed together, {what} exceeds the double range (must be <= 1.8e308); "
+                         "use less extreme values.")
+    return float(value)
+
+
+def evaluate_finite(formula, what: str, **params: Any) -> float:
+    """Evaluate a closed form ``formula()`` as written; if it overflows (OverflowError, ZeroDivisionError after
+    an underflow, inf or NaN), a ValueError naming ``params`` (:func:`finite_result`) instead of an exception or
+    inf. The formula's own rounding is kept bit for bit wherever it was finite."""
+    try:
+        with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
+            value = float(formula())
+    except (OverflowError, ZeroDivisionError):
+        value = math.inf
+    return finite_result(value, what, **params)
+
+
+def exp_or_inf(x: float) -> float:
+    """e^x, +inf instead of OverflowError."""
+    return math.exp(x) if x < 709.78 else math.inf
+
+
+def expm1_or_inf(x: float) -> float:
+    """e^x − 1, +inf instead of OverflowError."""
+    return math.expm1(x) if x < 709.78 else math.inf
 
 
 # ============================================================================================ record fields

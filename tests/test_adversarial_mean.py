@@ -21,7 +21,8 @@ import pytest
 from _adversarial import missing_baselines, register, sweep
 
 from dpviz import mean as MM
-from dpviz.mean import _limits as L
+from dpviz.mean import hadamard as H
+from dpviz.mean import winsorized as W
 
 
 def _named(fn, name):
@@ -343,7 +344,7 @@ def test_range_bins_count_is_capped():
     # B/τ = 1e308/5e-324 bins cannot be indexed; refused with the cap named
     with pytest.raises(ValueError, match="tau"):
         _quiet(MM.range_bins, 5e-324, 1e308)
-    with pytest.raises(ValueError, match=str(L.MAX_DENSE_BINS)):  # the exact law lists every bin
+    with pytest.raises(ValueError, match=str(W.DENSE_BINS.limit)):  # the exact law lists every bin
         _quiet(MM.private_range_probabilities, [0.0], 1.0, 1e-9, 1.0)
     # but PrivateRange samples exactly with many bins (segments), e.g. 5e8 of them
     a, b = _quiet(MM.private_range, [0.5] * 50, 10.0, 1e-9, 1.0, rng=0)
@@ -364,7 +365,7 @@ def test_algorithm_a_sample_marks_garbage_without_nan():
 
 def test_rotation_matrix_is_capped_but_apply_is_not():
     rot = MM.random_rotation(5000, rng=0)  # d_pad = 8192: an 8192² matrix (512 MiB) is refused ...
-    with pytest.raises(ValueError, match=str(L.MAX_MATRIX_DIMENSION)):
+    with pytest.raises(ValueError, match=str(H.MATRIX_DIMENSION.limit)):
         rot.matrix()
     x = np.zeros(5000)
     x[0] = 3.0

@@ -238,6 +238,15 @@ def test_interval_fast_path_returns_what_the_check_functions_return():
         Interval(0, 1).check(float("inf"), "p")
 
 
+def test_interval_refuses_an_int_beyond_the_float_range_with_the_template():
+    # the fast path converted int(10**400) with float() and raised OverflowError instead of the ValueError
+    for spec in (Interval(0, None, open_low=True), Interval(0, None), Interval(-1.0, None)):
+        with pytest.raises(ValueError, match=r"^x = 1000.* is not allowed: must be a"):
+            spec.check(10**400, "x")
+    assert Interval(0, None).check(2**1000, "x") == float(2**1000)
+    assert Interval(1, None, integer=True).check(10**400, "x") == 10**400
+
+
 def test_array_instance_and_cap_specs():
     assert ArrayOf(ndim=1).check([1, 2], "x").tolist() == [1.0, 2.0]
     with pytest.raises(ValueError, match=r"x has an entry of magnitude 5, .*\[-4, 4\]"):

@@ -23,10 +23,10 @@ import math
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_positive
+from dpviz._validation import as_rng, check_choice, check_positive, evaluate_finite, finite_result
 from dpviz.accountants.group import group_privacy_item_budget  # re-exported (one home: see the module docstring)
-from dpviz.mean import _limits
 from dpviz.mean.bounds import _tau_safe_1d, _theorem1_beta, _wme_noise_variance
+from dpviz.mean.hadamard import COUNT, SCALE, check_params, data_array
 from dpviz.mechanisms import classic_gaussian_sigma  # re-exported (one home: see the module docstring)
 
 __all__ = [
@@ -50,7 +50,7 @@ def nonprivate_mean(data) -> np.ndarray | float:
     >>> nonprivate_mean([[0.0, 1.0], [1.0, 1.0]])
     0.75
     """
-    x = _limits.data(data, "data", ndim=(1, 2, 3))
+    x = data_array(data, "data", ndim=(1, 2, 3))
     if x.ndim == 3:
         return x.reshape(-1, x.shape[-1]).mean(axis=0)
     return float(x.mean())
@@ -73,9 +73,9 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
     >>> naive_clipped_mean(np.zeros(10**6), 1.0, 1.0, rng=0) == 0.0
     False
     """
-    x = _limits.data(user_values, "user_values", ndim=(1, 2))
+    x = data_array(user_values, "user_values", ndim=(1, 2))
     eps = check_positive(epsilon, "epsilon")
-    bound = _limits.scale(bound, "bound")
+    bound = SCALE.check(bound, "bound")
     check_choice(noise, "noise", ("laplace", "gaussian"))
     g = as_rng(rng)
     n = x.shape[0]
@@ -90,7 +90,7 @@ def naive_clipped_mean(user_values, epsilon: float, bound: float, *, noise: str 
         d = x.shape[1]
     mean = clipped.mean(axis=0)
     if noise == "laplace":
-        scale = _limits.evaluate(lambda: 2.0 * bound * math.sqrt(d) / (n * eps), "the Laplace scale 2B√d/(nε)",
+        scale = evaluate_finite(lambda: 2.0 * bound * math.sqrt(d) / (n * eps), "the Laplace scale 2B√d/(nε)",
                                  epsilon=epsilon, bound=bound, n=n)
         out = mean + g.laplace(0.0, scale, size=np.shape(mean))
     else:
@@ -112,11 +112,11 @@ def group_privacy_mean(data, epsilon: float, bound: float, *, rng=None) -> float
     ----------
     data : array_like, shape (n, m)
     """
-    x = _limits.data(data, "data", ndim=2)
-    bound = _limits.scale(bound, "bound")
+    x = data_array(data, "data", ndim=2)
+    bound = SCALE.check(bound, "bound")
     n, m = x.shape
     e0, _ = group_privacy_item_budget(epsilon, 0.0, m)
-    scale = _limits.evaluate(lambda: 2.0 * bound / (n * m * e0), "the Laplace scale 2B/(nmε₀)",
+    scale = evaluate_finite(lambda: 2.0 * bound / (n * m * e0), "the Laplace scale 2B/(nmε₀)",
                              epsilon=epsilon, bound=bound, n=n, m=m)
     g = as_rng(rng)
     return float(np.clip(x, -bound, bound).mean() + g.laplace(0.0, scale))
@@ -131,7 +131,7 @@ def nonprivate_mse(variance: float, n: int, m: int) -> float:
     >>> nonprivate_mse(1.0, 100, 10)
     0.001
     """
-    n, m, variance = _limits.checked(n=n, m=m, variance=variance)
+    n, m, variance = check_params(n=n, m=m, variance=variance)
     return _nonprivate_mse(variance, n, m)
 
 
@@ -146,9 +146,9 @@ def naive_laplace_mse(variance: float, n: int, m: int, epsilon: float, bound: fl
     >>> naive_laplace_mse(0.0, 100, 10, 1.0, 1.0)
     0.0008
     """
-    n, m, eps, bound = _limits.checked(n=n, m=m, epsilon=epsilon, bound=bound)
+    n, m, eps, bound = check_params(n=n, m=m, epsilon=epsilon, bound=bound)
     base = nonprivate_mse(variance, n, m)
-    return _limits.evaluate(lambda: base + 8.0 * bound ** 2 / (n * eps) ** 2, "the MSE",
+    return evaluate_finite(lambda: base + 8.0 * bound ** 2 / (n * eps) ** 2, "the MSE",
                             variance=variance, n=n, epsilon=epsilon, bound=bound)
 
 
@@ -163,10 +163,10 @@ def naive_gaussian_mse(variance: float, n: int, m: int, epsilon: float, delta: f
     >>> round(naive_gaussian_mse(0.0, 10_000, 10, 1.0, 1e-6, 1.0, d=16), 8)  # n = 10⁴ users, m = 10, d = 16
     1.797e-05
     """
-    n, m, eps, delta, bound, d = _limits.checked(n=n, m=m, epsilon=epsilon, delta=delta, bound=bound, d=d)
+    n, m, eps, delta, bound, d = check_params(n=n, m=m, epsilon=epsilon, delta=delta, bound=bound, d=d)
     base = nonprivate_mse(variance, n, m)
     sigma1 = classic_gaussian_sigma(eps, delta)  # σ at sensitivity 1 (2B/n may overflow; B/n and σ₁ apart do not)
-    return _limits.evaluate(lambda: base + d * (2.0 * (bound / n) * sigma1) ** 2, "the MSE",
+    return evaluate_finite(lambda: base + d * (2.0 * (bound / n) * sigma1) ** 2, "the MSE",
                             variance=variance, n=n, epsilon=epsilon, delta=delta, bound=bound, d=d)
 
 
@@ -177,8 +177,8 @@ def wme_mse(variance: float, n: int, m: int, epsilon: float, tau: float) -> floa
     >>> wme_mse(0.0, 100, 10, 1.0, 0.5)
     0.0032
     """
-    n, m, eps, tau, variance = _limits.checked(n=n, m=m, epsilon=epsilon, tau=tau, variance=variance)
-    return _limits.evaluate(lambda: _wme_mse(variance, n, m, eps, tau), "the MSE",
+    n, m, eps, tau, variance = check_params(n=n, m=m, epsilon=epsilon, tau=tau, variance=variance)
+    return evaluate_finite(lambda: _wme_mse(variance, n, m, eps, tau), "the MSE",
                             variance=variance, n=n, epsilon=epsilon, tau=tau)
 
 
@@ -201,12 +201,12 @@ def wme_safe_curve(variance: float, n: int, ms, epsilon: float, bound: float, ga
     >>> [round(float(v), 6) for v in c["mse"]]
     [0.025353, 0.000254]
     """
-    n, eps, bound, variance, gamma = _limits.checked(n=n, epsilon=epsilon, bound=bound, variance=variance,
+    n, eps, bound, variance, gamma = check_params(n=n, epsilon=epsilon, bound=bound, variance=variance,
                                                      gamma=gamma)
     mm = np.asarray(ms)
     if (mm.ndim != 1 or not mm.size or not np.issubdtype(mm.dtype, np.number)
             or not np.all(np.isfinite(mm)) or np.any(mm != np.round(mm))
-            or np.any(mm < 1) or np.any(mm > _limits.MAX_COUNT)):
+            or np.any(mm < 1) or np.any(mm > COUNT.high)):
         raise ValueError(f"ms = {ms!r} is not allowed: must be a non-empty 1-D array of integers in [1, 1e15] "
                          "(samples per user).")
     mm = mm.astype(np.int64)
@@ -215,7 +215,7 @@ def wme_safe_curve(variance: float, n: int, ms, epsilon: float, bound: float, ga
         mse = _wme_mse(variance, n, mm.astype(float), eps, tau)
         beta = _theorem1_beta(n, eps, tau, bound, gamma)
     if not (np.all(np.isfinite(tau)) and np.all(np.isfinite(mse))):
-        _limits.finite(math.inf, "the MSE", variance=variance, n=n, epsilon=epsilon, bound=bound, gamma=gamma)
+        finite_result(math.inf, "the MSE", variance=variance, n=n, epsilon=epsilon, bound=bound, gamma=gamma)
     return {"tau": tau, "mse": mse, "beta": beta}
 
 
@@ -225,7 +225,7 @@ def item_level_mse(variance: float, n: int, m: int, epsilon: float, bound: float
     >>> item_level_mse(0.0, 100, 10, 1.0, 1.0)
     8e-06
     """
-    n, m, eps, bound = _limits.checked(n=n, m=m, epsilon=epsilon, bound=bound)
+    n, m, eps, bound = check_params(n=n, m=m, epsilon=epsilon, bound=bound)
     base = nonprivate_mse(variance, n, m)
-    return _limits.evaluate(lambda: base + 8.0 * bound ** 2 / (n * m * eps) ** 2, "the MSE",
+    return evaluate_finite(lambda: base + 8.0 * bound ** 2 / (n * m * eps) ** 2, "the MSE",
                             variance=variance, n=n, m=m, epsilon=epsilon, bound=bound)

@@ -11,7 +11,7 @@ about them, each once:
 * :func:`wme_mse_bound` and :func:`best_budget_split`, the Theorem 1 MSE over a grid of (n, m), for maps (lesson 09's
   fixed-budget panel); they broadcast over numpy arrays.
 
-Validation happens once in the public functions (:func:`dpviz.mean._limits.checked`: one meaning per parameter
+Validation happens once in the public functions (:func:`dpviz.mean.hadamard.check_params`: one meaning per parameter
 name); the private kernels ``_tau_safe``, ``_theorem1_beta``, ``_coef_exp`` take checked numbers or arrays.
 Advanced composition is not re-derived here: :func:`advanced_composition_epsilon` calls
 :func:`dpviz.accountants.advanced.drv_epsilon`.
@@ -24,10 +24,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz._validation import check_choice, check_delta, check_positive, check_probability, check_real_array
+from dpviz._validation import (
+    check_choice,
+    check_delta,
+    check_integer,
+    check_positive,
+    check_probability,
+    check_real_array,
+    evaluate_finite,
+    exp_or_inf,
+    finite_result,
+)
 from dpviz.accountants.advanced import drv_epsilon
-from dpviz.mean import _limits
-from dpviz.mean.hadamard import next_power_of_two
+from dpviz.mean.hadamard import COUNT, ELEMENTS, HALF_WIDTH, check_params, next_power_of_two, real_counts
 
 __all__ = [
     "C0",
@@ -84,15 +93,15 @@ def highd_parameters(n: int, d: int, epsilon: float, delta: float, tau: float, b
     >>> round(p.epsilon_coord, 5)
     0.02378
     """
-    n, d, eps, delta, tau, bound, gamma = _limits.checked(n=n, d=d, epsilon=epsilon, delta=delta, tau=tau,
+    n, d, eps, delta, tau, bound, gamma = check_params(n=n, d=d, epsilon=epsilon, delta=delta, tau=tau,
                                                           bound=bound, gamma=gamma)
     dp = next_power_of_two(d)
     # −ln δ and ln d + ln n − ln γ: 1/δ and dn/γ overflow for subnormal δ, γ
     eps_c = eps / math.sqrt(8.0 * dp * -math.log(delta))
-    tau_c = _limits.evaluate(lambda: 10.0 * tau * math.sqrt((math.log(dp) + math.log(n) - math.log(gamma)) / dp),
+    tau_c = evaluate_finite(lambda: 10.0 * tau * math.sqrt((math.log(dp) + math.log(n) - math.log(gamma)) / dp),
                              "τ′", tau=tau, n=n, d=d, gamma=gamma)
-    bound_c = _limits.evaluate(lambda: math.sqrt(dp) * bound, "√d·B", bound=bound, d=d)
-    scale = _limits.evaluate(lambda: 8.0 * tau_c / (n * eps_c), "the Laplace scale 8τ′/(nε′)",
+    bound_c = evaluate_finite(lambda: math.sqrt(dp) * bound, "√d·B", bound=bound, d=d)
+    scale = evaluate_finite(lambda: 8.0 * tau_c / (n * eps_c), "the Laplace scale 8τ′/(nε′)",
                              epsilon=epsilon, delta=delta, tau=tau, n=n, d=d)
     return HighDParameters(d, dp, eps_c, tau_c, bound_c, scale)
 
@@ -110,9 +119,9 @@ def tau_paper(bound: float, m: int, n: int, gamma: float) -> float:
     >>> round(tau_paper(1.0, 100, 10_000, 0.01), 4)
     0.2693
     """
-    bound, m, n, gamma = _limits.checked(bound=bound, m=m, n=n, gamma=gamma)
+    bound, m, n, gamma = check_params(bound=bound, m=m, n=n, gamma=gamma)
     log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
-    return _limits.evaluate(lambda: bound * math.sqrt(log_term / (2 * m)), "τ", bound=bound, m=m, n=n, gamma=gamma)
+    return evaluate_finite(lambda: bound * math.sqrt(log_term / (2 * m)), "τ", bound=bound, m=m, n=n, gamma=gamma)
 
 
 def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float:
@@ -127,11 +136,11 @@ def tau_safe(bound: float, m: int, n: int, gamma: float, *, d: int = 1) -> float
     >>> round(tau_safe(1.0, 100, 10_000, 0.01), 4)
     0.5387
     """
-    bound, m, n, gamma, d = _limits.checked(bound=bound, m=m, n=n, gamma=gamma, d=d)
+    bound, m, n, gamma, d = check_params(bound=bound, m=m, n=n, gamma=gamma, d=d)
     if d == 1:
-        return _limits.evaluate(lambda: _tau_safe_1d(bound, m, n, gamma), "τ", bound=bound, m=m, n=n, gamma=gamma)
+        return evaluate_finite(lambda: _tau_safe_1d(bound, m, n, gamma), "τ", bound=bound, m=m, n=n, gamma=gamma)
     log_term = math.log(n) - math.log(gamma)
-    return _limits.evaluate(lambda: bound / math.sqrt(m) * (1.0 + math.sqrt(8.0 * log_term)), "τ", bound=bound,
+    return evaluate_finite(lambda: bound / math.sqrt(m) * (1.0 + math.sqrt(8.0 * log_term)), "τ", bound=bound,
                             m=m, n=n, gamma=gamma)
 
 
@@ -160,7 +169,7 @@ def tau_oracle(user_means, center) -> float:
     with np.errstate(over="ignore"):  # differences near ±1e308 overflow: refused below, not returned as inf
         dev = np.abs(x - c.reshape(-1)[0] if x.ndim == 1 else x - c)
         tau = float(np.max(dev)) if x.ndim == 1 else _max_row_norm(dev)
-    return _limits.finite(tau, "max_i ‖X_i − x₀‖₂", user_means="...", center=center)
+    return finite_result(tau, "max_i ‖X_i − x₀‖₂", user_means="...", center=center)
 
 
 def _max_row_norm(a: np.ndarray) -> float:
@@ -177,9 +186,9 @@ def tau_subgaussian(sigma: float, n: int, gamma: float, d: int = 1) -> float:
     >>> round(tau_subgaussian(1.0, 100, 0.01, 4), 4)
     6.294
     """
-    sigma, n, gamma, d = _limits.checked(sigma=sigma, n=n, gamma=gamma, d=d)
+    sigma, n, gamma, d = check_params(sigma=sigma, n=n, gamma=gamma, d=d)
     log_term = math.log(2 * n) - math.log(gamma)  # 2n/γ overflows for subnormal γ
-    return _limits.evaluate(lambda: sigma * math.sqrt(d * log_term), "τ", sigma=sigma, n=n, gamma=gamma, d=d)
+    return evaluate_finite(lambda: sigma * math.sqrt(d * log_term), "τ", sigma=sigma, n=n, gamma=gamma, d=d)
 
 
 def tau_for(preset: str, bound: float, m: int, n: int, gamma: float, *, d: int = 1,
@@ -215,9 +224,9 @@ def advanced_composition_epsilon(epsilon0: float, k: int, delta_prime: float) ->
     1.6226
     """
     e0 = check_positive(epsilon0, "epsilon0", allow_zero=True)
-    k = _limits.count(k, "k")
+    k = COUNT.check(k, "k")
     dp = check_delta(delta_prime, "delta_prime", allow_zero=False)
-    return _limits.evaluate(lambda: drv_epsilon([e0], [k], dp), "ε̄", epsilon0=epsilon0, k=k, delta_prime=delta_prime)
+    return evaluate_finite(lambda: drv_epsilon([e0], [k], dp), "ε̄", epsilon0=epsilon0, k=k, delta_prime=delta_prime)
 
 
 def theorem10_budget(epsilon: float, delta: float, K: int) -> tuple[float, float]:
@@ -227,7 +236,7 @@ def theorem10_budget(epsilon: float, delta: float, K: int) -> tuple[float, float
     >>> round(e0, 5), round(d0, 12)
     (0.01012, 5e-08)
     """
-    eps, delta, K = _limits.checked(epsilon=epsilon, delta=delta, K=K)
+    eps, delta, K = check_params(epsilon=epsilon, delta=delta, K=K)
     log_term = math.log(2.0) - math.log(delta)  # 2/δ overflows for subnormal δ
     return eps / (2.0 * math.sqrt(2.0 * K * log_term)), delta / (2.0 * K)
 
@@ -248,9 +257,9 @@ def wme_1d_noise_variance(n: int, epsilon: float, tau: float, half_width_factor:
     >>> wme_1d_noise_variance(100, 1.0, 1.0)
     0.0128
     """
-    n, eps, tau = _limits.checked(n=n, epsilon=epsilon, tau=tau)
-    h = _limits.half_width(half_width_factor)
-    return _limits.evaluate(lambda: _wme_noise_variance(n, eps, tau, h), "the variance", n=n, epsilon=epsilon,
+    n, eps, tau = check_params(n=n, epsilon=epsilon, tau=tau)
+    h = HALF_WIDTH.check(half_width_factor, "half_width_factor")
+    return evaluate_finite(lambda: _wme_noise_variance(n, eps, tau, h), "the variance", n=n, epsilon=epsilon,
                             tau=tau, half_width_factor=half_width_factor)
 
 
@@ -266,7 +275,7 @@ def wme_highd_noise_variance(n: int, d: int, epsilon: float, delta: float, tau: 
     0.272
     """
     p = highd_parameters(n, d, epsilon, delta, tau, 1.0, gamma)
-    return _limits.evaluate(lambda: p.d_pad * 2.0 * p.noise_scale ** 2, "the variance", n=n, d=d, epsilon=epsilon,
+    return evaluate_finite(lambda: p.d_pad * 2.0 * p.noise_scale ** 2, "the variance", n=n, d=d, epsilon=epsilon,
                             delta=delta, tau=tau)
 
 
@@ -296,7 +305,7 @@ def theorem1_beta(n: int, epsilon: float, tau: float, bound: float, gamma: float
     >>> round(theorem1_beta(100, 1.0, 0.1, 1.0, 0.0, beta_exponent="worst_case"), 6)  # 10·e^(−100/16)
     0.019305
     """
-    n, eps, tau, bound = _limits.checked(n=n, epsilon=epsilon, tau=tau, bound=bound)
+    n, eps, tau, bound = check_params(n=n, epsilon=epsilon, tau=tau, bound=bound)
     gamma = check_probability(gamma, "gamma")  # γ = 0 is allowed here: β is then the exponential term alone
     return float(_theorem1_beta(n, eps, tau, bound, gamma, _check_beta_exponent(beta_exponent)))
 
@@ -316,7 +325,7 @@ def theorem2_beta(n: int, d: int, epsilon: float, delta: float, tau: float, boun
     >>> theorem2_beta(1000, 16, 1.0, 1e-6, 0.781, 1.0, 0.01)
     1.0
     """
-    n, d, eps, delta, tau, bound, gamma = _limits.checked(n=n, d=d, epsilon=epsilon, delta=delta, tau=tau,
+    n, d, eps, delta, tau, bound, gamma = check_params(n=n, d=d, epsilon=epsilon, delta=delta, tau=tau,
                                                           bound=bound, gamma=gamma)
     log_dng = math.log(d) + math.log(n) - math.log(gamma)  # dn/γ overflows for subnormal γ
     with np.errstate(over="ignore"):
@@ -338,20 +347,20 @@ def _coef_exp(coef, log_coef, exponent):
 def theorem10_variance_bound(n: int, d: int, K: int, epsilon: float, delta: float, tau: float,
                              gamma: float) -> float:
     """Var(v′_k) ≤ 8c₀·dKτ²·log(Kdn/γ)·log²(2K/δ)/(n²ε²) (Levy et al. 2021, Theorem 10)."""
-    n, d, K, eps, delta, tau, gamma = _limits.checked(n=n, d=d, K=K, epsilon=epsilon, delta=delta, tau=tau,
+    n, d, K, eps, delta, tau, gamma = check_params(n=n, d=d, K=K, epsilon=epsilon, delta=delta, tau=tau,
                                                       gamma=gamma)
     log_kdn = math.log(K * d * n) - math.log(gamma)  # K·d·n/γ and 2K/δ overflow for subnormal γ, δ
     log_2k = math.log(2 * K) - math.log(delta)
-    return _limits.evaluate(lambda: 8 * C0 * d * K * tau ** 2 * log_kdn * log_2k ** 2 / (n * eps) ** 2,
+    return evaluate_finite(lambda: 8 * C0 * d * K * tau ** 2 * log_kdn * log_2k ** 2 / (n * eps) ** 2,
                             "the variance bound", n=n, d=d, K=K, epsilon=epsilon, delta=delta, tau=tau, gamma=gamma)
 
 
 def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, bound: float, variance: float,
                          gamma: float, alpha: float | None = None) -> float:
     """Explicit Cor 1 bound (Levy et al. 2021, D.4): Var/(mn) + c₀dB²log(2n/γ)log(dn/α)log(1/δ)/(mn²ε²) + βB²."""
-    n, m, d, eps, delta, bound, variance, gamma = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, delta=delta,
+    n, m, d, eps, delta, bound, variance, gamma = check_params(n=n, m=m, d=d, epsilon=epsilon, delta=delta,
                                                                   bound=bound, variance=variance, gamma=gamma)
-    alpha = gamma if alpha is None else _limits.checked(alpha=alpha)[0]
+    alpha = gamma if alpha is None else check_params(alpha=alpha)[0]
     tau = tau_paper(bound, m, n, gamma)
     # logs of quotients as differences: dn/α, 2n/γ, 1/δ overflow for subnormal α, γ, δ
     log_dna, log_2ng, log_1d = math.log(d * n) - math.log(alpha), math.log(2 * n) - math.log(gamma), -math.log(delta)
@@ -359,7 +368,7 @@ def corollary1_mse_bound(n: int, m: int, d: int, epsilon: float, delta: float, b
     coef = d * d * bound * math.sqrt(log_dna) / tau
     log_coef = 2.0 * math.log(d) + 0.5 * math.log(2.0 * m * log_dna / log_2ng)
     beta = min(1.0, gamma + alpha + float(_coef_exp(coef, log_coef, -n * eps / (24 * math.sqrt(d * log_1d)))))
-    return _limits.evaluate(
+    return evaluate_finite(
         lambda: variance / (m * n) + C0 * d * bound ** 2 * log_2ng * log_dna * log_1d / (m * n * n * eps * eps)
         + beta * bound ** 2, "the MSE bound", n=n, m=m, d=d, epsilon=epsilon, delta=delta, bound=bound,
         variance=variance)
@@ -374,7 +383,7 @@ def theorem8_floor(n: int, epsilon: float) -> float:
     >>> round(theorem8_floor(1, 1.0), 4), round(theorem8_floor(5, 1.0), 6)
     (0.0336, 0.000837)
     """
-    n, eps = _limits.checked(n=n, epsilon=epsilon)
+    n, eps = check_params(n=n, epsilon=epsilon)
     x = n * eps
     return 0.125 * math.exp(-x) / (1.0 + math.exp(-x)) if x > 0 else 0.0625
 
@@ -388,12 +397,12 @@ def theorem8_mean_floor(n: int, epsilon: float, bound: float = 1.0) -> float:
     """
     bound = check_positive(bound, "bound")
     floor = theorem8_floor(n, epsilon)
-    x = _limits.count(n, "n") * check_positive(epsilon, "epsilon")
+    x = COUNT.check(n, "n") * check_positive(epsilon, "epsilon")
     if math.isfinite(bound * bound) and x <= 700.0:
         value = 4.0 * bound * bound * floor
     else:  # B² overflows or e^{−nε} underflows: 4B²·e^{−x}/(8(1 + e^{−x})) = e^{2 ln B − x − ln 2 − ln(1 + e^{−x})}
-        value = _limits.exp_or_inf(2.0 * math.log(bound) - x - math.log(2.0) - math.log1p(math.exp(-x)))
-    return _limits.finite(value, "the floor B²/(2(1 + e^{nε}))", n=n, epsilon=epsilon, bound=bound)
+        value = exp_or_inf(2.0 * math.log(bound) - x - math.log(2.0) - math.log1p(math.exp(-x)))
+    return finite_result(value, "the floor B²/(2(1 + e^{nε}))", n=n, epsilon=epsilon, bound=bound)
 
 
 def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
@@ -405,7 +414,7 @@ def crossover_m(n: int, gamma: float, preset: str = "paper") -> float:
     >>> round(crossover_m(10_000, 0.01))
     116
     """
-    n, gamma = _limits.checked(n=n, gamma=gamma)
+    n, gamma = check_params(n=n, gamma=gamma)
     check_choice(preset, "preset", ("paper", "safe"))
     return (8.0 if preset == "paper" else 32.0) * (math.log(2 * n) - math.log(gamma))  # 2n/γ overflows if γ tiny
 
@@ -446,15 +455,15 @@ def wme_mse_bound(variance: float, n, m, epsilon: float, bound: float = 1.0, gam
     >>> wme_mse_bound(0.96, [[10.0], [1e4]], [1.0, 100.0], 1.0).shape
     (2, 2)
     """
-    variance, eps, bound, gamma = _limits.checked(variance=variance, epsilon=epsilon, bound=bound, gamma=gamma)
+    variance, eps, bound, gamma = check_params(variance=variance, epsilon=epsilon, bound=bound, gamma=gamma)
     divisor = _check_beta_exponent(beta_exponent)
-    nn, mm = np.broadcast_arrays(_limits.real_counts(n, "n"), _limits.real_counts(m, "m"))
+    nn, mm = np.broadcast_arrays(real_counts(n, "n"), real_counts(m, "m"))
     with np.errstate(over="ignore", under="ignore"):
         tau = _tau_safe_1d(bound, mm, nn, gamma)
         beta = _theorem1_beta(nn, eps, tau, bound, gamma, divisor)
         mse = variance / (nn * mm) + _wme_noise_variance(nn, eps, tau) + beta * (2.0 * bound) ** 2
     if not np.all(np.isfinite(mse)):
-        _limits.finite(float(mse[~np.isfinite(mse)].flat[0]), "the MSE bound", variance=variance, epsilon=epsilon,
+        finite_result(float(mse[~np.isfinite(mse)].flat[0]), "the MSE bound", variance=variance, epsilon=epsilon,
                        bound=bound, gamma=gamma)
     return float(mse) if mse.ndim == 0 else mse
 
@@ -486,7 +495,7 @@ def best_budget_split(budget: float, variance: float, epsilon: float, bound: flo
     N = check_positive(budget, "budget")
     lo_n, hi_n = _log_range(log_n_range, "log_n_range")
     lo_m, hi_m = _log_range(log_m_range, "log_m_range")
-    points = _limits.count(points, "points", minimum=2, cap=_limits.MAX_ELEMENTS)
+    points = check_integer(points, "points", minimum=2, maximum=ELEMENTS.limit)
     ln = np.linspace(lo_n, hi_n, points)
     lm = math.log10(N) - ln
     ok = (lm >= lo_m) & (lm <= hi_m)

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_positive, check_real_array
-from dpviz.mean import _limits
+from dpviz._validation import Cap, Interval, as_rng, check_positive, check_real_array, finite_result
 
 __all__ = [
     "next_power_of_two",
@@ -28,6 +27,68 @@ __all__ = [
     "hoeffding_flattening_bound",
 ]
 
+# Parameter specs shared by dpviz.mean (this is its lowest module). Every count that sizes an array (users n,
+# samples m, dimension d, trials, draws, copies, queries, bins) is refused above its cap with a ValueError that names
+# the cap; counts that only enter closed-form bounds get the looser COUNT, which keeps every product of them exact
+# enough in floating point and far from the double range.
+
+#: n, m, d, K, k in closed-form bounds (no allocation): integers in [1, 10¹⁵].
+COUNT = Interval(1, 10**15, integer=True)
+#: Values one call may allocate in one array (n·m, size·n, size·d, ...): 10⁷ doubles = 80 MB.
+ELEMENTS = Cap(10_000_000, "values one call allocates in one array")
+#: A count that sizes an array by itself (users n drawn, draws ``size``): 1 ≤ n ≤ :data:`ELEMENTS`.
+SIZE = Interval(1, ELEMENTS.limit, integer=True)
+#: Copies of DP-Estimate-1 (Algorithm 2 of Esfandiari, Mirrokni & Narayanan 2022) and adaptive queries (Theorem 10
+#: of Levy et al. 2021).
+REPETITIONS = Interval(1, 10_000, integer=True)
+#: Scale-type parameters that get squared or differenced (radii r and R, bounds B, data values): |x| ≤ 1e150, so that
+#: squared distances and sums of squares of up to 10⁷ of them stay inside the double range, and ≥ 1e-150 for radii
+#: (a ball of radius 5e-324 has a density beyond the double range); :data:`SCALE_OR_ZERO` also takes 0.
+MAGNITUDE = 1e150
+SCALE = Interval(1.0 / MAGNITUDE, MAGNITUDE)
+SCALE_OR_ZERO = Interval(0.0, MAGNITUDE)
+#: The half-width factor h of PrivateRange's interval [μ̂ − hτ, μ̂ + hτ] (Algorithm 6 of Levy et al. 2021).
+HALF_WIDTH = Interval(0.0, 1e6, open_low=True)
+#: The one meaning of each parameter name in the closed forms of dpviz.mean (:func:`check_params`): counts
+#: are integers in [1, 10¹⁵], ε, τ, B, σ, r are finite and > 0, δ, γ and α lie in (0, 1), a variance is ≥ 0.
+PARAMETERS = {
+    **dict.fromkeys(("n", "m", "d", "K", "k"), COUNT),
+    **dict.fromkeys(("epsilon", "tau", "bound", "sigma", "r"), Interval(0.0, None, open_low=True)),
+    **dict.fromkeys(("delta", "gamma", "alpha"), Interval(0.0, 1.0, open_low=True, open_high=True)),
+    "variance": Interval(0.0, None),
+}
+
+#: Dimension d of a Hadamard rotation (its d_pad signs are allocated; d_pad = 2^⌈log₂ d⌉ ≤ 2²²).
+DIMENSION = Interval(1, 2**22, integer=True)
+#: d_pad of :meth:`HadamardRotation.matrix` (a d_pad × d_pad array).
+MATRIX_DIMENSION = Cap(4096, "d_pad of a rotation's d_pad × d_pad matrix (use apply())")
+
+
+def check_params(**values) -> tuple:
+    """Check closed-form parameters by name with their :data:`PARAMETERS` spec, in the order given, and return them
+    converted: ``n, d, eps = check_params(n=n, d=d, epsilon=epsilon)``."""
+    return tuple(PARAMETERS[name].check(value, name) for name, value in values.items())
+
+
+def data_array(value, name: str, *, ndim=None) -> np.ndarray:
+    """A non-empty real finite array whose values satisfy |x| ≤ :data:`MAGNITUDE`."""
+    x = check_real_array(value, name, ndim=ndim)
+    big = np.abs(x) > MAGNITUDE
+    if np.any(big):
+        raise ValueError(f"{name} contains {float(x[big].flat[0])!r}, which is not allowed: must hold numbers with "
+                         f"|x| <= {MAGNITUDE:g} (squares and sums of squares must stay within the double range).")
+    return x
+
+
+def real_counts(value, name: str) -> np.ndarray:
+    """A float array of counts taken as real numbers in [1, 10¹⁵] (the continuous relaxation a map over (n, m)
+    draws; integer counts are the same numbers)."""
+    x = check_real_array(value, name)
+    bad = (x < 1) | (x > COUNT.high)
+    if np.any(bad):
+        raise ValueError(f"{name} = {float(x[bad].flat[0])!r} is not allowed: must be numbers in [1, {COUNT.high}].")
+    return x
+
 
 def next_power_of_two(d: int) -> int:
     """Smallest power of two ≥ d (Esfandiari, Mirrokni & Narayanan 2022, §B.3, pads to "the largest power of 2 greater
@@ -36,7 +97,7 @@ def next_power_of_two(d: int) -> int:
     >>> [next_power_of_two(d) for d in (1, 2, 3, 16, 17)]
     [1, 2, 4, 16, 32]
     """
-    d = _limits.count(d, "d")
+    d = COUNT.check(d, "d")
     return 1 << (d - 1).bit_length()
 
 
@@ -97,7 +158,7 @@ class HadamardRotation:
     signs: np.ndarray
 
     def __post_init__(self):
-        object.__setattr__(self, "d", _limits.count(self.d, "d", cap=_limits.MAX_DIMENSION))
+        object.__setattr__(self, "d", DIMENSION.check(self.d, "d"))
         s = check_real_array(self.signs, "signs", ndim=1)
         if s.shape[0] != next_power_of_two(self.d) or not np.all(np.abs(s) == 1):
             raise ValueError(
@@ -125,9 +186,7 @@ class HadamardRotation:
 
     def matrix(self) -> np.ndarray:
         """The d_pad × d_pad matrix U (for teaching and tests; use :meth:`apply` for computation); d_pad ≤ 4096."""
-        if self.d_pad > _limits.MAX_MATRIX_DIMENSION:
-            raise ValueError(f"d = {self.d} is not allowed for matrix(): must have d_pad <= "
-                             f"{_limits.MAX_MATRIX_DIMENSION} (a d_pad × d_pad array); use apply().")
+        MATRIX_DIMENSION.check(self.d_pad, f"d_pad of matrix() at d = {self.d}")
         return self.apply_padded(np.eye(self.d_pad)).T
 
     def apply_padded(self, x: np.ndarray) -> np.ndarray:
@@ -165,7 +224,7 @@ def random_rotation(d: int, *, rng=None) -> HadamardRotation:
     >>> bool(np.allclose(U.matrix() @ U.matrix().T, np.eye(4)))
     True
     """
-    d = _limits.count(d, "d", cap=_limits.MAX_DIMENSION)
+    d = DIMENSION.check(d, "d")
     g = as_rng(rng)
     signs = g.choice(np.array([-1.0, 1.0]), size=next_power_of_two(d))
     return HadamardRotation(d, signs)
@@ -178,9 +237,9 @@ def lemma2_flattening_bound(norm: float, n: int, d: int, alpha: float) -> float:
     6.7905
     """
     norm = check_positive(norm, "norm", allow_zero=True)
-    n, d, alpha = _limits.checked(n=n, d=d, alpha=alpha)
+    n, d, alpha = check_params(n=n, d=d, alpha=alpha)
     log_term = math.log(n) + math.log(d) - math.log(alpha)  # n·d/α overflows for subnormal α
-    return _limits.finite(10.0 * norm * math.sqrt(max(log_term, 0.0) / d), "the bound",
+    return finite_result(10.0 * norm * math.sqrt(max(log_term, 0.0) / d), "the bound",
                           norm=norm, n=n, d=d, alpha=alpha)
 
 
@@ -194,6 +253,6 @@ def hoeffding_flattening_bound(norm: float, n: int, d: int, alpha: float) -> flo
     1.0044
     """
     norm = check_positive(norm, "norm", allow_zero=True)
-    n, d, alpha = _limits.checked(n=n, d=d, alpha=alpha)
+    n, d, alpha = check_params(n=n, d=d, alpha=alpha)
     log_term = math.log(2.0) + math.log(n) + math.log(d) - math.log(alpha)  # 2nd/α overflows for subnormal α
-    return _limits.finite(norm * math.sqrt(2.0 * log_term / d), "the bound", norm=norm, n=n, d=d, alpha=alpha)
+    return finite_result(norm * math.sqrt(2.0 * log_term / d), "the bound", norm=norm, n=n, d=d, alpha=alpha)

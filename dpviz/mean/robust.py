@@ -52,9 +52,25 @@ from dpviz._validation import (
     check_positive,
     check_probability,
     check_real_array,
+    evaluate_finite,
+    expm1_or_inf,
+    finite_result,
 )
-from dpviz.mean import _limits
-from dpviz.mean.hadamard import next_power_of_two, random_rotation
+from dpviz.mean.hadamard import (
+    COUNT,
+    DIMENSION,
+    ELEMENTS,
+    MAGNITUDE,
+    REPETITIONS,
+    SCALE,
+    SCALE_OR_ZERO,
+    SIZE,
+    check_params,
+    data_array,
+    next_power_of_two,
+    random_rotation,
+    real_counts,
+)
 
 __all__ = [
     "AlgorithmA1D",
@@ -174,7 +190,7 @@ class AlgorithmA1D:
         """Draws. The garbage outcome ⊥ (a data-independent symbol) is not a number: with ``size`` the draws
         come as a masked array whose masked entries are ⊥ (``out.mask``; ``out.compressed()`` keeps the points);
         without ``size`` a single float, or None for ⊥ (as :func:`dp_estimate_1` and friends return None)."""
-        k = 1 if size is None else _limits.count(size, "size", cap=_limits.MAX_ELEMENTS)
+        k = 1 if size is None else SIZE.check(size, "size")
         g = as_rng(rng)
         probs = np.append(self.segment_probabilities, self.garbage)
         probs = probs / probs.sum()
@@ -226,11 +242,11 @@ def algorithm_a_1d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     >>> bool(np.isclose(A.garbage, 2 * 40 / (w + 2 * 40)))
     True
     """
-    x = _limits.data(points, "points", ndim=1)
-    r = _limits.scale(r, "r")
+    x = data_array(points, "points", ndim=1)
+    r = SCALE.check(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    R = r if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
+    R = r if ball_radius is None else SCALE.check(ball_radius, "ball_radius")
     return _algorithm_a_1d_law(x, R, eps / 2.0, math.log(delta))
 
 
@@ -345,7 +361,7 @@ class AlgorithmA2D:
                 raise ValueError(f"{name} has shape {arr.shape}, which is not allowed: must be {shape} "
                                  "(len(ys), len(xs)) of numbers >= 0.")
         object.__setattr__(self, "garbage", check_probability(self.garbage, "garbage"))
-        object.__setattr__(self, "radius", _limits.scale(self.radius, "radius"))
+        object.__setattr__(self, "radius", SCALE.check(self.radius, "radius"))
 
     def mass(self, where=None) -> float:
         """Probability of the grid cells (all of them, or those where the boolean array ``where`` is true):
@@ -381,15 +397,15 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     >>> int(A.counts.max())
     2
     """
-    x = _limits.data(points, "points", ndim=2)
+    x = data_array(points, "points", ndim=2)
     if x.shape[1] != 2 or x.shape[0] > _MAX_GRID_POINTS:
         raise ValueError(f"points has shape {x.shape}, which is not allowed: must be (n, 2) with n <= "
                          f"{_MAX_GRID_POINTS} (each point is tested against every grid cell).")
-    r = _limits.scale(r, "r")
+    r = SCALE.check(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     res = check_integer(resolution, "resolution", minimum=10, maximum=1000)
-    R = r * math.sqrt(2) if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
+    R = r * math.sqrt(2) if ball_radius is None else SCALE.check(ball_radius, "ball_radius")
     n = x.shape[0]
     lo, hi = x.min(axis=0) - R, x.max(axis=0) + R
     xs = np.linspace(lo[0], hi[0], res + 1)
@@ -432,7 +448,7 @@ def acceptance_probability_valid(n: int, epsilon: float) -> bool:
     ...  acceptance_probability_valid(11, 1/3))
     (True, False, True)
     """
-    n = _limits.count(n, "n")
+    n = COUNT.check(n, "n")
     eps = check_positive(epsilon, "epsilon")
     c = 2 * n / 3
     if c < 1:
@@ -451,16 +467,16 @@ def paper_round_cap(n: int, alpha: float) -> float:
     >>> f"{paper_round_cap(100, 1.0):.2e}"
     '3.76e+10'
     """
-    n = _limits.count(n, "n")
+    n = COUNT.check(n, "n")
     alpha = check_probability(alpha, "alpha", open_low=True)
-    return _limits.evaluate(lambda: 18.0 * math.exp(10.0 * math.sqrt(math.log(n))) / alpha, "N", n=n, alpha=alpha)
+    return evaluate_finite(lambda: 18.0 * math.exp(10.0 * math.sqrt(math.log(n))) / alpha, "N", n=n, alpha=alpha)
 
 
 def teaching_round_cap(alpha: float) -> float:
     """N = 100/α: a data-independent teaching default chosen here, a deviation from the paper's
     N = Θ(e^{10√(log n)}/α)."""
     alpha = check_probability(alpha, "alpha", open_low=True)
-    return _limits.evaluate(lambda: 100.0 / alpha, "N", alpha=alpha)
+    return evaluate_finite(lambda: 100.0 / alpha, "N", alpha=alpha)
 
 
 def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_radius: float | None = None) -> float:
@@ -470,11 +486,11 @@ def round_acceptance_1d(points, r: float, epsilon: float, delta: float, *, ball_
     q = (n/(3W))·(Z/V_B + 4/δ₁), W = n·e^{2ε₁n/3} + 4n/δ₁ (derived here from Prop 17 of
     Esfandiari, Mirrokni & Narayanan 2022), Z the total of Algorithm A at exponent ε₁. Computed in log space.
     """
-    x = _limits.data(points, "points", ndim=1)
+    x = data_array(points, "points", ndim=1)
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
-    r = _limits.scale(r, "r")
-    R = r if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
+    r = SCALE.check(r, "r")
+    R = r if ball_radius is None else SCALE.check(ball_radius, "ball_radius")
     n = x.size
     e1, _ = _algorithm_1_parameters(eps, delta)
     log_4_d1 = math.log(4.0) - _log_delta_1(delta)  # ln(4/δ₁): 4/δ₁ overflows for subnormal δ
@@ -505,12 +521,12 @@ def uniform_in_ball(center, radius: float, size: int, *, rng=None) -> np.ndarray
     essential: with u the radius would not be uniform in volume).
 
     ``center``: one centre (d,) or one per point (size, d); at most 10⁷ coordinates are drawn."""
-    c = np.atleast_2d(_limits.data(center, "center", ndim=(1, 2)))
-    radius = _limits.scale(radius, "radius", allow_zero=True)
-    size = _limits.count(size, "size", minimum=0, cap=_limits.MAX_ELEMENTS)
+    c = np.atleast_2d(data_array(center, "center", ndim=(1, 2)))
+    radius = SCALE_OR_ZERO.check(radius, "radius")
+    size = check_integer(size, "size", minimum=0, maximum=ELEMENTS.limit)
     if c.shape[0] not in (1, size):
         raise ValueError(f"center has {c.shape[0]} rows, which is not allowed: must be one centre or size = {size}.")
-    _limits.elements(size * c.shape[1], "the points (size × d)")
+    ELEMENTS.check(size * c.shape[1], "the points (size × d)")
     return _uniform_in_ball(c, radius, size, as_rng(rng))
 
 
@@ -587,15 +603,15 @@ def dp_estimate_1(points, r: float, epsilon: float, delta: float, *, alpha: floa
         Bad parameters, or nε so small that step 7's probability could exceed ½ (Prop 16 fails at ε₁ = ε/5):
         clamping it would silently change the mechanism.
     """
-    x = _limits.data(points, "points", ndim=(1, 2))
+    x = data_array(points, "points", ndim=(1, 2))
     if x.ndim == 1:
         x = x[:, None]
     n, d = x.shape
-    r = _limits.scale(r, "r")
+    r = SCALE.check(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
     alpha = check_probability(alpha, "alpha", open_low=True)
-    R = _limits.scale(r * math.sqrt(d), "r·√d") if ball_radius is None else _limits.scale(ball_radius, "ball_radius")
+    R = SCALE.check(r * math.sqrt(d), "r·√d") if ball_radius is None else SCALE.check(ball_radius, "ball_radius")
     if isinstance(N, str):
         check_choice(N, "N", ("teaching", "paper"))
         N = teaching_round_cap(alpha) if N == "teaching" else paper_round_cap(n, alpha)
@@ -651,13 +667,13 @@ def split_budget(epsilon: float, delta: float, k: int) -> tuple[float, float]:
     >>> e, dd
     (1.0, 1e-06)
     """
-    eps, delta, k = _limits.checked(epsilon=epsilon, delta=delta, k=k)
+    eps, delta, k = check_params(epsilon=epsilon, delta=delta, k=k)
     if k == 1:
         return eps, delta
     L = math.sqrt(2 * k * (math.log(2.0) - math.log(delta)))  # 2/δ overflows for subnormal δ
 
     def total(e):
-        return L * e + k * e * _limits.expm1_or_inf(e)  # inf, not OverflowError, for e > 709
+        return L * e + k * e * expm1_or_inf(e)  # inf, not OverflowError, for e > 709
 
     lo, hi = 0.0, eps
     for _ in range(100):
@@ -684,7 +700,7 @@ def dp_estimate_2(points, r: float, epsilon: float, delta: float, *, alpha: floa
     if copies is None:
         k = math.ceil(8 * -math.log(alpha))  # −ln α: 1/α overflows for subnormal α (k ≤ 5956 then)
     else:
-        k = _limits.count(copies, "copies", cap=_limits.MAX_REPETITIONS)
+        k = REPETITIONS.check(copies, "copies")
     e, dd = split_budget(epsilon, delta, k)
     g = as_rng(rng)
     outs = [dp_estimate_1(points, r, e, dd, alpha=1 / 3, N=N, ball_radius=ball_radius, rng=g) for _ in range(k)]
@@ -732,10 +748,10 @@ def dp_estimate_blocks(points, r: float, epsilon: float, delta: float, *, k: int
     M⁻¹·concat. Error O(r√(d·log(dn/α))/k). k = 1: no rotation, DP-Estimate-1 on the points with radius r.
     Returns None if any block returns garbage (⊥).
     """
-    x = _limits.data(points, "points", ndim=2)
-    r = _limits.scale(r, "r")
-    eps, delta, alpha = _limits.checked(epsilon=epsilon, delta=delta, alpha=alpha)
-    k = _limits.count(k, "k", cap=_limits.MAX_DIMENSION)
+    x = data_array(points, "points", ndim=2)
+    r = SCALE.check(r, "r")
+    eps, delta, alpha = check_params(epsilon=epsilon, delta=delta, alpha=alpha)
+    k = DIMENSION.check(k, "k")
     return _blocks(x, r, eps, delta, alpha, k, N, as_rng(rng))
 
 
@@ -768,10 +784,10 @@ def dp_estimate_user(data, r: float, epsilon: float, delta: float, *, k: int = 1
     -------
     np.ndarray of shape (d,), or None (⊥) when the mechanism returns garbage.
     """
-    x = _limits.data(data, "data", ndim=(2, 3))
+    x = data_array(data, "data", ndim=(2, 3))
     if x.ndim == 2:
         x = x[:, :, None]
-    r = _limits.scale(r, "r")
+    r = SCALE.check(r, "r")
     c = check_in_range(markov_factor, "markov_factor", 0.0, 1e6, low_inclusive=False)
     m = x.shape[1]
     means = x.mean(axis=1)
@@ -788,11 +804,11 @@ def learn_discrete(samples, d: int, epsilon: float, delta: float, *, alpha: floa
     clipped to ≥ 0 and renormalised (post-processing, DP-safe; not in the paper).
     """
     s = check_real_array(samples, "samples", ndim=2)
-    d = _limits.count(d, "d", minimum=2, cap=_limits.MAX_DIMENSION)
+    d = check_integer(d, "d", minimum=2, maximum=DIMENSION.high)
     if np.any(s != np.round(s)) or s.min() < 0 or s.max() > d - 1:
         raise ValueError(f"samples contain values outside {{0, …, {d - 1}}}, which is not allowed.")
     n, m = s.shape
-    _limits.elements(n * d, "the one-hot user means (n × d)")
+    ELEMENTS.check(n * d, "the one-hot user means (n × d)")
     # one-hot means by counting: (number of samples of user i equal to j)/m, as (s == j).mean(axis=1)
     counts = np.bincount((s.astype(np.int64) + d * np.arange(n)[:, None]).ravel(), minlength=n * d)
     onehot_means = counts.reshape(n, d) / m
@@ -813,10 +829,10 @@ def corrupt_users(data, fraction: float, *, mode: str = "far", magnitude: float 
     the clean mean + magnitude·r-scale pull in one direction (a subtle bias). Axis 0 indexes users; the rest keeps
     its shape. Returns a copy.
     """
-    x = _limits.data(data, "data", ndim=(1, 2, 3)).copy()
+    x = data_array(data, "data", ndim=(1, 2, 3)).copy()
     kappa = check_in_range(fraction, "fraction", 0.0, 1.0)
     check_choice(mode, "mode", ("far", "spread", "shift"))
-    mag = _limits.scale(magnitude, "magnitude", allow_zero=True)
+    mag = SCALE_OR_ZERO.check(magnitude, "magnitude")
     n = x.shape[0]
     c = int(math.floor(kappa * n + 1e-9))
     if c == 0:
@@ -849,8 +865,8 @@ def users_lower_bound(epsilon: float, delta: float) -> float:
     >>> round(users_lower_bound(1.0, 1e-6), 2), round(users_lower_bound(0.1, 1e-6), 1)
     (4.61, 46.1)
     """
-    eps, delta = _limits.checked(epsilon=epsilon, delta=delta)
-    return _limits.evaluate(lambda: -math.log(delta) / (3 * eps), "log(1/δ)/(3ε)", epsilon=epsilon, delta=delta)
+    eps, delta = check_params(epsilon=epsilon, delta=delta)
+    return evaluate_finite(lambda: -math.log(delta) / (3 * eps), "log(1/δ)/(3ε)", epsilon=epsilon, delta=delta)
 
 
 def levy_users_required(d: int, epsilon: float, delta: float) -> float:
@@ -861,8 +877,8 @@ def levy_users_required(d: int, epsilon: float, delta: float) -> float:
     >>> levy_users_required(100, 1.0, math.exp(-1))
     10.0
     """
-    d, eps, delta = _limits.checked(d=d, epsilon=epsilon, delta=delta)
-    return _limits.evaluate(lambda: math.sqrt(d) * -math.log(delta) / eps, "√d·log(1/δ)/ε", d=d, epsilon=epsilon,
+    d, eps, delta = check_params(d=d, epsilon=epsilon, delta=delta)
+    return evaluate_finite(lambda: math.sqrt(d) * -math.log(delta) / eps, "√d·log(1/δ)/ε", d=d, epsilon=epsilon,
                             delta=delta)
 
 
@@ -876,7 +892,7 @@ def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
     >>> prop14_users(1.0, 1e-6, 0.05)
     186
     """
-    eps, delta, alpha = _limits.checked(epsilon=epsilon, delta=delta, alpha=alpha)
+    eps, delta, alpha = check_params(epsilon=epsilon, delta=delta, alpha=alpha)
     log_16_ad = math.log(16.0) - math.log(alpha) - math.log(delta)  # 16/(αδ) overflows for tiny α, δ
     log_4_a = math.log(4.0) - math.log(alpha)
 
@@ -887,9 +903,9 @@ def prop14_users(epsilon: float, delta: float, alpha: float) -> int:
     hi = 2
     while not ok(hi):
         hi *= 2
-        if hi > _limits.MAX_COUNT:
+        if hi > COUNT.high:
             raise ValueError(f"epsilon = {epsilon!r}, delta = {delta!r}, alpha = {alpha!r} are not allowed together: "
-                             f"Prop. 14 would need more than {_limits.MAX_COUNT} users (must need <= that many); "
+                             f"Prop. 14 would need more than {COUNT.high} users (must need <= that many); "
                              "use a larger epsilon.")
     lo = hi // 2
     while lo + 1 < hi:  # ok is monotone for n past the minimum of εn/3 − 11 log n
@@ -910,7 +926,7 @@ def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np
     >>> lemma9_chain(2, math.log(2), 0.0, 1.0).tolist()
     [0.25, 0.5, 1.0]
     """
-    n = _limits.count(n, "n", minimum=0, cap=_limits.MAX_ELEMENTS - 1)
+    n = check_integer(n, "n", minimum=0, maximum=ELEMENTS.limit - 1)
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta")
     p = np.empty(n + 1)
@@ -923,20 +939,20 @@ def lemma9_chain(n: int, epsilon: float, delta: float, p_n: float = 2 / 3) -> np
 def theorem7_error(n: int, m: int, d: int, epsilon: float, delta: float, alpha: float, r: float = 1.0) -> float:
     """Theorem 7 of Esfandiari, Mirrokni & Narayanan 2022 (shape, O-constants set to 1): min{ r√(d/m),
     r√d·log(d/δ)·√log(1/δ)·√log(dn/α)/(εn√m) }."""
-    n, m, d, eps, delta, alpha, r = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, delta=delta, alpha=alpha, r=r)
+    n, m, d, eps, delta, alpha, r = check_params(n=n, m=m, d=d, epsilon=epsilon, delta=delta, alpha=alpha, r=r)
     a = r * math.sqrt(d / m)
     # logs of quotients as differences (d/δ, 1/δ, dn/α overflow for subnormal δ, α); b = inf just loses the min
     log_dd, log_1d, log_dna = math.log(d) - math.log(delta), -math.log(delta), math.log(d * n) - math.log(alpha)
     with np.errstate(over="ignore"):
         b = float(np.float64(r) * math.sqrt(d) * log_dd * math.sqrt(log_1d) * math.sqrt(log_dna)
                   / (eps * n * math.sqrt(m)))
-    return _limits.finite(min(a, b), "the error bound", n=n, m=m, d=d, r=r)
+    return finite_result(min(a, b), "the error bound", n=n, m=m, d=d, r=r)
 
 
 def corollary8_error(n: int, m: int, d: int, epsilon: float, r: float = 1.0) -> float:
     """Corollary 8 of Esfandiari, Mirrokni & Narayanan 2022 (logs and constants dropped): r·(√d/(εn√m) + 1/√(mn))."""
-    n, m, d, eps, r = _limits.checked(n=n, m=m, d=d, epsilon=epsilon, r=r)
-    return _limits.evaluate(lambda: r * (math.sqrt(d) / (eps * n * math.sqrt(m)) + 1 / math.sqrt(m * n)),
+    n, m, d, eps, r = check_params(n=n, m=m, d=d, epsilon=epsilon, r=r)
+    return evaluate_finite(lambda: r * (math.sqrt(d) / (eps * n * math.sqrt(m)) + 1 / math.sqrt(m * n)),
                             "the error bound", n=n, m=m, d=d, epsilon=epsilon, r=r)
 
 
@@ -951,7 +967,7 @@ def robust_floor(kappa: float, m: int, r: float = 1.0) -> float:
     0.025
     """
     kappa = check_in_range(kappa, "kappa", 0.0, 1.0)
-    m = _limits.count(m, "m")
+    m = COUNT.check(m, "m")
     r = check_positive(r, "r")
     return r * kappa / math.sqrt(m)
 
@@ -963,9 +979,9 @@ def theorem7_guarantee(m: int, d: int, r: float = 1.0, markov_factor: float = 10
     >>> round(theorem7_guarantee(100, 2), 4)
     2.4142
     """
-    m, d, r = _limits.checked(m=m, d=d, r=r)
+    m, d, r = check_params(m=m, d=d, r=r)
     c = check_in_range(markov_factor, "markov_factor", 0.0, 1e6, low_inclusive=False)
-    return _limits.evaluate(lambda: c * r / math.sqrt(m) * (1.0 + math.sqrt(d)), "r′(1 + √d)", m=m, d=d, r=r)
+    return evaluate_finite(lambda: c * r / math.sqrt(m) * (1.0 + math.sqrt(d)), "r′(1 + √d)", m=m, d=d, r=r)
 
 
 def corollary8_samples(n, d: int, epsilon: float, error: float, r: float = 1.0):
@@ -980,14 +996,14 @@ def corollary8_samples(n, d: int, epsilon: float, error: float, r: float = 1.0):
     >>> corollary8_samples([1e3, 1e5], 100, 1.0, 0.1).tolist()
     [1.0, 1.0]
     """
-    d, eps, r = _limits.checked(d=d, epsilon=epsilon, r=r)
+    d, eps, r = check_params(d=d, epsilon=epsilon, r=r)
     a = check_positive(error, "error")
-    nn = _limits.real_counts(n, "n")
+    nn = real_counts(n, "n")
     eps, a, r = np.float64(eps), np.float64(a), np.float64(r)  # inf or 0 at the extremes, not OverflowError
     with np.errstate(over="ignore", under="ignore", divide="ignore", invalid="ignore"):
         m = np.maximum(np.maximum(r * r * d / (eps ** 2 * nn ** 2 * a ** 2), r * r / (nn * a ** 2)), 1.0)
     if not np.all(np.isfinite(m)):
-        _limits.finite(math.inf, "the number of samples", d=d, epsilon=epsilon, error=error, r=r)
+        finite_result(math.inf, "the number of samples", d=d, epsilon=epsilon, error=error, r=r)
     return float(m) if m.ndim == 0 else m
 
 
@@ -997,8 +1013,8 @@ def levy_max_dimension(n: int, epsilon: float, delta: float) -> float:
     >>> levy_max_dimension(10, 1.0, math.exp(-1))
     100.0
     """
-    n, eps, delta = _limits.checked(n=n, epsilon=epsilon, delta=delta)
-    return _limits.evaluate(lambda: (eps * n / -math.log(delta)) ** 2, "(εn/log(1/δ))²", n=n, epsilon=epsilon,
+    n, eps, delta = check_params(n=n, epsilon=epsilon, delta=delta)
+    return evaluate_finite(lambda: (eps * n / -math.log(delta)) ** 2, "(εn/log(1/δ))²", n=n, epsilon=epsilon,
                             delta=delta)
 
 
@@ -1046,10 +1062,10 @@ def algorithm_a_neighbours_2d(n: int, move: float, epsilon: float, delta: float,
     (2.0, True)
     """
     n = check_integer(n, "n", minimum=1, maximum=_MAX_GRID_POINTS)
-    move = check_in_range(move, "move", -_limits.MAX_SCALE, _limits.MAX_SCALE)
-    spread = _limits.scale(spread, "spread")
+    move = check_in_range(move, "move", -MAGNITUDE, MAGNITUDE)
+    spread = SCALE.check(spread, "spread")
     key = _NeighboursKey(n, check_positive(epsilon, "epsilon"), check_delta(delta, "delta", allow_zero=False),
-                         _limits.scale(r, "r"), check_integer(resolution, "resolution", minimum=10, maximum=1000),
+                         SCALE.check(r, "r"), check_integer(resolution, "resolution", minimum=10, maximum=1000),
                          spread, int(seed))
     x = _gaussian_points(n, spread, key.seed)
     xp = x.copy()
@@ -1102,12 +1118,12 @@ def iter_robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: in
     ks = check_real_array(kappas, "kappas", ndim=1)
     if ks.size > 100 or np.any((ks < 0) | (ks > 1)):
         raise ValueError(f"kappas = {kappas!r} is not allowed: must be at most 100 fractions in [0, 1].")
-    m, d, r, eps, delta = _limits.checked(m=m, d=d, r=r, epsilon=epsilon, delta=delta)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    runs = _limits.count(runs, "runs", cap=_limits.MAX_REPETITIONS)
-    _limits.elements(n * d, "the user means (n × d)")
-    center = check_in_range(center, "center", -_limits.MAX_SCALE, _limits.MAX_SCALE)
-    magnitude = _limits.scale(magnitude, "magnitude", allow_zero=True)
+    m, d, r, eps, delta = check_params(m=m, d=d, r=r, epsilon=epsilon, delta=delta)
+    n = SIZE.check(n, "n")
+    runs = REPETITIONS.check(runs, "runs")
+    ELEMENTS.check(n * d, "the user means (n × d)")
+    center = check_in_range(center, "center", -MAGNITUDE, MAGNITUDE)
+    magnitude = SCALE_OR_ZERO.check(magnitude, "magnitude")
     if progress is not None and not callable(progress):
         raise ValueError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
     key = (tuple(ks.tolist()), m, eps, n, d, r, delta, runs, center, magnitude, int(seed))

@@ -25,16 +25,19 @@ from typing import Callable
 import numpy as np
 
 from dpviz._validation import (
+    Interval,
     as_rng,
     check_choice,
     check_delta,
     check_in_range,
+    check_integer,
     check_positive,
     check_real_array,
+    evaluate_finite,
 )
-from dpviz.mean import _limits
 from dpviz.mean.baselines import classic_gaussian_sigma, naive_laplace_mse, wme_mse
 from dpviz.mean.bounds import _wme_noise_variance, crossover_m, tau_oracle, tau_paper, tau_safe
+from dpviz.mean.hadamard import COUNT, ELEMENTS, MAGNITUDE, SCALE, SIZE
 from dpviz.mean.winsorized import _dense_selection, _wme_grouped, _wme_rows, range_bins
 
 __all__ = [
@@ -54,6 +57,8 @@ __all__ = [
 KINDS = ("bounded", "bernoulli", "gaussian", "heavy", "heterogeneous")
 ESTIMATORS = ("nonprivate", "naive_laplace", "naive_gaussian", "group_laplace", "winsorized", "oracle_clip")
 STABLE_ALPHA = 1.5
+#: Monte-Carlo trials of one simulation.
+TRIALS = Interval(1, 100_000, integer=True)
 
 
 @dataclass(frozen=True)
@@ -82,8 +87,8 @@ class Population:
 
     def __post_init__(self):
         check_choice(self.kind, "kind", KINDS)
-        _limits.scale(self.bound, "bound")
-        _limits.scale(self.scale, "scale")
+        SCALE.check(self.bound, "bound")
+        SCALE.check(self.scale, "scale")
         check_in_range(self.heterogeneity, "heterogeneity", 0.0, 1.0)
         if self.kind == "bernoulli":
             check_in_range(self.mean, "mean", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
@@ -107,7 +112,7 @@ class Population:
 
     def user_mean_variance(self, m: int) -> float:
         """Var of one user's average (heterogeneous: includes the spread of the p_u, E Var + Var E)."""
-        m = _limits.count(m, "m")
+        m = COUNT.check(m, "m")
         if self.kind == "heterogeneous":
             B, p0, D = self.bound, (1 + self.mean / self.bound) / 2, self.heterogeneity
             # p_u = clip(p0 + D U); computed numerically on a fine grid of U (exact up to quadrature)
@@ -135,10 +140,10 @@ def sample_user_means(population: Population, n: int, m: int, *, size: int | Non
     (2, 5)
     """
     _check_population(population)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    m = _limits.count(m, "m")
-    shape = (n,) if size is None else (_limits.count(size, "size", cap=_limits.MAX_ELEMENTS), n)
-    _limits.elements(math.prod(shape), "the user means (size × n)")
+    n = SIZE.check(n, "n")
+    m = COUNT.check(m, "m")
+    shape = (n,) if size is None else (SIZE.check(size, "size"), n)
+    ELEMENTS.check(math.prod(shape), "the user means (size × n)")
     g = as_rng(rng)
     P, B, mu = population, population.bound, population.mean
     if P.kind == "bounded":
@@ -160,9 +165,9 @@ def sample_users(population: Population, n: int, m: int, *, rng=None) -> np.ndar
     (3, 4)
     """
     _check_population(population)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    m = _limits.count(m, "m", cap=_limits.MAX_ELEMENTS)
-    _limits.elements(n * m, "the samples (n × m)")
+    n = SIZE.check(n, "n")
+    m = SIZE.check(m, "m")
+    ELEMENTS.check(n * m, "the samples (n × m)")
     g = as_rng(rng)
     P, B, mu = population, population.bound, population.mean
     if P.kind == "bounded":
@@ -218,10 +223,10 @@ def simulate_errors(population: Population, n: int, m: int, epsilon: float, *, t
     (['naive_laplace', 'nonprivate', 'winsorized'], (20,))
     """
     _check_population(population)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    m = _limits.count(m, "m")
+    n = SIZE.check(n, "n")
+    m = COUNT.check(m, "m")
     eps = check_positive(epsilon, "epsilon")
-    trials = _limits.count(trials, "trials", cap=_limits.MAX_TRIALS)
+    trials = TRIALS.check(trials, "trials")
     if isinstance(estimators, str) or not hasattr(estimators, "__iter__"):
         raise TypeError(f"estimators = {estimators!r} is not allowed: must be a sequence of names from {ESTIMATORS}.")
     for name in estimators:
@@ -232,12 +237,12 @@ def simulate_errors(population: Population, n: int, m: int, epsilon: float, *, t
     B, mu = population.bound, population.mean
     t = _tau_value(tau, B, m, n, gamma) if ("winsorized" in estimators or "oracle_clip" in estimators) else None
     # every Laplace/Gaussian scale below must be a double (ε = 5e-324 makes 2B/(nε) overflow)
-    _limits.evaluate(lambda: 2 * max(B, t or 0.0) / (n * eps), "the Laplace scale 2·max(B, τ)/(nε)",
+    evaluate_finite(lambda: 2 * max(B, t or 0.0) / (n * eps), "the Laplace scale 2·max(B, τ)/(nε)",
                      n=n, epsilon=epsilon, bound=B, tau=t)
     if "naive_gaussian" in estimators:
         classic_gaussian_sigma(eps, delta, 2 * B / n)
     if "group_laplace" in estimators:
-        _limits.evaluate(lambda: 2 * B / (n * m) / (eps / m), "the noise scale 2B/(nm)/(ε/m)", n=n, m=m,
+        evaluate_finite(lambda: 2 * B / (n * m) / (eps / m), "the noise scale 2B/(nm)/(ε/m)", n=n, m=m,
                          epsilon=epsilon, bound=B)
     out: dict[str, list[np.ndarray]] = {name: [] for name in estimators}
     chunk = max(1, min(trials, 2_000_000 // n))
@@ -281,7 +286,7 @@ def mse_table(population: Population, n: int, ms, epsilon: float, **kwargs) -> d
     if grid.ndim > 1 or grid.size > 1000:
         raise ValueError(f"ms has shape {grid.shape}, which is not allowed: must be a number or a 1-D sequence of "
                          "at most 1000 values of m.")
-    ms = [_limits.count(m, "m") for m in np.atleast_1d(grid).tolist()]
+    ms = [COUNT.check(m, "m") for m in np.atleast_1d(grid).tolist()]
     g = as_rng(kwargs.pop("rng", None))
     progress = kwargs.pop("progress", None)
     rows: dict[str, list[float]] = {}
@@ -308,15 +313,15 @@ def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, t
     ['bias2', 'clipped', 'mse', 'noise', 'variance']
     """
     _check_population(population)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    m = _limits.count(m, "m")
+    n = SIZE.check(n, "n")
+    m = COUNT.check(m, "m")
     eps = check_positive(epsilon, "epsilon")
     taus = check_real_array(taus, "taus", ndim=1)
-    if taus.size > 1000 or np.any(taus < _limits.MIN_RADIUS) or np.any(taus > _limits.MAX_SCALE):
+    if taus.size > 1000 or np.any(taus < SCALE.low) or np.any(taus > MAGNITUDE):
         raise ValueError(f"taus = {taus!r} is not allowed: must be a 1-D array of at most 1000 numbers in "
-                         f"[{_limits.MIN_RADIUS:g}, {_limits.MAX_SCALE:g}].")
-    trials = _limits.count(trials, "trials", minimum=2, cap=_limits.MAX_TRIALS)
-    _limits.elements(trials * n, "the simulated user means (trials × n)")
+                         f"[{SCALE.low:g}, {MAGNITUDE:g}].")
+    trials = check_integer(trials, "trials", minimum=2, maximum=TRIALS.high)
+    ELEMENTS.check(trials * n, "the simulated user means (trials × n)")
     g = as_rng(rng)
     B, mu = population.bound, population.mean
     X = np.clip(sample_user_means(population, n, m, size=trials, rng=g), -B, B)
@@ -360,7 +365,7 @@ def _count_tuple(ms, name: str) -> tuple[int, ...]:
     grid = check_real_array(ms, name, ndim=1)
     if grid.size > 100:
         raise ValueError(f"{name} has {grid.size} values, which is not allowed: must hold at most 100 values of m.")
-    return tuple(_limits.count(m, name) for m in grid.tolist())
+    return tuple(COUNT.check(m, name) for m in grid.tolist())
 
 
 def common_user_means(population: Population, n: int, ms, *, trials: int = 60, seed: int = 505
@@ -373,10 +378,10 @@ def common_user_means(population: Population, n: int, ms, *, trials: int = 60, s
     ([(5, 100), (5, 100)], True)
     """
     _check_population(population)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    trials = _limits.count(trials, "trials", cap=_limits.MAX_TRIALS)
+    n = SIZE.check(n, "n")
+    trials = TRIALS.check(trials, "trials")
     ms = _count_tuple(ms, "ms")
-    _limits.elements(trials * n * len(ms), "the simulated user means (trials × n × len(ms))")
+    ELEMENTS.check(trials * n * len(ms), "the simulated user means (trials × n × len(ms))")
     return _common_user_means(population, n, ms, trials, int(seed))
 
 
@@ -414,7 +419,7 @@ def mse_against_m(population: Population, n: int, ms, epsilon: float, *, tau="sa
     data = common_user_means(population, n, ms, trials=trials, seed=seed)
     ms = _count_tuple(ms, "ms")
     P, B = population, population.bound
-    _limits.evaluate(lambda: 2 * B / (n * eps), "the Laplace scale 2B/(nε)", n=n, epsilon=epsilon, bound=B)
+    evaluate_finite(lambda: 2 * B / (n * eps), "the Laplace scale 2B/(nε)", n=n, epsilon=epsilon, bound=B)
     g = np.random.default_rng(noise_seed)
     var = P.variance if math.isfinite(P.variance) else None
     sim: dict[str, list[float]] = {"nonprivate": [], "naive_laplace": [], "winsorized": []}
@@ -453,12 +458,12 @@ def tau_knob_sweep(population: Population, n: int, m: int, epsilon: float, ratio
     (['oracle', 'paper', 'sweep', 'tau_safe'], 0.5)
     """
     _check_population(population)
-    n = _limits.count(n, "n", cap=_limits.MAX_ELEMENTS)
-    m = _limits.count(m, "m")
+    n = SIZE.check(n, "n")
+    m = COUNT.check(m, "m")
     eps = check_positive(epsilon, "epsilon")
     r = check_real_array(ratios, "ratios", ndim=1)
     gamma = check_in_range(gamma, "gamma", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    trials = _limits.count(trials, "trials", minimum=2, cap=_limits.MAX_TRIALS)
+    trials = check_integer(trials, "trials", minimum=2, maximum=TRIALS.high)
     return _tau_knob_sweep(population, n, m, eps, tuple(r.tolist()), gamma, trials, int(seed), int(data_seed))
 
 

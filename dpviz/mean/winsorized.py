@@ -23,10 +23,24 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_in_range, check_positive, check_probability, check_real_array
-from dpviz.mean import _limits
+from dpviz._validation import (
+    Cap,
+    as_rng,
+    check_in_range,
+    check_positive,
+    check_probability,
+    check_real_array,
+    evaluate_finite,
+)
 from dpviz.mean.bounds import corollary1_gamma, highd_parameters, tau_for, tau_subgaussian, theorem10_budget
-from dpviz.mean.hadamard import HadamardRotation, random_rotation
+from dpviz.mean.hadamard import (
+    HALF_WIDTH,
+    REPETITIONS,
+    SCALE,
+    HadamardRotation,
+    check_params,
+    random_rotation,
+)
 from dpviz.mechanisms.exponential import _gumbel_argmax
 
 __all__ = [
@@ -47,6 +61,11 @@ __all__ = [
 
 # ----------------------------------------------------------------------------------------------- bins
 
+#: Bins ⌈B/τ⌉ of PrivateRange: sampled exactly by segments up to 2⁵² (integer bin indices stay exact).
+BINS = Cap(2**52, "bins ⌈B/τ⌉ of PrivateRange (exact integer bin indices)")
+#: Bins listed one by one (:func:`private_range_probabilities`, :attr:`RangeBins.midpoints`).
+DENSE_BINS = Cap(10_000_000, "bins listed one by one")
+
 
 @dataclass(frozen=True)
 class RangeBins:
@@ -60,8 +79,8 @@ class RangeBins:
     bound: float
 
     def __post_init__(self):
-        tau, bound = _limits.scale(self.tau, "tau"), _limits.scale(self.bound, "bound")
-        if not bound / tau <= _limits.MAX_BINS:
+        tau, bound = SCALE.check(self.tau, "tau"), SCALE.check(self.bound, "bound")
+        if not bound / tau <= BINS.limit:
             raise ValueError(f"tau = {self.tau!r} with bound = {self.bound!r} is not allowed: must have bound/tau <= "
                              f"2**52 (⌈B/τ⌉ bins with exact integer indices); use a larger tau.")
         object.__setattr__(self, "tau", tau)
@@ -76,9 +95,7 @@ class RangeBins:
     def midpoints(self) -> np.ndarray:
         """All ℓ midpoints (ℓ ≤ 10⁷: they are allocated)."""
         ell = self.count
-        if ell > _limits.MAX_DENSE_BINS:
-            raise ValueError(f"tau = {self.tau!r} with bound = {self.bound!r} gives {ell} bins, which is not allowed "
-                             f"here: must give <= {_limits.MAX_DENSE_BINS} bins to list them all.")
+        DENSE_BINS.check(ell, f"the bins ⌈B/τ⌉ at tau = {self.tau!r} with bound = {self.bound!r}")
         lefts = -self.bound + 2.0 * self.tau * np.arange(ell)
         rights = np.minimum(lefts + 2.0 * self.tau, self.bound)
         rights[-1] = self.bound
@@ -136,8 +153,8 @@ def range_bins(tau: float, bound: float) -> RangeBins:
 
 def _check_common(epsilon, tau, bound):
     eps = check_positive(epsilon, "epsilon")
-    tau = _limits.scale(tau, "tau")
-    bound = _limits.scale(bound, "bound")
+    tau = SCALE.check(tau, "tau")
+    bound = SCALE.check(bound, "bound")
     return eps, tau, bound
 
 
@@ -186,7 +203,7 @@ def private_range_probabilities(values, epsilon: float, tau: float, bound: float
     eps, tau, bound = _check_common(epsilon, tau, bound)
     x = _values_1d(values, bound)
     bins = range_bins(tau, bound)
-    mids = bins.midpoints  # refuses more than MAX_DENSE_BINS bins before anything of that size is allocated
+    mids = bins.midpoints  # refuses more than DENSE_BINS bins before anything of that size is allocated
     counts = np.bincount(bins._index(x), minlength=bins.count)
     with np.errstate(under="ignore"):
         w = np.exp(_selection_logw(_costs(counts), eps))
@@ -295,7 +312,7 @@ def private_range(values, epsilon: float, tau: float, bound: float, *, rng=None,
     (-0.1, 0.3)
     """
     eps, tau, bound = _check_common(epsilon, tau, bound)
-    h = _limits.half_width(half_width_factor)
+    h = HALF_WIDTH.check(half_width_factor, "half_width_factor")
     x = _values_1d(values, bound)
     mu = float(_private_range_rows(x[None, :], eps, tau, bound, as_rng(rng))[0])
     return mu - h * tau, mu + h * tau
@@ -332,7 +349,7 @@ def _finite_number(value, name: str) -> float:
 def _wme_scale(n: int, eps: float, tau: float, h: float) -> float:
     """The Laplace scale of Algorithm 1, 2hτ/(n·ε/2) (8τ/(nε) for h = 2); a ValueError if it leaves the double
     range."""
-    return _limits.evaluate(lambda: 2.0 * h * tau / n / (eps / 2.0), "the Laplace scale 2hτ/(n·ε/2)",
+    return evaluate_finite(lambda: 2.0 * h * tau / n / (eps / 2.0), "the Laplace scale 2hτ/(n·ε/2)",
                             epsilon=eps, tau=tau, n=n)
 
 
@@ -411,7 +428,7 @@ def winsorized_mean_1d_result(values, epsilon: float, tau: float, bound: float, 
                               half_width_factor: float = 2.0) -> WMEResult:
     """:func:`winsorized_mean_1d` returning all intermediate quantities as a :class:`WMEResult`."""
     eps, tau, bound = _check_common(epsilon, tau, bound)
-    h = _limits.half_width(half_width_factor)
+    h = HALF_WIDTH.check(half_width_factor, "half_width_factor")
     x = _values_1d(values, bound)
     est, mu, clipped, noise, scale = _wme_rows(x[None, :], eps, tau, bound, as_rng(rng), h)
     lo, hi = float(mu[0]) - h * tau, float(mu[0]) + h * tau
@@ -480,11 +497,11 @@ def winsorized_mean_highd(points, epsilon: float, delta: float, tau: float, boun
     >>> est.shape
     (3,)
     """
-    eps, delta = _limits.checked(epsilon=epsilon, delta=delta)
-    tau = _limits.scale(tau, "tau")
-    bound = _limits.scale(bound, "bound")
+    eps, delta = check_params(epsilon=epsilon, delta=delta)
+    tau = SCALE.check(tau, "tau")
+    bound = SCALE.check(bound, "bound")
     gamma = 0.01 if gamma is None else gamma
-    h = _limits.half_width(half_width_factor)
+    h = HALF_WIDTH.check(half_width_factor, "half_width_factor")
     x = _points_2d(points, bound)
     n, d = x.shape
     g = as_rng(rng)
@@ -541,7 +558,7 @@ def user_level_mean_1d(data, epsilon: float, bound: float, *, gamma: float = 0.0
     True
     """
     x = _user_samples(data, 2)
-    bound = _limits.scale(bound, "bound")
+    bound = SCALE.check(bound, "bound")
     n, m = x.shape
     means = np.clip(x, -bound, bound).mean(axis=1)
     t = _resolve_tau(tau, bound, m, n, gamma, 1, means, center)
@@ -578,7 +595,7 @@ def user_level_mean(data, epsilon: float, delta: float, bound: float, *, gamma: 
     np.ndarray, shape (d,)
     """
     x = _user_samples(data, 3)
-    bound = _limits.scale(bound, "bound")
+    bound = SCALE.check(bound, "bound")
     eps = check_positive(epsilon, "epsilon")
     n, m, d = x.shape
     means = np.clip(x, -bound, bound).mean(axis=1)
@@ -644,7 +661,7 @@ def answer_adaptive_queries(data, choose_query: Callable[[int, Sequence[np.ndarr
         raise ValueError(f"data = {data!r} is not allowed: must be per-user records with a first axis of users.")
     if not callable(choose_query):
         raise TypeError(f"choose_query = {choose_query!r} is not allowed: must be a callable (k, answers) -> phi.")
-    K = _limits.count(K, "K", cap=_limits.MAX_REPETITIONS)
+    K = REPETITIONS.check(K, "K")
     e0, d0 = theorem10_budget(epsilon, delta, K)
     gamma = check_probability(gamma, "gamma", open_low=True, open_high=True)
     g = as_rng(rng)
