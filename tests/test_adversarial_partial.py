@@ -216,7 +216,10 @@ def test_sweep_methods(key):
 # allocation: inputs below are broadcast views that cost no memory), and the largest settings the lesson-07 panels
 # send stay within it. The limits are written out here, not read from the code under test.
 
-from dpviz.partial import _checks  # noqa: E402
+from dpviz.partial import accounting as ACC  # noqa: E402
+from dpviz.partial import histograms as HIST  # noqa: E402
+from dpviz.partial import learners as LRN  # noqa: E402
+from dpviz.partial import marginals as MRG  # noqa: E402
 
 
 def _refused(fn, *args, match, **kwargs):
@@ -230,49 +233,53 @@ def _zeros(n, d):
 
 
 def test_cap_values_are_the_documented_ones():
-    assert (_checks.MAX_RECORDS, _checks.MAX_RECORD_ENTRIES, _checks.MAX_HH_SORT, _checks.MAX_HH_CANDIDATES) == (
+    assert (HIST.RECORDS.high, HIST.RECORD_ENTRIES.limit, HIST.HH_SORT.limit, HIST.HH_CANDIDATES.limit) == (
         4_000_000, 20_000_000, 20_000_000, 4_000_000)
-    assert (_checks.MAX_WORK, _checks.MAX_T_SEARCH, _checks.MAX_NET, _checks.MAX_HALFSPACE_ENTRIES) == (
+    assert (HIST.WORK.limit, MRG.T_SEARCH.high, LRN.NET.high, LRN.HALFSPACE_ENTRIES.limit) == (
         2e9, 10_000_000, 200_000, 10_000_000)
-    assert (_checks.MAX_GRAPH_ENTRIES, _checks.MAX_COUNT, _checks.MAX_EPS, _checks.MAX_RHO) == (
+    assert (ACC.GRAPH_ENTRIES.limit, HIST.COUNT.high, HIST.EPS.high, HIST.RHO.high) == (
         250_000_000, 10**15, 1e8, 1e12)
 
 
 def test_cap_records():
     """Heavy hitters with n = 8·10⁷ (the finding) are refused from the parameters alone, before any data exist."""
     _refused(PD.heavy_hitter_params, 1.0, 0.1, 8 * 10**7, match=r"n = 80000000 .*<= 4000000")
-    _refused(PD.as_binary_records, _zeros(4_000_001, 1), match=r"n = 4000001 records.*MAX_RECORDS")
-    _refused(PD.priv_heavy_hitter, _zeros(8 * 10**7, 32), 8.0, 1.0, 40.0, match="MAX_RECORDS")
-    _refused(PD.priv_histogram, _zeros(1_000_000, 21), 1.0, match=r"n·d = .*21000000 bits.*MAX_RECORD_ENTRIES")
-    _refused(PD.canonical_histogram, _zeros(1_000_000, 21), 1.0, match="MAX_RECORD_ENTRIES")
-    _refused(PD.projection_mechanism, _zeros(3_000_000, 8), 0.1, match="MAX_RECORD_ENTRIES")
+    _refused(PD.as_binary_records, _zeros(4_000_001, 1), match=r"n \(the records of X\) = 4000001 .*<= 4000000")
+    _refused(PD.priv_heavy_hitter, _zeros(8 * 10**7, 32), 8.0, 1.0, 40.0, match=r"of X\) = 80000000 .*<= 4000000")
+    _refused(PD.priv_histogram, _zeros(1_000_000, 21), 1.0, match=r"n·d = .* = 21000000 .*<= 20000000 \(the cap")
+    _refused(PD.canonical_histogram, _zeros(1_000_000, 21), 1.0, match=r"<= 20000000 \(the cap on the bits n·d")
+    _refused(PD.projection_mechanism, _zeros(3_000_000, 8), 0.1, match=r"<= 20000000 \(the cap on the bits n·d")
     # planted_data allocates n·d bits itself: refused from its arguments (4·10⁶ × 6 = 2.4·10⁷ bits)
-    _refused(PD.planted_data, 4_000_000, 6, match=r"n·d = 4000000·6 = 24000000 bits .*<= 20000000.*MAX_RECORD_ENTRIES")
+    _refused(PD.planted_data, 4_000_000, 6, match=r"n·d = 4000000·6 .* = 24000000 .*<= 20000000 \(the cap on the bits")
     _refused(PD.planted_data, 4_000_001, 1, match=r"n = 4000001 .*<= 4000000")
     _refused(PD.planted_data, 100, 8, 6, match=r"n_heavy = 6 .*<= 5")
 
 
 def test_cap_heavy_hitter_work():
     # d = 33 is padded to D = 64: n·(D − 1) = 2.5·10⁷ sorted codes although n·d = 1.3·10⁷ bits is allowed
-    _refused(PD.priv_heavy_hitter, _zeros(400_000, 33), 8.0, 1.0, 40.0, pad=True, match=r"n·\(D − 1\).*MAX_HH_SORT")
+    _refused(PD.priv_heavy_hitter, _zeros(400_000, 33), 8.0, 1.0, 40.0, pad=True,
+             match=r"n·\(D − 1\) = .*<= 20000000 \(the cap on the record codes")
     # τ = 0, μ tiny: every substring present in the data survives and about half of the absent ones do, so at level 4
     # (16-bit halves) some 3·10⁴ strings survive per node and level 5 would pair them into ~10⁹ candidates; the run
     # stops before those arrays exist (a guard, not a truncation)
     X = np.random.default_rng(0).integers(0, 2, size=(2000, 32))
-    _refused(PD.priv_heavy_hitter, X, 1.0, 0.0, 1e-3, rng=0, match="MAX_HH_CANDIDATES")
+    _refused(PD.priv_heavy_hitter, X, 1.0, 0.0, 1e-3, rng=0, match=r"past 4e\+06 strings \(the cap on the candidates")
+
+
+WORK_REFUSED = r"the work of .*<= 2000000000 \(the cap on the work units"
 
 
 def test_cap_work():
     X12 = np.random.default_rng(0).integers(0, 2, size=(200, 12))
     Q = np.asarray(PD.kway_query_matrix(12, 6))  # 4096 records × 924 queries
-    _refused(PD.projection_mechanism, X12, 0.1, k=2, iterations=100_000, match="MAX_WORK")
-    _refused(PD.projection_mechanism, X12, 0.1, k=2, iterations=400, size=100, match="MAX_WORK")
-    _refused(PD.project_onto_hull, Q, np.full(924, 0.1), iterations=400, match="MAX_WORK")
-    _refused(PD.diameters_brute_force, Q, 12, match="MAX_WORK")
-    _refused(PD.partial_mwem, X12, 1.0, 100_000, 2, match="MAX_WORK")
+    _refused(PD.projection_mechanism, X12, 0.1, k=2, iterations=100_000, match=WORK_REFUSED)
+    _refused(PD.projection_mechanism, X12, 0.1, k=2, iterations=400, size=100, match=WORK_REFUSED)
+    _refused(PD.project_onto_hull, Q, np.full(924, 0.1), iterations=400, match=WORK_REFUSED)
+    _refused(PD.diameters_brute_force, Q, 12, match=WORK_REFUSED)
+    _refused(PD.partial_mwem, X12, 1.0, 100_000, 2, match=WORK_REFUSED)
     dense = np.ones((2000, 2000)) - np.eye(2000)
-    _refused(PD.graph_metric, dense, match="MAX_WORK")
-    _refused(PD.zcdp_epsilon_curve, np.full(400_000, 0.1), 1e-6, match="MAX_WORK")
+    _refused(PD.graph_metric, dense, match=WORK_REFUSED)
+    _refused(PD.zcdp_epsilon_curve, np.full(400_000, 0.1), 1e-6, match=WORK_REFUSED)
     _refused(PD.mwem_best_T, 1000, 1.0, 4.0, 6, 2, 10**7 + 1, match=r"T_max = 10000001 .*<= 10000000")
 
 
@@ -281,8 +288,8 @@ def test_cap_learners_and_graphs():
     _refused(PD.robust_halfspace_learner, PM, YPM, 1.0, 0.6, 0.1, max_net=200_001, match=r"max_net = 200001")
     W = np.ones((1000, 2))
     Xpm = np.ones((5001, 2))
-    _refused(PD.halfspace_dec, W, Xpm, np.ones(5001), match=r"H·n·d = .*10002000 .*MAX_HALFSPACE_ENTRIES")
-    _refused(PD.hamming_graph_weights, [2] * 12 + [1] * 4, [0.1] * 16, match="MAX_GRAPH_ENTRIES")
+    _refused(PD.halfspace_dec, W, Xpm, np.ones(5001), match=r"H·n·d = .* = 10002000 .*<= 10000000 \(the cap")
+    _refused(PD.hamming_graph_weights, [2] * 12 + [1] * 4, [0.1] * 16, match=r"\|X\|²·d = .* .*<= 250000000 \(the cap")
     _refused(PD.hamming_graph_weights, [2] * 13, [0.1] * 13, match=r"\|X\| = 8192 .*<= 4096")
 
 

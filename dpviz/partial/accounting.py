@@ -32,20 +32,10 @@ from typing import Iterable, Sequence
 import numpy as np
 from scipy.sparse.csgraph import shortest_path
 
-from dpviz._validation import check_delta
+from dpviz._validation import Cap, check_delta, check_integer
 from dpviz.conversions import zcdp_delta, zcdp_to_approx_dp
 from dpviz.deployments import CENSUS_RHO_UNITS
-from dpviz.partial._checks import (
-    MAX_EPS,
-    MAX_GRAPH_ENTRIES,
-    MAX_RHO,
-    check_count,
-    check_eps,
-    check_name,
-    check_rho,
-    check_work,
-    real_array,
-)
+from dpviz.partial.histograms import COUNT, EPS, EPS_OR_ZERO, RHO, WORK, check_name, real_array
 
 __all__ = [
     "whole_record_pure_epsilon",
@@ -69,6 +59,10 @@ __all__ = [
     "check_eps0_le_eps",
 ]
 
+#: |X|²·d, the pairwise comparison of :func:`hamming_graph_weights` (|X| = 4096 = 2¹² records of 12 bits fit:
+#: ~0.6 GB at the peak, ~3 s).
+GRAPH_ENTRIES = Cap(250_000_000, "the pairwise comparison |X|²·d of hamming_graph_weights")
+
 _KINDS = ("pure", "zcdp")
 
 
@@ -80,7 +74,7 @@ def rho_from_eps(eps: float) -> float:
     >>> rho_from_eps(2.0)
     2.0
     """
-    e = check_eps(eps, "eps", allow_zero=True)
+    e = EPS_OR_ZERO.check(eps, "eps")
     return 0.5 * e * e
 
 
@@ -90,15 +84,15 @@ def eps_from_rho(rho: float) -> float:
     >>> eps_from_rho(2.0)
     2.0
     """
-    r = check_rho(rho, "rho")
+    r = RHO.check(rho, "rho")
     return math.sqrt(2.0 * r)
 
 
 def check_eps0_le_eps(eps0: float, eps: float) -> None:
     """Raise ValueError unless ε0 ≤ ε: a per-attribute parameter can never exceed the whole-record one of the same
     mechanism (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023: ε-DP ⇒ ε-∇0DP, so the best ε0 is ≤ ε)."""
-    e0 = check_eps(eps0, "eps0")
-    e = check_eps(eps, "eps")
+    e0 = EPS.check(eps0, "eps0")
+    e = EPS.check(eps, "eps")
     if e0 > e:
         raise ValueError(f"eps0 = {eps0!r} is not allowed: must be <= eps = {eps!r} (a per-attribute parameter "
                          "never exceeds the whole-record one; Ghazi, Kumar, Manurangsi & Steinke 2023, Prop 8).")
@@ -113,8 +107,8 @@ def whole_record_pure_epsilon(eps0: float, d: int) -> float:
     >>> whole_record_pure_epsilon(0.5, 10)
     5.0
     """
-    e0 = check_eps(eps0, "eps0", allow_zero=True)
-    d = check_count(d, "d")
+    e0 = EPS_OR_ZERO.check(eps0, "eps0")
+    d = COUNT.check(d, "d")
     return d * e0
 
 
@@ -125,8 +119,8 @@ def targeted_pure_epsilon(eps0: float, k: int) -> float:
     >>> targeted_pure_epsilon(0.1, 3)
     0.30000000000000004
     """
-    e0 = check_eps(eps0, "eps0", allow_zero=True)
-    k = check_count(k, "k", minimum=0)
+    e0 = EPS_OR_ZERO.check(eps0, "eps0")
+    k = check_integer(k, "k", minimum=0, maximum=COUNT.high)
     return k * e0
 
 
@@ -137,8 +131,8 @@ def whole_record_rho(eps0: float, d: int) -> float:
     >>> whole_record_rho(0.5, 10)
     12.5
     """
-    e0 = check_eps(eps0, "eps0", allow_zero=True)
-    d = check_count(d, "d")
+    e0 = EPS_OR_ZERO.check(eps0, "eps0")
+    d = COUNT.check(d, "d")
     return 0.5 * (d * e0) ** 2
 
 
@@ -149,8 +143,8 @@ def targeted_rho(eps0: float, k: int) -> float:
     >>> targeted_rho(1.0, 2)
     2.0
     """
-    e0 = check_eps(eps0, "eps0", allow_zero=True)
-    k = check_count(k, "k", minimum=0)
+    e0 = EPS_OR_ZERO.check(eps0, "eps0")
+    k = check_integer(k, "k", minimum=0, maximum=COUNT.high)
     return 0.5 * (k * e0) ** 2
 
 
@@ -166,7 +160,7 @@ def whole_record_delta(eps0: float, d: int, eps: float, method: str = "simple") 
     0.8825
     """
     rho = whole_record_rho(eps0, d)
-    e = check_eps(eps, "eps", allow_zero=True)
+    e = EPS_OR_ZERO.check(eps, "eps")
     check_name(method, "method", ("simple", "cks"))
     return zcdp_delta(rho, e, method=method)
 
@@ -195,16 +189,16 @@ def zcdp_epsilon_curve(rho, delta: float, method: str = "cks") -> np.ndarray:
     (Canonne, Kamath & Steinke 2020, Corollary 13 solved for ε). Every α gives a valid bound, so the grid answer
     is an *upper bound* on the exact CKS ε (never optimistic); it agrees with
     :func:`dpviz.conversions.zcdp_to_approx_dp` to about 1e-3 relative. ``rho`` in [0, 10¹²]; the grid is evaluated in
-    blocks of rows, and at most MAX_WORK/6400 (3·10⁵) values of ρ are taken in one call.
+    blocks of rows, and at most :data:`~dpviz.partial.histograms.WORK`/6400 (3·10⁵) values of ρ are taken in one call.
     """
-    r = real_array(rho, "rho", ndim=(0, 1), allow_empty=True, low=0.0, high=MAX_RHO)
+    r = real_array(rho, "rho", ndim=(0, 1), allow_empty=True, low=0.0, high=RHO.high)
     delta = check_delta(delta, allow_zero=False)
     check_name(method, "method", ("cks", "simple"))
     L = math.log(1.0 / delta)
     if method == "simple":
         return r + 2.0 * np.sqrt(r * L)
     a = _ALPHA_GRID
-    check_work(4 * r.size * a.size, f"rho with {r.size} values")
+    WORK.check(4 * r.size * a.size, f"the work of rho with {r.size} values")
     c = (a * np.log1p(-1.0 / a) - np.log(a - 1.0) + L) / (a - 1.0)
     flat = r.reshape(-1)
     eps = np.empty_like(flat)
@@ -237,8 +231,8 @@ class PerAttributeGuarantee:
     kind: str = "zcdp"
 
     def __post_init__(self):
-        object.__setattr__(self, "eps0", check_eps(self.eps0, "eps0"))
-        object.__setattr__(self, "d", check_count(self.d, "d"))
+        object.__setattr__(self, "eps0", EPS.check(self.eps0, "eps0"))
+        object.__setattr__(self, "d", COUNT.check(self.d, "d"))
         check_name(self.kind, "kind", _KINDS)
 
     @property
@@ -250,13 +244,13 @@ class PerAttributeGuarantee:
         """Pure-DP cost k·ε0 of changing k attributes (only for ``kind="pure"``; group privacy)."""
         if self.kind != "pure":
             raise ValueError("kind = 'zcdp' has no pure ε for a change: use change_rho (or kind='pure').")
-        k = check_count(k, "k", minimum=0, maximum=self.d)
+        k = check_integer(k, "k", minimum=0, maximum=self.d)
         return k * self.eps0
 
     def change_rho(self, k: int) -> float:
         """zCDP cost ½(kε0)² of changing k attributes (Proposition 8 of Ghazi, Kumar, Manurangsi & Steinke 2023,
         proof)."""
-        k = check_count(k, "k", minimum=0, maximum=self.d)
+        k = check_integer(k, "k", minimum=0, maximum=self.d)
         return 0.5 * (k * self.eps0) ** 2
 
     def record_epsilon(self) -> float:
@@ -292,7 +286,7 @@ def sequential_composition(eps_values: Iterable[float], kind: str = "zcdp") -> f
     7.0
     """
     check_name(kind, "kind", _KINDS)
-    vals = real_array(_as_list(eps_values, "eps_values"), "eps_values", ndim=1, low=0.0, high=MAX_EPS)
+    vals = real_array(_as_list(eps_values, "eps_values"), "eps_values", ndim=1, low=0.0, high=EPS.high)
     return float(vals.sum()) if kind == "pure" else float(math.sqrt(float(np.sum(vals**2))))
 
 
@@ -332,7 +326,7 @@ def parallel_composition(column_eps: Sequence[float], kind: str = "zcdp") -> _Pa
     (0.5, 0.5, 2.0)
     """
     check_name(kind, "kind", _KINDS)
-    e = real_array(_as_list(column_eps, "column_eps"), "column_eps", ndim=1, low=0.0, high=MAX_EPS)
+    e = real_array(_as_list(column_eps, "column_eps"), "column_eps", ndim=1, low=0.0, high=EPS.high)
     eps0 = float(e.max())
     d = e.size
     if kind == "pure":
@@ -352,7 +346,7 @@ def attribute_weighted_epsilon(x, x_prime, attr_eps) -> float:
     """
     a = _record(x, "x")
     b = _record(x_prime, "x_prime")
-    w = real_array(attr_eps, "attr_eps", ndim=1, low=0.0, high=MAX_EPS)
+    w = real_array(attr_eps, "attr_eps", ndim=1, low=0.0, high=EPS.high)
     if a.shape != b.shape or a.ndim != 1 or a.size != w.size:
         raise ValueError(f"x, x_prime and attr_eps have shapes {a.shape}, {b.shape}, {w.shape}: must be 1-D records "
                          "of the same length d.")
@@ -378,11 +372,11 @@ def hamming_graph_weights(domain_sizes: Sequence[int], attr_eps: Sequence[float]
     """The weighted Hamming graph on X = X_1 × … × X_d: an edge joins two records that differ in exactly one
     attribute j, with weight ε_j (Lemma 7 of Ghazi, Kumar, Manurangsi & Steinke 2023). Returns ``(records, W)`` with
     ``records`` the |X| × d array of all records and ``W`` the |X| × |X| weight matrix (0 = no edge). For small domains
-    only (|X| ≤ 4096 and |X|²·d ≤ MAX_GRAPH_ENTRIES)."""
+    only (|X| ≤ 4096 and |X|²·d ≤ :data:`GRAPH_ENTRIES`)."""
     raw = real_array(_as_list(domain_sizes, "domain_sizes"), "domain_sizes", ndim=1, low=1.0, high=4096.0,
                      integer=True)
     sizes = [int(s) for s in raw]
-    w = real_array(_as_list(attr_eps, "attr_eps"), "attr_eps", ndim=1, low=0.0, high=MAX_EPS)
+    w = real_array(_as_list(attr_eps, "attr_eps"), "attr_eps", ndim=1, low=0.0, high=EPS.high)
     if w.size != len(sizes):
         raise ValueError(f"attr_eps has length {w.size}: must have one weight per attribute ({len(sizes)}).")
     if np.any(w <= 0):
@@ -390,9 +384,7 @@ def hamming_graph_weights(domain_sizes: Sequence[int], attr_eps: Sequence[float]
     total = math.prod(sizes)
     if total > 4096:
         raise ValueError(f"domain size |X| = {total} is not allowed: must be <= 4096 for the explicit graph.")
-    if total * total * len(sizes) > MAX_GRAPH_ENTRIES:
-        raise ValueError(f"|X|²·d = {total}²·{len(sizes)} is not allowed: must be <= {MAX_GRAPH_ENTRIES:.0e} "
-                         "(MAX_GRAPH_ENTRIES).")
+    GRAPH_ENTRIES.check(total * total * len(sizes), f"|X|²·d = {total}²·{len(sizes)}")
     recs = np.array(list(itertools.product(*[range(s) for s in sizes])), dtype=int).reshape(total, len(sizes))
     diff = recs[:, None, :] != recs[None, :, :]
     one = diff.sum(axis=2) == 1
@@ -409,14 +401,15 @@ def graph_metric(weights) -> np.ndarray:
     >>> float(graph_metric([[0, 1, 0], [1, 0, 2], [0, 2, 0]])[0, 2])
     3.0
     """
-    W = real_array(weights, "weights", ndim=2, low=0.0, high=MAX_EPS)
+    W = real_array(weights, "weights", ndim=2, low=0.0, high=EPS.high)
     if W.shape[0] != W.shape[1]:
         raise ValueError(f"weights has shape {W.shape}: must be a square matrix.")
     if not np.allclose(W, W.T):
         raise ValueError("weights is not symmetric, which is not allowed: the graph of Lemma 7 is undirected.")
     N = W.shape[0]
     # Dijkstra from every node: edge relaxations plus heap operations (a cost model fitted to timings)
-    check_work(N * (3 * int(np.count_nonzero(W)) + 20 * N * max(1, N.bit_length())), f"a graph with {N} nodes")
+    WORK.check(N * (3 * int(np.count_nonzero(W)) + 20 * N * max(1, N.bit_length())), f"the work of a graph with {N} "
+                                                                                    "nodes")
     return shortest_path(W, method="D", directed=False)
 
 
@@ -440,7 +433,7 @@ class Release:
             raise ValueError(f"attributes = {set(self.attributes)!r} is not allowed: a release reads at least one "
                              "attribute.")
         object.__setattr__(self, "attributes", attrs)
-        object.__setattr__(self, "rho", check_rho(self.rho, "rho"))
+        object.__setattr__(self, "rho", RHO.check(self.rho, "rho"))
 
 
 def _names(values, name: str) -> frozenset:

@@ -21,8 +21,8 @@ from typing import NamedTuple
 import numpy as np
 
 from dpviz._validation import check_delta, check_integer
-from dpviz.partial._checks import MAX_COUNT, MAX_RECORD_ENTRIES, MAX_RECORDS, check_eps
 from dpviz.partial.accounting import zcdp_epsilon_curve
+from dpviz.partial.histograms import COUNT, EPS, RECORD_ENTRIES, RECORDS
 from dpviz.partial.marginals import (
     MAX_QUERY_D,
     kway_diameters,
@@ -88,7 +88,7 @@ def record_epsilon_curves(eps0: float, delta: float, *, d_max: int = 100, k_way:
     >>> c.pure.tolist(), c.parallel.round(4).tolist()
     ([0.1, 0.2, 0.30000000000000004, 0.4], [0.1, 0.1414, 0.1732, 0.2])
     """
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     delta = check_delta(delta, allow_zero=False)
     d_max = check_integer(d_max, "d_max", minimum=1, maximum=MAX_CURVE_D)
     k_way = check_integer(k_way, "k_way", minimum=1, maximum=MAX_CURVE_D)
@@ -116,7 +116,7 @@ def sparse_attack(eps: float, cells: int = 40, seed: int = 0) -> tuple[np.ndarra
     with probability exactly 1 − e^{−ε/2} per cell (:func:`dpviz.partial.rounding_reveals_probability`; clipping
     the guess to {0, 1} would be right with probability 1 − ½e^{−ε/2} instead). Returns ``(f, noisy, guess)``,
     read-only; the same ``seed`` gives the same draw."""
-    e = check_eps(eps, "eps")
+    e = EPS.check(eps, "eps")
     cells = check_integer(cells, "cells", minimum=1, maximum=MAX_SPARSE_CELLS)
     seed = check_integer(seed, "seed", minimum=0)
     return _sparse_attack(e, cells, seed)
@@ -145,18 +145,16 @@ def planted_data(n: int, d: int, n_heavy: int = 5, seed: int = 0) -> tuple[np.nd
     n ≤ 100,000 and d ≤ 32 the uniform background is a slice of one cached draw per seed, so moving a slider does
     not redraw it.
 
-    Caps: n ≤ MAX_RECORDS (4·10⁶), n·d ≤ MAX_RECORD_ENTRIES (2·10⁷, the bits of one data set), d ≤ 62 (records are
-    coded as int64 by the algorithms), n_heavy ≤ MAX_PLANTED (5).
+    Caps: n ≤ :data:`RECORDS` (4·10⁶), n·d ≤ :data:`RECORD_ENTRIES` (2·10⁷, the bits of one data set), d ≤ 62
+    (records are coded as int64 by the algorithms), n_heavy ≤ MAX_PLANTED (5).
 
     >>> X, planted, counts = planted_data(100, 4, 2, 0)
     >>> X.shape, counts.tolist()
     ((100, 4), [6, 30])
     """
-    n = check_integer(n, "n", minimum=1, maximum=MAX_RECORDS)
+    n = check_integer(n, "n", minimum=1, maximum=RECORDS.high)
     d = check_integer(d, "d", minimum=1, maximum=62)
-    if n * d > MAX_RECORD_ENTRIES:
-        raise ValueError(f"n·d = {n}·{d} = {n * d} bits is not allowed: must be <= {MAX_RECORD_ENTRIES} "
-                         "(MAX_RECORD_ENTRIES).")
+    RECORD_ENTRIES.check(n * d, f"n·d = {n}·{d} (the bits of the data set)")
     n_heavy = check_integer(n_heavy, "n_heavy", minimum=1, maximum=MAX_PLANTED)
     seed = check_integer(seed, "seed", minimum=0)
     return _planted_data(n, d, n_heavy, seed)
@@ -186,8 +184,8 @@ def projection_empirical_mse(k: int, n: int, eps0: float, reps: int = 4) -> np.n
     ``[d, mse_fixed_eps0, mse_fixed_eps]``, averaged over ``reps`` releases of 150 projection iterations (seeded by
     d); cached, read-only."""
     k = check_integer(k, "k", minimum=1, maximum=5)
-    n = check_integer(n, "n", minimum=1, maximum=MAX_RECORDS)
-    e0 = check_eps(eps0, "eps0")
+    n = check_integer(n, "n", minimum=1, maximum=RECORDS.high)
+    e0 = EPS.check(eps0, "eps0")
     reps = check_integer(reps, "reps", minimum=1, maximum=64)
     return _projection_empirical(k, n, e0, reps)
 
@@ -216,8 +214,8 @@ def mwem_best_rounds(n: int, eps0: float, d: int, k: int, ell: int) -> tuple[int
     """The number of rounds T ∈ [1, 200000] minimising bound (3) of Theorem 12 (Ghazi, Kumar, Manurangsi & Steinke
     2023) for partial MWEM on |X| = 2^d records and m = C(d, k) k-way queries, and the bound there
     (:func:`dpviz.partial.mwem_best_T`, which also caps m); cached."""
-    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
-    e0 = check_eps(eps0, "eps0")
+    n = check_integer(n, "n", minimum=1, maximum=COUNT.high)
+    e0 = EPS.check(eps0, "eps0")
     d = check_integer(d, "d", minimum=1, maximum=MAX_QUERY_D)
     k = check_integer(k, "k", minimum=1, maximum=d)
     ell = check_integer(ell, "ell", minimum=1, maximum=max(d // k, 1))
@@ -233,8 +231,8 @@ def mwem_ell_tradeoff(eps0: float, n: int, d: int, k: int) -> tuple[np.ndarray, 
     """Partial MWEM's ℓ trade-off (Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023): for ℓ = 1 … ⌊d/k⌋,
     the per-person ε = √(2ρ) with ρ = ¼(ℓ² + ℓ)ε0² (:func:`dpviz.partial.mwem_person_rho`) and bound (3) at the
     best T (:func:`mwem_best_rounds`). Returns ``(ells, person_eps, bounds)``."""
-    e0 = check_eps(eps0, "eps0")
-    n = check_integer(n, "n", minimum=1, maximum=MAX_COUNT)
+    e0 = EPS.check(eps0, "eps0")
+    n = check_integer(n, "n", minimum=1, maximum=COUNT.high)
     d = check_integer(d, "d", minimum=2, maximum=MAX_QUERY_D)
     k = check_integer(k, "k", minimum=1, maximum=d)
     ells = np.arange(1, d // k + 1)

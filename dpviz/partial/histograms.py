@@ -19,27 +19,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_in_range, check_real_array
-from dpviz.partial._checks import (
-    MAX_COUNT,
-    MAX_HH_CANDIDATES,
-    MAX_HH_SORT,
-    MAX_RECORD_ENTRIES,
-    MAX_RECORDS,
-    check_count,
-    check_eps,
-    check_name,
-    check_scale,
-    field_array,
-    field_float,
-    field_instance,
-    field_int,
-    real_array,
-)
+from dpviz._validation import Cap, Interval, as_rng, check_choice, check_in_range, check_integer, check_real_array
 
 MIN_FRACTION = 1e-9
 """Smallest error / failure fraction (ν, η, α, γ) accepted: 1/ν and ln(1/ν) then stay far inside the float range."""
@@ -79,6 +65,107 @@ __all__ = [
 
 MAX_D = 62  # records are packed into int64 codes
 
+# Parameter specs shared by dpviz.partial (this is its lowest module). One call from a classroom client must not run
+# for minutes or allocate gigabytes: the lesson-07 panels use at most n = 8·10⁴ records of d = 32 bits for heavy
+# hitters, n = 10⁶ records of d = 8 bits for the projection mechanism, T_max = 2·10⁵ for the MWEM bound; the caps sit
+# above that.
+
+#: Records n of a dataset (the panels use ≤ 10⁶).
+RECORDS = Interval(1, 4_000_000, integer=True)
+#: n·d, the bits of a dataset (160 MB as the int64 codes are formed; the panels use ≤ 8·10⁶).
+RECORD_ENTRIES = Cap(20_000_000, "the bits n·d of a dataset")
+#: The work units (≈ 1–2 ns each) of one call: the projection mechanism (size·(2·iterations·2^d·m + SVD)),
+#: :func:`~dpviz.partial.marginals.project_onto_hull` (2·iterations·N·m + SVD), partial MWEM
+#: (T·(2^d·(m + ℓ) + |sets|)), :func:`~dpviz.partial.accounting.graph_metric` (N·(3·edges + 20·N·log₂N), Dijkstra
+#: from every node), :func:`~dpviz.partial.marginals.diameters_brute_force` (N²·m) and
+#: :func:`~dpviz.partial.accounting.zcdp_epsilon_curve` (4·1600 per ρ value).
+WORK = Cap(2_000_000_000, "the work units (multiply-adds) of one call")
+#: Counts that only enter formulas (d, k, n, m, ℓ): products of a few of them stay exact enough and finite.
+COUNT = Interval(1, 10**15, integer=True)
+#: ε, ε0 and similar privacy parameters in [1e-12, 1e8] (the panels use ≤ 15; a test drives MWEM at 10⁷ to make its
+#: noise negligible), so that 1/ε and (d·ε0)² stay finite; :data:`EPS_OR_ZERO` where ε only multiplies.
+EPS = Interval(1e-12, 1e8)
+EPS_OR_ZERO = Interval(0.0, EPS.high)
+#: A zCDP parameter ρ.
+RHO = Interval(0.0, 1e12)
+#: Scales (σ, λ, μ, τ, Δ, diameters, sensitivities) and log|X|: in [1e-12, 1e12] (:data:`SCALE_OR_ZERO`: [0, 1e12]).
+SCALE = Interval(1e-12, 1e12)
+SCALE_OR_ZERO = Interval(0.0, SCALE.high)
+#: n·(D − 1), the record codes PrivHeavyHitter sorts (one pass per tree node; the panels use ≤ 2.5·10⁶).
+HH_SORT = Cap(20_000_000, "the record codes n·(D − 1) PrivHeavyHitter sorts, once per tree node")
+#: The candidates PrivHeavyHitter examines over the whole tree (100 MB of node arrays).
+HH_CANDIDATES = Cap(4_000_000, "the candidates PrivHeavyHitter examines over the tree")
+
+
+def real_array(value: Any, name: str, *, ndim=None, allow_empty: bool = False, low: float | None = None,
+               high: float | None = None, integer: bool = False) -> np.ndarray:
+    """:func:`dpviz._validation.check_real_array` (float, finite, complex refused), optionally also refusing entries
+    outside [low, high] or non-integers; the message names ``name`` and the allowed range."""
+    arr = check_real_array(value, name, ndim=ndim, allow_empty=allow_empty)
+    if arr.size:
+        lo = float(arr.min())
+        hi = float(arr.max())
+        if (low is not None and lo < low) or (high is not None and hi > high):
+            bad = lo if (low is not None and lo < low) else hi
+            rng = f"[{'-inf' if low is None else f'{low:g}'}, {'inf' if high is None else f'{high:g}'}]"
+            what = "negative values" if low == 0 and bad < 0 else "values outside the range"
+            raise ValueError(f"{name} contains {what} (e.g. {bad!r}), which is not allowed: values must lie in {rng}.")
+        if integer and not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} contains non-integer values, which is not allowed: must hold integers.")
+    return arr
+
+
+def check_name(value: Any, name: str, choices) -> str:
+    """A string option: one of ``choices`` (anything else, arrays included, is refused with the choices listed)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name} = {value!r} is not allowed: must be one of " + ", ".join(repr(c) for c in choices)
+                         + ".")
+    return check_choice(value, name, choices)
+
+
+
+# ----------------------------------------------------------------------------------------------- record fields
+
+
+def field_array(obj, name: str, *, ndim: int, integer: bool = False, low: float | None = None,
+                dtype=None) -> None:
+    """Validate the field ``name`` of a frozen dataclass as a real, finite array (stored as ``dtype`` if given)."""
+    value = getattr(obj, name)
+    if isinstance(value, np.ndarray) and value.dtype == bool:
+        if value.ndim != ndim:
+            raise ValueError(f"{name} has shape {value.shape} which is not allowed: must be {ndim}-D.")
+        return
+    arr = real_array(value, name, ndim=ndim, allow_empty=True, low=low, integer=integer)
+    if dtype is not None:
+        arr = arr.astype(dtype)
+    elif isinstance(value, np.ndarray) and value.dtype.kind in "iu" and integer:
+        arr = value
+    object.__setattr__(obj, name, arr)
+
+
+def field_float(obj, name: str, *, low: float | None = None) -> None:
+    value = getattr(obj, name)
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a real number.")
+    try:
+        x = float(value)
+    except OverflowError:
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a finite number.") from None
+    if not math.isfinite(x) or (low is not None and x < low):
+        raise ValueError(f"{name} = {value!r} is not allowed: must be a finite number"
+                         + (f" >= {low:g}." if low is not None else "."))
+    object.__setattr__(obj, name, x)
+
+
+def field_int(obj, name: str, *, minimum: int = 0) -> None:
+    object.__setattr__(obj, name, check_integer(getattr(obj, name), name, minimum=minimum))
+
+
+def field_instance(obj, name: str, cls) -> None:
+    value = getattr(obj, name)
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} = {type(value).__name__} is not allowed: must be a {cls.__name__}.")
+
 
 # ----------------------------------------------------------------------------------------------- data helpers
 
@@ -94,7 +181,7 @@ def is_power_of_two(d: int) -> bool:
 def as_binary_records(X, name: str = "X") -> np.ndarray:
     """Validate an (n, d) array of 0/1 attributes (n ≥ 1, 1 ≤ d ≤ 62) and return it as uint8.
 
-    Caps: n ≤ MAX_RECORDS (4·10⁶) and n·d ≤ MAX_RECORD_ENTRIES (2·10⁷), checked on the shape before anything is
+    Caps: n ≤ :data:`RECORDS` (4·10⁶) and n·d ≤ :data:`RECORD_ENTRIES` (2·10⁷), checked on the shape before anything is
     converted or copied."""
     if isinstance(X, np.ndarray) and X.dtype.kind in "biuf":
         arr = X  # a numeric array is checked as it is: no float copy of a large dataset
@@ -111,11 +198,8 @@ def as_binary_records(X, name: str = "X") -> np.ndarray:
         raise ValueError(f"{name} has d = 0 attributes, which is not allowed: must have at least one attribute.")
     if d > MAX_D:
         raise ValueError(f"{name} has d = {d} attributes, which is not allowed: must be <= {MAX_D}.")
-    if n > MAX_RECORDS:
-        raise ValueError(f"{name} has n = {n} records, which is not allowed: must be <= {MAX_RECORDS} (MAX_RECORDS).")
-    if n * d > MAX_RECORD_ENTRIES:
-        raise ValueError(f"{name} has n·d = {n}·{d} = {n * d} bits, which is not allowed: must be <= "
-                         f"{MAX_RECORD_ENTRIES:.0e} (MAX_RECORD_ENTRIES).")
+    RECORDS.check(n, f"n (the records of {name})")
+    RECORD_ENTRIES.check(n * d, f"n·d = {n}·{d} (the bits of {name})")
     if not np.all((arr == 0) | (arr == 1)):
         raise ValueError(f"{name} contains values other than 0 and 1, which is not allowed: attributes must be bits.")
     return arr.astype(np.uint8)
@@ -166,8 +250,8 @@ def lemma28_epsilon(lam: float, mu: float) -> float:
     >>> round(lemma28_epsilon(3.0, 3.0 * math.log(160)), 4)   # λ = 3/ε at ε = 1, ν = 0.1: 1.3375 ε, not 0.5 ε
     1.3375
     """
-    lam = check_scale(lam, "lam")
-    mu = check_scale(mu, "mu")
+    lam = SCALE.check(lam, "lam")
+    mu = SCALE.check(mu, "mu")
     return _lemma28_epsilon(lam, mu)
 
 
@@ -188,7 +272,7 @@ def theorem15_lambda(eps0: float, nu: float, constants: str = "corrected") -> fl
     >>> round(theorem15_lambda(1.0, 0.1), 4)
     8.0252
     """
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     nu = check_fraction(nu, "nu")
     check_name(constants, "constants", ("corrected", "paper"))
     return _theorem15_lambda(e0, nu, constants)
@@ -210,9 +294,9 @@ class HeavyHitterParams:
     mu: float
 
     def __post_init__(self):
-        object.__setattr__(self, "lam", check_scale(self.lam, "lam"))
-        object.__setattr__(self, "tau", check_scale(self.tau, "tau", allow_zero=True))
-        object.__setattr__(self, "mu", check_scale(self.mu, "mu"))
+        object.__setattr__(self, "lam", SCALE.check(self.lam, "lam"))
+        object.__setattr__(self, "tau", SCALE_OR_ZERO.check(self.tau, "tau"))
+        object.__setattr__(self, "mu", SCALE.check(self.mu, "mu"))
 
     @property
     def epsilon_certificate(self) -> float:
@@ -222,7 +306,7 @@ class HeavyHitterParams:
     def threshold(self, level):
         """τ_ℓ = τ + (ℓ−1)μ (Algorithm 2 line 3 of Ghazi, Kumar, Manurangsi & Steinke 2023): increases with the level
         (ℓ ≥ 1, integers)."""
-        lev = real_array(level, "level", ndim=(0, 1), low=1.0, high=MAX_COUNT, integer=True)
+        lev = real_array(level, "level", ndim=(0, 1), low=1.0, high=COUNT.high, integer=True)
         out = self.tau + (lev - 1) * self.mu
         return float(out) if out.ndim == 0 else out
 
@@ -237,9 +321,9 @@ def heavy_hitter_params(eps0: float, nu: float, n: int, *, share: float = 0.5,
     >>> round(p.lam, 3), round(p.mu, 2), p.tau, round(p.epsilon_certificate, 6)
     (8.025, 40.73, 1000.0, 0.5)
     """
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     nu = check_fraction(nu, "nu")
-    n = check_count(n, "n", maximum=MAX_RECORDS)
+    n = RECORDS.check(n, "n")
     share = check_fraction(share, "share")
     check_name(constants, "constants", ("corrected", "paper"))
     lam = _theorem15_lambda(e0, nu, constants) * (0.5 / share)
@@ -360,8 +444,8 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
     ------
     ValueError
         Empty data, non-binary entries, d not a power of two (without ``pad``), non-positive λ or μ; n·(D − 1)
-        > MAX_HH_SORT (the codes sorted once per node); more than MAX_HH_CANDIDATES candidates over the tree. The
-        last is a resource guard, raised while the tree grows: whether it is raised depends on the data, so a run
+        > :data:`HH_SORT` (the codes sorted once per node); more than :data:`HH_CANDIDATES` candidates over the tree.
+        The last is a resource guard, raised while the tree grows: whether it is raised depends on the data, so a run
         stopped by it must be treated as not private (with Theorem 15's parameters E|L_I| ≤ 8/ν and it does not
         happen).
 
@@ -401,9 +485,7 @@ def _counts_of(sub: np.ndarray, cands: np.ndarray, width: int) -> np.ndarray:
 def _priv_heavy_hitter(A: np.ndarray, d: int, params: HeavyHitterParams, g) -> HeavyHitterResult:
     """Algorithm 2 on validated records A (n, D), D a power of two, d ≤ D the original attributes."""
     n, D = A.shape
-    if n * (D - 1) > MAX_HH_SORT:
-        raise ValueError(f"n·(D − 1) = {n}·{D - 1} = {n * (D - 1)} is not allowed: must be <= {MAX_HH_SORT:.0e} "
-                         "(MAX_HH_SORT; PrivHeavyHitter sorts the n record codes once per tree node).")
+    HH_SORT.check(n * (D - 1), f"n·(D − 1) = {n}·{D - 1}")
     codes = _codes(A)
     examined = 0
     levels = int(round(math.log2(D)))
@@ -420,11 +502,11 @@ def _priv_heavy_hitter(A: np.ndarray, d: int, params: HeavyHitterParams, g) -> H
         for t in range(D // width):
             left, right = lists[2 * t], lists[2 * t + 1]
             examined += len(left) * len(right)
-            if examined > MAX_HH_CANDIDATES:
+            if examined > HH_CANDIDATES.limit:
                 raise ValueError(f"lam = {params.lam!r}, tau = {params.tau!r}, mu = {params.mu!r} are not allowed for "
-                                 f"this data: the candidate lists grow past {MAX_HH_CANDIDATES:.0e} strings "
-                                 "(MAX_HH_CANDIDATES); raise tau or mu, or lower lam (resource guard: this run is "
-                                 "stopped, not truncated, and is not private).")
+                                 f"this data: the candidate lists grow past {HH_CANDIDATES.limit:.0e} strings "
+                                 f"(the cap on {HH_CANDIDATES.what}); raise tau or mu, or lower lam (resource "
+                                 "guard: this run is stopped, not truncated, and is not private).")
             cands = ((left[:, None] << np.int64(half)) | right[None, :]).ravel()
             stop = (t + 1) * width  # 1-indexed last attribute
             sub = (codes >> np.int64(D - stop)) & mask
@@ -465,8 +547,8 @@ class HistogramResult:
         field_array(self, "true_counts", ndim=1, integer=True, low=0, dtype=np.int64)
         if not (len(self.strings) == len(self.noisy_counts) == len(self.true_counts)):
             raise ValueError("strings, noisy_counts and true_counts are not allowed: must have one row each.")
-        object.__setattr__(self, "eps0", check_eps(self.eps0, "eps0"))
-        object.__setattr__(self, "count_scale", check_scale(self.count_scale, "count_scale"))
+        object.__setattr__(self, "eps0", EPS.check(self.eps0, "eps0"))
+        object.__setattr__(self, "count_scale", SCALE.check(self.count_scale, "count_scale"))
         check_name(self.constants, "constants", ("corrected", "paper"))
 
     def max_error(self, X) -> float:
@@ -498,7 +580,7 @@ def priv_histogram(X, eps0: float, nu: float = 0.1, eta: float = 0.1, *, constan
     meant; it does not affect the algorithm.)
     """
     A = as_binary_records(X)
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     nu = check_fraction(nu, "nu")
     check_fraction(eta, "eta")
     check_name(constants, "constants", ("corrected", "paper"))
@@ -535,7 +617,7 @@ def canonical_histogram(X, eps: float, *, rng=None) -> np.ndarray:
     vector indexed by the record's integer code (attribute 1 most significant). d ≤ 20.
     """
     A = as_binary_records(X)
-    e = check_eps(eps, "eps")
+    e = EPS.check(eps, "eps")
     d = A.shape[1]
     if d > 20:
         raise ValueError(f"d = {d} is not allowed here: must be <= 20 (the canonical histogram has 2^d cells).")
@@ -550,7 +632,7 @@ def canonical_histogram_epsilons(scale: float) -> dict:
     >>> canonical_histogram_epsilons(2.0)
     {'eps': 1.0, 'eps0': 1.0}
     """
-    s = check_scale(scale, "scale")
+    s = SCALE.check(scale, "scale")
     return {"eps": 2.0 / s, "eps0": 2.0 / s}
 
 
@@ -568,8 +650,8 @@ def theorem15_sample_size(d, eps0: float, nu: float = 0.1, eta: float = 0.1, *,
     >>> round(float(theorem15_sample_size(16, 1.0, constants="paper")))
     14901
     """
-    dd = real_array(d, "d", ndim=(0, 1), low=2.0, high=MAX_COUNT)
-    e0 = check_eps(eps0, "eps0")
+    dd = real_array(d, "d", ndim=(0, 1), low=2.0, high=COUNT.high)
+    e0 = EPS.check(eps0, "eps0")
     nu = check_fraction(nu, "nu")
     eta = check_fraction(eta, "eta")
     check_name(constants, "constants", ("corrected", "paper"))
@@ -583,10 +665,10 @@ def lemma30_conditions(d: int, n: int, lam: float, mu: float, nu: float, eta: fl
     """The hypotheses of Lemma 30 of Ghazi, Kumar, Manurangsi & Steinke 2023 (utility of PrivHeavyHitter), each as a
     bool: η, ν ∈ (0, 0.1]; τ = 0.5νn ≥ 8μ ln d + 8λ ln(d/(ην)); μ ≥ λ ln(16/ν). When all hold, every s with f_s ≥ νn
     is found with probability ≥ 1 − 0.5η and E|L_[d]| ≤ 8/ν."""
-    d = check_count(d, "d", minimum=2)
-    n = check_count(n, "n")
-    lam = check_scale(lam, "lam")
-    mu = check_scale(mu, "mu")
+    d = check_integer(d, "d", minimum=2, maximum=COUNT.high)
+    n = COUNT.check(n, "n")
+    lam = SCALE.check(lam, "lam")
+    mu = SCALE.check(mu, "mu")
     nu = check_fraction(nu, "nu")
     eta = check_fraction(eta, "eta")
     tau = 0.5 * nu * n
@@ -609,8 +691,8 @@ def theorem16_lower_bound(d, eps0: float, nu: float, *, corrected: bool = False)
     >>> round(theorem16_lower_bound(1024, 1.0, 0.1), 2)
     3.47
     """
-    dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=MAX_COUNT)
-    e0 = check_eps(eps0, "eps0")
+    dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=COUNT.high)
+    e0 = EPS.check(eps0, "eps0")
     nu = check_fraction(nu, "nu")
     out = (np.log(dd / 10.0) / e0 - 1.0) / (3 * nu) if corrected else 0.05 * np.log(dd) / (e0 * nu)
     return float(out) if np.ndim(out) == 0 else out
@@ -620,8 +702,8 @@ def standard_dp_histogram_sample_size(d, eps: float, nu: float, kind: str = "pur
     """Shape only (constant set to 1): n ≈ d/(εν) for pure ε-DP and √d/(εν) for ½ε²-zCDP histograms under standard
     DP (Section 5 and footnote 5 of Ghazi, Kumar, Manurangsi & Steinke 2023; the true bounds are Θ(·) with unstated
     constants)."""
-    dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=MAX_COUNT)
-    e = check_eps(eps, "eps")
+    dd = real_array(d, "d", ndim=(0, 1), low=1.0, high=COUNT.high)
+    e = EPS.check(eps, "eps")
     nu = check_fraction(nu, "nu")
     check_name(kind, "kind", ("pure", "zcdp"))
     out = (dd if kind == "pure" else np.sqrt(dd)) / (e * nu)
@@ -634,8 +716,8 @@ def laplace_log_sf(t, lam: float):
     """ln P[Laplace(λ) > t], computed stably: ln ½ − t/λ for t ≥ 0, ln(1 − ½e^{t/λ}) for t < 0.
 
     ``t`` (scalar or array) in [−10¹⁵, 10¹⁵], ``lam`` in [10⁻¹², 10¹²]."""
-    tt = real_array(t, "t", low=-float(MAX_COUNT), high=float(MAX_COUNT))
-    out = _laplace_log_sf(tt, check_scale(lam, "lam"))
+    tt = real_array(t, "t", low=-float(COUNT.high), high=float(COUNT.high))
+    out = _laplace_log_sf(tt, SCALE.check(lam, "lam"))
     return float(out) if out.ndim == 0 else out
 
 
@@ -673,15 +755,15 @@ def heavy_hitter_path_loss(old_counts, new_counts, lam: float, tau: float, mu: f
     nc = _count_pairs(new_counts, "new_counts")
     if oc.shape != nc.shape:
         raise ValueError("old_counts and new_counts must have one (f, f') pair per level each.")
-    lam = check_scale(lam, "lam")
-    tau = check_scale(tau, "tau", allow_zero=True)
-    mu = check_scale(mu, "mu")
+    lam = SCALE.check(lam, "lam")
+    tau = SCALE_OR_ZERO.check(tau, "tau")
+    mu = SCALE.check(mu, "mu")
     return _path_loss(oc, nc, lam, tau, mu)
 
 
 def _count_pairs(counts, name: str) -> np.ndarray:
     """(f, f') count pairs, one per level (at most 64 levels), as an (L, 2) float array of integers in [0, n]."""
-    c = real_array(counts, name, low=0.0, high=float(MAX_RECORDS), integer=True)
+    c = real_array(counts, name, low=0.0, high=float(RECORDS.high), integer=True)
     if c.size % 2 or c.size == 0 or c.size > 128:
         raise ValueError(f"{name} has {c.size} values, which is not allowed: must be 1 to 64 pairs (f, f').")
     return c.reshape(-1, 2)
@@ -731,9 +813,9 @@ def heavy_hitter_privacy_loss(X, X_prime, lam: float, tau: float, mu: float) -> 
     Kumar, Manurangsi & Steinke 2023) for a pair of datasets that differ in **exactly one attribute of one person**
     (Definition 5). Exact: the output is discrete and the maximum is computed by :func:`heavy_hitter_path_loss` in both
     directions. d must be a power of two (or is padded: padding never differs)."""
-    lam = check_scale(lam, "lam")
-    tau = check_scale(tau, "tau", allow_zero=True)
-    mu = check_scale(mu, "mu")
+    lam = SCALE.check(lam, "lam")
+    tau = SCALE_OR_ZERO.check(tau, "tau")
+    mu = SCALE.check(mu, "mu")
     A = as_binary_records(X, "X")
     B = as_binary_records(X_prime, "X_prime")
     if A.shape != B.shape:
@@ -762,11 +844,11 @@ def heavy_hitter_worst_case_loss(lam: float, tau: float, mu: float, levels: int,
     a_1 ≥ a_2 ≥ … ≥ 1 (x) and a_ℓ − 1 (x'), the new string's b_1 ≥ b_2 ≥ … ≥ 0 (x) and b_ℓ + 1 (x'), with
     a_ℓ + b_ℓ ≤ n_max. Exact dynamic programme over levels (state: counts and membership flags); O(levels·n_max⁴),
     meant for small n_max (≤ 60)."""
-    lam = check_scale(lam, "lam")
-    tau = check_scale(tau, "tau", allow_zero=True)
-    mu = check_scale(mu, "mu")
-    levels = check_count(levels, "levels", maximum=8)
-    n_max = check_count(n_max, "n_max", maximum=60)
+    lam = SCALE.check(lam, "lam")
+    tau = SCALE_OR_ZERO.check(tau, "tau")
+    mu = SCALE.check(mu, "mu")
+    levels = check_integer(levels, "levels", minimum=1, maximum=8)
+    n_max = check_integer(n_max, "n_max", minimum=1, maximum=60)
     return _worst_case_loss(lam, tau, mu, levels, n_max)
 
 
@@ -821,8 +903,8 @@ def _worst_case_loss(lam: float, tau: float, mu: float, levels: int, n_max: int)
 def level_privacy_loss(margin, lam: float):
     """Exact per-level loss ln(P[Lap(λ) > −M]/P[Lap(λ) > −(M−1)]) of an accepted string whose count is M above the
     threshold under x and M − 1 under x' (proof of Lemma 28 of Ghazi, Kumar, Manurangsi & Steinke 2023). Vectorised."""
-    M = real_array(margin, "margin", low=-float(MAX_COUNT), high=float(MAX_COUNT))
-    lam = check_scale(lam, "lam")
+    M = real_array(margin, "margin", low=-float(COUNT.high), high=float(COUNT.high))
+    lam = SCALE.check(lam, "lam")
     out = _laplace_log_sf(-M, lam) - _laplace_log_sf(-(M - 1.0), lam)
     return float(out) if out.ndim == 0 else out
 
@@ -831,8 +913,8 @@ def level_privacy_loss_bound(margin, lam: float):
     """The bound (1/λ)·e^{(1−M)/λ} on :func:`level_privacy_loss` used in Lemma 28 of Ghazi, Kumar,
     Manurangsi & Steinke 2023 (after Zhang, Xiao & Xie 2016, Lemma 2.1): far-above-threshold levels cost almost nothing.
     Far below the threshold the bound exceeds the float range and is returned as +inf (it is vacuous there)."""
-    M = real_array(margin, "margin", low=-float(MAX_COUNT), high=float(MAX_COUNT))
-    lam = check_scale(lam, "lam")
+    M = real_array(margin, "margin", low=-float(COUNT.high), high=float(COUNT.high))
+    lam = SCALE.check(lam, "lam")
     with np.errstate(over="ignore"):  # e^{(1−M)/λ} beyond the float range: the bound is +inf, stated above
         out = np.exp((1.0 - M) / lam) / lam
     return float(out) if out.ndim == 0 else out

@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
-from dpviz.partial._checks import MAX_COUNT, MAX_EPS, check_eps, check_scale, real_array
+from dpviz.partial.histograms import COUNT, EPS, EPS_OR_ZERO, SCALE, real_array
 
 __all__ = [
     "posterior_tv_bound",
@@ -31,8 +31,8 @@ def posterior_tv_bound(eps0, s_size):
     >>> round(posterior_tv_bound(0.01, 2), 6)
     0.040811
     """
-    e0 = check_eps(eps0, "eps0", allow_zero=True)
-    s = real_array(s_size, "s_size", ndim=(0, 1), low=0.0, high=float(MAX_COUNT), integer=True)
+    e0 = EPS_OR_ZERO.check(eps0, "eps0")
+    s = real_array(s_size, "s_size", ndim=(0, 1), low=0.0, high=float(COUNT.high), integer=True)
     with np.errstate(over="ignore"):  # beyond the float range the (vacuous) bound is +inf, as documented
         out = np.expm1(2.0 * s * e0)
     return float(out) if out.ndim == 0 else out
@@ -48,13 +48,13 @@ def mutual_information_bound(eps0: float, block_sizes: Sequence[int]) -> float:
     >>> round(mutual_information_bound(0.1, [4]), 10)
     0.08
     """
-    e0 = check_eps(eps0, "eps0", allow_zero=True)
+    e0 = EPS_OR_ZERO.check(eps0, "eps0")
     if isinstance(block_sizes, (str, bytes)) or not hasattr(block_sizes, "__iter__"):
         raise ValueError(f"block_sizes = {block_sizes!r} is not allowed: must list the block sizes (integers >= 1).")
     raw = list(block_sizes)
     if not raw:
         raise ValueError("block_sizes is empty, which is not allowed: must list at least one block.")
-    b = real_array(raw, "block_sizes", ndim=1, low=1.0, high=float(MAX_COUNT), integer=True)
+    b = real_array(raw, "block_sizes", ndim=1, low=1.0, high=float(COUNT.high), integer=True)
     return 0.5 * e0 * e0 * float(sum(int(x) * int(x) for x in b))
 
 
@@ -66,8 +66,8 @@ def bit_recovery_probability(eps0, k=1):
     >>> round(bit_recovery_probability(10.0, 1), 7)
     0.9999546
     """
-    e0 = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
-    kk = real_array(k, "k", ndim=(0, 1), low=0.0, high=float(MAX_COUNT))
+    e0 = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=EPS.high)
+    kk = real_array(k, "k", ndim=(0, 1), low=0.0, high=float(COUNT.high))
     if e0.ndim and kk.ndim and e0.shape != kk.shape:
         raise ValueError(f"eps0 has shape {e0.shape} and k has shape {kk.shape}, which is not allowed: arrays must "
                          "have the same length (or one of them be a scalar).")
@@ -84,7 +84,7 @@ def rounding_reveals_probability(eps, sensitivity: float = 1.0):
     >>> round(rounding_reveals_probability(10.0), 7)
     0.9932621
     """
-    e = real_array(eps, "eps", ndim=(0, 1), low=0.0, high=MAX_EPS)
-    s = check_scale(sensitivity, "sensitivity")
+    e = real_array(eps, "eps", ndim=(0, 1), low=0.0, high=EPS.high)
+    s = SCALE.check(sensitivity, "sensitivity")
     out = -np.expm1(-e / (2.0 * s))
     return float(out) if out.ndim == 0 else out

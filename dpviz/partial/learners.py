@@ -15,22 +15,22 @@ import math
 import numpy as np
 from scipy import special
 
-from dpviz._validation import as_rng, check_in_range, check_real_array
+from dpviz._validation import Cap, Interval, as_rng, check_in_range, check_integer, check_real_array
 from dpviz.mechanisms import exponential_mechanism
-from dpviz.partial._checks import (
-    MAX_EPS,
-    MAX_HALFSPACE_ENTRIES,
-    MAX_NET,
-    MAX_SCALE,
-    check_count,
-    check_eps,
-    check_scale,
+from dpviz.partial.histograms import (
+    COUNT,
+    EPS,
+    MIN_FRACTION,
+    SCALE,
+    _codes,
+    _priv_histogram,
+    as_binary_records,
+    check_fraction,
     field_array,
     field_float,
     field_int,
     real_array,
 )
-from dpviz.partial.histograms import MIN_FRACTION, _codes, _priv_histogram, as_binary_records, check_fraction
 
 __all__ = [
     "point_learner",
@@ -50,6 +50,11 @@ __all__ = [
     "robust_halfspace_learner",
     "HalfspaceResult",
 ]
+
+#: The ν-net of the robust halfspace learner (its documented default).
+NET = Interval(1, 200_000, integer=True)
+#: H·n·d, the (hypotheses × samples × coordinates) array of :func:`halfspace_dec` (80 MB).
+HALFSPACE_ENTRIES = Cap(10_000_000, "the hypotheses × samples × coordinates H·n·d of halfspace_dec")
 
 
 def _labels01(y, n: int) -> np.ndarray:
@@ -75,7 +80,7 @@ def point_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarray:
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     alpha = check_fraction(alpha, "alpha")
     nu = 0.2 * alpha
     h = _priv_histogram(as_binary_records(np.column_stack([A, yy])), e0, nu, "corrected", as_rng(rng))
@@ -99,7 +104,7 @@ def polarization(X, y, ell: int) -> float:
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    ell = check_count(ell, "ell", minimum=0, maximum=d)
+    ell = check_integer(ell, "ell", minimum=0, maximum=d)
     return _polarization(A, yy, ell)
 
 
@@ -129,7 +134,7 @@ def longest_polarizing_prefix(X, y, eps0: float, gamma: float, *, rng=None):
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     gamma = check_fraction(gamma, "gamma", high=0.5)
     return _longest_polarizing_prefix(A, yy, e0, gamma, as_rng(rng))
 
@@ -197,7 +202,7 @@ def threshold_learner(X, y, eps0: float, alpha: float, *, rng=None) -> np.ndarra
     A = as_binary_records(X)
     n, d = A.shape
     yy = _labels01(y, n)
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     alpha = check_fraction(alpha, "alpha")
     g = as_rng(rng)
     a = yy.mean() + g.laplace(0.0, 3.0 / (e0 * n))
@@ -232,12 +237,12 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
     """
     A = as_binary_records(X)
     n, d = A.shape
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     if nu is None:
         en = e0 * n
         if en <= math.e:
             raise ValueError(f"eps0·n = {en:.3g} is not allowed for the default ν: must be > e (pass nu).")
-        nu = min(0.1, check_scale(C, "C") * math.log(max(d, 2)) / en / math.log(en))
+        nu = min(0.1, SCALE.check(C, "C") * math.log(max(d, 2)) / en / math.log(en))
         if nu < MIN_FRACTION:
             raise ValueError(f"C = {C!r} is not allowed here: the default ν = {nu:.3g} must be >= {MIN_FRACTION:g}.")
     nu = check_fraction(nu, "nu")
@@ -253,7 +258,7 @@ def distribution_estimate(X, eps0: float, *, nu: float | None = None, C: float =
 def rr_flip_probability(eps0):
     """1/(e^ε0 + 1): the probability randomized response flips a label (Lemma 21 of Ghazi, Kumar,
     Manurangsi & Steinke 2023). ε0 in [0, 10⁸]."""
-    e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
+    e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=EPS.high)
     out = special.expit(-e)  # 1/(e^ε0 + 1) without overflow of e^ε0
     return float(out) if out.ndim == 0 else out
 
@@ -265,10 +270,10 @@ def rr_excess_factor(eps0):
     >>> round(rr_excess_factor(1.0), 3)
     2.164
     """
-    e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=MAX_EPS)
+    e = real_array(eps0, "eps0", ndim=(0, 1), low=0.0, high=EPS.high)
     if np.any(e < 1e-12):
         raise ValueError("eps0 contains values < 1e-12 (or <= 0), which is not allowed: must be a number in "
-                         f"[1e-12, {MAX_EPS:g}] (the factor is 2/ε0 near 0).")
+                         f"[1e-12, {EPS.high:g}] (the factor is 2/ε0 near 0).")
     out = 1.0 / np.tanh(e / 2.0)
     return float(out) if out.ndim == 0 else out
 
@@ -278,7 +283,7 @@ def rr_risk(risk, eps0):
     Ghazi, Kumar, Manurangsi & Steinke 2023; exact for 0-1 loss only: under the robust loss, points where h is not
     constant on the γ-ball have robust error 1 under both labels)."""
     r = real_array(risk, "risk", ndim=(0, 1), low=0.0, high=1.0)
-    e = check_eps(eps0, "eps0")
+    e = EPS.check(eps0, "eps0")
     out = float(special.expit(-e)) + math.tanh(e / 2.0) * r  # 1/(e^ε0 + 1) without overflow of e^ε0
     return float(out) if np.ndim(out) == 0 else out
 
@@ -310,8 +315,8 @@ def halfspace_dec(W, X, y) -> np.ndarray:
     halfspaces h_w(z) = sign(⟨w, z⟩) on {±1}^d with **sign(0) = +1** (Lemma 22 of Ghazi, Kumar,
     Manurangsi & Steinke 2023; Definition 19 prints x̌ ∈ {0,1}^d where {±1}^d is meant; derived here: flipping
     coordinate j changes y⟨w, z⟩ by −2c_j, c_j = y·w_j·x_j, so the greedy choice of the largest c_j is optimal).
-    ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n). H·n·d ≤ MAX_HALFSPACE_ENTRIES (10⁷)."""
-    W = np.atleast_2d(real_array(W, "W", ndim=(1, 2), low=-MAX_SCALE, high=MAX_SCALE))
+    ``W`` is (H, d), ``X`` (n, d), ``y`` (n,); returns (H, n). H·n·d ≤ :data:`HALFSPACE_ENTRIES` (10⁷)."""
+    W = np.atleast_2d(real_array(W, "W", ndim=(1, 2), low=-SCALE.high, high=SCALE.high))
     A = _pm1(X)
     yy = real_array(y, "y", ndim=1)
     if not np.all(np.abs(yy) == 1):
@@ -321,9 +326,7 @@ def halfspace_dec(W, X, y) -> np.ndarray:
     if W.shape[1] != A.shape[1]:
         raise ValueError(f"W has d = {W.shape[1]} and X has d = {A.shape[1]}: must match.")
     H, (n, d) = W.shape[0], A.shape
-    if H * n * d > MAX_HALFSPACE_ENTRIES:
-        raise ValueError(f"H·n·d = {H}·{n}·{d} = {H * n * d} is not allowed: must be <= {MAX_HALFSPACE_ENTRIES:.0e} "
-                         "(MAX_HALFSPACE_ENTRIES; hypotheses × samples × coordinates).")
+    HALFSPACE_ENTRIES.check(H * n * d, f"H·n·d = {H}·{n}·{d}")
     return _halfspace_dec(W, A, yy)
 
 
@@ -343,7 +346,7 @@ def robust_loss(dec, gamma: float, gamma_prime: float, d: int):
     """ℓ = clip_[0,1]((γd − dec)/((γ − γ')d)) (Lemma 22 of Ghazi, Kumar,
     Manurangsi & Steinke 2023): 1[dec ≤ γ'd] ≤ ℓ ≤ 1[dec ≤ γd]; sensitivity to one coordinate change 1/((γ − γ')d)."""
     g, gp = _margins(gamma, gamma_prime)
-    d = check_count(d, "d")
+    d = COUNT.check(d, "d")
     allowed = "distances >= 0 (or +inf)"
     try:  # +inf is a valid dec (no flip changes h); complex input is refused, not cast to real
         dd = check_real_array(dec, "dec", allow_empty=True, finite=False)
@@ -374,7 +377,7 @@ def robust_erm(W, X, y, eps0: float, gamma: float, gamma_prime: float, *, rng=No
     exp(−ε0·Loss(h)/(2Δ)), Loss(h) = Σ_i ℓ(h, (x_i, y_i)), Δ = 1/((γ−γ')d) (the exponential mechanism,
     McSherry & Talwar 2007). Labels are not protected. Returns the index of the chosen hypothesis."""
     A = _pm1(X)
-    e0 = check_eps(eps0, "eps0")
+    e0 = EPS.check(eps0, "eps0")
     g, gp = _margins(gamma, gamma_prime)
     dec = halfspace_dec(W, A, y)
     return _robust_erm(dec, A.shape[1], e0, g, gp, as_rng(rng))
@@ -389,9 +392,9 @@ def halfspace_net(d: int, nu: float, *, max_size: int = 200000) -> np.ndarray:
     """All w ∈ (ν/d)·ℤ^d with ‖w‖₁ ≤ 1, w ≠ 0: a ν-net in ℓ1 of the unit ℓ1 ball (rounding each coordinate of any w
     toward 0 moves it by < ν/d, i.e. < ν in total; a simple net for Section 6's N(ν), derived here). Size (O(1/ν))^d:
     small d only."""
-    d = check_count(d, "d", maximum=6)
+    d = check_integer(d, "d", minimum=1, maximum=6)
     nu = check_fraction(nu, "nu")
-    max_size = check_count(max_size, "max_size", maximum=MAX_NET)
+    max_size = NET.check(max_size, "max_size")
     R = int(math.floor(d / nu))
     if (2 * R + 1) ** d > 50 * max_size:
         raise ValueError(f"the net for d = {d}, nu = {nu!r} has about {(2 * R + 1) ** d:.3g} grid points: too large "
@@ -435,17 +438,15 @@ def robust_halfspace_learner(X, y, eps0: float, gamma: float, gamma_prime: float
     gp = check_in_range(gamma_prime, "gamma_prime", 0.0, 1.0, low_inclusive=False)
     if gp >= g_:
         raise ValueError(f"gamma_prime = {gamma_prime!r} is not allowed: must be < gamma = {gamma!r}.")
-    max_net = check_count(max_net, "max_net", maximum=MAX_NET)
+    max_net = NET.check(max_net, "max_net")
     g = as_rng(rng)
     nu = (g_ - gp) / 5.0
     y_rr = label_randomized_response(y, e0, rng=g)
     if y_rr.shape[0] != n:
         raise ValueError(f"y has {y_rr.shape[0]} labels: must have one per row of X ({n}).")
     net = halfspace_net(d, nu, max_size=max_net)
-    if len(net) * n * d > MAX_HALFSPACE_ENTRIES:
-        raise ValueError(f"a net of {len(net)} hypotheses on n = {n} samples of d = {d} is not allowed: H·n·d must be "
-                         f"<= {MAX_HALFSPACE_ENTRIES:.0e} (MAX_HALFSPACE_ENTRIES); use fewer samples or a larger "
-                         "gamma − gamma_prime.")
+    HALFSPACE_ENTRIES.check(len(net) * n * d, f"H·n·d for a net of {len(net)} hypotheses on n = {n} samples of d = "
+                                              f"{d} (use fewer samples or a larger gamma − gamma_prime)")
     dec = _halfspace_dec(net, A, y_rr)
     idx = _robust_erm(dec, d, e0, gp + nu, gp, g)
     return HalfspaceResult(w=net[idx], net_size=len(net), nu=nu)

@@ -16,22 +16,21 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpviz._validation import as_rng
+from dpviz._validation import Interval, as_rng, check_integer
 from dpviz.mechanisms.exponential import _gumbel_argmax
-from dpviz.partial._checks import (
-    MAX_COUNT,
-    MAX_SCALE,
-    MAX_T_SEARCH,
-    check_count,
-    check_eps,
+from dpviz.partial.histograms import (
+    COUNT,
+    EPS,
+    SCALE,
+    SCALE_OR_ZERO,
+    WORK,
+    _codes,
+    as_binary_records,
     check_name,
-    check_scale,
-    check_work,
     field_array,
     field_float,
     real_array,
 )
-from dpviz.partial.histograms import _codes, as_binary_records
 
 __all__ = [
     "MAX_D_MARGINALS",
@@ -54,6 +53,9 @@ __all__ = [
     "max_star_error",
 ]
 
+#: T_max of :func:`mwem_best_T` (the panels use 2·10⁵).
+T_SEARCH = Interval(1, 10_000_000, integer=True)
+
 MAX_D_MARGINALS = 12
 _FAMILIES = ("conjunction", "parity")
 
@@ -64,8 +66,8 @@ MAX_QUERY_D = 100_000
 
 def kway_queries(d: int, k: int) -> tuple:
     """All k-subsets S of the attributes {0..d−1} (0-indexed), lexicographic: the m = C(d, k) queries."""
-    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
-    k = check_count(k, "k", maximum=d)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    k = check_integer(k, "k", minimum=1, maximum=d)
     return _kway_queries(d, k)
 
 
@@ -98,8 +100,8 @@ def _kway_query_matrix(d: int, k: int, family: str) -> np.ndarray:
 def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray:
     """Q[u, j] = q_{S_j}(u) for every record u ∈ {0,1}^d (row = integer code) and k-subset S_j (Theorem 11 of Ghazi,
     Kumar, Manurangsi & Steinke 2023, "Instance"). Read-only, cached."""
-    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
-    k = check_count(k, "k", maximum=d)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    k = check_integer(k, "k", minimum=1, maximum=d)
     check_name(family, "family", _FAMILIES)
     return _kway_query_matrix(d, k, family)
 
@@ -107,12 +109,12 @@ def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray
 def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
     """Brute-force Δ = max_{u,u'} ‖Q(u) − Q(u')‖₂ and Δ0 = max over u, u' differing in ONE attribute (Theorem 11
     of Ghazi, Kumar, Manurangsi & Steinke 2023), for a query matrix with one row per record code of {0,1}^d."""
-    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
-    Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    Q = real_array(Q, "Q", ndim=2, low=-SCALE.high, high=SCALE.high)
     if Q.shape[0] != (1 << d):
         raise ValueError(f"Q has shape {Q.shape}: must have 2^d = {1 << d} rows (one per record).")
     N, m = Q.shape
-    check_work(N * N * m + d * N * m, f"Q with {N} rows and {m} queries")
+    WORK.check(N * N * m + d * N * m, f"the work of Q with {N} rows and {m} queries")
     sq = np.sum(Q * Q, axis=1)
     D2 = sq[:, None] + sq[None, :] - 2.0 * (Q @ Q.T)
     delta = math.sqrt(max(float(D2.max()), 0.0))
@@ -132,18 +134,18 @@ def kway_diameters(d: int, k: int) -> tuple[float, float]:
     >>> [round(x, 3) for x in kway_diameters(6, 2)]
     [3.873, 2.236]
     """
-    d = check_count(d, "d", maximum=MAX_QUERY_D)
-    k = check_count(k, "k", maximum=d)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_QUERY_D)
+    k = check_integer(k, "k", minimum=1, maximum=d)
     return math.sqrt(_comb(d, k)), math.sqrt(math.comb(d - 1, k - 1))
 
 
 def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> dict:
     """Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023: Gaussian noise N(0, σ²I) on the average answers, then
     projection, is simultaneously ½ε²-zCDP with ε = Δ/(σn) and ε0-∇0CDP with ε0 = Δ0/(σn)."""
-    s = check_scale(sigma, "sigma")
-    n = check_count(n, "n")
-    D = check_scale(delta, "delta", allow_zero=True)
-    D0 = check_scale(delta0, "delta0", allow_zero=True)
+    s = SCALE.check(sigma, "sigma")
+    n = COUNT.check(n, "n")
+    D = SCALE_OR_ZERO.check(delta, "delta")
+    D0 = SCALE_OR_ZERO.check(delta0, "delta0")
     return {"eps": D / (s * n), "eps0": D0 / (s * n), "rho": 0.5 * (D / (s * n)) ** 2,
             "rho0": 0.5 * (D0 / (s * n)) ** 2}
 
@@ -151,21 +153,21 @@ def projection_guarantees(sigma: float, n: int, delta: float, delta0: float) -> 
 def projection_sigma(n: int, diameter: float, *, eps0: float | None = None, eps: float | None = None) -> float:
     """σ = Δ0/(ε0 n) for a target per-attribute ε0 (pass ``diameter=Δ0``), or σ = Δ/(ε n) for a target per-person ε
     (pass ``diameter=Δ``) (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023)."""
-    n = check_count(n, "n")
-    D = check_scale(diameter, "diameter")
+    n = COUNT.check(n, "n")
+    D = SCALE.check(diameter, "diameter")
     if (eps0 is None) == (eps is None):
         raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
-    e = check_eps(eps0, "eps0") if eps0 is not None else check_eps(eps, "eps")
+    e = EPS.check(eps0, "eps0") if eps0 is not None else EPS.check(eps, "eps")
     return D / (e * n)
 
 
 def projection_mse_bound(sigma, delta: float, m: int, log_domain: float):
     """E[(1/m)‖M(x) − Q(x)‖²] ≤ min{σ², σΔ√(2 ln|X|)/m} (Theorem 11 of Ghazi, Kumar, Manurangsi & Steinke 2023, equation
     (2)). Vectorised over σ."""
-    s = real_array(sigma, "sigma", ndim=(0, 1), low=0.0, high=MAX_SCALE)
-    delta = check_scale(delta, "delta", allow_zero=True)
-    m = check_count(m, "m")
-    log_domain = check_scale(log_domain, "log_domain", allow_zero=True)
+    s = real_array(sigma, "sigma", ndim=(0, 1), low=0.0, high=SCALE.high)
+    delta = SCALE_OR_ZERO.check(delta, "delta")
+    m = COUNT.check(m, "m")
+    log_domain = SCALE_OR_ZERO.check(log_domain, "log_domain")
     out = np.minimum(s**2, s * delta * math.sqrt(2.0 * log_domain) / m)
     return float(out) if out.ndim == 0 else out
 
@@ -182,12 +184,12 @@ def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, 
     >>> round(kway_projection_mse_bounds(100, 3, 1000, eps0=1.0), 6)
     0.002039
     """
-    k = check_count(k, "k", maximum=MAX_QUERY_D)
+    k = check_integer(k, "k", minimum=1, maximum=MAX_QUERY_D)
     dd = real_array(d, "d", ndim=(0, 1), low=float(k), high=float(MAX_QUERY_D), integer=True)
-    n = check_count(n, "n")
+    n = COUNT.check(n, "n")
     if (eps0 is None) == (eps is None):
         raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
-    e = check_eps(eps0, "eps0") if eps0 is not None else check_eps(eps, "eps")
+    e = EPS.check(eps0, "eps0") if eps0 is not None else EPS.check(eps, "eps")
     m = np.array([_comb(int(x), k) for x in np.atleast_1d(dd)], dtype=float).reshape(dd.shape)
     # the first term can exceed the float range (m up to 1e300 over ε²n²); the minimum then is the second, finite
     # term, so the overflow to +inf is intended and silenced explicitly
@@ -215,14 +217,16 @@ def project_onto_hull(Q: np.ndarray, Y: np.ndarray, *, iterations: int = 400) ->
     Manurangsi & Steinke 2023), as min_{w ∈ simplex} ‖wᵀQ − Y‖² solved by accelerated projected gradient (FISTA) with
     step 1/L, L = 2‖Q‖₂². An approximate solver: privacy is unaffected (post-processing); the MSE bound assumes the
     exact projection, which the iterations approach at rate O(1/t²). Q (N, m) and Y (m,) finite with
-    entries within ±10¹²; the work iterations·N·m (plus the spectral norm) is capped by MAX_WORK."""
-    Q = real_array(Q, "Q", ndim=2, low=-MAX_SCALE, high=MAX_SCALE)
-    Y = real_array(Y, "Y", ndim=1, low=-MAX_SCALE, high=MAX_SCALE)
+    entries within ±10¹²; the work iterations·N·m (plus the spectral norm) is capped by
+    :data:`~dpviz.partial.histograms.WORK`."""
+    Q = real_array(Q, "Q", ndim=2, low=-SCALE.high, high=SCALE.high)
+    Y = real_array(Y, "Y", ndim=1, low=-SCALE.high, high=SCALE.high)
     if Y.shape != (Q.shape[1],):
         raise ValueError(f"Y has shape {Y.shape} which is not allowed: must be ({Q.shape[1]},), one value per query.")
-    iterations = check_count(iterations, "iterations")
+    iterations = COUNT.check(iterations, "iterations")
     N, m = Q.shape
-    check_work(2 * iterations * N * m + N * m * min(N, m), f"iterations = {iterations} on Q of shape {Q.shape}")
+    WORK.check(2 * iterations * N * m + N * m * min(N, m), f"the work of iterations = {iterations} on Q of shape "
+                                                            f"{Q.shape}")
     return _project_onto_hull(Q, Y, iterations)
 
 
@@ -255,13 +259,13 @@ def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunct
     n, d = A.shape
     if d > MAX_D_MARGINALS:
         raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS} (the hull has 2^d vertices).")
-    s = check_scale(sigma, "sigma")
+    s = SCALE.check(sigma, "sigma")
     Q = kway_query_matrix(d, k, family)
-    iterations = check_count(iterations, "iterations")
-    reps = 1 if size is None else check_count(size, "size")
+    iterations = COUNT.check(iterations, "iterations")
+    reps = 1 if size is None else COUNT.check(size, "size")
     N, m = Q.shape
-    check_work(reps * (2 * iterations * N * m + N * m * min(N, m)),
-               f"size = {reps} releases of {iterations} iterations on 2^{d} records × {m} queries")
+    WORK.check(reps * (2 * iterations * N * m + N * m * min(N, m)),
+               f"the work of size = {reps} releases of {iterations} iterations on 2^{d} records × {m} queries")
     hist = np.bincount(_codes(A), minlength=1 << d) / n
     qx = hist @ Q
     g = as_rng(rng)
@@ -296,9 +300,9 @@ def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
     :func:`kway_queries`). Algorithm 1 of Ghazi, Kumar, Manurangsi & Steinke 2023 samples ordered tuples; each
     set stands for ℓ! equally weighted tuples, so sampling sets gives the same distribution. Needs
     ℓ ≤ ⌊d/k⌋."""
-    d = check_count(d, "d", maximum=MAX_D_MARGINALS)
-    k = check_count(k, "k", maximum=d)
-    ell = check_count(ell, "ell", maximum=d // k)
+    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    ell = check_integer(ell, "ell", minimum=1, maximum=d // k)
     return _disjoint_sets(d, k, ell)
 
 
@@ -310,8 +314,8 @@ def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
     >>> mwem_person_rho(1.0, 4), mwem_person_rho(1.0, 4, exact=False)
     (5.0, 8.0)
     """
-    e0 = check_eps(eps0, "eps0")
-    ell = check_count(ell, "ell")
+    e0 = EPS.check(eps0, "eps0")
+    ell = COUNT.check(ell, "ell")
     if not isinstance(exact, (bool, np.bool_)):
         raise ValueError(f"exact = {exact!r} is not allowed: must be True or False.")
     return 0.25 * (ell * ell + ell) * e0 * e0 if exact else 0.5 * (ell * e0) ** 2
@@ -320,12 +324,12 @@ def mwem_person_rho(eps0: float, ell: int, exact: bool = True) -> float:
 def mwem_error_bound(T, n: int, eps0: float, log_domain: float, m: int, ell: int):
     """Equation (3) of Theorem 12 of Ghazi, Kumar, Manurangsi & Steinke 2023 (natural logs): E[max*
     error] ≤ √(2T/(n²ε0²) + 4 ln|X|/(Tℓ)) + (√(2T)/(ε0 n))·ln m. Vectorised over T."""
-    TT = real_array(T, "T", ndim=(0, 1), low=1.0, high=float(MAX_COUNT))
-    n = check_count(n, "n")
-    e0 = check_eps(eps0, "eps0")
-    log_domain = check_scale(log_domain, "log_domain", allow_zero=True)
-    m = check_count(m, "m")
-    ell = check_count(ell, "ell")
+    TT = real_array(T, "T", ndim=(0, 1), low=1.0, high=float(COUNT.high))
+    n = COUNT.check(n, "n")
+    e0 = EPS.check(eps0, "eps0")
+    log_domain = SCALE_OR_ZERO.check(log_domain, "log_domain")
+    m = COUNT.check(m, "m")
+    ell = COUNT.check(ell, "ell")
     return _mwem_error_bound(TT, n, e0, log_domain, m, ell)
 
 
@@ -337,13 +341,13 @@ def _mwem_error_bound(TT, n: int, e0: float, log_domain: float, m: int, ell: int
 def mwem_best_T(n: int, eps0: float, log_domain: float, m: int, ell: int, T_max: int = 100000) -> tuple[int, float]:
     """Integer T in 1..T_max minimising :func:`mwem_error_bound`: a log-spaced grid of about 400 integers brackets
     the minimum, then every integer between the bracketing grid points is evaluated (exact for the unimodal bound;
-    the tests compare with a full scan). T_max ≤ MAX_T_SEARCH (10⁷)."""
-    n = check_count(n, "n")
-    e0 = check_eps(eps0, "eps0")
-    log_domain = check_scale(log_domain, "log_domain", allow_zero=True)
-    m = check_count(m, "m")
-    ell = check_count(ell, "ell")
-    T_max = check_count(T_max, "T_max", maximum=MAX_T_SEARCH)
+    the tests compare with a full scan). T_max ≤ :data:`T_SEARCH` (10⁷)."""
+    n = COUNT.check(n, "n")
+    e0 = EPS.check(eps0, "eps0")
+    log_domain = SCALE_OR_ZERO.check(log_domain, "log_domain")
+    m = COUNT.check(m, "m")
+    ell = COUNT.check(ell, "ell")
+    T_max = T_SEARCH.check(T_max, "T_max")
     grid = np.unique(np.round(np.logspace(0.0, math.log10(T_max), 400)).astype(np.int64))
     b = _mwem_error_bound(grid.astype(float), n, e0, log_domain, m, ell)
     i = int(np.argmin(b))
@@ -370,7 +374,7 @@ class MWEMResult:
         field_array(self, "answers", ndim=1)
         field_array(self, "distribution", ndim=1, low=0.0)
         field_array(self, "selected", ndim=2, integer=True, low=0, dtype=np.int64)
-        object.__setattr__(self, "eps0", check_eps(self.eps0, "eps0"))
+        object.__setattr__(self, "eps0", EPS.check(self.eps0, "eps0"))
         field_float(self, "person_rho", low=0.0)
 
 
@@ -391,18 +395,18 @@ def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) 
     n, d = A_.shape
     if d > MAX_D_MARGINALS:
         raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
-    e0 = check_eps(eps0, "eps0")
-    T = check_count(T, "T", maximum=100000)
-    k = check_count(k, "k", maximum=d)
-    ell = check_count(ell, "ell")
+    e0 = EPS.check(eps0, "eps0")
+    T = check_integer(T, "T", minimum=1, maximum=100000)
+    k = check_integer(k, "k", minimum=1, maximum=d)
+    ell = COUNT.check(ell, "ell")
     if ell > d // k:
         raise ValueError(f"ell = {ell} is not allowed: must be <= floor(d/k) = {d // k} so that ℓ attribute-disjoint "
                          "k-way queries exist.")
     g = as_rng(rng)
     Q = _kway_query_matrix(d, k, "conjunction")
     sets = _disjoint_sets(d, k, ell)
-    check_work(T * ((1 << d) * (Q.shape[1] + ell) + sets.size),
-               f"T = {T} rounds on 2^{d} records × {Q.shape[1]} queries with {len(sets)} query sets")
+    WORK.check(T * ((1 << d) * (Q.shape[1] + ell) + sets.size),
+               f"the work of T = {T} rounds on 2^{d} records × {Q.shape[1]} queries with {len(sets)} query sets")
     qx = (np.bincount(_codes(A_), minlength=1 << d) / n) @ Q
     eps_T = e0 / math.sqrt(2.0 * T)
     A = np.full(1 << d, 1.0 / (1 << d))
@@ -435,7 +439,7 @@ def max_star_error(answers, X, ell: int, *, k: int = 2) -> float:
         raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
     Q = kway_query_matrix(d, k, "conjunction")
     sets = disjoint_query_sets(d, k, ell)
-    ans = real_array(answers, "answers", ndim=1, low=-MAX_SCALE, high=MAX_SCALE)
+    ans = real_array(answers, "answers", ndim=1, low=-SCALE.high, high=SCALE.high)
     if ans.shape != (Q.shape[1],):
         raise ValueError(f"answers has shape {ans.shape} which is not allowed: must be ({Q.shape[1]},), one per "
                          f"{k}-way query.")
