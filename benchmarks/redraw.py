@@ -155,7 +155,7 @@ def bundle_path() -> Path:
 def _figure_module_rules() -> str:
     """dpviz's figure module (``dpviz/panels/figure.js``) as a page module that hands its update rules to the replay
     (``window.dpvizLayoutEdit``); the plotly.js it would import is already in the page."""
-    from dpviz.panels._base import _FIGURE_MODULE
+    from dpviz.panels.figure import _FIGURE_MODULE
 
     return _FIGURE_MODULE.replace("__URL__", '"data:text/javascript,"') + "\nwindow.dpvizLayoutEdit = layoutEdit;\n"
 
@@ -222,7 +222,7 @@ def _p95(sorted_values: list[float]) -> float:
 def main(argv=None) -> int:
     from run import import_panels
 
-    from dpviz.panels._base import PANEL_REGISTRY
+    from dpviz.panels.panel import PANEL_REGISTRY
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default="", help="only panels whose name contains this")

@@ -12,9 +12,9 @@ Prints a table of p50 / p95 / max per widget with its target, then where an upda
 each stage: the numerics, plotly building and validating the figures, syncing them into the widgets — diff,
 plotly's trait serialisation — and encoding the message as the kernel would, with its size). The stage timers
 add a little overhead of their own, so the stages of the second table sum to slightly more than the first.
-Streamed panels (the slow ones that draw partial results, :meth:`dpviz.panels.Panel._render_steps`) are swept a
+Streamed panels (the slow ones that draw partial results: their ``render`` is a generator) are swept a
 second time as in a kernel, in a fresh process (so neither sweep finds the other's caches warm): each change runs
-in the panel's worker thread, and the table gives the time to the first figure written (a partial result; target
+stepped as in a kernel, and the table gives the time to the first figure written (a partial result; target
 250 ms) beside the time to the final one. Then the browser's share: each panel's recorded updates replayed
 by plotly.js in headless Chromium (``benchmarks/redraw.py``). No test asserts a time. The whole path (WebSocket,
 widget model, a lesson's full page) is measured by the browser tests (``tests/test_browser.py``).
@@ -69,7 +69,7 @@ RELEASE_TARGET = 0.250
 
 
 def panel_target(cls) -> float:
-    return RELEASE_TARGET if getattr(cls, "slow", False) else DRAG_TARGET
+    return RELEASE_TARGET if _on_release(cls) else DRAG_TARGET
 
 
 class Stages:
@@ -142,8 +142,7 @@ def instrument_panel(panel) -> None:
 
     from comm.base_comm import BaseComm
 
-    name = "_render" if hasattr(panel, "_render") else "render"  # (the old base's name, while lessons move)
-    render, apply = getattr(panel, name), panel._apply
+    render, apply = panel.render, panel._apply
 
     def timed_render(v):
         t0 = time.perf_counter()
@@ -161,8 +160,7 @@ def instrument_panel(panel) -> None:
         finally:
             STAGES.add("sync", time.perf_counter() - t0)
 
-    setattr(panel, name, timed_render)
-    panel._apply = timed_apply
+    panel.render, panel._apply = timed_render, timed_apply
 
     def publish(self, msg_type, data=None, metadata=None, buffers=None, **keys):  # what the kernel would encode
         t0 = time.perf_counter()
@@ -204,7 +202,7 @@ def bench_panel(cls, repeat: int = 1) -> tuple[list[float], int, list[str]]:
                 control.value = defaults[name]  # back to default (not timed separately: also an update)
                 samples.append(panel.timings.samples[-1])
                 _close_stages()
-    if getattr(cls, "slow", False):
+    if _on_release(cls):
         slow_updates = len(samples)
     return samples, slow_updates, problems
 
@@ -257,12 +255,13 @@ def _streamed_in_child(only: str, repeat: int) -> dict[str, tuple[list[float], l
     return {k: tuple(v) for k, v in json.loads(lines[-1]).items()}
 
 
+def _on_release(cls) -> bool:
+    """A panel whose controls fire on release (a heavy one, or a streamed one)."""
+    return bool(cls.slow) or _streams(cls)
+
+
 def _streams(cls) -> bool:
-    """A streamed panel: its render is a generator (the old base: it overrides _render_steps)."""
-    old = getattr(cls, "_render_steps", None)
-    if old is not None:
-        from dpviz.panels._base import Panel as OldPanel
-        return old is not OldPanel._render_steps
+    """A streamed panel: its render is a generator."""
     return inspect.isgeneratorfunction(cls.render)
 
 
@@ -329,7 +328,7 @@ def main(argv=None) -> int:
         if _streams(cls):
             mark = "↓"  # streamed: judged by its first partial result, in the table below
         else:
-            mark = ("yes" if ok else "NO") + ("*" if getattr(cls, "slow", False) else "")
+            mark = ("yes" if ok else "NO") + ("*" if _on_release(cls) else "")
         print(f"{name:44s} {cls.__module__.replace('dpviz.panels.', ''):28s} {len(samples):4d} "
               f"{p50 * 1e3:8.1f} {p95 * 1e3:8.1f} {mx * 1e3:8.1f} {target * 1e3:6.0f}ms  {mark}")
         for problem in problems:

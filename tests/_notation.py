@@ -53,7 +53,7 @@ def panel_text(panel) -> str:
     """What a learner reads on one panel at its defaults (before any exercise is answered)."""
     import ipywidgets as W
 
-    from dpviz.panels._base import _descendants
+    from dpviz.panels.guard import descendants as _descendants
 
     out = [panel.title, panel.intro]
     for w in _descendants(panel.widget):

@@ -17,13 +17,12 @@ from _adversarial import ADVERSARIAL, ADVERSARIAL_IDS, contract_tests, register
 
 import dpviz.panels as face
 from dpviz.panels import landing
-from dpviz.panels._base import Panel as OldPanel
 from dpviz.panels.panel import Panel
 
 MODULES = [importlib.import_module(f"dpviz.panels.{m.name}") for m in pkgutil.iter_modules(face.__path__)
            if not m.name.startswith("_")]
 PANELS = sorted({(module.__name__, name) for module in MODULES for name in module.__all__
-                 if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), (Panel, OldPanel))})
+                 if isinstance(getattr(module, name), type) and issubclass(getattr(module, name), Panel)})
 
 
 def _panel(module_name: str, name: str) -> type:

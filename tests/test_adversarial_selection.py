@@ -29,6 +29,7 @@ BASELINES = {
     "gap_quantile": (([0.0, 1.0, 0.5], 1.0, 0.1), {}),
     "gap_tail_bound": ((10, 1.0, 0.05), {}),
     "SparseVectorResult": (((False, True), (1,), True, 1.5, (0.2, 3.0), 1.0, 1.0, 1), {}),
+    "example_query_stream": ((5,), {"rng": 0}),
     "above_threshold": (([0.0, 90.0, 10.0], 50.0, 1.0), {"rng": 0}),
     "sparse_vector_scales": ((1.0, 1.0, 2, "correct"), {}),
     "sparse_vector_pattern_probabilities": (([0.0, 1.0], 0.5, 1.0), {}),

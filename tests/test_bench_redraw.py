@@ -79,7 +79,7 @@ def test_every_panel_sweep_is_drawn_as_the_kernel_computed_it(browser_available)
     """Every lesson panel, its first six control changes of make bench's sweep (every control of most panels):
     plotly.js accepts every update and ends on the kernel's figures. (The browser test moves only each panel's
     first control, and only checks that the drawing changed.)"""
-    from dpviz.panels._base import PANEL_REGISTRY
+    from dpviz.panels.panel import PANEL_REGISTRY
 
     redraw = _redraw()
     from run import import_panels  # make bench's: every panel module, registered

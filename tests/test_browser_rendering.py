@@ -23,7 +23,7 @@ from _server import start_app
 from test_browser import CHROMIUM, CHROMIUM_ARGS, browser_available  # noqa: F401 (a fixture: skip, or fail in CI)
 
 from dpviz.lessons import lessons
-from dpviz.panels._base import Panel
+from dpviz.panels.panel import Panel
 
 pytestmark = pytest.mark.browser
 

@@ -12,7 +12,7 @@ import json
 import pytest
 from test_browser import CHROMIUM, CHROMIUM_ARGS, browser_available  # noqa: F401 (a fixture)
 
-from dpviz.panels._base import _FIGURE_MODULE
+from dpviz.panels.figure import _FIGURE_MODULE
 
 pytestmark = pytest.mark.browser
 

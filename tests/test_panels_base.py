@@ -123,7 +123,7 @@ def test_sync_figure_sends_a_heatmap_to_dpvizs_figure_module_as_rows_of_binary_b
     the new z either way."""
     from plotly.basedatatypes import Undefined
 
-    from dpviz.panels._base import _shared_bundle_widget_class
+    from dpviz.panels.figure import _shared_bundle_widget_class
 
     def fig(z):
         return go.Figure([dict(type="heatmap", z=z), dict(type="scatter", y=[1.0, 2.0])])

@@ -15,7 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpviz.panels._base import _descendants, guard_client_input, registered_panels
+from dpviz.panels import Slider
+from dpviz.panels.guard import descendants as _descendants
+from dpviz.panels.guard import guard
+from dpviz.panels.panel import registered_panels
 
 PANELS = registered_panels()
 
@@ -90,7 +93,7 @@ def test_every_widget_of_a_panel_is_guarded(panels):
 def test_a_label_or_button_takes_nothing_from_the_browser():
     html, button = W.HTML("kept"), W.Button(description="Reveal")
     for w in (html, button):
-        guard_client_input(w)
+        guard(w, {})  # what a panel declares for them: nothing
     _from_browser(html, {"value": "<script>alert(1)</script>"})
     _from_browser(button, {"description": "x", "disabled": True})
     assert html.value == "kept" and button.description == "Reveal" and not button.disabled
@@ -100,7 +103,7 @@ def test_an_echo_with_a_rounding_difference_does_not_render_again():
     """The browser's log slider sends 10**log10(v) back after drawing it; that is not a change of setting."""
     from dpviz.panels.few_examples import SqrtMPanel
 
-    panel = SqrtMPanel()
+    panel = SqrtMPanel().refresh()
     control = panel.controls["m"]
     renders = len(panel.timings.samples)
     _from_browser(control, {"value": control.value * (1 + 2e-16)})
@@ -112,8 +115,9 @@ def test_an_echo_with_a_rounding_difference_does_not_render_again():
 @settings(max_examples=60)
 @given(st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(min_value=-10**30, max_value=10**30)))
 def test_a_slider_holds_only_values_inside_its_declared_range(x):
-    s = W.FloatSlider(value=0.5, min=0.0, max=1.0, step=0.01)
-    guard_client_input(s)
+    spec = Slider("s", 0.5, 0.0, 1.0, step=0.01)
+    s = spec.build()
+    guard(s, spec.client_checks(s))
     s.send_state = lambda key=None: None
     _from_browser(s, {"value": x})
     assert 0.0 <= s.value <= 1.0
@@ -143,7 +147,7 @@ def test_an_explicit_axis_type_travels_with_every_data_update():
     update changes trace data without naming the type; sync_figure names it."""
     import plotly.graph_objects as go
 
-    from dpviz.panels._base import sync_figure
+    from dpviz.panels.figure import sync_figure
 
     def fig(ys):
         return go.Figure(go.Bar(x=[0, 1, 2], y=ys), layout=dict(xaxis=dict(type="category"), yaxis=dict(type="log")))
@@ -160,12 +164,14 @@ def test_an_explicit_axis_type_travels_with_every_data_update():
 def _figure(shared: bool):
     import plotly.graph_objects as go
 
-    from dpviz.panels._base import _shared_bundle_widget_class
+    from dpviz.panels.figure import _shared_bundle_widget_class
 
     fig = go.Figure(go.Scatter(x=[0, 1, 2], y=[1, 2, 3]))
     cls = _shared_bundle_widget_class("/dpviz-static/plotly-cartesian.min.js") if shared else go.FigureWidget
     widget = cls(fig)
-    guard_client_input(widget)
+    from dpviz.panels.figure import figure_checks
+
+    guard(widget, figure_checks(widget))
     return widget
 
 
@@ -175,7 +181,7 @@ def _refusals(caplog) -> int:
 
 @pytest.mark.parametrize("shared", [True, False])
 def test_a_figure_takes_a_zoom_from_the_browser_but_nothing_oversized_or_malformed(shared, caplog):
-    from dpviz.panels._base import MAX_FIGURE_MESSAGE
+    from dpviz.panels.figure import MAX_FIGURE_MESSAGE
 
     caplog.set_level("WARNING", logger="dpviz.panels")
     w = _figure(shared)
@@ -207,7 +213,7 @@ def test_only_plotlys_own_figure_module_may_send_its_computed_defaults(caplog):
 def test_a_figure_takes_its_view_count_from_the_browser_within_bounds_and_quietly(shared, caplog):
     """Each view the page draws raises ipywidgets' _view_count (plotly sets it to 0): accepted, no warning in the
     server's terminal; anything but a count of at most MAX_VIEW_COUNT views is refused."""
-    from dpviz.panels._base import MAX_VIEW_COUNT
+    from dpviz.panels.figure import MAX_VIEW_COUNT
 
     caplog.set_level("WARNING", logger="dpviz.panels")
     w = _figure(shared)

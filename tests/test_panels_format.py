@@ -1,10 +1,13 @@
-"""The panels' one readout formatter (dpviz.panels._format), against hand-written expectations."""
+"""The panels' one readout formatter (dpviz.panels.format), against hand-written expectations."""
 
 import math
 
 import pytest
 
-from dpviz.panels._format import _big, _fmt, _sci, _table
+from dpviz.panels.format import big as _big
+from dpviz.panels.format import fmt as _fmt
+from dpviz.panels.format import sci as _sci
+from dpviz.panels.format import table as _table
 
 
 def test_table_rows_in_order_with_bold_values():

@@ -18,20 +18,19 @@ import ipywidgets as W
 import pytest
 from test_lessons import _raw_tex
 
-from dpviz.panels._base import ChoiceReveal, PredictReveal, registered_panels
-from dpviz.panels.exercises import ChoiceReveal as DeclaredChoice
-from dpviz.panels.exercises import Exercise
+from dpviz.panels.exercises import ChoiceReveal, Exercise
+from dpviz.panels.panel import registered_panels
 
 PANELS = {name: cls for name, cls in registered_panels().items()
           if cls.__module__.startswith("dpviz.panels.") and not name.startswith("_")}
 
 
-def _exercises(panel) -> list[PredictReveal | ChoiceReveal]:
-    return [v for v in vars(panel).values() if isinstance(v, (PredictReveal, ChoiceReveal, Exercise))]
+def _exercises(panel) -> list[Exercise]:
+    return [v for v in vars(panel).values() if isinstance(v, Exercise)]
 
 
 def _extra(panel) -> list:
-    return panel._extra_widgets() if hasattr(panel, "_extra_widgets") else [ex.widget for ex in panel.exercise_list]
+    return [ex.widget for ex in panel.exercise_list]
 
 
 def _widget_texts(panel) -> list[str]:
@@ -43,7 +42,7 @@ def _widget_texts(panel) -> list[str]:
     for ex in _exercises(panel):
         texts.append(ex.question.value)
         texts.append(ex.feedback.value)
-        if isinstance(ex, (ChoiceReveal, DeclaredChoice)):
+        if isinstance(ex, ChoiceReveal):
             texts += [label for label, _, _ in ex.options]
     for w in _extra(panel):
         stack = [w]

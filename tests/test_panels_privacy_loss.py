@@ -11,7 +11,7 @@ from _figure_checks import watch_updates_for_nan
 
 from dpviz import mechanisms as M
 from dpviz.panels import privacy_loss as PL
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.panel import PANEL_REGISTRY
 
 PANELS = [PL.OutputDistributionsPanel, PL.PrivacyLossPanel, PL.PrivacyProfilePanel, PL.TradeoffPanel,
           PL.VectorReleasePanel]

@@ -20,7 +20,7 @@ import pytest
 from _figure_checks import watch_updates_for_nan, watch_updates_for_refused_keys
 
 import dpviz.panels as panels_pkg
-from dpviz.panels._base import PANEL_REGISTRY
+from dpviz.panels.panel import PANEL_REGISTRY
 
 for _module in pkgutil.iter_modules(panels_pkg.__path__):
     if not _module.name.startswith("_"):
