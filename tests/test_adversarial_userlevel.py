@@ -329,47 +329,47 @@ def _names_cap(exc: ValueError, name: str, cap) -> bool:
 
 
 CAP_CASES = {
-    # label: (call, cap name in dpviz.userlevel.data)
-    "UserDataset users": (lambda: U.UserDataset([[0]] * (caps.MAX_USERS + 1)), "MAX_USERS"),
-    "UserDataset.bernoulli n·m": (lambda: U.UserDataset.bernoulli(1000, caps.MAX_ITEMS // 1000 + 1), "MAX_ITEMS"),
-    "UserDataset.bernoulli counts": (lambda: U.UserDataset.bernoulli(2, counts=[caps.MAX_ITEMS, 5]), "MAX_ITEMS"),
-    "UserDataset domain": (lambda: U.UserDataset([[0]], domain=range(caps.MAX_DOMAIN + 1)), "MAX_DOMAIN"),
-    "contribution_bound k": (lambda: U.contribution_bound(DS, caps.MAX_ITEMS + 1), "MAX_ITEMS"),
-    "bounding_tradeoff ks": (lambda: U.bounding_tradeoff(DS, [1, caps.MAX_ITEMS + 1], 1.0), "MAX_ITEMS"),
-    "group_privacy_lift m": (lambda: U.group_privacy_lift(0.1, 1e-6, caps.MAX_ITEMS + 1), "MAX_ITEMS"),
-    "group_privacy_lift epsilon": (lambda: U.group_privacy_lift(caps.MAX_EPSILON * 2, 1e-6, 2), "MAX_EPSILON"),
-    "tdlap_pmf kappa": (lambda: U.tdlap_pmf(1e-6, 0.1), "MAX_KAPPA"),
-    "delstab_parameters epsilon": (lambda: U.delstab_parameters(1e308, 0.1), "MAX_EPSILON"),
-    "NoisySum high": (lambda: U.NoisySum(0.5, caps.MAX_OUTPUTS + 1), "MAX_OUTPUTS"),
-    "NoisySum item_max": (lambda: U.NoisySum(0.5, 5, caps.MAX_OUTPUTS + 1), "MAX_OUTPUTS"),
-    "NoisySum.pmf_of_sum cells": (lambda: U.NoisySum(0.5, caps.MAX_OUTPUTS).pmf_of_sum(np.arange(21)), "MAX_CELLS"),
+    # label: (call, the cap's spec and bound in dpviz.userlevel.data)
+    "UserDataset users": (lambda: U.UserDataset([[0]] * (caps.USERS.high + 1)), "USERS.high"),
+    "UserDataset.bernoulli n·m": (lambda: U.UserDataset.bernoulli(1000, caps.ITEMS.high // 1000 + 1), "ITEMS.high"),
+    "UserDataset.bernoulli counts": (lambda: U.UserDataset.bernoulli(2, counts=[caps.ITEMS.high, 5]), "ITEMS.high"),
+    "UserDataset domain": (lambda: U.UserDataset([[0]], domain=range(caps.DOMAIN.high + 1)), "DOMAIN.high"),
+    "contribution_bound k": (lambda: U.contribution_bound(DS, caps.ITEMS.high + 1), "ITEMS.high"),
+    "bounding_tradeoff ks": (lambda: U.bounding_tradeoff(DS, [1, caps.ITEMS.high + 1], 1.0), "ITEMS.high"),
+    "group_privacy_lift m": (lambda: U.group_privacy_lift(0.1, 1e-6, caps.ITEMS.high + 1), "ITEMS.high"),
+    "group_privacy_lift epsilon": (lambda: U.group_privacy_lift(caps.EPSILON.high * 2, 1e-6, 2), "EPSILON.high"),
+    "tdlap_pmf kappa": (lambda: U.tdlap_pmf(1e-6, 0.1), "KAPPA.limit"),
+    "delstab_parameters epsilon": (lambda: U.delstab_parameters(1e308, 0.1), "EPSILON.high"),
+    "NoisySum high": (lambda: U.NoisySum(0.5, caps.OUTPUTS.high + 1), "OUTPUTS.high"),
+    "NoisySum item_max": (lambda: U.NoisySum(0.5, 5, caps.OUTPUTS.high + 1), "OUTPUTS.high"),
+    "NoisySum.pmf_of_sum cells": (lambda: U.NoisySum(0.5, caps.OUTPUTS.high).pmf_of_sum(np.arange(21)), "CELLS.limit"),
     "is_lddp subsets": (lambda: U.is_lddp(U.NoisySum(1.0, 30).pmf, U.UserDataset.bernoulli(20, 1, rng=0), 10,
-                                          1.0, 0.0), "MAX_SUBSETS"),
+                                          1.0, 0.0), "SUBSETS.limit"),
     "DelStab brute": (lambda: DSTAB.output_pmf(U.UserDataset.bernoulli(30, 1, rng=0), method="brute"),
-                      "MAX_BRUTE_VISITS"),
-    "DelStab window": (lambda: U.DelStab(3.0, 0.1, U.NoisySum(0.5, 12, item_max=caps.MAX_OUTPUTS)).output_pmf(
-        U.UserDataset([[caps.MAX_OUTPUTS]] * 13 + [[0]] * 13)), "MAX_CELLS"),
-    "swap_difference_pmf m": (lambda: U.swap_difference_pmf(caps.MAX_SWAP_M + 1, 0.5), "MAX_SWAP_M"),
-    "ThresholdClass grid": (lambda: U.ThresholdClass(caps.MAX_GRID_SIZE + 1), "MAX_GRID_SIZE"),
-    "ThresholdClass.sample n·m": (lambda: H.sample(caps.MAX_ITEMS, 2, 1), "MAX_ITEMS"),
+                      "BRUTE_VISITS.limit"),
+    "DelStab window": (lambda: U.DelStab(3.0, 0.1, U.NoisySum(0.5, 12, item_max=caps.OUTPUTS.high)).output_pmf(
+        U.UserDataset([[caps.OUTPUTS.high]] * 13 + [[0]] * 13)), "CELLS.limit"),
+    "swap_difference_pmf m": (lambda: U.swap_difference_pmf(caps.SWAP_M.high + 1, 0.5), "SWAP_M.high"),
+    "ThresholdClass grid": (lambda: U.ThresholdClass(caps.GRID_SIZE.high + 1), "GRID_SIZE.high"),
+    "ThresholdClass.sample n·m": (lambda: H.sample(caps.ITEMS.high, 2, 1), "ITEMS.high"),
     "pac_scores cells": (lambda: U.pac_scores(np.zeros((2000, 100)), np.zeros((2000, 100)), np.zeros((200, 10))),
-                         "MAX_CELLS"),
-    "scores_from_differences work": (lambda: EM.scores_from_differences(np.zeros((3000, 200))), "MAX_WORK"),
+                         "CELLS.limit"),
+    "scores_from_differences work": (lambda: EM.scores_from_differences(np.zeros((3000, 200))), "WORK.limit"),
     "scheffe_selection candidates": (lambda: U.scheffe_selection(XS, np.full((5000, 4), 0.25), 1.0, tau=1.0),
-                                     "MAX_CELLS"),
-    "scheffe_selection m": (lambda: U.scheffe_selection(XS, CANDS, 1.0, m=caps.MAX_ITEMS + 1), "MAX_ITEMS"),
-    "discrete_cover max_size": (lambda: U.discrete_cover(2, 0.5, max_size=caps.MAX_COVER + 1), "MAX_COVER"),
-    "discrete_cover k": (lambda: U.discrete_cover(caps.MAX_DOMAIN + 1, 0.5), "MAX_DOMAIN"),
-    "pairwise_sum_pmf m": (lambda: U.pairwise_sum_pmf(caps.MAX_PAIRWISE_M + 1, 0.3, 0.2), "MAX_PAIRWISE_M"),
-    "paper_tau m": (lambda: U.paper_tau(caps.MAX_ITEMS + 1, 0.1), "MAX_ITEMS"),
-    "simulate trials": (lambda: U.simulate_threshold_learning(5, 2, 1.0, trials=caps.MAX_TRIALS + 1), "MAX_TRIALS"),
-    "simulate work": (lambda: U.simulate_threshold_learning(10**6, 100, 1.0, trials=100), "MAX_WORK"),
-    "bounds m": (lambda: U.corollary3_users(caps.MAX_BOUND_M * 10, 1.0, 1e-6), "MAX_BOUND_M"),
-    "bounds epsilon": (lambda: U.theorem10_users(4.0, caps.MIN_EPSILON / 2, 1e-6), "MIN_EPSILON"),
-    "bounds alpha": (lambda: U.theorem4_users(4.0, 1.0, caps.MIN_ALPHA / 2, 3.0), "MIN_ALPHA"),
-    "bounds c": (lambda: U.item_level_users(1.0, 1e-6, c=caps.MAX_LOG_POWER + 1), "MAX_LOG_POWER"),
-    "bounds constant": (lambda: U.theorem11_users(4.0, 1.0, 1e-6, constant=caps.MAX_SCALE * 10), "MAX_SCALE"),
-    "ClippedPairwiseEM tau": (lambda: U.ClippedPairwiseEM(1.0, caps.MAX_SCALE * 10), "MAX_SCALE"),
+                                     "CELLS.limit"),
+    "scheffe_selection m": (lambda: U.scheffe_selection(XS, CANDS, 1.0, m=caps.ITEMS.high + 1), "ITEMS.high"),
+    "discrete_cover max_size": (lambda: U.discrete_cover(2, 0.5, max_size=caps.COVER.high + 1), "COVER.high"),
+    "discrete_cover k": (lambda: U.discrete_cover(caps.DOMAIN.high + 1, 0.5), "DOMAIN.high"),
+    "pairwise_sum_pmf m": (lambda: U.pairwise_sum_pmf(caps.PAIRWISE_M.high + 1, 0.3, 0.2), "PAIRWISE_M.high"),
+    "paper_tau m": (lambda: U.paper_tau(caps.ITEMS.high + 1, 0.1), "ITEMS.high"),
+    "simulate trials": (lambda: U.simulate_threshold_learning(5, 2, 1.0, trials=caps.TRIALS.high + 1), "TRIALS.high"),
+    "simulate work": (lambda: U.simulate_threshold_learning(10**6, 100, 1.0, trials=100), "WORK.limit"),
+    "bounds m": (lambda: U.corollary3_users(caps.BOUND_M.high * 10, 1.0, 1e-6), "BOUND_M.high"),
+    "bounds epsilon": (lambda: U.theorem10_users(4.0, caps.EPSILON_DIVIDES.low / 2, 1e-6), "EPSILON_DIVIDES.low"),
+    "bounds alpha": (lambda: U.theorem4_users(4.0, 1.0, caps.ALPHA.low / 2, 3.0), "ALPHA.low"),
+    "bounds c": (lambda: U.item_level_users(1.0, 1e-6, c=caps.LOG_POWER.high + 1), "LOG_POWER.high"),
+    "bounds constant": (lambda: U.theorem11_users(4.0, 1.0, 1e-6, constant=caps.SCALE.high * 10), "SCALE.high"),
+    "ClippedPairwiseEM tau": (lambda: U.ClippedPairwiseEM(1.0, caps.SCALE.high * 10), "SCALE.high"),
 }
 
 
@@ -378,7 +378,8 @@ def test_cap_enforced_with_a_named_value_error(label):
     call, cap_name = CAP_CASES[label]
     with pytest.raises(ValueError) as info:
         call()
-    assert _names_cap(info.value, cap_name, getattr(caps, cap_name)), str(info.value)
+    spec, bound = cap_name.split(".")
+    assert _names_cap(info.value, cap_name, getattr(getattr(caps, spec), bound)), str(info.value)
 
 
 def test_issue_examples():

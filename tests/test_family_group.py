@@ -76,8 +76,8 @@ def test_every_public_name_is_the_one_implementation():
 def test_lift_ranges_are_those_of_dpviz_userlevel():
     from dpviz.userlevel import data as _checks
 
-    assert G.MAX_EXAMPLES_PER_USER == _checks.MAX_ITEMS
-    assert G.MAX_LIFT_EPSILON == _checks.MAX_EPSILON
+    assert G.EXAMPLES_PER_USER.high == _checks.ITEMS.high
+    assert G.LIFT_EPSILON.high == _checks.EPSILON.high
 
 
 # ----------------------------------------------------------------------------------------------- Lemma 6
@@ -85,7 +85,7 @@ def test_lift_ranges_are_those_of_dpviz_userlevel():
 
 @pytest.mark.parametrize("fn", [G.group_privacy, G.group_privacy_lift], ids=["group_privacy", "group_privacy_lift"])
 def test_lemma6_against_mpmath_over_the_whole_range(fn):
-    max_eps = math.inf if fn is G.group_privacy else G.MAX_LIFT_EPSILON
+    max_eps = math.inf if fn is G.group_privacy else G.LIFT_EPSILON.high
     bad = []
     for eps, delta, k in itertools.product(EPSILONS, DELTAS, KS):
         if eps > max_eps:
@@ -145,8 +145,8 @@ def test_broadcasting_path_equals_scalar_path_elementwise():
     assert ek.shape == dk.shape == (len(EPSILONS), len(DELTAS), len(KS))
     for (i, eps), (j, delta), (m, kk) in itertools.product(enumerate(EPSILONS), enumerate(DELTAS), enumerate(KS)):
         assert (ek[i, j, m], dk[i, j, m]) == G.group_privacy(eps, delta, kk), (eps, delta, kk)
-    lifted = G.group_privacy_lift(np.minimum(e, G.MAX_LIFT_EPSILON), d, k)
-    assert np.array_equal(lifted[1], G.group_privacy(np.minimum(e, G.MAX_LIFT_EPSILON), d, k)[1])
+    lifted = G.group_privacy_lift(np.minimum(e, G.LIFT_EPSILON.high), d, k)
+    assert np.array_equal(lifted[1], G.group_privacy(np.minimum(e, G.LIFT_EPSILON.high), d, k)[1])
     # the curve is the same δ′ before the cap at 1
     _, d_curve, _ = G.group_privacy_curve(e, d, k)
     assert np.array_equal(np.minimum(d_curve, 1.0), dk)
@@ -163,7 +163,7 @@ def test_broadcasting_path_equals_scalar_path_elementwise():
     (lambda: G.group_privacy(1.0, 1e-6, [1, 10**6 + 1]), r"^k = 1000001 .*<= 1000000"),
     (lambda: G.group_privacy([1.0, 2.0], 1e-6, [1, 2, 3]), "epsilon, delta and k have shapes"),
     (lambda: G.group_privacy(1.0, np.array([True]), 3), "delta is a boolean array"),
-    (lambda: G.group_privacy_lift(1.0, 1e-6, G.MAX_EXAMPLES_PER_USER + 1), r"^m = 10000001 .*<= 10000000"),
+    (lambda: G.group_privacy_lift(1.0, 1e-6, G.EXAMPLES_PER_USER.high + 1), r"^m = 10000001 .*<= 10000000"),
     (lambda: G.group_privacy_lift(501.0, 1e-6, 2), r"^epsilon = 501\.0 .*\[0, 500\]"),
     (lambda: G.group_privacy_item_budget(0.0, 1e-6, 2), "^epsilon = 0.0"),
     (lambda: G.group_privacy_item_budget(1.0, 1e-6, 0), "^m = 0"),

@@ -8,11 +8,11 @@ True
 
 Every accountant ``Cls(neighboring="add_remove" | "replace_one")`` has ``compose(event, count=1) -> self``,
 ``epsilon(delta)``, ``delta(epsilon)``, ``supports(event)`` and a read-only ``ledger``; a ledger holds at most
-:data:`MAX_COUNT` runs. See
+:data:`RUNS` runs. See
 :mod:`dpviz.accountants.events` for the events, the neighbouring relations and the sensitivity convention.
 """
 
-from dpviz.accountants._base import MAX_COUNT, Accountant
+from dpviz.accountants._base import RUNS, Accountant
 from dpviz.accountants.advanced import AdvancedAccountant
 from dpviz.accountants.basic import BasicAccountant
 from dpviz.accountants.calibration import calibrate_laplace_scale, calibrate_sigma
@@ -46,7 +46,7 @@ __all__ = [
     "AdvancedAccountant",
     "ApproxDP",
     "BasicAccountant",
-    "MAX_COUNT",
+    "RUNS",
     "NEIGHBORING",
     "OptimalAccountant",
     "PLDAccountant",

@@ -63,7 +63,7 @@ def _log_probability(value, name: str) -> float:
     return check_in_range(value, name, -math.inf, 0.0)
 
 
-#: Largest k of :func:`binomial_loss_atoms` (the accountants' :data:`dpviz.accountants.MAX_COUNT`): its
+#: Largest k of :func:`binomial_loss_atoms` (the accountants' :data:`dpviz.accountants.RUNS`): its
 #: coefficients ln C(k, l) take k + 1 doubles.
 MAX_ATOMS_K = 10**6
 

@@ -13,16 +13,16 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import check_choice, check_delta, check_integer, check_positive
+from dpviz._validation import Interval, check_choice, check_delta, check_positive
 from dpviz.accountants.events import NEIGHBORING, is_event
 from dpviz.accountants.profiles import unsupported_reason_subsampling
 
-__all__ = ["Accountant", "MAX_COUNT"]
+__all__ = ["Accountant", "RUNS"]
 
-#: Most runs a ledger may hold (all events together). Every accountant answers 10⁶ runs in well under a minute
+#: Runs a ledger may hold (all events together). Every accountant answers 10⁶ runs in well under a minute
 #: (PLD's grid budget and the exact binomial laws grow like √k); a count beyond it is refused with a ValueError
 #: naming this cap rather than attempted (an astronomically large count would allocate without bound).
-MAX_COUNT = 10**6
+RUNS = Interval(0, 10**6, integer=True)
 
 
 class Accountant:
@@ -68,19 +68,15 @@ class Accountant:
         Raises
         ------
         ValueError
-            If ``count`` is not an integer in [0, :data:`MAX_COUNT`] (counting the runs already in the ledger), or
+            If ``count`` is not an integer in [0, :data:`RUNS`] (counting the runs already in the ledger), or
             the event is not supported (the message names it).
         """
-        count = check_integer(count, "count", minimum=0, maximum=MAX_COUNT)
+        count = RUNS.check(count, "count")
         reason = self._why_not(event)
         if reason is not None:
             raise ValueError(f"{type(self).__name__} does not support the event {event!r}: {reason}.")
         total = sum(k for _, k in self._ledger)
-        if total + count > MAX_COUNT:
-            raise ValueError(
-                f"count = {count!r} is not allowed here: the ledger already holds {total} runs and may hold at most "
-                f"MAX_COUNT = {MAX_COUNT} in all."
-            )
+        RUNS.check(total + count, f"the ledger's runs ({total} held + count = {count!r})")
         if count > 0:
             self._ledger.append((event, count))
             self._changed()

@@ -7,7 +7,7 @@ import math
 from dpviz import mechanisms as _m
 from dpviz._inverse import _bisect_noise
 from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
-from dpviz.accountants._base import MAX_COUNT
+from dpviz.accountants._base import RUNS
 from dpviz.accountants.amplification import _deamplified_eps
 from dpviz.accountants.events import PoissonSampled
 from dpviz.accountants.factory import ACCOUNTANTS
@@ -62,7 +62,7 @@ def calibrate_sigma(
     """
     target = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    count = check_integer(count, "count", minimum=1, maximum=RUNS.high)
     q = None if sampling_rate is None else check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False)
     sens = check_positive(sensitivity, "sensitivity")
     cls = _accountant_cls(accountant)
@@ -106,7 +106,7 @@ def calibrate_laplace_scale(
     """
     target = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta)
-    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    count = check_integer(count, "count", minimum=1, maximum=RUNS.high)
     q = None if sampling_rate is None else check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False)
     sens = check_positive(sensitivity, "sensitivity")
     cls = _accountant_cls(accountant)

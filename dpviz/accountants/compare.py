@@ -53,8 +53,8 @@ from dpviz._validation import (
 )
 from dpviz.accountants import (
     ACCOUNTANTS,
-    MAX_COUNT,
     NEIGHBORING,
+    RUNS,
     PoissonSampled,
     calibrate_laplace_scale,
     calibrate_sigma,
@@ -156,7 +156,7 @@ def check_setting(mechanism: str, noise: float, count: int, rate: float,
     """Validate a lab setting; returns ``(noise, count, rate)`` as float, int, float.
 
     ``mechanism`` ∈ :data:`LAB_MECHANISMS`, ``noise`` > 0 (named by :data:`NOISE_PARAMETER`, e.g. σ), ``count`` an
-    integer in [1, :data:`~dpviz.accountants.MAX_COUNT`] (the accountants' ledger cap), ``rate`` ∈ (0, 1],
+    integer in [1, :data:`~dpviz.accountants.RUNS`] (the accountants' ledger cap), ``rate`` ∈ (0, 1],
     ``neighboring`` ∈ :data:`dpviz.accountants.NEIGHBORING`; a ValueError names the offending parameter, its value and
     the allowed range.
 
@@ -165,7 +165,7 @@ def check_setting(mechanism: str, noise: float, count: int, rate: float,
     """
     check_choice(mechanism, "mechanism", LAB_MECHANISMS)
     noise = check_positive(noise, NOISE_PARAMETER[mechanism])
-    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    count = check_integer(count, "count", minimum=1, maximum=RUNS.high)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
     check_choice(neighboring, "neighboring", NEIGHBORING)
     return noise, count, rate
@@ -366,12 +366,12 @@ def reference_epsilon(results: Sequence[EpsilonResult], exact: float | None = No
 
 def count_grid(max_count: int, n: int = 13) -> tuple[int, ...]:
     """A modest log-spaced grid of compositions 1 … ``max_count`` (about ``n`` distinct integers); ``max_count`` at
-    most :data:`~dpviz.accountants.MAX_COUNT`, ``n`` in [2, :data:`MAX_COUNTS`].
+    most :data:`~dpviz.accountants.RUNS`, ``n`` in [2, :data:`MAX_COUNTS`].
 
     >>> count_grid(100, 5)
     (1, 3, 10, 32, 100)
     """
-    max_count = check_integer(max_count, "max_count", minimum=1, maximum=MAX_COUNT)
+    max_count = check_integer(max_count, "max_count", minimum=1, maximum=RUNS.high)
     n = check_integer(n, "n", minimum=2, maximum=MAX_COUNTS)
     grid = np.unique(np.round(np.logspace(0.0, math.log10(max_count), n)).astype(int))
     return tuple(int(g) for g in grid)
@@ -384,7 +384,7 @@ def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, ne
     cached by :func:`epsilon_result`).
 
     ``progress(fraction)`` is called as points complete (for a panel's progress bar). ``counts``: at most
-    :data:`MAX_COUNTS` integers in [1, :data:`~dpviz.accountants.MAX_COUNT`].
+    :data:`MAX_COUNTS` integers in [1, :data:`~dpviz.accountants.RUNS`].
     """
     names = _names(accountants)
     noise, _, rate = check_setting(mechanism, noise, 1, rate, neighboring)
@@ -394,7 +394,7 @@ def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, ne
     if len(counts) > MAX_COUNTS:
         raise ValueError(f"counts holds {len(counts)} values, which is not allowed: must hold at most MAX_COUNTS = "
                          f"{MAX_COUNTS}.")
-    ks = [check_integer(k, "counts", minimum=1, maximum=MAX_COUNT) for k in counts]
+    ks = [check_integer(k, "counts", minimum=1, maximum=RUNS.high) for k in counts]
     if progress is not None and not callable(progress):
         raise TypeError(f"progress = {progress!r} is not allowed: must be None or a function of the fraction done.")
     out: dict[str, list[EpsilonResult]] = {n: [] for n in names}
@@ -481,7 +481,7 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    count = check_integer(count, "count", minimum=1, maximum=RUNS.high)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
     return _calibrated_noise(name, mechanism, target_epsilon, delta, count, rate)
 
@@ -517,7 +517,7 @@ def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> flo
     """
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    count = check_integer(count, "count", minimum=1, maximum=RUNS.high)
     return _exact_gaussian_sigma(target_epsilon, delta, count)
 
 

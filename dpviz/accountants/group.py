@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
-from dpviz.accountants._base import MAX_COUNT
+from dpviz._validation import Interval, check_delta, check_in_range, check_integer, check_positive, check_real_array
+from dpviz.accountants._base import RUNS
 from dpviz.accountants.events import ZCDP, ApproxDP, PureDP
 
 __all__ = [
@@ -40,16 +40,16 @@ __all__ = [
     "group_privacy_curve",
     "group_privacy_log_factor",
     "group_privacy_mechanism",
-    "MAX_EXAMPLES_PER_USER",
-    "MAX_LIFT_EPSILON",
+    "EXAMPLES_PER_USER",
+    "LIFT_EPSILON",
 ]
 
 #: Largest m (examples per user) of :func:`group_privacy_lift` and :func:`group_privacy_item_budget`: the cap of
-#: :mod:`dpviz.userlevel` on examples per user (``dpviz.userlevel.data.MAX_ITEMS``; a test keeps them equal).
-MAX_EXAMPLES_PER_USER = 10_000_000
+#: :mod:`dpviz.userlevel` on examples per user (``dpviz.userlevel.data.ITEMS``; a test keeps them equal).
+EXAMPLES_PER_USER = Interval(1, 10_000_000, integer=True)
 
-#: Largest item-level ε of :func:`group_privacy_lift`: ``dpviz.userlevel``'s ``MAX_EPSILON`` (e^{500} ≈ 10²¹⁷).
-MAX_LIFT_EPSILON = 500.0
+#: Largest item-level ε of :func:`group_privacy_lift`: ``dpviz.userlevel``'s ``EPSILON`` (e^{500} ≈ 10²¹⁷).
+LIFT_EPSILON = Interval(0.0, 500.0)
 
 _LOG_SWITCH = 700.0  # above kε = 700, e^{kε} is near the double range: the factor is formed in logs
 
@@ -185,7 +185,7 @@ def group_privacy(epsilon: Any, delta: Any, k: Any) -> tuple[Any, Any]:
     delta : float or array_like
         δ in [0, 1).
     k : int or array_like of int
-        Group size, 1 ≤ k ≤ :data:`~dpviz.accountants.MAX_COUNT`.
+        Group size, 1 ≤ k ≤ :data:`~dpviz.accountants.RUNS`.
 
     Returns
     -------
@@ -202,7 +202,7 @@ def group_privacy(epsilon: Any, delta: Any, k: Any) -> tuple[Any, Any]:
     >>> e.tolist(), (d / 1e-6).round(6).tolist()
     ([0.5, 1.0, 2.0], [1.0, 2.648721, 9.848692])
     """
-    eps, dl, kk, scalar = _arguments(epsilon, delta, k, k_name="k", k_max=MAX_COUNT, eps_max=math.inf)
+    eps, dl, kk, scalar = _arguments(epsilon, delta, k, k_name="k", k_max=RUNS.high, eps_max=math.inf)
     return _group_privacy1(eps, dl, kk) if scalar else _group_privacy(eps, dl, kk)
 
 
@@ -211,7 +211,7 @@ def group_privacy_lift(epsilon: Any, delta: Any, m: Any) -> tuple[Any, Any]:
 
     Ghazi et al. 2023, Lemma 6 with k = m: a user-level neighbour is a chain of m item-level neighbours (footnote 5).
     The same function as :func:`group_privacy` (one kernel), named as lessons 08 and 11 use it and with
-    :mod:`dpviz.userlevel`'s ranges: ε ≤ :data:`MAX_LIFT_EPSILON`, m ≤ :data:`MAX_EXAMPLES_PER_USER`. δ_m is
+    :mod:`dpviz.userlevel`'s ranges: ε ≤ :data:`LIFT_EPSILON`, m ≤ :data:`EXAMPLES_PER_USER`. δ_m is
     capped at 1. Broadcasts like :func:`group_privacy`.
 
     Examples
@@ -220,8 +220,8 @@ def group_privacy_lift(epsilon: Any, delta: Any, m: Any) -> tuple[Any, Any]:
     >>> round(eps_m, 12), round(delta_m / 1e-6, 6)
     (1.0, 16.337994)
     """
-    eps, dl, mm, scalar = _arguments(epsilon, delta, m, k_name="m", k_max=MAX_EXAMPLES_PER_USER,
-                                     eps_max=MAX_LIFT_EPSILON)
+    eps, dl, mm, scalar = _arguments(epsilon, delta, m, k_name="m", k_max=EXAMPLES_PER_USER.high,
+                                     eps_max=LIFT_EPSILON.high)
     return _group_privacy1(eps, dl, mm) if scalar else _group_privacy(eps, dl, mm)
 
 
@@ -247,7 +247,7 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     delta : float
         User-level δ in [0, 1); δ = 0 gives δ₀ = 0.
     m : int
-        Examples per user, 1 ≤ m ≤ :data:`MAX_EXAMPLES_PER_USER`.
+        Examples per user, 1 ≤ m ≤ :data:`EXAMPLES_PER_USER`.
 
     Examples
     --------
@@ -261,7 +261,7 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta")
-    m = check_integer(m, "m", minimum=1, maximum=MAX_EXAMPLES_PER_USER)
+    m = EXAMPLES_PER_USER.check(m, "m")
     eps0 = _largest_double(lambda x: m * x <= epsilon, epsilon / m, math.inf)
     if delta == 0.0:
         return eps0, 0.0
@@ -314,7 +314,7 @@ def group_privacy_curve(epsilon: Any, delta: Any, k: Any) -> tuple[np.ndarray, n
     delta : float or array_like
         Item-level δ in [0, 1).
     k : int or array_like of int
-        Group size (for a user-level guarantee, k = m examples per user), 1 ≤ k ≤ MAX_COUNT.
+        Group size (for a user-level guarantee, k = m examples per user), 1 ≤ k ≤ ``RUNS.high``.
 
     Returns
     -------
@@ -326,7 +326,7 @@ def group_privacy_curve(epsilon: Any, delta: Any, k: Any) -> tuple[np.ndarray, n
     >>> e.tolist(), [round(float(v) * 1e6, 6) for v in d], [round(float(v) * 1e6, 6) for v in loose]
     ([1.0, 2.0], [1.0, 3.718282], [2.718282, 14.778112])
     """
-    eps, dl, kk, _ = _arguments(epsilon, delta, k, k_name="k", k_max=MAX_COUNT, eps_max=math.inf)
+    eps, dl, kk, _ = _arguments(epsilon, delta, k, k_name="k", k_max=RUNS.high, eps_max=math.inf)
     eps, dl, kk = np.atleast_1d(eps, dl, kk)
     e, d = _group_privacy(eps, dl, kk, cap=math.exp(_LOG_SWITCH))
     with np.errstate(divide="ignore", over="ignore"):
@@ -345,7 +345,7 @@ def group_privacy_log_factor(epsilon: Any, k: Any) -> Any:
     13027.6
     """
     eps, s1 = _array(epsilon, "epsilon", 0.0, math.inf)
-    kk, s2 = _array(k, "k", 1, MAX_COUNT, integer=True)
+    kk, s2 = _array(k, "k", 1, RUNS.high, integer=True)
     try:
         out = _group_log_factor(eps, kk)
     except ValueError:
@@ -372,7 +372,7 @@ def group_privacy_mechanism(mechanism: Any, k: int) -> Any:
         For randomized response and the truncated discrete Laplace (no sensitivity to scale: use
         :func:`group_privacy` on their (ε, δ)).
     """
-    k = check_integer(k, "k", minimum=1, maximum=MAX_COUNT)
+    k = check_integer(k, "k", minimum=1, maximum=RUNS.high)
     if isinstance(mechanism, (_m.Gaussian, _m.Laplace)):
         return dataclasses.replace(mechanism, sensitivity=_scaled(k, mechanism.sensitivity, k, "sensitivity"))
     if isinstance(mechanism, (_m.DiscreteLaplace, _m.DiscreteGaussian)):

@@ -11,7 +11,7 @@ from scipy.optimize import minimize_scalar
 from dpviz._inverse import delta_from_epsilon_function
 from dpviz._validation import check_delta, check_integer, check_positive, check_probability
 from dpviz.accountants._atoms import _atoms_epsilon, _binomial_loss_atoms
-from dpviz.accountants._base import MAX_COUNT, Accountant
+from dpviz.accountants._base import RUNS, Accountant
 from dpviz.accountants.profiles import eps_delta_profile
 
 __all__ = ["OptimalAccountant", "kov_delta", "kov_epsilon"]
@@ -39,7 +39,7 @@ def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
     bound over all of them (Kairouz, Oh & Viswanath 2015, Theorem 3.3, written for every ε).
 
     ``eps0`` ≥ 0 (∞ allowed: each run reveals the bit), ``delta0`` ∈ [0, 1), ``k`` an integer in [1,
-    :data:`~dpviz.accountants.MAX_COUNT`], ``epsilon`` ≥ 0 (∞ allowed); a ValueError names the parameter otherwise.
+    :data:`~dpviz.accountants.RUNS`], ``epsilon`` ≥ 0 (∞ allowed); a ValueError names the parameter otherwise.
 
     >>> round(kov_delta(1.0, 0.0, 1, 0.0), 12)   # one RR: (e − 1)/(e + 1)
     0.46211715726
@@ -51,7 +51,7 @@ def kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:
 
 def _kov_args(eps0, delta0, k) -> tuple[float, float, int]:
     return (check_positive(eps0, "eps0", allow_zero=True, allow_inf=True), check_delta(delta0, "delta0"),
-            check_integer(k, "k", minimum=1, maximum=MAX_COUNT))
+            check_integer(k, "k", minimum=1, maximum=RUNS.high))
 
 
 def _kov_delta(eps0: float, delta0: float, k: int, epsilon: float) -> float:

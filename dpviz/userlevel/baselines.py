@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_choice, check_integer
+from dpviz._validation import as_rng, check_choice
 from dpviz.accountants.group import group_privacy_item_budget, group_privacy_lift
 
-from .data import MAX_ITEMS, MAX_WORK, UserDataset, check_cells, check_dataset, check_epsilon, check_scale
+from .data import ITEMS, WORK, UserDataset, check_dataset, check_epsilon, check_scale
 
 __all__ = [
     "contribution_bound",
@@ -64,7 +64,7 @@ def contribution_bound(dataset: UserDataset, k: int, rng: Any = None) -> UserDat
     [2, 1]
     """
     check_dataset(dataset)
-    k = check_integer(k, "k", minimum=1, maximum=MAX_ITEMS)
+    k = ITEMS.check(k, "k")
     blocks = []
     gen = None if rng is None else as_rng(rng)
     for b in dataset.blocks:
@@ -103,7 +103,7 @@ def truncation_bias(dataset: UserDataset, k: int, statistic: str = "sum") -> flo
     (-2.0, -2.0, -0.13333333333333341)
     """
     check_dataset(dataset)
-    k = check_integer(k, "k", minimum=1, maximum=MAX_ITEMS)
+    k = ITEMS.check(k, "k")
     check_choice(statistic, "statistic", ("count", "sum", "mean"))
     exp_sum, kept = _kept_sums(dataset, k)
     total_sum = float(dataset.user_sums().sum())
@@ -154,8 +154,8 @@ def bounding_tradeoff(
     klist = list(np.atleast_1d(np.asarray(ks, dtype=object)))
     if not klist:
         raise ValueError("ks is empty, which is not allowed: must hold at least one contribution bound k >= 1.")
-    check_cells(len(klist) * dataset.n_users, "len(ks)·n_users", MAX_WORK, "MAX_WORK")
-    karr = np.array([check_integer(k, "ks", minimum=1, maximum=MAX_ITEMS) for k in klist], dtype=np.int64)
+    WORK.check(len(klist) * dataset.n_users, "len(ks)·n_users")
+    karr = np.array([ITEMS.check(k, "ks") for k in klist], dtype=np.int64)
     vr = 1.0 if statistic == "count" else value_range
     bias = np.array([truncation_bias(dataset, int(k), statistic) for k in karr])
     sens = karr * vr if level == "user" else np.full(karr.shape, vr, dtype=float)

@@ -34,8 +34,10 @@ from dpviz._validation import check_choice, check_delta, check_in_range
 from dpviz.accountants.group import _log_item_delta
 
 from .data import (
-    MAX_BOUND_M,
-    MAX_LOG_POWER,
+    BOUND_M,
+    EPSILON,
+    EPSILON_DIVIDES,
+    LOG_POWER,
     check_alpha,
     check_epsilon,
     check_scale,
@@ -64,9 +66,9 @@ __all__ = [
 
 def _m_array(m: Any) -> np.ndarray:
     arr = real_array(m, "m")
-    if np.any(arr < 1) or np.any(arr > MAX_BOUND_M):
+    if np.any(arr < 1) or np.any(arr > BOUND_M.high):
         raise ValueError(
-            f"m = {m!r} is not allowed: must be a number in [1, {MAX_BOUND_M:g}] (examples per user; MAX_BOUND_M)."
+            f"m = {m!r} is not allowed: must be a number in [1, {BOUND_M.high:g}] (examples per user; BOUND_M.high)."
         )
     return arr
 
@@ -80,16 +82,16 @@ def _is_scalar(m: Any) -> bool:
 
 
 def _eps_delta(epsilon: Any, delta: Any) -> tuple[float, float]:
-    """ε in [MIN_EPSILON, MAX_EPSILON] (it divides), δ in (0, 1)."""
+    """ε in [EPSILON_DIVIDES.low, EPSILON.high] (it divides), δ in (0, 1)."""
     return check_epsilon(epsilon, divides=True), check_delta(delta, "delta", allow_zero=False)
 
 
 def _knobs(n_priv: Any, n_stat: Any, c: Any, constant: Any) -> tuple[float, float, float, float]:
-    """n_priv, n_stat in [0, MAX_SCALE], c in [0, MAX_LOG_POWER], constant in (0, MAX_SCALE]."""
+    """n_priv, n_stat in [0, SCALE.high], c in [0, LOG_POWER.high], constant in (0, SCALE.high]."""
     return (
         check_scale(n_priv, "n_priv", allow_zero=True),
         check_scale(n_stat, "n_stat", allow_zero=True),
-        check_in_range(c, "c", 0.0, MAX_LOG_POWER),
+        check_in_range(c, "c", 0.0, LOG_POWER.high),
         check_scale(constant, "constant"),
     )
 
@@ -154,13 +156,12 @@ def item_level_users(
     >>> item_level_users(0.5, math.exp(-2), n_priv=3.0, n_stat=10.0, c=1.0)
     22.0
     """
-    from .data import MAX_EPSILON, MIN_EPSILON
 
     eps = real_array(epsilon, "epsilon")
     dl = real_array(delta, "delta")
-    if np.any(eps < MIN_EPSILON) or np.any(eps > MAX_EPSILON):
+    if np.any(eps < EPSILON_DIVIDES.low) or np.any(eps > EPSILON.high):
         raise ValueError(
-            f"epsilon = {epsilon!r} is not allowed: must be a number in [{MIN_EPSILON:g}, {MAX_EPSILON:g}]."
+            f"epsilon = {epsilon!r} is not allowed: must be a number in [{EPSILON_DIVIDES.low:g}, {EPSILON.high:g}]."
         )
     if np.any((dl <= 0) | (dl >= 1)):
         raise ValueError(f"delta = {delta!r} is not allowed: must be a number in (0, 1).")
@@ -427,7 +428,7 @@ def crossover_group_privacy(
     """
     eps, dl = _eps_delta(epsilon, delta)
     check_choice(kind, "kind", ("budget", "users"))
-    m_max = check_in_range(m_max, "m_max", 1.0, MAX_BOUND_M)
+    m_max = check_in_range(m_max, "m_max", 1.0, BOUND_M.high)
     if kind == "users":
         n_priv, n_stat, c, _ = _knobs(n_priv, n_stat, c, 1.0)
     L = -math.log(dl)
@@ -475,7 +476,7 @@ def regime_breakpoints(row: BoundRow, epsilon: float, alpha: float, dim: float, 
     if not isinstance(row, BoundRow):
         raise TypeError(f"row = {type(row).__name__} is not allowed: must be a BoundRow (from TABLE1_ROWS or "
                         "TABLE2_ROWS).")
-    m_max = check_in_range(m_max, "m_max", 1.0, MAX_BOUND_M)
+    m_max = check_in_range(m_max, "m_max", 1.0, BOUND_M.high)
     m = np.geomspace(1.0, m_max, 400)
     terms = row.user_level_terms(m, epsilon, alpha, dim)
     names = [k for k in ("floor", "privacy", "statistical") if k in terms]
@@ -553,8 +554,8 @@ class BoundRow:
             raise TypeError(f"prior_min_m = {self.prior_min_m!r} is not allowed: must be callable or None.")
 
     def _args(self, m, epsilon, alpha, dim, constant):
-        """m in [1, MAX_BOUND_M], ε in [MIN_EPSILON, MAX_EPSILON], α in [MIN_ALPHA, 1], dim and constant in
-        (0, MAX_SCALE]: every row's formula stays finite there (the largest, d_L¹²/(ε²α⁴), stays below 1e200)."""
+        """m in [1, BOUND_M.high], ε in [EPSILON_DIVIDES.low, EPSILON.high], α in [ALPHA.low, 1], dim and constant in
+        (0, SCALE.high]: every row's formula stays finite there (the largest, d_L¹²/(ε²α⁴), stays below 1e200)."""
         return (
             _m_array(m),
             check_epsilon(epsilon, divides=True),

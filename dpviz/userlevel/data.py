@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from dpviz._validation import as_rng, check_in_range, check_integer, check_probability, check_real_array
+from dpviz._validation import Cap, Interval, as_rng, check_in_range, check_integer, check_probability, check_real_array
 
 __all__ = ["UserDataset"]
 
@@ -32,71 +32,55 @@ __all__ = ["UserDataset"]
 # Every size dpviz.userlevel allocates or loops over is checked against one of these caps before the work starts,
 # with a ValueError that names the parameter, its value and the cap (the lessons' panels stay far below them: at
 # most 40 users for DelStab, grids of 1000 points, 60 trials, m ≤ 10⁴ for the swap pmf). Ranges keep the closed
-# forms finite: ε ≤ MAX_EPSILON wherever e^{ε}, e^{mε} or ε·score appears, ε ≥ MIN_EPSILON and α ≥ MIN_ALPHA where
-# they divide, scale-like knobs ≤ MAX_SCALE, data values ≤ MAX_VALUE in magnitude.
+# forms finite: ε ≤ EPSILON.high wherever e^{ε}, e^{mε} or ε·score appears, ε ≥ EPSILON_DIVIDES.low and α ≥ ALPHA.low
+# where they divide, scale-like knobs ≤ SCALE.high, data values ≤ MAGNITUDE in magnitude.
 
-MAX_USERS = 100_000
-"""Cap on the number of users n of a :class:`~dpviz.userlevel.UserDataset` (the panels use ≤ 512)."""
-
-MAX_ITEMS = 10_000_000
-"""Cap on the total number of examples Σ c_i of a dataset, on examples per user m and on a contribution bound k."""
-
-MAX_VALUE = 1e15
-"""Bound on |example value| and on sums of examples (below 2⁵³, so integer data stay exact in float64)."""
-
-MAX_CELLS = 20_000_000
-"""Cap on the entries of any intermediate array (160 MB of float64): |ℋ|·n·m mistakes, n·K counts, K²·n sums, …"""
-
-MAX_WORK = 1_000_000_000
-"""Cap on the elementary operations of one call (pairwise scores K²·n, DelStab's closeness tests, simulations)."""
-
-MAX_GRID_SIZE = 5_000
-"""Cap on the grid size K of :class:`~dpviz.userlevel.ThresholdClass` (its (K+1)×K prediction matrix; panels ≤ 1000)."""
-
-MAX_TRIALS = 10_000
-"""Cap on simulation trials (panels use ≤ 60)."""
-
-MAX_KAPPA = 1_000_000
-"""Cap on κ where a TDLap pmf of 2κ + 1 points is built."""
-
-MAX_OUTPUTS = 1_000_000
-"""Cap on the output space {0, …, high} of :class:`~dpviz.userlevel.NoisySum`, and on its ``item_max``."""
-
-MAX_COVER = 1_000_000
-"""Cap on ``max_size`` of :func:`~dpviz.userlevel.discrete_cover` (default 20 Ghazi et al. 2023)."""
-
-MAX_DOMAIN = 100_000
-"""Cap on the number of distinct values of a dataset's ``domain`` and on the number of symbols k."""
-
-MAX_SUBSETS = 5_000
-"""Cap on the deletion sets C(n, r) of ``is_lddp`` (it compares all C(n, r)² pairs of pmfs)."""
-
-MAX_BRUTE_VISITS = 2_000_000
-"""Cap on the subsets visited by DelStab's ``output_pmf(method="brute")`` (a cross-check for tiny instances)."""
-
-MAX_PAIRWISE_M = 1_000_000
-"""Cap on m in :func:`~dpviz.userlevel.pairwise_sum_pmf` (an FFT on 2m + 1 points; panels use ≤ 3200)."""
-
-MAX_SWAP_M = 1_000_000
-"""Cap on m in :func:`~dpviz.userlevel.swap_difference_pmf` (panels use ≤ 10⁴)."""
-
-MAX_EPSILON = 500.0
-"""Cap on ε (and ε₀) wherever e^{ε} or ε·score is formed (e^{500} ≈ 1.4·10²¹⁷; panels use ε ≤ 10)."""
-
-MIN_EPSILON = 1e-9
-"""Smallest ε where ε divides (user-complexity formulas, Laplace noise scales)."""
-
-MIN_ALPHA = 1e-9
-"""Smallest accuracy α where α divides (user-complexity formulas, breakpoints)."""
-
-MAX_SCALE = 1e12
-"""Bound on scale-like knobs: τ, hidden constants, n_priv/n_stat, dimensions, value ranges, tolerances."""
-
-MAX_BOUND_M = 1e18
-"""Bound on m (examples per user) in the user-complexity formulas (plots go up to 10⁹; crossovers search to 10¹⁵)."""
-
-MAX_LOG_POWER = 10.0
-"""Bound on the power c of log(1/δ) in n₁ = ln(1/δ)^c·n_priv/ε + n_stat."""
+#: Users n of a :class:`~dpviz.userlevel.UserDataset` (the panels use ≤ 512).
+USERS = Interval(1, 100_000, integer=True)
+#: The total number of examples Σ c_i of a dataset, examples per user m and a contribution bound k.
+ITEMS = Interval(1, 10_000_000, integer=True)
+#: Bound on |example value| and on sums of examples (below 2⁵³, so integer data stay exact in float64).
+MAGNITUDE = 1e15
+#: The entries of any intermediate array (160 MB of float64): |ℋ|·n·m mistakes, n·K counts, K²·n sums, …
+CELLS = Cap(20_000_000, "the entries of an intermediate array")
+#: The elementary operations of one call (pairwise scores K²·n, DelStab's closeness tests, simulations).
+WORK = Cap(1_000_000_000, "the elementary operations of one call")
+#: The grid size K of :class:`~dpviz.userlevel.ThresholdClass` (its (K+1)×K prediction matrix; panels ≤ 1000).
+GRID_SIZE = Interval(1, 5_000, integer=True)
+#: Simulation trials (panels use ≤ 60).
+TRIALS = Interval(1, 10_000, integer=True)
+#: κ where a TDLap pmf of 2κ + 1 points is built.
+KAPPA = Cap(1_000_000, "κ of a TDLap pmf on {0, …, 2κ}")
+#: The output space {0, …, high} of :class:`~dpviz.userlevel.NoisySum`, and its ``item_max``.
+OUTPUTS = Interval(1, 1_000_000, integer=True)
+#: ``max_size`` (and ``resolution``) of :func:`~dpviz.userlevel.discrete_cover` (default 20 Ghazi et al. 2023).
+COVER = Interval(1, 1_000_000, integer=True)
+#: The distinct values of a dataset's ``domain`` and the number of symbols k.
+DOMAIN = Interval(1, 100_000, integer=True)
+#: The deletion sets C(n, r) of ``is_lddp`` (it compares all C(n, r)² pairs of pmfs).
+SUBSETS = Cap(5_000, "the deletion sets C(n, r) is_lddp compares pairwise")
+#: The subsets visited by DelStab's ``output_pmf(method="brute")`` (a cross-check for tiny instances).
+BRUTE_VISITS = Cap(2_000_000, "the subsets method='brute' visits")
+#: m in :func:`~dpviz.userlevel.pairwise_sum_pmf` (an FFT on 2m + 1 points; panels use ≤ 3200).
+PAIRWISE_M = Interval(1, 1_000_000, integer=True)
+#: m in :func:`~dpviz.userlevel.swap_difference_pmf` (panels use ≤ 10⁴).
+SWAP_M = Interval(1, 1_000_000, integer=True)
+#: ε (and ε₀) wherever e^{ε} or ε·score is formed (e^{500} ≈ 1.4·10²¹⁷; panels use ε ≤ 10): in (0, 500];
+#: :data:`EPSILON_DIVIDES` where ε divides (user-complexity formulas, Laplace noise scales), :data:`EPSILON_OR_ZERO`
+#: where it may be 0.
+EPSILON = Interval(0.0, 500.0, open_low=True)
+EPSILON_DIVIDES = Interval(1e-9, EPSILON.high)
+EPSILON_OR_ZERO = Interval(0.0, EPSILON.high)
+#: Accuracy α where α divides (user-complexity formulas, breakpoints): in [1e-9, 1].
+ALPHA = Interval(1e-9, 1.0)
+#: Scale-like knobs (τ, hidden constants, n_priv/n_stat, dimensions, value ranges, tolerances): in (0, 10¹²]
+#: (:data:`SCALE_OR_ZERO`: [0, 10¹²]).
+SCALE = Interval(0.0, 1e12, open_low=True)
+SCALE_OR_ZERO = Interval(0.0, SCALE.high)
+#: m (examples per user) in the user-complexity formulas (plots go up to 10⁹; crossovers search to 10¹⁵).
+BOUND_M = Interval(1.0, 1e18)
+#: The power c of log(1/δ) in n₁ = ln(1/δ)^c·n_priv/ε + n_stat.
+LOG_POWER = Interval(0.0, 10.0)
 
 
 def check_dataset(value: Any, name: str = "dataset"):
@@ -110,34 +94,24 @@ def check_dataset(value: Any, name: str = "dataset"):
 
 
 def check_epsilon(value: Any, name: str = "epsilon", *, divides: bool = False, allow_zero: bool = False) -> float:
-    """ε in (0, MAX_EPSILON] ([MIN_EPSILON, MAX_EPSILON] with ``divides``; [0, MAX_EPSILON] with ``allow_zero``)."""
-    if divides:
-        return check_in_range(value, name, MIN_EPSILON, MAX_EPSILON)
-    return check_in_range(value, name, 0.0, MAX_EPSILON, low_inclusive=allow_zero)
+    """ε by :data:`EPSILON` (:data:`EPSILON_DIVIDES` with ``divides``; :data:`EPSILON_OR_ZERO` with ``allow_zero``)."""
+    return (EPSILON_DIVIDES if divides else EPSILON_OR_ZERO if allow_zero else EPSILON).check(value, name)
 
 
 def check_scale(value: Any, name: str, *, allow_zero: bool = False) -> float:
-    """A positive (or non-negative) scale-like knob, at most :data:`MAX_SCALE`."""
-    return check_in_range(value, name, 0.0, MAX_SCALE, low_inclusive=allow_zero)
+    """A positive (or non-negative) scale-like knob, at most ``SCALE.high``."""
+    return (SCALE_OR_ZERO if allow_zero else SCALE).check(value, name)
 
 
 def check_alpha(value: Any, name: str = "alpha") -> float:
-    """Accuracy α in [MIN_ALPHA, 1] for the user-complexity formulas."""
-    return check_in_range(value, name, MIN_ALPHA, 1.0)
+    """Accuracy α by :data:`ALPHA`."""
+    return ALPHA.check(value, name)
 
 
 def check_finite(value: Any, name: str) -> float:
     """Any finite real number (e.g. the ε of a hockey-stick divergence, which may be negative)."""
     big = float(np.finfo(float).max)
     return check_in_range(value, name, -big, big)
-
-
-def check_cells(cells: int, what: str, cap: int = MAX_CELLS, cap_name: str = "MAX_CELLS") -> None:
-    """Refuse an intermediate array (or a loop) of ``cells`` entries above ``cap``."""
-    if cells > cap:
-        raise ValueError(
-            f"{what} = {cells:.4g} is not allowed: must be <= {cap:.4g} ({cap_name}); use smaller inputs."
-        )
 
 
 def real_array(value: Any, name: str, *, ndim=None, allow_empty: bool = False, max_abs: float | None = None):
@@ -204,14 +178,14 @@ class UserDataset:
             raw = list(self.blocks)
         if len(raw) == 0:
             raise ValueError("blocks is empty, which is not allowed: a dataset needs at least one user.")
-        if len(raw) > MAX_USERS:
-            raise ValueError(f"blocks holds {len(raw)} users, which is not allowed: "
-                             f"must be <= {MAX_USERS} (MAX_USERS).")
+        if len(raw) > USERS.high:
+            raise ValueError(f"blocks holds {len(raw)} users, which is not allowed: must be <= {USERS.high} (the cap "
+                             "on a dataset's users).")
         out = []
         item_shape = None
         total = 0
         for i, b in enumerate(raw):
-            arr = real_array(b, f"blocks[{i}]", allow_empty=True, max_abs=MAX_VALUE)
+            arr = real_array(b, f"blocks[{i}]", allow_empty=True, max_abs=MAGNITUDE)
             if arr.ndim == 0:
                 arr = arr.reshape(1)
             if arr.shape[0] == 0:
@@ -225,12 +199,12 @@ class UserDataset:
                     f"blocks[{i}] has item shape {arr.shape[1:]} which is not allowed: must match {item_shape}."
                 )
             total += arr.size
-            if total > MAX_ITEMS:
+            if total > ITEMS.high:
                 raise ValueError(
-                    f"blocks holds more than {MAX_ITEMS} values, which is not allowed: the total must be <= "
-                    f"{MAX_ITEMS} (MAX_ITEMS)."
+                    f"blocks holds more than {ITEMS.high} values, which is not allowed: the total must be <= "
+                    f"{ITEMS.high} (the cap on a dataset's examples)."
                 )
-            if np.all(arr == np.round(arr)):  # |values| <= MAX_VALUE < 2^53: the cast is exact
+            if np.all(arr == np.round(arr)):  # |values| <= MAGNITUDE < 2^53: the cast is exact
                 arr = arr.astype(np.int64)
             arr.setflags(write=False)
             out.append(arr)
@@ -238,14 +212,13 @@ class UserDataset:
         if self.domain is not None:
             if isinstance(self.domain, (str, bytes)):
                 raise TypeError(f"domain = {self.domain!r} is not allowed: must be a sequence of example values.")
-            vals = real_array(self.domain, "domain", allow_empty=True, max_abs=MAX_VALUE).ravel()
+            vals = real_array(self.domain, "domain", allow_empty=True, max_abs=MAGNITUDE).ravel()
             dom = tuple(sorted(set(vals.tolist())))
             if len(dom) == 0:
                 raise ValueError("domain is empty, which is not allowed: must hold at least one value.")
-            if len(dom) > MAX_DOMAIN:
-                raise ValueError(
-                    f"domain holds {len(dom)} values, which is not allowed: must be <= {MAX_DOMAIN} (MAX_DOMAIN)."
-                )
+            if len(dom) > DOMAIN.high:
+                raise ValueError(f"domain holds {len(dom)} values, which is not allowed: must be <= {DOMAIN.high} "
+                                 "(the cap on a domain's values).")
             if all(float(v).is_integer() for v in dom):
                 dom = tuple(int(v) for v in dom)
             object.__setattr__(self, "domain", dom)
@@ -254,7 +227,7 @@ class UserDataset:
     @classmethod
     def from_array(cls, x: Any, domain: Sequence | None = None) -> UserDataset:
         """Rectangular dataset from an array of shape ``(n, m, *item_shape)`` (n users × m examples)."""
-        arr = real_array(x, "x", max_abs=MAX_VALUE)
+        arr = real_array(x, "x", max_abs=MAGNITUDE)
         if arr.ndim < 2:
             raise ValueError(f"x has shape {arr.shape} which is not allowed: must be (n users, m examples, ...).")
         return cls(tuple(arr[i] for i in range(arr.shape[0])), domain=domain)
@@ -276,13 +249,12 @@ class UserDataset:
         >>> UserDataset.bernoulli(3, 2, 0.5, rng=0).counts.tolist()
         [2, 2, 2]
         """
-        n_users = check_integer(n_users, "n_users", minimum=1, maximum=MAX_USERS)
+        n_users = USERS.check(n_users, "n_users")
         p = check_probability(p, "p")
         cnt = _resolve_counts(n_users, m, counts)
-        if int(cnt.sum()) > MAX_ITEMS:
-            raise ValueError(
-                f"n_users·m = {int(cnt.sum())} examples is not allowed: must be <= {MAX_ITEMS} (MAX_ITEMS)."
-            )
+        if int(cnt.sum()) > ITEMS.high:
+            raise ValueError(f"n_users·m = {int(cnt.sum())} examples is not allowed: must be <= {ITEMS.high} (the cap "
+                             "on a dataset's examples).")
         gen = as_rng(rng)
         return cls(tuple(gen.binomial(1, p, size=int(c)) for c in cnt), domain=(0, 1))
 
@@ -465,9 +437,9 @@ def _resolve_counts(n_users: int, m: int | None, counts: Sequence[int] | None) -
     if (m is None) == (counts is None):
         raise ValueError("m and counts: give exactly one of m (rectangular) or counts (ragged per-user counts).")
     if m is not None:
-        m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
+        m = ITEMS.check(m, "m")
         return np.full(n_users, m, dtype=np.int64)
     cnt = real_array(counts, "counts", ndim=1)
     if cnt.shape[0] != n_users:
         raise ValueError(f"counts has length {cnt.shape[0]} which is not allowed: must equal n_users = {n_users}.")
-    return np.array([check_integer(c, "counts", minimum=1, maximum=MAX_ITEMS) for c in cnt], dtype=np.int64)
+    return np.array([ITEMS.check(c, "counts") for c in cnt], dtype=np.int64)

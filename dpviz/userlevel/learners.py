@@ -42,16 +42,16 @@ from dpviz._validation import (
 from dpviz.mechanisms.exponential import _exponential_logits, _gumbel_argmax
 
 from .data import (
-    MAX_COVER,
-    MAX_DOMAIN,
-    MAX_GRID_SIZE,
-    MAX_ITEMS,
-    MAX_PAIRWISE_M,
-    MAX_TRIALS,
-    MAX_USERS,
-    MAX_WORK,
+    CELLS,
+    COVER,
+    DOMAIN,
+    GRID_SIZE,
+    ITEMS,
+    PAIRWISE_M,
+    TRIALS,
+    USERS,
+    WORK,
     UserDataset,
-    check_cells,
     check_epsilon,
     check_scale,
     real_array,
@@ -153,7 +153,7 @@ def _em_index(losses: np.ndarray, epsilon: float, sensitivity: float, gen: np.ra
 def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
     Xa = real_array(X, "X", ndim=2)
     Ya = real_array(Y, "Y", ndim=2)
-    check_cells(Xa.size, "X.size (n users × m examples)", MAX_ITEMS, "MAX_ITEMS")
+    ITEMS.check(Xa.size, "X.size (n users × m examples)")
     if Xa.shape != Ya.shape:
         raise ValueError(f"Y has shape {Ya.shape} which is not allowed: must match X's shape {Xa.shape}.")
     if np.any(Xa != np.round(Xa)) or Xa.min() < 0 or Xa.max() >= n_points:
@@ -165,7 +165,7 @@ def _labelled(X: Any, Y: Any, n_points: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _predictions(predictions: Any) -> np.ndarray:
     P = real_array(predictions, "predictions", ndim=2)
-    check_cells(P.size, "predictions.size (hypotheses × points)")
+    CELLS.check(P.size, "predictions.size (hypotheses × points)")
     if not np.all((P == 0) | (P == 1)):
         raise ValueError("predictions is not allowed: must be a 0/1 matrix (hypotheses × points).")
     return P.astype(np.int8)
@@ -191,7 +191,7 @@ def paper_tau(m: int, alpha: float, *, constant: float = 1.0) -> float:
     >>> round(paper_tau(100, 0.1), 6)
     25.174271
     """
-    m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
+    m = ITEMS.check(m, "m")
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     C = check_scale(constant, "constant")
     return C * (a * m + math.sqrt(m * math.log(1.0 / a)))
@@ -215,7 +215,7 @@ class ThresholdClass:
 
     def __post_init__(self) -> None:
         object.__setattr__(
-            self, "grid_size", check_integer(self.grid_size, "grid_size", minimum=1, maximum=MAX_GRID_SIZE)
+            self, "grid_size", GRID_SIZE.check(self.grid_size, "grid_size")
         )
 
     @property
@@ -245,9 +245,9 @@ class ThresholdClass:
         self, n_users: int, m: int, target: int, *, label_noise: float = 0.0, rng: Any = None
     ) -> tuple[np.ndarray, np.ndarray]:
         """(X, Y), each (n_users, m): x uniform on the grid, y = h_target(x) flipped w.p. ``label_noise``."""
-        n_users = check_integer(n_users, "n_users", minimum=1, maximum=MAX_ITEMS)
-        m = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
-        check_cells(n_users * m, "n_users·m", MAX_ITEMS, "MAX_ITEMS")
+        n_users = ITEMS.check(n_users, "n_users")
+        m = ITEMS.check(m, "m")
+        ITEMS.check(n_users * m, "n_users·m")
         target = self._target(target)
         eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
         return self._sample(n_users, m, target, eta, as_rng(rng))
@@ -281,7 +281,7 @@ class ThresholdClass:
         """M[t, i] = number of mistakes of h_t on user i's examples, for every threshold, in O(n(m + K))."""
         Xa, Ya = _labelled(X, Y, self.grid_size)
         n, K = Xa.shape[0], self.grid_size
-        check_cells(n * (K + 1), "n_users·(grid_size + 1)")
+        CELLS.check(n * (K + 1), "n_users·(grid_size + 1)")
         pos = np.zeros((n, K))
         negc = np.zeros((n, K))
         rows = np.repeat(np.arange(n), Xa.shape[1])
@@ -315,7 +315,7 @@ def pac_scores(X: Any, Y: Any, predictions: Any) -> np.ndarray:
     """
     P = _predictions(predictions)
     Xa, Ya = _labelled(X, Y, P.shape[1])
-    check_cells(P.shape[0] * Xa.size, "hypotheses × n users × m examples")
+    CELLS.check(P.shape[0] * Xa.size, "hypotheses × n users × m examples")
     mist = P[:, Xa] != Ya[None, :, :]
     return mist.any(axis=2).sum(axis=1)
 
@@ -397,7 +397,7 @@ class ClippedPairwiseEM:
 
     def scores(self, user_sums: Any) -> np.ndarray:
         """scr[a] = max_{b≠a} Σ_i clip(u[a, b, i], −τ, τ) from ``user_sums`` of shape (K, K, n)."""
-        u = real_array(user_sums, "user_sums", ndim=3, max_abs=MAX_ITEMS)
+        u = real_array(user_sums, "user_sums", ndim=3, max_abs=ITEMS.high)
         K = u.shape[0]
         if u.shape[1] != K:
             raise ValueError(f"user_sums has shape {u.shape} which is not allowed: must be (K, K, n).")
@@ -415,10 +415,10 @@ class ClippedPairwiseEM:
     def scores_from_differences(self, M: Any) -> np.ndarray:
         """scr when u[a, b, i] = M[a, i] − M[b, i] (e.g. the mistake counts of Theorem 40), in O(K²n) time and O(Kn)
         memory."""
-        Ma = real_array(M, "M", ndim=2, max_abs=MAX_ITEMS)
+        Ma = real_array(M, "M", ndim=2, max_abs=ITEMS.high)
         K = Ma.shape[0]
-        check_cells(K * K, "K² pairwise scores")
-        check_cells(K * K * Ma.shape[1], "K²·n pairwise user terms", MAX_WORK, "MAX_WORK")
+        CELLS.check(K * K, "K² pairwise scores")
+        WORK.check(K * K * Ma.shape[1], "K²·n pairwise user terms")
         pscr = np.empty((K, K))
         for a in range(K):
             pscr[a] = np.clip(Ma[a][None, :] - Ma, -self.tau, self.tau).sum(axis=1)
@@ -465,7 +465,7 @@ def agnostic_pac_learner(
     eps = check_epsilon(epsilon)
     P = _predictions(predictions)
     Xa, Ya = _labelled(X, Y, P.shape[1])
-    check_cells(P.shape[0] * Xa.size, "hypotheses × n users × m examples")
+    CELLS.check(P.shape[0] * Xa.size, "hypotheses × n users × m examples")
     m = Xa.shape[1]
     t = _resolve_tau(tau, alpha, m)
     M = (P[:, Xa] != Ya[None, :, :]).sum(axis=2)
@@ -489,7 +489,7 @@ def _resolve_tau(tau: float | None, alpha: float | None, m: int) -> float:
 def _symbol_counts(X: Any, k: int) -> np.ndarray:
     """(n, k) per-user symbol counts from an (n, m) integer array or a (possibly ragged) UserDataset."""
     blocks = X.blocks if isinstance(X, UserDataset) else list(real_array(X, "X", ndim=2))
-    check_cells(len(blocks) * k, "n users × k symbols")
+    CELLS.check(len(blocks) * k, "n users × k symbols")
     out = np.zeros((len(blocks), k))
     for i, b in enumerate(blocks):
         b = np.asarray(b, dtype=float).ravel()
@@ -556,14 +556,14 @@ def scheffe_selection(
     if np.any(C < 0) or not np.allclose(C.sum(axis=1), 1.0, atol=1e-9):
         raise ValueError("candidates is not allowed: rows must be pmfs (non-negative, summing to 1).")
     K, k = C.shape
-    check_cells(K * K * k, "K²·k Scheffé sets (candidates² × symbols)")
+    CELLS.check(K * K * k, "K²·k Scheffé sets (candidates² × symbols)")
     n_users = X.n_users if isinstance(X, UserDataset) else np.shape(X)[0] if np.ndim(X) == 2 else 0
-    check_cells(K * K * (n_users + k), "K²·(n + k) pairwise Scheffé terms", MAX_WORK, "MAX_WORK")
+    WORK.check(K * K * (n_users + k), "K²·(n + k) pairwise Scheffé terms")
     counts = _symbol_counts(X, k)
     ci = counts.sum(axis=1)
     if tau is None:
         if m is not None:
-            m_pub = check_integer(m, "m", minimum=1, maximum=MAX_ITEMS)
+            m_pub = ITEMS.check(m, "m")
         elif np.all(ci == ci[0]):
             m_pub = int(ci[0])
         else:
@@ -596,11 +596,11 @@ def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_s
     >>> discrete_cover(2, 0.5).shape
     (41, 2)
     """
-    k = check_integer(k, "k", minimum=1, maximum=MAX_DOMAIN)
+    k = DOMAIN.check(k, "k")
     a = check_in_range(alpha, "alpha", 0.0, 1.0, low_inclusive=False)
-    max_size = check_integer(max_size, "max_size", minimum=1, maximum=MAX_COVER)
+    max_size = COVER.check(max_size, "max_size")
     if resolution is not None:
-        resolution = check_integer(resolution, "resolution", minimum=1, maximum=MAX_COVER)
+        resolution = COVER.check(resolution, "resolution")
     if k == 1:
         return np.ones((1, 1))  # the only pmf on one symbol, whatever the grid
     # For k ≥ 2 the cover holds C(M+k−1, k−1) ≥ max(M + 1, k) pmfs: refuse early, before M or the count get huge.
@@ -621,7 +621,7 @@ def discrete_cover(k: int, alpha: float, *, resolution: int | None = None, max_s
             f"alpha = {alpha!r} is not allowed with k = {k}: the cover would hold more than {max_size} distributions "
             f"(max_size = {max_size}); use a larger alpha, smaller k or a coarser resolution."
         )
-    check_cells(size * k, "cover size × k")
+    CELLS.check(size * k, "cover size × k")
     rows = []
     for bars in itertools.combinations(range(M + k - 1), k - 1):
         edges = (-1, *bars, M + k - 1)
@@ -652,7 +652,7 @@ def learn_distribution_cover(
     >>> pmf.tolist()
     [0.3, 0.7]
     """
-    k = check_integer(k, "k", minimum=1, maximum=MAX_DOMAIN)
+    k = DOMAIN.check(k, "k")
     cv = discrete_cover(k, alpha) if cover is None else real_array(cover, "cover", ndim=2)
     if cv.shape[1] != k:
         raise ValueError(f"cover has shape {cv.shape} which is not allowed: must have k = {k} columns.")
@@ -673,7 +673,7 @@ def pairwise_sum_pmf(m: int, plus: float, minus: float) -> np.ndarray:
     >>> [round(float(v), 12) for v in pairwise_sum_pmf(1, 0.3, 0.2)]
     [0.2, 0.5, 0.3]
     """
-    m = check_integer(m, "m", minimum=1, maximum=MAX_PAIRWISE_M)
+    m = PAIRWISE_M.check(m, "m")
     pl = check_probability(plus, "plus")
     mi = check_probability(minus, "minus")
     if 1.0 - pl - mi < -1e-12:
@@ -736,7 +736,7 @@ def clipping_tradeoff(m: int, alpha: float, disagree: float, epsilon: float, n_u
         raise ValueError(f"alpha = {alpha:g} is not allowed with disagree = {disagree:g}: the mean of ψ ∈ {{−1,0,1}} "
                          "cannot exceed the rate at which H and H′ disagree (choose alpha ≤ disagree).")
     epsilon = check_epsilon(epsilon, divides=True)
-    n_users = check_integer(n_users, "n_users", minimum=1, maximum=MAX_USERS)
+    n_users = USERS.check(n_users, "n_users")
     n_hyp = check_integer(n_hyp, "n_hyp", minimum=2, maximum=2**53)
     beta = check_in_range(beta, "beta", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
     pmf = _pairwise_sum_pmf(m, (disagree + alpha) / 2, (disagree - alpha) / 2)
@@ -785,7 +785,7 @@ def simulate_threshold_learning(
     """
     eps = check_epsilon(epsilon)
     H = ThresholdClass(grid_size)
-    trials = check_integer(trials, "trials", minimum=1, maximum=MAX_TRIALS)
+    trials = TRIALS.check(trials, "trials")
     check_choice(learner, "learner", ("realizable", "agnostic"))
     eta = check_in_range(label_noise, "label_noise", 0.0, 0.5)
     if target is not None:
@@ -800,13 +800,12 @@ def simulate_threshold_learning(
         raise ValueError(
             f"n_users has shape {n_arr.shape} which is not allowed: must broadcast with m's shape {m_arr.shape}."
         ) from None
-    ns = np.array([check_integer(v, "n_users", minimum=1, maximum=MAX_ITEMS) for v in nb.ravel()])
-    ms = np.array([check_integer(v, "m", minimum=1, maximum=MAX_ITEMS) for v in mb.ravel()])
+    ns = np.array([ITEMS.check(v, "n_users") for v in nb.ravel()])
+    ms = np.array([ITEMS.check(v, "m") for v in mb.ravel()])
     # one trial reads n·m examples and, for the agnostic learner, n·K mistake counts and K²·n pairwise terms
     K1 = H.n_hypotheses
     per_trial = ns * ms + (ns * K1 * K1 if learner == "agnostic" else ns + K1)
-    check_cells(int(np.sum(per_trial.astype(float))) * trials, "simulation work trials·Σ(n·m + …)", MAX_WORK,
-                "MAX_WORK")
+    WORK.check(int(np.sum(per_trial.astype(float))) * trials, "simulation work trials·Σ(n·m + …)")
     gen = as_rng(rng)
     mean = np.empty(nb.shape)
     se = np.empty(nb.shape)

@@ -41,15 +41,15 @@ from dpviz.accountants import amplify_without_replacement
 from dpviz.mechanisms import TruncatedDiscreteLaplace
 
 from .data import (
-    MAX_BRUTE_VISITS,
-    MAX_KAPPA,
-    MAX_OUTPUTS,
-    MAX_SUBSETS,
-    MAX_SWAP_M,
-    MAX_VALUE,
-    MAX_WORK,
+    BRUTE_VISITS,
+    CELLS,
+    KAPPA,
+    MAGNITUDE,
+    OUTPUTS,
+    SUBSETS,
+    SWAP_M,
+    WORK,
     UserDataset,
-    check_cells,
     check_dataset,
     check_epsilon,
     check_finite,
@@ -119,10 +119,10 @@ def tdlap_pmf(epsilon: float, delta: float) -> np.ndarray:
     (9, True, 1.0)
     """
     k = kappa(epsilon, delta)
-    if k > MAX_KAPPA:
+    if k > KAPPA.limit:
         raise ValueError(
-            f"epsilon = {epsilon!r}, delta = {delta!r} are not allowed here: κ = {k} must be <= {MAX_KAPPA} "
-            "(MAX_KAPPA) to build the TDLap pmf on {0, …, 2κ}; use a larger ε or δ."
+            f"epsilon = {epsilon!r}, delta = {delta!r} are not allowed here: κ = {k} must be <= {KAPPA.limit} "
+            "(the cap on κ) to build the TDLap pmf on {0, …, 2κ}; use a larger ε or δ."
         )
     r = np.arange(2 * k + 1)
     p = np.asarray(TruncatedDiscreteLaplace(float(epsilon), float(delta)).pmf(r, value=k), dtype=float)
@@ -289,7 +289,7 @@ def is_lddp(
     delta = check_positive(delta, "delta", allow_zero=True)
     if r == 0:
         return True
-    check_cells(math.comb(n, r), "C(n_users, r) subsets", MAX_SUBSETS, "MAX_SUBSETS")
+    SUBSETS.check(math.comb(n, r), "C(n_users, r) subsets")
     pmfs = [np.asarray(algorithm(dataset.remove_users(S)), dtype=float) for S in itertools.combinations(range(n), r)]
     return _all_pairs_close(np.stack(pmfs), epsilon, delta)
 
@@ -332,8 +332,8 @@ class NoisySum:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon0", check_epsilon(self.epsilon0, "epsilon0"))
-        object.__setattr__(self, "high", check_integer(self.high, "high", minimum=1, maximum=MAX_OUTPUTS))
-        object.__setattr__(self, "item_max", check_integer(self.item_max, "item_max", minimum=1, maximum=MAX_OUTPUTS))
+        object.__setattr__(self, "high", OUTPUTS.check(self.high, "high"))
+        object.__setattr__(self, "item_max", OUTPUTS.check(self.item_max, "item_max"))
 
     @property
     def outputs(self) -> np.ndarray:
@@ -348,10 +348,10 @@ class NoisySum:
     def pmf_of_sum(self, total: Any) -> np.ndarray:
         """Exact output pmf for total sum(s) ``total`` (scalar → (high+1,), array → (..., high+1)).
 
-        Totals are integers in [0, MAX_VALUE]; the result holds at most MAX_CELLS entries.
+        Totals are integers in [0, MAGNITUDE]; the result holds at most :data:`~dpviz.userlevel.data.CELLS` entries.
         """
         s = _totals(total)
-        check_cells(s.size * (self.high + 1), "total.size·(high + 1)")
+        CELLS.check(s.size * (self.high + 1), "total.size·(high + 1)")
         s = s[..., None]
         o = np.arange(self.high + 1, dtype=float)
         q = math.exp(-self.epsilon0)
@@ -375,7 +375,7 @@ class NoisySum:
 
     def sample_from_sum(self, total: int, rng: Any = None) -> int:
         """One draw of clamp(total + Z, 0, high), Z two-sided geometric (difference of two geometrics)."""
-        total = check_integer(total, "total", minimum=0, maximum=int(MAX_VALUE))
+        total = check_integer(total, "total", minimum=0, maximum=int(MAGNITUDE))
         gen = as_rng(rng)
         q = math.exp(-self.epsilon0)
         z = int(gen.geometric(1.0 - q)) - int(gen.geometric(1.0 - q))
@@ -400,12 +400,12 @@ class NoisySum:
 
 
 def _totals(total: Any) -> np.ndarray:
-    """Totals for :meth:`NoisySum.pmf_of_sum`: real, integer-valued, in [0, MAX_VALUE] (float array, same shape)."""
+    """Totals for :meth:`NoisySum.pmf_of_sum`: real, integer-valued, in [0, MAGNITUDE] (float array, same shape)."""
     if total is None or isinstance(total, (str, bytes)):
         raise TypeError(f"total = {total!r} is not allowed: must be an integer (or array of integers) >= 0.")
-    s = real_array(total, "total", max_abs=MAX_VALUE)
+    s = real_array(total, "total", max_abs=MAGNITUDE)
     if np.any(s < 0) or np.any(s != np.round(s)):
-        raise ValueError(f"total = {total!r} is not allowed: must hold integers in [0, {MAX_VALUE:g}].")
+        raise ValueError(f"total = {total!r} is not allowed: must hold integers in [0, {MAGNITUDE:g}].")
     return s
 
 
@@ -541,12 +541,13 @@ class DelStab:
 
         The window (width ≤ 4κ·max per-user value + 1) is all DelStab ever needs: A always sees n − 4κ users, so the
         remaining sum lies between total − (4κ largest values) and total − (4κ smallest). Its size is capped
-        (MAX_CELLS entries, MAX_WORK operations for the pairwise tests) before anything is allocated.
+        (:data:`~dpviz.userlevel.data.CELLS` entries, :data:`~dpviz.userlevel.data.WORK` operations for the pairwise
+        tests) before anything is allocated.
         """
         width = hi - lo + 1
         n_out = len(np.asarray(self.algorithm.outputs))
-        check_cells(width * n_out, "DelStab window of remaining sums × outputs")
-        check_cells(width * width * n_out, "DelStab closeness tests (window² × outputs)", MAX_WORK, "MAX_WORK")
+        CELLS.check(width * n_out, "DelStab window of remaining sums × outputs")
+        WORK.check(width * width * n_out, "DelStab closeness tests (window² × outputs)")
         PM = np.asarray(self.algorithm.pmf_of_sum(np.arange(lo, hi + 1)), dtype=float).reshape(width, -1)
         e = math.exp(par.epsilon_bar)
         d = np.empty((width, width))
@@ -640,7 +641,7 @@ class DelStab:
             raise ValueError(f"n_users = {n} is not allowed for method='brute': must be > 4κ = {K4}.")
         # subsets visited: C(n, 4κ) deletions T, then for each r every S and every completion U
         visits = math.comb(n, K4) + sum(math.comb(n, r) * math.comb(n - r, K4 - r) for r in range(2 * par.kappa + 1))
-        check_cells(visits, "subsets enumerated by method='brute'", MAX_BRUTE_VISITS, "MAX_BRUTE_VISITS")
+        BRUTE_VISITS.check(visits, "subsets enumerated by method='brute'")
         pmf_fn = self.algorithm.pmf
         ids: dict[int, int] = {}
         rows: list[np.ndarray] = []
@@ -773,15 +774,14 @@ class _Analysis:
         hi = self.total - self.bmin
         # one subset-sum table: (q + 1) × (q·max value + 1) entries, q ≤ 4κ, times the number of distinct values
         self._table_cost = len(self.vals) * (K4 + 1) * (K4 * int(self.vals.max()) + 1)
-        check_cells(self._table_cost // max(len(self.vals), 1), "DelStab subset-sum table (4κ + 1)·(4κ·max value + 1)")
+        CELLS.check(self._table_cost // max(len(self.vals), 1), "DelStab subset-sum table (4κ + 1)·(4κ·max value + 1)")
         self.PM, close = ds._close_matrix(par, self.lo, hi)
         types = _all_type_vectors(self.cnts, 2 * kap)
         rsum = types.sum(axis=1)
         comb = np.array([[math.comb(int(c), t) for t in range(2 * kap + 1)] for c in self.cnts], dtype=float)
         ends = _interval_ends(close)
         if ends is None:
-            check_cells(types.shape[0] * self._table_cost, "DelStab exact stability test (types × subset-sum work)",
-                        MAX_WORK, "MAX_WORK")
+            WORK.check(types.shape[0] * self._table_cost, "DelStab exact stability test (types × subset-sum work)")
         self.by_r: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = {}
         for r in range(2 * kap + 1):
             T = types[rsum == r]
@@ -836,15 +836,13 @@ class _Analysis:
             self._add(dist, 0, _subset_sum_counts(self.vals, self.cnts.tolist(), K4), 1.0)  # T uniform, |T| = 4κ
         elif Wst <= Wall * _COMPLEMENT_FRACTION:
             idx = np.nonzero(stable)[0]
-            check_cells(idx.size * self._table_cost, "DelStab removal law (stable types × subset-sum work)",
-                        MAX_WORK, "MAX_WORK")
+            WORK.check(idx.size * self._table_cost, "DelStab removal law (stable types × subset-sum work)")
             Ws = _subset_sum_counts_many(self.vals, self.cnts[None, :] - T[idx], q)
             for j, W in zip(idx, Ws):
                 self._add(dist, int(sS[j]), W, w[j])
         else:  # complement: Σ_all w_t·N_t(b − s_S) = C(4κ, r)·N_{4κ}(b)
             idx = np.nonzero(~stable)[0]
-            check_cells(idx.size * self._table_cost, "DelStab removal law (unstable types × subset-sum work)",
-                        MAX_WORK, "MAX_WORK")
+            WORK.check(idx.size * self._table_cost, "DelStab removal law (unstable types × subset-sum work)")
             self._add(dist, 0, _subset_sum_counts(self.vals, self.cnts.tolist(), K4), float(math.comb(K4, r)))
             Ws = _subset_sum_counts_many(self.vals, self.cnts[None, :] - T[idx], q)
             for j, W in zip(idx, Ws):
@@ -926,7 +924,7 @@ def swap_difference_pmf(m: int, p: float) -> np.ndarray:
     >>> [round(float(v), 12) for v in swap_difference_pmf(1, 0.5)]
     [0.5, 0.5]
     """
-    m = check_integer(m, "m", minimum=1, maximum=MAX_SWAP_M)
+    m = SWAP_M.check(m, "m")
     p = check_in_range(p, "p", 0.0, 1.0)
     return _swap_difference_pmf(m, float(p))
 
