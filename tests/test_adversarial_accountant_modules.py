@@ -180,8 +180,8 @@ globals().update(contract_tests(LAWS, LAW_BASELINES, methods={**LAW_METHODS, **L
 
 def test_cap_values_are_the_documented_ones():
     assert (CMP.MAX_COUNTS, CMP.MAX_PROFILE_POINTS) == (25, 200)
-    assert (LAWS.MAX_DISCRETISE_POINTS, LAWS.MAX_STEP, LAWS.MAX_DLAP_SENSITIVITY) == (2**20, 1e4, 10**6)
-    assert ATOMS.MAX_ATOMS_K == 10**6
+    assert (LAWS.DISCRETISE_POINTS.limit, LAWS.STEP.high, LAWS.DLAP_SENSITIVITY.high) == (2**20, 1e4, 10**6)
+    assert ATOMS.ATOMS_K.high == 10**6
 
 
 def test_lab_counts_are_capped_at_the_ledger_cap():
@@ -229,7 +229,7 @@ def test_discretise_grid_is_capped():
     # h = 1e-9 on a Gaussian law (range ±10 sd around ρ = 0.5, 21 nats) asked for 2·10¹⁰ grid points (160 GB);
     # h = 5e-324 raised OverflowError
     law = LAWS.GaussianLaw(0.5)
-    with pytest.raises(ValueError, match=r"h = 1e-09 .*MAX_DISCRETISE_POINTS = 1048576"):
+    with pytest.raises(ValueError, match=r"h = 1e-09 .*more than 1048576 \(the cap on the grid points"):
         LAWS.discretise(law, 1e-9, True)
     with pytest.raises(ValueError, match=r"h = 5e-324 "):
         LAWS.discretise(law, 5e-324, False)

@@ -10,7 +10,13 @@ import math
 import numpy as np
 from scipy import special
 
-from dpviz._validation import check_in_range, check_integer, check_positive, check_probability, check_real_array
+from dpviz._validation import (
+    Interval,
+    check_in_range,
+    check_positive,
+    check_probability,
+    check_real_array,
+)
 
 __all__ = ["atoms_epsilon", "binomial_loss_atoms"]
 
@@ -51,7 +57,7 @@ def binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: i
     if abs(total) > 1e-9:
         raise ValueError(f"log_r_plus = {log_r_plus!r} and log_r_minus = {log_r_minus!r} are not allowed together: "
                          f"r₊ + r₋ = {math.exp(total)!r}, must be 1.")
-    k = check_integer(k, "k", minimum=1, maximum=MAX_ATOMS_K)
+    k = ATOMS_K.check(k, "k")
     inf_single = check_probability(inf_single, "inf_single", open_high=True)
     return _binomial_loss_atoms(loss, lp, lm, k, inf_single)
 
@@ -65,7 +71,7 @@ def _log_probability(value, name: str) -> float:
 
 #: Largest k of :func:`binomial_loss_atoms` (the accountants' :data:`dpviz.accountants.RUNS`): its
 #: coefficients ln C(k, l) take k + 1 doubles.
-MAX_ATOMS_K = 10**6
+ATOMS_K = Interval(1, 10**6, integer=True)
 
 
 def _binomial_loss_atoms(loss: float, log_r_plus: float, log_r_minus: float, k: int, inf_single: float = 0.0):

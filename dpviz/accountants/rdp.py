@@ -13,11 +13,18 @@ import numpy as np
 from scipy import special
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
+from dpviz._validation import (
+    Cap,
+    Interval,
+    check_delta,
+    check_in_range,
+    check_positive,
+    check_real_array,
+)
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
 from dpviz.accountants.events import ZCDP, PoissonSampled, SampledWithoutReplacement
-from dpviz.accountants.pld.laws import MAX_DLAP_SENSITIVITY, discrete_laplace_loss
+from dpviz.accountants.pld.laws import DLAP_SENSITIVITY, discrete_laplace_loss
 from dpviz.accountants.profiles import event_pure_epsilon
 from dpviz.conversions import _check_method, rdp_delta, rdp_to_approx_dp
 
@@ -38,20 +45,16 @@ DEFAULT_ORDERS = np.concatenate([1.0 + np.arange(1, 100) / 10.0, np.arange(11.0,
 
 #: Largest Rényi order and most orders accepted (an integer order α costs a sum of α + 1 terms; the default orders
 #: stop at 1024). Beyond them a ValueError names the cap.
-MAX_ORDER = 4096.0
-MAX_ORDERS = 100_000
+ORDER = Interval(1.0, 4096.0, open_low=True)
+ORDERS = Cap(100_000, "the Rényi orders of one accountant")
 
 
 def _orders(orders) -> np.ndarray:
     a = check_real_array(orders, "orders", ndim=1)
-    if np.any(a <= 1):
-        raise ValueError(f"orders = {float(a[a <= 1][0])!r} is not allowed: every order must be > 1.")
-    if np.any(a > MAX_ORDER):
-        raise ValueError(f"orders = {float(a[a > MAX_ORDER][0])!r} is not allowed: every order must be <= "
-                         f"MAX_ORDER = {MAX_ORDER:g}.")
-    if a.size > MAX_ORDERS:
-        raise ValueError(f"orders holds {a.size} values, which is not allowed: must hold at most MAX_ORDERS = "
-                         f"{MAX_ORDERS}.")
+    bad = a[(a <= ORDER.low) | (a > ORDER.high)]
+    if bad.size:
+        ORDER.check(float(bad[0]), "orders")  # the message names the first order outside (1, 4096]
+    ORDERS.check(a.size, "the orders held")
     return a
 
 
@@ -113,7 +116,7 @@ def _rdp_finite(orders: np.ndarray, losses: np.ndarray, log_p: np.ndarray) -> np
 
 
 #: Largest sensitivity of :func:`rdp_discrete_laplace` (its loss law has Δ + 1 atoms): the cap of
-#: :func:`dpviz.accountants.pld.laws.discrete_laplace_loss`, :data:`~dpviz.accountants.pld.laws.MAX_DLAP_SENSITIVITY`.
+#: :func:`dpviz.accountants.pld.laws.discrete_laplace_loss`, :data:`~dpviz.accountants.pld.laws.DLAP_SENSITIVITY`.
 
 
 def rdp_discrete_laplace(orders, scale: float, sensitivity: int = 1) -> np.ndarray:
@@ -125,7 +128,7 @@ def rdp_discrete_laplace(orders, scale: float, sensitivity: int = 1) -> np.ndarr
     """
     a = _orders(orders)
     scale = check_positive(scale, "scale")
-    sensitivity = check_integer(sensitivity, "sensitivity", minimum=1, maximum=MAX_DLAP_SENSITIVITY)
+    sensitivity = DLAP_SENSITIVITY.check(sensitivity, "sensitivity")
     if 1.0 / scale == math.inf:  # the noise is a point mass: the neighbouring laws are disjoint
         return np.full(a.shape, math.inf)
     losses, log_p = discrete_laplace_loss(scale, sensitivity)
@@ -245,7 +248,7 @@ def event_rdp(event: Any, orders) -> np.ndarray | None:
     Gaussian: Mironov, Talwar & Zhang 2019; a subsampled pure mechanism: the RR curve at the amplified
     ε′ = ln(1 + q(e^ε − 1)) (valid, not tight). Which events are pure, and their ε:
     :func:`~dpviz.accountants.profiles.event_pure_epsilon`. ``orders``: Rényi orders α > 1 (at most
-    :data:`MAX_ORDERS` of them, each ≤ :data:`MAX_ORDER`).
+    :data:`ORDERS` of them, each in :data:`ORDER`).
     """
     return _event_rdp(event, _orders(orders))
 

@@ -21,31 +21,32 @@ import numpy as np
 from scipy import special
 
 from dpviz._validation import (
+    Cap,
+    Interval,
     _grid_arg,
     check_choice,
     check_in_range,
-    check_integer,
     check_positive,
     check_probability,
     check_real_array,
 )
 
 __all__ = ["FiniteLaw", "GaussianLaw", "LaplaceLaw", "Law", "SubsampledLaw", "SymmetricLaw", "discrete_laplace_loss",
-           "discretise", "MAX_DISCRETISE_POINTS", "MAX_DLAP_SENSITIVITY", "MAX_STEP"]
+           "discretise"]
 
 Z_TAIL = 10.0  # Gaussian ranges cover ρ ± 10 sd (tail mass 7.6e-24, moved pessimistically to +∞ / the range end)
 
 
 #: Most grid points one call of :func:`discretise` may produce (2²⁰, the PLD accountant's default grid budget
 #: :data:`dpviz.accountants.pld.DEFAULT_MAX_GRID_POINTS`: about 1.5 s and 150 MB of work arrays).
-MAX_DISCRETISE_POINTS = 2**20
+DISCRETISE_POINTS = Cap(2**20, "the grid points of one discretisation")
 
 #: Largest grid step of :func:`discretise` (nats): coarser than the largest loss the PLD accountant's grids cover
 #: (:data:`dpviz.accountants.pld.MAX_LOSS`), and the grid's end points stay far inside the double range.
-MAX_STEP = 1e4
+STEP = Interval(0.0, 1e4, open_low=True)
 
 #: Largest sensitivity of :func:`discrete_laplace_loss` (its loss law has Δ + 1 atoms).
-MAX_DLAP_SENSITIVITY = 10**6
+DLAP_SENSITIVITY = Interval(1, 10**6, integer=True)
 
 
 def _points(t):
@@ -329,20 +330,21 @@ def discretise(law: Law, h: float, pessimistic: bool):
     this bound is far tighter than rounding down the loss itself ("privacy buckets", Meiser & Mohammadi 2018, whose
     error ≈ k·h/2 grows with the number of compositions). Returns ``(lo_index, p, inf_mass, pt)``.
 
-    ``h`` ∈ (0, :data:`MAX_STEP`], and the law's range [lo, hi] may span at most :data:`MAX_DISCRETISE_POINTS`
+    ``h`` in :data:`STEP`, and the law's range [lo, hi] may span at most :data:`DISCRETISE_POINTS`
     steps; a ValueError names ``h`` and the cap otherwise.
     """
     if not isinstance(law, Law) or type(law)._sf is Law._sf:
         raise TypeError(f"law = {law!r} is not allowed: must be a law (GaussianLaw, LaplaceLaw, FiniteLaw, "
                         "SubsampledLaw).")
-    h = check_in_range(h, "h", 0.0, MAX_STEP, low_inclusive=False)
+    h = STEP.check(h, "h")
     if not isinstance(pessimistic, (bool, np.bool_)):
         raise TypeError(f"pessimistic = {pessimistic!r} is not allowed: must be True or False.")
     with np.errstate(over="ignore"):
         n = (law.hi - law.lo) / h + 3.0
-    if not n <= MAX_DISCRETISE_POINTS:
+    if not n <= DISCRETISE_POINTS.limit:
         raise ValueError(f"h = {h!r} is not allowed for this law: its loss range [{law.lo:g}, {law.hi:g}] would need "
-                         f"{n:.4g} grid points, more than MAX_DISCRETISE_POINTS = {MAX_DISCRETISE_POINTS}.")
+                         f"{n:.4g} grid points, more than {DISCRETISE_POINTS.limit} (the cap on "
+                         f"{DISCRETISE_POINTS.what}).")
     return _discretise(law, h, bool(pessimistic))
 
 
@@ -406,7 +408,7 @@ def discrete_laplace_loss(scale: float, sensitivity: int) -> tuple[np.ndarray, n
     if 1.0 / scale == math.inf:
         raise ValueError(f"scale = {scale!r} is not allowed: 1/scale overflows (the noise is a point mass: the "
                          "neighbouring laws are disjoint).")
-    sensitivity = check_integer(sensitivity, "sensitivity", minimum=1, maximum=MAX_DLAP_SENSITIVITY)
+    sensitivity = DLAP_SENSITIVITY.check(sensitivity, "sensitivity")
     return _discrete_laplace_loss(scale, sensitivity)
 
 
