@@ -300,8 +300,8 @@ def test_rdp_orders_are_capped():
 def test_pld_grid_parameters_are_capped():
     from dpviz.accountants import pld
 
-    with pytest.raises(ValueError, match=rf"max_grid_points.*<= {pld.MAX_GRID_POINTS}"):
-        A.PLDAccountant(max_grid_points=pld.MAX_GRID_POINTS + 1)
+    with pytest.raises(ValueError, match=rf"max_grid_points.*<= {pld.GRID_POINTS.high}"):
+        A.PLDAccountant(max_grid_points=pld.GRID_POINTS.high + 1)
     with pytest.raises(ValueError, match=r"value_discretization_interval.*\(0, 1\]"):
         A.PLDAccountant(value_discretization_interval=2.0)
 

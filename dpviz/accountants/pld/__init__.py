@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from dpviz import mechanisms as _m
-from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz._validation import Interval, check_delta, check_in_range, check_positive
 from dpviz.accountants._atoms import _atoms_epsilon, _binomial_loss_atoms, atoms_epsilon, binomial_loss_atoms
 from dpviz.accountants._base import Accountant
 from dpviz.accountants.amplification import _amplify
@@ -47,7 +47,6 @@ __all__ = [
     "PLDAccountant",
     "DEFAULT_VALUE_DISCRETIZATION_INTERVAL",
     "DEFAULT_MAX_GRID_POINTS",
-    "MAX_GRID_POINTS",
     "MAX_LOSS",
     "REFINE_LEVELS",
     "REFINE_MAX_POINTS",
@@ -64,7 +63,7 @@ DEFAULT_VALUE_DISCRETIZATION_INTERVAL = 1e-4
 DEFAULT_MAX_GRID_POINTS = 2**20
 
 #: Largest grid-size budget accepted (2²⁴ points: a few hundred MB of FFT work arrays).
-MAX_GRID_POINTS = 2**24
+GRID_POINTS = Interval(1024, 2**24, integer=True)
 
 #: Refinement of a query's grid (see "Refinement" in :class:`PLDAccountant`): an ε below REFINE_STEPS grid steps,
 #: or bounds further apart than REFINE_RTOL of the pessimistic value, ask for a grid 4× finer, at most REFINE_LEVELS
@@ -224,7 +223,7 @@ class PLDAccountant(Accountant):
         Finest grid step h of the loss before refinement (dp-accounting's default too). With connect-the-dots the
         pessimistic ε for 1000 Poisson-subsampled Gaussian steps (q = 0.01, σ = 1.1, δ = 1e-5) is within 1e-5
         relative of the exact value; h = 1e-3 is several times faster and still within 1e-3.
-    max_grid_points : int in [1024, :data:`MAX_GRID_POINTS` = 2**24], default 2**20
+    max_grid_points : int in :data:`GRID_POINTS` ([1024, 2**24]), default 2**20
         Grid-size budget of one composed distribution (see "Grid budget").
 
     Examples
@@ -244,7 +243,7 @@ class PLDAccountant(Accountant):
         super().__init__(neighboring)
         self._h = check_in_range(value_discretization_interval, "value_discretization_interval", 0.0, 1.0,
                                  low_inclusive=False)
-        self._max_points = check_integer(max_grid_points, "max_grid_points", minimum=1024, maximum=MAX_GRID_POINTS)
+        self._max_points = GRID_POINTS.check(max_grid_points, "max_grid_points")
         self._cache = None
         self._h_eff = None
         self._span = 0.0
