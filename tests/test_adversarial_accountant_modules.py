@@ -179,7 +179,7 @@ globals().update(contract_tests(LAWS, LAW_BASELINES, methods={**LAW_METHODS, **L
 
 
 def test_cap_values_are_the_documented_ones():
-    assert (CMP.MAX_COUNTS, CMP.MAX_PROFILE_POINTS) == (25, 200)
+    assert (CMP.COUNTS.limit, CMP.PROFILE_POINTS.limit, CMP.MAX_COUNTS) == (25, 200, 25)
     assert (LAWS.DISCRETISE_POINTS.limit, LAWS.STEP.high, LAWS.DLAP_SENSITIVITY.high) == (2**20, 1e4, 10**6)
     assert ATOMS.ATOMS_K.high == 10**6
 
@@ -213,11 +213,11 @@ def test_count_grid_never_holds_a_count_the_accountants_refuse():
 
 def test_profile_grids_are_capped():
     eps = np.linspace(0.0, 5.0, 201)
-    with pytest.raises(ValueError, match=r"epsilons holds 201 values.*MAX_PROFILE_POINTS = 200"):
+    with pytest.raises(ValueError, match=r"the values epsilons holds = 201 is not allowed: must be <= 200 \(the cap"):
         CMP.privacy_profile("zcdp", "gaussian", 4.0, 10, 1.0, "add_remove", eps)
-    with pytest.raises(ValueError, match=r"epsilons holds 201 values.*MAX_PROFILE_POINTS = 200"):
+    with pytest.raises(ValueError, match=r"the values epsilons holds = 201 is not allowed: must be <= 200 \(the cap"):
         CMP.exact_profile("gaussian", 4.0, 10, 1.0, "add_remove", eps)
-    with pytest.raises(ValueError, match=r"counts holds 26 values.*MAX_COUNTS = 25"):
+    with pytest.raises(ValueError, match=r"the values counts holds = 26 is not allowed: must be <= 25 \(the cap"):
         CMP.epsilon_vs_count("gaussian", 4.0, 1.0, 1e-5, "add_remove", list(range(1, 27)))
     got = CMP.epsilon_vs_count("gaussian", 4.0, 1.0, 1e-5, "add_remove", list(range(1, 26)), accountants=["zcdp"])
     assert len(got["zcdp"]) == 25

@@ -44,6 +44,7 @@ import numpy as np
 
 from dpviz import mechanisms as _mech
 from dpviz._validation import (
+    Cap,
     check_choice,
     check_delta,
     check_in_range,
@@ -72,7 +73,6 @@ __all__ = [
     "PROFILE_POINT_ONLY",
     "PROFILE_DELTAS",
     "MAX_COUNTS",
-    "MAX_PROFILE_POINTS",
     "EpsilonResult",
     "check_setting",
     "query_sensitivity",
@@ -99,13 +99,15 @@ LAB_MECHANISMS = ("gaussian", "laplace", "rr")
 PLD_FINEST_STEP = 1e-4
 PLD_GRID_BUDGET = 2 ** 16
 
-#: Most points one call evaluates; more is refused with a ValueError naming the cap. ``MAX_COUNTS``: the values of
+#: Most points one call evaluates; more is refused with a ValueError naming the cap. ``COUNTS``: the values of
 #: ``n`` in :func:`count_grid` and of ``counts`` in :func:`epsilon_vs_count` (each point asks every accountant, up
-#: to ~0.5 s each for 10⁶ subsampled Gaussian steps: ~10 s at the cap); ``MAX_PROFILE_POINTS``: the values of
+#: to ~0.5 s each for 10⁶ subsampled Gaussian steps: ~10 s at the cap); ``PROFILE_POINTS``: the values of
 #: ``epsilons`` in :func:`privacy_profile` / :func:`exact_profile` (one δ(ε) each, ~4 s at the cap for the optimal
 #: accountant). The lab draws 11 counts and 40 values of ε.
-MAX_COUNTS = 25
-MAX_PROFILE_POINTS = 200
+COUNTS = Cap(25, "the counts of one call")
+PROFILE_POINTS = Cap(200, "the values of ε of one profile")
+#: The number of counts as a plain integer, for dpviz.plots.composition (until it reads ``COUNTS.limit``).
+MAX_COUNTS = COUNTS.limit
 
 #: What an accountant may raise for a setting it cannot handle: reported in :class:`EpsilonResult`, not raised.
 _EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)
@@ -338,12 +340,10 @@ def exact_profile(mechanism: str, noise: float, count: int, rate: float, neighbo
 
 
 def _epsilon_grid(epsilons) -> np.ndarray:
-    """``epsilons`` of :func:`exact_profile` / :func:`privacy_profile`: at most :data:`MAX_PROFILE_POINTS` finite
+    """``epsilons`` of :func:`exact_profile` / :func:`privacy_profile`: at most :data:`PROFILE_POINTS` finite
     ε ≥ 0."""
     eps = check_real_array(epsilons, "epsilons", ndim=1, allow_empty=True).astype(float)
-    if eps.size > MAX_PROFILE_POINTS:
-        raise ValueError(f"epsilons holds {eps.size} values, which is not allowed: must hold at most "
-                         f"MAX_PROFILE_POINTS = {MAX_PROFILE_POINTS}.")
+    PROFILE_POINTS.check(eps.size, "the values epsilons holds")
     if np.any(eps < 0):
         raise ValueError(f"epsilons = {float(eps[eps < 0][0])!r} is not allowed: every ε must be a number >= 0.")
     return eps + 0.0  # (−0.0 → 0.0)
@@ -366,13 +366,13 @@ def reference_epsilon(results: Sequence[EpsilonResult], exact: float | None = No
 
 def count_grid(max_count: int, n: int = 13) -> tuple[int, ...]:
     """A modest log-spaced grid of compositions 1 … ``max_count`` (about ``n`` distinct integers); ``max_count`` at
-    most :data:`~dpviz.accountants.RUNS`, ``n`` in [2, :data:`MAX_COUNTS`].
+    most :data:`~dpviz.accountants.RUNS`, ``n`` in [2, :data:`COUNTS`].
 
     >>> count_grid(100, 5)
     (1, 3, 10, 32, 100)
     """
     max_count = check_integer(max_count, "max_count", minimum=1, maximum=RUNS.high)
-    n = check_integer(n, "n", minimum=2, maximum=MAX_COUNTS)
+    n = check_integer(n, "n", minimum=2, maximum=COUNTS.limit)
     grid = np.unique(np.round(np.logspace(0.0, math.log10(max_count), n)).astype(int))
     return tuple(int(g) for g in grid)
 
@@ -384,16 +384,14 @@ def epsilon_vs_count(mechanism: str, noise: float, rate: float, delta: float, ne
     cached by :func:`epsilon_result`).
 
     ``progress(fraction)`` is called as points complete (for a panel's progress bar). ``counts``: at most
-    :data:`MAX_COUNTS` integers in [1, :data:`~dpviz.accountants.RUNS`].
+    :data:`COUNTS` integers in [1, :data:`~dpviz.accountants.RUNS`].
     """
     names = _names(accountants)
     noise, _, rate = check_setting(mechanism, noise, 1, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
     if isinstance(counts, (str, bytes)) or not isinstance(counts, (Sequence, np.ndarray)) or np.ndim(counts) != 1:
         raise TypeError(f"counts = {counts!r} is not allowed: must be a sequence of integers.")
-    if len(counts) > MAX_COUNTS:
-        raise ValueError(f"counts holds {len(counts)} values, which is not allowed: must hold at most MAX_COUNTS = "
-                         f"{MAX_COUNTS}.")
+    COUNTS.check(len(counts), "the values counts holds")
     ks = [check_integer(k, "counts", minimum=1, maximum=RUNS.high) for k in counts]
     if progress is not None and not callable(progress):
         raise TypeError(f"progress = {progress!r} is not allowed: must be None or a function of the fraction done.")
@@ -457,7 +455,7 @@ def privacy_profile(name: str, mechanism: str, noise: float, count: int, rate: f
     evaluated as δ(ε) on the grid ``epsilons``; those marked ``"eps"`` as ε(δ) on :data:`PROFILE_DELTAS` (the same
     curve, traced from the other axis, because their ε(δ) is the cheap direction), sorted by ε, infinite ε dropped.
     ``delta_lower`` is PLD's optimistic profile (else None); ``error`` is the reason when not applicable.
-    ``epsilons``: at most :data:`MAX_PROFILE_POINTS` finite values ≥ 0.
+    ``epsilons``: at most :data:`PROFILE_POINTS` finite values ≥ 0.
     """
     noise, count, rate = check_setting(mechanism, noise, count, rate, neighboring)
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
