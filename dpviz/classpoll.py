@@ -43,7 +43,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from dpviz._validation import InstanceOf, Interval, as_rng, check_integer, check_real_array, checked
+from dpviz._validation import InstanceOf, Interval, as_rng, check_integer, check_real_array, checked, field_str
 from dpviz.accountants import BasicAccountant, PureDP
 from dpviz.audit import epsilon_lower_bound
 from dpviz.local import krr_estimate, krr_probabilities, krr_release, krr_variance
@@ -282,6 +282,7 @@ class LocalEstimate:
         _tuple_field(self, "counts")
         _tuple_field(self, "standard_errors", low=0.0, length=len(self.counts))
         object.__setattr__(self, "n", ANSWERS.check(self.n, "n"))
+        field_str(self, "source")
         object.__setattr__(self, "epsilon", EPSILON.check(self.epsilon, "epsilon"))
 
     def interval(self, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
@@ -371,6 +372,7 @@ class CentralRelease:
     def __post_init__(self):
         _tuple_field(self, "counts", integer=True)
         object.__setattr__(self, "total", ANSWERS.check(self.total, "total"))
+        field_str(self, "source")
         object.__setattr__(self, "epsilon", EPSILON.check(self.epsilon, "epsilon"))
 
     @property
