@@ -543,8 +543,9 @@ def pooled_epsilon_bound(correct_on_x: int, rounds_on_x: int, correct_on_x_prime
     The pooled test is the class's own: a round is one fresh run of the mechanism and one student's guess from
     that output alone. With every student playing one rule the counts are binomial and the bound is exact in
     level; students who play different rules make the counts sums of Bernoulli trials of different rates, which
-    are no more spread out than the binomial of their mean rate, so the bound stays conservative for the class's
-    average rule. A student who replays rounds until right, or guesses after seeing the answer, breaks it.
+    in the tails the bound uses are no more spread out than the binomial of their mean rate (Hoeffding's
+    comparison of Poisson-binomial and binomial laws), so the bound stays conservative for the class's average
+    rule. A student who replays rounds until right, or guesses after seeing the answer, breaks it.
     """
     for right, rounds, name in ((correct_on_x, rounds_on_x, "correct_on_x"),
                                 (correct_on_x_prime, rounds_on_x_prime, "correct_on_x_prime")):
