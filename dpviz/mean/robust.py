@@ -44,6 +44,7 @@ from scipy import special
 
 from dpviz._cache import RecentResults
 from dpviz._validation import (
+    Interval,
     as_rng,
     check_choice,
     check_delta,
@@ -398,9 +399,9 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     2
     """
     x = data_array(points, "points", ndim=2)
-    if x.shape[1] != 2 or x.shape[0] > _MAX_GRID_POINTS:
+    if x.shape[1] != 2 or x.shape[0] > GRID_POINTS.high:
         raise ValueError(f"points has shape {x.shape}, which is not allowed: must be (n, 2) with n <= "
-                         f"{_MAX_GRID_POINTS} (each point is tested against every grid cell).")
+                         f"{GRID_POINTS.high} (each point is tested against every grid cell).")
     r = SCALE.check(r, "r")
     eps = check_positive(epsilon, "epsilon")
     delta = check_delta(delta, "delta", allow_zero=False)
@@ -431,7 +432,8 @@ def algorithm_a_2d(points, r: float, epsilon: float, delta: float, *, ball_radiu
     return AlgorithmA2D(cx, cy, f, w / Z / cell, float(wg / Z), R)
 
 
-_MAX_GRID_POINTS = 10_000
+#: Points of the 2-D grid views (each point is tested against every grid cell).
+GRID_POINTS = Interval(1, 10_000, integer=True)
 
 # --------------------------------------------------------------------------------------------- Algorithm 1
 
@@ -1061,7 +1063,7 @@ def algorithm_a_neighbours_2d(n: int, move: float, epsilon: float, delta: float,
     >>> float(xp[-1, 0] - x[-1, 0]), A0 is algorithm_a_neighbours_2d(12, 3.0, 0.5, 1e-3, resolution=30)[2]
     (2.0, True)
     """
-    n = check_integer(n, "n", minimum=1, maximum=_MAX_GRID_POINTS)
+    n = GRID_POINTS.check(n, "n")
     move = check_in_range(move, "move", -MAGNITUDE, MAGNITUDE)
     spread = SCALE.check(spread, "spread")
     key = _NeighboursKey(n, check_positive(epsilon, "epsilon"), check_delta(delta, "delta", allow_zero=False),

@@ -20,11 +20,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from dpviz._validation import check_delta, check_integer
+from dpviz._validation import Interval, check_delta, check_integer
 from dpviz.partial.accounting import zcdp_epsilon_curve
 from dpviz.partial.histograms import COUNT, EPS, RECORD_ENTRIES, RECORDS
 from dpviz.partial.marginals import (
-    MAX_QUERY_D,
+    QUERY_D,
     kway_diameters,
     kway_query_matrix,
     mwem_best_T,
@@ -33,9 +33,6 @@ from dpviz.partial.marginals import (
 )
 
 __all__ = [
-    "MAX_PLANTED",
-    "MAX_SPARSE_CELLS",
-    "MAX_CURVE_D",
     "record_epsilon_curves",
     "sparse_attack",
     "planted_data",
@@ -45,13 +42,13 @@ __all__ = [
 ]
 
 #: Most planted strings of :func:`planted_data`: their shares 6 % … 30 % of n (evenly spaced) must sum to ≤ 100 %.
-MAX_PLANTED = 5
+PLANTED = Interval(1, 5, integer=True)
 
 #: Most cells of :func:`sparse_attack` (the lesson draws 40).
-MAX_SPARSE_CELLS = 1_000_000
+SPARSE_CELLS = Interval(1, 1_000_000, integer=True)
 
 #: Largest d_max of :func:`record_epsilon_curves` (the lesson draws d ≤ 100).
-MAX_CURVE_D = 100_000
+CURVE_D = Interval(1, 100_000, integer=True)
 
 #: Rows × columns of the cached uniform background of :func:`planted_data` (one draw per seed, sliced).
 _BACKGROUND = (100_000, 32)
@@ -90,8 +87,8 @@ def record_epsilon_curves(eps0: float, delta: float, *, d_max: int = 100, k_way:
     """
     e0 = EPS.check(eps0, "eps0")
     delta = check_delta(delta, allow_zero=False)
-    d_max = check_integer(d_max, "d_max", minimum=1, maximum=MAX_CURVE_D)
-    k_way = check_integer(k_way, "k_way", minimum=1, maximum=MAX_CURVE_D)
+    d_max = CURVE_D.check(d_max, "d_max")
+    k_way = CURVE_D.check(k_way, "k_way")
     return _record_curves(e0, d_max, delta, k_way)
 
 
@@ -117,7 +114,7 @@ def sparse_attack(eps: float, cells: int = 40, seed: int = 0) -> tuple[np.ndarra
     the guess to {0, 1} would be right with probability 1 − ½e^{−ε/2} instead). Returns ``(f, noisy, guess)``,
     read-only; the same ``seed`` gives the same draw."""
     e = EPS.check(eps, "eps")
-    cells = check_integer(cells, "cells", minimum=1, maximum=MAX_SPARSE_CELLS)
+    cells = SPARSE_CELLS.check(cells, "cells")
     seed = check_integer(seed, "seed", minimum=0)
     return _sparse_attack(e, cells, seed)
 
@@ -146,7 +143,7 @@ def planted_data(n: int, d: int, n_heavy: int = 5, seed: int = 0) -> tuple[np.nd
     not redraw it.
 
     Caps: n ≤ :data:`RECORDS` (4·10⁶), n·d ≤ :data:`RECORD_ENTRIES` (2·10⁷, the bits of one data set), d ≤ 62
-    (records are coded as int64 by the algorithms), n_heavy ≤ MAX_PLANTED (5).
+    (records are coded as int64 by the algorithms), n_heavy ≤ :data:`PLANTED` (5).
 
     >>> X, planted, counts = planted_data(100, 4, 2, 0)
     >>> X.shape, counts.tolist()
@@ -155,7 +152,7 @@ def planted_data(n: int, d: int, n_heavy: int = 5, seed: int = 0) -> tuple[np.nd
     n = check_integer(n, "n", minimum=1, maximum=RECORDS.high)
     d = check_integer(d, "d", minimum=1, maximum=62)
     RECORD_ENTRIES.check(n * d, f"n·d = {n}·{d} (the bits of the data set)")
-    n_heavy = check_integer(n_heavy, "n_heavy", minimum=1, maximum=MAX_PLANTED)
+    n_heavy = PLANTED.check(n_heavy, "n_heavy")
     seed = check_integer(seed, "seed", minimum=0)
     return _planted_data(n, d, n_heavy, seed)
 
@@ -216,7 +213,7 @@ def mwem_best_rounds(n: int, eps0: float, d: int, k: int, ell: int) -> tuple[int
     (:func:`dpviz.partial.mwem_best_T`, which also caps m); cached."""
     n = check_integer(n, "n", minimum=1, maximum=COUNT.high)
     e0 = EPS.check(eps0, "eps0")
-    d = check_integer(d, "d", minimum=1, maximum=MAX_QUERY_D)
+    d = check_integer(d, "d", minimum=1, maximum=QUERY_D.high)
     k = check_integer(k, "k", minimum=1, maximum=d)
     ell = check_integer(ell, "ell", minimum=1, maximum=max(d // k, 1))
     return _best_T(n, e0, d, k, ell)
@@ -233,7 +230,7 @@ def mwem_ell_tradeoff(eps0: float, n: int, d: int, k: int) -> tuple[np.ndarray, 
     best T (:func:`mwem_best_rounds`). Returns ``(ells, person_eps, bounds)``."""
     e0 = EPS.check(eps0, "eps0")
     n = check_integer(n, "n", minimum=1, maximum=COUNT.high)
-    d = check_integer(d, "d", minimum=2, maximum=MAX_QUERY_D)
+    d = check_integer(d, "d", minimum=2, maximum=QUERY_D.high)
     k = check_integer(k, "k", minimum=1, maximum=d)
     ells = np.arange(1, d // k + 1)
     bounds = np.array([_best_T(n, e0, d, k, int(l_))[1] for l_ in ells])

@@ -33,7 +33,6 @@ from dpviz.partial.histograms import (
 )
 
 __all__ = [
-    "MAX_D_MARGINALS",
     "kway_queries",
     "kway_query_matrix",
     "diameters_brute_force",
@@ -56,17 +55,18 @@ __all__ = [
 #: T_max of :func:`mwem_best_T` (the panels use 2·10⁵).
 T_SEARCH = Interval(1, 10_000_000, integer=True)
 
-MAX_D_MARGINALS = 12
+#: Attributes d of a full marginal table or hull (2^d cells or vertices are formed).
+D_MARGINALS = Interval(1, 12, integer=True)
 _FAMILIES = ("conjunction", "parity")
 
 
-MAX_QUERY_D = 100_000
-"""Cap on d in the closed-form query counts C(d, k) (the panels plot d ≤ 10⁴); C(d, k) must also stay < 10³⁰⁰."""
+#: d in the closed-form query counts C(d, k) (the panels plot d ≤ 10⁴); C(d, k) must also stay < 10³⁰⁰.
+QUERY_D = Interval(1, 100_000, integer=True)
 
 
 def kway_queries(d: int, k: int) -> tuple:
     """All k-subsets S of the attributes {0..d−1} (0-indexed), lexicographic: the m = C(d, k) queries."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    d = D_MARGINALS.check(d, "d")
     k = check_integer(k, "k", minimum=1, maximum=d)
     return _kway_queries(d, k)
 
@@ -100,7 +100,7 @@ def _kway_query_matrix(d: int, k: int, family: str) -> np.ndarray:
 def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray:
     """Q[u, j] = q_{S_j}(u) for every record u ∈ {0,1}^d (row = integer code) and k-subset S_j (Theorem 11 of Ghazi,
     Kumar, Manurangsi & Steinke 2023, "Instance"). Read-only, cached."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    d = D_MARGINALS.check(d, "d")
     k = check_integer(k, "k", minimum=1, maximum=d)
     check_name(family, "family", _FAMILIES)
     return _kway_query_matrix(d, k, family)
@@ -109,7 +109,7 @@ def kway_query_matrix(d: int, k: int, family: str = "conjunction") -> np.ndarray
 def diameters_brute_force(Q: np.ndarray, d: int) -> tuple[float, float]:
     """Brute-force Δ = max_{u,u'} ‖Q(u) − Q(u')‖₂ and Δ0 = max over u, u' differing in ONE attribute (Theorem 11
     of Ghazi, Kumar, Manurangsi & Steinke 2023), for a query matrix with one row per record code of {0,1}^d."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    d = D_MARGINALS.check(d, "d")
     Q = real_array(Q, "Q", ndim=2, low=-SCALE.high, high=SCALE.high)
     if Q.shape[0] != (1 << d):
         raise ValueError(f"Q has shape {Q.shape}: must have 2^d = {1 << d} rows (one per record).")
@@ -134,7 +134,7 @@ def kway_diameters(d: int, k: int) -> tuple[float, float]:
     >>> [round(x, 3) for x in kway_diameters(6, 2)]
     [3.873, 2.236]
     """
-    d = check_integer(d, "d", minimum=1, maximum=MAX_QUERY_D)
+    d = QUERY_D.check(d, "d")
     k = check_integer(k, "k", minimum=1, maximum=d)
     return math.sqrt(_comb(d, k)), math.sqrt(math.comb(d - 1, k - 1))
 
@@ -184,8 +184,8 @@ def kway_projection_mse_bounds(d, k: int, n: int, *, eps0: float | None = None, 
     >>> round(kway_projection_mse_bounds(100, 3, 1000, eps0=1.0), 6)
     0.002039
     """
-    k = check_integer(k, "k", minimum=1, maximum=MAX_QUERY_D)
-    dd = real_array(d, "d", ndim=(0, 1), low=float(k), high=float(MAX_QUERY_D), integer=True)
+    k = QUERY_D.check(k, "k")
+    dd = real_array(d, "d", ndim=(0, 1), low=float(k), high=float(QUERY_D.high), integer=True)
     n = COUNT.check(n, "n")
     if (eps0 is None) == (eps is None):
         raise ValueError("pass exactly one of eps0 (per attribute) or eps (per person).")
@@ -257,8 +257,8 @@ def projection_mechanism(X, sigma: float, *, k: int = 2, family: str = "conjunct
     """
     A = as_binary_records(X)
     n, d = A.shape
-    if d > MAX_D_MARGINALS:
-        raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS} (the hull has 2^d vertices).")
+    if d > D_MARGINALS.high:
+        raise ValueError(f"d = {d} is not allowed here: must be <= {D_MARGINALS.high} (the hull has 2^d vertices).")
     s = SCALE.check(sigma, "sigma")
     Q = kway_query_matrix(d, k, family)
     iterations = COUNT.check(iterations, "iterations")
@@ -300,7 +300,7 @@ def disjoint_query_sets(d: int, k: int, ell: int) -> np.ndarray:
     :func:`kway_queries`). Algorithm 1 of Ghazi, Kumar, Manurangsi & Steinke 2023 samples ordered tuples; each
     set stands for ℓ! equally weighted tuples, so sampling sets gives the same distribution. Needs
     ℓ ≤ ⌊d/k⌋."""
-    d = check_integer(d, "d", minimum=1, maximum=MAX_D_MARGINALS)
+    d = D_MARGINALS.check(d, "d")
     k = check_integer(k, "k", minimum=1, maximum=d)
     ell = check_integer(ell, "ell", minimum=1, maximum=d // k)
     return _disjoint_sets(d, k, ell)
@@ -393,8 +393,8 @@ def partial_mwem(X, eps0: float, T: int, ell: int = 1, *, k: int = 2, rng=None) 
     """
     A_ = as_binary_records(X)
     n, d = A_.shape
-    if d > MAX_D_MARGINALS:
-        raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
+    if d > D_MARGINALS.high:
+        raise ValueError(f"d = {d} is not allowed here: must be <= {D_MARGINALS.high}.")
     e0 = EPS.check(eps0, "eps0")
     T = check_integer(T, "T", minimum=1, maximum=100000)
     k = check_integer(k, "k", minimum=1, maximum=d)
@@ -435,8 +435,8 @@ def max_star_error(answers, X, ell: int, *, k: int = 2) -> float:
     of k-way conjunctions of the average |q_i(A) − q_i(x)|, exact by enumeration."""
     A_ = as_binary_records(X)
     n, d = A_.shape
-    if d > MAX_D_MARGINALS:
-        raise ValueError(f"d = {d} is not allowed here: must be <= {MAX_D_MARGINALS}.")
+    if d > D_MARGINALS.high:
+        raise ValueError(f"d = {d} is not allowed here: must be <= {D_MARGINALS.high}.")
     Q = kway_query_matrix(d, k, "conjunction")
     sets = disjoint_query_sets(d, k, ell)
     ans = real_array(answers, "answers", ndim=1, low=-SCALE.high, high=SCALE.high)

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import stats
 
 from dpviz._validation import (
+    Cap,
     as_rng,
     check_choice,
     check_delta,
@@ -701,7 +702,8 @@ class DelStab:
         return self.algorithm.sample_from_sum(total - int(v[removed].sum()), rng=gen)
 
 
-_MAX_TYPE_VECTORS = 2_000_000
+#: Deletion types exact DelStab enumerates.
+TYPE_VECTORS = Cap(2_000_000, "the deletion types exact DelStab enumerates")
 #: Use the complement sum when the stable sets carry more than this fraction of all C(n, r) subsets (precision:
 #: the subtraction then loses at most a factor 1/(1 − fraction) of relative accuracy).
 _COMPLEMENT_FRACTION = 0.5
@@ -714,9 +716,9 @@ def _all_type_vectors(caps: np.ndarray, rmax: int) -> np.ndarray:
     for c in caps.tolist():
         reps = np.minimum(c, rmax - sums) + 1  # choices 0..min(c, rmax − current sum)
         total = int(reps.sum())
-        if total > _MAX_TYPE_VECTORS:
+        if total > TYPE_VECTORS.limit:
             raise ValueError(
-                f"dataset is not allowed: exact DelStab would enumerate more than {_MAX_TYPE_VECTORS} deletion "
+                f"dataset is not allowed: exact DelStab would enumerate more than {TYPE_VECTORS.limit} deletion "
                 "types (too many distinct per-user sums for this κ); use fewer users, smaller m or a larger ε, δ."
             )
         base = np.repeat(np.arange(len(reps)), reps)
