@@ -22,7 +22,7 @@ Lesson 10 trains at user level with full-batch noisy gradient descent (no sampli
 DP-FedAvg (McMahan et al. 2018), samples users.
 
 Caps: a call allocates O(n) memory per step (the Poisson masks are drawn one step at a time) and its work, n·T
-example-steps plus one pass over the training and test sets per recorded step, is at most :data:`MAX_WORK`.
+example-steps plus one pass over the training and test sets per recorded step, is at most :data:`WORK`.
 """
 
 from __future__ import annotations
@@ -36,12 +36,16 @@ import numpy as np
 from scipy import optimize, special
 
 from dpviz._validation import (
+    ArrayOf,
+    Cap,
+    Interval,
+    Options,
     as_rng,
-    check_delta,
     check_in_range,
     check_integer,
     check_positive,
     check_real_array,
+    checked,
 )
 from dpviz.accountants.compare import epsilon_result
 from dpviz.learning.training import _clip_rows  # the one home of row clipping (unchecked kernel)
@@ -65,28 +69,34 @@ __all__ = [
     "lesson_batch_size",
     "lesson_reference_run",
     "LESSON_EXAMPLES",
-    "MAX_EXAMPLES",
-    "MAX_STEPS",
-    "MAX_WORK",
 ]
 
-MAX_EXAMPLES = 100_000
-"""Cap on the number of training (and of test) examples."""
-MAX_STEPS = 10_000
-"""Cap on the number of steps T."""
-MAX_WORK = 100_000_000
-"""Cap on the work of one run: n·T example-steps (each step draws n uniforms for its Poisson mask) plus
-(n + n_test) per recorded or paused step (the accuracies), so that one call takes seconds, not minutes: n and T
-may each reach their caps, but not together (n = 10⁵ with T = 10⁴ is 10⁹). The lesson's largest run (n = 1000,
-T = 1000, 21 recorded steps) is 1.04·10⁶."""
-MAX_FEATURE = 1e6
-"""Bound on |feature| entries (|θ·(x, 1)| stays far inside the float range)."""
-MAX_THETA = 1e30
-"""Bound on |θ| entries (a run within the caps below stays below 10²³)."""
-MAX_GRADIENT = 1e12
-"""Bound on |gradient| entries given to the helpers (their squared norms stay finite)."""
-MAX_SCALE = 1e6
-"""Bound on C, z and L: every product in a step stays far inside the float range."""
+EXAMPLES = Interval(1, 100_000, integer=True)
+"""The number of training (and of test) examples: at most 10⁵."""
+STEPS = Interval(1, 10_000, integer=True)
+"""The number of steps T (and the recording interval ``eval_every``, and the entries of ``pause_at``): at most 10⁴."""
+WORK = Cap(100_000_000, "the work of one DP-SGD run, n·T example-steps plus (n + n_test) per recorded step; use "
+                        "fewer steps, fewer examples or a larger eval_every")
+"""The work of one run: n·T example-steps (each step draws n uniforms for its Poisson mask) plus (n + n_test) per
+recorded or paused step (the accuracies), so that one call takes seconds, not minutes: n and T may each reach their
+caps, but not together (n = 10⁵ with T = 10⁴ is 10⁹). The lesson's largest run (n = 1000, T = 1000, 21 recorded
+steps) is 1.04·10⁶."""
+FEATURES = ArrayOf(ndim=2, max_abs=1e6)
+"""X: finite feature entries |x| ≤ 10⁶ (|θ·(x, 1)| stays far inside the float range)."""
+THETA = ArrayOf(ndim=1, max_abs=1e30)
+"""θ: finite entries |θ_j| ≤ 10³⁰ (a run within the caps stays below 10²³)."""
+GRADIENTS = ArrayOf(ndim=2, max_abs=1e12, allow_empty=True)
+"""Gradients given to the helpers: |entries| ≤ 10¹² (their squared norms stay finite)."""
+GRADIENT_COLUMNS = Interval(0, 1000, integer=True)
+"""Columns of the gradients given to the helpers."""
+CLIP_NORM = Interval(1e-6, 1e6)
+"""C in [10⁻⁶, 10⁶]: every product in a step stays far inside the float range (as for z and L)."""
+NOISE_MULTIPLIER = Interval(0.0, 1e6)
+"""z in [0, 10⁶]."""
+BATCH_SIZE = Interval(1e-3, 1e6)
+"""The public expected batch size L in [10⁻³, 10⁶]."""
+SAMPLING_RATE = Interval(0.0, 1.0, open_low=True)
+"""q in (0, 1]."""
 LESSON_EXAMPLES = 1000
 """Lesson 07's data set size: public (a constant of the lesson, fixed before the data are drawn)."""
 
@@ -99,16 +109,11 @@ def _features(X: np.ndarray) -> np.ndarray:
 
 
 def _check_data(X, y, xname: str = "X", yname: str = "y"):
-    """X of shape (n, 2), 1 ≤ n ≤ MAX_EXAMPLES, finite entries |x| ≤ MAX_FEATURE; y of shape (n,), labels 0 or 1."""
-    X = check_real_array(X, xname, ndim=2)
+    """X of shape (n, 2), n in :data:`EXAMPLES`, finite entries |x| ≤ 10⁶; y of shape (n,), labels 0 or 1."""
+    X = FEATURES.check(X, xname)
     if X.shape[1] != 2:
         raise ValueError(f"{xname} has shape {X.shape}, which is not allowed: must be (n, 2), one row per example.")
-    if X.shape[0] > MAX_EXAMPLES:
-        raise ValueError(f"{xname} has {X.shape[0]} rows, which is not allowed: must have at most {MAX_EXAMPLES} "
-                         "(MAX_EXAMPLES).")
-    if float(np.max(np.abs(X))) > MAX_FEATURE:
-        raise ValueError(f"{xname} has an entry of magnitude {float(np.max(np.abs(X))):.3g}, which is not allowed: "
-                         f"entries must lie in [-{MAX_FEATURE:g}, {MAX_FEATURE:g}].")
+    EXAMPLES.check(X.shape[0], f"the rows of {xname}")
     y = check_real_array(y, yname, ndim=1)
     if y.shape != (X.shape[0],):
         raise ValueError(f"{yname} has shape {y.shape}, which is not allowed: must be ({X.shape[0]},), one label per "
@@ -120,44 +125,27 @@ def _check_data(X, y, xname: str = "X", yname: str = "y"):
 
 
 def _check_theta(theta) -> np.ndarray:
-    t = check_real_array(theta, "theta", ndim=1)
+    t = THETA.check(theta, "theta")
     if t.shape != (3,):
         raise ValueError(f"theta has shape {t.shape}, which is not allowed: must be (3,) (two weights and a bias).")
-    if float(np.max(np.abs(t))) > MAX_THETA:
-        raise ValueError(f"theta has an entry of magnitude {float(np.max(np.abs(t))):.3g}, which is not allowed: "
-                         f"entries must lie in [-{MAX_THETA:g}, {MAX_THETA:g}].")
     return t
 
 
 def _check_grads(grads) -> np.ndarray:
-    g = check_real_array(grads, "grads", ndim=2, allow_empty=True)
-    if g.size and float(np.max(np.abs(g))) > MAX_GRADIENT:
-        raise ValueError(f"grads has an entry of magnitude {float(np.max(np.abs(g))):.3g}, which is not allowed: "
-                         f"entries must lie in [-{MAX_GRADIENT:g}, {MAX_GRADIENT:g}].")
-    if g.shape[0] > MAX_EXAMPLES or g.shape[1] > 1000:
-        raise ValueError(f"grads has shape {g.shape}, which is not allowed: must have at most {MAX_EXAMPLES} rows "
-                         "and 1000 columns.")
+    g = GRADIENTS.check(grads, "grads")
+    EXAMPLES.check(max(g.shape[0], 1), "the rows of grads")
+    GRADIENT_COLUMNS.check(g.shape[1], "the columns of grads")
     return g
-
-
-def _clip_norm(value) -> float:
-    """C in [10⁻⁶, 10⁶]."""
-    return check_in_range(value, "clip_norm", 1e-6, MAX_SCALE)
-
-
-def _noise_multiplier(value) -> float:
-    """z in [0, 10⁶]."""
-    return check_in_range(value, "noise_multiplier", 0.0, MAX_SCALE)
 
 
 # ============================================================================================ the model
 
 
+@checked(n=Interval(2, EXAMPLES.high, integer=True))
 def make_dataset(n: int = 1000, *, separation: float = 2.0, rng=0) -> tuple[np.ndarray, np.ndarray]:
     """A synthetic 2-D binary classification set: two Gaussian clouds N(±(s/2)·(1, 1)/√2, I), labels 0/1 with
     probability ½ each; s = ``separation`` in [0, 1000]. Returns (X of shape (n, 2), y of shape (n,)); the same
     ``rng`` seed gives the same data."""
-    n = check_integer(n, "n", minimum=2, maximum=MAX_EXAMPLES)
     s = check_in_range(separation, "separation", 0.0, 1000.0)
     g = as_rng(rng)
     y = (g.random(n) < 0.5).astype(float)
@@ -174,7 +162,7 @@ def per_example_gradients(theta, X, y) -> np.ndarray:
     """Gradients of the logistic loss ℓ(θ; x, y) = ln(1 + e^{θ·(x, 1)}) − y·θ·(x, 1), one row per example:
     (p − y)·(x, 1) with p = 1/(1 + e^{−θ·(x, 1)}). Shape (n, 3).
 
-    ``theta``: 3 finite numbers, |θ_j| ≤ 10³⁰; ``X``: shape (n, 2), finite, |x| ≤ 10⁶, n ≤ :data:`MAX_EXAMPLES`;
+    ``theta``: 3 finite numbers, |θ_j| ≤ 10³⁰; ``X``: shape (n, 2), finite, |x| ≤ 10⁶, n in :data:`EXAMPLES`;
     ``y``: n labels 0 or 1."""
     t = _check_theta(theta)
     X, y = _check_data(X, y)
@@ -182,22 +170,22 @@ def per_example_gradients(theta, X, y) -> np.ndarray:
     return (_logistic(F @ t) - y)[:, None] * F
 
 
+@checked(clip_norm=CLIP_NORM)
 def clip_gradients(grads, clip_norm: float) -> tuple[np.ndarray, np.ndarray]:
     """Scale each row to ℓ₂ norm ≤ C: g·min(1, C/‖g‖) (Abadi et al. 2016, Alg. 1). Returns (clipped, was_clipped).
 
     ``grads``: a 2-D array (rows may be 0), finite, |entries| ≤ 10¹²; ``clip_norm``: C in [10⁻⁶, 10⁶]."""
     g = _check_grads(grads)
-    return _clip_rows(g, _clip_norm(clip_norm))
+    return _clip_rows(g, clip_norm)
 
 
+@checked(clip_norm=CLIP_NORM, noise_multiplier=NOISE_MULTIPLIER)
 def noisy_gradient_sum(grads, clip_norm: float, noise_multiplier: float, rng) -> np.ndarray:
     """Σᵢ clip_C(gᵢ) + N(0, σ²·I) with σ = z·C, z = ``noise_multiplier`` in [0, 10⁶]: the privatised sum of one
     DP-SGD step (Abadi et al. 2016, Alg. 1)."""
     g = _check_grads(grads)
-    c = _clip_norm(clip_norm)
-    z = _noise_multiplier(noise_multiplier)
-    clipped, _ = _clip_rows(g, c)
-    return clipped.sum(axis=0) + as_rng(rng).normal(0.0, z * c, size=clipped.shape[-1])
+    clipped, _ = _clip_rows(g, clip_norm)
+    return clipped.sum(axis=0) + as_rng(rng).normal(0.0, noise_multiplier * clip_norm, size=clipped.shape[-1])
 
 
 def accuracy(theta, X, y) -> float:
@@ -248,20 +236,20 @@ class DPSGDRun:
         object.__setattr__(self, "batch_sizes", b.astype(np.int64))
 
 
+@checked(steps=STEPS, eval_every=STEPS)
 def recorded_steps(steps: int, eval_every: int) -> np.ndarray:
     """The steps t at which :func:`train_dpsgd` records its traces: 0 (before training), every ``eval_every``-th
-    step, and the last step T (``steps`` T and ``eval_every`` in [1, :data:`MAX_STEPS`])."""
-    T = check_integer(steps, "steps", minimum=1, maximum=MAX_STEPS)
-    every = check_integer(eval_every, "eval_every", minimum=1, maximum=MAX_STEPS)
-    return np.union1d(np.arange(0, T + 1, every), [T])
+    step, and the last step T (``steps`` T and ``eval_every`` in :data:`STEPS`)."""
+    return np.union1d(np.arange(0, steps + 1, eval_every), [steps])
 
 
+@checked(steps=STEPS)
 def lesson_schedule(steps: int) -> tuple[int, list[int], list[int], list[int]]:
     """Lesson 07's recording schedule for a run of T = ``steps`` steps: (the recording interval max(1, ⌊T/20⌋), the
     recorded steps (:func:`recorded_steps`), the indices into them of up to four steps near T/4, T/2, 3T/4 and T
     (the ε checkpoints), the steps after which a streamed run shows itself: one early (about 50 steps in, at most
     T/4), then each checkpoint before T)."""
-    T = check_integer(steps, "steps", minimum=1, maximum=MAX_STEPS)
+    T = steps
     every = max(1, T // 20)
     recorded = [int(t) for t in recorded_steps(T, every)]
     picks = sorted({min(range(1, len(recorded)), key=lambda i, k=k: abs(recorded[i] - T * k / 4))
@@ -269,15 +257,6 @@ def lesson_schedule(steps: int) -> tuple[int, list[int], list[int], list[int]]:
     early = min(recorded[1:], key=lambda r: abs(r - min(50, T / 4)))
     pauses = sorted({early, *(recorded[i] for i in picks)} - {T})
     return every, recorded, picks, pauses
-
-
-def _check_training(expected_batch_size, clip_norm, noise_multiplier, sampling_rate, steps, learning_rate):
-    return (check_in_range(expected_batch_size, "expected_batch_size", 1e-3, MAX_SCALE),
-            _clip_norm(clip_norm),
-            _noise_multiplier(noise_multiplier),
-            check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False),
-            check_integer(steps, "steps", minimum=1, maximum=MAX_STEPS),
-            check_in_range(learning_rate, "learning_rate", 0.0, 100.0, low_inclusive=False))
 
 
 def train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0, noise_multiplier: float = 1.0,
@@ -299,8 +278,8 @@ def train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0, noi
     ``eval_every`` steps on the training set and on ``test`` = (X_test, y_test) (the training set when None).
     ``progress(f)`` is called with the fraction done.
 
-    Ranges: L in [10⁻³, 10⁶], C in [10⁻⁶, 10⁶], z in [0, 10⁶], q in (0, 1], T in [1, :data:`MAX_STEPS`], η in
-    (0, 100]; X, y as in :func:`per_example_gradients`; the run's work at most :data:`MAX_WORK`.
+    Ranges: L in [10⁻³, 10⁶], C in [10⁻⁶, 10⁶], z in [0, 10⁶], q in (0, 1], T in :data:`STEPS`, η in
+    (0, 100]; X, y as in :func:`per_example_gradients`; the run's work at most :data:`WORK`.
 
     The last run :func:`iter_train_dpsgd` yields for the same arguments: the same draws in the same order.
     """
@@ -311,6 +290,8 @@ def train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0, noi
     return run
 
 
+@checked(expected_batch_size=BATCH_SIZE, clip_norm=CLIP_NORM, noise_multiplier=NOISE_MULTIPLIER,
+         sampling_rate=SAMPLING_RATE, steps=STEPS, learning_rate=Interval(0.0, 100.0, open_low=True), eval_every=STEPS)
 def iter_train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0, noise_multiplier: float = 1.0,
                      sampling_rate: float = 0.05, steps: int = 200, learning_rate: float = 0.5,
                      test: tuple | None = None, eval_every: int = 10, rng=None,
@@ -323,8 +304,8 @@ def iter_train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0
     uniforms) and then its noise (3 normals) from ``rng``, so memory stays O(n) at any T.
     """
     X, y = _check_data(X, y)
-    L, C, z, q, T, lr = _check_training(expected_batch_size, clip_norm, noise_multiplier, sampling_rate, steps,
-                                        learning_rate)
+    L, C, z, q, T, lr = (float(expected_batch_size), float(clip_norm), float(noise_multiplier), float(sampling_rate),
+                         steps, float(learning_rate))
     if test is None:
         Xt, yt = X, y
     else:
@@ -335,8 +316,7 @@ def iter_train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0
     record[recorded_steps(T, eval_every)] = True
     if isinstance(pause_at, (str, bytes)) or not isinstance(pause_at, (tuple, list, range, np.ndarray)):
         raise ValueError(f"pause_at = {pause_at!r} is not allowed: must be a sequence of step counts >= 1.")
-    if len(pause_at) > MAX_STEPS:
-        raise ValueError(f"pause_at has {len(pause_at)} entries, which is not allowed: must have at most {MAX_STEPS}.")
+    STEPS.check(max(len(pause_at), 1), "the entries of pause_at")
     pauses = np.zeros(T + 1, dtype=bool)
     for t in pause_at:
         pauses[min(check_integer(t, "pause_at entry", minimum=1), T)] = True
@@ -344,10 +324,7 @@ def iter_train_dpsgd(X, y, *, expected_batch_size: float, clip_norm: float = 1.0
         raise TypeError(f"progress = {progress!r} is not allowed: must be a callable progress(fraction) or None.")
     n = X.shape[0]
     work = n * T + int(np.count_nonzero(record | pauses)) * (n + Xt.shape[0])
-    if work > MAX_WORK:
-        raise ValueError(f"steps = {T} is not allowed with n = {n} examples: the run's work ({work:.3g} example-steps "
-                         f"and evaluations) must be <= {MAX_WORK:.0e} (MAX_WORK); use fewer steps, fewer examples or "
-                         "a larger eval_every.")
+    WORK.check(work, f"the work of steps = {T} on n = {n} examples")
     return _dpsgd_loop(X, y, Xt, yt, L, C, z, q, T, lr, record, pauses, as_rng(rng), progress)
 
 
@@ -391,6 +368,8 @@ def _dpsgd_loop(X, y, Xt, yt, L, C, z, q, T, lr, record, pauses, g, progress) ->
 # ============================================================================================ privacy
 
 
+@checked(noise_multiplier=NOISE_MULTIPLIER, sampling_rate=SAMPLING_RATE, steps=STEPS,
+         delta=Interval(0.0, 1.0, open_low=True, open_high=True), accountant=Options("rdp", "pld"))
 def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, delta: float = 1e-5, *,
                   accountant: str = "pld") -> float:
     """The ε after T = ``steps`` DP-SGD steps (Poisson rate q, noise multiplier z, public denominator L: see
@@ -399,13 +378,8 @@ def dpsgd_epsilon(noise_multiplier: float, sampling_rate: float, steps: int, del
     accountant of the sampled Gaussian (Mironov, Talwar & Zhang 2019) with the improved conversion; ``"pld"`` — the
     PLD accountant's pessimistic (upper) end (Koskela, Jälkö & Honkela 2020).
 
-    z in [0, 10⁶] (z = 0 is not private: ε = ∞), q in (0, 1], T in [1, :data:`MAX_STEPS`], δ in (0, 1)."""
-    z = _noise_multiplier(noise_multiplier)
-    q = check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False)
-    T = check_integer(steps, "steps", minimum=1, maximum=MAX_STEPS)
-    d = check_delta(delta, allow_zero=False)
-    if not isinstance(accountant, str) or accountant not in ("rdp", "pld"):
-        raise ValueError(f"accountant = {accountant!r} is not allowed: must be one of 'rdp', 'pld'.")
+    z in [0, 10⁶] (z = 0 is not private: ε = ∞), q in (0, 1], T in :data:`STEPS`, δ in (0, 1)."""
+    z, q, T, d = float(noise_multiplier), float(sampling_rate), steps, float(delta)
     if z == 0.0:
         return math.inf
     r = epsilon_result(accountant, "gaussian", z, T, q, d, "add_remove")
@@ -536,12 +510,12 @@ def private_denominator_epsilon(n: int, noise_multiplier: float, delta: float = 
 
     For large n the means differ by 2C/(n + 1) against a noise zC/n: dividing by the data set's own size acts like
     sensitivity 2C (the average moves by up to 2C/(n + 1) when one example joins), and the unequal variances add more
-    at small n. Ranges: n in [1, :data:`MAX_EXAMPLES`], z in [0.01, 100], δ in [10⁻³⁰⁰, 1).
+    at small n. Ranges: n in :data:`EXAMPLES`, z in [0.01, 100], δ in [10⁻³⁰⁰, 1).
 
     >>> round(private_denominator_epsilon(10, 1.0, 1e-5), 2), round(dpsgd_epsilon(1.0, 1.0, 1, 1e-5), 3)
     (12.57, 4.377)
     """
-    n = check_integer(n, "n", minimum=1, maximum=MAX_EXAMPLES)
+    n = EXAMPLES.check(n, "n")
     z = check_in_range(noise_multiplier, "noise_multiplier", 0.01, 100.0)
     d = check_in_range(delta, "delta", 1e-300, 1.0, high_inclusive=False)
     return _pair_epsilon(-1.0, z / n, -(n - 1) / (n + 1), z / (n + 1), d)

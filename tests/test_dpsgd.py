@@ -407,12 +407,12 @@ def test_the_largest_n_with_t_steps_refused_by_the_work_cap_not_a_memory_error()
     MemoryError; now the work cap refuses it at the call, by name."""
     X = np.zeros((100_000, 2))
     y = np.zeros(100_000)
-    with pytest.raises(ValueError, match="MAX_WORK"):
+    with pytest.raises(ValueError, match=r"the cap on the work of one DP-SGD run"):
         train_dpsgd(X, y, expected_batch_size=100.0, sampling_rate=0.001, steps=10_000, eval_every=10_000)
 
 
 def test_a_run_at_the_example_cap_draws_its_masks_step_by_step():
-    """n = 10⁵ examples, T = 600 steps (work 6·10⁷ + evaluations, inside MAX_WORK): the peak of new allocations
+    """n = 10⁵ examples, T = 600 steps (work 6·10⁷ + evaluations, inside the WORK cap): the peak of new allocations
     stays at a few per-step arrays (a few MB), where drawing all masks at once took T·n doubles (480 MB)."""
     X, y = make_dataset(100_000, rng=0)
     tracemalloc.start()
