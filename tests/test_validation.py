@@ -332,6 +332,10 @@ CAPS = _declared_caps()
 
 def test_the_spec_walk_finds_the_caps():
     assert "dpviz.learning.tasks.TRAINING_WORK" in CAPS and "dpviz.learning.optim.STEPS" in CAPS
+    for label in ("dpviz.mean.hadamard.ELEMENTS", "dpviz.mean.simulate.TRIALS", "dpviz.partial.histograms.RECORDS",
+                  "dpviz.partial.histograms.WORK", "dpviz.userlevel.data.USERS", "dpviz.userlevel.data.CELLS",
+                  "dpviz.accountants._base.RUNS", "dpviz.accountants.rdp.ORDERS"):
+        assert label in CAPS, label
 
 
 @pytest.mark.parametrize("label", sorted(CAPS))

@@ -63,7 +63,8 @@ __all__ = [
     "heavy_hitter_worst_case_loss",
 ]
 
-MAX_D = 62  # records are packed into int64 codes
+#: Attributes d of a record (records are packed into int64 codes).
+ATTRIBUTES = Interval(1, 62, integer=True)
 
 # Parameter specs shared by dpviz.partial (this is its lowest module). One call from a classroom client must not run
 # for minutes or allocate gigabytes: the lesson-07 panels use at most n = 8·10⁴ records of d = 32 bits for heavy
@@ -196,8 +197,8 @@ def as_binary_records(X, name: str = "X") -> np.ndarray:
     n, d = arr.shape
     if d == 0:
         raise ValueError(f"{name} has d = 0 attributes, which is not allowed: must have at least one attribute.")
-    if d > MAX_D:
-        raise ValueError(f"{name} has d = {d} attributes, which is not allowed: must be <= {MAX_D}.")
+    if d > ATTRIBUTES.high:
+        raise ValueError(f"{name} has d = {d} attributes, which is not allowed: must be <= {ATTRIBUTES.high}.")
     RECORDS.check(n, f"n (the records of {name})")
     RECORD_ENTRIES.check(n * d, f"n·d = {n}·{d} (the bits of {name})")
     if not np.all((arr == 0) | (arr == 1)):
