@@ -52,8 +52,8 @@ test: install
 	$(BIN)/python -m pytest
 
 bench: install
-	$(BIN)/python benchmarks/run.py
-	$(BIN)/python benchmarks/anatomy.py
+	$(BIN)/python -m benchmarks.panels.run
+	$(BIN)/python -m benchmarks.panels.anatomy
 
 # A class of students (default 30) opening a lesson together against a server on a free loopback port.
 loadtest: install

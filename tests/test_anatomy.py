@@ -4,7 +4,6 @@ a real page: test_browser.py)."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -14,11 +13,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def _anatomy():
-    spec = importlib.util.spec_from_file_location("bench_anatomy", HERE.parent / "benchmarks" / "anatomy.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_anatomy"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("benchmarks.panels.anatomy")
 
 
 ORIGIN = 1_800_000_000_000.0  # the page's time origin (ms since the epoch)
@@ -47,7 +42,8 @@ def test_a_move_splits_into_stages_that_add_up_to_the_total():
     assert row.pop("to server") is None  # no server clock: the relay is one stage
     assert row == pytest.approx(expected, abs=1e-3)
     assert sum(row[s] for s in A.STAGES if s in row) == pytest.approx(row["total"], abs=1e-9)
-    # with the server's clock (benchmarks/server_clock.py), the relay splits where the server received the message
+    # with the server's clock (benchmarks/classroom/server_clock.py), the relay splits where the server received
+    # the message
     server = {_date(1060.0): ORIGIN + 1066.0, _date(1025.0): ORIGIN + 1027.0}
     row = A.stages(key, seen, messages, updates, ORIGIN, server)
     assert row == pytest.approx(dict(expected, **{"to server": 6.0, "to page": 12.0}), abs=1e-3)
@@ -78,8 +74,7 @@ def test_server_clock_logs_each_kernel_message_as_it_arrives_and_still_relays_it
     from jupyter_client.session import Session
     from jupyter_server.services.kernels.connection.channels import ZMQChannelsWebsocketConnection as C
 
-    _anatomy()  # puts benchmarks/ on the path
-    import server_clock
+    from benchmarks.classroom import server_clock
 
     relayed = []
     monkeypatch.setattr(C, "handle_outgoing_message", lambda self, stream, msg: relayed.append((stream, msg)))

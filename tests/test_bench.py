@@ -1,7 +1,6 @@
 """`make bench` runs: every benchmark case executes once, and a panel's update splits into its stages."""
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
@@ -9,15 +8,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run_module():
-    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_run"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-RUN = _run_module()
+RUN = importlib.import_module("benchmarks.panels.run")
 CASES = [(case, m.__name__) for m in RUN.load_case_modules() for case in getattr(m, "CASES", [])]
 
 

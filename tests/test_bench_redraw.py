@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _redraw():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location("bench_redraw", ROOT / "benchmarks" / "redraw.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("benchmarks.panels.redraw")
 
 
 def _same_numbers(drawn, expected) -> bool:

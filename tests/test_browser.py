@@ -440,18 +440,16 @@ def test_lesson_renders_and_every_panel_follows_its_first_control(voila_url, pag
 
 
 def test_anatomy_splits_a_real_move_into_stages_on_one_clock(voila_url, browser):
-    """``benchmarks/anatomy.py`` (run by ``make bench``) on a real page: it finds the kernel's messages in the
+    """``benchmarks/panels/anatomy.py`` (run by ``make bench``) on a real page: it finds the kernel's messages in the
     WebSocket's binary frames and the figure's Plotly.update, and its stages follow each other on one clock."""
-    import importlib.util
+    import importlib
 
-    spec = importlib.util.spec_from_file_location("bench_anatomy", ROOT / "benchmarks" / "anatomy.py")
-    anatomy = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(anatomy)
+    anatomy = importlib.import_module("benchmarks.panels.anatomy")
     rows = anatomy.measure(voila_url, browser, "10_user_level_learning.ipynb", "HeterogeneityPanel")
     assert [name for name, _ in rows] == ["HeterogeneityPanel"]
     row = rows[0][1]
     assert row is not None, "the move was not split: no busy, figure message or Plotly.update found"
-    assert row["to server"] is None  # the test's server has no server clock (benchmarks/server_clock.py)
+    assert row["to server"] is None  # the test's server has no server clock (benchmarks/classroom/server_clock.py)
     stages = [s for s in anatomy.STAGES if s != "to server"]
     assert all(row[s] >= -2 for s in stages), row  # the kernel's dates and the page's clock agree to ~1 ms
     assert row["plotly.js"] > 0 and row["kernel"] > 0

@@ -246,16 +246,9 @@ def test_the_stop_button_shows_only_on_streamed_panels():
 
 
 def _bench_module():
-    import importlib.util
-    import sys
-    from pathlib import Path
+    import importlib
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
-    spec = importlib.util.spec_from_file_location("bench_run_streaming", path)
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_run_streaming"] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return importlib.import_module("benchmarks.panels.run")
 
 
 def test_make_bench_times_the_first_partial_result_of_every_streamed_panel():

@@ -11,7 +11,7 @@ press, on one clock (the page's, and the kernel's message dates, which the same 
   second press's update: the first one's run is cancelled),
 - ``kernel``: that ``busy`` → the figure's ``_py2js_update`` message made (numerics, figure building, sync),
 - ``to server``: made → received by the server (the kernel's IOPub thread, which needs the GIL, and ZeroMQ; the
-  server's clock is ``benchmarks/server_clock.py``, "-" where the server runs without it),
+  server's clock is ``benchmarks/classroom/server_clock.py``, "-" where the server runs without it),
 - ``to page``: received by the server (made, without its clock) → received by the page (tornado's WebSocket
   write, the browser's network stack, the page's main thread),
 - ``queued``: received → ``Plotly.update`` called (widget model, the figure module's queue and pacing),
@@ -33,14 +33,13 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-sys.path.insert(0, str(HERE))
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: benchmarks run as modules from there
 sys.path.insert(0, str(ROOT / "tests"))  # the browser test's instrument: one home for how a move is made and timed
 
-import server_clock  # noqa: E402
 import test_browser as B  # noqa: E402
 from _server import free_port  # noqa: E402
+
+from benchmarks.classroom import server_clock  # noqa: E402
 
 STAGES = ("to kernel", "kernel", "to server", "to page", "queued", "plotly.js", "to frame")
 
@@ -114,7 +113,7 @@ def stages(key: float, seen: float, messages: list[dict], updates: list[dict], t
 def _serve(port: int, log: Path, clock: Path) -> subprocess.Popen:
     """``python -m dpviz.app`` on ``port`` with the server's clock in ``clock`` (:mod:`server_clock`), once every
     lesson's kernel is pre-heated."""
-    proc = subprocess.Popen([sys.executable, str(HERE / "server_clock.py"), str(clock), f"--port={port}",
+    proc = subprocess.Popen([sys.executable, "-m", "benchmarks.classroom.server_clock", str(clock), f"--port={port}",
                              "--Voila.ip=127.0.0.1", "--no-browser"], cwd=ROOT, stdout=open(log, "w"),
                             stderr=subprocess.STDOUT)
     deadline = time.time() + 420

@@ -5,7 +5,7 @@ programmatically across its range (``Panel.bench_values()``), one value at a tim
 (the same code path a slider move runs in the kernel: render + figure sync). After each control's sweep it is
 put back to its default, so each row measures the panel around its default settings.
 
-Computations: each ``benchmarks/bench_*.py`` may expose ``CASES = [(name, zero_arg_callable, target_s), ...]``
+Computations: each ``benchmarks/numerics/bench_*.py`` may expose ``CASES = [(name, zero_arg_callable, target_s), ...]``
 and a ``compare_dp_accounting()`` returning printable lines.
 
 Prints a table of p50 / p95 / max per widget with its target, then where an update's time goes (p50 / p95 of
@@ -16,9 +16,9 @@ Streamed panels (the slow ones that draw partial results: their ``render`` is a 
 second time as in a kernel, in a fresh process (so neither sweep finds the other's caches warm): each change runs
 stepped as in a kernel, and the table gives the time to the first figure written (a partial result; target
 250 ms) beside the time to the final one. Then the browser's share: each panel's recorded updates replayed
-by plotly.js in headless Chromium (``benchmarks/redraw.py``). No test asserts a time. The whole path (WebSocket,
+by plotly.js in headless Chromium (``benchmarks/panels/redraw.py``). No test asserts a time. The whole path (WebSocket,
 widget model, a lesson's full page) is measured by the browser tests (``tests/test_browser.py``).
-Usage: ``python benchmarks/run.py [--repeat N] [--only SUBSTRING]``.
+Usage (from the checkout): ``python -m benchmarks.panels.run [--repeat N] [--only SUBSTRING]``.
 """
 
 from __future__ import annotations
@@ -35,31 +35,12 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))  # benchmarks/redraw.py
+from benchmarks.panels.redraw import WIDTH, import_panels, redraw_table
+from dpviz.panels.panel import PANEL_REGISTRY
 
-from redraw import WIDTH, redraw_table  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: benchmarks run as modules from there
+NUMERICS = ROOT / "benchmarks" / "numerics"  # the named computations
 
-from dpviz.panels.panel import PANEL_REGISTRY  # noqa: E402
-
-
-def import_panels() -> list[str]:
-    """Import every dpviz.panels submodule so its panels register; report (not hide) modules that fail."""
-    import importlib
-    import pkgutil
-
-    import dpviz.panels as pkg
-
-    problems = []
-    for m in pkgutil.iter_modules(pkg.__path__):
-        if m.name.startswith("_"):
-            continue
-        try:
-            importlib.import_module(f"dpviz.panels.{m.name}")
-        except Exception as exc:  # report and go on: one broken module must not hide the others' numbers
-            problems.append(f"dpviz.panels.{m.name}: {type(exc).__name__}: {exc}")
-    return problems
 
 #: Per-panel targets (seconds, p95) from the issues: lessons 01-07 (Part I) 50 ms except 05, the others 100 ms.
 #: Issue 14's targets: a panel that updates while its slider is dragged, p95 ≤ 30 ms per update; a slow panel (it
@@ -247,8 +228,8 @@ def bench_streaming(cls, repeat: int = 1) -> tuple[list[float], list[float], lis
 def _streamed_in_child(only: str, repeat: int) -> dict[str, tuple[list[float], list[float], list[str]]]:
     """Run :func:`bench_streaming` for every streamed panel in a fresh interpreter (cold caches, like bench_panel's
     sweep) and read its results back."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--streamed-json", "--repeat", str(repeat), "--only", only]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    cmd = [sys.executable, "-m", "benchmarks.panels.run", "--streamed-json", "--repeat", str(repeat), "--only", only]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=ROOT)
     lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
     if out.returncode != 0 or not lines:
         return {"(streamed sweep)": ([], [], [f"failed: {out.stderr.strip()[-500:]}"])}
@@ -281,7 +262,7 @@ def _close_stages() -> None:
 
 def load_case_modules():
     modules = []
-    for path in sorted(HERE.glob("bench_*.py")):
+    for path in sorted(NUMERICS.glob("bench_*.py")):
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)

@@ -19,20 +19,34 @@ import argparse
 import base64
 import math
 import statistics
-import sys
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
-sys.path.insert(0, str(HERE))
-
-from loadtest import CHROMIUM, browser_unavailable  # noqa: E402 (the load test's browser: same path, same check)
+from benchmarks.classroom.loadtest import CHROMIUM, browser_unavailable  # the load test's browser: same check
 
 #: A lesson's figure width on a laptop screen (px).
 WIDTH = 900
 _UNDEFINED = "__dpviz_undefined__"  # plotly's "leave this trace as it is" in a restyle list
+
+
+
+def import_panels() -> list[str]:
+    """Import every dpviz.panels submodule so its panels register; report (not hide) modules that fail."""
+    import importlib
+    import pkgutil
+
+    import dpviz.panels as pkg
+
+    problems = []
+    for m in pkgutil.iter_modules(pkg.__path__):
+        if m.name.startswith("_"):
+            continue
+        try:
+            importlib.import_module(f"dpviz.panels.{m.name}")
+        except Exception as exc:  # report and go on: one broken module must not hide the others' numbers
+            problems.append(f"dpviz.panels.{m.name}: {type(exc).__name__}: {exc}")
+    return problems
 
 
 def _plain(o):
@@ -147,7 +161,7 @@ _REPLAY = """async ([records, width, passes]) => {
 
 def bundle_path() -> Path:
     """plotly.js as the lessons load it under dpviz.app (its cartesian bundle, shipped in dpviz/server/static)."""
-    from dpviz.app import PLOTLY_BUNDLE, STATIC
+    from dpviz.serve.app import PLOTLY_BUNDLE, STATIC
 
     return STATIC / PLOTLY_BUNDLE
 
@@ -220,7 +234,6 @@ def _p95(sorted_values: list[float]) -> float:
 
 
 def main(argv=None) -> int:
-    from run import import_panels
 
     from dpviz.panels.panel import PANEL_REGISTRY
 

@@ -1,0 +1,1 @@
+"""dpviz benchmarks: numerics/ (named computations), panels/ (make bench), classroom/ (make loadtest)."""

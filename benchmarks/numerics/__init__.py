@@ -1,0 +1,1 @@
+"""Named computations of each topic (``CASES``), timed by ``make bench``."""
