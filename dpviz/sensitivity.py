@@ -25,7 +25,17 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from dpviz._validation import check_choice, check_in_range, check_integer, check_positive, check_real_array
+from dpviz._validation import (
+    ArrayOf,
+    Cap,
+    Interval,
+    check_choice,
+    check_in_range,
+    check_integer,
+    check_positive,
+    check_real_array,
+    checked,
+)
 from dpviz.mechanisms import Laplace
 
 __all__ = [
@@ -53,18 +63,24 @@ RELATIONS = ("add_remove", "replace")
 #: The queries whose sensitivity :func:`query_sensitivity` knows.
 QUERIES = ("count", "sum", "mean", "histogram")
 
-#: Largest number of records a mean's n may be (a trillion: beyond any data set, and exact in a double).
-MAX_N = 10**12
-#: Most values of ``data`` (and bounds ``upper``) :func:`clipping_error` takes, and most data × bound pairs it clips.
-MAX_DATA = 1_000_000
-MAX_BOUNDS = 100_000
-MAX_PAIRS = 100_000_000
-#: Largest |value| of ``data``: a million such values sum, and their bias squares, far inside the double range.
-MAX_VALUE = 1e100
-#: Largest Laplace scale b whose mean squared error 2b² (about) is computed; 2b² at 10¹⁵⁰ is 2·10³⁰⁰.
-MAX_SCALE = 1e150
-#: Largest variance of one noisy count: a range over 10,000 bins stays below 10³⁰⁴.
-MAX_VARIANCE = 1e300
+#: A mean's n: at most a trillion records (beyond any data set, and exact in a double).
+N = Interval(1, 10**12, integer=True)
+#: Values of ``data`` :func:`clipping_error` takes (and the size of :func:`example_dataset`).
+DATA_VALUES = Cap(1_000_000, "the values of data")
+#: Upper bounds ``upper`` of one :func:`clipping_error` call.
+BOUNDS = Cap(100_000, "the upper bounds of one call")
+#: Data × bound pairs :func:`clipping_error` clips in one call.
+PAIRS = Cap(100_000_000, "the value × bound pairs clipped in one call")
+#: ``data``: |value| ≤ 10¹⁰⁰, so that a million such values sum, and their bias squares, far inside the double range.
+DATA = ArrayOf(ndim=1, max_abs=1e100)
+#: A Laplace scale b whose mean squared error (about 2b²) is computed: b ≤ 10¹⁵⁰ (2b² at 10¹⁵⁰ is 2·10³⁰⁰).
+SCALE = Interval(0.0, 1e150, open_low=True)
+#: The variance of one noisy count: at most 10³⁰⁰, so that a range over 10,000 bins stays below 10³⁰⁴.
+VARIANCE = Interval(0.0, 1e300, open_low=True)
+#: The variance of a noisy total (0: a public, exact total).
+TOTAL_VARIANCE = Interval(0.0, 1e300)
+#: The number of bins of a range query's histogram.
+BINS = Interval(1, 10_000, integer=True)
 
 
 def _choice(value, name: str, choices):
@@ -113,7 +129,7 @@ def mean_sensitivity(lower: float, upper: float, n: int, relation: str = "replac
     """
     lo, hi = _bounds(lower, upper)
     rel = _relation(relation)
-    n = check_integer(n, "n", minimum=2 if rel == "add_remove" else 1, maximum=MAX_N)
+    n = check_integer(n, "n", minimum=2 if rel == "add_remove" else 1, maximum=N.high)
     return (hi - lo) / n
 
 
@@ -156,12 +172,12 @@ def laplace_scale(sensitivity: float, epsilon: float) -> float:
     return Laplace(scale=b, sensitivity=d).scale
 
 
+@checked(n=Interval(1, DATA_VALUES.limit, integer=True))
 def example_dataset(n: int = 1000, median: float = 30.0, spread: float = 0.9) -> np.ndarray:
     """A fixed synthetic data set (no randomness): the n quantiles (i + ½)/n of a log-normal law with the given
     median and log-scale ``spread``, e.g. weekly incomes in hundreds or hours online: skewed, with a long tail."""
     from scipy import stats
 
-    n = check_integer(n, "n", minimum=1, maximum=MAX_DATA)
     median = check_in_range(median, "median", 0.0, 1e100, low_inclusive=False)
     spread = check_in_range(spread, "spread", 0.0, 10.0, low_inclusive=False)  # e^{10·4.9}: far inside the range
     u = (np.arange(n) + 0.5) / n
@@ -183,21 +199,15 @@ def clipping_error(data, lower: float, upper, epsilon: float, query: str = "sum"
     small that 2b² leaves the double range is refused.
     """
     x = check_real_array(data, "data", ndim=1)
-    if x.size > MAX_DATA:
-        raise ValueError(f"data has {x.size} values, which is not allowed: must hold at most {MAX_DATA}.")
-    if np.any(np.abs(x) > MAX_VALUE):
-        bad = float(x[np.abs(x) > MAX_VALUE][0])
-        raise ValueError(f"data contains {bad!r}, which is not allowed: must be numbers in [-1e+100, 1e+100].")
+    DATA_VALUES.check(x.size, "len(data)")
+    x = DATA.check(x, "data")
     eps = check_positive(epsilon, "epsilon")
     query = _choice(query, "query", ("sum", "mean"))
     rel = _relation(relation)
     scalar = np.ndim(upper) == 0
     ups = np.atleast_1d(check_real_array(upper, "upper", ndim=(0, 1)))
-    if ups.size > MAX_BOUNDS:
-        raise ValueError(f"upper has {ups.size} values, which is not allowed: must hold at most {MAX_BOUNDS}.")
-    if x.size * ups.size > MAX_PAIRS:
-        raise ValueError(f"data has {x.size} values and upper {ups.size}, which is not allowed: at most "
-                         f"{MAX_PAIRS:,} value × bound pairs are clipped in one call.")
+    BOUNDS.check(ups.size, "len(upper)")
+    PAIRS.check(x.size * ups.size, f"len(data)·len(upper) = {x.size}·{ups.size}")
     lo = check_in_range(lower, "lower", -1e12, 1e12)
     for hi in (float(np.min(ups)), float(np.max(ups))):
         _bounds(lo, hi)  # every bound within range and >= lower
@@ -224,14 +234,7 @@ def clipping_error(data, lower: float, upper, epsilon: float, query: str = "sum"
     return {k: float(v[0]) for k, v in out.items()} if scalar else out
 
 
-def _scale_arg(scale) -> float:
-    b = check_positive(scale, "scale")
-    if b > MAX_SCALE:
-        raise ValueError(f"scale = {scale!r} is not allowed: must be a number in (0, 1e+150] (the mean squared "
-                         "error, about 2b², must stay inside the double range).")
-    return b
-
-
+@checked(scale=SCALE)
 def clamped_laplace_mse(true_count, scale: float):
     """Exact E[(max(x + N, 0) − x)²] for N ~ Lap(b) and a true count x ≥ 0 (scalar or array):
 
@@ -242,7 +245,7 @@ def clamped_laplace_mse(true_count, scale: float):
     clamping is post-processing (Dwork & Roth 2014, Prop. 2.1), so it is free in privacy, and here it even lowers
     the error. For x/b beyond the double range the correction term is exactly 0 in double precision.
     """
-    b = _scale_arg(scale)
+    b = scale
     x = check_real_array(true_count, "true_count", ndim=(0, 1))
     if np.any(x < 0):
         raise ValueError(f"true_count = {float(np.min(x))!r} is not allowed: must be a count >= 0.")
@@ -261,6 +264,7 @@ def _rounded_mse(b: float) -> float:
     return u * (1.0 + u * u) / (d * d)
 
 
+@checked(scale=SCALE)
 def rounded_laplace_mse(scale: float) -> float:
     """Exact E[(round(x + N) − x)²] for an integer true count x and N ~ Lap(b): with u = e^{−1/(2b)},
 
@@ -272,7 +276,7 @@ def rounded_laplace_mse(scale: float) -> float:
     (MSE − 2b² → 1/12: the rounding error becomes uniform on [−½, ½]). As b → 0 the MSE is about e^{−1/(2b)}, 0 in
     double precision for b below about 7·10⁻⁴.
     """
-    return _rounded_mse(_scale_arg(scale))
+    return _rounded_mse(scale)
 
 
 def rounding_breakeven_scale() -> float:
@@ -286,7 +290,7 @@ def rounding_breakeven_scale() -> float:
 
 
 def _bins_range(bins, width) -> tuple[int, np.ndarray, bool]:
-    bins = check_integer(bins, "bins", minimum=1, maximum=10_000)
+    bins = BINS.check(bins, "bins")
     scalar = np.ndim(width) == 0
     r = np.atleast_1d(check_real_array(width, "width", ndim=(0, 1)))
     if np.any(r != np.floor(r)) or np.any(r < 1) or np.any(r > bins):
@@ -294,19 +298,16 @@ def _bins_range(bins, width) -> tuple[int, np.ndarray, bool]:
     return bins, r, scalar
 
 
-def _variance_arg(value, name: str, *, allow_zero: bool = False) -> float:
-    return check_in_range(value, name, 0.0, MAX_VARIANCE, low_inclusive=allow_zero)
-
-
+@checked(variance=VARIANCE)
 def raw_range_variance(bins: int, width, variance: float = 1.0):
     """Variance of a range query over ``width`` adjacent bins answered from independently noised bins: each bin
     has variance ``variance`` (at most 10³⁰⁰), so the sum has width·variance (ignoring any noisy total)."""
     bins, r, scalar = _bins_range(bins, width)
-    v = _variance_arg(variance, "variance")
-    out = r * v
+    out = r * float(variance)
     return float(out[0]) if scalar else out
 
 
+@checked(variance=VARIANCE)
 def hierarchy_range_variance(bins: int, width, variance: float = 1.0, total_variance: float | None = None):
     """Exact variance of a range query over ``width`` of the ``bins`` bins after least-squares consistency of the
     two-level hierarchy: B = ``bins`` noisy bins of variance v = ``variance`` and a noisy total of variance
@@ -321,8 +322,8 @@ def hierarchy_range_variance(bins: int, width, variance: float = 1.0, total_vari
     bins add up to it) v·r(B − r)/B. Never more than the raw r·v of the same bins.
     """
     bins, r, scalar = _bins_range(bins, width)
-    v = _variance_arg(variance, "variance")
-    vt = v if total_variance is None else _variance_arg(total_variance, "total_variance", allow_zero=True)
+    v = float(variance)
+    vt = v if total_variance is None else TOTAL_VARIANCE.check(total_variance, "total_variance")
     t = vt / v  # may be inf (a useless total): then r/(B + t) = 0, the raw variance
     out = v * r * (1.0 - r / (bins + t))
     return float(out[0]) if scalar else out

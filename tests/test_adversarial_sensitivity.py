@@ -96,9 +96,11 @@ def test_clipping_error_names_data_not_an_internal_n():
 
 
 def test_clipping_error_sizes_are_capped():
-    with pytest.raises(ValueError, match=r"data has 1000001 values.*at most 1000000"):
+    with pytest.raises(ValueError, match=r"len\(data\) = 1000001 is not allowed: must be <= 1000000 "
+                                         r"\(the cap on the values of data\)"):
         S.clipping_error(np.zeros(1_000_001), 0.0, 1.0, 1.0)
-    with pytest.raises(ValueError, match=r"upper has 100001 values.*at most 100000"):
+    with pytest.raises(ValueError, match=r"len\(upper\) = 100001 is not allowed: must be <= 100000 "
+                                         r"\(the cap on the upper bounds"):
         S.clipping_error([1.0], 0.0, np.ones(100_001), 1.0)
 
 
@@ -107,7 +109,8 @@ def test_clipping_error_at_extreme_data_and_epsilon_is_finite_and_exact():
     difference of two sums); 10¹⁰¹ is beyond the cap; a tiny ε that would overflow 2(Δ/ε)² is refused, naming ε."""
     res = S.clipping_error([1e100, 0.5], 0.0, 1.0, 1.0)
     assert res["bias2"] == (1.0 - 1e100) ** 2 and res["noise_var"] == 2.0
-    with pytest.raises(ValueError, match=r"^data contains 1e\+101, which is not allowed: must be numbers in"):
+    with pytest.raises(ValueError, match=r"^data has an entry of magnitude 1e\+101, which is not allowed: "
+                                         r"entries must lie in \[-1e\+100, 1e\+100\]"):
         S.clipping_error([1e101, 0.5], 0.0, 1.0, 1.0)
     with pytest.raises(ValueError, match=r"^epsilon = 1e-200 .*not allowed"):
         S.clipping_error([0.5], 0.0, 1.0, 1e-200)
