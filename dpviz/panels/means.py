@@ -370,8 +370,9 @@ class FixedNFloorPanel(Panel):
         return ("B²/(2(1+e<sup>n</sup>)) ≤ 10⁻⁴ ⇔ e<sup>n</sup> ≥ 4999 ⇔ n ≥ ln 4999 ≈ 8.5, so n = 9 (the bound needs "
                 "δ < 1/(2n·e<sup>nε</sup>) ≈ 6.9·10⁻⁶ at n = 9). This is a <i>lower</i> bound: below n = 9 the floor "
                 "alone rules out error 10⁻⁴; from n = 9 on it no longer rules it out — it does not say 9 users "
-                "suffice. What suffices is an upper bound: n = O(log(1/(αδ))/ε) users (Esfandiari, Mirrokni & "
-                "Narayanan 2022, Thm 7) or the winsorized mean's n ≳ log(·)/ε (Levy et al. 2021, Cor 1).")
+                "suffice. What suffices is an upper bound: n = O(log(1/(αδ))/ε) users "
+                "(Esfandiari, Mirrokni & Narayanan 2022, Thm 7) or the winsorized mean's n ≳ log(·)/ε "
+                "(Levy et al. 2021, Cor 1).")
 
     exercises = {
         "exercise": PredictReveal(
