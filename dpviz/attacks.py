@@ -28,6 +28,8 @@ import numpy as np
 from scipy import linalg, special, stats
 
 from dpviz._validation import (
+    Cap,
+    Interval,
     as_rng,
     check_choice,
     check_in_range,
@@ -41,14 +43,12 @@ from dpviz.mechanisms import Laplace
 __all__ = [
     "SyntheticTable",
     "synthetic_table",
-    "MAX_TABLE_PEOPLE",
     "DifferencingResult",
     "differencing_attack",
     "differencing_success_probability",
     "laplace_difference_pdf",
     "MIN_NOISE_SCALE",
     "GENERALISATIONS",
-    "MAX_LINKAGE_PEOPLE",
     "quasi_identifier_classes",
     "k_anonymity",
     "expected_unique_fraction",
@@ -62,9 +62,6 @@ __all__ = [
     "exact_least_squares_error_sd",
     "ReconstructionCurve",
     "reconstruction_curve",
-    "MAX_RECONSTRUCTION_CELLS",
-    "MAX_RECONSTRUCTION_WORK",
-    "MAX_NOISE_BOUND",
     "MembershipTradeoff",
     "membership_tradeoff",
     "MEMBERSHIP_NOISES",
@@ -114,10 +111,12 @@ _SURNAMES = ("Abara", "Berg", "Costa", "Dahl", "Eze", "Fontaine", "Garcia", "Had
 _TOWNS = ("Ashford", "Brook", "Calder")
 #: Ages of the synthetic people: uniform on 20, 21, …, 79 (the law :func:`expected_unique_fraction` assumes).
 _AGE_LOW, _AGE_HIGH = 20, 80
-_MAX_AGE = 150
+#: An age (and an age band) in whole years: 0 to 150.
+AGE = Interval(0, 150, integer=True)
 
-#: Most people :func:`synthetic_table` draws (24 first names × 42 surnames give 1008 distinct full names).
-MAX_TABLE_PEOPLE = 1000
+#: People :func:`synthetic_table` draws: 2 to 1000 (24 first names × 42 surnames give 1008 distinct full names).
+TABLE_PEOPLE = Interval(2, 1000, integer=True)
+MAX_TABLE_PEOPLE = TABLE_PEOPLE.high  # kept only because tests/test_quotes_01_why_privacy.py reads it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,9 +134,9 @@ class SyntheticTable:
         if not isinstance(self.names, (tuple, list)) or not all(isinstance(s, str) for s in self.names):
             raise ValueError(f"names = {_short(self.names)} is not allowed: must be a tuple of strings.")
         n = len(self.names)
-        if n < 1 or n > MAX_LINKAGE_PEOPLE or len(set(self.names)) != n:
-            raise ValueError(f"names is not allowed: must hold 1 to {MAX_LINKAGE_PEOPLE:,} distinct names "
-                             f"(got {n}).")
+        LINKAGE_PEOPLE.check(n, "len(names)")
+        if n < 1 or len(set(self.names)) != n:
+            raise ValueError(f"names is not allowed: must hold at least one name, all distinct (got {n}).")
         ages = _check_ages(self.ages, "ages", n)
         if not isinstance(self.towns, (tuple, list)) or not all(isinstance(s, str) for s in self.towns):
             raise ValueError(f"towns = {_short(self.towns)} is not allowed: must be a tuple of strings.")
@@ -161,13 +160,13 @@ def _short(value) -> str:
 
 
 def synthetic_table(n: int = 8, rng=0, *, rate: float = 0.4) -> SyntheticTable:
-    """``n`` (2 ≤ n ≤ :data:`MAX_TABLE_PEOPLE`) fictional people, each with the sensitive attribute independently
+    """``n`` (in :data:`TABLE_PEOPLE`) fictional people, each with the sensitive attribute independently
     with probability ``rate``; ages (uniform on 20–79), towns (uniform on three) and names are drawn from ``rng`` too.
     The same seed gives the same table. Up to 24 people get distinct first names; more get distinct full names.
 
     The draws, in this order: the names, the ages, the towns, the attribute.
     """
-    n = check_integer(n, "n", minimum=2, maximum=MAX_TABLE_PEOPLE)
+    n = TABLE_PEOPLE.check(n, "n")
     rate = check_probability(rate, "rate")
     g = as_rng(rng)
     if n <= len(_NAMES):
@@ -315,17 +314,15 @@ def differencing_success_probability(noise_scale: float) -> float:
 GENERALISATIONS: tuple[tuple[int, bool], ...] = ((1, True), (5, True), (10, True), (20, True), (1, False),
                                                  (10, False))
 
-#: Most people one linkage call takes: its work is sorting n keys (10⁶ of them take well under a second).
-MAX_LINKAGE_PEOPLE = 1_000_000
+#: People one linkage call takes: its work is sorting n keys (10⁶ of them take well under a second).
+LINKAGE_PEOPLE = Cap(1_000_000, "the people of one linkage call")
 
 
 def _check_ages(value, name: str, n: int | None = None) -> np.ndarray:
     arr = check_real_array(value, name, ndim=1)
-    if arr.size > MAX_LINKAGE_PEOPLE:
-        raise ValueError(f"{name} has {arr.size:,} values, which is not allowed: must have at most "
-                         f"{MAX_LINKAGE_PEOPLE:,} (MAX_LINKAGE_PEOPLE).")
-    if np.any((arr < 0) | (arr > _MAX_AGE) | (arr != np.floor(arr))):
-        raise ValueError(f"{name} is not allowed: must hold whole numbers of years in [0, {_MAX_AGE}].")
+    LINKAGE_PEOPLE.check(arr.size, f"len({name})")
+    if np.any((arr < AGE.low) | (arr > AGE.high) | (arr != np.floor(arr))):
+        raise ValueError(f"{name} is not allowed: must hold whole numbers of years in [{AGE.low}, {AGE.high}].")
     if n is not None and arr.size != n:
         raise ValueError(f"{name} has {arr.size} values, which is not allowed: must have {n} (one per person).")
     return arr.astype(np.int64)
@@ -349,7 +346,7 @@ def _town_codes(value, name: str, n: int) -> np.ndarray:
 
 
 def _check_generalisation(age_band, keep_town) -> tuple[int, bool]:
-    w = check_integer(age_band, "age_band", minimum=0, maximum=_MAX_AGE)
+    w = AGE.check(age_band, "age_band")
     return w, _check_flag(keep_town, "keep_town")
 
 
@@ -373,7 +370,7 @@ def quasi_identifier_classes(ages, towns, age_band: int = 1, keep_town: bool = T
 
     Parameters
     ----------
-    ages : array of whole numbers in [0, 150], at most :data:`MAX_LINKAGE_PEOPLE`
+    ages : array of whole numbers in [0, 150], at most :data:`LINKAGE_PEOPLE`
     towns : sequence of town names or integer codes, one per person
     age_band : int
         1 exact age, w > 1 bands of w years, 0 age suppressed (0 ≤ age_band ≤ 150).
@@ -432,11 +429,11 @@ def voter_roll(n: int, coverage: float, rng=None) -> np.ndarray:
     Parameters
     ----------
     n : int
-        People, 1 ≤ n ≤ :data:`MAX_LINKAGE_PEOPLE`.
+        People, 1 ≤ n ≤ 10⁶ (:data:`LINKAGE_PEOPLE`).
     coverage : float
         Fraction listed, 0 ≤ coverage ≤ 1.
     """
-    n = check_integer(n, "n", minimum=1, maximum=MAX_LINKAGE_PEOPLE)
+    n = check_integer(n, "n", minimum=1, maximum=LINKAGE_PEOPLE.limit)
     c = check_probability(coverage, "coverage")
     listed = min(n, math.floor(c * n + 0.5))
     out = np.zeros(n, dtype=bool)
@@ -479,8 +476,9 @@ class LinkageResult:
         w, keep = _check_generalisation(self.age_band, self.keep_town)
         classes = check_real_array(self.classes, "classes", ndim=1)
         n = classes.size
-        if n > MAX_LINKAGE_PEOPLE or np.any(classes < 0) or np.any(classes != np.floor(classes)):
-            raise ValueError(f"classes is not allowed: must be at most {MAX_LINKAGE_PEOPLE:,} class numbers >= 0.")
+        LINKAGE_PEOPLE.check(n, "len(classes)")
+        if np.any(classes < 0) or np.any(classes != np.floor(classes)):
+            raise ValueError("classes is not allowed: must be class numbers >= 0.")
         size = check_real_array(self.class_size, "class_size", ndim=1)
         if size.size != n or np.any(size < 1) or np.any(size > n) or np.any(size != np.floor(size)):
             raise ValueError(f"class_size is not allowed: must be {n} whole numbers in [1, {n}].")
@@ -612,31 +610,31 @@ def linkage_by_generalisation(ages, towns, sensitive, on_register,
 
 # =============================================================================================== reconstruction
 
-#: Largest query matrix (n · num_queries entries) the reconstruction attack builds: 4·10⁶ doubles are 32 MB.
-MAX_RECONSTRUCTION_CELLS = 4_000_000
-#: Largest work of one call, counted as trials · n · num_queries · min(n, num_queries) (the multiply-adds of the
+#: The query matrix (n · num_queries entries) the reconstruction attack builds: 4·10⁶ doubles are 32 MB.
+RECONSTRUCTION_CELLS = Cap(4_000_000, "the entries n·num_queries of the query matrix")
+#: The work of one call, counted as trials · n · num_queries · min(n, num_queries) (the multiply-adds of the
 #: normal equations, once per draw): 8·10⁹ is one attack at n = num_queries = 2000, a few seconds.
-MAX_RECONSTRUCTION_WORK = 8_000_000_000
-#: Largest noise bound E: far beyond the ≈ √n at which the attack already fails (n ≤ 2000), and small enough that
-#: the answers A·s + E·u and the least-squares solve stay far inside the double range.
-MAX_NOISE_BOUND = 1e15
-_MAX_N = 2000
+RECONSTRUCTION_WORK = Cap(8_000_000_000, "the work trials·n·num_queries·min(n, num_queries) of one call")
+#: A noise bound E in [0, 10¹⁵]: far beyond the ≈ √n at which the attack already fails (n ≤ 2000), and small enough
+#: that the answers A·s + E·u and the least-squares solve stay far inside the double range.
+NOISE_BOUND = Interval(0.0, 1e15)
+#: The secret's bits n of a reconstruction attack.
+RECONSTRUCTION_N = Interval(1, 2000, integer=True)
+#: Trials of :func:`reconstruction_curve`.
+TRIALS = Interval(1, 100, integer=True)
+#: Noise bounds of one :func:`reconstruction_curve`.
+NOISE_SCALES = Cap(10_000, "the noise bounds of one curve")
 
 
 def _check_reconstruction(n, num_queries) -> tuple[int, int]:
-    n = check_integer(n, "n", minimum=1, maximum=_MAX_N)
-    m = check_integer(num_queries, "num_queries", minimum=1, maximum=MAX_RECONSTRUCTION_CELLS)
-    if n * m > MAX_RECONSTRUCTION_CELLS:
-        raise ValueError(f"num_queries = {m!r} is not allowed with n = {n}: must be an integer <= "
-                         f"{MAX_RECONSTRUCTION_CELLS // n} (n · num_queries <= {MAX_RECONSTRUCTION_CELLS:,}).")
+    n = RECONSTRUCTION_N.check(n, "n")
+    m = check_integer(num_queries, "num_queries", minimum=1, maximum=RECONSTRUCTION_CELLS.limit)
+    RECONSTRUCTION_CELLS.check(n * m, f"n·num_queries = {n}·{m}")
     return n, m
 
 
 def _check_noise_bound(value, name: str) -> float:
-    e = check_positive(value, name, allow_zero=True)
-    if e > MAX_NOISE_BOUND:
-        raise _fail(name, value, f"a number in [0, {MAX_NOISE_BOUND:g}] (MAX_NOISE_BOUND)")
-    return e
+    return NOISE_BOUND.check(value, name)
 
 
 def _draw(n: int, m: int, g: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -756,9 +754,9 @@ def reconstruction_attack(n: int, num_queries: int, noise_scale: float, rng=None
     n : int
         Number of people, 1 ≤ n ≤ 2000.
     num_queries : int
-        Number of subset-sum queries m ≥ 1, with n · m ≤ :data:`MAX_RECONSTRUCTION_CELLS`.
+        Number of subset-sum queries m ≥ 1, with n · m ≤ :data:`RECONSTRUCTION_CELLS`.
     noise_scale : float
-        E, 0 ≤ E ≤ :data:`MAX_NOISE_BOUND`: each answer is off by at most E.
+        E, 0 ≤ E ≤ :data:`NOISE_BOUND`: each answer is off by at most E.
     rng : numpy Generator or int seed
         Draws, in this order, the secret, the queries and the noise.
 
@@ -794,10 +792,10 @@ def least_squares_error_sd(n: int, num_queries: int, noise_scale: float) -> floa
     n : int
         People, 1 ≤ n ≤ 2000.
     num_queries : int
-        Queries m, n < m, n · m ≤ :data:`MAX_RECONSTRUCTION_CELLS` (with m ≤ n the answers do not pin every bit
+        Queries m, n < m, n · m ≤ :data:`RECONSTRUCTION_CELLS` (with m ≤ n the answers do not pin every bit
         down, whatever the noise: refused).
     noise_scale : float
-        E, 0 ≤ E ≤ :data:`MAX_NOISE_BOUND`.
+        E, 0 ≤ E ≤ :data:`NOISE_BOUND`.
     """
     n, m = _check_reconstruction(n, num_queries)
     e = _check_noise_bound(noise_scale, "noise_scale")
@@ -820,9 +818,9 @@ def exact_least_squares_error_sd(queries, noise_scale: float) -> float:
     ----------
     queries : (m, n) array of 0/1
         A query matrix, e.g. ``reconstruction_attack(...).queries``; n ≤ 2000, n · m ≤
-        :data:`MAX_RECONSTRUCTION_CELLS`, of rank n.
+        :data:`RECONSTRUCTION_CELLS`, of rank n.
     noise_scale : float
-        E, 0 ≤ E ≤ :data:`MAX_NOISE_BOUND`.
+        E, 0 ≤ E ≤ :data:`NOISE_BOUND`.
     """
     a = _check_bits(queries, "queries", ndim=2)
     m, n = a.shape
@@ -877,12 +875,10 @@ class ReconstructionCurve:
 
 def _check_noise_scales(value) -> np.ndarray:
     es = check_real_array(value, "noise_scales", ndim=1)
-    bad = (es < 0) | (es > MAX_NOISE_BOUND)
+    bad = (es < NOISE_BOUND.low) | (es > NOISE_BOUND.high)
     if np.any(bad):
-        raise ValueError(f"noise_scales = {float(es[bad][0])!r} is not allowed: must be numbers in "
-                         f"[0, {MAX_NOISE_BOUND:g}] (MAX_NOISE_BOUND).")
-    if es.size > 10_000:
-        raise ValueError(f"noise_scales has {es.size:,} values, which is not allowed: must have at most 10,000.")
+        NOISE_BOUND.check(float(es[bad][0]), "noise_scales")
+    NOISE_SCALES.check(es.size, "len(noise_scales)")
     return es.astype(float)
 
 
@@ -896,16 +892,14 @@ def reconstruction_curve(n: int, num_queries: int, noise_scales, *, trials: int 
     estimate is linear in the answers: x̂(E) = A⁺(A s) + E·A⁺u (one solve per draw). Draw t uses the generator
     exactly as the t-th consecutive call ``reconstruction_attack(n, num_queries, E, g)`` would.
 
-    Caps: 1 ≤ trials ≤ 100, at most 10,000 noise bounds in [0, :data:`MAX_NOISE_BOUND`], and
-    trials · n · m · min(n, m) ≤ :data:`MAX_RECONSTRUCTION_WORK`. ``progress(fraction)`` is called after each draw
+    Caps: 1 ≤ trials ≤ 100, at most 10,000 noise bounds in :data:`NOISE_BOUND`, and
+    trials · n · m · min(n, m) ≤ :data:`RECONSTRUCTION_WORK`. ``progress(fraction)`` is called after each draw
     (for a progress bar).
     """
     n, m = _check_reconstruction(n, num_queries)
-    t = check_integer(trials, "trials", minimum=1, maximum=100)
-    if t * n * m * min(n, m) > MAX_RECONSTRUCTION_WORK:
-        most = max(1, MAX_RECONSTRUCTION_WORK // (n * m * min(n, m)))
-        raise ValueError(f"trials = {trials!r} is not allowed with n = {n}, num_queries = {m}: must be an integer <= "
-                         f"{most} (trials · n · num_queries · min(n, num_queries) <= {MAX_RECONSTRUCTION_WORK:,}).")
+    t = TRIALS.check(trials, "trials")
+    RECONSTRUCTION_WORK.check(t * n * m * min(n, m), f"trials·n·num_queries·min(n, num_queries) = {t}·{n}·{m}·"
+                                                     f"{min(n, m)}")
     es = _check_noise_scales(noise_scales)
     if progress is not None and not callable(progress):
         raise _fail("progress", progress, "None or a function of one number")
@@ -927,7 +921,8 @@ def reconstruction_curve(n: int, num_queries: int, noise_scales, *, trials: int 
 
 #: Noise options of :func:`membership_tradeoff`.
 MEMBERSHIP_NOISES = ("none", "laplace", "gaussian")
-_MEMBERSHIP_MAX_N = 10_000
+#: People n of the membership test.
+MEMBERSHIP_N = Interval(1, 10_000, integer=True)
 _THRESHOLD_BLOCK = 512  # thresholds evaluated at a time: bounds the (thresholds × counts) block to ~4 MB
 
 
@@ -955,7 +950,7 @@ class MembershipTradeoff:
             raise ValueError("alpha and beta are not allowed: must be two arrays of the same length >= 2.")
         if np.any((alpha < 0) | (alpha > 1)) or np.any((beta < 0) | (beta > 1)):
             raise ValueError("alpha and beta are not allowed: must be error rates in [0, 1].")
-        n = check_integer(self.n, "n", minimum=1, maximum=_MEMBERSHIP_MAX_N)
+        n = MEMBERSHIP_N.check(self.n, "n")
         p = check_probability(self.p, "p", open_low=True, open_high=True)
         noise = check_choice(self.noise, "noise", MEMBERSHIP_NOISES)
         sc = check_in_range(self.scale, "scale", 0.0, 1e4)
@@ -1018,7 +1013,7 @@ def membership_tradeoff(n: int, p: float, *, noise: str = "none", scale: float =
     num_points : int
         Thresholds for a noisy release, 10 ≤ num_points ≤ 10000.
     """
-    n = check_integer(n, "n", minimum=1, maximum=_MEMBERSHIP_MAX_N)
+    n = MEMBERSHIP_N.check(n, "n")
     p = check_probability(p, "p", open_low=True, open_high=True)
     noise = check_choice(noise, "noise", MEMBERSHIP_NOISES)
     k = check_integer(num_points, "num_points", minimum=10, maximum=10_000)

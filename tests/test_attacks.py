@@ -119,7 +119,7 @@ def test_differencing_bad_input(kwargs, name):
 
 
 @pytest.mark.parametrize("call, name", [
-    (lambda: A.synthetic_table(1), "n"), (lambda: A.synthetic_table(A.MAX_TABLE_PEOPLE + 1), "n"),
+    (lambda: A.synthetic_table(1), "n"), (lambda: A.synthetic_table(A.TABLE_PEOPLE.high + 1), "n"),
     (lambda: A.synthetic_table(5, rate=1.5), "rate"), (lambda: A.differencing_success_probability(-1), "noise_scale"),
     (lambda: A.laplace_difference_pdf([0.0], 0.0), "noise_scale"),
 ])

@@ -15,10 +15,10 @@ import math
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz._validation import check_in_range, check_integer, check_positive, check_probability
+from dpviz._validation import Interval, check_in_range, check_integer, check_positive, check_probability
 from dpviz.attacks import (
-    MAX_NOISE_BOUND,
     MIN_NOISE_SCALE,
+    NOISE_BOUND,
     LinkageResult,
     MembershipTradeoff,
     ReconstructionCurve,
@@ -29,11 +29,11 @@ from dpviz.plots._theme import ROLE, TEMPLATE, _hline, _layout, _vline, approx_n
 from dpviz.tradeoff import dp_region_kink, dp_region_lower_bound
 
 __all__ = ["differencing_figure", "generalisation_label", "linkage_figure", "reconstruction_figure",
-           "membership_figure", "MAX_DIFFERENCE_SCALE"]
+           "membership_figure"]
 
-#: Largest Laplace scale b the differencing figure draws: its window is ±6b around ½, and beyond this both curves
-#: are flat to the eye.
-MAX_DIFFERENCE_SCALE = 1e6
+#: A nonzero Laplace scale b the differencing figure draws: in [MIN_NOISE_SCALE, 10⁶] (its window is ±6b around ½,
+#: and beyond 10⁶ both curves are flat to the eye).
+DIFFERENCE_SCALE = Interval(MIN_NOISE_SCALE, 1e6)
 
 
 def _legend_below(plot_height: float) -> dict:
@@ -55,11 +55,11 @@ def differencing_figure(noise_scale: float, observed: float | None = None, *,
     ``noise_scale`` b = 0: the difference is exactly 0 or 1 (two spikes). b > 0: each answer carries Laplace(b)
     noise, so the difference carries L₁ − L₂ with density (1 + |t|/b)e^{−|t|/b}/(4b)
     (:func:`dpviz.attacks.laplace_difference_pdf`); b in [:data:`dpviz.attacks.MIN_NOISE_SCALE`,
-    :data:`MAX_DIFFERENCE_SCALE`]. ``observed`` (a finite number) marks the difference actually released."""
+    :data:`DIFFERENCE_SCALE`]. ``observed`` (a finite number) marks the difference actually released."""
     b = check_positive(noise_scale, "noise_scale", allow_zero=True)
-    if b != 0 and not MIN_NOISE_SCALE <= b <= MAX_DIFFERENCE_SCALE:
+    if b != 0 and not DIFFERENCE_SCALE.low <= b <= DIFFERENCE_SCALE.high:
         raise ValueError(f"noise_scale = {noise_scale!r} is not allowed: must be 0 (exact answers) or a number in "
-                         f"[{MIN_NOISE_SCALE:g}, {MAX_DIFFERENCE_SCALE:g}].")
+                         f"[{DIFFERENCE_SCALE.low:g}, {DIFFERENCE_SCALE.high:g}].")
     o = None if observed is None else check_in_range(observed, "observed", -math.inf, math.inf)
     traces: list[dict] = []
     if b == 0:
@@ -201,10 +201,7 @@ def reconstruction_figure(curve: ReconstructionCurve, noise_scale: float | None 
     if not isinstance(curve, ReconstructionCurve):
         raise ValueError(f"curve = {curve!r} is not allowed: must be a dpviz.attacks.ReconstructionCurve.")
     if noise_scale is not None:
-        noise_scale = check_positive(noise_scale, "noise_scale")
-        if noise_scale > MAX_NOISE_BOUND:
-            raise ValueError(f"noise_scale = {noise_scale!r} is not allowed: must be a number in (0, "
-                             f"{MAX_NOISE_BOUND:g}].")
+        noise_scale = Interval(0.0, NOISE_BOUND.high, open_low=True).check(noise_scale, "noise_scale")
     if fraction_at_noise is not None:
         fraction_at_noise = check_probability(fraction_at_noise, "fraction_at_noise")
     if seed is not None:
