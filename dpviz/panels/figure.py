@@ -91,6 +91,8 @@ def figure_widget(fig: go.Figure) -> go.FigureWidget:
     from there (once per page).
     Anywhere else (JupyterLab, plain ``voila``) it is plotly's own ``FigureWidget``, which carries the bundle inline.
     """
+    if not isinstance(fig, go.Figure):
+        raise TypeError(f"fig = {fig!r:.60} is not allowed: must be a plotly Figure.")
     bundle_url = os.environ.get("DPVIZ_PLOTLY_BUNDLE_URL")
     widget = _shared_bundle_widget_class(bundle_url)(fig) if bundle_url else go.FigureWidget(fig)
     widget._config = dict(FIGURE_CONFIG)
@@ -125,6 +127,10 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
     plotly's own ``_perform_plotly_restyle`` / ``_perform_plotly_relayout`` (which compare with what the widget
     holds). When the number or types of traces change, the traces are replaced instead.
     """
+    if not isinstance(target, go.FigureWidget):
+        raise TypeError(f"target = {target!r:.60} is not allowed: must be a plotly FigureWidget.")
+    if not isinstance(source, go.Figure):
+        raise TypeError(f"source = {source!r:.60} is not allowed: must be a plotly Figure.")
     # The raw figure (numpy arrays, not the base64 form of to_plotly_json), copied: the widget's figure must not
     # share containers with a figure a builder might reuse (a zoom in the browser edits the widget's layout in place).
     data = copy.deepcopy(source._data)
@@ -228,6 +234,8 @@ def figure_checks(widget: go.FigureWidget) -> dict[str, Callable[[Any], Any]]:
     """What a browser may send a figure: plotly.js reports zoom/relayout (and, from plotly's own figure module, its
     computed defaults) back to Python; dpviz's figure module never sends the computed defaults (see figure.js), so
     there they are refused: plotly would merge whatever arrives into the figure."""
+    if not isinstance(widget, go.FigureWidget):
+        raise TypeError(f"widget = {widget!r:.60} is not allowed: must be a plotly FigureWidget.")
     keys = ["_js2py_restyle", "_js2py_relayout", "_js2py_update", "_js2py_pointsCallback"]
     if not getattr(type(widget), "_dpviz_shared_bundle", False):
         keys += ["_js2py_layoutDelta", "_js2py_traceDeltas"]

@@ -10,6 +10,7 @@ helpers so tables and numbers look the same in every lesson.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable
 
 from dpviz.plots import fmt_number
@@ -38,6 +39,8 @@ def superscript(n: int) -> str:
     >>> superscript(-5), superscript(12)
     ('⁻⁵', '¹²')
     """
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) and not (isinstance(n, float) and n.is_integer()):
+        raise ValueError(f"n = {n!r:.60} is not allowed: must be an integer.")
     return str(int(n)).translate(_SUPERSCRIPT)
 
 
@@ -59,6 +62,8 @@ def big(x: float) -> str:
     >>> big(1e5), big(3.16e7), big(1e7)
     ('100,000', '3.16·10⁷', '10⁷')
     """
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not 0 <= x <= 1e300:
+        raise ValueError(f"x = {x!r:.60} is not allowed: must be a number in [0, 1e300].")
     if x < 1e6:
         return f"{x:,.0f}"
     e = int(math.floor(math.log10(x)))

@@ -34,17 +34,30 @@ if not log.handlers:
     log.propagate = False
 
 
+def _widget(widget: Any, name: str = "widget") -> W.Widget:
+    if not isinstance(widget, W.Widget):
+        raise TypeError(f"{name} = {widget!r:.60} is not allowed: must be an ipywidgets Widget.")
+    return widget
+
+
 def number_text_checks(limit: float = 1e300) -> Checks:
-    """A number typed into an exercise: any finite number of sensible size."""
+    """A number typed into an exercise: any finite number of sensible size (``|x| <= limit``)."""
+    if number(limit) is None or not limit > 0:
+        raise ValueError(f"limit = {limit!r:.60} is not allowed: must be a finite number > 0.")
     return {"value": lambda v: v if number(v) is not None and abs(number(v)) <= limit else REJECT}
 
 
 def text_checks(max_length: int = 10_000) -> Checks:
+    """A text typed into an exercise: a str of at most ``max_length`` characters."""
+    if isinstance(max_length, bool) or not isinstance(max_length, int) or not 0 <= max_length <= 10**6:
+        raise ValueError(f"max_length = {max_length!r:.60} is not allowed: must be an integer in [0, 10⁶].")
     return {"value": lambda v: v if isinstance(v, str) and len(v) <= max_length else REJECT}
 
 
 def index_checks(widget: W.Widget) -> Checks:
     """A choice among ``widget.options`` by index (``None``: nothing picked is not a browser's to set)."""
+    if not hasattr(_widget(widget), "options"):
+        raise TypeError(f"widget = {type(widget).__name__} is not allowed: must be a widget with options.")
     def check(v):
         if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < len(widget.options):
             return REJECT
@@ -62,6 +75,9 @@ def _differs(a: Any, b: Any) -> bool:
 def guard(widget: W.Widget, checks: Checks) -> None:
     """Accept from the browser only the keys of ``checks``, each value checked; refuse the rest (logged), and send
     the browser the kernel's state for every key it tried to change."""
+    _widget(widget)
+    if not isinstance(checks, dict) or not all(isinstance(k, str) and callable(c) for k, c in checks.items()):
+        raise TypeError(f"checks = {checks!r:.60} is not allowed: must be a dict of state key -> check function.")
     if getattr(widget, "_dpviz_guarded", False):
         return
     original = widget.set_state
@@ -93,8 +109,13 @@ def guard(widget: W.Widget, checks: Checks) -> None:
     widget._dpviz_guarded = True
 
 
-def descendants(widget: W.Widget) -> Iterable[W.Widget]:
+def descendants(widget: W.Widget) -> list[W.Widget]:
+    """``widget`` and every widget inside it, depth first."""
+    return list(_descendants(_widget(widget)))
+
+
+def _descendants(widget: W.Widget) -> Iterable[W.Widget]:
     yield widget
     for child in getattr(widget, "children", ()) or ():
         if isinstance(child, W.Widget):
-            yield from descendants(child)
+            yield from _descendants(child)
