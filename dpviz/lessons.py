@@ -9,14 +9,15 @@ the README check and the tests all read the catalogue from there, so a new lesso
 
 from __future__ import annotations
 
+import html
 import importlib.util
 import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["COURSE_PATHS", "Lesson", "NAV_TAG", "NOTATION", "NOTEBOOK_DIR", "PARTS", "lessons", "navigation_markdown",
-           "page_title", "part_of", "STATIC_EXPORT_ENV", "strip_outputs", "update_navigation"]
+__all__ = ["COURSE_PATHS", "Lesson", "NAV_TAG", "NOTATION", "NOTEBOOK_DIR", "PARTS", "lessons", "lesson_index_html",
+           "navigation_markdown", "page_title", "part_of", "STATIC_EXPORT_ENV", "strip_outputs", "update_navigation"]
 
 #: The lessons' folder: the package ``dpviz.lesson_notebooks`` (``notebooks/`` in a checkout, mapped by setup.py;
 #: inside the installed package otherwise), so that an installed dpviz serves its lessons from any directory.
@@ -164,3 +165,51 @@ if __name__ == "__main__":  # pragma: no cover - command-line helper
     else:
         for lesson in lessons():
             print(f"{lesson.order:02d}  {lesson.title:32s} {lesson.summary}")
+
+
+_INDEX_CSS = (
+    "<style>"
+    ".dpviz-cards{list-style:none;padding-left:0;margin:0.4em 0 1.4em}"
+    ".dpviz-card{margin:0.55em 0}"
+    ".dpviz-card a{display:block;border:1px solid #c9d6e3;border-radius:8px;padding:0.6em 0.9em;"
+    "text-decoration:none;color:#222;background:#fbfdff}"
+    ".dpviz-card a:hover,.dpviz-card a:focus{border-color:#0b5cad;background:#eef5fc}"
+    ".dpviz-card .t{font-size:1.12em;font-weight:600;color:#0b5cad}"
+    ".dpviz-card .s{display:block;color:#444;margin-top:0.15em}"
+    ".dpviz-map{margin:0.3em 0 1em;padding-left:1.2em}"
+    ".dpviz-map li{margin:0.25em 0}"
+    "</style>"
+)
+
+
+def lesson_index_html(directory=None) -> str:
+    """The course map and the lessons as cards with relative links, grouped in the course's parts.
+
+    Relative links open the lesson in Voilà (``/voila/render/…``) and in JupyterLab alike, because both resolve a
+    relative link next to the landing page.
+    """
+    found = lessons(directory)
+    if not found:
+        return "<p>No lessons found.</p>"
+    by_number = {lesson.order: lesson for lesson in found}
+    routes = []
+    for who, numbers in COURSE_PATHS:
+        steps = [f"<a href='{html.escape(by_number[n].filename)}'>{n:02d}</a>" for n in numbers if n in by_number]
+        if steps:
+            routes.append(f"<li><b>{html.escape(who)}:</b> " + " → ".join(steps) + "</li>")
+    parts = [_INDEX_CSS, "<p><b>Course map.</b> Recommended routes through the lessons (the symbols and terms every "
+             f"lesson uses are on the <a href='{NOTATION}'>notation and glossary page</a>):</p>",
+             "<ul class='dpviz-map'>" + "".join(routes) + "</ul>"]
+    for first, title, description in PARTS:
+        members = [lesson for lesson in found if part_of(lesson.order)[0] == first]
+        if not members:
+            continue
+        cards = "".join(
+            "<li class='dpviz-card'>"
+            f"<a href='{html.escape(lesson.filename)}'><span class='t'>{lesson.order:02d} · "
+            f"{html.escape(lesson.title)} →</span><span class='s'>{html.escape(lesson.summary)}</span></a></li>"
+            for lesson in members
+        )
+        parts.append(f"<h3>{html.escape(title)}</h3><p style='color:#444'>{html.escape(description)}</p>"
+                     f"<ul class='dpviz-cards'>{cards}</ul>")
+    return "".join(parts)

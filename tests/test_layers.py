@@ -31,9 +31,9 @@ def _layer(path: Path) -> str | None:
         return "plots"
     if rel[0] == "panels":
         return "panels"
-    if rel[0] == "serve" and rel[1:] != ("app.py",):
+    if rel[0] == "serve":
         return "server"
-    if rel[0] in ("app.py", "__init__.py", "lessons.py", "export.py") or rel == ("serve", "app.py"):
+    if rel[0] in ("app.py", "__init__.py", "lessons.py", "export.py"):
         return None  # the Voila launcher, the package façade, the lesson catalogue and the exporter: outside the layers
     return "core"
 
@@ -68,20 +68,57 @@ def test_the_check_sees_a_violation(tmp_path):
     assert "plotly" in _imports(bad)
 
 
-def test_import_dpviz_loads_only_the_core_a_lesson_needs():
-    """Each student's kernel pays every import: the papers' packages load on first use, yet stay reachable."""
+def test_import_dpviz_loads_every_package_eagerly():
+    """No lazy façade: every forked kernel shares the imports already (the fork server), so ``import dpviz`` imports
+    the papers' packages, and dpviz has no module ``__getattr__`` to hide a missing name behind."""
     import subprocess
     import sys
 
+    packages = "('dpviz.learning', 'dpviz.mean', 'dpviz.partial', 'dpviz.userlevel')"
     code = ("import sys, dpviz\n"
-            "lazy = ('dpviz.learning', 'dpviz.mean', 'dpviz.partial', 'dpviz.userlevel')\n"
-            "print(sorted(m for m in lazy if m in sys.modules))\n"
-            "print(dpviz.userlevel.__name__, dpviz.mean.__name__, dpviz.learning.__name__, dpviz.partial.__name__)\n"
-            "from dpviz import userlevel\n"
-            "print(hasattr(dpviz, 'nope'))\n")
+            f"print(all(m in sys.modules for m in {packages}))\n"
+            "print(hasattr(dpviz, '__getattr__'), hasattr(dpviz, 'nope'))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:3] == ["[]", "dpviz.userlevel dpviz.mean dpviz.learning dpviz.partial", "False"]
+    assert out.stdout.split("\n")[:2] == ["True", "False False"]
+
+
+# ---- the redesign's guards (issue 38): no threads in panels, no import stand-ins, no per-package cap modules -------
+
+PANELS = sorted((PKG / "panels").glob("*.py"))
+
+
+def _threads_and_priorities(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.split(".")[0] in ("threading", "concurrent", "_thread")]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in ("threading", "concurrent"):
+            found.append(node.module)
+        elif isinstance(node, ast.Attribute) and node.attr in ("setpriority", "nice", "sched_setscheduler"):
+            found.append(f"os.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", PANELS, ids=lambda p: p.name)
+def test_panels_start_no_threads_and_change_no_priorities(path):
+    """A streamed render is a generator the base steps on the kernel's event loop: no worker threads, no nice."""
+    assert not _threads_and_priorities(path), f"panels/{path.name}: {_threads_and_priorities(path)}"
+
+
+def test_the_thread_guard_sees_a_violation(tmp_path):
+    bad = tmp_path / "x.py"
+    bad.write_text("import threading\nfrom concurrent.futures import ThreadPoolExecutor\nimport os\n"
+                   "os.setpriority(os.PRIO_PROCESS, 0, 10)\n")
+    assert _threads_and_priorities(bad) == ["threading", "concurrent.futures", "os.setpriority"]
+
+
+def test_no_import_stand_ins_and_no_per_package_cap_modules():
+    """The fork server shares scipy.optimize and scipy.stats with every kernel, so dpviz keeps no stand-ins for
+    them; caps are declared beside their parameters' specs, so no package keeps a module of caps."""
+    gone = ["_roots.py", "_binomial.py", "scheduling.py", "learning/_checks.py", "learning/_privacy.py",
+            "userlevel/_checks.py", "mean/_limits.py", "partial/_checks.py", "panels/_base.py", "server"]
+    assert [g for g in gone if (PKG / g).is_file() or any((PKG / g).rglob("*.py"))] == []
 
 
 # ---- one home per formula (issue 13): figures and panels hold no models -------------------------------------------
@@ -118,7 +155,7 @@ def _model_machinery(path: Path) -> list[str]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             names += [f"{node.module}.{a.name}" for a in node.names] if isinstance(node, ast.ImportFrom) else []
-            found += [n for n in names if n.startswith("scipy.optimize") or n == "dpviz._roots"]
+            found += [n for n in names if n.startswith("scipy.optimize")]
     return found
 
 

@@ -306,20 +306,6 @@ def test_on_a_running_event_loop_steps_interleave_with_other_messages():
     assert [k for a, k in _Stream.log if a == 2.0] == [1, 2]  # one more step ran, then the change closed it
 
 
-def test_panels_import_no_threads():
-    import ast
-    from pathlib import Path
-
-    import dpviz.panels as pkg
-
-    for path in Path(pkg.__file__).parent.glob("*.py"):
-        if path.name == "_base.py":  # the old base, deleted once every lesson module has moved
-            continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        names = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        names |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
-        assert not names & {"threading", "concurrent"}, path.name
-
 
 def test_overrides_meet_the_bound_rules_at_their_settings():
     """A bound that follows another control holds from the start: c ≤ b is checked at the panel's settings, with

@@ -124,7 +124,7 @@ def prose_html(name: str, base_url: str = "/") -> str:
     from markupsafe import Markup
     from nbconvert.filters.markdown import markdown2html
 
-    from dpviz.panels.landing import lesson_index_html
+    from dpviz.lessons import lesson_index_html
 
     nb = json.loads((NOTEBOOKS / name).read_text(encoding="utf-8"))
     parts = []
