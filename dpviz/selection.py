@@ -39,6 +39,8 @@ from functools import lru_cache
 import numpy as np
 
 from dpviz._validation import (
+    Cap,
+    Interval,
     as_rng,
     check_choice,
     check_integer,
@@ -51,10 +53,6 @@ from dpviz.mechanisms.exponential import _gumbel_argmax, exponential_mechanism_p
 __all__ = [
     "NOISES",
     "SVT_VARIANTS",
-    "MAX_CANDIDATES",
-    "MAX_SVT_EXACT_QUERIES",
-    "MAX_SVT_QUERIES",
-    "MAX_SVT_POSITIVES",
     "EXAMPLE_STREAM_LENGTH",
     "noise_scale",
     "report_noisy_max",
@@ -74,16 +72,16 @@ __all__ = [
 
 #: The noises of report-noisy-max.
 NOISES = ("gumbel", "laplace", "exponential")
-#: Most candidates :func:`selection_probabilities` accepts. At this size a call takes seconds and tens of MB: the
-#: Laplace integrals cost O((k + 16·number of pieces)·64) (series over the scores, not a k × nodes table), the
-#: permute-and-flip polynomial O(k²/2), computed in blocks.
-MAX_CANDIDATES = 10_000
-#: Most queries of the exact sparse-vector computations (they enumerate up to 2ⁿ output patterns and 3ⁿ neighbours).
-MAX_SVT_EXACT_QUERIES = 8
-#: Most queries one :func:`above_threshold` run accepts (its result holds one answer and one noisy value per query).
-MAX_SVT_QUERIES = 1_000_000
-#: Largest cutoff c of the sparse-vector functions (the query noise scale 4cΔ/ε grows with c).
-MAX_SVT_POSITIVES = 1_000_000
+#: Candidates :func:`selection_probabilities` (and the other exact selection laws) accept. At this size a call takes
+#: seconds and tens of MB: the Laplace integrals cost O((k + 16·number of pieces)·64) (series over the scores, not a
+#: k × nodes table), the permute-and-flip polynomial O(k²/2), computed in blocks.
+CANDIDATES = Cap(10_000, "the candidates of an exact selection law")
+#: Queries of the exact sparse-vector computations (they enumerate up to 2ⁿ output patterns and 3ⁿ neighbours).
+SVT_EXACT_QUERIES = Cap(8, "the queries of an exact sparse-vector computation, which enumerates 2ⁿ output patterns")
+#: Queries one :func:`above_threshold` run accepts (its result holds one answer and one noisy value per query).
+SVT_QUERIES = Cap(1_000_000, "the queries of one sparse-vector run")
+#: The cutoff c of the sparse-vector functions (the query noise scale 4cΔ/ε grows with c).
+SVT_POSITIVES = Interval(1, 1_000_000, integer=True)
 #: The length of :func:`example_query_stream`'s stream (a lesson's stream is a prefix of it)
 EXAMPLE_STREAM_LENGTH = 60
 
@@ -146,10 +144,10 @@ def _scaled_differences(x: np.ndarray, ref: float, num: float, den: float, exp2:
 # ============================================================================================ report-noisy-max
 
 
-def _check_scores(scores, *, maximum: int | None = None) -> np.ndarray:
+def _check_scores(scores, *, cap: Cap | None = None) -> np.ndarray:
     u = check_real_array(scores, "scores", ndim=1).astype(float)
-    if maximum is not None and u.size > maximum:
-        raise ValueError(f"scores has {u.size} candidates, which is not allowed here: must have at most {maximum}.")
+    if cap is not None:
+        cap.check(u.size, "len(scores)")
     return u
 
 
@@ -404,13 +402,13 @@ def selection_probabilities(scores, epsilon: float, *, noise: str = "gumbel", se
       (exact for k ≤ 32).
 
     All three work in units of the scale, (u_i − max u)/b, computed without overflow: right at every ε > 0 and every
-    spread of the scores. At most :data:`MAX_CANDIDATES` candidates. Ties get equal probabilities; the result sums to
+    spread of the scores. At most :data:`CANDIDATES` candidates. Ties get equal probabilities; the result sums to
     1 up to rounding (and is renormalised).
 
     >>> selection_probabilities([1.0, 1.0], 1.0, noise="laplace").tolist()
     [0.5, 0.5]
     """
-    u = _check_scores(scores, maximum=MAX_CANDIDATES)
+    u = _check_scores(scores, cap=CANDIDATES)
     eps, noise, s, mono = _check_common(epsilon, noise, sensitivity, monotonic)
     if noise == "gumbel":
         return _em_probabilities(u, eps, s, mono)
@@ -453,7 +451,7 @@ def _finite_result(value: float, what: str, scores: np.ndarray) -> float:
 def expected_gap(scores, epsilon: float, *, noise: str = "gumbel", sensitivity: float = 1.0,
                  monotonic: bool = False) -> float:
     """E[max u − u_reported] = Σ_i P[i]·(max u − u_i), from the exact :func:`selection_probabilities`."""
-    u = _check_scores(scores, maximum=MAX_CANDIDATES)
+    u = _check_scores(scores, cap=CANDIDATES)
     p = selection_probabilities(u, epsilon, noise=noise, sensitivity=sensitivity, monotonic=monotonic)
     gaps, e = _gaps_of(u)
     return _finite_result(_ldexp(float(np.dot(p, gaps)), e), "the expected gap", u)
@@ -463,7 +461,7 @@ def gap_quantile(scores, epsilon: float, beta: float, *, noise: str = "gumbel", 
                  monotonic: bool = False) -> float:
     """The smallest gap g with P[max u − u_reported > g] ≤ β (from the exact probabilities)."""
     bt = check_probability(beta, "beta", open_low=True, open_high=True)
-    u = _check_scores(scores, maximum=MAX_CANDIDATES)
+    u = _check_scores(scores, cap=CANDIDATES)
     p = selection_probabilities(u, epsilon, noise=noise, sensitivity=sensitivity, monotonic=monotonic)
     gaps, e = _gaps_of(u)
     order = np.argsort(gaps, kind="stable")
@@ -510,7 +508,7 @@ _QUERY_NOISE_RATIO = {"correct": lambda c: 2.0 * c, "no_query_noise": lambda c: 
 def _check_svt_common(epsilon, sensitivity, max_positives, variant) -> tuple[float, float, int]:
     eps = check_positive(epsilon, "epsilon")
     s = check_positive(sensitivity, "sensitivity")
-    c = check_integer(max_positives, "max_positives", minimum=1, maximum=MAX_SVT_POSITIVES)
+    c = SVT_POSITIVES.check(max_positives, "max_positives")
     check_choice(variant, "variant", tuple(SVT_VARIANTS))
     return eps, s, c
 
@@ -590,7 +588,7 @@ class SparseVectorResult:
                              f"{answers!r}.")
         if not isinstance(self.halted, (bool, np.bool_)):
             raise ValueError(f"halted = {self.halted!r} is not allowed: must be True or False.")
-        c = check_integer(self.max_positives, "max_positives", minimum=1, maximum=MAX_SVT_POSITIVES)
+        c = SVT_POSITIVES.check(self.max_positives, "max_positives")
         if len(positives) > c or bool(self.halted) != (len(positives) == c):
             raise ValueError(f"halted = {self.halted!r} is not allowed with {len(positives)} positives and "
                              f"max_positives = {c}: must be True exactly when the c-th positive was reached.")
@@ -617,7 +615,7 @@ def above_threshold(queries, threshold: float, epsilon: float, *, sensitivity: f
     ε-DP however many queries are asked, when each query moves by at most Δ between neighbours.
 
     The comparisons are made in units of the threshold scale, (q_i − T)·ε/(2Δ) + 2c·Z⁰_i ≥ Z⁰_T with standard
-    draws Z⁰ (the same decisions), so a tie q_i = T keeps its noise at every ε. At most :data:`MAX_SVT_QUERIES`
+    draws Z⁰ (the same decisions), so a tie q_i = T keeps its noise at every ε. At most :data:`SVT_QUERIES`
     queries; ε must leave the noisy values T + Z_T and q_i + Z_i inside the float range.
 
     >>> r = above_threshold([0.0, 0.0, 1000.0, 0.0], 500.0, 1.0, rng=0)
@@ -625,8 +623,7 @@ def above_threshold(queries, threshold: float, epsilon: float, *, sensitivity: f
     ((False, False, True), (2,), True)
     """
     q = check_real_array(queries, "queries", ndim=1).astype(float)
-    if q.size > MAX_SVT_QUERIES:
-        raise ValueError(f"queries has {q.size} values, which is not allowed: must have at most {MAX_SVT_QUERIES}.")
+    SVT_QUERIES.check(q.size, "len(queries)")
     t = _check_threshold(threshold)
     eps = check_positive(epsilon, "epsilon")
     s = check_positive(sensitivity, "sensitivity")
@@ -696,9 +693,7 @@ def _check_svt(queries, threshold, epsilon, sensitivity, max_positives, variant)
     """Validated (queries, T, ε, Δ, query-noise ratio, cutoff) and the queries in units of the threshold noise scale
     2Δ/ε, measured from T: q′_i = (q_i − T)·ε/(2Δ) (then T′ = 0, Z_T ~ Lap(1), Z_i ~ Lap(ratio))."""
     q = check_real_array(queries, "queries", ndim=1).astype(float)
-    if q.size > MAX_SVT_EXACT_QUERIES:
-        raise ValueError(f"queries has {q.size} values, which is not allowed here: must have at most "
-                         f"{MAX_SVT_EXACT_QUERIES} (the exact computation enumerates 2ⁿ output patterns).")
+    SVT_EXACT_QUERIES.check(q.size, "len(queries)")
     T = _check_threshold(threshold)
     eps, s, c = _check_svt_common(epsilon, sensitivity, max_positives, variant)
     ratio = _QUERY_NOISE_RATIO[variant](c)

@@ -154,7 +154,7 @@ def test_figure_inputs_are_checked():
     with pytest.raises(ValueError, match="result"):
         P.sparse_vector_budget_figure(0, 3)
     with pytest.raises(ValueError, match="n_queries"):
-        P.sparse_vector_budget_figure(r, P.MAX_FIGURE_QUERIES + 1)
+        P.sparse_vector_budget_figure(r, P.FIGURE_QUERIES.limit + 1)
     with pytest.raises(ValueError, match="n_queries"):
         P.sparse_vector_budget_figure(r, len(r.answers) - 1)
     with pytest.raises(ValueError, match="result"):

@@ -305,7 +305,7 @@ def test_above_threshold_pays_only_for_positives():
     (lambda: S.report_noisy_max([1.0], 1.0, monotonic="yes"), "monotonic"),
     (lambda: S.report_noisy_max([1.0], 1.0, size=-2), "size"),
     (lambda: S.selection_probabilities([[1.0, 2.0]], 1.0), "scores"),
-    (lambda: S.selection_probabilities(np.zeros(S.MAX_CANDIDATES + 1), 1.0), "scores"),
+    (lambda: S.selection_probabilities(np.zeros(S.CANDIDATES.limit + 1), 1.0), "scores"),
     (lambda: S.gap_tail_bound(0, 1.0, 0.1), "k"),
     (lambda: S.gap_tail_bound(3, 1.0, 1.0), "beta"),
     (lambda: S.gap_quantile([1.0, 2.0], 1.0, 0.0), "beta"),
@@ -320,10 +320,10 @@ def test_above_threshold_pays_only_for_positives():
     (lambda: S.noise_scale(5e-324), "epsilon"),  # the scale 2Δ/ε is beyond the float range (it used to be inf)
     (lambda: S.noise_scale(1.0, 1e308), "epsilon"),
     (lambda: S.sparse_vector_scales(5e-324), "epsilon"),
-    (lambda: S.sparse_vector_scales(1.0, max_positives=S.MAX_SVT_POSITIVES + 1), "max_positives"),
+    (lambda: S.sparse_vector_scales(1.0, max_positives=S.SVT_POSITIVES.high + 1), "max_positives"),
     (lambda: S.above_threshold([1.0, 2.0], 0.0, 5e-324), "epsilon"),
     (lambda: S.above_threshold([1.7e308, 2.0], 0.0, 1e-306), "epsilon"),  # q + Z could overflow
-    (lambda: S.above_threshold(np.zeros(S.MAX_SVT_QUERIES + 1), 0.0, 1.0), "queries"),
+    (lambda: S.above_threshold(np.zeros(S.SVT_QUERIES.limit + 1), 0.0, 1.0), "queries"),
     (lambda: S.gap_tail_bound(10, 1e-320, 0.05), "epsilon"),  # the bound itself overflows
     (lambda: S.expected_gap([-1.7e308, -1.7e308, 1.7e308], 1e-320), "scores"),  # E[gap] ≈ ⅔·3.4e308
 ])

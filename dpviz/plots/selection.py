@@ -15,7 +15,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz import selection as sel
-from dpviz._validation import check_choice, check_integer, check_positive, check_probability, check_real_array
+from dpviz._validation import Cap, check_choice, check_integer, check_positive, check_probability, check_real_array
 from dpviz.plots._theme import ROLE, TEMPLATE, _gaps, _hline, _layout, _vline, caption, fmt_number
 
 __all__ = [
@@ -27,7 +27,6 @@ __all__ = [
     "sparse_vector_budget_figure",
     "sparse_vector_check_figure",
     "pattern_label",
-    "MAX_FIGURE_QUERIES",
 ]
 
 #: Legend names of the noises of report-noisy-max.
@@ -39,7 +38,7 @@ NOISE_LABELS = {
 _NOISE_COLOURS = {"gumbel": ROLE["exact"], "laplace": ROLE["alt"], "exponential": ROLE["alt2"]}
 _LEGEND = dict(orientation="h", y=-0.22, x=0, yanchor="top", traceorder="normal")
 #: Most queries a sparse-vector figure draws (one marker per query; a phone shows a few dozen legibly).
-MAX_FIGURE_QUERIES = 1000
+FIGURE_QUERIES = Cap(1000, "the queries one sparse-vector figure draws")
 _SOURCES = ("Gumbel: McSherry & Talwar 2007; Dwork & Roth 2014, Def. 3.4. Laplace: Dwork & Roth 2014, Claim 3.9. "
             "Exponential: McKenna & Sheldon 2020; Ding et al. 2021.")
 
@@ -136,7 +135,7 @@ def utility_against_epsilon_figure(k: int, d: float, beta: float, *, sensitivity
                                    epsilon_mark: float | None = None, template: str = TEMPLATE) -> go.Figure:
     """E[gap] against ε (log axes) for the three noises on k candidates (one best, k − 1 tied d below), with the
     tail bound (2Δ/ε)·ln(k/β) (Dwork & Roth 2014, Cor. 3.12)."""
-    kk = check_integer(k, "k", minimum=2, maximum=sel.MAX_CANDIDATES)
+    kk = check_integer(k, "k", minimum=2, maximum=sel.CANDIDATES.limit)
     dd = check_positive(d, "d")
     bt = check_probability(beta, "beta", open_low=True, open_high=True)
     mark = None if epsilon_mark is None else check_positive(epsilon_mark, "epsilon_mark")
@@ -164,7 +163,7 @@ def utility_against_k_figure(epsilon: float, d: float, beta: float, *, sensitivi
     eps = check_positive(epsilon, "epsilon")
     dd = check_positive(d, "d")
     bt = check_probability(beta, "beta", open_low=True, open_high=True)
-    mark = None if k_mark is None else check_integer(k_mark, "k_mark", minimum=2, maximum=sel.MAX_CANDIDATES)
+    mark = None if k_mark is None else check_integer(k_mark, "k_mark", minimum=2, maximum=sel.CANDIDATES.limit)
     ks = np.unique(np.round(np.geomspace(2, 1000, 22)).astype(int))
     gaps = {n: [sel.expected_gap(_instance(int(k), dd), eps, noise=n, sensitivity=sensitivity) for k in ks]
             for n in sel.NOISES}
@@ -197,11 +196,9 @@ def sparse_vector_stream_figure(queries, threshold: float, result: sel.SparseVec
                                 template: str = TEMPLATE) -> go.Figure:
     """A sparse-vector run: true query answers q<sub>i</sub>, their noisy versions q<sub>i</sub> + Z<sub>i</sub>
     (⊤ / ⊥), the threshold T and the noisy threshold T + Z<sub>T</sub>, and where the algorithm halted. The noisy
-    values are internal state, shown for teaching. At most :data:`MAX_FIGURE_QUERIES` queries."""
+    values are internal state, shown for teaching. At most :data:`FIGURE_QUERIES` queries."""
     q = check_real_array(queries, "queries", ndim=1).astype(float)
-    if q.size > MAX_FIGURE_QUERIES:
-        raise ValueError(f"queries has {q.size} values, which is not allowed in this figure: must have at most "
-                         f"{MAX_FIGURE_QUERIES}.")
+    FIGURE_QUERIES.check(q.size, "len(queries)")
     t = sel._check_threshold(threshold)
     result = _check_result(result)
     n_done = len(result.answers)
@@ -244,9 +241,9 @@ def sparse_vector_budget_figure(result: sel.SparseVectorResult, n_queries: int, 
                                 template: str = TEMPLATE) -> go.Figure:
     """ε accounted after each query, ex post: ε/2 for the threshold up front, then ε/(2c) per ⊤, nothing per ⊥
     (Lyu, Su & Li 2017, Thm 2). The run's guarantee, fixed before it, is ε whatever the answers; at most
-    :data:`MAX_FIGURE_QUERIES` queries."""
+    :data:`FIGURE_QUERIES` queries."""
     result = _check_result(result)
-    n = check_integer(n_queries, "n_queries", minimum=max(1, len(result.answers)), maximum=MAX_FIGURE_QUERIES)
+    n = check_integer(n_queries, "n_queries", minimum=max(1, len(result.answers)), maximum=FIGURE_QUERIES.limit)
     eps, c = result.epsilon, result.max_positives
     spent = np.full(n + 1, np.nan)
     spent[0] = eps / 2
