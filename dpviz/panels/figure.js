@@ -92,7 +92,7 @@ const clone = (value) => structuredClone(value);
 // learner's hand. So an update from the kernel keeps the view's margins at least as wide as they are drawn now
 // (plotly still widens them when labels need more room, and a view drawn later starts afresh), unless the kernel
 // sets margins itself or a legend or title reserves room of its own (plotly adds that on top of the margins).
-// (Exported for benchmarks/redraw.py, which replays updates the way this module applies them.)
+// (Exported for benchmarks/panels/redraw.py, which replays updates the way this module applies them.)
 const setsMargins = (layout) => Object.entries(layout)
   .some(([k, v]) => (k === "margin" || k.startsWith("margin.")) && v !== undefined);
 

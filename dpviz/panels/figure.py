@@ -1,6 +1,6 @@
 """The figures of a panel: a plotly ``FigureWidget`` per figure slot, kept in step with each render's figures.
 
-Under ``python -m dpviz.app`` the figures' front end is dpviz's own module (``figure.js``), drawn with plotly.js's
+Under ``dpviz serve`` the figures' front end is dpviz's own module (``figure.js``), drawn with plotly.js's
 cartesian bundle served once per page; elsewhere (JupyterLab, plain Voilà) plotly's own ``FigureWidget``.
 """
 
@@ -57,7 +57,7 @@ from dpviz.panels.controls import REJECT  # noqa: E402
 
 __all__ = ["FIGURE_CONFIG", "figure_widget", "sync_figure", "figure_checks"]
 
-# The front-end module of a figure under dpviz.app (``figure.js`` beside this file): plotly's FigureWidget protocol,
+# The front-end module of a figure under dpviz serve (``figure.js`` beside this file): plotly's FigureWidget protocol,
 # drawn with plotly.js's cartesian bundle (1.5 MB, evaluated in about half the time of plotly's 5 MB widget bundle;
 # the lessons draw only scatter, bar and heatmap traces). anywidget gives a model 2 s to load its module and run
 # ``initialize``, after which the model ignores the kernel; so the module returns at once and never waits for
@@ -86,7 +86,7 @@ def _shared_bundle_widget_class(bundle_url: str) -> type[go.FigureWidget]:
 def figure_widget(fig: go.Figure) -> go.FigureWidget:
     """The ``FigureWidget`` a panel shows for ``fig``.
 
-    Under ``python -m dpviz.app`` (``make serve``) the server publishes plotly.js's cartesian bundle at one URL and
+    Under ``dpviz serve`` (``make serve``) the server publishes plotly.js's cartesian bundle at one URL and
     sets ``DPVIZ_PLOTLY_BUNDLE_URL`` for its kernels; the widget's front end (``figure.js``) then loads plotly.js
     from there (once per page).
     Anywhere else (JupyterLab, plain ``voila``) it is plotly's own ``FigureWidget``, which carries the bundle inline.
