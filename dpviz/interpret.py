@@ -34,7 +34,7 @@ import numpy as np
 from scipy import special
 from scipy.optimize import brentq
 
-from dpviz._validation import check_delta, check_in_range, check_integer, check_positive, check_real_array
+from dpviz._validation import Cap, check_delta, check_in_range, check_integer, check_positive, check_real_array
 from dpviz.mechanisms.gaussian import analytic_gaussian_sigma, gaussian_delta, gaussian_epsilon_many
 
 __all__ = [
@@ -49,17 +49,15 @@ __all__ = [
     "per_release_budget",
     "per_release_epsilon",
     "accuracy_curves",
-    "MAX_POINTS",
-    "MAX_CURVE_POINTS",
 ]
 
-#: Most values one call of :func:`posterior_bound` may compute (the broadcast size of its array arguments): 10⁷
+#: Values one call of :func:`posterior_bound` may compute (the broadcast size of its array arguments): 10⁷
 #: doubles are 80 MB per intermediate; a larger request is refused with a ValueError naming this cap.
-MAX_POINTS = 10_000_000
+POINTS = Cap(10_000_000, "the values of one call, the broadcast size of its array arguments")
 
-#: Most accuracy targets or release counts one call may take where each needs its own exact Gaussian inverse
+#: Accuracy targets or release counts one call may take where each needs its own exact Gaussian inverse
 #: (:func:`gaussian_epsilon_for_accuracy`, :func:`accuracy_curves`, :func:`per_release_epsilon`): about a second.
-MAX_CURVE_POINTS = 10_000
+CURVE_POINTS = Cap(10_000, "the points of one curve, each of which needs its own exact Gaussian inverse")
 
 
 def _is_scalar(value) -> bool:
@@ -93,7 +91,7 @@ def _nonneg_array(value, name: str):
     return arr, False
 
 
-def _broadcast(named: dict, cap: int = MAX_POINTS) -> list:
+def _broadcast(named: dict, cap: Cap = POINTS) -> list:
     """The arrays of ``named`` (parameter name → array) broadcast together, refused with a message naming the
     parameters when their shapes do not match or when the result would hold more than ``cap`` values."""
     names = ", ".join(named)
@@ -103,10 +101,7 @@ def _broadcast(named: dict, cap: int = MAX_POINTS) -> list:
         shapes = ", ".join(f"{n} {np.shape(a)}" for n, a in named.items())
         raise ValueError(f"the shapes of {names} ({shapes}) are not allowed together: must broadcast "
                          "(numpy rules).") from None
-    size = math.prod(shape)
-    if size > cap:
-        raise ValueError(f"{names} broadcast to {size} values, which is not allowed: must be at most {cap} "
-                         "(MAX_POINTS) in one call.")
+    cap.check(math.prod(shape), f"the broadcast size of {names}")
     return list(np.broadcast_arrays(*named.values()))
 
 
@@ -166,7 +161,7 @@ def posterior_bound(prior, epsilon, delta: float = 0.0, *, event_probability=Non
 
     Returns
     -------
-    float, or an array of the broadcast shape (at most :data:`MAX_POINTS` values).
+    float, or an array of the broadcast shape (at most :data:`POINTS` values).
 
     Examples
     --------
@@ -308,9 +303,7 @@ def _gaussian_epsilon_at_sigma(sigma: np.ndarray, d: float, s: float) -> np.ndar
 
 
 def _curve_cap(arr: np.ndarray, name: str) -> None:
-    if arr.size > MAX_CURVE_POINTS:
-        raise ValueError(f"{name} has {arr.size} values, which is not allowed: must hold at most {MAX_CURVE_POINTS} "
-                         "(MAX_CURVE_POINTS; each needs its own exact Gaussian inverse).")
+    CURVE_POINTS.check(arr.size, f"len({name})")
 
 
 def gaussian_epsilon_for_accuracy(alpha_acc, beta_fail: float, delta: float, sensitivity: float = 1.0):
@@ -321,7 +314,7 @@ def gaussian_epsilon_for_accuracy(alpha_acc, beta_fail: float, delta: float, sen
     smallest ε whose analytic calibration (Balle & Wang 2018, Thm 8; :func:`dpviz.mechanisms.analytic_gaussian_sigma`)
     is at most σ<sub>max</sub> is the exact ε(δ) of the Gaussian mechanism with σ<sub>max</sub>, i.e.
     :func:`dpviz.mechanisms.gaussian_epsilon` at μ = Δ/σ<sub>max</sub> (+inf where μ overflows the double range).
-    Broadcasts over ``alpha_acc`` (at most :data:`MAX_CURVE_POINTS` values).
+    Broadcasts over ``alpha_acc`` (at most :data:`CURVE_POINTS` values).
 
     >>> e = gaussian_epsilon_for_accuracy(10.0, 0.05, 1e-6)
     >>> s = gaussian_sigma_for_accuracy(10.0, 0.05)
@@ -426,7 +419,7 @@ def _analytic_sigma(eps: float, delta: float) -> float:
 
 
 def _releases(releases) -> tuple[np.ndarray, bool]:
-    """k (an integer in [1, 10⁶]) or an array of at most :data:`MAX_CURVE_POINTS` of them; returns (floats, scalar?)."""
+    """k (an integer in [1, 10⁶]) or an array of at most :data:`CURVE_POINTS` of them; returns (floats, scalar?)."""
     if _is_scalar(releases):
         return np.array([check_integer(releases, "releases", minimum=1, maximum=10**6)], dtype=float), True
     arr = check_real_array(releases, "releases").ravel()
@@ -440,7 +433,7 @@ def per_release_epsilon(epsilon_total: float, delta_total: float, releases) -> d
 
     σ<sub>exact</sub>(k) = √k·σ₁ with σ₁ = :func:`~dpviz.mechanisms.analytic_gaussian_sigma` (ε, δ): δ(ε) of a
     Gaussian depends on Δ/σ only, so k releases of noise √k·σ₁ compose to exactly one of noise σ₁ (Dong, Roth &
-    Su 2022, Cor. 3.3). ``releases``: an integer k in [1, 10⁶] or at most :data:`MAX_CURVE_POINTS` of them.
+    Su 2022, Cor. 3.3). ``releases``: an integer k in [1, 10⁶] or at most :data:`CURVE_POINTS` of them.
 
     >>> r = per_release_epsilon(1.0, 1e-6, [1, 4])
     >>> bool(abs(r["eps_step_exact"][0] - 1.0) < 1e-9), bool(r["eps_step_exact"][1] > r["eps_basic"][1])
@@ -472,7 +465,7 @@ def per_release_budget(epsilon_total: float, delta_total: float, releases) -> di
       (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> = its exact ε(δ/k) ≥ ε/k: the per-release ε the accountant
       lets you spend (:func:`per_release_epsilon`).
 
-    ``releases`` is an integer k in [1, 10⁶] or at most :data:`MAX_CURVE_POINTS` of them. Returns a dict of arrays
+    ``releases`` is an integer k in [1, 10⁶] or at most :data:`CURVE_POINTS` of them. Returns a dict of arrays
     (or floats for a scalar k): ``k``, ``eps_basic``, ``delta_step``, ``sigma_basic``, ``sigma_exact``,
     ``eps_step_exact``.
 
@@ -490,7 +483,7 @@ def per_release_budget(epsilon_total: float, delta_total: float, releases) -> di
 
 def accuracy_curves(alphas, beta_fail: float, delta: float, sensitivity: float = 1.0) -> dict:
     """The smallest ε for each accuracy target of a grid ``alphas`` (α<sub>acc</sub> > 0, at most
-    :data:`MAX_CURVE_POINTS` of them), as curves: :func:`laplace_epsilon_for_accuracy` (closed form, Dwork & Roth
+    :data:`CURVE_POINTS` of them), as curves: :func:`laplace_epsilon_for_accuracy` (closed form, Dwork & Roth
     2014, Thm 3.8) and :func:`gaussian_epsilon_for_accuracy` at δ (Balle & Wang 2018, Thm 8). Returns a dict of
     arrays ``alpha``, ``epsilon_laplace``, ``epsilon_gaussian`` (0 where a Gaussian with that much noise is
     (0, δ)-DP already; +inf where an ε exceeds the double range).
