@@ -23,20 +23,23 @@ import math
 import numpy as np
 
 from dpviz import mechanisms as _mech
-from dpviz._validation import _array_arg, check_delta, check_integer, check_positive
+from dpviz._validation import Cap, Interval, _array_arg, check_delta, check_positive, checked
 from dpviz.conversions import zcdp_delta
 from dpviz.mechanisms.gaussian import classic_gaussian_delta  # the textbook formula's home (re-exported here)
 from dpviz.sensitivity import laplace_scale
 
-__all__ = ["MAX_DIMENSION", "MAX_POINTS", "classic_gaussian_delta", "clipped_sum_noise", "gaussian_profile_curves"]
+__all__ = ["classic_gaussian_delta", "clipped_sum_noise", "gaussian_profile_curves"]
 
-#: Most ε values :func:`gaussian_profile_curves` evaluates (and most dimensions :func:`clipped_sum_noise` takes at
-#: once): a figure needs a few hundred; 10⁵ keep a call well under a second.
-MAX_POINTS = 100_000
-#: Largest dimension d of :func:`clipped_sum_noise` (far beyond any model; √d·C stays exact in a double).
-MAX_DIMENSION = 10**12
+#: The ε values n :func:`gaussian_profile_curves` evaluates: a figure needs a few hundred; 10⁵ keep a call well under
+#: a second.
+POINTS = Interval(2, 100_000, integer=True)
+#: Dimensions :func:`clipped_sum_noise` takes at once (as many as :data:`POINTS`).
+DIMENSIONS = Cap(POINTS.high, "the dimensions of one call")
+#: A dimension d of :func:`clipped_sum_noise`: 1 to 10¹² (far beyond any model; √d·C stays exact in a double).
+DIMENSION = Interval(1, 10**12, integer=True)
 
 
+@checked(n=POINTS)
 def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: float | None = None,
                             n: int = 121) -> dict[str, np.ndarray]:
     """The δ(ε) curves of the Gaussian mechanism N(0, σ²) with sensitivity Δ on a common grid of ``n`` values of
@@ -48,7 +51,7 @@ def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: flo
       converted by :func:`dpviz.conversions.zcdp_delta` (Canonne, Kamath & Steinke 2020, Cor. 13; Bun & Steinke 2016,
       Prop. 1.3).
 
-    ``n`` is at most :data:`MAX_POINTS`. Without ``eps_max``, a σ so small against Δ that the exact ε at
+    ``n`` is in :data:`POINTS`. Without ``eps_max``, a σ so small against Δ that the exact ε at
     δ = 10⁻¹² leaves the double range is refused (naming σ and Δ): pass ``eps_max`` to choose the ε range.
 
     >>> c = gaussian_profile_curves(1.0, n=3, eps_max=2.0)
@@ -57,7 +60,6 @@ def gaussian_profile_curves(sigma: float, sensitivity: float = 1.0, eps_max: flo
     """
     s = check_positive(sigma, "sigma")
     dl = check_positive(sensitivity, "sensitivity")
-    n = check_integer(n, "n", minimum=2, maximum=MAX_POINTS)
     g = _mech.Gaussian(s, dl)
     if eps_max is None:
         reach = 1.15 * g.epsilon(1e-12)
@@ -96,19 +98,17 @@ def clipped_sum_noise(dimension, epsilon: float, delta: float, clip: float = 1.0
     * ``crossover``: the largest d at which Laplace needs no more noise than the Gaussian (0 if none), i.e. the
       largest d with √(2d)·C/ε ≤ σ.
 
-    ``dimension``: an integer 1 … :data:`MAX_DIMENSION`, or a sequence of at most :data:`MAX_POINTS` of them (then
+    ``dimension``: an integer in :data:`DIMENSION`, or a sequence of at most :data:`DIMENSIONS` of them (then
     the per-d entries are arrays). ε > 0, δ ∈ (0, 1), C > 0.
 
     >>> r = clipped_sum_noise(100, 1.0, 1e-5)
     >>> r["l1_sensitivity"], r["l2_sensitivity"], round(r["gaussian_sigma"], 4), round(r["ratio"], 3), r["crossover"]
     (10.0, 1.0, 3.7306, 3.791, 6)
     """
-    d, scalar = _array_arg(dimension, "dimension", 1, MAX_DIMENSION)
-    if d.size > MAX_POINTS:
-        raise ValueError(f"dimension holds {d.size} values, which is not allowed: must hold at most {MAX_POINTS}.")
+    d, scalar = _array_arg(dimension, "dimension", DIMENSION.low, DIMENSION.high)
+    DIMENSIONS.check(d.size, "len(dimension)")
     if not np.all(d == np.floor(d)):
-        bad = float(d[d != np.floor(d)][0])
-        raise ValueError(f"dimension = {bad!r} is not allowed: must be an integer in [1, {MAX_DIMENSION}].")
+        DIMENSION.check(float(d[d != np.floor(d)][0]), "dimension")
     eps = check_positive(epsilon, "epsilon")
     dl = check_delta(delta, allow_zero=False)
     c = check_positive(clip, "clip")
@@ -149,9 +149,9 @@ def _crossover(eps: float, clip: float, sigma: float) -> int:
         return math.sqrt(2.0) * (math.sqrt(k) * clip / eps)
 
     guess = (sigma * eps / clip) ** 2 / 2.0 if math.isfinite(sigma * eps / clip) else math.inf
-    k = int(min(guess, MAX_DIMENSION))
+    k = int(min(guess, DIMENSION.high))
     while k > 0 and laplace_sd(k) > sigma:
         k -= 1
-    while k < MAX_DIMENSION and laplace_sd(k + 1) <= sigma:
+    while k < DIMENSION.high and laplace_sd(k + 1) <= sigma:
         k += 1
     return k

@@ -33,13 +33,13 @@ def test_the_largest_dimension_and_extreme_epsilons_give_exact_answers():
 
     import dpviz.mechanisms as M
 
-    big = G.clipped_sum_noise(G.MAX_DIMENSION, 1.0, 1e-5)
+    big = G.clipped_sum_noise(G.DIMENSION.high, 1.0, 1e-5)
     assert big["l1_sensitivity"] == 1e6 and big["laplace_sd"] == math.sqrt(2.0) * 1e6
     # a huge ε: σ and b are both tiny, and the crossover stays the exact integer (capped at the largest dimension)
     r = G.clipped_sum_noise(10, 1e300, 1e-5)
     assert r["gaussian_sigma"] == M.analytic_gaussian_sigma(1e300, 1e-5)
     k = r["crossover"]
-    assert 0 <= k <= G.MAX_DIMENSION
-    assert k == G.MAX_DIMENSION or math.sqrt(2.0) * (math.sqrt(k + 1) / 1e300) > r["gaussian_sigma"]
+    assert 0 <= k <= G.DIMENSION.high
+    assert k == G.DIMENSION.high or math.sqrt(2.0) * (math.sqrt(k + 1) / 1e300) > r["gaussian_sigma"]
     tiny_c = G.clipped_sum_noise(10, 1.0, 1e-5, 1e-300)
     assert tiny_c["l2_sensitivity"] == 1e-300 and tiny_c["crossover"] == G.clipped_sum_noise(10, 1.0, 1e-5)["crossover"]

@@ -79,7 +79,7 @@ def test_bad_arguments_name_the_parameter(call, name):
 
 
 # ------------------------------------------------------------------------------------ the vector release (lesson 03 §5)
-from dpviz.gaussian_profiles import MAX_DIMENSION, MAX_POINTS, clipped_sum_noise  # noqa: E402
+from dpviz.gaussian_profiles import DIMENSION, POINTS, clipped_sum_noise  # noqa: E402
 
 
 def _sigma_oracle(eps, delta, sens):
@@ -142,8 +142,8 @@ def test_clipped_sum_noise_broadcasts_and_agrees_with_the_scalar_calls():
 @pytest.mark.parametrize("call,name", [
     (lambda: clipped_sum_noise(0, 1.0, 1e-5), "dimension"),
     (lambda: clipped_sum_noise(2.5, 1.0, 1e-5), "dimension"),
-    (lambda: clipped_sum_noise(MAX_DIMENSION + 1, 1.0, 1e-5), "dimension"),
-    (lambda: clipped_sum_noise(np.ones(MAX_POINTS + 1), 1.0, 1e-5), "dimension"),
+    (lambda: clipped_sum_noise(DIMENSION.high + 1, 1.0, 1e-5), "dimension"),
+    (lambda: clipped_sum_noise(np.ones(POINTS.high + 1), 1.0, 1e-5), "dimension"),
     (lambda: clipped_sum_noise(10, 0.0, 1e-5), "epsilon"),
     (lambda: clipped_sum_noise(10, 1.0, 0.0), "delta"),
     (lambda: clipped_sum_noise(10, 1.0, 1e-5, -1.0), "clip"),
@@ -159,10 +159,10 @@ def test_clipped_sum_noise_refuses_bad_input_naming_the_parameter(call, name):
 def test_the_number_of_profile_points_is_capped():
     # the defect: n had no cap (10**8 points allocated ~5 GB; 10**400 gave numpy's "Maximum allowed size exceeded",
     # which names no parameter)
-    for n in (MAX_POINTS + 1, 10**400, 2**62):
-        with pytest.raises(ValueError, match=f"n = .* is not allowed: must be an integer >= 2 and <= {MAX_POINTS}"):
+    for n in (POINTS.high + 1, 10**400, 2**62):
+        with pytest.raises(ValueError, match=f"n = .* is not allowed: must be an integer >= 2 and <= {POINTS.high}"):
             gaussian_profile_curves(1.0, n=n)
-    assert gaussian_profile_curves(1.0, n=MAX_POINTS, eps_max=1.0)["eps"].size == MAX_POINTS
+    assert gaussian_profile_curves(1.0, n=POINTS.high, eps_max=1.0)["eps"].size == POINTS.high
 
 
 def test_a_sigma_too_small_for_the_default_range_is_refused_naming_sigma_not_eps_max():

@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 
 from dpviz import mechanisms as mech
 from dpviz._validation import check_delta, check_integer, check_positive
-from dpviz.gaussian_profiles import MAX_DIMENSION, clipped_sum_noise, gaussian_profile_curves
+from dpviz.gaussian_profiles import DIMENSION, clipped_sum_noise, gaussian_profile_curves
 from dpviz.plots._theme import (
     ROLE,
     TEMPLATE,
@@ -396,13 +396,13 @@ def vector_release_figure(epsilon: float, delta: float, dimension: int, *, max_d
     the same for every d). Log–log axes; ``dimension`` is marked, with the crossover below which Laplace needs less.
 
     The curves run from d = 1 to ``drawn_to`` (default ``max_dimension``; a panel draws them up to the learner's d),
-    the x axis to ``max_dimension`` (≤ :data:`dpviz.gaussian_profiles.MAX_DIMENSION`). They pass through about 80
+    the x axis to ``max_dimension`` (≤ :data:`dpviz.gaussian_profiles.DIMENSION`). They pass through about 80
     integer values of d; on log–log axes both curves are straight lines (√d and a constant), so the segments between
     the points are exact.
     """
     eps = check_positive(epsilon, "epsilon")
     dl = check_delta(delta, allow_zero=False)
-    top = check_integer(max_dimension, "max_dimension", minimum=2, maximum=MAX_DIMENSION)
+    top = check_integer(max_dimension, "max_dimension", minimum=2, maximum=DIMENSION.high)
     d = check_integer(dimension, "dimension", minimum=1, maximum=top)
     upto = top if drawn_to is None else check_integer(drawn_to, "drawn_to", minimum=1, maximum=top)
     dims = np.unique(np.round(np.geomspace(1.0, float(upto), 80)))
