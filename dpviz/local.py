@@ -39,10 +39,10 @@ import numpy as np
 
 from dpviz._validation import (
     MAX_SAMPLES,
+    Interval,
     as_rng,
     check_choice,
     check_in_range,
-    check_integer,
     check_positive,
     check_real_array,
 )
@@ -67,13 +67,14 @@ __all__ = [
 #: The local protocols of this module, by key.
 PROTOCOLS = ("krr", "oue")
 
-_MAX_K = 1_000_000
-#: Largest number of respondents (a trillion: beyond any survey, and exact in a double).
-MAX_N = 10**12
+#: The domain size k of a local protocol: 2 to 10⁶.
+K = Interval(2, 1_000_000, integer=True)
+#: The number of respondents: at most a trillion (beyond any survey, and exact in a double).
+N = Interval(1, 10**12, integer=True)
 
 
 def _k(k) -> int:
-    return check_integer(k, "k", minimum=2, maximum=_MAX_K)
+    return K.check(k, "k")
 
 
 def _eps(epsilon) -> float:
@@ -81,7 +82,7 @@ def _eps(epsilon) -> float:
 
 
 def _n(n, name: str = "n") -> int:
-    return check_integer(n, name, minimum=1, maximum=MAX_N)
+    return N.check(n, name)
 
 
 def _freq(frequency) -> float:
@@ -316,9 +317,9 @@ def local_count_std(protocol: str, n, k: int, epsilon: float, frequency: float =
     if np.ndim(n) == 0:
         return _finite(math.sqrt(_n(n) * v1), epsilon, "the standard deviation")
     arr = check_real_array(n, "n", ndim=1)
-    if np.any((arr < 1) | (arr > MAX_N)):
-        bad = float(arr[(arr < 1) | (arr > MAX_N)][0])
-        raise ValueError(f"n contains {bad!r}, which is not allowed: must be numbers in [1, 1e+12].")
+    if np.any((arr < N.low) | (arr > N.high)):
+        bad = float(arr[(arr < N.low) | (arr > N.high)][0])
+        raise ValueError(f"n contains {bad!r}, which is not allowed: must be numbers in [{N.low}, {N.high:.0e}].")
     with np.errstate(over="ignore"):
         out = np.sqrt(arr * v1)
     if not np.all(np.isfinite(out)):
