@@ -39,7 +39,7 @@ from typing import Any, Callable
 import numpy as np
 from scipy import stats
 
-from dpviz._validation import as_rng, check_delta, check_in_range, check_integer, check_real_array
+from dpviz._validation import Interval, as_rng, check_delta, check_in_range, check_integer, check_real_array
 from dpviz.mechanisms.gaussian import Gaussian
 from dpviz.mechanisms.laplace import Laplace
 from dpviz.mechanisms.randomized_response import RandomizedResponse
@@ -57,12 +57,13 @@ __all__ = [
     "epsilon_lower_bound",
     "gaussian_witness_alpha",
     "NeighbourGame",
-    "MAX_TRIALS",
     "SAMPLE_SEED",
 ]
 
-#: Most runs one audit may draw (each run is one scalar output: 2·10⁶ doubles are 16 MB).
-MAX_TRIALS = 2_000_000
+#: The runs one audit draws: 8 to 2·10⁶ (each run is one scalar output: 2·10⁶ doubles are 16 MB).
+TRIALS = Interval(8, 2_000_000, integer=True)
+#: Outputs :meth:`AuditCase.sample` draws on each neighbour: 1 to as many as an audit's runs.
+SAMPLE_SIZE = Interval(1, TRIALS.high, integer=True)
 
 #: Lesson 07's seed for the outputs its audit figure draws (:meth:`AuditCase.sample`): a lesson constant.
 SAMPLE_SEED = 99
@@ -347,10 +348,10 @@ def audit_mechanism(mechanism_factory: Callable[[Any, int, np.random.Generator],
     Raises
     ------
     ValueError
-        ``trials`` not an integer in [8, :data:`MAX_TRIALS`], ``delta`` outside [0, 1), ``confidence`` outside
+        ``trials`` not an integer in :data:`TRIALS`, ``delta`` outside [0, 1), ``confidence`` outside
         (0, 1), or a sampler returning the wrong shape or non-finite values.
     """
-    trials = check_integer(trials, "trials", minimum=8, maximum=MAX_TRIALS)
+    trials = TRIALS.check(trials, "trials")
     delta = check_delta(delta)
     confidence = _check_confidence(confidence)
     if not callable(mechanism_factory):
@@ -454,8 +455,8 @@ class AuditCase:
 
     def sample(self, size: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
         """(``size`` outputs on x, ``size`` outputs on x′), drawn in that order from ``rng`` (the outputs lesson 07's
-        figure shows, with ``rng`` = :data:`SAMPLE_SEED`); ``size`` in [1, :data:`MAX_TRIALS`]."""
-        n = check_integer(size, "size", minimum=1, maximum=MAX_TRIALS)
+        figure shows, with ``rng`` = :data:`SAMPLE_SEED`); ``size`` in :data:`SAMPLE_SIZE`."""
+        n = SAMPLE_SIZE.check(size, "size")
         g = as_rng(rng)
         return _draw(self.sampler, self.x, n, g, "x"), _draw(self.sampler, self.x_prime, n, g, "x_prime")
 
@@ -597,7 +598,7 @@ def audit_case_curve(key: str, trials: int, confidence: float = 0.95,
     result). ``progress(f)`` is called after each audit with the fraction done (of the audits and one more step,
     the caller's figure)."""
     _check_key(key)
-    n = check_integer(trials, "trials", minimum=8, maximum=MAX_TRIALS)
+    n = TRIALS.check(trials, "trials")
     conf = _check_confidence(confidence)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress = {_short(progress)} is not allowed: must be a callable progress(fraction) or None.")
