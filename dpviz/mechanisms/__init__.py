@@ -36,7 +36,7 @@ from __future__ import annotations
 from dpviz._validation import MAX_SAMPLES
 from dpviz.mechanisms._base import _CallableFloat, _Mechanism
 from dpviz.mechanisms.discrete import (
-    MAX_DISCRETE_SENSITIVITY,
+    DISCRETE_SENSITIVITY,
     DiscreteGaussian,
     DiscreteLaplace,
     TruncatedDiscreteLaplace,
@@ -87,4 +87,4 @@ __all__ = [
 
 # the unchecked kernels and shared constants other dpviz modules use (not part of the public face)
 _KERNELS = (_CallableFloat, _Mechanism, _gaussian_delta, _analytic_gaussian_sigma, MAX_SAMPLES,
-            MAX_DISCRETE_SENSITIVITY)
+            DISCRETE_SENSITIVITY)

@@ -12,6 +12,8 @@ import numpy as np
 from dpviz._inverse import _inverse_profile, _snap_closed_form
 from dpviz._validation import (
     _INT_LIMIT,
+    Cap,
+    Interval,
     _alpha_arg,
     _clip01,
     _grid_arg,
@@ -23,20 +25,22 @@ from dpviz._validation import (
 from dpviz.mechanisms._base import _CallableFloat, _Mechanism
 from dpviz.mechanisms.gaussian import _rho, _zcdp_bracket
 from dpviz.mechanisms.loss import PrivacyLossDistribution, _discrete_tradeoff
-from dpviz.mechanisms.samplers import _MAX_SAMPLER_SCALE, _rejection, sample_discrete_gaussian, sample_discrete_laplace
+from dpviz.mechanisms.samplers import SAMPLER_SCALE, _rejection, sample_discrete_gaussian, sample_discrete_laplace
 
 __all__ = [
     "DiscreteLaplace",
     "DiscreteGaussian",
     "tdlap_kappa",
     "TruncatedDiscreteLaplace",
-    "MAX_DISCRETE_SENSITIVITY",
 ]
 
-_MAX_DG_TERMS = 2_000_000  # per ε: beyond this the exact discrete-Gaussian sum is refused (σ ≳ 1.7e5)
+#: The terms W + Δ of the exact discrete-Gaussian sums (per ε), W = ⌈σ·√(2 ln 10³⁰)⌉ + 1: beyond this (σ ≳ 1.7e5) the
+#: exact sums are refused.
+DG_TERMS = Cap(2_000_000, "the terms of the exact discrete-Gaussian sums, about 11.75·sigma + sensitivity (use "
+                          "Gaussian for a continuous proxy)")
 
-#: Largest integer sensitivity of the discrete mechanisms: their exact profiles sum over Δ − 1 loss atoms.
-MAX_DISCRETE_SENSITIVITY = 1_000_000
+#: The integer sensitivity of the discrete mechanisms: 1 to 10⁶ (their exact profiles sum over Δ − 1 loss atoms).
+DISCRETE_SENSITIVITY = Interval(1, 1_000_000, integer=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,7 +146,7 @@ def _integer_value(value) -> int:
 
 
 def _discrete_sensitivity(value) -> int:
-    return check_integer(value, "sensitivity", minimum=1, maximum=MAX_DISCRETE_SENSITIVITY)
+    return DISCRETE_SENSITIVITY.check(value, "sensitivity")
 
 
 def _over(num, den):
@@ -208,14 +212,11 @@ class DiscreteGaussian(_Mechanism):
         return int(math.ceil(self.sigma * math.sqrt(2.0 * math.log(1e30)))) + 1
 
     def _check_size(self) -> int:
-        """The window W, after refusing (σ, Δ) whose exact sums would need more than ``_MAX_DG_TERMS`` terms."""
+        """The window W, after refusing (σ, Δ) whose exact sums would need more than :data:`DG_TERMS` terms."""
         c = math.sqrt(2.0 * math.log(1e30))
         dlt = self.sensitivity
-        w = self._window if self.sigma * c < _MAX_DG_TERMS else _MAX_DG_TERMS  # no ceil(inf) for σ near 1e308
-        if w + dlt > _MAX_DG_TERMS:
-            raise ValueError(f"sigma = {self.sigma!r} with sensitivity = {dlt!r} is too large for the exact "
-                             f"discrete-Gaussian sums: must have {c:.4g}·sigma + sensitivity <= {_MAX_DG_TERMS - 2:g} "
-                             "(use Gaussian for a continuous proxy).")
+        w = self._window if self.sigma * c < DG_TERMS.limit else DG_TERMS.limit  # no ceil(inf) for σ near 1e308
+        DG_TERMS.check(w + dlt, f"the terms for sigma = {self.sigma!r}, sensitivity = {dlt!r}")
         return w
 
     def _delta(self, e):
@@ -376,9 +377,9 @@ class TruncatedDiscreteLaplace(_Mechanism):
         k = self.kappa
         n = int(np.prod(shape))
         e = float(self.epsilon)
-        if 1.0 / e > _MAX_SAMPLER_SCALE:
+        if 1.0 / e > SAMPLER_SCALE.high:
             raise ValueError(f"epsilon = {e!r} is not allowed for sampling TDLap: must be >= "
-                             f"{1 / _MAX_SAMPLER_SCALE:g} (κ and the noise would overflow 64-bit integers).")
+                             f"{1 / SAMPLER_SCALE.high:g} (κ and the noise would overflow 64-bit integers).")
 
         def batch(m):
             y = sample_discrete_laplace(1.0 / e, size=m, rng=rng)

@@ -10,7 +10,7 @@ from typing import Callable
 
 import numpy as np
 
-from dpviz._validation import _size_arg, as_rng, check_positive, check_real_array
+from dpviz._validation import Interval, _size_arg, as_rng, check_positive, check_real_array
 
 __all__ = ["bernoulli_exp_neg", "sample_discrete_laplace", "sample_discrete_gaussian"]
 
@@ -115,14 +115,16 @@ def _rejection(batch: Callable[[int], tuple[np.ndarray, np.ndarray]], n: int, ra
     return np.concatenate(got)[:n] if got else np.zeros(0, dtype=np.int64)
 
 
-_MAX_SAMPLER_SCALE = 1e15  # integer samples stay far inside int64 (tails beyond 9e18 have probability < e^-9000)
+#: The scale of an integer sampler: in (0, 10¹⁵], so that integer samples stay far inside int64 (tails beyond 9e18
+#: have probability < e^-9000).
+SAMPLER_SCALE = Interval(0.0, 1e15, open_low=True)
 
 
 def _check_sampler_scale(value, name: str) -> float:
     x = check_positive(value, name)
-    if x > _MAX_SAMPLER_SCALE:
+    if x > SAMPLER_SCALE.high:
         raise ValueError(f"{name} = {value!r} is not allowed for integer sampling: must be a number in "
-                         f"(0, {_MAX_SAMPLER_SCALE:g}] (larger noise would overflow 64-bit integers).")
+                         f"(0, {SAMPLER_SCALE.high:g}] (larger noise would overflow 64-bit integers).")
     return x
 
 
