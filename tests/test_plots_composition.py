@@ -287,20 +287,20 @@ def test_bars_with_no_finite_epsilon_draw_no_infinite_numbers():
 @pytest.mark.parametrize("call,name", [
     # before: OverflowError "int too large to convert to float" (count 10**400 reached math.sqrt)
     (lambda: C.accountant_bars_figure("gaussian", 4.0, 10**400, 1.0, 1e-5), "count"),
-    (lambda: C.accountant_bars_figure("gaussian", 4.0, C.MAX_COUNT + 1, 1.0, 1e-5), "count"),
+    (lambda: C.accountant_bars_figure("gaussian", 4.0, C.COUNT.high + 1, 1.0, 1e-5), "count"),
     # before: OverflowError from np.geomspace(…, 10**400)
     (lambda: C.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, n_points=10**400), "n_points"),
-    (lambda: C.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, n_points=C.MAX_POINTS + 1), "n_points"),
+    (lambda: C.privacy_profile_figure("laplace", 10.0, 3, 1.0, 1e-5, n_points=C.POINTS.high + 1), "n_points"),
     # before: OverflowError "cannot convert float infinity to integer" (current = inf), RuntimeWarning (1e308)
     (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, math.inf), "current"),
     (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 1e308), "max_count"),
     (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, n_points=10**400), "n_points"),
-    (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, n_points=M.MAX_COUNTS + 1),
+    (lambda: C.epsilon_vs_count_figure("laplace", 10.0, 1.0, 1e-5, "add_remove", 10, n_points=M.COUNTS.limit + 1),
      "n_points"),  # before: count_grid's "n = 26 is not allowed", a name the caller never wrote
     # before: target ε = 1e308 ran for minutes (PLD's binary search); rate 5e-324 raised a RuntimeWarning in PLD
     (lambda: C.calibration_figure("laplace", 1e308, 1e-5, 3, 1.0), "target_epsilon"),
     (lambda: C.calibration_figure("laplace", 1.0, 1e-5, 3, 5e-324), "rate"),
-    (lambda: C.calibration_figure("laplace", 1.0, 1e-5, C.MAX_CALIBRATION_COUNT + 1, 1.0), "count"),
+    (lambda: C.calibration_figure("laplace", 1.0, 1e-5, C.CALIBRATION_COUNT.high + 1, 1.0), "count"),
     # the noise is named as the caller wrote it (before: "σ = -1.0", a symbol, not the parameter)
     (lambda: C.group_privacy_figure("gaussian", -1.0, 1e-5, 2, 3), "noise"),
 ])

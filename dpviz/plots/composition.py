@@ -19,9 +19,9 @@ says about each accountant (:data:`ACCOUNTANT_INFO`) in the lesson's order (:dat
 cited in the captions and in :mod:`dpviz.accountants.compare`.
 
 Every builder validates its input at its boundary (a ValueError names the parameter as the caller wrote it) and keeps
-to the lesson's range: k ≤ :data:`MAX_COUNT`, q ≥ :data:`MIN_RATE`, grids of at most :data:`MAX_POINTS` values of
-ε (of k: :data:`dpviz.accountants.compare.MAX_COUNTS`; calibration: :data:`MAX_TARGET_EPSILON`,
-:data:`MAX_CALIBRATION_COUNT`), so that no call takes minutes.
+to the lesson's range: k in :data:`COUNT`, q ≥ :data:`MIN_RATE`, grids of :data:`POINTS` values of ε (of k:
+:data:`dpviz.accountants.compare.COUNTS`; calibration: :data:`TARGET_EPSILON`, :data:`CALIBRATION_COUNT`), so that
+no call takes minutes.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz._validation import check_choice, check_delta, check_in_range, check_integer, check_positive
+from dpviz._validation import Interval, check_choice, check_delta, check_in_range, check_integer, check_positive
 from dpviz.accountants.amplification import amplify_poisson
 from dpviz.accountants.compare import (
-    MAX_COUNTS,
+    COUNTS,
     NOISE_PARAMETER,
     PROFILE_DELTAS,
     PROFILE_DIRECTION,
@@ -162,24 +162,25 @@ ACCOUNTANT_INFO = {
 
 #: Most compositions k a figure takes: the lesson's sliders stop there (and a subsampled Gaussian at 10⁵ steps already
 #: costs the advanced and optimal accountants seconds).
-MAX_COUNT = 100_000
-#: Most grid points (``n_points``) a figure evaluates.
-MAX_POINTS = 200
+COUNT = Interval(1, 100_000, integer=True)
+MAX_COUNT = COUNT.high  # kept only because dpviz.panels.composition and its tests read it
+#: The grid points (``n_points``) a figure evaluates: 2 to 200.
+POINTS = Interval(2, 200, integer=True)
 #: Smallest sampling rate a figure takes: the lesson's sliders stop there.
 MIN_RATE = 1e-3
-#: Largest target ε and number of compositions :func:`calibration_figure` calibrates for (the lesson's sliders stop
+#: The target ε and number of compositions :func:`calibration_figure` calibrates for (the lesson's sliders stop
 #: at 10 and 10⁴): each bar is a binary search over the noise, and PLD's takes seconds at the corners of this range
 #: (minutes at q = 10⁻⁶ or ε = 10⁵).
-MAX_TARGET_EPSILON = 20.0
-MAX_CALIBRATION_COUNT = 10_000
+TARGET_EPSILON = Interval(0.0, 20.0, open_low=True)
+CALIBRATION_COUNT = Interval(1, 10_000, integer=True)
 
 
 def _setting(mechanism, noise, count, rate, neighboring) -> tuple[float, int, float]:
     """A lab setting as a figure takes it: :func:`dpviz.accountants.compare.check_setting`, with the figures'
-    caps (k ≤ :data:`MAX_COUNT`, q ≥ :data:`MIN_RATE`) and ``noise`` named as the caller wrote it."""
+    caps (k in :data:`COUNT`, q ≥ :data:`MIN_RATE`) and ``noise`` named as the caller wrote it."""
     check_choice(mechanism, "mechanism", tuple(MECHANISM_LABELS))
     check_positive(noise, "noise")
-    check_integer(count, "count", minimum=1, maximum=MAX_COUNT)
+    COUNT.check(count, "count")
     check_in_range(rate, "rate", MIN_RATE, 1.0)
     return check_setting(mechanism, noise, count, rate, neighboring)
 
@@ -296,10 +297,10 @@ def epsilon_vs_count_figure(mechanism: str = "gaussian", noise: float = 4.0, rat
     """
     noise, _, rate = _setting(mechanism, noise, 1, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
-    max_count = check_integer(max_count, "max_count", minimum=1, maximum=MAX_COUNT)
-    n_points = check_integer(n_points, "n_points", minimum=2, maximum=MAX_COUNTS)  # each point: every accountant
+    max_count = COUNT.check(max_count, "max_count")
+    n_points = check_integer(n_points, "n_points", minimum=2, maximum=COUNTS.limit)  # each point: every accountant
     if current is not None:
-        current = check_integer(current, "current", minimum=1, maximum=MAX_COUNT)
+        current = COUNT.check(current, "current")
     pending = _check_pending(pending)
     counts = count_grid(max_count, n_points)
     res = epsilon_vs_count(mechanism, noise, rate, delta, neighboring, counts, progress=progress,
@@ -382,7 +383,7 @@ def privacy_profile_figure(mechanism: str = "gaussian", noise: float = 4.0, coun
     """
     noise, count, rate = _setting(mechanism, noise, count, rate, neighboring)
     delta = check_delta(delta, allow_zero=False)
-    n_points = check_integer(n_points, "n_points", minimum=2, maximum=MAX_POINTS)
+    n_points = POINTS.check(n_points, "n_points")
     results = compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=ACCOUNTANT_ORDER)
     exact = exact_epsilon(mechanism, noise, count, rate, delta, neighboring)
     if exact is not None and not math.isfinite(exact):
@@ -454,12 +455,12 @@ def calibration_figure(mechanism: str = "gaussian", target_epsilon: float = 1.0,
     Less noise for the same target means a tighter accountant: the same privacy claim, more accuracy. The exact σ
     (√k × the Balle–Wang σ₁) is marked for unsampled Gaussians. ``pending`` names accountants not computed yet (a
     panel's partial view): their bars are left out, labelled "computing…". The target ε is at most
-    :data:`MAX_TARGET_EPSILON`, k at most :data:`MAX_CALIBRATION_COUNT`, q at least :data:`MIN_RATE`.
+    :data:`TARGET_EPSILON`, k in :data:`CALIBRATION_COUNT`, q at least :data:`MIN_RATE`.
     """
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
-    target_epsilon = check_in_range(target_epsilon, "target_epsilon", 0.0, MAX_TARGET_EPSILON, low_inclusive=False)
+    target_epsilon = TARGET_EPSILON.check(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
-    count = check_integer(count, "count", minimum=1, maximum=MAX_CALIBRATION_COUNT)
+    count = CALIBRATION_COUNT.check(count, "count")
     rate = check_in_range(rate, "rate", MIN_RATE, 1.0)
     pending = _check_pending(pending)
     labels, ys, texts, colours, hovers = [], [], [], [], []
