@@ -324,7 +324,7 @@ def test_builders_refuse_bad_arrays_naming_the_parameter(label):
 
 def test_figure_arrays_are_capped():
     big = np.geomspace(1.0, 1e6, 100_001)
-    with pytest.raises(ValueError, match=r"ms holds 100001 values.*MAX_FIGURE_VALUES = 100000"):
+    with pytest.raises(ValueError, match=r"the size of ms = 100001 is not allowed: must be <= 100000"):
         ME.mse_vs_m_figure(big, {}, {"winsorized": 1.0 / big})
     ok = np.geomspace(1.0, 1e6, 100_000)
     assert len(ME.mse_vs_m_figure(ok, {}, {"winsorized": 1.0 / ok}).data[0].x) == 100_000
@@ -379,5 +379,5 @@ def test_caption_and_note_refuse_what_they_cannot_place():
         PL.caption(go.Figure(), "Source", below=math.inf)
     with pytest.raises(ValueError, match=r"yshift = 1e\+308"):
         PL.approx_note(go.Figure(), "grid", yshift=1e308)
-    fig = PL.caption(go.Figure(), "Source", below=PL._theme.MAX_PIXELS)
+    fig = PL.caption(go.Figure(), "Source", below=PL._theme.PIXELS.high)
     assert fig.layout.margin.b >= 2000

@@ -14,7 +14,7 @@ Helpers here are the only place where figure-wide conventions live:
 * ``_check_figure`` / ``_check_text`` / ``_check_flag`` / ``_number`` / ``_array`` / ``_mapping`` — the checks of a
   builder's arguments (a figure, a label, a flag, a number, an array, a mapping of arrays), with the message template
   of :mod:`dpviz._validation`; every array a builder takes is refused when it has the wrong shape or length, holds
-  non-finite values where they make no sense, or more than :data:`MAX_FIGURE_VALUES` values.
+  non-finite values where they make no sense, or more than :data:`FIGURE_VALUES` values.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from dpviz._validation import check_in_range, check_integer, check_real_array
+from dpviz._validation import Cap, Interval, check_in_range, check_integer, check_real_array
 
 __all__ = ["PALETTE", "ROLE", "TEMPLATE", "caption", "approx_note", "base_layout", "DASHES", "fmt_number"]
 
@@ -131,13 +131,13 @@ def caption(fig: go.Figure, text: str, *, y: float = -0.22, below: float | None 
     labels and the x-axis title whatever the figure's height, and grows the bottom margin so every line fits
     (about 60 px for a linear x axis, 75 px for a log one whose minor ticks are labelled). Without it the caption
     sits at the paper fraction ``y`` (in [−5, 5]). Break long captions with ``<br>``. ``below`` is at most
-    :data:`MAX_PIXELS`.
+    :data:`BELOW`.
     """
     _check_figure(fig)
     _check_text(text, "text")
     y = check_in_range(y, "y", -5.0, 5.0)
     if below is not None:
-        below = check_in_range(below, "below", 0.0, MAX_PIXELS)
+        below = BELOW.check(below, "below")
     placement = dict(y=y)
     if below is not None:
         lines = text.count("<br>") + 1
@@ -165,11 +165,11 @@ def caption(fig: go.Figure, text: str, *, y: float = -0.22, below: float | None 
 def approx_note(fig: go.Figure, text: str, *, yshift: float = 0.0) -> go.Figure:
     """Mark a figure as showing an approximation (grid, Monte Carlo, hidden constant set to 1).
 
-    The note sits just above the plot area's top-right corner; ``yshift`` (pixels, |yshift| ≤ :data:`MAX_PIXELS`)
+    The note sits just above the plot area's top-right corner; ``yshift`` (pixels, in :data:`PIXELS`)
     lifts it over a legend placed there."""
     _check_figure(fig)
     _check_text(text, "text")
-    yshift = check_in_range(yshift, "yshift", -MAX_PIXELS, MAX_PIXELS)
+    yshift = PIXELS.check(yshift, "yshift")
     _append_annotation(
         fig,
         yshift=float(yshift),
@@ -315,12 +315,14 @@ def fmt_number(x: float | None, digits: int = 4) -> str:
 # The one set of checks of the figure builders' arguments: a ValueError (a TypeError for a wrong kind of object)
 # names the parameter as the caller wrote it, the value and what is allowed.
 
-#: Most values one array argument of a figure builder may hold: a figure of more points is slow to build, to send
+#: Values one array argument of a figure builder may hold: a figure of more points is slow to build, to send
 #: to the browser and to draw (the panels draw at most a few thousand points per trace, 81 × 81 for a heatmap).
-MAX_FIGURE_VALUES = 100_000
+FIGURE_VALUES = Cap(100_000, "the values of one array argument of a figure")
 
-#: Largest pixel offset a caption or note accepts (``below``, ``yshift``): a few figure heights.
-MAX_PIXELS = 2000.0
+#: A pixel offset a caption or note accepts (``below``, ``yshift``): at most a few figure heights.
+PIXELS = Interval(-2000.0, 2000.0)
+#: The offset ``below`` of a caption: 0 to 2000 pixels.
+BELOW = Interval(0.0, PIXELS.high)
 
 
 def _check_figure(fig: Any, name: str = "fig") -> go.Figure:
@@ -354,16 +356,14 @@ def _number(value: Any, name: str, *, low: float = -math.inf, high: float = math
 def _array(values: Any, name: str, *, ndim: int = 1, length: int | None = None, like: str | None = None,
            low: float | None = None, low_open: bool = False, high: float | None = None, gaps: bool = False,
            allow_empty: bool = False) -> np.ndarray:
-    """A real float array of ``ndim`` dimensions holding at most :data:`MAX_FIGURE_VALUES` values.
+    """A real float array of ``ndim`` dimensions holding at most :data:`FIGURE_VALUES` values.
 
     ``length`` (with ``like``, the name of the argument it must match) is its required length along the first axis;
     ``low``/``high`` bound its finite entries (``low_open``: > low); ``gaps`` lets NaN and ±∞ through (a builder draws
     them as gaps), else every entry must be finite. Complex, string and ragged input is refused.
     """
     arr = check_real_array(values, name, ndim=ndim, allow_empty=allow_empty or length == 0, finite=not gaps)
-    if arr.size > MAX_FIGURE_VALUES:
-        raise ValueError(f"{name} holds {arr.size} values, which is not allowed: must hold at most "
-                         f"MAX_FIGURE_VALUES = {MAX_FIGURE_VALUES}.")
+    FIGURE_VALUES.check(arr.size, f"the size of {name}")
     arr = arr.astype(float)
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} has {arr.shape[0]} values and {like} {length}, which is not allowed: must have one "

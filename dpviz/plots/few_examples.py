@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz._validation import Interval, check_delta, check_in_range, check_integer, check_positive
 from dpviz.plots._theme import (
     PALETTE,
     ROLE,
@@ -73,9 +73,9 @@ __all__ = [
 
 # ----------------------------------------------------------------------------------- users needed against m
 
-#: Largest item-level ε₀ of the swap-loss figures (the lesson's slider stops at 0.3): ε₀·m stays far inside the
-#: double range for every m ≤ 10⁶.
-MAX_EPSILON0 = 1000.0
+#: The item-level ε₀ of the swap-loss figures, in (0, 1000] (the lesson's slider stops at 0.3): ε₀·m stays far
+#: inside the double range for every m ≤ 10⁶.
+EPSILON0 = Interval(0.0, 1000.0, open_low=True)
 
 HIDDEN = ("hidden constants and polylog factors set to one knob C; absolute user counts are illustrative, "
           "slopes and crossovers are the content")
@@ -464,7 +464,7 @@ def swap_loss_figure(m: int, p: float, epsilon0: float, *, template: str = TEMPL
     """
     m = check_integer(m, "m", minimum=1, maximum=10**6)
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    epsilon0 = check_in_range(epsilon0, "epsilon0", 0.0, MAX_EPSILON0, low_inclusive=False)
+    epsilon0 = EPSILON0.check(epsilon0, "epsilon0")
     pmf = swap_difference_pmf(m, float(p))
     keep = np.nonzero(pmf > 1e-12)[0]
     hi = int(keep[-1]) if keep.size else m
@@ -503,7 +503,7 @@ def swap_loss_scaling_figure(p: float, epsilon0: float, *, m_mark: int | None = 
     """Typical (median, 99%, 99.99%) and worst-case privacy loss of swapping two users against m (log–log, exact);
     ``m_mark`` (an m in [1, 10⁴]) is marked."""
     p = check_in_range(p, "p", 0.0, 1.0, low_inclusive=False, high_inclusive=False)
-    epsilon0 = check_in_range(epsilon0, "epsilon0", 0.0, MAX_EPSILON0, low_inclusive=False)
+    epsilon0 = EPSILON0.check(epsilon0, "epsilon0")
     if m_mark is not None:
         m_mark = check_in_range(m_mark, "m_mark", 1.0, 10_000.0)
     ms = int_log_grid(1, 10_000, 20)

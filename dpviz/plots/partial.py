@@ -22,11 +22,11 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz import partial as PD
-from dpviz._validation import check_delta, check_in_range, check_integer, check_positive
+from dpviz._validation import Interval, check_delta, check_in_range, check_integer, check_positive
 from dpviz.plots._theme import PALETTE, ROLE, TEMPLATE, _bar, _gaps, _layout, _scatter, approx_note, caption
 
-#: Most attributes a figure draws one bar each for (the panels use ≤ 100).
-MAX_FIGURE_ATTRIBUTES = 1000
+#: Attributes a figure draws one bar each for: at most 1000 (the panels use ≤ 100).
+FIGURE_ATTRIBUTES = Interval(1, 1000, integer=True)
 
 
 def _ledger_and_change(ledger, changed):
@@ -148,7 +148,7 @@ def rho_growth_figure(eps0: float, d: int, *, d_max: int = 100, template: str | 
     """ρ against d (log–log): ½d²ε0² for a generic ε0-∇0CDP mechanism (Prop 8 of Ghazi, Kumar,
     Manurangsi & Steinke 2023; slope 2) against ½dε0² for independent column-wise releases (Lemma 10 + zCDP composition;
     slope 1)."""
-    d_max = check_integer(d_max, "d_max", minimum=1, maximum=MAX_FIGURE_ATTRIBUTES)
+    d_max = FIGURE_ATTRIBUTES.check(d_max, "d_max")
     d = check_integer(d, "d", minimum=1, maximum=d_max)
     g = PD.PerAttributeGuarantee(eps0=eps0, d=d_max, kind="zcdp")  # checks ε0 against the package's cap
     dd = np.unique(np.round(np.logspace(0, math.log10(d_max), 60))).astype(int)
@@ -333,7 +333,7 @@ def heavy_hitter_found_figure(X, result: PD.HeavyHitterResult, nu: float, *, top
     large enough)."""
     result = _heavy_hitter_result(result)
     nu = check_in_range(nu, "nu", 0.0, 1.0, low_inclusive=False)
-    top = check_integer(top, "top", minimum=1, maximum=MAX_FIGURE_ATTRIBUTES)
+    top = FIGURE_ATTRIBUTES.check(top, "top")
     strings, counts = PD.histogram_counts(X)
     order = np.argsort(counts)[::-1][:top]
     found = {tuple(r) for r in result.found}
@@ -518,7 +518,7 @@ def misconception_figure(eps_important: float, eps_other: float, d: int, *, reve
     """
     a = check_positive(eps_important, "eps_important")
     b = check_positive(eps_other, "eps_other")
-    d = check_integer(d, "d", minimum=2, maximum=MAX_FIGURE_ATTRIBUTES)
+    d = check_integer(d, "d", minimum=2, maximum=FIGURE_ATTRIBUTES.high)
     eps_j = [a] + [b] * (d - 1)
     uniform = [b] * d
     src = (f"Releases that each read one column: per-attribute cost ε<sub>j</sub>, whole record Σ<sub>j</sub> "
