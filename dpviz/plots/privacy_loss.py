@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from dpviz import mechanisms as mech
-from dpviz._validation import check_delta, check_integer, check_positive
+from dpviz._validation import Interval, check_delta, check_integer, check_positive
 from dpviz.gaussian_profiles import DIMENSION, clipped_sum_noise, gaussian_profile_curves
 from dpviz.plots._theme import (
     ROLE,
@@ -90,11 +90,11 @@ def _check_mech(m) -> None:
                          "(a dpviz.mechanisms object).")
 
 
-#: Largest noise scale (σ or b) an output-distribution figure draws: its axis spans about ±7 scales, which must stay
-#: inside the double range.
-MAX_DRAWN_SCALE = 1e300
-#: Largest μ = Δ/σ whose privacy loss L ~ N(μ²/2, μ²) a figure draws (μ² must stay inside the double range).
-MAX_DRAWN_MU = 1e150
+#: The noise scale (σ or b) an output-distribution figure draws: at most 10³⁰⁰ (its axis spans about ±7 scales, which
+#: must stay inside the double range).
+DRAWN_SCALE = Interval(0.0, 1e300, open_low=True)
+#: The μ = Δ/σ whose privacy loss L ~ N(μ²/2, μ²) a figure draws: at most 10¹⁵⁰ (μ² must stay inside the double range).
+DRAWN_MU = Interval(0.0, 1e150, open_low=True)
 
 
 def _times_exp(q: np.ndarray, eps: float) -> np.ndarray:
@@ -124,7 +124,7 @@ def output_distributions_figure(mechanism, epsilon: float, *, template: str = TE
     (p_x − e^ε p_x′)_+ whose total area is the hockey-stick divergence H_ε(M(x)‖M(x′)) = δ(ε)
     (Dwork & Roth 2014, Def. 2.4; Balle & Wang 2018, Thm 5; both directions are equal for these symmetric mechanisms).
 
-    A Gaussian or Laplace mechanism whose noise scale exceeds :data:`MAX_DRAWN_SCALE` is refused (its axis would
+    A Gaussian or Laplace mechanism whose noise scale exceeds :data:`DRAWN_SCALE` is refused (its axis would
     leave the double range).
     """
     _check_mech(mechanism)
@@ -156,9 +156,9 @@ def output_distributions_figure(mechanism, epsilon: float, *, template: str = TE
         xt, yt = "output k (integer)", "probability"
     else:
         scale, sym = (m.scale, "b") if isinstance(m, mech.Laplace) else (m.sigma, "σ")
-        if scale > MAX_DRAWN_SCALE:
+        if scale > DRAWN_SCALE.high:
             raise ValueError(f"mechanism = {mechanism_label(m)} is not allowed here: to be drawn, its noise scale "
-                             f"{sym} = {scale:.3g} must be <= {MAX_DRAWN_SCALE:g} (the axis spans about ±7{sym}).")
+                             f"{sym} = {scale:.3g} must be <= {DRAWN_SCALE.high:g} (the axis spans about ±7{sym}).")
         spread = scale * 7 if isinstance(m, mech.Laplace) else scale * 4.5
         y = np.linspace(x - spread, xp + spread, 601)
         p, q = m.pdf(y, value=x), m.pdf(y, value=xp)
@@ -200,7 +200,7 @@ def privacy_loss_figure(mechanism, epsilon: float, *, template: str = TEMPLATE) 
     δ(ε) = E[(1 − e^{ε−L})₊] ≤ P[L > ε]).
 
     The axis covers the distribution of L; an ε far beyond it is marked at the right edge (its value in the label).
-    A Gaussian with μ = Δ/σ above :data:`MAX_DRAWN_MU` is refused: its L ~ N(μ²/2, μ²) leaves the double range."""
+    A Gaussian with μ = Δ/σ above :data:`DRAWN_MU` is refused: its L ~ N(μ²/2, μ²) leaves the double range."""
     _check_mech(mechanism)
     m = mechanism
     eps = check_positive(epsilon, "epsilon", allow_zero=True)
@@ -216,9 +216,9 @@ def privacy_loss_figure(mechanism, epsilon: float, *, template: str = TEMPLATE) 
         lo, hi = pld.support
         if not (math.isfinite(lo) and math.isfinite(hi)) and isinstance(m, mech.Gaussian):
             mu = m.mu
-            if mu > MAX_DRAWN_MU:
+            if mu > DRAWN_MU.high:
                 raise ValueError(f"mechanism = {mechanism_label(m)} is not allowed here: to be drawn, its μ = Δ/σ = "
-                                 f"{mu:.3g} must be <= {MAX_DRAWN_MU:g} (L ~ N(μ²/2, μ²) leaves the double range).")
+                                 f"{mu:.3g} must be <= {DRAWN_MU.high:g} (L ~ N(μ²/2, μ²) leaves the double range).")
             lo, hi = mu * mu / 2 - 4.5 * mu, mu * mu / 2 + 4.5 * mu
         if math.isfinite(lo) and math.isfinite(hi) and hi > lo:  # else no continuous part can be drawn
             window = [lo, hi]
