@@ -116,7 +116,6 @@ AGE = Interval(0, 150, integer=True)
 
 #: People :func:`synthetic_table` draws: 2 to 1000 (24 first names × 42 surnames give 1008 distinct full names).
 TABLE_PEOPLE = Interval(2, 1000, integer=True)
-MAX_TABLE_PEOPLE = TABLE_PEOPLE.high  # kept only because tests/test_quotes_01_why_privacy.py reads it
 
 
 @dataclasses.dataclass(frozen=True)

@@ -51,8 +51,6 @@ from dpviz.mechanisms import DiscreteLaplace
 from dpviz.references import cite
 
 __all__ = [
-    "MAX_BUCKETS",
-    "MAX_ANSWERS",
     "NEIGHBORING",
     "Buckets",
     "randomize",
@@ -69,14 +67,12 @@ __all__ = [
     "pooled_bound_ceiling",
 ]
 
-#: Most buckets an exercise may declare (a histogram a projector can show; every release is k noisy counts).
-MAX_BUCKETS = 100
-#: Most answers one tally may hold (a lecture hall, with room to spare), per bucket and in all.
-MAX_ANSWERS = 1_000_000
+#: Buckets an exercise may declare: 2 to 100 (a histogram a projector can show; every release is k noisy counts).
+BUCKETS = Interval(2, 100, integer=True)
 #: The neighbouring relation every ε of this module is stated for (see the module docstring).
 NEIGHBORING = "replace_one"
-#: Most characters in a bucket's label.
-_MAX_LABEL = 200
+#: Characters in a bucket's label.
+LABEL_LENGTH = Interval(1, 200, integer=True)
 
 #: ε of one release (a report, or one central histogram): wide enough for any lesson, narrow enough that the noise
 #: scale 2/ε stays ≤ 2000 and the exact quantile sums stay small.
@@ -90,10 +86,11 @@ CONFIDENCE = Interval(0.0, 1.0, open_low=True, open_high=True)
 DELTA = Interval(0.0, 1.0, open_high=True)
 #: A numeric answer: any finite number (beyond the edges it counts in an end bucket).
 ANSWER = Interval(-math.inf)
-#: A number of answers (a tally's total, a count of reports).
-ANSWERS = Interval(0, MAX_ANSWERS, integer=True)
+#: A number of answers (a tally's total, a count of reports), per bucket and in all: at most a lecture hall's, with
+#: room to spare.
+ANSWERS = Interval(0, 1_000_000, integer=True)
 #: Rounds of the game per world, pooled over the class.
-ROUNDS = Interval(0, MAX_ANSWERS, integer=True)
+ROUNDS = Interval(0, 1_000_000, integer=True)
 
 _LOCAL_SOURCE = (f"k-ary randomized response ({cite('kairouz2014extremal')}), debiased; standard error from the "
                  f"exact variance ({cite('wang2017locally', 'Thm 2')})")
@@ -118,7 +115,7 @@ class Buckets:
     exercise may name its buckets; by default they are labelled "< e₁", "[e₁, e₂)", …, "≥ e_{k−1}", which says where
     the end buckets' answers lie. The domain is public: it is declared by the exercise, never learnt from answers.
 
-    Use :meth:`categorical` or :meth:`numeric`. ``k`` ≤ :data:`MAX_BUCKETS`; labels are distinct, non-empty strings
+    Use :meth:`categorical` or :meth:`numeric`. ``k`` ≤ :data:`BUCKETS`; labels are distinct, non-empty strings
     of at most 200 characters; edges are finite and strictly increasing.
 
     >>> Buckets.numeric([0, 10, 20, 30]).labels
@@ -134,9 +131,9 @@ class Buckets:
         edges = self.edges
         if edges is not None:
             arr = check_real_array(edges, "edges", ndim=1, allow_empty=True)
-            if not 3 <= arr.size <= MAX_BUCKETS + 1:
+            if not 3 <= arr.size <= BUCKETS.high + 1:
                 raise ValueError(f"edges has {arr.size} entries, which is not allowed: must hold between 3 and "
-                                 f"{MAX_BUCKETS + 1} (k + 1 edges for k >= 2 buckets).")
+                                 f"{BUCKETS.high + 1} (k + 1 edges for k >= 2 buckets).")
             if np.any(np.diff(arr) <= 0):
                 raise ValueError(f"edges = {arr.tolist()!r} is not allowed: must be strictly increasing.")
             edges = tuple(float(e) for e in arr)
@@ -146,13 +143,13 @@ class Buckets:
         labels = self.labels
         if isinstance(labels, (str, bytes)) or not isinstance(labels, (tuple, list)):
             raise TypeError(f"labels = {type(labels).__name__} is not allowed: must be a tuple or list of strings.")
-        if not 2 <= len(labels) <= MAX_BUCKETS:
+        if not 2 <= len(labels) <= BUCKETS.high:
             raise ValueError(f"labels has {len(labels)} entries, which is not allowed: must hold between 2 and "
-                             f"{MAX_BUCKETS}.")
+                             f"{BUCKETS.high}.")
         for i, lab in enumerate(labels):
-            if not isinstance(lab, str) or not lab.strip() or len(lab) > _MAX_LABEL:
+            if not isinstance(lab, str) or not lab.strip() or len(lab) > LABEL_LENGTH.high:
                 raise ValueError(f"labels[{i}] = {lab!r} is not allowed: must be a non-empty string of at most "
-                                 f"{_MAX_LABEL} characters.")
+                                 f"{LABEL_LENGTH.high} characters.")
         if len(set(labels)) != len(labels):
             raise ValueError(f"labels = {tuple(labels)!r} is not allowed: must be distinct.")
         if edges is not None and len(labels) != len(edges) - 1:
@@ -204,11 +201,11 @@ def _edge_labels(edges: tuple[float, ...]) -> tuple[str, ...]:
 
 def _tuple_field(obj, name: str, *, integer: bool = False, low: float | None = None,
                  length: int | None = None) -> None:
-    """Validate a result's per-bucket field (2..MAX_BUCKETS finite numbers; integers of magnitude ≤ 2**53 with
+    """Validate a result's per-bucket field (2..BUCKETS.high finite numbers; integers of magnitude ≤ 2**53 with
     ``integer``; ≥ ``low``; ``length`` entries if given) and store it as a tuple of ints or floats."""
     arr = check_real_array(getattr(obj, name), name, ndim=1, allow_empty=True)
-    want = f"{length}" if length is not None else f"between 2 and {MAX_BUCKETS}"
-    if (length is not None and arr.size != length) or not 2 <= arr.size <= MAX_BUCKETS:
+    want = f"{length}" if length is not None else f"between 2 and {BUCKETS.high}"
+    if (length is not None and arr.size != length) or not 2 <= arr.size <= BUCKETS.high:
         raise ValueError(f"{name} has {arr.size} entries, which is not allowed: must hold {want} (one per bucket).")
     if integer and (np.any(arr != np.round(arr)) or float(np.max(np.abs(arr))) > 2.0**53):
         raise ValueError(f"{name} is not allowed: must hold integers of magnitude <= 2**53.")
@@ -311,8 +308,8 @@ def local_estimate(reports, buckets: Buckets, epsilon: float) -> LocalEstimate:
     """
     b = _buckets(buckets)
     r = check_real_array(reports, "reports", ndim=1)
-    if r.size > MAX_ANSWERS:
-        raise ValueError(f"reports has {r.size} entries, which is not allowed: must hold at most {MAX_ANSWERS}.")
+    if r.size > ANSWERS.high:
+        raise ValueError(f"reports has {r.size} entries, which is not allowed: must hold at most {ANSWERS.high}.")
     n = int(r.size)
     f = krr_estimate(r, b.k, epsilon)
     se = [n * math.sqrt(krr_variance(n, b.k, epsilon, min(max(float(fv), 0.0), 1.0))) for fv in f]
@@ -393,16 +390,16 @@ class CentralRelease:
 
 def _counts(counts) -> np.ndarray:
     arr = check_real_array(counts, "counts", ndim=1, allow_empty=True)
-    if not 2 <= arr.size <= MAX_BUCKETS:
+    if not 2 <= arr.size <= BUCKETS.high:
         raise ValueError(f"counts has {arr.size} entries, which is not allowed: must hold one per bucket, between 2 "
-                         f"and {MAX_BUCKETS}.")
-    bad = (arr != np.floor(arr)) | (arr < 0) | (arr > MAX_ANSWERS)
+                         f"and {BUCKETS.high}.")
+    bad = (arr != np.floor(arr)) | (arr < 0) | (arr > ANSWERS.high)
     if np.any(bad):
         raise ValueError(f"counts contains {float(arr[bad][0])!r}, which is not allowed: must be integers in "
-                         f"0..{MAX_ANSWERS}.")
+                         f"0..{ANSWERS.high}.")
     total = int(arr.sum())
-    if total > MAX_ANSWERS:
-        raise ValueError(f"counts sum to {total}, which is not allowed: a tally holds at most {MAX_ANSWERS} answers.")
+    if total > ANSWERS.high:
+        raise ValueError(f"counts sum to {total}, which is not allowed: a tally holds at most {ANSWERS.high} answers.")
     return arr.astype(np.int64)
 
 
@@ -557,7 +554,7 @@ def pooled_epsilon_bound(correct_on_x: int, rounds_on_x: int, correct_on_x_prime
                                      delta=delta, confidence=confidence))
 
 
-@checked(rounds_per_world=Interval(1, MAX_ANSWERS, integer=True), delta=DELTA, confidence=CONFIDENCE)
+@checked(rounds_per_world=Interval(1, ANSWERS.high, integer=True), delta=DELTA, confidence=CONFIDENCE)
 def pooled_bound_ceiling(rounds_per_world: int, *, delta: float = 0.0, confidence: float = 0.95) -> float:
     """The largest :func:`pooled_epsilon_bound` any class can reach with ``rounds_per_world`` rounds on each
     dataset: every guess right. Teach it next to the claimed ε: with 30 rounds per world the 95 % bound is at most

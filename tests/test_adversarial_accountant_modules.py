@@ -179,7 +179,7 @@ globals().update(contract_tests(LAWS, LAW_BASELINES, methods={**LAW_METHODS, **L
 
 
 def test_cap_values_are_the_documented_ones():
-    assert (CMP.COUNTS.limit, CMP.PROFILE_POINTS.limit, CMP.MAX_COUNTS) == (25, 200, 25)
+    assert (CMP.COUNTS.limit, CMP.PROFILE_POINTS.limit) == (25, 200)
     assert (LAWS.DISCRETISE_POINTS.limit, LAWS.STEP.high, LAWS.DLAP_SENSITIVITY.high) == (2**20, 1e4, 10**6)
     assert ATOMS.ATOMS_K.high == 10**6
 

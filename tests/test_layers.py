@@ -8,6 +8,7 @@ Checked statically over every module's import statements, so a violation anywher
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,55 @@ def test_the_model_guard_sees_a_violation(tmp_path):
         bad.unlink()
     assert "functools.lru_cache" in found and "scipy.optimize.brentq" in found
     assert "dpviz.mechanisms._gaussian_delta" in found
+
+
+# ---- caps live only in validation specs (issue 38) -------------------------------------------------------------
+
+_CAP_NAME = re.compile(r"^_?(?:[A-Z0-9]+_)*MAX(?:_[A-Z0-9]+)*$")
+#: ``MAX``-named constants that bound an algorithm, a representation or a lesson, not an argument: (file, name) → why
+_NOT_CAPS = {
+    ("accountants/pld/__init__.py", "DEFAULT_MAX_GRID_POINTS"): "the PLD grid the accountant refines from",
+    ("accountants/pld/__init__.py", "REFINE_MAX_POINTS"): "the PLD grid's refinement bound",
+    ("accountants/pld/__init__.py", "MAX_LOSS"): "the largest finite loss the grid represents",
+    ("partial/experiments.py", "_T_MAX"): "the lesson's search range, passed on as an argument",
+    ("learning/experiments.py", "LESSON_TASK_MAX_ENTRIES"): "the lesson task's own size",
+    ("learning/rates.py", "RATE_MAX"): "the largest rate a figure draws",
+    ("mechanisms/discrete.py", "_MAX_KAPPA"): "2**53: the exact integer support of κ",
+    ("audit.py", "_MAX_DISCRETE"): "bounds the test's exact enumeration",
+    ("audit.py", "_MAX_CANDIDATES"): "bounds the test's threshold search",
+    ("_inverse.py", "_MAX_NARROW_STEPS"): "the bisection's iteration bound",
+    ("selection.py", "_FLOAT_MAX"): "a numerical constant",
+    ("selection.py", "_LAPLACE_DRAW_MAX"): "a numerical constant",
+    ("mechanisms/gaussian.py", "_GL_MAX_MU"): "a numerical constant",
+    ("_validation.py", "MAX_SAMPLES"): "the validation module's own sampler-size cap",
+    ("panels/figure.py", "MAX_VIEW_COUNT"): "the browser guard's bound on a figure message",
+    ("panels/figure.py", "MAX_FIGURE_MESSAGE"): "the browser guard's bound on a figure message",
+    ("panels/learning.py", "_MAX_EXAMPLES"): "the live run's n·m, which its sliders cannot exceed",
+}
+
+
+def _cap_constants(path: Path) -> list[str]:
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        targets = node.targets if isinstance(node, ast.Assign) else ([node.target] if isinstance(node, ast.AnnAssign)
+                                                                      else [])
+        found += [t.id for t in targets if isinstance(t, ast.Name) and _CAP_NAME.match(t.id)]
+    return found
+
+
+def test_size_caps_are_declared_as_specs_beside_their_parameters():
+    """A cap is part of its parameter's spec (``Interval(1, 10**6, integer=True)``, ``Cap(limit, what)``), not a
+    ``MAX_*`` constant of its own (the serving layer, whose bounds are on HTTP and kernel messages, aside)."""
+    found = []
+    for path in sorted(PKG.rglob("*.py")):
+        rel = path.relative_to(PKG).as_posix()
+        if rel.startswith("serve/"):
+            continue
+        found += [f"{rel}: {name}" for name in _cap_constants(path) if (rel, name) not in _NOT_CAPS]
+    assert found == [], "declare these caps as Interval(..., integer=True) or Cap(limit, what) specs"
+
+
+def test_the_cap_guard_sees_a_constant(tmp_path):
+    bad = tmp_path / "x.py"
+    bad.write_text("MAX_USERS = 10\n_MAX_CELLS: int = 5\nUSERS = Interval(1, 10, integer=True)\nMAXIMUM = 3\n")
+    assert _cap_constants(bad) == ["MAX_USERS", "_MAX_CELLS"]

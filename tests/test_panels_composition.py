@@ -275,7 +275,7 @@ def test_the_amplification_bound_is_tight_for_randomized_response_on_being_sampl
 @pytest.mark.parametrize("args,name", [
     # before: "b = -1.0" (the model's symbol), and no cap on k or floor on q (the bar chart it explains has both)
     (("laplace", -1.0, 3, 1.0, 1e-5, "add_remove"), "noise"),
-    (("laplace", 10.0, C.MAX_COUNT + 1, 1.0, 1e-5, "add_remove"), "count"),
+    (("laplace", 10.0, C.COUNT.high + 1, 1.0, 1e-5, "add_remove"), "count"),
     (("laplace", 10.0, 3, 5e-324, 1e-5, "add_remove"), "rate"),
 ])
 def test_disagreement_table_names_the_parameter_and_keeps_to_the_figures_range(args, name):

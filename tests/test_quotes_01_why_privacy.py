@@ -89,8 +89,8 @@ def test_the_table_of_section_1_is_mostly_unique():
 
 
 def test_combinations_and_the_exact_unique_fraction():
-    ages = np.concatenate([A.synthetic_table(A.MAX_TABLE_PEOPLE, s).ages for s in range(3)])
-    towns = {town for s in range(3) for town in A.synthetic_table(A.MAX_TABLE_PEOPLE, s).towns}
+    ages = np.concatenate([A.synthetic_table(A.TABLE_PEOPLE.high, s).ages for s in range(3)])
+    towns = {town for s in range(3) for town in A.synthetic_table(A.TABLE_PEOPLE.high, s).towns}
     lo, hi = int(ages.min()), int(ages.max())
     # the number of equally likely combinations, from the library's own expectation: E[unique | n = 2] = 1 − 1/C
     cells = round(1 / (1 - A.expected_unique_fraction(2)))

@@ -72,7 +72,6 @@ __all__ = [
     "PROFILE_DIRECTION",
     "PROFILE_POINT_ONLY",
     "PROFILE_DELTAS",
-    "MAX_COUNTS",
     "EpsilonResult",
     "check_setting",
     "query_sensitivity",
@@ -107,7 +106,6 @@ PLD_GRID_BUDGET = 2 ** 16
 COUNTS = Cap(25, "the counts of one call")
 PROFILE_POINTS = Cap(200, "the values of ε of one profile")
 #: The number of counts as a plain integer, for dpviz.plots.composition (until it reads ``COUNTS.limit``).
-MAX_COUNTS = COUNTS.limit
 
 #: What an accountant may raise for a setting it cannot handle: reported in :class:`EpsilonResult`, not raised.
 _EXPECTED = (ValueError, NotImplementedError, TypeError, KeyError, OverflowError, ZeroDivisionError)

@@ -40,8 +40,6 @@ __all__ = [
     "group_privacy_curve",
     "group_privacy_log_factor",
     "group_privacy_mechanism",
-    "EXAMPLES_PER_USER",
-    "LIFT_EPSILON",
 ]
 
 #: Largest m (examples per user) of :func:`group_privacy_lift` and :func:`group_privacy_item_budget`: the cap of

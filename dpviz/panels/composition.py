@@ -110,12 +110,12 @@ def disagreement_table(mechanism: str, noise: float, count: int, rate: float, de
     """HTML table "why accountants disagree" for one setting: ε, ratio to the tightest, kind of bound, why, source.
 
     The tightest is the exact ε when a closed form exists (k Gaussians), else the smallest certified upper bound.
-    The setting is validated as the bar chart it explains validates it (k ≤ :data:`dpviz.plots.composition.MAX_COUNT`,
+    The setting is validated as the bar chart it explains validates it (k ≤ :data:`dpviz.plots.composition.COUNT`,
     q ≥ :data:`dpviz.plots.composition.MIN_RATE`), the noise named ``noise``.
     """
     check_choice(mechanism, "mechanism", tuple(P.MECHANISM_LABELS))
     check_positive(noise, "noise")
-    check_integer(count, "count", minimum=1, maximum=P.MAX_COUNT)
+    check_integer(count, "count", minimum=1, maximum=P.COUNT.high)
     check_in_range(rate, "rate", P.MIN_RATE, 1.0)
     results = C.compare_accountants(mechanism, noise, count, rate, delta, neighboring, accountants=P.ACCOUNTANT_ORDER)
     exact = C.exact_epsilon(mechanism, noise, count, rate, delta, neighboring)

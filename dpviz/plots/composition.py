@@ -163,7 +163,6 @@ ACCOUNTANT_INFO = {
 #: Most compositions k a figure takes: the lesson's sliders stop there (and a subsampled Gaussian at 10⁵ steps already
 #: costs the advanced and optimal accountants seconds).
 COUNT = Interval(1, 100_000, integer=True)
-MAX_COUNT = COUNT.high  # kept only because dpviz.panels.composition and its tests read it
 #: The grid points (``n_points``) a figure evaluates: 2 to 200.
 POINTS = Interval(2, 200, integer=True)
 #: Smallest sampling rate a figure takes: the lesson's sliders stop there.
