@@ -329,6 +329,8 @@ def delta_from_epsilon_function(eps_of_delta, epsilon: float, *, rtol: float = 1
         brentq(g, x_lo, x_hi, xtol=0.25 * rtol, rtol=4 * 2.0**-52, maxiter=200)
     except RuntimeError:  # no convergence in maxiter: the bracket in ``seen`` is still valid
         pass
+    except ValueError:  # g(x_hi) > 0: δ = expit(logit(TOP_DELTA)) rounds off TOP_DELTA, where ε(δ) is not exactly
+        pass  # monotone (a numerical minimisation inside it); the bisection below keeps the bracket
     # safeguard: where ε(δ) is not exactly monotone (a numerical minimisation inside it), Brent may stop at an
     # infeasible point with the nearest feasible one further away; bisect between them to the tolerance
     for _ in range(200):
@@ -336,7 +338,8 @@ def delta_from_epsilon_function(eps_of_delta, epsilon: float, *, rtol: float = 1
         if b - a <= rtol:
             break
         g(0.5 * (a + b))
-    return _expit(seen["feasible"])
+    # x_hi itself is feasible through e_hi (evaluated at TOP_DELTA, not at expit(x_hi), which may round off it)
+    return TOP_DELTA if seen["feasible"] == x_hi else _expit(seen["feasible"])
 
 
 def _logit(d: float) -> float:
