@@ -17,7 +17,7 @@ HOST   ?= localhost
 CLASS  ?=
 LESSONS ?=
 
-.PHONY: install serve test bench loadtest lab export docs clean-notebooks clean
+.PHONY: install serve test test-fast bench loadtest lab export docs clean-notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,7 +42,7 @@ serve: $(SERVE_STAMP)
 
 # JupyterLab on a working copy of the lessons (lab-work/, git-ignored): running and saving there never writes
 # outputs into the tracked notebooks/. A lesson is copied again only when the tracked one is newer. Its kernel
-# WebSocket sends each message at once, as the app's does (dpviz/serve/connection.py; tests/test_server.py).
+# WebSocket sends each message at once, as the app's does (dpviz/serve/connection.py; tests/serve/test_server.py).
 LAB_OPTIONS = --ServerApp.kernel_websocket_connection_class=dpviz.serve.connection.NoDelayConnection
 lab: $(SERVE_STAMP)
 	mkdir -p lab-work && cp -u notebooks/*.ipynb lab-work/
@@ -50,6 +50,12 @@ lab: $(SERVE_STAMP)
 
 test: install
 	$(BIN)/python -m pytest
+
+# The fast layer alone (a developer's loop, under 2 minutes on 2 cores): the core, the figures and the panels, without
+# the statistical/simulation tests, notebooks and the browser. `make test` runs everything.
+FAST = -m "not slow and not browser and not notebook" tests/numerics tests/figures tests/panels
+test-fast: install
+	$(BIN)/python -m pytest -q $(FAST)
 
 bench: install
 	$(BIN)/python -m benchmarks.panels.run

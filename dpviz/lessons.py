@@ -135,7 +135,7 @@ def update_navigation(directory: Path | str | None = None) -> list[str]:
     """Write the navigation cells (first and last cell, tagged ``dpviz-nav``) and the page title of every lesson.
 
     Returns the names of the notebooks that changed. Run it (``python -m dpviz.lessons --nav``) after adding or
-    renaming a lesson; ``tests/test_lessons.py`` fails while any lesson's navigation is out of date.
+    renaming a lesson; ``tests/lessons/test_lessons.py`` fails while any lesson's navigation is out of date.
     """
     found = lessons(directory)
     changed = []

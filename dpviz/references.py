@@ -5,7 +5,7 @@ Roth 2014, Thm A.1" (one author: "Brent 1973"; two: "A & B"; three: "A, B & C"; 
 where that would merge two works: the partial-DP paper is "Ghazi, Kumar, Manurangsi & Steinke 2023", the
 user-level paper with few examples per user "Ghazi et al. 2023"). :func:`cite` builds that text from a key, so
 lessons and panels never invent their own; :data:`REFERENCES` maps each key to the full entry (authors, year, title,
-venue, arXiv id). ``tests/test_references.py`` checks that every "author year" citation in the package and the
+venue, arXiv id). ``tests/contracts/test_references.py`` checks that every "author year" citation in the package and the
 lessons resolves here.
 
 >>> cite("ghazi2023few", "Lemma 6")

@@ -155,7 +155,7 @@ def _show(args: tuple) -> str:
 
 # ------------------------------------------------------------------------------------------ one contract for all
 #: every (module, name) a sweep covers, filled by :func:`register` (and :func:`contract_tests`) as the test modules
-#: are imported; ``tests/test_adversarial_coverage.py`` checks it against every public callable of dpviz
+#: are imported; ``tests/contracts/test_adversarial_coverage.py`` checks it against every public callable of dpviz
 REGISTRY: dict[int, str] = {}
 
 

@@ -21,3 +21,14 @@ def prose(lesson: str) -> str:
 def flat(text: str) -> str:
     """``text`` with every run of whitespace (line breaks of the notebook source included) as one space."""
     return " ".join(text.split())
+
+
+_RAW_TEX = r"\$[^$\n]+\$|\\[a-zA-Z]+\b|[\^_]\{[^}\n]*\}"
+
+
+def _raw_tex(markdown: str) -> list[str]:
+    """TeX a learner would read as is in Voilà (no MathJax typesetting of prose): $…$, \\commands, ^{…} and _{…},
+    outside code spans."""
+    import re
+
+    return [hit for i, part in enumerate(markdown.split("`")) if i % 2 == 0 for hit in re.findall(_RAW_TEX, part)]

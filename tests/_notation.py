@@ -1,4 +1,4 @@
-"""The symbols a learner reads, for the notation page's test (tests/test_notation.py).
+"""The symbols a learner reads, for the notation page's test (tests/lessons/test_notation.py).
 
 A lesson's text is its prose plus what its panels show: titles, intros, control labels and options, exercise
 texts, readouts and hints, and the figures' titles, axis titles, annotations and legend names, as each panel draws

@@ -1,5 +1,11 @@
 """Shared test configuration.
 
+The tests mirror the layers, one folder each: ``numerics/`` (the core against exact oracles), ``figures/``
+(``dpviz.plots``), ``panels/``, ``contracts/`` (the adversarial sweeps, layering, lint, references), ``lessons/``
+(notebooks, prose quotes, notation, export, docs), ``serve/`` (the server, the fork server, the class store, the
+load test's smoke run, packaging), ``browser/`` (Chromium through Voilà) and ``benchmarks/``. Each test is marked with
+its folder's name (``pytest -m numerics``), and ``make test-fast`` runs the fast layer alone.
+
 Hypothesis: a fixed profile (derandomized, modest examples, no deadline) so runs are reproducible on a 2-core
 machine; set HYPOTHESIS_PROFILE=thorough for a longer local search.
 """
@@ -7,6 +13,7 @@ machine; set HYPOTHESIS_PROFILE=thorough for a longer local search.
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -16,6 +23,22 @@ settings.register_profile(
 )
 settings.register_profile("thorough", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+TESTS = Path(__file__).resolve().parent
+#: The folders of tests/, each a marker (registered in pyproject.toml).
+LAYERS = ("numerics", "figures", "panels", "contracts", "lessons", "serve", "browser", "benchmarks")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark each test with its folder (its layer)."""
+    for item in items:
+        try:
+            folder = Path(str(item.path)).resolve().relative_to(TESTS).parts[0]
+        except ValueError:  # the package's doctests (testpaths includes dpviz/)
+            continue
+        if folder in LAYERS:
+            item.add_marker(getattr(pytest.mark, folder))
 
 
 @pytest.fixture(autouse=True)

@@ -2,7 +2,7 @@
 
 Starts ``python -m dpviz.app`` on a loopback port, waits until every lesson's kernel is pre-heated, opens each lesson
 in headless Chromium (Debian's ``/usr/bin/chromium``) and moves each panel's first control exactly as the browser
-test does (``tests/test_browser.py``: two ArrowRight presses, the figure change noted in the animation frame in
+test does (``tests/browser/test_browser.py``: two ArrowRight presses, the figure change noted in the animation frame in
 which a figure's data changed). For the first figure change of each move it splits the time from the first key
 press, on one clock (the page's, and the kernel's message dates, which the same machine stamps):
 
@@ -34,7 +34,8 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: benchmarks run as modules from there
-sys.path.insert(0, str(ROOT / "tests"))  # the browser test's instrument: one home for how a move is made and timed
+# the browser test's instrument: one home for how a move is made and timed (and the tests' shared helpers)
+sys.path[:0] = [str(ROOT / "tests" / "browser"), str(ROOT / "tests")]
 
 import test_browser as B  # noqa: E402
 from _server import free_port  # noqa: E402

@@ -17,7 +17,7 @@ second time as in a kernel, in a fresh process (so neither sweep finds the other
 stepped as in a kernel, and the table gives the time to the first figure written (a partial result; target
 250 ms) beside the time to the final one. Then the browser's share: each panel's recorded updates replayed
 by plotly.js in headless Chromium (``benchmarks/panels/redraw.py``). No test asserts a time. The whole path (WebSocket,
-widget model, a lesson's full page) is measured by the browser tests (``tests/test_browser.py``).
+widget model, a lesson's full page) is measured by the browser tests (``tests/browser/test_browser.py``).
 Usage (from the checkout): ``python -m benchmarks.panels.run [--repeat N] [--only SUBSTRING]``.
 """
 

@@ -231,7 +231,7 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     δ₀ the largest double whose lift ``group_privacy(ε₀, δ₀, m)`` is at most δ, both as :func:`group_privacy`
     computes them (the closed form, then a search over neighbouring doubles). So the lift gives back the target
     (exactly, wherever a double lifts to it) and the next larger double would overshoot it. The lift itself is
-    within a few ulps of Lemma 6 evaluated exactly (tests/test_family_group.py checks both against mpmath).
+    within a few ulps of Lemma 6 evaluated exactly (tests/numerics/test_family_group.py checks both against mpmath).
 
     One definition for every lesson (issue 13): lesson 09 used to divide δ by the looser factor m·e^{(m−1)ε/m}
     (Vadhan 2017, Lemma 2.2), which is also valid but smaller (δ₀ = 4.07·10⁻⁸ instead of 6.12·10⁻⁸ at

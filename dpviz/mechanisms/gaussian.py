@@ -62,7 +62,7 @@ def gaussian_delta(epsilon, mu: float) -> np.ndarray:
 
     Evaluated without cancellation, negative values or NaN for every ε ≥ 0 and 0 < μ < ∞ (three branches, see
     :func:`_gaussian_delta`); relative rounding error ≲ 1e-16·(1 + x₁²), x₁ = ε/μ − μ/2 (a few ulps wherever δ is
-    not deep in its Gaussian tail), also at μ = 1e-12; tests/test_family_gaussian.py compares with mpmath.
+    not deep in its Gaussian tail), also at μ = 1e-12; tests/numerics/test_family_gaussian.py compares with mpmath.
     Returns an array (also for scalar ε).
 
     >>> round(float(gaussian_delta(1.0, 1.0)[0]), 10)
@@ -76,7 +76,8 @@ def gaussian_delta(epsilon, mu: float) -> np.ndarray:
 #: integrand 1 − tM(t) is entire and the n-point remainder is ∝ μ^{2n+1} f^{(2n)}(ξ) (Abramowitz & Stegun 1964,
 #: 25.4.30), so on an interval of length μ the rule's relative truncation error, evaluated in 50-digit mpmath over
 #: x₁μ ∈ [0, 1], is ≤ 4e-22 at μ = 1 (9e-28 at μ = 1/2), but 8e-17 at μ = 2, 4e-12 at μ = 4, 1e-3 at μ = 30:
-#: the branch is taken only for μ ≤ :data:`_GL_MAX_MU`; checked against mpmath in tests/test_family_gaussian.py).
+#: the branch is taken only for μ ≤ :data:`_GL_MAX_MU`; checked against mpmath in
+#: tests/numerics/test_family_gaussian.py).
 _GL_NODES, _GL_WEIGHTS = (0.5 * (v + 1.0) if i == 0 else 0.5 * v
                           for i, v in enumerate(np.polynomial.legendre.leggauss(10)))
 _GL_MAX_MU = 1.0

@@ -201,7 +201,7 @@ def _assemble(data: list[dict], layout: dict) -> go.Figure:
     """A figure put together from parts of figures plotly has already validated (their ``to_plotly_json()``) and
     literal settings written in dpviz, without plotly validating all of it a second time (a combined figure of two
     panels: ~10 ms of a slider update). The template is resolved here as plotly would. Tests build every such
-    figure with full validation too and require the same JSON (tests/test_plots_items_to_users.py)."""
+    figure with full validation too and require the same JSON (tests/figures/test_plots_items_to_users.py)."""
     layout = dict(layout)
     if isinstance(layout.get("template"), str):
         layout["template"] = pio.templates[layout["template"]].to_plotly_json()

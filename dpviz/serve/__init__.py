@@ -11,5 +11,5 @@
 - :mod:`dpviz.serve.compression`, :mod:`dpviz.serve.templating`, :mod:`dpviz.serve.connection`: gzip with a
   per-file cache, compiled page templates, no-delay kernel WebSockets.
 
-Nothing in the library imports this package: it sits on top of the lessons (tests/test_layers.py).
+Nothing in the library imports this package: it sits on top of the lessons (tests/contracts/test_layers.py).
 """

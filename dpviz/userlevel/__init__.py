@@ -16,8 +16,8 @@ Core numerics only (numpy/scipy). Modules:
 Every public function answers bad input with a ValueError (TypeError for a wrong Python type) naming the parameter
 and its range, and refuses any size beyond the caps of :mod:`dpviz.userlevel.data` (users, examples, cells, work,
 κ, grid, cover, …) before allocating. Privacy parameters come from public inputs only: e.g. the Scheffé clip τ needs
-a public ``tau`` or ``m`` for ragged data (``tests/test_userlevel_neighbours.py`` checks every algorithm with exact
-probabilities against ragged neighbours).
+a public ``tau`` or ``m`` for ragged data (``tests/numerics/test_userlevel_neighbours.py`` checks every algorithm with
+exact probabilities against ragged neighbours).
 """
 
 from .baselines import (

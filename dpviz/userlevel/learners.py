@@ -455,7 +455,7 @@ def agnostic_pac_learner(
     m is the width of the rectangular (n, m) array X, a parameter of the data universe rather than a statistic of the
     data: a user-level neighbour replaces one row by another row of the same width. (With n = 1 the width itself can
     change, but then scr ∈ [−τ, τ] keeps every exponent −ε·scr/(4τ) in [−ε/4, ε/4], so the log-probabilities still
-    move by at most ε; ``tests/test_userlevel_neighbours.py`` checks both cases exactly.)
+    move by at most ε; ``tests/numerics/test_userlevel_neighbours.py`` checks both cases exactly.)
 
     >>> H = ThresholdClass(10)
     >>> X, Y = H.sample(300, 4, target=3, label_noise=0.1, rng=0)
