@@ -201,6 +201,8 @@ class CompositionLabPanel(Panel):
         for i, name in enumerate(P.ACCOUNTANT_ORDER):  # fill the cache accountant by accountant (moves the bar)
             C.epsilon_result(name, mech, noise, k, q, delta, nb)
             self.report_progress(0.1 * (i + 1))
+            if i:
+                yield  # a pause between accountants: the kernel answers the page meanwhile
         setting = (mech, noise, k, q, delta, nb)
         yield Step(1, 2, lambda: self._view(*setting, n_points=self.COARSE_PROFILE_POINTS),
                    unit="passes (a coarse ε grid first)")
@@ -279,8 +281,12 @@ class EpsilonVsCompositionsPanel(Panel):
         counts = C.count_grid(max_k, self.N_POINTS)
         passes = _passes(mech)
         for i, (pending, todo) in enumerate(passes):
-            C.epsilon_vs_count(mech, noise, q, delta, nb, counts, accountants=todo,  # fills the cache, moves the bar
-                               progress=lambda f, i=i: self.report_progress((i + f) / len(passes)))
+            for chunk in [counts[j:j + 5] for j in range(0, len(counts), 5)] if i else [counts]:  # slow passes: pauses
+                C.epsilon_vs_count(mech, noise, q, delta, nb, chunk, accountants=todo,  # fills the cache
+                                   progress=lambda f, i=i: self.report_progress((i + f) / len(passes)))
+                if i:
+                    yield
+            C.epsilon_vs_count(mech, noise, q, delta, nb, counts, accountants=todo)  # cached: the whole grid
             yield Step(i + 1, len(passes), lambda pending=pending: View(figures=[P.epsilon_vs_count_figure(
                 mech, noise, q, delta, nb, max_count=max_k, current=None, n_points=self.N_POINTS, pending=pending)]),
                 unit=_PASS_UNIT)
@@ -316,6 +322,7 @@ class CalibrationPanel(Panel):
                 C.calibrated_noise(name, mech, target, delta, k, q)
                 done += 1
                 self.report_progress(done / n_all)
+                yield  # a pause between accountants: the kernel answers the page meanwhile
             yield Step(i + 1, len(passes), lambda pending=pending: self._view(mech, target, delta, k, q, pending),
                        unit=_PASS_UNIT)
 

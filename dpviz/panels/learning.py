@@ -186,10 +186,10 @@ class TrainLivePanel(Panel):
     @staticmethod
     def _pauses(T: int) -> list[int]:
         """Steps after which a streamed update hands the event loop back, with the curves so far: a few steps first
-        (the first figure within ~0.25 s even at n·m = 2·10⁵), then every eighth of the run (a step of the render
-        stays a fraction of a second at the largest n·m; the panel's driver skips drawing those that come sooner
-        than its partial-view interval)."""
-        return sorted({max(1, min(5, T // 40))} | {k * T // 8 for k in range(1, 8)} - {0, T})
+        (the first figure within ~0.25 s even at n·m = 2·10⁵), then every 32nd of the run (a step of the render
+        stays under a tenth of a second at the largest n·m, so another panel's slider is answered between two; the
+        panel's driver skips drawing those that come sooner than its partial-view interval)."""
+        return sorted({max(1, min(5, T // 40))} | {k * T // 32 for k in range(1, 32)} - {0, T})
 
     def render(self, v):
         n, m, T, eps, h, kind = v.n, v.m, int(v.T), v.epsilon, v.heterogeneity, v.task

@@ -16,7 +16,8 @@ A panel in full (``docs/develop/panels.md`` walks through it)::
 
 * ``render(self, v)`` gets the controls' values as attributes of ``v``. It ``return`` s one :class:`View`, or it is a
   generator that ``yield`` s views (or :class:`Step` s, which carry the progress and draw lazily) that refine the
-  figure; the last one is the complete result.
+  figure; the last one is the complete result. A bare ``yield`` inside a long computation is a pause: the kernel
+  handles the page's messages there (another panel's slider), and nothing is drawn.
 * A ``ValueError`` from the layers below becomes a friendly message in the panel (the figures hidden, never a
   stale figure, never a traceback); any other exception is a bug, still shown as a short message and logged.
 * ``__init__`` never renders: the first render happens when the panel is displayed, or at :meth:`Panel.refresh`
@@ -121,6 +122,10 @@ class Step:
 
     def describe(self) -> str:
         return f"{self.done} of {self.total} {self.unit}"
+
+
+#: What ``next`` returns once a render's generator is exhausted (a bare ``yield`` gives None: a pause).
+_END = object()
 
 
 def _as_step(item: Any) -> Step | None:
@@ -377,6 +382,8 @@ class Panel:
     def _last_view(self, steps: Iterator[Any]) -> View:
         last = None
         for item in steps:
+            if item is None:  # a pause: nothing to draw
+                continue
             last = _as_step(item)
             if last is None:
                 raise TypeError(f"{type(self).__name__}.render yielded {item!r:.60}: must yield a View or a Step")
@@ -392,9 +399,14 @@ class Panel:
         if job.cancelled or job.finished:
             return
         try:
-            item = next(job.steps, None)
-            if item is None:
+            item = next(job.steps, _END)
+            while item is None and job.shown is None:  # before the first result the learner waits: no pauses
+                item = next(job.steps, _END)
+            if item is _END:
                 self._finish(job)
+                return
+            if item is None:  # a bare yield: a pause inside a long step, nothing new to draw
+                self._schedule(job, sent=False)
                 return
             step = _as_step(item)
             if step is None:

@@ -319,3 +319,33 @@ def test_overrides_meet_the_bound_rules_at_their_settings():
 
     with pytest.raises(ValueError, match=r"c = 4 is not allowed for _Later with these settings: must be in \[1, 1\]"):
         _Later(c=4, b=1)
+
+
+class _Pausing(Panel):
+    controls = {"a": Slider("a", 1.0, 0.0, 4.0, step=0.5)}
+    log: list = []
+
+    def render(self, v):
+        for k in range(1, 3):
+            for part in range(3):  # a long step in three parts, a pause after each
+                type(self).log.append((v.a, k, part))
+                yield
+            yield Step(k, 2, lambda k=k: View([_fig([v.a, k])], readout=f"{v.a}:{k}"))
+
+
+def test_a_bare_yield_is_a_pause_after_the_first_result_and_nothing_before_it(monkeypatch):
+    """Before the first result (what the learner waits for) pauses run on; after it, a pause hands the loop back, so
+    a newer change arriving there stops the stale render mid-step."""
+    monkeypatch.setattr(base, "PARTIAL_INTERVAL", 0.0)
+    _Pausing.log = []
+    p = _Pausing().refresh()
+    assert p.readout.value == "1.0:2"  # a synchronous render skips the pauses
+    p.background = True
+    p.controls["a"].value = 2.0
+    assert p.readout.value == "2.0:1" and [x for x in _Pausing.log if x[0] == 2.0] == [(2.0, 1, 0), (2.0, 1, 1),
+                                                                                      (2.0, 1, 2)]
+    p._advance(p._job)  # one turn of the loop: one part of the second step, then a pause
+    assert [x for x in _Pausing.log if x[0] == 2.0][-1] == (2.0, 2, 0) and p.readout.value == "2.0:1"
+    p.controls["a"].value = 3.0
+    p.wait()
+    assert p.readout.value == "3.0:2" and [x for x in _Pausing.log if x[0] == 2.0][-1] == (2.0, 2, 0)

@@ -105,7 +105,8 @@ class _Counted:
 
         def render(v):
             for step in inner(v):
-                self.counts[v[control]] = self.counts.get(v[control], 0) + 1
+                if step is not None:  # a bare yield is a pause, not a step
+                    self.counts[v[control]] = self.counts.get(v[control], 0) + 1
                 yield step
 
         panel.render = render
