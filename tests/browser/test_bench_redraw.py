@@ -77,7 +77,7 @@ def test_every_panel_sweep_is_drawn_as_the_kernel_computed_it(browser_available)
     from dpviz.panels.panel import PANEL_REGISTRY
 
     redraw = _redraw()
-    from run import import_panels  # make bench's: every panel module, registered
+    from benchmarks.panels.redraw import import_panels  # make bench's: every panel module, registered
 
     assert not import_panels()
     classes = [cls for name, cls in sorted(PANEL_REGISTRY.items())
