@@ -122,7 +122,7 @@ def test_behind_a_proxy_that_strips_the_prefix_redirects_stay_under_the_prefix(t
 def test_status_page_and_plotly_bundle_are_under_the_prefix(app, origin):
     status, _, body = _get(origin + PREFIX + "dpviz/status")
     assert status == 200
-    link = re.search(r"href='([^']*status\.json)'", body.decode())[1]
+    link = re.search(r"href=[\"']([^\"']*status\.json)[\"']", body.decode())[1]
     status, _, body = _get(urllib.parse.urljoin(origin + PREFIX + "dpviz/status", link))
     assert status == 200 and b'"ready": true' in body
     status, headers, body = _get(origin + PREFIX + "dpviz-static/plotly-cartesian.min.js")

@@ -80,7 +80,7 @@ def _lesson_panels(path) -> list[Panel]:
             continue
         value = eval(code, namespace)
         if isinstance(value, Panel):
-            panels.append(value)
+            panels.append(value.refresh())  # the kernel renders a panel when the cell displays it
     return panels
 
 

@@ -33,7 +33,7 @@ def test_the_bundle_ships_with_its_licence():
 
 
 def test_the_figure_module_imports_the_bundle_from_the_url_it_is_given():
-    from dpviz.panels._base import _shared_bundle_widget_class
+    from dpviz.panels.figure import _shared_bundle_widget_class
 
     module = _shared_bundle_widget_class("/p/dpviz-static/" + PLOTLY_BUNDLE)._esm
     assert '"/p/dpviz-static/plotly-cartesian.min.js"' in module and "__URL__" not in module
