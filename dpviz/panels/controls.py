@@ -321,7 +321,8 @@ def _option_values(options) -> list[Any]:
     return [o[1] if isinstance(o, tuple) else o for o in items]
 
 
-def _checked_index(widget: W.Widget, v: Any) -> Any:
+def checked_index(widget: W.Widget, v: Any) -> Any:
+    """A selected index the browser sent: an integer in [0, len(options)), else REJECT."""
     n = len(widget.options)
     if isinstance(v, bool) or not isinstance(v, numbers.Integral) or not 0 <= int(v) < n:
         return REJECT
@@ -355,7 +356,7 @@ class Choice(Control):
                                            style=shared_style(DescriptionStyle, **_STYLE), layout=_control_layout()))
 
     def client_checks(self, widget):
-        return {"index": lambda v: _checked_index(widget, v)}
+        return {"index": lambda v: checked_index(widget, v)}
 
     def checked(self, name, panel, widget, value):
         values = _option_values(self.options)

@@ -17,7 +17,7 @@ from typing import Any
 
 import ipywidgets as W
 
-from dpviz.panels.controls import REJECT, number
+from dpviz.panels.controls import REJECT, checked_index, number
 
 __all__ = ["guard", "descendants", "Checks", "text_checks", "number_text_checks", "index_checks"]
 
@@ -58,11 +58,7 @@ def index_checks(widget: W.Widget) -> Checks:
     """A choice among ``widget.options`` by index (``None``: nothing picked is not a browser's to set)."""
     if not hasattr(_widget(widget), "options"):
         raise TypeError(f"widget = {type(widget).__name__} is not allowed: must be a widget with options.")
-    def check(v):
-        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < len(widget.options):
-            return REJECT
-        return v
-    return {"index": check}
+    return {"index": lambda v: checked_index(widget, v)}
 
 
 def _differs(a: Any, b: Any) -> bool:
