@@ -3,12 +3,18 @@
 A :class:`ClassStore` holds, for one class:
 
 - each exercise's **public domain** (:meth:`ClassStore.declare`): its number of buckets k and their labels, fixed
-  on first declaration (a second declaration with a different domain is refused, so no answer is ever counted in
-  a domain other than the one it was checked against);
+  on first declaration (a second declaration with a different domain is refused with :class:`DomainDiffers`, so
+  no answer is ever counted in a domain other than the one it was checked against), and its public metadata (the
+  question's title, its lesson, the correct bucket(s), its kind), kept from the first declaration;
 - each student's **answer** per exercise (:meth:`ClassStore.submit`): one bucket per exercise per browser (a
   later submission replaces it), keyed by a submission id so that a retried request counts once. In ``local``
   privacy the bucket was already randomized by the student's kernel (k-ary randomized response); in ``central``
   privacy it is the raw bucket, which only the server's release code reads (:meth:`ClassStore.tally`);
+- each browser's record of each **neighbouring-dataset game** (:meth:`ClassStore.submit_game`): four counts
+  (right guesses and rounds in world x, the same in world x′), one record per browser per game key, replaced by
+  each update; the class's pooled sums (:meth:`ClassStore.game_totals`) are what the view shows;
+- the **teacher's token** (:meth:`ClassStore.teacher_token`), random, made once and kept, so a restarted server
+  keeps the teacher's address;
 - every **release** (:meth:`ClassStore.record_release`) and with it the class's **privacy ledger**
   (:meth:`ClassStore.spent`): what the class was shown, and every ε it cost, in order.
 
@@ -27,9 +33,10 @@ Privacy of what is kept.
 - Browser ids (the page's client cookie) are never stored: the store keeps ``HMAC-SHA256(key, browser)`` with a
   random per-class key (:mod:`hmac`, :mod:`secrets`), so a copy of the file neither names a browser nor gives its
   cookie away (the cookie also proves ownership of a kernel), and two classes' files cannot be linked.
-- :meth:`ClassStore.end_class` deletes every answer and submission in one transaction, with ``secure_delete`` on
-  (SQLite overwrites deleted content with zeros) and then truncates the log, so the raw buckets are gone from the
-  file, not only from its tables. The domains and the releases stay: they are what the class was shown.
+- :meth:`ClassStore.end_class` deletes every answer, every browser's game record and every submission in one
+  transaction, with ``secure_delete`` on (SQLite overwrites deleted content with zeros) and then truncates the
+  log, so the raw buckets are gone from the file, not only from its tables. The domains, the releases and each
+  game's pooled totals stay: they are what the class was shown.
 - :meth:`ClassStore.tally` is the raw count per bucket. It is for the server's release code only, which turns it
   into a released histogram (a central release adds noise; a local one debiases reports that are already
   randomized); it is **never sent to a student** nor shown on the teacher's view as it is.
@@ -71,7 +78,12 @@ __all__ = [
     "MAX_BUCKETS",
     "MAX_EXERCISES",
     "ClassStore",
+    "GAME_LABELS",
+    "KINDS",
+    "MAX_GAME_ROUNDS",
+    "MAX_TITLE",
     "Domain",
+    "GameTotals",
     "Tally",
     "Release",
     "Charge",
@@ -79,6 +91,7 @@ __all__ = [
     "Refused",
     "RateLimited",
     "ClassEnded",
+    "DomainDiffers",
     "default_class_dir",
 ]
 
@@ -98,6 +111,14 @@ MAX_LABEL = 200
 MAX_META = 8192
 #: Most answers one exercise's tally may hold (as :data:`dpviz.classpoll.MAX_ANSWERS`).
 MAX_ANSWERS = 1_000_000
+#: Most characters of an exercise's title (the question, one line of plain text).
+MAX_TITLE = 300
+#: An exercise's kind: a *predict, then reveal* box, a *think, then reveal* choice, or the neighbouring-dataset game.
+KINDS = ("predict", "choice", "game")
+#: Most rounds one browser's game record may count in each world.
+MAX_GAME_ROUNDS = 100_000
+#: The two buckets of a game's domain: the worlds x and x′ (a game's record counts guesses in each).
+GAME_LABELS = ("x", "x′")
 
 #: An exercise key or a class name: a letter or digit, then up to 63 letters, digits, ``_``, ``-`` or ``.``.
 EXERCISE_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
@@ -114,7 +135,14 @@ CREATE TABLE IF NOT EXISTS exercises (
     exercise TEXT PRIMARY KEY,
     k INTEGER NOT NULL CHECK (k BETWEEN 2 AND {max_buckets}),
     labels TEXT NOT NULL,
-    declared REAL NOT NULL);
+    declared REAL NOT NULL,
+    title TEXT NOT NULL,
+    lesson TEXT NOT NULL,
+    correct TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('predict', 'choice', 'game')),
+    claimed_epsilon REAL,
+    delta REAL,
+    CHECK ((kind = 'game') = (claimed_epsilon IS NOT NULL AND delta IS NOT NULL)));
 CREATE TABLE IF NOT EXISTS answers (
     exercise TEXT NOT NULL REFERENCES exercises(exercise),
     browser BLOB NOT NULL,
@@ -122,6 +150,22 @@ CREATE TABLE IF NOT EXISTS answers (
     privacy TEXT NOT NULL CHECK (privacy IN ('local', 'central')),
     received REAL NOT NULL,
     PRIMARY KEY (exercise, browser));
+CREATE TABLE IF NOT EXISTS games (
+    exercise TEXT NOT NULL REFERENCES exercises(exercise),
+    browser BLOB NOT NULL,
+    correct_on_x INTEGER NOT NULL CHECK (correct_on_x BETWEEN 0 AND rounds_on_x),
+    rounds_on_x INTEGER NOT NULL CHECK (rounds_on_x BETWEEN 0 AND {max_rounds}),
+    correct_on_x_prime INTEGER NOT NULL CHECK (correct_on_x_prime BETWEEN 0 AND rounds_on_x_prime),
+    rounds_on_x_prime INTEGER NOT NULL CHECK (rounds_on_x_prime BETWEEN 0 AND {max_rounds}),
+    received REAL NOT NULL,
+    PRIMARY KEY (exercise, browser));
+CREATE TABLE IF NOT EXISTS game_finals (
+    exercise TEXT PRIMARY KEY REFERENCES exercises(exercise),
+    players INTEGER NOT NULL,
+    correct_on_x INTEGER NOT NULL,
+    rounds_on_x INTEGER NOT NULL,
+    correct_on_x_prime INTEGER NOT NULL,
+    rounds_on_x_prime INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS submissions (
     browser BLOB NOT NULL,
     submission TEXT NOT NULL,
@@ -137,7 +181,7 @@ CREATE TABLE IF NOT EXISTS releases (
     total INTEGER NOT NULL CHECK (total >= 0),
     meta TEXT NOT NULL,
     released REAL NOT NULL);
-""".format(max_buckets=MAX_BUCKETS)
+""".format(max_buckets=MAX_BUCKETS, max_rounds=MAX_GAME_ROUNDS)
 
 
 class Refused(Exception):
@@ -153,13 +197,47 @@ class ClassEnded(Refused):
     """The class has ended (:meth:`ClassStore.end_class`): its answers are deleted and no more are taken (HTTP 410)."""
 
 
+class DomainDiffers(Refused):
+    """An exercise is declared again with another domain (another k or labels; for a game, another claimed ε or
+    δ) than its first declaration, against which its answers were checked (HTTP 409). The message names the
+    exercise."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Domain:
-    """An exercise's public domain: ``k`` buckets named by ``labels`` (plain text)."""
+    """An exercise's public domain: ``k`` buckets named by ``labels`` (plain text), and its public metadata:
+    ``title`` (the question, plain text, may be empty), ``lesson`` (the lesson's module name, or empty),
+    ``correct`` (the indices of the right bucket(s), may be empty), ``kind`` (one of :data:`KINDS`). A game
+    (``kind == "game"``) also has the ``claimed_epsilon`` and ``delta`` its players audit; other kinds have None."""
 
     exercise: str
     k: int
     labels: tuple[str, ...]
+    title: str = ""
+    lesson: str = ""
+    correct: tuple[int, ...] = ()
+    kind: str = "choice"
+    claimed_epsilon: float | None = None
+    delta: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class GameTotals:
+    """A neighbouring-dataset game's pooled record: the sums over every browser's (latest) record of the right
+    guesses and rounds in world x and in world x′, ``players`` the number of browsers, and the game's declared
+    ``claimed_epsilon``, ``delta``, ``title`` and ``lesson``. After :meth:`ClassStore.end_class`, the totals at the
+    end (the browsers' records are deleted)."""
+
+    exercise: str
+    players: int
+    correct_on_x: int
+    rounds_on_x: int
+    correct_on_x_prime: int
+    rounds_on_x_prime: int
+    claimed_epsilon: float
+    delta: float
+    title: str
+    lesson: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -293,6 +371,54 @@ def _meta(meta) -> str:
     return text
 
 
+def _title(value) -> str:
+    if not isinstance(value, str) or len(value) > MAX_TITLE or _CONTROL.search(value):
+        raise _fail("title", value, f"one line of plain text, at most {MAX_TITLE} characters (may be empty)")
+    return value
+
+
+def _lesson(value) -> str:
+    if value == "":
+        return value
+    return _identifier(value, "lesson", EXERCISE_PATTERN, "empty or a lesson's name: 1 to 64 letters, digits, "
+                                                          "'_', '-' or '.', starting with a letter or digit")
+
+
+def _kind(value) -> str:
+    if not isinstance(value, str) or value not in KINDS:
+        raise _fail("kind", value, "one of " + ", ".join(repr(k) for k in KINDS))
+    return value
+
+
+def _correct(value, k: int) -> tuple[int, ...]:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        raise _fail("correct", value, f"a sequence of distinct bucket indices in [0, {k})")
+    out = tuple(_integer(c, f"correct[{i}]", 0, k - 1) for i, c in enumerate(value))
+    if len(set(out)) != len(out):
+        raise _fail("correct", out, "distinct bucket indices")
+    return out
+
+
+def _number(value, name: str, low: float, high: float, *, open_high: bool = False) -> float:
+    """A finite int or float (not a bool) in [low, high] (or [low, high) if ``open_high``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not low <= value <= high or (open_high and value == high):
+        raise _fail(name, value, f"a finite number in [{low:g}, {high:g}{')' if open_high else ']'}")
+    return float(value)
+
+
+def _game_counts(counts) -> tuple[int, int, int, int]:
+    names = ("correct_on_x", "rounds_on_x", "correct_on_x_prime", "rounds_on_x_prime")
+    if isinstance(counts, (str, bytes)) or not isinstance(counts, Sequence) or len(counts) != 4:
+        raise _fail("counts", counts, "a sequence of 4 integers (" + ", ".join(names) + ")")
+    out = tuple(_integer(c, f"counts[{i}] ({names[i]})", 0, MAX_GAME_ROUNDS) for i, c in enumerate(counts))
+    for i in (0, 2):
+        if out[i] > out[i + 1]:
+            raise _fail(f"counts[{i}] ({names[i]})", out[i], f"at most counts[{i + 1}] ({names[i + 1]}) = "
+                                                             f"{out[i + 1]}: no more right guesses than rounds")
+    return out  # type: ignore[return-value]
+
+
 def _epsilon(value) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not 0 <= value <= 1000:
@@ -419,43 +545,98 @@ class ClassStore:
 
     # ------------------------------------------------------------------------------------------- the domains
 
-    def declare(self, exercise: str, k: int, labels: Sequence[str]) -> Domain:
-        """Record ``exercise``'s public domain: ``k`` buckets (2 ≤ k ≤ :data:`MAX_BUCKETS`) named by ``labels``
-        (distinct one-line plain text, kept as given: the view escapes it).
+    _DOMAIN_COLUMNS = "exercise, k, labels, title, lesson, correct, kind, claimed_epsilon, delta"
 
-        Idempotent: declaring the same domain again does nothing. A different domain for a declared exercise is
-        refused (ValueError naming the exercise): its answers were checked against the first one. Allowed after
-        the class has ended (a restarted server declares its lessons' exercises again)."""
+    @staticmethod
+    def _domain_of(row) -> Domain:
+        exercise, k, labels, title, lesson, correct, kind, claimed_epsilon, delta = row
+        return Domain(exercise, k, tuple(json.loads(labels)), title, lesson, tuple(json.loads(correct)), kind,
+                      claimed_epsilon, delta)
+
+    def _stored_domain(self, db, exercise: str) -> Domain | None:
+        row = db.execute(f"SELECT {self._DOMAIN_COLUMNS} FROM exercises WHERE exercise = ?", (exercise,)).fetchone()
+        return None if row is None else self._domain_of(row)
+
+    @staticmethod
+    def _refuse_if_differs(stored: Domain, new: Domain) -> None:
+        def shown(d: Domain) -> str:
+            text = f"k = {d.k} and labels {d.labels!r}"
+            if d.kind == "game" or d.claimed_epsilon is not None:
+                text += f", claimed ε = {d.claimed_epsilon!r} and δ = {d.delta!r}"
+            return text
+
+        if (stored.k, stored.labels, stored.claimed_epsilon, stored.delta) != \
+                (new.k, new.labels, new.claimed_epsilon, new.delta):
+            raise DomainDiffers(f"exercise = {stored.exercise!r} is already declared with {shown(stored)}: a second "
+                                f"declaration with {shown(new)} is refused (its answers were checked against the "
+                                "first).")
+
+    def _insert_domain(self, db, domain: Domain) -> None:
+        (declared,) = db.execute("SELECT COUNT(*) FROM exercises").fetchone()
+        if declared >= MAX_EXERCISES:
+            raise ValueError(f"exercise = {domain.exercise!r} is not allowed: the class has {declared} exercises "
+                             f"declared, the most it may hold ({MAX_EXERCISES}).")
+        db.execute(f"INSERT INTO exercises ({self._DOMAIN_COLUMNS}, declared) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                   (domain.exercise, domain.k, json.dumps(domain.labels, ensure_ascii=False), domain.title,
+                    domain.lesson, json.dumps(domain.correct), domain.kind, domain.claimed_epsilon, domain.delta,
+                    self._clock()))
+
+    def declare(self, exercise: str, k: int, labels: Sequence[str], *, title: str = "", lesson: str = "",
+                correct: Sequence[int] = (), kind: str = "choice", claimed_epsilon: float | None = None,
+                delta: float | None = None) -> Domain:
+        """Record ``exercise``'s public domain: ``k`` buckets (2 ≤ k ≤ :data:`MAX_BUCKETS`) named by ``labels``
+        (distinct one-line plain text, kept as given: the view escapes it), and its public metadata: ``title`` (the
+        question: one line of plain text, at most :data:`MAX_TITLE` characters, may be empty), ``lesson`` (empty, or
+        the lesson's name, checked like an exercise key), ``correct`` (distinct bucket indices in [0, k) of the
+        right answer(s), may be empty) and ``kind`` (one of :data:`KINDS`). A ``"game"`` also takes the
+        ``claimed_epsilon`` (finite, in [0, 1000]) and ``delta`` (in [0, 1)) its players audit; other kinds take
+        neither. (:meth:`submit_game` declares its game itself.)
+
+        Idempotent: declaring the same domain again returns the stored one; the metadata of the first declaration
+        is kept. A different k or labels (or, for a game, claimed ε or δ) for a declared exercise is refused with
+        :class:`DomainDiffers` naming the exercise: its answers were checked against the first. A malformed field is
+        a ValueError naming it. Allowed after the class has ended (a restarted server declares its lessons'
+        exercises again)."""
+        domain = self._checked_domain(exercise, k, labels, title=title, lesson=lesson, correct=correct, kind=kind,
+                                      claimed_epsilon=claimed_epsilon, delta=delta)
+        with self._transaction() as db:
+            stored = self._stored_domain(db, domain.exercise)
+            if stored is None:
+                self._insert_domain(db, domain)
+                return domain
+            self._refuse_if_differs(stored, domain)
+            return stored
+
+    @staticmethod
+    def _checked_domain(exercise, k, labels, *, title, lesson, correct, kind, claimed_epsilon, delta) -> Domain:
         exercise = _exercise(exercise)
         k = _integer(k, "k", 2, MAX_BUCKETS)
         labels = _labels(labels, k)
-        with self._transaction() as db:
-            row = db.execute("SELECT k, labels FROM exercises WHERE exercise = ?", (exercise,)).fetchone()
-            if row is None:
-                (declared,) = db.execute("SELECT COUNT(*) FROM exercises").fetchone()
-                if declared >= MAX_EXERCISES:
-                    raise ValueError(f"exercise = {exercise!r} is not allowed: the class has {declared} exercises "
-                                     f"declared, the most it may hold ({MAX_EXERCISES}).")
-                db.execute("INSERT INTO exercises VALUES (?, ?, ?, ?)",
-                           (exercise, k, json.dumps(labels, ensure_ascii=False), self._clock()))
-            elif (row[0], tuple(json.loads(row[1]))) != (k, labels):
-                raise ValueError(f"exercise = {exercise!r} is already declared with k = {row[0]} and labels "
-                                 f"{tuple(json.loads(row[1]))!r}: a second declaration with k = {k} and labels "
-                                 f"{labels!r} is refused (its answers were checked against the first).")
-        return Domain(exercise, k, labels)
+        title = _title(title)
+        lesson = _lesson(lesson)
+        correct = _correct(correct, k)
+        kind = _kind(kind)
+        if kind == "game":
+            claimed_epsilon = _number(claimed_epsilon, "claimed_epsilon", 0, 1000)
+            delta = _number(delta, "delta", 0, 1, open_high=True)
+        else:
+            for name, value in (("claimed_epsilon", claimed_epsilon), ("delta", delta)):
+                if value is not None:
+                    raise _fail(name, value, f"None for an exercise of kind {kind!r} (only a game has one)")
+        return Domain(exercise, k, labels, title, lesson, correct, kind, claimed_epsilon, delta)
 
     def domain(self, exercise: str) -> Domain:
         """``exercise``'s declared domain (ValueError naming the exercise if it was never declared)."""
         exercise = _exercise(exercise)
-        row = self._db.execute("SELECT k, labels FROM exercises WHERE exercise = ?", (exercise,)).fetchone()
-        if row is None:
+        domain = self._stored_domain(self._db, exercise)
+        if domain is None:
             raise _fail("exercise", exercise, "a declared exercise")
-        return Domain(exercise, row[0], tuple(json.loads(row[1])))
+        return domain
 
     def exercises(self) -> tuple[Domain, ...]:
-        """Every declared exercise's domain, in the order they were declared."""
-        rows = self._db.execute("SELECT exercise, k, labels FROM exercises ORDER BY declared, exercise").fetchall()
-        return tuple(Domain(e, k, tuple(json.loads(labels))) for e, k, labels in rows)
+        """Every declared exercise's domain (games too: ``kind == "game"``), in the order they were declared."""
+        rows = self._db.execute(f"SELECT {self._DOMAIN_COLUMNS} FROM exercises ORDER BY declared, exercise")
+        return tuple(self._domain_of(row) for row in rows.fetchall())
 
     # ------------------------------------------------------------------------------------------- the answers
 
@@ -471,6 +652,17 @@ class ClassStore:
 
     def _browser_key(self, browser: str) -> bytes:
         return hmac.new(self._key, browser.encode("ascii"), hashlib.sha256).digest()
+
+    def _is_retry(self, db, who: bytes, submission_id: str) -> bool:
+        return db.execute("SELECT 1 FROM submissions WHERE browser = ? AND submission = ?",
+                          (who, submission_id)).fetchone() is not None
+
+    def _refuse_if_flooding(self, db, who: bytes, now: float) -> None:
+        (recent,) = db.execute("SELECT COUNT(*) FROM submissions WHERE browser = ? AND received > ?",
+                               (who, now - self._rate_window)).fetchone()
+        if recent >= self._rate_limit:
+            raise RateLimited(f"This browser sent {recent} answers in the last {self._rate_window:g} s, the most "
+                              f"it may ({self._rate_limit}); try again in a minute.")
 
     def submit(self, exercise: str, browser: str, bucket: int, submission_id: str, *, privacy: str) -> str:
         """Store ``browser``'s answer ``bucket`` to ``exercise``, in one transaction; return a :class:`SubmitOutcome`.
@@ -494,21 +686,18 @@ class ClassStore:
         who = self._browser_key(browser)
         with self._transaction() as db:
             self._refuse_if_ended(db)
-            row = db.execute("SELECT k FROM exercises WHERE exercise = ?", (exercise,)).fetchone()
+            row = db.execute("SELECT k, kind FROM exercises WHERE exercise = ?", (exercise,)).fetchone()
             if row is None:
                 raise _fail("exercise", exercise, "a declared exercise")
-            (k,) = row
+            k, kind = row
+            if kind == "game":
+                raise _fail("exercise", exercise, "an exercise that takes a bucket, not a game (see submit_game)")
             if not 0 <= bucket < k:
                 raise _fail("bucket", bucket, f"an integer in [0, {k}) for exercise {exercise!r} (k = {k})")
-            if db.execute("SELECT 1 FROM submissions WHERE browser = ? AND submission = ?",
-                          (who, submission_id)).fetchone() is not None:
+            if self._is_retry(db, who, submission_id):
                 return SubmitOutcome.DUPLICATE
             now = self._clock()
-            (recent,) = db.execute("SELECT COUNT(*) FROM submissions WHERE browser = ? AND received > ?",
-                                   (who, now - self._rate_window)).fetchone()
-            if recent >= self._rate_limit:
-                raise RateLimited(f"This browser sent {recent} answers in the last {self._rate_window:g} s, the most "
-                                  f"it may ({self._rate_limit}); try again in a minute.")
+            self._refuse_if_flooding(db, who, now)
             other = db.execute("SELECT privacy FROM answers WHERE exercise = ? AND privacy != ? LIMIT 1",
                                (exercise, privacy)).fetchone()
             if other is not None:
@@ -542,6 +731,90 @@ class ClassStore:
                 counts[bucket] = n
             mode = self._db.execute("SELECT privacy FROM answers WHERE exercise = ? LIMIT 1", (exercise,)).fetchone()
         return Tally(exercise, tuple(counts), sum(counts), None if mode is None else mode[0])
+
+    # ------------------------------------------------------------------------------------------- the games
+
+    def submit_game(self, exercise: str, browser: str, counts: Sequence[int], submission_id: str, *,
+                    claimed_epsilon: float, delta: float, title: str = "", lesson: str = "") -> str:
+        """Store ``browser``'s record of the neighbouring-dataset game ``exercise``, in one transaction; return a
+        :class:`SubmitOutcome`.
+
+        ``counts`` is ``(correct_on_x, rounds_on_x, correct_on_x_prime, rounds_on_x_prime)``: integers with
+        0 ≤ correct ≤ rounds ≤ :data:`MAX_GAME_ROUNDS` in each world. ``claimed_epsilon`` (finite, in [0, 1000]) and
+        ``delta`` (in [0, 1)) are the guarantee the game audits, part of its domain. The first submission to a game
+        key declares it (kind ``"game"``, k = 2 buckets :data:`GAME_LABELS`, with ``title`` and ``lesson``; the
+        first declaration's title and lesson are kept); a later one with another claimed ε or δ, or to a key
+        declared as another kind of exercise, is refused with :class:`DomainDiffers`. One record per game per
+        browser: a later submission replaces it (``REPLACED``: the browser's page sends its running totals). The
+        submission id, the retries and the rate are as in :meth:`submit` (one count for both).
+
+        Raises ValueError naming a malformed field, :class:`RateLimited`, :class:`ClassEnded` after
+        :meth:`end_class`."""
+        browser = _browser(browser)
+        submission_id = _submission(submission_id)
+        counts = _game_counts(counts)
+        domain = self._checked_domain(exercise, 2, GAME_LABELS, title=title, lesson=lesson, correct=(),
+                                      kind="game", claimed_epsilon=claimed_epsilon, delta=delta)
+        exercise = domain.exercise
+        who = self._browser_key(browser)
+        with self._transaction() as db:
+            self._refuse_if_ended(db)
+            stored = self._stored_domain(db, exercise)
+            if stored is not None:
+                self._refuse_if_differs(stored, domain)
+            if self._is_retry(db, who, submission_id):
+                return SubmitOutcome.DUPLICATE
+            now = self._clock()
+            self._refuse_if_flooding(db, who, now)
+            if stored is None:
+                self._insert_domain(db, domain)
+            previous = db.execute("SELECT 1 FROM games WHERE exercise = ? AND browser = ?",
+                                  (exercise, who)).fetchone()
+            if previous is None:
+                (players,) = db.execute("SELECT COUNT(*) FROM games WHERE exercise = ?", (exercise,)).fetchone()
+                if players >= MAX_ANSWERS:
+                    raise RateLimited(f"Game {exercise!r} holds {players} players' records, the most it may.")
+            db.execute("INSERT INTO submissions VALUES (?, ?, ?, ?)", (who, submission_id, exercise, now))
+            db.execute("INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (exercise, browser) DO UPDATE SET "
+                       "correct_on_x = excluded.correct_on_x, rounds_on_x = excluded.rounds_on_x, "
+                       "correct_on_x_prime = excluded.correct_on_x_prime, "
+                       "rounds_on_x_prime = excluded.rounds_on_x_prime, received = excluded.received",
+                       (exercise, who, *counts, now))
+        return SubmitOutcome.STORED if previous is None else SubmitOutcome.REPLACED
+
+    def game_totals(self, exercise: str) -> GameTotals:
+        """The pooled record of game ``exercise``: the sums over every browser's latest record (zeros while there is
+        none), with the game's claimed ε, δ, title and lesson. After :meth:`end_class`, the totals at the end (the
+        browsers' records are deleted; the sums are kept). ValueError naming the exercise if it is not a declared
+        game.
+
+        These sums are what the teacher's view pools into one lower bound on ε (and what each student's panel is
+        shown back); no single browser's record is ever returned."""
+        exercise = _exercise(exercise)
+        with self._transaction(write=False) as db:  # one snapshot: the end and the sums agree
+            domain = self._stored_domain(db, exercise)
+            if domain is None or domain.kind != "game":
+                raise _fail("exercise", exercise, "a declared game (see submit_game)")
+            if db.execute("SELECT 1 FROM meta WHERE key = 'ended'").fetchone() is not None:
+                row = db.execute("SELECT players, correct_on_x, rounds_on_x, correct_on_x_prime, rounds_on_x_prime "
+                                 "FROM game_finals WHERE exercise = ?", (exercise,)).fetchone()
+            else:
+                row = db.execute("SELECT COUNT(*), SUM(correct_on_x), SUM(rounds_on_x), SUM(correct_on_x_prime), "
+                                 "SUM(rounds_on_x_prime) FROM games WHERE exercise = ?", (exercise,)).fetchone()
+        players, cx, rx, cxp, rxp = (0, 0, 0, 0, 0) if row is None else (v or 0 for v in row)
+        return GameTotals(exercise, players, cx, rx, cxp, rxp, domain.claimed_epsilon, domain.delta, domain.title,
+                          domain.lesson)
+
+    # ------------------------------------------------------------------------------------ the teacher's token
+
+    def teacher_token(self) -> str:
+        """The teacher's token (``secrets.token_urlsafe(24)``: 32 characters, 192 random bits), made on the first
+        call and kept in the file, so the teacher's address survives a server restart; the same on every call, by
+        any process sharing the file. The server compares a presented token with it in constant time."""
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('teacher_token', ?)", (secrets.token_urlsafe(24),))
+            (token,) = db.execute("SELECT value FROM meta WHERE key = 'teacher_token'").fetchone()
+        return token
 
     # ------------------------------------------------------------------------------------------ the releases
 
@@ -595,16 +868,21 @@ class ClassStore:
     # -------------------------------------------------------------------------------------------- the end
 
     def end_class(self) -> None:
-        """End the class: delete every answer and submission (the raw buckets) and keep the domains, the releases
-        and the ledger. Idempotent. Afterwards :meth:`submit`, :meth:`tally` and :meth:`record_release` raise
-        :class:`ClassEnded`.
+        """End the class: delete every answer, every browser's game record and every submission (the raw buckets)
+        and keep the domains, the releases, the ledger and each game's pooled totals (:meth:`game_totals` still
+        answers). Idempotent. Afterwards :meth:`submit`, :meth:`submit_game`, :meth:`tally` and
+        :meth:`record_release` raise :class:`ClassEnded`.
 
         The deletion is one transaction with ``secure_delete`` on (the rows' bytes are overwritten), followed by a
         checkpoint that truncates the write-ahead log, so the answers are gone from the files on disk too. (A
         checkpoint cannot pass a reader another process holds open; the log is then truncated by the next
         checkpoint, at the latest when the last connection closes.)"""
         with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO game_finals SELECT exercise, COUNT(*), SUM(correct_on_x), "
+                       "SUM(rounds_on_x), SUM(correct_on_x_prime), SUM(rounds_on_x_prime) FROM games "
+                       "GROUP BY exercise")
             db.execute("DELETE FROM answers")
+            db.execute("DELETE FROM games")
             db.execute("DELETE FROM submissions")
             db.execute("INSERT OR IGNORE INTO meta VALUES ('ended', ?)", (repr(self._clock()),))
         self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()

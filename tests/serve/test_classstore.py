@@ -1,7 +1,11 @@
 """The class view's store (dpviz.serve.classstore): WAL, nothing lost over a restart, a retry counts once, one answer
 per exercise per browser, every field checked by name, a bounded rate, the end of class deletes the answers and
-keeps the releases, two processes writing at once lose nothing; the cost of a submission is printed, not asserted."""
+keeps the releases, two processes writing at once lose nothing; the cost of a submission is printed, not asserted.
+Also: an exercise's metadata (title, lesson, correct, kind) kept from its first declaration, a changed domain
+refused with DomainDiffers, the neighbouring-dataset game's per-browser records and their pooled sums (kept after
+the end, the records themselves securely deleted), and the teacher's token kept over a restart."""
 
+import re
 import sqlite3
 import statistics
 import string
@@ -17,9 +21,14 @@ from hypothesis import strategies as st
 from dpviz.serve import classstore
 from dpviz.serve.classstore import (
     FILENAME,
+    GAME_LABELS,
+    MAX_GAME_ROUNDS,
     ClassEnded,
     ClassStore,
+    DomainDiffers,
+    GameTotals,
     RateLimited,
+    Refused,
     SubmitOutcome,
     default_class_dir,
 )
@@ -188,11 +197,66 @@ def test_declare_refuses_each_bad_field_by_name(tmp_path, change, field):
 
 def test_a_second_declaration_must_match_the_first(store):
     assert store.declare("q1", 3, list(LABELS)).labels == LABELS  # the same domain again: nothing happens
-    with pytest.raises(ValueError, match="exercise = 'q1' is already declared with k = 3"):
+    with pytest.raises(DomainDiffers, match="exercise = 'q1' is already declared with k = 3"):
         store.declare("q1", 2, ["yes", "no"])
-    with pytest.raises(ValueError, match="exercise = 'q1' is already declared"):
-        store.declare("q1", 3, ["yes", "no", "maybe"])
+    with pytest.raises(DomainDiffers, match="exercise = 'q1' is already declared") as caught:
+        store.declare("q1", 3, ["yes", "no", "maybe"])  # the same k, changed labels
+    assert isinstance(caught.value, Refused) and not isinstance(caught.value, ValueError)  # HTTP 409, not 400
     assert store.domain("q1").labels == LABELS
+
+
+def test_an_exercise_keeps_the_metadata_of_its_first_declaration(tmp_path):
+    with ClassStore(tmp_path) as s:
+        first = s.declare("Quiz.q", 3, LABELS, title="Which is <b>right</b>?", lesson="why_privacy", correct=[2, 0],
+                          kind="predict")
+        assert (first.title, first.lesson, first.correct, first.kind) == \
+            ("Which is <b>right</b>?", "why_privacy", (2, 0), "predict")
+        assert (first.claimed_epsilon, first.delta) == (None, None)
+        again = s.declare("Quiz.q", 3, LABELS, title="Other", lesson="other", correct=(1,), kind="choice")
+        assert again == first  # the same domain: the stored one, with the first declaration's metadata
+        plain = s.declare("Quiz.plain", 2, ["a", "b"])
+        assert (plain.title, plain.lesson, plain.correct, plain.kind) == ("", "", (), "choice")
+    with ClassStore(tmp_path) as r:  # kept over a restart
+        assert r.domain("Quiz.q") == first
+        assert r.exercises() == (first, plain)
+
+
+BAD_METADATA = [
+    ({"title": "x" * 301}, "title"), ({"title": "two\nlines"}, "title"), ({"title": "tab\there"}, "title"),
+    ({"title": None}, "title"), ({"title": "a\u2028b"}, "title"),
+    ({"lesson": "a/b"}, "lesson"), ({"lesson": " why"}, "lesson"), ({"lesson": "x" * 65}, "lesson"),
+    ({"lesson": None}, "lesson"),
+    ({"correct": [3]}, r"correct\[0\]"), ({"correct": [0, -1]}, r"correct\[1\]"), ({"correct": [0, 0]}, "correct"),
+    ({"correct": [True]}, r"correct\[0\]"), ({"correct": [1.0]}, r"correct\[0\]"), ({"correct": "0"}, "correct"),
+    ({"correct": 1}, "correct"),
+    ({"kind": "quiz"}, "kind"), ({"kind": "Game"}, "kind"), ({"kind": None}, "kind"),
+    ({"claimed_epsilon": 1.0}, "claimed_epsilon"), ({"delta": 0.0}, "delta"),  # only a game has them
+    ({"kind": "game"}, "claimed_epsilon"), ({"kind": "game", "claimed_epsilon": 1.0}, "delta"),
+]
+
+
+@pytest.mark.parametrize(("change", "field"), BAD_METADATA, ids=[f"{f}:{c}"[:40] for c, f in BAD_METADATA])
+def test_declare_refuses_each_bad_metadata_field_by_name(tmp_path, change, field):
+    with ClassStore(tmp_path) as s:
+        with pytest.raises(ValueError, match=rf"^{field} = .* is not allowed: must be"):
+            s.declare("q1", 3, LABELS, **change)
+        assert s.exercises() == ()  # nothing declared
+        s.declare("q1", 3, LABELS, title="x" * 300, lesson="why_privacy", correct=(0, 2), kind="choice")
+
+
+_TITLE_ALPHABET = st.sampled_from(list("ab <>&é\n\t\r\x00\x1f\x7f\x85\x9f\xa0\u2028\u2029\u2027"))
+
+
+def _title_oracle(s):
+    return len(s) <= 300 and not any(ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f or c in "\u2028\u2029" for c in s)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(_TITLE_ALPHABET, max_size=310), st.text(max_size=40),
+                 st.integers(290, 310).map(lambda n: "q" * n)))
+def test_titles_and_lessons_are_accepted_exactly_as_documented(s):
+    assert _accepts(classstore._title, s) == _title_oracle(s)
+    assert _accepts(classstore._lesson, s) == (s == "" or _exercise_oracle(s))
 
 
 def test_labels_are_kept_as_plain_text(store):
@@ -404,3 +468,179 @@ def test_the_class_folder_and_file_are_private(tmp_path):
     with ClassStore(tmp_path / "new" / "class") as s:
         assert (s.directory.stat().st_mode & 0o777) == 0o700
         assert (s.path.stat().st_mode & 0o777) == 0o600
+
+
+# ---- the neighbouring-dataset game ----------------------------------------------------------------------------------
+
+GAME = "NeighbourGamePanel.game.z1-g1"
+EPS, DELTA = 1.0, 1e-5
+
+
+def _game(s, browser, counts, sid, **kw):
+    kw = {"claimed_epsilon": EPS, "delta": DELTA} | kw
+    return s.submit_game(GAME, browser, counts, sid, **kw)
+
+
+def test_game_totals_are_the_sums_of_each_browsers_latest_record(store):
+    assert _game(store, B1, (3, 5, 4, 5), "game-b1-01", title="Can you tell x from x′?",
+                 lesson="neighbours") == SubmitOutcome.STORED
+    assert _game(store, B2, (10, 10, 0, 7), "game-b2-01") == SubmitOutcome.STORED
+    assert _game(store, B1, (6, 9, 8, 9), "game-b1-02", title="later title") == SubmitOutcome.REPLACED
+    assert _game(store, B3, (0, 0, 0, 0), "game-b3-01") == SubmitOutcome.STORED
+    # by hand: B1's latest (6, 9, 8, 9) + B2's (10, 10, 0, 7) + B3's (0, 0, 0, 0); B1's first record is replaced
+    assert store.game_totals(GAME) == GameTotals(GAME, 3, 16, 19, 8, 16, EPS, DELTA, "Can you tell x from x′?",
+                                                 "neighbours")
+    domain = store.domain(GAME)
+    assert (domain.kind, domain.k, domain.labels) == ("game", 2, GAME_LABELS)
+    assert (domain.claimed_epsilon, domain.delta, domain.title) == (EPS, DELTA, "Can you tell x from x′?")
+    assert {d.exercise for d in store.exercises()} == {"q1", GAME}  # exercises() lists the games too
+    assert store.tally("q1").total == 0  # a game's records are not answers to another exercise
+
+
+def test_a_game_with_no_record_yet_totals_zero(store):
+    store.declare("G.g", 2, GAME_LABELS, kind="game", claimed_epsilon=2.0, delta=0.0)
+    assert store.game_totals("G.g") == GameTotals("G.g", 0, 0, 0, 0, 0, 2.0, 0.0, "", "")
+    with pytest.raises(ValueError, match="exercise = 'q1' is not allowed: must be a declared game"):
+        store.game_totals("q1")
+    with pytest.raises(ValueError, match="exercise = 'nope' is not allowed: must be a declared game"):
+        store.game_totals("nope")
+
+
+def test_a_retried_game_submission_counts_once(store):
+    assert _game(store, B1, (2, 4, 1, 4), "game-retry1") == SubmitOutcome.STORED
+    for counts in [(2, 4, 1, 4), (9, 9, 9, 9)]:  # whatever the retry carries: the id is what counts
+        assert _game(store, B1, counts, "game-retry1") == SubmitOutcome.DUPLICATE
+    assert store.game_totals(GAME) == GameTotals(GAME, 1, 2, 4, 1, 4, EPS, DELTA, "", "")
+    # the id space is the browser's, shared with its answers: an answer's id replayed as a game's is a retry
+    store.submit("q1", B2, 0, "shared-0001", privacy="central")
+    assert _game(store, B2, (1, 1, 0, 0), "shared-0001") == SubmitOutcome.DUPLICATE
+    assert store.game_totals(GAME).players == 1
+
+
+def test_games_and_answers_share_one_persisted_rate(tmp_path):
+    clock = Clock()
+    with ClassStore(tmp_path, rate_limit=4, rate_window=60.0, clock=clock) as s:
+        s.declare("q1", 2, ["a", "b"])
+        s.submit("q1", B1, 0, "rate-0000", privacy="central")
+        for i in range(1, 4):
+            _game(s, B1, (i, i, 0, 0), f"rate-{i:04d}")
+        with pytest.raises(RateLimited, match="4 answers in the last 60 s"):
+            _game(s, B1, (5, 5, 0, 0), "rate-0004")
+        assert _game(s, B1, (0, 0, 0, 0), "rate-0003") == SubmitOutcome.DUPLICATE  # a retry costs nothing
+        assert s.game_totals(GAME).correct_on_x == 3  # the refused update changed nothing
+    with ClassStore(tmp_path, rate_limit=4, rate_window=60.0, clock=clock) as s:  # a restart does not reset it
+        with pytest.raises(RateLimited):
+            _game(s, B1, (5, 5, 0, 0), "rate-0004")
+        clock.now += 61.0
+        assert _game(s, B1, (5, 5, 0, 0), "rate-0004") == SubmitOutcome.REPLACED
+
+
+def test_a_restart_keeps_the_games_records(tmp_path):
+    with ClassStore(tmp_path) as s:
+        _game(s, B1, (7, 8, 6, 8), "keep-b1-01", title="t", lesson="l1")
+        _game(s, B2, (1, 2, 2, 2), "keep-b2-01")
+    with ClassStore(tmp_path) as r:
+        assert r.game_totals(GAME) == GameTotals(GAME, 2, 8, 10, 8, 10, EPS, DELTA, "t", "l1")
+        assert _game(r, B1, (7, 8, 6, 8), "keep-b1-01") == SubmitOutcome.DUPLICATE  # a retry after the restart
+        assert _game(r, B1, (8, 9, 6, 8), "keep-b1-02") == SubmitOutcome.REPLACED
+        assert r.game_totals(GAME).rounds_on_x == 11
+
+
+def test_a_game_with_another_guarantee_or_kind_is_refused(store):
+    _game(store, B1, (1, 1, 1, 1), "differ-0001")
+    for change in [{"claimed_epsilon": 2.0}, {"delta": 0.0}]:
+        with pytest.raises(DomainDiffers, match=f"exercise = '{GAME}' is already declared .*claimed ε = 1.0"):
+            _game(store, B2, (1, 1, 1, 1), "differ-0002", **change)
+    with pytest.raises(DomainDiffers, match="exercise = 'q1' is already declared"):  # a choice's key is no game
+        store.submit_game("q1", B2, (1, 1, 1, 1), "differ-0003", claimed_epsilon=EPS, delta=DELTA)
+    with pytest.raises(DomainDiffers, match=f"exercise = '{GAME}'"):  # nor a game's key a choice
+        store.declare(GAME, 2, GAME_LABELS)
+    with pytest.raises(ValueError, match=f"exercise = '{GAME}' is not allowed: must be an exercise that takes"):
+        store.submit(GAME, B2, 0, "differ-0004", privacy="central")
+    assert store.game_totals(GAME).players == 1 and store.tally("q1").total == 0
+
+
+GOOD_GAME = {"exercise": GAME, "browser": B1, "counts": (1, 2, 3, 4), "submission_id": "good-game-1",
+             "claimed_epsilon": 1.0, "delta": 1e-6, "title": "", "lesson": ""}
+BAD_GAME_FIELDS = [
+    ("exercise", "a/b"), ("exercise", ""), ("browser", "short"), ("submission_id", "1234"),
+    ("counts", (1, 2, 3)), ("counts", (1, 2, 3, 4, 5)), ("counts", "1234"), ("counts", None),
+    ("counts", (-1, 2, 3, 4)), ("counts", (1, 2, 3, MAX_GAME_ROUNDS + 1)), ("counts", (1.0, 2, 3, 4)),
+    ("counts", (True, 2, 3, 4)), ("counts", (3, 2, 3, 4)), ("counts", (1, 2, 5, 4)), ("counts", (1, 2, "3", 4)),
+    ("claimed_epsilon", -0.1), ("claimed_epsilon", 1000.5), ("claimed_epsilon", float("nan")),
+    ("claimed_epsilon", float("inf")), ("claimed_epsilon", True), ("claimed_epsilon", "1"),
+    ("claimed_epsilon", None), ("delta", 1.0), ("delta", -1e-9), ("delta", float("nan")), ("delta", None),
+    ("title", "x" * 301), ("title", "a\nb"), ("lesson", "../x"),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), BAD_GAME_FIELDS, ids=[f"{f}={v!r}"[:40] for f, v in BAD_GAME_FIELDS])
+def test_submit_game_refuses_each_bad_field_by_name(store, field, value):
+    args = dict(GOOD_GAME, **{field: value})
+    with pytest.raises(ValueError, match=rf"^{field}(\[\d\] \(\w+\))? = .* is not allowed: must be"):
+        store.submit_game(**args)
+    assert [d.exercise for d in store.exercises()] == ["q1"]  # nothing declared, nothing stored
+    assert store.submit_game(**GOOD_GAME) == SubmitOutcome.STORED  # the table's good submission is accepted
+
+
+def test_the_game_round_cap_is_inclusive(store):
+    top = (MAX_GAME_ROUNDS, MAX_GAME_ROUNDS, 0, MAX_GAME_ROUNDS)
+    assert _game(store, B1, top, "cap-000001") == SubmitOutcome.STORED
+    assert store.game_totals(GAME).rounds_on_x_prime == MAX_GAME_ROUNDS
+
+
+_COUNT = st.integers(-2, MAX_GAME_ROUNDS + 2) | st.integers(-2, 12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.tuples(_COUNT, _COUNT, _COUNT, _COUNT))
+def test_game_counts_are_accepted_exactly_as_documented(counts):
+    cx, rx, cxp, rxp = counts
+    ok = 0 <= cx <= rx <= MAX_GAME_ROUNDS and 0 <= cxp <= rxp <= MAX_GAME_ROUNDS
+    assert _accepts(classstore._game_counts, counts) == ok
+
+
+def test_end_class_deletes_the_games_records_and_keeps_their_totals(tmp_path):
+    s = ClassStore(tmp_path)
+    _game(s, B1, (4, 5, 3, 5), "end-game-b1")
+    _game(s, B3, (5, 5, 5, 5), "end-game-b3", title="the game", lesson="neighbours")
+    marker = s._browser_key(B3)  # B3 only played the game: its key is in its game record (and its submission)
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith(FILENAME))
+    assert marker in raw and b"end-game-b3" in raw  # the search below can find what is there
+    before = s.game_totals(GAME)
+    s.end_class()
+    assert s.game_totals(GAME) == before == GameTotals(GAME, 2, 9, 10, 8, 10, EPS, DELTA, "", "")
+    with pytest.raises(ClassEnded, match="The class has ended"):
+        _game(s, B1, (5, 5, 3, 5), "end-game-b1-2")
+    s.end_class()  # idempotent: the kept totals stay
+    assert s.game_totals(GAME) == before
+    s.close()
+
+    db = sqlite3.connect(tmp_path / FILENAME)
+    assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 0
+    db.close()
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith(FILENAME))
+    assert marker not in raw and b"end-game-b3" not in raw  # gone from the bytes on disk
+
+    with ClassStore(tmp_path) as r:  # after a restart the view still shows the game's final totals
+        assert r.game_totals(GAME) == before
+        with pytest.raises(ClassEnded):
+            _game(r, B2, (1, 1, 1, 1), "end-game-b2")
+
+
+# ---- the teacher's token ---------------------------------------------------------------------------------------------
+
+
+def test_the_teacher_token_is_made_once_and_kept(tmp_path):
+    with ClassStore(tmp_path / "a") as s:
+        token = s.teacher_token()
+        assert re.fullmatch(r"[A-Za-z0-9_\-]{32}", token)  # token_urlsafe(24): 24 random bytes, 32 characters
+        assert s.teacher_token() == token
+        with ClassStore(tmp_path / "a") as other:  # another process on the same file
+            assert other.teacher_token() == token
+    with ClassStore(tmp_path / "a") as r:  # a restart keeps the teacher's address
+        assert r.teacher_token() == token
+        r.end_class()
+        assert r.teacher_token() == token  # and so does the end of the class
+    with ClassStore(tmp_path / "b") as b:  # another class: another token
+        assert b.teacher_token() != token
