@@ -88,7 +88,7 @@ PLOTLY_BUNDLE = "plotly-cartesian.min.js"
 NO_MATHJAX = "no-mathjax.js"
 #: Every file served under ``<base>/dpviz-static/``: the bundle, the MathJax stand-in, the lesson page's script and
 #: the "being prepared" page's.
-STATIC_FILES = (PLOTLY_BUNDLE, NO_MATHJAX, "page.js", "warming.js")
+STATIC_FILES = (PLOTLY_BUNDLE, NO_MATHJAX, "page.js", "warming.js", "class.js")
 #: Environment variable read by :func:`dpviz.panels._base.figure_widget` in the kernels this app starts.
 BUNDLE_ENV = "DPVIZ_PLOTLY_BUNDLE_URL"
 LANDING = "index.ipynb"
@@ -177,6 +177,24 @@ class DpvizVoila(Voila):
         help="Address space (MB, RLIMIT_AS) each forked kernel may use: an absurd allocation in a lesson raises "
              "MemoryError in that kernel instead of pushing the machine into swap (0: no cap).",
     )
+    class_view = Bool(
+        None, allow_none=True, config=True,
+        help="The class view (dpviz.serve.classview): exercises feed a class tally released with DP, and the teacher "
+             "sees it at /dpviz/class?token=... (default: on with --class-size).")
+    class_privacy = Unicode(
+        "local", config=True,
+        help="local: each student's kernel randomizes the answer (k-ary randomized response) before sending it; "
+             "central: the server holds the raw answers and releases noisy histograms within --class-epsilon.")
+    class_epsilon = Float(4.0, config=True, help="Central privacy: the class's whole budget ε over every release.")
+    class_release_epsilon = Float(1.0, config=True, help="Central privacy: the ε of one release of a histogram.")
+    class_report_epsilon = Float(2.0, config=True, help="Local privacy: the ε of each student's randomized answer.")
+    class_dir = Unicode("", config=True,
+                        help="Folder of the class's store class.sqlite3 (default: a per-class folder under the "
+                             "user's data directory, named by --class-name).")
+    class_name = Unicode("", config=True, help="The class's name (default: class-YYYY-MM-DD, today).")
+    class_end = Unicode("", config=True,
+                        help="When the class ends (HH:MM today, or an ISO date and time): the raw answers are "
+                             "deleted then (the teacher's page has a button for it too).")
     compress = Bool(True, config=True,
                     help="gzip pages and files (each static file compressed once, dpviz.serve.compression); "
                          "False: send them as they are.")
@@ -213,6 +231,15 @@ class DpvizVoila(Voila):
         "fork-kernels": "DpvizVoila.fork_kernels",
         "compress": "DpvizVoila.compress",
         "kernel-memory-limit-mb": "DpvizVoila.kernel_memory_limit_mb",
+        "class-view": "DpvizVoila.class_view",
+        "class-privacy": "DpvizVoila.class_privacy",
+        "class-epsilon": "DpvizVoila.class_epsilon",
+        "class-release-epsilon": "DpvizVoila.class_release_epsilon",
+        "class-report-epsilon": "DpvizVoila.class_report_epsilon",
+        "class-dir": "DpvizVoila.class_dir",
+        "class-name": "DpvizVoila.class_name",
+        "class-end": "DpvizVoila.class_end",
+        "host": "Voila.ip",
     }
 
     @validate("base_url", "server_url")
@@ -241,7 +268,52 @@ class DpvizVoila(Voila):
             raise ValueError("lessons: only with --class-size (the lessons to pre-heat for a class)")
         return pools_config(prose, default=max(int(self.voila_configuration.default_pool_size), 0)), []
 
+    @property
+    def class_on(self) -> bool:
+        return bool(self.class_size > 0 if self.class_view is None else self.class_view)
+
+    def _init_class(self) -> None:
+        """Open the class's store and tell the kernels where the class API is (before any kernel starts)."""
+        self._class = None
+        if not self.class_on:
+            return
+        from dpviz.serve import classview
+
+        if self.class_privacy not in classview.PRIVACY:
+            raise ValueError(f"class_privacy = {self.class_privacy!r} is not allowed: must be local or central")
+        name = self.class_name or "class-" + __import__("datetime").date.today().isoformat()
+        store = classview.open_store(self.class_dir, name)
+        view = classview.ClassView(store, privacy=self.class_privacy, total_epsilon=self.class_epsilon,
+                                   release_epsilon=self.class_release_epsilon,
+                                   report_epsilon=self.class_report_epsilon)
+        if self.class_end:
+            view.ends_at = classview.parse_end_time(self.class_end)
+        key = classview.new_secret()
+        # The kernels reach the API on loopback (or on the one address the server listens on) at a fixed port: the
+        # address they were told must be the one the server binds, so no retry on another port.
+        self.port_retries = 0
+        host = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "localhost": "127.0.0.1", "::": "[::1]",
+                "::1": "[::1]"}.get(self.ip, self.ip if ":" not in self.ip else f"[{self.ip}]")
+        api = f"http://{host}:{self.port}" + url_path_join(self.server_url or "/", "dpviz/class/api/")
+        os.environ[classview.ENV] = classview.kernel_environment(api, key, self.class_privacy,
+                                                                 self.class_report_epsilon)
+        join = self._join_url()
+        self._class = classview.ClassRoutes(view=view, kernel_key=key, teacher_token=store.teacher_token(),
+                                            join_url=join, qr_svg=classview.qr_svg(join),
+                                            kernel_ip=host.strip("[]"))
+
+    def _join_url(self) -> str:
+        host = self.ip or "0.0.0.0"
+        if host in ("localhost", "127.0.0.1", "::1"):
+            shown = "localhost"
+        elif host in ("0.0.0.0", "::"):
+            shown = _lan_address()
+        else:
+            shown = host
+        return f"http://{shown}:{self.port}{self.base_url}"
+
     def init_settings(self):
+        self._init_class()
         # Kernels (including the pre-heated pool) inherit this environment, so set it before they start. The
         # browser loads the bundle: a URL under base_url (which differs from server_url behind a reverse proxy
         # that strips the prefix).
@@ -297,7 +369,20 @@ class DpvizVoila(Voila):
             settings["allow_remote_access"] = self.ip == ""
             settings["local_hostnames"] = ["localhost"]
         self.kernel_manager.on_ready = self._announce_ready
+        if self._class is not None:
+            self._class.view.owner_of = self.kernel_manager.owner
+            from tornado.ioloop import IOLoop
+
+            IOLoop.current().add_callback(self._watch_class_end)
         return settings
+
+    async def _watch_class_end(self) -> None:
+        """Ends the class at ``--class-end`` (checked every 15 s; the view and every submission check it too)."""
+        import asyncio
+
+        view = self._class.view
+        while view.ends_at is not None and not view.check_end():
+            await asyncio.sleep(15)
 
     def _announce_ready(self) -> None:
         if self.class_size > 0:
@@ -315,6 +400,25 @@ class DpvizVoila(Voila):
         else:
             print("ready: one pre-heated kernel per lesson", flush=True)
         print(self._welcome(), flush=True)
+        if self._class is not None:
+            print(self._class_welcome(), flush=True)
+
+    def _class_welcome(self) -> str:
+        """The class view's addresses: the join address with its QR code, and the teacher's (with the token)."""
+        from dpviz.serve import classview
+
+        c = self._class
+        teacher = url_path_join(c.join_url, "dpviz/class") + "?token=" + c.teacher_token
+        mode = ("local (each answer randomized in the student's kernel, ε = %g)" % self.class_report_epsilon
+                if self.class_privacy == "local" else
+                "central (noisy releases within a class budget of ε = %g)" % self.class_epsilon)
+        return "\n".join([
+            "Students join here (scan the code or type the address):",
+            classview.qr_terminal(c.join_url).rstrip("\n"),
+            f"  {c.join_url}",
+            f"The class view, privacy {mode}; the class's answers are kept in {c.view.store.path}.",
+            f"Teacher's view (keep this address private: its token opens it): {teacher}",
+        ])
 
     def _welcome(self) -> str:
         """What the person who typed ``make serve`` needs to know: where to point a browser, and how a class joins."""
@@ -365,6 +469,10 @@ class DpvizVoila(Voila):
             (url_path_join(self.server_url, "dpviz/status"), StatusHandler, {"fmt": "html"}),
             (url_path_join(self.server_url, r"dpviz/status\.json"), StatusHandler, {"fmt": "json"}),
         ]
+        if self._class is not None:
+            from dpviz.serve.classview import class_handlers
+
+            ours += class_handlers(self.server_url, self._class)
         return ours + handlers
 
 

@@ -3,6 +3,9 @@
 The classroom server (dpviz.serve, started by dpviz.serve.app) sits beside the layers: it speaks tornado and Voila,
 never imports the numerics, figures or panels (a kernel does that), and nothing but dpviz.app imports it. (Its fork
 server, dpviz/serve/forkserver.py, imports them by name in a process of its own: the kernels' imports, done once.)
+One deliberate exception: dpviz/serve/classview.py, the class view, draws central releases in the process that holds
+the raw tally, so it imports dpviz.classpoll (and numpy); the app imports it only inside a function, when the class
+view is on, so a server without a class loads no numerics.
 
 Checked statically over every module's import statements, so a violation anywhere fails here by name.
 """
@@ -23,6 +26,7 @@ FORBIDDEN = {
     "panels": ("voila", "tornado") + SERVER,
     "server": ("plotly", "ipywidgets", "numpy", "scipy", "dpviz.plots", "dpviz.panels", "dpviz.mechanisms",
                "dpviz.accountants", "dpviz.conversions"),
+    "class view": ("plotly", "ipywidgets", "dpviz.plots", "dpviz.panels"),
 }
 
 
@@ -32,6 +36,8 @@ def _layer(path: Path) -> str | None:
         return "plots"
     if rel[0] == "panels":
         return "panels"
+    if rel[:2] == ("serve", "classview.py"):
+        return "class view"
     if rel[0] == "serve":
         return "server"
     if rel[0] in ("app.py", "__init__.py", "lessons.py", "export.py"):
@@ -230,3 +236,17 @@ def test_the_cap_guard_sees_a_constant(tmp_path):
     bad = tmp_path / "x.py"
     bad.write_text("MAX_USERS = 10\n_MAX_CELLS: int = 5\nUSERS = Interval(1, 10, integer=True)\nMAXIMUM = 3\n")
     assert _cap_constants(bad) == ["MAX_USERS", "_MAX_CELLS"]
+
+
+def test_the_server_imports_the_class_view_only_when_it_is_on():
+    """Only inside functions: ``dpviz.serve.app`` and the other serving modules never import the class view (and
+    with it numpy) at import time."""
+    for path in sorted((PKG / "serve").glob("*.py")):
+        if path.name == "classview.py":
+            continue
+        top = [node for node in ast.parse(path.read_text(encoding="utf-8")).body
+               if isinstance(node, ast.Import | ast.ImportFrom)]
+        names = {a.name for n in top if isinstance(n, ast.Import) for a in n.names}
+        names |= {n.module or "" for n in top if isinstance(n, ast.ImportFrom)}
+        names |= {f"{n.module}.{a.name}" for n in top if isinstance(n, ast.ImportFrom) for a in n.names}
+        assert not any(name.endswith("classview") for name in names), f"{path.name} imports the class view at once"
