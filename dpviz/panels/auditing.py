@@ -13,6 +13,9 @@ Notation as in the lesson: z is DP-SGD's noise multiplier, σ = z·C the noise's
 from __future__ import annotations
 
 import functools
+import html
+import logging
+import time
 from typing import Any
 
 import numpy as np
@@ -21,12 +24,19 @@ from dpviz import audit as A
 from dpviz import dpsgd as D
 from dpviz._validation import as_rng
 from dpviz.panels import Action, Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, Step, View
+from dpviz.panels import guard as G
+from dpviz.panels.classfeed import ClassBox, ClassFeedError, class_feed, plain_title, pooled_text, running_loop
 from dpviz.panels.format import fmt, table
 from dpviz.plots import auditing as P
 
 __all__ = ["DPSGDPanel", "NeighbourGamePanel", "AuditPanel"]
 
 _DELTA = 1e-5
+
+log = logging.getLogger("dpviz.panels")
+
+#: Seconds between two posts of the game's tally to the class (the latest counts are always the ones posted).
+GAME_POST_INTERVAL = 3.0
 
 
 class DPSGDPanel(Panel):
@@ -137,9 +147,11 @@ class NeighbourGamePanel(Panel):
 
     def _play_x(self, v) -> None:
         self.game.play(False)
+        self._played()
 
     def _play_xp(self, v) -> None:
         self.game.play(True)
+        self._played()
 
     def _start_over(self, v) -> None:
         self.game = None  # the next render deals a new game
@@ -156,8 +168,114 @@ class NeighbourGamePanel(Panel):
         self._rng = as_rng(rng)
         self._key: tuple | None = None
         self.game: A.NeighbourGame | None = None
+        # the class (issue 39): plays shared while the box is ticked, pooled per mechanism, posted at most once per
+        # GAME_POST_INTERVAL
+        self._feed = class_feed()
+        self.class_box = ClassBox(self._feed, game=True) if self._feed is not None else None
+        self._tally: dict[str, list[int]] = {}  # settings -> [correct_on_x, rounds_on_x, correct_on_x′, rounds_on_x′]
+        self._domains: dict[str, dict] = {}
+        self._dirty: set[str] = set()  # settings whose tally changed since it was last posted
+        self._pooled: dict[str, dict | None] = {}
+        self._posted_at = -float("inf")
+        self._timer = None
         super().__init__(**overrides)
         self.reset.icon = "refresh"
+        if self.class_box is not None:
+            self.class_box.share.observe(self._sharing_changed, names="value")
+
+    # -- the class ---------------------------------------------------------------------------------------------
+    def _layout(self):
+        box = super()._layout()
+        if self.class_box is not None:
+            box.children = tuple(box.children) + tuple(self.class_box.widgets)
+        return box
+
+    def _guard(self) -> None:
+        if self.class_box is not None:  # guarded first: the base's pass leaves an already guarded widget alone
+            for w, checks in self.class_box.client_checks().items():
+                G.guard(w, checks)
+        super()._guard()
+
+    def game_key(self, game: A.NeighbourGame | None = None) -> str:
+        """The class key of ``game``'s mechanism (default the current game): only plays of one mechanism pool,
+        e.g. ``NeighbourGamePanel.game.z1.5-g0.8`` (z the noise multiplier, g the clipped canary)."""
+        game = self.game if game is None else game
+        return f"{type(self).__name__}.game.z{game.sigma / game.clip_norm:g}-g{game.shift:g}"
+
+    def _played(self) -> None:
+        """A round was played: add it to its mechanism's tally and post the tally (debounced)."""
+        if self.class_box is None or not self.class_box.sharing or self.game is None or \
+                self.game.last_was_prime is None:
+            return
+        game, key = self.game, self.game_key()
+        tally = self._tally.setdefault(key, [0, 0, 0, 0])
+        i = 2 if game.last_was_prime else 0
+        tally[i] += int(bool(game.last_right))
+        tally[i + 1] += 1
+        self._domains[key] = {"title": plain_title(self.title), "lesson": type(self).__module__.rsplit(".", 1)[-1],
+                              "claimed_epsilon": float(game.claimed_epsilon), "delta": float(game.delta)}
+        self._dirty.add(key)
+        self._post_soon()
+
+    def _post_soon(self) -> None:
+        loop = running_loop()
+        if loop is None:  # no kernel loop (tests, scripts): post at once
+            self._post()
+            return
+        if self._timer is not None:
+            return  # a post is due: it will send the latest counts
+        wait = self._posted_at + GAME_POST_INTERVAL - time.monotonic()
+        if wait <= 0:
+            self._post()
+        else:
+            self._timer = loop.call_later(wait, self._post_due)
+
+    def _post_due(self) -> None:
+        self._timer = None
+        try:
+            self._post()
+        except Exception:  # a bug: never out of a loop callback; the server's log has it
+            log.exception("dpviz class game post failed")
+
+    def _post(self) -> None:
+        """Post the latest tally of every mechanism played since the last post; show the current one's pool."""
+        if self.class_box is None or not self.class_box.sharing:
+            self._dirty.clear()
+            return
+        self._posted_at = time.monotonic()
+        problem = None
+        for key in sorted(self._dirty):
+            try:
+                self._pooled[key] = self._feed.submit_game(key, list(self._tally[key]), self._domains[key])
+            except ClassFeedError as exc:
+                problem = f"{exc}; your tally was not shared."
+            except Exception:
+                log.exception("dpviz class game post of %s failed", key)
+                problem = "the class tally is not reachable right now; your tally was not shared."
+        self._dirty.clear()
+        if problem is not None:
+            self.class_box.problem(problem)
+        else:
+            self._show_pooled()
+
+    def _show_pooled(self) -> None:
+        """The class's pooled bound for the current mechanism, once this learner's plays of it were shared."""
+        if self.class_box is None or self.game is None:
+            return
+        key = self.game_key()
+        if key not in self._pooled:
+            self.class_box.clear()
+            return
+        self.class_box.show(f"<div class='dpviz-class-so-far' style='padding:4px 8px;background:#f4f4f4'>"
+                            f"{html.escape(pooled_text(self._pooled[key]))}</div>")
+
+    def _sharing_changed(self, change: Any = None) -> None:
+        if self.class_box is not None and not self.class_box.sharing:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+            self._dirty.clear()
+            self.class_box.show("<span style='color:#555'>Your tally is not shared (you opted out).</span>")
 
     def start_over(self) -> None:
         self._start_over(self.values())
@@ -167,6 +285,7 @@ class NeighbourGamePanel(Panel):
         """Record a guess for the current round (the game draws the next round), then redraw."""
         if self.game is not None:
             self.game.play(bool(says_prime))
+            self._played()
         self.update()
 
     def render(self, v) -> View:
@@ -175,6 +294,7 @@ class NeighbourGamePanel(Panel):
         if key != self._key or self.game is None:  # another mechanism: a new game
             self._key = key
             self.game = A.NeighbourGame(g, z, self._rng, clip_norm=1.0, delta=_DELTA, confidence=0.95)
+            self._show_pooled()
         game = self.game
         truth = None
         if game.last_was_prime is not None:
