@@ -641,4 +641,4 @@ def registered_panels(modules: Iterable[str] | None = None) -> dict[str, type[Pa
 
 
 #: The modules of the panel machinery itself (not lessons).
-_BASE_MODULES = frozenset({"panel", "controls", "guard", "figure", "exercises", "format"})
+_BASE_MODULES = frozenset({"panel", "controls", "guard", "figure", "exercises", "format", "classfeed"})

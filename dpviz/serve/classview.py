@@ -527,5 +527,4 @@ def new_secret() -> str:
 
 def open_store(class_dir: str, name: str) -> ClassStore:
     """The class's store, ``class.sqlite3`` in ``class_dir`` (default: :func:`classstore.default_class_dir`)."""
-    folder = Path(class_dir) if class_dir else classstore.default_class_dir(name)
-    return ClassStore(folder / classstore.FILENAME)
+    return ClassStore(Path(class_dir) if class_dir else classstore.default_class_dir(name))

@@ -24,7 +24,7 @@ def _kernels(n):
 
 def _view(tmp_path, privacy="local", owners=None, **kw):
     owners = owners if owners is not None else _kernels(5)
-    store = ClassStore(tmp_path / "class.sqlite3")
+    store = ClassStore(tmp_path)
     return classview.ClassView(store, privacy=privacy, owner_of=owners.get, **kw), owners
 
 
@@ -182,3 +182,8 @@ def test_the_qr_code_encodes_the_join_address():
     assert svg.startswith("<svg") and "http://192.168.1.5:8866/" in svg  # its title names the address
     text = classview.qr_terminal("http://192.168.1.5:8866/")
     assert len(text.splitlines()) > 10 and math.isfinite(len(text))
+
+
+def test_the_store_is_class_sqlite3_in_the_class_folder(tmp_path):
+    store = classview.open_store(str(tmp_path / "week-3"), "ignored")
+    assert store.path == tmp_path / "week-3" / "class.sqlite3" and store.path.exists()
