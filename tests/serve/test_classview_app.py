@@ -5,6 +5,7 @@ A test plays a student's kernel with the key the server gave its kernels (read f
 only the server's own processes can), and a student's browser with its own cookie jar."""
 
 import json
+import math
 import re
 import uuid
 
@@ -143,6 +144,21 @@ def test_nothing_submitted_is_rendered_as_html(classroom):
     script = (classroom["app"].url + "/dpviz-static/class.js")
     status, js = Client(classroom["app"].url).request("/dpviz-static/class.js")
     assert status == 200 and "innerHTML" not in js and "insertAdjacentHTML" not in js, script
+
+
+def test_the_games_pool_reaches_the_teacher_and_a_bad_tally_is_refused(classroom):
+    k = classroom["kernels"][0]
+    game = {"kernel": k.kernel_id, "exercise": "NeighbourGamePanel.game.z1-g1",
+            "domain": {"title": "game", "lesson": "dp_sgd", "claimed_epsilon": 4.5, "delta": 0.0}}
+    status, body = k.post("game", {**game, "submission": "gameaaaaaa", "counts": [30, 30, 30, 30]})
+    assert status == 200, body
+    (pooled,) = [g for g in _state(classroom)["games"] if g["exercise"] == game["exercise"]]
+    u = 0.025 ** (1 / 30)  # 30 of 30 right on each dataset: the Clopper–Pearson bounds are 1 − u and u
+    assert pooled["players"] == 1 and pooled["bound"] == pytest.approx(math.log(u / (1 - u)), rel=1e-12)
+    for counts in ([31, 30, 0, 0], [-1, 3, 0, 0], [1, 2, 3], ["a", 1, 1, 1]):
+        status, _ = k.post("game", {**game, "submission": uuid.uuid4().hex[:16], "counts": counts})
+        assert status == 400, counts
+
 
 
 def test_the_teacher_releases_within_the_budget_and_a_restart_loses_nothing(classroom):
