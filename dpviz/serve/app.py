@@ -203,13 +203,24 @@ class DpvizVoila(Voila):
     def _send_at_once(self):
         return NoDelayConnection  # each kernel message leaves at once (dpviz.serve.connection)
 
-    @validate("class_size", "cull_idle", "kernel_memory_limit_mb")
+    @validate("class_size", "cull_idle", "kernel_memory_limit_mb", "class_epsilon", "class_release_epsilon",
+              "class_report_epsilon")
     def _in_range(self, proposal):
         name, value = proposal["trait"].name, proposal["value"]
-        low, high = {"class_size": (0, 10_000), "cull_idle": (10.0, 1e9), "kernel_memory_limit_mb": (0.0, 1e9)}[name]
+        # the class's ε: as dpviz.classpoll's TOTAL_EPSILON and EPSILON (not imported: the class view's numerics
+        # load only when it is on)
+        low, high = {"class_size": (0, 10_000), "cull_idle": (10.0, 1e9), "kernel_memory_limit_mb": (0.0, 1e9),
+                     "class_epsilon": (1e-3, 1000.0), "class_release_epsilon": (1e-3, 100.0),
+                     "class_report_epsilon": (1e-3, 100.0)}[name]
         if not low <= value <= high:
             raise TraitError(f"{name} = {value!r} is not allowed: must be in [{low}, {high}]")
         return value
+
+    @validate("class_privacy")
+    def _privacy(self, proposal):
+        if proposal["value"] not in ("local", "central"):
+            raise TraitError(f"class_privacy = {proposal['value']!r} is not allowed: must be local or central")
+        return proposal["value"]
 
     #: Voilà's classes and the kernel manager's options (``--help-all`` lists them).
     classes = [*Voila.classes, ClassroomKernelManager]

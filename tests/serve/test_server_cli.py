@@ -14,7 +14,9 @@ BIN = Path(sys.executable).parent
 #: The flags of ``dpviz serve`` that the teacher's docs and ``make serve`` use.
 SERVE_FLAGS = ("--class-size", "--lessons", "--shutdown-grace", "--connect-grace", "--memory-budget-mb",
                "--max-kernels-per-client", "--cull-idle", "--allow-host", "--refill-quiet", "--refill-max-wait",
-               "--fill-concurrency", "--fork-kernels", "--compress", "--kernel-memory-limit-mb")
+               "--fill-concurrency", "--fork-kernels", "--compress", "--kernel-memory-limit-mb", "--host",
+               "--class-view", "--class-privacy", "--class-epsilon", "--class-release-epsilon",
+               "--class-report-epsilon", "--class-dir", "--class-name", "--class-end")
 
 
 def _dpviz() -> str:
@@ -56,3 +58,23 @@ def test_export_and_loadtest_pass_their_arguments_on():
     assert export.returncode == 0 and "--out" in export.stdout, export.stderr
     loadtest = _run(_dpviz(), "loadtest", "--help")
     assert loadtest.returncode == 0 and "--students" in loadtest.stdout and "--classroom" in loadtest.stdout
+
+
+@pytest.mark.parametrize("name, value", [("class_privacy", "none"), ("class_epsilon", 0.0),
+                                         ("class_release_epsilon", -1.0), ("class_report_epsilon", 1e9)])
+def test_a_bad_class_setting_is_refused_naming_it(name, value):
+    from traitlets import TraitError
+
+    from dpviz.serve.app import DpvizVoila
+
+    app = DpvizVoila()
+    with pytest.raises(TraitError, match=f"{name} = {value!r} is not allowed"):
+        setattr(app, name, value)
+
+
+def test_host_is_the_address_the_server_listens_on():
+    from dpviz.serve.app import DpvizVoila
+
+    app = DpvizVoila()
+    app.parse_command_line(["--host=0.0.0.0", "--class-size=30"])
+    assert app.ip == "0.0.0.0" and app.class_on  # a class: the class view is on unless --class-view=False
