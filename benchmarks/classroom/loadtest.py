@@ -85,8 +85,47 @@ figure ≤ 30 s. The exit status is 1 when a student had an error or memory did 
 could not be started); ``--strict`` also makes a missed target fail. ``--json PATH`` writes every number and one
 record per student.
 
+**Class mode** (``--answer``; ``make loadtest ANSWER=1``; issue 39.7): the whole class answers one exercise and
+the class view counts it. The server is started with the class view on (``--classroom`` implied, and
+``--class-dir`` a new folder in the log directory, so that the tally starts empty, ``--class-privacy`` as given,
+default ``local``); the lesson defaults to 01. The exercise is one ``ChoiceReveal`` ("think, then reveal") for the
+whole class: by default the first of the page (its panels in the order the lesson's cells create them), or the
+first of the panel class ``--exercise`` names; its key on the teacher's view is ``<PanelClass>.<name>``. Every
+student opens the lesson as above; once every student has the lesson open (or has failed), the teacher says "answer
+now", and each student answers within ``--answer-seconds`` (default 5; each student's moment drawn uniformly with
+``--seed``): a light client sets the exercise's ``RadioButtons`` to an option drawn for it (``comm_msg``
+``{"method": "update", "state": {"index": i}}``, as the front end sends a pick) and, once the kernel is done with
+the pick, clicks Reveal (``comm_msg`` ``{"method": "custom", "content": {"event": "click"}}`` to the Button's comm,
+as ipywidgets' front end does); a browser clicks the option's radio button and then Reveal. The click's time is
+noted when the click is sent (a browser: just before Playwright clicks, which makes its times a little longer).
+Students move no slider in this mode unless ``--moves`` is given (then after answering).
+
+A teacher task polls ``/dpviz/class/state.json?token=…`` (the token read from the teacher's address the server
+prints after its ready line) every ``--poll-seconds`` (default 0.1 s, ten times as often as the teacher's page)
+from "answer now" until every click is counted or ``--answer-timeout`` (default 30 s) has passed after the last
+student finished answering, and notes the exercise's ``answers`` count whenever it changes. It reports:
+
+- **submissions received**: the final count of answers on the teacher's view, against the number of students
+  who clicked Reveal (and the class's size);
+- **submit→visible**: the j-th click in time order is matched with the first poll at which the count reached j + 1
+  (the teacher cannot tell whose answer arrived, only how many; matching in time order gives each click the
+  earliest poll that can show it), and the time is from that click until that poll's answer arrived here; p50, p95
+  and max, to the polling interval's resolution;
+- **Reveal→"your class so far"**: from the click until the kernel sent the student's "your class so far" box its
+  new content (the kernel's whole reveal: the panel's own feedback, the answer's submission to the server, its
+  reply): an upper bound on what one submission costs the server, which is not measured apart;
+- **errors**, besides the ones above: a "your class so far" box that shows a problem (``dpviz-class-problem``:
+  "not reachable", "refused", "too many answers", …) or anything but the class's histogram (an answer not shared),
+  a student whose Reveal produced no "your class so far" within ``--answer-timeout``, an exercise without a class
+  box (the kernel has no class feed), and a poll of the teacher's view that failed.
+
+Targets (issue 39.7), printed as PASS/FAIL, not asserted by any test: every submission counted (every student
+clicked and the teacher's view counts every click), p95 submit→visible ≤ 2 s, 0 errors; a lost submission also
+makes the exit status 1.
+
 Usage: ``python benchmarks/loadtest.py [--students 30] [--browsers 3] [--classroom] [--lesson 05] [--json out.json]``
-(``make loadtest ARGS="--classroom --students 10"``).
+(``make loadtest ARGS="--classroom --students 10"``; class mode: ``make loadtest ANSWER=1 ARGS="--browsers 0"``,
+``--answer --class-privacy central``).
 """
 
 from __future__ import annotations
@@ -104,6 +143,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -134,6 +174,13 @@ TIMING_TARGETS = [
     ("p95 first figure ≤ 30 s", "plain", "first_figure_s", 30.0),
 ]
 MEMORY_BACK_TARGET_S = 120.0
+#: Class mode (``--answer``): the lesson it opens by default, and the target on submit→visible (issue 39.7).
+ANSWER_LESSON = "01"
+SUBMIT_VISIBLE_TARGET_S = 2.0
+#: The teacher's address the server prints after its ready line when the class view is on.
+TEACHER_LINE = re.compile(r"Teacher's view[^\n]*?(https?://\S+?/dpviz/class)\?token=([A-Za-z0-9_-]+)")
+CLASS_SO_FAR = "dpviz-class-so-far"  # the class's histogram in an exercise's class box
+CLASS_PROBLEM = "dpviz-class-problem"  # a failure line in it (not reachable, refused, too many answers, ...)
 
 
 def log(msg: str) -> None:
@@ -231,6 +278,11 @@ def wall_time(iso: str) -> float | None:
         return None
 
 
+def plain_text(html_text: str) -> str:
+    """What an HTML widget's value reads as (tags dropped, spaces collapsed)."""
+    return " ".join(re.sub(r"<[^>]+>", " ", html_text).split())
+
+
 def is_figure_state(model: dict) -> bool:
     return model.get("model_name") == "AnyModel" and "_widget_data" in model.get("state", {})
 
@@ -277,6 +329,10 @@ class Server:
                      f"--Voila.connection_dir_root={self.runtime_dir}"]
         if opts.classroom:
             self.args += [f"--class-size={opts.class_size or opts.students}", f"--lessons={lesson[:2]}"]
+        self.class_dir: Path | None = None
+        if getattr(opts, "answer", False):  # the class view (on with --class-size), its tally in a new folder
+            self.class_dir = log_dir / f"class-{self.port}"
+            self.args += [f"--class-dir={self.class_dir}", f"--class-privacy={opts.class_privacy}"]
         self.args += shlex.split(opts.server_args or "")
         self.log_dir = log_dir
         self.proc: subprocess.Popen | None = None
@@ -308,6 +364,21 @@ class Server:
                     return time.monotonic() - t0
             time.sleep(0.5)
         raise RuntimeError(f"dpviz.app printed no ready line within {timeout:.0f} s:\n" + self.log_text()[-3000:])
+
+    def teacher_address(self, timeout: float) -> tuple[str, str]:
+        """(the teacher's view's URL on this server's loopback port, its token), read from the line the server prints
+        after its ready line; RuntimeError if it does not come within ``timeout`` s."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < timeout:
+            m = TEACHER_LINE.search(self.log_text())
+            if m:
+                path = urllib.parse.urlsplit(m[1]).path  # the printed host is the join address; ask on loopback
+                return self.url + path, m[2]
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.2)
+        raise RuntimeError(f"the server printed no teacher's address within {timeout:.0f} s:\n"
+                           + self.log_text()[-3000:])
 
     def stop(self) -> None:
         if self.proc is None:
@@ -549,6 +620,14 @@ class Student:
     kernel_cpu_s: float | None = None
     kernel_rss_mb: float | None = None
     kernel_pss_mb: float | None = None
+    # class mode (--answer)
+    answer_offset_s: float | None = None  # planned: seconds after "answer now"
+    answer_option: int | None = None  # the option picked
+    clicked_s: float | None = None  # when Reveal was clicked (class clock)
+    class_so_far_s: float | None = None  # click → the kernel's "your class so far" for it (s)
+    class_box: str | None = None  # what the class box showed after the reveal: "so far", "problem" or other text
+    ready_to_answer: bool = False  # counted at the "answer now" gate
+    done_answering: bool = False  # counted by the teacher's end condition
 
     def error(self, msg: str) -> None:
         if len(self.errors) < 20:
@@ -572,6 +651,42 @@ class Class:
         self.last_arrival_s = 0.0
         self.kernel_pss: dict[str, float | None] = {}  # kernel id -> PSS (MB), read once when the class is done
         self._pss_task: asyncio.Future | None = None
+        # class mode: "answer now" opens when every student has the lesson open (or failed); the teacher stops
+        # polling once every student is done answering (clicked and saw its class so far, or failed)
+        self.exercise: ExercisePlan | None = None
+        self.answer_gate: asyncio.Event = asyncio.Event()
+        self.answers_done: asyncio.Event = asyncio.Event()
+        self.waiting_to_answer = 0
+        self.still_answering = 0
+        self.answer_now_s: float | None = None  # class clock when the gate opened
+        self.students: list[Student] = []
+
+    def ready_to_answer(self, st: Student) -> None:
+        """``st`` has the lesson open (or will never have it): counted once; the last one opens the gate."""
+        if st.ready_to_answer:
+            return
+        st.ready_to_answer = True
+        self.waiting_to_answer -= 1
+        if self.waiting_to_answer <= 0 and not self.answer_gate.is_set():
+            self.answer_now_s = self.now()
+            self.answer_gate.set()
+
+    def done_answering(self, st: Student) -> None:
+        if st.done_answering:
+            return
+        st.done_answering = True
+        self.ready_to_answer(st)
+        self.still_answering -= 1
+        if self.still_answering <= 0:
+            self.answers_done.set()
+
+    async def wait_for_answer_time(self, st: Student) -> None:
+        """Until "answer now" plus this student's offset (bounded by --timeout)."""
+        try:
+            await asyncio.wait_for(self.answer_gate.wait(), self.left())
+        except asyncio.TimeoutError:
+            raise StudentError("the class never got to answering (--timeout)") from None
+        await asyncio.sleep(max(self.answer_now_s + (st.answer_offset_s or 0.0) - self.now(), 0.0))
 
     def now(self) -> float:
         return time.monotonic() - self.t0
@@ -653,6 +768,8 @@ class KernelChannel:
             value = state.get("value")
             if isinstance(value, str) and "dpviz-message" in value:
                 st.error("a panel shows a problem: " + re.sub(r"<[^>]+>", "", value)[:200])
+            if isinstance(value, str) and CLASS_PROBLEM in value:
+                st.error("'your class so far' shows a problem: " + plain_text(value)[:200])
             if data.get("method") == "update" and c.get("comm_id") in self.figures and changes_figure(state):
                 st.figure_updates += 1
 
@@ -729,10 +846,14 @@ async def light_student(st: Student, cls: Class) -> None:
         chan.figures = figures
         await chan.send("shell", "comm_close", {"comm_id": control, "data": {}}, {"version": "1.0.0"})
 
-        panel_id, slider_id = choose_slider(states, st, opts.panel)
-        model = states[slider_id]
-        st.slider = f"{model['model_name']} {model['state'].get('description', '')!r}"
-        await move_slider_light(st, cls, chan, model, slider_id, rng)
+        if opts.answer:
+            await answer_light(st, cls, chan, states, rng)
+            cls.done_answering(st)
+        if opts.moves:
+            panel_id, slider_id = choose_slider(states, st, opts.panel)
+            model = states[slider_id]
+            st.slider = f"{model['model_name']} {model['state'].get('description', '')!r}"
+            await move_slider_light(st, cls, chan, model, slider_id, rng)
         st.finished_s = cls.now()
     except StudentError as exc:
         st.error(str(exc))
@@ -741,6 +862,7 @@ async def light_student(st: Student, cls: Class) -> None:
     except Exception as exc:  # a bug here or an unexpected answer: report it as this student's error
         st.error(f"{type(exc).__name__}: {exc}")
     finally:
+        cls.done_answering(st)  # a student who failed before answering does not hold up the class or the teacher
         cls.student_finished()
         if conn is not None:
             await cls.stay_until_everyone_is_done()
@@ -975,44 +1097,50 @@ async def browser_student(st: Student, cls: Class) -> None:
             raise StudentError("no figure drawn in the page") from None
         st.first_figure_s = time.monotonic() - t0
         st.connected_s = st.first_figure_s  # the page drew a figure: its kernel WebSocket is open
-        n_panels = await page.locator(".dpviz-panel").count()
-        if n_panels == 0:
-            raise StudentError("no dpviz panel in the page")
-        p = st.index % n_panels if opts.panel == "spread" else min(int(opts.panel), n_panels - 1)
-        st.panel = p
-        st.panel_name = panel_class(((await page.locator(".dpviz-panel").nth(p).get_attribute("class")) or "").split())
-        handle = page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").first
-        if await page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").count() == 0:
-            raise StudentError(f"panel {p} has no visible slider")
-        st.slider = f"panel {p} first slider"
-        await page.wait_for_function(f"(i) => ({PANEL_SIGNATURE})(i) !== null", arg=p, timeout=cls.left() * 1000)
-        await page.evaluate(KEYDOWN_CLOCK)
-        direction = 1
-        for _move in range(opts.moves):
-            await asyncio.sleep(min(opts.think_seconds * rng.uniform(0.5, 1.5), cls.left()))
-            for _step in range(STEPS_PER_MOVE):
-                now_v, lo, hi = [float(await handle.get_attribute(a) or "nan")
-                                 for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax")]
-                if (direction > 0 and now_v >= hi) or (direction < 0 and now_v <= lo):
-                    direction = -direction
-                await page.wait_for_function(PANEL_IDLE, arg=p, timeout=cls.left(opts.move_timeout) * 1000)
-                before = await page.evaluate(PANEL_SIGNATURE, p)
-                await handle.focus()
-                sent_class = cls.now()
-                await page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
-                try:
-                    result = await page.wait_for_function(CHANGED_SINCE_KEY, arg=[p, before],
-                                                          timeout=cls.left(opts.move_timeout) * 1000)
-                except PlaywrightTimeout:
-                    st.steps_without_figure += 1
-                    continue
-                st.slider_figure_s.append(float(await result.json_value()) / 1000.0)
-                st.move_started_s.append(sent_class)
-                st.figure_updates += 1
-                break
-            else:
-                raise StudentError(f"moving panel {p}'s first slider ({STEPS_PER_MOVE} key presses) changed no figure")
-            direction = -direction
+        if opts.answer:
+            await answer_browser(st, cls, page, rng)
+            cls.done_answering(st)
+        if opts.moves:
+            n_panels = await page.locator(".dpviz-panel").count()
+            if n_panels == 0:
+                raise StudentError("no dpviz panel in the page")
+            p = st.index % n_panels if opts.panel == "spread" else min(int(opts.panel), n_panels - 1)
+            st.panel = p
+            classes = (await page.locator(".dpviz-panel").nth(p).get_attribute("class")) or ""
+            st.panel_name = panel_class(classes.split())
+            handle = page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").first
+            if await page.locator(".dpviz-panel").nth(p).locator(".widget-slider:visible .noUi-handle").count() == 0:
+                raise StudentError(f"panel {p} has no visible slider")
+            st.slider = f"panel {p} first slider"
+            await page.wait_for_function(f"(i) => ({PANEL_SIGNATURE})(i) !== null", arg=p, timeout=cls.left() * 1000)
+            await page.evaluate(KEYDOWN_CLOCK)
+            direction = 1
+            for _move in range(opts.moves):
+                await asyncio.sleep(min(opts.think_seconds * rng.uniform(0.5, 1.5), cls.left()))
+                for _step in range(STEPS_PER_MOVE):
+                    now_v, lo, hi = [float(await handle.get_attribute(a) or "nan")
+                                     for a in ("aria-valuenow", "aria-valuemin", "aria-valuemax")]
+                    if (direction > 0 and now_v >= hi) or (direction < 0 and now_v <= lo):
+                        direction = -direction
+                    await page.wait_for_function(PANEL_IDLE, arg=p, timeout=cls.left(opts.move_timeout) * 1000)
+                    before = await page.evaluate(PANEL_SIGNATURE, p)
+                    await handle.focus()
+                    sent_class = cls.now()
+                    await page.keyboard.press("ArrowRight" if direction > 0 else "ArrowLeft")
+                    try:
+                        result = await page.wait_for_function(CHANGED_SINCE_KEY, arg=[p, before],
+                                                              timeout=cls.left(opts.move_timeout) * 1000)
+                    except PlaywrightTimeout:
+                        st.steps_without_figure += 1
+                        continue
+                    st.slider_figure_s.append(float(await result.json_value()) / 1000.0)
+                    st.move_started_s.append(sent_class)
+                    st.figure_updates += 1
+                    break
+                else:
+                    raise StudentError(f"moving panel {p}'s first slider ({STEPS_PER_MOVE} key presses) changed no "
+                                       "figure")
+                direction = -direction
         text = await page.inner_text("body")
         for marker in PAGE_ERRORS:
             if marker in text:
@@ -1027,6 +1155,7 @@ async def browser_student(st: Student, cls: Class) -> None:
     except Exception as exc:
         st.error(f"{type(exc).__name__}: {str(exc)[:300]}")
     finally:
+        cls.done_answering(st)
         cls.student_finished()
         await cls.stay_until_everyone_is_done()
         try:
@@ -1074,6 +1203,280 @@ def niced_chromium(nice: int, directory: Path) -> str:
     return str(wrapper)
 
 
+# ---- class mode (--answer): one exercise for the whole class, and the teacher's view -------------------------------
+
+
+@dataclass(frozen=True)
+class ExercisePlan:
+    """The exercise the whole class answers: ``panel``'s exercise ``name``, the ``index``-th of its exercises (their
+    boxes, ``dpviz-exercise``, come in declaration order under the panel), with ``options`` choices."""
+
+    panel: str
+    name: str
+    index: int
+    options: int
+
+    @property
+    def key(self) -> str:
+        """Its key in the class tally and on the teacher's view."""
+        return f"{self.panel}.{self.name}"
+
+
+def plan_exercise(lesson: str, panel: str | None = None) -> ExercisePlan:
+    """The first ``ChoiceReveal`` of the lesson's page (its panels in the order the lesson's code cells create them),
+    or the first of panel class ``panel``; SystemExit naming the choices when there is none."""
+    import importlib
+
+    from dpviz.panels import ChoiceReveal
+
+    cells = json.loads((NOTEBOOK_DIR / lesson).read_text())["cells"]
+    source = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    classes: dict[str, type] = {}
+    for module, names in re.findall(r"from (dpviz\.panels\.\w+) import ([\w, ]+)", source):
+        mod = importlib.import_module(module)
+        classes.update({n.strip(): getattr(mod, n.strip()) for n in names.split(",") if hasattr(mod, n.strip())})
+    shown = [name for name in dict.fromkeys(re.findall(r"\b(\w+)\s*\(", source)) if name in classes]
+    choices = []
+    for name in shown:
+        for index, (ex_name, ex) in enumerate(getattr(classes[name], "exercises", {}).items()):
+            if isinstance(ex, ChoiceReveal):
+                choices.append(ExercisePlan(name, ex_name, index, len(ex.options)))
+                break
+    for plan in choices:
+        if panel is None or plan.panel == panel:
+            return plan
+    named = ", ".join(p.panel for p in choices) or "none"
+    raise SystemExit(f"--exercise {panel!r}: no such panel with a think-then-reveal exercise in {lesson} "
+                     f"(its panels with one: {named})" if panel else
+                     f"{lesson} has no think-then-reveal exercise (ChoiceReveal) for --answer")
+
+
+@dataclass
+class ExerciseWidgets:
+    """The comm ids of one exercise's widgets in a student's page."""
+
+    choice: str  # RadioButtons
+    reveal: str  # the Reveal Button
+    view: str  # the class box's "your class so far" HTML
+    share: str | None  # the "share my answer with the class" Checkbox
+    options: int
+
+
+def find_exercise(states: dict, plan: ExercisePlan) -> ExerciseWidgets:
+    """The widgets of the planned exercise among a page's widget states (the first panel of its class)."""
+
+    def kids(mid):
+        return [c[len("IPY_MODEL_"):] for c in states[mid]["state"].get("children") or []
+                if isinstance(c, str) and c.startswith("IPY_MODEL_") and c[len("IPY_MODEL_"):] in states]
+
+    def walk(mid):
+        yield mid
+        for child in kids(mid):
+            yield from walk(child)
+
+    def classes(mid):
+        return states[mid]["state"].get("_dom_classes") or []
+
+    panel = next((mid for mid in states if f"dpviz-{plan.panel}" in classes(mid)), None)
+    if panel is None:
+        raise StudentError(f"no {plan.panel} among the page's widgets")
+    boxes = [mid for mid in kids(panel) if "dpviz-exercise" in classes(mid)]
+    if plan.index >= len(boxes):
+        raise StudentError(f"{plan.panel} shows {len(boxes)} exercises, not the {plan.index + 1}th ({plan.key})")
+    found: dict[str, str] = {}
+    for mid in walk(boxes[plan.index]):
+        model, state = states[mid]["model_name"], states[mid]["state"]
+        if model == "RadioButtonsModel":
+            found.setdefault("choice", mid)
+        elif model == "ButtonModel" and state.get("description") == "Reveal":
+            found.setdefault("reveal", mid)
+        elif model == "HTMLModel" and "dpviz-class-view" in classes(mid):
+            found.setdefault("view", mid)
+        elif model == "CheckboxModel":
+            found.setdefault("share", mid)
+    if "choice" not in found or "reveal" not in found:
+        raise StudentError(f"{plan.key} has no choice and Reveal button in the page")
+    if "view" not in found:
+        raise StudentError(f"{plan.key} has no class box: the kernel has no class feed (DPVIZ_CLASS unset?)")
+    if found.get("share") and not states[found["share"]]["state"].get("value"):
+        raise StudentError(f"{plan.key}: 'share my answer with the class' is off by default")
+    options = len(states[found["choice"]]["state"].get("_options_labels") or []) or plan.options
+    return ExerciseWidgets(found["choice"], found["reveal"], found["view"], found.get("share"), options)
+
+
+async def await_kernel_idle(chan: KernelChannel, msg_id: str, cls: Class, what: str) -> None:
+    deadline = time.monotonic() + cls.left(cls.opts.answer_timeout)
+    while True:
+        try:
+            msg = await chan.read(deadline - time.monotonic())
+        except asyncio.TimeoutError:
+            raise StudentError(f"the kernel was not done with {what} within {cls.opts.answer_timeout:g} s") from None
+        if msg.msg_type == "status" and msg.parent_id == msg_id and msg.content.get("execution_state") == "idle":
+            return
+
+
+async def answer_light(st: Student, cls: Class, chan: KernelChannel, states: dict, rng: random.Random) -> None:
+    """Pick an option of the class's exercise and click Reveal at this student's moment; wait for "your class so
+    far" (``--answer-timeout``)."""
+    opts = cls.opts
+    ex = find_exercise(states, cls.exercise)
+    st.answer_option = rng.randrange(ex.options)
+    cls.ready_to_answer(st)
+    await cls.wait_for_answer_time(st)
+    pick = await chan.send("shell", "comm_msg",
+                           {"comm_id": ex.choice, "data": {"method": "update", "state": {"index": st.answer_option},
+                                                           "buffer_paths": []}}, {"version": "2.1.0"})
+    await await_kernel_idle(chan, pick, cls, "the pick")
+    click = await chan.send("shell", "comm_msg",
+                            {"comm_id": ex.reveal, "data": {"method": "custom", "content": {"event": "click"}}},
+                            {"version": "2.1.0"})
+    sent_at = time.monotonic()
+    st.clicked_s = cls.now()
+    deadline = sent_at + cls.left(opts.answer_timeout)
+    idle_at = None
+    while True:
+        limit = deadline if idle_at is None else min(deadline, idle_at + QUIET_AFTER_IDLE)
+        try:
+            msg = await chan.read(limit - time.monotonic())
+        except asyncio.TimeoutError:
+            break
+        c = msg.content
+        if msg.msg_type == "status" and msg.parent_id == click and c.get("execution_state") == "idle":
+            idle_at = time.monotonic()
+        data = c.get("data") or {}
+        value = (data.get("state") or {}).get("value")
+        if msg.msg_type != "comm_msg" or c.get("comm_id") != ex.view or not isinstance(value, str) or not value:
+            continue
+        if CLASS_SO_FAR in value:
+            st.class_so_far_s = time.monotonic() - sent_at
+            st.class_box = "so far"
+        elif CLASS_PROBLEM in value:  # the channel has counted it as an error already
+            st.class_box = "problem"
+        else:
+            st.class_box = plain_text(value)[:200]
+            st.error(f"after Reveal the class box shows: {st.class_box!r}")
+        return
+    raise StudentError(f"Reveal gave no 'your class so far' within "
+                       f"{'the kernel being done with it (+1 s)' if idle_at else f'{opts.answer_timeout:g} s'}")
+
+
+async def answer_browser(st: Student, cls: Class, page, rng: random.Random) -> None:
+    """The browser's answer: click an option's radio button, then Reveal; wait for "your class so far"."""
+    opts, plan = cls.opts, cls.exercise
+    box = page.locator(f".dpviz-{plan.panel}").first.locator(".dpviz-exercise").nth(plan.index)
+    radios = box.locator(".widget-radio-box input[type=radio]")
+    n = await radios.count()
+    if n == 0:
+        raise StudentError(f"{plan.key}: no radio buttons in the page")
+    if await box.locator(".dpviz-class-view").count() == 0:
+        raise StudentError(f"{plan.key} has no class box: the kernel has no class feed")
+    st.answer_option = rng.randrange(n)
+    cls.ready_to_answer(st)
+    await cls.wait_for_answer_time(st)
+    await radios.nth(st.answer_option).check(timeout=cls.left(opts.answer_timeout) * 1000)
+    await asyncio.sleep(0.3)  # a person reads the option before pressing Reveal; the pick reaches the kernel first
+    sent_at = time.monotonic()
+    st.clicked_s = cls.now()
+    await box.get_by_role("button", name="Reveal").click(timeout=cls.left(opts.answer_timeout) * 1000)
+    shown = box.locator(f".dpviz-class-view .{CLASS_SO_FAR}, .dpviz-class-view .{CLASS_PROBLEM}")
+    await shown.first.wait_for(timeout=cls.left(opts.answer_timeout) * 1000)
+    if await box.locator(f".dpviz-class-view .{CLASS_SO_FAR}").count():
+        st.class_so_far_s = time.monotonic() - sent_at
+        st.class_box = "so far"
+    else:
+        st.class_box = "problem"
+        st.error("'your class so far' shows a problem: "
+                 + (await box.locator(".dpviz-class-view").inner_text())[:200])
+
+
+class Teacher:
+    """The teacher's view, polled every ``--poll-seconds``: the class exercise's count of answers over time."""
+
+    def __init__(self, cls: Class, view_url: str, token: str):
+        self.cls = cls
+        self.state_url = f"{view_url}/state.json?token={urllib.parse.quote(token)}"
+        self.changes: list[tuple[float, int]] = []  # (class clock when the poll's answer arrived, answers) per change
+        self.polls = 0
+        self.errors: list[str] = []
+        self.count = 0
+        self.exercise_state: dict | None = None  # the exercise's entry on the view at the last poll
+
+    async def poll(self) -> None:
+        from tornado.httpclient import HTTPRequest
+
+        self.polls += 1
+        try:
+            resp = await self.cls.http.fetch(HTTPRequest(self.state_url, request_timeout=10), raise_error=False)
+        except Exception as exc:
+            self._error(f"state.json: {type(exc).__name__}: {exc}")
+            return
+        if resp.code != 200:
+            self._error(f"state.json: HTTP {resp.code}")
+            return
+        got = self.cls.now()
+        state = json.loads(resp.body)
+        entry = next((e for e in state.get("exercises", []) if e.get("exercise") == self.cls.exercise.key), None)
+        count = int(entry["answers"]) if entry else 0
+        self.exercise_state = entry
+        if count != self.count or not self.changes:
+            self.changes.append((round(got, 4), count))
+            self.count = count
+
+    def _error(self, msg: str) -> None:
+        if len(self.errors) < 20:
+            self.errors.append(msg)
+
+    async def run(self) -> None:
+        """From "answer now" until every click is counted and every student is done answering, or
+        ``--answer-timeout`` after the students are done (or the class's ``--timeout``)."""
+        cls, opts = self.cls, self.cls.opts
+        try:
+            await asyncio.wait_for(cls.answer_gate.wait(), max(cls.deadline - time.monotonic(), 0.01))
+        except asyncio.TimeoutError:
+            return
+        done_at = None
+        while time.monotonic() < cls.deadline:
+            t = time.monotonic()
+            await self.poll()
+            if cls.answers_done.is_set():
+                done_at = done_at or time.monotonic()
+                clicked = sum(1 for s in cls.students if s.clicked_s is not None)
+                if self.count >= clicked or time.monotonic() - done_at > opts.answer_timeout:
+                    return
+            await asyncio.sleep(max(opts.poll_seconds - (time.monotonic() - t), 0.0))
+
+    def visible_at(self, j: int) -> float | None:
+        """Class clock of the first poll at which the count reached ``j + 1`` (None: it never did)."""
+        return next((t for t, count in self.changes if count >= j + 1), None)
+
+
+def class_summary(students: list[Student], teacher: Teacher | None, exercise: ExercisePlan, opts,
+                  answer_now_s: float | None) -> dict:
+    """The class mode's numbers: submissions received against clicks, submit→visible, Reveal→class so far."""
+    clicks = sorted(s.clicked_s for s in students if s.clicked_s is not None)
+    visible = [teacher.visible_at(j) if teacher else None for j in range(len(clicks))]
+    latency = [max(v - c, 0.0) for c, v in zip(clicks, visible) if v is not None]
+    return {
+        "exercise": exercise.key,
+        "privacy": opts.class_privacy,
+        "students": len(students),
+        "clicked": len(clicks),
+        "received": teacher.count if teacher else 0,
+        "class_so_far_shown": sum(1 for s in students if s.class_box == "so far"),
+        "answer_now_s": answer_now_s,
+        "answer_seconds": opts.answer_seconds,
+        "clicks_within_s": round(clicks[-1] - clicks[0], 3) if clicks else None,
+        "submit_visible_s": stats(latency),
+        "not_visible": sum(1 for v in visible if v is None),
+        "reveal_class_so_far_s": stats(s.class_so_far_s for s in students),
+        "poll_seconds": opts.poll_seconds,
+        "polls": teacher.polls if teacher else 0,
+        "teacher_errors": list(teacher.errors) if teacher else [],
+        "counts": [list(c) for c in teacher.changes] if teacher else [],
+        "release": (teacher.exercise_state or {}).get("release") if teacher else None,
+    }
+
+
 # ---- the run -----------------------------------------------------------------------------------------------------
 
 
@@ -1081,7 +1484,11 @@ def plan_class(opts) -> list[Student]:
     rng = random.Random(opts.seed)
     arrivals = sorted(rng.uniform(0, opts.arrival_seconds) for _ in range(opts.students))
     browsers = set(rng.sample(range(opts.students), min(opts.browsers, opts.students)))
-    return [Student(i, "browser" if i in browsers else "light", round(t, 3)) for i, t in enumerate(arrivals)]
+    students = [Student(i, "browser" if i in browsers else "light", round(t, 3)) for i, t in enumerate(arrivals)]
+    if opts.answer:  # drawn after the arrivals and browsers, which stay as they were for a seed
+        for st in students:
+            st.answer_offset_s = round(rng.uniform(0, opts.answer_seconds), 3)
+    return students
 
 
 def memory_reading(mon: Monitor) -> dict:
@@ -1090,7 +1497,10 @@ def memory_reading(mon: Monitor) -> dict:
             "sessions": s.get("sessions"), "kernels": s.get("kernels"), "pool": s.get("pool")}
 
 
-async def run_class(opts, server: Server, lesson: str) -> dict:
+async def run_class(opts, server: Server, lesson: str, exercise: ExercisePlan | None = None,
+                    teacher_view: tuple[str, str] | None = None) -> dict:
+    """The class; in class mode (``--answer``) ``exercise`` is the one every student answers and ``teacher_view`` the
+    (URL, token) of the teacher's view."""
     from tornado.httpclient import AsyncHTTPClient
 
     students = plan_class(opts)
@@ -1127,7 +1537,14 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             log(f"Chromium's sessions at autogroup nice {opts.browser_nice}: {len(mon.helper_sessions)}")
 
         cls = Class(opts, server, lesson, http, browser, mon)
+        cls.students = students
         cls.remaining_students = len(students)
+        cls.waiting_to_answer = cls.still_answering = len(students)
+        teacher = teacher_task = None
+        if opts.answer:
+            cls.exercise = exercise
+            teacher = Teacher(cls, *teacher_view)
+            result["teacher"] = teacher
         cls.last_arrival_s = max((s.arrival_s for s in students), default=0.0)
         mon.start(http)
         cls.t0 = time.monotonic()
@@ -1137,6 +1554,8 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
             f"({sum(s.kind == 'browser' for s in students)} in Chromium)")
         tasks = [asyncio.create_task(browser_student(s, cls) if s.kind == "browser" else light_student(s, cls))
                  for s in students]
+        if teacher is not None:
+            teacher_task = asyncio.create_task(teacher.run())
         done, pending = await asyncio.wait(tasks, timeout=opts.timeout + 60)
         for t in pending:  # a student stuck past every bound: a bug here; count it as that student's error
             t.cancel()
@@ -1144,6 +1563,14 @@ async def run_class(opts, server: Server, lesson: str) -> dict:
         for s, t in zip(students, tasks):
             if t in pending:
                 s.error("did not finish within --timeout (cancelled)")
+        if teacher_task is not None:
+            try:  # it stops once every click is counted, or --answer-timeout after the students were done
+                await asyncio.wait_for(teacher_task, opts.answer_timeout + 30)
+            except asyncio.TimeoutError:
+                teacher.errors.append("the teacher's polling did not stop (cancelled)")
+            result["answer_now_s"] = cls.answer_now_s
+            log(f"class view: {teacher.count} answers to {exercise.key} counted, "
+                f"{sum(s.clicked_s is not None for s in students)} students clicked Reveal; {teacher.polls} polls")
         # Every page of the lesson carries the same widget outputs; a page with fewer was served without some of
         # its cells' outputs (panels missing from the student's page, although they exist in the kernel).
         full = max((s.page_widget_views or 0 for s in students), default=0)
@@ -1224,6 +1651,11 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
     rush = [lat for s in students for lat, t in zip(s.slider_figure_s, s.move_started_s)
             if t <= result["last_arrival_s"]]
     errors = [f"student {s.index} ({s.kind}): {e}" for s in students for e in s.errors]
+    teacher = result.get("teacher")
+    klass = None
+    if opts.answer:
+        klass = class_summary(students, teacher, result["exercise"], opts, result.get("answer_now_s"))
+        errors += [f"the teacher's view: {e}" for e in klass["teacher_errors"]]
     summary = {
         "page_s": stats(s.page_s for s in students),
         "first_figure_s": stats(s.first_figure_s for s in students),
@@ -1250,10 +1682,19 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
     mode = "classroom" if opts.classroom else "plain"
     targets = []
     for name, tmode, key, limit_s in TIMING_TARGETS:
-        if tmode != mode:
+        if tmode != mode or (key == "slider_figure_s" and not opts.moves):
             continue
         value = summary[key]["p95"]
         targets.append({"name": name, "limit": limit_s, "value": value, "pass": value is not None and value <= limit_s})
+    if klass is not None:
+        counted = klass["clicked"] == klass["students"] and klass["received"] == klass["clicked"]
+        targets.append({"name": "every submission counted", "limit": klass["students"],
+                        "value": f"{klass['received']}/{klass['clicked']} clicked ({klass['students']} students)",
+                        "pass": counted})
+        p95 = klass["submit_visible_s"]["p95"]
+        targets.append({"name": f"p95 submit→visible ≤ {SUBMIT_VISIBLE_TARGET_S:g} s",
+                        "limit": SUBMIT_VISIBLE_TARGET_S, "value": p95,
+                        "pass": p95 is not None and p95 <= SUBMIT_VISIBLE_TARGET_S and not klass["not_visible"]})
     targets.append({"name": "0 errors", "limit": 0, "value": len(errors), "pass": not errors})
     after = result.get("memory_after", {})
     targets.append({"name": f"memory back to baseline (±{opts.memory_margin:.0%}) within 2 min",
@@ -1261,9 +1702,12 @@ def summarise(opts, lesson: str, server: Server, ready_s: float | None, result: 
                     "value": after.get("return_s"),
                     "pass": bool(after.get("returned")) and after["return_s"] <= MEMORY_BACK_TARGET_S})
     ok = not errors and bool(after.get("returned"))
+    if klass is not None:  # a submission lost on the way to the teacher's view fails the run too
+        ok = ok and klass["received"] == klass["clicked"]
     return {
         "config": {k: v for k, v in vars(opts).items() if k != "json"},
         "mode": mode,
+        "class": klass,
         "lesson": lesson,
         "server": {"url": server.url, "args": server.args[1:], "log": str(server.log_path),
                    "ready_line": server.ready_line, "ready_s": round(ready_s, 1) if ready_s is not None else None},
@@ -1286,10 +1730,11 @@ def format_report(rep: dict) -> str:
     s, mem, cpu, cfg = rep["summary"], rep["memory"], rep["cpu"] or {}, rep["config"]
     n = len(rep["students"])
     nb = sum(1 for st in rep["students"] if st["kind"] == "browser")
+    klass = rep.get("class")
     lines = [
-        f"dpviz load test: {rep['mode']} mode, lesson {rep['lesson']}, {n} students "
-        f"({n - nb} light, {nb} in Chromium), arriving within {cfg['arrival_seconds']:g} s (seed {cfg['seed']}), "
-        f"{cfg['moves']} slider moves each",
+        f"dpviz load test: {rep['mode']} mode{', class mode (--answer)' if klass else ''}, lesson {rep['lesson']}, "
+        f"{n} students ({n - nb} light, {nb} in Chromium), arriving within {cfg['arrival_seconds']:g} s "
+        f"(seed {cfg['seed']}), {cfg['moves']} slider moves each",
         f"server: {rep['server']['ready_line']!r} after {_fmt(rep['server']['ready_s'], digits=1)} s; "
         f"shutdown grace {cfg['shutdown_grace']:g} s; log {rep['server']['log']}",
         "",
@@ -1304,19 +1749,37 @@ def format_report(rep: dict) -> str:
     row("first figure", s["first_figure_s"])
     row("  light clients (states received)", s["first_figure_light_s"])
     row("  browsers (figure drawn)", s["first_figure_browser_s"])
-    row("slider→figure", s["slider_figure_s"], 1000, "ms", 0)
-    row("  while students still arrive", s["slider_figure_during_arrivals_s"], 1000, "ms", 0)
-    row("  light clients", s["slider_figure_light_s"], 1000, "ms", 0)
-    row("  browsers (figure data changed)", s["slider_figure_browser_s"], 1000, "ms", 0)
-    row("  light: kernel done with move", s["slider_kernel_done_s"], 1000, "ms", 0)
+    if cfg["moves"] or not klass:  # class mode moves no slider unless --moves says so
+        row("slider→figure", s["slider_figure_s"], 1000, "ms", 0)
+        row("  while students still arrive", s["slider_figure_during_arrivals_s"], 1000, "ms", 0)
+        row("  light clients", s["slider_figure_light_s"], 1000, "ms", 0)
+        row("  browsers (figure data changed)", s["slider_figure_browser_s"], 1000, "ms", 0)
+        row("  light: kernel done with move", s["slider_kernel_done_s"], 1000, "ms", 0)
     if s.get("slider_kernel_s", {}).get("n"):
         row("  light: sent → kernel busy", s["slider_inbound_s"], 1000, "ms", 0)
         row("  light: busy → figure message made", s["slider_kernel_s"], 1000, "ms", 0)
         row("  light: made → received", s["slider_outbound_s"], 1000, "ms", 0)
     for name, st in (s.get("slider_figure_by_panel_s") or {}).items():
         row(f"  {name}", st, 1000, "ms", 0)
-    lines.append(f"served {s['served']}/{n} (kernel + first figure); moved a figure {cfg['moves']}× {s['moved']}/{n}; "
-                 f"steps that changed no figure: {s['steps_without_figure']}")
+    if klass:
+        row("submit→visible on the teacher's view", klass["submit_visible_s"])
+        row("Reveal→'your class so far' (kernel)", klass["reveal_class_so_far_s"])
+    lines.append(f"served {s['served']}/{n} (kernel + first figure)" + (
+        f"; moved a figure {cfg['moves']}× {s['moved']}/{n}; steps that changed no figure: {s['steps_without_figure']}"
+        if cfg["moves"] or not klass else ""))
+    if klass:
+        when = "—" if klass["answer_now_s"] is None else f"{klass['answer_now_s']:.1f}"
+        spread = "—" if klass["clicks_within_s"] is None else f"{klass['clicks_within_s']:.1f}"
+        lines.append(f"class: {klass['exercise']} ({klass['privacy']} privacy), 'answer now' at {when} s (every "
+                     f"student had the lesson open), answers drawn within {klass['answer_seconds']:g} s; the clicks "
+                     f"spanned {spread} s")
+        lines.append(f"submissions received on the teacher's view: {klass['received']} of {klass['clicked']} clicked "
+                     f"({klass['students']} students; 'your class so far' shown to {klass['class_so_far_shown']}); "
+                     f"clicks never visible: {klass['not_visible']}")
+        lines.append(f"  the teacher's view polled every {klass['poll_seconds']:g} s: {klass['polls']} polls, "
+                     f"{len(klass['teacher_errors'])} failed; the j-th click in time order is matched with the first "
+                     "poll that counted j + 1 answers (server time per submission not measured apart: Reveal→class "
+                     "so far bounds it)")
     e = s["errors"]
     lines.append(f"errors: {e['count']} (students with an error: {e['students']})")
     lines += [f"  {msg}" for msg in e["first"]]
@@ -1357,10 +1820,12 @@ def format_report(rep: dict) -> str:
     lines.append(f"targets ({rep['mode']} mode):")
     for t in rep["targets"]:
         value = t["value"]
-        shown = "—" if value is None else (f"{value * 1000:.0f} ms" if "ms" in t["name"] else
+        shown = "—" if value is None else (value if isinstance(value, str) else
+                                           f"{value * 1000:.0f} ms" if "ms" in t["name"] else
                                            (str(value) if t["name"] == "0 errors" else f"{value:.2f} s"))
         lines.append(f"  {'PASS' if t['pass'] else 'FAIL'}  {t['name']:48} measured {shown}")
-    lines.append("RESULT: " + ("ok" if rep["ok"] else "FAILED (a student had an error or memory did not come back)"))
+    lines.append("RESULT: " + ("ok" if rep["ok"] else "FAILED (a student had an error, memory did not come back"
+                               + (", or a submission was not counted)" if klass else ")")))
     return "\n".join(lines)
 
 
@@ -1369,13 +1834,14 @@ def parse_args(argv=None):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--students", type=int, default=30, help="students in the class (default 30)")
     p.add_argument("--browsers", type=int, default=3, help="of which real headless Chromium pages (default 3)")
-    p.add_argument("--lesson", default="05", help="lesson number or notebook (default 05)")
+    p.add_argument("--lesson", default=None,
+                   help=f"lesson number or notebook (default 05; {ANSWER_LESSON} with --answer)")
     p.add_argument("--arrival-seconds", type=float, default=10.0,
                    help="students arrive uniformly within this (default 10)")
     p.add_argument("--seed", type=int, default=1, help="seed of arrival times, browser choice and think times")
     p.add_argument("--classroom", action="store_true", help="start the server with --class-size=N --lessons=<lesson>")
     p.add_argument("--class-size", type=int, default=0, help="--class-size for the server (default: --students)")
-    p.add_argument("--moves", type=int, default=5, help="slider moves per student (default 5)")
+    p.add_argument("--moves", type=int, default=None, help="slider moves per student (default 5; 0 with --answer)")
     p.add_argument("--think-seconds", type=float, default=1.0, help="mean pause before each move (0.5-1.5x; default 1)")
     p.add_argument("--panel", default="spread", help="panel whose first slider students move: an index, or 'spread' "
                                                      "(student i takes panel i mod n; default)")
@@ -1395,11 +1861,39 @@ def parse_args(argv=None):
                    help="CPU priority (nice) of the Chromium students (default 19: they stand for the students' own "
                    "devices and take only CPU the server leaves; 0: as is)")
     p.add_argument("--beacon", action="store_true", help="light clients also POST Voilà's shutdown beacon on leaving")
+    klass = p.add_argument_group("class mode (issue 39.7)")
+    klass.add_argument("--answer", action="store_true",
+                       help="class mode: the class view on (implies --classroom), every student answers one exercise "
+                       "within --answer-seconds, and a teacher polls the teacher's view")
+    klass.add_argument("--exercise", default=None, metavar="PANEL",
+                       help="the panel class whose first think-then-reveal exercise the class answers (default: the "
+                       "first such exercise of the page)")
+    klass.add_argument("--answer-seconds", type=float, default=5.0,
+                       help="students answer uniformly within this after 'answer now' (default 5)")
+    klass.add_argument("--answer-timeout", type=float, default=30.0,
+                       help="bound on a Reveal's 'your class so far', and on the teacher's view catching up after the "
+                       "students are done (s, default 30)")
+    klass.add_argument("--poll-seconds", type=float, default=0.1,
+                       help="the teacher polls state.json this often (default 0.1)")
+    klass.add_argument("--class-privacy", choices=("local", "central"), default="local",
+                       help="--class-privacy for the server (default local)")
     p.add_argument("--server-args", default="", help="extra arguments for dpviz serve (one shell string)")
     p.add_argument("--log-dir", default=None, help="directory for the server's log (default: a new temporary one)")
     p.add_argument("--json", default=None, metavar="PATH", help="write every number and one record per student")
     p.add_argument("--strict", action="store_true", help="exit 1 when a timing target is missed too")
     opts = p.parse_args(argv)
+    if opts.lesson is None:
+        opts.lesson = ANSWER_LESSON if opts.answer else "05"
+    if opts.moves is None:
+        opts.moves = 0 if opts.answer else 5
+    if opts.answer:
+        opts.classroom = True
+        if not 0 <= opts.answer_seconds <= 600 or not 0 < opts.answer_timeout <= 600 \
+                or not 0.01 <= opts.poll_seconds <= 10:
+            p.error("--answer-seconds must be in [0, 600], --answer-timeout in (0, 600], --poll-seconds in "
+                    "[0.01, 10]")
+    elif opts.exercise:
+        p.error("--exercise: only with --answer")
     if not 1 <= opts.students <= 1000:
         p.error("--students must be in [1, 1000]")
     if not 0 <= opts.browsers <= opts.students:
@@ -1416,6 +1910,9 @@ def parse_args(argv=None):
 def main(argv=None) -> int:
     opts = parse_args(argv)
     lesson = lesson_filename(opts.lesson)
+    exercise = plan_exercise(lesson, opts.exercise) if opts.answer else None
+    if exercise is not None:
+        log(f"the class answers {exercise.key} ({exercise.options} options), {opts.class_privacy} privacy")
     if opts.browsers:
         reason = browser_unavailable()
         if reason:
@@ -1434,8 +1931,16 @@ def main(argv=None) -> int:
             print(str(exc), file=sys.stderr)
             return 2
         log(f"{server.ready_line!r} after {ready_s:.1f} s")
+        teacher_view = None
+        if exercise is not None:
+            try:
+                teacher_view = server.teacher_address(30)
+            except RuntimeError as exc:
+                print(str(exc), file=sys.stderr)
+                return 2
         try:
-            result = asyncio.run(run_class(opts, server, lesson))
+            result = asyncio.run(run_class(opts, server, lesson, exercise, teacher_view))
+            result["exercise"] = exercise
         except Exception as exc:  # the tool itself failed (e.g. Chromium would not start): no numbers
             print(f"load test aborted: {type(exc).__name__}: {exc}\nserver log: {server.log_path}", file=sys.stderr)
             return 2

@@ -7,6 +7,10 @@ slider move answered by a figure update, no error), and after they leave the ser
 (``status.json`` sessions back to 0, their kernel processes gone, memory back). No test asserts a time: the
 timings the tool prints are for people, on whatever machine runs them. Plus the tool's pure helpers (v1 framing,
 slider steps, percentiles) without a server.
+
+And its class mode (``--answer``, issue 39.7) once, small: three light clients on lesson 01 answer the page's first
+think-then-reveal exercise with the class view on; the teacher's view counts every click, every student sees "your
+class so far", and nothing goes wrong. Its times are printed, not asserted.
 """
 
 from __future__ import annotations
@@ -129,7 +133,86 @@ def test_each_student_kernel_is_measured_in_proportional_memory(run):
         assert 0 < s["kernel_pss_mb"] < s["kernel_rss_mb"], s
 
 
+# ---- class mode: the class answers one exercise, the teacher's view counts it ------------------------------------
+
+
+@pytest.fixture(scope="module")
+def answered(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("loadtest-answer")
+    out = tmp / "loadtest.json"
+    proc = subprocess.run(
+        [sys.executable, str(TOOL), "--answer", f"--students={STUDENTS}", "--browsers=0", "--lesson=01",
+         "--arrival-seconds=2", "--answer-seconds=2", "--shutdown-grace=5", "--timeout=120", "--answer-timeout=30",
+         "--leave-timeout=60", "--start-timeout=300", f"--json={out}", f"--log-dir={tmp}"],
+        capture_output=True, text=True, timeout=600, cwd=tmp,
+    )
+    where = f"\nstdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}"
+    assert out.exists(), "the class-mode load test wrote no report" + where
+    return proc, json.loads(out.read_text()), where, tmp
+
+
+def test_class_mode_counts_every_click_on_the_teachers_view(answered):
+    from dpviz.panels import ChoiceReveal
+
+    proc, rep, where, tmp = answered
+    klass = rep["class"]
+    assert rep["summary"]["errors"]["count"] == 0, rep["summary"]["errors"]["first"] + [where]
+    assert klass["teacher_errors"] == [], where
+    # every student clicked Reveal, and the teacher's view counted every click
+    assert klass["students"] == klass["clicked"] == klass["received"] == STUDENTS, (klass, where)
+    assert klass["not_visible"] == 0 and klass["submit_visible_s"]["n"] == STUDENTS, klass
+    assert klass["class_so_far_shown"] == STUDENTS and klass["reveal_class_so_far_s"]["n"] == STUDENTS, klass
+    for s in rep["students"]:
+        assert s["clicked_s"] is not None and s["class_box"] == "so far", s
+        assert s["clicked_s"] >= klass["answer_now_s"], s  # nobody answered before "answer now"
+    counts = [c for _, c in klass["counts"]]
+    assert counts == sorted(counts) and counts[-1] == STUDENTS, klass["counts"]
+    # the exercise: lesson 01's first think-then-reveal, with its key on the teacher's view
+    first = next(f"{cls.__name__}.{name}" for cls in panel_classes("01_why_privacy")
+                 for name, ex in cls.exercises.items() if isinstance(ex, ChoiceReveal))
+    assert klass["exercise"] == first and klass["privacy"] == "local", klass
+    release = klass["release"]
+    assert release is not None and release["n"] == STUDENTS and release["privacy"] == "local", release
+    # the server ran with the class view on, its tally in a new folder of the log directory
+    args = rep["server"]["args"]
+    assert f"--class-size={STUDENTS}" in args and "--lessons=01" in args and "--class-privacy=local" in args, args
+    class_dir = next(a.split("=", 1)[1] for a in args if a.startswith("--class-dir="))
+    assert Path(class_dir).parent == tmp, class_dir
+    assert rep["memory"]["after"]["returned"] is True, where
+    assert proc.returncode == 0, where
+    assert "submit→visible on the teacher's view" in proc.stdout and "every submission counted" in proc.stdout, where
+
+
 # ---- helpers, without a server ----------------------------------------------------------------------------------
+
+
+def test_class_mode_defaults_and_its_exercise(tool):
+    opts = tool.parse_args(["--answer"])
+    assert (opts.classroom, opts.lesson, opts.moves, opts.answer_seconds, opts.class_privacy) == (
+        True, "01", 0, 5.0, "local")
+    assert (tool.parse_args([]).lesson, tool.parse_args([]).moves) == ("05", 5)
+    lesson = tool.lesson_filename("01")
+    assert tool.plan_exercise(lesson, "MembershipPanel").key == "MembershipPanel.exercise"
+    with pytest.raises(SystemExit, match="DifferencingPanel"):  # a panel with no think-then-reveal exercise
+        tool.plan_exercise(lesson, "DifferencingPanel")
+
+
+def test_each_click_is_matched_with_the_first_poll_that_counts_it(tool):
+    """The j-th click in time order goes with the first poll whose count reached j + 1."""
+    plan = tool.ExercisePlan("P", "exercise", 0, 2)
+    students = [tool.Student(i, "light", 0.0, clicked_s=t) for i, t in enumerate([1.0, 1.2, 3.0])]
+    teacher = type("T", (), {"changes": [(0.5, 0), (1.3, 2), (3.4, 3)], "count": 3, "polls": 30, "errors": [],
+                             "exercise_state": None})()
+    teacher.visible_at = tool.Teacher.visible_at.__get__(teacher)
+    opts = tool.parse_args(["--answer"])
+    klass = tool.class_summary(students, teacher, plan, opts, 0.9)
+    assert (klass["clicked"], klass["received"], klass["not_visible"]) == (3, 3, 0)
+    assert klass["submit_visible_s"]["max"] == pytest.approx(0.4)
+    assert klass["submit_visible_s"]["p50"] == pytest.approx(0.3)
+    teacher.changes, teacher.count = [(1.3, 1)], 1  # two clicks never counted
+    assert tool.class_summary(students, teacher, plan, opts, 0.9)["not_visible"] == 2
+
+
 
 
 @pytest.fixture(scope="module")
