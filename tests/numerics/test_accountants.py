@@ -92,6 +92,7 @@ def test_contract_noop_and_chaining(name, cls):
     assert name == cls.name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, cls", ALL)
 def test_contract_monotone_in_count(name, cls):
     eps = [cls().compose(EVENT[name], count=k).epsilon(1e-6) for k in (1, 2, 5, 20)]
@@ -148,6 +149,7 @@ SUPPORTED = [pytest.param(name, cls, mech, id=f"{type(mech).__name__}-{name}")
              for mech in MECHANISMS for name, cls in ALL if cls().supports(mech)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, cls, mech", SUPPORTED)
 def test_contract_count_k_equals_k_calls(name, cls, mech):
     # catches an accountant that ignores `count` (dp-accounting's PLD accountant does so for randomized response)
@@ -315,6 +317,7 @@ def _brute_force_rr_delta(eps0, k, eps):
     return total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps0, k", [(0.5, 6), (1.0, 9), (0.1, 10)])
 def test_optimal_is_exact_for_randomized_response(eps0, k):
     for eps in (0.0, 0.3 * eps0, eps0, 2.5 * eps0):
@@ -386,6 +389,7 @@ def _mp_renyi_discrete(p, q, alpha):
     return mp.log(mp.fsum(pi**alpha * qi ** (1 - alpha) for pi, qi in zip(p, q))) / (alpha - 1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", [1.1, 1.5, 2.0, 3.7, 10.0, 64.0])
 def test_rdp_laplace_and_pure_and_dlap_against_mpmath(alpha):
     a = mp.mpf(alpha)
@@ -415,6 +419,7 @@ def _mp_poisson_gaussian(alpha, q, sigma):
     return float(mp.log(mp.quad(f, [-mp.inf, -5 * s, 0, 1, peak, peak + 10 * s, mp.inf])) / (a - 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", [1.25, 1.5, 2.0, 2.5, 3.3, 7.0, 10.9, 20.0])
 @pytest.mark.parametrize("q, sigma", [(0.01, 1.1), (0.1, 0.8), (0.5, 2.0)])
 def test_rdp_poisson_gaussian_against_mpmath_including_fractional_orders(alpha, q, sigma):
@@ -422,6 +427,7 @@ def test_rdp_poisson_gaussian_against_mpmath_including_fractional_orders(alpha, 
     assert got == pytest.approx(_mp_poisson_gaussian(alpha, q, sigma), rel=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("alpha", [1.1, 1.5, 2.5, 7.3])
 @pytest.mark.parametrize("q, sigma", [(0.001, 0.6), (1e-4, 2.0)])
 def test_rdp_poisson_gaussian_fractional_orders_keep_relative_precision_when_tiny(alpha, q, sigma):
@@ -614,6 +620,7 @@ def test_group_privacy_mechanism_is_exact_and_beats_generic():
 # ---------------------------------------------------------------------------------------------- calibration
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("accountant", ["pld", "rdp", "zcdp", "basic", "advanced", "optimal"])
 def test_calibrate_sigma_never_overshoots(accountant):
     cls = ACCOUNTANTS[accountant]
@@ -632,6 +639,7 @@ def test_calibrate_sigma_with_sampling_and_closed_form():
     assert acct(s).epsilon(1e-5) <= 2.0 < acct(s / (1 + 2e-4)).epsilon(1e-5)
 
 
+@pytest.mark.slow
 def test_calibrate_laplace_scale():
     assert calibrate_laplace_scale(2.0, count=4) == pytest.approx(2.0, rel=1e-15)
     b = calibrate_laplace_scale(1.0, count=10, sampling_rate=0.1)
@@ -731,6 +739,7 @@ def test_regression_optimal_gaussian_delta_matches_a_brute_force_kov_oracle():
     assert d >= exact
 
 
+@pytest.mark.slow
 def test_regression_advanced_zcdp_delta_matches_an_independent_split_search():
     # was "ValueError: delta = 0.0 is not allowed". One ZCDP(0.5) run under advanced composition: δ = δ_c + δ′ with
     # ε = √(2 ln(1/δ′))·ε_c + ε_c(e^{ε_c} − 1), ε_c the CKS ε of ZCDP(0.5) at δ_c; the oracle minimises δ_c + δ′
@@ -816,6 +825,7 @@ def _loose_eps(acct, d):
     return acct.epsilon_bounds(d_up)[0] if isinstance(acct, PLDAccountant) else acct.epsilon(d_up)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ACCOUNTANTS))
 @pytest.mark.parametrize("kind", list(_EVENT_STRATEGIES))
 @settings(max_examples=6, deadline=None)

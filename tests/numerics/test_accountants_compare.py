@@ -101,6 +101,7 @@ def test_every_accountant_is_an_upper_bound_on_the_exact_gaussian_and_pld_bracke
     assert res["zcdp"].alternative >= res["zcdp"].epsilon * (1 - 1e-12)
 
 
+@pytest.mark.slow
 def test_randomized_response_optimal_composition_is_exact_and_pld_brackets_it():
     eps0, k, delta = 0.1, 50, 1e-5
     truth = invert(lambda e: rr_delta(e, eps0, k), delta, hi=10.0)
@@ -128,6 +129,7 @@ def test_epsilon_grows_with_k_for_every_accountant():
         assert eps == sorted(eps), name
 
 
+@pytest.mark.slow
 def test_group_privacy_curves_against_hand_formulas():
     c = C.group_privacy_curves("gaussian", 4.0, 1e-5, 12)
     eps1 = exact_gauss_eps(4.0, 1, 1e-5)
@@ -277,6 +279,7 @@ def test_privacy_profile_directions_and_errors():
         C.privacy_profile("rdp", "gaussian", 4.0, 100, 1.0, "add_remove", (-1.0,))
 
 
+@pytest.mark.slow
 def test_group_privacy_curves_same_delta_column_against_mpmath():
     c = C.group_privacy_curves("gaussian", 4.0, 1e-5, 20)
     for i, k in enumerate(range(1, 21)):

@@ -27,6 +27,7 @@ def _dpa_pld_eps(event, count, relation=NR.ADD_OR_REMOVE_ONE):
     return acct.get_epsilon(DELTA)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma", [0.8, 2.0])
 @pytest.mark.parametrize("rate", [0.01, 0.2])
 @pytest.mark.parametrize("count", [1, 100])
@@ -36,6 +37,7 @@ def test_pld_poisson_gaussian_matches_dp_accounting(sigma, rate, count):
     assert ours == pytest.approx(theirs, rel=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale", [0.5, 2.0])
 @pytest.mark.parametrize("count", [1, 10])
 def test_pld_laplace_and_discrete_laplace_match_dp_accounting(scale, count):
@@ -48,6 +50,7 @@ def test_pld_laplace_and_discrete_laplace_match_dp_accounting(scale, count):
     assert ours == pytest.approx(theirs, rel=1e-4)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sigma, count", [(0.7, 1), (2.0, 10), (10.0, 300)])
 def test_pld_gaussian_exact_vs_dp_accounting(sigma, count):
     # dpviz answers a Gaussian-only ledger in closed form (exact); dp-accounting discretises (pessimistic), so it
@@ -59,6 +62,7 @@ def test_pld_gaussian_exact_vs_dp_accounting(sigma, count):
     assert ours == pytest.approx(Gaussian(sigma / math.sqrt(count)).epsilon(DELTA), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_replace_one_gaussian_convention():
     # dp-accounting's GaussianDpEvent(σ) under REPLACE_ONE assumes a clipped sum (sensitivity 2); in dpviz the
     # mechanism carries the sensitivity of the chosen relation, so the same analysis is Gaussian(σ, sensitivity=2).

@@ -45,6 +45,7 @@ def _mp_rr_delta(eps0, k, eps, dps=40):
 # ------------------------------------------------------------------------------------ 1. overflow-free inversion
 
 
+@pytest.mark.slow
 def test_atoms_epsilon_with_losses_in_the_thousands_matches_mpmath():
     # 10⁴ randomized responses: losses up to 4300, Q-masses p·e^{−l} far below the smallest double. The linear-space
     # version overflowed in (A − δ)/B and fell back to the next atom: it returned 1088.76 (valid, but loose).
@@ -89,6 +90,7 @@ def test_optimal_gaussian_long_composition_no_overflow_and_is_the_kov_minimum():
 # ------------------------------------------------------------------------------------ 3. exact binomial PLD
 
 
+@pytest.mark.slow
 def test_pld_randomized_response_is_the_exact_binomial_law():
     eps0, k = 0.43, 2000
     acct = PLDAccountant().compose(RandomizedResponse(eps0), count=k)
@@ -106,6 +108,7 @@ def test_pld_randomized_response_is_the_exact_binomial_law():
     assert big[0] == big[1] == pytest.approx(kov_epsilon(eps0, 0.0, 100_000, 1e-5), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_pld_grid_path_for_long_randomized_response_is_tight():
     # Forcing the FFT path (an extra negligible ε = 1e-6 step): at k = 10⁵ the old window (fixed Chernoff λ's,
     # 8× too wide) and its FFT round-off gave a pessimistic ε of 11568, above RDP (10094), for an exact 9670.4.
@@ -178,6 +181,7 @@ def _dlap_exact_atoms(scale, k):
     return 2 * t * ms, log_p
 
 
+@pytest.mark.slow
 def test_pld_bounds_sandwich_exact_discrete_laplace_convolution_tightly():
     scale, k = 3.0, 400
     losses, log_p = _dlap_exact_atoms(scale, k)
@@ -195,6 +199,7 @@ def test_pld_bounds_sandwich_exact_discrete_laplace_convolution_tightly():
         assert lo <= exact_d * (1 + 1e-9) and exact_d <= hi * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_pld_grid_path_gaussian_brackets_the_closed_form_tightly():
     # the Gaussian closed form is bypassed: the loss law N(ρ, 2ρ), ρ = Δ²/(2σ²), of one step is discretised and
     # self-composed
@@ -229,6 +234,7 @@ def test_gaussian_epsilon_many_is_the_exact_inverse():
         assert np.allclose(e[pos], ref[pos], rtol=1e-11, atol=0)
 
 
+@pytest.mark.slow
 def test_advanced_accountant_is_the_best_split_of_a_fine_scan():
     sigma, k, delta = 4.0, 100, 1e-5
     v = AdvancedAccountant().compose(Gaussian(sigma), k).epsilon(delta)
@@ -256,6 +262,7 @@ def test_calibrate_sigma_secant_search_stays_feasible_and_within_rtol():
 # ------------------------------------------------------------------------------------ no warnings anywhere
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [Gaussian(4.0), Laplace(10.0), RandomizedResponse(0.43)])
 def test_lesson_settings_emit_no_floating_point_warnings(mech):
     with warnings.catch_warnings():
@@ -287,6 +294,7 @@ def test_pld_coarse_grid_long_composition_keeps_a_finite_optimistic_bound():
     assert math.isfinite(lo) and lo <= fine[0] + 1e-9 and fine[1] <= hi + 1e-9
 
 
+@pytest.mark.slow
 def test_delta_bound_tables_agree_with_direct_sums():
     from dpviz.accountants.pld.grid import _pmf_delta
 
@@ -327,6 +335,7 @@ def test_pld_refines_a_tiny_epsilon_to_within_one_percent_and_stays_pessimistic(
     assert coarse > _TINY_TRUTH * 1.05
 
 
+@pytest.mark.slow
 def test_pld_refined_answer_against_dp_accounting():
     import dp_accounting as dpa
     from dp_accounting.pld import privacy_loss_distribution as dpa_pld
@@ -363,6 +372,7 @@ def test_pld_typical_queries_are_not_refined_and_stay_fast():
     assert elapsed < 10.0  # ~0.4 s on the 2-core dev machine; generous for a loaded CI runner
 
 
+@pytest.mark.slow
 def test_pld_refinement_is_capped():
     from dpviz.accountants.pld import REFINE_MAX_POINTS
 

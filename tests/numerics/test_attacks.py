@@ -222,6 +222,7 @@ def test_at_sqrt_n_matches_the_exact_least_squares_error_model():
     assert abs(gap) > 4 * se + 5e-3
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, m", [(100, 500), (400, 2000), (50, 100), (20, 200)])
 def test_least_squares_error_sd_approximates_the_exact_value(n, m):
     exact = [A.exact_least_squares_error_sd(A.reconstruction_attack(n, m, 0.0, s).queries, 2.0) for s in range(4)]

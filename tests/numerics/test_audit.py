@@ -67,6 +67,7 @@ def _exceed_tolerance(m: int, level: float) -> float:
     return m * level + 3.0 * math.sqrt(m * level * (1 - level))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("confidence", [0.95, 0.8])
 def test_coverage_fixed_test_randomized_response(confidence):
     # ε_RR-randomized response on x = 0, x′ = 1: the test "guess x′ iff output = 1" has FPR = FNR = 1/(1 + e^ε)
@@ -81,6 +82,7 @@ def test_coverage_fixed_test_randomized_response(confidence):
     assert np.median(bounds) > 0.5 * eps  # not trivially valid: the bound is informative
 
 
+@pytest.mark.slow
 def test_coverage_full_audit_laplace_and_rr():
     # the whole pipeline (test chosen on one half, counted on the other) at a known exact ε
     m = 200
@@ -252,6 +254,7 @@ def test_exact_epsilon_of_the_unclipped_step_is_finite_on_its_pair_and_matches_t
     assert ok.claimed_epsilon == pytest.approx(ok.exact_epsilon, rel=1e-12)  # clipped: the pair is the worst case
 
 
+@pytest.mark.slow
 def test_exact_epsilon_of_the_correct_sparse_vector_on_its_pair_is_below_its_claim():
     """Before: true_epsilon = 1.0, the claim. On the auditor's pair the exact ε is 0.396 (an independent quadrature
     of the three output probabilities); the claim ε = 1 covers every pair of neighbours."""

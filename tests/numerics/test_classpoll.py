@@ -161,6 +161,7 @@ def test_local_estimate_is_the_debiased_count_with_the_exact_standard_error():
     assert "Wang et al. 2017" in est.source
 
 
+@pytest.mark.slow
 def test_local_estimate_is_unbiased_and_its_variance_is_the_exact_one():
     """A class of 30 with true counts (12, 3, 15), ε = 1, 4000 independent classes (fixed seed). The mean estimate
     of each count is within 5 standard errors of the truth, the standard error of the mean being
@@ -235,6 +236,7 @@ def _central_ratio(scale: float, x, x_prime, tail: float = 1e-12) -> tuple[float
     return float(max(np.max(p / q), np.max(q / p))), float(min(p.sum(), q.sum()))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps", [0.5, 1.0, 2.0, 5.0])
 def test_central_release_law_on_neighbouring_tallies_has_ratio_e_to_the_epsilon(eps):
     """Exact-law privacy test, central mode: tallies x = (5, 2, 7) and x′ = (4, 2, 8) (one student's answer moved

@@ -141,6 +141,7 @@ def _cks_delta_oracle(rho, eps, hi=60):
         return float(min(mp.mpf(1), mp.e ** f((lo + hi) / 2)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rho", [1e-4, 0.01, 0.5, 2.63, 20.0])
 def test_zcdp_delta_cks_equals_the_infimum_over_alpha(rho):
     """CKS 2020, Corollary 13 to 1e-10 relative, for a whole ε grid at once (the vectorised path) and per point."""

@@ -156,6 +156,7 @@ def test_gaussian_mechanism_delta_against_mpmath(mu):
             assert abs(mp.mpf(g) / truth - 1) <= 8 * ULP * condition(e, exact_mu), (mu, e, g, float(truth))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mu", MUS)
 def test_one_gaussian_in_the_basic_and_optimal_accountants(mu):
     # a single event: both accountants must return its own privacy profile δ(ε), the basic one exactly (it inverts
@@ -221,6 +222,7 @@ def _assert_smallest(eps, delta, profile, where):
         assert profile(float(np.nextafter(eps, 0.0))) > delta, (where, eps, delta)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mu", MUS)
 def test_gaussian_epsilon_is_the_smallest_feasible_double(mu):
     from dpviz.mechanisms.gaussian import _gaussian_delta

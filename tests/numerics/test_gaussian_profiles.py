@@ -115,6 +115,7 @@ def test_clipped_sum_noise_against_oracles(d, eps, delta, clip):
     assert r["crossover"] == brute
 
 
+@pytest.mark.slow
 def test_the_vector_gaussian_has_the_one_dimensional_profile_of_its_l2_shift():
     """Lesson 03 §5: the privacy loss of N(f(x), σ²I) against N(f(x′), σ²I) depends only on ‖f(x) − f(x′)‖₂. Oracle:
     the hockey-stick divergence ∫ (p − e^ε q)₊ of two 2-D Gaussians, integrated numerically on the plane, against the
@@ -156,6 +157,7 @@ def test_clipped_sum_noise_refuses_bad_input_naming_the_parameter(call, name):
     assert "sensitivity =" not in str(info.value) and "scale =" not in str(info.value)  # no internal names
 
 
+@pytest.mark.slow
 def test_the_number_of_profile_points_is_capped():
     # the defect: n had no cap (10**8 points allocated ~5 GB; 10**400 gave numpy's "Maximum allowed size exceeded",
     # which names no parameter)

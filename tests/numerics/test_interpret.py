@@ -65,6 +65,7 @@ def test_discrete_laplace_every_event_stays_under_the_bound_and_a_single_output_
         assert singles == pytest.approx(bound, rel=1e-9, abs=0)
 
 
+@pytest.mark.slow
 def test_delta_bound_holds_for_every_event_of_an_eps_delta_mechanism():
     # TDLap is (ε, δ)-DP but not ε-DP: the ε-DP bound fails for some events, the event bound never does
     m = M.TruncatedDiscreteLaplace(1.0, 0.05)
@@ -127,6 +128,7 @@ _GRID = [(eps, delta, q) for eps in (0.0, 0.1, 0.5, 1.0, math.log(3), 2.0, 5.0)
          for q in (1e-6, 1e-3, 0.01, 0.1, 0.25, 0.5, 0.8, 0.99, 1.0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("support, event", [(2, (0,)), (3, (0,)), (3, (0, 1)), (4, (0, 1))])
 def test_event_bound_is_the_exact_maximum_over_all_dp_pairs_lp_oracle(support, event):
     for eps, delta, q in _GRID:
@@ -136,6 +138,7 @@ def test_event_bound_is_the_exact_maximum_over_all_dp_pairs_lp_oracle(support, e
                 _bayes(prior, a_max, q), rel=1e-7, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_the_event_only_formula_fails_the_tightness_test_in_a_quarter_of_the_grid_delta_zero_included():
     def exact(eps, delta, q):
         return _bayes(0.5, _lp_largest_event_probability(eps, delta, q, 2, (0,)), q)
@@ -354,6 +357,7 @@ def test_accuracy_crossover_alpha_is_where_the_curves_meet(beta, delta):
     assert all(ratio(x) > 1 for x in grid)
 
 
+@pytest.mark.slow
 def test_accuracy_crossover_beta_is_where_the_curves_meet():
     b = I.accuracy_crossover_beta(10.0, 1e-3)
     ratio = lambda x: I.gaussian_epsilon_for_accuracy(10.0, x, 1e-3) / I.laplace_epsilon_for_accuracy(10.0, x)  # noqa

@@ -97,6 +97,7 @@ def _gaussian_case(e, d, s):
     return e.shape, feasible, with_gap, guess, classic, calls
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(log_e=st.floats(-8.0, 5.0), log_d=st.floats(-700.0, -0.01), log_s=st.floats(-30.0, 30.0),
        zero_eps=st.booleans())
@@ -151,6 +152,7 @@ def test_guess_and_helper_cut_the_evaluations(e, d):
     assert calls["n"] <= 22
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(log_mu=st.floats(-6.0, 1.5), log_d=st.floats(-250.0, -0.05))
 def test_inverse_profile_with_a_fast_scalar_profile_is_the_brute_force_switch_of_the_exact_one(log_mu, log_d):
@@ -171,6 +173,7 @@ def test_inverse_profile_with_a_fast_scalar_profile_is_the_brute_force_switch_of
     assert guided == want and misled == want
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(log_e=st.floats(-8.0, 3.0), log_d=st.floats(-300.0, -0.01), zero_eps=st.booleans())
 def test_gaussian_mu_equals_the_plain_bisection_bit_for_bit(log_e, log_d, zero_eps):

@@ -72,6 +72,7 @@ CASES += [(e0, d0, k, d) for e0 in (1e-300, 1e-17, 1e-9, 0.05, 1.0) for k in (2,
           if 1e-3 * e0 > 1e-10 * k * d0 for d in (d0 * k + 1e-3 * e0, d0 * k + 0.1 * e0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("eps0, delta0, k, delta", CASES)
 def test_kov_epsilon_against_brute_force_mpmath(eps0, delta0, k, delta):
     want = mp_kov_epsilon(eps0, delta0, k, delta)

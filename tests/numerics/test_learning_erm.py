@@ -39,6 +39,7 @@ def test_phased_schedule_bad_input():
         phased_erm_schedule(1, 2, 2, 1.0)
 
 
+@pytest.mark.slow
 def test_phased_erm_uses_disjoint_users_and_learns():
     task = make_linear_task(20000, 40, 4, rng=0)
     run = phased_erm(task, 1.0, 1e-9, steps_per_phase=60, rng=1)
@@ -84,6 +85,7 @@ def test_selection_tau_formula():
     assert selection_tau(7, 300, 16, 0.2, B=2.0) == pytest.approx(math.sqrt((math.log(2100) + math.log(50)) / 16))
 
 
+@pytest.mark.slow
 def test_private_selection_picks_best_when_gap_large():
     rng = np.random.default_rng(0)
     L = np.clip(rng.uniform(0.3, 0.9, size=(8, 400)), 0, 1)
@@ -92,6 +94,7 @@ def test_private_selection_picks_best_when_gap_large():
     assert hits >= 18
 
 
+@pytest.mark.slow
 def test_private_selection_draw_count_is_geometric():
     # mean number of draws = 1/γ = 5K/α (proof of Thm 6); 300 runs, 4 standard errors of a Geometric mean
     L = np.full((4, 50), 0.5)
@@ -117,6 +120,7 @@ def test_algorithm_h_budget_composes_back():
     assert total == pytest.approx(1.0, rel=1e-9) and d == 1e-6 / 100
 
 
+@pytest.mark.slow
 def test_algorithm_h_privacy_recomposed_independently():
     """T steps at (ε_t, δ_t) each: the reported ε (PLD accountant) equals the optimal composition of T (ε_t, δ_t)
     mechanisms (Kairouz, Oh & Viswanath 2015, a different accountant), which the DRV bound (003 Thm 12) caps at ε."""
@@ -134,6 +138,7 @@ def test_algorithm_h_privacy_recomposed_independently():
     assert opt <= drv <= eps * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_algorithm_h_runs_and_reports_privacy():
     task = make_linear_task(3000, 50, 3, rng=0)
     run = train_algorithm_h(task, 1.0, 1e-5, 10, rng=0)

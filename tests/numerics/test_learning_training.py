@@ -294,6 +294,7 @@ def _naive_expected_excess(task, lr, T, s):
     return 0.5 * diff @ task.sigma_x @ diff + 0.5 * np.trace(task.sigma_x @ cov)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n, m", [(2000, 5), (4000, 5), (2000, 20)])
 def test_naive_excess_risk_matches_exact_prediction(n, m):
     """Excess risk of the naive run equals its exact expectation (so it falls as 1/n² in the privacy term and
@@ -336,6 +337,7 @@ def test_erm_excess_falls_with_number_of_examples():
         assert abs(vals.mean() - pred) < tol, (n, m, vals.mean(), pred)
 
 
+@pytest.mark.slow
 def test_user_level_beats_naive_when_m_is_large():
     """The regime of 004 (privacy cost ∝ τ ∝ 1/√m for user-level, independent of m for naive): with m = 1000
     the winsorized (practical) run has lower excess risk than the naive one at the same (ε, δ); with m = 5 the
@@ -355,6 +357,7 @@ def test_user_level_beats_naive_when_m_is_large():
     np.testing.assert_allclose(a.iterates, b.iterates, rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.slow
 def test_user_level_excess_falls_with_m_and_n_naive_not_with_m():
     """Thm 3 of 004: the privacy term of user-level DP-SGD falls with n and with m (τ ∝ 1/√m), while the naive
     baseline's (clip to G) does not fall with m (004 §1, digest §2.12; its fall with n is checked exactly in

@@ -176,6 +176,7 @@ def test_privacy_profile_is_not_trivially_zero():
     assert max(hockey_stick_1d(a, b, 0.5), hockey_stick_1d(b, a, 0.5)) > 1e-5
 
 
+@pytest.mark.slow
 def test_dp_estimate_1_matches_algorithm_a_in_1d():
     """Prop 17: conditioned on stopping, Algorithm 1's output has Algorithm A's law (points and G1). dp_estimate_1
     at privacy (ε, δ) runs the pseudocode at (ε₁, δ₁) = (ε/5, δ/4) (Thm 4 of 003 with the corrected Prop 15), i.e.
@@ -266,6 +267,7 @@ def test_dp_estimate_1_is_eps_delta_on_two_clusters(eps, delta):
                 assert _alg1_profile(x, xp, 1.0, eps, delta, lambda q: prob_g2(q, N), eps) <= delta, (n, a, b)
 
 
+@pytest.mark.slow
 def test_dp_estimate_1_round_cap_is_geometric_and_fixed_in_advance():
     """The number of rounds X ~ Geom(1/N) is drawn before the data is read: same seed ⇒ same cap on any data;
     its law has mean N and P(X ≤ N) = 1 − (1 − 1/N)^N ≈ 0.63 (a fixed cap would give 1); and the G2 frequency
@@ -347,6 +349,7 @@ def test_split_budget_composes():
             assert e == pytest.approx(eps / k) and d == pytest.approx(delta / k)
 
 
+@pytest.mark.slow
 def test_quarter_corrupted_robust_within_bound_naive_not():
     """Theorem 7 / Thm 4 of 003: with n/4 users corrupted the output stays within r′(1 + √d) of µ
     (r′ = 10r/√m; Prop 14's 1 + √d scaled), while the non-robust mean is pulled away by the adversary."""
@@ -379,6 +382,7 @@ def test_blocks_and_dp_estimate_2():
         dp_estimate_blocks(pts, 0.1, 1.0, 1e-6, k=8)
 
 
+@pytest.mark.slow
 def test_learn_discrete_corollary8():
     """Corollary 8 of 003: one-hot users, r = 1, r′ = 10/√m; the raw estimate is within r′(1 + √d) in ℓ₂ (Prop 14
     scaled, as for Theorem 7), so TV = ½‖·‖₁ ≤ ½√d·r′(1 + √d) = 0.3 here. Non-vacuous: a permuted one-hot encoding

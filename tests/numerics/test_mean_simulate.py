@@ -75,6 +75,7 @@ def test_heavy_stable_scaling():
     assert stats.ks_2samp(raw, sample_user_means(P, 20_000, 16, rng=3)).pvalue > 1e-4
 
 
+@pytest.mark.slow
 def test_naive_laplace_and_gaussian_variances():
     g = np.random.default_rng(0)
     K, n = 4000, 50
@@ -90,6 +91,7 @@ def test_naive_laplace_and_gaussian_variances():
     assert abs(np.mean(gp ** 2) / (8 * 4 / n ** 2) - 1) <= 5 * math.sqrt(5 / K)
 
 
+@pytest.mark.slow
 def test_wme_mse_slope_minus_one_naive_not():
     """MSE vs m on log-log: winsorized slope ≈ −1 (privacy term ∝ τ² ∝ 1/m); naive flattens (8B²/(n²ε²) floor)."""
     P = Population("bounded", 0.2, 1.0)

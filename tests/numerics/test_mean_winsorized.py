@@ -81,6 +81,7 @@ def test_last_bin_shorter():
     np.testing.assert_array_equal(b.index(np.array([0.69, 0.7, 0.71, 0.75, 0.79, 0.8])), [2, 2, 3, 3, 3, 3])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("vals", [[0.75, 0.1, -0.5], [0.79, 0.75, 0.71, 0.72, -0.9]])
 def test_private_range_probabilities_nearest_midpoint_in_short_last_bin(vals):
     """Values in the top of the second-to-last bin: the law must use the nearest midpoint (brute-force oracle)."""
@@ -105,6 +106,7 @@ def test_private_range_is_epsilon_dp_exactly(vals, new, eps, tau):
     assert np.all(np.abs(np.log(p) - np.log(q)) <= eps + 1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tau", [0.2, 1e-4])  # dense path and the O(n log n) segment path
 def test_private_range_sampling_frequencies_match_exact_law(tau):
     vals = np.array([-0.5, -0.1, 0.0, 0.05, 0.3])
@@ -133,6 +135,7 @@ def test_private_range_width_and_pitfall_p2_counterexample():
     assert res3.clipped_fraction == 0.0
 
 
+@pytest.mark.slow
 def test_theorem1_failure_probability_formula_not_exceeded():
     """Empirical P(range misses the data's bin) vs (B/τ)e^{-nε/8} (reproduced, not asserted strict: pitfall P3)."""
     n, eps, tau, B = 40, 0.6, 0.1, 1.0
@@ -150,6 +153,7 @@ def test_theorem1_failure_probability_formula_not_exceeded():
 # ------------------------------------------------------------------------------------- WME 1-D
 
 
+@pytest.mark.slow
 def test_wme_1d_laplace_variance():
     """Constant data (no clipping once the range is found): the error is exactly Lap(8τ/(nε)), var 128τ²/(n²ε²)."""
     n, eps, tau, B, v = 500, 1.0, 0.1, 1.0, 0.33
@@ -200,6 +204,7 @@ def test_fwht_matches_scipy():
         fwht(np.ones(3))
 
 
+@pytest.mark.slow
 def test_flattening_bounds_hold_with_stated_probability():
     """Spiky worst case z = e_1: ‖Uz‖∞ ≤ bound in ≥ 1−α of draws (Lemma 2 of 004; Hoeffding form of 003 P3)."""
     d, alpha, T = 256, 0.05, 2000
@@ -245,6 +250,7 @@ def test_appendix_z_numbers():
     assert highd_parameters(100, 10, 1.0, 1e-6, 1.0, 1.0).d_pad == 16
 
 
+@pytest.mark.slow
 def test_wme_highd_empirical_noise_variance():
     """Identical users: the error is U⁻¹ξ, ‖error‖² = ‖ξ‖² with ξ_j iid Lap(8τ′/(nε′)) (Thm 2 of 004, exact)."""
     n, d, eps, delta, tau, gamma = 20_000, 4, 4.0, 1e-3, 0.05, 0.01

@@ -214,6 +214,7 @@ def test_analytic_gaussian_sigma_broadcasts_and_validates():
 # ------------------------------------------------------------------------------------------- Laplace / RR
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scale,sens", [(1.0, 1.0), (0.5, 1.0), (2.0, 3.0)])
 def test_laplace_delta_matches_hockey_stick_integral(scale, sens):
     lap = Laplace(scale, sens)
@@ -252,6 +253,7 @@ def test_rr_delta_matches_brute_force(eps0):
 # ------------------------------------------------------------------------------------------- discrete profiles
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mech", [DiscreteLaplace(1.5, 1), DiscreteLaplace(2.0, 3), DiscreteLaplace(0.4, 2),
                                   DiscreteGaussian(1.5, 1), DiscreteGaussian(0.8, 2), DiscreteGaussian(3.0, 1),
                                   TruncatedDiscreteLaplace(0.7, 1e-4), TruncatedDiscreteLaplace(2.0, 0.05)],
@@ -546,6 +548,7 @@ def test_em_probabilities_exact():
     assert big == pytest.approx([1 / (1 + math.exp(-1.0)), 1 / (1 + math.exp(1.0))], rel=1e-14)
 
 
+@pytest.mark.slow
 def test_em_sampling_frequencies():
     scores = np.array([0.0, 1.0, 2.0, 4.0])
     p = M.exponential_mechanism_probabilities(scores, 1.0)

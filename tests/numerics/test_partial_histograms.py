@@ -131,6 +131,7 @@ def _neighbours(X):
             yield Y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tau", [0.5, 1.0, 2.0])
 def test_exact_loss_matches_brute_force_d2(tau):
     lam, mu = 1.3, 1.7
@@ -141,6 +142,7 @@ def test_exact_loss_matches_brute_force_d2(tau):
                 _brute_force_loss_d2(X, Y, lam, tau, mu), abs=1e-10)
 
 
+@pytest.mark.slow
 def test_exact_loss_matches_brute_force_d4():
     rng = np.random.default_rng(7)
     lam, tau, mu = 1.1, 1.0, 1.5
@@ -152,6 +154,7 @@ def test_exact_loss_matches_brute_force_d4():
                 _brute_force_loss_d4(X, Y, lam, tau, mu), abs=1e-10)
 
 
+@pytest.mark.slow
 def test_exact_loss_within_eps0_on_all_tiny_instances():
     """Every dataset of n = 3 people with d = 4 bits, every one-attribute neighbour: loss ≤ the stated ε0."""
     eps0 = 1.0
@@ -294,6 +297,7 @@ def test_rounding_reveals_exact_counts_monte_carlo():
 
 
 # ------------------------------------------------------------------ the sampler follows Algorithm 2's exact law
+@pytest.mark.slow
 def test_sampler_matches_exact_output_law_d4():
     """d = 4, n = 3: under Algorithm 2 a string s = s_L s_R is in L_[4] iff s_L ∈ L_{12}, s_R ∈ L_{34} and s is
     accepted at the root, three independent events, so P[s ∈ L_[4]] = p_1(s_L)·p_1(s_R)·p_2(s) with

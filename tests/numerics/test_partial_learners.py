@@ -115,6 +115,7 @@ def test_robust_halfspace_learner_small():
         robust_halfspace_learner(X, y, 1.0, 0.1, 0.6)
 
 
+@pytest.mark.slow
 def test_robust_halfspace_learner_learns_a_separable_concept():
     """y = sign(x_1) on {±1}², n = 3000, ε0 = 1, (γ, γ') = (0.6, 0.1): ν = 0.1, margins (0.2, 0.1), so on the
     integer dec the loss is the 0-1 loss on the randomized-response labels, and Δ = 1/(νd) = 5. A hypothesis that

@@ -106,6 +106,7 @@ def test_projection_onto_hull_is_a_projection():
     assert np.max((Q - P) @ (Y - P)) <= 1e-6
 
 
+@pytest.mark.slow
 def test_projection_error_flat_in_d_at_fixed_eps0():
     """Theorem 11: MSE ≤ min{σ², σΔ√(2 ln|X|)/m}; at fixed ε0 this is ≤ √(2k ln 2)/(ε0 n), which does not depend
     on d; at a fixed per-person ε the noise σ = Δ/(εn) is √(d/k) times larger. Tolerance: 5 standard errors of
@@ -161,6 +162,7 @@ def test_mwem_bound_and_best_T():
     assert mwem_best_T(n, e0, logX, m, 4)[1] < mwem_best_T(n, e0, logX, m, 1)[1]
 
 
+@pytest.mark.slow
 def test_mwem_error_within_bound():
     rng = np.random.default_rng(0)
     n, d, k = 3000, 6, 2
@@ -194,6 +196,7 @@ def _conj_answers(X, d=4, k=2):
     return (np.bincount(X @ (1 << np.arange(d - 1, -1, -1)), minlength=1 << d) / len(X)) @ kway_query_matrix(d, k)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ell", [1, 2])
 def test_mwem_selection_is_the_zcdp_exponential_mechanism(ell):
     """Round 1 of Algorithm 1 (A_1 uniform) picks an attribute-disjoint ℓ-set S with

@@ -82,6 +82,7 @@ def test_gumbel_probabilities_are_the_exponential_mechanism(u, eps, sens, mono):
         np.testing.assert_array_equal(got, M.exponential_mechanism_probabilities(u, eps, sens))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("u,eps,sens,mono", CASES)
 def test_laplace_probabilities_match_mpmath(u, eps, sens, mono):
     got = S.selection_probabilities(u, eps, noise="laplace", sensitivity=sens, monotonic=mono)
@@ -90,6 +91,7 @@ def test_laplace_probabilities_match_mpmath(u, eps, sens, mono):
         assert g == pytest.approx(w, rel=1e-10, abs=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("u,eps,sens,mono", CASES)
 def test_exponential_noise_is_permute_and_flip(u, eps, sens, mono):
     b = _b(eps, sens, mono)
@@ -100,6 +102,7 @@ def test_exponential_noise_is_permute_and_flip(u, eps, sens, mono):
         assert g == pytest.approx(w, rel=1e-9, abs=1e-300)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("noise", ["laplace", "exponential"])
 def test_many_candidates_against_mpmath_with_ties(noise):
     # 40 candidates in 3 groups: the grouped kernels and the composite rules beyond k = 32
@@ -164,6 +167,7 @@ def test_sampler_matches_exact_probabilities(noise):
     assert S.report_noisy_max(u, eps, noise=noise, rng=3) in range(len(u))
 
 
+@pytest.mark.slow
 def test_exponential_mechanism_sampling_matches_its_probabilities():
     u, eps, sens, n = [0.0, 1.0, 3.0, 2.5], 0.8, 1.0, 20_000
     p = M.exponential_mechanism_probabilities(u, eps, sens)
@@ -233,6 +237,7 @@ def _svt_mp(q, T, eps, c=1, variant="correct"):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("q,T,eps,c,variant", [
     ([0.0, 1.0, 0.0], 0.5, 1.0, 1, "correct"),
     ([2.0, -1.0, 3.0], 1.0, 0.5, 2, "correct"),
@@ -272,6 +277,7 @@ def test_broken_variants_fail_the_same_check(variant):
         assert four > two + 0.3 and four > 1.5
 
 
+@pytest.mark.slow
 def test_above_threshold_matches_the_exact_pattern_probabilities():
     q, T, eps, c, n = [0.0, 1.0, 0.5, 2.0], 1.0, 1.5, 2, 20_000
     exact = S.sparse_vector_pattern_probabilities(q, T, eps, max_positives=c)
@@ -445,6 +451,7 @@ def test_sparse_vector_laws_where_two_delta_overflows():
         assert big[o] == pytest.approx(ref[o], rel=1e-12, abs=1e-300)
 
 
+@pytest.mark.slow
 def test_above_threshold_keeps_the_noise_of_a_tie_at_a_tiny_scale():
     # q_1 = T, noise scales 2e-308 and 4e-308: ⊤ iff Z_1 ≥ Z_T, probability ½ by symmetry (2c·Z⁰_1 and Z⁰_T are
     # symmetric and independent). In plain arithmetic 0.5 + 4e-308·Z rounds to 0.5 and every run said ⊤.
@@ -479,6 +486,7 @@ def _laplace_direct(u: np.ndarray, b: float, idx, lo: float, hi: float, width: f
     return out
 
 
+@pytest.mark.slow
 def test_laplace_probabilities_of_ten_thousand_spread_scores_fit_in_memory_and_match_the_direct_sum():
     # 10⁴ distinct scores 0.05 noise scales apart (500 in all). The former k × nodes tables took tens of GiB here
     # (about 5·10⁵ nodes for 10⁴ candidates: 50 GiB at uniform(0, 100)); now the sums over candidates are series
@@ -498,6 +506,7 @@ def test_laplace_probabilities_of_ten_thousand_spread_scores_fit_in_memory_and_m
     np.testing.assert_allclose(p[idx], want, rtol=1e-11)
 
 
+@pytest.mark.slow
 def test_laplace_probabilities_of_two_thousand_random_scores_match_the_direct_sum():
     # random distinct scores (ties of groups too) within 30 noise scales: every candidate against the oracle
     g = np.random.default_rng(4)
@@ -508,6 +517,7 @@ def test_laplace_probabilities_of_two_thousand_random_scores_match_the_direct_su
     np.testing.assert_allclose(p[idx], want, rtol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("u", [np.linspace(0.0, 10.0, 10_000), np.r_[np.zeros(5000), -np.arange(1.0, 5001.0)]])
 def test_permute_and_flip_of_ten_thousand_scores_matches_the_direct_product(u):
     # the permute-and-flip integral p_a ∫₀¹ Π_{l≠a}(1 − p_l s) ds evaluated plainly for a few candidates (Gauss–

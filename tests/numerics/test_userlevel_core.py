@@ -345,6 +345,7 @@ class TestSubsampling:
                 naive = max(naive, hockey_stick(p, q, n / N * eps0), hockey_stick(q, p, n / N * eps0))
         assert below > 0 and naive > 1e-4
 
+    @pytest.mark.slow
     def test_subsample_users_is_uniform_without_replacement(self):
         x = UserDataset.from_array(np.arange(5).reshape(5, 1))
         rng = np.random.default_rng(11)

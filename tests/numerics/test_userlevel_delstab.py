@@ -59,6 +59,7 @@ class TestExactness:
             assert len(p) == len(ds.outputs) and ds.outputs[-1] == BOTTOM
             assert np.all(p >= 0) and p.sum() == pytest.approx(1.0, abs=1e-12)
 
+    @pytest.mark.slow
     @pytest.mark.parametrize("eps0, seed", [(3.0, 0), (4.0, 1), (4.5, 1), (1.0, 2)])
     def test_types_equal_brute_force(self, eps0, seed):
         # Brute force enumerates every S and every completion T with the inner pmf computed on the actual
@@ -185,6 +186,7 @@ class TestPrivacy:
 
 
 class TestRun:
+    @pytest.mark.slow
     def test_frequencies_match_exact_pmf(self):
         ds = DelStab(3.0, 0.1, NoisySum(epsilon0=0.5, high=12))
         x = from_sums([1, 2] * 5 + [0] * 16, 2)

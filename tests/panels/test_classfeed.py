@@ -177,6 +177,7 @@ class _ClassToy(Panel):
 
 # ---- no class: exactly today's behaviour ----------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_without_the_variable_there_is_no_feed_no_notice_and_no_request(server, monkeypatch):
     monkeypatch.delenv(CF.CLASS_ENV, raising=False)
     CF.reset_class_feed()
@@ -255,6 +256,7 @@ def test_the_kernel_id_is_the_connection_files_stem(monkeypatch):
 
 # ---- local privacy: randomized in the kernel ----------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_local_mode_sends_the_randomized_bucket_with_the_key_and_the_domain(server, use_feed):
     use_feed(_feed(server, rng=11))
     p = _ClassToy().refresh()
@@ -274,6 +276,7 @@ def test_local_mode_sends_the_randomized_bucket_with_the_key_and_the_domain(serv
     assert "Your class so far" in ex.class_box.view.value
 
 
+@pytest.mark.slow
 def test_local_reports_follow_the_krr_law(server):
     """Over many answers, the sent buckets' frequencies are those of k-RR: p = e^ε/(e^ε + k − 1) on the true bucket,
     q elsewhere (within 4 binomial standard deviations, fixed seed)."""
@@ -291,6 +294,7 @@ def test_local_reports_follow_the_krr_law(server):
         assert abs(np.sum(sent == b) - n * law[b]) <= 4 * sd, (b, np.sum(sent == b), n * law[b])
 
 
+@pytest.mark.slow
 def test_a_repeated_reveal_of_the_same_answer_resends_the_same_report(server):
     """Memoised randomized response: revealing one answer again gives the server the same report (not a fresh draw
     of the same answer, which would compose), with a new submission id."""
@@ -303,6 +307,7 @@ def test_a_repeated_reveal_of_the_same_answer_resends_the_same_report(server):
     assert len({r["body"]["bucket"] for r in sent}) == 1 and len({r["body"]["submission"] for r in sent}) == 5
 
 
+@pytest.mark.slow
 def test_central_mode_sends_the_raw_bucket_and_shows_no_release_yet(server, use_feed):
     use_feed(_feed(server, privacy="central"))
     p = _ClassToy().refresh()
@@ -317,6 +322,7 @@ def test_central_mode_sends_the_raw_bucket_and_shows_no_release_yet(server, use_
     assert ex.class_box.update_button.layout.display is None  # the learner may look again
 
 
+@pytest.mark.slow
 def test_opting_out_sends_nothing(server, use_feed):
     use_feed(_feed(server))
     p = _ClassToy().refresh()
@@ -329,6 +335,7 @@ def test_opting_out_sends_nothing(server, use_feed):
     assert "not shared" in p.choice.class_box.view.value and "Your class so far" not in p.choice.class_box.view.value
 
 
+@pytest.mark.slow
 def test_a_retry_reuses_the_submission_id_and_the_report(server, use_feed):
     use_feed(_feed(server))
     p = _ClassToy().refresh()
@@ -343,6 +350,7 @@ def test_a_retry_reuses_the_submission_id_and_the_report(server, use_feed):
 
 # ---- what the learner sees ----------------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_the_class_so_far_escapes_labels(server, use_feed):
     use_feed(_feed(server, privacy="central"))
     server.privacy = "local"  # the fake releases at once
@@ -357,6 +365,7 @@ def test_the_class_so_far_escapes_labels(server, use_feed):
     assert "<script>" not in direct and "&lt;script&gt;" in direct and "for this release" in direct
 
 
+@pytest.mark.slow
 def test_nothing_about_the_class_is_shown_before_the_reveal(server, use_feed):
     use_feed(_feed(server))
     p = _ClassToy().refresh()
@@ -377,6 +386,7 @@ def test_nothing_about_the_class_is_shown_before_the_reveal(server, use_feed):
     assert "Your class so far" in p.choice.class_box.view.value
 
 
+@pytest.mark.slow
 def test_the_class_view_of_a_reveal_goes_when_the_settings_move(server, use_feed):
     use_feed(_feed(server))
 
@@ -390,6 +400,7 @@ def test_the_class_view_of_a_reveal_goes_when_the_settings_move(server, use_feed
     assert p.predict.class_box.view.value == ""
 
 
+@pytest.mark.slow
 def test_a_real_lesson_exercise_is_keyed_by_its_panel(server, use_feed):
     use_feed(_feed(server))
     p = AuditPanel(trials=1000).refresh()
@@ -401,6 +412,7 @@ def test_a_real_lesson_exercise_is_keyed_by_its_panel(server, use_feed):
     assert req["body"]["domain"]["title"].startswith("An audit of a mechanism that claims ε = 1")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status,words", [(None, "not reachable"), (403, "did not recognise"), (410, "has ended"),
                                           (429, "too many"), (500, "not reachable")])
 def test_a_server_problem_is_a_friendly_line_not_an_exception(server, use_feed, status, words):
@@ -423,6 +435,7 @@ def test_a_server_problem_is_a_friendly_line_not_an_exception(server, use_feed, 
         feed.released("_ClassToy.choice")
 
 
+@pytest.mark.slow
 def test_the_opt_out_box_takes_only_a_bool_from_the_browser(server, use_feed):
     use_feed(_feed(server))
     p = _ClassToy().refresh()
@@ -490,6 +503,7 @@ def _counts(game):
     return [game.negatives - game.false_positives, game.negatives, game.true_positives, game.positives]
 
 
+@pytest.mark.slow
 def test_the_game_posts_its_tally_at_once_without_a_loop(server, use_feed):
     use_feed(_feed(server))
     p = NeighbourGamePanel(rng=4, canary=3.0, noise_multiplier=1.5).refresh()
@@ -507,6 +521,7 @@ def test_the_game_posts_its_tally_at_once_without_a_loop(server, use_feed):
     assert f"claimed ε = {p.game.claimed_epsilon:.3g}" in shown
 
 
+@pytest.mark.slow
 def test_the_game_debounces_on_the_kernel_loop_and_posts_the_latest_counts(server, use_feed, monkeypatch):
     monkeypatch.setattr(auditing, "GAME_POST_INTERVAL", 0.3)
     use_feed(_feed(server))
@@ -532,6 +547,7 @@ def test_the_game_debounces_on_the_kernel_loop_and_posts_the_latest_counts(serve
     assert sum(_counts(p.game)[1::2]) == 10
 
 
+@pytest.mark.slow
 def test_the_game_pools_only_plays_of_one_mechanism(server, use_feed):
     use_feed(_feed(server))
     p = NeighbourGamePanel(rng=2).refresh()
@@ -544,6 +560,7 @@ def test_the_game_pools_only_plays_of_one_mechanism(server, use_feed):
     assert server.requests[-1]["body"]["counts"] == _counts(p.game)
 
 
+@pytest.mark.slow
 def test_the_game_opt_out_sends_nothing_and_a_down_server_is_a_friendly_line(server, use_feed):
     use_feed(_feed(server))
     p = NeighbourGamePanel(rng=2).refresh()

@@ -35,6 +35,7 @@ def test_dpsgd_prediction_not_shown_before_reveal():
     assert "Close" in p.exercise.reveal()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("T,shown,checkpoints", [(1000, [50, 250, 500, 750, 1000], [250, 500, 750, 1000]),
                                                   (200, [50, 100, 150, 200], [50, 100, 150, 200])])
 def test_dpsgd_panel_streams_the_run_labelled_partial_and_ends_on_the_whole_run(T, shown, checkpoints):

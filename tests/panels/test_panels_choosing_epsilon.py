@@ -160,6 +160,7 @@ def test_bad_value_is_reported_and_the_panel_recovers():
     assert p.last_error is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", PANELS)
 def test_updates_sent_to_the_browser_contain_no_bare_nan(cls):
     p = cls().refresh()

@@ -45,6 +45,7 @@ def panels():
     return {name: cls().refresh() for name, cls in PANELS.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PANELS))
 def test_out_of_range_and_malformed_values_are_refused(panels, name):
     panel = panels[name]
@@ -65,6 +66,7 @@ def test_out_of_range_and_malformed_values_are_refused(panels, name):
     assert len(panel.timings.samples) == renders, f"{name}: a refused update rendered"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(PANELS))
 def test_in_range_values_from_the_browser_still_move_the_panel(panels, name):
     panel = panels[name]

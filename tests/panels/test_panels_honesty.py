@@ -120,6 +120,7 @@ def test_the_answer_detector_sees_a_printed_answer_and_ignores_round_ones():
     assert _leaks(460337.2, ["about 460,337 users"], []) != []
 
 
+@pytest.mark.slow
 def test_every_lesson_panel_is_swept():
     assert len(PANELS) >= 30, sorted(PANELS)
     with_exercise = [n for n, cls in PANELS.items() if _exercises(cls().refresh())]

@@ -76,6 +76,7 @@ def test_phased_panel_hint_when_users_run_out():
     assert "only" in p.hint.value  # the schedule asks for more phases than there are users
 
 
+@pytest.mark.slow
 def test_heterogeneity_panel_and_exercise():
     p = HeterogeneityPanel(n=100).refresh()
     assert p.last_error is None

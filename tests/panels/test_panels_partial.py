@@ -23,6 +23,7 @@ ALL = [RecordEpsilonPanel, InterpretationPanel, CensusPanel, CanonicalHistogramP
        AttributeUsersNeededPanel, MarginalsPanel, MisconceptionPanel]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", ALL)
 def test_builds_at_defaults_and_is_registered(cls):
     p = cls().refresh()

@@ -112,6 +112,7 @@ class _Counted:
         panel.render = render
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_a_change_streams_partial_figures_and_ends_on_the_synchronous_one(name, monkeypatch):
     import dpviz.panels.panel as base
@@ -131,6 +132,7 @@ def test_a_change_streams_partial_figures_and_ends_on_the_synchronous_one(name, 
     assert len(panel.timings.first) == 1 and panel.timings.first[0] <= panel.timings.samples[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_partial_views_say_they_are_partial(name):
     _, _, control, value, _ = CASES[name]
@@ -144,6 +146,7 @@ def test_partial_views_say_they_are_partial(name):
     assert panel.note.value == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_a_second_change_closes_the_first(name):
     _, _, control, first, second = CASES[name]
@@ -159,6 +162,7 @@ def test_a_second_change_closes_the_first(name):
     assert panel.last_error is None and panel.note.value == ""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_stop_keeps_the_partial_figure_with_a_note(name):
     _, _, control, value, other = CASES[name]
@@ -180,6 +184,7 @@ def test_stop_keeps_the_partial_figure_with_a_note(name):
     assert panel.note.value == "" and _state(panel) == _sync_state(name, other)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["ValueError", "bug"])
 @pytest.mark.parametrize("name", CASES)
 def test_errors_in_a_later_step_become_the_friendly_message(name, kind):
@@ -211,6 +216,7 @@ def test_errors_in_a_later_step_become_the_friendly_message(name, kind):
     assert _state(panel) == _sync_state(name, other)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CASES)
 def test_without_background_an_update_is_synchronous_and_complete(name):
     _, _, control, value, _ = CASES[name]
@@ -252,6 +258,7 @@ def _bench_module():
     return importlib.import_module("benchmarks.panels.run")
 
 
+@pytest.mark.slow
 def test_make_bench_times_the_first_partial_result_of_every_streamed_panel():
     run = _bench_module()
     run.import_panels()

@@ -39,6 +39,7 @@ def _bundle_trace_types() -> frozenset[str]:
     return frozenset(re.findall(r'moduleType:"trace",name:"(\w+)"', text))
 
 
+@pytest.mark.slow
 def test_the_bundle_registers_the_trace_types_its_readme_lists():
     assert _bundle_trace_types() >= {"scatter", "bar", "heatmap", "contour", "histogram", "box"}
     assert not _bundle_trace_types() & {"scatter3d", "scattergl", "choropleth", "sankey", "table", "scattermap"}
@@ -48,6 +49,7 @@ def test_every_panel_module_registers_panels():
     assert len(LESSON_PANELS) >= 30, LESSON_PANELS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LESSON_PANELS)
 def test_sweeping_every_control_shows_no_bug_and_no_warning(name):
     problems = []

@@ -115,6 +115,7 @@ def test_membership_noise_switch_and_readout():
     assert found == []
 
 
+@pytest.mark.slow
 def test_reconstruction_feedback_and_readout_use_the_corrected_error():
     p = WP.ReconstructionPanel(n=400, ratio=5, noise=5.011872336272722).refresh()  # E = 10^0.7, on the slider's grid
     e = p.controls["noise"].value
@@ -180,6 +181,7 @@ def test_linkage_panel_follows_its_controls_and_hides_disclosure_until_reveal():
     assert found == []
 
 
+@pytest.mark.slow
 def test_linkage_exercise_cites_what_it_claims():
     text = " ".join(f for _, _, f in WP.LinkagePanel().exercise.options)
     for cite in ("Sweeney 2002, §4", "Dwork & Roth 2014, Thm 3.16", "Dwork & Roth 2014, §1"):
