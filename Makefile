@@ -1,7 +1,8 @@
 # dpviz — two commands on a fresh machine (Python 3.11+ and make):
 #   make serve   set up .venv and serve every lesson with Voila on http://localhost:8866
 #   make test    set up .venv and run the whole test suite
-# and: make bench (p50/p95 update time of every widget; where a slider move's time goes in the browser),
+# and: make bench (p50/p95 update time of every widget; where a slider move's time goes in the browser; what one
+#      class-view submission costs the server),
 #      make lab (JupyterLab on the lessons), make export (static pages and PDFs of the lessons in build/),
 #      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server),
 #      make docs (the documentation site in build/docs; warnings are errors).
@@ -60,6 +61,7 @@ test-fast: install
 bench: install
 	$(BIN)/python -m benchmarks.panels.run
 	$(BIN)/python -m benchmarks.panels.anatomy
+	$(BIN)/python -m benchmarks.classroom.submission
 
 # A class of students (default 30) opening a lesson together against a server on a free loopback port.
 # ANSWER=1: class mode (issue 39): the class view on, every student answers one exercise within 5 s, and the report
