@@ -82,10 +82,14 @@ def start_app(log_dir: Path, *args: str, base_url: str = "/", wait_for: str | No
               python: str | None = None, env: dict | None = None, cwd: Path | None = None) -> App:
     """Start the app with ``args``; wait until it answers (and, if given, until its log shows ``wait_for``).
 
-    ``python``: the interpreter (default: this one); ``env``: its whole environment (default: inherited);
+    ``python``: the interpreter (default: this one); ``env``: its whole environment (default: inherited), in which
+    ``XDG_DATA_HOME`` is the test's ``log_dir/data`` unless set (a class's default store folder is under it);
     ``cwd``: its working directory (default: ``log_dir``; any directory: the app finds its lessons in the package).
     A port another process took before the app bound it is tried again on a new one (at most three times).
     """
+    # A class's store goes under the user's data directory by default (--class-dir): here, under the test's own.
+    env = {**(os.environ if env is None else env)}
+    env.setdefault("XDG_DATA_HOME", str((log_dir / "data").resolve()))
     for _attempt in range(3):
         port = free_port()
         log_path = log_dir / f"app-{port}.log"

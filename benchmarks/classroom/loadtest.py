@@ -330,9 +330,13 @@ class Server:
         if opts.classroom:
             self.args += [f"--class-size={opts.class_size or opts.students}", f"--lessons={lesson[:2]}"]
         self.class_dir: Path | None = None
-        if getattr(opts, "answer", False):  # the class view (on with --class-size), its tally in a new folder
+        if opts.classroom or getattr(opts, "answer", False):
+            # the class view (on with --class-size): its tally in a new folder of the log directory, never in the
+            # user's data directory where a teacher's real classes are
             self.class_dir = log_dir / f"class-{self.port}"
-            self.args += [f"--class-dir={self.class_dir}", f"--class-privacy={opts.class_privacy}"]
+            self.args += [f"--class-dir={self.class_dir}"]
+        if getattr(opts, "answer", False):
+            self.args += [f"--class-privacy={opts.class_privacy}"]
         self.args += shlex.split(opts.server_args or "")
         self.log_dir = log_dir
         self.proc: subprocess.Popen | None = None

@@ -69,6 +69,13 @@ PANEL_REGISTRY: dict[str, type[Panel]] = {}
 #: that come quickly do not cost a figure build and a redraw each; the final view is always drawn.
 PARTIAL_INTERVAL = 0.15
 
+#: Seconds the kernel's loop is left to itself between two steps of a streamed render. A message from the page that
+#: arrived during a step (another panel's slider) takes ipykernel several turns of the loop to reach its handler
+#: (the socket's callback, the shell queue, the dispatch task); a step scheduled for the very next turn would run
+#: before each of them, so that message waited three steps, not one. A few milliseconds of idle loop let it through
+#: first.
+PAUSE = 0.005
+
 #: Seconds between two moves of the progress bar by :meth:`Panel.report_progress`: each move is a message to the
 #: page, and a core loop may report dozens of times in a tenth of a second; 20 moves a second look the same.
 PROGRESS_INTERVAL = 0.05
@@ -170,18 +177,18 @@ def _kernel_loop() -> asyncio.AbstractEventLoop | None:
 
 
 def _after_sent(callback: Callable[[], None], loop: asyncio.AbstractEventLoop) -> None:
-    """Run ``callback`` on ``loop`` once the kernel's IOPub thread has sent what is queued now (a partial view on its
-    way to the page before the next refinement holds the interpreter); at the next turn of the loop outside a
-    kernel."""
+    """Run ``callback`` on ``loop``, :data:`PAUSE` after the kernel's IOPub thread has sent what is queued now (a
+    partial view on its way to the page before the next refinement holds the interpreter); outside a kernel,
+    :data:`PAUSE` from now."""
     kernelbase = sys.modules.get("ipykernel.kernelbase")
     iopub = None
     if kernelbase is not None and kernelbase.Kernel.initialized():
         iopub = getattr(getattr(kernelbase.Kernel.instance(), "iopub_socket", None), "io_thread", None)
     if iopub is None or not hasattr(iopub, "schedule") or not getattr(getattr(iopub, "thread", None), "is_alive",
                                                                           lambda: False)():
-        loop.call_soon(callback)
+        loop.call_later(PAUSE, callback)
         return
-    iopub.schedule(lambda: loop.call_soon_threadsafe(callback))
+    iopub.schedule(lambda: loop.call_soon_threadsafe(loop.call_later, PAUSE, callback))
 
 
 class Panel:
@@ -459,7 +466,7 @@ class Panel:
         if sent:
             _after_sent(lambda: self._advance(job), loop)
         else:
-            loop.call_soon(self._advance, job)
+            loop.call_later(PAUSE, self._advance, job)
 
     def _end(self, job: _Job, problem: str) -> None:
         job.finished = True

@@ -288,8 +288,9 @@ def test_steps_that_come_too_soon_are_skipped_but_the_final_one_is_drawn(monkeyp
 
 
 def test_on_a_running_event_loop_steps_interleave_with_other_messages():
-    """In a kernel the steps run one per turn of the loop: a message handled between two steps (here a later
-    control change, scheduled as the page's next message) closes the stale render."""
+    """In a kernel the steps run on the loop with a pause between them (``PAUSE``): a message that is already
+    waiting (here a later control change, scheduled as the page's next message) is handled before the next step,
+    and closes the stale render; the new one then runs to its end."""
     _Stream.log = []
     p = _Stream().refresh()
 
@@ -298,13 +299,37 @@ def test_on_a_running_event_loop_steps_interleave_with_other_messages():
         p.controls["a"].value = 2.0  # inside the loop, as a comm message handler
         assert p.readout.value == "2.0:1"
         loop.call_soon(lambda: setattr(p.controls["a"], "value", 3.0))
-        for _ in range(20):
-            await asyncio.sleep(0)
+        for _ in range(200):
+            await asyncio.sleep(0.005)
+            if p.readout.value == "3.0:3":
+                break
         return p.readout.value
 
     assert asyncio.run(main()) == "3.0:3"
-    assert [k for a, k in _Stream.log if a == 2.0] == [1, 2]  # one more step ran, then the change closed it
+    assert [k for a, k in _Stream.log if a == 2.0] == [1]  # no further step of the stale render ran first
 
+
+def test_without_the_pause_a_waiting_message_would_wait_a_step():
+    """The pause is what lets the message through: with steps scheduled for the very next turn (``PAUSE = 0``) the
+    stale render takes one more step before the change is handled (the check above would fail)."""
+    import dpviz.panels.panel as panel_module
+
+    _Stream.log = []
+    p = _Stream().refresh()
+    saved, panel_module.PAUSE = panel_module.PAUSE, 0.0
+    try:
+        async def main():
+            loop = asyncio.get_running_loop()
+            p.controls["a"].value = 2.0
+            loop.call_soon(lambda: loop.call_soon(lambda: setattr(p.controls["a"], "value", 3.0)))
+            for _ in range(50):
+                await asyncio.sleep(0)
+            return p.readout.value
+
+        assert asyncio.run(main()) == "3.0:3"
+    finally:
+        panel_module.PAUSE = saved
+    assert [k for a, k in _Stream.log if a == 2.0] == [1, 2]
 
 
 def test_overrides_meet_the_bound_rules_at_their_settings():
