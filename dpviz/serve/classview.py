@@ -120,6 +120,8 @@ def _release_json(release: classstore.Release, domain: classstore.Domain, privac
         "counts": [float(c) for c in release.counts],
         "low": [float(x) for x in meta.get("low", release.counts)],
         "high": [float(x) for x in meta.get("high", release.counts)],
+        # local privacy: each estimate's standard error (Wang et al. 2017, Thm 2), which the interval is ±1.96 of
+        "standard_errors": [float(x) for x in meta["standard_errors"]] if "standard_errors" in meta else None,
         "n": int(release.total),
         "epsilon": float(meta.get("epsilon", release.epsilon)),
         "privacy": meta.get("privacy", privacy),

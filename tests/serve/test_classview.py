@@ -45,6 +45,7 @@ def test_local_submissions_release_the_debiased_estimate_of_the_reports(tmp_path
     low, high = expected.interval(0.95)
     assert release["low"] == pytest.approx(low.tolist(), rel=1e-12)
     assert release["high"] == pytest.approx(high.tolist(), rel=1e-12)
+    assert release["standard_errors"] == pytest.approx(list(expected.standard_errors), rel=1e-12)
     assert (release["n"], release["epsilon"], release["privacy"]) == (5, 2.0, "local")
     assert view.budget.spent_epsilon == 0.0  # post-processing of ε-DP reports costs the class nothing
 
@@ -85,6 +86,7 @@ def test_a_central_release_is_the_library_mechanism_on_the_true_tally_and_is_cha
     assert out["release"]["counts"] == list(map(float, expected.counts))
     low, high = expected.interval(0.95)
     assert (out["release"]["low"], out["release"]["high"]) == (low.tolist(), high.tolist())
+    assert out["release"]["standard_errors"] is None  # central: the interval is the noise's exact quantile
     assert view.budget.spent_epsilon == 1.0
     view.release("ChoicePanel.quiz")
     refused = view.release("ChoicePanel.quiz")  # 1 + 1 + 1 > 2.5: refused, the last release kept

@@ -40,7 +40,8 @@
       ci.style.left = (100 * a) + "%";
       ci.style.width = Math.max(0.5, 100 * (b - a)) + "%";
       track.append(bar, ci);
-      const value = el("div", "dpviz-value", `${fmt(c)}  [${fmt(lo)}, ${fmt(hi)}]`);
+      const se = release.standard_errors ? ` ± ${fmt(release.standard_errors[i])}` : "";
+      const value = el("div", "dpviz-value", `${fmt(c)}${se}  [${fmt(lo)}, ${fmt(hi)}]`);
       grid.append(name, track, value);
     });
     return grid;
@@ -61,7 +62,8 @@
       const when = new Date(r.released_at * 1000).toLocaleTimeString();
       const what = r.privacy === "central"
         ? `released at ${when} with ε = ${eps(r.epsilon)} from ${r.n} answers (discrete Laplace, scale ${eps(2 / r.epsilon)})`
-        : `estimated from ${r.n} randomized answers (ε = ${eps(r.epsilon)} each), updated ${when}`;
+        : `estimated from ${r.n} randomized answers (ε = ${eps(r.epsilon)} each), updated ${when}; each count ± its ` +
+          `standard error`;
       box.append(el("div", "dpviz-meta", what + "; the bars show 95 % intervals"));
       if (ex.correct.length) {
         box.append(el("div", "dpviz-meta", "correct: " + ex.correct.map((i) => ex.labels[i]).join(" or ")));
