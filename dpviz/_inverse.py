@@ -355,7 +355,24 @@ def _expit(x: float) -> float:
 
 
 def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float, rtol: float) -> float:
-    """Smallest s > 0 (to relative ``rtol``) with eps_of(s) ≤ target, for ε non-increasing in the noise s.
+    """Smallest s > 0 (to relative ``rtol``) with eps_of(s) ≤ target, for ε non-increasing in the noise s: the
+    search of :func:`_bisect_noise_steps`, run to its end."""
+    return _run_steps(_bisect_noise_steps(eps_of, target, start, rtol))
+
+
+def _run_steps(steps):
+    """The value a generator of pauses returns, after running it to its end."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def _bisect_noise_steps(eps_of: Callable[[float], float], target: float, start: float, rtol: float):
+    """A generator: :func:`_bisect_noise`'s search, yielding None after each evaluation of ``eps_of`` (a pause, so
+    that a caller on an event loop can hand it back between two costly accountant evaluations) and returning the
+    smallest s > 0 (to relative ``rtol``) with eps_of(s) ≤ target, for ε non-increasing in the noise s.
 
     A bracket [lo, hi] with eps_of(lo) > target ≥ eps_of(hi) is kept at every step and ``hi`` is returned, so the
     noise never overshoots the privacy budget. Inside the bracket the next point is the secant of ln ε against
@@ -365,6 +382,7 @@ def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float,
     hi = min(max(start, 1e-300), 1e300)
     n = 0
     e_hi = eps_of(hi)
+    yield
     while not e_hi <= target:  # grow by 4×, then by 1e8× after 30 steps, up to the double range
         hi *= 4.0 if n < 30 else 1e8
         n += 1
@@ -372,8 +390,10 @@ def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float,
             raise ValueError(f"target_epsilon = {target!r} is not allowed here: no noise scale below 1e300 reaches it "
                              "(must be larger).")
         e_hi = eps_of(hi)
+        yield
     lo = hi / 4.0
     e_lo = eps_of(lo)
+    yield
     n = 0
     while e_lo <= target:  # shrink likewise, down to 1e-300 (then the smallest feasible noise found is returned)
         hi, e_hi = lo, e_lo
@@ -382,6 +402,7 @@ def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float,
         if lo < 1e-300:
             return hi
         e_lo = eps_of(lo)
+        yield
     # now eps_of(lo) > target ≥ eps_of(hi); work in x = ln s, f = ln ε − ln target
     x_lo, x_hi = math.log(lo), math.log(hi)
     log_t = math.log(target)
@@ -402,6 +423,7 @@ def _bisect_noise(eps_of: Callable[[float], float], target: float, start: float,
         else:
             x = 0.5 * (x_lo + x_hi)
         fx = f_of(eps_of(math.exp(x)))
+        yield
         if fx <= 0:  # feasible: new upper end
             x_hi, f_hi = x, fx
             if side == 1 and math.isfinite(f_lo):

@@ -15,7 +15,12 @@ Every accountant ``Cls(neighboring="add_remove" | "replace_one")`` has ``compose
 from dpviz.accountants._base import RUNS, Accountant
 from dpviz.accountants.advanced import AdvancedAccountant
 from dpviz.accountants.basic import BasicAccountant
-from dpviz.accountants.calibration import calibrate_laplace_scale, calibrate_sigma
+from dpviz.accountants.calibration import (
+    calibrate_laplace_scale,
+    calibrate_laplace_scale_steps,
+    calibrate_sigma,
+    calibrate_sigma_steps,
+)
 from dpviz.accountants.events import (
     NEIGHBORING,
     ZCDP,
@@ -59,7 +64,9 @@ __all__ = [
     "amplify_poisson",
     "amplify_without_replacement",
     "calibrate_laplace_scale",
+    "calibrate_laplace_scale_steps",
     "calibrate_sigma",
+    "calibrate_sigma_steps",
     "group_privacy",
     "group_privacy_curve",
     "group_privacy_item_budget",

@@ -35,6 +35,7 @@ References
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import math
@@ -43,6 +44,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from dpviz import mechanisms as _mech
+from dpviz._inverse import _run_steps
 from dpviz._validation import (
     Cap,
     check_choice,
@@ -57,8 +59,8 @@ from dpviz.accountants import (
     NEIGHBORING,
     RUNS,
     PoissonSampled,
-    calibrate_laplace_scale,
-    calibrate_sigma,
+    calibrate_laplace_scale_steps,
+    calibrate_sigma_steps,
     group_privacy,
     group_privacy_mechanism,
 )
@@ -471,34 +473,52 @@ def calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: fl
     """The smallest noise (σ or Laplace scale b) for which accountant ``name`` certifies ``target_epsilon``.
 
     Calls :func:`dpviz.accountants.calibrate_sigma` / :func:`~dpviz.accountants.calibrate_laplace_scale`; returns
-    ``(noise, None)`` or ``(None, reason)`` when that accountant cannot calibrate this setting.
+    ``(noise, None)`` or ``(None, reason)`` when that accountant cannot calibrate this setting. Remembers the last
+    512 settings (shared with :func:`calibrated_noise_steps`).
     """
+    return _run_steps(calibrated_noise_steps(name, mechanism, target_epsilon, delta, count, rate))
+
+
+def calibrated_noise_steps(name: str, mechanism: str, target_epsilon: float, delta: float, count: int, rate: float):
+    """:func:`calibrated_noise` as a generator for a streamed panel: it yields None after each accountant evaluation
+    of the search (:func:`dpviz.accountants.calibrate_sigma_steps`), none when the setting is remembered, and returns
+    ``(noise, None)`` or ``(None, reason)``. The arguments are checked at once."""
     check_choice(mechanism, "mechanism", ("gaussian", "laplace"))
     check_choice(name, "accountant", tuple(ACCOUNTANTS))
     target_epsilon = check_positive(target_epsilon, "target_epsilon")
     delta = check_delta(delta, allow_zero=False)
     count = check_integer(count, "count", minimum=1, maximum=RUNS.high)
     rate = check_in_range(rate, "rate", 0.0, 1.0, low_inclusive=False)
-    return _calibrated_noise(name, mechanism, target_epsilon, delta, count, rate)
+    return _calibrated_noise_steps((name, mechanism, target_epsilon, delta, count, rate))
 
 
-@functools.lru_cache(maxsize=512)
-def _calibrated_noise(name: str, mechanism: str, target_epsilon: float, delta: float, count: int,
-                      rate: float) -> tuple[float | None, str | None]:
+#: (accountant, mechanism, ε, δ, k, q) → (noise, reason), the last :data:`_CALIBRATED_SIZE` settings used.
+_CALIBRATED: collections.OrderedDict = collections.OrderedDict()
+_CALIBRATED_SIZE = 512
+
+
+def _calibrated_noise_steps(key: tuple):
+    if key in _CALIBRATED:
+        _CALIBRATED.move_to_end(key)
+        return _CALIBRATED[key]
+    name, mechanism, target_epsilon, delta, count, rate = key
     try:
         q = None if rate >= 1.0 else rate
         if mechanism == "gaussian":
             opts = {"max_grid_points": PLD_GRID_BUDGET} if name == "pld" else None
-            val = calibrate_sigma(target_epsilon, delta, count=count, sampling_rate=q, accountant=name,
-                                  accountant_options=opts)
+            val = yield from calibrate_sigma_steps(target_epsilon, delta, count=count, sampling_rate=q,
+                                                   accountant=name, accountant_options=opts)
         else:
-            val = calibrate_laplace_scale(target_epsilon, delta, count=count, sampling_rate=q, accountant=name)
+            val = yield from calibrate_laplace_scale_steps(target_epsilon, delta, count=count, sampling_rate=q,
+                                                           accountant=name)
+        val = float(val)
+        result = (val, None) if math.isfinite(val) else (None, "no finite noise reaches this target")
     except _EXPECTED as exc:
-        return None, str(exc) or type(exc).__name__
-    val = float(val)
-    if not math.isfinite(val):
-        return None, "no finite noise reaches this target"
-    return val, None
+        result = (None, str(exc) or type(exc).__name__)
+    _CALIBRATED[key] = result
+    while len(_CALIBRATED) > _CALIBRATED_SIZE:
+        _CALIBRATED.popitem(last=False)
+    return result
 
 
 def exact_gaussian_sigma(target_epsilon: float, delta: float, count: int) -> float:

@@ -319,10 +319,11 @@ class CalibrationPanel(Panel):
         done = 0
         for i, (pending, todo) in enumerate(passes):
             for name in todo:  # fills the cache, accountant by accountant (moves the bar)
-                C.calibrated_noise(name, mech, target, delta, k, q)
+                # a pause after each of the search's accountant evaluations: the kernel answers the page meanwhile
+                yield from C.calibrated_noise_steps(name, mech, target, delta, k, q)
                 done += 1
                 self.report_progress(done / n_all)
-                yield  # a pause between accountants: the kernel answers the page meanwhile
+                yield  # and one between accountants
             yield Step(i + 1, len(passes), lambda pending=pending: self._view(mech, target, delta, k, q, pending),
                        unit=_PASS_UNIT)
 

@@ -76,6 +76,9 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     # calibration (RDP: the cheapest accountant with a sampled Gaussian)
     "calibrate_sigma": ((1.0, 1e-5, 3, 0.5, "rdp"), {}),
     "calibrate_laplace_scale": ((1.0, 1e-6, 3, 0.5, "rdp"), {}),
+    # the stepwise forms check every argument when called, before the first step (the search is swept above)
+    "calibrate_sigma_steps": ((1.0, 1e-5, 3, 0.5, "rdp"), {}),
+    "calibrate_laplace_scale_steps": ((1.0, 1e-6, 3, 0.5, "rdp"), {}),
     # group privacy
     "group_privacy": ((1.0, 1e-6, 3), {}),
     "group_privacy_mechanism": ((M.Gaussian(2.0), 3), {}),

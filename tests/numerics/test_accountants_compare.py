@@ -326,3 +326,28 @@ def test_optimal_composition_of_631_gaussians_is_the_finite_kov_value():
     d0 = 1e-5 / (2 * 631)
     assert opt.epsilon <= kov_epsilon(Gaussian(4.0).epsilon(d0), d0, 631, 1e-5)
     assert opt.epsilon > 10 * exact
+
+
+def test_the_stepwise_calibration_pauses_and_returns_what_the_plain_one_does():
+    """``calibrated_noise_steps`` yields a pause after each accountant evaluation of the search and returns the same
+    (noise, reason) as ``calibrated_noise``; a remembered setting returns at once, without a pause."""
+    from dpviz.accountants import calibrate_sigma, calibrate_sigma_steps
+
+    def run(steps):
+        pauses = 0
+        while True:
+            try:
+                assert next(steps) is None
+            except StopIteration as done:
+                return done.value, pauses
+            pauses += 1
+
+    sigma, pauses = run(calibrate_sigma_steps(1.3, 1e-6, 7, None, "rdp"))
+    assert sigma == calibrate_sigma(1.3, 1e-6, 7, None, "rdp") and pauses >= 3
+    C._CALIBRATED.clear()
+    value, pauses = run(C.calibrated_noise_steps("rdp", "gaussian", 1.3, 1e-6, 7, 1.0))
+    assert value == (sigma, None) and pauses >= 3
+    assert run(C.calibrated_noise_steps("rdp", "gaussian", 1.3, 1e-6, 7, 1.0)) == ((sigma, None), 0)
+    assert C.calibrated_noise("rdp", "gaussian", 1.3, 1e-6, 7, 1.0) == (sigma, None)
+    with pytest.raises(ValueError, match="target_epsilon"):
+        C.calibrated_noise_steps("rdp", "gaussian", -1.0, 1e-6, 7, 1.0)  # checked at the call, not at the first step
