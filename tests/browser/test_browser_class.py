@@ -107,9 +107,11 @@ def test_a_teacher_and_three_students_and_a_restart(browser, tmp_path, privacy):
         students.clear()
         app.stop()
         app = start_app(tmp_path, *args, wait_for="Teacher's view", timeout=240)
-        # While the server was down the page kept polling (and said so): those refused requests are the point.
+        # While the server was down the page kept polling (and said so): those refused requests are the point, so
+        # that page (and its console's errors about them) is closed, and the teacher opens the new address.
         assert "Not reachable right now" in teacher.locator("#dpviz-status").inner_text()
-        teacher.page_errors.clear()
+        teacher_ctx.close()
+        teacher_ctx, teacher = _new_page(browser, viewport={"width": 1280, "height": 1000})
         teacher.goto(_teacher_url(app))  # the same token (it is kept in the class's store); a new port here
         _wait_for_answers(teacher, 2)
         students.append(_answer(browser, app, 2))

@@ -24,6 +24,9 @@ EXEMPT_MODULES: dict[str, str] = {
     "dpviz.lessons": "the lesson catalogue: reads the package's own notebooks (tests/lessons/test_lessons.py)",
     "dpviz.export": "the static export: file names of the package's own notebooks (tests/lessons/test_export.py)",
     "dpviz.references": "the bibliography: keys into a fixed table (tests/contracts/test_references.py)",
+    "dpviz.panels.classfeed": "the class view's kernel client: its input is the server's environment variable and "
+                              "HTTP replies, each refused with a ValueError or a friendly line "
+                              "(tests/panels/test_classfeed.py)",
 }
 
 ROOT = Path(__file__).resolve().parent

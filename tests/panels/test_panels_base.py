@@ -358,9 +358,13 @@ def test_a_lessons_controls_and_texts_share_one_style_model_per_kind():
     assert plain.style.button_width == "" and plain.style is not neighbours[0].style
 
 
-def test_a_style_closed_with_every_widget_is_made_again_for_the_next_panel():
+def test_a_style_closed_with_every_widget_is_made_again_for_the_next_panel(monkeypatch):
     import ipywidgets as W
+    from ipywidgets.widgets import widget as widget_module
 
+    # close_all closes every widget of the process: here only this test's (in the whole suite, widgets of earlier
+    # tests may hold comms of a comm manager that a later import replaced, and closing those raises KeyError)
+    monkeypatch.setattr(widget_module, "_instances", {})
     first = _Toy().refresh()
     W.Widget.close_all()
     second = _Toy().refresh()
