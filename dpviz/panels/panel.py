@@ -23,12 +23,12 @@ A panel in full (``docs/develop/panels.md`` walks through it)::
 * ``__init__`` never renders: the first render happens when the panel is displayed, or at :meth:`Panel.refresh`
   (tests, ``make bench``, the static export).
 
-A streamed render is driven cooperatively on the kernel's event loop, one step per turn of the loop: between two
-steps the kernel reads the page's messages, so a newer control change (which closes the stale generator) or the Stop
-button (which keeps the last partial figure, with a note) is handled at once, and the next refinement starts once
-the partial view has been sent. Outside a running loop (tests, ``make bench``) :meth:`Panel.wait` steps it. There
-are no threads: the work between two yields is the unit of cancellation, so a step should take a fraction of a
-second.
+A streamed render is driven cooperatively on the kernel's event loop, a step at a time with :data:`PAUSE` between
+two: between two steps the kernel reads the page's messages, so a newer control change (which closes the stale
+generator) or the Stop button (which keeps the last partial figure, with a note) is handled at once, and the next
+refinement starts once the partial view has been sent. Outside a running loop (tests, ``make bench``)
+:meth:`Panel.wait` steps it. There are no threads: the work between two yields is the unit of cancellation, so a
+step should take a fraction of a second.
 """
 
 from __future__ import annotations
