@@ -364,7 +364,10 @@ def test_a_style_closed_with_every_widget_is_made_again_for_the_next_panel(monke
 
     # close_all closes every widget of the process: here only this test's (in the whole suite, widgets of earlier
     # tests may hold comms of a comm manager that a later import replaced, and closing those raises KeyError)
+    from dpviz.panels import controls
+
     monkeypatch.setattr(widget_module, "_instances", {})
+    monkeypatch.setattr(controls, "_SHARED_STYLES", {})  # the styles too are made in this test, not by an earlier one
     first = _Toy().refresh()
     W.Widget.close_all()
     second = _Toy().refresh()
