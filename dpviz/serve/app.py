@@ -41,6 +41,7 @@ The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_D
 
 from __future__ import annotations
 
+import datetime
 import functools
 import json
 import logging
@@ -292,7 +293,7 @@ class DpvizVoila(Voila):
 
         if self.class_privacy not in classview.PRIVACY:
             raise ValueError(f"class_privacy = {self.class_privacy!r} is not allowed: must be local or central")
-        name = self.class_name or "class-" + __import__("datetime").date.today().isoformat()
+        name = self.class_name or "class-" + datetime.date.today().isoformat()
         store = classview.open_store(self.class_dir, name)
         view = classview.ClassView(store, privacy=self.class_privacy, total_epsilon=self.class_epsilon,
                                    release_epsilon=self.class_release_epsilon,
