@@ -33,6 +33,12 @@ What the browser sends is input to check: the kernel API answers only loopback c
 key (compared in constant time) for a kernel a page owns; the teacher's view only the teacher's token (also in
 constant time); every value is checked by the store against the exercise's declared domain; and no value is
 rendered as HTML (the page builds its text with ``textContent``).
+
+Under JupyterHub the same view runs in one hub-managed service, :mod:`dpviz.serve.hubclass`, that every student's
+kernel reaches with its server's hub token. The routes' bodies are written once here (:class:`ClassRoute` and its
+subclasses, mixins with no server base) and each server adds its base class and its authentication of kernels:
+``dpviz serve``'s handlers below are jupyter_server handlers (loopback and the kernel key), the service's are
+tornado handlers with JupyterHub's auth mixins (the hub names the token's user).
 """
 
 from __future__ import annotations
@@ -57,7 +63,8 @@ from dpviz import classpoll
 from dpviz.serve import classstore
 from dpviz.serve.classstore import ClassEnded, ClassStore, DomainDiffers, RateLimited, Refused
 
-__all__ = ["PRIVACY", "KEY_HEADER", "ClassView", "class_handlers", "kernel_environment", "parse_end_time"]
+__all__ = ["PRIVACY", "KEY_HEADER", "ClassView", "class_handlers", "hub_environment", "kernel_environment",
+           "parse_end_time", "teacher_page"]
 
 #: The two protections (``--class-privacy``).
 PRIVACY = ("local", "central")
@@ -80,6 +87,17 @@ TITLE_LENGTH = 300
 def kernel_environment(api_url: str, key: str, privacy: str, report_epsilon: float) -> str:
     """The value of :data:`ENV` in every kernel: where the class API is, its key, and the protection in force."""
     return json.dumps({"api": api_url, "key": key, "privacy": privacy, "epsilon": float(report_epsilon)})
+
+
+def hub_environment(api_url: str, privacy: str, report_epsilon: float) -> str:
+    """The value of :data:`ENV` for kernels under JupyterHub (the hub's ``c.Spawner.environment``): where the class
+    service's API is and the protection in force, with ``"auth": "hub"`` and no key. Each kernel authenticates with
+    its own single-user server's ``JUPYTERHUB_API_TOKEN`` instead, which names its hub user
+    (:mod:`dpviz.serve.hubclass`): there is no class-wide secret to hand to every student's server."""
+    if privacy not in PRIVACY:
+        raise ValueError(f"privacy = {privacy!r} is not allowed: must be one of {', '.join(PRIVACY)}")
+    epsilon = classpoll.EPSILON.check(report_epsilon, "report_epsilon")
+    return json.dumps({"api": api_url, "auth": "hub", "privacy": privacy, "epsilon": float(epsilon)})
 
 
 def parse_end_time(text: str, now: _dt.datetime | None = None) -> float:
@@ -179,11 +197,19 @@ class ClassView:
         return self.store.declare(exercise, k, labels, title=_plain(domain.get("title", ""), TITLE_LENGTH),
                                   lesson=str(domain.get("lesson", "")), correct=tuple(correct), kind=kind)
 
-    def submit(self, body: dict) -> dict:
+    def _submitter(self, body: dict, browser: str | None) -> str:
+        """Who submits: ``browser`` when the server already knows it (under JupyterHub, from the hub user the
+        request's token names; the body's kernel id is then ignored), else the page that owns the body's kernel."""
+        return self._browser(body.get("kernel")) if browser is None else browser
+
+    def submit(self, body: dict, browser: str | None = None) -> dict:
         """A kernel's submission (see the contract in :mod:`dpviz.panels.classfeed`): store it, and in local privacy
-        release the exercise's new estimate. Returns the reply's JSON."""
+        release the exercise's new estimate. Returns the reply's JSON.
+
+        ``browser`` is the submitter when the server authenticated it itself (a token the store's browser pattern
+        accepts, e.g. :func:`dpviz.serve.hubclass.submitter_id`); None: ``owner_of`` the body's kernel."""
         self.check_end()
-        browser = self._browser(body.get("kernel"))
+        browser = self._submitter(body, browser)
         exercise, domain = body.get("exercise"), body.get("domain")
         if not isinstance(domain, dict):
             raise ValueError("domain is not allowed: must be an object with the exercise's labels")
@@ -213,9 +239,10 @@ class ClassView:
                                   {"low": low.tolist(), "high": high.tolist(), "epsilon": self.report_epsilon,
                                    "privacy": "local", "standard_errors": list(estimate.standard_errors)})
 
-    def submit_game(self, body: dict) -> dict:
+    def submit_game(self, body: dict, browser: str | None = None) -> dict:
+        """A browser's game tally (replacing its previous one); ``browser`` as in :meth:`submit`."""
         self.check_end()
-        browser = self._browser(body.get("kernel"))
+        browser = self._submitter(body, browser)
         domain = body.get("domain")
         if not isinstance(domain, dict):
             raise ValueError("domain is not allowed: must be an object with the game's claimed_epsilon and delta")
@@ -286,6 +313,14 @@ class ClassView:
             self.end()
         return self.store.ended
 
+    async def watch_end(self, every: float = 15.0) -> None:
+        """End the class at ``--class-end`` even if nobody asks (checked every ``every`` seconds; the view and every
+        submission check it too): the raw answers must go at the stated time, not at the next request."""
+        import asyncio
+
+        while self.ends_at is not None and not self.check_end():
+            await asyncio.sleep(every)
+
     def state(self) -> dict:
         """Everything the teacher's view shows, as JSON values: no raw tally, only releases and counts of answers."""
         self.check_end()
@@ -327,9 +362,12 @@ def _same(given: str | None, secret: str) -> bool:
     return isinstance(given, str) and hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode())
 
 
-class _ClassHandler(JupyterHandler):
-    """Common to the class view's routes: JSON errors, no caching, no XSRF cookie (each route checks a secret that
-    no other site can know: the kernel key or the teacher's token)."""
+class ClassRoute:
+    """What every class route does, whichever server it is in (``dpviz serve``'s jupyter_server app, or the hub
+    service :mod:`dpviz.serve.hubclass`): JSON errors, no caching, no XSRF cookie (each route checks a secret that
+    no other site can know: a kernel's credential or the teacher's token), the body's size and shape, and the map
+    from the view's exceptions to HTTP statuses. A mixin: the servers put it before their own handler base, so the
+    bodies below are written once and the two servers cannot drift apart."""
 
     def initialize(self, view: ClassView, secret: str, **extra):
         self.view = view
@@ -381,43 +419,37 @@ class _ClassHandler(JupyterHandler):
             raise web.HTTPError(400, reason=_plain(e, 300)) from None
 
 
-class _KernelApi(_ClassHandler):
-    """The kernels' routes: loopback connections with the kernel key only."""
+class SubmitRoute(ClassRoute):
+    """``POST …/api/submit``: one committed answer's bucket. Who submits is the authentication's, which sets
+    ``self.submitter`` in ``prepare``: None (``dpviz serve``: the view maps the body's kernel to its page's browser)
+    or the submitter's browser id (the hub service: from the hub user the request's token names)."""
 
-    def prepare(self):
-        ip = self.request.remote_ip or ""
-        near = _loopback(ip) or ip == self.extra.get("kernel_ip")
-        if not near or not _same(self.request.headers.get(KEY_HEADER), self.secret):
-            raise web.HTTPError(403, reason="forbidden")
-        return super().prepare()
-
-
-class SubmitHandler(_KernelApi):
-    """``POST dpviz/class/api/submit``: one committed answer's bucket."""
+    submitter: str | None = None
 
     def post(self):
         body = self._body()
-        self._answer(lambda: self.view.submit(body))
+        self._answer(lambda: self.view.submit(body, browser=self.submitter))
 
 
-class GameHandler(_KernelApi):
-    """``POST dpviz/class/api/game``: one browser's game tally, replacing its previous one."""
+class GameRoute(SubmitRoute):
+    """``POST …/api/game``: one browser's game tally, replacing its previous one."""
 
     def post(self):
         body = self._body()
-        self._answer(lambda: self.view.submit_game(body))
+        self._answer(lambda: self.view.submit_game(body, browser=self.submitter))
 
 
-class ReleasedHandler(_KernelApi):
-    """``GET dpviz/class/api/released?exercise=…``: the exercise's last release ("your class so far")."""
+class ReleasedRoute(ClassRoute):
+    """``GET …/api/released?exercise=…``: the exercise's last release ("your class so far")."""
 
     def get(self):
         exercise = self.get_query_argument("exercise", "")
         self._answer(lambda: {"release": self.view.released(exercise)})
 
 
-class _TeacherRoute(_ClassHandler):
-    """The teacher's routes: the token in ``?token=`` or the header, compared in constant time."""
+class TeacherTokenRoute(ClassRoute):
+    """The teacher's JSON routes: the token in the ``X-Dpviz-Teacher`` header (or ``?token=``), compared in
+    constant time, in both servers."""
 
     def prepare(self):
         given = self.request.headers.get(TOKEN_HEADER) or self.get_query_argument("token", None)
@@ -429,36 +461,15 @@ class _TeacherRoute(_ClassHandler):
         return super().prepare()
 
 
-class TeacherPage(_TeacherRoute):
-    """``/dpviz/class?token=…`` (``&projector=1``: large type): the teacher's live view of the class."""
-
-    def get(self):
-        from jupyter_server.utils import url_path_join
-
-        from dpviz.serve.guards import render_page
-
-        base = self.base_url
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.set_header("Referrer-Policy", "no-referrer")  # the token is in this page's address
-        projector = self.get_query_argument("projector", "") not in ("", "0")
-        self.finish(render_page(
-            "class.html.j2", tab_title="dpviz · the class", projector=projector, join_url=self.extra["join_url"],
-            qr_svg=self.extra["qr_svg"], script_url=url_path_join(base, "dpviz-static/class.js"),
-            state_url=url_path_join(base, "dpviz/class/state.json"),
-            release_url=url_path_join(base, "dpviz/class/release"), end_url=url_path_join(base, "dpviz/class/end"),
-            privacy=self.view.privacy,
-        ))
-
-
-class StateHandler(_TeacherRoute):
-    """``/dpviz/class/state.json``: what the view shows, polled by the page."""
+class StateRoute(TeacherTokenRoute):
+    """``…/state.json``: what the view shows, polled by the page."""
 
     def get(self):
         self._json(self.view.state())
 
 
-class ReleaseHandler(_TeacherRoute):
-    """``POST /dpviz/class/release`` ``{"exercise": …, "epsilon": …}``: a central release."""
+class ReleaseRoute(TeacherTokenRoute):
+    """``POST …/release`` ``{"exercise": …, "epsilon": …}``: a central release."""
 
     def post(self):
         body = self._body()
@@ -466,11 +477,91 @@ class ReleaseHandler(_TeacherRoute):
         self._answer(lambda: self.view.release(body.get("exercise"), None if eps is None else eps))
 
 
-class EndHandler(_TeacherRoute):
-    """``POST /dpviz/class/end``: end the class (delete the raw answers)."""
+class EndRoute(TeacherTokenRoute):
+    """``POST …/end``: end the class (delete the raw answers)."""
 
     def post(self):
         self._answer(lambda: (self.view.end(), {"ended": True})[1])
+
+
+def teacher_page(handler: web.RequestHandler, view: ClassView, *, join_url: str, qr_svg: str, script_url: str,
+                 state_url: str, release_url: str, end_url: str, token: str | None = None) -> None:
+    """Answer ``handler``'s request with the teacher's live view (``&projector=1``: large type), for either server.
+
+    ``token``: the teacher's token, embedded in the page's configuration for ``class.js`` to send (the hub service,
+    whose page the hub's login opens, so the token never appears in an address); None: ``class.js`` takes it from
+    the page's own ``?token=`` (``dpviz serve``)."""
+    from dpviz.serve.guards import render_page
+
+    handler.set_header("Content-Type", "text/html; charset=utf-8")
+    handler.set_header("Referrer-Policy", "no-referrer")  # the token is in this page's address or in its text
+    projector = handler.get_query_argument("projector", "") not in ("", "0")
+    handler.finish(render_page(
+        "class.html.j2", tab_title="dpviz · the class", projector=projector, join_url=join_url, qr_svg=qr_svg,
+        script_url=script_url, state_url=state_url, release_url=release_url, end_url=end_url,
+        privacy=view.privacy, token=token,
+    ))
+
+
+# ------------------------------------------------------------------------------ dpviz serve's handlers (jupyter_server)
+
+
+class _ClassHandler(ClassRoute, JupyterHandler):
+    """The class routes of ``dpviz serve``: jupyter_server handlers (their host checks matter on a classroom's
+    network: they refuse DNS rebinding)."""
+
+
+class _KernelApi(_ClassHandler):
+    """The kernels' routes: loopback connections with the kernel key only."""
+
+    def prepare(self):
+        ip = self.request.remote_ip or ""
+        near = _loopback(ip) or ip == self.extra.get("kernel_ip")
+        if not near or not _same(self.request.headers.get(KEY_HEADER), self.secret):
+            raise web.HTTPError(403, reason="forbidden")
+        return super().prepare()
+
+
+class SubmitHandler(SubmitRoute, _KernelApi):
+    """``POST dpviz/class/api/submit``."""
+
+
+class GameHandler(GameRoute, _KernelApi):
+    """``POST dpviz/class/api/game``."""
+
+
+class ReleasedHandler(ReleasedRoute, _KernelApi):
+    """``GET dpviz/class/api/released?exercise=…``."""
+
+
+class _TeacherRoute(TeacherTokenRoute, _ClassHandler):
+    """The teacher's routes of ``dpviz serve``: the token in ``?token=`` or the header."""
+
+
+class TeacherPage(_TeacherRoute):
+    """``/dpviz/class?token=…`` (``&projector=1``: large type): the teacher's live view of the class."""
+
+    def get(self):
+        from jupyter_server.utils import url_path_join
+
+        base = self.base_url
+        teacher_page(self, self.view, join_url=self.extra["join_url"], qr_svg=self.extra["qr_svg"],
+                     script_url=url_path_join(base, "dpviz-static/class.js"),
+                     state_url=url_path_join(base, "dpviz/class/state.json"),
+                     release_url=url_path_join(base, "dpviz/class/release"),
+                     end_url=url_path_join(base, "dpviz/class/end"))
+
+
+class StateHandler(StateRoute, _TeacherRoute):
+    """``/dpviz/class/state.json``."""
+
+
+class ReleaseHandler(ReleaseRoute, _TeacherRoute):
+    """``POST /dpviz/class/release``."""
+
+
+class EndHandler(EndRoute, _TeacherRoute):
+    """``POST /dpviz/class/end``."""
 
 
 @dataclasses.dataclass(frozen=True)

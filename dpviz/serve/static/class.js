@@ -3,7 +3,8 @@
 (function () {
   "use strict";
   const config = JSON.parse(document.getElementById("dpviz-class-config").textContent);
-  const token = new URLSearchParams(location.search).get("token") || "";
+  // Under JupyterHub the page carries the token (the hub's login opened it); else the page's address does.
+  const token = config.token || new URLSearchParams(location.search).get("token") || "";
   const headers = { "X-Dpviz-Teacher": token, "Content-Type": "application/json" };
   const $ = (id) => document.getElementById(id);
   let revision = null;
@@ -11,7 +12,7 @@
   const projector = $("dpviz-projector");
   if (projector) {
     const on = document.body.classList.contains("projector");
-    projector.href = "?token=" + encodeURIComponent(token) + "&projector=" + (on ? "0" : "1");
+    projector.href = (config.token ? "?" : "?token=" + encodeURIComponent(token) + "&") + "projector=" + (on ? "0" : "1");
   }
 
   function el(tag, cls, text) {
