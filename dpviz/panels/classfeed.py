@@ -21,6 +21,15 @@ Reveal ten times gives the server one report, not ten independent ones of the sa
 
 :class:`ClassBox` is the few widgets an exercise (or the neighbouring-dataset game) shows under itself when a feed
 exists: the one-line notice of what is shared and how, the opt-out check box, and "your class so far".
+
+**Under JupyterHub** the class tally is the hub service :mod:`dpviz.serve.hubclass`, and the hub's config puts
+``DPVIZ_CLASS = '{"api": "http://127.0.0.1:10101/services/dpviz-class/api/", "auth": "hub", "privacy": "local",
+"epsilon": 2.0}'`` in every student's server (:func:`dpviz.serve.classview.hub_environment`). There is no key: each
+request carries ``Authorization: token <T>``, T the kernel's ``JUPYTERHUB_API_TOKEN`` (inherited from its
+single-user server), by which the hub tells the service which user submits. The api may then be on any host (on
+one machine the service's loopback URL; in Kubernetes the hub's service name across the pod network), http or
+https: the hub's config, which the student cannot change, sets it. The token is the student's server's credential:
+it is checked (non-empty printable ASCII, at most 512 characters) and never shown in an error, a repr or a log.
 """
 
 from __future__ import annotations
@@ -47,8 +56,8 @@ from dpviz import classpoll
 from dpviz._validation import as_rng
 from dpviz.panels.controls import REJECT, button, html_widget
 
-__all__ = ["CLASS_ENV", "KEY_HEADER", "ClassFeed", "ClassFeedError", "ClassBox", "class_feed", "set_class_feed",
-           "reset_class_feed", "release_html", "pooled_text", "plain_title", "running_loop"]
+__all__ = ["CLASS_ENV", "KEY_HEADER", "HUB_TOKEN_ENV", "ClassFeed", "ClassFeedError", "ClassBox", "class_feed",
+           "set_class_feed", "reset_class_feed", "release_html", "pooled_text", "plain_title", "running_loop"]
 
 log = logging.getLogger("dpviz.panels")
 
@@ -56,6 +65,8 @@ log = logging.getLogger("dpviz.panels")
 CLASS_ENV = "DPVIZ_CLASS"
 #: The header every request carries the class key in.
 KEY_HEADER = "X-Dpviz-Class-Key"
+#: Under JupyterHub (``"auth": "hub"``): the variable the kernel's hub token is read from, inherited from its server.
+HUB_TOKEN_ENV = "JUPYTERHUB_API_TOKEN"
 #: Seconds a request may take: the server is on the loopback interface and answers in milliseconds.
 TIMEOUT = 2.0
 #: Hosts the class API may be on: the server that started this kernel, on this machine.
@@ -67,6 +78,8 @@ TITLE_CHARS = 300
 
 _PRIVACY = ("local", "central")
 _KEY = re.compile(r"[0-9a-fA-F]{32,128}")
+_HUB_TOKEN = re.compile(r"[\x21-\x7e]{1,512}")
+_AUTH = ("hub",)
 _KERNEL = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _UNREACHABLE = "the class tally is not reachable right now"
 #: What the learner reads when the server refuses a request, by HTTP status (the server's own text goes to the log).
@@ -78,6 +91,8 @@ _REFUSED = {
     413: "the class tally refused this answer (too large)",
     429: "too many answers in a short time: wait a few seconds and try again",
 }
+#: A 403 under JupyterHub: the hub did not recognise the server's token (stopped, or restarted since).
+_HUB_REFUSED = "the class tally did not recognise this server (restarting your server from the hub's home rejoins)"
 
 
 class ClassFeedError(Exception):
@@ -93,8 +108,11 @@ def _env_fail(name: str, value: Any, allowed: str) -> ValueError:
     return ValueError(f"{CLASS_ENV} {name} = {value!r:.80} is not allowed: must be {allowed}.")
 
 
-def _check_api(api: Any) -> str:
-    allowed = "an http URL on a loopback host (127.0.0.1, localhost or [::1]), e.g. http://127.0.0.1:8866/dpviz/class/api/"
+def _check_api(api: Any, hub: bool = False) -> str:
+    """The API's base URL: http on a loopback host (``dpviz serve`` started this kernel, on this machine); under the
+    hub (``hub``) http or https on any host, as the hub's config says."""
+    allowed = ("an http or https URL, e.g. http://127.0.0.1:10101/services/dpviz-class/api/" if hub else
+               "an http URL on a loopback host (127.0.0.1, localhost or [::1]), e.g. http://127.0.0.1:8866/dpviz/class/api/")
     if not isinstance(api, str) or len(api) > 2000:
         raise _env_fail("api", api, allowed)
     try:
@@ -102,8 +120,9 @@ def _check_api(api: Any) -> str:
         url.port  # noqa: B018  (a malformed port raises here)
     except ValueError:
         raise _env_fail("api", api, allowed) from None
-    if url.scheme != "http" or url.hostname not in LOOPBACK or url.username is not None or url.password is not None \
-            or url.query or url.fragment:
+    schemes, near = (("http", "https"), True) if hub else (("http",), url.hostname in LOOPBACK)
+    if url.scheme not in schemes or not url.hostname or not near or url.username is not None \
+            or url.password is not None or url.query or url.fragment or re.search(r"[\x00-\x20\x7f]", api):
         raise _env_fail("api", api, allowed)
     return api if api.endswith("/") else api + "/"
 
@@ -114,6 +133,14 @@ def _check_key(key: Any) -> str:
         raise ValueError(f"{CLASS_ENV} key is not allowed: must be a string of 32 to 128 hex digits (its value is "
                          "not shown: it is the class's secret).")
     return key
+
+
+def _check_hub_token(token: Any) -> str:
+    if not isinstance(token, str) or not _HUB_TOKEN.fullmatch(token):
+        # the token is the student's server's credential: the message never shows it
+        raise ValueError(f"{HUB_TOKEN_ENV} is not allowed: the class feed under JupyterHub needs the kernel's hub "
+                         "token, 1 to 512 printable ASCII characters (its value is not shown: it is a credential).")
+    return token
 
 
 def _check_epsilon(epsilon: Any) -> float:
@@ -149,9 +176,11 @@ class ClassFeed:
     Parameters
     ----------
     api : str
-        The API's base URL: http, on a loopback host (127.0.0.1, localhost, ::1).
-    key : str
-        The class key, 32 to 128 hex digits, sent in the ``X-Dpviz-Class-Key`` header of every request.
+        The API's base URL: http, on a loopback host (127.0.0.1, localhost, ::1); with ``hub_token``, http or https
+        on any host.
+    key : str or None
+        The class key, 32 to 128 hex digits, sent in the ``X-Dpviz-Class-Key`` header of every request; None with
+        ``hub_token`` (there is no key under the hub).
     privacy : "local" or "central"
         ``local``: each bucket is randomized here (k-RR with ``epsilon``) before it is sent; ``central``: sent raw.
     epsilon : float in [0.001, 100]
@@ -165,18 +194,28 @@ class ClassFeed:
         flips, so whoever knows the seed (it would be in the source) could undo the randomized response and read
         every true answer: ε would be infinite. Tests pass a seeded Generator to check the law.
     timeout : float
-        Seconds per request (default 2: the server is on this machine).
+        Seconds per request (default 2: the server is on this machine, or the hub's service on its network).
+    hub_token : str or None
+        Under JupyterHub: the kernel's ``JUPYTERHUB_API_TOKEN`` (printable ASCII, at most 512 characters), sent as
+        ``Authorization: token <T>``; the hub tells the class service whose it is. None: ``dpviz serve``'s key.
 
     Raises
     ------
     ValueError
-        A value out of its range, naming it (never showing the key).
+        A value out of its range, naming it (never showing the key or the token).
     """
 
-    def __init__(self, api: str, key: str, privacy: str, epsilon: float, kernel_id: str, *, rng=None,
-                 timeout: float = TIMEOUT):
-        self.api = _check_api(api)
-        self._key = _check_key(key)
+    def __init__(self, api: str, key: str | None, privacy: str, epsilon: float, kernel_id: str, *, rng=None,
+                 timeout: float = TIMEOUT, hub_token: str | None = None):
+        self.hub = hub_token is not None
+        self.api = _check_api(api, self.hub)
+        if self.hub:
+            if key is not None:
+                raise ValueError("key is not allowed with hub_token: under JupyterHub the hub's token authenticates "
+                                 "the kernel (its value is not shown).")
+            self._credential = {"Authorization": "token " + _check_hub_token(hub_token)}
+        else:
+            self._credential = {KEY_HEADER: _check_key(key)}
         if privacy not in _PRIVACY:
             raise _env_fail("privacy", privacy, "'local' or 'central'")
         self.privacy: str = privacy
@@ -192,9 +231,11 @@ class ClassFeed:
         self._reports: dict[tuple[str, int], int] = {}  # (exercise, true bucket) -> its local report (memoised)
         url = urllib.parse.urlsplit(self.api)
         self._host, self._port, self._path = url.hostname, url.port, url.path or "/"
+        self._connection = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
 
-    def __repr__(self) -> str:  # never the key
-        return f"ClassFeed(api={self.api!r}, privacy={self.privacy!r}, epsilon={self.epsilon:g})"
+    def __repr__(self) -> str:  # never the key nor the token
+        auth = ", auth='hub'" if self.hub else ""
+        return f"ClassFeed(api={self.api!r}, privacy={self.privacy!r}, epsilon={self.epsilon:g}{auth})"
 
     @classmethod
     def from_environment(cls, env: Mapping[str, str] = os.environ, rng=None, *,
@@ -202,7 +243,9 @@ class ClassFeed:
         """The feed ``DPVIZ_CLASS`` in ``env`` describes, or None when it is absent.
 
         ``kernel_id`` defaults to this kernel's (its connection file's stem, ``kernel-<id>``); tests pass one.
-        A malformed variable raises ValueError naming the field (api, key, privacy, epsilon or kernel).
+        With ``"auth": "hub"`` there is no key: the token is ``JUPYTERHUB_API_TOKEN`` in ``env``. A malformed
+        variable raises ValueError naming the field (api, key, auth, privacy, epsilon, kernel or the token's
+        variable, whose value is never shown).
         """
         raw = env.get(CLASS_ENV)
         if raw is None:
@@ -214,13 +257,19 @@ class ClassFeed:
         if not isinstance(spec, dict):
             raise ValueError(f"{CLASS_ENV} is not allowed: must be a JSON object with api, key, privacy and "
                              "epsilon.")
-        for name in ("api", "key", "privacy", "epsilon"):
+        auth = spec.get("auth")
+        if auth is not None and auth not in _AUTH:
+            raise _env_fail("auth", auth, "'hub' (JupyterHub's token) or absent (dpviz serve's key)")
+        hub = auth == "hub"
+        needed = ("api", "privacy", "epsilon") if hub else ("api", "key", "privacy", "epsilon")
+        for name in needed:
             if name not in spec:
-                raise ValueError(f"{CLASS_ENV} {name} is missing: the object must hold api, key, privacy and "
-                                 "epsilon.")
-        api, key, privacy, epsilon = (_check_api(spec["api"]), _check_key(spec["key"]), spec["privacy"],
-                                      _check_epsilon(spec["epsilon"]))
-        return cls(api, key, privacy, epsilon, _connection_kernel_id() if kernel_id is None else kernel_id, rng=rng)
+                raise ValueError(f"{CLASS_ENV} {name} is missing: the object must hold {', '.join(needed)}.")
+        api, privacy, epsilon = _check_api(spec["api"], hub), spec["privacy"], _check_epsilon(spec["epsilon"])
+        key = None if hub else _check_key(spec["key"])
+        token = _check_hub_token(env.get(HUB_TOKEN_ENV)) if hub else None
+        return cls(api, key, privacy, epsilon, _connection_kernel_id() if kernel_id is None else kernel_id, rng=rng,
+                   hub_token=token)
 
     # -- what it says ------------------------------------------------------------------------------------------
     def notice(self) -> str:
@@ -292,10 +341,10 @@ class ClassFeed:
         raise ClassFeedError(_UNREACHABLE)
 
     def _once(self, method: str, path: str, data: bytes | None) -> dict:
-        headers = {KEY_HEADER: self._key, "Accept": "application/json"}
+        headers = {**self._credential, "Accept": "application/json"}
         if data is not None:
             headers["Content-Type"] = "application/json; charset=utf-8"
-        conn = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+        conn = self._connection(self._host, self._port, timeout=self.timeout)
         try:
             conn.request(method, self._path + path, body=data, headers=headers)
             reply = conn.getresponse()
@@ -306,7 +355,8 @@ class ClassFeed:
         if status != 200:
             log.warning("class tally refused %s %s: HTTP %d %.200s", method, path.split("?")[0], status,
                         raw.decode("utf-8", "replace"))
-            raise ClassFeedError(_REFUSED.get(status, _UNREACHABLE), status)
+            refused = _HUB_REFUSED if self.hub and status == 403 else _REFUSED.get(status, _UNREACHABLE)
+            raise ClassFeedError(refused, status)
         try:
             obj = json.loads(raw.decode("utf-8")) if len(raw) <= REPLY_BYTES else None
         except ValueError:
