@@ -3,6 +3,9 @@
 - ``dpviz serve [--class-size N] [--lessons 05,08] [other options]``: the lessons with Voilà
   (:mod:`dpviz.serve.app`; ``dpviz serve --help`` lists every option);
 - ``dpviz export [--out DIR]``: every lesson as a static page and a PDF (:mod:`dpviz.export`);
+- ``dpviz singleuser [options]``: a student's lessons-only server under JupyterHub, ``jupyterhub-singleuser`` with
+  :data:`dpviz.serve.extension.LESSONS_CONFIG` (the recipes in ``deploy/jupyterhub/`` start it; the options are
+  ``jupyterhub-singleuser``'s);
 - ``dpviz loadtest [options]``: a class of students against a server on a free loopback port
   (``benchmarks/classroom/loadtest.py``, in a checkout only: it is a developer's tool, not part of the package).
 """
@@ -15,10 +18,11 @@ from pathlib import Path
 
 __all__ = ["main"]
 
-USAGE = """usage: dpviz {serve,export,loadtest} [options]
+USAGE = """usage: dpviz {serve,export,singleuser,loadtest} [options]
 
   serve     serve the lessons with Voila (dpviz serve --help lists its options, e.g. --class-size N --lessons 05,08)
   export    every lesson as a static page and a PDF (dpviz export --help)
+  singleuser  a student's lessons-only server under JupyterHub (the hub starts it: deploy/jupyterhub/)
   loadtest  a class of students opening a lesson together against a local server (a checkout only; --help)
 """
 
@@ -42,6 +46,17 @@ def main(argv: list[str] | None = None) -> int:
 
         export(rest)
         return 0
+    if command == "singleuser":
+        import os
+        import shutil
+
+        from dpviz.serve.extension import LESSONS_CONFIG
+
+        program = shutil.which("jupyterhub-singleuser")
+        if program is None:
+            print("dpviz singleuser: jupyterhub-singleuser is not installed (pip install jupyterhub)", file=sys.stderr)
+            return 2
+        os.execv(program, [program, "--config=" + LESSONS_CONFIG, *rest])  # replaces this process
     if command == "loadtest":
         if not LOADTEST.exists():
             print(f"dpviz loadtest: no {LOADTEST} (the load test runs from a checkout of dpviz)", file=sys.stderr)

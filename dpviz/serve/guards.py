@@ -41,6 +41,7 @@ __all__ = [
     "CLIENT_COOKIE",
     "GuardedKernelWebsocketHandler",
     "LessonHandler",
+    "LessonPages",
     "OwnedKernelHandler",
     "OwnedShutdownHandler",
     "StatusHandler",
@@ -113,8 +114,12 @@ class _PlainErrors:
         self.finish(f"{status_code}: {self._reason}")
 
 
-class LessonHandler(TornadoVoilaHandler):
-    """``/voila/render/<notebook>``: lessons with a kernel each; the prose pages (landing, notation) as static HTML."""
+class LessonPages(TornadoVoilaHandler):
+    """``/voila/render/<notebook>``, lessons only: the lessons with a kernel each, the prose pages (landing, notation)
+    as static HTML, no ``?theme=``/``?template=`` overrides, never as a sub-resource of another page.
+
+    What the server and the JupyterHub extension (:mod:`dpviz.serve.extension`) share; :class:`LessonHandler` adds
+    the classroom's pool and client limits."""
 
     def prepare(self):
         # ?theme= and ?template= made Voilà skip the pre-heated pool and start a kernel per request.
@@ -123,23 +128,39 @@ class LessonHandler(TornadoVoilaHandler):
             self.request.query_arguments.pop(name, None)
         return super().prepare()
 
-    @web.authenticated
-    async def get(self, path=None):
+    def _served_without_kernel(self, notebook: str) -> bool:
+        """Refuse what is not a lesson page; serve a prose page here (True); False: a lesson, render it."""
         dest = self.request.headers.get("Sec-Fetch-Dest")
         if dest is not None and dest not in ("document", "iframe", "frame", "empty"):
             raise web.HTTPError(403, "lessons open as pages, not as sub-resources of another page")
+        prose = self.settings.get("dpviz_prose_pages", {}).get(notebook)
+        if prose is not None:  # the landing page, the notation page: static HTML, no kernel
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(prose(self.base_url))
+            return True
+        if notebook not in self.settings.get("dpviz_lessons", ()):
+            raise web.HTTPError(404)
+        return False
+
+    @web.authenticated
+    async def get(self, path=None):
+        if not self._served_without_kernel(path or ""):
+            await super().get(path)
+
+
+class LessonHandler(LessonPages):
+    """:class:`LessonPages` under ``dpviz serve``: each browser's client cookie (the owner of its kernels), the
+    pre-heated pools, the memory budget and the per-browser kernel limit."""
+
+    @web.authenticated
+    async def get(self, path=None):
         token = _client_token(self)
         if token is None:
             token = secrets.token_hex(16)
             self.set_cookie(CLIENT_COOKIE, token, path=self.base_url, httponly=True, samesite="Strict")
         notebook = path or ""
-        prose = self.settings.get("dpviz_prose_pages", {}).get(notebook)
-        if prose is not None:  # the landing page, the notation page: static HTML, no kernel
-            self.set_header("Content-Type", "text/html; charset=utf-8")
-            self.finish(prose(self.base_url))
+        if self._served_without_kernel(notebook):
             return
-        if notebook not in self.settings.get("dpviz_lessons", ()):
-            raise web.HTTPError(404)
         km = self.kernel_manager
         try:
             km.check_client_limit(token)
@@ -160,7 +181,7 @@ class LessonHandler(TornadoVoilaHandler):
         handed: list[str] = []
         reset, reset_handed = CLIENT.set(token), HANDED.set(handed)
         try:
-            await super().get(path)
+            await TornadoVoilaHandler.get(self, path)
         except ClassFull:
             if not self._headers_written:
                 self._class_full()
