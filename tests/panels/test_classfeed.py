@@ -76,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         srv: FakeClass = self.server
         url = urlsplit(self.path)
         rec = {"method": self.command, "path": url.path, "query": parse_qs(url.query), "body": body,
-               "key": self.headers.get(CF.KEY_HEADER)}
+               "key": self.headers.get(CF.KEY_HEADER), "authorization": self.headers.get("Authorization")}
         with srv.lock:
             srv.requests.append(rec)
             if srv.drop > 0:
@@ -252,6 +252,91 @@ def test_the_kernel_id_is_the_connection_files_stem(monkeypatch):
     monkeypatch.setitem(sys.modules, "ipykernel.connect", fake)
     feed = CF.ClassFeed.from_environment(_env("http://127.0.0.1:1/x/"))
     assert feed.kernel_id == KERNEL
+
+
+# ---- under JupyterHub: the kernel's hub token, no key ---------------------------------------------------------------
+
+HUB_TOKEN = "hub-server-token-0123456789abcdef"
+
+
+def _hub_env(api, token=HUB_TOKEN, **extra):
+    env = {CF.CLASS_ENV: json.dumps({"api": api, "auth": "hub", "privacy": "local", "epsilon": 2.0, **extra})}
+    if token is not None:
+        env[CF.HUB_TOKEN_ENV] = token
+    return env
+
+
+def test_hub_mode_sends_the_servers_token_and_no_key(server, caplog):
+    feed = CF.ClassFeed.from_environment(_hub_env(server.api), rng=np.random.default_rng(3), kernel_id=KERNEL)
+    assert feed.hub and HUB_TOKEN not in repr(feed) and "auth='hub'" in repr(feed)
+    labels = ["a", "b", "c"]
+    feed.submit("Toy.choice", 1, classpoll.Buckets.categorical(labels), {"labels": labels, "correct": [0]})
+    feed.released("Toy.choice")
+    assert [(r["authorization"], r["key"]) for r in server.requests] == [(f"token {HUB_TOKEN}", None)] * 2
+    server.status = 403
+    with pytest.raises(CF.ClassFeedError, match="did not recognise this server") as info:
+        feed.released("Toy.choice")
+    assert info.value.status == 403 and HUB_TOKEN not in str(info.value)
+    assert HUB_TOKEN not in caplog.text
+
+
+@pytest.mark.parametrize("api", ["http://hub:10101/services/dpviz-class/api/", "http://10.0.0.7:10101/x/",
+                                 "https://hub.example.org/services/dpviz-class/api/"])
+def test_any_host_is_allowed_only_under_the_hub(api):
+    feed = CF.ClassFeed.from_environment(_hub_env(api), kernel_id=KERNEL)
+    assert feed.api.startswith(api.rstrip("/"))
+    with pytest.raises(ValueError, match="api"):
+        CF.ClassFeed.from_environment(_env(api), kernel_id=KERNEL)
+    with pytest.raises(ValueError, match="api"):
+        CF.ClassFeed(api, KEY, "local", 2.0, KERNEL)
+
+
+@pytest.mark.parametrize("api", ["ftp://hub/x/", "http://u:p@hub/x/", "http://hub/x/?q=1", "http:///x/",
+                                 "http://hub x/api/"])
+def test_a_bad_api_is_refused_under_the_hub_too(api):
+    with pytest.raises(ValueError, match="api"):
+        CF.ClassFeed.from_environment(_hub_env(api), kernel_id=KERNEL)
+
+
+@pytest.mark.parametrize("token", [None, "", "has space", "tab\there", "ünïcode-token", "x" * 513, "new\nline"])
+def test_a_bad_hub_token_is_refused_without_showing_it(token):
+    with pytest.raises(ValueError, match=CF.HUB_TOKEN_ENV) as info:
+        CF.ClassFeed.from_environment(_hub_env("http://hub:10101/api/", token=token), kernel_id=KERNEL)
+    if token:
+        assert token not in str(info.value) and token not in repr(info.value)
+    with pytest.raises(ValueError, match=CF.HUB_TOKEN_ENV):
+        CF.ClassFeed("http://hub:10101/api/", None, "local", 2.0, KERNEL, hub_token=token if token else "")
+
+
+def test_the_longest_hub_token_is_taken():
+    feed = CF.ClassFeed("http://hub/api/", None, "central", 2.0, KERNEL, hub_token="t" * 512)
+    assert feed.hub and "t" * 512 not in repr(feed)
+
+
+def test_hub_mode_needs_no_key_and_takes_none():
+    with pytest.raises(ValueError, match="key") as info:
+        CF.ClassFeed("http://hub/api/", KEY, "local", 2.0, KERNEL, hub_token=HUB_TOKEN)
+    assert KEY not in str(info.value) and HUB_TOKEN not in str(info.value)
+    env = _hub_env("http://hub/api/", key=KEY)  # a key in the variable is ignored under the hub
+    assert CF.ClassFeed.from_environment(env, kernel_id=KERNEL).hub
+
+
+@pytest.mark.parametrize("auth", ["key", "HUB", 1, None])
+def test_an_unknown_auth_is_refused_naming_it(auth):
+    spec = {"api": "http://127.0.0.1:8866/dpviz/class/api/", "key": KEY, "privacy": "local", "epsilon": 2.0,
+            "auth": auth}
+    if auth is None:  # "auth": null is as absent: dpviz serve's key
+        assert not CF.ClassFeed.from_environment({CF.CLASS_ENV: json.dumps(spec)}, kernel_id=KERNEL).hub
+        return
+    with pytest.raises(ValueError, match="auth"):
+        CF.ClassFeed.from_environment({CF.CLASS_ENV: json.dumps(spec)}, kernel_id=KERNEL)
+
+
+def test_under_the_hub_the_variable_needs_no_key_but_the_rest():
+    with pytest.raises(ValueError, match="epsilon is missing"):
+        CF.ClassFeed.from_environment({CF.CLASS_ENV: json.dumps({"api": "http://hub/", "auth": "hub",
+                                                                 "privacy": "local"}),
+                                       CF.HUB_TOKEN_ENV: HUB_TOKEN}, kernel_id=KERNEL)
 
 
 # ---- local privacy: randomized in the kernel ----------------------------------------------------------------------

@@ -189,3 +189,21 @@ def test_the_qr_code_encodes_the_join_address():
 def test_the_store_is_class_sqlite3_in_the_class_folder(tmp_path):
     store = classview.open_store(str(tmp_path / "week-3"), "ignored")
     assert store.path == tmp_path / "week-3" / "class.sqlite3" and store.path.exists()
+
+
+def test_a_submitter_the_server_authenticated_replaces_the_kernels_owner(tmp_path):
+    """Under JupyterHub the service names the submitter (its hub user); the body's kernel is then ignored, and two
+    kernels of one user give one answer."""
+    view, _ = _view(tmp_path, owners={})  # no kernel belongs to any page here
+    with pytest.raises(PermissionError):
+        view.submit(_body(str(uuid.uuid4()), 0))
+    ana = "hub-" + "a" * 32
+    assert view.submit(_body("not-a-kernel-id", 0), browser=ana)["outcome"] == "stored"
+    assert view.submit(_body(str(uuid.uuid4()), 2), browser=ana)["outcome"] == "replaced"
+    assert view.submit(_body(None, 1), browser="hub-" + "b" * 32)["outcome"] == "stored"
+    assert view.store.tally("ChoicePanel.quiz").total == 2
+    game = {"kernel": None, "exercise": "NeighbourGamePanel.game.z1", "submission": uuid.uuid4().hex[:16],
+            "counts": [1, 2, 1, 2], "domain": {"claimed_epsilon": 1.0, "delta": 0.0}}
+    assert view.submit_game(game, browser=ana)["pooled"]["players"] == 1
+    with pytest.raises(ValueError, match="browser"):
+        view.submit(_body(None, 0), browser="ana")  # the store's own check of a browser id
