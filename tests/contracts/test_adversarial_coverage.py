@@ -43,6 +43,9 @@ def _public_modules():
     for info in pkgutil.walk_packages(dpviz.__path__, "dpviz."):
         if any(part.startswith("_") for part in info.name.split(".")[1:]):
             continue  # private modules: reached only through the public ones
+        if _exempt(info.name):
+            continue  # not swept, so not imported: e.g. dpviz/serve/jupyter_lessons_config.py, a Jupyter config
+            # file that only Jupyter executes (with its get_config), and the hub service's jupyterhub imports
         yield importlib.import_module(info.name)
 
 
