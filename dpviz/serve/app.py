@@ -385,16 +385,8 @@ class DpvizVoila(Voila):
             self._class.view.owner_of = self.kernel_manager.owner
             from tornado.ioloop import IOLoop
 
-            IOLoop.current().add_callback(self._watch_class_end)
+            IOLoop.current().add_callback(self._class.view.watch_end)
         return settings
-
-    async def _watch_class_end(self) -> None:
-        """Ends the class at ``--class-end`` (checked every 15 s; the view and every submission check it too)."""
-        import asyncio
-
-        view = self._class.view
-        while view.ends_at is not None and not view.check_end():
-            await asyncio.sleep(15)
 
     def _announce_ready(self) -> None:
         if self.class_size > 0:
