@@ -18,7 +18,7 @@ HOST   ?= localhost
 CLASS  ?=
 LESSONS ?=
 
-.PHONY: install serve test test-fast bench loadtest lab export docs clean-notebooks clean
+.PHONY: install hub-proxy serve test test-fast bench loadtest lab export docs clean-notebooks clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,8 +49,15 @@ lab: $(SERVE_STAMP)
 	mkdir -p lab-work && cp -u notebooks/*.ipynb lab-work/
 	$(BIN)/jupyter lab lab-work/ $(LAB_OPTIONS)
 
-test: install
+test: install hub-proxy
 	$(BIN)/python -m pytest
+
+# configurable-http-proxy (npm) for the real-hub test (tests/browser/test_jupyterhub.py), in .venv/hub-proxy; npm
+# keeps the downloaded package in its own cache (~/.npm), so a fresh clone installs it again without the network.
+HUB_PROXY := $(VENV)/hub-proxy/node_modules/.bin/configurable-http-proxy
+$(HUB_PROXY): | $(BIN)/python
+	npm install --silent --no-fund --no-audit --prefix $(VENV)/hub-proxy configurable-http-proxy@5
+hub-proxy: $(HUB_PROXY)
 
 # The fast layer alone (a developer's loop, under 2 minutes on 2 cores): the core, the figures and the panels, without
 # the statistical/simulation tests, notebooks and the browser. `make test` runs everything.
