@@ -41,7 +41,6 @@ The lessons are read from the installed package (:data:`dpviz.lessons.NOTEBOOK_D
 
 from __future__ import annotations
 
-import datetime
 import functools
 import json
 import logging
@@ -75,7 +74,7 @@ from dpviz.serve.guards import (
     StatusHandler,
     render_page,
 )
-from dpviz.serve.pool import SINGLE_THREAD_ENV, ClassroomKernelManager, pools_config
+from dpviz.serve.pool import ClassroomKernelManager, pools_config
 
 __all__ = ["BUNDLE_ENV", "PLOTLY_BUNDLE", "STATIC", "DpvizVoila", "landing_html", "main", "prose_html"]
 
@@ -293,7 +292,7 @@ class DpvizVoila(Voila):
 
         if self.class_privacy not in classview.PRIVACY:
             raise ValueError(f"class_privacy = {self.class_privacy!r} is not allowed: must be local or central")
-        name = self.class_name or "class-" + datetime.date.today().isoformat()
+        name = self.class_name or classview.default_class_name()
         store = classview.open_store(self.class_dir, name)
         view = classview.ClassView(store, privacy=self.class_privacy, total_epsilon=self.class_epsilon,
                                    release_epsilon=self.class_release_epsilon,
@@ -331,18 +330,9 @@ class DpvizVoila(Voila):
         # that strips the prefix).
         os.environ[BUNDLE_ENV] = url_path_join(self.base_url, "dpviz-static/" + PLOTLY_BUNDLE)
         if self.fork_kernels:
-            from importlib.metadata import entry_points
-
-            from jupyter_client.provisioning import KernelProvisionerFactory
-
             from dpviz.serve import forkserver
 
-            if "dpviz-fork" in entry_points(group=KernelProvisionerFactory.GROUP_NAME).names:
-                forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=str(NOTEBOOKS),
-                                             memory_limit_mb=self.kernel_memory_limit_mb or None)
-                KernelProvisionerFactory.instance(parent=self).default_provisioner_name = "dpviz-fork"
-            else:  # an install from before the fork server (re-run `pip install -e .` / `make serve`)
-                self.log.warning("dpviz's kernel provisioner is not installed: kernels start afresh")
+            forkserver.fork_kernels_for(self, str(NOTEBOOKS), self.kernel_memory_limit_mb or None)
         config, self._chosen = self._pools_config()
         given = self.config.VoilaKernelManager.get("kernel_pools_config") or \
             self.config.ClassroomKernelManager.get("kernel_pools_config")

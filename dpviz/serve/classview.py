@@ -100,6 +100,11 @@ def hub_environment(api_url: str, privacy: str, report_epsilon: float) -> str:
     return json.dumps({"api": api_url, "auth": "hub", "privacy": privacy, "epsilon": float(epsilon)})
 
 
+def default_class_name(today: _dt.date | None = None) -> str:
+    """The class's name when none is given (``--class-name``): ``class-YYYY-MM-DD``, today."""
+    return "class-" + (today or _dt.date.today()).isoformat()
+
+
 def parse_end_time(text: str, now: _dt.datetime | None = None) -> float:
     """``--class-end``: ``"15:30"`` (today, local time; tomorrow if it has passed by more than 12 hours) or an ISO
     date and time (``"2026-12-02T15:30"``) -> seconds since the epoch. ValueError naming the value otherwise."""

@@ -97,10 +97,6 @@ def apply_voila_json(config, sections: dict) -> None:
     config.VoilaConfiguration.preheat_kernel = False
 
 
-class _Static(web.StaticFileHandler):
-    """``<base>/dpviz-static/<file>``: the files ``dpviz serve`` serves there, to the logged-in student."""
-
-
 def _lessons_in(root: Path) -> tuple[Path, str]:
     """Where the lessons are under the server's root folder, and their URL prefix under ``voila/render/``: the root
     itself (lessons-only: the installed package's folder) or its :data:`LESSONS_FOLDER` (JupyterLab on)."""
@@ -158,7 +154,9 @@ def _load_jupyter_server_extension(serverapp) -> None:
     settings["dpviz_titles"] = {prefix + x.filename: f"lesson {x.order:02d} · {x.title}" for x in catalogue}
 
     if options.fork_kernels:
-        _start_fork_server(serverapp, options, folder)
+        from dpviz.serve import forkserver
+
+        forkserver.fork_kernels_for(serverapp, str(folder), options.kernel_memory_limit_mb or None)
 
     from voila.configuration import VoilaConfiguration
 
@@ -174,7 +172,7 @@ def _load_jupyter_server_extension(serverapp) -> None:
          {"url": url_path_join(base_url, "voila/render", prefix + dpviz_app.LANDING), "permanent": False}),
         (url_path_join(base_url, "voila/tree(?:/.*)?"), web.RedirectHandler,
          {"url": url_path_join(base_url, "voila/render", prefix + dpviz_app.LANDING), "permanent": False}),
-        (url_path_join(base_url, "dpviz-static/" + static), _Static, {"path": str(dpviz_app.STATIC)}),
+        (url_path_join(base_url, "dpviz-static/" + static), web.StaticFileHandler, {"path": str(dpviz_app.STATIC)}),
     ]
     # Added before Voilà's own routes (this extension loads first), so these answer.
     web_app.add_handlers(".*$", handlers)
@@ -183,22 +181,6 @@ def _load_jupyter_server_extension(serverapp) -> None:
 
         load_voila(serverapp)  # its static files, templates' assets and shutdown route
     serverapp.log.info("dpviz: lessons from %s under %svoila/render/%s", folder, base_url, prefix)
-
-
-def _start_fork_server(serverapp, options: DpvizExtension, folder: Path) -> None:
-    from importlib.metadata import entry_points
-
-    from jupyter_client.provisioning import KernelProvisionerFactory
-
-    from dpviz.serve import forkserver
-    from dpviz.serve.pool import SINGLE_THREAD_ENV
-
-    if "dpviz-fork" not in entry_points(group=KernelProvisionerFactory.GROUP_NAME).names:
-        serverapp.log.warning("dpviz's kernel provisioner is not installed: kernels start afresh")
-        return
-    forkserver.start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=str(folder),
-                                 memory_limit_mb=options.kernel_memory_limit_mb or None)
-    KernelProvisionerFactory.instance(parent=serverapp).default_provisioner_name = "dpviz-fork"
 
 
 class _HubLessonPage(LessonPages):

@@ -304,6 +304,25 @@ def start_fork_server(env: dict[str, str], cwd: str | None = None,
     return FORK_SERVER
 
 
+def fork_kernels_for(parent, cwd: str, memory_limit_mb: float | None) -> bool:
+    """Start the fork server and make ``dpviz-fork`` the default kernel provisioner of ``parent`` (a Jupyter
+    application: ``dpviz serve``, or a single-user server with :mod:`dpviz.serve.extension`). False, with a
+    warning in ``parent``'s log, when the provisioner's entry point is not installed (an install from before the fork
+    server: re-run ``pip install -e .``); kernels then start afresh."""
+    from importlib.metadata import entry_points
+
+    from jupyter_client.provisioning import KernelProvisionerFactory
+
+    from dpviz.serve.pool import SINGLE_THREAD_ENV
+
+    if "dpviz-fork" not in entry_points(group=KernelProvisionerFactory.GROUP_NAME).names:
+        parent.log.warning("dpviz's kernel provisioner is not installed: kernels start afresh")
+        return False
+    start_fork_server({**os.environ, **SINGLE_THREAD_ENV}, cwd=cwd, memory_limit_mb=memory_limit_mb)
+    KernelProvisionerFactory.instance(parent=parent).default_provisioner_name = "dpviz-fork"
+    return True
+
+
 class ForkedKernel:
     """The part of ``subprocess.Popen`` a provisioner uses, for a kernel the fork server started (not our child:
     its exit status stays with the fork server, so an ended kernel reports 0, or -signal when we killed it)."""

@@ -60,7 +60,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime
 import hashlib
 import logging
 import os
@@ -338,7 +337,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--class-dir", default="",
                         help="folder of the class's store class.sqlite3 (default: a per-class folder under the "
                              "user's data directory, named by --class-name)")
-    parser.add_argument("--class-name", type=_class_name, default="class-" + datetime.date.today().isoformat(),
+    parser.add_argument("--class-name", type=_class_name, default=classview.default_class_name(),
                         help="the class's name (default: class-YYYY-MM-DD, today)")
     parser.add_argument("--privacy", choices=classview.PRIVACY, default="local",
                         help="local: each answer randomized in the student's kernel; central: noisy releases "
