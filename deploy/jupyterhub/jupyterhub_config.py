@@ -51,6 +51,12 @@ if not 0 < ACTIVITY_INTERVAL <= CULL_TIMEOUT // 3:
     raise ValueError(f"DPVIZ_HUB_ACTIVITY_INTERVAL = {ACTIVITY_INTERVAL} is not allowed: must be in [1, "
                      f"{CULL_TIMEOUT // 3}] (a third of DPVIZ_HUB_CULL_TIMEOUT), or the culler stops servers in use")
 JUPYTERLAB = setting("JUPYTERLAB", "0") == "1"
+#: One shared lesson server for every student (dpviz serve as a hub service, behind the hub's login) instead of a
+#: server per student: dpviz serve's cost per student (one forked kernel), no work kept between sessions.
+SHARED = setting("SHARED", "0") == "1"
+LESSONS_PORT = int(setting("LESSONS_PORT", "10102"))
+CLASS_SIZE = int(setting("CLASS_SIZE", "30"))  # shared: kernels pre-heated for this many students ...
+# ... on these lessons (DPVIZ_HUB_LESSONS=05,08; default every lesson)
 #: Under TLJH (its hub runs from /opt/tljh/hub) the culler and the memory limit are TLJH's own settings
 #: (tljh-config set services.cull.timeout 3600; tljh-config set limits.memory 600M): this file leaves them to it.
 TLJH = sys.prefix.startswith("/opt/tljh/")
@@ -109,26 +115,43 @@ c.Authenticator.allow_all = True
 
 # --------------------------------------------------------------------------------------------------- the services
 # (appended, updated: under TLJH this file is read after TLJH's own settings, which it must keep)
-c.JupyterHub.services.extend([
-    {
-        "name": "dpviz-class",
-        "url": f"http://{CLASS_HOST}:{CLASS_PORT}",
-        "command": [sys.executable, "-m", "dpviz.serve.hubclass", f"--privacy={CLASS_PRIVACY}",
-                    f"--report-epsilon={REPORT_EPSILON:g}", f"--teacher-group={TEACHER_GROUP}",
-                    *([f"--class-dir={setting('CLASS_DIR', '')}"] if setting("CLASS_DIR", "") else [])],
+if not SHARED:  # a server per student: one class view that all their kernels reach
+    c.JupyterHub.services.extend([
+        {
+            "name": "dpviz-class",
+            "url": f"http://{CLASS_HOST}:{CLASS_PORT}",
+            "command": [sys.executable, "-m", "dpviz.serve.hubclass", f"--privacy={CLASS_PRIVACY}",
+                        f"--report-epsilon={REPORT_EPSILON:g}", f"--teacher-group={TEACHER_GROUP}",
+                        *([f"--class-dir={setting('CLASS_DIR', '')}"] if setting("CLASS_DIR", "") else [])],
+            "oauth_no_confirm": True,
+        },
+    ])
+    c.JupyterHub.load_roles.extend([
+        # (the class view itself needs no scope: the hub tells it who a token or a login belongs to, with their admin
+        # flag and groups, for any valid token)
+        {
+            # teachers open the class view's page (admins can already)
+            "name": "dpviz-teacher",
+            "scopes": ["access:services!service=dpviz-class"],
+            "groups": [TEACHER_GROUP],
+        },
+    ])
+else:
+    # Every student opens the lessons on one dpviz serve, a hub-managed service at /services/dpviz-lessons/, behind
+    # the hub's login (each user gets the access scope below). Its class view is its own, as on one machine; its
+    # teacher's view is /services/dpviz-lessons/dpviz/class, for the hub's admins and the teachers' group.
+    c.JupyterHub.services.append({
+        "name": "dpviz-lessons",
+        "url": f"http://127.0.0.1:{LESSONS_PORT}",
+        "command": [sys.executable, "-m", "dpviz.serve", "--hub-service", f"--class-size={CLASS_SIZE}",
+                    f"--hub-teacher-group={TEACHER_GROUP}",
+                    *([f"--lessons={setting('LESSONS', '')}"] if setting("LESSONS", "") else []),
+                    f"--class-privacy={CLASS_PRIVACY}", f"--class-report-epsilon={REPORT_EPSILON:g}",
+                    *([f"--class-dir={setting('CLASS_DIR', '')}/lessons"] if setting("CLASS_DIR", "") else [])],
         "oauth_no_confirm": True,
-    },
-])
-c.JupyterHub.load_roles.extend([
-    # (the class view itself needs no scope: the hub tells it who a token or a login belongs to, with their admin
-    # flag and groups, for any valid token)
-    {
-        # teachers open the class view's page (admins can already)
-        "name": "dpviz-teacher",
-        "scopes": ["access:services!service=dpviz-class"],
-        "groups": [TEACHER_GROUP],
-    },
-])
+    })
+    c.JupyterHub.load_roles.append({"name": "user", "scopes": ["self", "access:services!service=dpviz-lessons"]})
+    c.JupyterHub.default_url = "/services/dpviz-lessons/"
 if not TLJH:
     c.JupyterHub.services.append({
         "name": "idle-culler",

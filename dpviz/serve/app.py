@@ -195,6 +195,15 @@ class DpvizVoila(Voila):
     class_end = Unicode("", config=True,
                         help="When the class ends (HH:MM today, or an ISO date and time): the raw answers are "
                              "deleted then (the teacher's page has a button for it too).")
+    hub_service = Bool(
+        False, config=True,
+        help="Run as a JupyterHub service (deploy/jupyterhub/, DPVIZ_HUB_SHARED=1): the hub's login in front of every "
+             "lesson (its OAuth, JupyterHub's identity provider), under the service's prefix and address from the "
+             "hub's environment; one server and one fork server for every student, as on one machine.")
+    hub_teacher_group = Unicode(
+        "teachers", config=True,
+        help="With hub_service: the hub group whose members (and the hub's admins) open the teacher's view at "
+             "dpviz/class after the hub's login.")
     compress = Bool(True, config=True,
                     help="gzip pages and files (each static file compressed once, dpviz.serve.compression); "
                          "False: send them as they are.")
@@ -250,7 +259,13 @@ class DpvizVoila(Voila):
         "class-dir": "DpvizVoila.class_dir",
         "class-name": "DpvizVoila.class_name",
         "class-end": "DpvizVoila.class_end",
+        "hub-teacher-group": "DpvizVoila.hub_teacher_group",
         "host": "Voila.ip",
+    }
+    flags = {
+        **Voila.flags,
+        "hub-service": ({"DpvizVoila": {"hub_service": True}},
+                        "Run as a JupyterHub service, behind the hub's login (see --DpvizVoila.hub_service)."),
     }
 
     @validate("base_url", "server_url")
@@ -310,10 +325,14 @@ class DpvizVoila(Voila):
                                                                  self.class_report_epsilon)
         join = self._join_url()
         self._class = classview.ClassRoutes(view=view, kernel_key=key, teacher_token=store.teacher_token(),
-                                            join_url=join, qr_svg=classview.qr_svg(join),
-                                            kernel_ip=host.strip("[]"))
+                                            join_url=join, qr_svg=classview.qr_svg(join) if join else "",
+                                            kernel_ip=host.strip("[]"),
+                                            hub_teacher_group=self.hub_teacher_group if self.hub_service else None)
 
     def _join_url(self) -> str:
+        if self.hub_service:  # the hub's public address when it has one; else the teacher's page uses its own host
+            public = os.environ.get("JUPYTERHUB_PUBLIC_URL", "")
+            return url_path_join(public, os.environ.get("JUPYTERHUB_BASE_URL", "/")) if public else ""
         host = self.ip or "0.0.0.0"
         if host in ("localhost", "127.0.0.1", "::1"):
             shown = "localhost"
@@ -323,7 +342,28 @@ class DpvizVoila(Voila):
             shown = host
         return f"http://{shown}:{self.port}{self.base_url}"
 
+    def _init_hub_service(self) -> None:
+        """As a JupyterHub service: the prefix, address and port the hub gave it, and the hub's login for every page
+        (``JupyterHubIdentityProvider``, as a single-user server uses; its access scope, from the hub's environment,
+        is this service's). The host-name check is off: the hub's proxy, on this machine, is the only client, and it
+        forwards the public host name."""
+        if not self.hub_service:
+            return
+        import urllib.parse
+
+        prefix, url = os.environ.get("JUPYTERHUB_SERVICE_PREFIX"), os.environ.get("JUPYTERHUB_SERVICE_URL")
+        if not prefix or not url:
+            raise ValueError("hub_service: JUPYTERHUB_SERVICE_PREFIX and JUPYTERHUB_SERVICE_URL are not set: run it as "
+                             "a JupyterHub-managed service (deploy/jupyterhub/jupyterhub_config.py)")
+        where = urllib.parse.urlsplit(url)
+        self.base_url = self.server_url = prefix
+        self.ip, self.port = where.hostname or "127.0.0.1", where.port or 80
+        from jupyterhub.singleuser.extension import JupyterHubIdentityProvider
+
+        self.identity_provider_class = JupyterHubIdentityProvider
+
     def init_settings(self):
+        self._init_hub_service()
         self._init_class()
         # Kernels (including the pre-heated pool) inherit this environment, so set it before they start. The
         # browser loads the bundle: a URL under base_url (which differs from server_url behind a reverse proxy
@@ -362,7 +402,9 @@ class DpvizVoila(Voila):
         settings["mathjax_config"] = "none"
         if self.compress:
             settings["transforms"] = [CachedGzip]  # passed to tornado's Application with the settings
-        if self.allow_hosts:
+        if self.hub_service:
+            settings["allow_remote_access"] = True
+        elif self.allow_hosts:
             settings["allow_remote_access"] = False
             settings["local_hostnames"] = list(self.allow_hosts)
         elif self.ip in ("localhost", "127.0.0.1", "::1", ""):
@@ -402,6 +444,10 @@ class DpvizVoila(Voila):
         from dpviz.serve import classview
 
         c = self._class
+        if self.hub_service:
+            return (f"The class view, privacy {self.class_privacy}; the class's answers are kept in "
+                    f"{c.view.store.path}. Teacher's view, for the hub's admins and the members of its group "
+                    f"{self.hub_teacher_group!r}, after the hub's login: {url_path_join(self.base_url, 'dpviz/class')}")
         teacher = url_path_join(c.join_url, "dpviz/class") + "?token=" + c.teacher_token
         mode = ("local (each answer randomized in the student's kernel, ε = %g)" % self.class_report_epsilon
                 if self.class_privacy == "local" else
@@ -446,7 +492,10 @@ class DpvizVoila(Voila):
             cls = spec[1]
             if cls in drop:
                 continue
-            handlers.append((spec[0], replace.get(cls, cls), *spec[2:]))
+            route = spec[0]
+            if route in ("/logout", "/oauth_callback"):  # the identity provider's, which Voilà leaves unprefixed
+                route = url_path_join(self.server_url, route.lstrip("/"))
+            handlers.append((route, replace.get(cls, cls), *spec[2:]))
         # Redirects go to the URL the browser sees (base_url); routes are matched under server_url. Not permanent:
         # a browser would otherwise remember the redirect for a prefix that may later serve something else.
         landing = url_path_join(self.base_url, "voila/render", LANDING)

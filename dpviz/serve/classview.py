@@ -56,6 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from jupyter_server.auth.decorator import allow_unauthenticated
 from jupyter_server.base.handlers import JupyterHandler
 from tornado import web
 
@@ -363,6 +364,17 @@ def _loopback(ip: str) -> bool:
         return False
 
 
+#: Under JupyterHub, the hub group whose members are teachers, besides the hub's admins.
+TEACHER_GROUP = "teachers"
+
+
+def is_teacher(model: dict, teacher_group: str = TEACHER_GROUP) -> bool:
+    """Whether the hub user ``model`` (the hub's identity model of the user's token) is a teacher of the class: a hub
+    admin, or a member of ``teacher_group``."""
+    groups = model.get("groups")
+    return model.get("admin") is True or (isinstance(groups, list) and teacher_group in groups)
+
+
 def _same(given: str | None, secret: str) -> bool:
     return isinstance(given, str) and hmac.compare_digest(given.encode("utf-8", "replace"), secret.encode())
 
@@ -517,7 +529,9 @@ class _ClassHandler(ClassRoute, JupyterHandler):
 
 
 class _KernelApi(_ClassHandler):
-    """The kernels' routes: loopback connections with the kernel key only."""
+    """The kernels' routes: loopback connections with the kernel key only. A kernel has no login of its own, so
+    behind a login (``dpviz serve --hub-service``: JupyterHub's) these routes are marked ``allow_unauthenticated``
+    (jupyter_server ≥ 2.13 refuses an anonymous request to any other route): the key is their authentication."""
 
     def prepare(self):
         ip = self.request.remote_ip or ""
@@ -530,22 +544,30 @@ class _KernelApi(_ClassHandler):
 class SubmitHandler(SubmitRoute, _KernelApi):
     """``POST dpviz/class/api/submit``."""
 
+    post = allow_unauthenticated(SubmitRoute.post)
+
 
 class GameHandler(GameRoute, _KernelApi):
     """``POST dpviz/class/api/game``."""
+
+    post = allow_unauthenticated(GameRoute.post)
 
 
 class ReleasedHandler(ReleasedRoute, _KernelApi):
     """``GET dpviz/class/api/released?exercise=…``."""
 
+    get = allow_unauthenticated(ReleasedRoute.get)
+
 
 class _TeacherRoute(TeacherTokenRoute, _ClassHandler):
-    """The teacher's routes of ``dpviz serve``: the token in ``?token=`` or the header."""
+    """The teacher's routes of ``dpviz serve``: the token in ``?token=`` or the header, which is their
+    authentication, behind a login too (``allow_unauthenticated``, as the kernels' routes)."""
 
 
 class TeacherPage(_TeacherRoute):
     """``/dpviz/class?token=…`` (``&projector=1``: large type): the teacher's live view of the class."""
 
+    @allow_unauthenticated
     def get(self):
         from jupyter_server.utils import url_path_join
 
@@ -557,16 +579,63 @@ class TeacherPage(_TeacherRoute):
                      end_url=url_path_join(base, "dpviz/class/end"))
 
 
+class HubTeacherPage(TeacherPage):
+    """``dpviz serve --hub-service``: the teacher's view at ``dpviz/class`` after the hub's login, for a hub admin or
+    a member of the teacher group (``extra["teacher_group"]``), with no token in the address. A browser without the
+    login is sent to the hub's; another user gets a short 403 page. The page it serves carries the token for its
+    JSON routes, as on one machine."""
+
+    def prepare(self):  # the hub's login (the identity provider), not the token in the address
+        return JupyterHandler.prepare(self)
+
+    def get(self):
+        model = getattr(self.current_user, "hub_user", None) or {}
+        group = self.extra["teacher_group"]
+        if not is_teacher(model, group):
+            from dpviz.serve.guards import render_page
+
+            self.set_status(403)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(render_page(
+                "refused.html.j2", tab_title="Teachers only · dpviz", heading="The class view is for the teachers",
+                text=f"You are logged in to the hub as {model.get('name', '')}, who is not one of this class's "
+                     f"teachers (the hub's admins and the members of its group {group!r}). Students see the "
+                     "class's tally under each exercise, in their own lessons."))
+            return
+        from jupyter_server.utils import url_path_join
+
+        base = self.base_url
+        # the hub's root on the scheme and host the teacher's browser used (X-Forwarded-Proto from the proxy),
+        # unless the hub has a public URL
+        join = self.extra["join_url"] or f"{self.request.protocol}://{self.request.host}{self.extra['hub_base_url']}"
+        cache = self.extra["qr_cache"]
+        if join not in cache:
+            if len(cache) >= 4:  # a host name or two, not one per request a client can invent
+                cache.pop(next(iter(cache)))
+            cache[join] = qr_svg(join)
+        teacher_page(self, self.view, join_url=join, qr_svg=cache[join],
+                     script_url=url_path_join(base, "dpviz-static/class.js"),
+                     state_url=url_path_join(base, "dpviz/class/state.json"),
+                     release_url=url_path_join(base, "dpviz/class/release"),
+                     end_url=url_path_join(base, "dpviz/class/end"), token=self.secret)
+
+
 class StateHandler(StateRoute, _TeacherRoute):
     """``/dpviz/class/state.json``."""
+
+    get = allow_unauthenticated(StateRoute.get)
 
 
 class ReleaseHandler(ReleaseRoute, _TeacherRoute):
     """``POST /dpviz/class/release``."""
 
+    post = allow_unauthenticated(ReleaseRoute.post)
+
 
 class EndHandler(EndRoute, _TeacherRoute):
     """``POST /dpviz/class/end``."""
+
+    post = allow_unauthenticated(EndRoute.post)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -579,6 +648,9 @@ class ClassRoutes:
     join_url: str
     qr_svg: str
     kernel_ip: str = "127.0.0.1"
+    #: Behind JupyterHub (``dpviz serve --hub-service``): the teachers' hub group, whose members and the hub's admins
+    #: open the teacher's view after the hub's login (:class:`HubTeacherPage`); None: the token in the address.
+    hub_teacher_group: str | None = None
 
 
 def class_handlers(server_url: str, routes: ClassRoutes) -> list[tuple]:
@@ -588,12 +660,20 @@ def class_handlers(server_url: str, routes: ClassRoutes) -> list[tuple]:
     kernel = {"view": routes.view, "secret": routes.kernel_key, "kernel_ip": routes.kernel_ip}
     teacher = {"view": routes.view, "secret": routes.teacher_token}
     page = {**teacher, "join_url": routes.join_url, "qr_svg": routes.qr_svg}
+    if routes.hub_teacher_group is not None:
+        import os
+
+        page = {**page, "teacher_group": routes.hub_teacher_group, "qr_cache": {},
+                "hub_base_url": os.environ.get("JUPYTERHUB_BASE_URL", "/")}
+        view_page = HubTeacherPage
+    else:
+        view_page = TeacherPage
     api = url_path_join(server_url, "dpviz/class/api")
     return [
         (url_path_join(api, "submit"), SubmitHandler, kernel),
         (url_path_join(api, "game"), GameHandler, kernel),
         (url_path_join(api, "released"), ReleasedHandler, kernel),
-        (url_path_join(server_url, "dpviz/class"), TeacherPage, page),
+        (url_path_join(server_url, "dpviz/class"), view_page, page),
         (url_path_join(server_url, r"dpviz/class/state\.json"), StateHandler, teacher),
         (url_path_join(server_url, "dpviz/class/release"), ReleaseHandler, teacher),
         (url_path_join(server_url, "dpviz/class/end"), EndHandler, teacher),

@@ -84,8 +84,8 @@ log = logging.getLogger("dpviz.hubclass")
 
 #: The service's name in the hub's ``c.JupyterHub.services`` (its prefix is ``/services/dpviz-class/``).
 NAME = "dpviz-class"
-#: The hub group whose members are teachers, besides the hub's admins (``--teacher-group``).
-TEACHER_GROUP = "teachers"
+TEACHER_GROUP = classview.TEACHER_GROUP  # besides the hub's admins (``--teacher-group``)
+is_teacher = classview.is_teacher
 #: Seconds the service trusts the hub's answer about a token (a removed teacher or a stopped server: at most this).
 CACHE_SECONDS = 60
 STATIC = Path(__file__).resolve().parent / "static"
@@ -104,13 +104,6 @@ def submitter_id(name: str) -> str:
     if not isinstance(name, str) or not name:
         raise ValueError(f"name = {name!r:.80} is not allowed: must be a non-empty hub user name")
     return "hub-" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-
-
-def is_teacher(model: dict, teacher_group: str = TEACHER_GROUP) -> bool:
-    """Whether the hub user ``model`` (the hub's identity model of the user's token) is a teacher of the class: a hub
-    admin, or a member of ``teacher_group``."""
-    groups = model.get("groups")
-    return model.get("admin") is True or (isinstance(groups, list) and teacher_group in groups)
 
 
 # ============================================================================================ the handlers

@@ -81,7 +81,7 @@ c.JupyterHub.cookie_secret_file = {folder!r} + "/cookie_secret"
 c.JupyterHub.pid_file = {folder!r} + "/jupyterhub.pid"
 c.JupyterHub.services.append({{"name": "dpviz-test", "api_token": {token!r}}})
 c.JupyterHub.load_roles.append({{"name": "dpviz-test", "scopes": ["list:users", "read:users", "read:servers",
-                                                                     "access:servers"],
+                                                                     "access:servers", "access:services"],
                                  "services": ["dpviz-test"]}})
 """
 
@@ -100,8 +100,10 @@ def browser_available():
 class Hub:
     """A JupyterHub started with the recipe in its own process group, and the test's API token."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, shared: bool = False):
         self.folder = folder
+        self.shared = shared
+        self.lessons_port = free_port()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = secrets.token_hex(16)
@@ -114,7 +116,10 @@ class Hub:
                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
                "DPVIZ_HUB_CULL_TIMEOUT": str(CULL_TIMEOUT), "DPVIZ_HUB_CULL_EVERY": str(CULL_EVERY),
                "DPVIZ_HUB_ACTIVITY_INTERVAL": str(ACTIVITY), "DPVIZ_HUB_CLASS_PORT": str(self.class_port),
-               "DPVIZ_HUB_CLASS_DIR": str(folder / "class"), "DPVIZ_HUB_TEACHERS": TEACHER}
+               "DPVIZ_HUB_CLASS_DIR": str(folder / "class"), "DPVIZ_HUB_TEACHERS": TEACHER,
+               "DPVIZ_HUB_SHARED": "1" if shared else "0", "DPVIZ_HUB_LESSONS_PORT": str(self.lessons_port),
+               "DPVIZ_HUB_CLASS_SIZE": str(len(STUDENTS)), "DPVIZ_HUB_LESSONS": "01,05",
+               "XDG_DATA_HOME": str(folder / "data")}
         self.log_path = folder / "jupyterhub.log"
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=folder, env=env,
@@ -122,6 +127,17 @@ class Hub:
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
+
+    def lessons(self, name: str) -> str:
+        """Where ``name`` opens the lessons: their own server, or the shared one."""
+        return f"{self.url}/services/dpviz-lessons" if self.shared else f"{self.url}/user/{name}"
+
+    def shared_status(self) -> dict:
+        """The shared lesson server's status.json (with the test's token, which may access the service)."""
+        req = urllib.request.Request(f"{self.url}/services/dpviz-lessons/dpviz/status.json",
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
 
     def api(self, path: str) -> dict | list:
         req = urllib.request.Request(f"{self.url}/hub/api/{path}", headers={"Authorization": f"token {self.token}"})
@@ -131,6 +147,8 @@ class Hub:
     def up(self) -> bool:
         try:
             self.api("")
+            if self.shared:  # the shared lesson server has pre-heated the class (its class view is its own)
+                return "ready for" in self.log()
             with urllib.request.urlopen(f"http://127.0.0.1:{self.class_port}/services/dpviz-class/api/released",
                                         timeout=5):
                 pass
@@ -169,16 +187,25 @@ class Hub:
         self._log.close()
 
 
-@pytest.fixture(scope="module")
-def hub(browser_available, tmp_path_factory):
-    h = Hub(tmp_path_factory.mktemp("hub"))
+def _started(folder: Path, shared: bool):
+    h = Hub(folder, shared=shared)
     try:
-        if not wait_until(lambda: h.proc.poll() is not None or h.up(), 90) or h.proc.poll() is not None:
-            pytest.fail("the hub did not start within 90 s:\n" + h.log()[-4000:])
+        if not wait_until(lambda: h.proc.poll() is not None or h.up(), 180) or h.proc.poll() is not None:
+            pytest.fail("the hub did not start within 180 s:\n" + h.log()[-4000:])
         yield h
     finally:
         h.stop()
         shutil.rmtree(h.folder / "homes", ignore_errors=True)
+
+
+@pytest.fixture
+def hub(browser_available, tmp_path):
+    yield from _started(tmp_path, shared=False)
+
+
+@pytest.fixture
+def shared_hub(browser_available, tmp_path):
+    yield from _started(tmp_path, shared=True)
 
 
 def _login(pg, hub: Hub, name: str) -> None:
@@ -186,7 +213,8 @@ def _login(pg, hub: Hub, name: str) -> None:
     pg.fill("#username_input", name)
     pg.fill("#password_input", "any")
     pg.click("#login_submit")
-    pg.wait_for_url(f"**/user/{name}/voila/render/index.ipynb", timeout=180_000)
+    pg.wait_for_url("**/voila/render/index.ipynb", timeout=180_000)
+    assert pg.url.startswith(hub.lessons(name)), pg.url
 
 
 def _server_cost(name: str) -> tuple[dict[str, float], float]:
@@ -240,12 +268,15 @@ def _student(hub: Hub, name: str, results: dict, start: threading.Barrier) -> No
             _login(pg, hub, name)
             t0 = time.monotonic()
             record["login_s"] = t0 - t_login
-            pg.goto(f"{hub.url}/user/{name}/voila/render/{FIGURES_LESSON}")
+            pg.goto(f"{hub.lessons(name)}/voila/render/{FIGURES_LESSON}")
             _wait_for_first_figure(pg, f"{name}: {FIGURES_LESSON}")
             record["first_figure_s"] = time.monotonic() - t0
             record["panels"] = _wait_for_every_panels_figures(pg)
             record["all_figures_s"] = time.monotonic() - t0
-            record["memory_mb"], record["cpu_s"] = _server_cost(name)
+            if hub.shared:
+                record["status"] = hub.shared_status()
+            else:
+                record["memory_mb"], record["cpu_s"] = _server_cost(name)
             record["moved"] = [_move_first_control_and_wait(pg, i) for i in range(record["panels"])]
             record["errors"] += pg.page_errors
             if name != STUDENTS[-1]:
@@ -261,7 +292,7 @@ def _student(hub: Hub, name: str, results: dict, start: threading.Barrier) -> No
 
 def _answer(pg, hub: Hub, name: str, record: dict, option: int) -> str:
     t0 = time.monotonic()
-    pg.goto(f"{hub.url}/user/{name}/voila/render/{EXERCISE_LESSON}")
+    pg.goto(f"{hub.lessons(name)}/voila/render/{EXERCISE_LESSON}")
     _wait_for_first_figure(pg, f"{name}: {EXERCISE_LESSON}")
     record["second_first_figure_s"] = time.monotonic() - t0
     box = pg.locator(".dpviz-ReconstructionPanel .dpviz-exercise").first
@@ -274,7 +305,8 @@ def _answer(pg, hub: Hub, name: str, record: dict, option: int) -> str:
     return view.inner_text()
 
 
-def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
+def _class_of_three(hub: Hub) -> dict[str, dict]:
+    """Three students at once (see the module docstring); fails with every problem seen and the hub's log."""
     results: dict[str, dict] = {}
     start = threading.Barrier(len(STUDENTS))
     threads = [threading.Thread(target=_student, args=(hub, n, results, start)) for n in STUDENTS]
@@ -296,16 +328,11 @@ def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
         if name != STUDENTS[-1] and "class so far" not in r.get("answer", ""):
             problems.append(f"{name}: no class tally after answering: {r.get('answer')!r}")
     assert not problems, "\n".join(problems) + "\n--- hub log ---\n" + hub.log()[-6000:]
-    # Each student's pages have closed: their kernels went with them (the shutdown beacon), long before any cull.
-    left = {}
+    return results
 
-    def freed() -> bool:
-        left.update({n: hub.kernels(n) for n in STUDENTS})
-        return not any(left.values())
 
-    assert wait_until(freed, 30), f"kernels still running after their pages closed: {left}"
-
-    # The teacher's view, through the hub's login: the two answers, released (local privacy: after each answer).
+def _teacher_sees_the_class(hub: Hub, view: str) -> None:
+    """The teacher logs in to the hub and sees the two answers released at ``view``; a student is refused there."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -316,8 +343,8 @@ def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
             teacher.fill("#username_input", TEACHER)
             teacher.fill("#password_input", "any")
             teacher.click("#login_submit")
-            teacher.wait_for_url("**/user/**", timeout=180_000)
-            teacher.goto(f"{hub.url}/services/dpviz-class/")
+            teacher.wait_for_url("**/voila/render/index.ipynb", timeout=180_000)
+            teacher.goto(view)
             section = teacher.locator(f"section[data-exercise='{EXERCISE}']")
             section.wait_for(timeout=60_000)
             teacher.wait_for_function(
@@ -331,12 +358,28 @@ def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
             context, student = _new_page(browser)
             student.goto(f"{hub.url}/hub/login")
             _login(student, hub, STUDENTS[0])
-            reply = student.goto(f"{hub.url}/services/dpviz-class/")
-            assert reply.status == 403 or "teacher" in student.content().lower()
+            reply = student.goto(view)
+            # (refused by the hub, which gives students no access to the dpviz-class service, or by the view)
+            assert reply.status == 403, reply.status
             assert "2 answer(s)" not in student.content()
             context.close()
         finally:
             browser.close()
+
+
+def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
+    results = _class_of_three(hub)
+    # Each student's pages have closed: their kernels went with them (the shutdown beacon), long before any cull.
+    left = {}
+
+    def freed() -> bool:
+        left.update({n: hub.kernels(n) for n in STUDENTS})
+        return not any(left.values())
+
+    assert wait_until(freed, 30), f"kernels still running after their pages closed: {left}"
+
+    # The teacher's view, through the hub's login: the two answers, released (local privacy: after each answer).
+    _teacher_sees_the_class(hub, f"{hub.url}/services/dpviz-class/")
 
     # Every page has gone, and the culler stops the idle servers.
     stopped = wait_until(lambda: not any(hub.servers().get(n) for n in (*STUDENTS, TEACHER)),
@@ -350,3 +393,36 @@ def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
               f"figure {r['first_figure_s']:.1f} s, → every figure {r['all_figures_s']:.1f} s ({FIGURES_LESSON}, "
               f"{len(STUDENTS)} students at once); then {EXERCISE_LESSON} alone → first figure "
               f"{r.get('second_first_figure_s', float('nan')):.1f} s")
+
+
+def test_one_shared_lesson_server_behind_the_hubs_login(shared_hub):
+    """DPVIZ_HUB_SHARED=1: every student on one dpviz serve, a hub service behind the hub's login: the same class
+    of three, its own class view (the teacher's page after the hub's login), kernels freed with their pages, and a
+    browser without the login sent to the hub's."""
+    hub = shared_hub
+    idle = hub.shared_status()
+    results = _class_of_three(hub)
+    assert wait_until(lambda: hub.shared_status()["sessions"] == 0, 60), hub.shared_status()
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    try:
+        urllib.request.build_opener(NoRedirect).open(f"{hub.url}/services/dpviz-lessons/voila/render/"
+                                                     f"{FIGURES_LESSON}", timeout=30)
+        status, where = 200, ""
+    except urllib.error.HTTPError as e:
+        status, where = e.code, e.headers.get("Location", "")
+    assert status == 302 and "/hub/api/oauth2/authorize" in where, (status, where)
+
+    # the class view is the shared server's own; its teacher's page opens after the hub's login, no token needed
+    _teacher_sees_the_class(hub, f"{hub.url}/services/dpviz-lessons/dpviz/class")
+    for n in STUDENTS:
+        r = results[n]
+        st = r["status"]
+        print(f"\nshared under the hub, {n}: lesson link → first figure {r['first_figure_s']:.1f} s, → every figure "
+              f"{r['all_figures_s']:.1f} s ({FIGURES_LESSON}, {len(STUDENTS)} students at once), then "
+              f"{EXERCISE_LESSON} → {r.get('second_first_figure_s', float('nan')):.1f} s; login "
+              f"{r['login_s']:.1f} s; the server's PSS {st['memory_mb']:.0f} MB with {st['sessions']} sessions "
+              f"(idle, pools full: {idle['memory_mb']:.0f} MB), a kernel ≈ {st.get('kernel_mb_estimate', 0):.0f} MB")
