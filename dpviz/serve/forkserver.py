@@ -88,6 +88,9 @@ def _preload() -> None:
 
     for name in PRELOAD:
         importlib.import_module(name)
+    dpviz = importlib.import_module("dpviz")
+    for name in dpviz.__all__:  # the façade's names (imported on first use elsewhere): every one, here
+        getattr(dpviz, name)
     importlib.import_module("plotly.graph_objects").FigureWidget  # noqa: B018 - its lazily imported class
     panels = importlib.util.find_spec("dpviz.panels").submodule_search_locations
     for module in pkgutil.iter_modules(panels):  # every lesson's panels (and what they import)

@@ -76,19 +76,33 @@ def test_the_check_sees_a_violation(tmp_path):
     assert "plotly" in _imports(bad)
 
 
-def test_import_dpviz_loads_every_package_eagerly():
-    """No lazy façade: every forked kernel shares the imports already (the fork server), so ``import dpviz`` imports
-    the papers' packages, and dpviz has no module ``__getattr__`` to hide a missing name behind."""
+def test_import_dpviz_loads_no_numerics_until_a_name_is_used():
+    """``import dpviz`` (and so every ``dpviz.serve`` module) loads no numerics: under JupyterHub every student has
+    a server of their own, and numpy, scipy and the numerics made each 76 MB larger. A name of the façade imports its
+    module on first use, every one of them exists, and any other name is an AttributeError (nothing hidden)."""
     import subprocess
     import sys
 
-    packages = "('dpviz.learning', 'dpviz.mean', 'dpviz.partial', 'dpviz.userlevel')"
-    code = ("import sys, dpviz\n"
-            f"print(all(m in sys.modules for m in {packages}))\n"
-            "print(hasattr(dpviz, '__getattr__'), hasattr(dpviz, 'nope'))\n")
+    code = ("import sys, dpviz, dpviz.lessons, dpviz.serve.extension\n"
+            "print(any(m in sys.modules for m in ('numpy', 'scipy', 'dpviz.mechanisms', 'dpviz.userlevel')))\n"
+            "print(all(getattr(dpviz, n) is not None for n in dpviz.__all__), 'dpviz.userlevel' in sys.modules)\n"
+            "print(hasattr(dpviz, 'nope'), dpviz.Gaussian is dpviz.mechanisms.Gaussian)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split("\n")[:2] == ["True", "False False"]
+    assert out.stdout.split("\n")[:3] == ["False", "True True", "False True"]
+
+
+def test_the_fork_server_preloads_every_name_of_the_facade():
+    """Kernels forked under ``dpviz serve`` find every numerics module already imported (the façade's lazy names
+    included), as before the façade was lazy."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom dpviz.serve import forkserver\nforkserver._preload()\n"
+            "print(all(f'dpviz.{m}' in sys.modules for m in ('userlevel', 'mean', 'learning', 'partial', 'audit')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
 
 
 # ---- the redesign's guards (issue 38): no threads in panels, no import stand-ins, no per-package cap modules -------
