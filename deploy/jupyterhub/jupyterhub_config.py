@@ -24,6 +24,10 @@ What it sets, each with the reason:
   at ``/services/dpviz-class/`` for hub admins and members of the group ``DPVIZ_HUB_TEACHER_GROUP`` (default
   ``teachers``); students' kernels send their answers to it directly (``DPVIZ_CLASS``), identified by their
   server's own hub token;
+- ``DPVIZ_HUB_SHARED=1``: instead of a server per student, **one shared lesson server**, ``dpviz serve
+  --hub-service``, as the hub-managed service ``dpviz-lessons`` behind the hub's login: a student costs what they
+  cost under ``dpviz serve`` (one forked kernel); its class view is its own, its teacher's view at
+  ``/services/dpviz-lessons/dpviz/class`` for the same teachers;
 - **memory**: ``c.Spawner.mem_limit`` from dpviz's measured cost per student (honoured by spawners that can
   enforce it: systemdspawner under TLJH, KubeSpawner; the local process spawner ignores it).
 
