@@ -46,6 +46,7 @@ import json
 import logging
 import os
 import re
+import secrets
 import sys
 from pathlib import Path
 
@@ -395,6 +396,8 @@ class DpvizVoila(Voila):
         settings["dpviz_lessons"] = frozenset(lesson.filename for lesson in catalogue)
         settings["dpviz_titles"] = {x.filename: f"lesson {x.order:02d} · {x.title}" for x in catalogue}
         settings["dpviz_status_extra"] = {"class_size": self.class_size, "lessons": self._chosen}
+        if self.hub_service:  # kernels are owned by the hub user, not the browser (guards._client_token)
+            settings["dpviz_hub_owner_key"] = secrets.token_bytes(32)
         settings["websocket_max_message_size"] = MAX_MESSAGE_BYTES
         # The lessons contain no TeX: the pages load a stand-in that typesets nothing instead of MathJax 3 (see
         # dpviz/serve/static/no-mathjax.js; Voilà's front end picks its MathJax-2 typesetter when a URL is named).

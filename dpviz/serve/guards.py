@@ -22,6 +22,8 @@ named where it is handled (docs/known-upstream-issues.md lists them all).
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import secrets
 from pathlib import Path
@@ -79,6 +81,17 @@ def plausible_v1_frame(frame) -> bool:
 
 
 def _client_token(handler: web.RequestHandler) -> str | None:
+    """Who owns a kernel: the browser's client cookie, or behind JupyterHub (``dpviz serve --hub-service``, which
+    sets ``dpviz_hub_owner_key``) the hub user the request is logged in as, as a keyed hash of their name. So a
+    student's kernels, their kernel limit and their one answer per exercise in the class view follow the student
+    across browsers, and a browser another user logs in to next owns nothing of the first's."""
+    key = handler.settings.get("dpviz_hub_owner_key")
+    if key is not None:
+        model = getattr(handler.current_user, "hub_user", None)
+        name = model.get("name") if isinstance(model, dict) and model.get("kind", "user") == "user" else None
+        if not isinstance(name, str) or not name:
+            return None
+        return hmac.new(key, name.encode("utf-8", "replace"), hashlib.sha256).hexdigest()[:32]
     token = handler.get_cookie(CLIENT_COOKIE)
     if token and 16 <= len(token) <= 64 and token.isalnum():
         return token

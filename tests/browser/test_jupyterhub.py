@@ -416,6 +416,20 @@ def test_one_shared_lesson_server_behind_the_hubs_login(shared_hub):
         status, where = e.code, e.headers.get("Location", "")
     assert status == 302 and "/hub/api/oauth2/authorize" in where, (status, where)
 
+    # A student who answers again from another browser is still one student: the shared server's kernels belong to
+    # the hub user, not to a browser's cookie, so the class view below counts two answers, not three.
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            context, pg = _new_page(browser, viewport={"width": 1100, "height": 900})
+            _login(pg, hub, STUDENTS[0])
+            again = _answer(pg, hub, STUDENTS[0], {}, option=1)
+            assert "class so far" in again and not pg.page_errors, (again, pg.page_errors)
+            context.close()
+        finally:
+            browser.close()
     # the class view is the shared server's own; its teacher's page opens after the hub's login, no token needed
     _teacher_sees_the_class(hub, f"{hub.url}/services/dpviz-lessons/dpviz/class")
     for n in STUDENTS:
