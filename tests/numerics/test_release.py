@@ -68,7 +68,7 @@ def test_samplers_of_part_one_have_the_closed_form_variances():
     widths = ranges[:, 1] - ranges[:, 0]
     for j, w in enumerate(widths):
         var = 2 * w / 1.5**2
-        # a sum of w Laplace variables: μ₄ = 3σ⁴ + 3w·(2b²)²·... ≤ 6σ⁴, so SE(s²) ≤ √(5/m)·σ²
+        # a sum of w i.i.d. Laplace variables has excess kurtosis 3/w: μ₄ = (3 + 3/w)σ⁴ ≤ 6σ⁴, so SE(s²) ≤ √(5/m)·σ²
         assert abs(ans[:, j].var() - var) < 5 * math.sqrt(5 / m) * var
 
 
@@ -247,6 +247,11 @@ def test_the_tree_pays_on_wide_ranges_only_and_only_with_consistency():
     assert canon[1] > flat[1] and cons[1] < flat[1] / 1.9
     assert canon[2] == pytest.approx(2 * (L + 1) ** 2, rel=1e-14) and canon[2] < flat[2] / 8
     assert np.all(cons < canon)
+    every = np.arange(1, 1025)  # the consistent tree wins from width 239 on; the canonical one only at 1024
+    wins = R.tree_width_variance(every, 1.0, L, 2, consistent=True) < R.histogram_range_variance(1024, every, 1.0)
+    assert np.array_equal(wins, every >= 239)
+    canon_wins = R.tree_width_variance(every, 1.0, L, 2) < R.histogram_range_variance(1024, every, 1.0)
+    assert np.array_equal(canon_wins, every == 1024)
 
 
 def test_noisy_tree_sampler_has_the_exact_variances():
