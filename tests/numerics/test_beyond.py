@@ -178,6 +178,71 @@ def test_smooth_release_sampler_has_the_stated_law(noise, tail):
     assert np.mean(draws > p.median) == pytest.approx(0.5, abs=5 * math.sqrt(0.25 / draws.size))
 
 
+def _smooth_pairs(count, seed):
+    """Data sets of GRID^5 and each of their replace-neighbours."""
+    for x in sample_sets(5, count, seed=seed):
+        for i, v in itertools.product(range(5), GRID):
+            yield list(x), list(x[:i]) + [v] + list(x[i + 1:])
+
+
+def test_smooth_laplace_release_is_epsilon_delta_private_on_every_neighbour_pair():
+    """Lap(med(x), 2S*(x)/ε) against Lap(med(x′), 2S*(x′)/ε): the exact hockey-stick at ε (the closed form that
+    the leak test checks against mpmath) is at most δ on every pair (Nissim, Raskhodnikova & Smith 2007, Cor. 2.4);
+    the same release with the local sensitivity instead exceeds δ on some of the same pairs."""
+    eps, delta = 1.0, 0.05
+    worst, worst_local = 0.0, 0.0
+    for x, x2 in _smooth_pairs(10, seed=55):
+        p = B.smooth_sensitivity_release_parameters(x, eps, delta, LO, HI)
+        p2 = B.smooth_sensitivity_release_parameters(x2, eps, delta, LO, HI)
+        worst = max(worst, B._laplace_hockey_stick(p.median, p.scale, p2.median, p2.scale, eps),
+                    B._laplace_hockey_stick(p2.median, p2.scale, p.median, p.scale, eps))
+        leak = B.local_sensitivity_leak(x, x2, eps, LO, HI)
+        worst_local = max(worst_local, leak.delta)
+    assert worst <= delta
+    assert worst_local > delta
+
+
+def test_smooth_cauchy_release_is_epsilon_private_on_every_neighbour_pair():
+    """Cauchy(med(x), 6S*(x)/ε) against Cauchy(med(x′), 6S*(x′)/ε): the largest log density ratio is at most ε.
+    The ratio is smooth and tends to ln(s′/s) in both tails, so a fine grid over ±10⁴ scales bounds it."""
+    eps = 1.0
+
+    def loss(mu, s, mu2, s2):
+        w = max(s, s2)
+        y = np.concatenate([np.linspace(-50 * w, 50 * w, 20001), np.geomspace(50 * w, 1e4 * w, 400),
+                            -np.geomspace(50 * w, 1e4 * w, 400)]) + mu
+        lr = np.log(s2 / s) + np.log1p(((y - mu2) / s2) ** 2) - np.log1p(((y - mu) / s) ** 2)
+        return float(np.max(np.abs(lr)))
+
+    worst, worst_local = 0.0, 0.0
+    for x, x2 in _smooth_pairs(8, seed=66):
+        p = B.smooth_sensitivity_release_parameters(x, eps, 0.0, LO, HI, "cauchy")
+        p2 = B.smooth_sensitivity_release_parameters(x2, eps, 0.0, LO, HI, "cauchy")
+        worst = max(worst, loss(p.median, p.scale, p2.median, p2.scale))
+        ls, ls2 = B.local_sensitivity_median(x, LO, HI), B.local_sensitivity_median(x2, LO, HI)
+        if ls > 0 and ls2 > 0:  # the same noise calibrated to the local sensitivity instead
+            worst_local = max(worst_local, loss(p.median, 6 * ls / eps, p2.median, 6 * ls2 / eps))
+    assert worst <= eps
+    assert worst_local > eps
+
+
+def test_sample_and_aggregate_mean_moves_by_at_most_its_scale_times_epsilon():
+    """Replacing one record changes one block's estimate: the noisy average's centre moves by at most ε·scale, so
+    the two Laplace laws (same scale) are ε-indistinguishable; checked on every replace-neighbour of a data set."""
+    x = [0.0, 1.0, 3.0, 4.0, 6.0, 6.0, 1.0, 0.0, 3.0]
+    eps = 0.8
+    for blocks, statistic in ((3, "median"), (3, "mean"), (9, "mean")):
+        base = B.sample_and_aggregate(x, blocks, eps, LO, HI, statistic=statistic, shuffle=False, rng=0)
+        worst = 0.0
+        for i, v in itertools.product(range(len(x)), GRID):
+            x2 = x[:i] + [v] + x[i + 1:]
+            other = B.sample_and_aggregate(x2, blocks, eps, LO, HI, statistic=statistic, shuffle=False, rng=0)
+            assert other.scale == base.scale
+            worst = max(worst, abs(other.estimates.mean() - base.estimates.mean()) / base.scale)
+        assert worst <= eps * (1 + 1e-12)
+    assert worst == pytest.approx(eps, rel=1e-12)  # one record per block: the bound is attained
+
+
 # ------------------------------------------------------------------------------------------ the local-sensitivity leak
 
 
