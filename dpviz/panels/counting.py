@@ -1,4 +1,4 @@
-"""Lesson 02 "Counting with noise": four panels.
+"""Lesson 02 "Counting with noise": five panels.
 
 * :class:`SensitivityPanel` — pick a query, the neighbouring relation and clipping bounds: Δ, the Laplace noise it
   needs, and for sums and means what clipping costs (bias) against what it saves (noise);
@@ -8,7 +8,9 @@
 * :class:`CompositionPanel` — sequential against parallel composition for a histogram, with the misconception
   exercise "a histogram over 10 bins costs 10ε?";
 * :class:`LocalCentralPanel` — local k-RR / OUE against a central Laplace count, with a predict-then-reveal
-  exercise on the number of people local DP needs.
+  exercise on the number of people local DP needs;
+* :class:`CountingProblemsPanel` — the lesson's problem set (two numeric answers, two choices, a find-a-setting
+  task on the panel's Laplace noise, a proof idea), with teaching notes for the teacher's edition.
 
 Every number is a closed form from :mod:`dpviz.sensitivity` and :mod:`dpviz.local`. The learner reads K for the
 number of possible answers (the course's domain size; the mechanism keeps its name k-RR), and p, q for k-RR's two
@@ -22,11 +24,12 @@ import math
 from dpviz import local as LOC
 from dpviz import sensitivity as S
 from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import big, fmt, table
 from dpviz.plots import counting as P
 from dpviz.references import cite
 
-__all__ = ["SensitivityPanel", "PostProcessingPanel", "CompositionPanel", "LocalCentralPanel"]
+__all__ = ["SensitivityPanel", "PostProcessingPanel", "CompositionPanel", "LocalCentralPanel", "CountingProblemsPanel"]
 
 #: The lesson's fixed data set: 1,001 skewed values (median 30), the quantiles of a log-normal law (no randomness).
 DATA = S.example_dataset(1001)
@@ -342,3 +345,154 @@ class LocalCentralPanel(Panel):
             hint = ("With many possible answers k-RR's truthful report gets rare (p = e<sup>ε</sup>/(e<sup>ε</sup> + "
                     "K − 1)); OUE's error does not grow with K (" + cite("wang2017locally") + ").")
         return View(figures=[fig], readout=table(rows), hint=hint)
+
+
+# ============================================================================================ the lesson's problems
+
+_HIST_OPTIONS = [("count of people with a property", "count"), ("histogram (fixed bins)", "histogram")]
+_DR_LAPLACE = cite("dwork2014algorithmic", "Thm 3.6")
+_DR_VARIANCE = cite("dwork2014algorithmic", "Def. 3.3")
+_DR_SENSITIVITY = cite("dwork2014algorithmic", "Def. 3.1")
+_DR_COMPOSITION = cite("dwork2014algorithmic", "Thm 3.14")
+_DMNS = cite("dwork2006calibrating")
+
+
+def _problem_delta(v) -> float:
+    return S.query_sensitivity(v.query, 0.0, 1.0, 2, v.relation)
+
+
+def _histogram_sd_below_one(_panel, v) -> bool:
+    """Problem 5: a histogram whose per-bin noise has standard deviation √2·Δ/ε below 1, with ε ≤ 2."""
+    eps = float(v.epsilon)
+    return v.query == "histogram" and eps <= 2.0 + 1e-9 and math.sqrt(2.0) * _problem_delta(v) / eps < 1.0
+
+
+_PROBLEMS = ProblemSet("Problems: counting with noise", {
+    "scale": NumericAnswer(
+        "A count (Δ = 1) is released with the Laplace mechanism at ε = 0.5. What scale b must its noise have for "
+        "the release to be ε-DP?", 2.0, rel_tol=0.01, label="b =",
+        traps=[(0.5, "Tempting: ε looks like the amount of noise. But a smaller ε must mean <i>more</i> noise: "
+                     "b = Δ/ε grows as ε shrinks."),
+               (1.0, "That is Δ itself: the scale is Δ divided by ε."),
+               (8.0, "That is the variance 2b², not the scale b.")],
+        solution=f"b = Δ/ε = 1/0.5 = 2: the Laplace mechanism with b = Δ/ε is ε-DP ({_DMNS}; {_DR_LAPLACE}).",
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("0.5: ε read as the noise level (the scale multiplies by ε instead of dividing).",
+                   "1: Δ given without dividing by ε.",
+                   "8: the variance 2b² given for the scale."),
+            ask="Halve ε again: what happens to b, and to the noise's standard deviation?")),
+    "histogram_sd": NumericAnswer(
+        "A histogram with fixed bins is released under replace-one neighbours at ε = 1, with Laplace noise on each "
+        "bin. What is the standard deviation of one bin's noise?", 2.0 * math.sqrt(2.0), rel_tol=0.02,
+        label="standard deviation:",
+        traps=[(math.sqrt(2.0), "That is the noise for add/remove neighbours (Δ = 1). Replacing a record moves it "
+                                "from one bin to another: two counts change, so Δ = 2."),
+               (2.0, "That is the scale b = Δ/ε = 2; the standard deviation of Lap(b) is √2·b."),
+               (8.0, "That is the variance 2b² = 8; the standard deviation is its square root.")],
+        solution=("Under replace-one a record leaves one bin and enters another, so Δ = 2 (" + _DR_SENSITIVITY
+                  + "). Then b = Δ/ε = 2 (" + _DR_LAPLACE + "), and Lap(b) has variance 2b² = 8 (" + _DR_VARIANCE
+                  + "): the standard deviation is √8 = 2√2 ≈ 2.83."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("1.41: add/remove's Δ = 1 used under replace-one.", "2: the scale b given for the standard "
+                   "deviation.", "8: the variance given for the standard deviation."),
+            ask="Which neighbouring relation would you state for a census table, and why does it change Δ?")),
+    "compose": ChoiceProblem(
+        "Two counts over the same people (how many smoke, how many are over 60) are each released with Lap(2), "
+        "that is at ε = 0.5. What does the pair guarantee, by sequential composition?",
+        [("ε = 1: the two ε add up", True,
+          "Right: one person can be in both counts, and an observer sees both answers, so the privacy losses add: "
+          "ε₁ + ε₂ = 1 (sequential composition, " + _DR_COMPOSITION + ")."),
+         ("ε = 0.5: each release is 0.5-DP", False,
+          "Tempting: each release on its own is 0.5-DP. But the same person is in both counts, and the two answers "
+          "are two pieces of evidence about them: the losses add (" + _DR_COMPOSITION + "). Only releases about "
+          "disjoint groups of people cost the largest ε (parallel composition, " + cite("mcsherry2009privacy",
+                                                                                      "Thm 2") + ")."),
+         ("ε = 0.25: two noisy answers average out the noise", False,
+          "Tempting, because averaging two noisy estimates of one quantity lowers the error. Privacy goes the other "
+          "way: each release is more evidence about a person, so the costs add up, they never halve.")],
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("0.5: each release judged alone, as if the observer saw only one.",
+                   "0.25: accuracy (averaging) confused with privacy."),
+            ask="What if the two counts were over disjoint groups (smokers under 60, non-smokers over 60)?")),
+    "clip": ChoiceProblem(
+        "Values are clipped to [L, U] = [−50, 100] and then summed. Under add/remove-one-record neighbours, what is "
+        "the sum's sensitivity Δ?",
+        [("Δ = 100 = max(|L|, |U|)", True,
+          "Right: adding or removing one record moves the sum by that record's clipped value, at most "
+          "max(|L|, |U|) = 100 in size (" + _DR_SENSITIVITY + ")."),
+         ("Δ = 150 = U − L", False,
+          "Tempting: U − L is the sensitivity under <i>replace-one</i> neighbours, where one value can jump from −50 "
+          "to 100. Adding or removing a record moves the sum by its own value only."),
+         ("Δ = the largest value in the data set", False,
+          "Tempting, because that is how far this data set's records move the sum. But Δ must hold for every pair "
+          "of neighbouring data sets, not only this one: a noise scale read off the data depends on the data and "
+          "can itself reveal a person (local against global sensitivity, " + cite("nissim2007smooth") + ").")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("150: the replace-one formula U − L used under add/remove.",
+                   "the data's maximum: sensitivity taken from the data rather than from all neighbours."),
+            ask="With L = 0 instead, which of the two relations gives the larger Δ, and by how much?")),
+    "setting": FindSetting(
+        "Set the panel so that a histogram's noise has a standard deviation below 1 per bin, with ε at most 2.",
+        _histogram_sd_below_one, live=True,
+        hint="The standard deviation of Lap(b) is √2·b, with b = Δ/ε. Which neighbouring relation gives a histogram "
+             "the smaller Δ?",
+        solution="A histogram under add/remove neighbours with ε from 1.45 to 2: Δ = 1, and √2·Δ/ε < 1 needs "
+                 "ε > √2 ≈ 1.41 (" + _DR_LAPLACE + "; variance 2b², " + _DR_VARIANCE + "). Under replace-one "
+                 "Δ = 2 and ε would have to exceed 2√2 ≈ 2.83: not allowed here.",
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Staying with replace-one and looking for an ε: none of ε ≤ 2 works.",
+                   "Reading the scale b off the readout instead of the standard deviation √2·b."),
+            ask="Who could tell the difference between the two relations from the released histogram alone?")),
+    "proof": ProofIdea(
+        "Why is the Laplace mechanism with scale b = Δ/ε ε-DP? Write the key step of the proof, or pick it.",
+        "Let p<sub>x</sub>(y) = exp(−|y − F(x)|/b)/(2b), the density of F(x) + Lap(b). For neighbours x, x′ and "
+        "any output y, p<sub>x</sub>(y)/p<sub>x′</sub>(y) = exp((|y − F(x′)| − |y − F(x)|)/b) ≤ "
+        "exp(|F(x) − F(x′)|/b) by the triangle inequality, and |F(x) − F(x′)| ≤ Δ, so the ratio is at most "
+        "exp(Δ/b) = e<sup>ε</sup>. Integrating over any set S of outputs gives P[M(x) ∈ S] ≤ e<sup>ε</sup>·"
+        "P[M(x′) ∈ S]: the definition of ε-DP. For a vector of answers the same holds coordinate by coordinate, "
+        "with Δ the ℓ₁ sensitivity (" + _DR_LAPLACE + "; " + _DMNS + ").",
+        steps=[("At every output, the two densities differ by a factor of at most exp(Δ/b), by the triangle "
+                "inequality", True,
+                "That step is the whole proof: a bound on the ratio at every single output, integrated over any "
+                "set of outputs."),
+               ("The noise has mean 0, so the outputs agree on average", False,
+                "Tempting: unbiased noise is what an estimator wants. But DP compares the whole output distributions "
+                "on neighbours, output by output; two laws with the same mean can be told apart perfectly."),
+               ("The noise's variance 2b² is larger than Δ²", False,
+                "Tempting: more noise than Δ sounds like enough. But variance is not what DP bounds: uniform noise "
+                "on [−c, c] has any variance you like, yet an output just above F(x) + c is possible under x′ when "
+                "F(x′) > F(x) and impossible under x: the ratio is infinite, and no ε holds.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("'The noise has mean 0': accuracy (bias) confused with privacy.",
+                   "'The variance is large enough': a moment bound, where DP needs a bound at every output."),
+            ask="Where does the proof use b = Δ/ε? What does half the noise, b = Δ/(2ε), guarantee? (2ε-DP: the "
+                "ratio bound becomes exp(Δ/b) = e<sup>2ε</sup>.)")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 5 is about this panel's settings.")
+
+
+class CountingProblemsPanel(Panel):
+    """The lesson's problem set, with the Laplace noise of a count or a histogram for its find-a-setting task."""
+
+    title = "Problems: counting with noise"
+    intro = ("The figure shows the Laplace noise a count or a histogram needs at the chosen ε and neighbouring "
+             "relation (scale b = Δ/ε, " + _DR_LAPLACE + "), with the band ±Δ one person can move the answer.")
+
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.05),
+        "query": Choice("query", _HIST_OPTIONS, "count"),
+        "relation": Choice("neighbours", _RELATION_OPTIONS, "add_remove"),
+    }
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v) -> View:
+        delta = _problem_delta(v)
+        b = S.laplace_scale(delta, float(v.epsilon))
+        rows = [("sensitivity Δ", fmt(delta)), ("Laplace scale b = Δ/ε", fmt(b))]
+        return View([P.noise_figure(delta, float(v.epsilon), label=f"a {v.query}")], readout=table(rows))
