@@ -4,7 +4,7 @@
 # and: make bench (p50/p95 update time of every widget; where a slider move's time goes in the browser; what one
 #      class-view submission costs the server),
 #      make lab (JupyterLab on the lessons), make export (static pages and PDFs of the lessons in build/),
-#      make serve CLASS=30 [LESSONS=05,08] (classroom mode), make loadtest (30 students against a local server),
+#      make serve CLASS=30 [LESSONS=07,11] (classroom mode), make loadtest (30 students against a local server),
 #      make docs (the documentation site in build/docs; warnings are errors).
 
 PYTHON ?= python3
@@ -36,7 +36,7 @@ $(STAMP): pyproject.toml setup.py | $(BIN)/python
 
 install: $(STAMP)
 
-# Plain: one learner. CLASS=30: pre-heat kernels for 30 students (on LESSONS=05,08, or every lesson) and say when ready.
+# Plain: one learner. CLASS=30: pre-heat kernels for 30 students (on LESSONS=07,11, or every lesson) and say when ready.
 # HOST=0.0.0.0: students on the local network can connect (anyone who can reach this machine can).
 serve: $(SERVE_STAMP)
 	$(BIN)/dpviz serve --port=$(PORT) --Voila.ip=$(HOST) $(if $(CLASS),--class-size=$(CLASS)) $(if $(LESSONS),--lessons=$(LESSONS))

@@ -18,13 +18,13 @@ Confidence split: the two rates come from independent runs; each upper bound is 
 
 Why a correct Gaussian claim is hard to witness: an (ε, δ) claim of a Gaussian is attained only by tests whose
 false-positive rate is of the order of δ (:func:`gaussian_witness_alpha`: α* = Φ(−ε/μ − μ/2), 2.0·10⁻⁵ for lesson
-07's DP-SGD step), and a finite audit cannot certify so small a rate: with no false alarm at all among m runs,
+10's DP-SGD step), and a finite audit cannot certify so small a rate: with no false alarm at all among m runs,
 Clopper–Pearson still allows α up to 1 − (1 − c)^{1/m} ≈ ln(1/(1 − c))/m. A low bound then comes from the
 statistics of rare events, not from the mechanism.
 
 :func:`audit_mechanism` plays the game many times with an estimated likelihood-ratio test: it picks the test on one
 half of the runs and counts its errors on the other half, so the bound stays valid. :data:`AUDIT_CASES` holds small
-mechanisms, correct ones and ones with planted implementation bugs, for lesson 07's "catch a bug" exercise, each
+mechanisms, correct ones and ones with planted implementation bugs, for lesson 10's "catch a bug" exercise, each
 with its claim and with its exact ε on the auditor's pair x, x′; :class:`NeighbourGame` is the game one learner
 plays by hand.
 """
@@ -65,7 +65,7 @@ TRIALS = Interval(8, 2_000_000, integer=True)
 #: Outputs :meth:`AuditCase.sample` draws on each neighbour: 1 to as many as an audit's runs.
 SAMPLE_SIZE = Interval(1, TRIALS.high, integer=True)
 
-#: Lesson 07's seed for the outputs its audit figure draws (:meth:`AuditCase.sample`): a lesson constant.
+#: Lesson 10's seed for the outputs its audit figure draws (:meth:`AuditCase.sample`): a lesson constant.
 SAMPLE_SEED = 99
 
 
@@ -159,7 +159,7 @@ def gaussian_witness_alpha(mu: float, delta: float) -> float:
 
     μ in (0, 30], δ in (0, 1).
 
-    >>> f"{gaussian_witness_alpha(1 / 2.4, 1e-5):.2e}"  # lesson 07's DP-SGD step: σ = z·C = 2.4, C = 1
+    >>> f"{gaussian_witness_alpha(1 / 2.4, 1e-5):.2e}"  # lesson 10's DP-SGD step: σ = z·C = 2.4, C = 1
     '1.95e-05'
     """
     m = check_in_range(mu, "mu", 0.0, 30.0, low_inclusive=False)
@@ -411,7 +411,7 @@ def _check_text(value: Any, name: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class AuditCase:
-    """A small mechanism with its privacy claim, for lesson 07's "catch a bug" exercise.
+    """A small mechanism with its privacy claim, for lesson 10's "catch a bug" exercise.
 
     ``sampler(dataset, size, rng)`` is the vectorised sampler :func:`audit_mechanism` takes; ``x`` and ``x_prime``
     are the neighbouring datasets the auditor picked (with the canary); ``claimed_epsilon``/``claimed_delta`` the
@@ -454,7 +454,7 @@ class AuditCase:
         return bool(self.bug)
 
     def sample(self, size: int, rng=None) -> tuple[np.ndarray, np.ndarray]:
-        """(``size`` outputs on x, ``size`` outputs on x′), drawn in that order from ``rng`` (the outputs lesson 07's
+        """(``size`` outputs on x, ``size`` outputs on x′), drawn in that order from ``rng`` (the outputs lesson 10's
         figure shows, with ``rng`` = :data:`SAMPLE_SEED`); ``size`` in :data:`SAMPLE_SIZE`."""
         n = SAMPLE_SIZE.check(size, "size")
         g = as_rng(rng)
@@ -593,7 +593,7 @@ def audit_case(key: str, *, trials: int = 10_000, confidence: float = 0.95, rng=
 
 def audit_case_curve(key: str, trials: int, confidence: float = 0.95,
                      progress: Callable[[float], None] | None = None) -> tuple[list[int], list[float], AuditResult]:
-    """Lesson 07's audit figure: independent audits of case ``key`` with ⌈trials/2^k⌉ runs (k = 5, …, 0; at least
+    """Lesson 10's audit figure: independent audits of case ``key`` with ⌈trials/2^k⌉ runs (k = 5, …, 0; at least
     100), the i-th with seed i (lesson constants). Returns (the numbers of trials, their bounds, the largest audit's
     result). ``progress(f)`` is called after each audit with the fraction done (of the audits and one more step,
     the caller's figure)."""
@@ -617,7 +617,7 @@ def audit_case_curve(key: str, trials: int, confidence: float = 0.95,
 
 
 class NeighbourGame:
-    """Lesson 07's neighbouring-dataset game with one player, on one full-batch DP-SGD step of a one-parameter
+    """Lesson 10's neighbouring-dataset game with one player, on one full-batch DP-SGD step of a one-parameter
     model (Abadi et al. 2016, Alg. 1). x holds ordinary examples, x′ the same plus a canary with gradient
     ``canary_gradient``, clipped to [−C, C]. The output, relative to the sum on x, is N(0, σ²) on x and
     N(clip(g), σ²) on x′, with σ = z·C (z = ``noise_multiplier``, C = ``clip_norm``).

@@ -25,7 +25,7 @@ two buckets contributes at most e^{1/scale} = e^{ε/2} to the likelihood ratio, 
 is *whether* a student answered: the count shows it (a student who opts out is seen only as one answer fewer).
 Under add/remove the same noise would give ε/2 for the histogram, but the exact count would then break it.
 
-The neighbouring-dataset game of lesson 07 pools the class's guesses into one Clopper–Pearson lower bound on ε
+The neighbouring-dataset game of lesson 10 pools the class's guesses into one Clopper–Pearson lower bound on ε
 (:func:`pooled_epsilon_bound`, through :func:`dpviz.audit.epsilon_lower_bound`); :func:`pooled_bound_ceiling` is
 the best any class can prove with a given number of rounds per world: with 30 perfect guesses on each dataset the
 95 % bound is 2.0338 (Clopper & Pearson 1934; Kairouz, Oh & Viswanath 2015, Thm 2.1), whatever the mechanism.

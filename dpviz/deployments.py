@@ -1,4 +1,4 @@
-"""Deployed values of ε, side by side (lesson 06), each with its unit of privacy, time horizon and source.
+"""Deployed values of ε, side by side (lesson 09), each with its unit of privacy, time horizon and source.
 
 :data:`DEPLOYMENTS` is a tuple of small frozen :class:`Deployment` records. Only what the cited source states, or
 what dpviz computes from the parameters it states, is recorded; where the value is not public, or where dpviz has
@@ -10,7 +10,7 @@ Two values are computed here, not quoted:
 
 * the 2020 US Census redistricting data were released under zero-concentrated DP with ρ = 2.56 for persons and
   0.07 for housing units, ρ = 2.63 in total (Abowd et al. 2022). :func:`census_2020` is the one home of that story
-  for lessons 06 and 12: the (ε, δ) of each ρ by :func:`dpviz.conversions.zcdp_to_approx_dp` (Canonne, Kamath &
+  for lessons 09 and 15: the (ε, δ) of each ρ by :func:`dpviz.conversions.zcdp_to_approx_dp` (Canonne, Kamath &
   Steinke 2020, Cor. 13), the Bureau's own per-file values (17.14 and 2.47 at δ = 10⁻¹⁰, as quoted by Ghazi,
   Kumar, Manurangsi & Steinke 2023, §7, from Abowd et al. 2022) and the Gaussian reading μ = √(2ρ)
   (:func:`dpviz.interpret.gaussian_reading`);
@@ -31,7 +31,7 @@ from dpviz.references import REFERENCES
 __all__ = ["Deployment", "DEPLOYMENTS", "CENSUS_DELTA", "CENSUS_RHO_PERSONS", "CENSUS_RHO_UNITS",
            "CENSUS_BUREAU_EPSILON", "RAPPOR_CHROME", "census_2020", "rappor_epsilon_infinity", "published"]
 
-#: The δ at which the census zCDP guarantee is converted to (ε, δ) in lesson 06 (the Bureau's own δ).
+#: The δ at which the census zCDP guarantee is converted to (ε, δ) in lesson 09 (the Bureau's own δ).
 CENSUS_DELTA = 1e-10
 
 #: ρ of the 2020 Census redistricting data: the person tables and the housing-unit tables (Abowd et al. 2022).
@@ -61,7 +61,7 @@ def rappor_epsilon_infinity(hashes: int, f: float) -> float:
 
 
 def census_2020(delta: float = CENSUS_DELTA, method: str = "cks") -> dict:
-    """The 2020 Census redistricting guarantee, one story for lessons 06 and 12.
+    """The 2020 Census redistricting guarantee, one story for lessons 09 and 15.
 
     The person tables are ρ = 2.56-zCDP and the housing-unit tables 0.07-zCDP (Abowd et al. 2022); zCDP composes
     by adding ρ (Bun & Steinke 2016, Lemma 1.7), so one person's whole record is 2.63-zCDP. Each ρ converts to

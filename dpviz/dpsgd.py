@@ -18,7 +18,7 @@ C): one step is the Poisson-subsampled Gaussian mechanism with noise multiplier 
 :func:`dpsgd_epsilon` asks the accountants of :mod:`dpviz.accountants` (RDP: Mironov, Talwar & Zhang 2019; PLD:
 Koskela, Jälkö & Honkela 2020) for their ε. The accounting assumes every iterate θ_1, …, θ_T is released.
 
-Lesson 10 trains at user level with full-batch noisy gradient descent (no sampling); deployed user-level training,
+Lesson 13 trains at user level with full-batch noisy gradient descent (no sampling); deployed user-level training,
 DP-FedAvg (McMahan et al. 2018), samples users.
 
 Caps: a call allocates O(n) memory per step (the Poisson masks are drawn one step at a time) and its work, n·T
@@ -98,7 +98,7 @@ BATCH_SIZE = Interval(1e-3, 1e6)
 SAMPLING_RATE = Interval(0.0, 1.0, open_low=True)
 """q in (0, 1]."""
 LESSON_EXAMPLES = 1000
-"""Lesson 07's data set size: public (a constant of the lesson, fixed before the data are drawn)."""
+"""Lesson 10's data set size: public (a constant of the lesson, fixed before the data are drawn)."""
 
 
 # ============================================================================================ boundary checks
@@ -245,7 +245,7 @@ def recorded_steps(steps: int, eval_every: int) -> np.ndarray:
 
 @checked(steps=STEPS)
 def lesson_schedule(steps: int) -> tuple[int, list[int], list[int], list[int]]:
-    """Lesson 07's recording schedule for a run of T = ``steps`` steps: (the recording interval max(1, ⌊T/20⌋), the
+    """Lesson 10's recording schedule for a run of T = ``steps`` steps: (the recording interval max(1, ⌊T/20⌋), the
     recorded steps (:func:`recorded_steps`), the indices into them of up to four steps near T/4, T/2, 3T/4 and T
     (the ε checkpoints), the steps after which a streamed run shows itself: one early (about 50 steps in, at most
     T/4), then each checkpoint before T)."""
@@ -521,7 +521,7 @@ def private_denominator_epsilon(n: int, noise_multiplier: float, delta: float = 
     return _pair_epsilon(-1.0, z / n, -(n - 1) / (n + 1), z / (n + 1), d)
 
 
-# ============================================================================================ lesson 07's data
+# ============================================================================================ lesson 10's data
 
 
 def _read_only(*arrays: np.ndarray) -> None:
@@ -531,7 +531,7 @@ def _read_only(*arrays: np.ndarray) -> None:
 
 @functools.lru_cache(maxsize=4)
 def lesson_data(n: int = LESSON_EXAMPLES, train_seed: int = 7, test_seed: int = 8):
-    """Lesson 07's fixed data: ((X, y), (X_test, y_test)) from :func:`make_dataset` with fixed seeds (lesson
+    """Lesson 10's fixed data: ((X, y), (X_test, y_test)) from :func:`make_dataset` with fixed seeds (lesson
     constants); cached and read-only (the panels share it)."""
     (X, y), (Xt, yt) = make_dataset(n, rng=train_seed), make_dataset(n, rng=test_seed)
     _read_only(X, y, Xt, yt)
@@ -539,7 +539,7 @@ def lesson_data(n: int = LESSON_EXAMPLES, train_seed: int = 7, test_seed: int = 
 
 
 def lesson_batch_size(sampling_rate: float) -> float:
-    """Lesson 07's public expected batch size L = q·1000 (:data:`LESSON_EXAMPLES`): fixed by the lesson before the
+    """Lesson 10's public expected batch size L = q·1000 (:data:`LESSON_EXAMPLES`): fixed by the lesson before the
     data are drawn, and the same for x and for x′ = x plus one example (q in (0, 1])."""
     q = check_in_range(sampling_rate, "sampling_rate", 0.0, 1.0, low_inclusive=False)
     return q * LESSON_EXAMPLES

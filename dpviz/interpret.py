@@ -1,4 +1,4 @@
-"""What ε means and how it is chosen (lesson 06): the Bayesian reading of a guarantee and the calibration of ε.
+"""What ε means and how it is chosen (lesson 09): the Bayesian reading of a guarantee and the calibration of ε.
 
 * :func:`posterior_bound` — the most an informed observer's belief that a person is in the data (or has an
   attribute) can grow after seeing the output: with prior p, the posterior is at most e^ε·p / (1 − p + e^ε·p) under

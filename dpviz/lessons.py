@@ -28,9 +28,9 @@ NOTEBOOK_DIR = Path(importlib.util.find_spec("dpviz.lesson_notebooks").submodule
 #: first number is at most its own.
 PARTS: tuple[tuple[int, str, str], ...] = (
     (1, "Part I — Foundations",
-     "Why anonymisation fails, counting with noise, privacy loss, selection, composition, choosing ε, DP-SGD and "
-     "auditing: a first course in differential privacy."),
-    (8, "Part II — Users and attributes",
+     "Why anonymisation fails, counting with noise, privacy loss, selection, beyond global sensitivity, composition, "
+     "accounting, releasing many answers, choosing ε, DP-SGD and auditing: a first course in differential privacy."),
+    (11, "Part II — Users and attributes",
      "When one person contributes many records, or only some attributes are sensitive: the research the course "
      "builds up to."),
 )
@@ -38,9 +38,9 @@ PARTS: tuple[tuple[int, str, str], ...] = (
 #: Recommended routes through the course: (who it is for, lesson numbers in order). Numbers of lessons that do not
 #: exist (yet) are skipped when shown.
 COURSE_PATHS: tuple[tuple[str, tuple[int, ...]], ...] = (
-    ("A first course", (1, 2, 3, 4, 5, 6, 7, 8)),
-    ("A research seminar, after the first course", (9, 10, 11, 12)),
-    ("If you already know DP", (3, 5, 7, 8, 9, 10, 11, 12)),
+    ("A first course", (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)),
+    ("A research seminar, after the first course", (12, 13, 14, 15)),
+    ("If you already know DP", (3, 5, 7, 10, 11, 12, 13, 14, 15)),
 )
 
 #: Set (to anything) in a kernel's environment to make panels display as static HTML (``make export``).

@@ -147,7 +147,7 @@ REFERENCES: dict[str, Reference] = {
     "dwork2009differential": _r("Dwork, Lei", 2009, "Differential Privacy and Robust Statistics", "STOC 2009"),
     "mcmahan2018learning": _r("McMahan, Ramage, Talwar, Zhang", 2018, "Learning Differentially Private Recurrent "
                               "Language Models", "ICLR 2018", "1710.06963"),
-    # -- foundations: attacks, counting, local DP, choosing ε (lessons 01, 02, 06) -------------------------------------
+    # -- foundations: attacks, counting, local DP, choosing ε (lessons 01, 02, 09) -------------------------------------
     "dinur2003revealing": _r("Dinur, Nissim", 2003, "Revealing Information while Preserving Privacy", "PODS 2003"),
     "dwork2017exposed": _r("Dwork, Smith, Steinke, Ullman", 2017, "Exposed! A Survey of Attacks on Private Data",
                            "Annual Review of Statistics and Its Application 4"),
@@ -198,7 +198,7 @@ REFERENCES: dict[str, Reference] = {
     "adeleye2023wikipedia": _r("Adeleye, Berghel, Desfontaines, Hay, Johnson, Lemoisson, Machanavajjhala, "
                                "Magerlein, Modena, Pujol, Simmons-Marengo, Triedman", 2023, "Publishing Wikipedia "
                                "Usage Data with Strong Privacy Guarantees", "arXiv preprint", "2308.16298"),
-    # -- selection, DP-SGD and auditing (lessons 04, 07) ------------------------------------------------------------
+    # -- selection, DP-SGD and auditing (lessons 04, 10) ------------------------------------------------------------
     "mckenna2020permute": _r("McKenna, Sheldon", 2020, "Permute-and-Flip: A New Mechanism for Differentially Private "
                              "Selection", "NeurIPS 2020", "2010.12603"),
     "ding2021permute": _r("Ding, Kifer, Saghaian, Steinke, Wang, Xiao, Zhang", 2021, "The Permute-and-Flip "
@@ -214,7 +214,7 @@ REFERENCES: dict[str, Reference] = {
                             "for Differentially Private Machine Learning", "IEEE S&P 2021", "2101.04535"),
     "clopper1934use": _r("Clopper, Pearson", 1934, "The Use of Confidence or Fiducial Limits Illustrated in the Case "
                          "of the Binomial", "Biometrika 26(4)"),
-    # -- what DP does and does not promise, local DP, auditing practice (lessons 01, 02, 06, 07) ----------------------
+    # -- what DP does and does not promise, local DP, auditing practice (lessons 01, 02, 09, 10) ----------------------
     "kifer2011nofree": _r("Kifer, Machanavajjhala", 2011, "No Free Lunch in Data Privacy", "SIGMOD 2011"),
     "kairouz2014extremal": _r("Kairouz, Oh, Viswanath", 2014, "Extremal Mechanisms for Local Differential Privacy",
                               "NeurIPS 2014", "1407.1338"),

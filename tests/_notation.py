@@ -86,10 +86,10 @@ def normalise(text: str) -> str:
     t = re.sub(r"\]\([^)]*\)", "] ", t)
     t = re.sub(r"<sub>(.*?)</sub>", lambda m: "_" + re.sub(r"<[^>]+>|\s", "", m.group(1)) + " ", t, flags=re.S)
     t = re.sub(r"<sup>(.*?)</sup>", lambda m: "^" + re.sub(r"<[^>]+>", "", m.group(1)), t, flags=re.S)
-    t = re.sub(r"<[^>]+>", " ", t)
+    t = re.sub(r"</?[A-Za-z][^>]*>", " ", t)  # tags only: a "<" of "kρ < 4 ln(1/δ)" starts none
     t = html.unescape(t).translate(_SUBSCRIPT_DIGITS)
     t = re.sub(r"(?<=[A-Za-z" + _GREEK + r"])([0-9]+)(?![\w])", r"_\1", t)  # θ1 after the digits' translation
-    t = re.sub(r"\bS&P\b|\b[xy][ -]ax[ie]s\b", " ", t)  # a venue; "the y axis"
+    t = re.sub(r"\bS&P\b|\bJ\. Comput\b|\b[xy][ -]ax[ie]s\b", " ", t)  # venues; "the y axis"
     return re.sub(r"\b(e\.g|i\.e|w\.p|cf|vs|et al)\.", " ", t)
 
 

@@ -123,7 +123,7 @@ Targets (issue 39.7), printed as PASS/FAIL, not asserted by any test: every subm
 clicked and the teacher's view counts every click), p95 submit→visible ≤ 2 s, 0 errors; a lost submission also
 makes the exit status 1.
 
-Usage: ``python benchmarks/loadtest.py [--students 30] [--browsers 3] [--classroom] [--lesson 05] [--json out.json]``
+Usage: ``python benchmarks/loadtest.py [--students 30] [--browsers 3] [--classroom] [--lesson 07] [--json out.json]``
 (``make loadtest ARGS="--classroom --students 10"``; class mode: ``make loadtest ANSWER=1 ARGS="--browsers 0"``,
 ``--answer --class-privacy central``).
 """
@@ -213,7 +213,7 @@ def stats(values) -> dict:
 
 
 def lesson_filename(spec: str) -> str:
-    """``"05"``/``"5"``/``"05_composition.ipynb"`` -> the lesson's notebook file name."""
+    """``"07"``/``"7"``/``"07_accounting_in_practice.ipynb"`` -> the lesson's notebook file name."""
     all_lessons = lessons(NOTEBOOK_DIR)
     by_number = {f"{lesson.order:02d}": lesson.filename for lesson in all_lessons}
     key = spec.zfill(2) if spec.isdigit() else spec
@@ -1887,7 +1887,7 @@ def parse_args(argv=None):
     p.add_argument("--strict", action="store_true", help="exit 1 when a timing target is missed too")
     opts = p.parse_args(argv)
     if opts.lesson is None:
-        opts.lesson = ANSWER_LESSON if opts.answer else "05"
+        opts.lesson = ANSWER_LESSON if opts.answer else "07"
     if opts.moves is None:
         opts.moves = 0 if opts.answer else 5
     if opts.answer:

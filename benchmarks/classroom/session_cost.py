@@ -7,7 +7,7 @@ A kernel that only imports ipykernel, ipywidgets, numpy, scipy (the lazy package
 same way as the floor. With ``--profile LESSON`` the lesson's cells run under cProfile inside the kernel and
 the top functions by cumulative time are printed.
 
-    .venv/bin/python -m benchmarks.classroom.session_cost [--lessons 03,05] [--repeat 2] [--profile 11]
+    .venv/bin/python -m benchmarks.classroom.session_cost [--lessons 03,07] [--repeat 2] [--profile 11]
 
 Target (issue 11): ≤ 2 CPU-seconds and ≤ 130 MB per session on the 2-core development machine.
 """

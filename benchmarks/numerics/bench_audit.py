@@ -1,4 +1,4 @@
-"""Speed targets of issue 17, lesson 07 (dpviz.audit, dpviz.dpsgd): `CASES = [(name, zero-arg callable, target s)]`.
+"""Speed targets of issue 17, lesson 10 (dpviz.audit, dpviz.dpsgd): `CASES = [(name, zero-arg callable, target s)]`.
 
 The issue's targets: a default audit (10 000 trials) and a default DP-SGD run (200 steps on 1000 examples, with the
 ε of both accountants) each within 2 s.

@@ -1,5 +1,5 @@
 """Timings of dpviz.userlevel's heavier computations (``make bench``): exact DelStab pmfs, learner simulations and
-the models behind lessons 08 and 11's sliders (uncached).
+the models behind lessons 11 and 14's sliders (uncached).
 
 Targets: DelStab pmfs feed the lesson-04 DelStab panel (two datasets per update, ≤ 100 ms each at the panel's
 defaults); simulations must finish within 3 s at default settings (issue 4, Speed); a slider's model ≤ 50 ms.

@@ -20,7 +20,7 @@ press, on one clock (the page's, and the kernel's message dates, which the same 
 
 Prints one row per move and p50 / p95 per stage. A measuring tool, never a test: the times depend on the machine
 (`make bench` has the kernel's stages, ``benchmarks/redraw.py`` plotly.js alone on a blank page).
-Usage: ``python benchmarks/anatomy.py [--lessons 05,10] [--panel NAME] [--repeat N]``.
+Usage: ``python benchmarks/anatomy.py [--lessons 07,13] [--panel NAME] [--repeat N]``.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ def amplify_poisson(epsilon: float, delta: float, rate: float) -> tuple[float, f
     """(ε, δ) → (ln(1 + q(e^ε − 1)), qδ): Poisson subsampling with rate q under add/remove neighbours
     (Balle, Barthe & Gaboardi 2018, Theorem 8; Li, Qardaji & Su 2012).
 
-    Proof idea (lesson 05): on x′ = x plus a record r, the sample misses r with probability 1 − q and then has the
+    Proof idea (lesson 06): on x′ = x plus a record r, the sample misses r with probability 1 − q and then has the
     law of a sample of x; with probability q it holds r and is a neighbour of one, so every event's probability is at
     most (1 − q)P + q(e^ε P + δ). Tight: randomized response on "is r in the sample?" reaches it. About q·ε for small
     ε; about ε − ln(1/q) once q·e^ε ≫ 1.

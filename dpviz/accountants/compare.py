@@ -1,4 +1,4 @@
-"""The composition lab's model (lesson 05): every accountant of :mod:`dpviz.accountants` on one setting.
+"""The composition lab's model (lesson 07): every accountant of :mod:`dpviz.accountants` on one setting.
 
 A *setting* composes ``count`` copies of one mechanism — ``"gaussian"`` (noise σ), ``"laplace"`` (scale b) or
 ``"rr"`` (randomized response with parameter ε₀) — answering a sum of values clipped to [−1, 1]

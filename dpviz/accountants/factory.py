@@ -1,7 +1,7 @@
 """The string → object factories: a lesson's dropdown key and noise level → a :mod:`dpviz.mechanisms` object
 (:func:`make_mechanism`), and an accountant's name → its class (:data:`ACCOUNTANTS`).
 
-Lesson 03's panels (six mechanisms) and lesson 05's composition lab (Gaussian, Laplace, randomized response) both
+Lesson 03's panels (six mechanisms) and lesson 07's composition lab (Gaussian, Laplace, randomized response) both
 build their mechanisms here, so a key means the same mechanism everywhere.
 
 >>> make_mechanism("gaussian", 2.0).sigma, make_mechanism("rr", 0.5).epsilon
@@ -21,7 +21,7 @@ from dpviz.accountants.zcdp import ZCDPAccountant
 
 __all__ = ["ACCOUNTANTS", "MECHANISM_KINDS", "NOISE_PARAMETER", "make_mechanism"]
 
-#: name → accountant class, loosest bound first (lesson 05 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER);
+#: name → accountant class, loosest bound first (lesson 07 shows zCDP before RDP: plots.composition.ACCOUNTANT_ORDER);
 #: re-exported as :data:`dpviz.accountants.ACCOUNTANTS`.
 ACCOUNTANTS = {
     "basic": BasicAccountant,

@@ -5,10 +5,10 @@ kernels :func:`_group_privacy`, :func:`_group_log_factor` and :func:`_log_item_d
 may import:
 
 * :func:`group_privacy` — Lemma 6 of Ghazi et al. 2023, scalar or broadcast over arrays of ε, δ and k;
-* :func:`group_privacy_lift` — the same lemma read at user level (k = m examples per user), lessons 08 and 11;
+* :func:`group_privacy_lift` — the same lemma read at user level (k = m examples per user), lessons 11 and 14;
 * :func:`group_privacy_item_budget` — its exact inverse: the item-level (ε₀, δ₀) that lifts to a user-level (ε, δ);
 * :func:`group_privacy_curve` — ε′, δ′ and the looser bound k·e^{kε}·δ over a whole axis of k, not capped at 1
-  (lesson 08 draws where δ′ crosses 1);
+  (lesson 11 draws where δ′ crosses 1);
 * :func:`group_privacy_log_factor` — ln of the δ factor, finite where the factor overflows a double;
 * :func:`group_privacy_mechanism` — the exact answer for mechanisms with a sensitivity (not the generic bound).
 
@@ -120,7 +120,7 @@ def _log_item_delta(epsilon0: Any, delta: Any, m: Any) -> np.ndarray:
     inverse of Lemma 6, in logs so that it never underflows; elementwise, m may be real). Unchecked: ε₀ ≥ 0,
     0 < δ < 1, m ≥ 1. :func:`group_privacy_item_budget` starts from it and snaps δ₀ to the last bit; the user
     complexity of naive group privacy (:func:`dpviz.userlevel.group_privacy_users`, with ε₀ = ε/m) and the
-    group-lifted Gaussian of lesson 08 use it directly (a few ulps from the snapped value)."""
+    group-lifted Gaussian of lesson 11 use it directly (a few ulps from the snapped value)."""
     return np.log(np.asarray(delta, dtype=float)) - _group_log_factor(epsilon0, m)
 
 
@@ -208,7 +208,7 @@ def group_privacy_lift(epsilon: Any, delta: Any, m: Any) -> tuple[Any, Any]:
     """(ε_m, δ_m) = (mε, δ·(e^{mε} − 1)/(e^{ε} − 1)): an item-level (ε, δ) lifted to users with m examples each.
 
     Ghazi et al. 2023, Lemma 6 with k = m: a user-level neighbour is a chain of m item-level neighbours (footnote 5).
-    The same function as :func:`group_privacy` (one kernel), named as lessons 08 and 11 use it and with
+    The same function as :func:`group_privacy` (one kernel), named as lessons 11 and 14 use it and with
     :mod:`dpviz.userlevel`'s ranges: ε ≤ :data:`LIFT_EPSILON`, m ≤ :data:`EXAMPLES_PER_USER`. δ_m is
     capped at 1. Broadcasts like :func:`group_privacy`.
 
@@ -233,9 +233,9 @@ def group_privacy_item_budget(epsilon: float, delta: float, m: int) -> tuple[flo
     (exactly, wherever a double lifts to it) and the next larger double would overshoot it. The lift itself is
     within a few ulps of Lemma 6 evaluated exactly (tests/numerics/test_family_group.py checks both against mpmath).
 
-    One definition for every lesson (issue 13): lesson 09 used to divide δ by the looser factor m·e^{(m−1)ε/m}
+    One definition for every lesson (issue 13): lesson 12 used to divide δ by the looser factor m·e^{(m−1)ε/m}
     (Vadhan 2017, Lemma 2.2), which is also valid but smaller (δ₀ = 4.07·10⁻⁸ instead of 6.12·10⁻⁸ at
-    (ε, δ, m) = (1, 10⁻⁶, 10)), so lessons 08, 09 and 11 taught two numbers for one idea. The geometric sum is what
+    (ε, δ, m) = (1, 10⁻⁶, 10)), so lessons 11, 12 and 14 taught two numbers for one idea. The geometric sum is what
     Lemma 6 proves; the looser factor only bounds it from above.
 
     Parameters
@@ -299,9 +299,9 @@ def _largest_double(feasible, guess: float, infeasible: float) -> float:
 
 def group_privacy_curve(epsilon: Any, delta: Any, k: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Group privacy over a whole axis of group sizes: ε′ = kε, δ′ = δ·(e^{kε} − 1)/(e^{ε} − 1) and the looser
-    k·e^{kε}·δ, the two forms of Ghazi et al. 2023, Lemma 6 (vectorised; lesson 08's figures and readout).
+    k·e^{kε}·δ, the two forms of Ghazi et al. 2023, Lemma 6 (vectorised; lesson 11's figures and readout).
 
-    Unlike :func:`group_privacy`, δ′ is *not* capped at 1: lesson 08 draws where it crosses 1 (the guarantee
+    Unlike :func:`group_privacy`, δ′ is *not* capped at 1: lesson 11 draws where it crosses 1 (the guarantee
     becomes vacuous) and how far beyond. Both δ arrays are capped at e^{700} instead (formed in logs, never
     overflowing). Arguments broadcast; the results have at least one dimension.
 

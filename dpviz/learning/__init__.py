@@ -1,4 +1,4 @@
-"""Learning with user-level DP (lesson 10): Algorithms 3, 4, 5, 7 of Levy et al. 2021 and Algorithm H of Esfandiari,
+"""Learning with user-level DP (lesson 13): Algorithms 3, 4, 5, 7 of Levy et al. 2021 and Algorithm H of Esfandiari,
 Mirrokni & Narayanan 2022.
 
 * :mod:`dpviz.learning.tasks` — synthetic user-partitioned linear / logistic regression with a heterogeneity knob;

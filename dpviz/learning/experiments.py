@@ -1,4 +1,4 @@
-"""The seeded, cached experiments behind lesson 10's panels (numbers only; the panels draw them).
+"""The seeded, cached experiments behind lesson 13's panels (numbers only; the panels draw them).
 
 * :func:`lesson_task` — the synthetic task a panel trains on (linear or logistic; cached: the panels re-render
   with the same task);

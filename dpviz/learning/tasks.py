@@ -1,4 +1,4 @@
-"""Toy learning tasks on synthetic user-partitioned data (for lesson 10 and the tests).
+"""Toy learning tasks on synthetic user-partitioned data (for lesson 13 and the tests).
 
 Every task holds n users with m examples each (the paper assumes |S_u| = m for all users, footnote 3 of
 Levy et al. 2021 "Learning with User-Level Privacy", Levy et al. 2021). The empirical objective is eq. (3) of

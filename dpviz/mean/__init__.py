@@ -1,4 +1,4 @@
-"""User-level mean estimation with few users (lesson 09).
+"""User-level mean estimation with few users (lesson 12).
 
 Two papers:
 

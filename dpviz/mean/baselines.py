@@ -9,11 +9,11 @@ only notes that such naive mechanisms have an error independent of m).
 
 Neighbours are replace-one (n public), so the mean of n values in [−B, B] has sensitivity 2B/n.
 
-Two names here have their one home elsewhere and are re-exported because lesson 09 and its tests import them from
+Two names here have their one home elsewhere and are re-exported because lesson 12 and its tests import them from
 :mod:`dpviz.mean`: :func:`classic_gaussian_sigma`, the textbook σ = Δ₂√(2 ln(1.25/δ))/ε (Dwork & Roth 2014,
 Thm A.1), from :mod:`dpviz.mechanisms`; and :func:`group_privacy_item_budget`, the item-level (ε₀, δ₀) whose group
 privacy lift is (ε, δ), from :mod:`dpviz.accountants.group`: the exact inverse of Lemma 6 of Ghazi et al. 2023,
-ε₀ = ε/m and δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1), so lessons 08, 09 and 11 share one definition (lesson 09 used to divide δ
+ε₀ = ε/m and δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1), so lessons 11, 12 and 14 share one definition (lesson 12 used to divide δ
 by the looser m·e^{(m−1)ε/m}: 4.07·10⁻⁸ instead of 6.12·10⁻⁸ at (ε, δ, m) = (1, 10⁻⁶, 10)).
 """
 

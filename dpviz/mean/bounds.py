@@ -1,4 +1,4 @@
-"""Closed forms of Levy et al. 2021 ("Learning with User-Level Privacy"): the theorem calculators of lesson 09.
+"""Closed forms of Levy et al. 2021 ("Learning with User-Level Privacy"): the theorem calculators of lesson 12.
 
 The algorithms live in :mod:`dpviz.mean.winsorized`; this module holds every number a theorem of Levy et al. 2021 states
 about them, each once:
@@ -8,7 +8,7 @@ about them, each once:
 * noise variances (:func:`wme_1d_noise_variance`, :func:`wme_highd_noise_variance`), the β's of Theorems 1 and 2
   (:func:`theorem1_beta`, :func:`theorem2_beta`), Theorem 10's budget and variance bound, the explicit Corollary 1
   bound, the fixed-n floor of Theorem 8 and the 1-D crossover m*;
-* :func:`wme_mse_bound` and :func:`best_budget_split`, the Theorem 1 MSE over a grid of (n, m), for maps (lesson 09's
+* :func:`wme_mse_bound` and :func:`best_budget_split`, the Theorem 1 MSE over a grid of (n, m), for maps (lesson 12's
   fixed-budget panel); they broadcast over numpy arrays.
 
 Validation happens once in the public functions (:func:`dpviz.mean.hadamard.check_params`: one meaning per parameter
@@ -216,7 +216,7 @@ def advanced_composition_epsilon(epsilon0: float, k: int, delta_prime: float) ->
     """ε̄ = k·ε₀(e^{ε₀} − 1) + √(2k ln(1/δ′))·ε₀ (Dwork, Rothblum & Vadhan 2010, Thm III.3; as used in Levy et al. 2021
     D.6).
 
-    The k-fold composition of one ε₀-DP mechanism is (ε̄, δ′)-DP. A thin wrapper with lesson 09's argument order
+    The k-fold composition of one ε₀-DP mechanism is (ε̄, δ′)-DP. A thin wrapper with lesson 12's argument order
     (ε₀, k, δ′) around the one implementation, :func:`dpviz.accountants.advanced.drv_epsilon` (which takes lists
     of ε_i and counts k_i); ε̄ beyond the double range is a ValueError here, not inf.
 

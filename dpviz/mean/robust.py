@@ -1020,7 +1020,7 @@ def levy_max_dimension(n: int, epsilon: float, delta: float) -> float:
                             delta=delta)
 
 
-# --------------------------------------------------------------------------------------------- lesson 09 scenes
+# --------------------------------------------------------------------------------------------- lesson 12 scenes
 # Seeded, cached experiments behind the lesson-05 panels (the same numbers for every control value).
 
 
@@ -1051,7 +1051,7 @@ def _algorithm_a_original(key: _NeighboursKey) -> AlgorithmA2D:
 def algorithm_a_neighbours_2d(n: int, move: float, epsilon: float, delta: float, *, r: float = 1.0,
                               resolution: int = 70, spread: float = 0.35, seed: int = 3):
     """Algorithm A (Esfandiari, Mirrokni & Narayanan 2022) in 2-D on n user means x_i ~ N(0, spread²I) (seeded) and on
-    the neighbour x′ whose last user is moved by ``move`` along the first axis (lesson 09, "inside Algorithm A").
+    the neighbour x′ whose last user is moved by ``move`` along the first axis (lesson 12, "inside Algorithm A").
 
     Returns
     -------
@@ -1083,7 +1083,7 @@ def robustness_curve(kappas, m: int, epsilon: float, *, n: int = 150, d: int = 2
                      delta: float = 1e-6, runs: int = 3, center: float = 0.5, magnitude: float = 20.0,
                      seed: int = 27, progress: Callable[[float], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Median ℓ₂ error against the fraction κ of corrupted users: :func:`dp_estimate_user` (Esfandiari,
-    Mirrokni & Narayanan 2022, Theorem 7) and the plain mean of user means (lesson 09, "corrupted users").
+    Mirrokni & Narayanan 2022, Theorem 7) and the plain mean of user means (lesson 12, "corrupted users").
 
     For each κ, ``runs`` datasets of n exact Gaussian user means (centre ``center`` in every coordinate, covariance
     r²/(dm)·I, i.e. E‖X̄ − µ‖² = r²/m) are corrupted by :func:`corrupt_users` (``magnitude`` away); each user is

@@ -351,7 +351,7 @@ def tau_sweep(population: Population, n: int, m: int, epsilon: float, taus, *, t
     return out
 
 
-# ----------------------------------------------------------------------------------------------- lesson 09 scenes
+# ----------------------------------------------------------------------------------------------- lesson 12 scenes
 # Seeded, cached experiments behind the lesson-05 panels (common random numbers: every control value sees the same
 # data). The results are read-only: a cache must not be changed by its readers.
 
@@ -396,7 +396,7 @@ def mse_against_m(population: Population, n: int, ms, epsilon: float, *, tau="sa
                   trials: int = 60, seed: int = 505, noise_seed: int = 7) -> tuple[dict, dict, float]:
     """MSE against m of the non-private mean, naive Laplace (noise 2B/(nε)) and Algorithm 1 of Levy et al. 2021,
     simulated on
-    :func:`common_user_means` and by formula (lesson 09, "winsorized vs naive").
+    :func:`common_user_means` and by formula (lesson 12, "winsorized vs naive").
 
     The noise of every estimator and m is drawn in order from one generator seeded with ``noise_seed``.
 
@@ -442,7 +442,7 @@ def mse_against_m(population: Population, n: int, ms, epsilon: float, *, tau="sa
 
 def tau_knob_sweep(population: Population, n: int, m: int, epsilon: float, ratios, *, gamma: float = 0.01,
                    trials: int = 60, seed: int = 11, data_seed: int = 12) -> dict:
-    """:func:`tau_sweep` over τ = ratio·τ_safe, with the paper and oracle radii as multiples of τ_safe (lesson 09,
+    """:func:`tau_sweep` over τ = ratio·τ_safe, with the paper and oracle radii as multiples of τ_safe (lesson 12,
     "τ is a bias–variance knob"); cached, read-only.
 
     The oracle radius :func:`tau_oracle` is measured on one dataset drawn with ``data_seed`` around the true mean

@@ -1,4 +1,4 @@
-"""Lesson 07 "DP-SGD and auditing": three panels.
+"""Lesson 10 "DP-SGD and auditing": three panels.
 
 * :class:`DPSGDPanel` — train a logistic regression live with DP-SGD; accuracy against steps, and the ε the RDP and
   PLD accountants give (slow: streamed, the run so far shown every quarter), with a predict-then-reveal exercise;
@@ -66,7 +66,7 @@ class DPSGDPanel(Panel):
         return (f"At T steps ε = {now:.3g}; at 2T, {answer:.3g}: a factor {ratio:.2f}, {regime}. The privacy loss "
                 "of T steps is a sum of T small independent losses: its mean grows like T, its spread like √T, and "
                 "at a small δ ε is about the mean plus a few spreads. So ε grows sub-linearly only while the spread "
-                "dominates; for long enough runs the mean wins and ε grows like T (lesson 05). Abadi et al. 2016, "
+                "dominates; for long enough runs the mean wins and ε grows like T (lesson 06). Abadi et al. 2016, "
                 "Thm 1 gives ε of order q√T for fixed z, under the theorem's conditions.")
 
     exercises = {"exercise": PredictReveal(

@@ -1,4 +1,4 @@
-"""Lesson 06 "Choosing ε": four panels.
+"""Lesson 09 "Choosing ε": four panels.
 
 * :class:`PosteriorBoundPanel` — from a prior to the largest posterior an ε (and δ) allows an informed observer,
   with a predict-then-reveal exercise, the misconception "is δ = 1/n safe?" and the smoking study (what DP does not

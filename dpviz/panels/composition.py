@@ -1,4 +1,4 @@
-"""Panels of lesson 05 "Composition lab": all accountants side by side, ε against k, calibration, group privacy.
+"""Panels of lessons 06 "Composition theorems" and 07 "Accounting in practice": all accountants side by side, ε against k, calibration, group privacy.
 
 * :class:`CompositionLabPanel` — k, mechanism, noise, sampling rate, δ, neighbouring relation → ε from every
   accountant (bars, PLD error bar), the privacy profile δ(ε) of the composition, and the "why accountants disagree"
@@ -453,7 +453,7 @@ class GroupPrivacyPanel(Panel):
                 f"<tr><td>exact, sensitivity g ({cite('balle2018gaussian', 'Thm 8')})</td><td>{ee:.4g}</td>"
                 f"<td>{delta:.0e}</td></tr>"
                 "</table>The generic theorem knows only (ε₁, δ₁); the exact answer knows it is a Gaussian whose "
-                "mean moves by g." + note + " User-level DP (lessons 08–10) bounds each person's contribution "
+                "mean moves by g." + note + " User-level DP (lessons 11–13) bounds each person's contribution "
                 "instead of paying for g."
             )
         else:

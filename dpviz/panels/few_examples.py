@@ -1,4 +1,4 @@
-"""Lesson 11 "Few examples per user": the bounds of Ghazi et al. 2023 and their moving parts.
+"""Lesson 14 "Few examples per user": the bounds of Ghazi et al. 2023 and their moving parts.
 
 Panels (no-argument constructors, working defaults):
 

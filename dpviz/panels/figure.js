@@ -107,7 +107,7 @@ export const steady = (gd, layout) => {
 // (the kernel sends them whole) makes plotly.js draw that list at once, inside its relayout, and then again in the
 // full redraw the same update makes: its relayout means to leave them to that redraw, but asks flags that no longer
 // exist (`flags.replot || flags.recalc` in applyContainerArrayChanges; relayout's flags are `plot` and `calc`).
-// Lesson 11's figures spent ~8 ms of a ~70 ms update on that first drawing. So when an update certainly redraws
+// Lesson 14's figures spent ~8 ms of a ~70 ms update on that first drawing. So when an update certainly redraws
 // the whole figure (new x, y or z: a recalculation; or margins set: a new layout, as `steady` sets them), those
 // lists go straight into the view's layout, where that redraw reads them, and are drawn once.
 const REDRAWS_ALL = ["x", "y", "z"];
@@ -132,7 +132,7 @@ export const layoutEdit = (gd, style, layout) => once(gd, style, steady(gd, layo
 // Each drawing shown before the next one starts. Changes arrive as WebSocket messages; when several are waiting
 // (a panel's two or three figures, or a streamed panel's next partial result), the browser runs them back to back
 // and paints only after the last: a learner saw a panel's first figure change only once all of them were drawn
-// (lesson 07's DP-SGD: three drawings of ~20 ms, the first figure's change painted ~50 ms after it was drawn). So
+// (lesson 10's DP-SGD: three drawings of ~20 ms, the first figure's change painted ~50 ms after it was drawn). So
 // a drawing that follows another drawing in the same frame waits until that frame is painted (a task queued from
 // an animation frame callback runs after the paint). One chain for the page, in arrival order. A hidden page
 // paints nothing (and gets no animation frames): there drawings follow each other at once.

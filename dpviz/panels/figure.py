@@ -178,7 +178,7 @@ def sync_figure(target: go.FigureWidget, source: go.Figure) -> None:
 def _rows_as_buffers(value: Any) -> Any:
     """A 2-D array of numbers (a heatmap's z) as the list of its rows, so that each row is sent as a binary buffer.
 
-    plotly's serializer sends a 1-D numeric array as a buffer but a 2-D one as JSON lists of floats: lesson 09's 81 × 81
+    plotly's serializer sends a 1-D numeric array as a buffer but a 2-D one as JSON lists of floats: lesson 12's 81 × 81
     heatmap was 134 kB of text per slider move (52 kB as buffers), ~20 ms more between the kernel and the page and
     in the page's JSON parsing. dpviz's figure module (``figure.js``) reads each row as a typed array, which plotly.js
     takes for z; plotly's own front end (JupyterLab) is sent the array as before. A gap (None, in an array of

@@ -1,4 +1,4 @@
-"""Lesson 08 "From items to users": neighbours, the cost of group privacy, and the n × m contribution-bound explorer.
+"""Lesson 11 "From items to users": neighbours, the cost of group privacy, and the n × m contribution-bound explorer.
 
 Panels (each a no-argument constructor with working defaults):
 
@@ -96,7 +96,7 @@ class GroupPrivacyCostPanel(Panel):
         "An algorithm is (ε<sub>item</sub>, δ<sub>item</sub>) = (1, 10⁻⁶)-DP for one example. What does Lemma 6 "
         "give a user with m = 10 examples for δ?",
         [("m times the item-level δ: 10 · 10⁻⁶ = 10⁻⁵ (each example adds its own δ)", False,
-          "Tempting: that is how δ adds up when <i>different</i> mechanisms are composed (lesson 05). Here one "
+          "Tempting: that is how δ adds up when <i>different</i> mechanisms are composed (lesson 06). Here one "
           "mechanism is applied to datasets m steps apart, and each step multiplies what came before by "
           "e<sup>ε<sub>item</sub></sup>, a geometric sum: "
           "δ = δ<sub>item</sub>·(1 + e<sup>ε<sub>item</sub></sup> + … + e<sup>(m−1)ε<sub>item</sub></sup>) "
@@ -132,7 +132,7 @@ class GroupPrivacyCostPanel(Panel):
             ("looser bound m·e<sup>mε<sub>item</sub></sup>·δ<sub>item</sub>",
              "≥ 1 (no guarantee)" if d_l[0] >= 1 else f"{d_l[0]:.3g}"),
             ("verdict", verdict),
-        ]) + (f"<p>Source: {_GHAZI}, Lemma 6. Lesson 11 shows how the paper beats this for learning tasks: a "
+        ]) + (f"<p>Source: {_GHAZI}, Lemma 6. Lesson 14 shows how the paper beats this for learning tasks: a "
               "privacy loss that grows like √m, not m.</p>")
         hint = "Try ε<sub>item</sub> = 1 and watch where δ crosses 1." if eps < 0.3 else None
         return View(figures=[P.side_by_side(f1, f2)], readout=readout, hint=hint)

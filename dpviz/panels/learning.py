@@ -1,4 +1,4 @@
-"""Lesson 10 "Training with user-level DP": panels (no-argument constructors, working defaults).
+"""Lesson 13 "Training with user-level DP": panels (no-argument constructors, working defaults).
 
 * :class:`LearningRatesPanel` — Thm 4 (upper) vs Thm 5 (lower) vs item-level vs naive, validity shaded (cheap;
   first on the page);

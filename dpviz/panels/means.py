@@ -1,4 +1,4 @@
-"""Panels of lesson 09 "Means from few users" (Levy et al. 2021; Esfandiari, Mirrokni & Narayanan 2022).
+"""Panels of lesson 12 "Means from few users" (Levy et al. 2021; Esfandiari, Mirrokni & Narayanan 2022).
 
 Controls and figures only: every number comes from :mod:`dpviz.mean` (the seeded, cached experiments of each panel
 are there too: :func:`~dpviz.mean.mse_against_m`, :func:`~dpviz.mean.tau_knob_sweep`,

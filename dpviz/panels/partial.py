@@ -1,4 +1,4 @@
-"""Panels of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023).
+"""Panels of lesson 15 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023).
 
 * :class:`RecordEpsilonPanel` — ε0 per attribute → whole-record ε (Proposition 8), ρ growing with d²;
 * :class:`InterpretationPanel` — what ε0 means for k targeted attributes (Propositions 26–27, bit recovery);
@@ -202,7 +202,7 @@ class CensusPanel(Panel):
         readout = (f"{table}<p>Changing <b>{html.escape(names)}</b>: ρ = {rho_s:.3g} → "
                    f"(<b>{eps_s:.3f}</b>, {sci(delta)})-DP, μ = √(2ρ) = {mu_s:.3g}; whole record "
                    f"ρ = {rho_all:.3g} → (<b>{eps_all:.3f}</b>, {sci(delta)})-DP, μ = {mu_all:.3g} "
-                   "(Canonne, Kamath & Steinke 2020, Cor 13; μ as in lesson 06). The per-release split is "
+                   "(Canonne, Kamath & Steinke 2020, Cor 13; μ as in lesson 09). The per-release split is "
                    "illustrative; the totals (2.63 and 1.02 for race + ethnicity) are the paper's.</p>")
         return View(figures=[f1, f2], readout=readout)
 

@@ -253,7 +253,7 @@ _RR_OPTIONS = [
      True,
      "The region's boundary f<sub>ε,0</sub> is exactly RR's trade-off curve, so RR is the worst case of ε-DP: every "
      f"other ε-DP mechanism is at least as hard to attack ({cite('kairouz2015composition', 'Thm 2.1')}; "
-     f"{cite('dong2022gaussian', 'Prop 2.5')}). That is why optimal composition is exact for RR (lesson 05)."),
+     f"{cite('dong2022gaussian', 'Prop 2.5')}). That is why optimal composition is exact for RR (lessons 06 and 07)."),
     ("Being on the boundary means randomized response is not ε-DP.", False,
      "Tempting, because the boundary looks like the edge of failure. But ε-DP only forbids going BELOW the "
      "boundary; a curve on it satisfies ε-DP with equality (the readout says it holds)."),
@@ -304,7 +304,7 @@ def _vr_explain(_panel, _v, truth: float) -> str:
             f"= {r['laplace_scale']:g}·C on every coordinate ({cite('dwork2014algorithmic', 'Thm 3.6')}): a "
             f"standard deviation √2·b = {r['laplace_sd']:.4g}·C. The Gaussian needs σ = {r['gaussian_sigma']:.4g}·C "
             f"at Δ<sub>2</sub> = C, whatever d is ({cite('balle2018gaussian', 'Thm 8')}): {truth:.3g} times less. "
-            f"Laplace needs less only up to d = {r['crossover']}; beyond, the gap grows like √d. DP-SGD (lesson 07) "
+            f"Laplace needs less only up to d = {r['crossover']}; beyond, the gap grows like √d. DP-SGD (lesson 10) "
             "clips gradients in ℓ<sub>2</sub> norm and adds Gaussian noise for exactly this reason.")
 
 

@@ -537,7 +537,7 @@ def census_2020_example() -> ReleaseLedger:
     The paper gives only totals: persons 2.56 + housing units 0.07 = **2.63 zCDP** for a whole record, which implies
     (13.8, 10⁻⁶)-DP as printed (13.79 by the CKS conversion), and **1.02 zCDP** when only race and ethnicity change,
     which implies (7.85, 10⁻⁶)-DP as printed (7.856). The totals are those of :func:`dpviz.deployments.census_2020`,
-    the one home of the census story of lessons 06 and 12 (:data:`dpviz.deployments.CENSUS_RHO_PERSONS`,
+    the one home of the census story of lessons 09 and 15 (:data:`dpviz.deployments.CENSUS_RHO_PERSONS`,
     :data:`~dpviz.deployments.CENSUS_RHO_UNITS`). The split below across queries is **illustrative** — chosen to
     reproduce exactly those totals with the Bureau's query names (TOTAL, HHGQ, VOTINGA, HISPANIC×CENRACE, …); the
     Bureau's real per-level allocation (Abowd et al. 2022) has many more rows.

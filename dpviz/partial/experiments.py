@@ -1,4 +1,4 @@
-"""Lesson 12's models and simulated experiments, as numbers (the figures of :mod:`dpviz.plots.partial` draw them).
+"""Lesson 15's models and simulated experiments, as numbers (the figures of :mod:`dpviz.plots.partial` draw them).
 
 * :func:`record_epsilon_curves` — whole-record ε against d for a per-attribute ε0 (Proposition 8 of Ghazi, Kumar,
   Manurangsi & Steinke 2023, with the conversions of Bun & Steinke 2016 and Canonne, Kamath & Steinke 2020) and the

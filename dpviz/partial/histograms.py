@@ -467,7 +467,7 @@ def priv_heavy_hitter(X, lam: float, tau: float, mu: float, *, pad: bool = False
 
 
 #: Widths (bits) up to which a node counts its strings in a table of 2^width (one pass over the records) rather
-#: than by sorting them (n log n): lesson 12's d = 16 stays in tables.
+#: than by sorting them (n log n): lesson 15's d = 16 stays in tables.
 _COUNT_TABLE_BITS = 16
 
 

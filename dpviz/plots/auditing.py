@@ -1,4 +1,4 @@
-"""Figures for lesson 07 "DP-SGD and auditing": DP-SGD training curves and its ε, the neighbouring-dataset game,
+"""Figures for lesson 10 "DP-SGD and auditing": DP-SGD training curves and its ε, the neighbouring-dataset game,
 and the computer's audit (lower bound against the claim, and the outputs it separated).
 
 Pure builders: numbers in, a new ``plotly.graph_objects.Figure`` out, in the shared ``"dpviz"`` template; every

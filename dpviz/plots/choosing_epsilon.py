@@ -1,4 +1,4 @@
-"""Figures for lesson 06 "Choosing ε": what an informed observer can learn (the posterior bound), deployed values of ε
+"""Figures for lesson 09 "Choosing ε": what an informed observer can learn (the posterior bound), deployed values of ε
 on one axis, and the two ways of choosing ε — from an accuracy target, and from a budget per person per period.
 
 Every builder is a pure function of numbers (and the records of :mod:`dpviz.deployments`) that computes with

@@ -1,4 +1,4 @@
-"""Figures of lesson 05 "Composition lab": every accountant side by side on the learner's own settings.
+"""Figures of lessons 06 "Composition theorems" and 07 "Accounting in practice": every accountant side by side on the learner's own settings.
 
 The lesson composes ``k`` copies of one mechanism (Gaussian, Laplace or randomized response), optionally
 Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accountants` for its (ε, δ) guarantee:
@@ -92,7 +92,7 @@ ACCOUNTANT_ORDER = ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
 MECHANISM_LABELS = {"gaussian": "Gaussian", "laplace": "Laplace", "rr": "Randomized response"}
 
 #: The noise parameter of each mechanism (symbol shown on axes, titles and readouts): the model's names, except
-#: randomized response's ε, which lesson 05 calls ε_step (the guarantee of one of the k composed steps).
+#: randomized response's ε, which lessons 06 and 07 call ε_step (the guarantee of one of the k composed steps).
 NOISE_SYMBOL = {**NOISE_PARAMETER, "rr": "ε<sub>step</sub>"}
 
 

@@ -1,4 +1,4 @@
-"""Figures for lesson 11 "Few examples per user" (:mod:`dpviz.panels.few_examples`).
+"""Figures for lesson 14 "Few examples per user" (:mod:`dpviz.panels.few_examples`).
 
 Every builder is a pure function returning a NEW :class:`plotly.graph_objects.Figure` (no widgets, no ``show()``).
 The numbers come from :mod:`dpviz.userlevel` (the paper's bounds, DelStab, the exact swap-loss and pairwise-sum
@@ -665,7 +665,7 @@ def pac_error_figure(n_grid: np.ndarray, errors: dict, *, epsilon: float, grid_s
         # Labels at 1, 2 and 5 of each decade, whatever the range: left to itself, plotly labels every digit when
         # the range spans under ~2.5 decades (a partial view, before the large n are simulated) and only 1, 2, 5
         # above, so the first partial view drew new labels, widened the left margin and made plotly.js draw the
-        # whole figure twice (lesson 11, 2026-11-29: 70-90 ms for that update against 25-45 ms for the next).
+        # whole figure twice (lesson 14, 2026-11-29: 70-90 ms for that update against 25-45 ms for the next).
         yaxis=dict(type="log", title=dict(text="true error err(h) (mean over runs)"), exponentformat="power",
                    dtick="D2"))
     return _legend_below(data, layout, "Source: Ghazi et al. 2023, Theorem 4 (n = Θ̃(d/ε + d/(εα<sub>acc</sub>m)), "

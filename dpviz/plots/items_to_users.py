@@ -1,8 +1,8 @@
-"""Figures for lesson 08 "From items to users" (:mod:`dpviz.panels.items_to_users`).
+"""Figures for lesson 11 "From items to users" (:mod:`dpviz.panels.items_to_users`).
 
 Every builder is a pure function returning a NEW :class:`plotly.graph_objects.Figure` (no widgets, no ``show()``).
 The numbers come from :func:`dpviz.accountants.group.group_privacy_curve` (Lemma 6) and :mod:`dpviz.userlevel` (the
-contribution-bounding model); this module only draws. It also holds the layout helpers that lesson 11's figures
+contribution-bounding model); this module only draws. It also holds the layout helpers that lesson 14's figures
 share (:func:`side_by_side`, reference lines and their labels).
 
 Paper: Ghazi, Kamath, Kumar, Manurangsi, Meka, Zhang, "User-Level Differential Privacy With Few Examples Per User",

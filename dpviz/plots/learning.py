@@ -1,4 +1,4 @@
-"""Figures of lesson 10 "Training with user-level DP" (pure builders: numbers in, a new plotly Figure out).
+"""Figures of lesson 13 "Training with user-level DP" (pure builders: numbers in, a new plotly Figure out).
 
 Sources: Levy et al. 2021 = Levy et al., "Learning with User-Level Privacy" (NeurIPS 2021); Esfandiari,
 Mirrokni & Narayanan 2022 = Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with Few Users"

@@ -1,4 +1,4 @@
-"""Figures of lesson 09 "Means from few users" (pure builders: numbers in, a new plotly Figure out).
+"""Figures of lesson 12 "Means from few users" (pure builders: numbers in, a new plotly Figure out).
 
 Sources: Levy et al. 2021 = Levy et al., "Learning with User-Level Privacy"; Esfandiari,
 Mirrokni & Narayanan 2022 = Esfandiari, Mirrokni & Narayanan, "Tight and Robust Private Mean Estimation with Few Users".

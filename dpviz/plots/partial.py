@@ -1,4 +1,4 @@
-"""Figures of lesson 12 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023).
+"""Figures of lesson 15 "Privacy per attribute" (Ghazi, Kumar, Manurangsi & Steinke 2023).
 
 * :func:`record_epsilon_figure` — ε0 → whole-record ε against d: pure d·ε0, (ε, δ) by the simple and the CKS
   conversion of ρ = ½(dε0)², the k-attribute cost, and mechanism-specific tighter per-person figures;

@@ -3,9 +3,9 @@
 For one learner (``make serve``): ``dpviz serve`` opens the landing page at http://localhost:8866 with one
 pre-heated kernel per lesson, as before.
 
-For a class (``make serve CLASS=30``): ``dpviz serve --class-size 30 [--lessons 05,08]`` pre-heats
+For a class (``make serve CLASS=30``): ``dpviz serve --class-size 30 [--lessons 07,11]`` pre-heats
 enough kernels for that many students on the chosen lessons (all lessons when none are named), refills the pools
-in the background as students arrive, and prints ``ready for 30 students on lessons 05, 08`` once every pool is
+in the background as students arrive, and prints ``ready for 30 students on lessons 07, 11`` once every pool is
 full. The teacher's status page is ``/dpviz/status`` (``/dpviz/status.json`` for scripts).
 
 Either way:

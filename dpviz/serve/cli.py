@@ -1,6 +1,6 @@
 """The ``dpviz`` command: ``dpviz serve``, ``dpviz export``, ``dpviz loadtest``.
 
-- ``dpviz serve [--class-size N] [--lessons 05,08] [other options]``: the lessons with Voilà
+- ``dpviz serve [--class-size N] [--lessons 07,11] [other options]``: the lessons with Voilà
   (:mod:`dpviz.serve.app`; ``dpviz serve --help`` lists every option);
 - ``dpviz export [--out DIR]``: every lesson as a static page and a PDF (:mod:`dpviz.export`);
 - ``dpviz singleuser [options]``: a student's lessons-only server under JupyterHub, ``jupyterhub-singleuser`` with
@@ -20,7 +20,7 @@ __all__ = ["main"]
 
 USAGE = """usage: dpviz {serve,export,singleuser,loadtest} [options]
 
-  serve     serve the lessons with Voila (dpviz serve --help lists its options, e.g. --class-size N --lessons 05,08)
+  serve     serve the lessons with Voila (dpviz serve --help lists its options, e.g. --class-size N --lessons 07,11)
   export    every lesson as a static page and a PDF (dpviz export --help)
   singleuser  a student's lessons-only server under JupyterHub (the hub starts it: deploy/jupyterhub/)
   loadtest  a class of students opening a lesson together against a local server (a checkout only; --help)

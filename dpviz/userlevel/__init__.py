@@ -4,7 +4,7 @@ Core numerics only (numpy/scipy). Modules:
 
 * :mod:`dpviz.userlevel.data` — :class:`UserDataset`, item-level and user-level neighbours (Definitions 1–2).
 * :mod:`dpviz.userlevel.baselines` — contribution bounding and its bias, the group-privacy lift (Lemma 6).
-* :mod:`dpviz.userlevel.bounding` — lesson 08's models: heavy-tailed counts and the bias/noise/RMSE of contribution
+* :mod:`dpviz.userlevel.bounding` — lesson 11's models: heavy-tailed counts and the bias/noise/RMSE of contribution
   bounding for every bound k at once.
 * :mod:`dpviz.userlevel.ptr` — κ, TDLap (Definition 8), hockey-stick / ≈_{ε,δ}, LDDP (Definition 16), DelStab
   (Algorithm 1, Lemma 18) on an exact toy, subsampling (Theorem 7), the exact swap-loss pmf of "why √m".
@@ -96,7 +96,7 @@ __all__ = [
     "bounding_tradeoff",
     "group_privacy_lift",
     "group_privacy_item_budget",
-    # bounding (lesson 08)
+    # bounding (lesson 11)
     "int_log_grid",
     "sample_counts",
     "BoundingTradeoff",

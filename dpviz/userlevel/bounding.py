@@ -1,11 +1,11 @@
-"""Lesson 08's models: the cost of group privacy as m grows, and the n × m contribution-bounding explorer.
+"""Lesson 11's models: the cost of group privacy as m grows, and the n × m contribution-bounding explorer.
 
 * :func:`sample_counts` — heavy-tailed per-user record counts (a seeded, discretised Pareto).
 * :func:`bounding_curves` → :class:`BoundingTradeoff` — truncation bias, noise and RMSE of a user-level noisy sum
   for every contribution bound k at once (vectorised over k: no loop over k).
-* :func:`int_log_grid` — distinct log-spaced integers (the m and k axes of lessons 08 and 11).
+* :func:`int_log_grid` — distinct log-spaced integers (the m and k axes of lessons 11 and 14).
 
-Pure numpy; no plotting. The figures of lesson 08 are in :mod:`dpviz.plots.items_to_users`; group privacy's cost
+Pure numpy; no plotting. The figures of lesson 11 are in :mod:`dpviz.plots.items_to_users`; group privacy's cost
 over an axis of m (Lemma 6) is :func:`dpviz.accountants.group.group_privacy_curve`, its one home.
 
 References

@@ -960,7 +960,7 @@ def pmf_quantile(pmf: Any, q: float) -> int:
 
 def discard_curves(convention: str = "proof") -> tuple[np.ndarray, tuple[tuple[float, np.ndarray], ...]]:
     """4κ(ε̄, δ̄) — the users Algorithm 1 of Ghazi et al. 2023 always deletes — on 120 log-spaced ε in [0.05, 10],
-    for δ ∈ {10⁻², 10⁻⁴, 10⁻⁶, 10⁻⁹, 10⁻¹²}: ``(eps_grid, ((delta, four_kappa), …))`` (lesson 11's PTR figure).
+    for δ ∈ {10⁻², 10⁻⁴, 10⁻⁶, 10⁻⁹, 10⁻¹²}: ``(eps_grid, ((delta, four_kappa), …))`` (lesson 14's PTR figure).
 
     >>> eps, curves = discard_curves()
     >>> eps.size, [d for d, _ in curves][:2], int(curves[2][1][0]) == delstab_parameters(0.05, 1e-6).discarded

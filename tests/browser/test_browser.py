@@ -269,7 +269,7 @@ def _becomes_true(page, js: str, arg, timeout: int) -> bool:
 #: replace a trace's arrays, a layout's lists, a name or a visibility, they never change them in place, so when every
 #: one of those is the same object (or value) as at the last look, the signature is too. Polled in each animation
 #: frame while the test waits, it spares the page the signature's JSON of every trace in every frame, CPU the
-#: kernel and plotly.js share with the test on this machine (lessons 08-11, interleaved, 2026-11-29: key press →
+#: kernel and plotly.js share with the test on this machine (lessons 11-14, interleaved, 2026-11-29: key press →
 #: figure mean 140 → 135 ms, p50 135 → 130 ms; small, but the instrument should not load what it measures).
 _PANEL_REFERENCES_SAME = """(i) => {
   const panel = document.querySelectorAll('.dpviz-panel')[i];
@@ -288,7 +288,7 @@ _PANEL_REFERENCES_SAME = """(i) => {
 #: its signature differs from ``before`` (or 30 s pass), and note that frame's time in ``window._dpvizSeen``. A watch
 #: started from the test after the key presses (a ``wait_for_function``) began only once the page answered the
 #: test's next calls, which waits behind whatever the page is busy with: an update already drawn was then noted up to
-#: ~40 ms late (lesson 05, 2026-11-29: a figure changed 54 ms after the key press, noted at 90 ms). With ``keys``, the
+#: ~40 ms late (lesson 05 before the split into 06 and 07, 2026-11-29: a figure changed 54 ms after the key press, noted at 90 ms). With ``keys``, the
 #: first key press's time goes to ``window._dpvizKey``, and a change before it (a panel still refining its previous
 #: view) becomes the new baseline rather than the move's effect.
 _ARM_CHANGE_WATCH = f"""([i, before, keys]) => {{
@@ -445,7 +445,7 @@ def test_anatomy_splits_a_real_move_into_stages_on_one_clock(voila_url, browser)
     import importlib
 
     anatomy = importlib.import_module("benchmarks.panels.anatomy")
-    rows = anatomy.measure(voila_url, browser, "10_user_level_learning.ipynb", "HeterogeneityPanel")
+    rows = anatomy.measure(voila_url, browser, "13_user_level_learning.ipynb", "HeterogeneityPanel")
     assert [name for name, _ in rows] == ["HeterogeneityPanel"]
     row = rows[0][1]
     assert row is not None, "the move was not split: no busy, figure message or Plotly.update found"

@@ -1,6 +1,6 @@
 """What the browser draws is what the kernel computed, also on a loaded machine (issue 12, finding 3).
 
-A figure can hold the right data and still be drawn wrong: lesson 11's "Why √m" histogram was drawn as sideways
+A figure can hold the right data and still be drawn wrong: lesson 14's "Why √m" histogram was drawn as sideways
 bars against index 0–49 and its curves without x whenever a figure update reached the page before plotly.js
 (plotly's figure model wrote the update's "_undefined_" markers into its copy of the figure). Timing faults like
 that only show on a busy machine, so this test loads it on purpose: two CPU burners run throughout and plotly.js

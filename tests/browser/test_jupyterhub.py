@@ -4,7 +4,7 @@ One hub on loopback (JupyterHub from PyPI, configurable-http-proxy from npm: ``m
 recipe itself plus what a test machine changes (:data:`OVERLAY`: the dummy authenticator, the local process
 spawner with homes in a temporary folder, loopback ports, short cull times). Then, as in a class:
 
-- three students log in at once, each in a Chromium of their own; each opens lesson 05 (its five figures are
+- three students log in at once, each in a Chromium of their own; each opens lesson 07 (the composition lab; in lesson 05 before the split, its five figures were
   where, under the hub without dpviz's extension, anywidget failed to start 1-5 figures in 4 of 6 runs): every
   figure is drawn, no page error, each panel's first control changes its figures, plotly.js is fetched once per
   page, and no request leaves the machine;
@@ -56,7 +56,7 @@ PROXY = Path(os.environ.get("DPVIZ_HUB_PROXY", ROOT / ".venv" / "hub-proxy" / "n
                             "configurable-http-proxy"))
 STUDENTS = ("ada", "bo", "cy")
 TEACHER = "teach"
-FIGURES_LESSON = "05_composition.ipynb"
+FIGURES_LESSON = "07_accounting_in_practice.ipynb"
 EXERCISE_LESSON = "01_why_privacy.ipynb"
 EXERCISE = "ReconstructionPanel.exercise"
 #: Seconds: the culler's timeout and period, and the servers' activity interval, in this test.
@@ -118,7 +118,7 @@ class Hub:
                "DPVIZ_HUB_ACTIVITY_INTERVAL": str(ACTIVITY), "DPVIZ_HUB_CLASS_PORT": str(self.class_port),
                "DPVIZ_HUB_CLASS_DIR": str(folder / "class"), "DPVIZ_HUB_TEACHERS": TEACHER,
                "DPVIZ_HUB_SHARED": "1" if shared else "0", "DPVIZ_HUB_LESSONS_PORT": str(self.lessons_port),
-               "DPVIZ_HUB_CLASS_SIZE": str(len(STUDENTS)), "DPVIZ_HUB_LESSONS": "01,05",
+               "DPVIZ_HUB_CLASS_SIZE": str(len(STUDENTS)), "DPVIZ_HUB_LESSONS": "01,07",
                "XDG_DATA_HOME": str(folder / "data")}
         self.log_path = folder / "jupyterhub.log"
         self._log = self.log_path.open("wb")
@@ -389,7 +389,7 @@ def test_three_students_a_teacher_and_the_culler_behind_a_real_hub(hub):
         r = results[n]
         memory = ", ".join(f"{k} {v:.0f}" for k, v in r["memory_mb"].items())
         print(f"\nunder the hub, {n}: PSS {sum(r['memory_mb'].values()):.0f} MB ({memory}), CPU {r['cpu_s']:.1f} s "
-              f"(server start, lesson 05 drawn); login → server ready {r['login_s']:.1f} s; lesson link → first "
+              f"(server start, lesson 07 drawn); login → server ready {r['login_s']:.1f} s; lesson link → first "
               f"figure {r['first_figure_s']:.1f} s, → every figure {r['all_figures_s']:.1f} s ({FIGURES_LESSON}, "
               f"{len(STUDENTS)} students at once); then {EXERCISE_LESSON} alone → first figure "
               f"{r.get('second_first_figure_s', float('nan')):.1f} s")

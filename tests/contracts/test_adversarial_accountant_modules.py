@@ -1,7 +1,7 @@
 """Adversarial-input sweep of the submodules of :mod:`dpviz.accountants` whose public names are not all re-exported
 by the package (the package's own face is swept by ``test_adversarial_accountants.py``).
 
-Every callable of each submodule's ``__all__`` gets one valid baseline call (the values lesson 05's composition lab
+Every callable of each submodule's ``__all__`` gets one valid baseline call (the values lesson 07's composition lab
 sends); :func:`_adversarial.sweep` then replaces each positional argument in turn by 16 hostile values with warnings
 raised as errors. Classes are swept through their constructor *and used* (a constructor that accepts a value must
 not fail at the first query), and through every public method of a valid instance. Separate tests pin the caps and
@@ -40,7 +40,7 @@ GAUSS = M.Gaussian(2.0)
 SAMPLED = PoissonSampled(M.Gaussian(1.0), 0.1)
 T = np.array([-1.0, 0.0, 0.5, 2.0])  # points at which a law's probabilities are asked
 
-# --------------------------------------------------------------------------------------------- compare (lesson 05)
+# --------------------------------------------------------------------------------------------- compare (lesson 07)
 
 COMPARE = {
     "EpsilonResult": (("pld", 1.2, 1.1, None, None), {}),

@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of :mod:`dpviz.conversions` (the zCDP → (ε, δ) conversion of lessons 06 and 12), each
+"""Adversarial-input sweep of :mod:`dpviz.conversions` (the zCDP → (ε, δ) conversion of lessons 09 and 15), each
 method of each conversion swept."""
 
 from __future__ import annotations

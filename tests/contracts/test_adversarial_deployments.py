@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of :mod:`dpviz.deployments` (lesson 06): the record class field by field, the census
+"""Adversarial-input sweep of :mod:`dpviz.deployments` (lesson 09): the record class field by field, the census
 story and RAPPOR's ε∞."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of :mod:`dpviz.interpret` (lesson 06): every public callable, with the keyword-only
+"""Adversarial-input sweep of :mod:`dpviz.interpret` (lesson 09): every public callable, with the keyword-only
 arguments that matter (the event probability q) reached through named positional wrappers."""
 
 from __future__ import annotations

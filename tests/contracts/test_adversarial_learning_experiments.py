@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of :mod:`dpviz.learning.experiments` (the seeded, cached experiments of lesson 10's
+"""Adversarial-input sweep of :mod:`dpviz.learning.experiments` (the seeded, cached experiments of lesson 13's
 panels), with the values the panels send as baselines; separate tests pin the caps and the defects the sweep found.
 """
 

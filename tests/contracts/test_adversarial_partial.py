@@ -130,7 +130,7 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     "halfspace_net": ((2, 0.2), {}),
     "robust_halfspace_learner": ((PM, YPM, 1.0, 0.6, 0.1), {"rng": 0}),
     "HalfspaceResult": (_fields(HALF), {}),
-    # experiments (lesson 12's curves and seeded simulations)
+    # experiments (lesson 15's curves and seeded simulations)
     "record_epsilon_curves": ((0.1, 1e-6), {"d_max": 20, "k_way": 2}),
     "sparse_attack": ((2.0, 40, 3), {}),
     "planted_data": ((500, 8, 3, 0), {}),

@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of :mod:`dpviz.plots.choosing_epsilon` (lesson 06), with the keyword arguments that
+"""Adversarial-input sweep of :mod:`dpviz.plots.choosing_epsilon` (lesson 09), with the keyword arguments that
 matter (the marked prior, the largest release count) reached through named positional wrappers."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of :mod:`dpviz.plots.composition` (lesson 05's figures).
+"""Adversarial-input sweep of :mod:`dpviz.plots.composition` (the figures of lessons 06 and 07).
 
 Figure builders are public API: every callable of ``dpviz.plots.composition.__all__`` gets one valid baseline call,
 and :func:`_adversarial.sweep` replaces each positional argument in turn by 16 hostile values (warnings are errors).

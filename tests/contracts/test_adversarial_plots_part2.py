@@ -1,4 +1,4 @@
-"""Adversarial-input sweep of the figure builders of lessons 08–11 (:mod:`dpviz.plots.few_examples`,
+"""Adversarial-input sweep of the figure builders of lessons 11–14 (:mod:`dpviz.plots.few_examples`,
 :mod:`~dpviz.plots.items_to_users`, :mod:`~dpviz.plots.learning`, :mod:`~dpviz.plots.mean`) and of the face of
 :mod:`dpviz.plots` (``approx_note``, ``caption``, ``fmt_number``).
 
@@ -62,7 +62,7 @@ FACE_METHODS = {
     "caption(below)": (_kw(PL.caption, "below"), (go.Figure(), "Source", 60.0), {}),
 }
 
-# ------------------------------------------------------------------------------------------------ lesson 11
+# ------------------------------------------------------------------------------------------------ lesson 14
 
 ROW = TABLE1_ROWS[0]
 CLIP = clipping_tradeoff(100, 0.1, 0.3, 1.0, 1000, 100)  # the clipping panel's defaults
@@ -114,7 +114,7 @@ FEW_METHODS = {
                                                                380), {}),
 }
 
-# ------------------------------------------------------------------------------------------------ lesson 08
+# ------------------------------------------------------------------------------------------------ lesson 11
 
 BOUND = bounding_curves(1000, 5.0, 2.0, 1.0, mechanism="gaussian", delta=1e-6, cap=1000)  # the panel's defaults
 BOUND_LAPLACE = bounding_curves(100, 5.0, 2.0, 1.0, mechanism="laplace", cap=200)
@@ -137,7 +137,7 @@ ITEMS_METHODS = {
     "contribution_histogram_figure[laplace]": (IU.contribution_histogram_figure, (BOUND_LAPLACE, 10), {}),
 }
 
-# ------------------------------------------------------------------------------------------------ lesson 10
+# ------------------------------------------------------------------------------------------------ lesson 13
 
 _NS = np.geomspace(10, 1e7, 50)
 _SIG = 1.0 / math.sqrt(10)
@@ -180,7 +180,7 @@ LEARNING_METHODS = {
         (HMS[:2], {k: v[:2] for k, v in H_CURVES.items()}, H_FORMULA, HMS, 3.0, "t"), {}),
 }
 
-# ------------------------------------------------------------------------------------------------ lesson 09
+# ------------------------------------------------------------------------------------------------ lesson 12
 
 _M_GRID = np.array([1.0, 10.0, 100.0, 1000.0])
 SIM = {"naive_laplace": [1e-5, 1e-5, 1e-5, 1e-5], "winsorized": [1e-3, 1e-4, 1e-5, 1e-6]}

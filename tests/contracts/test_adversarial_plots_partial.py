@@ -1,4 +1,4 @@
-"""Adversarial sweep of :mod:`dpviz.plots.partial`, lesson 12's figures, with the shared contract: every builder
+"""Adversarial sweep of :mod:`dpviz.plots.partial`, lesson 15's figures, with the shared contract: every builder
 refuses a hostile argument by name (or draws without a NaN or a warning)."""
 
 from __future__ import annotations

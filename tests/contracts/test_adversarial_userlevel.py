@@ -65,7 +65,7 @@ BASELINES: dict[str, tuple[tuple, dict]] = {
     "bounding_tradeoff": ((DS, [1, 2, 3], 1.0), {}),
     "group_privacy_lift": ((0.1, 1e-6, 10), {}),
     "group_privacy_item_budget": ((1.0, 1e-6, 10), {}),
-    # bounding (lesson 08)
+    # bounding (lesson 11)
     "int_log_grid": ((1, 100, 10), {}),
     "sample_counts": ((20, 3.0, 1.5, 30, 0), {}),
     "bounding_curves": ((20, 3.0, 1.5, 1.0), {"mechanism": "gaussian", "cap": 30}),

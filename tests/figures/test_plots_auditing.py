@@ -1,4 +1,4 @@
-"""Figure builders of lesson 07: what is drawn equals the inputs / independent recomputations; no raw TeX;
+"""Figure builders of lesson 10: what is drawn equals the inputs / independent recomputations; no raw TeX;
 Monte Carlo figures say so; bad input raises a ValueError naming the parameter."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Figure builders of lesson 06: what is drawn equals independently recomputed quantities."""
+"""Figure builders of lesson 09: what is drawn equals independently recomputed quantities."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Lesson 05 figure builders: they draw the numbers of the lab's model (dpviz.accountants.compare, tested in
+"""Lessons 06 and 07 figure builders: they draw the numbers of the lab's model (dpviz.accountants.compare, tested in
 tests/numerics/test_accountants_compare.py), checked against independent oracles.
 
 Oracles (never the code under test):
@@ -99,7 +99,7 @@ def test_epsilon_vs_count_figure_traces_match_the_numbers():
 
 
 def test_slope_claim_of_the_lesson_sqrt_k_then_linear_again():
-    # Lesson 05 and the ε-vs-k caption say: slope ½ while kρ < 4 ln(1/δ), back towards 1 once the mean loss kρ
+    # Lesson 06 and the ε-vs-k caption say: slope ½ while kρ < 4 ln(1/δ), back towards 1 once the mean loss kρ
     # dominates (ε ≈ kρ + 2√(kρ ln 1/δ), Bun–Steinke 2016 Prop. 1.3). Checked on the exact Gaussian (mpmath oracle)
     # at the lesson's default σ = 4 (ρ = 1/32, turn near k ≈ 1500), and on the figure's exact line.
     def eps(k):
@@ -207,7 +207,7 @@ def test_bars_figure_says_when_pld_is_exact():
 
 
 def test_display_order_is_the_lessons_and_holds_every_accountant():
-    # lesson 05 shows zCDP before Rényi DP; the model uses dpviz.accountants' order (rdp before zcdp)
+    # lesson 07 shows zCDP before Rényi DP; the model uses dpviz.accountants' order (rdp before zcdp)
     assert C.ACCOUNTANT_ORDER == ("basic", "advanced", "optimal", "zcdp", "rdp", "pld")
     assert sorted(C.ACCOUNTANT_ORDER) == sorted(ACCOUNTANTS) == sorted(C.ACCOUNTANT_INFO)
 

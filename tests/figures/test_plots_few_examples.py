@@ -1,4 +1,4 @@
-"""Figure tests of lesson 11 "Few examples per user" (dpviz.plots.few_examples): the figures draw the numbers of
+"""Figure tests of lesson 14 "Few examples per user" (dpviz.plots.few_examples): the figures draw the numbers of
 dpviz.userlevel, with the right marks and captions. The numerics themselves are tested against oracles in
 tests/numerics/test_userlevel_models.py.
 """

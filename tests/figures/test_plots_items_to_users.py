@@ -1,4 +1,4 @@
-"""Figure tests of lesson 08 "From items to users" (dpviz.plots.items_to_users): the figures draw the numbers of
+"""Figure tests of lesson 11 "From items to users" (dpviz.plots.items_to_users): the figures draw the numbers of
 dpviz.userlevel, with the right marks and captions. The numerics themselves are tested against oracles in
 tests/numerics/test_userlevel_models.py.
 """
@@ -150,7 +150,7 @@ def test_figures_keep_their_axes_styles_and_marks():
 def test_side_by_side_assembles_exactly_the_figure_plotly_validates(template):
     """side_by_side skips plotly's second validation of its parts (dpviz.plots._theme._assemble): the result must
     be the figure plotly builds, validating everything, from the same data and layout (two pairs the lessons show:
-    lesson 08's group privacy ε and δ, lesson 11's item budget and users needed)."""
+    lesson 11's group privacy ε and δ, lesson 14's item budget and users needed)."""
     import json
 
     import plotly.graph_objects as go

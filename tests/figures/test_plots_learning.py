@@ -16,7 +16,7 @@ def test_training_curves_figure():
                                    labels={"naive": "naive — ε = 1"})
     assert [t.name for t in fig.data] == ["naive — ε = 1", P.METHOD_STYLE["user_level"][2]]
     assert fig.layout.yaxis.type == "log" and min(fig.data[0].y) > 0  # zero is floored on a log axis
-    # cited in the house style; named honestly: full-batch noisy GD, not DP-SGD (issue 15, review §1 lesson 06)
+    # cited in the house style; named honestly: full-batch noisy GD, not DP-SGD (issue 15, review §1 lesson 09)
     assert "Levy et al. 2021, Alg 3" in _caption(fig) and "no subsampling" in _caption(fig)
     assert P.training_curves_figure({}) is not P.training_curves_figure({})
 
@@ -29,7 +29,7 @@ def test_rates_figure_shades_invalid_region():
     assert fig.layout.xaxis.type == "log" and "Thm 4" in _caption(fig) and "Thm 5" in _caption(fig)
     # every formula on the figure is cited, including the item-level and naive references (Levy et al. 2021, §1)
     assert "Item-level: the m = 1 rate quoted in Levy et al. 2021, §1" in _caption(fig)
-    # the bounds match only when G = Θ(σ√d) (review §1 lesson 06)
+    # the bounds match only when G = Θ(σ√d) (review §1 lesson 09)
     assert "G = Θ(σ√d)" in _caption(fig) and "naive: RG(" in _caption(fig)
     # the curves use constant 1 (the knob C only scales the n-condition, i.e. the grey region)
     assert "set to 1" in _caption(fig)

@@ -1,6 +1,6 @@
-"""Lesson-quote tests of the 2020 Census story, one story across lessons 06 and 12: every census number either
+"""Lesson-quote tests of the 2020 Census story, one story across lessons 09 and 15: every census number either
 lesson states is computed here from the one home, :func:`dpviz.deployments.census_2020` (and, for the attribute
-split of lesson 12, the ledger :func:`dpviz.partial.census_2020_example`, whose totals are the same), and must
+split of lesson 15, the ledger :func:`dpviz.partial.census_2020_example`, whose totals are the same), and must
 appear in the lesson's prose as printed."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from dpviz import partial as PD
 from dpviz.deployments import CENSUS_BUREAU_EPSILON, CENSUS_RHO_PERSONS, CENSUS_RHO_UNITS, census_2020
 from dpviz.interpret import gaussian_reading
 
-L06 = flat(prose("06_choosing_epsilon"))
-L12 = flat(prose("12_per_attribute"))
+L06 = flat(prose("09_choosing_epsilon"))
+L12 = flat(prose("15_per_attribute"))
 AT_1E10 = census_2020(1e-10)
 AT_1E6 = census_2020(1e-6)
 LEDGER = PD.census_2020_example()
@@ -33,7 +33,7 @@ def test_the_ledger_of_lesson_12_has_the_totals_of_the_story():
     assert LEDGER.change_approx_dp(LEDGER.attributes, 1e-10) == pytest.approx(AT_1E10["eps_total"], rel=1e-12)
 
 
-# ------------------------------------------------------------------------------------------------ lesson 06
+# ------------------------------------------------------------------------------------------------ lesson 09
 
 
 def test_lesson_06_states_the_rhos_and_the_bureaus_values():
@@ -72,12 +72,12 @@ def test_lesson_06_summary():
     _says(L06, f"its ({c['eps_total']:.2f}, 10⁻¹⁰) sits far out in the privacy-loss tail", "06")
 
 
-# ------------------------------------------------------------------------------------------------ lesson 12
+# ------------------------------------------------------------------------------------------------ lesson 15
 
 
 def test_lesson_12_intro():
     _says(L12, f"is {AT_1E10['rho_total']:.2f}-zCDP, that is ({AT_1E6['eps_total']:.2f}, 10⁻⁶)-DP or "
-               f"({AT_1E10['eps_total']:.2f}, 10⁻¹⁰)-DP ([lesson 06](06_choosing_epsilon.ipynb))", "12")
+               f"({AT_1E10['eps_total']:.2f}, 10⁻¹⁰)-DP ([lesson 09](09_choosing_epsilon.ipynb))", "12")
 
 
 def test_lesson_12_census_section_tells_the_same_story():
@@ -90,7 +90,7 @@ def test_lesson_12_census_section_tells_the_same_story():
           "12")
     _says(L12, f"prints {c6['eps_total']:.1f})", "12")  # the paper's rounding of the same number
     _says(L12, f"ρ = {c['rho_total']:.2f} is μ = √(2ρ) = {c['mu_total']:.2f}", "12")
-    _says(L12, "[lesson 06](06_choosing_epsilon.ipynb), §2, with the same numbers", "12")
+    _says(L12, "[lesson 09](09_choosing_epsilon.ipynb), §2, with the same numbers", "12")
 
 
 def test_lesson_12_race_and_ethnicity():
@@ -110,10 +110,10 @@ def test_lesson_12_summary():
     eps_race = LEDGER.change_approx_dp(RACE, 1e-6)
     _says(L12, f"{AT_1E10['rho_total']:.2f}-zCDP ≈ ({AT_1E6['eps_total']:.2f}, 10⁻⁶) for a record, "
                f"{LEDGER.change_rho(RACE):.2f}-zCDP ≈ ({eps_race:.2f}, 10⁻⁶) for race and ethnicity", "12")
-    _says(L12, f"(lesson 06 reads the same {AT_1E10['rho_total']:.2f} at δ = 10⁻¹⁰: {AT_1E10['eps_total']:.2f})", "12")
+    _says(L12, f"(lesson 09 reads the same {AT_1E10['rho_total']:.2f} at δ = 10⁻¹⁰: {AT_1E10['eps_total']:.2f})", "12")
 
 
 def test_no_stale_census_number_is_left():
-    # the numbers of the old, inconsistent story (lesson 06: "17.2"/"17.4"; lesson 12: 13.8 as its own value)
+    # the numbers of the old, inconsistent story (lesson 09: "17.2"/"17.4"; lesson 15: 13.8 as its own value)
     for stale in ("ε ≈ 17.2 for persons", "ε ≈ 17.4 in total", "about (13.8, 10⁻⁶)-DP", "(13.8, 10⁻⁶) for a record"):
         assert stale not in L06 and stale not in L12

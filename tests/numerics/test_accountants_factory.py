@@ -1,4 +1,4 @@
-"""The one string → mechanism factory (dpviz.accountants.factory) used by lessons 03 and 05."""
+"""The one string → mechanism factory (dpviz.accountants.factory) used by lessons 03 and 07."""
 
 import pytest
 

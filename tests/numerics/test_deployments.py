@@ -1,5 +1,5 @@
 """dpviz.deployments: every record cites the bibliography, unknown values say so, the census conversion is checked
-against an independent evaluation of the zCDP → (ε, δ) bound, the one census story (lessons 06 and 12) against its
+against an independent evaluation of the zCDP → (ε, δ) bound, the one census story (lessons 09 and 15) against its
 parts, and RAPPOR's ε∞ against a brute-force ratio over the permanent randomized response's outputs."""
 
 from __future__ import annotations

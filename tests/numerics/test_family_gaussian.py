@@ -17,7 +17,7 @@ when its inputs are rounded. Inverses: the returned ε (σ, μ) is the smallest 
 as evaluated by the profile (checked with ``np.nextafter``), and within 1e-9 of the mpmath root.
 
 These tests can fail. The copy of δ(ε) that ``accountants/events._gdelta`` (also ``plots/userlevel`` and
-lesson 10's ``gdp_delta``) used until issue 13 is kept below as ``_old_gdelta``: at μ = 1e-12 its relative
+lesson 13's ``gdp_delta``) used until issue 13 is kept below as ``_old_gdelta``: at μ = 1e-12 its relative
 error at ε = 0 is 1.8e-4 (κ ≈ 1 there), and ``test_the_oracle_catches_the_old_copy`` checks that the oracle test
 rejects it. The mechanisms kernel of before issue 13 (erfcx difference for every x₁ > 0) failed the same test at
 μ = 1e-12 for small positive x₁ (relative error 1e-4 at ε = 1e-20).

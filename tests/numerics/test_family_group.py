@@ -126,7 +126,7 @@ def test_curve_against_mpmath_uncapped_at_one():
 
 
 def test_curve_crosses_one_where_the_guarantee_becomes_vacuous():
-    # lesson 08: at ε = 0.5, δ = 10⁻⁶ the smallest m with δ′ ≥ 1 (oracle: first k with ln δ + ln factor ≥ 0)
+    # lesson 11: at ε = 0.5, δ = 10⁻⁶ the smallest m with δ′ ≥ 1 (oracle: first k with ln δ + ln factor ≥ 0)
     k = np.arange(1, 100)
     _, d, _ = G.group_privacy_curve(0.5, 1e-6, k)
     want = next(j for j in range(1, 100) if mp.log(mp.mpf(1e-6)) + _mp_log_factor(0.5, j) >= 0)
@@ -219,10 +219,10 @@ def test_item_budget_lesson_numbers():
     assert G.group_privacy(e0, d0, 10) == (1.0, 1e-6)
 
 
-@pytest.mark.parametrize("lesson", ["08_items_to_users", "11_few_examples"])
+@pytest.mark.parametrize("lesson", ["11_items_to_users", "14_few_examples"])
 def test_lessons_state_the_numbers_the_code_gives(lesson):
-    """Lessons 08 and 11 quote the item budget at (1, 10⁻⁶, 10): the prose must show what the one definition gives
-    (δ_item ≈ 6.12·10⁻⁸, not the looser 4.07·10⁻⁸, which lesson 08 names as such)."""
+    """Lessons 11 and 14 quote the item budget at (1, 10⁻⁶, 10): the prose must show what the one definition gives
+    (δ_item ≈ 6.12·10⁻⁸, not the looser 4.07·10⁻⁸, which lesson 11 names as such)."""
     nb = json.loads((Path(__file__).resolve().parents[2] / "notebooks" / f"{lesson}.ipynb").read_text("utf-8"))
     prose = "".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
     e0, d0 = G.group_privacy_item_budget(1.0, 1e-6, 10)
@@ -231,12 +231,12 @@ def test_lessons_state_the_numbers_the_code_gives(lesson):
     # the course notation (notebooks/notation.ipynb): ε_item, δ_item for the item-level budget
     assert f"δ<sub>item</sub> ≈ {mant}·10{str(int(exp)).translate(sup)}" in prose  # δ_item ≈ 6.12·10⁻⁸
     assert "δ<sub>item</sub> = δ·(e<sup>ε/m</sup> − 1)/(e<sup>ε</sup> − 1)" in prose and "Lemma 6" in prose
-    if lesson == "08_items_to_users":
+    if lesson == "11_items_to_users":
         assert f"ε<sub>item</sub> = {e0:g}" in prose and "δ<sub>item</sub> ≈ 4.07·10⁻⁸" in prose  # the looser form
 
 
 def test_the_inverse_check_rejects_the_looser_form():
-    """The oracle can fail: lesson 09's old δ₀ = δ/(m·e^{(m−1)ε/m}) is valid but not the largest δ₀."""
+    """The oracle can fail: lesson 12's old δ₀ = δ/(m·e^{(m−1)ε/m}) is valid but not the largest δ₀."""
     def looser(eps, delta, m):
         e0 = eps / m
         return e0, delta / (m * math.exp((m - 1) * e0))

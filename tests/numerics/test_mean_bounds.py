@@ -1,6 +1,6 @@
 """Closed forms of 004 in :mod:`dpviz.mean.bounds` against mpmath oracles, and their one home (issue 13).
 
-The Theorem 1 MSE map of the fixed-budget panel (lesson 09) used to be re-derived inside the panel; it is now
+The Theorem 1 MSE map of the fixed-budget panel (lesson 12) used to be re-derived inside the panel; it is now
 :func:`dpviz.mean.wme_mse_bound`, checked here against the formula evaluated in 50-digit arithmetic on the panel's own
 (non-integer) grid, and against the scalar functions at integers.
 """
@@ -177,7 +177,7 @@ def test_beta_exponent_refuses_other_readings(bad):
 
 @pytest.mark.parametrize("n, eps", [(3, 0.1), (12, 1.0), (30, 1.0), (1000, 3.0)])
 def test_wme_safe_curve_is_the_one_m_at_a_time_formulas(n, eps):
-    """The vectorised curve lesson 09's fixed-n panel draws gives what tau_safe, wme_mse and theorem1_beta give one
+    """The vectorised curve lesson 12's fixed-n panel draws gives what tau_safe, wme_mse and theorem1_beta give one
     m at a time (the same kernels, validated once; to one unit in the last place: numpy squares arrays and scalars by
     different routines), and τ is Hoeffding's radius written out (mpmath)."""
     ms = np.logspace(0, 5, 40).astype(int)

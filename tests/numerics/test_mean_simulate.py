@@ -37,7 +37,7 @@ def test_closed_forms():
 
 @pytest.mark.parametrize("eps,delta,m", [(1.0, 1e-6, 10), (0.1, 1e-5, 3), (5.0, 1e-9, 100), (1.0, 0.5, 1)])
 def test_group_privacy_budget_is_the_exact_inverse_of_lemma6(eps, delta, m):
-    # one definition for lessons 08, 09 and 11 (issue 13): ε₀ = ε/m, δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1), the inverse of
+    # one definition for lessons 11, 12 and 14 (issue 13): ε₀ = ε/m, δ₀ = δ(e^{ε/m} − 1)/(e^{ε} − 1), the inverse of
     # group privacy (Ghazi et al. 2023, Lemma 6: (ε₀, δ₀) → (mε₀, δ₀·(e^{mε₀} − 1)/(e^{ε₀} − 1))), 50 digits
     mp.mp.dps = 50
     e0, d0 = group_privacy_item_budget(eps, delta, m)
@@ -47,7 +47,7 @@ def test_group_privacy_budget_is_the_exact_inverse_of_lemma6(eps, delta, m):
     eps_m, delta_m = group_privacy(e0, d0, m)  # lifts back to the target, never above it
     assert eps_m <= eps and delta_m <= delta
     assert eps_m == pytest.approx(eps, rel=1e-15) and delta_m == pytest.approx(delta, rel=1e-13)
-    if (eps, delta, m) == (1.0, 1e-6, 10):  # the number lessons 08 and 11 show; lesson 09's old looser one was 4.07e-8
+    if (eps, delta, m) == (1.0, 1e-6, 10):  # the number lessons 11 and 14 show; lesson 12's old looser one was 4.07e-8
         assert round(d0, 10) == pytest.approx(6.12e-8, abs=0)
 
 

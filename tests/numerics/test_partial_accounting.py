@@ -102,7 +102,7 @@ def test_census_numbers():
 
 
 def test_census_ledger_totals_are_the_one_census_story():
-    # lessons 06 and 12 tell one story: the ledger's totals are those of dpviz.deployments.census_2020
+    # lessons 09 and 15 tell one story: the ledger's totals are those of dpviz.deployments.census_2020
     from dpviz.deployments import CENSUS_RHO_PERSONS, CENSUS_RHO_UNITS, census_2020
     led = census_2020_example()
     units = [r for r in led.releases if "occupancy" in r.attributes]

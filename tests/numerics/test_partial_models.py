@@ -1,4 +1,4 @@
-"""dpviz.partial.experiments — lesson 12's curves and seeded simulations — against closed forms and brute force
+"""dpviz.partial.experiments — lesson 15's curves and seeded simulations — against closed forms and brute force
 (the figures of dpviz.plots.partial only draw these numbers; tests of the figures are in test_plots_partial.py)."""
 
 from __future__ import annotations

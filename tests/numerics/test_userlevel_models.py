@@ -1,4 +1,4 @@
-"""Tests of lessons 08 and 11's models in dpviz.userlevel (bounding, bounds, ptr, learners), against oracles.
+"""Tests of lessons 11 and 14's models in dpviz.userlevel (bounding, bounds, ptr, learners), against oracles.
 
 Oracles: mpmath high-precision group-privacy δ (Lemma 6 of Ghazi et al. 2023) and analytic-Gaussian δ (Balle & Wang
 2018, Thm 8), brute-force truncation bias over every k, the library's ``bounding_tradeoff`` on a UserDataset, exact
@@ -135,7 +135,7 @@ def test_int_log_grid_is_distinct_sorted_and_inclusive():
         U.int_log_grid(10, 5, 20)
 
 
-# ------------------------------------------------------------------------------------------- lesson 11: bounds
+# ------------------------------------------------------------------------------------------- lesson 14: bounds
 
 
 def test_regime_breakpoints_match_closed_forms():
@@ -169,7 +169,7 @@ def test_users_crossover_is_inf_without_a_crossing_below_m_max():
     assert U.crossover_group_privacy(1.0, 1e-6, kind="users", n_priv=100, n_stat=1000, c=1, m_max=10.0) == math.inf
 
 
-# ------------------------------------------------------------------------------------------- lesson 11: exact pmfs
+# ------------------------------------------------------------------------------------------- lesson 14: exact pmfs
 
 
 def test_swap_loss_pmf_brute_force_and_moments():

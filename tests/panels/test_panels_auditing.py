@@ -161,7 +161,7 @@ def test_dpsgd_panel_names_z_and_the_public_denominator():
 
 
 def test_dpsgd_explanation_states_when_growth_is_sub_linear():
-    """Lesson 05's turn: the factor for 2T lies between √2 (spread) and 2 (mean); the explanation says which."""
+    """Lesson 06's turn: the factor for 2T lies between √2 (spread) and 2 (mean); the explanation says which."""
     p = DPSGDPanel(steps=50).refresh()
     v = p.values()
     text = p._explain(v, p._answer(v))

@@ -1,4 +1,4 @@
-"""Lesson 05 panels, headless: controls drive the figures, bad combinations are reported in the panel."""
+"""Lessons 06 and 07 panels, headless: controls drive the figures, bad combinations are reported in the panel."""
 
 import math
 

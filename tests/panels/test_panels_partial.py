@@ -65,7 +65,7 @@ def test_record_panel_bad_combination_then_recovers():
 def test_census_checkboxes():
     p = CensusPanel().refresh()
     assert "7.85" in p.readout.value  # race + ethnicity by default: (7.856, 1e-6)
-    assert "μ = √(2ρ) = 1.43" in p.readout.value and "μ = 2.29" in p.readout.value  # the reading of lesson 06
+    assert "μ = √(2ρ) = 1.43" in p.readout.value and "μ = 2.29" in p.readout.value  # the reading of lesson 09
     p.controls["attr_race"].value = False
     p.controls["attr_ethnicity"].value = False
     p.controls["attr_occupancy"].value = True

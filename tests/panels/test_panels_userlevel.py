@@ -1,4 +1,4 @@
-"""Headless tests of the panels of lessons 08 and 11: build, move controls, check changes and error messages."""
+"""Headless tests of the panels of lessons 11 and 14: build, move controls, check changes and error messages."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def _first_slider_changes_first_figure(panel):
     assert panel.figures[0].to_plotly_json() != before
 
 
-# ------------------------------------------------------------------------------------------------ lesson 08
+# ------------------------------------------------------------------------------------------------ lesson 11
 
 
 @pytest.mark.parametrize("cls", [L3.NeighboursPanel, L3.GroupPrivacyCostPanel, L3.BoundingExplorerPanel])
@@ -186,7 +186,7 @@ def test_bounding_explorer_extreme_settings_do_not_error():
             assert p.last_error is None, (name, v, p.last_error)
 
 
-# ------------------------------------------------------------------------------------------------ lesson 11
+# ------------------------------------------------------------------------------------------------ lesson 14
 
 from dpviz.panels import few_examples as L4  # noqa: E402
 

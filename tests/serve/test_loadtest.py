@@ -1,7 +1,7 @@
 """``benchmarks/classroom/loadtest.py`` (``make loadtest``, ``dpviz loadtest``) with a class of three against a
 classroom server it starts itself.
 
-One run of the tool as a subprocess (class size 3 on lesson 05; three light clients, or two and one headless
+One run of the tool as a subprocess (class size 3 on lesson 07; three light clients, or two and one headless
 Chromium page when Chromium and Playwright are there): every student is served (a kernel, a first figure, every
 slider move answered by a figure update, no error), and after they leave the server reclaims their kernels
 (``status.json`` sessions back to 0, their kernel processes gone, memory back). No test asserts a time: the
@@ -112,11 +112,11 @@ def test_slider_times_are_broken_down_by_the_panel_each_student_moved(run):
     clients and browsers alike) and gives each panel's own slider→figure times, so that a tail can be traced to a
     panel."""
     proc, rep, where, _ = run
-    lesson_05 = {cls.__name__ for cls in panel_classes("05_composition")}  # the panels the lesson shows
-    assert {"CompositionLabPanel", "EpsilonVsCompositionsPanel"} <= lesson_05
+    lesson_07 = {cls.__name__ for cls in panel_classes("07_accounting_in_practice")}  # the panels the lesson shows
+    assert {"CompositionLabPanel", "CalibrationPanel"} <= lesson_07
     names = [s["panel_name"] for s in rep["students"]]
-    assert all(n in lesson_05 for n in names), names
-    assert len(set(names)) == min(STUDENTS, len(lesson_05)), names  # spread: student i moves panel i mod n
+    assert all(n in lesson_07 for n in names), names
+    assert len(set(names)) == min(STUDENTS, len(lesson_07)), names  # spread: student i moves panel i mod n
     by_panel = rep["summary"]["slider_figure_by_panel_s"]
     assert set(by_panel) == set(names)
     for name, st in by_panel.items():
@@ -190,7 +190,7 @@ def test_class_mode_defaults_and_its_exercise(tool):
     opts = tool.parse_args(["--answer"])
     assert (opts.classroom, opts.lesson, opts.moves, opts.answer_seconds, opts.class_privacy) == (
         True, "01", 0, 5.0, "local")
-    assert (tool.parse_args([]).lesson, tool.parse_args([]).moves) == ("05", 5)
+    assert (tool.parse_args([]).lesson, tool.parse_args([]).moves) == ("07", 5)
     lesson = tool.lesson_filename("01")
     assert tool.plan_exercise(lesson, "MembershipPanel").key == "MembershipPanel.exercise"
     with pytest.raises(SystemExit, match="DifferencingPanel"):  # a panel with no think-then-reveal exercise

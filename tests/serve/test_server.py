@@ -50,7 +50,7 @@ def _collect_client_sockets():
 
     gc.collect()
 
-LESSON = "08_items_to_users.ipynb"
+LESSON = "11_items_to_users.ipynb"
 GRACE = 4  # seconds: --shutdown-grace of the test server
 
 
@@ -501,11 +501,11 @@ def test_class_full_page_when_the_memory_budget_is_spent(tmp_path):
 def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
     a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
                   "--refill-quiet=1", "--refill-max-wait=20",
-                  wait_for="ready for 2 students on lessons 08", timeout=240)
+                  wait_for="ready for 2 students on lessons 11", timeout=240)
     try:
         status = a.status()
         assert status["ready"] is True
-        assert status["pool"]["08_items_to_users.ipynb"] == 2
+        assert status["pool"]["11_items_to_users.ipynb"] == 2
         assert status["pool"].get("03_privacy_loss.ipynb", 0) == 0
         # The pre-class level from a reading taken after the pool's kernels ran their lesson: a status answers with a
         # reading up to MEMORY_MAX_AGE old, which right at "ready" could predate them (158 MB read, 361 MB in fact).
@@ -516,14 +516,14 @@ def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
         # They never connect (closed their tabs): their kernels end; the pool refills to 2.
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
         assert wait_until(
-            lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
+            lambda: a.status()["pool"]["11_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
         # A refilled kernel is handed to the next student, and ends with its page like any other.
         refilled = set(a.kernel_pids())
         kid = Client(a.url).open_lesson(LESSON)
         assert kid in refilled
         assert wait_until(lambda: not _live(a, kid), GRACE + 20)
         assert wait_until(
-            lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
+            lambda: a.status()["pool"]["11_items_to_users.ipynb"] == 2 and a.status()["sessions"] == 0, 120)
         # The server reads its memory at most every MEMORY_MAX_AGE seconds: back to the pre-class level soon after.
         # Memory is counted as PSS (a small total: server, fork server, two kernels), so the bound is the pre-class
         # level plus less than one kernel: the two student kernels alive would add two (the server itself may grow
@@ -544,17 +544,17 @@ def test_a_machine_kept_busy_by_another_program_still_refills_the_pools(tmp_path
 
     a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
                   "--refill-quiet=1", "--refill-max-wait=5",
-                  wait_for="ready for 2 students on lessons 08", timeout=240)
+                  wait_for="ready for 2 students on lessons 11", timeout=240)
     spin = "import os, time; os.nice(19); end = time.monotonic() + 150\nwhile time.monotonic() < end: pass"
     hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
     try:
         meter = procs.CpuMeter()
         assert wait_until(lambda: (meter.busy_fraction() or 0) > 0.9, 10), "the two programs did not load the CPU"
         kids = [Client(a.url).open_lesson(LESSON) for _ in range(2)]
-        assert a.status()["pool"]["08_items_to_users.ipynb"] == 0
+        assert a.status()["pool"]["11_items_to_users.ipynb"] == 0
         assert wait_until(lambda: all(not _live(a, k) for k in kids), GRACE + 20)
         # Both kernels back while the CPU stays busy (each refill: ~10 s at the refill priority, then 5 s held).
-        assert wait_until(lambda: a.status()["pool"]["08_items_to_users.ipynb"] == 2, 100), a.status()
+        assert wait_until(lambda: a.status()["pool"]["11_items_to_users.ipynb"] == 2, 100), a.status()
         assert all(h.poll() is None for h in hogs), "the CPU was not kept busy until the pool was full"
     finally:
         for h in hogs:
@@ -568,7 +568,7 @@ def test_a_pooled_kernel_that_ends_leaves_the_pool_and_is_replaced(tmp_path):
     restarter would bring it back bare, without the lesson its page was rendered from. The pool starts another."""
     import signal
 
-    a = start_app(tmp_path, "--class-size=2", "--lessons=08", wait_for="ready for 2 students on lessons 08",
+    a = start_app(tmp_path, "--class-size=2", "--lessons=08", wait_for="ready for 2 students on lessons 11",
                   timeout=240)
     try:
         pooled = {k: p for k, p in kernel_pids().items() if k in a.log()}
@@ -595,7 +595,7 @@ def test_a_kernel_culled_under_an_open_page_closes_the_pages_socket(tmp_path):
     from tornado.websocket import websocket_connect
 
     a = start_app(tmp_path, "--class-size=1", "--lessons=08", "--cull-idle=10",
-                  wait_for="ready for 1 students on lessons 08", timeout=240)
+                  wait_for="ready for 1 students on lessons 11", timeout=240)
     try:
         client = Client(a.url)
         kid = client.open_lesson(LESSON)
@@ -627,7 +627,7 @@ def test_a_kernel_that_waited_in_the_pool_longer_than_cull_idle_is_not_culled_wh
     import time
 
     a = start_app(tmp_path, "--class-size=1", "--lessons=08", "--cull-idle=10",
-                  wait_for="ready for 1 students on lessons 08", timeout=240)
+                  wait_for="ready for 1 students on lessons 11", timeout=240)
     try:
         time.sleep(13)  # the pooled kernel idles past --cull-idle (the pool protects it)
         (pooled,) = [k for k in kernel_pids() if k in a.log()]
@@ -646,7 +646,7 @@ def test_a_lesson_asked_for_while_the_server_warms_up_says_what_it_waits_for(tmp
     try:
         assert a.status()["ready"] is False, "the class was ready before the first request: nothing to test"
         status, body = Client(a.url).request(f"/voila/render/{LESSON}")
-        assert status == 200 and "id='dpviz-wait'" in body and "Preparing lesson 08 · " in body, body[:500]
+        assert status == 200 and "id='dpviz-wait'" in body and "Preparing lesson 11 · " in body, body[:500]
         assert f"/voila/render/{LESSON}?waited=1" in body and "/dpviz/status.json" in body
         assert '"kernelId"' not in body and "Traceback" not in body
         assert a.status()["sessions"] == 0

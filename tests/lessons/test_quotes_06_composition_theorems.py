@@ -1,4 +1,4 @@
-"""Lesson-quote tests of lesson 05 "Composition lab": every number the prose states in the part written for review
+"""Lesson-quote tests of lesson 06 "Composition theorems": every number the prose states in the part written for review
 finding G-2 (amplification by subsampling as a theorem, stated and drawn) is computed here with the library's one
 home of the formula (:func:`dpviz.accountants.amplify_poisson`) and must appear in the prose as printed; the claims
 that are not numbers (the statement, the tightness example, which accountant uses the theorem how) are checked
@@ -17,12 +17,12 @@ from dpviz import mechanisms as M
 from dpviz.accountants import compare as C
 from dpviz.panels import composition as PC
 
-LESSON = "05_composition"
+LESSON = "06_composition_theorems"
 TEXT = flat(prose(LESSON))
 
 
 def _says(fragment: str) -> None:
-    assert flat(fragment) in TEXT, f"lesson 05 does not say: {fragment!r}"
+    assert flat(fragment) in TEXT, f"lesson 06 does not say: {fragment!r}"
 
 
 def _section(title: str) -> str:
@@ -102,7 +102,7 @@ def test_the_exercise_values_and_the_answer_not_in_the_prose():
 
 
 def test_objectives_symbols_and_summary():
-    _says("6. state amplification by subsampling, ε′ = ln(1 + q(e<sup>ε</sup> − 1)) and δ′ = qδ")
+    _says("3. state amplification by subsampling, ε′ = ln(1 + q(e<sup>ε</sup> − 1)) and δ′ = qδ")
     _says("ε′ and δ′ are the guarantee after subsampling, δ<sub>slack</sub> the extra δ of advanced composition.")
     assert "ln(1/δ′)" not in TEXT  # δ′ is the amplified δ only (the advanced slack has its own name)
     summary = _section("## Summary")

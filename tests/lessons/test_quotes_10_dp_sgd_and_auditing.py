@@ -1,4 +1,4 @@
-"""Lesson-quote tests of lesson 07 (DP-SGD and auditing): every number the lesson states is computed here with the
+"""Lesson-quote tests of lesson 10 (DP-SGD and auditing): every number the lesson states is computed here with the
 library, and the lesson's prose (or, where the number is shown by a panel, the panel's text) must state it."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dpviz import dpsgd as D
 from dpviz.mechanisms.gaussian import Gaussian
 from dpviz.panels.auditing import DPSGDPanel, NeighbourGamePanel
 
-TEXT = flat(prose("07_dp_sgd_and_auditing"))
+TEXT = flat(prose("10_dp_sgd_and_auditing"))
 Q = DPSGDPanel().values()["sampling_rate"]  # the panel's default q: the log slider's grid point nearest 0.05
 T = 200  # the panel's default T
 
@@ -63,7 +63,7 @@ def test_the_exercise_explanation_gives_the_factor_for_2t_and_its_regime():
     text = p._explain(p.values(), p._answer(p.values()))
     assert "a factor 1.41, nearer √2 ≈ 1.41 than 2: here the spread dominates" in text
     _says("sub-linearly while the spread of the privacy loss dominates (as in this lesson's runs), linearly once its "
-          "mean takes over (lesson 05)")
+          "mean takes over (lesson 06)")
 
 
 # ----------------------------------------------------------------------------------- the pitfall of the denominator

@@ -1,5 +1,5 @@
-"""Lesson-quote tests of lesson 06 "Choosing ε": every number the lesson states (outside the census, which
-``tests/lessons/test_quotes_census.py`` covers for lessons 06 and 12) is computed here with the library and must
+"""Lesson-quote tests of lesson 09 "Choosing ε": every number the lesson states (outside the census, which
+``tests/lessons/test_quotes_census.py`` covers for lessons 09 and 15) is computed here with the library and must
 appear in the
 lesson's prose as printed."""
 
@@ -13,11 +13,11 @@ from _lesson_text import flat, prose
 from dpviz import deployments as D
 from dpviz import interpret as I
 
-TEXT = flat(prose("06_choosing_epsilon"))
+TEXT = flat(prose("09_choosing_epsilon"))
 
 
 def _says(fragment: str) -> None:
-    assert fragment in TEXT, f"lesson 06 does not say {fragment!r}"
+    assert fragment in TEXT, f"lesson 09 does not say {fragment!r}"
 
 
 def _times_ten(x: float) -> str:
