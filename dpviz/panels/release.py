@@ -1,0 +1,447 @@
+"""Lesson "Releasing many answers": five panels.
+
+* :class:`ManyQueriesPanel` — k counting queries answered one by one with ε/k each (basic composition) against
+  range sums of one noisy histogram: the exact error as k and the range width grow;
+* :class:`TreeHistogramPanel` — the exact variance of a range as it grows: flat histogram, binary tree (canonical
+  decomposition) and consistent tree (Hay et al. 2010);
+* :class:`MWEMPanel` — MWEM (Hardt, Ligett & McSherry 2012) on the age histogram: its largest error against the
+  number of rounds T, the number of queries k and ε;
+* :class:`SyntheticDataPanel` — synthetic records from noisy one-attribute histograms: the ages they preserve, the
+  link between age and retirement they lose;
+* :class:`TopDownPanel` — the TopDown idea of the 2020 Census on a small nation: noisy counts per level, the
+  non-negative consistent estimates and their errors per level.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from dpviz import release as R
+from dpviz.panels import Checkbox, Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Step, View
+from dpviz.panels.format import fmt, table
+from dpviz.plots import release as P
+
+__all__ = ["ManyQueriesPanel", "TreeHistogramPanel", "MWEMPanel", "SyntheticDataPanel", "TopDownPanel"]
+
+#: Cells of the lesson's age histogram (ages 0..127) and its people.
+BINS = 128
+PEOPLE = 10_000
+
+
+# ------------------------------------------------------------------------------------------------ (a) k queries
+_HIST_COST_QUESTION = ("The noisy histogram adds Laplace(1/ε) noise to each of its 128 cells, and every range is "
+                       "summed from those cells. What does releasing the whole histogram cost?")
+_HIST_COST_OPTIONS = [
+    ("128·ε: 128 noisy counts, each ε-DP, add up by composition.", False,
+     "Tempting, but basic composition adds up releases about the same people. Each person is in exactly one cell, "
+     "so adding or removing one person moves one count by 1: the cells are disjoint, and parallel composition "
+     "(Dwork & Roth 2014, §3.3; McSherry 2009, Thm 2) charges ε for all of them together."),
+    ("ε: the cells are disjoint, so the histogram has L1 sensitivity 1; any number of range sums of it are "
+     "post-processing.", True,
+     "Right: one person changes one cell by 1 (Dwork & Roth 2014, §3.3), and every range summed from the noisy "
+     "cells afterwards is free (post-processing, Dwork & Roth 2014, Prop. 2.1). The price is paid in accuracy: a "
+     "range of w cells adds w noises, variance 2w/ε²."),
+    ("ε/128: the budget is shared among the cells.", False,
+     "No: each cell gets the full ε, Laplace(1/ε). Sharing ε among the cells would add far more noise than needed."),
+]
+
+
+class ManyQueriesPanel(Panel):
+    """k range queries by composition against sums of one noisy histogram, exact errors."""
+
+    title = "k counting queries: one by one, or from one noisy histogram?"
+    intro = ("An analyst asks k range queries over an age histogram of 128 cells (\"how many people aged 20 to "
+             "35?\"), ε in all. Either each query is answered on its own with ε/k and Laplace(k/ε) noise, or one "
+             "noisy histogram (Laplace(1/ε) per cell) is released and every range is summed from it. The curves are "
+             "exact standard deviations.")
+
+    controls = {
+        "epsilon": LogSlider("ε (in all)", 1.0, 0.1, 10.0, step=0.1),
+        "k": LogSlider("number of queries k", 10, 1, 1000, step=0.1, fmt=".0f", integer=True,
+                       bench=[1.0, 10.0, 100.0, 1000.0]),
+        "width": LogSlider("range width w (cells)", 16, 1, BINS, step=0.1, fmt=".0f", integer=True,
+                           bench=[1.0, 16.0, 128.0]),
+    }
+
+    def _answer(self, v) -> float:
+        return float(math.isqrt(int(v.width)) + 1)
+
+    def _explain(self, v, answer: float) -> str:
+        w = int(v.width)
+        return (f"By composition each answer has variance 2k²/ε² (Laplace(k/ε): basic composition, Dwork & Roth 2014, "
+                f"Thm 3.14; Laplace(b) has variance 2b², Def. 3.3); from the histogram a range of w = {w} cells has "
+                f"2w/ε² (§3.3). The histogram is better as soon as k² > w, i.e. from k = {answer:.0f} on, whatever "
+                "ε is: ε cancels. The crossing is now drawn.")
+
+    exercises = {
+        "exercise": PredictReveal(
+            lambda self, v: (f"For ranges of width w = {int(v.width)} cells, from how many queries k on is the noisy "
+                             "histogram more accurate than answering each query with ε/k?"),
+            answer=_answer, explain=_explain, rel_tol=0.25, guess_label="k:", redraw=True),
+        "misconception": ChoiceReveal(_HIST_COST_QUESTION, _HIST_COST_OPTIONS),
+    }
+
+    def render(self, v) -> View:
+        eps, k, w = float(v.epsilon), int(v.k), int(v.width)
+        shown = self.revealed("exercise")
+        f1 = P.queries_error_figure(eps, w, BINS, k_max=1000, k_mark=k, show_crossing=shown)
+        f2 = P.width_error_figure(eps, k, BINS, width_mark=w, show_crossing=shown)
+        flat = math.sqrt(R.histogram_range_variance(BINS, w, eps))
+        comp = math.sqrt(R.composition_variance(k, eps))
+        rows = [(f"by composition: SD of each of the {k} answers", f"√2·k/ε = {fmt(comp, 4)}"),
+                (f"from the histogram: SD of a range of {w} cells", f"√(2w)/ε = {fmt(flat, 4)}"),
+                ("more accurate here", "the histogram" if flat < comp else "composition" if comp < flat else
+                 "neither (a tie)")]
+        return View(figures=[f1, f2], readout=table(rows))
+
+
+# ------------------------------------------------------------------------------------------------ (b) trees
+def _grid(n: int) -> np.ndarray:
+    """About 60 widths from 1 to n, log-spaced, n included (the first view's curves)."""
+    return np.unique(np.r_[np.round(np.logspace(0.0, math.log10(n), 60)), n]).astype(np.int64)
+
+
+def _frozen(*arrays):
+    for a in arrays:
+        a.setflags(write=False)
+    return arrays
+
+
+@functools.lru_cache(maxsize=32)
+def _tree_curves(depth: int, statistic: str, exact: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Widths (every width 1..2^L if ``exact``, else :func:`_grid`) with the exact variances at ε = 1 of the flat
+    histogram and the canonical tree (every variance scales as 1/ε²). Cached (0.3 s for every width at L = 10)."""
+    n = 2**depth
+    w = np.arange(1, n + 1) if exact else _grid(n)
+    return _frozen(w.astype(float), R.histogram_range_variance(n, w.astype(float), 1.0),
+                   R.tree_width_variance(w, 1.0, depth, statistic=statistic))
+
+
+@functools.lru_cache(maxsize=32)
+def _consistent_curve(depth: int, statistic: str) -> np.ndarray:
+    """The consistent tree's exact variance at ε = 1 for every width 1..2^L (a 2^L × 2^L covariance: 0.4 s at
+    L = 10). Cached."""
+    w = np.arange(1, 2**depth + 1)
+    return _frozen(R.tree_width_variance(w, 1.0, depth, consistent=True, statistic=statistic))[0]
+
+
+def _first_win(w: np.ndarray, flat: np.ndarray, other: np.ndarray) -> int | None:
+    """The smallest width from which on ``other`` stays below the flat histogram (None if it never does)."""
+    better = other < flat * (1 - 1e-12)
+    if not better[-1]:
+        return None
+    worse = np.nonzero(~better)[0]
+    return int(w[0] if worse.size == 0 else w[worse[-1] + 1])
+
+
+def _where(first: int | None, n: int) -> str:
+    return "never" if first is None else "only on the whole domain" if first == n else f"from width {first} on"
+
+
+class TreeHistogramPanel(Panel):
+    """Exact variance of a range against its width: flat, tree, consistent tree (streamed: the exact curves over
+    every width take up to a second at 1024 cells the first time)."""
+
+    title = "Tree histograms: when does a hierarchy of counts pay?"
+    intro = ("Over 2<sup>L</sup> cells, a binary tree releases a noisy count for every node: the total, its two "
+             "halves, their halves, …, the cells, with ε/(L + 1) per level. A range is the sum of the few nodes "
+             "that cover it, or of the cells of the tree made consistent by least squares. The curves are exact "
+             "variances, set against the flat histogram's 2w/ε².")
+
+    controls = {
+        "epsilon": LogSlider("ε (in all)", 1.0, 0.1, 10.0, step=0.1),
+        "depth": IntSlider("depth L (2<sup>L</sup> cells)", 10, 3, 10),
+        "statistic": Choice("over the positions of a range", [("average", "mean"), ("worst", "max")], "mean"),
+    }
+
+    def _answer(self, v) -> float:
+        depth = int(v.depth)
+        w, flat, _ = _tree_curves(depth, v.statistic, True)
+        first = _first_win(w, flat, _consistent_curve(depth, v.statistic))
+        return float(w[-1] + 1 if first is None else first)
+
+    def _explain(self, v, answer: float) -> str:
+        w, flat, tree = _tree_curves(int(v.depth), v.statistic, True)
+        return (f"The consistent tree (Hay et al. 2010, §5) beats the flat histogram from width {answer:.0f} on; "
+                f"the plain tree's canonical decomposition does so {_where(_first_win(w, flat, tree), int(w[-1]))}. "
+                "Its curve is now drawn.")
+
+    exercises = {
+        "exercise": PredictReveal(
+            lambda self, v: (f"From which range width w on does the consistent tree over {2 ** int(v.depth)} cells "
+                             "have a smaller variance than the flat histogram?"),
+            answer=_answer, explain=_explain, rel_tol=0.25, guess_label="width:", redraw=True),
+    }
+
+    def _view(self, eps: float, depth: int, stat: str, curves, cons, plain, cons_first) -> View:
+        w, flat, tree = curves
+        scale = 1.0 / (eps * eps)
+        fig = P.tree_variance_figure(w, flat * scale, tree * scale, None if cons is None else cons * scale,
+                                     epsilon=eps, depth=depth, statistic=stat)
+        n = 2**depth
+        pending = "… computing every width"
+        rows = [(f"plain tree beats the flat histogram ({'average' if stat == 'mean' else 'worst'} position)",
+                 pending if plain is False else _where(plain, n)),
+                ("consistent tree beats it", "? — answer the exercise below" if cons_first is False else
+                 _where(cons_first, n)),
+                (f"whole domain, w = {n}", f"flat {fmt(flat[-1] * scale, 4)}, tree {fmt(tree[-1] * scale, 4)}"),
+                ("ε per level", f"ε/{depth + 1} = {fmt(eps / (depth + 1), 3)}")]
+        return View(figures=[fig], readout=table(rows))
+
+    def render(self, v):
+        eps, depth, stat = float(v.epsilon), int(v.depth), v.statistic
+        revealed = self.revealed("exercise")
+        total = 3 if revealed else 2
+        grid = _tree_curves(depth, stat, False)
+        yield Step(1, total, lambda: self._view(eps, depth, stat, grid, None, False, False), unit="stages")
+        exact = _tree_curves(depth, stat, True)
+        plain = _first_win(*exact)
+        if not revealed:
+            yield Step(2, 2, lambda: self._view(eps, depth, stat, grid, None, plain, False), unit="stages")
+            return
+        yield Step(2, 3, lambda: self._view(eps, depth, stat, grid, None, plain, False), unit="stages")
+        cons = _consistent_curve(depth, stat)
+        first = _first_win(exact[0], exact[1], cons)
+        yield Step(3, 3, lambda: self._view(eps, depth, stat, exact, cons, plain, first), unit="stages")
+
+
+# ------------------------------------------------------------------------------------------------ (c) MWEM
+#: The numbers of rounds T whose MWEM runs the curve shows.
+MWEM_ROUNDS = (1, 2, 5, 10, 20, 50, 100, 200)
+#: The age histogram of MWEM: 64 cells (ages 0..63), 10 000 people.
+MWEM_BINS = 64
+
+
+def _mwem_ranges(k: int, bins: int) -> np.ndarray:
+    """k deterministic range queries (no randomness: the same queries every time): the j-th starts at
+    ⌊bins·frac(jφ)⌋ and is 1 + ⌊(bins − lo)·frac(j√2)⌋ cells wide (two low-discrepancy sequences)."""
+    j = np.arange(1, k + 1)
+    lo = np.floor(bins * np.mod(j * 0.6180339887498949, 1.0)).astype(int)
+    width = 1 + np.floor((bins - lo) * np.mod(j * 1.4142135623730951, 1.0)).astype(int)
+    return np.stack([lo, np.minimum(lo + width, bins)], axis=1)
+
+
+_MWEM_QUESTION = ("With more rounds T, MWEM measures more queries and its histogram fits more of them. Why does its "
+                  "error stop falling, and even rise, as T grows at a small ε (try ε = 0.1)?")
+_MWEM_OPTIONS = [
+    ("Each round gets ε/(2T) to select and ε/(2T) to measure: more rounds mean noisier measurements and worse "
+     "choices.", True,
+     "Right: the budget is split over the rounds (Hardt, Ligett & McSherry 2012, Alg. 1 and Thm 2.1), so each "
+     "measurement carries Laplace(2T/ε) noise. The best T balances fitting more queries against measuring each "
+     "worse, and it grows with ε (their accuracy bound, Thm 2.2, has one term falling and one growing in T)."),
+    ("Multiplicative weights diverge after too many updates.", False,
+     "No: the updates stay bounded (each moves log-weights by at most a measured error over 2n). With exact "
+     "measurements more rounds would only help; it is the noise of ε/(2T) that grows."),
+    ("The exponential mechanism picks the same query again and again.", False,
+     "It may pick a query twice, which is fine (the second measurement averages the noise). The error rises "
+     "because every round's share of ε falls."),
+]
+
+
+class MWEMPanel(Panel):
+    """MWEM's largest error against the rounds T, the number of queries k and ε."""
+
+    title = "MWEM: a synthetic histogram that answers many queries"
+    intro = ("MWEM (Hardt, Ligett & McSherry 2012) starts from a uniform histogram and, for T rounds, privately "
+             "picks the query it answers worst (exponential mechanism), measures it (Laplace) and corrects the "
+             "histogram by multiplicative weights. Here: 10 000 people aged 0 to 63 and k range queries. Each point "
+             "of the curve is one run.")
+
+    controls = {
+        "epsilon": LogSlider("ε (in all)", 0.3, 0.1, 10.0, step=0.1),
+        "k": IntSlider("number of queries k", 100, 10, 400, step=10),
+        "rounds": Choice("rounds T of the histogram shown", [(str(t), t) for t in MWEM_ROUNDS], 20),
+        "seed": IntSlider("random draw (seed)", 0, 0, 50),
+    }
+
+    def _answer(self, v) -> float:
+        return R.mwem_budget(float(v.epsilon), int(v.rounds))["measure"]
+
+    exercises = {
+        "exercise": PredictReveal(
+            lambda self, v: (f"With T = {int(v.rounds)} rounds and ε = {fmt(float(v.epsilon), 3)}, what ε does "
+                             "each of MWEM's measurements get?"),
+            answer=_answer, rel_tol=0.05, guess_label="ε per measurement:",
+            explain=lambda self, v, a: (f"ε/(2T) = {fmt(a, 4)}: half of each round's ε/T selects, half measures "
+                                        "(Hardt, Ligett & McSherry 2012, Alg. 1).")),
+        "misconception": ChoiceReveal(_MWEM_QUESTION, _MWEM_OPTIONS),
+    }
+
+    def _view(self, eps, k, T_shown, seed, h, errors, shown, hist_err) -> View:
+        comp = math.sqrt(R.composition_variance(k, eps))
+        f1 = P.mwem_error_figure(list(MWEM_ROUNDS), errors, hist_err, comp, epsilon=eps, k=k, seed=seed)
+        f2 = P.histogram_estimate_figure(h, {f"MWEM, T = {T_shown}": shown.synthetic},
+                                         title=f"The ages and MWEM's histogram after T = {T_shown} rounds",
+                                         note=f"one random draw (seed {seed})")
+        done = [(T, e) for T, e in zip(MWEM_ROUNDS, errors) if math.isfinite(e)]
+        best_T, best_e = min(done, key=lambda te: te[1])
+        rows = [(f"MWEM's largest error, T = {T_shown}", fmt(errors[MWEM_ROUNDS.index(T_shown)], 4)),
+                ("best T of this draw" + ("" if len(done) == len(MWEM_ROUNDS) else " so far"),
+                 f"{best_T} (largest error {fmt(best_e, 4)})"),
+                ("ranges summed from one noisy histogram", f"largest error {fmt(hist_err, 4)}"),
+                ("each query by composition", f"SD √2·k/ε = {fmt(comp, 4)} (each of the {k})")]
+        return View(figures=[f1, f2], readout=table(rows))
+
+    def render(self, v):
+        eps, k, T_shown, seed = float(v.epsilon), int(v.k), int(v.rounds), int(v.seed)
+        h = R.example_age_histogram(PEOPLE, MWEM_BINS)
+        Q = R.range_query_matrix(_mwem_ranges(k, MWEM_BINS), MWEM_BINS)
+        g = np.random.default_rng(seed)
+        hist_err = R.max_query_error(R.noisy_histogram(h, eps, rng=g), h, Q)
+        errors = [math.nan] * len(MWEM_ROUNDS)
+        # the run shown first (its own draw), then one run per T of the curve (streamed: up to 200 rounds each)
+        order = [MWEM_ROUNDS.index(T_shown)] + [i for i, T in enumerate(MWEM_ROUNDS) if T != T_shown]
+        shown = None
+        for done, i in enumerate(order, start=1):
+            run = R.mwem(h, Q, eps, MWEM_ROUNDS[i], rng=g)
+            errors[i] = R.max_query_error(run.synthetic, h, Q)
+            shown = run if shown is None else shown
+            yield Step(done, len(order), functools.partial(self._view, eps, k, T_shown, seed, h, list(errors), shown,
+                                                           hist_err), unit="MWEM runs")
+
+
+# ------------------------------------------------------------------------------------------------ (d) synthetic
+_SYN_QUESTION = ("A statistics office publishes synthetic records drawn from a noisy age histogram and a noisy "
+                 "retired/not-retired histogram, each made private separately. A researcher counts the retired "
+                 "people under 50 in the records. What can they trust?")
+_SYN_OPTIONS = [
+    ("The count: synthetic records are as good as the real ones for any question.", False,
+     "No: the records can only carry what was released. Age and retirement were released separately, so the "
+     "records pair them at random and put retired people at every age."),
+    ("Nothing beyond the two histograms: questions that combine age and retirement get the answer of independent "
+     "attributes.", True,
+     "Right: the records are post-processing of the two histograms (Dwork & Roth 2014, Prop. 2.1), so they answer "
+     "any age range and the share retired, and they cannot know who is retired at which age. A release that "
+     "should answer joint questions must measure them: a two-way histogram, or marginals chosen for the "
+     "questions (lesson 15, Per-attribute privacy)."),
+    ("The count, if ε is large enough.", False,
+     "No: even with no noise at all (ε → ∞) the product of the marginals is not the joint distribution. Raise ε "
+     "in the panel: the noisy bar moves to the ε → ∞ bar, not to the truth."),
+]
+
+
+class SyntheticDataPanel(Panel):
+    """Synthetic records from two noisy one-attribute histograms: ages kept, the age–retirement link lost."""
+
+    title = "Synthetic data: what can it answer, and what not?"
+    intro = ("10 000 people with an age (0 to 127) and whether they are retired. Two histograms are released with "
+             "Laplace noise, ε/2 each: the ages, and retired / not retired. Synthetic records draw an age from the "
+             "first and a status from the second. Ask them about an age range, then about the retired people in it.")
+
+    controls = {
+        "epsilon": LogSlider("ε (in all)", 1.0, 0.01, 100.0, step=0.1),
+        "n_records": LogSlider("synthetic records n′", PEOPLE, 100, 100_000, step=0.25, fmt=".0f", integer=True,
+                               bench=[100.0, 10_000.0, 100_000.0]),
+        "lo": IntSlider("ages from", 65, 0, BINS - 1),
+        "hi": IntSlider("to (excluded)", BINS, 1, BINS),
+        "seed": IntSlider("random draw (seed)", 0, 0, 50),
+    }
+
+    def _answer(self, v) -> float:
+        return R.correlation_lost(R.example_age_table(PEOPLE, BINS), int(v.lo), int(v.hi), 1)["from_marginals"]
+
+    exercises = {
+        "exercise": PredictReveal(
+            lambda self, v: (f"Even without noise (ε → ∞), records that draw the age and the status independently "
+                             f"from the exact histograms: how many of {PEOPLE} of them are retired and aged "
+                             f"{int(v.lo)} to {int(v.hi) - 1}, in expectation?"),
+            answer=_answer, rel_tol=0.1, guess_label="count:", redraw=True,
+            explain=lambda self, v, a: (f"N·P(age in range)·P(retired) = {fmt(a, 5)}: independent draws multiply "
+                                        "the two shares. The truth is in the figure.")),
+        "misconception": ChoiceReveal(_SYN_QUESTION, _SYN_OPTIONS),
+    }
+
+    def render(self, v) -> View:
+        eps, n2, lo, hi, seed = float(v.epsilon), int(v.n_records), int(v.lo), int(v.hi), int(v.seed)
+        table2 = R.example_age_table(PEOPLE, BINS)
+        ages, status = table2.sum(axis=1), table2.sum(axis=0)
+        truth = R.correlation_lost(table2, lo, hi, 1)  # raises for lo >= hi: the panel shows the message
+        g = np.random.default_rng(seed)
+        noisy_a = R.noisy_histogram(ages, eps / 2, rng=g)
+        noisy_b = R.noisy_histogram(status, eps / 2, rng=g)
+        records = R.sample_from_marginals(noisy_a, noisy_b, n2, rng=g)
+        syn_ages = np.bincount(records[:, 0], minlength=BINS).astype(float)
+        f1 = P.histogram_estimate_figure(ages, {"noisy histogram (ε/2)": noisy_a,
+                                                f"synthetic records (n′ = {n2}), scaled to {PEOPLE}":
+                                                    syn_ages * (PEOPLE / n2)},
+                                         title="Ages: true, noisy, and counted in the synthetic records",
+                                         note=f"one random draw (seed {seed})")
+        revealed = self.revealed("exercise")
+        expected = R.marginal_synthesis_expectation(noisy_a, noisy_b, lo, hi, 1, PEOPLE)
+        f2 = P.joint_query_figure(truth["truth"], truth["from_marginals"] if revealed else None,
+                                  expected if revealed else None, age_range=f"{lo} to {hi - 1}")
+        in_range = records[:, 0] >= lo
+        in_range &= records[:, 0] < hi
+        scale = PEOPLE / n2
+        rows = [(f"people aged {lo} to {hi - 1}: truth", fmt(truth["marginal_a"], 5)),
+                ("… in the synthetic records (scaled)", fmt(float(in_range.sum()) * scale, 5)),
+                ("retired among them: truth", fmt(truth["truth"], 5)),
+                ("… in the synthetic records (scaled)", fmt(float((in_range & (records[:, 1] == 1)).sum()) * scale, 5)
+                 if revealed else "? — answer the exercise below")]
+        return View(figures=[f1, f2], readout=table(rows))
+
+
+# ------------------------------------------------------------------------------------------------ (e) TopDown
+_TD_QUESTION = ("A county of 8 people gets the noisy count −9 (discrete Gaussian noise, σ = 12). What does TopDown "
+                "publish for it?")
+_TD_OPTIONS = [
+    ("−9: post-processing would spend privacy.", False,
+     "No: post-processing never spends privacy (Dwork & Roth 2014, Prop. 2.1), and a negative population is "
+     "useless to a data user. TopDown fixes it."),
+    ("A non-negative integer, chosen so that the counties of the state add up to the state's published count.",
+     True,
+     "Right: the counties are projected onto {≥ 0, Σ = the state's estimate} and rounded keeping the sum "
+     "(Abowd et al. 2022). The price is a small bias: counts pushed up from below 0 take people from the larger "
+     "counties."),
+    ("0, and the state's count is lowered by 9 to match.", False,
+     "No: TopDown goes top down: the state's estimate is fixed first and the counties are fitted to it, never "
+     "the other way round."),
+]
+
+
+class TopDownPanel(Panel):
+    """TopDown on a nation of 4 states and 24 counties: noisy counts, the post-processed estimates, errors per level."""
+
+    title = "TopDown: consistent, non-negative counts for every level"
+    intro = ("A nation of 4 states with 6 counties each (from 50 000 down to 8 people). Every count of every level "
+             "gets discrete Gaussian noise (ρ/3 per level, zCDP). The noisy counts go below zero and do not add up; "
+             "TopDown fixes the nation, then fits the states to it, then each state's counties to the state.")
+
+    controls = {
+        "rho": LogSlider("ρ (zCDP, in all)", 0.01, 1e-4, 10.0, step=0.25),
+        "integer": Checkbox("round to integers that keep the sums", True),
+        "seed": IntSlider("random draw (seed)", 0, 0, 50),
+    }
+
+    def _answer(self, v) -> float:
+        return math.sqrt(1.0 / (2.0 * float(v.rho) / 3.0))
+
+    exercises = {
+        "exercise": PredictReveal(
+            lambda self, v: (f"At ρ = {fmt(float(v.rho), 3)} in all (ρ/3 per level), what is the standard "
+                             "deviation σ of the noise on each county count? (people)"),
+            answer=_answer, rel_tol=0.1, guess_label="σ:",
+            explain=lambda self, v, a: (f"σ² = 1/(2ρ<sub>ℓ</sub>) with ρ<sub>ℓ</sub> = ρ/3 (Canonne, Kamath & "
+                                        f"Steinke 2020, Thm 14; Bun & Steinke 2016, Lemma 1.7): σ = {fmt(a, 4)}.")),
+        "misconception": ChoiceReveal(_TD_QUESTION, _TD_OPTIONS),
+    }
+
+    def render(self, v) -> View:
+        rho, integer, seed = float(v.rho), bool(v.integer), int(v.seed)
+        res = R.topdown(R.example_geography(), rho, integer=integer, rng=np.random.default_rng(seed))
+        f1 = P.topdown_levels_figure(res, seed=seed)
+        f2 = P.topdown_counties_figure(res)
+        noisy_states, noisy_nation = res.noisy_counts[1], float(res.noisy_counts[0])
+        rows = [("noisy county counts below 0", str(int(np.sum(res.noisy_counts[2] < 0)))),
+                ("noisy states add up to", f"{fmt(float(noisy_states.sum()), 7)} (noisy nation "
+                                           f"{fmt(noisy_nation, 7)})"),
+                ("TopDown: counties ≥ 0 and adding up to their states", "yes" if (
+                    np.all(res.estimates[2] >= 0)
+                    and np.allclose(res.estimates[2].sum(axis=1), res.estimates[1], rtol=0, atol=1e-6)) else "no"),
+                ("RMSE per level (nation, states, counties)",
+                 "noisy " + ", ".join(fmt(x, 3) for x in res.noisy_rmse)
+                 + "; TopDown " + ", ".join(fmt(x, 3) for x in res.topdown_rmse))]
+        return View(figures=[f1, f2], readout=table(rows))
