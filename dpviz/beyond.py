@@ -529,10 +529,11 @@ def _pass_probability(gamma: np.ndarray, eps: float, delta: float) -> np.ndarray
     s = np.full(g.shape, math.inf)  # εγ − ln(1/δ)
     fin = np.isfinite(g)
     s[fin] = eps * g[fin] + math.log(delta)
-    low = s <= 0  # there εγ ≤ ln(1/δ) ≤ 745: ½δe^{εγ} as written
+    low = s <= 0  # there εγ ≤ ln(1/δ) ≤ 745: ½δe^{εγ} as written, or ½e^{s} where e^{εγ} would overflow
+    direct = low & fin & (eps * np.where(fin, g, 0.0) <= 700.0)  # (a subnormal δ puts εγ up to 744.4 below s = 0)
     with np.errstate(under="ignore"):
-        return np.where(low, 0.5 * delta * np.exp(eps * np.where(low & fin, g, 0.0)), 1.0 - 0.5 * np.exp(
-            -np.where(low, 0.0, s)))
+        return np.where(direct, 0.5 * delta * np.exp(eps * np.where(direct, g, 0.0)),
+                        np.where(low, 0.5 * np.exp(np.where(low, s, 0.0)), 1.0 - 0.5 * np.exp(-np.where(low, 0.0, s))))
 
 
 @checked(epsilon=EPSILON, delta=DELTA)
