@@ -55,7 +55,7 @@ def run(tmp_path_factory):
     out = tmp / "loadtest.json"
     browsers = _browsers()
     proc = subprocess.run(
-        [sys.executable, str(TOOL), "--classroom", f"--students={STUDENTS}", f"--browsers={browsers}", "--lesson=05",
+        [sys.executable, str(TOOL), "--classroom", f"--students={STUDENTS}", f"--browsers={browsers}", "--lesson=07",
          "--arrival-seconds=2", f"--moves={MOVES}", "--think-seconds=0.3", f"--shutdown-grace={GRACE}",
          "--timeout=300", "--leave-timeout=120", "--start-timeout=400", f"--json={out}", f"--log-dir={tmp}"],
         capture_output=True, text=True, timeout=900, cwd=tmp,
