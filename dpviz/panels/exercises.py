@@ -1051,8 +1051,14 @@ def teacher_entries(panels: Iterable[Any]) -> list[TeacherEntry]:
     A panel class is built at its defaults (no render): answers and questions that follow the settings are given
     at the default settings. Nothing is shown or sent anywhere.
     """
+    from dpviz.panels.panel import Panel
+
+    if isinstance(panels, (str, bytes)):
+        raise TypeError(f"panels = {panels!r:.60} is not allowed: must be a sequence of Panel classes or panels.")
     out: list[TeacherEntry] = []
     for item in panels:
+        if not (isinstance(item, Panel) or (isinstance(item, type) and issubclass(item, Panel))):
+            raise TypeError(f"panels: {item!r:.60} is not allowed: must be a Panel class or a panel.")
         panel = item() if isinstance(item, type) else item
         cls = type(panel)
         for ex in panel.exercise_list:
@@ -1071,6 +1077,8 @@ def teacher_entries(panels: Iterable[Any]) -> list[TeacherEntry]:
 def teacher_html(entries: Sequence[TeacherEntry]) -> str:
     """The teacher's edition of ``entries`` as an HTML fragment: per panel, each exercise and problem with its
     answer, solution, the feedback of every option (the right ones marked) and the teaching notes."""
+    if isinstance(entries, (str, bytes)) or not all(isinstance(e, TeacherEntry) for e in entries):
+        raise TypeError(f"entries = {entries!r:.60} is not allowed: must be a sequence of TeacherEntry.")
     parts: list[str] = []
     panel = None
     problem_set = None

@@ -10,7 +10,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 from _adversarial import contract_tests, register
 
-from dpviz.panels import controls, exercises, figure, guard
+from dpviz.panels import controls, counting, exercises, figure, guard
 from dpviz.panels import format as F
 
 _FIG = go.Figure(go.Scatter(x=[0, 1], y=[1, 2]))
@@ -44,3 +44,29 @@ globals().update(contract_tests(figure, {
 register(controls, ["Control"], "the abstract base of the declared controls (each swept through dpviz.panels)")
 register(controls, ["Rule"], "a type alias (a function of the values)")
 register(exercises, ["Exercise"], "the abstract base of the exercises (each swept through dpviz.panels)")
+
+
+def _problems() -> dict:
+    return {f"p{i}": exercises.ChoiceProblem("?", [("a", True, "yes"), ("b", False, "no")]) for i in range(5)}
+
+
+def _entry() -> exercises.TeacherEntry:
+    return exercises.TeacherEntry("P", "Title", "P.x", "choice", "?", "a", "because")
+
+
+# the problem sets' declarations, the teacher's edition's listing (the problem kinds also through a panel:
+# tests/panels/test_problem_sets.py)
+globals().update(contract_tests(exercises, {
+    "PredictReveal": (("How many?", lambda panel, v: 2.0), {}),
+    "ChoiceReveal": (("Which?", [("a", True, "right"), ("b", False, "wrong")]), {}),
+    "NumericAnswer": (("How many?", 2.0), {"abs_tol": 0.1}),
+    "ChoiceProblem": (("Which?", [("a", True, "right"), ("b", False, "wrong")]), {}),
+    "FindSetting": (("Find it.", lambda panel, v: True), {}),
+    "ProofIdea": (("Why?", "Because."), {}),
+    "ProblemSet": (("Problems", _problems()), {}),
+    "TeachingNotes": (("2 min", ("a wrong answer",), "what to ask"), {}),
+    "teacher_entries": (([counting.CountingProblemsPanel],), {}),
+    "teacher_html": (([_entry()],), {}),
+}, exempt={"Exercise": "the abstract base of the exercises", "Problem": "the abstract base of the problems",
+           "TeacherEntry": "a record of teacher_entries' result (its fields are what the declarations hold)"},
+    suffix="exercises"))
