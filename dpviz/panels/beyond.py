@@ -164,7 +164,7 @@ class LocalSensitivityLeakPanel(Panel):
                 ("local sensitivities LS(x), LS(x′)", f"{fmt(leak.local_sensitivity)}, "
                                                       f"{fmt(leak.local_sensitivity_neighbour)}"),
                 ("scales b = LS(x)/ε, b′ = LS(x′)/ε", f"{fmt(leak.scale)}, {fmt(leak.scale_neighbour)}"),
-                ("largest privacy loss sup<sub>y</sub> |L(y)|", fmt(leak.max_privacy_loss)),
+                ("largest privacy loss sup<sub>y</sub> |ℓ(y)|", fmt(leak.max_privacy_loss)),
                 (f"exact δ at ε = {fmt(eps, 3)}", fmt(leak.delta, 3))]
         hint = None
         if leak.scale == leak.scale_neighbour:
@@ -243,8 +243,8 @@ class ProposeTestReleasePanel(Panel):
              "(⊥); otherwise release med(x) + Lap(Δ<sub>prop</sub>/ε) (Dwork & Lei 2009; Dwork & Roth 2014, §7.2).")
 
     controls = {
-        "n": IntSlider("number of people n", 201, 11, 2001, step=10),
-        "bound": LogSlider("proposed bound Δ<sub>prop</sub>", 2.0, 0.1, 300.0, step=0.1, fmt=".3g"),
+        "n": IntSlider("number of people n", 1001, 11, 2001, step=10),
+        "bound": LogSlider("proposed bound Δ<sub>prop</sub>", 1.0, 0.1, 300.0, step=0.1, fmt=".3g"),
         "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.1),
         "delta": LogSlider("δ", 1e-6, 1e-10, 1e-2, step=0.5),
         "seed": IntSlider("draw (random seed of one run)", 0, 0, 50),
@@ -260,8 +260,9 @@ class ProposeTestReleasePanel(Panel):
 
     exercises = {
         "exercise": PredictReveal(
-            "Before revealing: how many records would you have to change (γ) before the median's local sensitivity "
-            "exceeds Δ<sub>prop</sub>? (∞ is never the answer here: answer a whole number.)", answer=_gamma,
+            "Before revealing: how many records would you have to change (γ) to reach a data set whose median has a "
+            "local sensitivity above Δ<sub>prop</sub>? Hint: near the median the sorted values are about LS(x) "
+            "apart, and k changed records can open a gap of k + 1 of those spacings.", answer=_gamma,
             explain=_explain, rel_tol=0.25, guess_label="γ:", redraw=True),
         "misconception": ChoiceReveal(_PTR_QUESTION, _PTR_OPTIONS),
     }
@@ -274,6 +275,7 @@ class ProposeTestReleasePanel(Panel):
         fig = P.ptr_pass_figure(eps, delta, distance=r.distance if shown else None)
         outcome = f"released {fmt(r.value)}" if r.passed else "⊥ (refused)"
         rows = [("data", f"n = {n} values in [{fmt(LOWER)}, {fmt(_UPPER)}], median {fmt(_med(x))} (not released)"),
+                ("local sensitivity LS(x) (internal)", fmt(B.local_sensitivity_median(x, LOWER, _UPPER))),
                 ("γ (internal, never released)", fmt(r.distance) if shown else "? — predict below, then reveal"),
                 ("P[test passes] on this data (exact)", fmt(r.pass_probability, 3) if shown else "? (follows γ)"),
                 ("threshold ln(1/δ)/ε", fmt(r.threshold)),

@@ -161,7 +161,7 @@ def leak_densities_figure(data, neighbour, epsilon: float, lower: float, upper: 
 
 def leak_privacy_loss_figure(data, neighbour, epsilon: float, lower: float, upper: float, *,
                              template: str = TEMPLATE) -> go.Figure:
-    """The exact privacy loss L(y) = ln p<sub>x</sub>(y)/p<sub>x′</sub>(y) of the local-sensitivity release
+    """The exact privacy loss ℓ(y) = ln p<sub>x</sub>(y)/p<sub>x′</sub>(y) of the local-sensitivity release
     (:func:`dpviz.beyond.local_sensitivity_privacy_loss`): piecewise linear, unbounded when the scales differ, with
     the band ±ε that ε-DP would need."""
     x, x2, lo, hi, eps, leak = _leak(data, neighbour, epsilon, lower, upper)
@@ -169,19 +169,19 @@ def leak_privacy_loss_figure(data, neighbour, epsilon: float, lower: float, uppe
     loss = B.local_sensitivity_privacy_loss(y, x, x2, eps, lo, hi)
     outside = np.abs(loss) > eps * (1 + 1e-12)
     traces = [dict(type="scatter", x=y, y=_gaps(loss), mode="lines", line=dict(color=ROLE["exact"], width=3),
-                   name="privacy loss L(y) = ln(p<sub>x</sub>(y)/p<sub>x′</sub>(y))"),
+                   name="privacy loss ℓ(y) = ln(p<sub>x</sub>(y)/p<sub>x′</sub>(y))"),
               dict(type="scatter", x=y, y=_gaps(np.where(outside, loss, np.nan)), mode="lines",
                    line=dict(color=ROLE["approx"], width=5), name="outside ±ε: ε-DP fails there")]
     top = max(2.5 * eps, 1.1 * float(np.max(np.abs(loss))))
     verdict = ("unbounded: no finite ε holds" if math.isinf(leak.max_privacy_loss)
                else f"at most {fmt_number(leak.max_privacy_loss, 3)}")
     layout = _layout(f"Privacy loss of the local-sensitivity release: {verdict}", "released value y",
-                     "L(y) = ln(p<sub>x</sub>(y)/p<sub>x′</sub>(y))", template=template, title_size=15,
+                     "ℓ(y) = ln(p<sub>x</sub>(y)/p<sub>x′</sub>(y))", template=template, title_size=15,
                      legend=_LEGEND, margin=dict(b=160), height=450,
                      shapes=[_hline(eps, color=ROLE["bound"]), _hline(-eps, color=ROLE["bound"])])
     layout["yaxis"].update(range=[-top, top])
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, f"Exact: L(y) = ln(b′/b) − |y − med(x)|/b + |y − med(x′)|/b′, growing like |y|·|1/b′ − 1/b|. "
+    caption(fig, f"Exact: ℓ(y) = ln(b′/b) − |y − med(x)|/b + |y − med(x′)|/b′, growing like |y|·|1/b′ − 1/b|. "
                  f"Dashed: ±ε.<br>δ at ε = {fmt_number(eps, 3)}: {fmt_number(leak.delta, 3)} (exact hockey-stick "
                  "divergence of the two Laplace laws; Dwork & Roth 2014, Def. 3.3).", below=70)
     return fig
@@ -280,7 +280,12 @@ def ptr_pass_figure(epsilon: float, delta: float, *, distance: float | None = No
     at the right edge."""
     eps = check_positive(epsilon, "epsilon")
     d = check_probability(delta, "delta", open_low=True, open_high=True)
-    threshold = math.log(1.0 / d) / eps
+    eps = B.EPSILON.check(eps, "epsilon")
+    with np.errstate(over="ignore"):
+        threshold = -math.log(d) / eps if eps >= 1e-300 else math.inf
+    if not math.isfinite(threshold) or threshold > 1e9:
+        raise ValueError(f"epsilon = {eps!r} and delta = {d!r} are not allowed: the threshold ln(1/δ)/ε = "
+                         f"{threshold:.3g} must be at most 10⁹ (a drawable distance).")
     if max_distance is None:
         top = int(min(max(10.0, math.ceil(2.5 * threshold)), 10_000))
     else:
@@ -308,7 +313,7 @@ def ptr_pass_figure(epsilon: float, delta: float, *, distance: float | None = No
                      "distance γ: records to change before LS > Δ<sub>prop</sub>", "P[test passes] (log scale)",
                      template=template, title_size=14, legend=_LEGEND, margin=dict(b=170), height=460,
                      shapes=shapes)
-    layout["yaxis"].update(type="log", range=[math.log10(d / 2) - 0.5, 0.1])
+    layout["yaxis"].update(type="log", range=[math.log10(d) - math.log10(2.0) - 0.5, 0.1])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: pass iff γ + Lap(1/ε) > ln(1/δ)/ε (dashed), so P = ½δe<sup>εγ</sup> below it and "
                  "1 − e<sup>−εγ</sup>/(2δ) above;<br>dotted: δ/2, the pass probability at γ = 0 (Dwork & Lei 2009; "
