@@ -423,7 +423,7 @@ class TopDownPanel(Panel):
         "exercise": PredictReveal(
             lambda self, v: (f"At ρ = {fmt(float(v.rho), 3)} in all (ρ/3 per level), what is the standard "
                              "deviation σ of the noise on each county count? (people)"),
-            answer=_answer, rel_tol=0.1, guess_label="σ:",
+            answer=_answer, rel_tol=0.1, guess_label="σ:", redraw=True,
             explain=lambda self, v, a: (f"σ² = 1/(2ρ<sub>ℓ</sub>) with ρ<sub>ℓ</sub> = ρ/3 (Canonne, Kamath & "
                                         f"Steinke 2020, Thm 14; Bun & Steinke 2016, Lemma 1.7): σ = {fmt(a, 4)}.")),
         "misconception": ChoiceReveal(_TD_QUESTION, _TD_OPTIONS),
@@ -432,7 +432,7 @@ class TopDownPanel(Panel):
     def render(self, v) -> View:
         rho, integer, seed = float(v.rho), bool(v.integer), int(v.seed)
         res = R.topdown(R.example_geography(), rho, integer=integer, rng=np.random.default_rng(seed))
-        f1 = P.topdown_levels_figure(res, seed=seed)
+        f1 = P.topdown_levels_figure(res, seed=seed, show_sigma=self.revealed("exercise"))
         f2 = P.topdown_counties_figure(res)
         noisy_states, noisy_nation = res.noisy_counts[1], float(res.noisy_counts[0])
         rows = [("noisy county counts below 0", str(int(np.sum(res.noisy_counts[2] < 0)))),

@@ -181,7 +181,7 @@ def mwem_error_figure(rounds, mwem_errors, histogram_error: float, composition_e
     against T, with the largest error of the same queries summed from one noisy histogram (one draw) and the
     typical error √2·k/ε of answering each by composition (exact standard deviation)."""
     T = _array(rounds, "rounds", low=1.0)
-    e = _array(mwem_errors, "mwem_errors", length=len(T), like="rounds", low=0.0)
+    e = _array(mwem_errors, "mwem_errors", length=len(T), like="rounds", low=0.0, gaps=True)  # NaN: not run yet
     h = _number(histogram_error, "histogram_error", low=0.0)
     comp = _number(composition_error, "composition_error", low=0.0)
     eps = _number(epsilon, "epsilon", **_EPS)
@@ -265,10 +265,12 @@ def _result(result) -> R.TopDownResult:
     return result
 
 
-def topdown_levels_figure(result, *, seed: int, template: str = TEMPLATE) -> go.Figure:
+def topdown_levels_figure(result, *, seed: int, show_sigma: bool = True, template: str = TEMPLATE) -> go.Figure:
     """Grouped bars per level (nation, states, counties): the root mean squared error of the noisy counts and of
-    TopDown's non-negative, consistent estimates (one random draw)."""
+    TopDown's non-negative, consistent estimates (one random draw). ``show_sigma=False`` leaves the levels' σ out
+    of the caption (an exercise asks for it first)."""
     r = _result(result)
+    show_sigma = _check_flag(show_sigma, "show_sigma")
     seed = check_integer(seed, "seed", minimum=0, maximum=2**32 - 1)
     x = list(_LEVELS)
     traces = [dict(type="bar", x=x, y=_gaps(r.noisy_rmse), name="noisy counts", marker=dict(color=ROLE["naive"]),
@@ -282,6 +284,7 @@ def topdown_levels_figure(result, *, seed: int, template: str = TEMPLATE) -> go.
     layout["yaxis"].update(rangemode="tozero")
     fig = go.Figure(data=traces, layout=layout)
     approx_note(fig, f"one random draw (seed {seed})")
+    sig = sig if show_sigma else "? (answer the exercise)"
     caption(fig, f"σ per level (nation, states, counties): {sig}; discrete Gaussian, ρ/3 a level.<br>"
                  "Abowd et al. 2022; Canonne, Kamath & Steinke 2020, Thm 14.", below=85)
     return fig
