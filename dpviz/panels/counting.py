@@ -409,7 +409,7 @@ _PROBLEMS = ProblemSet("Problems: counting with noise", {
           "are two pieces of evidence about them: the losses add (" + _DR_COMPOSITION + "). Only releases about "
           "disjoint groups of people cost the largest ε (parallel composition, " + cite("mcsherry2009privacy",
                                                                                       "Thm 2") + ")."),
-         ("ε = 0.25: two noisy answers average out the noise", False,
+         ("ε = 0.25: the noise averages out", False,
           "Tempting, because averaging two noisy estimates of one quantity lowers the error. Privacy goes the other "
           "way: each release is more evidence about a person, so the costs add up, they never halve.")],
         notes=TeachingNotes(
@@ -456,14 +456,14 @@ _PROBLEMS = ProblemSet("Problems: counting with noise", {
         "exp(Δ/b) = e<sup>ε</sup>. Integrating over any set S of outputs gives P[M(x) ∈ S] ≤ e<sup>ε</sup>·"
         "P[M(x′) ∈ S]: the definition of ε-DP. For a vector of answers the same holds coordinate by coordinate, "
         "with Δ the ℓ₁ sensitivity (" + _DR_LAPLACE + "; " + _DMNS + ").",
-        steps=[("At every output, the two densities differ by a factor of at most exp(Δ/b), by the triangle "
-                "inequality", True,
-                "That step is the whole proof: a bound on the ratio at every single output, integrated over any "
-                "set of outputs."),
-               ("The noise has mean 0, so the outputs agree on average", False,
+        steps=[("the density ratio is at most exp(Δ/b)", True,
+                "Right: at every output the two densities differ by a factor of at most exp(|F(x) − F(x′)|/b) ≤ "
+                "exp(Δ/b), by the triangle inequality. That step is the whole proof: a bound on the ratio at every "
+                "single output, integrated over any set of outputs."),
+               ("the noise has mean 0", False,
                 "Tempting: unbiased noise is what an estimator wants. But DP compares the whole output distributions "
                 "on neighbours, output by output; two laws with the same mean can be told apart perfectly."),
-               ("The noise's variance 2b² is larger than Δ²", False,
+               ("the variance 2b² exceeds Δ²", False,
                 "Tempting: more noise than Δ sounds like enough. But variance is not what DP bounds: uniform noise "
                 "on [−c, c] has any variance you like, yet an output just above F(x) + c is possible under x′ when "
                 "F(x′) > F(x) and impossible under x: the ratio is infinite, and no ε holds.")],

@@ -410,6 +410,10 @@ _SOLUTION = "<div class='dpviz-solution' style='padding:4px 8px;background:#f3f7
 _ASSESS = ("my idea had the key step", "my idea had part of it", "not yet: the solution showed me the step")
 #: The longest text a learner may send as a proof idea.
 IDEA_CHARS = 5000
+#: An option of a problem that wraps on a narrow screen grows to its lines (ipywidgets gives each radio option one
+#: line's height, so a wrapped label would run into the next one).
+_SET_STYLE = ("<style>.dpviz-problem-set .widget-radio-box label{height:auto;min-height:1.6em;line-height:1.3;"
+              "white-space:normal;margin-bottom:0.25em}</style>")
 #: The class buckets of a find-a-setting task.
 _FOUND = ("solved at the first check", "not solved at the first check")
 
@@ -957,7 +961,7 @@ class ProblemSet(Exercise):
             numbered = copy.copy(problem)
             numbered.prompt = f"Problem {i} of {n}. {problem.prompt}"
             ex.problems[pname] = numbered.bind(panel, f"{name}.{pname}")
-        head = f"<h4 style='margin:0.4em 0'>{html.escape(self.title)}</h4>" + (
+        head = _SET_STYLE + f"<h4 style='margin:0.4em 0'>{html.escape(self.title)}</h4>" + (
             f"<p style='margin:0.2em 0'>{self.intro}</p>" if self.intro else "")
         ex.header = html_widget(head)
         ex.widget = W.VBox([ex.header] + [p.widget for p in ex.problems.values()])
