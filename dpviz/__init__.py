@@ -27,8 +27,8 @@ from __future__ import annotations
 import importlib
 
 #: The modules and packages ``dpviz.<name>`` gives.
-_MODULES = ("accountants", "attacks", "audit", "conversions", "deployments", "dpsgd", "interpret", "learning",
-            "local", "mean", "mechanisms", "partial", "selection", "sensitivity", "userlevel")
+_MODULES = ("accountants", "attacks", "audit", "beyond", "conversions", "deployments", "dpsgd", "interpret",
+            "learning", "local", "mean", "mechanisms", "partial", "release", "selection", "sensitivity", "userlevel")
 #: The names re-exported here, by the module that defines them.
 _EXPORTS = {
     "accountants": ("ACCOUNTANTS", "ZCDP", "AdvancedAccountant", "ApproxDP", "BasicAccountant", "OptimalAccountant",
