@@ -1032,13 +1032,19 @@ class TeacherEntry:
     number: int = 0  # its number in the set
 
 
+def _plain_number(x: float) -> str:
+    """A number as a teacher reads it aloud: 460,337 rather than 4.603e+05."""
+    return f"{x:,.0f}" if math.isfinite(x) and 1e4 <= abs(x) < 1e15 else f"{x:.4g}"
+
+
 def _reveal_entry(ex: Exercise) -> dict[str, Any]:
     """An existing reveal (PredictReveal, ChoiceReveal) for the teacher's edition, at the panel's defaults."""
     if isinstance(ex, PredictReveal):
         truth = ex.truth()
         explain = ex._call(ex.explain, truth) if ex.explain is not None else ""
         return {"kind": "predict, then reveal", "question": ex._question_text(),
-                "answer": f"{truth:.4g}{ex.unit} at the panel's default settings (close within ±{_pct(ex.rel_tol)})",
+                "answer": f"{_plain_number(truth)}{ex.unit} at the panel's default settings (close within "
+                          f"±{_pct(ex.rel_tol)})",
                 "solution": explain, "options": [], "notes": None}
     if isinstance(ex, ChoiceReveal):
         return {"kind": "think, then reveal", "question": ex._question_text(),
