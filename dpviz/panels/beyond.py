@@ -31,6 +31,7 @@ from dpviz.sensitivity import example_dataset
 __all__ = ["MedianSensitivityPanel", "LocalSensitivityLeakPanel", "SmoothSensitivityPanel",
            "ProposeTestReleasePanel", "SampleAggregatePanel", "QuantileClippingPanel"]
 
+_NRS = "Nissim, Raskhodnikova & Smith 2007"
 #: The public lower bound of the lessons' data (weekly hours online, say, at least 1).
 LOWER = 1.0
 #: The median and log-spread of the example data (example_dataset: a skewed, long-tailed law).
@@ -84,8 +85,8 @@ class MedianSensitivityPanel(Panel):
 
     def _explain(self, v, answer: float) -> str:
         return ("LS(x) = max(x<sub>(m+1)</sub> − x<sub>(m)</sub>, x<sub>(m)</sub> − x<sub>(m−1)</sub>): one changed "
-                "record can push the median one order statistic up or down, no further (Nissim, Raskhodnikova & "
-                "Smith 2007, Def. 2.1 and §3.1). The median's curve is now drawn.")
+                "record can push the median one order statistic up or down, no further (" + _NRS + ", Def. 2.1 and "
+                "§3.1). The median's curve is now drawn.")
 
     exercises = {
         "exercise": PredictReveal(
@@ -115,8 +116,8 @@ class MedianSensitivityPanel(Panel):
 
 # ============================================================================================ (b)
 
-#: The leak example: five values in [0, 1] and the record (by index) that the neighbour changes.
-LEAK_DATA = (0.1, 0.2, 0.5, 0.6, 0.9)
+#: The leak example: five values in [0, 1], multiples of 1/16 so that equal gaps are equal in floating point too.
+LEAK_DATA = (0.125, 0.25, 0.5, 0.625, 0.875)
 
 _LEAK_QUESTION = ("On every data set x the noise Lap(LS(x)/ε) covers any change one record can make to the median. "
                   "Is releasing med(x) + Lap(LS(x)/ε) therefore ε-DP?")
@@ -124,8 +125,7 @@ _LEAK_OPTIONS = [
     ("Yes: each data set gets exactly the noise its own neighbours need.", False,
      "Tempting, but DP compares the *output laws* on x and x′, and here they have different scales. Their log "
      "ratio grows without bound in the tails (the lower figure): an output far from the median is far more likely "
-     "under the wider law, and that tells x from x′. The noise scale itself leaks (Nissim, Raskhodnikova & Smith "
-     "2007, §1)."),
+     "under the wider law, and that tells x from x′. The noise scale itself leaks (" + _NRS + ", §1)."),
     ("No: when LS(x) ≠ LS(x′) the privacy loss is unbounded, so no finite ε holds, and the exact δ at the nominal "
      "ε is positive.", True,
      "Right. The fix is a noise scale that itself changes slowly between neighbours: a smooth upper bound on LS "
@@ -141,12 +141,12 @@ class LocalSensitivityLeakPanel(Panel):
     """An exact two-data-set example of the leak of local-sensitivity noise."""
 
     title = "Why noise set by the local sensitivity leaks"
-    intro = ("x = (0.1, 0.2, 0.5, 0.6, 0.9) in [0, 1]; its neighbour x′ replaces the record 0.6 by v. Each release "
-             "adds Laplace noise scaled to its own data set's local sensitivity. Both output densities and their "
-             "privacy loss are exact.")
+    intro = ("x = (0.125, 0.25, 0.5, 0.625, 0.875) in [0, 1]; its neighbour x′ replaces the record 0.625 by v. Each "
+             "release adds Laplace noise scaled to its own data set's local sensitivity. Both output densities and "
+             "their privacy loss are exact.")
 
     controls = {
-        "value": Slider("new value v of the record 0.6 in x′", 0.45, 0.0, 1.0, step=0.05),
+        "value": Slider("new value v of the record 0.625 in x′", 0.4375, 0.0, 1.0, step=0.0625, fmt=".4g"),
         "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.1),
     }
     exercises = {"misconception": ChoiceReveal(_LEAK_QUESTION, _LEAK_OPTIONS)}
@@ -255,8 +255,8 @@ class ProposeTestReleasePanel(Panel):
 
     def _explain(self, v, answer: float) -> str:
         return ("γ = min{k : A<sup>(k)</sup>(x) > Δ<sub>prop</sub>}: the smallest number of changed records after "
-                "which one more change can move the median by more than Δ<sub>prop</sub> (Nissim, Raskhodnikova & "
-                "Smith 2007, Def. 3.1). Its marker is now on the curve.")
+                "which one more change can move the median by more than Δ<sub>prop</sub> (" + _NRS + ", Def. 3.1). "
+                "Its marker is now on the curve.")
 
     exercises = {
         "exercise": PredictReveal(
@@ -314,8 +314,8 @@ class SampleAggregatePanel(Panel):
     title = "Sample and aggregate: any statistic, privately, from disjoint blocks"
     intro = ("Split the n records at random into B disjoint blocks, compute the statistic (median or mean) on each "
              "block, and release a private aggregate of the B estimates: their mean + Lap((U − L)/(Bε)), or their "
-             "DP median by the exponential mechanism. One record changes one estimate only (Nissim, Raskhodnikova "
-             "& Smith 2007, §4; Dwork & Roth 2014, §7.1).")
+             "DP median by the exponential mechanism. One record changes one estimate only (" + _NRS + ", §4; "
+             "Dwork & Roth 2014, §7.1).")
 
     controls = {
         "n": IntSlider("number of people n", 5000, 1000, 10000, step=100),

@@ -33,7 +33,7 @@ __all__ = [
 ]
 
 #: Values of the data a figure of this module draws (one neighbour per grid point is built and sorted).
-FIGURE_DATA = Cap(2000, "the values of data one figure of lesson 05 draws")
+FIGURE_DATA = Cap(10_000, "the values of data one figure of lesson 05 draws")
 _LEGEND = dict(orientation="h", y=-0.24, x=0, yanchor="top")
 _NRS = "Nissim, Raskhodnikova & Smith 2007"
 
