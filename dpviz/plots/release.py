@@ -280,13 +280,13 @@ def topdown_levels_figure(result, *, seed: int, show_sigma: bool = True, templat
     sig = ", ".join(fmt_number(s, 3) for s in r.level_sigma)
     layout = _layout("Error per level: noisy counts and TopDown", "level of the geography",
                      "root mean squared error (people)", template=template, title_size=15, barmode="group",
-                     legend=_LEGEND, height=420, margin=dict(b=140))
+                     legend=_LEGEND, height=470, margin=dict(b=175))
     layout["yaxis"].update(rangemode="tozero")
     fig = go.Figure(data=traces, layout=layout)
     approx_note(fig, f"one random draw (seed {seed})")
     sig = sig if show_sigma else "? (answer the exercise)"
     caption(fig, f"σ per level (nation, states, counties): {sig}; discrete Gaussian, ρ/3 a level.<br>"
-                 "Abowd et al. 2022; Canonne, Kamath & Steinke 2020, Thm 14.", below=85)
+                 "Abowd et al. 2022; Canonne, Kamath & Steinke 2020, Thm 14.", below=130)
     return fig
 
 
@@ -309,8 +309,8 @@ def topdown_counties_figure(result, *, template: str = TEMPLATE) -> go.Figure:
     negative = int(np.sum(noisy < 0))
     layout = _layout(f"County errors ({negative} noisy count{'s' if negative != 1 else ''} below 0)",
                      "true county population (people)", "error (people)", template=template, title_size=15,
-                     xaxis=dict(type="log"), legend=_LEGEND, height=420, margin=dict(b=130))
+                     xaxis=dict(type="log"), legend=_LEGEND, height=470, margin=dict(b=175))
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "TopDown's counties are ≥ 0, integers, and add up to their state's estimate.<br>"
-                 "Abowd et al. 2022.", below=85)
+                 "Abowd et al. 2022.", below=130)
     return fig
