@@ -754,7 +754,8 @@ class ChoiceProblem(Problem):
 class FindSetting(Problem):
     """"Find a setting of the panel that …": ``check(panel, v)`` says whether the panel's current control values
     ``v`` (:class:`~dpviz.panels.controls.Values`) do it. Checked when the learner presses Check, and with
-    ``live=True`` also after every render (a success found by moving the controls counts as an attempt). A miss
+    ``live=True`` also after every render once a control has moved (a success found by moving the controls counts
+    as an attempt; the settings the panel opens with never do). A miss
     shows ``hint``; Show solution (after an attempt) shows ``solution``, a setting that works and why. The class
     buckets: solved, or not, at the first check."""
 
@@ -775,6 +776,11 @@ class FindSetting(Problem):
 
     def correct_buckets(self, truth: Any = None) -> list[int]:
         return [0]
+
+    def bind(self, panel: Panel, name: str) -> FindSetting:
+        ex = super().bind(panel, name)
+        ex._opened_at = panel.values()
+        return ex
 
     def _inputs(self):
         return []
@@ -805,7 +811,9 @@ class FindSetting(Problem):
         super().refresh()
         if self.panel is None or self.widget is None:
             return
-        if self.live and not self.solved and self.holds():
+        # live: a success counts once the learner has moved a control (settings that solve the task as the panel
+        # opens are not the learner's answer)
+        if self.live and not self.solved and self._values() != self._opened_at and self.holds():
             self.check()
         elif self.feedback.value and getattr(self, "_checked_at", None) != self._values():
             self.feedback.value = ""  # the verdict was about other settings

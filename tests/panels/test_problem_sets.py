@@ -155,6 +155,21 @@ def test_a_live_find_a_setting_task_is_solved_by_moving_the_controls():
     assert not task.holds()
 
 
+def test_a_live_task_is_not_solved_by_the_settings_the_panel_opens_with():
+    class _Open(Panel):
+        controls = {"x": Slider("x", 1.0, 0.5, 2.0, step=0.5)}
+        exercises = {"s": ProblemSet("Open", [(f"p{i}", FindSetting("?", lambda p, v: v.x <= 1.5, live=True))
+                                              for i in range(5)])}
+
+        def render(self, v):
+            return View([go.Figure()])
+
+    p = _Open().refresh()
+    assert not p.s["p0"].attempted and p.s["p0"].feedback.value == ""
+    p.controls["x"].value = 1.5
+    assert p.s["p0"].solved and p.s["p0"].attempts == 1
+
+
 def test_a_failing_check_is_logged_and_shown_as_one_line(caplog):
     class _Bad(Panel):
         controls = {"x": Slider("x", 1.0, 0.5, 2.0, step=0.5)}
