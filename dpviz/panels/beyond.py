@@ -357,7 +357,7 @@ class QuantileClippingPanel(Panel):
              "clipping bound C for a mean without looking at the data for free: the bound costs its own ε.")
 
     controls = {
-        "n": IntSlider("number of people n", 201, 11, 2001, step=10),
+        "n": IntSlider("number of people n", 201, 11, 1001, step=10),
         "q": Slider("quantile q", 0.9, 0.0, 1.0, step=0.01),
         "epsilon": Slider("ε of the quantile", 1.0, 0.1, 4.0, step=0.1),
         "upper": LogSlider("public upper bound U", 1000.0, 100.0, 1e6, step=0.25, fmt=".3g"),

@@ -392,17 +392,17 @@ def quantile_law_figure(data, q: float, epsilon: float, lower: float, upper: flo
     keep = length > 0
     with np.errstate(divide="ignore"):
         log_d = np.where(keep, lp - np.log(np.where(keep, length, 1.0)), -np.inf)
-    # one flat step per interval of positive length, drawn as a line through both ends
-    xs, ys = [], []
-    for i in np.nonzero(keep)[0]:
-        dens = math.exp(log_d[i]) if log_d[i] > -745 else 0.0
-        xs += [float(e[i]), float(e[i + 1]), None]
-        ys += [dens if dens > 0 else None, dens if dens > 0 else None, None]
+    # one flat step per interval, drawn as a step line through the edges ("hv"): the density of interval i from
+    # edges[i] to edges[i + 1] (an empty interval has no width, so no step); an underflowed density is a gap
+    dens = np.exp(np.maximum(log_d, -745.0))
+    dens = np.where(np.isfinite(log_d) & (log_d > -745.0), dens, np.nan)
+    xs = e.tolist()
+    ys = _gaps(np.r_[dens, dens[-1]])
     xsorted = np.sort(np.clip(x, lo, hi))
     truth = float(xsorted[min(xsorted.size - 1, max(0, math.ceil(qq * xsorted.size) - 1))]) if x.size else None
     finite = [v for v in ys if v is not None]
     bottom = max(min(finite), max(finite) * 1e-12) if finite else 1e-12
-    traces = [dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(color=ROLE["exact"], width=3),
+    traces = [dict(type="scatter", x=xs, y=ys, mode="lines", line=dict(color=ROLE["exact"], width=3, shape="hv"),
                    name=f"exact density of the DP {fmt_number(qq, 3)}-quantile", connectgaps=False),
               dict(type="scatter", x=xsorted, y=[bottom] * xsorted.size, mode="markers",
                    marker=dict(color=ROLE["bound"], size=8, symbol="line-ns-open"), name="the data values")]

@@ -165,8 +165,9 @@ def test_quantile_density_is_the_exponential_mechanism_and_integrates_to_one():
     z = [1.0, *X, 100.0]
     w = [(z[i + 1] - z[i]) * math.exp(-abs(i - 3.5) / 2) for i in range(8)]
     want = [wi / sum(w) / (z[i + 1] - z[i]) for i, wi in enumerate(w)]
-    xs, ys = fig.data[0].x, fig.data[0].y
-    steps = [(xs[j], xs[j + 1], ys[j]) for j in range(0, len(xs), 3)]
+    xs, ys = fig.data[0].x, fig.data[0].y  # a step line ("hv"): the density of [xs[j], xs[j + 1]] is ys[j]
+    assert fig.data[0].line.shape == "hv" and len(xs) == len(ys) == 9
+    steps = [(xs[j], xs[j + 1], ys[j]) for j in range(len(xs) - 1)]
     assert [s[:2] for s in steps] == list(zip(z[:-1], z[1:]))
     np.testing.assert_allclose([s[2] for s in steps], want, rtol=1e-12)
     assert sum((b - a) * d for a, b, d in steps) == pytest.approx(1.0, rel=1e-12)
