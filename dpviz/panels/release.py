@@ -39,7 +39,7 @@ _HIST_COST_OPTIONS = [
      "Tempting, but basic composition adds up releases about the same people. Each person is in exactly one cell, "
      "so adding or removing one person moves one count by 1: the cells are disjoint, and parallel composition "
      "(Dwork & Roth 2014, §3.3; McSherry 2009, Thm 2) charges ε for all of them together."),
-    ("ε: the cells are disjoint, so the histogram has L1 sensitivity 1; any number of range sums of it are "
+    ("ε: the cells are disjoint, so one person moves one count by 1; any number of range sums of it are "
      "post-processing.", True,
      "Right: one person changes one cell by 1 (Dwork & Roth 2014, §3.3), and every range summed from the noisy "
      "cells afterwards is free (post-processing, Dwork & Roth 2014, Prop. 2.1). The price is paid in accuracy: a "
@@ -339,8 +339,8 @@ class SyntheticDataPanel(Panel):
                              f"from the exact histograms: how many of {PEOPLE} of them are retired and aged "
                              f"{int(v.lo)} to {int(v.hi) - 1}, in expectation?"),
             answer=_answer, rel_tol=0.1, guess_label="count:", redraw=True,
-            explain=lambda self, v, a: (f"N·P(age in range)·P(retired) = {fmt(a, 5)}: independent draws multiply "
-                                        "the two shares. The truth is in the figure.")),
+            explain=lambda self, v, a: (f"n × (share aged in the range) × (share retired) = {fmt(a, 5)}: "
+                                        "independent draws multiply the two shares. The truth is in the figure.")),
         "misconception": ChoiceReveal(_SYN_QUESTION, _SYN_OPTIONS),
     }
 
@@ -362,7 +362,7 @@ class SyntheticDataPanel(Panel):
         revealed = self.revealed("exercise")
         expected = R.marginal_synthesis_expectation(noisy_a, noisy_b, lo, hi, 1, PEOPLE)
         f2 = P.joint_query_figure(truth["truth"], truth["from_marginals"] if revealed else None,
-                                  expected if revealed else None, age_range=f"{lo} to {hi - 1}")
+                                  expected if revealed else None, age_range=f"{lo} to {hi - 1}", seed=seed)
         in_range = records[:, 0] >= lo
         in_range &= records[:, 0] < hi
         scale = PEOPLE / n2
@@ -424,7 +424,7 @@ class TopDownPanel(Panel):
         rho, integer, seed = float(v.rho), bool(v.integer), int(v.seed)
         res = R.topdown(R.example_geography(), rho, integer=integer, rng=np.random.default_rng(seed))
         f1 = P.topdown_levels_figure(res, seed=seed, show_sigma=self.revealed("exercise"))
-        f2 = P.topdown_counties_figure(res)
+        f2 = P.topdown_counties_figure(res, seed=seed)
         noisy_states, noisy_nation = res.noisy_counts[1], float(res.noisy_counts[0])
         rows = [("noisy county counts below 0", str(int(np.sum(res.noisy_counts[2] < 0)))),
                 ("noisy states add up to", f"{fmt(float(noisy_states.sum()), 7)} (noisy nation "

@@ -233,10 +233,13 @@ def histogram_estimate_figure(true, estimates, *, title: str, x_title: str = "ag
 
 
 def joint_query_figure(truth: float, from_marginals: float | None, expected_noisy: float | None, *, age_range: str,
-                       template: str = TEMPLATE) -> go.Figure:
+                       seed: int | None = None, template: str = TEMPLATE) -> go.Figure:
     """Bars: the true answer of the joint query "retired and age in the range", what records drawn independently
     from the two exact one-attribute histograms answer (ε → ∞, exact), and their expected answer from the noisy
-    histograms (exact expectation given the release). None hides a bar (an exercise asks for it first)."""
+    histograms (exact expectation given the release; ``seed`` names that random draw on the figure). None hides a bar
+    (an exercise asks for it first)."""
+    if seed is not None:
+        seed = check_integer(seed, "seed", minimum=0, maximum=2**32 - 1)
     vals = [_number(truth, "truth", low=0.0), _number(from_marginals, "from_marginals", low=0.0, optional=True),
             _number(expected_noisy, "expected_noisy", low=0.0, optional=True)]
     _check_text(age_range, "age_range")
@@ -254,7 +257,9 @@ def joint_query_figure(truth: float, from_marginals: float | None, expected_nois
     layout["yaxis"].update(rangemode="tozero")
     layout["xaxis"].update(type="category", categoryorder="array", categoryarray=names)
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Exact expectations N·P<sub>age</sub>(range)·P<sub>retired</sub>, from independent draws of the "
+    if seed is not None and expected_noisy is not None:
+        approx_note(fig, f"noisy marginals: one random draw (seed {seed})")
+    caption(fig, "Exact expectations n × (share in the age range) × (share retired), from independent draws of the "
                  "two histograms.<br>Post-processing: Dwork & Roth 2014, Prop. 2.1.", below=70)
     return fig
 
@@ -290,10 +295,12 @@ def topdown_levels_figure(result, *, seed: int, show_sigma: bool = True, templat
     return fig
 
 
-def topdown_counties_figure(result, *, template: str = TEMPLATE) -> go.Figure:
+def topdown_counties_figure(result, *, seed: int | None = None, template: str = TEMPLATE) -> go.Figure:
     """Each county's error (estimate − truth, people) for the noisy count and TopDown's estimate, counties ordered by
-    state and size (x: the true county size, log axis)."""
+    state and size (x: the true county size, log axis); ``seed`` names the random draw on the figure."""
     r = _result(result)
+    if seed is not None:
+        seed = check_integer(seed, "seed", minimum=0, maximum=2**32 - 1)
     truth = np.asarray(r.true_counts[2], float).ravel()
     noisy = np.asarray(r.noisy_counts[2], float).ravel()
     est = np.asarray(r.estimates[2], float).ravel()
@@ -311,6 +318,8 @@ def topdown_counties_figure(result, *, template: str = TEMPLATE) -> go.Figure:
                      "true county population (people)", "error (people)", template=template, title_size=15,
                      xaxis=dict(type="log"), legend=_LEGEND, height=470, margin=dict(b=175))
     fig = go.Figure(data=traces, layout=layout)
+    if seed is not None:
+        approx_note(fig, f"one random draw (seed {seed})")
     caption(fig, "TopDown's counties are ≥ 0, integers, and add up to their state's estimate.<br>"
                  "Abowd et al. 2022.", below=130)
     return fig

@@ -55,9 +55,11 @@ METHODS = {
         _named(lambda title, x_title, note: P.histogram_estimate_figure(_H, {"e": _H}, title=title, x_title=x_title,
                                                                         note=note),
                "histogram_estimate_figure_kw"), ("t", "x", "one draw"), {}),
-    "joint_query_figure(age_range)": (
-        _named(lambda age_range: P.joint_query_figure(3.0, None, None, age_range=age_range),
-               "joint_query_figure_kw"), ("0 to 49",), {}),
+    "joint_query_figure(age_range, seed)": (
+        _named(lambda age_range, seed: P.joint_query_figure(3.0, 2.0, 1.0, age_range=age_range, seed=seed),
+               "joint_query_figure_kw"), ("0 to 49", 4), {}),
+    "topdown_counties_figure(seed)": (
+        _named(lambda seed: P.topdown_counties_figure(_RES, seed=seed), "topdown_counties_figure_kw"), (2,), {}),
     "topdown_levels_figure(seed, show_sigma)": (
         _named(lambda seed, show: P.topdown_levels_figure(_RES, seed=seed, show_sigma=show),
                "topdown_levels_figure_kw"), (0, False), {}),
