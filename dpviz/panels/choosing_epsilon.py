@@ -8,7 +8,9 @@
 * :class:`AccuracyCalibrationPanel` — from an accuracy target on a count to ε (Laplace and Gaussian), with the
   exercise "halve α<sub>acc</sub>";
 * :class:`BudgetSplitPanel` — from a budget per person per period to ε per release (basic vs exact composition),
-  with the exercise "σ<sub>basic</sub>/σ<sub>exact</sub> at k = 365".
+  with the exercise "σ<sub>basic</sub>/σ<sub>exact</sub> at k = 365";
+* :class:`ChoosingProblemsPanel` — the lesson's problem set (three numeric answers, a choice, a find-a-setting task
+  on the (ε, δ) posterior bound of a rare output, and a proof idea), with teaching notes for the teacher's edition.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import math
 
 from dpviz import interpret as I
 from dpviz.deployments import CENSUS_DELTA, DEPLOYMENTS, census_2020
-from dpviz.panels import Choice, ChoiceReveal, LogSlider, Panel, PredictReveal, Values, View
+from dpviz.panels import Choice, ChoiceReveal, LogSlider, Panel, PredictReveal, Slider, Values, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import big, fmt, sci, table
 from dpviz.plots import choosing_epsilon as P
 from dpviz.references import cite
 
 __all__ = ["PosteriorBoundPanel", "DeploymentsPanel", "AccuracyCalibrationPanel", "BudgetSplitPanel",
-           "DELTA_OPTIONS"]
+           "ChoosingProblemsPanel", "DELTA_OPTIONS"]
 
 #: (label, value) pairs of the δ dropdown of :class:`PosteriorBoundPanel`.
 DELTA_OPTIONS = [("0 (pure ε-DP)", 0.0), ("10⁻⁹", 1e-9), ("10⁻⁶", 1e-6), ("10⁻³", 1e-3), ("10⁻²", 1e-2)]
@@ -310,4 +313,189 @@ class BudgetSplitPanel(Panel):
                 ("exact Gaussian accounting: σ per release", fmt(r["sigma_exact"])),
                 ("… which alone is (ε<sub>step</sub>, δ/k)-DP with ε<sub>step</sub> =", fmt(r["eps_step_exact"])),
                 ("noise saved by exact accounting (σ<sub>basic</sub>/σ<sub>exact</sub>)", ratio)]
+        return View(figures=[fig], readout=table(rows))
+
+
+# ============================================================================================ the problem set
+
+_KS = cite("kasiviswanathan2014semantics")
+_DR_DP = cite("dwork2014algorithmic", "Def. 2.4")
+_DR_TAIL = cite("dwork2014algorithmic", "Thm 3.8")
+_DR_COMPOSITION = cite("dwork2014algorithmic", "Thm 3.16")
+_BS_ZCDP = cite("bun2016concentrated", "Lemma 1.7")
+_DRS_GDP = cite("dong2022gaussian", "Cor. 3.3")
+_BW_GAUSS = cite("balle2018gaussian", "Thm 8")
+_KOV = cite("kairouz2015composition", "Thm 2.1")
+
+#: The find-a-setting task: the observer's prior (fixed on the problems panel), the largest ε, the posterior to pass.
+_TASK_PRIOR, _TASK_EPS, _TASK_POSTERIOR = 0.01, 0.5, 0.5
+
+
+def _problem_posterior(v: Values) -> float:
+    """The largest posterior of the problems panel: worst case over outputs for δ = 0, the exact (ε, δ) maximum for
+    an output event S with P[S | out] = q for δ > 0."""
+    eps, d = float(v.epsilon), float(v.delta)
+    if d > 0:
+        return float(I.posterior_bound(_TASK_PRIOR, eps, d, event_probability=float(v.event_probability)))
+    return float(I.posterior_bound(_TASK_PRIOR, eps))
+
+
+def _rare_output_reveals(_panel, v: Values) -> bool:
+    """Problem 5: ε ≤ 0.5 and yet a posterior above 50% from the 1% prior."""
+    return float(v.epsilon) <= _TASK_EPS + 1e-9 and _problem_posterior(v) > _TASK_POSTERIOR
+
+
+_PROBLEMS = ProblemSet("Problems: choosing ε", {
+    "posterior": NumericAnswer(
+        "An informed observer believes with probability p = 5% that Alice is in the data. The release is ε-DP "
+        "with ε = 2 (δ = 0). What is the largest posterior P[in | O] they can reach, in %?",
+        100 * (math.exp(2) * 0.05 / 0.95) / (1 + math.exp(2) * 0.05 / 0.95), abs_tol=0.3, unit=" %",
+        label="posterior (%):",
+        traps=[(100 * math.exp(2) * 0.05, "That is e<sup>ε</sup>·p: the probability multiplied by e<sup>ε</sup>. "
+                                          "The bound multiplies the <i>odds</i> p/(1 − p); multiplying the "
+                                          "probability can pass 100% for a large ε."),
+               (100 * math.exp(2) * 0.05 / 0.95, "That is the posterior <i>odds</i>, e<sup>ε</sup>·p/(1 − p) ≈ "
+                                                 "0.389, read as a probability. Turn the odds o back into a "
+                                                 "probability: o/(1 + o)."),
+               (10.0, "That is ε·p: ε used as a factor. The odds grow by e<sup>ε</sup> = 7.39, not by ε.")],
+        solution="Prior odds p/(1 − p) = 0.05/0.95 ≈ 0.0526, times e<sup>ε</sup> = e² ≈ 7.389: posterior odds "
+                 "≈ 0.389, so P[in | O] ≤ 0.389/1.389 ≈ 28.0% (" + _KS + "). Binary randomized response with "
+                 "ε = 2 reaches it when it answers “in”.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("36.9%: e<sup>ε</sup> times the probability instead of the odds.",
+                   "38.9%: the posterior odds given as the posterior.", "10%: ε used as a factor."),
+            ask="From which prior does ε = 2 allow a posterior above 50%?")),
+    "laplace_eps": NumericAnswer(
+        "A count (Δ = 1) must be within ±α<sub>acc</sub> = 5 of the truth with probability at least "
+        "1 − β<sub>fail</sub> = 99%. What is the smallest ε for which the Laplace mechanism delivers it?",
+        math.log(1 / 0.01) / 5, rel_tol=0.01, label="ε =",
+        traps=[(math.log(2 / 0.01) / 5, "That is ln(2/β<sub>fail</sub>)/α<sub>acc</sub>: β<sub>fail</sub> split "
+                                        "in two tails, as for the Gaussian's Φ<sup>−1</sup>(1 − β<sub>fail</sub>/2). "
+                                        "P[|Lap(b)| > α<sub>acc</sub>] = e<sup>−α<sub>acc</sub>/b</sup> already "
+                                        "counts both tails."),
+               (math.log10(1 / 0.01) / 5, "That is log<sub>10</sub>(1/β<sub>fail</sub>)/α<sub>acc</sub>: the "
+                                          "tail bound's logarithm is the natural one."),
+               (5 * math.log(1 / 0.01), "That is α<sub>acc</sub>·ln(1/β<sub>fail</sub>): a looser target must "
+                                        "allow a <i>smaller</i> ε, so α<sub>acc</sub> divides.")],
+        solution="P[|Lap(b)| > α<sub>acc</sub>] = e<sup>−α<sub>acc</sub>/b</sup> (" + _DR_TAIL + "), and b = Δ/ε. "
+                 "Setting it to β<sub>fail</sub>: ε = Δ·ln(1/β<sub>fail</sub>)/α<sub>acc</sub> = ln(100)/5 ≈ 0.921.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("1.06: β<sub>fail</sub> halved as for a two-sided Gaussian bound.",
+                   "0.4: log base 10.", "23: α<sub>acc</sub> multiplied instead of divided."),
+            ask="What ε does β<sub>fail</sub> = 0.1% need at the same α<sub>acc</sub>? Why does it grow so slowly?")),
+    "gdp": NumericAnswer(
+        "Two Gaussian releases about the same people are ρ-zCDP with ρ₁ = 0.32 and ρ₂ = 0.18. Read together as "
+        "μ-GDP with μ = √(2ρ), what is the largest true-positive rate minus false-positive rate of any test of "
+        "whether one person is in the data?",
+        2 * 0.5 * (1 + math.erf(0.5 / math.sqrt(2))) - 1, abs_tol=0.005, label="largest difference:",
+        traps=[(2 * 0.5 * (1 + math.erf(0.7 / math.sqrt(2))) - 1,
+                "That adds the two μ (0.8 + 0.6 = 1.4). Composition adds ρ, and μ = √(2ρ), so the μ add in "
+                "squares: μ = √(0.8² + 0.6²) = 1."),
+               (2 * 0.5 * (1 + math.erf(1 / math.sqrt(2))) - 1,
+                "That is 2Φ(μ) − 1: the limit is 2Φ(μ/2) − 1, the test's best threshold lying halfway between the "
+                "two Gaussians."),
+               (1.0, "That is μ itself, which is not a rate: the limit on TPR − FPR is 2Φ(μ/2) − 1, below 1 for "
+                     "every μ.")],
+        solution="ρ adds up under composition (" + _BS_ZCDP + "): ρ = 0.32 + 0.18 = 0.5, so μ = √(2ρ) = 1, and the "
+                 "composed Gaussians are one Gaussian (" + _DRS_GDP + "). The limit is 2Φ(μ/2) − 1 = 2Φ(0.5) − 1 "
+                 "≈ 0.383.",
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("0.516: the μ added instead of the ρ.", "0.683: 2Φ(μ) − 1, the halving forgotten.",
+                   "1: μ read as the advantage."),
+            ask="The 2020 Census's persons tables have ρ = 2.56. Is a limit of 0.74 on TPR − FPR strong or weak?")),
+    "split": ChoiceProblem(
+        "A policy allows (ε, δ) = (1, 10⁻⁶) per person per year, spent on k Gaussian releases. As k grows, how "
+        "does the noise σ each release needs grow?",
+        [("about like k with basic composition, like √k exactly", True,
+          "Right: basic composition gives each release (ε/k, δ/k), and σ grows about like 1/(ε/k), that is like k ("
+          + _DR_COMPOSITION + "). k Gaussian releases of noise σ compose exactly to one of noise σ/√k ("
+          + _DRS_GDP + "), so each may use σ = √k·σ₁, with σ₁ calibrated to (ε, δ) (" + _BW_GAUSS + ")."),
+         ("like k with both: the budget is split k ways", False,
+          "Tempting: a yearly budget shared by k releases sounds like a division by k. That is basic "
+          "composition's split, a bound that is loose for Gaussian releases; the exact accountant lets each "
+          "release use σ = √k·σ₁. At k = 12 that is σ ≈ 14.6 per count against basic composition's ≈ 50."),
+         ("like √k with both", False,
+          "Tempting, because the exact accountant gives √k. But basic composition gives each release only ε/k, "
+          "and the Gaussian's σ for (ε/k, δ/k) grows about like k/ε: the square root is what exact accounting "
+          "saves.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("'like k with both': composition taken to mean splitting ε evenly.",
+                   "'like √k with both': the accountant's rate credited to basic composition."),
+            ask="For monthly releases, what ε<sub>step</sub> does each exact-accounting release have on its own, "
+                "and why is it larger than ε/k?")),
+    "setting": FindSetting(
+        f"The observer's prior is {_TASK_PRIOR:.0%}. With ε at most {_TASK_EPS:g}, find a δ and an output event S "
+        f"(its probability P[S | out]) for which the exact largest posterior is above {_TASK_POSTERIOR:.0%}.",
+        _rare_output_reveals, live=True,
+        hint="With δ = 0 the bound is at most e<sup>ε</sup> times the prior odds: about 1.6% here. Choose δ > 0 and "
+             "make the output rarer than δ.",
+        solution="A posterior above 50% means posterior odds above 1: a/q > (1 − p)/p = 99, with q = P[S | out] "
+                 "and a = min(1, e<sup>ε</sup>·q + δ, 1 − e<sup>−ε</sup>·(1 − q − δ)) (" + _KOV + "). For a rare "
+                 "output a ≈ e<sup>ε</sup>·q + δ, so δ/q must exceed 99 − e<sup>ε</sup> ≈ 97.4 at ε = 0.5. E.g. "
+                 "δ = 10⁻³ and P[S | out] = 10⁻⁶ give a posterior of 91%, at any ε ≤ 0.5: δ must be far below the "
+                 "probability of any output an observer could act on.",
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Raising ε: the task caps it at 0.5, and with δ = 0 no ε ≤ 0.5 passes 1.7%.",
+                   "Making the output common (P[S | out] near 1): there the complement binds and the bound is "
+                   "below the ε-only one."),
+            ask="Which δ of the menu can never do it, with P[S | out] down to 10⁻¹⁰? (δ = 10⁻⁹: δ/q ≤ 10.)")),
+    "proof": ProofIdea(
+        "Why does ε-DP give posterior odds ≤ e<sup>ε</sup> × prior odds for the informed observer? Write the key "
+        "step, or pick it.",
+        "For the informed observer “in” and “out” are two neighbouring data sets. By Bayes' "
+        "rule, for any set of outputs S, P[in | O ∈ S]/P[out | O ∈ S] = (p/(1 − p))·P[O ∈ S | in]/P[O ∈ S | out]: "
+        "the posterior odds are the prior odds times the likelihood ratio. ε-DP bounds that ratio by e<sup>ε</sup> "
+        "for every S (" + _DR_DP + "), so the posterior odds are at most e<sup>ε</sup>·p/(1 − p), and solving for "
+        "the posterior gives P[in | O ∈ S] ≤ e<sup>ε</sup>·p/(1 − p + e<sup>ε</sup>·p) (" + _KS + "). Without "
+        "the informed observer the two hypotheses are not neighbours, and the others' correlated records can "
+        "carry information about Alice.",
+        steps=[("odds = prior odds × likelihood ratio ≤ e^ε", True,
+                "Right: Bayes' rule makes the posterior odds the prior odds times P[S | in]/P[S | out], and ε-DP "
+                "caps that ratio at e<sup>ε</sup> for every S. The rest is algebra."),
+               ("the posterior is at most e^ε times the prior", False,
+                "Tempting, and true as a weaker bound, but it is a consequence, not the step: it follows from the "
+                "odds bound, and it passes 1 for large ε where the odds bound does not. Bayes' rule works in "
+                "odds."),
+               ("the noise makes the output independent of Alice", False,
+                "Tempting: that would make the posterior equal the prior. But an ε-DP output does depend on "
+                "Alice's record, by a likelihood ratio of up to e<sup>ε</sup>: that is what the posterior may "
+                "gain.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("'The posterior is at most e<sup>ε</sup>·p': a weaker consequence taken for the step.",
+                   "'The output does not depend on Alice': DP as independence, which no useful release has."),
+            ask="Where does the proof use that the observer knows every other record? What breaks for relatives?")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 5 is about this panel's settings.")
+
+
+class ChoosingProblemsPanel(Panel):
+    """The lesson's problem set, with the largest posterior of an observer at a 1% prior for its find-a-setting
+    task."""
+
+    title = "Problems: choosing ε"
+    intro = ("An informed observer starts from a prior of 1% that Alice is in the data. The curves are the largest "
+             "posterior an (ε, δ)-DP release allows against the prior; with δ > 0 the dashed curve is the exact "
+             "bound for an output event S of probability P[S | out] (" + _KOV + ").")
+
+    controls = {
+        "epsilon": Slider("ε", 0.5, 0.1, 5.0, step=0.05),
+        "delta": Choice("δ", DELTA_OPTIONS, 0.0),
+        "event_probability": LogSlider("P[S | out]: how likely the output is if the person is out", 1e-3,
+                                       10 ** -10, 1, step=0.25, fmt=".1e", visible=lambda v: v.delta > 0),
+    }
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v: Values) -> View:
+        eps, d, q = float(v.epsilon), float(v.delta), float(v.event_probability)
+        fig = P.posterior_figure(eps, d, q if d > 0 else None, marker_prior=_TASK_PRIOR)
+        what = (f"for an output event S with P[S | out] = {q:.2g}, δ = {sci(d)} (exact maximum)" if d > 0
+                else "over all outputs, δ = 0")
+        rows = [("odds factor e<sup>ε</sup>", fmt(math.exp(eps))),
+                (f"largest posterior from the prior {_pct(_TASK_PRIOR)}, {what}", _pct(_problem_posterior(v)))]
         return View(figures=[fig], readout=table(rows))

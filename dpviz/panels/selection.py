@@ -7,7 +7,10 @@
   tail bound (2Δ/ε)·ln(k/β<sub>fail</sub>) of Dwork & Roth 2014, Cor. 3.12;
 * :class:`SparseVectorPanel` — a sparse-vector run on a stream of queries: noisy threshold, ⊤/⊥ answers, the budget
   accounted after the fact (ex post), and a misconception exercise ("I pay for every query I ask");
-* :class:`SparseVectorCheckPanel` — the exact privacy check of a correct and of broken sparse-vector variants.
+* :class:`SparseVectorCheckPanel` — the exact privacy check of a correct and of broken sparse-vector variants;
+* :class:`SelectionProblemsPanel` — the lesson's problem set (three numeric answers, two choices, a find-a-setting
+  task on the exponential mechanism's choice among one best candidate and k − 1 runners-up, a proof idea), with
+  teaching notes for the teacher's edition.
 """
 
 from __future__ import annotations
@@ -18,10 +21,13 @@ import numpy as np
 
 from dpviz import selection as S
 from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import fmt, table
 from dpviz.plots import selection as P
+from dpviz.references import cite
 
-__all__ = ["NoisyMaxPanel", "SelectionUtilityPanel", "SparseVectorPanel", "SparseVectorCheckPanel"]
+__all__ = ["NoisyMaxPanel", "SelectionUtilityPanel", "SparseVectorPanel", "SparseVectorCheckPanel",
+           "SelectionProblemsPanel"]
 
 _N_SLIDERS = 6
 _DEFAULT_SCORES = (10.0, 9.0, 7.0, 7.0, 3.0, 1.0)
@@ -265,3 +271,204 @@ class SparseVectorCheckPanel(Panel):
         elif variant == "no_query_noise" and math.isinf(worst):
             hint = "∞: some pattern is possible on x and impossible on x′ — one output reveals which data set it was."
         return View(figures=[fig], readout=table(rows), hint=hint)
+
+
+# ============================================================================================ the problem set
+
+_DR_EXP = cite("dwork2014algorithmic", "Thm 3.10")
+_DR_TAIL = cite("dwork2014algorithmic", "Cor. 3.12")
+_DR_RNM = cite("dwork2014algorithmic", "Claim 3.9")
+_DR_COMPOSITION = cite("dwork2014algorithmic", "Thm 3.16")
+_LSL_SVT = cite("lyu2017understanding", "Thm 2")
+_PARALLEL = cite("mcsherry2009privacy", "Thm 2")
+
+#: The find-a-setting task: at least this many candidates, ε at most this, P[best] at least this.
+_TASK_K, _TASK_EPS, _TASK_P = 10, 1.0, 0.9
+
+
+def _instance(v) -> np.ndarray:
+    """One best candidate with score d and k − 1 runners-up at score 0 (d below it)."""
+    return np.r_[float(v.d), np.zeros(int(v.k) - 1)]
+
+
+def _best_probability(v) -> float:
+    """P[the exponential mechanism picks the best] on the problems panel's instance (Δ = 1)."""
+    p = S.selection_probabilities(_instance(v), float(v.epsilon), noise="gumbel", monotonic=bool(v.monotonic))
+    return float(p[0])
+
+
+def _picks_the_best(_panel, v) -> bool:
+    """Problem 6: general scores, k ≥ 10, ε ≤ 1, and the exponential mechanism picks the best with probability
+    at least 0.9."""
+    return (not bool(v.monotonic) and int(v.k) >= _TASK_K and float(v.epsilon) <= _TASK_EPS + 1e-9
+            and _best_probability(v) >= _TASK_P)
+
+
+_PROBLEMS = ProblemSet("Problems: choosing privately", {
+    "softmax": NumericAnswer(
+        "Three candidates have scores u = (6, 4, 0), which may move in either direction by Δ = 1 between "
+        "neighbours. With what probability does the exponential mechanism at ε = 1 pick candidate 1?",
+        math.exp(3) / (math.exp(3) + math.exp(2) + 1), abs_tol=0.005, label="P[1] =",
+        traps=[(math.exp(6) / (math.exp(6) + math.exp(4) + 1),
+                "That uses the weights e<sup>ε·u<sub>i</sub>/Δ</sup> of monotonic scores. These scores may move in "
+                "either direction, so the weights are e<sup>ε·u<sub>i</sub>/(2Δ)</sup> = e<sup>u<sub>i</sub>/2</sup>."),
+               (0.6, "That is 6/(6 + 4 + 0): probabilities proportional to the scores. The exponential mechanism "
+                     "weighs each candidate by the <i>exponential</i> of its score."),
+               (1 / 3, "That is a uniform choice, what the mechanism does as ε → 0. At ε = 1 the scores matter.")],
+        solution="P[i] ∝ e<sup>ε·u<sub>i</sub>/(2Δ)</sup> = e<sup>u<sub>i</sub>/2</sup> (" + _DR_EXP + "), so "
+                 "P[1] = e³/(e³ + e² + e⁰) = 20.09/(20.09 + 7.39 + 1) ≈ 0.705. Report-noisy-max with Gumbel noise "
+                 "of scale 2Δ/ε = 2 picks with exactly these probabilities.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("0.879: the monotonic weights e<sup>ε·u/Δ</sup> used for scores that may move either way.",
+                   "0.6: probabilities proportional to the scores (no exponential).",
+                   "0.333: the scores ignored."),
+            ask="What does the probability become at ε = 0.1, and at ε = 10? Which way does candidate 3's chance go?")),
+    "tail": NumericAnswer(
+        "The exponential mechanism chooses among k = 1000 candidates with scores of sensitivity Δ = 1, at ε = 1. "
+        "By the tail bound, below which value does the gap max u − u<sub>reported</sub> stay with probability at "
+        "least 1 − β<sub>fail</sub> = 95%?",
+        2.0 * math.log(1000 / 0.05), rel_tol=0.01, label="gap below:",
+        traps=[(math.log(1000 / 0.05), "That is ln(k/β<sub>fail</sub>) without its factor 2Δ/ε = 2: the bound is "
+                                       "(2Δ/ε)·ln(k/β<sub>fail</sub>)."),
+               (2.0 * math.log(1000), "That is (2Δ/ε)·ln k, the bound with t = 0, which holds with probability "
+                                      "only 1 − e⁰ = 0. The 95% needs t = ln(1/β<sub>fail</sub>) = ln 20."),
+               (2.0 * math.log(1000 * 0.05), "That is (2Δ/ε)·ln(k·β<sub>fail</sub>): β<sub>fail</sub> multiplied "
+                                             "instead of divided. A smaller failure probability must give a "
+                                             "<i>larger</i> bound.")],
+        solution="The gap exceeds (2Δ/ε)(ln k + t) with probability at most e<sup>−t</sup> (" + _DR_TAIL + "). With "
+                 "t = ln(1/β<sub>fail</sub>) = ln 20: (2Δ/ε)·ln(k/β<sub>fail</sub>) = 2·ln 20,000 ≈ 19.8. Ten times "
+                 "more candidates add only 2·ln 10 ≈ 4.6 to it.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("9.9: the factor 2Δ/ε forgotten.", "13.8: β<sub>fail</sub> left out.",
+                   "7.8: β<sub>fail</sub> multiplied rather than divided."),
+            ask="How much does the bound grow from k = 1000 to k = 1,000,000? And from β<sub>fail</sub> = 5% to "
+                "0.5%?")),
+    "svt_scale": NumericAnswer(
+        "A sparse-vector run on counting queries (Δ = 1) may report c = 2 answers ⊤ and is ε-DP with ε = 0.5. What "
+        "is the scale of the fresh Laplace noise Z<sub>i</sub> added to each query?",
+        4 * 2 * 1.0 / 0.5, rel_tol=0.01, label="scale of Z<sub>i</sub>:",
+        traps=[(4.0, "That is the threshold noise Z<sub>T</sub> ~ Lap(2Δ/ε), drawn once. Each query's noise is "
+                     "larger: it pays for up to c answers ⊤ out of the other ε/2."),
+               (8.0, "That is 4Δ/ε, the scale for c = 1. With c answers ⊤ each may use only ε/(2c), so the "
+                     "scale is 4cΔ/ε."),
+               (1 / 16, "That is ε/(4cΔ), the reciprocal of the scale: a smaller ε must mean <i>more</i> noise.")],
+        solution="Each query gets Z<sub>i</sub> ~ Lap(4cΔ/ε) = Lap(4·2·1/0.5) = Lap(16), the threshold "
+                 "Z<sub>T</sub> ~ Lap(2Δ/ε) = Lap(4) (" + _LSL_SVT + "). The threshold's noise pays ε/2, each of "
+                 "the at most c answers ⊤ pays ε/(2c): ε/2 + c·ε/(2c) = ε.",
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("4: the threshold's scale given for the queries'.", "8: c left out of 4cΔ/ε.",
+                   "0.0625: the scale inverted."),
+            ask="Why does each query's noise grow with c, while the threshold's does not?")),
+    "histogram": ChoiceProblem(
+        "A plurality vote: each person picks exactly one of k = 20 options, and neighbours add or remove one "
+        "person. You publish all 20 counts, each with its own Lap(1/ε) noise. What does the whole release cost?",
+        [("ε: each person is in one count only", True,
+          "Right: one person moves one count by one, so the 20 releases are about disjoint groups of people and "
+          "cost ε together (parallel composition, " + _PARALLEL + "). Their argmax is post-processing: here "
+          "report-noisy-max saves no privacy, it only publishes less."),
+         ("20·ε: twenty ε-DP releases add up", False,
+          "Tempting: each noisy count is an ε-DP release, and basic composition adds the ε of releases about the "
+          "same people (" + _DR_COMPOSITION + "). But a person who picks one option is in one count only: the "
+          "counts are over disjoint groups, and their ε do not add."),
+         ("2·ε: one person moves two counts", False,
+          "Tempting from lesson 02: under <i>replace-one</i> neighbours a person moves from one count to another, "
+          "and two counts change. Here neighbours add or remove a person, who moves one count only.")],
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("20·ε: sequential composition applied to counts over disjoint groups.",
+                   "2·ε: the replace-one relation's two changed counts used under add/remove."),
+            ask="In an approval vote, where a person may approve all 20 options, what would publishing the 20 "
+                "noisy counts cost?")),
+    "monotonic": ChoiceProblem(
+        "An approval vote: each person approves any number of the k options, u<sub>i</sub> counts the approvals "
+        "of option i, and neighbours add or remove one person (Δ = 1). What is the smallest Laplace scale at "
+        "which report-noisy-max is ε-DP, by the rule of this lesson?",
+        [("Δ/ε: adding a person can only raise scores", True,
+          "Right: adding a person raises each score by 0 or 1, and removing one lowers them: the scores are "
+          "monotonic, so the scale Δ/ε suffices (" + _DR_RNM + ", there for counts)."),
+         ("2Δ/ε: one person moves every score", False,
+          "Tempting: 2Δ/ε is the general scale, and it is ε-DP here too, but with twice the noise needed. The 2 "
+          "pays for scores that move in opposite directions between neighbours; approval counts all move the same "
+          "way."),
+         ("kΔ/ε: the noise must cover all k scores", False,
+          "Tempting, because publishing all k noisy scores would compose. But report-noisy-max releases only the "
+          "index of the winner, and its proof bounds the chance of that one index directly: the scale does not "
+          "grow with k.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("2Δ/ε: the general scale, valid but not the smallest for monotonic scores.",
+                   "kΔ/ε: composition over the k noisy scores, which are never released."),
+            ask="Give scores that are not monotonic: a score that can go up while another goes down when one "
+                "person is added.")),
+    "setting": FindSetting(
+        f"With scores that may move in either direction, at least k = {_TASK_K} candidates and ε at most "
+        f"{_TASK_EPS:g}, set the panel so that the exponential mechanism picks the best candidate with probability "
+        f"at least {_TASK_P:g}.",
+        _picks_the_best, live=True,
+        hint="P[best] = e<sup>ε·d/(2Δ)</sup>/(e<sup>ε·d/(2Δ)</sup> + k − 1). Which control makes the best candidate "
+             "stand out more, without touching ε?",
+        solution="At k = 10 and ε = 1, P[best] ≥ 0.9 needs e<sup>d/2</sup> ≥ 9·(k − 1) = 81, that is a runners-up "
+                 "gap d ≥ 2·ln 81 ≈ 8.79: d = 9 does it (" + _DR_EXP + "). More candidates need a larger d, and "
+                 "switching to monotonic scores would halve the d needed, but these scores may move either way.",
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Switching the scores to monotonic: not allowed for scores that may move either way.",
+                   "Raising ε above 1, or lowering k below 10: the task fixes both limits."),
+            ask="At d = 9, how many candidates k can there be before P[best] drops below 0.9?")),
+    "proof": ProofIdea(
+        "Why is the exponential mechanism, P[i] ∝ e<sup>ε·u<sub>i</sub>/(2Δ)</sup>, ε-DP? Write the key step of "
+        "the proof, or pick it.",
+        "On neighbours x and x′, P[i | x]/P[i | x′] is the product of two ratios. The numerators "
+        "e<sup>ε·u<sub>i</sub>(x)/(2Δ)</sup>/e<sup>ε·u<sub>i</sub>(x′)/(2Δ)</sup> differ by at most e<sup>ε/2</sup>, "
+        "because one score moves by at most Δ. The normalising sums Σ<sub>j</sub> e<sup>ε·u<sub>j</sub>/(2Δ)</sup> "
+        "differ by at most e<sup>ε/2</sup> too, because every term does. So the ratio is at most "
+        "e<sup>ε/2</sup>·e<sup>ε/2</sup> = e<sup>ε</sup> (" + _DR_EXP + "). For monotonic scores the numerator and "
+        "the sum move the same way, one factor cancels, and the weights e<sup>ε·u<sub>i</sub>/Δ</sup> give ε.",
+        steps=[("numerator and sum each move by ≤ exp(ε/2)", True,
+                "Right: the winner's weight and the normalising sum each change by a factor of at most "
+                "e<sup>ε/2</sup>, and the two factors multiply to e<sup>ε</sup>. That is why the rate is "
+                "ε/(2Δ), not ε/Δ."),
+               ("the winner's score moves by at most Δ", False,
+                "Tempting: that bounds the numerator, by e<sup>ε/2</sup>. But the probability is a ratio, and the "
+                "other candidates' weights in the normalising sum move too: forgetting them is forgetting the "
+                "second factor e<sup>ε/2</sup>."),
+               ("the probabilities sum to 1", False,
+                "Tempting: it is what the normalising sum is for. But any choice rule sums to 1, private or not; "
+                "the proof needs how far each probability can move between neighbours.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("Only the numerator bounded: the proof then seems to give ε/2, and the factor 2 a waste.",
+                   "'It is a probability distribution': true of every mechanism."),
+            ask="Where does the proof use that every score moves by at most Δ, not only the winner's? What changes "
+                "for monotonic scores?")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 6 is about this panel's settings.")
+
+
+class SelectionProblemsPanel(Panel):
+    """The lesson's problem set, with the exponential mechanism's choice among one best candidate and k − 1
+    runners-up for its find-a-setting task."""
+
+    title = "Problems: choosing privately"
+    intro = ("One best candidate has score d, the other k − 1 score 0. The bars are the exact probabilities that "
+             "report-noisy-max picks each candidate, at noise scale 2Δ/ε (Δ/ε for monotonic scores) with Δ = 1; "
+             "Gumbel noise gives the exponential mechanism (" + cite("dwork2014algorithmic", "Def. 3.4") + ").")
+
+    controls = {
+        "epsilon": Slider("ε", 0.5, 0.1, 3.0, step=0.05),
+        "k": IntSlider("number of candidates k", 10, 2, 20),
+        "d": Slider("runners-up gap d", 2.0, 0.5, 20.0, step=0.5),
+        "monotonic": Choice("scores", [(label, key) for key, label in _SCOPE.items()], False),
+    }
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v) -> View:
+        u, eps, mono = _instance(v), float(v.epsilon), bool(v.monotonic)
+        probs = {n: S.selection_probabilities(u, eps, noise=n, monotonic=mono) for n in S.NOISES}
+        fig = P.selection_probabilities_figure(u, eps, monotonic=mono, probabilities=probs)
+        rows = [("noise scale b", fmt(S.noise_scale(eps, 1.0, mono))),
+                *[(f"P[best], {P.NOISE_LABELS[n]}", fmt(float(probs[n][0]))) for n in S.NOISES]]
+        return View(figures=[fig], readout=table(rows))
