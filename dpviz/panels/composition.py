@@ -1,4 +1,5 @@
-"""Panels of lessons 06 "Composition theorems" and 07 "Accounting in practice": all accountants side by side, ε against k, calibration, group privacy.
+"""Panels of lessons 06 "Composition theorems" and 07 "Accounting in practice": all accountants side by side, ε
+against k, calibration, group privacy, and the two lessons' problem sets.
 
 * :class:`CompositionLabPanel` — k, mechanism, noise, sampling rate, δ, neighbouring relation → ε from every
   accountant (bars, PLD error bar), the privacy profile δ(ε) of the composition, and the "why accountants disagree"
@@ -9,7 +10,13 @@
 * :class:`GroupPrivacyPanel` — generic group privacy against the exact answer for a person with g records, with a
   predict-then-reveal and a misconception exercise;
 * :class:`AmplificationPanel` — the amplification-by-subsampling theorem ε′ = ln(1 + q(e^ε − 1)) drawn against the
-  sampling rate q, with its small-ε line q·ε and a predict-then-reveal exercise.
+  sampling rate q, with its small-ε line q·ε and a predict-then-reveal exercise;
+* :class:`CompositionProblemsPanel` — lesson 06's problem set (advanced against basic composition, ε against k,
+  amplification, group privacy's δ<sub>g</sub>, a find-a-setting task on the amplification figure, the proof idea of
+  basic composition), with teaching notes for the teacher's edition;
+* :class:`AccountingProblemsPanel` — lesson 07's problem set (calibration of k Gaussians, ρ of zCDP, what a looser
+  accountant costs in data, which accountant is exact when, two libraries' numbers, a find-a-setting task on the
+  composition lab, the proof idea of Gaussian composition).
 """
 
 from __future__ import annotations
@@ -32,12 +39,14 @@ from dpviz.panels import (
     Toggle,
     View,
 )
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import fmt
 from dpviz.plots import composition as P
 from dpviz.references import cite
 
 __all__ = ["CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel",
-           "AmplificationPanel", "disagreement_table"]
+           "AmplificationPanel", "CompositionProblemsPanel", "AccountingProblemsPanel", "disagreement_table",
+           "advanced_epsilon", "group_delta"]
 
 _MECH_OPTIONS = [("Gaussian", "gaussian"), ("Laplace", "laplace"), ("Randomized response", "rr")]
 _NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one person", "replace_one")]
@@ -513,3 +522,432 @@ class AmplificationPanel(Panel):
             "Add/remove neighbours only: under replace-one the lab samples no Poisson subset (a fixed-size sample "
             f"without replacement is the replace-one analogue, {cite('balle2018subsampling', 'Thm 9')}).")
         return View(figures=[fig], readout=readout)
+
+
+# ============================================================================================ the lessons' problems
+#
+# Every number below is a closed form (advanced composition, amplification, group privacy's δ_g, ρ of a Gaussian) or
+# the exact composition of Gaussians (Dong, Roth & Su 2022, Cor 3.3) with the Gaussian's exact profile (Balle & Wang
+# 2018, Thm 8); tests/panels/test_problem_sets_06_07.py recomputes each one independently (mpmath).
+
+_BASIC = cite("dwork2014algorithmic", "Thm 3.16")
+_ADVANCED = cite("dwork2010boosting", "Thm III.3")
+_ADV_MEAN = cite("dwork2014algorithmic", "Lemma 3.18")
+_OPTIMAL = cite("kairouz2015composition", "Thm 3.3")
+_KOV_WORST = cite("kairouz2015composition", "Thm 2.1")
+_AMPLIFY = cite("balle2018subsampling", "Thm 8")
+_GROUP = cite("ghazi2023few", "Lemma 6")
+_GDP = cite("dong2022gaussian", "Cor 3.3")
+_BW = cite("balle2018gaussian", "Thm 8")
+_ZCDP_GAUSS = cite("bun2016concentrated", "Prop 1.6")
+_ZCDP_SUM = cite("bun2016concentrated", "Lemma 1.7")
+_ZCDP_CONV = cite("bun2016concentrated", "Prop 1.3")
+
+#: Problems 1 and 2 of lesson 06: k steps of ε_step with the advanced composition's δ_slack.
+_ADV_K, _ADV_EPS, _ADV_SLACK, _ADV_FEW = 100, 0.1, 1e-5, 10
+
+
+def advanced_epsilon(k: int, eps_step: float, slack: float) -> float:
+    """Advanced composition's ε for k steps of ε_step at δ_slack (Dwork, Rothblum & Vadhan 2010, Thm III.3):
+    √(2k ln(1/δ_slack))·ε_step + k·ε_step(e^ε_step − 1)."""
+    return math.sqrt(2 * k * math.log(1 / slack)) * eps_step + k * eps_step * math.expm1(eps_step)
+
+
+#: Problem 4 of lesson 06: one ε-DP step on a Poisson sample of rate q.
+_AMP_P_EPS, _AMP_P_Q = 1.0, 0.1
+#: Problem 5 of lesson 06: generic group privacy of (ε₁, δ₁) for a group of g records.
+_GP_P_EPS, _GP_P_DELTA, _GP_P_G = 0.1, 1e-6, 10
+
+
+def group_delta(eps1: float, delta1: float, g: int) -> float:
+    """The generic group privacy's δ_g = δ₁(e^(g·ε₁) − 1)/(e^ε₁ − 1) (Ghazi et al. 2023, Lemma 6)."""
+    return delta1 * math.expm1(g * eps1) / math.expm1(eps1)
+
+
+def _sampling_barely_helps(_panel, v) -> bool:
+    """Lesson 06, problem 6: a sampling rate q ≤ 0.1 at which the amplified ε′ is still more than half of ε."""
+    eps, q = float(v.epsilon), float(v.rate)
+    return q <= 0.1 * (1 + 1e-9) and amplify_poisson(eps, 0.0, q)[0] > eps / 2
+
+
+PROBLEMS_06 = ProblemSet("Problems: composition theorems", {
+    "advanced": NumericAnswer(
+        f"A mechanism of k = {_ADV_K} adaptively chosen steps has ε<sub>step</sub> = {_ADV_EPS:g} per step "
+        "(δ<sub>step</sub> = 0). What ε does advanced composition certify with δ<sub>slack</sub> = 10⁻⁵?",
+        advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK), rel_tol=0.01, label="ε =",
+        traps=[(_ADV_K * _ADV_EPS, "That is basic composition, k·ε<sub>step</sub>. Advanced composition is a "
+                                   "different bound, one that lets the steps' losses partly cancel."),
+               (math.sqrt(2 * _ADV_K * math.log(1 / _ADV_SLACK)) * _ADV_EPS,
+                "That is the concentration term √(2k ln(1/δ<sub>slack</sub>))·ε<sub>step</sub> alone. The losses "
+                "concentrate around their mean, and the mean is not 0: add k·ε<sub>step</sub>(e<sup>ε<sub>step"
+                "</sub></sup> − 1)."),
+               (math.sqrt(_ADV_K) * _ADV_EPS, "Tempting: “ε grows like √k” read as ε = √k·ε<sub>step</sub>. The "
+                                              "√k comes with the factor √(2 ln(1/δ<sub>slack</sub>)) ≈ 4.8, and the "
+                                              "mean term adds to it.")],
+        solution=(f"ε = √(2·{_ADV_K}·ln(10⁵))·{_ADV_EPS:g} + {_ADV_K}·{_ADV_EPS:g}·(e<sup>{_ADV_EPS:g}</sup> − 1) = "
+                  f"{math.sqrt(2 * _ADV_K * math.log(1 / _ADV_SLACK)) * _ADV_EPS:.4g} + "
+                  f"{_ADV_K * _ADV_EPS * math.expm1(_ADV_EPS):.4g} = "
+                  f"{advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK):.4g}, with δ = kδ<sub>step</sub> + "
+                  f"δ<sub>slack</sub> = 10⁻⁵ ({_ADVANCED}). Basic composition gives k·ε<sub>step</sub> = "
+                  f"{_ADV_K * _ADV_EPS:g} ({_BASIC}): advanced composition is "
+                  f"{_ADV_K * _ADV_EPS / advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK):.2g} times smaller here."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("10: basic composition's k·ε<sub>step</sub>, the theorem not yet told apart from the basic one.",
+                   "4.80: the mean term k·ε<sub>step</sub>(e<sup>ε<sub>step</sub></sup> − 1) forgotten.",
+                   "1: “like √k” taken for √k·ε<sub>step</sub>, without the constant √(2 ln(1/δ<sub>slack</sub>))."),
+            ask="Which of the two terms grows faster with k, and from which k on does the mean term dominate?")),
+    "few_steps": ChoiceProblem(
+        f"Now only k = {_ADV_FEW} steps of ε<sub>step</sub> = {_ADV_EPS:g} (δ<sub>step</sub> = 0), again with "
+        "δ<sub>slack</sub> = 10⁻⁵ for advanced composition. Which statement is right?",
+        [(f"Basic composition is better here: it gives ε = {_ADV_FEW * _ADV_EPS:g} at δ = 0, advanced "
+          f"composition ε ≈ {advanced_epsilon(_ADV_FEW, _ADV_EPS, _ADV_SLACK):.2f} at δ = 10⁻⁵.", True,
+          f"Right: √(2·{_ADV_FEW}·ln(10⁵))·{_ADV_EPS:g} ≈ {math.sqrt(2 * _ADV_FEW * math.log(1e5)) * _ADV_EPS:.2f} "
+          f"already exceeds k·ε<sub>step</sub> = {_ADV_FEW * _ADV_EPS:g}. The factor √(2 ln(1/δ<sub>slack</sub>)) ≈ "
+          f"4.8 is paid before √k beats k, and the mean term k·ε<sub>step</sub>(e<sup>ε<sub>step</sub></sup> − 1) "
+          f"adds to it: at ε<sub>step</sub> = {_ADV_EPS:g} advanced composition wins from k = 29 on "
+          f"({_ADVANCED}; {_BASIC}). Both bounds are valid; use the smaller."),
+         ("Advanced composition is always better, because √k grows more slowly than k.", False,
+          "Tempting: the lesson says advanced composition grows like √k. But “grows more slowly” is about large k; "
+          "the √k comes with the constant √(2 ln(1/δ<sub>slack</sub>)) ≈ 4.8, and for k = 10 that constant costs "
+          "more than the √k saves."),
+         ("They cannot be compared, because advanced composition has a larger δ.", False,
+          "Tempting: two (ε, δ) pairs are only ranked at the same δ. But here they can be ranked: an (ε, 0)-DP "
+          "mechanism is also (ε, 10⁻⁵)-DP, so basic composition gives the smaller ε at the same δ as well.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("“Always better”: the asymptotic statement applied at small k.",
+                   "“Cannot be compared”: the rule “compare at the same δ” applied without noticing that a "
+                   "guarantee at δ = 0 holds at every larger δ."),
+            ask="From which k on does advanced composition win, at ε<sub>step</sub> = 0.1 and δ<sub>slack</sub> = "
+                "10⁻⁵? (From k = 29 on: √k·0.1·√(2 ln(10⁵)) + k·0.1·(e<sup>0.1</sup> − 1) &lt; k·0.1 needs "
+                "√k > 5.36.)")),
+    "slope": ChoiceProblem(
+        "Gaussian steps with σ = 4 (sensitivity 1, so ρ = Δ²/(2σ²) = 1/32 per step), δ = 10⁻⁵. Going from k = 10⁴ "
+        "to k = 10⁵ steps, ten times more, by about how much does the exact ε of the composition grow?",
+        [("By about 8: close to the factor 10 of ε ∝ k.", True,
+          f"Right: here kρ (312.5 and 3125) is far above 4 ln(1/δ) ≈ 46, so the mean kρ of the privacy loss "
+          f"dominates ε ≈ kρ + 2√(kρ ln(1/δ)) ({_ZCDP_CONV}): the exact ε goes from about 418 to about 3461, a "
+          f"factor 8.3 ({_GDP}; {_BW}). The √k regime holds only while kρ &lt; 4 ln(1/δ)."),
+         ("By about √10 ≈ 3.2, since ε grows like √k for every accountant but basic.", False,
+          "Tempting: that is the lesson's first regime. It holds while each step leaks little in total, "
+          "kρ &lt; 4 ln(1/δ); with σ = 4 the turn is near k ≈ 1500, and beyond it the mean kρ, which grows like k, "
+          "takes over."),
+         ("Hardly at all: the exact ε levels off, because every step's noise averages out.", False,
+          "Tempting, because averaging many noisy answers makes each estimate more accurate. Privacy goes the "
+          "other way: every step is more evidence about a person, and the privacy loss's mean kρ grows without "
+          "bound.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("√10: the √k rule applied outside its regime.",
+                   "“Levels off”: accuracy (averaging) confused with privacy loss."),
+            ask="At which k does the turn from slope ½ to slope 1 happen for σ = 4, δ = 10⁻⁵? (kρ = 4 ln(1/δ): "
+                "k ≈ 1500; the first panel of the lesson shows it.)")),
+    "amplified": NumericAnswer(
+        f"A step is ε = {_AMP_P_EPS:g}-DP (δ = 0). It is run on a Poisson sample of the data with q = {_AMP_P_Q:g} "
+        "(each record kept independently with probability 0.1). What ε′ does amplification by subsampling give?",
+        amplify_poisson(_AMP_P_EPS, 0.0, _AMP_P_Q)[0], rel_tol=0.02, label="ε′ =",
+        traps=[(_AMP_P_Q * _AMP_P_EPS, "That is the small-ε guess q·ε. At ε = 1, e<sup>ε</sup> − 1 ≈ 1.72 is not "
+                                       "close to ε, so the guess is off by more than half."),
+               (_AMP_P_Q * math.expm1(_AMP_P_EPS), "That is q(e<sup>ε</sup> − 1), the number inside the "
+                                                   "logarithm: ε′ = ln(1 + q(e<sup>ε</sup> − 1))."),
+               (_AMP_P_EPS, "Tempting: in the worst case the record is in the sample, so nothing seems gained. But "
+                            "the observer does not know whether it was sampled: the output mixes the two cases, and "
+                            "that mixture is what amplifies.")],
+        solution=(f"ε′ = ln(1 + q(e<sup>ε</sup> − 1)) = ln(1 + {_AMP_P_Q:g}·{math.expm1(_AMP_P_EPS):.4g}) = "
+                  f"ln({1 + _AMP_P_Q * math.expm1(_AMP_P_EPS):.4g}) = "
+                  f"{amplify_poisson(_AMP_P_EPS, 0.0, _AMP_P_Q)[0]:.4g} "
+                  f"under add/remove neighbours, and δ′ = qδ = 0 ({_AMPLIFY}): the step is "
+                  f"{_AMP_P_EPS / amplify_poisson(_AMP_P_EPS, 0.0, _AMP_P_Q)[0]:.3g} times cheaper, not 1/q = 10 "
+                  "times."),
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("0.1: q·ε, the small-ε regime used at ε = 1.",
+                   "0.172: the logarithm forgotten.",
+                   "1: the record assumed sampled, the mixture over the sample ignored."),
+            ask="Which neighbouring relation does this theorem need, and why? (Add/remove: the proof compares the "
+                "sample with the record and the one without it.)")),
+    "group": NumericAnswer(
+        f"Each record is protected with (ε₁, δ₁) = ({_GP_P_EPS:g}, 10⁻⁶). A person contributes g = {_GP_P_G} "
+        "records. By the generic group privacy theorem the person gets (g·ε₁, δ<sub>g</sub>). What is "
+        "δ<sub>g</sub>, in units of 10⁻⁶?",
+        group_delta(_GP_P_EPS, _GP_P_DELTA, _GP_P_G) / 1e-6, rel_tol=0.01, label="δ in units of 10⁻⁶:",
+        traps=[(_GP_P_G * _GP_P_DELTA / 1e-6, "That is g·δ₁, as in basic composition. In a group the g records "
+                                              "change one after another, and each change multiplies what came "
+                                              "before by e<sup>ε₁</sup> before adding δ₁: the δ's grow "
+                                              "geometrically."),
+               (1.0, "That is δ₁ itself: δ does not stay put for a group, only a pure (δ = 0) guarantee keeps it "
+                     "at 0."),
+               (math.exp(_GP_P_G * _GP_P_EPS),
+                "That is e<sup>g·ε₁</sup>·δ₁: the sum δ₁(1 + e<sup>ε₁</sup> + … + e<sup>(g−1)ε₁</sup>) has g "
+                "terms, not one.")],
+        solution=(f"δ<sub>g</sub> = δ₁(e<sup>g·ε₁</sup> − 1)/(e<sup>ε₁</sup> − 1) = 10⁻⁶·(e − 1)/(e<sup>0.1</sup> "
+                  f"− 1) = 10⁻⁶·{math.expm1(1.0):.4g}/{math.expm1(0.1):.4g} ≈ "
+                  f"{group_delta(_GP_P_EPS, _GP_P_DELTA, _GP_P_G) / 1e-6:.4g}·10⁻⁶, with g·ε₁ = 1 ({_GROUP}). "
+                  "Walking from one data set to the other changes one record at a time: the i-th change multiplies by "
+                  "e<sup>ε₁</sup> and adds δ₁, so δ<sub>g</sub> = δ₁(1 + e<sup>ε₁</sup> + … + e<sup>(g−1)ε₁"
+                  "</sup>), a geometric sum."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("10: g·δ₁, group privacy confused with basic composition.",
+                   "1: δ assumed not to grow.",
+                   "2.72: e<sup>g·ε₁</sup>δ₁, one term of the geometric sum."),
+            ask="At ε₁ = 1 instead, how large must g be before δ<sub>g</sub> passes 1 for δ₁ = 10⁻⁶? (The sum "
+                "grows like e<sup>g·ε₁</sup>: g = 15.)")),
+    "setting": FindSetting(
+        "Set the panel to a sampling rate q of at most 0.1 at which sampling helps by less than a factor 2: the "
+        "amplified ε′ is still more than half of ε.",
+        _sampling_barely_helps, live=True,
+        hint="For small ε, ε′ ≈ q·ε, far below ε/2. Sampling stops dividing ε once q·e<sup>ε</sup> is large: then "
+             "ε′ ≈ ε − ln(1/q).",
+        solution=("For example q = 0.1 and ε ≥ 4.4 (or q = 0.01 and ε ≥ 9.2). Write x = e<sup>ε/2</sup>: ε′ > ε/2 "
+                  "means 1 + q(x² − 1) > x, that is (qx − (1 − q))(x − 1) > 0, so x > (1 − q)/q and ε > "
+                  f"2 ln((1 − q)/q): 2 ln 9 ≈ 4.39 at q = 0.1 ({_AMPLIFY}). A large ε is cut by about ln(1/q), not "
+                  "divided by 1/q."),
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Lowering q further: a smaller q makes ε′ smaller, the wrong way.",
+                   "Staying at small ε and looking for a q: for ε ≤ 2 ln 9 no q ≤ 0.1 does it."),
+            ask="DP-SGD runs with small ε per step: in which regime is it, and what does that buy?")),
+    "proof": ProofIdea(
+        "Why are k adaptively chosen ε<sub>step</sub>-DP steps (δ<sub>step</sub> = 0) together k·ε<sub>step</sub>"
+        "-DP? Write the key step of the proof, or pick it.",
+        ("Let the outputs be o₁, …, o<sub>k</sub>. Then P[o₁, …, o<sub>k</sub> | x] = ∏<sub>i</sub> "
+         "P[M<sub>i</sub>(x; o₁, …, o<sub>i−1</sub>) = o<sub>i</sub>]: each factor is the probability of one step, "
+         "with the earlier outputs fixed, so the step chosen after seeing them is a fixed ε<sub>step</sub>-DP "
+         "mechanism. Replacing x by a neighbour x′ changes each factor by at most e<sup>ε<sub>step</sub></sup>, so "
+         "the product changes by at most e<sup>k·ε<sub>step</sub></sup>; summing (or integrating) over any set S "
+         "of output sequences gives P[M(x) ∈ S] ≤ e<sup>k·ε<sub>step</sub></sup>·P[M(x′) ∈ S]. With δ > 0 each "
+         "step may fail on an event of probability at most δ<sub>step</sub>, and a union bound adds the k "
+         f"failures: (k·ε<sub>step</sub>, k·δ<sub>step</sub>) ({_BASIC})."),
+        steps=[("the probability of the outputs is a product of the steps' conditional probabilities, each changed by "
+                "at most a factor exp(ε of one step)", True,
+                "Right: the chain rule writes the joint probability as a product over the steps, each given the "
+                "earlier outputs; each factor is one ε<sub>step</sub>-DP step, and k factors multiply to "
+                "e<sup>k·ε<sub>step</sub></sup>. Conditioning is what makes adaptivity harmless."),
+               ("the steps are independent, so their probabilities multiply", False,
+                "Tempting, and it gives the right product for non-adaptive steps. But the steps may be chosen "
+                "after seeing earlier outputs, so they are not independent; the proof needs the chain rule, "
+                "with each factor conditional on the past."),
+               ("a union bound adds the k steps' ε", False,
+                "Tempting, because a union bound is how basic composition adds the δ's. The ε's do not add by a "
+                "union bound: they are exponents, and a product of k factors e<sup>ε<sub>step</sub></sup> adds "
+                "them."),
+               ("the losses concentrate around their mean (Azuma's inequality)", False,
+                "That is the key step of advanced composition, and it gives √k growth with a δ<sub>slack</sub>. "
+                "Basic composition needs no probability bound on the loss: it adds worst cases.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("“The steps are independent”: the adaptive case missed.",
+                   "“A union bound”: the ε's and the δ's of the proof mixed up.",
+                   "Azuma: advanced composition's proof."),
+            ask="Where does the proof use that each step is ε<sub>step</sub>-DP for every fixed earlier output? "
+                "What breaks if a step is only ε<sub>step</sub>-DP on average over the past?")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 6 is about this panel's settings.")
+
+
+class CompositionProblemsPanel(AmplificationPanel):
+    """Lesson 06's problem set, with the amplification-by-subsampling figure for its find-a-setting task."""
+
+    title = "Problems: composition theorems"
+    exercises = {"problems": PROBLEMS_06}
+
+
+#: Problem 1 of lesson 07: one Gaussian of σ₁ (sensitivity 1) is exactly (ε, δ) = (1, 10⁻⁵)-DP; k steps.
+_CAL_K, _CAL_EPS, _CAL_DELTA = 100, 1.0, 1e-5
+#: Problem 2 of lesson 07: k Gaussian steps of σ (sensitivity 1) in zCDP.
+_RHO_K, _RHO_SIGMA = 100, 4.0
+#: Problem 3 of lesson 07: a looser accountant's σ against the tightest one's.
+_DATA_RATIO = 1.5
+
+
+def _sigma_one() -> float:
+    """σ₁ of one Gaussian step (Δ = 1) that is exactly (1, 10⁻⁵)-DP (Balle & Wang 2018, Thm 8)."""
+    return C.exact_gaussian_sigma(_CAL_EPS, _CAL_DELTA, 1)
+
+
+def _zcdp_far_above_pld(_panel, v) -> bool:
+    """Lesson 07, problem 6: Gaussian steps, k ≥ 100, zCDP's ε at least 10 times the PLD's (pessimistic) ε, and
+    the PLD's ε at most 1 (read from the lab's cached accountants)."""
+    if v.mechanism != "gaussian" or v.k < 100:
+        return False
+    setting = ("gaussian", _noise(v), v.k, _sampling_rate(v), float(v.delta), v.neighboring)
+    z, p = C.epsilon_result("zcdp", *setting), C.epsilon_result("pld", *setting)
+    return z.available and p.available and p.epsilon <= 1.0 and z.epsilon >= 10 * p.epsilon
+
+
+PROBLEMS_07 = ProblemSet("Problems: accounting in practice", {
+    "calibrate": NumericAnswer(
+        f"One Gaussian release with σ₁ = {_sigma_one():.4g} (sensitivity 1) is exactly (ε, δ) = (1, 10⁻⁵)-DP. You "
+        f"will run k = {_CAL_K} such Gaussian steps and want the whole run exactly (1, 10⁻⁵)-DP. Which σ must "
+        "each step have?",
+        lambda _p, _v: math.sqrt(_CAL_K) * _sigma_one(), rel_tol=0.01, label="σ per step =",
+        traps=[(_CAL_K * _sigma_one(), "That is k·σ₁: the noise scaled as if ε added up over the steps, as basic "
+                                       "composition would have it. Gaussians compose exactly, like one Gaussian "
+                                       "of σ/√k."),
+               (_sigma_one(), "That is σ₁ itself: with k steps of σ₁ the run is one Gaussian of σ₁/√k, ten times "
+                              "less noise than the target needs."),
+               (_sigma_one() / math.sqrt(_CAL_K), "That is σ₁/√k, the noise the k steps of σ₁ add up to: the "
+                                                  "right rule, used the wrong way round.")],
+        solution=lambda _p, _v: (
+            f"k Gaussians of σ are exactly one Gaussian of σ/√k ({_GDP}), so the run is exactly (1, 10⁻⁵)-DP when "
+            f"σ/√k = σ₁, that is σ = √k·σ₁ = 10 × {_sigma_one():.4g} = {math.sqrt(_CAL_K) * _sigma_one():.4g} "
+            f"(σ₁ from the Gaussian's exact profile, {_BW}). The calibration panel above marks this exact σ at its "
+            "defaults (target ε = 1, δ = 10⁻⁵, k = 100)."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("373: k·σ₁, ε taken to add up (basic composition's calibration).",
+                   "3.73: σ₁, the composition forgotten.",
+                   "0.373: σ₁/√k, the composition rule applied backwards."),
+            ask="How many times more noise would basic composition ask for? And how many times more data would it "
+                "need for the same accuracy of a mean?")),
+    "rho": NumericAnswer(
+        f"A zCDP accountant composes k = {_RHO_K} Gaussian steps, each with σ = {_RHO_SIGMA:g} and sensitivity "
+        "Δ = 1. What is the ρ of the whole run?",
+        _RHO_K / (2 * _RHO_SIGMA ** 2), rel_tol=0.01, label="ρ =",
+        traps=[(1 / (2 * _RHO_SIGMA ** 2), "That is one step's ρ = Δ²/(2σ²). zCDP composes by adding ρ over the "
+                                           "steps."),
+               (_RHO_K / _RHO_SIGMA ** 2, "That is k·Δ²/σ², without the ½ of ρ = Δ²/(2σ²)."),
+               (_RHO_K / (2 * _RHO_SIGMA), "That is k·Δ/(2σ): σ must be squared, ρ = Δ²/(2σ²).")],
+        solution=(f"One Gaussian step is ρ-zCDP with ρ = Δ²/(2σ²) = 1/32 ({_ZCDP_GAUSS}), and ρ adds up over the "
+                  f"steps ({_ZCDP_SUM}): {_RHO_K}/32 = {_RHO_K / (2 * _RHO_SIGMA ** 2):g}. Converted once at "
+                  f"δ = 10⁻⁵, ρ + 2√(ρ ln(1/δ)) = "
+                  f"{_RHO_K / 32 + 2 * math.sqrt(_RHO_K / 32 * math.log(1e5)):.4g} ({_ZCDP_CONV}); the exact ε of "
+                  "this run is smaller: the conversion is where zCDP loses."),
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("0.03125: one step's ρ, the composition forgotten.",
+                   "6.25: the ½ of ρ = Δ²/(2σ²) dropped.",
+                   "12.5: σ not squared."),
+            ask="Which accountant of the lab gives this run's ε from the ρ, and where does it lose against the "
+                "exact value?")),
+    "more_data": NumericAnswer(
+        f"For a privacy target, the basic accountant asks for a Gaussian σ {_DATA_RATIO:g} times the PLD's. You "
+        "release the mean of n values (clipped, sensitivity Δ of the sum) and want the noise in the released mean "
+        "as small with the basic accountant as with PLD. How many times more people must you collect?",
+        _DATA_RATIO, rel_tol=0.01, label="times more people:",
+        traps=[(_DATA_RATIO ** 2, "That is the ratio of the variances, (1.5)² = 2.25: the factor in the noise's "
+                                  "mean squared error at the same n. The noise's standard deviation σΔ/n shrinks "
+                                  "like 1/n, so a 1.5 times larger σ is undone by 1.5 times more people."),
+               (math.sqrt(_DATA_RATIO), "That would hold if the noise shrank like 1/√n, as the sampling error of a "
+                                        "mean does. The privacy noise in the mean is σΔ/n: it shrinks like 1/n.")],
+        solution=("The noise in the released mean has standard deviation σΔ/n. With σ 1.5 times larger, the same "
+                  "σΔ/n needs n 1.5 times larger: 1.5 times more people (the calibration panel's column “× least "
+                  "(= × data)”). The noise's variance, ∝ σ², is 2.25 times larger at the same n."),
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("2.25: the variance ratio given for the data ratio.",
+                   "1.22: the 1/√n of the sampling error used for the privacy noise."),
+            ask="In the calibration panel at k = 100, how many times more data does the basic accountant cost "
+                "against PLD?")),
+    "kov_exact": ChoiceProblem(
+        "The optimal (KOV) accountant knows each step only by its (ε<sub>step</sub>, δ<sub>step</sub>). For which "
+        "steps is its ε exactly the true ε of the composition?",
+        [("k randomized responses", True,
+          f"Right: every (ε<sub>step</sub>, δ<sub>step</sub>)-DP step is, on a pair of neighbours, a post-processing "
+          f"of one randomized response ({_KOV_WORST}), so k randomized responses are the worst case the theorem "
+          f"computes ({_OPTIMAL}): for them its ε is exact. In the lab, PLD lands on the same number."),
+         ("k Gaussian steps", False,
+          f"Tempting, because k Gaussians compose exactly, to one Gaussian of σ/√k ({_GDP}). But that exactness "
+          "uses the Gaussian's whole profile; KOV sees one (ε<sub>step</sub>, δ<sub>step</sub>) pair of it and must "
+          "cover every mechanism with that pair. In the lab at σ = 4, k = 100 it certifies about 104 where the "
+          "exact ε is about 13."),
+         ("k Laplace steps", False,
+          "Tempting: Laplace is pure ε-DP like randomized response. But its privacy loss takes every value in "
+          "[−ε<sub>step</sub>, ε<sub>step</sub>], not only ±ε<sub>step</sub>: it is not the worst case, and the "
+          "lab's PLD certifies less than KOV for it."),
+         ("any steps: “optimal” means it is always exact", False,
+          "Tempting, from the name. KOV is optimal among statements that use only (ε<sub>step</sub>, "
+          "δ<sub>step</sub>): no better bound holds for every mechanism with that pair. A particular mechanism can "
+          "be much better than the worst one.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("Gaussian: exact composition (Dong, Roth & Su) confused with the optimal theorem's exactness.",
+                   "Laplace: pure DP taken for the worst case of pure DP.",
+                   "“Always exact”: optimal read as exact for every mechanism."),
+            ask="In the lab, switch to randomized response and then to Laplace at the same k: which bars move "
+                "relative to PLD?")),
+    "two_numbers": ChoiceProblem(
+        "Two libraries report ε = 1.2 and ε = 8 for the same training run, at the same δ, neighbouring relation "
+        "and sampling scheme. Both accountants are sound. What follows?",
+        [("The run is (1.2, δ)-DP: both are valid upper bounds, and the smaller one is the better guarantee.", True,
+          "Right: each accountant proves an upper bound on the run's true ε at that δ; a looser one never "
+          "certifies a false guarantee, it proves less. So the run is (1.2, δ)-DP, and its true ε may be smaller "
+          "still. Report the accountant with the number."),
+         ("One of the libraries must have a bug.", False,
+          "Tempting: one computation, two answers. But an accountant's ε is what its mathematics can prove, and "
+          "the six accountants of the lab differ on the same setting by large factors without any bug."),
+         ("The run is only (8, δ)-DP: a guarantee must hold in the worst case, so take the larger number.", False,
+          "Tempting: DP is a worst-case promise. But both numbers are already worst cases over all neighbours; "
+          "the smaller is a proof too. Taking the larger is safe but throws away what the tighter accountant "
+          "proved."),
+         ("The true ε is about the average of the two.", False,
+          "Tempting when two estimates disagree. These are not estimates with errors: both are upper bounds, and "
+          "an average of upper bounds is no bound at all.")],
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("A bug: the accountant taken for part of the mechanism rather than of its proof.",
+                   "The larger: worst case over neighbours confused with worst case over proofs.",
+                   "The average: bounds treated as noisy estimates."),
+            ask="What must the report of a DP training run say besides ε, for a reader to compare it with "
+                "another?")),
+    "setting": FindSetting(
+        "Set the lab to Gaussian steps with k ≥ 100 where zCDP's ε is at least 10 times the PLD's (its pessimistic "
+        "end), while the PLD's ε is at most 1.",
+        _zcdp_far_above_pld, live=True,
+        hint="Which of the lab's accountants can express amplification by subsampling, and which charges every "
+             "step in full? Try the sampling rate q.",
+        solution=(f"For example the defaults with q = 0.01: σ = 4, k = 100, δ = 10⁻⁵ give PLD ε ≈ 0.08 against "
+                  "zCDP ε ≈ 14. zCDP cannot express amplification by subsampling and charges each subsampled step "
+                  f"as a full Gaussian step (ρ = Δ²/(2σ²) per step, {_ZCDP_GAUSS}), while PLD composes the "
+                  f"subsampled privacy loss itself ({cite('koskela2020fft')}; {cite('doroshenko2022connect')}). "
+                  "Under replace-one neighbours the lab samples nothing, and the gap closes."),
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Raising σ or k without touching q: without subsampling zCDP stays within about 10 % of PLD.",
+                   "Switching to replace-one: the lab's q then no longer applies."),
+            ask="Which accountant would you use to report a DP-SGD run, and why not zCDP?")),
+    "proof": ProofIdea(
+        "Why do k Gaussian steps of noise σ (sensitivity Δ) compose to exactly one Gaussian of noise σ/√k, even "
+        "when each step is chosen after the earlier outputs? Write the key step, or pick it.",
+        ("On a pair of neighbours whose answers differ by the full Δ, the privacy loss of one Gaussian step is "
+         "itself Gaussian: with ρ = Δ²/(2σ²) it has law N(ρ, 2ρ), whatever the earlier outputs were (they choose "
+         "the next query, not its noise; a query that moves by less than Δ only helps). The privacy loss of the "
+         "k steps is the sum of the steps' losses, and a sum of k such terms, each "
+         "N(ρ, 2ρ) given the past, is N(kρ, 2kρ). That is the privacy loss of one Gaussian step with "
+         "Δ²/(2σ′²) = kρ, that is σ′ = σ/√k. The privacy profile depends only on the law of the privacy loss, so "
+         f"the two have the same profile ({_GDP}); the profile of that one Gaussian is known in closed form "
+         f"({_BW}). In the notation of Gaussian DP: μ = Δ/σ per step, and the μ's add in squares."),
+        steps=[("each step's privacy loss is Gaussian, N(ρ, 2ρ), and their sum is N(kρ, 2kρ): one Gaussian's loss",
+                True,
+                "Right: a sum of Gaussian losses is Gaussian with the means and the variances added, and N(kρ, 2kρ) "
+                "is the privacy loss of one Gaussian of σ/√k. The law of the loss fixes the whole privacy profile."),
+               ("averaging k noisy answers divides their noise by √k", False,
+                "Tempting: it gives the same σ/√k. But that is about the accuracy of an average of answers to one "
+                "query; the composition theorem holds for k different, adaptively chosen queries, and it is about "
+                "the privacy loss, not about an estimate."),
+               ("each step is (ε, δ)-DP, and the optimal composition theorem adds them up", False,
+                "Tempting: optimal composition is the best bound from (ε<sub>step</sub>, δ<sub>step</sub>). But it "
+                "is loose for a Gaussian, whose whole profile is better than any one pair; the exact answer needs "
+                "the law of the Gaussian's loss."),
+               ("ρ adds up in zCDP, and zCDP converts to (ε, δ) exactly", False,
+                "The first half is right, ρ adds up; the second is not: zCDP's conversions to (ε, δ) are upper "
+                "bounds. At the lab's defaults (σ = 4, k = 100, δ = 10⁻⁵) ρ + 2√(ρ ln(1/δ)) gives about 15.1 and "
+                "the tighter conversion about 14.1, against the exact 13.2. Exactness comes from the law of the "
+                "loss, not from ρ alone.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("Averaging noise: accuracy of one query confused with privacy of k queries.",
+                   "zCDP taken for exact: the conversion's loss missed."),
+            ask="Where does the proof use that each step's loss has the same law whatever the past? What changes "
+                "for a subsampled Gaussian, whose loss is not Gaussian?")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 6 is about this lab's settings.")
+
+
+class AccountingProblemsPanel(CompositionLabPanel):
+    """Lesson 07's problem set, with the composition lab (every accountant's ε) for its find-a-setting task."""
+
+    title = "Problems: accounting in practice"
+    exercises = {"problems": PROBLEMS_07}
