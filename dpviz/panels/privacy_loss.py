@@ -6,7 +6,9 @@
   a predict-then-reveal exercise;
 * :class:`TradeoffPanel` — the hypothesis-testing view: the trade-off curve inside the region (ε, δ)-DP allows;
 * :class:`VectorReleasePanel` — a sum of d vectors clipped to ℓ2 norm C: ℓ1 against ℓ2 sensitivity, Laplace noise
-  per coordinate against the Gaussian N(0, σ²I), with a predict-then-reveal exercise.
+  per coordinate against the Gaussian N(0, σ²I), with a predict-then-reveal exercise;
+* :class:`PrivacyLossProblemsPanel` — the lesson's problem set (two numeric answers, two choices, a find-a-setting
+  task on the Gaussian's privacy loss, a proof idea), with teaching notes for the teacher's edition.
 
 Each panel has a no-argument constructor with defaults that render in well under 50 ms.
 """
@@ -22,12 +24,13 @@ from dpviz.accountants.factory import make_mechanism
 from dpviz.conversions import zcdp_to_approx_dp
 from dpviz.gaussian_profiles import clipped_sum_noise
 from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import fmt, table
 from dpviz.plots import privacy_loss as P
 from dpviz.references import cite
 
 __all__ = ["OutputDistributionsPanel", "PrivacyLossPanel", "PrivacyProfilePanel", "TradeoffPanel",
-           "VectorReleasePanel", "build_mechanism", "MECHANISM_OPTIONS"]
+           "VectorReleasePanel", "PrivacyLossProblemsPanel", "build_mechanism", "MECHANISM_OPTIONS"]
 
 #: (label, key) pairs of the mechanism dropdown.
 MECHANISM_OPTIONS = [
@@ -349,3 +352,202 @@ class VectorReleasePanel(Panel):
             hint = ("At this d Laplace needs less noise: with few coordinates, √d·C is still small, and Laplace "
                     "pays no δ.")
         return View(figures=[fig], readout=table(rows), hint=hint)
+
+
+# ============================================================================================ the lesson's problems
+
+_DR_DP = cite("dwork2014algorithmic", "Def. 2.4")
+_DR_LAPLACE = cite("dwork2014algorithmic", "Thm 3.6")
+_DR_SENSITIVITY = cite("dwork2014algorithmic", "Def 3.1")
+_DR_L2 = cite("dwork2014algorithmic", "§3.5.3")
+_BW_PROFILE = cite("balle2018gaussian", "Thm 5")
+_BW_GAUSSIAN = cite("balle2018gaussian", "Thm 8")
+_BW_LOSS = cite("balle2018gaussian", "Lemma 3")
+_KOV = cite("kairouz2015composition", "Thm 2.1")
+_DRS = cite("dong2022gaussian", "Prop 2.5")
+
+#: Problem 1: Laplace of scale b on a count, the type I error α asked about.
+_TR_B, _TR_ALPHA = 2.0, 0.05
+_TR_EPS = 1.0 / _TR_B
+#: Problem 2: the Gaussian's σ, Δ and ε.
+_PG_SIGMA, _PG_DELTA_SENS, _PG_EPS = 2.0, 1.0, 0.5
+_PG = M.Gaussian(_PG_SIGMA, _PG_DELTA_SENS)
+#: Problem 5: P[L > ε] at least this many times δ(ε), with δ(ε) at least this.
+_RATIO, _DELTA_FLOOR = 5.0, 0.01
+
+
+def _tail_and_profile(v) -> tuple[float, float]:
+    """P[L > ε] and δ(ε) of the problems panel's Gaussian (Δ = 1) at its ε."""
+    g = M.Gaussian(float(v.sigma), 1.0)
+    eps = float(v.epsilon)
+    return float(g.privacy_loss().sf(eps)), float(g.delta(eps))
+
+
+def _tail_five_times_delta(_panel, v) -> bool:
+    """Problem 5: P[L > ε] ≥ 5·δ(ε) with δ(ε) ≥ 0.01."""
+    sf, d = _tail_and_profile(v)
+    return d >= _DELTA_FLOOR and sf >= _RATIO * d
+
+
+def _phi(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+_PG_A = _PG_DELTA_SENS / (2 * _PG_SIGMA) - _PG_EPS * _PG_SIGMA / _PG_DELTA_SENS  # Δ/2σ − εσ/Δ
+_PG_B = -_PG_DELTA_SENS / (2 * _PG_SIGMA) - _PG_EPS * _PG_SIGMA / _PG_DELTA_SENS  # −Δ/2σ − εσ/Δ
+
+_PROBLEMS = ProblemSet("Problems: privacy loss", {
+    "beta": NumericAnswer(
+        f"A count (Δ = 1) is released with Laplace noise of scale b = {_TR_B:g}. By the (ε, 0)-DP region it "
+        f"satisfies, what is the smallest type II error β that any test of x against x′ can have at type I error "
+        f"α = {_TR_ALPHA:g}?", 1.0 - math.exp(_TR_EPS) * _TR_ALPHA, abs_tol=0.005, label="β =",
+        traps=[(math.exp(-_TR_EPS) * (1.0 - _TR_ALPHA),
+                "That is the other branch, e<sup>−ε</sup>(1 − α). The region's boundary is the <i>largest</i> of "
+                "0, 1 − e<sup>ε</sup>α and e<sup>−ε</sup>(1 − α); at small α the first line is the binding one."),
+               (1.0 - _TR_ALPHA, "That is the diagonal β = 1 − α, a coin flip. ε-DP with ε > 0 lets a test do "
+                                 "somewhat better than that."),
+               (1.0 - math.exp(_TR_B) * _TR_ALPHA,
+                "That uses ε = b = 2. The Laplace mechanism is (Δ/b)-DP: more noise means a smaller ε, here "
+                "ε = 1/2.")],
+        solution=(f"The count is ε-DP with ε = Δ/b = {_TR_EPS:g} ({_DR_LAPLACE}). (ε, 0)-DP means "
+                  "T(α) ≥ max(0, 1 − e<sup>ε</sup>α, e<sup>−ε</sup>(1 − α)) (" + _KOV + "; " + _DRS + "). At "
+                  f"α = {_TR_ALPHA:g}: 1 − e<sup>0.5</sup>·0.05 ≈ {1 - math.exp(_TR_EPS) * _TR_ALPHA:.4f} and "
+                  f"e<sup>−0.5</sup>·0.95 ≈ {math.exp(-_TR_EPS) * (1 - _TR_ALPHA):.4f}: the larger, "
+                  f"{1 - math.exp(_TR_EPS) * _TR_ALPHA:.4f}, is the bound. A test that raises a false alarm only "
+                  "5 % of the time misses more than 91 % of the time."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("0.576: the wrong branch of the max (the bound is the largest of the three).",
+                   "0.95: the diagonal, as if DP allowed no test better than a coin flip.",
+                   "0.631: ε taken to be b instead of Δ/b."),
+            ask="At which α do the two lines 1 − e<sup>ε</sup>α and e<sup>−ε</sup>(1 − α) cross, and what is β "
+                "there? (α = β = 1/(1 + e<sup>ε</sup>).)")),
+    "delta": NumericAnswer(
+        f"A Gaussian mechanism has σ = {_PG_SIGMA:g} and Δ = {_PG_DELTA_SENS:g}. What is its exact δ(ε) at "
+        f"ε = {_PG_EPS:g}?", _PG.delta(_PG_EPS), rel_tol=0.02, label="δ(ε) =",
+        traps=[(_phi(_PG_A),
+                "That is P[L > ε] = Φ(Δ/2σ − εσ/Δ), the first term alone. δ(ε) = E[(1 − e<sup>ε−L</sup>)₊] "
+                "counts a loss just above ε only partly: subtract e<sup>ε</sup>Φ(−Δ/2σ − εσ/Δ)."),
+               (_phi(_PG_A) - _phi(_PG_B),
+                "Close, but the e<sup>ε</sup> in front of the second term is missing: the profile compares "
+                "p<sub>x</sub> with e<sup>ε</sup>·p<sub>x′</sub>, not with p<sub>x′</sub>."),
+               (1.25 * math.exp(-(_PG_EPS * _PG_SIGMA / _PG_DELTA_SENS) ** 2 / 2),
+                "That is the classic formula read as δ = 1.25·e<sup>−(εσ/Δ)²/2</sup>: an upper bound (proved "
+                "for ε < 1), far above the exact profile here.")],
+        solution=("The exact profile is δ(ε) = Φ(Δ/2σ − εσ/Δ) − e<sup>ε</sup>Φ(−Δ/2σ − εσ/Δ) (" + _BW_GAUSSIAN
+                  + f"). With Δ/2σ = 0.25 and εσ/Δ = 1: Φ(−0.75) − e<sup>0.5</sup>Φ(−1.25) ≈ {_phi(_PG_A):.5f} − "
+                  f"1.64872 × {_phi(_PG_B):.5f} ≈ {_PG.delta(_PG_EPS):.4f}. The first term alone, "
+                  f"{_phi(_PG_A):.4f}, is P[L > ε] for L ~ N(μ²/2, μ²) with μ = Δ/σ (" + _BW_LOSS + ")."),
+        notes=TeachingNotes(
+            timing="4 min (Φ from a table or the panel's readout)",
+            wrong=("0.227: P[L > ε], the tail, given for the profile.",
+                   "0.121: the factor e<sup>ε</sup> dropped.",
+                   "0.758: the classic formula's δ taken for the exact one."),
+            ask="Which of the four views of the lesson shows this number as an area, and which as a crossing?")),
+    "meaning": ChoiceProblem(
+        "A mechanism is (1, 10⁻⁵)-DP. Which statement follows from the definition alone?",
+        [("For every set S of outputs and all neighbours x, x′: P[M(x) ∈ S] ≤ e·P[M(x′) ∈ S] + 10⁻⁵.", True,
+          "Right: that is the definition with ε = 1 and δ = 10⁻⁵ (" + _DR_DP + "); equivalently, the privacy "
+          "profile satisfies δ(1) ≤ 10⁻⁵ (" + _BW_PROFILE + ")."),
+         ("The privacy loss L exceeds 1 with probability at most 10⁻⁵.", False,
+          "Tempting: δ is often read as 'the probability that the loss goes above ε'. But the inequality goes the "
+          "other way: δ(ε) = E[(1 − e<sup>ε−L</sup>)₊] ≤ P[L > ε] (" + _BW_PROFILE + "), so P[L > 1] may be "
+          "larger than 10⁻⁵; for the Gaussian it is several times δ(ε) (§2)."),
+         ("Every test has β ≥ 1 − e·α, as for pure 1-DP: δ = 10⁻⁵ is too small to matter.", False,
+          "Tempting, since 10⁻⁵ looks negligible. But the region is β ≥ max(0, 1 − δ − e<sup>ε</sup>α, "
+          "e<sup>−ε</sup>(1 − δ − α)) (" + _KOV + "): at α = 0 a test may reach β = 1 − δ, which 1 − e·α = 1 "
+          "forbids. A mechanism that publishes the data with probability 10⁻⁵ (and otherwise nothing) is "
+          "(1, 10⁻⁵)-DP, and not 1-DP.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("'L exceeds 1 with probability at most δ': the sufficient condition read as the definition.",
+                   "'δ too small to matter': the δ of the region ignored."),
+            ask="Why do we ask δ to be much smaller than 1/n for a data set of n people?")),
+    "vector": ChoiceProblem(
+        "Each person contributes a vector of d = 10,000 numbers clipped to ℓ<sub>2</sub> norm at most C, and the "
+        "sum is released. Under add/remove-one-person neighbours, what are Δ<sub>1</sub> and Δ<sub>2</sub>?",
+        [("Δ₂ = C and Δ₁ = 100·C", True,
+          "Right: the sum moves by the person's clipped vector v, with ‖v‖<sub>2</sub> ≤ C (" + _DR_L2 + "). Its "
+          "ℓ<sub>1</sub> norm reaches √d·‖v‖<sub>2</sub> = 100·C when all coordinates equal C/√d = C/100 "
+          "(Cauchy–Schwarz; " + _DR_SENSITIVITY + ")."),
+         ("Δ₂ = C and Δ₁ = C", False,
+          "Tempting: the clipping bounds 'the size' of a vector by C. But only its ℓ<sub>2</sub> norm: a vector "
+          "spread evenly over 10,000 coordinates has ℓ<sub>2</sub> norm C and ℓ<sub>1</sub> norm 100·C."),
+         ("Δ₂ = 100·C and Δ₁ = 10,000·C", False,
+          "Tempting if every coordinate is thought to move by up to C. One coordinate can reach C, but then all "
+          "the others are 0: the clipping bounds the whole vector, so Δ<sub>2</sub> = C and Δ<sub>1</sub> = "
+          "√d·C."),
+         ("Δ₂ = 2C and Δ₁ = 200·C", False,
+          "That is replace-one: one clipped vector swapped for another moves the sum by up to 2C in "
+          "ℓ<sub>2</sub> norm. Under add/remove the sum moves by one vector only.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("Δ₁ = C: the ℓ<sub>2</sub> clipping read as a bound in every norm.",
+                   "Δ₂ = 100·C: each coordinate given its own bound C.",
+                   "2C: the replace-one sensitivity under add/remove."),
+            ask="With these sensitivities, at ε = 1 how much noise per coordinate does Laplace need, against the "
+                "Gaussian's σ = 3.73·C at δ = 10⁻⁵ (§5)?")),
+    "setting": FindSetting(
+        "Set the Gaussian's σ (Δ = 1) and ε so that P[L > ε] is at least five times δ(ε), while δ(ε) is still at "
+        "least 0.01.", _tail_five_times_delta, live=True,
+        hint="The ratio P[L > ε]/δ(ε) grows with σ and with ε, while δ(ε) shrinks with both. Start from σ near 2 "
+             "and raise ε slowly, reading the table.",
+        solution=("For example σ = 2 and ε = 0.8: P[L > ε] = Φ(0.25 − 1.6) ≈ 0.0885 and δ(ε) ≈ 0.0169, a ratio "
+                  "of 5.2 (" + _BW_GAUSSIAN + "; " + _BW_LOSS + "). The settings that work have σ ≥ 1.8 and "
+                  "ε ≤ 1.05 on the sliders. The gap is the weight e<sup>ε−L</sup> that losses just above ε keep: "
+                  "δ(ε) = E[(1 − e<sup>ε−L</sup>)₊] counts them only partly (" + _BW_PROFILE + ")."),
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Small σ: below σ = 1.8 no ε gives a ratio of 5 with δ(ε) ≥ 0.01.",
+                   "Large ε at large σ: the ratio passes 5 but δ(ε) drops below 0.01."),
+            ask="Why would reading δ as P[L > ε] make a Gaussian mechanism look worse than it is?")),
+    "proof": ProofIdea(
+        "Why is δ(ε) = E[(1 − e<sup>ε−L</sup>)₊] never larger than P[L > ε]? Write the key step of the proof, or "
+        "pick it.",
+        "With O drawn from M(x) and L = ℓ(O) = ln(p<sub>x</sub>(O)/p<sub>x′</sub>(O)), the excess area is "
+        "∫(p<sub>x</sub> − e<sup>ε</sup>p<sub>x′</sub>)₊ = ∫p<sub>x</sub>·(1 − e<sup>ε</sup>p<sub>x′</sub>/"
+        "p<sub>x</sub>)₊ = E[(1 − e<sup>ε−L</sup>)₊], since p<sub>x′</sub>(O)/p<sub>x</sub>(O) = e<sup>−L</sup> "
+        "(" + _BW_PROFILE + "). Now bound the integrand output by output: when L ≤ ε, e<sup>ε−L</sup> ≥ 1 and "
+        "(1 − e<sup>ε−L</sup>)₊ = 0; when L > ε it is 1 − e<sup>ε−L</sup>, between 0 and 1. So "
+        "(1 − e<sup>ε−L</sup>)₊ ≤ 1[L > ε] at every output, and taking expectations gives δ(ε) ≤ P[L > ε]. The "
+        "same holds with x and x′ swapped, so for the profile, the larger of the two directions. The gap is the "
+        "weight e<sup>ε−L</sup> that a loss just above ε keeps: it counts only partly.",
+        steps=[("the integrand is 0 when L ≤ ε and below 1 when L > ε", True,
+                "Right: (1 − e<sup>ε−L</sup>)₊ ≤ 1[L > ε] at every output, and the expectation keeps the "
+                "inequality."),
+               ("Markov's inequality on L", False,
+                "Tempting: Markov turns an expectation into a tail bound. But here an expectation is bounded "
+                "<i>by</i> a tail probability, the other way round, and no inequality of that kind is needed: a "
+                "bound on the integrand at every output does it."),
+               ("the identity E[exp(−L)] = 1", False,
+                "True (§2): it says p<sub>x′</sub> integrates to 1. It is used in writing the area as an "
+                "expectation, but it does not compare δ(ε) with P[L > ε]; the pointwise bound does.")],
+        notes=TeachingNotes(
+            timing="5 min (pairs, then one pair at the board)",
+            wrong=("'Markov's inequality': a tail bound reached for where a pointwise bound is enough.",
+                   "'E[e<sup>−L</sup>] = 1': a true fact of §2 that does not make the comparison."),
+            ask="When is δ(ε) close to P[L > ε]? (When the losses above ε are much larger than ε, as for TDLap's "
+                "atom at L = +∞.)")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 5 is about this panel's settings.")
+
+
+class PrivacyLossProblemsPanel(Panel):
+    """The lesson's problem set, with the Gaussian's privacy loss L, P[L > ε] and δ(ε) for its find-a-setting
+    task."""
+
+    title = "Problems: privacy loss"
+    intro = ("The figure shows the privacy loss L of the Gaussian mechanism with Δ = 1 at the chosen σ, ε marked (L "
+             "~ N(μ²/2, μ²) with μ = Δ/σ, " + _BW_LOSS + ").")
+
+    controls = {"epsilon": Slider("ε (privacy loss bound)", 1.0, 0.0, 4.0, step=0.05),
+                "sigma": Slider("noise σ (Gaussian, Δ = 1)", 1.0, 0.2, 5.0, step=0.05)}
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v) -> View:
+        eps = float(v.epsilon)
+        g = M.Gaussian(float(v.sigma), 1.0)
+        sf, d = _tail_and_profile(v)
+        rows = [("P[L > ε]", f"{sf:.4g}"), ("δ(ε) = E[(1 − e<sup>ε−L</sup>)<sub>+</sub>]", f"{d:.4g}"),
+                ("P[L > ε] / δ(ε)", f"{sf / d:.3g}" if d > 0 else "∞")]
+        return View(figures=[P.privacy_loss_figure(g, eps)], readout=table(rows))

@@ -8,7 +8,9 @@
 * :class:`ReconstructionPanel` — the reconstruction attack of Dinur & Nissim 2003: fraction of secret bits recovered
   against the noise, √n marked (a ``slow`` panel with a progress bar; a misconception exercise);
 * :class:`MembershipPanel` — membership inference on a released count, on lesson 03's trade-off axes (a
-  misconception exercise).
+  misconception exercise);
+* :class:`WhyPrivacyProblemsPanel` — the lesson's problem set (two numeric answers, two choices, a find-a-setting
+  task on the differencing attack's ε per answer, a proof idea), with teaching notes for the teacher's edition.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ from dpviz.attacks import (
     voter_roll,
 )
 from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import fmt, table
 from dpviz.plots import why_privacy as P
+from dpviz.references import cite
 
-__all__ = ["DifferencingPanel", "LinkagePanel", "ReconstructionPanel", "MembershipPanel"]
+__all__ = ["DifferencingPanel", "LinkagePanel", "ReconstructionPanel", "MembershipPanel", "WhyPrivacyProblemsPanel"]
 
 _TABLE_SEED = 2024  # the lesson's synthetic table: the same people every time
 _TABLE = synthetic_table(8, _TABLE_SEED)
@@ -343,3 +347,198 @@ class MembershipPanel(Panel):
                 ("advantage max(TPR − FPR): exact / noisy", f"{raw.advantage():.3f} / {noisy.advantage():.3f}")]
         return View(figures=[fig], readout=table(rows))
 
+
+
+# ============================================================================================ the lesson's problems
+
+_DR_LAPLACE = cite("dwork2014algorithmic", "Thm 3.6")
+_DR_COMPOSITION = cite("dwork2014algorithmic", "Thm 3.16")
+_DR_DP = cite("dwork2014algorithmic", "Def. 2.4")
+_KOV = cite("kairouz2015composition", "Thm 2.1")
+_DN = cite("dinur2003revealing")
+_DR_RECONSTRUCTION = cite("dwork2014algorithmic", "§8.1")
+
+
+def _guess_bound(eps: float) -> float:
+    """The most often any guess about one bit can be right from an eps-DP release, both values equally likely
+    beforehand: e^eps/(1 + e^eps) (Kairouz, Oh & Viswanath 2015, Thm 2.1)."""
+    return 1.0 / (1.0 + math.exp(-eps))
+
+
+#: Problem 1: the expected percentage of n = 200 people unique on (age, town), 180 equally likely combinations.
+_UNIQUE_N = 200
+_UNIQUE = 100.0 * (179.0 / 180.0) ** (_UNIQUE_N - 1)
+#: Problem 2: the ε per answer of the bound's problem.
+_BOUND_EPS = 0.25
+#: Problem 5: the band the bound e^{2ε}/(1 + e^{2ε}) must land in.
+_BAND = (0.70, 0.75)
+
+
+def _bound_in_band(_panel, v) -> bool:
+    """Problem 5: two answers at ε each are 2ε-DP together; their guess bound must lie in [70 %, 75 %]."""
+    return _BAND[0] <= _guess_bound(2.0 * float(v.epsilon)) <= _BAND[1]
+
+
+_PROBLEMS = ProblemSet("Problems: why privacy is hard", {
+    "unique": NumericAnswer(
+        "In §2's synthetic data a person has one of 60 × 3 = 180 combinations of age (20 to 79) and town, all equally "
+        f"likely, independently of everyone else. What percentage of n = {_UNIQUE_N} people do you expect to be "
+        "unique on (age, town)?", _UNIQUE, abs_tol=0.5, unit=" %", label="your %:",
+        traps=[(0.0, "Tempting: 200 people and only 180 combinations, so (by the pigeonhole principle) not "
+                     "everyone can be unique. But that says some combinations are shared, not that all are: most "
+                     "people still sit alone on theirs."),
+               (100.0 * (179.0 / 180.0) ** 99, "That is the percentage for n = 100 (§2). Each of the other n − 1 "
+                                               "people must miss your combination, so doubling n squares the "
+                                               "chance, roughly."),
+               (90.0, "Tempting: 180 combinations for 200 people, so 180 of them get one each. But people do not "
+                      "spread out evenly: many combinations get two or three people and many get none.")],
+        solution=(f"A person is unique when each of the other n − 1 = {_UNIQUE_N - 1} people has one of the 179 other "
+                  f"combinations, each with probability 179/180, independently: (179/180)<sup>{_UNIQUE_N - 1}</sup> "
+                  f"= e<sup>{_UNIQUE_N - 1}·ln(179/180)</sup> ≈ {_UNIQUE / 100:.4f}. So about {_UNIQUE:.1f} % of "
+                  f"the {_UNIQUE_N} people are unique, in expectation (the diamonds of §2's figure). Uniqueness is "
+                  "what a linkage attack needs (" + cite("sweeney2002kanonymity") + ")."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("0: the pigeonhole principle (more people than combinations) read as 'nobody is unique'.",
+                   "57.6: the n = 100 value of §2 reused, as if uniqueness did not depend on n.",
+                   "90: people assumed spread evenly over the combinations."),
+            ask="Add a third quasi-identifier with 2 values (sex): how many combinations now, and roughly what "
+                "percentage of the 200 is unique?")),
+    "bound": NumericAnswer(
+        f"In §1 each of the two counts is released with Laplace noise at ε = {_BOUND_EPS:g} per answer (b = 1/ε = 4). "
+        "At most what percentage of attacks can <i>any</i> guess about the target's secret get right, when "
+        "'has it' and 'does not' are equally likely beforehand?", 100.0 * _guess_bound(2.0 * _BOUND_EPS),
+        abs_tol=0.5, unit=" %", label="your %:",
+        traps=[(100.0 * _guess_bound(_BOUND_EPS),
+                "That is the bound for one ε-DP answer. The attacker uses both: two ε-DP answers are 2ε-DP "
+                "together (" + _DR_COMPOSITION + "), so the bound is e<sup>2ε</sup>/(1 + e<sup>2ε</sup>)."),
+               (100.0 * differencing_success_probability(1.0 / _BOUND_EPS),
+                "That is how often §1's particular guess, 'difference ≥ ½ ⇒ has it', is right. The question asks "
+                "for the bound on every guess, which is higher."),
+               (50.0, "Tempting: with noise the attacker is 'only guessing'. But the noise is not infinite: the "
+                      "answers still carry some evidence, and the guess can beat a coin flip.")],
+        solution=(f"The two answers are each ε-DP with ε = Δ/b = {_BOUND_EPS:g} ({_DR_LAPLACE}), so together "
+                  f"2ε = {2 * _BOUND_EPS:g}-DP ({_DR_COMPOSITION}). No guess from an ε′-DP release is right more "
+                  "often than e<sup>ε′</sup>/(1 + e<sup>ε′</sup>) when both values are equally likely (" + _KOV
+                  + f"): with ε′ = {2 * _BOUND_EPS:g}, e<sup>0.5</sup>/(1 + e<sup>0.5</sup>) ≈ "
+                  f"{100 * _guess_bound(2 * _BOUND_EPS):.2f} %. §1's guess reaches "
+                  f"{100 * differencing_success_probability(1.0 / _BOUND_EPS):.2f} %, below the bound."),
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("56.2: one answer's bound, composition forgotten.",
+                   "53.1: the success of §1's particular guess, not the bound on every guess.",
+                   "50: 'noisy' read as 'useless to the attacker'."),
+            ask="The attacker asks the pair of questions 10 times with fresh noise each time: what does the bound "
+                "become? (20ε-DP: e<sup>5</sup>/(1 + e<sup>5</sup>) ≈ 99.3 %.)")),
+    "reconstruction": ChoiceProblem(
+        "In §3's attack on n = 400 people with m = 2000 answers (m/n = 5), up to about which error bound E per "
+        "answer does least squares still recover almost every secret bit?",
+        [("about √n = 20", True,
+          "Right: least squares errs on each bit by about 2E/√(3(m − n)) = E/34.6 here, and a bit flips only when "
+          "that error passes ½. With m a few times n the attack works while E stays below about √n and falls to "
+          "coin-flipping far above it (" + _DN + "; " + _DR_RECONSTRUCTION + ")."),
+         ("about 1: one person's worth", False,
+          "Tempting from §1: an error of ±1 blurs whether one person is in a single count. But the attack never "
+          "trusts one count: it averages 2000 of them, and at E = 1 each bit's error is about 2/√4800 ≈ 0.03, far "
+          "below the ½ that flips it."),
+         ("about n/2 = 200: the size of a group", False,
+          "Tempting, because each count is over about 200 people. But the attacker averages the errors of many "
+          "answers, so errors of order √n = 20 already start flipping bits, and at E = 200 the recovered fraction "
+          "is near the 50 % of guessing."),
+         ("none: with enough answers every error bound is beaten", False,
+          "Tempting after seeing how well averaging works. But for a fixed m/n the error per bit grows in "
+          "proportion to E: far above √n the curve of §3 falls to 50 %. To keep up the attacker needs more "
+          "answers, which is exactly what a privacy budget limits.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("1: the differencing intuition (one person's worth of noise) carried over to many answers.",
+                   "200: noise compared with the group size rather than with the averaging over answers.",
+                   "'none': the attack's power mistaken as independent of the noise."),
+            ask="Double n to 800 with m/n = 5: where does the fall move, and why?")),
+    "membership": ChoiceProblem(
+        "A hospital releases the count of patients with a trait among n = 1000, with Laplace noise of scale b = 2. "
+        "An attacker already knows the trait of the other 999 patients exactly. Which statement is right?",
+        [("Every test of 'is the target in?' still obeys the ε = 0.5 boundary, whatever the attacker knows.", True,
+          "Right: a count has Δ = 1, so the noisy count is ε-DP with ε = Δ/b = 0.5 (" + _DR_LAPLACE + "), and "
+          "every test, whatever side knowledge it uses, has β ≥ max(0, 1 − e<sup>0.5</sup>α, "
+          "e<sup>−0.5</sup>(1 − α)) (" + _KOV + ")."),
+         ("Knowing the other 999, the attacker subtracts them and learns the target's status for certain.", False,
+          "Tempting: that is §1's differencing attack, and on an exact count it works. With noise, subtracting "
+          "leaves the target's 0 or 1 plus Laplace noise of scale 2: evidence, not certainty. DP's neighbours "
+          "differ only in the target, so its bound already assumes an attacker who knows everyone else."),
+         ("Noise of scale 2 on a count of about 1000 is negligible, so it protects no one.", False,
+          "Tempting: 2 is tiny next to 1000, and the count stays accurate. But privacy compares the noise with "
+          "how far one person moves the count (Δ = 1), not with the count itself: b = 2Δ gives ε = 0.5."),
+         ("The guarantee holds only if the attacker knows nothing about the other patients.", False,
+          "That is true of the exact count (§4's orange curve): its protection came from the crowd and depended "
+          "on what the attacker knew. The DP bound depends only on Δ and the noise, and holds for every "
+          "attacker (" + _KOV + ").")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("'subtracts and learns for certain': the differencing attack of §1 applied without its noise.",
+                   "'negligible noise': noise compared with the count instead of with Δ.",
+                   "'only if the attacker knows nothing': the crowd's protection confused with DP's."),
+            ask="What would b have to be for ε = 0.1, and what would that cost the count's accuracy?")),
+    "setting": FindSetting(
+        "Set ε per answer so that, by the bound of §1 (the two answers are 2ε-DP together), no guess about the "
+        "target can be right more than 75 % of the time, while the bound still allows at least 70 %.",
+        _bound_in_band, live=True,
+        hint="The bound for the pair is e<sup>2ε</sup>/(1 + e<sup>2ε</sup>). Solve it for ε at 70 % and at 75 %.",
+        solution=("e<sup>2ε</sup>/(1 + e<sup>2ε</sup>) ≤ 0.75 means e<sup>2ε</sup> ≤ 3, that is ε ≤ ln(3)/2 ≈ "
+                  f"{math.log(3) / 2:.3f}; ≥ 0.70 means e<sup>2ε</sup> ≥ 7/3, that is ε ≥ ln(7/3)/2 ≈ "
+                  f"{math.log(7 / 3) / 2:.3f}. On the slider: ε = 0.45 or 0.5 (" + _DR_COMPOSITION + "; " + _KOV
+                  + "). At ε = 0.55 the bound is 75.03 %, just over."),
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Using e<sup>ε</sup>/(1 + e<sup>ε</sup>), one answer's bound: ε from about 0.85 to 1.05, twice too "
+                   "large (composition forgotten).",
+                   "Reading the bound as a percentage of wrong guesses."),
+            ask="How does the band move if the attacker asks three counts instead of two?")),
+    "proof": ProofIdea(
+        "Why can no guess about one person's secret, from an ε-DP release, be right more than "
+        "e<sup>ε</sup>/(1 + e<sup>ε</sup>) of the time when both values are equally likely beforehand? Write the "
+        "key step, or pick it.",
+        "Let x be the data with the target's secret 1 and x′ the data with it 0, M the release, and let the attacker "
+        "say 'has it' when the output lands in a set S. With both equally likely, P[right] = ½·P[M(x) ∈ S] + "
+        "½·P[M(x′) ∉ S]. ε-DP (" + _DR_DP + ") applied to S and to its complement gives P[M(x) ∈ S] ≤ "
+        "e<sup>ε</sup>·(1 − P[M(x′) ∉ S]) and P[M(x′) ∉ S] ≤ e<sup>ε</sup>·(1 − P[M(x) ∈ S]). Adding the two, "
+        "the sum s = P[M(x) ∈ S] + P[M(x′) ∉ S] satisfies s ≤ e<sup>ε</sup>·(2 − s), so s ≤ "
+        "2e<sup>ε</sup>/(1 + e<sup>ε</sup>) and P[right] = s/2 ≤ e<sup>ε</sup>/(1 + e<sup>ε</sup>). It is the "
+        "corner α = β = 1/(1 + e<sup>ε</sup>) of the trade-off region (" + _KOV + "); for §1's two answers ε "
+        "becomes 2ε (" + _DR_COMPOSITION + ").",
+        steps=[("apply ε-DP to the guess's set and to its complement, then add", True,
+                "Right: the definition, used twice (once for 'has it', once for 'does not'), bounds the two "
+                "probabilities of being right in terms of each other; adding them gives the bound."),
+               ("the noise is symmetric, so the guess is right half the time", False,
+                "Tempting: the noise is symmetric around the true answer. But symmetric noise around two different "
+                "answers still favours the right one: §1's guess beats 50 % at every ε. The bound is about how "
+                "much better than 50 % a guess can be."),
+               ("the noise's variance is large compared with Δ", False,
+                "Tempting: more noise, more doubt. But DP bounds the probability of every set of outputs, not a "
+                "moment of the noise; the proof uses only the definition's inequality.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("'The noise is symmetric': the attacker assumed to learn nothing at all.",
+                   "'The variance is large': a moment bound where DP bounds every set of outputs."),
+            ask="Where does the proof use that both values are equally likely? What is the bound with a prior "
+                "of 90 % 'has it'?")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 5 is about this panel's setting.")
+
+
+class WhyPrivacyProblemsPanel(Panel):
+    """The lesson's problem set, with §1's differencing figure at the chosen ε per answer for its find-a-setting
+    task."""
+
+    title = "Problems: why privacy is hard"
+    intro = ("The figure shows §1's difference of the two noisy answers at the chosen ε per answer (Laplace scale "
+             "b = 1/ε, " + _DR_LAPLACE + "), for a target with and without the condition.")
+
+    controls = {"epsilon": Slider("ε per answer (Laplace scale b = 1/ε)", 1.0, 0.1, 3.0, step=0.05)}
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v) -> View:
+        eps = float(v.epsilon)
+        rows = [("Laplace scale b = 1/ε on each answer", fmt(1.0 / eps)),
+                (f"the two answers together ({_DR_COMPOSITION})", f"{fmt(2.0 * eps)}-DP")]
+        return View([P.differencing_figure(1.0 / eps)], readout=table(rows))
