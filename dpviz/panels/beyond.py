@@ -243,10 +243,11 @@ class ProposeTestReleasePanel(Panel):
              "(⊥); otherwise release med(x) + Lap(Δ<sub>prop</sub>/ε) (Dwork & Lei 2009; Dwork & Roth 2014, §7.2).")
 
     controls = {
-        "n": IntSlider("number of people n", 1001, 11, 2001, step=10),
-        "bound": LogSlider("proposed bound Δ<sub>prop</sub>", 1.0, 0.1, 300.0, step=0.1, fmt=".3g"),
+        # ε and δ first: they set the curve; n and the bound move this data's γ, drawn on it after the exercise
         "epsilon": Slider("ε", 1.0, 0.1, 4.0, step=0.1),
         "delta": LogSlider("δ", 1e-6, 1e-10, 1e-2, step=0.5),
+        "n": IntSlider("number of people n", 1001, 11, 2001, step=10),
+        "bound": LogSlider("proposed bound Δ<sub>prop</sub>", 1.0, 0.1, 300.0, step=0.1, fmt=".3g"),
         "seed": IntSlider("draw (random seed of one run)", 0, 0, 50),
     }
 

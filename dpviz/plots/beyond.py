@@ -34,7 +34,22 @@ __all__ = [
 
 #: Values of the data a figure of this module draws (one neighbour per grid point is built and sorted).
 FIGURE_DATA = Cap(10_000, "the values of data one figure of lesson 05 draws")
-_LEGEND = dict(orientation="h", y=-0.24, x=0, yanchor="top")
+_PLOT = 280  # px: the plot area's height; the legend and the caption go below it, each at a fixed depth
+_TICKS = 58  # px below the plot area taken by the x tick labels and the x axis title
+_ROW = 22  # px per legend entry (one entry per row at worst)
+
+
+def _frame(entries: int, lines: int = 2) -> dict:
+    """The layout keys that stack, below the plot area, the axis title, a horizontal legend of ``entries`` items and a
+    caption of ``lines`` lines, with a plot area of :data:`_PLOT` px whatever the number of entries."""
+    b = _below(entries) + 15 * lines + 12
+    return dict(legend=dict(orientation="h", x=0, y=-_TICKS / _PLOT, yanchor="top"), margin=dict(t=60, b=b),
+                height=_PLOT + 60 + b)
+
+
+def _below(entries: int) -> int:
+    """Pixels from the plot area's bottom to the caption: under the axis title and the legend's rows."""
+    return _TICKS + _ROW * entries + 10
 _NRS = "Nissim, Raskhodnikova & Smith 2007"
 
 
@@ -100,14 +115,15 @@ def replace_one_record_figure(data, lower: float, upper: float, *, show_median: 
     layout = _layout(f"Replace one record by v: n = {n}, data in [{fmt_number(lo, 3)}, {fmt_number(hi, 3)}]",
                      "new value v of the median's record" + (" (log scale)" if log_x else ""),
                      "statistic of the neighbour x′" + (" (log scale)" if lo > 0 else ""), template=template,
-                     title_size=15, legend=_LEGEND, margin=dict(b=150), height=470)
+                     title_size=15, **_frame(len(traces)))
     if log_x:
         layout["xaxis"].update(type="log")
         layout["yaxis"].update(type="log")
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Each point: the statistic of x′ = x with the record x<sub>(m)</sub> replaced by v, computed "
                  "exactly (m = ⌈n/2⌉).<br>Global sensitivity: mean (U − L)/n, median U − L (one record at each "
-                 "end can move it across the range; " + _NRS + ", §3.1).", below=80)
+                 "end can move it across the range; " + _NRS + ", §3.1).",
+            below=_below(len(traces)))
     return fig
 
 
@@ -151,11 +167,12 @@ def leak_densities_figure(data, neighbour, epsilon: float, lower: float, upper: 
                         f"{fmt_number(leak.scale_neighbour, 3)})")]
     layout = _layout(f"Noise set by the local sensitivity: ε = {fmt_number(eps, 3)} on each data set",
                      "released value y", "density (log scale)", template=template, title_size=15,
-                     legend=_LEGEND, margin=dict(b=160), height=470)
+                     **_frame(len(traces)))
     layout["yaxis"].update(type="log")
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact Laplace densities e<sup>−|y − med|/b</sup>/(2b) (Dwork & Roth 2014, Def. 3.3). The scale "
-                 "b = LS/ε depends on the data: it leaks<br>(" + _NRS + ", §1–2).", below=70)
+                 "b = LS/ε depends on the data: it leaks<br>(" + _NRS + ", §1–2).",
+            below=_below(len(traces)))
     return fig
 
 
@@ -177,13 +194,14 @@ def leak_privacy_loss_figure(data, neighbour, epsilon: float, lower: float, uppe
                else f"at most {fmt_number(leak.max_privacy_loss, 3)}")
     layout = _layout(f"Privacy loss of the local-sensitivity release: {verdict}", "released value y",
                      "ℓ(y) = ln(p<sub>x</sub>(y)/p<sub>x′</sub>(y))", template=template, title_size=15,
-                     legend=_LEGEND, margin=dict(b=160), height=450,
+                     **_frame(len(traces)),
                      shapes=[_hline(eps, color=ROLE["bound"]), _hline(-eps, color=ROLE["bound"])])
     layout["yaxis"].update(range=[-top, top])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, f"Exact: ℓ(y) = ln(b′/b) − |y − med(x)|/b + |y − med(x′)|/b′, growing like |y|·|1/b′ − 1/b|. "
                  f"Dashed: ±ε.<br>δ at ε = {fmt_number(eps, 3)}: {fmt_number(leak.delta, 3)} (exact hockey-stick "
-                 "divergence of the two Laplace laws; Dwork & Roth 2014, Def. 3.3).", below=70)
+                 "divergence of the two Laplace laws; Dwork & Roth 2014, Def. 3.3).",
+            below=_below(len(traces)))
     return fig
 
 
@@ -219,14 +237,14 @@ def smooth_sensitivity_figure(data, lower: float, upper: float, *, beta_mark: fl
                                 f"{fmt_number(sm, 3)}"))
         shapes.append(_vline(mark, color=ROLE["x_prime"], dash="dot"))
     layout = _layout(f"Smooth sensitivity of the median: n = {x.size}", "smoothness β<sub>smooth</sub> (log scale)",
-                     "sensitivity, data units (log scale)", template=template, title_size=15, legend=_LEGEND,
-                     margin=dict(b=170), height=480, shapes=shapes)
+                     "sensitivity, data units (log scale)", template=template, title_size=15,
+                     shapes=shapes, **_frame(len(traces)))
     layout["xaxis"].update(type="log")
     layout["yaxis"].update(type="log")
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: A<sup>(k)</sup>(x) = max<sub>0≤t≤k+1</sub> (x<sub>(m+t)</sub> − x<sub>(m+t−k−1)</sub>), the "
                  "largest LS within k changed records (" + _NRS + ",<br>Def. 2.3, Def. 3.1, Prop. 3.4; "
-                 "x<sub>(i)</sub> = L below rank 1, U above rank n).", below=80)
+                 "x<sub>(i)</sub> = L below rank 1, U above rank n).", below=_below(len(traces)))
     return fig
 
 
@@ -258,14 +276,14 @@ def smooth_release_figure(release: B.SmoothSensitivityRelease, lower: float, upp
                                                                             dash="dash"),
                    name=f"global: med + Lap((U − L)/ε), scale {fmt_number(b_global, 3)}")]
     layout = _layout(f"Noise of the release ({guarantee}) against the global-sensitivity Laplace",
-                     "released value y", "density", template=template, title_size=14, legend=_LEGEND,
-                     margin=dict(b=160), height=450, shapes=[_vline(med, color=ROLE["bound"], dash="dot")])
+                     "released value y", "density", template=template, title_size=14,
+                     shapes=[_vline(med, color=ROLE["bound"], dash="dot")], **_frame(len(traces)))
     layout["xaxis"].update(range=[med - half, med + half])
     fig = go.Figure(data=traces, layout=layout)
     src = ("Laplace: β<sub>smooth</sub> = ε/(2 ln(2/δ)), scale 2S*/ε, (ε, δ)-DP" if release.noise == "laplace" else
            "Cauchy: β<sub>smooth</sub> = ε/6, scale 6S*/ε, ε-DP")
     caption(fig, f"Exact densities. {src} ({_NRS}, Cor. 2.4).<br>Dotted: the true median (not released).",
-            below=70)
+            below=_below(len(traces)))
     return fig
 
 
@@ -311,13 +329,14 @@ def ptr_pass_figure(epsilon: float, delta: float, *, distance: float | None = No
                            name=f"this data: γ = {label}, P[pass] = {fmt_number(pg, 3)}"))
     layout = _layout(f"Propose–test–release: does the test pass? ε = {fmt_number(eps, 3)}, δ = {fmt_number(d, 2)}",
                      "distance γ: records to change before LS > Δ<sub>prop</sub>", "P[test passes] (log scale)",
-                     template=template, title_size=14, legend=_LEGEND, margin=dict(b=170), height=460,
+                     template=template, title_size=14, **_frame(len(traces)),
                      shapes=shapes)
     layout["yaxis"].update(type="log", range=[math.log10(d) - math.log10(2.0) - 0.5, 0.1])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: pass iff γ + Lap(1/ε) > ln(1/δ)/ε (dashed), so P = ½δe<sup>εγ</sup> below it and "
                  "1 − e<sup>−εγ</sup>/(2δ) above;<br>dotted: δ/2, the pass probability at γ = 0 (Dwork & Lei 2009; "
-                 "Dwork & Roth 2014, §7.2). The whole algorithm is (2ε, δ)-DP.", below=70)
+                 "Dwork & Roth 2014, §7.2). The whole algorithm is (2ε, δ)-DP.",
+            below=_below(len(traces)))
     return fig
 
 
@@ -363,11 +382,12 @@ def sample_aggregate_figure(result: B.SampleAggregateResult, lower: float, upper
         shapes.append(_vline(t, color=ROLE["bound"], dash="dot"))
     layout = _layout(f"Sample and aggregate: {est.size} blocks, aggregate by the {result.aggregate}, "
                      f"ε = {fmt_number(eps, 3)}", "value (data units)", "density of the release", template=template,
-                     title_size=14, legend=_LEGEND, margin=dict(b=170), height=460, shapes=shapes)
+                     title_size=14, **_frame(len(traces)), shapes=shapes)
     layout["yaxis"].update(range=[-0.05 * peak, 1.1 * peak])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, f"{src}.<br>Green line: this draw's release. Dotted: the statistic on all the data (not "
-                 "released). One shuffle of the data into blocks, set by the draw.", below=70)
+                 "released). One shuffle of the data into blocks, set by the draw.",
+            below=_below(len(traces)))
     return fig
 
 
@@ -416,12 +436,13 @@ def quantile_law_figure(data, q: float, epsilon: float, lower: float, upper: flo
     p_above = float(np.exp(lp[-1])) if math.isfinite(lp[-1]) else 0.0
     layout = _layout(f"DP quantile by the exponential mechanism: q = {fmt_number(qq, 3)}, ε = {fmt_number(eps, 3)}, "
                      f"range [{fmt_number(lo, 3)}, {fmt_number(hi, 3)}]", "output (data units)",
-                     "density (log scale)", template=template, title_size=14, legend=_LEGEND, margin=dict(b=170),
-                     height=470, shapes=shapes)
+                     "density (log scale)", template=template, title_size=14, shapes=shapes,
+                     **_frame(len(traces)))
     layout["yaxis"].update(type="log")
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: P[output in [x<sub>(i)</sub>, x<sub>(i+1)</sub>]] ∝ (x<sub>(i+1)</sub> − x<sub>(i)</sub>)·"
                  "e<sup>−ε|i − qn|/2</sup>, uniform inside (Smith 2011; McSherry & Talwar 2007;<br>Dwork & Roth 2014, "
                  "Thm 3.10). Dotted: the true quantile (not released)."
-                 + (f" P[output above every value] = {fmt_number(p_above, 3)}." if tail else ""), below=70)
+                 + (f" P[output above every value] = {fmt_number(p_above, 3)}." if tail else ""),
+            below=_below(len(traces)))
     return fig
