@@ -45,6 +45,8 @@ def test_the_tree_numbers_at_1024_cells():
     assert first == 239 and np.all(cons[first - 1:] < 2 * w[first - 1:])
     assert f"beats the flat histogram at every width from {first} on ({cons[511]:.1f}/ε² at width 512" in TEXT
     assert f"made consistent** by least squares (Hay et al. 2010, §5) it wins from width {first} on" in TEXT
+    assert np.all(cons <= tree * (1 + 1e-12))  # least squares: never worse than the canonical decomposition
+    assert "beats both the flat histogram on wide ranges and the plain tree everywhere" in TEXT
 
 
 def _mwem_mean_errors(eps: float, seeds: int = 4) -> np.ndarray:
