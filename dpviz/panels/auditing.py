@@ -423,8 +423,8 @@ def _task_holds(_panel, v) -> bool:
 _PROBLEMS = ProblemSet("Problems: DP-SGD and auditing", {
     "audit_bound": NumericAnswer(
         "An auditor's test guesses x′ on 2% of the runs on x (false-alarm rate α = 0.02) and misses x′ on 30% of "
-        "the runs on x′ (miss rate β = 0.3). Take these as the exact error rates. What is the largest ε that "
-        "they prove the mechanism must have, if it is (ε, δ)-DP with δ = 10⁻⁵?", _AUDIT_EPSILON,
+        "the runs on x′ (miss rate β = 0.3). Take these as the exact error rates. If the mechanism is (ε, δ)-DP "
+        "with δ = 10⁻⁵, what lower bound on ε do they prove?", _AUDIT_EPSILON,
         rel_tol=0.01, label="ε ≥",
         traps=[(_AUDIT_OTHER, "That is the other inequality, ln((1 − δ − α)/β): it holds too, but ε must satisfy "
                               "both, so the bound is the larger of the two."),
@@ -555,7 +555,8 @@ _PROBLEMS = ProblemSet("Problems: DP-SGD and auditing", {
         _task_holds, live=True,
         hint="Lowering q lowers ε (amplification by subsampling) but raises σ/L = z/(q·1000). Keep z/q ≤ 100, and "
              "look along z = 100·q for the smallest ε.",
-        solution=("For example z = 5, q = 0.0501 (L = 50.1), T = 500: σ/L = 5/50.1 ≈ 0.0998 and the PLD accountant "
+        solution=("For example z = 5, q = 0.050 (the slider's 10<sup>−1.3</sup> ≈ 0.0501, L = 50.1), T = 500: "
+                  "σ/L = 5/50.1 ≈ 0.0998 and the PLD accountant "
                   "gives ε ≈ 0.84 at δ = 10⁻⁵ (" + _PLD + "; no closed form: the library's PLD accountant). "
                   "Along z = 100·q, at T = 500, ε falls as q grows: 1.33 at q = 0.01, z = 1 (L = 10), 0.84 at "
                   "q = 0.05, z = 5. With the noise on the average held fixed, larger batches with more noise "
@@ -607,6 +608,8 @@ class AuditingProblemsPanel(Panel):
     (accountants only: no training, so it is fast)."""
 
     title = "Problems: DP-SGD and auditing"
+    #: the PLD accountant takes a tenth of a second or more for a new (z, q, T): it runs when a slider is released
+    slow = True
     intro = ("The figure shows the ε at δ = 10⁻⁵ that T DP-SGD steps with noise multiplier z and sampling rate q "
              "spend, per example with add/remove-one neighbours (the RDP accountant at a few steps, the PLD "
              "accountant at T), and the readout the noise on the averaged gradient σ/L, with C = 1 and the "
@@ -621,7 +624,7 @@ class AuditingProblemsPanel(Panel):
 
     def render(self, v) -> View:
         z, q, T = float(v.noise_multiplier), float(v.sampling_rate), int(v.steps)
-        checkpoints = sorted({max(1, round(T * k / 8)) for k in range(1, 9)})
+        checkpoints = sorted({max(1, round(T * k / 4)) for k in range(1, 5)})
         rdp = [D.dpsgd_epsilon(z, q, t, _DELTA, accountant="rdp") for t in checkpoints]
         pld = _problem_epsilon(v)
         fig = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
