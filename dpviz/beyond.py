@@ -708,7 +708,7 @@ def sample_and_aggregate(data, blocks: int, epsilon: float, lower: float, upper:
 class QuantileLaw:
     """The exact output law of the exponential-mechanism quantile (:func:`dp_quantile_law`): piecewise uniform on
     the intervals [edges[i], edges[i+1]], i = 0..n, with probabilities ``probabilities[i]`` (their logarithms
-    ``log_probabilities``, −inf for an empty interval). :meth:`pdf`, :meth:`log_pdf` and :meth:`cdf` evaluate it
+    ``log_probabilities``, −inf for an empty interval). ``pdf``, ``log_pdf`` and ``cdf`` evaluate it
     exactly. The constructor checks every field (sorted edges, one probability per interval, a law that sums to 1)."""
 
     edges: np.ndarray

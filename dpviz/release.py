@@ -475,12 +475,10 @@ def _consistent(t: np.ndarray, b: int, L: int, v: np.ndarray) -> np.ndarray:
 def consistent_tree(noisy, branching: int = 2, *, split=None) -> np.ndarray:
     """Hay et al. 2010's consistent tree (§5, the universal histogram's constrained inference: the least-squares
     estimate of a noisy hierarchy): with the
-    noisy counts ỹ in level order and ℓ counted from the root,
-
-        upward (weighted averaging):  z_v = ỹ_v                                   at a cell,
-                                      z_v = α ỹ_v + (1 − α) Σ_{children u} z_u,  α = (1/v_ℓ)/(1/v_ℓ + 1/(b V_{ℓ+1})),
-                                      V_ℓ = 1/(1/v_ℓ + 1/(b V_{ℓ+1}))  (V_L = v_L),
-        downward (mean consistency):  x̄_root = z_root,  x̄_u = z_u + (x̄_parent − Σ_{siblings w} z_w)/b.
+    noisy counts ỹ in level order and ℓ counted from the root. Upward (weighted averaging): z_v = ỹ_v at a cell,
+    and z_v = α ỹ_v + (1 − α) Σ_{children u} z_u with α = (1/v_ℓ)/(1/v_ℓ + 1/(b V_{ℓ+1})) and
+    V_ℓ = 1/(1/v_ℓ + 1/(b V_{ℓ+1})) (V_L = v_L). Downward (mean consistency): x̄_root = z_root and
+    x̄_u = z_u + (x̄_parent − Σ_{siblings w} z_w)/b.
 
     With equal level variances v_ℓ (``split`` None) α at height h (cells at h = 1) is (b^h − b^{h−1})/(b^h − 1),
     Hay et al.'s weights, and x̄ is the ordinary least-squares fit of a consistent tree (every node the sum of its
