@@ -35,7 +35,7 @@ __all__ = [
 #: Values of the data a figure of this module draws (one neighbour per grid point is built and sorted).
 FIGURE_DATA = Cap(10_000, "the values of data one figure of lesson 05 draws")
 _PLOT = 280  # px: the plot area's height; the legend and the caption go below it, each at a fixed depth
-_TICKS = 58  # px below the plot area taken by the x tick labels and the x axis title
+_TICKS = 68  # px below the plot area taken by the x tick labels and the x axis title
 _ROW = 22  # px per legend entry (one entry per row at worst)
 
 
@@ -117,7 +117,7 @@ def replace_one_record_figure(data, lower: float, upper: float, *, show_median: 
                      "statistic of the neighbour x′" + (" (log scale)" if lo > 0 else ""), template=template,
                      title_size=15, **_frame(len(traces)))
     if log_x:
-        layout["xaxis"].update(type="log")
+        layout["xaxis"].update(type="log", exponentformat="power")
         layout["yaxis"].update(type="log")
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Each point: the statistic of x′ = x with the record x<sub>(m)</sub> replaced by v, computed "
@@ -168,7 +168,7 @@ def leak_densities_figure(data, neighbour, epsilon: float, lower: float, upper: 
     layout = _layout(f"Noise set by the local sensitivity: ε = {fmt_number(eps, 3)} on each data set",
                      "released value y", "density (log scale)", template=template, title_size=15,
                      **_frame(len(traces)))
-    layout["yaxis"].update(type="log")
+    layout["yaxis"].update(type="log", exponentformat="power")
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact Laplace densities e<sup>−|y − med|/b</sup>/(2b) (Dwork & Roth 2014, Def. 3.3). The scale "
                  "b = LS/ε depends on the data: it leaks<br>(" + _NRS + ", §1–2).",
@@ -222,7 +222,7 @@ def smooth_sensitivity_figure(data, lower: float, upper: float, *, beta_mark: fl
     s = np.array([B.smooth_sensitivity_median(x, float(b), lo, hi) for b in betas])
     ls = B.local_sensitivity_median(x, lo, hi)
     traces = [dict(type="scatter", x=betas, y=_gaps(s), mode="lines", line=dict(color=ROLE["exact"], width=3),
-                   name="smooth sensitivity S*(x) = max<sub>k</sub> e<sup>−kβ</sup>·A<sup>(k)</sup>(x)",
+                   name="smooth sensitivity S*(x) (exact)",
                    hovertemplate="β = %{x:.3g}<br>S* = %{y:.4g}<extra></extra>"),
               dict(type="scatter", x=[betas[0], betas[-1]], y=[hi - lo] * 2, mode="lines",
                    line=dict(color=ROLE["naive"], width=2, dash="dash"), name="global sensitivity U − L"),
@@ -239,12 +239,13 @@ def smooth_sensitivity_figure(data, lower: float, upper: float, *, beta_mark: fl
     layout = _layout(f"Smooth sensitivity of the median: n = {x.size}", "smoothness β<sub>smooth</sub> (log scale)",
                      "sensitivity, data units (log scale)", template=template, title_size=15,
                      shapes=shapes, **_frame(len(traces)))
-    layout["xaxis"].update(type="log")
-    layout["yaxis"].update(type="log")
+    layout["xaxis"].update(type="log", exponentformat="power")
+    layout["yaxis"].update(type="log", exponentformat="power")
     fig = go.Figure(data=traces, layout=layout)
-    caption(fig, "Exact: A<sup>(k)</sup>(x) = max<sub>0≤t≤k+1</sub> (x<sub>(m+t)</sub> − x<sub>(m+t−k−1)</sub>), the "
-                 "largest LS within k changed records (" + _NRS + ",<br>Def. 2.3, Def. 3.1, Prop. 3.4; "
-                 "x<sub>(i)</sub> = L below rank 1, U above rank n).", below=_below(len(traces)))
+    caption(fig, "Exact: S*(x) = max<sub>k</sub> A<sup>(k)</sup>(x)·exp(−k·β<sub>smooth</sub>), A<sup>(k)</sup>(x) = "
+                 "max<sub>0≤t≤k+1</sub> (x<sub>(m+t)</sub> − x<sub>(m+t−k−1)</sub>), the largest LS<br>within k "
+                 "changed records (" + _NRS + ", Def. 2.3, Def. 3.1, Prop. 3.4; x<sub>(i)</sub> = L below rank 1, "
+                 "U above rank n).", below=_below(len(traces)))
     return fig
 
 
@@ -331,7 +332,7 @@ def ptr_pass_figure(epsilon: float, delta: float, *, distance: float | None = No
                      "distance γ: records to change before LS > Δ<sub>prop</sub>", "P[test passes] (log scale)",
                      template=template, title_size=14, **_frame(len(traces)),
                      shapes=shapes)
-    layout["yaxis"].update(type="log", range=[math.log10(d) - math.log10(2.0) - 0.5, 0.1])
+    layout["yaxis"].update(type="log", exponentformat="power", range=[math.log10(d) - math.log10(2.0) - 0.5, 0.1])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: pass iff γ + Lap(1/ε) > ln(1/δ)/ε (dashed), so P = ½δe<sup>εγ</sup> below it and "
                  "1 − e<sup>−εγ</sup>/(2δ) above;<br>dotted: δ/2, the pass probability at γ = 0 (Dwork & Lei 2009; "
@@ -438,7 +439,8 @@ def quantile_law_figure(data, q: float, epsilon: float, lower: float, upper: flo
                      f"range [{fmt_number(lo, 3)}, {fmt_number(hi, 3)}]", "output (data units)",
                      "density (log scale)", template=template, title_size=14, shapes=shapes,
                      **_frame(len(traces)))
-    layout["yaxis"].update(type="log")
+    peak = max(finite) if finite else 1.0
+    layout["yaxis"].update(type="log", exponentformat="power", range=[math.log10(bottom) - 0.3, math.log10(peak) + 0.3])
     fig = go.Figure(data=traces, layout=layout)
     caption(fig, "Exact: P[output in [x<sub>(i)</sub>, x<sub>(i+1)</sub>]] ∝ (x<sub>(i+1)</sub> − x<sub>(i)</sub>)·"
                  "e<sup>−ε|i − qn|/2</sup>, uniform inside (Smith 2011; McSherry & Talwar 2007;<br>Dwork & Roth 2014, "
