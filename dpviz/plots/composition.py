@@ -1,4 +1,5 @@
-"""Figures of lessons 06 "Composition theorems" and 07 "Accounting in practice": every accountant side by side on the learner's own settings.
+"""Figures of lessons 06 "Composition theorems" and 07 "Accounting in practice": every accountant side by side on
+the learner's own settings.
 
 The lesson composes ``k`` copies of one mechanism (Gaussian, Laplace or randomized response), optionally
 Poisson-subsampled at rate ``q``, and asks every accountant of :mod:`dpviz.accountants` for its (ε, δ) guarantee:

@@ -3,7 +3,8 @@
 Under JupyterHub every student has a single-user server (``jupyterhub-singleuser``, a jupyter_server), and Voilà
 runs in it as a server extension, not as ``dpviz serve``'s own app. Loaded there, Voilà alone differs from the
 lesson page ``dpviz serve`` gives: each figure loads its own copy of plotly.js over the kernel's WebSocket (for
-lesson 05 (now lessons 06 and 07), 26 MB per student, and anywidget's 2 s start limit is missed), icons and MathJax come from public CDNs,
+lesson 05, now lessons 06 and 07, 26 MB per student, and anywidget's 2 s start limit is missed), icons and
+MathJax come from public CDNs,
 the page's shutdown beacon is refused (voila-dashboards/voila#1458), and only the ``VoilaConfiguration`` part of
 the lessons' ``voila.json`` is read (so the 4 s output time-out is back). This extension puts right what
 ``dpviz serve`` puts right, with the same code:

@@ -288,7 +288,8 @@ _PANEL_REFERENCES_SAME = """(i) => {
 #: its signature differs from ``before`` (or 30 s pass), and note that frame's time in ``window._dpvizSeen``. A watch
 #: started from the test after the key presses (a ``wait_for_function``) began only once the page answered the
 #: test's next calls, which waits behind whatever the page is busy with: an update already drawn was then noted up to
-#: ~40 ms late (lesson 05 before the split into 06 and 07, 2026-11-29: a figure changed 54 ms after the key press, noted at 90 ms). With ``keys``, the
+#: ~40 ms late (lesson 05 before the split into 06 and 07, 2026-11-29: a figure changed 54 ms after the key
+#: press, noted at 90 ms). With ``keys``, the
 #: first key press's time goes to ``window._dpvizKey``, and a change before it (a panel still refining its previous
 #: view) becomes the new baseline rather than the move's effect.
 _ARM_CHANGE_WATCH = f"""([i, before, keys]) => {{

@@ -4,8 +4,9 @@ One hub on loopback (JupyterHub from PyPI, configurable-http-proxy from npm: ``m
 recipe itself plus what a test machine changes (:data:`OVERLAY`: the dummy authenticator, the local process
 spawner with homes in a temporary folder, loopback ports, short cull times). Then, as in a class:
 
-- three students log in at once, each in a Chromium of their own; each opens lesson 07 (the composition lab; in lesson 05 before the split, its five figures were
-  where, under the hub without dpviz's extension, anywidget failed to start 1-5 figures in 4 of 6 runs): every
+- three students log in at once, each in a Chromium of their own; each opens lesson 07 (the composition lab; in
+  lesson 05 before the split, its figures were where, under the hub without dpviz's extension, anywidget failed
+  to start 1-5 figures in 4 of 6 runs): every
   figure is drawn, no page error, each panel's first control changes its figures, plotly.js is fetched once per
   page, and no request leaves the machine;
 - two of them answer lesson 01's exercise, and the teacher (a member of the ``teachers`` group) sees the class's
