@@ -43,7 +43,8 @@ NUMERICS = ROOT / "benchmarks" / "numerics"  # the named computations
 
 
 #: Per-panel targets (seconds, p95): the first issues asked 50 ms for Part I (100 ms for the composition lab and
-#: Part II), superseded by issue 14's targets: a panel that updates while its slider is dragged, p95 ≤ 30 ms per update; a slow panel (it
+#: Part II), superseded by issue 14's targets: a panel that updates while its slider is dragged, p95 ≤ 30 ms per
+#: update; a slow panel (it
 #: updates on release, with a progress bar) shows its result, or its first partial result if it streams, ≤ 250 ms.
 DRAG_TARGET = 0.030
 RELEASE_TARGET = 0.250

@@ -20,7 +20,8 @@ import pytest
 from _notation import candidates, lesson_text, page_symbols, prose, symbols
 
 PART_ONE = ["01_why_privacy", "02_counting_with_noise", "03_privacy_loss", "04_selection",
-            "05_beyond_global_sensitivity", "06_composition_theorems", "07_accounting_in_practice", "08_releasing_many_answers",
+            "05_beyond_global_sensitivity", "06_composition_theorems", "07_accounting_in_practice",
+            "08_releasing_many_answers",
             "09_choosing_epsilon", "10_dp_sgd_and_auditing"]
 PART_TWO = ["11_items_to_users", "12_user_level_means", "13_user_level_learning", "14_few_examples",
             "15_per_attribute"]

@@ -321,7 +321,8 @@ def test_progress_reports_move_the_bar_at_most_once_per_interval(monkeypatch):
 @pytest.mark.slow
 def test_a_lessons_controls_and_texts_share_one_style_model_per_kind():
     """Lesson 05 (before its split) drew 70 style models (one per slider, drop-down, text, button, progress bar)
-    among its 259 widgets, all alike; each kind now has one per kernel. The neighbour toggle's wider buttons have a style of
+    among its 259 widgets, all alike; each kind now has one per kernel. The neighbour toggle's wider buttons have a
+    style of
     their own, and the other toggles keep the default width."""
     import ipywidgets as W
 
