@@ -84,7 +84,23 @@ def test_the_sample_and_aggregate_scale():
     assert (n, round(b)) == (5000, 100)
     r = B.sample_and_aggregate(PB.data(n), round(b), 1.0, PB.LOWER, 1000.0, rng=0)
     assert r.scale == pytest.approx(999.0 / 100, rel=1e-15)
-    assert "At the defaults n = 5000, B = 100, ε = 1, the noise scale is 999/100 = 9.99" in TEXT
+    assert "At the defaults n = 5000, B = 100, ε = 1, the noise scale is 999/100 = 9.99, larger than the standard " \
+           "deviation of the block medians themselves" in TEXT
+    for seed in range(5):  # whatever the shuffle
+        est = B.sample_and_aggregate(PB.data(n), round(b), 1.0, PB.LOWER, 1000.0, statistic="median",
+                                     rng=seed).estimates
+        assert np.std(est) < r.scale / 1.5
+
+
+def test_the_smooth_sensitivity_follows_n_and_u_as_the_prose_says():
+    s = {(n, u, noise): B.smooth_sensitivity_release_parameters(PB.data(n), 1.0, 1e-6 if noise == "laplace" else 0.0,
+                                                                 1.0, u, noise).smooth_sensitivity
+         for n in (201, 501) for u in (1000.0, 1e6) for noise in ("laplace", "cauchy")}
+    assert s[(501, 1000.0, "laplace")] < s[(201, 1000.0, "laplace")] and s[(501, 1000.0, "cauchy")] < \
+        s[(201, 1000.0, "cauchy")]
+    assert s[(201, 1e6, "laplace")] > 100 * s[(201, 1000.0, "laplace")]
+    assert s[(201, 1e6, "cauchy")] == s[(201, 1000.0, "cauchy")]
+    assert "with the Cauchy noise's larger β<sub>smooth</sub> it does not move" in TEXT
 
 
 def test_the_quantile_exercise_answer_stays_out_of_the_prose():
