@@ -457,8 +457,9 @@ _PROBLEMS = ProblemSet("Problems: DP-SGD and auditing", {
                                          "it by L divides its standard deviation by L.")],
         solution=("The noise N(0, σ²·I) with σ = z·C = 3 is added once to the sum of the clipped gradients, and the "
                   f"sum is divided by L ({_ABADI}): each coordinate's noise is N(0, (σ/L)²), of standard deviation "
-                  "z·C/L = 1.5·2/50 = 0.06. The clipped gradients' average is at most C = 2 in norm, so the noise "
-                  "is small next to it; with q = 0.01 (L = 10) it would be 0.3."),
+                  "z·C/L = 1.5·2/50 = 0.06. Each clipped gradient has norm at most C = 2, so with a batch near its "
+                  "expected size L the averaged gradient has norm at most about 2, and the noise is small next to "
+                  "it; with q = 0.01 (L = 10) it would be 0.3."),
         notes=TeachingNotes(
             timing="2 min",
             wrong=("3: σ = z·C, the noise on the sum, not on the average.",
