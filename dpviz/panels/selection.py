@@ -332,7 +332,8 @@ _PROBLEMS = ProblemSet("Problems: choosing privately", {
         traps=[(math.log(1000 / 0.05), "That is ln(k/β<sub>fail</sub>) without its factor 2Δ/ε = 2: the bound is "
                                        "(2Δ/ε)·ln(k/β<sub>fail</sub>)."),
                (2.0 * math.log(1000), "That is (2Δ/ε)·ln k, the bound with t = 0, which holds with probability "
-                                      "only 1 − e⁰ = 0. The 95% needs t = ln(1/β<sub>fail</sub>) = ln 20."),
+                                      "at least 1 − e⁰ = 0: no guarantee. The 95% needs t = ln(1/β<sub>fail</sub>) "
+                                      "= ln 20."),
                (2.0 * math.log(1000 * 0.05), "That is (2Δ/ε)·ln(k·β<sub>fail</sub>): β<sub>fail</sub> multiplied "
                                              "instead of divided. A smaller failure probability must give a "
                                              "<i>larger</i> bound.")],
@@ -367,8 +368,9 @@ _PROBLEMS = ProblemSet("Problems: choosing privately", {
         "person. You publish all 20 counts, each with its own Lap(1/ε) noise. What does the whole release cost?",
         [("ε: each person is in one count only", True,
           "Right: one person moves one count by one, so the 20 releases are about disjoint groups of people and "
-          "cost ε together (parallel composition, " + _PARALLEL + "). Their argmax is post-processing: here "
-          "report-noisy-max saves no privacy, it only publishes less."),
+          "cost ε together (parallel composition, " + _PARALLEL + "). Their argmax is post-processing ("
+          + cite("dwork2014algorithmic", "Prop. 2.1") + "): here report-noisy-max saves no privacy, it only "
+          "publishes less."),
          ("20·ε: twenty ε-DP releases add up", False,
           "Tempting: each noisy count is an ε-DP release, and basic composition adds the ε of releases about the "
           "same people (" + _DR_COMPOSITION + "). But a person who picks one option is in one count only: the "
@@ -426,7 +428,8 @@ _PROBLEMS = ProblemSet("Problems: choosing privately", {
         "because one score moves by at most Δ. The normalising sums Σ<sub>j</sub> e<sup>ε·u<sub>j</sub>/(2Δ)</sup> "
         "differ by at most e<sup>ε/2</sup> too, because every term does. So the ratio is at most "
         "e<sup>ε/2</sup>·e<sup>ε/2</sup> = e<sup>ε</sup> (" + _DR_EXP + "). For monotonic scores the numerator and "
-        "the sum move the same way, one factor cancels, and the weights e<sup>ε·u<sub>i</sub>/Δ</sup> give ε.",
+        "the sum move the same way, so one of the two factors is at most 1, and the weights "
+        "e<sup>ε·u<sub>i</sub>/Δ</sup> give ε.",
         steps=[("numerator and sum each move by ≤ exp(ε/2)", True,
                 "Right: the winner's weight and the normalising sum each change by a factor of at most "
                 "e<sup>ε/2</sup>, and the two factors multiply to e<sup>ε</sup>. That is why the rate is "
