@@ -216,7 +216,7 @@ def smooth_sensitivity_figure(data, lower: float, upper: float, *, beta_mark: fl
     x = _data(data)
     lo, hi = _range(lower, upper)
     mark = None if beta_mark is None else _number(beta_mark, "beta_mark", low=0.0, high=1e6, low_open=True)
-    betas = np.geomspace(1e-4, 10.0, 36)
+    betas = np.geomspace(1e-4, 10.0, 26)
     if mark is not None:
         betas = np.union1d(betas, [mark])
     s = np.array([B.smooth_sensitivity_median(x, float(b), lo, hi) for b in betas])
