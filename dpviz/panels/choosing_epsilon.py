@@ -355,8 +355,8 @@ _PROBLEMS = ProblemSet("Problems: choosing ε", {
                                           "The bound multiplies the <i>odds</i> p/(1 − p); multiplying the "
                                           "probability can pass 100% for a large ε."),
                (100 * math.exp(2) * 0.05 / 0.95, "That is the posterior <i>odds</i>, e<sup>ε</sup>·p/(1 − p) ≈ "
-                                                 "0.389, read as a probability. Turn the odds o back into a "
-                                                 "probability: o/(1 + o)."),
+                                                 "0.389, read as a probability. Odds turn back into a "
+                                                 "probability as odds/(1 + odds)."),
                (10.0, "That is ε·p: ε used as a factor. The odds grow by e<sup>ε</sup> = 7.39, not by ε.")],
         solution="Prior odds p/(1 − p) = 0.05/0.95 ≈ 0.0526, times e<sup>ε</sup> = e² ≈ 7.389: posterior odds "
                  "≈ 0.389, so P[in | O] ≤ 0.389/1.389 ≈ 28.0% (" + _KS + "). Binary randomized response with "
@@ -386,9 +386,9 @@ _PROBLEMS = ProblemSet("Problems: choosing ε", {
                    "0.4: log base 10.", "23: α<sub>acc</sub> multiplied instead of divided."),
             ask="What ε does β<sub>fail</sub> = 0.1% need at the same α<sub>acc</sub>? Why does it grow so slowly?")),
     "gdp": NumericAnswer(
-        "Two Gaussian releases about the same people are ρ-zCDP with ρ₁ = 0.32 and ρ₂ = 0.18. Read together as "
-        "μ-GDP with μ = √(2ρ), what is the largest true-positive rate minus false-positive rate of any test of "
-        "whether one person is in the data?",
+        "Two Gaussian releases about the same people are ρ-zCDP, one with ρ = 0.32, the other with ρ = 0.18. Read "
+        "together as μ-GDP with μ = √(2ρ), what is the largest true-positive rate minus false-positive rate of any "
+        "test of whether one person is in the data?",
         2 * 0.5 * (1 + math.erf(0.5 / math.sqrt(2))) - 1, abs_tol=0.005, label="largest difference:",
         traps=[(2 * 0.5 * (1 + math.erf(0.7 / math.sqrt(2))) - 1,
                 "That adds the two μ (0.8 + 0.6 = 1.4). Composition adds ρ, and μ = √(2ρ), so the μ add in "
@@ -396,7 +396,7 @@ _PROBLEMS = ProblemSet("Problems: choosing ε", {
                (2 * 0.5 * (1 + math.erf(1 / math.sqrt(2))) - 1,
                 "That is 2Φ(μ) − 1: the limit is 2Φ(μ/2) − 1, the test's best threshold lying halfway between the "
                 "two Gaussians."),
-               (1.0, "That is μ itself, which is not a rate: the limit on TPR − FPR is 2Φ(μ/2) − 1, below 1 for "
+               (1.0, "That is μ itself, which is not a rate: the limit on the difference is 2Φ(μ/2) − 1, below 1 for "
                      "every μ.")],
         solution="ρ adds up under composition (" + _BS_ZCDP + "): ρ = 0.32 + 0.18 = 0.5, so μ = √(2ρ) = 1, and the "
                  "composed Gaussians are one Gaussian (" + _DRS_GDP + "). The limit is 2Φ(μ/2) − 1 = 2Φ(0.5) − 1 "
@@ -431,13 +431,13 @@ _PROBLEMS = ProblemSet("Problems: choosing ε", {
         f"The observer's prior is {_TASK_PRIOR:.0%}. With ε at most {_TASK_EPS:g}, find a δ and an output event S "
         f"(its probability P[S | out]) for which the exact largest posterior is above {_TASK_POSTERIOR:.0%}.",
         _rare_output_reveals, live=True,
-        hint="With δ = 0 the bound is at most e<sup>ε</sup> times the prior odds: about 1.6% here. Choose δ > 0 and "
-             "make the output rarer than δ.",
+        hint="With δ = 0 the posterior odds are at most e<sup>ε</sup> times the prior odds: about 1.6% at ε = 0.5. "
+             "Choose δ > 0 and make the output rarer than δ.",
         solution="A posterior above 50% means posterior odds above 1: a/q > (1 − p)/p = 99, with q = P[S | out] "
                  "and a = min(1, e<sup>ε</sup>·q + δ, 1 − e<sup>−ε</sup>·(1 − q − δ)) (" + _KOV + "). For a rare "
-                 "output a ≈ e<sup>ε</sup>·q + δ, so δ/q must exceed 99 − e<sup>ε</sup> ≈ 97.4 at ε = 0.5. E.g. "
-                 "δ = 10⁻³ and P[S | out] = 10⁻⁶ give a posterior of 91%, at any ε ≤ 0.5: δ must be far below the "
-                 "probability of any output an observer could act on.",
+                 "output a ≈ e<sup>ε</sup>·q + δ, so δ/q must exceed 99 − e<sup>ε</sup> ≈ 97.4 at ε = 0.5. For "
+                 "example, δ = 10⁻³ and P[S | out] = 10⁻⁶ give a posterior of 91%, at any ε ≤ 0.5: δ must be far below "
+                 "the probability of any output an observer could act on.",
         notes=TeachingNotes(
             timing="4 min",
             wrong=("Raising ε: the task caps it at 0.5, and with δ = 0 no ε ≤ 0.5 passes 1.7%.",
