@@ -418,9 +418,9 @@ _PROBLEMS = ProblemSet("Problems: why privacy is hard", {
                (50.0, "Tempting: with noise the attacker is 'only guessing'. But the noise is not infinite: the "
                       "answers still carry some evidence, and the guess can beat a coin flip.")],
         solution=(f"The two answers are each ε-DP with ε = Δ/b = {_BOUND_EPS:g} ({_DR_LAPLACE}), so together "
-                  f"2ε = {2 * _BOUND_EPS:g}-DP ({_DR_COMPOSITION}). No guess from an ε′-DP release is right more "
-                  "often than e<sup>ε′</sup>/(1 + e<sup>ε′</sup>) when both values are equally likely (" + _KOV
-                  + f"): with ε′ = {2 * _BOUND_EPS:g}, e<sup>0.5</sup>/(1 + e<sup>0.5</sup>) ≈ "
+                  f"2ε = {2 * _BOUND_EPS:g}-DP ({_DR_COMPOSITION}). No guess from a release that is ε-DP in total "
+                  "is right more often than e<sup>ε</sup>/(1 + e<sup>ε</sup>) when both values are equally likely ("
+                  + _KOV + f"): with the total {2 * _BOUND_EPS:g}, e<sup>0.5</sup>/(1 + e<sup>0.5</sup>) ≈ "
                   f"{100 * _guess_bound(2 * _BOUND_EPS):.2f} %. §1's guess reaches "
                   f"{100 * differencing_success_probability(1.0 / _BOUND_EPS):.2f} %, below the bound."),
         notes=TeachingNotes(
