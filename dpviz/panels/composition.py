@@ -45,8 +45,7 @@ from dpviz.plots import composition as P
 from dpviz.references import cite
 
 __all__ = ["CompositionLabPanel", "EpsilonVsCompositionsPanel", "CalibrationPanel", "GroupPrivacyPanel",
-           "AmplificationPanel", "CompositionProblemsPanel", "AccountingProblemsPanel", "disagreement_table",
-           "advanced_epsilon", "group_delta"]
+           "AmplificationPanel", "CompositionProblemsPanel", "AccountingProblemsPanel", "disagreement_table"]
 
 _MECH_OPTIONS = [("Gaussian", "gaussian"), ("Laplace", "laplace"), ("Randomized response", "rr")]
 _NEIGHBOR_OPTIONS = [("add/remove one person", "add_remove"), ("replace one person", "replace_one")]
@@ -547,7 +546,7 @@ _ZCDP_CONV = cite("bun2016concentrated", "Prop 1.3")
 _ADV_K, _ADV_EPS, _ADV_SLACK, _ADV_FEW = 100, 0.1, 1e-5, 10
 
 
-def advanced_epsilon(k: int, eps_step: float, slack: float) -> float:
+def _advanced_epsilon(k: int, eps_step: float, slack: float) -> float:
     """Advanced composition's ε for k steps of ε_step at δ_slack (Dwork, Rothblum & Vadhan 2010, Thm III.3):
     √(2k ln(1/δ_slack))·ε_step + k·ε_step(e^ε_step − 1)."""
     return math.sqrt(2 * k * math.log(1 / slack)) * eps_step + k * eps_step * math.expm1(eps_step)
@@ -559,7 +558,7 @@ _AMP_P_EPS, _AMP_P_Q = 1.0, 0.1
 _GP_P_EPS, _GP_P_DELTA, _GP_P_G = 0.1, 1e-6, 10
 
 
-def group_delta(eps1: float, delta1: float, g: int) -> float:
+def _group_delta(eps1: float, delta1: float, g: int) -> float:
     """The generic group privacy's δ_g = δ₁(e^(g·ε₁) − 1)/(e^ε₁ − 1) (Ghazi et al. 2023, Lemma 6)."""
     return delta1 * math.expm1(g * eps1) / math.expm1(eps1)
 
@@ -574,7 +573,7 @@ PROBLEMS_06 = ProblemSet("Problems: composition theorems", {
     "advanced": NumericAnswer(
         f"A mechanism of k = {_ADV_K} adaptively chosen steps has ε<sub>step</sub> = {_ADV_EPS:g} per step "
         "(δ<sub>step</sub> = 0). What ε does advanced composition certify with δ<sub>slack</sub> = 10⁻⁵?",
-        advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK), rel_tol=0.01, label="ε =",
+        _advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK), rel_tol=0.01, label="ε =",
         traps=[(_ADV_K * _ADV_EPS, "That is basic composition, k·ε<sub>step</sub>. Advanced composition is a "
                                    "different bound, one that lets the steps' losses partly cancel."),
                (math.sqrt(2 * _ADV_K * math.log(1 / _ADV_SLACK)) * _ADV_EPS,
@@ -587,10 +586,10 @@ PROBLEMS_06 = ProblemSet("Problems: composition theorems", {
         solution=(f"ε = √(2·{_ADV_K}·ln(10⁵))·{_ADV_EPS:g} + {_ADV_K}·{_ADV_EPS:g}·(e<sup>{_ADV_EPS:g}</sup> − 1) = "
                   f"{math.sqrt(2 * _ADV_K * math.log(1 / _ADV_SLACK)) * _ADV_EPS:.4g} + "
                   f"{_ADV_K * _ADV_EPS * math.expm1(_ADV_EPS):.4g} = "
-                  f"{advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK):.4g}, with δ = kδ<sub>step</sub> + "
+                  f"{_advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK):.4g}, with δ = kδ<sub>step</sub> + "
                   f"δ<sub>slack</sub> = 10⁻⁵ ({_ADVANCED}). Basic composition gives k·ε<sub>step</sub> = "
                   f"{_ADV_K * _ADV_EPS:g} ({_BASIC}): advanced composition is "
-                  f"{_ADV_K * _ADV_EPS / advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK):.2g} times smaller here."),
+                  f"{_ADV_K * _ADV_EPS / _advanced_epsilon(_ADV_K, _ADV_EPS, _ADV_SLACK):.2g} times smaller here."),
         notes=TeachingNotes(
             timing="3 min",
             wrong=("10: basic composition's k·ε<sub>step</sub>, the theorem not yet told apart from the basic one.",
@@ -601,7 +600,7 @@ PROBLEMS_06 = ProblemSet("Problems: composition theorems", {
         f"Now only k = {_ADV_FEW} steps of ε<sub>step</sub> = {_ADV_EPS:g} (δ<sub>step</sub> = 0), again with "
         "δ<sub>slack</sub> = 10⁻⁵ for advanced composition. Which statement is right?",
         [(f"Basic composition is better here: it gives ε = {_ADV_FEW * _ADV_EPS:g} at δ = 0, advanced "
-          f"composition ε ≈ {advanced_epsilon(_ADV_FEW, _ADV_EPS, _ADV_SLACK):.2f} at δ = 10⁻⁵.", True,
+          f"composition ε ≈ {_advanced_epsilon(_ADV_FEW, _ADV_EPS, _ADV_SLACK):.2f} at δ = 10⁻⁵.", True,
           f"Right: √(2·{_ADV_FEW}·ln(10⁵))·{_ADV_EPS:g} ≈ {math.sqrt(2 * _ADV_FEW * math.log(1e5)) * _ADV_EPS:.2f} "
           f"already exceeds k·ε<sub>step</sub> = {_ADV_FEW * _ADV_EPS:g}. The factor √(2 ln(1/δ<sub>slack</sub>)) ≈ "
           f"4.8 is paid before √k beats k, and the mean term k·ε<sub>step</sub>(e<sup>ε<sub>step</sub></sup> − 1) "
@@ -671,7 +670,7 @@ PROBLEMS_06 = ProblemSet("Problems: composition theorems", {
         f"Each record is protected with (ε₁, δ₁) = ({_GP_P_EPS:g}, 10⁻⁶). A person contributes g = {_GP_P_G} "
         "records. By the generic group privacy theorem the person gets (g·ε₁, δ<sub>g</sub>). What is "
         "δ<sub>g</sub>, in units of 10⁻⁶?",
-        group_delta(_GP_P_EPS, _GP_P_DELTA, _GP_P_G) / 1e-6, rel_tol=0.01, label="δ in units of 10⁻⁶:",
+        _group_delta(_GP_P_EPS, _GP_P_DELTA, _GP_P_G) / 1e-6, rel_tol=0.01, label="δ in units of 10⁻⁶:",
         traps=[(_GP_P_G * _GP_P_DELTA / 1e-6, "That is g·δ₁, as in basic composition. In a group the g records "
                                               "change one after another, and each change multiplies what came "
                                               "before by e<sup>ε₁</sup> before adding δ₁: the δ's grow "
@@ -683,7 +682,7 @@ PROBLEMS_06 = ProblemSet("Problems: composition theorems", {
                 "terms, not one.")],
         solution=(f"δ<sub>g</sub> = δ₁(e<sup>g·ε₁</sup> − 1)/(e<sup>ε₁</sup> − 1) = 10⁻⁶·(e − 1)/(e<sup>0.1</sup> "
                   f"− 1) = 10⁻⁶·{math.expm1(1.0):.4g}/{math.expm1(0.1):.4g} ≈ "
-                  f"{group_delta(_GP_P_EPS, _GP_P_DELTA, _GP_P_G) / 1e-6:.4g}·10⁻⁶, with g·ε₁ = 1 ({_GROUP}). "
+                  f"{_group_delta(_GP_P_EPS, _GP_P_DELTA, _GP_P_G) / 1e-6:.4g}·10⁻⁶, with g·ε₁ = 1 ({_GROUP}). "
                   "Walking from one data set to the other changes one record at a time: the i-th change multiplies by "
                   "e<sup>ε₁</sup> and adds δ₁, so δ<sub>g</sub> = δ₁(1 + e<sup>ε₁</sup> + … + e<sup>(g−1)ε₁"
                   "</sup>), a geometric sum."),
