@@ -445,10 +445,11 @@ _PROBLEMS = ProblemSet("Problems: why privacy is hard", {
           "Tempting, because each count is over about 200 people. But the attacker averages the errors of many "
           "answers, so errors of order √n = 20 already start flipping bits, and at E = 200 the recovered fraction "
           "is near the 50 % of guessing."),
-         ("none: with enough answers every error bound is beaten", False,
-          "Tempting after seeing how well averaging works. But for a fixed m/n the error per bit grows in "
-          "proportion to E: far above √n the curve of §3 falls to 50 %. To keep up the attacker needs more "
-          "answers, which is exactly what a privacy budget limits.")],
+         ("none: at m/n = 5 no error bound stops the attack", False,
+          "Tempting after seeing how well averaging works. But at a fixed m/n the error per bit grows in "
+          "proportion to E: far above √n the curve of §3 falls to 50 %. More answers push the fall to the right "
+          "(like √(m − n)), which is why a privacy method must limit the number of questions or let the error "
+          "grow with them.")],
         notes=TeachingNotes(
             timing="3 min",
             wrong=("1: the differencing intuition (one person's worth of noise) carried over to many answers.",
