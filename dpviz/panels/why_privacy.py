@@ -361,7 +361,7 @@ _DR_RECONSTRUCTION = cite("dwork2014algorithmic", "§8.1")
 
 def _guess_bound(eps: float) -> float:
     """The most often any guess about one bit can be right from an eps-DP release, both values equally likely
-    beforehand: e^eps/(1 + e^eps) (Kairouz, Oh & Viswanath 2015, Thm 2.1)."""
+    beforehand: e<sup>ε</sup>/(1 + e<sup>ε</sup>) (Kairouz, Oh & Viswanath 2015, Thm 2.1)."""
     return 1.0 / (1.0 + math.exp(-eps))
 
 
@@ -370,7 +370,7 @@ _UNIQUE_N = 200
 _UNIQUE = 100.0 * (179.0 / 180.0) ** (_UNIQUE_N - 1)
 #: Problem 2: the ε per answer of the bound's problem.
 _BOUND_EPS = 0.25
-#: Problem 5: the band the bound e^{2ε}/(1 + e^{2ε}) must land in.
+#: Problem 5: the band the bound e<sup>2ε</sup>/(1 + e<sup>2ε</sup>) must land in.
 _BAND = (0.70, 0.75)
 
 
