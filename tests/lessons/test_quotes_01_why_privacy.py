@@ -53,7 +53,8 @@ def test_four_attacks_four_panels_four_objectives():
     cells = json.loads((NOTEBOOKS / f"{LESSON}.ipynb").read_text(encoding="utf-8"))["cells"]
     code = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
     panels = re.findall(r"^(\w+Panel)\(\)$", code, flags=re.M)
-    assert panels == ["DifferencingPanel", "LinkagePanel", "ReconstructionPanel", "MembershipPanel"]
+    assert panels == ["DifferencingPanel", "LinkagePanel", "ReconstructionPanel", "MembershipPanel",
+                      "WhyPrivacyProblemsPanel"]
     _says("This lesson shows four attacks")
     objectives = re.findall(r" (\d)\. (?:explain|put names|describe|read) ", TEXT)
     assert objectives == ["1", "2", "3", "4"]

@@ -19,11 +19,13 @@ import pytest
 import dpviz.mean.robust as robust_module
 from dpviz.learning import experiments
 from dpviz.panels.auditing import DPSGDPanel
-from dpviz.panels.composition import CalibrationPanel, CompositionLabPanel, EpsilonVsCompositionsPanel
+from dpviz.panels.composition import (AccountingProblemsPanel, CalibrationPanel, CompositionLabPanel,
+                                     EpsilonVsCompositionsPanel)
 from dpviz.panels.few_examples import ThresholdLearnerPanel
 from dpviz.panels.learning import HeterogeneityPanel, TrainLivePanel
 from dpviz.panels.means import RobustnessPanel
 from dpviz.panels.panel import registered_panels
+from dpviz.panels.release import MWEMPanel, TreeHistogramPanel
 
 #: panel, settings that keep it quick, the control moved, and two values for it (first, second)
 CASES = {
@@ -35,6 +37,9 @@ CASES = {
     "EpsilonVsCompositionsPanel": (EpsilonVsCompositionsPanel, {"max_k": 100.0}, "sigma", 2.0, 8.0),
     "CalibrationPanel": (CalibrationPanel, {"k": 10.0}, "target", 2.0, 3.0),
     "DPSGDPanel": (DPSGDPanel, {}, "steps", 400, 120),
+    "AccountingProblemsPanel": (AccountingProblemsPanel, {}, "k", 1000.0, 10000.0),
+    "TreeHistogramPanel": (TreeHistogramPanel, {"depth": 5}, "depth", 6, 7),
+    "MWEMPanel": (MWEMPanel, {"k": 50}, "k", 60, 70),
 }
 
 
