@@ -43,9 +43,11 @@ def panel_classes(stem: str) -> list[type]:
     for cell in _cells(stem):
         if cell["cell_type"] != "code":
             continue
-        for module, names in re.findall(r"from (dpviz\.panels\.\w+) import ([\w, ]+)", "".join(cell["source"])):
+        # one line, or a parenthesised list over several lines
+        pattern = r"from (dpviz\.panels\.\w+) import (?:\(([\w,\s]+)\)|([\w, ]+))"
+        for module, wrapped, plain in re.findall(pattern, "".join(cell["source"])):
             mod = importlib.import_module(module)
-            found += [getattr(mod, name.strip()) for name in names.split(",")]
+            found += [getattr(mod, name.strip()) for name in (wrapped or plain).split(",") if name.strip()]
     return found
 
 
