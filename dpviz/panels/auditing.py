@@ -609,8 +609,6 @@ class AuditingProblemsPanel(Panel):
     (accountants only: no training, so it is fast)."""
 
     title = "Problems: DP-SGD and auditing"
-    #: the PLD accountant takes a tenth of a second or more for a new (z, q, T): it runs when a slider is released
-    slow = True
     intro = ("The figure shows the ε at δ = 10⁻⁵ that T DP-SGD steps with noise multiplier z and sampling rate q "
              "spend, per example with add/remove-one neighbours (the RDP accountant at a few steps, the PLD "
              "accountant at T), and the readout the noise on the averaged gradient σ/L, with C = 1 and the "
@@ -623,13 +621,20 @@ class AuditingProblemsPanel(Panel):
     }
     exercises = {"problems": _PROBLEMS}
 
-    def render(self, v) -> View:
+    def _view(self, v, checkpoints, rdp, pld) -> View:
+        T = int(v.steps)
+        fig = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
+        shown = "computing…" if pld is None else fmt(pld)
+        rows = [(f"ε at δ = {_DELTA:.0e} after T = {T} steps: RDP / PLD", f"{fmt(rdp[-1])} / {shown}"),
+                ("public expected batch size L = q·1000", fmt(D.lesson_batch_size(float(v.sampling_rate)))),
+                ("noise on the averaged gradient σ/L = z·C/L (C = 1)", fmt(_problem_noise(v)))]
+        return View(figures=[fig], readout=table(rows))
+
+    def render(self, v):
+        """Streamed: the RDP accountant's curve first (milliseconds), then the PLD accountant's ε at T, which takes
+        a tenth of a second or more for a new (z, q, T)."""
         z, q, T = float(v.noise_multiplier), float(v.sampling_rate), int(v.steps)
         checkpoints = sorted({max(1, round(T * k / 4)) for k in range(1, 5)})
         rdp = [D.dpsgd_epsilon(z, q, t, _DELTA, accountant="rdp") for t in checkpoints]
-        pld = _problem_epsilon(v)
-        fig = P.epsilon_steps_figure(checkpoints, rdp, pld, T, delta=_DELTA)
-        rows = [(f"ε at δ = {_DELTA:.0e} after T = {T} steps: RDP / PLD", f"{fmt(rdp[-1])} / {fmt(pld)}"),
-                ("public expected batch size L = q·1000", fmt(D.lesson_batch_size(q))),
-                ("noise on the averaged gradient σ/L = z·C/L (C = 1)", fmt(_problem_noise(v)))]
-        return View(figures=[fig], readout=table(rows))
+        yield Step(1, 2, lambda: self._view(v, checkpoints, rdp, None), unit="accountants (RDP first)")
+        yield Step(2, 2, lambda: self._view(v, checkpoints, rdp, _problem_epsilon(v)), unit="accountants (RDP first)")

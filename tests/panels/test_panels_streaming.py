@@ -18,9 +18,13 @@ import pytest
 
 import dpviz.mean.robust as robust_module
 from dpviz.learning import experiments
-from dpviz.panels.auditing import DPSGDPanel
-from dpviz.panels.composition import (AccountingProblemsPanel, CalibrationPanel, CompositionLabPanel,
-                                     EpsilonVsCompositionsPanel)
+from dpviz.panels.auditing import AuditingProblemsPanel, DPSGDPanel
+from dpviz.panels.composition import (
+    AccountingProblemsPanel,
+    CalibrationPanel,
+    CompositionLabPanel,
+    EpsilonVsCompositionsPanel,
+)
 from dpviz.panels.few_examples import ThresholdLearnerPanel
 from dpviz.panels.learning import HeterogeneityPanel, TrainLivePanel
 from dpviz.panels.means import RobustnessPanel
@@ -40,6 +44,7 @@ CASES = {
     "AccountingProblemsPanel": (AccountingProblemsPanel, {}, "k", 1000.0, 10000.0),
     "TreeHistogramPanel": (TreeHistogramPanel, {"depth": 5}, "depth", 6, 7),
     "MWEMPanel": (MWEMPanel, {"k": 50}, "k", 60, 70),
+    "AuditingProblemsPanel": (AuditingProblemsPanel, {}, "steps", 300, 400),
 }
 
 
