@@ -9,7 +9,9 @@
 * :class:`SyntheticDataPanel` — synthetic records from noisy one-attribute histograms: the ages they preserve, the
   link between age and retirement they lose;
 * :class:`TopDownPanel` — the TopDown idea of the 2020 Census on a small nation: noisy counts per level, the
-  non-negative consistent estimates and their errors per level.
+  non-negative consistent estimates and their errors per level;
+* :class:`ReleaseProblemsPanel` — the lesson's problem set, with k queries by composition against one range of the
+  noisy histogram for its find-a-setting task.
 """
 
 from __future__ import annotations
@@ -21,10 +23,13 @@ import numpy as np
 
 from dpviz import release as R
 from dpviz.panels import Checkbox, Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Step, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import fmt, table
 from dpviz.plots import release as P
+from dpviz.references import cite
 
-__all__ = ["ManyQueriesPanel", "TreeHistogramPanel", "MWEMPanel", "SyntheticDataPanel", "TopDownPanel"]
+__all__ = ["ManyQueriesPanel", "TreeHistogramPanel", "MWEMPanel", "SyntheticDataPanel", "TopDownPanel",
+           "ReleaseProblemsPanel"]
 
 #: Cells of the lesson's age histogram (ages 0..127) and its people.
 BINS = 128
@@ -437,3 +442,207 @@ class TopDownPanel(Panel):
                  "noisy " + ", ".join(fmt(x, 3) for x in res.noisy_rmse)
                  + "; TopDown " + ", ".join(fmt(x, 3) for x in res.topdown_rmse))]
         return View(figures=[f1, f2], readout=table(rows))
+
+
+# ------------------------------------------------------------------------------------------------ problems
+_DR_COMPOSITION = cite("dwork2014algorithmic", "Thm 3.14")
+_DR_LAPLACE = cite("dwork2014algorithmic", "Def. 3.3")
+_DR_PARALLEL = cite("dwork2014algorithmic", "§3.3")
+_DR_POST = cite("dwork2014algorithmic", "Prop. 2.1")
+_PARALLEL = cite("mcsherry2009privacy", "Thm 2")
+_HAY = cite("hay2010boosting", "§5")
+_MWEM = cite("hardt2012simple", "Alg. 1")
+_MWEM_PRIVACY = cite("hardt2012simple", "Thm 2.1")
+
+#: Problem 1: the range width w; problem 2: the tree's depth L and ε; problem 3: MWEM's rounds T and ε.
+_CROSS_W = 50
+_TREE_L, _TREE_EPS = 10, 1.0
+_MWEM_T, _MWEM_EPS = 20, 1.0
+#: The find-a-setting task: at least this many queries k, and composition strictly more accurate.
+_TASK_K = 5
+
+
+def _composition_wins(_panel, v) -> bool:
+    """Problem 6: k ≥ 5 queries, and each answer by composition (variance 2k²/ε²) is strictly more accurate than a
+    range of w cells summed from one noisy histogram (variance 2w/ε²)."""
+    eps, k, w = float(v.epsilon), int(v.k), int(v.width)
+    return k >= _TASK_K and R.composition_variance(k, eps) < R.histogram_range_variance(BINS, w, eps)
+
+
+_PROBLEMS = ProblemSet("Problems: releasing many answers", {
+    "crossing": NumericAnswer(
+        f"Ranges of width w = {_CROSS_W} cells, ε in all. From how many queries k on is a range summed from one "
+        "noisy histogram (Laplace(1/ε) per cell) strictly more accurate than answering each of the k queries with "
+        "ε/k?",
+        math.isqrt(_CROSS_W) + 1, abs_tol=0.4, label="k =",
+        traps=[(float(_CROSS_W), f"That compares k with w: k > w = {_CROSS_W}. But composition's variance "
+                                 "2k²/ε² grows with the <i>square</i> of k, the histogram's 2w/ε² only with w: "
+                                 "the histogram wins when k² > w."),
+               (float(math.isqrt(_CROSS_W)), f"At k = {math.isqrt(_CROSS_W)}, k² = {math.isqrt(_CROSS_W) ** 2} is "
+                                             f"still below w = {_CROSS_W}: composition's 2k²/ε² is still the "
+                                             "smaller variance. √50 ≈ 7.07 must be rounded up, not down."),
+               (float(_CROSS_W ** 2), f"That is w² = {_CROSS_W ** 2}: the condition turned round. The histogram "
+                                      "wins when k² > w, not when k > w².")],
+        solution="Each answer by composition has variance 2k²/ε² (Laplace(k/ε): " + _DR_COMPOSITION + "; "
+                 "Laplace(b) has variance 2b², " + _DR_LAPLACE + "); a range of w cells from the histogram has "
+                 "2w/ε² (" + _DR_PARALLEL + "; " + _PARALLEL + "). The histogram is strictly better when k² > w "
+                 "= 50: k = 7 gives 49, not enough; k = 8 gives 64. ε cancels.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("50: k compared with w, the square forgotten.",
+                   "7: √50 ≈ 7.07 rounded down; at k = 7 composition is still better.",
+                   "2500: the condition turned round (k > w²)."),
+            ask="Does the answer change at ε = 0.1? Why does ε cancel?")),
+    "tree_node": NumericAnswer(
+        f"A binary tree over B = 2<sup>L</sup> = {2 ** _TREE_L} cells has L + 1 = {_TREE_L + 1} levels, each "
+        f"given ε/(L + 1) with ε = {_TREE_EPS:g} in all. What is the variance of one node's noisy count "
+        "(Laplace noise, one person moves a node by 1)?",
+        2.0 * (_TREE_L + 1) ** 2 / _TREE_EPS ** 2, rel_tol=0.01, label="variance:",
+        traps=[(2.0 * _TREE_L ** 2, f"That is 2L²/ε²: L = {_TREE_L} levels. The tree has L + 1 = {_TREE_L + 1} "
+                                    "levels, from the total down to the cells, and each gets ε/(L + 1)."),
+               (2.0 / _TREE_EPS ** 2, "That is 2/ε², one node with the whole ε. The budget is split over the "
+                                      "levels, because one person is counted on every level."),
+               (float((_TREE_L + 1) ** 2), "That is (L + 1)²/ε², the square of the scale (L + 1)/ε. Laplace(b) "
+                                            "has variance 2b², not b².")],
+        solution="Each level gets ε/(L + 1) = 1/11, so each node carries Laplace((L + 1)/ε) = Laplace(11) noise, "
+                 "variance 2·11²/ε² = 242/ε² (" + _DR_LAPLACE + "; " + _HAY + "), against 2/ε² for one cell of "
+                 "the flat histogram. A range from the canonical decomposition adds up to 2 such nodes per level.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("200: L levels counted instead of L + 1.", "2: the whole ε on every level.",
+                   "121: the variance of Laplace(b) taken as b²."),
+            ask="At B = 1024, is a single cell better read from the tree's leaves or from the flat histogram? What "
+                "does the tree buy in exchange?")),
+    "mwem_scale": NumericAnswer(
+        f"MWEM runs T = {_MWEM_T} rounds at ε = {_MWEM_EPS:g} in all, on counting queries (one person moves an "
+        "answer by 1). What is the scale of the Laplace noise on each measurement?",
+        2.0 * _MWEM_T / _MWEM_EPS, rel_tol=0.01, label="Laplace scale:",
+        traps=[(_MWEM_T / _MWEM_EPS, f"That is T/ε = {_MWEM_T:g}: ε/T per measurement. But each round spends its "
+                                     "ε/T twice: ε/(2T) to select the query (exponential mechanism) and ε/(2T) to "
+                                     "measure it."),
+               (1.0 / _MWEM_EPS, "That is 1/ε: the whole budget on each measurement. MWEM makes 2T private steps, "
+                                 "and their ε add up by basic composition."),
+               (_MWEM_EPS / (2.0 * _MWEM_T), "That is ε/(2T), the budget of a measurement, not the noise scale: "
+                                             "the scale is sensitivity over ε, 1/(ε/(2T)) = 2T/ε.")],
+        solution="Each of the 2T steps gets ε/(2T) (" + _MWEM + "; ε in all by basic composition, "
+                 + _MWEM_PRIVACY + "), so each measurement is Laplace(2T/ε) = Laplace(40): SD √2·40 ≈ 56.6 "
+                 "people. More rounds fit more queries but measure each one worse.",
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("20: the selection's half of each round forgotten.", "1: the whole ε on each measurement.",
+                   "0.025: the budget ε/(2T) given for the noise scale."),
+            ask="What happens to the measurement noise if T doubles? Why can more rounds still help a little?")),
+    "post": ChoiceProblem(
+        "The tree's noisy counts are made consistent by least squares, and TopDown also makes them non-negative "
+        "and integer. What do these steps cost in privacy, beyond the ε (or ρ) of the noisy counts?",
+        [("Nothing: they use only the released noisy counts, so they are post-processing", True,
+          "Right: any function of a DP release that does not look at the data again is as private as the release "
+          "(post-processing, " + _DR_POST + "). Consistency, non-negativity, rounding and synthetic records "
+          "drawn from the result are all free; they change accuracy, not privacy."),
+         ("ε/(L + 1) more per pass over the tree: every node's count is changed again", False,
+          "Tempting: the least-squares step changes every released number, in two passes over the tree, and a "
+          "new number looks like a new release. But it is computed from the noisy counts alone, never from the "
+          "data: post-processing spends no privacy."),
+         ("They weaken the guarantee, because the consistent counts are more accurate", False,
+          "Tempting: more accuracy usually costs privacy, as a larger ε does. But here the accuracy comes from "
+          "combining redundant measurements already paid for; nothing new about the people is measured."),
+         ("Nothing, but only for least squares: rounding to non-negative integers spends a little", False,
+          "Tempting: clipping at 0 and rounding look like small new decisions about each county. They too are "
+          "functions of the noisy counts alone, so the same theorem covers them.")],
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("Extra ε per pass: every changed number seen as a new release.",
+                   "'More accurate, so less private': accuracy from redundancy taken for a larger ε."),
+            ask="Which step would cost privacy: rounding the noisy counts, or replacing a negative count by the "
+                "true count when the true count is 0?")),
+    "synthetic": ChoiceProblem(
+        "Synthetic records are drawn from two noisy one-attribute histograms of the same people, ε/2 each: the ages "
+        "and retired / not retired. Which of these questions can the records <i>not</i> answer better than "
+        "independent attributes would?",
+        [("How many retired people are under 50?", True,
+          "Right: age and retirement were released separately, so the records pair them at random: their "
+          "answer is n × (share under 50) × (share retired), whatever ε. No released statistic measured the link "
+          "(post-processing answers only what its source measured, " + _DR_POST + ")."),
+         ("How many people are aged 20 to 35?", False,
+          "Tempting: the records are random draws and look like new, made-up data. But an age range is "
+          "computed from the age histogram, which was released: up to the draw's sampling noise the records "
+          "answer it as well as the noisy histogram does."),
+         ("What share of the people is retired?", False,
+          "Tempting, because the retired flag is drawn at random for each record. But it is drawn from the "
+          "released retired / not retired histogram, so the share is preserved."),
+         ("How many people are aged 65 or more?", False,
+          "Tempting: 65 is the age of retirement, so the question seems to need the link. But it asks about the "
+          "ages alone, which the age histogram answers.")],
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("The age range: synthetic records taken for fabricated data.",
+                   "Aged 65 or more: a question about ages mistaken for one about retirement."),
+            ask="What would the office have to release for the records to answer the first question? What would it "
+                "cost?")),
+    "setting": FindSetting(
+        f"With at least k = {_TASK_K} queries, set the panel so that answering each query with ε/k (basic "
+        "composition) is strictly more accurate than the range of w cells summed from one noisy histogram.",
+        _composition_wins, live=True,
+        hint="Compare the readout's two variances, 2k²/ε² and 2w/ε². Does ε change which one is smaller?",
+        solution="Composition wins exactly when 2k²/ε² < 2w/ε², that is w > k², whatever ε (" + _DR_COMPOSITION
+                 + "; " + _DR_PARALLEL + "). At k = 5 that needs a range of w ≥ 26 cells; at k = 11, w ≥ 122; "
+                 "from k = 12 on no range of the 128 cells is wide enough.",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("Moving ε: it changes both variances by the same factor and never decides.",
+                   "Lowering k below 5: the task fixes the smallest k."),
+            ask="What is the largest k for which some range of the 128 cells is better answered by composition?")),
+    "proof": ProofIdea(
+        "A binary tree over 2<sup>L</sup> cells releases every node's count with Laplace((L + 1)/ε) noise: "
+        "2<sup>L+1</sup> − 1 noisy counts. Why is the whole tree ε-DP, not (2<sup>L+1</sup> − 1)·ε/(L + 1)? "
+        "Write the key step, or pick it.",
+        "Take neighbours that differ by one person. The nodes of one level cover disjoint sets of cells, and the "
+        "person is in exactly one of them, so one level is a histogram: its counts change by 1 in total (sensitivity "
+        "1 in the sum of the changes), and Laplace((L + 1)/ε) on each node makes the level ε/(L + 1)-DP (parallel "
+        "composition, " + _DR_PARALLEL + "; " + _PARALLEL + "). The person is on every one of the L + 1 levels, so "
+        "the levels do compose: (L + 1)·ε/(L + 1) = ε by basic composition (" + _DR_COMPOSITION + "; " + _HAY
+        + "). Adding all 2<sup>L+1</sup> − 1 nodes' budgets would charge the person for nodes they are not in.",
+        steps=[("one person is in one node per level: each level costs ε/(L + 1), and the L + 1 levels add up to ε",
+                True,
+                "Right: disjoint nodes within a level (parallel composition), overlapping levels across the tree "
+                "(basic composition): (L + 1)·ε/(L + 1) = ε."),
+               ("the nodes of a level are disjoint, so the whole tree costs ε/(L + 1)", False,
+                "Tempting: parallel composition does apply within a level. But the levels are not disjoint: every "
+                "person is counted once on each of the L + 1 levels, and those releases add up."),
+               ("every node is ε/(L + 1)-DP, so basic composition over the nodes gives the bound", False,
+                "Tempting: basic composition is always valid, but over all 2<sup>L+1</sup> − 1 nodes it charges "
+                "each person for nodes that do not contain them: (2<sup>L+1</sup> − 1)·ε/(L + 1), far above ε.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("The whole tree ε/(L + 1): parallel composition applied across levels too.",
+                   "Composition over all the nodes: valid but far too loose."),
+            ask="What would one level cost if neighbours replaced one person by another? And the whole tree?")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 6 is about this panel's settings.")
+
+
+class ReleaseProblemsPanel(Panel):
+    """The lesson's problem set, with k queries by composition against one range of the noisy histogram for its
+    find-a-setting task."""
+
+    title = "Problems: releasing many answers"
+    intro = ("The figure shows the exact standard deviation of one answer against the range width w: k queries "
+             "answered with ε/k each (basic composition, " + _DR_COMPOSITION + ") and a range of w cells summed "
+             f"from one noisy histogram of {BINS} cells (" + _DR_PARALLEL + ").")
+
+    controls = {
+        "epsilon": LogSlider("ε (in all)", 1.0, 0.1, 10.0, step=0.1),
+        "k": IntSlider("number of queries k", 10, 1, 20),
+        "width": IntSlider("range width w (cells)", 16, 1, BINS),
+    }
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v) -> View:
+        eps, k, w = float(v.epsilon), int(v.k), int(v.width)
+        fig = P.width_error_figure(eps, k, BINS, width_mark=w, show_crossing=False)
+        comp, flat = R.composition_variance(k, eps), R.histogram_range_variance(BINS, w, eps)
+        rows = [(f"by composition: variance of each of the {k} answers", f"2k²/ε² = {fmt(comp, 4)}"),
+                (f"from the histogram: variance of a range of {w} cells", f"2w/ε² = {fmt(flat, 4)}"),
+                ("more accurate here", "the histogram" if flat < comp else "composition" if comp < flat else
+                 "neither (a tie)")]
+        return View(figures=[fig], readout=table(rows))
