@@ -10,7 +10,9 @@
   data set whose local sensitivity exceeds the proposed bound, its (2ε, δ) guarantee, and one run;
 * :class:`SampleAggregatePanel` — sample-and-aggregate: block estimates and the exact law of the private aggregate;
 * :class:`QuantileClippingPanel` — a DP quantile by the exponential mechanism, its exact output density, used to
-  choose a clipping bound for a mean.
+  choose a clipping bound for a mean;
+* :class:`BeyondProblemsPanel` — the lesson's problem set (three numeric answers, a choice, a find-a-setting task on
+  PTR's pass probability, a proof idea).
 
 The data are :func:`dpviz.sensitivity.example_dataset` (fixed log-normal quantiles, no randomness); every random draw
 happens in :mod:`dpviz.beyond`, seeded by the panel's "draw" slider.
@@ -24,12 +26,14 @@ import numpy as np
 
 from dpviz import beyond as B
 from dpviz.panels import Choice, ChoiceReveal, IntSlider, LogSlider, Panel, PredictReveal, Slider, View
+from dpviz.panels.exercises import ChoiceProblem, FindSetting, NumericAnswer, ProblemSet, ProofIdea, TeachingNotes
 from dpviz.panels.format import fmt, table
 from dpviz.plots import beyond as P
+from dpviz.references import cite
 from dpviz.sensitivity import example_dataset
 
 __all__ = ["MedianSensitivityPanel", "LocalSensitivityLeakPanel", "SmoothSensitivityPanel",
-           "ProposeTestReleasePanel", "SampleAggregatePanel", "QuantileClippingPanel"]
+           "ProposeTestReleasePanel", "SampleAggregatePanel", "QuantileClippingPanel", "BeyondProblemsPanel"]
 
 _NRS = "Nissim, Raskhodnikova & Smith 2007"
 #: The public lower bound of the lessons' data (weekly hours online, say, at least 1).
@@ -396,4 +400,202 @@ class QuantileClippingPanel(Panel):
                 (f"Laplace scale of the clipped mean at ε = {fmt(eps, 3)}: (C − L)/(nε)", fmt((c - LOWER) / (n * eps))),
                 ("with C = U instead", fmt((hi - LOWER) / (n * eps))),
                 ("total privacy cost", f"{fmt(2 * eps, 3)}-DP: ε for C, ε for the mean (basic composition)")]
+        return View(figures=[fig], readout=table(rows))
+
+
+# ============================================================================================ the problem set
+
+_LS = cite("nissim2007smooth", "Def. 2.1")
+_LS_MEDIAN = cite("nissim2007smooth", "§3.1")
+_SMOOTH = cite("nissim2007smooth", "Cor. 2.4")
+_PTR = cite("dwork2009differential") + "; " + cite("dwork2014algorithmic", "§7.2")
+_LAPLACE = cite("dwork2014algorithmic", "Thm 3.6")
+_EM = cite("dwork2014algorithmic", "Thm 3.10")
+_QUANTILE = cite("smith2011privacy") + "; " + cite("mcsherry2007mechanism")
+
+#: The find-a-setting task: ε at most this, δ at most this, and PTR's test passes with probability at least this.
+_TASK_EPS, _TASK_DELTA, _TASK_P = 0.5, 1e-6, 0.99
+
+
+def _pass(v) -> float:
+    """P[γ + Lap(1/ε) > ln(1/δ)/ε] at the problems panel's settings."""
+    return float(B.ptr_pass_probability(int(v.gamma), float(v.epsilon), float(v.delta)))
+
+
+def _passes_often(_panel, v) -> bool:
+    """Problem 5: ε ≤ 0.5, δ ≤ 10⁻⁶ and the test passes with probability at least 0.99."""
+    return (float(v.epsilon) <= _TASK_EPS + 1e-9 and float(v.delta) <= _TASK_DELTA * (1 + 1e-9)
+            and _pass(v) >= _TASK_P)
+
+
+_PROBLEMS = ProblemSet("Problems: beyond global sensitivity", {
+    "local": NumericAnswer(
+        "Five values known to lie in [L, U] = [0, 100] are x = (2, 3, 7, 8, 20), and neighbours replace one record. "
+        "What is the local sensitivity LS(x) of the median?",
+        4.0, abs_tol=0.01, label="LS(x) =",
+        traps=[(100.0, "That is U − L, the median's <i>global</i> sensitivity: the worst case over every data set. "
+                       "LS(x) fixes this data set: one record can push its median only to a neighbouring order "
+                       "statistic."),
+               (1.0, "That is x<sub>(m+1)</sub> − x<sub>(m)</sub> = 8 − 7, the gap above the median only. Replacing "
+                     "a record above the median by a small value pulls the median down to x<sub>(m−1)</sub> = 3: "
+                     "LS(x) is the larger of the two gaps."),
+               (20.0, "That is (U − L)/n = 100/5, the global sensitivity of the <i>mean</i> under replace one. The "
+                      "median does not follow a changed value; it moves to a neighbouring order statistic.")],
+        solution="n = 5, so the median is x<sub>(m)</sub> with m = 3: med(x) = 7. One replaced record moves it at most "
+                 "to x<sub>(m+1)</sub> = 8 (a value below the median raised past it) or to x<sub>(m−1)</sub> = 3 (a "
+                 "value above it lowered past it), so LS(x) = max(8 − 7, 7 − 3) = 4 (" + _LS + "; " + _LS_MEDIAN
+                 + "). The global sensitivity is U − L = 100, 25 times more.",
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("100: the global sensitivity U − L.", "1: only the gap above the median.",
+                   "20: the mean's (U − L)/n."),
+            ask="Change one record of x so that LS becomes 13. Which record, and what does that say about how "
+                "LS(x) itself moves between neighbours?")),
+    "leak": ChoiceProblem(
+        "Why is releasing med(x) + Lap(LS(x)/ε) not ε-DP, although LS(x) bounds how far the median of x can move?",
+        [("The noise scale b = LS(x)/ε is itself a function of the data: a neighbour x′ can have b′ ≠ b, and then "
+          "the privacy loss ℓ(y) grows without bound in the tails", True,
+          "Right: ℓ(y) = ln(b′/b) − |y − med(x)|/b + |y − med(x′)|/b′ grows like |y|·|1/b′ − 1/b| when b ≠ b′, so "
+          "no finite ε holds on that pair (" + cite("nissim2007smooth", "§1") + "). The medians are covered; the "
+          "scale leaks."),
+         ("The median of a neighbour can move by more than LS(x)", False,
+          "Tempting, but no: LS(x) is by definition the largest |med(x) − med(x′)| over the neighbours x′ of x (" + _LS
+          + "). On the lesson's pair the shift of the centre is covered; what breaks the bound is that the two "
+          "densities have different widths."),
+         ("Laplace noise is unbounded; Gaussian noise with σ set by LS(x) would be private", False,
+          "Tempting, because lesson 02's Gaussian mechanism trades a δ for lighter tails. But two Gaussians of "
+          "different σ have a log ratio that grows like y² in the tails: the data-dependent scale leaks the same "
+          "way.")],
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("'The median moves by more than LS(x)': the shift is covered, the scale is not.",
+                   "'Use Gaussian noise instead': the widths still differ between neighbours."),
+            ask="On the lesson's pair, which outputs y reveal that the data were x and not x′? What would an "
+                "attacker have to see?")),
+    "beta": NumericAnswer(
+        "The smooth-sensitivity release of the median with Laplace noise, at ε = 1 and δ = 10⁻⁶, must use which "
+        "smoothness β<sub>smooth</sub>?",
+        1.0 / (2.0 * math.log(2.0 / 1e-6)), rel_tol=0.01, label="β<sub>smooth</sub> =",
+        traps=[(1.0 / (2.0 * math.log(1.0 / 1e-6)), "That is ε/(2 ln(1/δ)): the 2 of ln(2/δ) dropped. The Laplace "
+                                                    "noise's dilation fails with probability δ/2, hence ln(2/δ)."),
+               (1.0 / 6.0, "That is ε/6, the smoothness of the <i>Cauchy</i> release (ε-DP, δ = 0). The Laplace "
+                           "release is (ε, δ)-DP and uses ε/(2 ln(2/δ))."),
+               (1.0 / math.log(2.0 / 1e-6), "That is ε/ln(2/δ), twice the right value: the 2 in the denominator "
+                                            "2 ln(2/δ) forgotten.")],
+        solution="β<sub>smooth</sub> = ε/(2 ln(2/δ)) = 1/(2 ln(2·10⁶)) = 1/(2·14.51) ≈ 0.0345, and the noise is "
+                 "(2S*(x)/ε)·Z with Z ~ Lap(1) (" + _SMOOTH + "). At the lesson's defaults S*(x) = 30.9, so the "
+                 "scale is 61.8: far below the global 999.",
+        notes=TeachingNotes(
+            timing="2 min",
+            wrong=("0.0362: ln(1/δ) for ln(2/δ).", "0.167: the Cauchy release's ε/6.", "0.0689: the factor 2 "
+                   "forgotten."),
+            ask="Why does a smaller β<sub>smooth</sub> make S*(x) larger? Which far-away data sets start to count?")),
+    "ptr_pass": NumericAnswer(
+        "PTR at ε = 1 and δ = 10⁻⁶, on a data set whose distance to a local sensitivity above Δ<sub>prop</sub> is "
+        "γ = 10. With what probability does the test pass?",
+        0.5 * 1e-6 * math.exp(10.0), rel_tol=0.02, label="P[pass] =",
+        traps=[(1e-6 * math.exp(10.0), "That is δe<sup>εγ</sup>, without the ½: below the threshold, "
+                                       "P[Lap(1/ε) > ln(1/δ)/ε − γ] = ½e<sup>−(ln(1/δ) − εγ)</sup> = "
+                                       "½δe<sup>εγ</sup>."),
+               (1.0 - 0.5 * math.exp(-10.0), "That is P[γ + Lap(1/ε) > 0]: the test compares with ln(1/δ)/ε = 13.8, "
+                                             "not with 0. γ = 10 is still below the threshold."),
+               (0.5e-6, "That is δ/2, the pass probability at γ = 0. The data are 10 changes away from instability, "
+                        "and each change multiplies the chance by e<sup>ε</sup>.")],
+        solution="Below the threshold (εγ = 10 ≤ ln(1/δ) = 13.8) P[pass] = P[γ + Lap(1/ε) > ln(1/δ)/ε] = "
+                 "½δe<sup>εγ</sup> = ½·10⁻⁶·e¹⁰ ≈ 0.0110 (" + _PTR + "). The whole run is (2ε, δ)-DP = (2, 10⁻⁶)-DP "
+                 "whatever the outcome; here it mostly refuses (⊥).",
+        notes=TeachingNotes(
+            timing="3 min",
+            wrong=("0.022: the ½ of the Laplace tail forgotten.", "0.99998: the test read as γ + noise > 0.",
+                   "5·10⁻⁷: γ taken as 0."),
+            ask="How large must γ be for the test to pass half the time? (At γ = ln(1/δ)/ε, exactly ½.)")),
+    "setting": FindSetting(
+        f"With ε at most {_TASK_EPS:g} and δ at most 10⁻⁶, how far from instability must the data be? Set the panel "
+        f"so that PTR's test passes with probability at least {_TASK_P:g}.",
+        _passes_often, live=True,
+        hint="Above the threshold P[pass] = 1 − e<sup>−εγ</sup>/(2δ). Which control moves the data away from a "
+             "large local sensitivity, without raising ε or δ?",
+        solution="P[pass] ≥ 0.99 needs e<sup>−εγ</sup>/(2δ) ≤ 0.01, that is εγ ≥ ln(50/δ) = ln(5·10⁷) ≈ 17.7 ("
+                 + _PTR + "). At ε = 0.5 and δ = 10⁻⁶: γ ≥ 35.5, so γ = 36 does it (P[pass] ≈ 0.992; γ = 35 "
+                 "gives 0.987). A smaller ε or δ needs a larger γ.",
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("Raising ε or δ: the task fixes both limits.",
+                   "γ = ln(1/δ)/ε = 27.6, the threshold itself: there the test passes only half the time."),
+            ask="For the median, what makes γ large: many records, a larger Δ<sub>prop</sub>, or both?")),
+    "em_quantile": NumericAnswer(
+        "The DP median (q = 0.5) of x = (2, 4, 6) in [L, U] = [0, 10] by the exponential mechanism at ε = 2. With "
+        "what probability does the output land in [x<sub>(1)</sub>, x<sub>(2)</sub>] = [2, 4]?",
+        2 * math.exp(-0.5) / (6 * math.exp(-1.5) + 4 * math.exp(-0.5)), rel_tol=0.02, label="P =",
+        traps=[(math.exp(-0.5) / (2 * math.exp(-0.5) + 2 * math.exp(-1.5)),
+                "That weighs each interval by e<sup>−ε|i − qn|/2</sup> alone. The density is constant on an "
+                "interval, so its probability is also proportional to its length: the interval [6, 10] is twice as "
+                "long as the others."),
+               (2 * math.exp(-1.0) / (6 * math.exp(-3.0) + 4 * math.exp(-1.0)),
+                "That uses e<sup>−ε|i − qn|</sup>, without the ½. The score −|i − qn| has sensitivity 1 and may move "
+                "either way, so the exponential mechanism weighs by e<sup>ε·u/2</sup>."),
+               (0.2, "That is the length 2 over U − L = 10: a uniform output, what the mechanism does as ε → 0. At "
+                     "ε = 2 the ranks matter.")],
+        solution="With qn = 1.5 the intervals [0, 2], [2, 4], [4, 6], [6, 10] hold i = 0, 1, 2, 3 values below, with "
+                 "weights (length)·e<sup>−ε|i − qn|/2</sup> = 2e<sup>−1.5</sup>, 2e<sup>−0.5</sup>, "
+                 "2e<sup>−0.5</sup>, 4e<sup>−1.5</sup> (" + _QUANTILE + "). So P = 2e<sup>−0.5</sup>/(6e<sup>−1.5"
+                 "</sup> + 4e<sup>−0.5</sup>) = 1.213/3.765 ≈ 0.322. The long top interval [6, 10] alone gets 0.237.",
+        notes=TeachingNotes(
+            timing="4 min",
+            wrong=("0.366: the lengths of the intervals left out.", "0.416: e<sup>−ε|i − qn|</sup> without the ½.",
+                   "0.2: a uniform output."),
+            ask="What happens to the top interval's probability at U = 1000? Why is that a problem for choosing a "
+                "clipping bound?")),
+    "proof": ProofIdea(
+        "PTR's test adds Lap(1/ε) to γ, the number of records one must change to reach a data set whose local "
+        "sensitivity exceeds Δ<sub>prop</sub>. Why does γ have sensitivity 1, so that the test is ε-DP? Write the "
+        "key step, or pick it.",
+        "Let x and x′ be neighbours, and let y be a data set with LS(y) > Δ<sub>prop</sub> reached from x′ by "
+        "changing γ(x′) records. From x, change first the one record in which x and x′ differ, then those γ(x′) "
+        "records: y is at most γ(x′) + 1 changes from x, so γ(x) ≤ γ(x′) + 1. By symmetry γ(x′) ≤ γ(x) + 1, so "
+        "|γ(x) − γ(x′)| ≤ 1. γ + Lap(1/ε) is then the Laplace mechanism, ε-DP (" + _LAPLACE + "), and comparing it "
+        "with ln(1/δ)/ε is post-processing (" + cite("dwork2014algorithmic", "Prop. 2.1") + "). The release "
+        "med(x) + Lap(Δ<sub>prop</sub>/ε) costs another ε whenever LS(x) ≤ Δ<sub>prop</sub>, and when LS(x) > "
+        "Δ<sub>prop</sub> (γ = 0) the test passes with probability δ/2 only: (2ε, δ)-DP (" + _PTR + ").",
+        steps=[("the distance to the unstable data sets obeys the triangle inequality", True,
+                "Right: one change takes x to x′, so any data set k changes from x′ is at most k + 1 changes from x; "
+                "both ways, γ moves by at most 1."),
+               ("γ is a whole number, so it moves by at most 1", False,
+                "Tempting, but being a whole number bounds nothing: LS(x) rounded to a whole number is one too, and "
+                "it jumps from 4 to 13 when problem 1's record 8 becomes 20. What bounds γ's jump is that the "
+                "neighbour is itself one change away."),
+               ("LS(x) moves by at most 1 between neighbours", False,
+                "Tempting, but false: LS can jump a lot between neighbours (problem 1: one record moves LS(x) from 4 "
+                "to 13), and that is exactly why noise scaled to it leaks. γ counts changes, not sensitivities.")],
+        notes=TeachingNotes(
+            timing="6 min (pairs, then one pair at the board)",
+            wrong=("'γ is an integer': true, and no bound on its jump.",
+                   "'LS is stable': the opposite of problem 2's lesson."),
+            ask="Where would the argument fail if γ were defined with the <i>global</i> instead of the local "
+                "sensitivity? (It would be a constant, and the test useless.)")),
+}, intro="Each problem is checked as soon as you answer; a wrong answer can be tried again, and the solution opens "
+         "after your first attempt. Problem 5 is about this panel's settings.")
+
+
+class BeyondProblemsPanel(Panel):
+    """The lesson's problem set, with PTR's exact pass probability against the distance γ for its find-a-setting
+    task."""
+
+    title = "Problems: beyond global sensitivity"
+    intro = ("PTR's test passes when γ + Lap(1/ε) > ln(1/δ)/ε. The curve is its exact pass probability against the "
+             "distance γ; the marker is the γ set below (" + _PTR + ").")
+
+    controls = {
+        "epsilon": Slider("ε", 1.0, 0.1, 2.0, step=0.05),
+        "delta": LogSlider("δ", 1e-6, 1e-10, 1e-2, step=0.5),
+        "gamma": IntSlider("distance γ", 10, 0, 60),
+    }
+    exercises = {"problems": _PROBLEMS}
+
+    def render(self, v) -> View:
+        eps, delta, gamma = float(v.epsilon), float(v.delta), int(v.gamma)
+        fig = P.ptr_pass_figure(eps, delta, distance=gamma, max_distance=60)
+        rows = [("threshold ln(1/δ)/ε", fmt(math.log(1.0 / delta) / eps)),
+                ("P[test passes] at γ (exact)", fmt(_pass(v), 3)),
+                ("guarantee", f"({fmt(2 * eps, 3)}, {fmt(delta, 2)})-DP")]
         return View(figures=[fig], readout=table(rows))
