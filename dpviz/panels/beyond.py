@@ -462,9 +462,9 @@ _PROBLEMS = ProblemSet("Problems: beyond global sensitivity", {
           "Tempting, but no: LS(x) is by definition the largest |med(x) − med(x′)| over the neighbours x′ of x (" + _LS
           + "). On the lesson's pair the shift of the centre is covered; what breaks the bound is that the two "
           "densities have different widths."),
-         ("Laplace noise is unbounded; Gaussian noise with σ set by LS(x) would be private", False,
+         ("Laplace noise is unbounded; Gaussian noise scaled to LS(x) would be private", False,
           "Tempting, because lesson 02's Gaussian mechanism trades a δ for lighter tails. But two Gaussians of "
-          "different σ have a log ratio that grows like y² in the tails: the data-dependent scale leaks the same "
+          "different widths have a log ratio that grows like y² in the tails: the data-dependent scale leaks the same "
           "way.")],
         notes=TeachingNotes(
             timing="3 min",
