@@ -463,7 +463,7 @@ _PROBLEMS = ProblemSet("Problems: beyond global sensitivity", {
           + "). On the lesson's pair the shift of the centre is covered; what breaks the bound is that the two "
           "densities have different widths."),
          ("Laplace noise is unbounded; Gaussian noise scaled to LS(x) would be private", False,
-          "Tempting, because lesson 02's Gaussian mechanism trades a δ for lighter tails. But two Gaussians of "
+          "Tempting, because lesson 03's Gaussian mechanism trades a δ for lighter tails. But two Gaussians of "
           "different widths have a log ratio that grows like y² in the tails: the data-dependent scale leaks the same "
           "way.")],
         notes=TeachingNotes(
