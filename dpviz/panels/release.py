@@ -561,7 +561,8 @@ _PROBLEMS = ProblemSet("Problems: releasing many answers", {
         "independent attributes would?",
         [("How many retired people are under 50?", True,
           "Right: age and retirement were released separately, so the records pair them at random: their "
-          "answer is n × (share under 50) × (share retired), whatever ε. No released statistic measured the link "
+          "answer is, in expectation, n × (share under 50) × (share retired) of the two noisy histograms, and "
+          "even at ε → ∞ it stays the product of the true shares. No released statistic measured the link "
           "(post-processing answers only what its source measured, " + _DR_POST + ")."),
          ("How many people are aged 20 to 35?", False,
           "Tempting: the records are random draws and look like new, made-up data. But an age range is "
