@@ -499,7 +499,7 @@ def test_class_full_page_when_the_memory_budget_is_spent(tmp_path):
 
 
 def test_classroom_mode_preheats_the_class_and_reclaims_memory(tmp_path):
-    a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
+    a = start_app(tmp_path, "--class-size=2", "--lessons=11", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
                   "--refill-quiet=1", "--refill-max-wait=20",
                   wait_for="ready for 2 students on lessons 11", timeout=240)
     try:
@@ -542,7 +542,7 @@ def test_a_machine_kept_busy_by_another_program_still_refills_the_pools(tmp_path
     import subprocess
     import sys
 
-    a = start_app(tmp_path, "--class-size=2", "--lessons=08", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
+    a = start_app(tmp_path, "--class-size=2", "--lessons=11", f"--shutdown-grace={GRACE}", f"--connect-grace={GRACE}",
                   "--refill-quiet=1", "--refill-max-wait=5",
                   wait_for="ready for 2 students on lessons 11", timeout=240)
     spin = "import os, time; os.nice(19); end = time.monotonic() + 150\nwhile time.monotonic() < end: pass"
@@ -568,7 +568,7 @@ def test_a_pooled_kernel_that_ends_leaves_the_pool_and_is_replaced(tmp_path):
     restarter would bring it back bare, without the lesson its page was rendered from. The pool starts another."""
     import signal
 
-    a = start_app(tmp_path, "--class-size=2", "--lessons=08", wait_for="ready for 2 students on lessons 11",
+    a = start_app(tmp_path, "--class-size=2", "--lessons=11", wait_for="ready for 2 students on lessons 11",
                   timeout=240)
     try:
         pooled = {k: p for k, p in kernel_pids().items() if k in a.log()}
@@ -594,7 +594,7 @@ def test_a_kernel_culled_under_an_open_page_closes_the_pages_socket(tmp_path):
     from tornado.httpclient import HTTPRequest
     from tornado.websocket import websocket_connect
 
-    a = start_app(tmp_path, "--class-size=1", "--lessons=08", "--cull-idle=10",
+    a = start_app(tmp_path, "--class-size=1", "--lessons=11", "--cull-idle=10",
                   wait_for="ready for 1 students on lessons 11", timeout=240)
     try:
         client = Client(a.url)
@@ -626,7 +626,7 @@ def test_a_kernel_that_waited_in_the_pool_longer_than_cull_idle_is_not_culled_wh
     well before class) was culled by the next cull pass, before its page had connected: a dead lesson."""
     import time
 
-    a = start_app(tmp_path, "--class-size=1", "--lessons=08", "--cull-idle=10",
+    a = start_app(tmp_path, "--class-size=1", "--lessons=11", "--cull-idle=10",
                   wait_for="ready for 1 students on lessons 11", timeout=240)
     try:
         time.sleep(13)  # the pooled kernel idles past --cull-idle (the pool protects it)
@@ -642,7 +642,7 @@ def test_a_kernel_that_waited_in_the_pool_longer_than_cull_idle_is_not_culled_wh
 def test_a_lesson_asked_for_while_the_server_warms_up_says_what_it_waits_for(tmp_path):
     """Just after start-up the lesson's pool has no kernel ready: the page says so and points at the status and at
     the lesson with ?waited=1 (which its script opens once a kernel is ready), and no kernel is started for it."""
-    a = start_app(tmp_path, "--class-size=2", "--lessons=08", "--fill-concurrency=1")
+    a = start_app(tmp_path, "--class-size=2", "--lessons=11", "--fill-concurrency=1")
     try:
         assert a.status()["ready"] is False, "the class was ready before the first request: nothing to test"
         status, body = Client(a.url).request(f"/voila/render/{LESSON}")
